@@ -1,0 +1,158 @@
+//! Concrete arrays on the host: what the user's program sees as values.
+
+use crate::dtype::DType;
+use half::bf16;
+
+/// The abstract value of an array: what tracing and shape rules see.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Aval {
+    pub shape: Vec<usize>,
+    pub dtype: DType,
+    /// A weakly typed value came from a Python scalar and defers to other operands' dtypes.
+    pub weak_type: bool,
+}
+
+impl Aval {
+    pub fn new(shape: Vec<usize>, dtype: DType) -> Aval {
+        Aval { shape, dtype, weak_type: false }
+    }
+
+    pub fn size(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    pub fn rank(&self) -> usize {
+        self.shape.len()
+    }
+
+    /// `f32[3,4]`, as a Jaxpr writes a type.
+    pub fn short(&self) -> String {
+        let dims: Vec<String> = self.shape.iter().map(|d| d.to_string()).collect();
+        format!("{}[{}]", self.dtype.short_name(), dims.join(","))
+    }
+}
+
+/// Element storage, one variant per dtype.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Data {
+    Bool(Vec<bool>),
+    I32(Vec<i32>),
+    BF16(Vec<bf16>),
+    F32(Vec<f32>),
+}
+
+impl Data {
+    pub fn len(&self) -> usize {
+        match self {
+            Data::Bool(v) => v.len(),
+            Data::I32(v) => v.len(),
+            Data::BF16(v) => v.len(),
+            Data::F32(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn dtype(&self) -> DType {
+        match self {
+            Data::Bool(_) => DType::Bool,
+            Data::I32(_) => DType::I32,
+            Data::BF16(_) => DType::BF16,
+            Data::F32(_) => DType::F32,
+        }
+    }
+}
+
+/// A concrete array: an abstract value plus its elements in row-major order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Array {
+    pub aval: Aval,
+    pub data: Data,
+}
+
+impl Array {
+    /// Builds an array; `data` must hold exactly `shape.product()` elements.
+    pub fn new(shape: Vec<usize>, data: Data) -> Array {
+        debug_assert_eq!(shape.iter().product::<usize>(), data.len());
+        Array { aval: Aval::new(shape, data.dtype()), data }
+    }
+
+    pub fn from_f32(shape: Vec<usize>, values: Vec<f32>) -> Array {
+        Array::new(shape, Data::F32(values))
+    }
+
+    /// A weakly typed scalar, the array form of a Python number.
+    pub fn weak_scalar_f32(value: f32) -> Array {
+        let mut a = Array::from_f32(vec![], vec![value]);
+        a.aval.weak_type = true;
+        a
+    }
+
+    pub fn weak_scalar_i32(value: i32) -> Array {
+        let mut a = Array::new(vec![], Data::I32(vec![value]));
+        a.aval.weak_type = true;
+        a
+    }
+
+    pub fn shape(&self) -> &[usize] {
+        &self.aval.shape
+    }
+
+    pub fn dtype(&self) -> DType {
+        self.aval.dtype
+    }
+
+    pub fn size(&self) -> usize {
+        self.data.len()
+    }
+
+    /// Every element widened to f64 (exact for all our dtypes), for formatting and comparison.
+    pub fn to_f64_vec(&self) -> Vec<f64> {
+        match &self.data {
+            Data::Bool(v) => v.iter().map(|&b| if b { 1.0 } else { 0.0 }).collect(),
+            Data::I32(v) => v.iter().map(|&x| x as f64).collect(),
+            Data::BF16(v) => v.iter().map(|x| x.to_f64()).collect(),
+            Data::F32(v) => v.iter().map(|&x| x as f64).collect(),
+        }
+    }
+
+    /// The elements as f32 (booleans as 0/1), the form the emulator computes on.
+    pub fn to_f32_vec(&self) -> Vec<f32> {
+        match &self.data {
+            Data::Bool(v) => v.iter().map(|&b| if b { 1.0 } else { 0.0 }).collect(),
+            Data::I32(v) => v.iter().map(|&x| x as f32).collect(),
+            Data::BF16(v) => v.iter().map(|x| x.to_f32()).collect(),
+            Data::F32(v) => v.clone(),
+        }
+    }
+
+    /// Converts element-wise to `dtype` with JAX's rules (float→int truncates toward zero,
+    /// float→bf16 rounds to nearest even).
+    pub fn astype(&self, dtype: DType) -> Array {
+        let n = self.size();
+        let f = self.to_f64_vec();
+        let data = match dtype {
+            DType::F32 => match &self.data {
+                Data::F32(v) => Data::F32(v.clone()),
+                _ => Data::F32(f.iter().map(|&x| x as f32).collect()),
+            },
+            DType::BF16 => Data::BF16(self.to_f32_vec().iter().map(|&x| bf16::from_f32(x)).collect()),
+            DType::I32 => match &self.data {
+                Data::I32(v) => Data::I32(v.clone()),
+                _ => Data::I32(f.iter().map(|&x| x as i32).collect()),
+            },
+            DType::Bool => Data::Bool(f.iter().map(|&x| x != 0.0).collect()),
+        };
+        debug_assert_eq!(data.len(), n);
+        let mut out = Array::new(self.aval.shape.clone(), data);
+        out.aval.weak_type = self.aval.weak_type && dtype == self.dtype();
+        out
+    }
+
+    /// The single element of a size-1 array as f64.
+    pub fn scalar_f64(&self) -> Option<f64> {
+        (self.size() == 1).then(|| self.to_f64_vec()[0])
+    }
+}

@@ -1,0 +1,117 @@
+//! Element types and JAX's type promotion for the dtypes the playground supports.
+
+use std::fmt;
+
+/// An array element type. bf16 is stored with `half::bf16`; everything the emulator moves is a
+/// 32-bit word, so bf16 values travel widened or packed as the consumer needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DType {
+    Bool,
+    I32,
+    BF16,
+    F32,
+}
+
+impl DType {
+    /// NumPy's name, as `x.dtype` prints it.
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::Bool => "bool",
+            DType::I32 => "int32",
+            DType::BF16 => "bfloat16",
+            DType::F32 => "float32",
+        }
+    }
+
+    /// The short name a Jaxpr uses (`f32[3,4]`).
+    pub fn short_name(self) -> &'static str {
+        match self {
+            DType::Bool => "bool",
+            DType::I32 => "i32",
+            DType::BF16 => "bf16",
+            DType::F32 => "f32",
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, DType::BF16 | DType::F32)
+    }
+
+    pub fn size_bytes(self) -> usize {
+        match self {
+            DType::Bool => 1,
+            DType::BF16 => 2,
+            DType::I32 | DType::F32 => 4,
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<DType> {
+        Some(match name {
+            "bool" | "bool_" => DType::Bool,
+            "int32" | "i32" => DType::I32,
+            "bfloat16" | "bf16" => DType::BF16,
+            "float32" | "f32" => DType::F32,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The dtype of a binary operation's result under JAX's promotion lattice, restricted to our
+/// dtypes. A weakly typed operand (a Python scalar) defers to the other operand's dtype within
+/// its kind, as in JAX: `bf16_array * 2.0` stays bfloat16, `int_array * 2.0` becomes float32.
+pub fn promote(a: DType, a_weak: bool, b: DType, b_weak: bool) -> (DType, bool) {
+    if a == b {
+        return (a, a_weak && b_weak);
+    }
+    match (a_weak, b_weak) {
+        (true, false) => (defer(b, a), false),
+        (false, true) => (defer(a, b), false),
+        _ => {
+            let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+            let result = match (lo, hi) {
+                (DType::Bool, other) => other,
+                (DType::I32, other) => other,
+                (DType::BF16, DType::F32) => DType::F32,
+                _ => hi,
+            };
+            (result, a_weak && b_weak)
+        }
+    }
+}
+
+/// `strong` combined with a weak scalar of dtype `weak`.
+fn defer(strong: DType, weak: DType) -> DType {
+    if weak.is_float() && !strong.is_float() {
+        DType::F32
+    } else if weak == DType::I32 && strong == DType::Bool {
+        DType::I32
+    } else {
+        strong
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weak_scalars_defer_to_arrays() {
+        assert_eq!(promote(DType::BF16, false, DType::F32, true), (DType::BF16, false));
+        assert_eq!(promote(DType::I32, false, DType::F32, true), (DType::F32, false));
+        assert_eq!(promote(DType::F32, true, DType::I32, false), (DType::F32, false));
+        assert_eq!(promote(DType::Bool, false, DType::I32, true), (DType::I32, false));
+    }
+
+    #[test]
+    fn strong_types_widen() {
+        assert_eq!(promote(DType::BF16, false, DType::F32, false), (DType::F32, false));
+        assert_eq!(promote(DType::I32, false, DType::BF16, false), (DType::BF16, false));
+        assert_eq!(promote(DType::F32, true, DType::F32, true), (DType::F32, true));
+    }
+}

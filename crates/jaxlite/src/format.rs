@@ -1,0 +1,372 @@
+//! Printing arrays as NumPy (and so JAX) prints them with `print(x)`: `str(ndarray)` with
+//! NumPy's default print options (precision 8, line width 75, summarised above 1000 elements).
+
+use crate::array::{Array, Data};
+use crate::dtype::DType;
+
+const PRECISION: usize = 8;
+const LINE_WIDTH: usize = 75;
+const THRESHOLD: usize = 1000;
+const EDGE_ITEMS: usize = 3;
+
+/// `str(x)` for a JAX array.
+pub fn format_array(a: &Array) -> String {
+    if a.shape().is_empty() {
+        return format_scalar(a);
+    }
+    let summarise = a.size() > THRESHOLD;
+    let shown = shown_indices(a.shape(), summarise);
+    let formatter = ElementFormatter::new(a, &shown);
+    let mut out = String::new();
+    recurse(a, &formatter, &mut Vec::new(), " ", LINE_WIDTH, summarise, &mut out);
+    out
+}
+
+/// A 0-d array prints as its element does (`2.0`, `3`, `True`).
+fn format_scalar(a: &Array) -> String {
+    match &a.data {
+        Data::Bool(v) => if v[0] { "True" } else { "False" }.to_string(),
+        Data::I32(v) => v[0].to_string(),
+        Data::BF16(v) => float_repr(v[0].to_f32()),
+        Data::F32(v) => float_repr(v[0]),
+    }
+}
+
+/// The repr of a NumPy float32 scalar: shortest round-trip digits, positional between 1e-4
+/// and 1e16, scientific outside.
+pub fn float_repr(x: f32) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf" } else { "-inf" }.into();
+    }
+    let ax = x.abs();
+    if ax == 0.0 || (1e-4..1e16).contains(&ax) {
+        let s = format!("{x}");
+        if s.contains('.') {
+            s
+        } else {
+            format!("{s}.0")
+        }
+    } else {
+        sci_numpy(&format!("{x:e}"), None)
+    }
+}
+
+/// Rewrites Rust's `1.5e-5` as NumPy's `1.5e-05`; with `frac_digits`, pads the mantissa.
+fn sci_numpy(rust: &str, frac_digits: Option<usize>) -> String {
+    let (mant, exp) = rust.split_once('e').unwrap_or((rust, "0"));
+    let (sign, digits) = if let Some(d) = exp.strip_prefix('-') { ('-', d) } else { ('+', exp) };
+    let mut mant = mant.to_string();
+    if let Some(n) = frac_digits {
+        if !mant.contains('.') {
+            mant.push('.');
+        }
+        let have = mant.len() - mant.find('.').map_or(mant.len(), |p| p + 1);
+        mant.extend(std::iter::repeat_n('0', n.saturating_sub(have)));
+    } else if !mant.contains('.') {
+        mant.push('.');
+    }
+    format!("{mant}e{sign}{digits:0>2}")
+}
+
+/// Which indices of each axis are printed (all, or the edges around a `...`).
+fn shown_indices(shape: &[usize], summarise: bool) -> Vec<Vec<usize>> {
+    shape
+        .iter()
+        .map(|&n| {
+            if summarise && n > 2 * EDGE_ITEMS {
+                (0..EDGE_ITEMS).chain(n - EDGE_ITEMS..n).collect()
+            } else {
+                (0..n).collect()
+            }
+        })
+        .collect()
+}
+
+enum FloatMode {
+    Positional { pad_left: usize, pad_right: usize },
+    Scientific { frac_digits: usize, pad_left: usize },
+}
+
+/// Formats every element to one common width, as NumPy's `FloatingFormat` / `IntegerFormat`.
+struct ElementFormatter {
+    dtype: DType,
+    float_mode: FloatMode,
+    /// Width of the non-finite strings' field (`pad_left + pad_right + 1`).
+    width: usize,
+}
+
+/// Shortest positional digits of `x`, at most `PRECISION` after the point, trailing zeros
+/// trimmed but the point kept (`1.`, `0.25`).
+fn positional(x: f32) -> (String, String) {
+    let s = format!("{}", x.abs());
+    let s = match s.split_once('.') {
+        Some((_, frac)) if frac.len() > PRECISION => {
+            let r = format!("{:.*}", PRECISION, x.abs());
+            r.trim_end_matches('0').to_string()
+        }
+        _ => s,
+    };
+    let (int, frac) = s.split_once('.').map_or((s.clone(), String::new()), |(i, f)| (i.to_string(), f.to_string()));
+    let int = if x.is_sign_negative() { format!("-{int}") } else { int };
+    (int, frac)
+}
+
+/// Shortest scientific digits of `x` with at most `PRECISION` fractional digits.
+fn scientific(x: f32) -> (String, String) {
+    let s = format!("{:e}", x);
+    let (mant, exp) = s.split_once('e').expect("Rust's {:e} always has an exponent");
+    let mant = match mant.split_once('.') {
+        Some((_, frac)) if frac.len() > PRECISION => {
+            let r = format!("{:.*e}", PRECISION, x);
+            return scientific_parts(&r);
+        }
+        _ => mant.to_string(),
+    };
+    scientific_parts(&format!("{mant}e{exp}"))
+}
+
+fn scientific_parts(s: &str) -> (String, String) {
+    let (mant, exp) = s.split_once('e').expect("scientific notation");
+    let mant = if mant.contains('.') { mant.trim_end_matches('0').trim_end_matches('.').to_string() } else { mant.to_string() };
+    (mant, exp.to_string())
+}
+
+impl ElementFormatter {
+    fn new(a: &Array, shown: &[Vec<usize>]) -> ElementFormatter {
+        let values = shown_values(a, shown);
+        let dtype = a.dtype();
+        if !dtype.is_float() {
+            let width = values
+                .iter()
+                .map(|&v| match dtype {
+                    DType::Bool => if v != 0.0 { 4 } else { 5 },
+                    _ => (v as i64).to_string().len(),
+                })
+                .max()
+                .unwrap_or(0);
+            return ElementFormatter { dtype, float_mode: FloatMode::Positional { pad_left: 0, pad_right: 0 }, width };
+        }
+        let finite: Vec<f32> = values.iter().map(|&v| v as f32).filter(|v| v.is_finite()).collect();
+        let nonzero: Vec<f32> = finite.iter().map(|v| v.abs()).filter(|&v| v != 0.0).collect();
+        let exp_format = if nonzero.is_empty() {
+            false
+        } else {
+            let max = nonzero.iter().cloned().fold(0.0f32, f32::max);
+            let min = nonzero.iter().cloned().fold(f32::INFINITY, f32::min);
+            max >= 1e8 || min < 1e-4 || max / min > 1e3
+        };
+        let mut float_mode = if finite.is_empty() {
+            FloatMode::Positional { pad_left: 0, pad_right: 0 }
+        } else if exp_format {
+            let parts: Vec<(String, String)> = finite.iter().map(|&v| scientific(v)).collect();
+            let frac_digits = parts.iter().map(|(m, _)| m.split_once('.').map_or(0, |(_, f)| f.len())).max().unwrap_or(0);
+            let pad_left = parts.iter().map(|(m, _)| m.split_once('.').map_or(m.len(), |(i, _)| i.len())).max().unwrap_or(1);
+            FloatMode::Scientific { frac_digits, pad_left }
+        } else {
+            let parts: Vec<(String, String)> = finite.iter().map(|&v| positional(v)).collect();
+            let pad_left = parts.iter().map(|(i, _)| i.len()).max().unwrap_or(0);
+            let pad_right = parts.iter().map(|(_, f)| f.len()).max().unwrap_or(0);
+            FloatMode::Positional { pad_left, pad_right }
+        };
+        let has_nonfinite = finite.len() != values.len();
+        let width = match &mut float_mode {
+            FloatMode::Positional { pad_left, pad_right } => {
+                if has_nonfinite {
+                    let neg_inf = values.iter().any(|&v| v == f64::NEG_INFINITY) as usize;
+                    let offset = *pad_right + 1;
+                    *pad_left = (*pad_left).max(3usize.saturating_sub(offset)).max((3 + neg_inf).saturating_sub(offset));
+                }
+                *pad_left + *pad_right + 1
+            }
+            FloatMode::Scientific { frac_digits, pad_left } => {
+                let exp_size = finite
+                    .iter()
+                    .map(|&v| scientific(v).1.trim_start_matches('-').len().max(2))
+                    .max()
+                    .unwrap_or(2);
+                *pad_left + *frac_digits + exp_size + 3
+            }
+        };
+        ElementFormatter { dtype, float_mode, width }
+    }
+
+    fn format(&self, v: f64) -> String {
+        match self.dtype {
+            DType::Bool => return format!("{:>w$}", if v != 0.0 { "True" } else { "False" }, w = self.width),
+            DType::I32 => return format!("{:>w$}", v as i64, w = self.width),
+            _ => {}
+        }
+        let x = v as f32;
+        if !x.is_finite() {
+            let s = if x.is_nan() { "nan" } else if x > 0.0 { "inf" } else { "-inf" };
+            return format!("{s:>w$}", w = self.width);
+        }
+        match self.float_mode {
+            FloatMode::Positional { pad_left, pad_right } => {
+                let (int, frac) = positional(x);
+                format!("{int:>pad_left$}.{frac:<pad_right$}")
+            }
+            FloatMode::Scientific { frac_digits, pad_left } => {
+                let (mant, exp) = scientific(x);
+                let s = sci_numpy(&format!("{mant}e{exp}"), Some(frac_digits));
+                let int_len = s.find('.').unwrap_or(0);
+                format!("{}{s}", " ".repeat(pad_left.saturating_sub(int_len)))
+            }
+        }
+    }
+}
+
+fn shown_values(a: &Array, shown: &[Vec<usize>]) -> Vec<f64> {
+    let all = a.to_f64_vec();
+    let strides = crate::eval::strides(a.shape());
+    let mut out = Vec::new();
+    let mut idx = vec![0usize; shown.len()];
+    loop {
+        out.push(all[idx.iter().enumerate().map(|(d, &i)| shown[d][i] * strides[d]).sum::<usize>()]);
+        let mut d = shown.len();
+        loop {
+            if d == 0 {
+                return out;
+            }
+            d -= 1;
+            idx[d] += 1;
+            if idx[d] < shown[d].len() {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+}
+
+/// NumPy's `_extendLine`: wrap when the word does not fit, unless wrapping would not help.
+fn extend_line(s: &mut String, line: &mut String, word: &str, width: usize, indent: &str) {
+    if line.len() + word.len() > width && line.len() > indent.len() {
+        s.push_str(line.trim_end());
+        s.push('\n');
+        *line = indent.to_string();
+    }
+    line.push_str(word);
+}
+
+/// NumPy's `_formatArray` recursion.
+fn recurse(
+    a: &Array,
+    f: &ElementFormatter,
+    index: &mut Vec<usize>,
+    indent: &str,
+    width: usize,
+    summarise: bool,
+    out: &mut String,
+) {
+    let axis = index.len();
+    let shape = a.shape();
+    let strides = crate::eval::strides(shape);
+    let axes_left = shape.len() - axis;
+    let n = shape[axis];
+    let show_summary = summarise && 2 * EDGE_ITEMS < n;
+    let items: Vec<Option<usize>> = if show_summary {
+        (0..EDGE_ITEMS).map(Some).chain([None]).chain((n - EDGE_ITEMS..n).map(Some)).collect()
+    } else {
+        (0..n).map(Some).collect()
+    };
+    let next_indent = format!("{indent} ");
+    let next_width = width - 1;
+    let mut s = String::new();
+    if axes_left == 1 {
+        let elem_width = width - 1;
+        let all = a.to_f64_vec();
+        let mut line = indent.to_string();
+        for (k, item) in items.iter().enumerate() {
+            let word = match item {
+                Some(i) => {
+                    let flat: usize = index.iter().enumerate().map(|(d, &j)| j * strides[d]).sum::<usize>() + i;
+                    f.format(all[flat])
+                }
+                None => "...".to_string(),
+            };
+            extend_line(&mut s, &mut line, &word, elem_width, indent);
+            if k + 1 < items.len() {
+                line.push(' ');
+            }
+        }
+        s.push_str(&line);
+    } else {
+        let line_sep = "\n".repeat(axes_left - 1);
+        for (k, item) in items.iter().enumerate() {
+            s.push_str(indent);
+            match item {
+                Some(i) => {
+                    index.push(*i);
+                    let mut nested = String::new();
+                    recurse(a, f, index, &next_indent, next_width, summarise, &mut nested);
+                    index.pop();
+                    s.push_str(&nested);
+                }
+                None => s.push_str("..."),
+            }
+            if k + 1 < items.len() {
+                s.push_str(&line_sep);
+            }
+        }
+    }
+    out.push('[');
+    out.push_str(&s[indent.len()..]);
+    out.push(']');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use expect_test::expect;
+
+    fn f32s(shape: &[usize], v: &[f32]) -> String {
+        format_array(&Array::from_f32(shape.to_vec(), v.to_vec()))
+    }
+
+    #[test]
+    fn floats_share_one_width() {
+        expect!["[1.  2.5 3. ]"].assert_eq(&f32s(&[3], &[1.0, 2.5, 3.0]));
+        expect![[r#"
+            [[0.  0.1 0.2]
+             [0.3 0.4 0.5]]"#]]
+        .assert_eq(&f32s(&[2, 3], &[0.0, 0.1, 0.2, 0.3, 0.4, 0.5]));
+        expect!["[-1.7615942  0.5      ]"].assert_eq(&f32s(&[2], &[-1.7615942, 0.5]));
+    }
+
+    #[test]
+    fn small_and_large_values_switch_to_scientific() {
+        expect!["[1.e-05 1.e+00]"].assert_eq(&f32s(&[2], &[1e-5, 1.0]));
+        expect!["[1.5e+09 2.0e+00]"].assert_eq(&f32s(&[2], &[1.5e9, 2.0]));
+    }
+
+    #[test]
+    fn non_finite_values() {
+        expect!["[ nan  inf -inf   1.]"].assert_eq(&f32s(&[4], &[f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1.0]));
+    }
+
+    #[test]
+    fn long_rows_wrap_at_75_columns() {
+        let v: Vec<f32> = (0..12).map(|i| (i as f64 * 0.123_456_79) as f32).collect();
+        expect![[r#"
+            [0.         0.12345679 0.24691358 0.37037036 0.49382716 0.61728394
+             0.7407407  0.86419755 0.9876543  1.1111112  1.2345679  1.3580247 ]"#]]
+        .assert_eq(&f32s(&[12], &v));
+    }
+
+    #[test]
+    fn big_arrays_are_summarised() {
+        let v: Vec<f32> = (0..2000).map(|i| i as f32).collect();
+        expect!["[0.000e+00 1.000e+00 2.000e+00 ... 1.997e+03 1.998e+03 1.999e+03]"].assert_eq(&f32s(&[2000], &v));
+    }
+
+    #[test]
+    fn ints_bools_and_scalars() {
+        expect!["[ 1 -2 30]"].assert_eq(&format_array(&Array::new(vec![3], Data::I32(vec![1, -2, 30]))));
+        expect!["[ True False]"].assert_eq(&format_array(&Array::new(vec![2], Data::Bool(vec![true, false]))));
+        expect!["2.0"].assert_eq(&f32s(&[], &[2.0]));
+        expect!["0.1"].assert_eq(&f32s(&[], &[0.1]));
+    }
+}

@@ -1,0 +1,22 @@
+//! jaxlite: the array model and the tracing machinery of a small JAX.
+//!
+//! Arrays ([`Array`]) carry an abstract value ([`Aval`]: shape, dtype, weak type). Operations
+//! are [`Primitive`]s applied through [`Context::bind`]: eagerly, as one small program run by
+//! the [`Executor`], or, inside a `jit` trace, recorded as equations of a [`Jaxpr`].
+//! [`numpy`] layers NumPy broadcasting and JAX's promotion on top; [`eval`] is the reference
+//! evaluator; [`format`] prints arrays as NumPy does.
+
+pub mod array;
+pub mod dtype;
+pub mod eval;
+pub mod format;
+pub mod jaxpr;
+pub mod numpy;
+pub mod prim;
+pub mod trace;
+
+pub use array::{Array, Aval, Data};
+pub use dtype::DType;
+pub use jaxpr::{Atom, Eqn, Jaxpr, Literal, Var};
+pub use prim::{BinaryOp, DotDims, Precision, Primitive, UnaryOp};
+pub use trace::{ClosedJaxpr, Context, Executor, JaxError, LocalFuture, ProgramCall, Tensor, Tracer};

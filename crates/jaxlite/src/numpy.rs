@@ -1,0 +1,226 @@
+//! `jax.numpy` semantics on top of primitives: NumPy broadcasting, JAX's dtype promotion,
+//! and array creation. `lang` binds Python names to these functions.
+
+use crate::array::{Array, Data};
+use crate::dtype::{promote, DType};
+use crate::prim::{BinaryOp, DotDims, Precision, Primitive, UnaryOp};
+use crate::trace::{Context, JaxError, Tensor};
+
+type Result<T> = std::result::Result<T, JaxError>;
+
+async fn bind1(ctx: &mut Context, prim: Primitive, inputs: &[Tensor]) -> Result<Tensor> {
+    Ok(ctx.bind(prim, inputs).await?.remove(0))
+}
+
+/// Converts to `dtype`; constants convert on the host, traced values through the primitive.
+pub async fn astype(ctx: &mut Context, x: &Tensor, dtype: DType) -> Result<Tensor> {
+    if x.aval().dtype == dtype {
+        return Ok(x.clone());
+    }
+    match x {
+        Tensor::Concrete(a) if !ctx.is_tracing() || a.aval.rank() == 0 => Ok(Tensor::from(a.astype(dtype))),
+        _ => bind1(ctx, Primitive::ConvertElementType { new_dtype: dtype }, &[x.clone()]).await,
+    }
+}
+
+/// NumPy's broadcast of two shapes, or JAX's error message.
+pub fn broadcast_shapes(op: &str, a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
+    let rank = a.len().max(b.len());
+    let dim = |s: &[usize], i: usize| if i + s.len() >= rank { s[i + s.len() - rank] } else { 1 };
+    (0..rank)
+        .map(|i| match (dim(a, i), dim(b, i)) {
+            (x, y) if x == y => Ok(x),
+            (1, y) => Ok(y),
+            (x, 1) => Ok(x),
+            _ => Err(JaxError(format!(
+                "{op} got incompatible shapes for broadcasting: {}, {}",
+                shape_str(a),
+                shape_str(b)
+            ))),
+        })
+        .collect()
+}
+
+/// A shape as Python prints a tuple: `(3, 4)`, `(3,)`, `()`.
+pub fn shape_str(s: &[usize]) -> String {
+    match s {
+        [x] => format!("({x},)"),
+        _ => format!("({})", s.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")),
+    }
+}
+
+pub async fn broadcast_to(ctx: &mut Context, x: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    let xs = x.aval().shape.clone();
+    if xs == shape {
+        return Ok(x.clone());
+    }
+    let target = broadcast_shapes("broadcast_to", &xs, shape)?;
+    if target != shape {
+        return Err(JaxError(format!(
+            "cannot broadcast array of shape {} to shape {}",
+            shape_str(&xs),
+            shape_str(shape)
+        )));
+    }
+    let offset = shape.len() - xs.len();
+    let prim = Primitive::BroadcastInDim {
+        shape: shape.to_vec(),
+        broadcast_dimensions: (offset..shape.len()).collect(),
+    };
+    bind1(ctx, prim, &[x.clone()]).await
+}
+
+/// An elementwise binary op with promotion and broadcasting (`jnp.add`, `x * 2.0`, ...).
+pub async fn binary(ctx: &mut Context, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let (aa, ba) = (a.aval().clone(), b.aval().clone());
+    let (mut dtype, _) = promote(aa.dtype, aa.weak_type, ba.dtype, ba.weak_type);
+    if op == BinaryOp::Div && !dtype.is_float() && (aa.weak_type && ba.weak_type) {
+        dtype = DType::F32;
+    }
+    let mut a = astype(ctx, a, dtype).await?;
+    let mut b = astype(ctx, b, dtype).await?;
+    if aa.shape != ba.shape && aa.rank() != 0 && ba.rank() != 0 {
+        let shape = broadcast_shapes(op.name(), &aa.shape, &ba.shape)?;
+        a = broadcast_to(ctx, &a, &shape).await?;
+        b = broadcast_to(ctx, &b, &shape).await?;
+    }
+    bind1(ctx, Primitive::Binary(op), &[a, b]).await
+}
+
+/// `jnp.divide`: true division, so integers divide as float32.
+pub async fn true_divide(ctx: &mut Context, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let (aa, ba) = (a.aval().clone(), b.aval().clone());
+    let (dtype, _) = promote(aa.dtype, aa.weak_type, ba.dtype, ba.weak_type);
+    if dtype.is_float() {
+        binary(ctx, BinaryOp::Div, a, b).await
+    } else {
+        let a = astype(ctx, a, DType::F32).await?;
+        let b = astype(ctx, b, DType::F32).await?;
+        binary(ctx, BinaryOp::Div, &a, &b).await
+    }
+}
+
+/// An elementwise unary op; integer inputs to float functions become float32 first.
+pub async fn unary(ctx: &mut Context, op: UnaryOp, x: &Tensor) -> Result<Tensor> {
+    let x = if !matches!(op, UnaryOp::Neg | UnaryOp::Abs) && !x.aval().dtype.is_float() {
+        astype(ctx, x, DType::F32).await?
+    } else {
+        x.clone()
+    };
+    bind1(ctx, Primitive::Unary(op), &[x]).await
+}
+
+/// `a @ b` / `jnp.matmul` for 1-D and 2-D operands.
+pub async fn matmul(ctx: &mut Context, a: &Tensor, b: &Tensor, precision: Option<Precision>) -> Result<Tensor> {
+    let (aa, ba) = (a.aval().clone(), b.aval().clone());
+    if aa.rank() == 0 || ba.rank() == 0 {
+        return Err(JaxError("matmul: operands must have at least one dimension, got a scalar".into()));
+    }
+    if aa.rank() > 2 || ba.rank() > 2 {
+        return Err(JaxError(format!(
+            "matmul of operands with more than two dimensions ({} @ {}) is not supported by the playground yet",
+            shape_str(&aa.shape),
+            shape_str(&ba.shape)
+        )));
+    }
+    let ka = aa.shape[aa.rank() - 1];
+    let kb = ba.shape[if ba.rank() == 2 { 0 } else { 0 }];
+    if ka != kb {
+        return Err(JaxError(format!(
+            "dot_general requires contracting dimensions to have the same shape, got ({ka},) and ({kb},)"
+        )));
+    }
+    let (dtype, _) = promote(aa.dtype, aa.weak_type, ba.dtype, ba.weak_type);
+    let a = astype(ctx, a, dtype).await?;
+    let b = astype(ctx, b, dtype).await?;
+    let dims = DotDims {
+        lhs_contracting: vec![aa.rank() - 1],
+        rhs_contracting: vec![0],
+        lhs_batch: vec![],
+        rhs_batch: vec![],
+    };
+    let prim = Primitive::DotGeneral { dims, precision, preferred_element_type: Some(dtype) };
+    bind1(ctx, prim, &[a, b]).await
+}
+
+/// `jnp.reshape`, with one `-1` dimension inferred.
+pub async fn reshape(ctx: &mut Context, x: &Tensor, shape: &[i64]) -> Result<Tensor> {
+    let size = x.aval().size();
+    let known: i64 = shape.iter().filter(|&&d| d != -1).product();
+    let inferred = shape.iter().filter(|&&d| d == -1).count();
+    let bad = || {
+        JaxError(format!(
+            "cannot reshape array of shape {} (size {size}) into shape ({})",
+            shape_str(&x.aval().shape),
+            shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")
+        ))
+    };
+    if inferred > 1 || shape.iter().any(|&d| d < -1) || (inferred == 1 && (known == 0 || size as i64 % known != 0)) {
+        return Err(bad());
+    }
+    let new: Vec<usize> = shape.iter().map(|&d| if d == -1 { size / known as usize } else { d as usize }).collect();
+    if new.iter().product::<usize>() != size {
+        return Err(bad());
+    }
+    if new == x.aval().shape {
+        return Ok(x.clone());
+    }
+    bind1(ctx, Primitive::Reshape { new_sizes: new }, &[x.clone()]).await
+}
+
+/// `jnp.transpose(x, axes)`; no axes reverses them.
+pub async fn transpose(ctx: &mut Context, x: &Tensor, axes: Option<&[usize]>) -> Result<Tensor> {
+    let rank = x.aval().rank();
+    let permutation: Vec<usize> = axes.map_or_else(|| (0..rank).rev().collect(), |a| a.to_vec());
+    bind1(ctx, Primitive::Transpose { permutation }, &[x.clone()]).await
+}
+
+/// Normalises possibly negative axes; `None` means all axes.
+pub fn normalize_axes(axes: Option<&[i64]>, rank: usize) -> Result<Vec<usize>> {
+    match axes {
+        None => Ok((0..rank).collect()),
+        Some(list) => list
+            .iter()
+            .map(|&a| {
+                let r = rank as i64;
+                if a < -r || a >= r {
+                    Err(JaxError(format!("axis {a} is out of bounds for array of dimension {rank}")))
+                } else {
+                    Ok(((a + r) % r.max(1)) as usize)
+                }
+            })
+            .collect(),
+    }
+}
+
+/// `jnp.sum` / `jnp.max` over `axes` (all when `None`).
+pub async fn reduce(ctx: &mut Context, x: &Tensor, axes: Option<&[i64]>, is_max: bool) -> Result<Tensor> {
+    let axes = normalize_axes(axes, x.aval().rank())?;
+    let prim = if is_max { Primitive::ReduceMax { axes } } else { Primitive::ReduceSum { axes } };
+    bind1(ctx, prim, &[x.clone()]).await
+}
+
+/// `jnp.arange(start, stop, step)`: int32 when every argument is an integer, else float32.
+pub fn arange(start: f64, stop: f64, step: f64, dtype: DType) -> Result<Array> {
+    if step == 0.0 {
+        return Err(JaxError("arange: step must not be zero".into()));
+    }
+    let n = ((stop - start) / step).ceil().max(0.0) as usize;
+    let values = (0..n).map(|i| start + i as f64 * step);
+    Ok(match dtype {
+        DType::I32 => Array::new(vec![n], Data::I32(values.map(|v| v as i32).collect())),
+        _ => Array::from_f32(vec![n], values.map(|v| v as f32).collect()).astype(dtype),
+    })
+}
+
+/// `jnp.full(shape, value, dtype)`; `zeros` and `ones` are this with 0 and 1.
+pub fn full(shape: &[usize], value: f64, dtype: DType) -> Array {
+    let n = shape.iter().product();
+    let data = match dtype {
+        DType::F32 => Data::F32(vec![value as f32; n]),
+        DType::BF16 => Data::BF16(vec![half::bf16::from_f64(value); n]),
+        DType::I32 => Data::I32(vec![value as i32; n]),
+        DType::Bool => Data::Bool(vec![value != 0.0; n]),
+    };
+    Array::new(shape.to_vec(), data)
+}

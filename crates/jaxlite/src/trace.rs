@@ -1,0 +1,235 @@
+//! Tracing: binding primitives either eagerly (one small program each, through the executor)
+//! or into the Jaxpr of the function being traced.
+
+use crate::array::{Array, Aval};
+use crate::jaxpr::{Atom, Eqn, Jaxpr, Literal, Var};
+use crate::prim::{Precision, Primitive};
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+
+/// A future that may hold borrows and need not be `Send` (wasm is single-threaded).
+pub type LocalFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+
+/// An error from jaxlite or from the executor. `lang` adds the script location.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JaxError(pub String);
+
+impl std::fmt::Display for JaxError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<String> for JaxError {
+    fn from(s: String) -> JaxError {
+        JaxError(s)
+    }
+}
+
+/// One program to run: a Jaxpr and its inputs (constants first, then arguments).
+pub struct ProgramCall {
+    /// What the user knows this program as: the jitted function's name, or the primitive's.
+    pub name: String,
+    pub jaxpr: Jaxpr,
+    pub args: Vec<Array>,
+    /// `jax_default_matmul_precision`, for dot_generals whose precision is `None`.
+    pub default_precision: Precision,
+}
+
+/// Runs programs. `runtime` implements it with the compiler and the emulator; the reference
+/// evaluator implements it for tests. Execution is async because GPU readback is.
+pub trait Executor {
+    fn execute(&mut self, call: ProgramCall) -> LocalFuture<'_, Result<Vec<Array>, JaxError>>;
+}
+
+/// A value flowing through a traced function.
+#[derive(Clone, Debug)]
+pub struct Tracer {
+    pub var: Var,
+    pub aval: Aval,
+    /// Which trace frame created it; only the innermost frame may use it.
+    pub level: usize,
+}
+
+/// An array as the user's program holds it: concrete, or a tracer inside a `jit` trace.
+#[derive(Clone, Debug)]
+pub enum Tensor {
+    Concrete(Rc<Array>),
+    Traced(Rc<Tracer>),
+}
+
+impl Tensor {
+    pub fn aval(&self) -> &Aval {
+        match self {
+            Tensor::Concrete(a) => &a.aval,
+            Tensor::Traced(t) => &t.aval,
+        }
+    }
+
+    pub fn concrete(&self) -> Option<&Array> {
+        match self {
+            Tensor::Concrete(a) => Some(a),
+            Tensor::Traced(_) => None,
+        }
+    }
+}
+
+impl From<Array> for Tensor {
+    fn from(a: Array) -> Tensor {
+        Tensor::Concrete(Rc::new(a))
+    }
+}
+
+struct Frame {
+    invars: Vec<Var>,
+    eqns: Vec<Eqn>,
+    /// Concrete arrays closed over by the traced function, keyed by their allocation.
+    consts: Vec<(Var, Rc<Array>)>,
+    types: HashMap<Var, Aval>,
+}
+
+/// A traced function: its Jaxpr and the values of its constvars.
+#[derive(Clone, Debug)]
+pub struct ClosedJaxpr {
+    pub jaxpr: Jaxpr,
+    pub consts: Vec<Array>,
+}
+
+/// The tracing state and the executor that runs eager ops and compiled functions.
+pub struct Context {
+    frames: Vec<Frame>,
+    next_var: u32,
+    executor: Box<dyn Executor>,
+    pub default_precision: Precision,
+}
+
+impl Context {
+    pub fn new(executor: Box<dyn Executor>) -> Context {
+        Context { frames: Vec::new(), next_var: 0, executor, default_precision: Precision::Default }
+    }
+
+    pub fn is_tracing(&self) -> bool {
+        !self.frames.is_empty()
+    }
+
+    fn fresh(&mut self, aval: Aval) -> Rc<Tracer> {
+        let var = Var(self.next_var);
+        self.next_var += 1;
+        let level = self.frames.len() - 1;
+        self.frames[level].types.insert(var, aval.clone());
+        Rc::new(Tracer { var, aval, level })
+    }
+
+    /// Starts tracing a function; returns one tracer per argument.
+    pub fn begin_trace(&mut self, args: &[Aval]) -> Vec<Tensor> {
+        self.frames.push(Frame { invars: vec![], eqns: vec![], consts: vec![], types: HashMap::new() });
+        let tracers: Vec<Rc<Tracer>> = args.iter().map(|a| self.fresh(a.clone())).collect();
+        let frame = self.frames.last_mut().expect("frame just pushed");
+        frame.invars = tracers.iter().map(|t| t.var).collect();
+        tracers.into_iter().map(Tensor::Traced).collect()
+    }
+
+    /// Ends the innermost trace with the function's outputs.
+    pub fn end_trace(&mut self, outs: &[Tensor]) -> Result<ClosedJaxpr, JaxError> {
+        let outvars: Vec<Atom> =
+            outs.iter().map(|t| self.atom(t, false)).collect::<Result<_, _>>()?;
+        let frame = self.frames.pop().ok_or_else(|| JaxError("no trace in progress".into()))?;
+        if self.frames.is_empty() {
+            self.next_var = 0;
+        }
+        let (constvars, consts) = frame.consts.into_iter().map(|(v, a)| (v, (*a).clone())).unzip();
+        let jaxpr = Jaxpr { constvars, invars: frame.invars, eqns: frame.eqns, outvars, types: frame.types };
+        Ok(ClosedJaxpr { jaxpr, consts })
+    }
+
+    /// Abandons the innermost trace (the traced function raised an error).
+    pub fn abort_trace(&mut self) {
+        self.frames.pop();
+        if self.frames.is_empty() {
+            self.next_var = 0;
+        }
+    }
+
+    /// How an input appears in the innermost frame's equations.
+    fn atom(&mut self, t: &Tensor, scalars_inline: bool) -> Result<Atom, JaxError> {
+        let level = self.frames.len() - 1;
+        match t {
+            Tensor::Traced(tr) if tr.level == level => Ok(Atom::Var(tr.var)),
+            Tensor::Traced(_) => Err(JaxError(
+                "a value traced by an enclosing jit was used inside a nested trace; \
+                 pass it to the inner function as an argument"
+                    .into(),
+            )),
+            Tensor::Concrete(a) if scalars_inline && a.aval.rank() == 0 => {
+                Ok(Atom::Literal(Literal { value: a.to_f64_vec()[0], aval: a.aval.clone() }))
+            }
+            Tensor::Concrete(a) => {
+                let frame = &self.frames[level];
+                if let Some((v, _)) = frame.consts.iter().find(|(_, c)| Rc::ptr_eq(c, a)) {
+                    return Ok(Atom::Var(*v));
+                }
+                let var = self.fresh(Aval { weak_type: false, ..a.aval.clone() }).var;
+                self.frames[level].consts.push((var, a.clone()));
+                Ok(Atom::Var(var))
+            }
+        }
+    }
+
+    /// Applies a primitive: records it when tracing, runs it as a one-op program otherwise.
+    pub async fn bind(&mut self, prim: Primitive, inputs: &[Tensor]) -> Result<Vec<Tensor>, JaxError> {
+        let in_avals: Vec<Aval> = inputs.iter().map(|t| t.aval().clone()).collect();
+        let out_avals = prim.abstract_eval(&in_avals)?;
+        // Under `jit` every op is staged out, even on constants (JAX's omnistaging).
+        if self.is_tracing() {
+            let atoms: Vec<Atom> =
+                inputs.iter().map(|t| self.atom(t, true)).collect::<Result<_, _>>()?;
+            let outs: Vec<Rc<Tracer>> = out_avals.into_iter().map(|a| self.fresh(a)).collect();
+            let frame = self.frames.last_mut().expect("tracing");
+            frame.eqns.push(Eqn { prim, inputs: atoms, outputs: outs.iter().map(|t| t.var).collect() });
+            return Ok(outs.into_iter().map(Tensor::Traced).collect());
+        }
+        self.run_eager(prim, inputs).await
+    }
+
+    /// Eager dispatch, as JAX does outside `jit`: the op alone becomes a program. Scalar operands
+    /// are inlined as literals, so `x / 10.0` runs with an immediate operand.
+    async fn run_eager(&mut self, prim: Primitive, inputs: &[Tensor]) -> Result<Vec<Tensor>, JaxError> {
+        let name = prim.name().to_string();
+        let mut args = Vec::new();
+        self.begin_trace(&[]);
+        let mut atoms = Vec::new();
+        for t in inputs {
+            let a = t.concrete().expect("eager inputs are concrete");
+            if a.aval.rank() == 0 {
+                atoms.push(Atom::Literal(Literal { value: a.to_f64_vec()[0], aval: a.aval.clone() }));
+            } else {
+                let var = self.fresh(Aval { weak_type: false, ..a.aval.clone() }).var;
+                self.frames.last_mut().expect("frame").invars.push(var);
+                atoms.push(Atom::Var(var));
+                args.push(a.clone());
+            }
+        }
+        let out_avals = prim.abstract_eval(&inputs.iter().map(|t| t.aval().clone()).collect::<Vec<_>>())?;
+        let outs: Vec<Rc<Tracer>> = out_avals.iter().map(|a| self.fresh(a.clone())).collect();
+        let frame = self.frames.last_mut().expect("frame");
+        frame.eqns.push(Eqn { prim, inputs: atoms, outputs: outs.iter().map(|t| t.var).collect() });
+        let closed = self.end_trace(&outs.into_iter().map(Tensor::Traced).collect::<Vec<_>>())?;
+        let results = self.execute(name, closed.jaxpr, args).await?;
+        Ok(results
+            .into_iter()
+            .zip(out_avals)
+            .map(|(mut a, aval)| {
+                a.aval.weak_type = aval.weak_type;
+                Tensor::from(a)
+            })
+            .collect())
+    }
+
+    /// Runs a traced function (constants first, then arguments) through the executor.
+    pub async fn execute(&mut self, name: String, jaxpr: Jaxpr, args: Vec<Array>) -> Result<Vec<Array>, JaxError> {
+        let call = ProgramCall { name, jaxpr, args, default_precision: self.default_precision };
+        self.executor.execute(call).await
+    }
+}
