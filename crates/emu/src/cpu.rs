@@ -1,0 +1,177 @@
+//! The CPU reference backend: executes a program's instructions on host memory.
+
+use crate::vpu_math;
+use crate::{Backend, EmuError};
+use half::bf16;
+use isa::{Block, Instr, Operand, Part, Program, VectorOp};
+use std::future::Future;
+use std::pin::Pin;
+
+/// The bf16 `part` of an f32 (see [`isa::Part`]).
+pub fn bf16_part(x: f32, part: Part) -> f32 {
+    let hi = bf16::from_f32(x).to_f32();
+    if part == Part::Hi {
+        return hi;
+    }
+    let rest = x - hi;
+    let mid = bf16::from_f32(rest).to_f32();
+    if part == Part::Mid {
+        return mid;
+    }
+    bf16::from_f32(rest - mid).to_f32()
+}
+
+/// One vector-unit operation on one lane.
+pub fn vector_op(op: VectorOp, a: f32, b: f32) -> f32 {
+    match op {
+        VectorOp::Add => a + b,
+        VectorOp::Sub => a - b,
+        VectorOp::Mul => a * b,
+        VectorOp::Div => vpu_math::div(a, b),
+        VectorOp::Max => vpu_math::max(a, b),
+        VectorOp::Min => vpu_math::min(a, b),
+        VectorOp::Neg => -a,
+        VectorOp::Abs => a.abs(),
+        VectorOp::Exp => vpu_math::exp(a),
+        VectorOp::Log => vpu_math::log(a),
+        VectorOp::Tanh => vpu_math::tanh(a),
+    }
+}
+
+/// The state of one TensorCore: its memories, as 32-bit words.
+pub struct Machine {
+    pub hbm: Vec<u32>,
+    pub vmem: Vec<u32>,
+    /// The MXU's weight registers: K×N values (already bf16-rounded), and their shape.
+    weights: Vec<f32>,
+    weight_rows: usize,
+    weight_cols: usize,
+}
+
+fn rows(b: &Block) -> impl Iterator<Item = (usize, usize)> + '_ {
+    (0..b.rows as usize).map(move |r| (b.addr as usize + r * b.stride as usize, b.cols as usize))
+}
+
+impl Machine {
+    pub fn new(program: &Program) -> Machine {
+        Machine {
+            hbm: vec![0; program.hbm_words as usize],
+            vmem: vec![0; program.vmem_words as usize],
+            weights: Vec::new(),
+            weight_rows: 0,
+            weight_cols: 0,
+        }
+    }
+
+    fn vf(&self, addr: usize) -> f32 {
+        f32::from_bits(self.vmem[addr])
+    }
+
+    /// Executes one instruction. The program must have passed [`crate::validate`].
+    pub fn step(&mut self, instr: &Instr) {
+        match instr {
+            Instr::DmaLoad { src, dst, .. } => {
+                for ((s, n), (d, _)) in rows(src).zip(rows(dst)) {
+                    self.vmem[d..d + n].copy_from_slice(&self.hbm[s..s + n]);
+                }
+            }
+            Instr::DmaStore { src, dst, .. } => {
+                for ((s, n), (d, _)) in rows(src).zip(rows(dst)) {
+                    self.hbm[d..d + n].copy_from_slice(&self.vmem[s..s + n]);
+                }
+            }
+            Instr::Wait { .. } => {}
+            Instr::MxuWeights { src, part } => {
+                self.weight_rows = src.rows as usize;
+                self.weight_cols = src.cols as usize;
+                self.weights.clear();
+                for (s, n) in rows(src) {
+                    for i in s..s + n {
+                        self.weights.push(bf16_part(self.vf(i), *part));
+                    }
+                }
+            }
+            Instr::MxuMatmul {
+                src,
+                dst,
+                part,
+                accumulate,
+            } => {
+                let (k, n) = (self.weight_rows, self.weight_cols);
+                let mut act = vec![0.0f32; k];
+                for (m, ((s, _), (d, _))) in rows(src).zip(rows(dst)).enumerate() {
+                    let _ = m;
+                    for (kk, a) in act.iter_mut().enumerate() {
+                        *a = bf16_part(self.vf(s + kk), *part);
+                    }
+                    for j in 0..n {
+                        // Partial sums flow down the array's column j, adding one product
+                        // per row, starting from +0.
+                        let mut sum = 0.0f32;
+                        for (kk, &a) in act.iter().enumerate() {
+                            sum += a * self.weights[kk * n + j];
+                        }
+                        let out = if *accumulate {
+                            self.vf(d + j) + sum
+                        } else {
+                            sum
+                        };
+                        self.vmem[d + j] = out.to_bits();
+                    }
+                }
+            }
+            Instr::Vector { op, dst, a, b, len } => {
+                let fetch = |m: &Machine, o: &Operand, i: usize| -> f32 {
+                    match *o {
+                        Operand::Vmem(x) => m.vf(x as usize + i),
+                        Operand::Splat(x) => m.vf(x as usize),
+                        Operand::Imm(v) => v,
+                    }
+                };
+                for i in 0..*len as usize {
+                    let r = vector_op(*op, fetch(self, a, i), fetch(self, b, i));
+                    self.vmem[*dst as usize + i] = r.to_bits();
+                }
+            }
+        }
+    }
+}
+
+/// The CPU backend.
+#[derive(Default)]
+pub struct CpuBackend;
+
+impl CpuBackend {
+    /// Runs synchronously: places `inputs` in HBM, executes, returns the output buffers.
+    pub fn run_sync(
+        &self,
+        program: &Program,
+        inputs: &[Vec<u32>],
+    ) -> Result<Vec<Vec<u32>>, EmuError> {
+        crate::validate(program)?;
+        let mut machine = Machine::new(program);
+        crate::place_inputs(program, inputs, &mut machine.hbm)?;
+        for instr in &program.instrs {
+            machine.step(instr);
+        }
+        Ok(crate::read_outputs(program, &machine.hbm))
+    }
+}
+
+impl Backend for CpuBackend {
+    fn name(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn adapter(&self) -> Option<String> {
+        None
+    }
+
+    fn run<'a>(
+        &'a mut self,
+        program: &'a Program,
+        inputs: &'a [Vec<u32>],
+    ) -> Pin<Box<dyn Future<Output = Result<Vec<Vec<u32>>, EmuError>> + 'a>> {
+        Box::pin(async move { self.run_sync(program, inputs) })
+    }
+}
