@@ -11,10 +11,18 @@ use half::bf16;
 use std::collections::HashMap;
 
 /// Evaluates `jaxpr` on `args` (constants first, then arguments).
-pub fn eval_jaxpr(jaxpr: &Jaxpr, args: &[Array], default_precision: Precision) -> Result<Vec<Array>, JaxError> {
+pub fn eval_jaxpr(
+    jaxpr: &Jaxpr,
+    args: &[Array],
+    default_precision: Precision,
+) -> Result<Vec<Array>, JaxError> {
     let inputs: Vec<Var> = jaxpr.all_inputs().collect();
     if inputs.len() != args.len() {
-        return Err(JaxError(format!("expected {} inputs, got {}", inputs.len(), args.len())));
+        return Err(JaxError(format!(
+            "expected {} inputs, got {}",
+            inputs.len(),
+            args.len()
+        )));
     }
     let mut env: HashMap<Var, Array> = inputs.into_iter().zip(args.iter().cloned()).collect();
     let read = |env: &HashMap<Var, Array>, atom: &Atom| -> Array {
@@ -44,7 +52,11 @@ fn literal_array(value: f64, aval: &Aval) -> Array {
 }
 
 /// Applies one primitive to concrete arrays.
-pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> Result<Array, JaxError> {
+pub fn apply(
+    prim: &Primitive,
+    ins: &[Array],
+    default_precision: Precision,
+) -> Result<Array, JaxError> {
     let avals: Vec<Aval> = ins.iter().map(|a| a.aval.clone()).collect();
     let out_aval = prim.abstract_eval(&avals)?.remove(0);
     let x = &ins[0];
@@ -54,7 +66,9 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
             if x.dtype().is_float() {
                 f.iter().map(|&v| unary_f32(*op, v as f32) as f64).collect()
             } else {
-                f.iter().map(|&v| if *op == UnaryOp::Abs { v.abs() } else { -v }).collect()
+                f.iter()
+                    .map(|&v| if *op == UnaryOp::Abs { v.abs() } else { -v })
+                    .collect()
             }
         }
         Primitive::Binary(op) => {
@@ -72,11 +86,20 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
                 })
                 .collect()
         }
-        Primitive::DotGeneral { dims, precision, .. } => {
-            dot_general(x, &ins[1], dims, precision.unwrap_or(default_precision), &out_aval.shape)
-        }
+        Primitive::DotGeneral {
+            dims, precision, ..
+        } => dot_general(
+            x,
+            &ins[1],
+            dims,
+            precision.unwrap_or(default_precision),
+            &out_aval.shape,
+        ),
         Primitive::Reshape { .. } | Primitive::ConvertElementType { .. } => x.to_f64_vec(),
-        Primitive::BroadcastInDim { shape, broadcast_dimensions } => {
+        Primitive::BroadcastInDim {
+            shape,
+            broadcast_dimensions,
+        } => {
             let f = x.to_f64_vec();
             let in_strides = strides(x.shape());
             let out_size: usize = shape.iter().product();
@@ -86,7 +109,13 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
                     let src: usize = broadcast_dimensions
                         .iter()
                         .enumerate()
-                        .map(|(k, &d)| if x.shape()[k] == 1 { 0 } else { idx[d] * in_strides[k] })
+                        .map(|(k, &d)| {
+                            if x.shape()[k] == 1 {
+                                0
+                            } else {
+                                idx[d] * in_strides[k]
+                            }
+                        })
                         .sum();
                     f[src]
                 })
@@ -98,7 +127,11 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
             (0..x.size())
                 .map(|i| {
                     let idx = unravel(i, &out_aval.shape);
-                    permutation.iter().enumerate().map(|(k, &p)| idx[k] * in_strides[p]).sum::<usize>()
+                    permutation
+                        .iter()
+                        .enumerate()
+                        .map(|(k, &p)| idx[k] * in_strides[p])
+                        .sum::<usize>()
                 })
                 .map(|src| f[src])
                 .collect()
@@ -112,7 +145,11 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
             let out_strides = strides(&out_aval.shape);
             for (i, &v) in f.iter().enumerate() {
                 let idx = unravel(i, x.shape());
-                let o: usize = kept.iter().enumerate().map(|(k, &a)| idx[a] * out_strides[k]).sum();
+                let o: usize = kept
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &a)| idx[a] * out_strides[k])
+                    .sum();
                 acc[o] = if is_max {
                     acc[o].max(v)
                 } else if x.dtype().is_float() {
@@ -175,8 +212,20 @@ pub fn binary_f32(op: BinaryOp, a: f32, b: f32) -> f32 {
         BinaryOp::Sub => a - b,
         BinaryOp::Mul => a * b,
         BinaryOp::Div => a / b,
-        BinaryOp::Max => if a.is_nan() || b.is_nan() { f32::NAN } else { a.max(b) },
-        BinaryOp::Min => if a.is_nan() || b.is_nan() { f32::NAN } else { a.min(b) },
+        BinaryOp::Max => {
+            if a.is_nan() || b.is_nan() {
+                f32::NAN
+            } else {
+                a.max(b)
+            }
+        }
+        BinaryOp::Min => {
+            if a.is_nan() || b.is_nan() {
+                f32::NAN
+            } else {
+                a.min(b)
+            }
+        }
     }
 }
 
@@ -186,7 +235,13 @@ fn binary_int(op: BinaryOp, a: i64, b: i64) -> i64 {
         BinaryOp::Sub => a.wrapping_sub(b),
         BinaryOp::Mul => a.wrapping_mul(b),
         // XLA's integer division truncates toward zero; division by zero gives -1.
-        BinaryOp::Div => if b == 0 { -1 } else { a / b },
+        BinaryOp::Div => {
+            if b == 0 {
+                -1
+            } else {
+                a / b
+            }
+        }
         BinaryOp::Max => a.max(b),
         BinaryOp::Min => a.min(b),
     };
@@ -216,18 +271,33 @@ pub fn precision_passes(p: Precision) -> &'static [(usize, usize)] {
     }
 }
 
-fn dot_general(x: &Array, y: &Array, dims: &DotDims, precision: Precision, out_shape: &[usize]) -> Vec<f64> {
+fn dot_general(
+    x: &Array,
+    y: &Array,
+    dims: &DotDims,
+    precision: Precision,
+    out_shape: &[usize],
+) -> Vec<f64> {
     let float = x.dtype().is_float();
     let (xf, yf) = (x.to_f32_vec(), y.to_f32_vec());
     let (xs, ys) = (strides(x.shape()), strides(y.shape()));
     let free = |a: &Array, c: &[usize], b: &[usize]| -> Vec<usize> {
-        (0..a.shape().len()).filter(|d| !c.contains(d) && !b.contains(d)).collect()
+        (0..a.shape().len())
+            .filter(|d| !c.contains(d) && !b.contains(d))
+            .collect()
     };
-    let (xfree, yfree) = (free(x, &dims.lhs_contracting, &dims.lhs_batch), free(y, &dims.rhs_contracting, &dims.rhs_batch));
+    let (xfree, yfree) = (
+        free(x, &dims.lhs_contracting, &dims.lhs_batch),
+        free(y, &dims.rhs_contracting, &dims.rhs_batch),
+    );
     let contract_shape: Vec<usize> = dims.lhs_contracting.iter().map(|&d| x.shape()[d]).collect();
     let k_total: usize = contract_shape.iter().product();
     let nb = dims.lhs_batch.len();
-    let passes = if float && x.dtype() == DType::F32 { precision_passes(precision) } else { &[(0, 0)] };
+    let passes = if float && x.dtype() == DType::F32 {
+        precision_passes(precision)
+    } else {
+        &[(0, 0)]
+    };
     let parts = passes.iter().map(|&(a, b)| a.max(b) + 1).max().unwrap_or(1);
     let out_size: usize = out_shape.iter().product();
     (0..out_size)
@@ -247,23 +317,38 @@ fn dot_general(x: &Array, y: &Array, dims: &DotDims, precision: Precision, out_s
             }
             let pairs = (0..k_total).map(|kk| {
                 let kidx = unravel(kk, &contract_shape);
-                let xi = xo + dims.lhs_contracting.iter().zip(&kidx).map(|(&d, &j)| j * xs[d]).sum::<usize>();
-                let yi = yo + dims.rhs_contracting.iter().zip(&kidx).map(|(&d, &j)| j * ys[d]).sum::<usize>();
+                let xi = xo
+                    + dims
+                        .lhs_contracting
+                        .iter()
+                        .zip(&kidx)
+                        .map(|(&d, &j)| j * xs[d])
+                        .sum::<usize>();
+                let yi = yo
+                    + dims
+                        .rhs_contracting
+                        .iter()
+                        .zip(&kidx)
+                        .map(|(&d, &j)| j * ys[d])
+                        .sum::<usize>();
                 (xf[xi], yf[yi])
             });
             if !float {
                 return pairs.map(|(a, b)| a as f64 * b as f64).sum();
             }
             let pairs: Vec<(f32, f32)> = pairs.collect();
-            let mut total = 0.0f32;
+            // Each pass sums its products from +0 in order of k; the first pass's sum is the
+            // initial value of the total (as the MXU overwrites its destination), later passes
+            // are added to it.
+            let mut total: Option<f32> = None;
             for &(pa, pb) in passes {
                 let mut acc = 0.0f32;
                 for &(a, b) in &pairs {
                     acc += bf16_split(a, parts)[pa] * bf16_split(b, parts)[pb];
                 }
-                total += acc;
+                total = Some(total.map_or(acc, |t| t + acc));
             }
-            total as f64
+            total.unwrap_or(0.0) as f64
         })
         .collect()
 }

@@ -19,4 +19,6 @@ pub use array::{Array, Aval, Data};
 pub use dtype::DType;
 pub use jaxpr::{Atom, Eqn, Jaxpr, Literal, Var};
 pub use prim::{BinaryOp, DotDims, Precision, Primitive, UnaryOp};
-pub use trace::{ClosedJaxpr, Context, Executor, JaxError, LocalFuture, ProgramCall, Tensor, Tracer};
+pub use trace::{
+    ClosedJaxpr, Context, Executor, JaxError, LocalFuture, ProgramCall, Tensor, Tracer,
+};

@@ -18,15 +18,30 @@ pub async fn astype(ctx: &mut Context, x: &Tensor, dtype: DType) -> Result<Tenso
         return Ok(x.clone());
     }
     match x {
-        Tensor::Concrete(a) if !ctx.is_tracing() || a.aval.rank() == 0 => Ok(Tensor::from(a.astype(dtype))),
-        _ => bind1(ctx, Primitive::ConvertElementType { new_dtype: dtype }, &[x.clone()]).await,
+        Tensor::Concrete(a) if !ctx.is_tracing() || a.aval.rank() == 0 => {
+            Ok(Tensor::from(a.astype(dtype)))
+        }
+        _ => {
+            bind1(
+                ctx,
+                Primitive::ConvertElementType { new_dtype: dtype },
+                &[x.clone()],
+            )
+            .await
+        }
     }
 }
 
 /// NumPy's broadcast of two shapes, or JAX's error message.
 pub fn broadcast_shapes(op: &str, a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
     let rank = a.len().max(b.len());
-    let dim = |s: &[usize], i: usize| if i + s.len() >= rank { s[i + s.len() - rank] } else { 1 };
+    let dim = |s: &[usize], i: usize| {
+        if i + s.len() >= rank {
+            s[i + s.len() - rank]
+        } else {
+            1
+        }
+    };
     (0..rank)
         .map(|i| match (dim(a, i), dim(b, i)) {
             (x, y) if x == y => Ok(x),
@@ -45,7 +60,13 @@ pub fn broadcast_shapes(op: &str, a: &[usize], b: &[usize]) -> Result<Vec<usize>
 pub fn shape_str(s: &[usize]) -> String {
     match s {
         [x] => format!("({x},)"),
-        _ => format!("({})", s.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")),
+        _ => format!(
+            "({})",
+            s.iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }
 
@@ -111,10 +132,17 @@ pub async fn unary(ctx: &mut Context, op: UnaryOp, x: &Tensor) -> Result<Tensor>
 }
 
 /// `a @ b` / `jnp.matmul` for 1-D and 2-D operands.
-pub async fn matmul(ctx: &mut Context, a: &Tensor, b: &Tensor, precision: Option<Precision>) -> Result<Tensor> {
+pub async fn matmul(
+    ctx: &mut Context,
+    a: &Tensor,
+    b: &Tensor,
+    precision: Option<Precision>,
+) -> Result<Tensor> {
     let (aa, ba) = (a.aval().clone(), b.aval().clone());
     if aa.rank() == 0 || ba.rank() == 0 {
-        return Err(JaxError("matmul: operands must have at least one dimension, got a scalar".into()));
+        return Err(JaxError(
+            "matmul: operands must have at least one dimension, got a scalar".into(),
+        ));
     }
     if aa.rank() > 2 || ba.rank() > 2 {
         return Err(JaxError(format!(
@@ -139,7 +167,11 @@ pub async fn matmul(ctx: &mut Context, a: &Tensor, b: &Tensor, precision: Option
         lhs_batch: vec![],
         rhs_batch: vec![],
     };
-    let prim = Primitive::DotGeneral { dims, precision, preferred_element_type: Some(dtype) };
+    let prim = Primitive::DotGeneral {
+        dims,
+        precision,
+        preferred_element_type: Some(dtype),
+    };
     bind1(ctx, prim, &[a, b]).await
 }
 
@@ -152,13 +184,29 @@ pub async fn reshape(ctx: &mut Context, x: &Tensor, shape: &[i64]) -> Result<Ten
         JaxError(format!(
             "cannot reshape array of shape {} (size {size}) into shape ({})",
             shape_str(&x.aval().shape),
-            shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")
+            shape
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         ))
     };
-    if inferred > 1 || shape.iter().any(|&d| d < -1) || (inferred == 1 && (known == 0 || size as i64 % known != 0)) {
+    if inferred > 1
+        || shape.iter().any(|&d| d < -1)
+        || (inferred == 1 && (known == 0 || size as i64 % known != 0))
+    {
         return Err(bad());
     }
-    let new: Vec<usize> = shape.iter().map(|&d| if d == -1 { size / known as usize } else { d as usize }).collect();
+    let new: Vec<usize> = shape
+        .iter()
+        .map(|&d| {
+            if d == -1 {
+                size / known as usize
+            } else {
+                d as usize
+            }
+        })
+        .collect();
     if new.iter().product::<usize>() != size {
         return Err(bad());
     }
@@ -184,7 +232,9 @@ pub fn normalize_axes(axes: Option<&[i64]>, rank: usize) -> Result<Vec<usize>> {
             .map(|&a| {
                 let r = rank as i64;
                 if a < -r || a >= r {
-                    Err(JaxError(format!("axis {a} is out of bounds for array of dimension {rank}")))
+                    Err(JaxError(format!(
+                        "axis {a} is out of bounds for array of dimension {rank}"
+                    )))
                 } else {
                     Ok(((a + r) % r.max(1)) as usize)
                 }
@@ -194,9 +244,18 @@ pub fn normalize_axes(axes: Option<&[i64]>, rank: usize) -> Result<Vec<usize>> {
 }
 
 /// `jnp.sum` / `jnp.max` over `axes` (all when `None`).
-pub async fn reduce(ctx: &mut Context, x: &Tensor, axes: Option<&[i64]>, is_max: bool) -> Result<Tensor> {
+pub async fn reduce(
+    ctx: &mut Context,
+    x: &Tensor,
+    axes: Option<&[i64]>,
+    is_max: bool,
+) -> Result<Tensor> {
     let axes = normalize_axes(axes, x.aval().rank())?;
-    let prim = if is_max { Primitive::ReduceMax { axes } } else { Primitive::ReduceSum { axes } };
+    let prim = if is_max {
+        Primitive::ReduceMax { axes }
+    } else {
+        Primitive::ReduceSum { axes }
+    };
     bind1(ctx, prim, &[x.clone()]).await
 }
 

@@ -155,7 +155,10 @@ impl Primitive {
             _ => 1,
         };
         if inputs.len() != arity {
-            return Err(format!("{name} takes {arity} operands, got {}", inputs.len()));
+            return Err(format!(
+                "{name} takes {arity} operands, got {}",
+                inputs.len()
+            ));
         }
         let x = &inputs[0];
         let out = match self {
@@ -166,7 +169,10 @@ impl Primitive {
                         x.short()
                     ));
                 }
-                Aval { weak_type: x.weak_type, ..x.clone() }
+                Aval {
+                    weak_type: x.weak_type,
+                    ..x.clone()
+                }
             }
             Primitive::Binary(_) => {
                 let y = &inputs[1];
@@ -186,11 +192,17 @@ impl Primitive {
                         x.shape, y.shape
                     ));
                 };
-                Aval { shape, dtype: x.dtype, weak_type: x.weak_type && y.weak_type }
+                Aval {
+                    shape,
+                    dtype: x.dtype,
+                    weak_type: x.weak_type && y.weak_type,
+                }
             }
-            Primitive::DotGeneral { dims, preferred_element_type, .. } => {
-                dot_general_shape(x, &inputs[1], dims, *preferred_element_type)?
-            }
+            Primitive::DotGeneral {
+                dims,
+                preferred_element_type,
+                ..
+            } => dot_general_shape(x, &inputs[1], dims, *preferred_element_type)?,
             Primitive::Reshape { new_sizes } => {
                 let n: usize = new_sizes.iter().product();
                 if n != x.size() {
@@ -201,25 +213,37 @@ impl Primitive {
                         new_sizes
                     ));
                 }
-                Aval { shape: new_sizes.clone(), ..x.clone() }
+                Aval {
+                    shape: new_sizes.clone(),
+                    ..x.clone()
+                }
             }
-            Primitive::BroadcastInDim { shape, broadcast_dimensions } => {
+            Primitive::BroadcastInDim {
+                shape,
+                broadcast_dimensions,
+            } => {
                 let ok = broadcast_dimensions.len() == x.rank()
                     && broadcast_dimensions.windows(2).all(|w| w[0] < w[1])
-                    && broadcast_dimensions.iter().zip(&x.shape).all(|(&d, &s)| {
-                        d < shape.len() && (s == 1 || s == shape[d])
-                    });
+                    && broadcast_dimensions
+                        .iter()
+                        .zip(&x.shape)
+                        .all(|(&d, &s)| d < shape.len() && (s == 1 || s == shape[d]));
                 if !ok {
                     return Err(format!(
                         "broadcast_in_dim cannot broadcast {:?} to {:?} along dimensions {:?}",
                         x.shape, shape, broadcast_dimensions
                     ));
                 }
-                Aval { shape: shape.clone(), ..x.clone() }
+                Aval {
+                    shape: shape.clone(),
+                    ..x.clone()
+                }
             }
-            Primitive::ConvertElementType { new_dtype } => {
-                Aval { shape: x.shape.clone(), dtype: *new_dtype, weak_type: false }
-            }
+            Primitive::ConvertElementType { new_dtype } => Aval {
+                shape: x.shape.clone(),
+                dtype: *new_dtype,
+                weak_type: false,
+            },
             Primitive::Transpose { permutation } => {
                 let mut sorted = permutation.clone();
                 sorted.sort_unstable();
@@ -229,14 +253,25 @@ impl Primitive {
                         permutation, x.shape
                     ));
                 }
-                Aval { shape: permutation.iter().map(|&p| x.shape[p]).collect(), ..x.clone() }
+                Aval {
+                    shape: permutation.iter().map(|&p| x.shape[p]).collect(),
+                    ..x.clone()
+                }
             }
             Primitive::ReduceSum { axes } | Primitive::ReduceMax { axes } => {
                 if axes.iter().any(|&a| a >= x.rank()) {
-                    return Err(format!("{name} axes {:?} out of range for {:?}", axes, x.shape));
+                    return Err(format!(
+                        "{name} axes {:?} out of range for {:?}",
+                        axes, x.shape
+                    ));
                 }
-                let shape = (0..x.rank()).filter(|a| !axes.contains(a)).map(|a| x.shape[a]);
-                Aval { shape: shape.collect(), ..x.clone() }
+                let shape = (0..x.rank())
+                    .filter(|a| !axes.contains(a))
+                    .map(|a| x.shape[a]);
+                Aval {
+                    shape: shape.collect(),
+                    ..x.clone()
+                }
             }
         };
         Ok(vec![out])
@@ -257,7 +292,11 @@ fn dot_general_shape(
         || dims.lhs_contracting.len() != dims.rhs_contracting.len()
         || dims.lhs_batch.len() != dims.rhs_batch.len()
     {
-        return Err(format!("dot_general got invalid dimension numbers {dims} for {} and {}", x.short(), y.short()));
+        return Err(format!(
+            "dot_general got invalid dimension numbers {dims} for {} and {}",
+            x.short(),
+            y.short()
+        ));
     }
     for (&l, &r) in dims.lhs_contracting.iter().zip(&dims.rhs_contracting) {
         if x.shape[l] != y.shape[r] {
@@ -270,7 +309,10 @@ fn dot_general_shape(
     }
     for (&l, &r) in dims.lhs_batch.iter().zip(&dims.rhs_batch) {
         if x.shape[l] != y.shape[r] {
-            return Err(format!("dot_general requires batch dimensions to have the same shape, got {:?} and {:?}", x.shape, y.shape));
+            return Err(format!(
+                "dot_general requires batch dimensions to have the same shape, got {:?} and {:?}",
+                x.shape, y.shape
+            ));
         }
     }
     if x.dtype != y.dtype {
@@ -324,7 +366,11 @@ impl fmt::Display for Primitive {
         f.write_str(self.name())?;
         match self {
             Primitive::Unary(_) | Primitive::Binary(_) => Ok(()),
-            Primitive::DotGeneral { dims, precision, preferred_element_type } => {
+            Primitive::DotGeneral {
+                dims,
+                precision,
+                preferred_element_type,
+            } => {
                 let precision = precision.map_or("None".to_string(), |p| p.name().to_string());
                 let preferred = preferred_element_type.map_or("None", |d| d.name());
                 write!(
@@ -335,7 +381,10 @@ impl fmt::Display for Primitive {
             Primitive::Reshape { new_sizes } => {
                 write!(f, "[dimensions=None new_sizes={}]", tuple(new_sizes))
             }
-            Primitive::BroadcastInDim { shape, broadcast_dimensions } => write!(
+            Primitive::BroadcastInDim {
+                shape,
+                broadcast_dimensions,
+            } => write!(
                 f,
                 "[broadcast_dimensions={} shape={}]",
                 tuple(broadcast_dimensions),
@@ -344,7 +393,9 @@ impl fmt::Display for Primitive {
             Primitive::ConvertElementType { new_dtype } => {
                 write!(f, "[new_dtype={} weak_type=False]", new_dtype.name())
             }
-            Primitive::Transpose { permutation } => write!(f, "[permutation={}]", tuple(permutation)),
+            Primitive::Transpose { permutation } => {
+                write!(f, "[permutation={}]", tuple(permutation))
+            }
             Primitive::ReduceSum { axes } | Primitive::ReduceMax { axes } => {
                 write!(f, "[axes={}]", tuple(axes))
             }

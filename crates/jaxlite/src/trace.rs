@@ -107,7 +107,12 @@ pub struct Context {
 
 impl Context {
     pub fn new(executor: Box<dyn Executor>) -> Context {
-        Context { frames: Vec::new(), next_var: 0, executor, default_precision: Precision::Default }
+        Context {
+            frames: Vec::new(),
+            next_var: 0,
+            executor,
+            default_precision: Precision::Default,
+        }
     }
 
     pub fn is_tracing(&self) -> bool {
@@ -124,7 +129,12 @@ impl Context {
 
     /// Starts tracing a function; returns one tracer per argument.
     pub fn begin_trace(&mut self, args: &[Aval]) -> Vec<Tensor> {
-        self.frames.push(Frame { invars: vec![], eqns: vec![], consts: vec![], types: HashMap::new() });
+        self.frames.push(Frame {
+            invars: vec![],
+            eqns: vec![],
+            consts: vec![],
+            types: HashMap::new(),
+        });
         let tracers: Vec<Rc<Tracer>> = args.iter().map(|a| self.fresh(a.clone())).collect();
         let frame = self.frames.last_mut().expect("frame just pushed");
         frame.invars = tracers.iter().map(|t| t.var).collect();
@@ -133,14 +143,29 @@ impl Context {
 
     /// Ends the innermost trace with the function's outputs.
     pub fn end_trace(&mut self, outs: &[Tensor]) -> Result<ClosedJaxpr, JaxError> {
-        let outvars: Vec<Atom> =
-            outs.iter().map(|t| self.atom(t, false)).collect::<Result<_, _>>()?;
-        let frame = self.frames.pop().ok_or_else(|| JaxError("no trace in progress".into()))?;
+        let outvars: Vec<Atom> = outs
+            .iter()
+            .map(|t| self.atom(t, false))
+            .collect::<Result<_, _>>()?;
+        let frame = self
+            .frames
+            .pop()
+            .ok_or_else(|| JaxError("no trace in progress".into()))?;
         if self.frames.is_empty() {
             self.next_var = 0;
         }
-        let (constvars, consts) = frame.consts.into_iter().map(|(v, a)| (v, (*a).clone())).unzip();
-        let jaxpr = Jaxpr { constvars, invars: frame.invars, eqns: frame.eqns, outvars, types: frame.types };
+        let (constvars, consts) = frame
+            .consts
+            .into_iter()
+            .map(|(v, a)| (v, (*a).clone()))
+            .unzip();
+        let jaxpr = Jaxpr {
+            constvars,
+            invars: frame.invars,
+            eqns: frame.eqns,
+            outvars,
+            types: frame.types,
+        };
         Ok(ClosedJaxpr { jaxpr, consts })
     }
 
@@ -163,14 +188,22 @@ impl Context {
                     .into(),
             )),
             Tensor::Concrete(a) if scalars_inline && a.aval.rank() == 0 => {
-                Ok(Atom::Literal(Literal { value: a.to_f64_vec()[0], aval: a.aval.clone() }))
+                Ok(Atom::Literal(Literal {
+                    value: a.to_f64_vec()[0],
+                    aval: a.aval.clone(),
+                }))
             }
             Tensor::Concrete(a) => {
                 let frame = &self.frames[level];
                 if let Some((v, _)) = frame.consts.iter().find(|(_, c)| Rc::ptr_eq(c, a)) {
                     return Ok(Atom::Var(*v));
                 }
-                let var = self.fresh(Aval { weak_type: false, ..a.aval.clone() }).var;
+                let var = self
+                    .fresh(Aval {
+                        weak_type: false,
+                        ..a.aval.clone()
+                    })
+                    .var;
                 self.frames[level].consts.push((var, a.clone()));
                 Ok(Atom::Var(var))
             }
@@ -178,16 +211,26 @@ impl Context {
     }
 
     /// Applies a primitive: records it when tracing, runs it as a one-op program otherwise.
-    pub async fn bind(&mut self, prim: Primitive, inputs: &[Tensor]) -> Result<Vec<Tensor>, JaxError> {
+    pub async fn bind(
+        &mut self,
+        prim: Primitive,
+        inputs: &[Tensor],
+    ) -> Result<Vec<Tensor>, JaxError> {
         let in_avals: Vec<Aval> = inputs.iter().map(|t| t.aval().clone()).collect();
         let out_avals = prim.abstract_eval(&in_avals)?;
         // Under `jit` every op is staged out, even on constants (JAX's omnistaging).
         if self.is_tracing() {
-            let atoms: Vec<Atom> =
-                inputs.iter().map(|t| self.atom(t, true)).collect::<Result<_, _>>()?;
+            let atoms: Vec<Atom> = inputs
+                .iter()
+                .map(|t| self.atom(t, true))
+                .collect::<Result<_, _>>()?;
             let outs: Vec<Rc<Tracer>> = out_avals.into_iter().map(|a| self.fresh(a)).collect();
             let frame = self.frames.last_mut().expect("tracing");
-            frame.eqns.push(Eqn { prim, inputs: atoms, outputs: outs.iter().map(|t| t.var).collect() });
+            frame.eqns.push(Eqn {
+                prim,
+                inputs: atoms,
+                outputs: outs.iter().map(|t| t.var).collect(),
+            });
             return Ok(outs.into_iter().map(Tensor::Traced).collect());
         }
         self.run_eager(prim, inputs).await
@@ -195,7 +238,11 @@ impl Context {
 
     /// Eager dispatch, as JAX does outside `jit`: the op alone becomes a program. Scalar operands
     /// are inlined as literals, so `x / 10.0` runs with an immediate operand.
-    async fn run_eager(&mut self, prim: Primitive, inputs: &[Tensor]) -> Result<Vec<Tensor>, JaxError> {
+    async fn run_eager(
+        &mut self,
+        prim: Primitive,
+        inputs: &[Tensor],
+    ) -> Result<Vec<Tensor>, JaxError> {
         let name = prim.name().to_string();
         let mut args = Vec::new();
         self.begin_trace(&[]);
@@ -203,18 +250,31 @@ impl Context {
         for t in inputs {
             let a = t.concrete().expect("eager inputs are concrete");
             if a.aval.rank() == 0 {
-                atoms.push(Atom::Literal(Literal { value: a.to_f64_vec()[0], aval: a.aval.clone() }));
+                atoms.push(Atom::Literal(Literal {
+                    value: a.to_f64_vec()[0],
+                    aval: a.aval.clone(),
+                }));
             } else {
-                let var = self.fresh(Aval { weak_type: false, ..a.aval.clone() }).var;
+                let var = self
+                    .fresh(Aval {
+                        weak_type: false,
+                        ..a.aval.clone()
+                    })
+                    .var;
                 self.frames.last_mut().expect("frame").invars.push(var);
                 atoms.push(Atom::Var(var));
                 args.push(a.clone());
             }
         }
-        let out_avals = prim.abstract_eval(&inputs.iter().map(|t| t.aval().clone()).collect::<Vec<_>>())?;
+        let out_avals =
+            prim.abstract_eval(&inputs.iter().map(|t| t.aval().clone()).collect::<Vec<_>>())?;
         let outs: Vec<Rc<Tracer>> = out_avals.iter().map(|a| self.fresh(a.clone())).collect();
         let frame = self.frames.last_mut().expect("frame");
-        frame.eqns.push(Eqn { prim, inputs: atoms, outputs: outs.iter().map(|t| t.var).collect() });
+        frame.eqns.push(Eqn {
+            prim,
+            inputs: atoms,
+            outputs: outs.iter().map(|t| t.var).collect(),
+        });
         let closed = self.end_trace(&outs.into_iter().map(Tensor::Traced).collect::<Vec<_>>())?;
         let results = self.execute(name, closed.jaxpr, args).await?;
         Ok(results
@@ -228,8 +288,18 @@ impl Context {
     }
 
     /// Runs a traced function (constants first, then arguments) through the executor.
-    pub async fn execute(&mut self, name: String, jaxpr: Jaxpr, args: Vec<Array>) -> Result<Vec<Array>, JaxError> {
-        let call = ProgramCall { name, jaxpr, args, default_precision: self.default_precision };
+    pub async fn execute(
+        &mut self,
+        name: String,
+        jaxpr: Jaxpr,
+        args: Vec<Array>,
+    ) -> Result<Vec<Array>, JaxError> {
+        let call = ProgramCall {
+            name,
+            jaxpr,
+            args,
+            default_precision: self.default_precision,
+        };
         self.executor.execute(call).await
     }
 }

@@ -1,0 +1,153 @@
+//! The skeleton function through the compiler: its assembly (golden) and its values on the CPU
+//! backend against the reference evaluator, at every precision.
+
+use compiler::{compile, CompileOptions};
+use emu::CpuBackend;
+use expect_test::expect;
+use jaxlite::eval::{eval_jaxpr, ReferenceExecutor};
+use jaxlite::numpy as jnp;
+use jaxlite::{Array, Aval, BinaryOp, ClosedJaxpr, Context, DType, Precision, UnaryOp};
+
+/// Traces `tanh(x @ w) * 2.0 + 1.0` for x: f32[m,k], w: f32[k,n].
+fn trace_skeleton(m: usize, k: usize, n: usize) -> ClosedJaxpr {
+    let mut ctx = Context::new(Box::new(ReferenceExecutor::default()));
+    pollster::block_on(async {
+        let args = ctx.begin_trace(&[
+            Aval::new(vec![m, k], DType::F32),
+            Aval::new(vec![k, n], DType::F32),
+        ]);
+        let y = jnp::matmul(&mut ctx, &args[0], &args[1], None)
+            .await
+            .unwrap();
+        let y = jnp::unary(&mut ctx, UnaryOp::Tanh, &y).await.unwrap();
+        let y = jnp::binary(
+            &mut ctx,
+            BinaryOp::Mul,
+            &y,
+            &Array::weak_scalar_f32(2.0).into(),
+        )
+        .await
+        .unwrap();
+        let y = jnp::binary(
+            &mut ctx,
+            BinaryOp::Add,
+            &y,
+            &Array::weak_scalar_f32(1.0).into(),
+        )
+        .await
+        .unwrap();
+        ctx.end_trace(&[y]).unwrap()
+    })
+}
+
+fn opts(precision: Precision) -> CompileOptions {
+    CompileOptions {
+        mxu_rows: 128,
+        mxu_cols: 128,
+        default_precision: precision,
+    }
+}
+
+/// A deterministic spread of values with all bits of the mantissa in play.
+fn values(n: usize, seed: u32) -> Vec<f32> {
+    let mut s = seed.wrapping_mul(2_654_435_761).wrapping_add(1);
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            (s as f32 / u32::MAX as f32) * 4.0 - 2.0
+        })
+        .collect()
+}
+
+#[test]
+fn skeleton_jaxpr_and_assembly() {
+    let closed = trace_skeleton(3, 4, 5);
+    expect![[r#"
+        { lambda ; a:f32[3,4] b:f32[4,5]. let
+            c:f32[3,5] = dot_general[dimension_numbers=(([1], [0]), ([], [])) precision=None preferred_element_type=float32] a b
+            d:f32[3,5] = tanh c
+            e:f32[3,5] = mul d 2.0:f32[]
+            f:f32[3,5] = add e 1.0:f32[]
+          in (f,) }"#]]
+    .assert_eq(&closed.jaxpr.to_string());
+    let program = compile("f", &closed.jaxpr, &opts(Precision::Default)).unwrap();
+    expect![[r#"
+        program f  ; hbm 47 words, vmem 92 words, 165 flops
+          input  in0 f32[3, 4] @ hbm[0]
+          input  in1 f32[4, 5] @ hbm[12]
+          output out0 f32[3, 5] @ hbm[32]
+             0: dma.load    hbm[0] 3x4/4 -> vmem[0] 3x4/4 sem=0
+             1: dma.load    hbm[12] 4x5/5 -> vmem[12] 4x5/5 sem=0
+             2: wait        sem=0 count=2
+             3: mxu.weights vmem[12] 4x5/5 part=hi
+             4: mxu.matmul  vmem[0] 3x4/4 -> vmem[32] 3x5/5 part=hi set
+             5: v.tanh      vmem[32] -> vmem[47] len=15
+             6: v.mul       vmem[47], 2.0 -> vmem[62] len=15
+             7: v.add       vmem[62], 1.0 -> vmem[77] len=15
+             8: dma.store   vmem[77] 3x5/5 -> hbm[32] 3x5/5 sem=1
+             9: wait        sem=1 count=1
+    "#]]
+    .assert_eq(&program.to_string());
+}
+
+/// Compiled on the CPU backend, the matmul is bit-identical to the reference evaluator
+/// (K fits one MXU tile, so both sum in the same order); tanh differs from the host's libm by
+/// at most a few ulp.
+#[test]
+fn compiled_values_match_the_reference() {
+    for precision in [Precision::Default, Precision::High, Precision::Highest] {
+        for (m, k, n) in [(3, 4, 5), (1, 1, 1), (7, 128, 129), (130, 3, 2)] {
+            let closed = trace_skeleton(m, k, n);
+            let program = compile("f", &closed.jaxpr, &opts(precision)).unwrap();
+            let (x, w) = (values(m * k, 1), values(k * n, 2));
+            let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<u32>>();
+            let out = CpuBackend
+                .run_sync(&program, &[bits(&x), bits(&w)])
+                .unwrap();
+            let args = [
+                Array::from_f32(vec![m, k], x),
+                Array::from_f32(vec![k, n], w),
+            ];
+            let want = eval_jaxpr(&closed.jaxpr, &args, precision).unwrap()[0].to_f32_vec();
+            for (i, (&got, want)) in out[0].iter().zip(want).enumerate() {
+                let got = f32::from_bits(got);
+                assert!(
+                    (got - want).abs() <= 8.0 * f32::EPSILON * (want.abs() + 2.0),
+                    "{precision:?} {m}x{k}x{n} [{i}]: {got} vs {want}"
+                );
+            }
+        }
+    }
+}
+
+/// The matmul alone is bit-exact against the reference at every precision when K fits a tile.
+#[test]
+fn matmul_is_bit_exact() {
+    for precision in [Precision::Default, Precision::High, Precision::Highest] {
+        let mut ctx = Context::new(Box::new(ReferenceExecutor::default()));
+        let closed = pollster::block_on(async {
+            let args = ctx.begin_trace(&[
+                Aval::new(vec![9, 100], DType::F32),
+                Aval::new(vec![100, 130], DType::F32),
+            ]);
+            let y = jnp::matmul(&mut ctx, &args[0], &args[1], None)
+                .await
+                .unwrap();
+            ctx.end_trace(&[y]).unwrap()
+        });
+        let program = compile("mm", &closed.jaxpr, &opts(precision)).unwrap();
+        let (x, w) = (values(900, 3), values(13000, 4));
+        let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<u32>>();
+        let out = CpuBackend
+            .run_sync(&program, &[bits(&x), bits(&w)])
+            .unwrap();
+        let args = [
+            Array::from_f32(vec![9, 100], x),
+            Array::from_f32(vec![100, 130], w),
+        ];
+        let want = eval_jaxpr(&closed.jaxpr, &args, precision).unwrap()[0].to_f32_vec();
+        assert_eq!(out[0], bits(&want), "{precision:?}");
+    }
+}
