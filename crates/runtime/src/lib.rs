@@ -1,1 +1,239 @@
+//! runtime: runs a script end to end. It chooses the backend, implements `jaxlite`'s
+//! [`Executor`] by compiling each program once (cached by its Jaxpr) and running it on the
+//! backend, times every program with the emulator's timing model, and collects the
+//! [`RunReport`]: what the script printed and each program's counters.
 
+mod report;
+
+pub use report::{ProgramReport, RunFailure, RunReport};
+
+use emu::{Backend, CpuBackend, TpuConfig};
+use jaxlite::{Array, Context, Executor, JaxError, LocalFuture, Precision, ProgramCall};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// Which backend computes the values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendChoice {
+    /// The GPU when there is a hardware adapter, else the CPU (faster than a software GPU).
+    Auto,
+    Cpu,
+    Gpu,
+}
+
+impl BackendChoice {
+    pub fn parse(name: &str) -> Option<BackendChoice> {
+        Some(match name {
+            "auto" => BackendChoice::Auto,
+            "cpu" => BackendChoice::Cpu,
+            "gpu" => BackendChoice::Gpu,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub backend: BackendChoice,
+    pub machine: TpuConfig,
+    /// The initial `jax_default_matmul_precision`; the script may change it.
+    pub precision: Precision,
+}
+
+impl Default for RunOptions {
+    fn default() -> RunOptions {
+        RunOptions {
+            backend: BackendChoice::Auto,
+            machine: TpuConfig::v5e(),
+            precision: Precision::Default,
+        }
+    }
+}
+
+/// The backend shared between the engine and a run's executor. The executor takes it out
+/// while a program runs, so no borrow is held across an await.
+type BackendSlot = Rc<RefCell<Option<Box<dyn Backend>>>>;
+
+/// Owns what outlives a run: the GPU device (created once, on first use).
+#[derive(Default)]
+pub struct Engine {
+    gpu: Option<BackendSlot>,
+    gpu_error: Option<String>,
+    gpu_is_software: bool,
+}
+
+impl Engine {
+    pub fn new() -> Engine {
+        Engine::default()
+    }
+
+    async fn gpu(&mut self) -> Result<BackendSlot, String> {
+        if let Some(slot) = &self.gpu {
+            if slot.borrow().is_some() {
+                return Ok(slot.clone());
+            }
+        }
+        if let Some(e) = &self.gpu_error {
+            return Err(e.clone());
+        }
+        match gpu::GpuBackend::new().await {
+            Ok(g) => {
+                self.gpu_is_software = g.is_software();
+                let slot: BackendSlot = Rc::new(RefCell::new(Some(Box::new(g))));
+                self.gpu = Some(slot.clone());
+                Ok(slot)
+            }
+            Err(e) => {
+                self.gpu_error = Some(e.clone());
+                Err(e)
+            }
+        }
+    }
+
+    /// The backend for this run and why it was chosen.
+    async fn choose(&mut self, choice: BackendChoice) -> Result<(BackendSlot, String), String> {
+        let cpu = || -> BackendSlot { Rc::new(RefCell::new(Some(Box::new(CpuBackend)))) };
+        match choice {
+            BackendChoice::Cpu => Ok((cpu(), "the CPU backend was requested".into())),
+            BackendChoice::Gpu => Ok((self.gpu().await?, "the GPU backend was requested".into())),
+            BackendChoice::Auto => match self.gpu().await {
+                Ok(_) if self.gpu_is_software => Ok((
+                    cpu(),
+                    "the only GPU adapter is a software rasterizer; the CPU backend is faster"
+                        .into(),
+                )),
+                Ok(slot) => Ok((slot, "a hardware GPU adapter is available".into())),
+                Err(e) => Ok((cpu(), format!("no GPU backend: {e}"))),
+            },
+        }
+    }
+
+    /// Runs `source` and reports what it printed and what each program cost.
+    pub async fn run_script(
+        &mut self,
+        source: &str,
+        opts: &RunOptions,
+    ) -> Result<RunReport, RunFailure> {
+        let (slot, reason) = self
+            .choose(opts.backend)
+            .await
+            .map_err(RunFailure::without_location)?;
+        let (backend, adapter) = {
+            let b = slot.borrow();
+            let b = b.as_ref().expect("backend present between runs");
+            (b.name(), b.adapter())
+        };
+        let programs = Rc::new(RefCell::new(Vec::new()));
+        let executor = EngineExecutor {
+            backend: slot,
+            machine: opts.machine.clone(),
+            cache: HashMap::new(),
+            programs: programs.clone(),
+        };
+        let mut ctx = Context::new(Box::new(executor));
+        ctx.default_precision = opts.precision;
+        let result = lang::run_script(source, &mut ctx).await;
+        let programs = programs.borrow().clone();
+        match result {
+            Ok(out) => Ok(RunReport {
+                prints: out.prints,
+                stdout: out.stdout,
+                programs,
+                machine: opts.machine.name.clone(),
+                backend,
+                adapter,
+                backend_reason: reason,
+            }),
+            Err(failure) => Err(RunFailure {
+                errors: failure.errors,
+                stdout: failure.output.stdout,
+            }),
+        }
+    }
+}
+
+/// A compiled program and its timing, shared by every call with the same Jaxpr.
+struct Compiled {
+    program: Rc<isa::Program>,
+    /// Index of this program's entry in the report.
+    report: usize,
+}
+
+struct EngineExecutor {
+    backend: BackendSlot,
+    machine: TpuConfig,
+    /// Keyed by name, precision and the Jaxpr's text (which includes every shape and dtype).
+    cache: HashMap<String, Compiled>,
+    programs: Rc<RefCell<Vec<ProgramReport>>>,
+}
+
+impl EngineExecutor {
+    fn compile(&mut self, call: &ProgramCall) -> Result<(Rc<isa::Program>, usize), JaxError> {
+        let jaxpr_text = call.jaxpr.to_string();
+        let key = format!("{}\n{:?}\n{jaxpr_text}", call.name, call.default_precision);
+        if let Some(c) = self.cache.get(&key) {
+            return Ok((c.program.clone(), c.report));
+        }
+        let opts = compiler::CompileOptions {
+            mxu_rows: self.machine.mxu_rows,
+            mxu_cols: self.machine.mxu_cols,
+            default_precision: call.default_precision,
+        };
+        let program = compiler::compile(&call.name, &call.jaxpr, &opts)
+            .map_err(|e| JaxError(format!("cannot compile {}: {e}", call.name)))?;
+        let timing = emu::simulate(&program, &self.machine);
+        let mut programs = self.programs.borrow_mut();
+        programs.push(ProgramReport {
+            name: call.name.clone(),
+            calls: 0,
+            counters: timing.counters,
+            jaxpr: jaxpr_text,
+            asm: program.to_string(),
+        });
+        let compiled = Compiled {
+            program: Rc::new(program),
+            report: programs.len() - 1,
+        };
+        let out = (compiled.program.clone(), compiled.report);
+        self.cache.insert(key, compiled);
+        Ok(out)
+    }
+}
+
+fn to_words(a: &Array) -> Vec<u32> {
+    a.to_f32_vec().iter().map(|x| x.to_bits()).collect()
+}
+
+impl Executor for EngineExecutor {
+    fn execute(&mut self, call: ProgramCall) -> LocalFuture<'_, Result<Vec<Array>, JaxError>> {
+        Box::pin(async move {
+            let (program, report) = self.compile(&call)?;
+            let inputs: Vec<Vec<u32>> = call.args.iter().map(to_words).collect();
+            let mut backend =
+                self.backend.borrow_mut().take().ok_or_else(|| {
+                    JaxError("the backend was lost by an earlier failed run".into())
+                })?;
+            let result = backend.run(&program, &inputs).await;
+            *self.backend.borrow_mut() = Some(backend);
+            let outputs = result.map_err(|e| {
+                JaxError(format!(
+                    "{} failed on the {} backend: {e}",
+                    call.name, "emulated TPU"
+                ))
+            })?;
+            self.programs.borrow_mut()[report].calls += 1;
+            Ok(program
+                .outputs
+                .iter()
+                .zip(outputs)
+                .map(|(buf, words)| {
+                    Array::from_f32(
+                        buf.shape.clone(),
+                        words.into_iter().map(f32::from_bits).collect(),
+                    )
+                })
+                .collect())
+        })
+    }
+}

@@ -1,1 +1,51 @@
+//! The engine's JS API (wasm-bindgen). One function, `run_script`, whose promise always
+//! resolves to JSON: the run's report, or its errors with their places. Errors are values all
+//! the way down; should a bug panic anyway, wasm32 aborts (it has no unwinding), the promise
+//! rejects, and the page replaces its worker.
 
+use runtime::{BackendChoice, Engine, RunFailure, RunOptions};
+use std::cell::RefCell;
+use wasm_bindgen::prelude::*;
+
+thread_local! {
+    /// One engine per worker, so the GPU device and its pipelines are created once.
+    static ENGINE: RefCell<Option<Engine>> = const { RefCell::new(None) };
+}
+
+/// Options as the page sends them: `{"backend": "auto"|"cpu"|"gpu", "precision":
+/// "default"|"high"|"highest", "machine": "v5e"}`; every field optional.
+fn parse_options(json: &str) -> Result<RunOptions, String> {
+    let value: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| format!("bad options JSON: {e}"))?;
+    let field = |name: &str| value.get(name).and_then(|v| v.as_str());
+    let mut opts = RunOptions::default();
+    if let Some(b) = field("backend") {
+        opts.backend = BackendChoice::parse(b).ok_or_else(|| format!("unknown backend '{b}'"))?;
+    }
+    if let Some(p) = field("precision") {
+        opts.precision =
+            jaxlite::Precision::parse(p).ok_or_else(|| format!("unknown precision '{p}'"))?;
+    }
+    if let Some(m) = field("machine") {
+        opts.machine = emu::TpuConfig::preset(m).ok_or_else(|| format!("unknown machine '{m}'"))?;
+    }
+    Ok(opts)
+}
+
+/// Runs a script. Resolves to `{"ok": true, "stdout", "prints", "programs", "machine",
+/// "backend", "adapter", "backend_reason"}` or `{"ok": false, "errors": [{"message", "line",
+/// "col"}], "stdout"}`.
+#[wasm_bindgen]
+pub async fn run_script(source: String, options_json: String) -> String {
+    let opts = match parse_options(&options_json) {
+        Ok(o) => o,
+        Err(e) => return RunFailure::without_location(e).to_json(),
+    };
+    let mut engine = ENGINE.with(|e| e.borrow_mut().take()).unwrap_or_default();
+    let json = match engine.run_script(&source, &opts).await {
+        Ok(report) => report.to_json(true),
+        Err(failure) => failure.to_json(),
+    };
+    ENGINE.with(|e| *e.borrow_mut() = Some(engine));
+    json
+}

@@ -1,0 +1,77 @@
+//! The `tpu` binary as a user runs it.
+
+use std::process::Command;
+
+fn tpu(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_tpu"))
+        .args(args)
+        .output()
+        .expect("tpu runs")
+}
+
+fn script(name: &str) -> String {
+    format!("{}/../../tests/scripts/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn run_prints_what_the_script_prints() {
+    let out = tpu(&["run", &script("skeleton.py"), "--backend", "cpu"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let expected = std::fs::read_to_string(script("skeleton.expected")).unwrap();
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
+}
+
+#[test]
+fn json_is_one_object_and_backends_agree() {
+    let mut reports = Vec::new();
+    for backend in ["cpu", "gpu"] {
+        let out = tpu(&[
+            "run",
+            &script("skeleton.py"),
+            "--json",
+            "--backend",
+            backend,
+        ]);
+        assert!(
+            out.status.success(),
+            "{backend}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let json: serde_json::Value =
+            serde_json::from_slice(&out.stdout).expect("stdout is exactly one JSON object");
+        assert_eq!(json["backend"], backend);
+        reports.push(json);
+    }
+    assert_eq!(reports[0]["prints"], reports[1]["prints"]);
+    assert_eq!(reports[0]["programs"], reports[1]["programs"]);
+    assert!(reports[1]["adapter"].is_string());
+}
+
+#[test]
+fn errors_go_to_stderr_with_a_place_and_fail() {
+    let dir = std::env::temp_dir().join(format!("tpu-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("bad.py");
+    std::fs::write(
+        &file,
+        "import jax.numpy as jnp\nprint(jnp.ones((2, 3)) @ jnp.ones((2, 3)))\n",
+    )
+    .unwrap();
+    let out = tpu(&["run", file.to_str().unwrap(), "--backend", "cpu"]);
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("bad.py:2:24: error:"), "{stderr}");
+    assert!(stderr.contains("contracting dimensions"), "{stderr}");
+}
+
+#[test]
+fn unknown_machine_is_a_clear_error() {
+    let out = tpu(&["run", &script("skeleton.py"), "--machine", "v99"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown machine 'v99'"));
+}

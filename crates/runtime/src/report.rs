@@ -1,0 +1,191 @@
+//! What a run returns, and its JSON form (the `tpu run --json` and wasm `run_script` format).
+
+use emu::Counters;
+use jaxlite::{Array, Data};
+use lang::{PrintItem, ScriptError};
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
+
+/// One compiled program of the run.
+#[derive(Clone, Debug, Serialize)]
+pub struct ProgramReport {
+    pub name: String,
+    /// How many times it ran; its counters are per call.
+    pub calls: u64,
+    pub counters: Counters,
+    /// The Jaxpr it was compiled from and its assembly listing, as text.
+    pub jaxpr: String,
+    pub asm: String,
+}
+
+#[derive(Debug)]
+pub struct RunReport {
+    pub prints: Vec<Vec<PrintItem>>,
+    pub stdout: String,
+    pub programs: Vec<ProgramReport>,
+    pub machine: String,
+    pub backend: &'static str,
+    pub adapter: Option<String>,
+    pub backend_reason: String,
+}
+
+/// A run that did not finish: every error with its place, and what was printed before.
+#[derive(Debug)]
+pub struct RunFailure {
+    pub errors: Vec<ScriptError>,
+    pub stdout: String,
+}
+
+impl RunFailure {
+    /// An error that belongs to no line of the script (line and column 0).
+    pub fn without_location(message: String) -> RunFailure {
+        RunFailure {
+            errors: vec![ScriptError {
+                message,
+                line: 0,
+                col: 0,
+            }],
+            stdout: String::new(),
+        }
+    }
+}
+
+/// Elements as JSON numbers; f32 keeps its shortest digits, and non-finite values, which JSON
+/// cannot hold, become the strings "NaN", "Infinity" and "-Infinity".
+struct Elements<'a>(&'a Array);
+
+fn float<S: SerializeSeq>(seq: &mut S, x: f32) -> Result<(), S::Error> {
+    if x.is_finite() {
+        seq.serialize_element(&x)
+    } else if x.is_nan() {
+        seq.serialize_element("NaN")
+    } else if x > 0.0 {
+        seq.serialize_element("Infinity")
+    } else {
+        seq.serialize_element("-Infinity")
+    }
+}
+
+impl Serialize for Elements<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.size()))?;
+        match &self.0.data {
+            Data::F32(v) => v.iter().try_for_each(|&x| float(&mut seq, x))?,
+            Data::BF16(v) => v.iter().try_for_each(|x| float(&mut seq, x.to_f32()))?,
+            Data::I32(v) => v.iter().try_for_each(|x| seq.serialize_element(x))?,
+            Data::Bool(v) => v.iter().try_for_each(|x| seq.serialize_element(x))?,
+        }
+        seq.end()
+    }
+}
+
+struct Item<'a>(&'a PrintItem);
+
+impl Serialize for Item<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            PrintItem::Text(t) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("text", t)?;
+                m.end()
+            }
+            PrintItem::Array(a) => {
+                let mut m = s.serialize_map(Some(3))?;
+                m.serialize_entry("shape", a.shape())?;
+                m.serialize_entry("dtype", a.dtype().name())?;
+                m.serialize_entry("data", &Elements(a))?;
+                m.end()
+            }
+        }
+    }
+}
+
+impl RunReport {
+    /// The JSON object documented in docs/cli.md: prints, programs (name, calls, counters),
+    /// machine, backend, adapter. With `details`, also stdout, each program's Jaxpr and
+    /// assembly, and why the backend was chosen (what the web page shows).
+    pub fn to_json(&self, details: bool) -> String {
+        #[derive(Serialize)]
+        struct Program<'a> {
+            name: &'a str,
+            calls: u64,
+            counters: &'a Counters,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            jaxpr: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            asm: Option<&'a str>,
+        }
+        #[derive(Serialize)]
+        struct Report<'a> {
+            #[serde(skip_serializing_if = "Option::is_none")]
+            ok: Option<bool>,
+            prints: Vec<Vec<Item<'a>>>,
+            programs: Vec<Program<'a>>,
+            machine: &'a str,
+            backend: &'a str,
+            adapter: &'a Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            backend_reason: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            stdout: Option<&'a str>,
+        }
+        let report = Report {
+            ok: details.then_some(true),
+            prints: self
+                .prints
+                .iter()
+                .map(|p| p.iter().map(Item).collect())
+                .collect(),
+            programs: self
+                .programs
+                .iter()
+                .map(|p| Program {
+                    name: &p.name,
+                    calls: p.calls,
+                    counters: &p.counters,
+                    jaxpr: details.then_some(p.jaxpr.as_str()),
+                    asm: details.then_some(p.asm.as_str()),
+                })
+                .collect(),
+            machine: &self.machine,
+            backend: self.backend,
+            adapter: &self.adapter,
+            backend_reason: details.then_some(self.backend_reason.as_str()),
+            stdout: details.then_some(self.stdout.as_str()),
+        };
+        serde_json::to_string(&report).expect("a report always serializes")
+    }
+}
+
+impl RunFailure {
+    /// `{"ok": false, "errors": [{"message", "line", "col"}], "stdout"}`.
+    pub fn to_json(&self) -> String {
+        #[derive(Serialize)]
+        struct E<'a> {
+            message: &'a str,
+            line: u32,
+            col: u32,
+        }
+        #[derive(Serialize)]
+        struct F<'a> {
+            ok: bool,
+            errors: Vec<E<'a>>,
+            stdout: &'a str,
+        }
+        let errors = self
+            .errors
+            .iter()
+            .map(|e| E {
+                message: &e.message,
+                line: e.line,
+                col: e.col,
+            })
+            .collect();
+        serde_json::to_string(&F {
+            ok: false,
+            errors,
+            stdout: &self.stdout,
+        })
+        .expect("serializes")
+    }
+}
