@@ -1,1 +1,105 @@
+//! The playground's language: a Python subset in which users write JAX.
+//!
+//! [`parse`] turns source into an [`ast::Module`] and every syntax error it found (the parser
+//! recovers at statement boundaries and never panics). [`run_script`] parses, then interprets
+//! the module with a tree-walking interpreter whose `jax` and `jax.numpy` names are bound to
+//! `jaxlite`: array operations go through a [`jaxlite::Context`], so they run eagerly through
+//! its executor or, inside `jax.jit`, are traced into a Jaxpr.
 
+pub mod ast;
+mod interp;
+pub mod jnp_extra;
+mod lexer;
+mod parser;
+
+use std::fmt;
+
+pub use interp::{DEFAULT_RECURSION_LIMIT, DEFAULT_STEP_BUDGET};
+
+/// An error with its place in the script: 1-based line and column (in chars).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScriptError {
+    pub message: String,
+    pub line: u32,
+    pub col: u32,
+}
+
+impl fmt::Display for ScriptError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.col, self.message)
+    }
+}
+
+impl std::error::Error for ScriptError {}
+
+/// One positional argument of a `print()` call, for front ends that render arrays richly.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PrintItem {
+    /// A concrete array, or a Python number as a 0-d array (int → int32, float → float32,
+    /// bool → bool).
+    Array(jaxlite::Array),
+    /// Any other value, as `str()` prints it.
+    Text(String),
+}
+
+/// What a script printed: one entry per `print()` call, and the text CPython would print.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunOutput {
+    pub prints: Vec<Vec<PrintItem>>,
+    pub stdout: String,
+}
+
+/// Why a script failed: every parse error, or the one runtime error; with what it printed
+/// before failing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScriptFailure {
+    pub errors: Vec<ScriptError>,
+    pub output: RunOutput,
+}
+
+/// How far a script may run before it is stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Evaluation steps (one per statement and expression evaluated).
+    pub steps: u64,
+    /// Python call frames.
+    pub recursion: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            steps: DEFAULT_STEP_BUDGET,
+            recursion: DEFAULT_RECURSION_LIMIT,
+        }
+    }
+}
+
+/// Parses `source` into a module and every syntax error found. Never panics.
+pub fn parse(source: &str) -> (ast::Module, Vec<ScriptError>) {
+    parser::parse(source)
+}
+
+/// Parses, then interprets `source` with the default [`Limits`].
+pub async fn run_script(
+    source: &str,
+    ctx: &mut jaxlite::Context,
+) -> Result<RunOutput, ScriptFailure> {
+    run_script_with_limits(source, ctx, Limits::default()).await
+}
+
+/// [`run_script`] with explicit limits on steps and recursion.
+pub async fn run_script_with_limits(
+    source: &str,
+    ctx: &mut jaxlite::Context,
+    limits: Limits,
+) -> Result<RunOutput, ScriptFailure> {
+    let (module, errors) = parse(source);
+    if !errors.is_empty() {
+        return Err(ScriptFailure {
+            errors,
+            output: RunOutput::default(),
+        });
+    }
+    interp::run(&module, ctx, limits).await
+}

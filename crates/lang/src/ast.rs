@@ -1,0 +1,482 @@
+//! The syntax tree. Every statement and expression carries the place where it starts, so the
+//! interpreter can point at the code that raised an error. `Display` prints a compact
+//! S-expression form used by the golden tests.
+
+use std::fmt::{self, Write};
+use std::rc::Rc;
+
+/// A 1-based line and column (in chars).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Span {
+    pub line: u32,
+    pub col: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Module {
+    pub body: Vec<Stmt>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stmt {
+    pub span: Span,
+    pub kind: StmtKind,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum StmtKind {
+    Expr(Expr),
+    /// `a = b = value`: every target receives the value.
+    Assign {
+        targets: Vec<Expr>,
+        value: Expr,
+    },
+    AugAssign {
+        target: Expr,
+        op: BinOp,
+        value: Expr,
+    },
+    If {
+        cond: Expr,
+        body: Vec<Stmt>,
+        orelse: Vec<Stmt>,
+    },
+    For {
+        target: Expr,
+        iter: Expr,
+        body: Vec<Stmt>,
+    },
+    While {
+        cond: Expr,
+        body: Vec<Stmt>,
+    },
+    Def(Rc<FuncDef>),
+    Return(Option<Expr>),
+    Break,
+    Continue,
+    Pass,
+    /// `import a.b as c`
+    Import {
+        module: String,
+        alias: Option<String>,
+    },
+    /// `from a import b as c, d`
+    FromImport {
+        module: String,
+        names: Vec<(String, Option<String>)>,
+    },
+}
+
+/// A `def` or a `lambda` (whose body is one `return`).
+#[derive(Debug, PartialEq)]
+pub struct FuncDef {
+    pub name: String,
+    pub params: Vec<Param>,
+    /// `*args`
+    pub vararg: Option<String>,
+    pub body: Vec<Stmt>,
+    pub decorators: Vec<Expr>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub name: String,
+    pub default: Option<Expr>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub span: Span,
+    pub kind: ExprKind,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    Name(String),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    FString(Vec<FPart>),
+    Bool(bool),
+    None,
+    Ellipsis,
+    List(Vec<Expr>),
+    Tuple(Vec<Expr>),
+    Dict(Vec<(Expr, Expr)>),
+    ListComp {
+        elt: Box<Expr>,
+        clauses: Vec<CompFor>,
+    },
+    DictComp {
+        key: Box<Expr>,
+        value: Box<Expr>,
+        clauses: Vec<CompFor>,
+    },
+    Attr(Box<Expr>, String),
+    Subscript(Box<Expr>, Box<Expr>),
+    /// `a:b:c` inside a subscript.
+    Slice(Option<Box<Expr>>, Option<Box<Expr>>, Option<Box<Expr>>),
+    Call {
+        func: Box<Expr>,
+        args: Vec<Arg>,
+    },
+    Unary(UnaryOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    And(Box<Expr>, Box<Expr>),
+    Or(Box<Expr>, Box<Expr>),
+    /// `a < b <= c`: the first operand, then each comparison.
+    Compare(Box<Expr>, Vec<(CmpOp, Expr)>),
+    IfExp {
+        cond: Box<Expr>,
+        then: Box<Expr>,
+        orelse: Box<Expr>,
+    },
+    Lambda(Rc<FuncDef>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum FPart {
+    Text(String),
+    Field { expr: Expr, spec: String },
+}
+
+/// `for target in iter if cond...` inside a comprehension.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompFor {
+    pub target: Expr,
+    pub iter: Expr,
+    pub conds: Vec<Expr>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arg {
+    Positional(Expr),
+    Star(Expr),
+    Keyword(String, Expr),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnaryOp {
+    Neg,
+    Pos,
+    Invert,
+    Not,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    FloorDiv,
+    Mod,
+    Pow,
+    MatMul,
+    BitAnd,
+    BitOr,
+    BitXor,
+    LShift,
+    RShift,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    In,
+    NotIn,
+    Is,
+    IsNot,
+}
+
+impl UnaryOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            UnaryOp::Neg => "-",
+            UnaryOp::Pos => "+",
+            UnaryOp::Invert => "~",
+            UnaryOp::Not => "not",
+        }
+    }
+}
+
+impl BinOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::FloorDiv => "//",
+            BinOp::Mod => "%",
+            BinOp::Pow => "**",
+            BinOp::MatMul => "@",
+            BinOp::BitAnd => "&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::LShift => "<<",
+            BinOp::RShift => ">>",
+        }
+    }
+}
+
+impl CmpOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "==",
+            CmpOp::Ne => "!=",
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+            CmpOp::In => "in",
+            CmpOp::NotIn => "not in",
+            CmpOp::Is => "is",
+            CmpOp::IsNot => "is not",
+        }
+    }
+}
+
+fn join<T: fmt::Display>(items: &[T]) -> String {
+    items
+        .iter()
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn opt(e: &Option<Box<Expr>>) -> String {
+    e.as_ref().map_or("_".to_string(), |e| e.to_string())
+}
+
+impl fmt::Display for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            ExprKind::Name(n) => f.write_str(n),
+            ExprKind::Int(i) => write!(f, "{i}"),
+            ExprKind::Float(x) => write!(f, "{x:?}"),
+            ExprKind::Str(s) => write!(f, "{s:?}"),
+            ExprKind::FString(parts) => {
+                f.write_str("(f")?;
+                for p in parts {
+                    match p {
+                        FPart::Text(t) => write!(f, " {t:?}")?,
+                        FPart::Field { expr, spec } if spec.is_empty() => write!(f, " {{{expr}}}")?,
+                        FPart::Field { expr, spec } => write!(f, " {{{expr}:{spec}}}")?,
+                    }
+                }
+                f.write_str(")")
+            }
+            ExprKind::Bool(b) => f.write_str(if *b { "True" } else { "False" }),
+            ExprKind::None => f.write_str("None"),
+            ExprKind::Ellipsis => f.write_str("..."),
+            ExprKind::List(items) => write!(f, "[{}]", join(items)),
+            ExprKind::Tuple(items) => write!(f, "(tuple {})", join(items)),
+            ExprKind::Dict(items) => {
+                let pairs: Vec<String> = items.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+                write!(f, "{{{}}}", pairs.join(", "))
+            }
+            ExprKind::ListComp { elt, clauses } => {
+                write!(f, "(listcomp {elt}{})", clauses_text(clauses))
+            }
+            ExprKind::DictComp {
+                key,
+                value,
+                clauses,
+            } => {
+                write!(f, "(dictcomp {key}: {value}{})", clauses_text(clauses))
+            }
+            ExprKind::Attr(obj, name) => write!(f, "{obj}.{name}"),
+            ExprKind::Subscript(obj, index) => write!(f, "(index {obj} {index})"),
+            ExprKind::Slice(a, b, c) => write!(f, "(slice {} {} {})", opt(a), opt(b), opt(c)),
+            ExprKind::Call { func, args } => {
+                write!(f, "(call {func}")?;
+                for a in args {
+                    match a {
+                        Arg::Positional(e) => write!(f, " {e}")?,
+                        Arg::Star(e) => write!(f, " *{e}")?,
+                        Arg::Keyword(k, e) => write!(f, " {k}={e}")?,
+                    }
+                }
+                f.write_str(")")
+            }
+            ExprKind::Unary(op, e) => write!(f, "({} {e})", op.symbol()),
+            ExprKind::Binary(op, a, b) => write!(f, "({} {a} {b})", op.symbol()),
+            ExprKind::And(a, b) => write!(f, "(and {a} {b})"),
+            ExprKind::Or(a, b) => write!(f, "(or {a} {b})"),
+            ExprKind::Compare(first, rest) => {
+                write!(f, "(cmp {first}")?;
+                for (op, e) in rest {
+                    write!(f, " {} {e}", op.symbol())?;
+                }
+                f.write_str(")")
+            }
+            ExprKind::IfExp { cond, then, orelse } => write!(f, "(if {cond} {then} {orelse})"),
+            ExprKind::Lambda(def) => {
+                let body = match def.body.first().map(|s| &s.kind) {
+                    Some(StmtKind::Return(Some(e))) => e.to_string(),
+                    _ => String::new(),
+                };
+                write!(f, "(lambda ({}) {body})", params_text(def))
+            }
+        }
+    }
+}
+
+fn clauses_text(clauses: &[CompFor]) -> String {
+    let mut s = String::new();
+    for c in clauses {
+        let _ = write!(s, " for {} in {}", c.target, c.iter);
+        for cond in &c.conds {
+            let _ = write!(s, " if {cond}");
+        }
+    }
+    s
+}
+
+fn params_text(def: &FuncDef) -> String {
+    let mut params: Vec<String> = def
+        .params
+        .iter()
+        .map(|p| match &p.default {
+            Some(d) => format!("{}={d}", p.name),
+            None => p.name.clone(),
+        })
+        .collect();
+    if let Some(v) = &def.vararg {
+        params.push(format!("*{v}"));
+    }
+    params.join(" ")
+}
+
+impl Stmt {
+    fn write(&self, out: &mut String, indent: usize) {
+        let pad = "  ".repeat(indent);
+        let block = |out: &mut String, body: &[Stmt]| {
+            for s in body {
+                s.write(out, indent + 1);
+            }
+        };
+        let _ = match &self.kind {
+            StmtKind::Expr(e) => writeln!(out, "{pad}{e}"),
+            StmtKind::Assign { targets, value } => {
+                writeln!(out, "{pad}(= {} {value})", join(targets))
+            }
+            StmtKind::AugAssign { target, op, value } => {
+                writeln!(out, "{pad}({}= {target} {value})", op.symbol())
+            }
+            StmtKind::If { cond, body, orelse } => {
+                let _ = writeln!(out, "{pad}(if {cond}");
+                block(out, body);
+                if !orelse.is_empty() {
+                    let _ = writeln!(out, "{pad} else");
+                    block(out, orelse);
+                }
+                writeln!(out, "{pad})")
+            }
+            StmtKind::For { target, iter, body } => {
+                let _ = writeln!(out, "{pad}(for {target} in {iter}");
+                block(out, body);
+                writeln!(out, "{pad})")
+            }
+            StmtKind::While { cond, body } => {
+                let _ = writeln!(out, "{pad}(while {cond}");
+                block(out, body);
+                writeln!(out, "{pad})")
+            }
+            StmtKind::Def(def) => {
+                for d in &def.decorators {
+                    let _ = writeln!(out, "{pad}@{d}");
+                }
+                let _ = writeln!(out, "{pad}(def {} ({})", def.name, params_text(def));
+                block(out, &def.body);
+                writeln!(out, "{pad})")
+            }
+            StmtKind::Return(Some(e)) => writeln!(out, "{pad}(return {e})"),
+            StmtKind::Return(None) => writeln!(out, "{pad}(return)"),
+            StmtKind::Break => writeln!(out, "{pad}break"),
+            StmtKind::Continue => writeln!(out, "{pad}continue"),
+            StmtKind::Pass => writeln!(out, "{pad}pass"),
+            StmtKind::Import {
+                module,
+                alias: Some(a),
+            } => writeln!(out, "{pad}(import {module} as {a})"),
+            StmtKind::Import {
+                module,
+                alias: None,
+            } => writeln!(out, "{pad}(import {module})"),
+            StmtKind::FromImport { module, names } => {
+                let names: Vec<String> = names
+                    .iter()
+                    .map(|(n, a)| a.as_ref().map_or(n.clone(), |a| format!("{n} as {a}")))
+                    .collect();
+                writeln!(out, "{pad}(from {module} import {})", names.join(", "))
+            }
+        };
+    }
+}
+
+impl fmt::Display for Module {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = String::new();
+        for s in &self.body {
+            s.write(&mut out, 0);
+        }
+        f.write_str(&out)
+    }
+}
+
+/// The names a function body binds (assignment targets, loop variables, defs, imports): its
+/// locals, by Python's rule. Nested functions and comprehensions have their own scopes.
+pub fn bound_names(body: &[Stmt], out: &mut Vec<String>) {
+    fn target(e: &Expr, out: &mut Vec<String>) {
+        match &e.kind {
+            ExprKind::Name(n) if !out.contains(n) => out.push(n.clone()),
+            ExprKind::Tuple(items) | ExprKind::List(items) => {
+                items.iter().for_each(|i| target(i, out))
+            }
+            _ => {}
+        }
+    }
+    let add = |n: &str, out: &mut Vec<String>| {
+        if !out.iter().any(|o| o == n) {
+            out.push(n.to_string());
+        }
+    };
+    for s in body {
+        match &s.kind {
+            StmtKind::Assign { targets, .. } => targets.iter().for_each(|t| target(t, out)),
+            StmtKind::AugAssign { target: t, .. } => target(t, out),
+            StmtKind::For {
+                target: t, body, ..
+            } => {
+                target(t, out);
+                bound_names(body, out);
+            }
+            StmtKind::If { body, orelse, .. } => {
+                bound_names(body, out);
+                bound_names(orelse, out);
+            }
+            StmtKind::While { body, .. } => bound_names(body, out),
+            StmtKind::Def(def) => add(&def.name, out),
+            StmtKind::Import { module, alias } => add(
+                alias
+                    .as_deref()
+                    .unwrap_or(module.split('.').next().unwrap_or(module)),
+                out,
+            ),
+            StmtKind::FromImport { names, .. } => {
+                for (n, a) in names {
+                    add(a.as_deref().unwrap_or(n), out);
+                }
+            }
+            _ => {}
+        }
+    }
+}

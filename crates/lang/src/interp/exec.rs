@@ -1,0 +1,354 @@
+//! Statements.
+//!
+//! Every construct is its own boxed future, and `exec` only dispatches. This keeps the
+//! stack frame that each level of Python recursion costs small: an `async` function's frame
+//! holds the temporaries of all its branches (unoptimised builds do not overlap them), so one
+//! big `match` of inline awaits would cost tens of kilobytes per Python call.
+
+use super::value::{Function, Value};
+use super::{jax, new_scope, range_iter, set_item, Env, Flow, Interp, RtError, R};
+use crate::ast::{self, BinOp, Expr, ExprKind, FuncDef, Stmt, StmtKind};
+use jaxlite::LocalFuture;
+use std::rc::Rc;
+
+impl Interp<'_> {
+    pub(super) fn exec_block<'a>(
+        &'a mut self,
+        body: &'a [Stmt],
+        env: &'a Env,
+    ) -> LocalFuture<'a, R<Flow>> {
+        Box::pin(async move {
+            for stmt in body {
+                match self.exec(stmt, env).await.map_err(|e| e.at(stmt.span))? {
+                    Flow::Normal => {}
+                    flow => return Ok(flow),
+                }
+            }
+            Ok(Flow::Normal)
+        })
+    }
+
+    fn exec<'a>(&'a mut self, stmt: &'a Stmt, env: &'a Env) -> LocalFuture<'a, R<Flow>> {
+        Box::pin(async move {
+            self.step()?;
+            match &stmt.kind {
+                StmtKind::Expr(e) => self.eval(e, env).await.map(|_| Flow::Normal),
+                StmtKind::Assign { targets, value } => self.exec_assign(targets, value, env).await,
+                StmtKind::AugAssign { target, op, value } => {
+                    self.aug_assign(target, *op, value, env).await
+                }
+                StmtKind::If { cond, body, orelse } => self.exec_if(cond, body, orelse, env).await,
+                StmtKind::While { cond, body } => self.exec_while(cond, body, env).await,
+                StmtKind::For { target, iter, body } => {
+                    self.exec_for(target, iter, body, env).await
+                }
+                StmtKind::Def(def) => self.exec_def(def, env).await,
+                StmtKind::Return(Some(e)) => self.eval(e, env).await.map(Flow::Return),
+                StmtKind::Return(None) => Ok(Flow::Return(Value::None)),
+                StmtKind::Break => Ok(Flow::Break),
+                StmtKind::Continue => Ok(Flow::Continue),
+                StmtKind::Pass => Ok(Flow::Normal),
+                StmtKind::Import { module, alias } => {
+                    self.exec_import(module, alias.as_deref(), env)
+                }
+                StmtKind::FromImport { module, names } => {
+                    self.exec_from_import(module, names, env).await
+                }
+            }
+        })
+    }
+
+    fn exec_assign<'a>(
+        &'a mut self,
+        targets: &'a [Expr],
+        value: &'a Expr,
+        env: &'a Env,
+    ) -> LocalFuture<'a, R<Flow>> {
+        Box::pin(async move {
+            let value = self.eval(value, env).await?;
+            for t in targets {
+                self.assign(t, value.clone(), env).await?;
+            }
+            Ok(Flow::Normal)
+        })
+    }
+
+    fn exec_if<'a>(
+        &'a mut self,
+        cond: &'a Expr,
+        body: &'a [Stmt],
+        orelse: &'a [Stmt],
+        env: &'a Env,
+    ) -> LocalFuture<'a, R<Flow>> {
+        Box::pin(async move {
+            let c = self.eval(cond, env).await?;
+            let branch = if self.truthy(&c).map_err(|e| e.at(cond.span))? {
+                body
+            } else {
+                orelse
+            };
+            self.exec_block(branch, env).await
+        })
+    }
+
+    fn exec_while<'a>(
+        &'a mut self,
+        cond: &'a Expr,
+        body: &'a [Stmt],
+        env: &'a Env,
+    ) -> LocalFuture<'a, R<Flow>> {
+        Box::pin(async move {
+            loop {
+                let c = self.eval(cond, env).await?;
+                if !self.truthy(&c).map_err(|e| e.at(cond.span))? {
+                    return Ok(Flow::Normal);
+                }
+                match self.exec_block(body, env).await? {
+                    Flow::Break => return Ok(Flow::Normal),
+                    Flow::Return(v) => return Ok(Flow::Return(v)),
+                    Flow::Normal | Flow::Continue => {}
+                }
+            }
+        })
+    }
+
+    fn exec_for<'a>(
+        &'a mut self,
+        target: &'a Expr,
+        iter: &'a Expr,
+        body: &'a [Stmt],
+        env: &'a Env,
+    ) -> LocalFuture<'a, R<Flow>> {
+        Box::pin(async move {
+            let iterable = self.eval(iter, env).await?;
+            // Ranges are walked lazily, so a huge range is stopped by the step budget rather
+            // than by memory.
+            let items: Box<dyn Iterator<Item = Value>> = match iterable {
+                Value::Range { start, stop, step } => {
+                    Box::new(range_iter(start, stop, step).map(Value::Int))
+                }
+                other => Box::new(
+                    self.iterate(&other)
+                        .map_err(|e| e.at(iter.span))?
+                        .into_iter(),
+                ),
+            };
+            for item in items {
+                self.step()?;
+                self.assign(target, item, env).await?;
+                match self.exec_block(body, env).await? {
+                    Flow::Break => break,
+                    Flow::Return(v) => return Ok(Flow::Return(v)),
+                    Flow::Normal | Flow::Continue => {}
+                }
+            }
+            Ok(Flow::Normal)
+        })
+    }
+
+    fn exec_def<'a>(&'a mut self, def: &'a Rc<FuncDef>, env: &'a Env) -> LocalFuture<'a, R<Flow>> {
+        Box::pin(async move {
+            let mut f = self.make_function(def, env).await?;
+            for d in def.decorators.iter().rev() {
+                let decorator = self.eval(d, env).await?;
+                f = self
+                    .call(decorator, vec![f], vec![])
+                    .await
+                    .map_err(|e| e.at(d.span))?;
+            }
+            env.vars.borrow_mut().insert(def.name.clone(), f);
+            Ok(Flow::Normal)
+        })
+    }
+
+    fn exec_import(&mut self, module: &str, alias: Option<&str>, env: &Env) -> R<Flow> {
+        let id = jax::import_module(module)?;
+        let (name, value) = match alias {
+            Some(a) => (a.to_string(), Value::Module(id)),
+            // `import jax.numpy` binds `jax`.
+            None => {
+                let top = module.split('.').next().unwrap_or(module);
+                (top.to_string(), Value::Module(jax::import_module(top)?))
+            }
+        };
+        env.vars.borrow_mut().insert(name, value);
+        Ok(Flow::Normal)
+    }
+
+    fn exec_from_import<'a>(
+        &'a mut self,
+        module: &'a str,
+        names: &'a [(String, Option<String>)],
+        env: &'a Env,
+    ) -> LocalFuture<'a, R<Flow>> {
+        Box::pin(async move {
+            let id = jax::import_module(module)?;
+            for (name, alias) in names {
+                let value = self.get_attr(&Value::Module(id), name).await?;
+                env.vars
+                    .borrow_mut()
+                    .insert(alias.clone().unwrap_or_else(|| name.clone()), value);
+            }
+            Ok(Flow::Normal)
+        })
+    }
+
+    /// Creates a function value; default values are evaluated now, as Python does.
+    pub(super) fn make_function<'a>(
+        &'a mut self,
+        def: &'a Rc<FuncDef>,
+        env: &'a Env,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let mut defaults = Vec::new();
+            for p in &def.params {
+                if let Some(d) = &p.default {
+                    defaults.push(self.eval(d, env).await?);
+                }
+            }
+            let mut locals = def
+                .params
+                .iter()
+                .map(|p| p.name.clone())
+                .collect::<Vec<_>>();
+            locals.extend(def.vararg.clone());
+            ast::bound_names(&def.body, &mut locals);
+            let f = Function {
+                def: def.clone(),
+                defaults,
+                env: env.clone(),
+                locals: Rc::new(locals),
+            };
+            Ok(Value::Function(Rc::new(f)))
+        })
+    }
+
+    pub(super) fn assign<'a>(
+        &'a mut self,
+        target: &'a Expr,
+        value: Value,
+        env: &'a Env,
+    ) -> LocalFuture<'a, R<()>> {
+        Box::pin(async move {
+            match &target.kind {
+                ExprKind::Name(n) => {
+                    env.vars.borrow_mut().insert(n.clone(), value);
+                    Ok(())
+                }
+                ExprKind::Tuple(targets) | ExprKind::List(targets) => {
+                    let items = self.iterate(&value).map_err(|e| e.at(target.span))?;
+                    if items.len() != targets.len() {
+                        let msg = if items.len() > targets.len() {
+                            format!("too many values to unpack (expected {})", targets.len())
+                        } else {
+                            format!(
+                                "not enough values to unpack (expected {}, got {})",
+                                targets.len(),
+                                items.len()
+                            )
+                        };
+                        return Err(RtError::new(msg).at(target.span));
+                    }
+                    for (t, v) in targets.iter().zip(items) {
+                        self.assign(t, v, env).await?;
+                    }
+                    Ok(())
+                }
+                ExprKind::Subscript(obj, index) => {
+                    let obj = self.eval(obj, env).await?;
+                    let index = self.eval(index, env).await?;
+                    set_item(&obj, index, value).map_err(|e| e.at(target.span))
+                }
+                ExprKind::Attr(_, name) => {
+                    Err(RtError::new(format!("cannot set attribute '{name}'")).at(target.span))
+                }
+                _ => Err(RtError::new("cannot assign to this expression").at(target.span)),
+            }
+        })
+    }
+
+    fn aug_assign<'a>(
+        &'a mut self,
+        target: &'a Expr,
+        op: BinOp,
+        value: &'a Expr,
+        env: &'a Env,
+    ) -> LocalFuture<'a, R<Flow>> {
+        Box::pin(async move {
+            if let ExprKind::Subscript(obj, index) = &target.kind {
+                let obj = self.eval(obj, env).await?;
+                let index = self.eval(index, env).await?;
+                let current = self
+                    .get_item(&obj, &index)
+                    .await
+                    .map_err(|e| e.at(target.span))?;
+                let rhs = self.eval(value, env).await?;
+                let new = self
+                    .binary(op, current, rhs)
+                    .await
+                    .map_err(|e| e.at(target.span))?;
+                set_item(&obj, index, new).map_err(|e| e.at(target.span))?;
+                return Ok(Flow::Normal);
+            }
+            let current = self.eval(target, env).await?;
+            let rhs = self.eval(value, env).await?;
+            // `xs += ys` extends the list in place, as Python's `list.__iadd__` does.
+            if let (BinOp::Add, Value::List(l)) = (op, &current) {
+                let extra = self.iterate(&rhs).map_err(|e| e.at(value.span))?;
+                l.borrow_mut().extend(extra);
+                return Ok(Flow::Normal);
+            }
+            let new = self
+                .binary(op, current, rhs)
+                .await
+                .map_err(|e| e.at(target.span))?;
+            self.assign(target, new, env).await?;
+            Ok(Flow::Normal)
+        })
+    }
+
+    /// Calls a user-defined function in a fresh scope whose parent is its defining scope.
+    pub(super) fn call_function<'a>(
+        &'a mut self,
+        f: &'a Rc<Function>,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let scope = new_scope(Some(f.env.clone()), f.locals.clone());
+            super::bind_arguments(f, args, kwargs, &scope)?;
+            if self.depth >= self.limits.recursion {
+                return Err(RtError::new(format!(
+                    "maximum recursion depth exceeded (the playground allows {} nested calls)",
+                    self.limits.recursion
+                )));
+            }
+            if self.stack_base.saturating_sub(stack_position()) > STACK_BUDGET {
+                return Err(RtError::new(
+                    "maximum recursion depth exceeded (the interpreter's stack is exhausted)",
+                ));
+            }
+            self.depth += 1;
+            let result = self.exec_block(&f.def.body, &scope).await;
+            self.depth -= 1;
+            match result? {
+                Flow::Return(v) => Ok(v),
+                _ => Ok(Value::None),
+            }
+        })
+    }
+}
+
+/// Native stack the interpreter may use, in bytes. The Python frame limit keeps an optimised
+/// build far below this (about 2 KiB of stack per Python call); unoptimised builds use several
+/// times more per call, and this backstop turns what would be a stack overflow into the same
+/// recursion error.
+const STACK_BUDGET: usize = 1 << 20;
+
+/// The address of a local: where the stack (which grows down, natively and in wasm's shadow
+/// stack) currently is.
+#[inline(never)]
+pub(super) fn stack_position() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
+}

@@ -1,0 +1,1373 @@
+//! The `jax`, `jax.numpy` and `jax.nn` modules: Python names bound to `jaxlite::numpy`, array
+//! properties and methods, and `jax.jit` / `jax.make_jaxpr`, which trace Python functions
+//! into Jaxprs.
+
+use super::builtins::{arity, float_to_int, math_attr, no_more_kwargs, take_kwarg};
+use super::value::{aval_text, check_hashable, repr, Jitted, ModuleId, Native, Value};
+use super::{err, Interp, RtError, R};
+use crate::ast::{BinOp, CmpOp, UnaryOp};
+use crate::jnp_extra::{self, IndexItem};
+use jaxlite::numpy as jnp;
+use jaxlite::LocalFuture;
+use jaxlite::{
+    Array, Aval, BinaryOp, ClosedJaxpr, DType, Data, Precision, Tensor, UnaryOp as JUnary,
+};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// The most elements an array created by a script may have: large enough for any
+/// demonstration, small enough that a typo cannot exhaust a browser tab's memory.
+const MAX_ELEMENTS: usize = 1 << 24;
+
+const JNP_FUNCTIONS: &[&str] = &[
+    "array",
+    "asarray",
+    "zeros",
+    "ones",
+    "full",
+    "zeros_like",
+    "ones_like",
+    "arange",
+    "float32",
+    "int32",
+    "bfloat16",
+    "bool_",
+    "tanh",
+    "exp",
+    "log",
+    "sqrt",
+    "abs",
+    "negative",
+    "square",
+    "maximum",
+    "minimum",
+    "matmul",
+    "dot",
+    "reshape",
+    "transpose",
+    "sum",
+    "max",
+    "mean",
+    "add",
+    "multiply",
+    "subtract",
+    "divide",
+];
+
+/// Real `jax.numpy` names the playground lacks, so users get "not supported yet" rather
+/// than "no attribute".
+const JNP_MISSING: &[&str] = &[
+    "where",
+    "fft",
+    "linalg",
+    "einsum",
+    "concatenate",
+    "stack",
+    "sin",
+    "cos",
+    "min",
+    "argmax",
+    "argmin",
+    "log1p",
+    "expm1",
+    "power",
+    "clip",
+    "var",
+    "std",
+    "prod",
+    "cumsum",
+    "sort",
+    "eye",
+    "linspace",
+    "tile",
+    "repeat",
+    "squeeze",
+    "expand_dims",
+    "outer",
+    "tensordot",
+    "allclose",
+    "isnan",
+    "round",
+    "floor",
+    "ceil",
+    "sign",
+    "float16",
+    "float64",
+    "int8",
+    "int64",
+    "uint8",
+    "logical_and",
+    "logical_or",
+    "all",
+    "any",
+    "equal",
+    "greater",
+    "less",
+    "exp2",
+    "tan",
+    "arctan",
+    "split",
+    "vstack",
+    "hstack",
+    "pad",
+    "take",
+    "diag",
+    "trace",
+    "identity",
+    "empty",
+    "sigmoid",
+];
+
+const JAX_MISSING: &[&str] = &[
+    "grad",
+    "vmap",
+    "value_and_grad",
+    "pmap",
+    "lax",
+    "random",
+    "jacfwd",
+    "jacrev",
+    "hessian",
+    "checkpoint",
+    "remat",
+    "tree_util",
+    "tree_map",
+    "tree",
+    "device_put",
+    "devices",
+    "scipy",
+    "debug",
+    "block_until_ready",
+    "custom_jvp",
+    "custom_vjp",
+    "jvp",
+    "vjp",
+    "linearize",
+    "eval_shape",
+    "ShapeDtypeStruct",
+    "sharding",
+    "experimental",
+    "image",
+    "profiler",
+    "named_call",
+    "ensure_compile_time_eval",
+];
+
+const NN_FUNCTIONS: &[&str] = &["relu", "sigmoid"];
+const NN_MISSING: &[&str] = &[
+    "gelu",
+    "softmax",
+    "log_softmax",
+    "silu",
+    "swish",
+    "one_hot",
+    "elu",
+    "leaky_relu",
+    "softplus",
+    "logsumexp",
+    "initializers",
+    "tanh",
+    "log_sigmoid",
+    "celu",
+    "selu",
+    "glu",
+    "normalize",
+    "standardize",
+];
+
+pub fn import_module(name: &str) -> R<ModuleId> {
+    Ok(match name {
+        "jax" => ModuleId::Jax,
+        "jax.numpy" => ModuleId::Numpy,
+        "jax.nn" => ModuleId::Nn,
+        "math" => ModuleId::Math,
+        "functools" => ModuleId::Functools,
+        "numpy" => return err("numpy is not available in the playground; use jax.numpy"),
+        _ if name.starts_with("jax.") => {
+            return err(format!("{name} is not supported by the playground yet"))
+        }
+        _ => return err(format!("No module named '{name}'")),
+    })
+}
+
+fn find(names: &'static [&'static str], name: &str) -> Option<&'static str> {
+    names.iter().find(|&&n| n == name).copied()
+}
+
+pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
+    let missing = |prefix: &str| {
+        RtError::new(format!(
+            "{prefix}.{name} is not supported by the playground yet"
+        ))
+    };
+    let no_attr = || RtError::new(format!("module '{}' has no attribute '{name}'", m.name()));
+    match m {
+        ModuleId::Math => math_attr(name),
+        ModuleId::Functools => match name {
+            "partial" => Ok(Value::native(Native::Jax("partial"))),
+            _ => Err(no_attr()),
+        },
+        ModuleId::Config => match name {
+            "update" => Ok(Value::native(Native::Jax("config.update"))),
+            _ => Err(no_attr()),
+        },
+        ModuleId::Jax => match name {
+            "numpy" => Ok(Value::Module(ModuleId::Numpy)),
+            "nn" => Ok(Value::Module(ModuleId::Nn)),
+            "config" => Ok(Value::Module(ModuleId::Config)),
+            "jit" | "make_jaxpr" | "Array" => Ok(Value::native(Native::Jax(
+                find(&["jit", "make_jaxpr", "Array"], name).unwrap_or("jit"),
+            ))),
+            _ if JAX_MISSING.contains(&name) => Err(missing("jax")),
+            _ => Err(no_attr()),
+        },
+        ModuleId::Numpy => match name {
+            "pi" => Ok(Value::Float(std::f64::consts::PI)),
+            "e" => Ok(Value::Float(std::f64::consts::E)),
+            "inf" => Ok(Value::Float(f64::INFINITY)),
+            "nan" => Ok(Value::Float(f64::NAN)),
+            "newaxis" => Ok(Value::None),
+            "ndarray" => Ok(Value::native(Native::Jax("Array"))),
+            _ => match find(JNP_FUNCTIONS, name) {
+                Some(f) => Ok(Value::native(Native::Jnp(f))),
+                None if JNP_MISSING.contains(&name) => Err(missing("jnp")),
+                None => Err(no_attr()),
+            },
+        },
+        ModuleId::Nn => match find(NN_FUNCTIONS, name) {
+            Some(f) => Ok(Value::native(Native::Nn(f))),
+            None if NN_MISSING.contains(&name) => Err(missing("jax.nn")),
+            None => Err(no_attr()),
+        },
+    }
+}
+
+/// A traced function, ready to run: its Jaxpr with constants, and the shape of its output.
+pub struct Compiled {
+    closed: ClosedJaxpr,
+    out_tree: Tree,
+}
+
+/// The container structure of a jit argument or result (a pytree), with arrays as leaves.
+enum Tree {
+    Leaf,
+    None,
+    List(Vec<Tree>),
+    Tuple(Vec<Tree>),
+    Dict(Vec<(Value, Tree)>),
+}
+
+impl Tree {
+    /// A text key for the jit cache.
+    fn key(&self, out: &mut String) {
+        let seq = |open: char, items: &[Tree], close: char, out: &mut String| {
+            out.push(open);
+            for t in items {
+                t.key(out);
+                out.push(',');
+            }
+            out.push(close);
+        };
+        match self {
+            Tree::Leaf => out.push('*'),
+            Tree::None => out.push_str("None"),
+            Tree::List(items) => seq('[', items, ']', out),
+            Tree::Tuple(items) => seq('(', items, ')', out),
+            Tree::Dict(items) => {
+                out.push('{');
+                for (k, t) in items {
+                    out.push_str(&repr(k));
+                    out.push(':');
+                    t.key(out);
+                    out.push(',');
+                }
+                out.push('}');
+            }
+        }
+    }
+
+    /// Rebuilds the structure with `leaves` in order.
+    fn unflatten(&self, leaves: &mut impl Iterator<Item = Tensor>) -> Value {
+        match self {
+            Tree::Leaf => leaves.next().map_or(Value::None, Value::Array),
+            Tree::None => Value::None,
+            Tree::List(items) => Value::list(items.iter().map(|t| t.unflatten(leaves)).collect()),
+            Tree::Tuple(items) => Value::tuple(items.iter().map(|t| t.unflatten(leaves)).collect()),
+            Tree::Dict(items) => {
+                let mut d = super::value::Dict::default();
+                for (k, t) in items {
+                    d.entries.push((k.clone(), t.unflatten(leaves)));
+                }
+                Value::Dict(Rc::new(RefCell::new(d)))
+            }
+        }
+    }
+}
+
+fn function_name(f: &Value) -> String {
+    match f {
+        Value::Function(func) => func.def.name.clone(),
+        Value::Native(n) => match &**n {
+            Native::Partial { func, .. } => function_name(func),
+            Native::Jitted(j) => function_name(&j.func),
+            Native::Builtin(name)
+            | Native::Jnp(name)
+            | Native::Jax(name)
+            | Native::Nn(name)
+            | Native::Math(name) => name.to_string(),
+            _ => "function".into(),
+        },
+        _ => "function".into(),
+    }
+}
+
+/// A Python scalar as JAX sees it: a weakly typed 0-d array.
+fn weak_scalar(v: &Value) -> R<Option<Array>> {
+    Ok(Some(match v {
+        Value::Float(x) => Array::weak_scalar_f32(*x as f32),
+        Value::Int(i) => {
+            Array::weak_scalar_i32(i32::try_from(*i).map_err(|_| {
+                RtError::new(format!("Python int {i} too large to convert to int32"))
+            })?)
+        }
+        Value::Bool(b) => {
+            let mut a = Array::new(vec![], Data::Bool(vec![*b]));
+            a.aval.weak_type = true;
+            a
+        }
+        _ => return Ok(None),
+    }))
+}
+
+/// The dtype named by a `dtype=` argument.
+fn dtype_arg(v: &Value) -> R<DType> {
+    let unsupported = |name: &str| {
+        RtError::new(format!(
+            "dtype {name} is not supported by the playground (it supports float32, bfloat16, int32 and bool)"
+        ))
+    };
+    match v {
+        Value::DType(d) => Ok(*d),
+        Value::Str(s) => DType::from_name(s).ok_or_else(|| unsupported(s)),
+        Value::Native(n) => match &**n {
+            Native::Jnp(name) => DType::from_name(name).ok_or_else(|| unsupported(name)),
+            Native::Builtin("float") => Ok(DType::F32),
+            Native::Builtin("int") => Ok(DType::I32),
+            Native::Builtin("bool") => Ok(DType::Bool),
+            _ => Err(unsupported(&repr(v))),
+        },
+        _ => Err(unsupported(&repr(v))),
+    }
+}
+
+fn optional_dtype(v: Option<Value>) -> R<Option<DType>> {
+    match v {
+        None | Some(Value::None) => Ok(None),
+        Some(d) => dtype_arg(&d).map(Some),
+    }
+}
+
+fn check_size(shape: &[usize]) -> R<()> {
+    let n = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+    match n {
+        Some(n) if n <= MAX_ELEMENTS => Ok(()),
+        _ => err(format!(
+            "array of shape {} is too large for the playground (at most {MAX_ELEMENTS} elements)",
+            jnp::shape_str(shape)
+        )),
+    }
+}
+
+/// A shape argument: an int or a tuple/list of ints.
+fn shape_arg(v: &Value) -> R<Vec<usize>> {
+    let dims: Vec<i64> = match v {
+        Value::Tuple(t) => t.iter().map(int_arg).collect::<R<_>>()?,
+        Value::List(l) => l.borrow().iter().map(int_arg).collect::<R<_>>()?,
+        other => vec![int_arg(other)?],
+    };
+    if dims.iter().any(|&d| d < 0) {
+        return err("negative dimensions are not allowed");
+    }
+    let shape: Vec<usize> = dims
+        .iter()
+        .map(|&d| usize::try_from(d).unwrap_or(usize::MAX))
+        .collect();
+    check_size(&shape)?;
+    Ok(shape)
+}
+
+fn int_arg(v: &Value) -> R<i64> {
+    match v {
+        Value::Int(i) => Ok(*i),
+        Value::Array(Tensor::Concrete(a)) if !a.dtype().is_float() && a.size() == 1 => {
+            Ok(a.scalar_f64().unwrap_or(0.0) as i64)
+        }
+        other => err(format!("expected an integer, got {}", other.type_name())),
+    }
+}
+
+/// `axis=`: None, an int, or a tuple of ints.
+fn axes_arg(v: Option<&Value>) -> R<Option<Vec<i64>>> {
+    match v {
+        None | Some(Value::None) => Ok(None),
+        Some(Value::Tuple(t)) => Ok(Some(t.iter().map(int_arg).collect::<R<_>>()?)),
+        Some(other) => Ok(Some(vec![int_arg(other)?])),
+    }
+}
+
+/// Reshape dimensions, checked so the product cannot overflow inside jaxlite.
+fn reshape_dims(args: &[Value]) -> R<Vec<i64>> {
+    let dims: Vec<i64> = match args {
+        [Value::Tuple(_) | Value::List(_)] => match &args[0] {
+            Value::Tuple(t) => t.iter().map(int_arg).collect::<R<_>>()?,
+            Value::List(l) => l.borrow().iter().map(int_arg).collect::<R<_>>()?,
+            _ => vec![],
+        },
+        _ => args.iter().map(int_arg).collect::<R<_>>()?,
+    };
+    let known: Vec<usize> = dims
+        .iter()
+        .filter(|&&d| d != -1)
+        .map(|&d| usize::try_from(d).unwrap_or(usize::MAX))
+        .collect();
+    if dims.iter().any(|&d| d < -1) {
+        return err(format!(
+            "cannot reshape into shape {:?}: negative dimensions are not allowed",
+            dims
+        ));
+    }
+    check_size(&known)?;
+    Ok(dims)
+}
+
+/// The shape of a nested list of numbers, from its first elements.
+fn nested_shape(v: &Value, depth: usize) -> R<Vec<usize>> {
+    if depth > 32 {
+        return err("too many dimensions in array literal");
+    }
+    Ok(match v {
+        Value::List(l) => {
+            let l = l.borrow();
+            let mut shape = vec![l.len()];
+            if let Some(first) = l.first() {
+                shape.extend(nested_shape(first, depth + 1)?);
+            }
+            shape
+        }
+        Value::Tuple(t) => {
+            let mut shape = vec![t.len()];
+            if let Some(first) = t.first() {
+                shape.extend(nested_shape(first, depth + 1)?);
+            }
+            shape
+        }
+        Value::Array(Tensor::Concrete(a)) => a.shape().to_vec(),
+        _ => vec![],
+    })
+}
+
+/// Flattens a nested list into `values`, checking it is rectangular; `dtype` becomes the
+/// widest element kind seen.
+fn flatten_literal(
+    v: &Value,
+    shape: &[usize],
+    values: &mut Vec<f64>,
+    dtype: &mut Option<DType>,
+) -> R<()> {
+    let ragged = || {
+        RtError::new("setting an array element with a sequence. The requested array has an inhomogeneous shape")
+    };
+    let mut widen = |d: DType| *dtype = Some(dtype.map_or(d, |cur| cur.max(d)));
+    match v {
+        Value::List(_) | Value::Tuple(_) => {
+            let items = match v {
+                Value::List(l) => l.borrow().clone(),
+                Value::Tuple(t) => t.to_vec(),
+                _ => vec![],
+            };
+            if shape.first() != Some(&items.len()) {
+                return Err(ragged());
+            }
+            items.iter().try_for_each(|i| flatten_literal(i, &shape[1..], values, dtype))
+        }
+        Value::Array(Tensor::Concrete(a)) => {
+            if a.shape() != shape {
+                return Err(ragged());
+            }
+            values.extend(a.to_f64_vec());
+            widen(a.dtype());
+            Ok(())
+        }
+        Value::Array(Tensor::Traced(t)) => err(format!(
+            "building an array from a list of traced values ({}) is not supported by the playground yet",
+            aval_text(&t.aval)
+        )),
+        Value::Bool(_) | Value::Int(_) | Value::Float(_) if !shape.is_empty() => Err(ragged()),
+        Value::Bool(b) => {
+            values.push(*b as i64 as f64);
+            widen(DType::Bool);
+            Ok(())
+        }
+        Value::Int(i) => {
+            if i32::try_from(*i).is_err() {
+                return err(format!("Python int {i} too large to convert to int32"));
+            }
+            values.push(*i as f64);
+            widen(DType::I32);
+            Ok(())
+        }
+        Value::Float(x) => {
+            values.push(*x);
+            widen(DType::F32);
+            Ok(())
+        }
+        other => err(format!("can't convert a value of type {} to a JAX array", other.type_name())),
+    }
+}
+
+fn array_from_f64(shape: Vec<usize>, values: &[f64], dtype: DType) -> Array {
+    let data = match dtype {
+        DType::Bool => Data::Bool(values.iter().map(|&x| x != 0.0).collect()),
+        DType::I32 => Data::I32(values.iter().map(|&x| x as i32).collect()),
+        DType::BF16 | DType::F32 => Data::F32(values.iter().map(|&x| x as f32).collect()),
+    };
+    Array::new(shape, data).astype(dtype)
+}
+
+/// `jnp.array(literal)`: a strongly typed array from Python numbers and nested lists.
+fn literal_array(v: &Value) -> R<Array> {
+    let shape = nested_shape(v, 0)?;
+    check_size(&shape)?;
+    let mut values = Vec::new();
+    let mut dtype = None;
+    flatten_literal(v, &shape, &mut values, &mut dtype)?;
+    Ok(array_from_f64(shape, &values, dtype.unwrap_or(DType::F32)))
+}
+
+fn index_items(index: &Value) -> R<Vec<IndexItem>> {
+    let item = |v: &Value| -> R<IndexItem> {
+        Ok(match v {
+            Value::Int(i) => IndexItem::Int(*i),
+            Value::Slice(a, b, c) => IndexItem::Slice(*a, *b, *c),
+            Value::None => IndexItem::NewAxis,
+            Value::Ellipsis => IndexItem::Ellipsis,
+            Value::Array(Tensor::Concrete(a)) if a.shape().is_empty() && a.dtype() == DType::I32 => {
+                IndexItem::Int(a.scalar_f64().unwrap_or(0.0) as i64)
+            }
+            Value::Array(Tensor::Traced(t)) => {
+                return err(format!("indexing with a traced value ({}) is not supported by the playground yet", aval_text(&t.aval)))
+            }
+            _ => {
+                return err(
+                    "only integers, slices (`:`), ellipsis (`...`) and None are valid indices in the playground",
+                )
+            }
+        })
+    };
+    match index {
+        Value::Tuple(items) => items.iter().map(item).collect(),
+        other => Ok(vec![item(other)?]),
+    }
+}
+
+impl Interp<'_> {
+    /// An operand for `jaxlite`: arrays as they are, Python scalars weakly typed, lists as
+    /// arrays. A tracer that escaped its `jit` trace is an error (as in JAX).
+    fn to_tensor(&self, v: &Value) -> R<Tensor> {
+        match v {
+            Value::Array(Tensor::Traced(t)) if !self.ctx.is_tracing() => err(format!(
+                "Encountered an unexpected tracer ({}): a value computed inside a jitted function escaped it (for example by being stored in a global) and was used after the trace ended",
+                aval_text(&t.aval)
+            )),
+            Value::Array(t) => Ok(t.clone()),
+            Value::TracedCmp(_) => err(
+                "comparisons of traced arrays are not supported by the playground yet (jaxlite has no comparison primitive)",
+            ),
+            Value::List(_) | Value::Tuple(_) => Ok(Tensor::from(literal_array(v)?)),
+            other => match weak_scalar(other)? {
+                Some(a) => Ok(Tensor::from(a)),
+                None => err(format!("expected an array or a number, got {}", other.type_name())),
+            },
+        }
+    }
+
+    fn astype<'a>(&'a mut self, t: &'a Tensor, dtype: DType) -> LocalFuture<'a, R<Tensor>> {
+        Box::pin(async move { Ok(jnp::astype(self.ctx, t, dtype).await?) })
+    }
+
+    /// `jnp.asarray(v, dtype)`: strongly typed (a Python scalar becomes a plain 0-d array).
+    fn as_array<'a>(
+        &'a mut self,
+        v: &'a Value,
+        dtype: Option<DType>,
+    ) -> LocalFuture<'a, R<Tensor>> {
+        Box::pin(async move {
+            let t = match v {
+                Value::Array(_) | Value::TracedCmp(_) => self.to_tensor(v)?,
+                _ => Tensor::from(literal_array(v)?),
+            };
+            match dtype {
+                Some(d) => self.astype(&t, d).await,
+                None => Ok(t),
+            }
+        })
+    }
+
+    pub(super) fn array_binary<'a>(
+        &'a mut self,
+        op: BinOp,
+        a: &'a Value,
+        b: &'a Value,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let x = self.to_tensor(a)?;
+            if op == BinOp::Pow {
+                return self.power(&x, b).await;
+            }
+            let y = self.to_tensor(b)?;
+            let ctx = &mut *self.ctx;
+            let out = match op {
+                BinOp::Add => jnp::binary(ctx, BinaryOp::Add, &x, &y).await?,
+                BinOp::Sub => jnp::binary(ctx, BinaryOp::Sub, &x, &y).await?,
+                BinOp::Mul => jnp::binary(ctx, BinaryOp::Mul, &x, &y).await?,
+                BinOp::Div => jnp::true_divide(ctx, &x, &y).await?,
+                BinOp::MatMul => jnp::matmul(ctx, &x, &y, None).await?,
+                _ => {
+                    return err(format!(
+                        "the '{}' operator on arrays is not supported by the playground yet",
+                        op.symbol()
+                    ))
+                }
+            };
+            Ok(Value::Array(out))
+        })
+    }
+
+    /// `x ** n` for a small positive integer `n`, as repeated multiplication (jaxlite has no
+    /// pow or integer_pow primitive yet).
+    fn power<'a>(&'a mut self, x: &'a Tensor, exponent: &'a Value) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let n = match exponent {
+                Value::Int(n) if (1..=8).contains(n) => *n,
+                _ => return err("x ** y on arrays is supported only for integer exponents from 1 to 8 (jaxlite has no pow primitive yet)"),
+            };
+            let mut acc = x.clone();
+            for _ in 1..n {
+                acc = jnp::binary(self.ctx, BinaryOp::Mul, &acc, x).await?;
+            }
+            Ok(Value::Array(acc))
+        })
+    }
+
+    pub(super) fn array_unary<'a>(
+        &'a mut self,
+        op: UnaryOp,
+        v: &'a Value,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let x = self.to_tensor(v)?;
+            match op {
+                UnaryOp::Neg => Ok(Value::Array(jnp::unary(self.ctx, JUnary::Neg, &x).await?)),
+                UnaryOp::Pos => Ok(Value::Array(x)),
+                _ => err(format!(
+                    "the unary '{}' operator on arrays is not supported by the playground yet",
+                    op.symbol()
+                )),
+            }
+        })
+    }
+
+    /// Element-wise comparison: computed on the host for concrete arrays; for traced ones a
+    /// placeholder that can only report misuse (see `Value::TracedCmp`).
+    pub(super) fn array_compare(&self, op: CmpOp, a: &Value, b: &Value) -> R<Value> {
+        let aval = |v: &Value| -> R<Aval> {
+            Ok(match v {
+                Value::TracedCmp(a) => (**a).clone(),
+                other => self.to_tensor(other)?.aval().clone(),
+            })
+        };
+        let (x, y) = (aval(a)?, aval(b)?);
+        let traced = |v: &Value| matches!(v, Value::TracedCmp(_) | Value::Array(Tensor::Traced(_)));
+        if traced(a) || traced(b) {
+            let shape = jnp::broadcast_shapes(op.symbol(), &x.shape, &y.shape)?;
+            return Ok(Value::TracedCmp(Rc::new(Aval::new(shape, DType::Bool))));
+        }
+        let f: fn(f64, f64) -> bool = match op {
+            CmpOp::Eq => |p, q| p == q,
+            CmpOp::Ne => |p, q| p != q,
+            CmpOp::Lt => |p, q| p < q,
+            CmpOp::Le => |p, q| p <= q,
+            CmpOp::Gt => |p, q| p > q,
+            CmpOp::Ge => |p, q| p >= q,
+            _ => return err(format!("'{}' is not supported on arrays", op.symbol())),
+        };
+        let (ta, tb) = (self.to_tensor(a)?, self.to_tensor(b)?);
+        match (ta.concrete(), tb.concrete()) {
+            (Some(p), Some(q)) => Ok(Value::array(jnp_extra::compare(p, q, f)?)),
+            _ => err("comparison of traced arrays"),
+        }
+    }
+
+    pub(super) fn index_array<'a>(
+        &'a mut self,
+        t: &'a Tensor,
+        index: &'a Value,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let items = index_items(index)?;
+            match t {
+                Tensor::Concrete(a) => Ok(Value::array(jnp_extra::index(a, &items)?)),
+                Tensor::Traced(tr) => match jnp_extra::reshape_only(&tr.aval.shape, &items)? {
+                    Some(shape) => {
+                        let dims: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+                        Ok(Value::Array(jnp::reshape(self.ctx, t, &dims).await?))
+                    }
+                    None => err(format!(
+                        "indexing a traced array ({}) with {} is not supported by the playground yet (jaxlite has no slice or gather primitive)",
+                        aval_text(&tr.aval),
+                        repr(index)
+                    )),
+                },
+            }
+        })
+    }
+
+    /// `float(v)`.
+    pub(super) fn to_float(&self, v: &Value) -> R<Value> {
+        Ok(Value::Float(match v {
+            Value::Float(x) => *x,
+            Value::Int(i) => *i as f64,
+            Value::Bool(b) => *b as i64 as f64,
+            Value::Str(s) => parse_float(s.trim()).ok_or_else(|| {
+                RtError::new(format!("could not convert string to float: {}", repr(v)))
+            })?,
+            Value::Array(_) | Value::TracedCmp(_) => self.array_scalar(v, "float")?,
+            other => {
+                return err(format!(
+                    "float() argument must be a string or a real number, not '{}'",
+                    other.type_name()
+                ))
+            }
+        }))
+    }
+
+    /// `int(v)`.
+    pub(super) fn to_int(&self, v: &Value) -> R<Value> {
+        Ok(Value::Int(match v {
+            Value::Float(x) => float_to_int(*x)?,
+            Value::Int(i) => *i,
+            Value::Bool(b) => *b as i64,
+            Value::Str(s) => s.trim().replace('_', "").parse().map_err(|_| {
+                RtError::new(format!(
+                    "invalid literal for int() with base 10: {}",
+                    repr(v)
+                ))
+            })?,
+            Value::Array(_) | Value::TracedCmp(_) => float_to_int(self.array_scalar(v, "int")?)?,
+            other => {
+                return err(format!(
+                    "int() argument must be a string or a real number, not '{}'",
+                    other.type_name()
+                ))
+            }
+        }))
+    }
+
+    /// The value of a one-element concrete array, with JAX's errors for the rest.
+    fn array_scalar(&self, v: &Value, to: &str) -> R<f64> {
+        match v {
+            Value::Array(Tensor::Concrete(a)) => a.scalar_f64().ok_or_else(|| {
+                RtError::new(format!(
+                    "Only scalar arrays can be converted to Python scalars; got arr.ndim={}",
+                    a.shape().len()
+                ))
+            }),
+            Value::Array(Tensor::Traced(t)) => Err(self.concretization_error(&t.aval, to)),
+            Value::TracedCmp(aval) => Err(self.concretization_error(aval, to)),
+            _ => err(format!("expected an array, got {}", v.type_name())),
+        }
+    }
+
+    fn concretization_error(&self, aval: &Aval, to: &str) -> RtError {
+        RtError::new(format!(
+            "Attempted to convert a traced array with shape {} to a Python {to}. {}A traced value has no concrete value inside jit; keep the computation in jnp, or mark the argument static with static_argnums.",
+            aval_text(aval),
+            self.while_tracing()
+        ))
+    }
+
+    pub(super) fn array_attr<'a>(
+        &'a mut self,
+        obj: &'a Value,
+        name: &'a str,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let Value::Array(t) = obj else {
+                return err("expected an array");
+            };
+            let aval = t.aval().clone();
+            Ok(match name {
+                "shape" => Value::tuple(aval.shape.iter().map(|&d| Value::Int(d as i64)).collect()),
+                "ndim" => Value::Int(aval.rank() as i64),
+                "size" => Value::Int(aval.size() as i64),
+                "dtype" => Value::DType(aval.dtype),
+                "T" => Value::Array(jnp::transpose(self.ctx, t, None).await?),
+                "at" => return err("x.at[...] updates are not supported by the playground yet"),
+                _ => match find(
+                    &[
+                        "reshape",
+                        "sum",
+                        "max",
+                        "mean",
+                        "astype",
+                        "transpose",
+                        "item",
+                    ],
+                    name,
+                ) {
+                    Some(m) => Value::native(Native::Method(obj.clone(), m)),
+                    None => return err(format!("'ArrayImpl' object has no attribute '{name}'")),
+                },
+            })
+        })
+    }
+
+    pub(super) fn call_array_method<'a>(
+        &'a mut self,
+        t: &'a Tensor,
+        name: &'a str,
+        args: Vec<Value>,
+        mut kwargs: Vec<(String, Value)>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let x = self.to_tensor(&Value::Array(t.clone()))?;
+            match name {
+                "reshape" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    let dims = reshape_dims(&args)?;
+                    Ok(Value::Array(jnp::reshape(self.ctx, &x, &dims).await?))
+                }
+                "sum" | "max" | "mean" => {
+                    let axis = take_kwarg(&mut kwargs, "axis");
+                    no_more_kwargs(name, &kwargs)?;
+                    arity(name, &args, 0, 1)?;
+                    let axes = axes_arg(axis.as_ref().or(args.first()))?;
+                    self.reduce(name, &x, axes).await
+                }
+                "astype" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    arity(name, &args, 1, 1)?;
+                    let d = dtype_arg(&args[0])?;
+                    Ok(Value::Array(self.astype(&x, d).await?))
+                }
+                "transpose" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    let axes = match args.len() {
+                        0 => None,
+                        _ => Some(reshape_dims(&args)?),
+                    };
+                    self.transpose(&x, axes).await
+                }
+                "item" => {
+                    arity(name, &args, 0, 0)?;
+                    let v = Value::Array(x.clone());
+                    let scalar = self.array_scalar(&v, "scalar")?;
+                    Ok(match x.aval().dtype {
+                        DType::I32 => Value::Int(scalar as i64),
+                        DType::Bool => Value::Bool(scalar != 0.0),
+                        _ => Value::Float(scalar),
+                    })
+                }
+                _ => err(format!("'ArrayImpl' object has no attribute '{name}'")),
+            }
+        })
+    }
+
+    fn reduce<'a>(
+        &'a mut self,
+        name: &'a str,
+        x: &'a Tensor,
+        axes: Option<Vec<i64>>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let summed = jnp::reduce(self.ctx, x, axes.as_deref(), name == "max").await?;
+            if name != "mean" {
+                return Ok(Value::Array(summed));
+            }
+            let in_size = x.aval().size();
+            let out_size = summed.aval().size().max(1);
+            let count = Tensor::from(Array::weak_scalar_f32((in_size / out_size) as f32));
+            Ok(Value::Array(
+                jnp::true_divide(self.ctx, &summed, &count).await?,
+            ))
+        })
+    }
+
+    fn transpose<'a>(
+        &'a mut self,
+        x: &'a Tensor,
+        axes: Option<Vec<i64>>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let rank = x.aval().rank();
+            let axes = match axes {
+                None => None,
+                Some(a) => Some(jnp::normalize_axes(Some(&a), rank)?),
+            };
+            Ok(Value::Array(
+                jnp::transpose(self.ctx, x, axes.as_deref()).await?,
+            ))
+        })
+    }
+
+    pub(super) fn call_jnp<'a>(
+        &'a mut self,
+        name: &'a str,
+        args: Vec<Value>,
+        mut kwargs: Vec<(String, Value)>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let dtype = optional_dtype(take_kwarg(&mut kwargs, "dtype"))?;
+            let unary = |op| Some(op);
+            let unary_op = match name {
+                "tanh" => unary(JUnary::Tanh),
+                "exp" => unary(JUnary::Exp),
+                "log" => unary(JUnary::Log),
+                "sqrt" => unary(JUnary::Sqrt),
+                "abs" => unary(JUnary::Abs),
+                "negative" => unary(JUnary::Neg),
+                _ => None,
+            };
+            if let Some(op) = unary_op {
+                no_more_kwargs(name, &kwargs)?;
+                arity(name, &args, 1, 1)?;
+                let x = self.to_tensor(&args[0])?;
+                return Ok(Value::Array(jnp::unary(self.ctx, op, &x).await?));
+            }
+            let binary_op = match name {
+                "add" => Some(BinOp::Add),
+                "subtract" => Some(BinOp::Sub),
+                "multiply" => Some(BinOp::Mul),
+                "divide" => Some(BinOp::Div),
+                "matmul" => Some(BinOp::MatMul),
+                _ => None,
+            };
+            if let Some(op) = binary_op {
+                no_more_kwargs(name, &kwargs)?;
+                arity(name, &args, 2, 2)?;
+                let (a, b) = (
+                    Value::Array(self.to_tensor(&args[0])?),
+                    Value::Array(self.to_tensor(&args[1])?),
+                );
+                return self.array_binary(op, &a, &b).await;
+            }
+            let axis = if matches!(name, "sum" | "max" | "mean" | "transpose") {
+                take_kwarg(
+                    &mut kwargs,
+                    if name == "transpose" { "axes" } else { "axis" },
+                )
+            } else {
+                None
+            };
+            let fill = if name == "full" {
+                take_kwarg(&mut kwargs, "fill_value")
+            } else {
+                None
+            };
+            no_more_kwargs(name, &kwargs)?;
+            let creation = |shape: Vec<usize>, value: f64, dtype: DType| {
+                Value::array(jnp::full(&shape, value, dtype))
+            };
+            match name {
+                "array" | "asarray" => {
+                    arity(name, &args, 1, 1)?;
+                    Ok(Value::Array(self.as_array(&args[0], dtype).await?))
+                }
+                "zeros" | "ones" => {
+                    arity(name, &args, 1, 1)?;
+                    let value = if name == "ones" { 1.0 } else { 0.0 };
+                    Ok(creation(
+                        shape_arg(&args[0])?,
+                        value,
+                        dtype.unwrap_or(DType::F32),
+                    ))
+                }
+                "full" => {
+                    let fill = fill.or_else(|| args.get(1).cloned());
+                    arity(name, &args, 1, 2)?;
+                    let fill = fill.ok_or_else(|| {
+                        RtError::new("full() missing required argument 'fill_value'")
+                    })?;
+                    let fill = self.as_array(&fill, None).await?;
+                    let Some(value) = fill.concrete().and_then(Array::scalar_f64) else {
+                        return err(
+                            "jnp.full needs a concrete scalar fill_value in the playground",
+                        );
+                    };
+                    Ok(creation(
+                        shape_arg(&args[0])?,
+                        value,
+                        dtype.unwrap_or(fill.aval().dtype),
+                    ))
+                }
+                "zeros_like" | "ones_like" => {
+                    arity(name, &args, 1, 1)?;
+                    let aval = self.to_tensor(&args[0])?.aval().clone();
+                    let value = if name == "ones_like" { 1.0 } else { 0.0 };
+                    Ok(creation(aval.shape, value, dtype.unwrap_or(aval.dtype)))
+                }
+                "arange" => {
+                    arity(name, &args, 1, 3)?;
+                    let nums: Vec<f64> = args
+                        .iter()
+                        .map(|a| {
+                            self.to_float(a)
+                                .map(|v| super::value::as_f64(&v).unwrap_or(0.0))
+                        })
+                        .collect::<R<_>>()?;
+                    let (start, stop, step) = match nums[..] {
+                        [stop] => (0.0, stop, 1.0),
+                        [start, stop] => (start, stop, 1.0),
+                        [start, stop, step] => (start, stop, step),
+                        _ => (0.0, 0.0, 1.0),
+                    };
+                    let all_int = args.iter().all(|a| matches!(a, Value::Int(_)));
+                    let n = ((stop - start) / step).ceil();
+                    if n.is_finite() && n > MAX_ELEMENTS as f64 {
+                        check_size(&[usize::MAX])?;
+                    }
+                    let dtype = dtype.unwrap_or(if all_int { DType::I32 } else { DType::F32 });
+                    Ok(Value::array(jnp::arange(start, stop, step, dtype)?))
+                }
+                "float32" | "int32" | "bfloat16" | "bool_" => {
+                    arity(name, &args, 1, 1)?;
+                    let d = dtype_arg(&Value::str(name))?;
+                    Ok(Value::Array(self.as_array(&args[0], Some(d)).await?))
+                }
+                "square" => {
+                    arity(name, &args, 1, 1)?;
+                    let x = self.to_tensor(&args[0])?;
+                    self.power(&x, &Value::Int(2)).await
+                }
+                "maximum" | "minimum" => {
+                    arity(name, &args, 2, 2)?;
+                    let (x, y) = (self.to_tensor(&args[0])?, self.to_tensor(&args[1])?);
+                    let op = if name == "maximum" {
+                        BinaryOp::Max
+                    } else {
+                        BinaryOp::Min
+                    };
+                    Ok(Value::Array(jnp::binary(self.ctx, op, &x, &y).await?))
+                }
+                "dot" => {
+                    arity(name, &args, 2, 2)?;
+                    let (x, y) = (self.to_tensor(&args[0])?, self.to_tensor(&args[1])?);
+                    let op = if x.aval().rank() == 0 || y.aval().rank() == 0 {
+                        BinOp::Mul
+                    } else {
+                        BinOp::MatMul
+                    };
+                    self.array_binary(op, &Value::Array(x), &Value::Array(y))
+                        .await
+                }
+                "reshape" => {
+                    arity(name, &args, 2, 2)?;
+                    let x = self.to_tensor(&args[0])?;
+                    let dims = reshape_dims(&args[1..])?;
+                    Ok(Value::Array(jnp::reshape(self.ctx, &x, &dims).await?))
+                }
+                "transpose" => {
+                    arity(name, &args, 1, 2)?;
+                    let x = self.to_tensor(&args[0])?;
+                    let axes = match axis.as_ref().or(args.get(1)) {
+                        None | Some(Value::None) => None,
+                        Some(a) => Some(reshape_dims(std::slice::from_ref(a))?),
+                    };
+                    self.transpose(&x, axes).await
+                }
+                "sum" | "max" | "mean" => {
+                    arity(name, &args, 1, 2)?;
+                    let x = self.to_tensor(&args[0])?;
+                    let axes = axes_arg(axis.as_ref().or(args.get(1)))?;
+                    self.reduce(name, &x, axes).await
+                }
+                _ => err(format!("jnp.{name} is not implemented")),
+            }
+        })
+    }
+
+    pub(super) fn call_nn<'a>(
+        &'a mut self,
+        name: &'a str,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            no_more_kwargs(name, &kwargs)?;
+            arity(name, &args, 1, 1)?;
+            let x = self.to_tensor(&args[0])?;
+            Ok(Value::Array(match name {
+                // A weak int zero keeps the operand's dtype (float stays float, int stays int).
+                "relu" => {
+                    jnp::binary(
+                        self.ctx,
+                        BinaryOp::Max,
+                        &x,
+                        &Tensor::from(Array::weak_scalar_i32(0)),
+                    )
+                    .await?
+                }
+                _ => jnp::unary(self.ctx, JUnary::Logistic, &x).await?,
+            }))
+        })
+    }
+
+    pub(super) fn call_jax<'a>(
+        &'a mut self,
+        name: &'a str,
+        args: Vec<Value>,
+        mut kwargs: Vec<(String, Value)>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            match name {
+                "jit" => {
+                    let static_argnums = match take_kwarg(&mut kwargs, "static_argnums") {
+                        None | Some(Value::None) => vec![],
+                        Some(Value::Int(i)) => vec![i],
+                        Some(Value::Tuple(t)) => t.iter().map(int_arg).collect::<R<_>>()?,
+                        Some(Value::List(l)) => l.borrow().iter().map(int_arg).collect::<R<_>>()?,
+                        Some(other) => {
+                            return err(format!(
+                                "static_argnums must be an int or a tuple of ints, not {}",
+                                other.type_name()
+                            ))
+                        }
+                    };
+                    no_more_kwargs(name, &kwargs)?;
+                    arity(name, &args, 1, 1)?;
+                    if !matches!(args[0], Value::Function(_) | Value::Native(_)) {
+                        return err(format!("Expected a callable value, got {}", repr(&args[0])));
+                    }
+                    let static_argnums = static_argnums
+                        .into_iter()
+                        .filter_map(|i| usize::try_from(i).ok())
+                        .collect();
+                    let jitted = Jitted {
+                        func: args[0].clone(),
+                        static_argnums,
+                        cache: RefCell::new(HashMap::new()),
+                    };
+                    Ok(Value::native(Native::Jitted(jitted)))
+                }
+                "make_jaxpr" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    arity(name, &args, 1, 1)?;
+                    Ok(Value::native(Native::MakeJaxpr(args[0].clone())))
+                }
+                "partial" => {
+                    arity(name, &args, 1, usize::MAX)?;
+                    let mut args = args;
+                    let func = args.remove(0);
+                    Ok(Value::native(Native::Partial { func, args, kwargs }))
+                }
+                "config.update" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    arity("update", &args, 2, 2)?;
+                    match (&args[0], &args[1]) {
+                        (Value::Str(option), Value::Str(value))
+                            if &**option == "jax_default_matmul_precision" =>
+                        {
+                            self.ctx.default_precision =
+                                Precision::parse(value).ok_or_else(|| {
+                                    RtError::new(format!(
+                                        "unknown matmul precision {}",
+                                        repr(&args[1])
+                                    ))
+                                })?;
+                            Ok(Value::None)
+                        }
+                        (Value::Str(option), v) if &**option == "jax_enable_x64" => {
+                            if self.truthy(v)? {
+                                return err("64-bit mode is not supported by the playground (TPUs compute in 32 bits)");
+                            }
+                            Ok(Value::None)
+                        }
+                        (option, _) => err(format!(
+                            "the playground does not support the config option {}",
+                            repr(option)
+                        )),
+                    }
+                }
+                _ => err(format!("jax.{name} is not callable")),
+            }
+        })
+    }
+
+    /// Flattens a pytree of arrays and Python scalars into tensors.
+    fn flatten(&self, v: &Value, leaves: &mut Vec<Tensor>, depth: usize) -> R<Tree> {
+        if depth > 32 {
+            return err("pytree nested too deeply");
+        }
+        Ok(match v {
+            Value::None => Tree::None,
+            Value::List(l) => Tree::List(l.borrow().iter().map(|i| self.flatten(i, leaves, depth + 1)).collect::<R<_>>()?),
+            Value::Tuple(t) => Tree::Tuple(t.iter().map(|i| self.flatten(i, leaves, depth + 1)).collect::<R<_>>()?),
+            Value::Dict(d) => Tree::Dict(
+                d.borrow()
+                    .entries
+                    .iter()
+                    .map(|(k, v)| Ok((k.clone(), self.flatten(v, leaves, depth + 1)?)))
+                    .collect::<R<_>>()?,
+            ),
+            Value::Array(_) | Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::TracedCmp(_) => {
+                leaves.push(self.to_tensor(v)?);
+                Tree::Leaf
+            }
+            other => {
+                return err(format!(
+                    "a value of type {} is not a valid JAX type (jit arguments and results must be arrays, numbers, or lists, tuples and dicts of them; mark other arguments static)",
+                    other.type_name()
+                ))
+            }
+        })
+    }
+
+    /// Traces `f` on abstract versions of `args`: each argument with a tree is replaced by
+    /// tracers for its leaves; static arguments (no tree) are passed as they are.
+    fn trace<'a>(
+        &'a mut self,
+        f: &'a Value,
+        args: &'a [Value],
+        leaves: &'a [Tensor],
+        trees: Vec<Option<Tree>>,
+    ) -> LocalFuture<'a, R<Compiled>> {
+        Box::pin(async move {
+            let avals: Vec<Aval> = leaves.iter().map(|t| t.aval().clone()).collect();
+            let mut tracers = self.ctx.begin_trace(&avals).into_iter();
+            let traced_args: Vec<Value> = args
+                .iter()
+                .zip(trees)
+                .map(|(a, tree)| match tree {
+                    Some(t) => t.unflatten(&mut tracers),
+                    None => a.clone(),
+                })
+                .collect();
+            self.tracing.push(function_name(f));
+            let result = self.call(f.clone(), traced_args, vec![]).await;
+            self.tracing.pop();
+            let mut outs = Vec::new();
+            let out_tree = match result.and_then(|out| self.flatten(&out, &mut outs, 0)) {
+                Ok(tree) => tree,
+                Err(e) => {
+                    self.ctx.abort_trace();
+                    return Err(e);
+                }
+            };
+            match self.ctx.end_trace(&outs) {
+                Ok(closed) => Ok(Compiled { closed, out_tree }),
+                Err(e) => {
+                    self.ctx.abort_trace();
+                    Err(e.into())
+                }
+            }
+        })
+    }
+
+    pub(super) fn call_jitted<'a>(
+        &'a mut self,
+        j: &'a Jitted,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            // Inside another trace a jitted function is inlined, as JAX's nested jit is (up to
+            // the pjit equation, which jaxlite does not have).
+            if self.ctx.is_tracing() {
+                return self.call(j.func.clone(), args, kwargs).await;
+            }
+            if !kwargs.is_empty() {
+                return err("keyword arguments to jitted functions are not supported by the playground yet; pass them positionally");
+            }
+            let name = function_name(&j.func);
+            let is_static = |i: usize| j.static_argnums.contains(&i);
+            let mut key = String::new();
+            let mut leaves = Vec::new();
+            let mut trees = Vec::new();
+            for (i, a) in args.iter().enumerate() {
+                if is_static(i) {
+                    check_hashable(a).map_err(|_| {
+                        RtError::new(format!(
+                            "Non-hashable static arguments are not supported: argument {i} is a {}",
+                            a.type_name()
+                        ))
+                    })?;
+                    key.push_str(&format!("static {}", repr(a)));
+                    trees.push(None);
+                } else {
+                    let tree = self.flatten(a, &mut leaves, 0)?;
+                    tree.key(&mut key);
+                    trees.push(Some(tree));
+                }
+                key.push('|');
+            }
+            for t in &leaves {
+                key.push_str(&t.aval().short());
+                key.push(if t.aval().weak_type { '~' } else { ' ' });
+            }
+            let cached = j.cache.borrow().get(&key).cloned();
+            let compiled = match cached {
+                Some(c) => c,
+                None => {
+                    let c = Rc::new(self.trace(&j.func, &args, &leaves, trees).await?);
+                    j.cache.borrow_mut().insert(key, c.clone());
+                    c
+                }
+            };
+            let mut inputs = compiled.closed.consts.clone();
+            for t in &leaves {
+                inputs.extend(t.concrete().cloned());
+            }
+            let jaxpr = &compiled.closed.jaxpr;
+            let results = self.ctx.execute(name, jaxpr.clone(), inputs).await?;
+            let outs = results
+                .into_iter()
+                .zip(&jaxpr.outvars)
+                .map(|(mut a, atom)| {
+                    a.aval.weak_type = jaxpr.atom_aval(atom).weak_type;
+                    Tensor::from(a)
+                });
+            Ok(compiled
+                .out_tree
+                .unflatten(&mut outs.collect::<Vec<_>>().into_iter()))
+        })
+    }
+
+    pub(super) fn make_jaxpr<'a>(
+        &'a mut self,
+        f: Value,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            no_more_kwargs("make_jaxpr", &kwargs)?;
+            let mut leaves = Vec::new();
+            let trees = args
+                .iter()
+                .map(|a| self.flatten(a, &mut leaves, 0).map(Some))
+                .collect::<R<Vec<_>>>()?;
+            let compiled = self.trace(&f, &args, &leaves, trees).await?;
+            Ok(Value::Jaxpr(Rc::new(compiled.closed)))
+        })
+    }
+}
+
+/// Python's `float(str)`, including `inf` and `nan`.
+fn parse_float(s: &str) -> Option<f64> {
+    match s.to_ascii_lowercase().as_str() {
+        "inf" | "+inf" | "infinity" => Some(f64::INFINITY),
+        "-inf" | "-infinity" => Some(f64::NEG_INFINITY),
+        "nan" | "+nan" | "-nan" => Some(f64::NAN),
+        other => other.replace('_', "").parse().ok(),
+    }
+}

@@ -1,0 +1,517 @@
+//! The tree-walking interpreter. Evaluation is async because array operations may run programs
+//! on the executor (GPU readback is async); recursion goes through boxed futures.
+//!
+//! Submodules: `exec` (statements and calls), `eval` (expressions), `value` (runtime values,
+//! `str`/`repr`), `ops` (operators on Python values),
+//! `builtins` (builtin functions and methods of lists, dicts and strings), `jax` (the `jax`,
+//! `jax.numpy` and `math` modules, array methods and `jax.jit`), `format` (number formatting).
+
+mod builtins;
+mod eval;
+mod exec;
+mod format;
+mod jax;
+mod ops;
+mod value;
+
+use crate::ast::{self, Span};
+use crate::{Limits, RunOutput, ScriptError, ScriptFailure};
+use jaxlite::{Context, JaxError, LocalFuture, Tensor};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use value::{as_int, to_str, Function, Native, Value};
+
+/// Evaluation steps a script may take before it is stopped as a runaway loop.
+pub const DEFAULT_STEP_BUDGET: u64 = 10_000_000;
+/// Python frames a script may nest. Modest, because wasm stacks are small.
+pub const DEFAULT_RECURSION_LIMIT: usize = 200;
+
+/// A runtime error. Helpers raise it without a place; the innermost expression or statement
+/// being evaluated attaches its own, which is the code that raised it.
+#[derive(Debug)]
+pub struct RtError {
+    pub message: String,
+    pub span: Option<Span>,
+}
+
+impl RtError {
+    pub fn new(message: impl Into<String>) -> RtError {
+        RtError {
+            message: message.into(),
+            span: None,
+        }
+    }
+
+    fn at(mut self, span: Span) -> RtError {
+        self.span.get_or_insert(span);
+        self
+    }
+}
+
+impl From<JaxError> for RtError {
+    fn from(e: JaxError) -> RtError {
+        RtError::new(e.0)
+    }
+}
+
+pub type R<T> = Result<T, RtError>;
+
+pub fn err<T>(message: impl Into<String>) -> R<T> {
+    Err(RtError::new(message))
+}
+
+/// A scope: a function call's locals, a comprehension's variables, or the module globals.
+pub struct Scope {
+    vars: RefCell<HashMap<String, Value>>,
+    parent: Option<Env>,
+    /// For a function scope, the names its body binds (reading one before it is assigned is
+    /// an error, not a read of the enclosing scope).
+    locals: Rc<Vec<String>>,
+}
+
+pub type Env = Rc<Scope>;
+
+fn new_scope(parent: Option<Env>, locals: Rc<Vec<String>>) -> Env {
+    Rc::new(Scope {
+        vars: RefCell::new(HashMap::new()),
+        parent,
+        locals,
+    })
+}
+
+/// How a statement finished.
+enum Flow {
+    Normal,
+    Return(Value),
+    Break,
+    Continue,
+}
+
+pub struct Interp<'c> {
+    ctx: &'c mut Context,
+    limits: Limits,
+    steps: u64,
+    depth: usize,
+    out: RunOutput,
+    /// Names of the functions `jit` is tracing, innermost last, for error messages.
+    tracing: Vec<String>,
+    /// `exec::stack_position()` when the script started.
+    stack_base: usize,
+}
+
+pub async fn run(
+    module: &ast::Module,
+    ctx: &mut Context,
+    limits: Limits,
+) -> Result<RunOutput, ScriptFailure> {
+    let globals = new_scope(None, Rc::new(Vec::new()));
+    let mut interp = Interp {
+        ctx,
+        limits,
+        steps: 0,
+        depth: 0,
+        out: RunOutput::default(),
+        tracing: Vec::new(),
+        stack_base: exec::stack_position(),
+    };
+    let result = interp.exec_block(&module.body, &globals).await;
+    let output = std::mem::take(&mut interp.out);
+    match result {
+        Ok(_) => Ok(output),
+        Err(e) => {
+            let span = e.span.unwrap_or(Span { line: 1, col: 1 });
+            let error = ScriptError {
+                message: e.message,
+                line: span.line,
+                col: span.col,
+            };
+            Err(ScriptFailure {
+                errors: vec![error],
+                output,
+            })
+        }
+    }
+}
+
+impl<'c> Interp<'c> {
+    fn step(&mut self) -> R<()> {
+        self.steps += 1;
+        if self.steps > self.limits.steps {
+            return err(format!(
+                "the script was stopped after {} evaluation steps; is there an infinite loop?",
+                self.limits.steps
+            ));
+        }
+        Ok(())
+    }
+
+    fn lookup(&self, name: &str, env: &Env) -> R<Value> {
+        let mut scope = Some(env);
+        while let Some(s) = scope {
+            if let Some(v) = s.vars.borrow().get(name) {
+                return Ok(v.clone());
+            }
+            if s.locals.iter().any(|l| l == name) {
+                return err(format!(
+                    "cannot access local variable '{name}' where it is not associated with a value"
+                ));
+            }
+            scope = s.parent.as_ref();
+        }
+        builtins::lookup(name).ok_or_else(|| RtError::new(format!("name '{name}' is not defined")))
+    }
+
+    /// `bool(v)`, with JAX's errors for arrays.
+    fn truthy(&self, v: &Value) -> R<bool> {
+        Ok(match v {
+            Value::None => false,
+            Value::Bool(b) => *b,
+            Value::Int(i) => *i != 0,
+            Value::Float(x) => *x != 0.0,
+            Value::Str(s) => !s.is_empty(),
+            Value::List(l) => !l.borrow().is_empty(),
+            Value::Tuple(t) => !t.is_empty(),
+            Value::Dict(d) => !d.borrow().entries.is_empty(),
+            Value::Range { start, stop, step } => range_iter(*start, *stop, *step).next().is_some(),
+            Value::Array(Tensor::Concrete(a)) => match a.scalar_f64() {
+                Some(x) => x != 0.0,
+                None if a.size() == 0 => false,
+                None => return err("The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()"),
+            },
+            Value::Array(Tensor::Traced(t)) => return Err(self.tracer_bool_error(&t.aval)),
+            Value::TracedCmp(aval) => return Err(self.tracer_bool_error(aval)),
+            _ => true,
+        })
+    }
+
+    fn tracer_bool_error(&self, aval: &jaxlite::Aval) -> RtError {
+        RtError::new(format!(
+            "Attempted boolean conversion of traced array with shape {}. {}Use jnp.where or jax.lax.cond instead of Python if on traced values.",
+            value::aval_text(aval),
+            self.while_tracing()
+        ))
+    }
+
+    /// "The error occurred while tracing the function f. " when inside `jit`.
+    fn while_tracing(&self) -> String {
+        self.tracing.last().map_or(String::new(), |f| {
+            format!("The error occurred while tracing the function {f}. ")
+        })
+    }
+
+    /// The elements of an iterable, in order.
+    fn iterate(&self, v: &Value) -> R<Vec<Value>> {
+        Ok(match v {
+            Value::List(l) => l.borrow().clone(),
+            Value::Tuple(t) => t.to_vec(),
+            Value::Str(s) => s.chars().map(|c| Value::str(&c.to_string())).collect(),
+            Value::Dict(d) => d.borrow().entries.iter().map(|(k, _)| k.clone()).collect(),
+            Value::Range { start, stop, step } => {
+                if range_len(*start, *stop, *step) > self.limits.steps as i128 {
+                    return err("range too large to materialise; iterate over it with a for loop");
+                }
+                range_iter(*start, *stop, *step).map(Value::Int).collect()
+            }
+            Value::Array(Tensor::Concrete(a)) => crate::jnp_extra::rows(a)
+                .map_err(RtError::from)?
+                .into_iter()
+                .map(Value::array)
+                .collect(),
+            Value::Array(Tensor::Traced(t)) => {
+                return err(format!(
+                    "iterating over a traced array ({}) is not supported by the playground yet",
+                    value::aval_text(&t.aval)
+                ))
+            }
+            other => return err(format!("'{}' object is not iterable", other.type_name())),
+        })
+    }
+
+    fn slice_bound(&self, v: &Value) -> R<Option<i64>> {
+        match v {
+            Value::None => Ok(None),
+            Value::Int(i) => Ok(Some(*i)),
+            Value::Bool(b) => Ok(Some(*b as i64)),
+            Value::Array(_) => Ok(Some(self.to_index(v)?)),
+            other => err(format!(
+                "slice indices must be integers or None, not {}",
+                other.type_name()
+            )),
+        }
+    }
+
+    /// An integer index: a Python int, or a concrete integer scalar array.
+    fn to_index(&self, v: &Value) -> R<i64> {
+        match v {
+            Value::Int(_) | Value::Bool(_) => Ok(as_int(v).unwrap_or(0)),
+            Value::Array(Tensor::Concrete(a)) if !a.dtype().is_float() && a.size() == 1 => {
+                Ok(a.scalar_f64().unwrap_or(0.0) as i64)
+            }
+            Value::Array(Tensor::Traced(t)) => err(format!(
+                "indexing with a traced value ({}) is not supported by the playground yet. {}",
+                value::aval_text(&t.aval),
+                self.while_tracing()
+            )),
+            other => err(format!(
+                "indices must be integers, not {}",
+                other.type_name()
+            )),
+        }
+    }
+
+    fn get_item<'a>(&'a mut self, obj: &'a Value, index: &'a Value) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let seq_index = |len: usize, i: i64, what: &str| -> R<usize> {
+                let n = len as i64;
+                let j = if i < 0 { i + n } else { i };
+                if (0..n).contains(&j) {
+                    Ok(j as usize)
+                } else {
+                    err(format!("{what} index out of range"))
+                }
+            };
+            match (obj, index) {
+                (Value::List(l), Value::Slice(a, b, c)) => {
+                    Ok(Value::list(slice_items(&l.borrow(), *a, *b, *c)?))
+                }
+                (Value::Tuple(t), Value::Slice(a, b, c)) => {
+                    Ok(Value::tuple(slice_items(t, *a, *b, *c)?))
+                }
+                (Value::Str(s), Value::Slice(a, b, c)) => {
+                    let chars: Vec<Value> = s.chars().map(|c| Value::str(&c.to_string())).collect();
+                    Ok(Value::str(
+                        &slice_items(&chars, *a, *b, *c)?
+                            .iter()
+                            .map(to_str)
+                            .collect::<String>(),
+                    ))
+                }
+                (Value::List(l), i) => {
+                    let l = l.borrow();
+                    Ok(l[seq_index(l.len(), self.to_index(i)?, "list")?].clone())
+                }
+                (Value::Tuple(t), i) => {
+                    Ok(t[seq_index(t.len(), self.to_index(i)?, "tuple")?].clone())
+                }
+                (Value::Str(s), i) => {
+                    let chars: Vec<char> = s.chars().collect();
+                    Ok(Value::str(
+                        &chars[seq_index(chars.len(), self.to_index(i)?, "string")?].to_string(),
+                    ))
+                }
+                (Value::Range { start, stop, step }, i) => {
+                    let n = range_len(*start, *stop, *step).min(usize::MAX as i128) as usize;
+                    let k = seq_index(n, self.to_index(i)?, "range")?;
+                    Ok(Value::Int(start.wrapping_add(step.wrapping_mul(k as i64))))
+                }
+                (Value::Dict(d), key) => {
+                    value::check_hashable(key)?;
+                    d.borrow()
+                        .get(key)
+                        .cloned()
+                        .ok_or_else(|| RtError::new(format!("KeyError: {}", value::repr(key))))
+                }
+                (Value::Array(t), index) => self.index_array(t, index).await,
+                (other, _) => err(format!(
+                    "'{}' object is not subscriptable",
+                    other.type_name()
+                )),
+            }
+        })
+    }
+
+    // ---- calls ----
+
+    fn call<'a>(
+        &'a mut self,
+        f: Value,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            match f {
+                Value::Function(func) => self.call_function(&func, args, kwargs).await,
+                Value::Native(native) => self.call_native(&native, args, kwargs).await,
+                other => err(format!("'{}' object is not callable", other.type_name())),
+            }
+        })
+    }
+
+    fn call_native<'a>(
+        &'a mut self,
+        native: &'a Rc<Native>,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            match &**native {
+                Native::Builtin(name) => self.call_builtin(name, args, kwargs).await,
+                Native::Method(recv, name) => self.call_method(recv, name, args, kwargs).await,
+                Native::Math(name) => builtins::call_math(name, &args, &kwargs),
+                Native::Jnp(name) => self.call_jnp(name, args, kwargs).await,
+                Native::Nn(name) => self.call_nn(name, args, kwargs).await,
+                Native::Jax(name) => self.call_jax(name, args, kwargs).await,
+                Native::Partial {
+                    func,
+                    args: bound,
+                    kwargs: bound_kw,
+                } => {
+                    let mut all = bound.clone();
+                    all.extend(args);
+                    let mut kw = bound_kw.clone();
+                    kw.extend(kwargs);
+                    self.call(func.clone(), all, kw).await
+                }
+                Native::Jitted(j) => self.call_jitted(j, args, kwargs).await,
+                Native::MakeJaxpr(f) => self.make_jaxpr(f.clone(), args, kwargs).await,
+            }
+        })
+    }
+
+    /// Attribute access: module members, array properties and bound methods.
+    fn get_attr<'a>(&'a mut self, obj: &'a Value, name: &'a str) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            match obj {
+                Value::Module(m) => jax::module_attr(*m, name),
+                Value::Array(_) => self.array_attr(obj, name).await,
+                _ => builtins::method(obj, name),
+            }
+        })
+    }
+}
+
+/// Binds call arguments to parameters with Python's rules and messages.
+fn bind_arguments(
+    f: &Function,
+    args: Vec<Value>,
+    kwargs: Vec<(String, Value)>,
+    scope: &Env,
+) -> R<()> {
+    let def = &f.def;
+    let n = def.params.len();
+    let required = def.params.iter().filter(|p| p.default.is_none()).count();
+    let name = &def.name;
+    if args.len() > n && def.vararg.is_none() {
+        let takes = if required == n {
+            format!("{n}")
+        } else {
+            format!("from {required} to {n}")
+        };
+        let plural = if n == 1 && required == n {
+            "argument"
+        } else {
+            "arguments"
+        };
+        let given = args.len();
+        let was = if given == 1 { "was" } else { "were" };
+        return err(format!(
+            "{name}() takes {takes} positional {plural} but {given} {was} given"
+        ));
+    }
+    let mut slots: Vec<Option<Value>> = vec![None; n];
+    let mut args = args.into_iter();
+    for slot in slots.iter_mut() {
+        match args.next() {
+            Some(v) => *slot = Some(v),
+            None => break,
+        }
+    }
+    let rest: Vec<Value> = args.collect();
+    for (k, v) in kwargs {
+        match def.params.iter().position(|p| p.name == k) {
+            Some(i) if slots[i].is_some() => {
+                return err(format!("{name}() got multiple values for argument '{k}'"))
+            }
+            Some(i) => slots[i] = Some(v),
+            None => return err(format!("{name}() got an unexpected keyword argument '{k}'")),
+        }
+    }
+    let mut defaults = f.defaults.iter();
+    let mut missing = Vec::new();
+    let mut vars = scope.vars.borrow_mut();
+    for (p, slot) in def.params.iter().zip(slots) {
+        let default = if p.default.is_some() {
+            defaults.next()
+        } else {
+            None
+        };
+        match slot.or_else(|| default.cloned()) {
+            Some(v) => {
+                vars.insert(p.name.clone(), v);
+            }
+            None => missing.push(format!("'{}'", p.name)),
+        }
+    }
+    if let Some(v) = &def.vararg {
+        vars.insert(v.clone(), Value::tuple(rest));
+    }
+    match missing.len() {
+        0 => Ok(()),
+        1 => err(format!(
+            "{name}() missing 1 required positional argument: {}",
+            missing[0]
+        )),
+        k => {
+            let (last, init) = missing
+                .split_last()
+                .map(|(l, i)| (l.clone(), i.join(", ")))
+                .unwrap_or_default();
+            err(format!(
+                "{name}() missing {k} required positional arguments: {init} and {last}"
+            ))
+        }
+    }
+}
+
+fn set_item(obj: &Value, index: Value, value: Value) -> R<()> {
+    match obj {
+        Value::List(l) => {
+            let mut l = l.borrow_mut();
+            let n = l.len() as i64;
+            let i = as_int(&index).ok_or_else(|| RtError::new(format!("list indices must be integers, not {}", index.type_name())))?;
+            let j = if i < 0 { i + n } else { i };
+            match l.get_mut(usize::try_from(j).unwrap_or(usize::MAX)) {
+                Some(slot) => {
+                    *slot = value;
+                    Ok(())
+                }
+                None => err("list assignment index out of range"),
+            }
+        }
+        Value::Dict(d) => d.borrow_mut().insert(index, value),
+        Value::Array(_) => err("JAX arrays are immutable; use x.at[i].set(v), which the playground does not support yet"),
+        other => err(format!("'{}' object does not support item assignment", other.type_name())),
+    }
+}
+
+fn range_len(start: i64, stop: i64, step: i64) -> i128 {
+    let (start, stop, step) = (start as i128, stop as i128, step as i128);
+    if step > 0 && stop > start {
+        (stop - start + step - 1) / step
+    } else if step < 0 && stop < start {
+        (start - stop - step - 1) / -step
+    } else {
+        0
+    }
+}
+
+fn range_iter(start: i64, stop: i64, step: i64) -> impl Iterator<Item = i64> {
+    let n = range_len(start, stop, step);
+    (0..n).map(move |k| (start as i128 + k * step as i128) as i64)
+}
+
+/// `items[a:b:c]` with Python's clamping rules.
+fn slice_items(
+    items: &[Value],
+    start: Option<i64>,
+    stop: Option<i64>,
+    step: Option<i64>,
+) -> R<Vec<Value>> {
+    let indices =
+        crate::jnp_extra::slice_indices(items.len(), start, stop, step).map_err(RtError::from)?;
+    Ok(indices
+        .into_iter()
+        .filter_map(|i| items.get(i).cloned())
+        .collect())
+}

@@ -1,0 +1,394 @@
+//! Runtime values and how Python shows them (`str`, `repr`), compares them and tests them
+//! for truth.
+
+use super::format::float_repr;
+use super::{err, Env, R};
+use crate::ast::FuncDef;
+use jaxlite::{Aval, ClosedJaxpr, DType, Tensor};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+#[derive(Clone)]
+pub enum Value {
+    None,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(Rc<str>),
+    List(Rc<RefCell<Vec<Value>>>),
+    Tuple(Rc<Vec<Value>>),
+    Dict(Rc<RefCell<Dict>>),
+    Range {
+        start: i64,
+        stop: i64,
+        step: i64,
+    },
+    Function(Rc<Function>),
+    Native(Rc<Native>),
+    Module(ModuleId),
+    /// A JAX array, concrete or traced.
+    Array(Tensor),
+    /// `x.dtype`
+    DType(DType),
+    /// The result of `jax.make_jaxpr(f)(...)`.
+    Jaxpr(Rc<ClosedJaxpr>),
+    /// `a:b:c` in a subscript; bounds are ints or None.
+    Slice(Option<i64>, Option<i64>, Option<i64>),
+    Ellipsis,
+    /// A comparison involving a traced array. jaxlite has no comparison primitive yet, so this
+    /// placeholder exists only to report misuse as JAX would (`if x > 0:` inside `jit`).
+    TracedCmp(Rc<Aval>),
+}
+
+/// A `dict`: insertion-ordered, looked up by Python equality (dicts in scripts are small).
+#[derive(Default)]
+pub struct Dict {
+    pub entries: Vec<(Value, Value)>,
+}
+
+impl Dict {
+    pub fn get(&self, key: &Value) -> Option<&Value> {
+        self.entries
+            .iter()
+            .find(|(k, _)| py_eq(k, key))
+            .map(|(_, v)| v)
+    }
+
+    pub fn insert(&mut self, key: Value, value: Value) -> R<()> {
+        check_hashable(&key)?;
+        match self.entries.iter_mut().find(|(k, _)| py_eq(k, &key)) {
+            Some(entry) => entry.1 = value,
+            None => self.entries.push((key, value)),
+        }
+        Ok(())
+    }
+}
+
+/// A user-defined function (a `def` or `lambda`) closed over its defining scope.
+pub struct Function {
+    pub def: Rc<FuncDef>,
+    pub defaults: Vec<Value>,
+    pub env: Env,
+    /// The names the body binds: Python decides at compile time that these are locals.
+    pub locals: Rc<Vec<String>>,
+}
+
+/// A function implemented by the interpreter.
+pub enum Native {
+    Builtin(&'static str),
+    Jnp(&'static str),
+    Jax(&'static str),
+    Math(&'static str),
+    Nn(&'static str),
+    /// A method bound to its receiver (`xs.append`, `x.reshape`).
+    Method(Value, &'static str),
+    Partial {
+        func: Value,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    },
+    Jitted(Jitted),
+    /// `jax.make_jaxpr(f)`, waiting for example arguments.
+    MakeJaxpr(Value),
+}
+
+/// `jax.jit(f)`: the function and its compiled programs, keyed by argument types.
+pub struct Jitted {
+    pub func: Value,
+    pub static_argnums: Vec<usize>,
+    pub cache: RefCell<HashMap<String, Rc<super::jax::Compiled>>>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModuleId {
+    Jax,
+    Numpy,
+    Nn,
+    Math,
+    Functools,
+    /// `jax.config`
+    Config,
+}
+
+impl ModuleId {
+    pub fn name(self) -> &'static str {
+        match self {
+            ModuleId::Jax => "jax",
+            ModuleId::Numpy => "jax.numpy",
+            ModuleId::Nn => "jax.nn",
+            ModuleId::Math => "math",
+            ModuleId::Functools => "functools",
+            ModuleId::Config => "jax.config",
+        }
+    }
+}
+
+impl Value {
+    pub fn str(s: &str) -> Value {
+        Value::Str(Rc::from(s))
+    }
+
+    pub fn list(items: Vec<Value>) -> Value {
+        Value::List(Rc::new(RefCell::new(items)))
+    }
+
+    pub fn tuple(items: Vec<Value>) -> Value {
+        Value::Tuple(Rc::new(items))
+    }
+
+    pub fn native(n: Native) -> Value {
+        Value::Native(Rc::new(n))
+    }
+
+    pub fn array(a: jaxlite::Array) -> Value {
+        Value::Array(Tensor::from(a))
+    }
+
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::None => "NoneType",
+            Value::Bool(_) => "bool",
+            Value::Int(_) => "int",
+            Value::Float(_) => "float",
+            Value::Str(_) => "str",
+            Value::List(_) => "list",
+            Value::Tuple(_) => "tuple",
+            Value::Dict(_) => "dict",
+            Value::Range { .. } => "range",
+            Value::Slice(..) => "slice",
+            Value::Ellipsis => "ellipsis",
+            Value::Function(_) => "function",
+            Value::Native(n) => match **n {
+                Native::Method(..) => "method",
+                Native::Partial { .. } => "functools.partial",
+                Native::Jitted(_) => "PjitFunction",
+                _ => "builtin_function_or_method",
+            },
+            Value::Module(_) => "module",
+            Value::Array(_) | Value::TracedCmp(_) => "Array",
+            Value::DType(_) => "dtype",
+            Value::Jaxpr(_) => "ClosedJaxpr",
+        }
+    }
+
+    pub fn is_number(&self) -> bool {
+        matches!(self, Value::Bool(_) | Value::Int(_) | Value::Float(_))
+    }
+}
+
+/// `str(v)`.
+pub fn to_str(v: &Value) -> String {
+    match v {
+        Value::Str(s) => s.to_string(),
+        Value::Array(Tensor::Concrete(a)) => jaxlite::format::format_array(a),
+        _ => repr(v),
+    }
+}
+
+/// `repr(v)`.
+pub fn repr(v: &Value) -> String {
+    let mut out = String::new();
+    write_repr(v, &mut out, &mut Vec::new());
+    out
+}
+
+/// Writes `repr(v)`; `open` holds the containers being printed, so a list that contains
+/// itself prints as `[[...]]` instead of recursing forever.
+fn write_repr(v: &Value, out: &mut String, open: &mut Vec<*const ()>) {
+    let seq =
+        |items: &[Value], (l, r): (&str, &str), out: &mut String, open: &mut Vec<*const ()>| {
+            out.push_str(l);
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_repr(item, out, open);
+            }
+            out.push_str(r);
+        };
+    let ptr = match v {
+        Value::List(l) => Some(Rc::as_ptr(l) as *const ()),
+        Value::Dict(d) => Some(Rc::as_ptr(d) as *const ()),
+        _ => None,
+    };
+    if let Some(p) = ptr {
+        if open.contains(&p) {
+            out.push_str(if matches!(v, Value::List(_)) {
+                "[...]"
+            } else {
+                "{...}"
+            });
+            return;
+        }
+        open.push(p);
+    }
+    match v {
+        Value::None => out.push_str("None"),
+        Value::Bool(b) => out.push_str(if *b { "True" } else { "False" }),
+        Value::Int(i) => out.push_str(&i.to_string()),
+        Value::Float(x) => out.push_str(&float_repr(*x)),
+        Value::Str(s) => out.push_str(&str_repr(s)),
+        Value::List(items) => seq(&items.borrow(), ("[", "]"), out, open),
+        Value::Tuple(items) if items.len() == 1 => seq(items, ("(", ",)"), out, open),
+        Value::Tuple(items) => seq(items, ("(", ")"), out, open),
+        Value::Dict(d) => {
+            out.push('{');
+            for (i, (k, val)) in d.borrow().entries.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_repr(k, out, open);
+                out.push_str(": ");
+                write_repr(val, out, open);
+            }
+            out.push('}');
+        }
+        Value::Range { start, stop, step } if *step == 1 => {
+            out.push_str(&format!("range({start}, {stop})"))
+        }
+        Value::Range { start, stop, step } => {
+            out.push_str(&format!("range({start}, {stop}, {step})"))
+        }
+        Value::Slice(a, b, c) => {
+            let bound = |x: &Option<i64>| x.map_or("None".to_string(), |x| x.to_string());
+            out.push_str(&format!("slice({}, {}, {})", bound(a), bound(b), bound(c)))
+        }
+        Value::Ellipsis => out.push_str("Ellipsis"),
+        Value::Function(f) => out.push_str(&format!("<function {}>", f.def.name)),
+        Value::Native(n) => out.push_str(&native_repr(n)),
+        Value::Module(m) => out.push_str(&format!("<module '{}'>", m.name())),
+        Value::Array(Tensor::Concrete(a)) => out.push_str(&crate::jnp_extra::array_repr(a)),
+        Value::Array(Tensor::Traced(t)) => {
+            out.push_str(&format!("JitTracer({})", aval_text(&t.aval)))
+        }
+        Value::TracedCmp(aval) => out.push_str(&format!("JitTracer({})", aval_text(aval))),
+        Value::DType(d) => out.push_str(d.name()),
+        Value::Jaxpr(j) => out.push_str(&j.jaxpr.to_string()),
+    }
+    if ptr.is_some() {
+        open.pop();
+    }
+}
+
+fn native_repr(n: &Native) -> String {
+    match n {
+        Native::Builtin(name) => format!("<built-in function {name}>"),
+        Native::Jnp(name) if jaxlite::DType::from_name(name).is_some() => {
+            format!("<class 'jax.numpy.{name}'>")
+        }
+        Native::Jnp(name) => format!("<function jax.numpy.{name}>"),
+        Native::Jax(name) => format!("<function jax.{name}>"),
+        Native::Math(name) => format!("<built-in function {name}>"),
+        Native::Nn(name) => format!("<function jax.nn.{name}>"),
+        Native::Method(recv, name) => format!("<bound method {}.{name}>", recv.type_name()),
+        Native::Partial { func, .. } => format!("functools.partial({})", repr(func)),
+        Native::Jitted(j) => format!("<PjitFunction of {}>", repr(&j.func)),
+        Native::MakeJaxpr(f) => format!("<make_jaxpr of {}>", repr(f)),
+    }
+}
+
+/// `float32[3,4]`, as JAX names an abstract array in messages.
+pub fn aval_text(aval: &Aval) -> String {
+    let dims: Vec<String> = aval.shape.iter().map(|d| d.to_string()).collect();
+    format!("{}[{}]", aval.dtype.name(), dims.join(","))
+}
+
+/// A string literal as Python's `repr` writes it: single quotes unless the text has one.
+pub fn str_repr(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::from(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// Python equality for non-array values; arrays compare by identity here (element-wise
+/// comparison is an operator, see `ops`).
+pub fn py_eq(a: &Value, b: &Value) -> bool {
+    eq_depth(a, b, 0)
+}
+
+fn eq_depth(a: &Value, b: &Value, depth: usize) -> bool {
+    // Self-containing containers would recurse forever; Python raises RecursionError there.
+    if depth > 64 {
+        return false;
+    }
+    let seq = |x: &[Value], y: &[Value]| {
+        x.len() == y.len() && x.iter().zip(y).all(|(p, q)| eq_depth(p, q, depth + 1))
+    };
+    match (a, b) {
+        (Value::None, Value::None) | (Value::Ellipsis, Value::Ellipsis) => true,
+        (Value::Str(x), Value::Str(y)) => x == y,
+        (x, y) if x.is_number() && y.is_number() => match (as_int(x), as_int(y)) {
+            (Some(i), Some(j)) => i == j,
+            _ => as_f64(x) == as_f64(y),
+        },
+        (Value::List(x), Value::List(y)) => Rc::ptr_eq(x, y) || seq(&x.borrow(), &y.borrow()),
+        (Value::Tuple(x), Value::Tuple(y)) => seq(x, y),
+        (Value::Dict(x), Value::Dict(y)) => {
+            Rc::ptr_eq(x, y) || {
+                let (x, y) = (x.borrow(), y.borrow());
+                x.entries.len() == y.entries.len()
+                    && x.entries
+                        .iter()
+                        .all(|(k, v)| y.get(k).is_some_and(|w| eq_depth(v, w, depth + 1)))
+            }
+        }
+        (Value::Range { .. }, Value::Range { .. }) => repr(a) == repr(b),
+        (Value::Function(x), Value::Function(y)) => Rc::ptr_eq(x, y),
+        (Value::Native(x), Value::Native(y)) => Rc::ptr_eq(x, y),
+        (Value::Module(x), Value::Module(y)) => x == y,
+        (Value::DType(x), Value::DType(y)) => x == y,
+        (Value::Array(Tensor::Concrete(x)), Value::Array(Tensor::Concrete(y))) => Rc::ptr_eq(x, y),
+        (Value::Array(Tensor::Traced(x)), Value::Array(Tensor::Traced(y))) => Rc::ptr_eq(x, y),
+        _ => false,
+    }
+}
+
+/// An exact integer view of bools and ints.
+pub fn as_int(v: &Value) -> Option<i64> {
+    match v {
+        Value::Bool(b) => Some(*b as i64),
+        Value::Int(i) => Some(*i),
+        _ => None,
+    }
+}
+
+pub fn as_f64(v: &Value) -> Option<f64> {
+    match v {
+        Value::Bool(b) => Some(*b as i64 as f64),
+        Value::Int(i) => Some(*i as f64),
+        Value::Float(x) => Some(*x),
+        _ => None,
+    }
+}
+
+pub fn check_hashable(v: &Value) -> R<()> {
+    match v {
+        Value::List(_) | Value::Dict(_) | Value::Array(_) | Value::TracedCmp(_) => {
+            err(format!("unhashable type: '{}'", v.type_name()))
+        }
+        Value::Tuple(items) => items.iter().try_for_each(check_hashable),
+        _ => Ok(()),
+    }
+}

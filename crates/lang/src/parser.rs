@@ -1,0 +1,1312 @@
+//! A recursive-descent parser for the Python subset, one function per grammar rule, in the
+//! order of Python's precedence table. It never fails as a whole: an error in a statement is
+//! recorded and the parser skips to the next statement (and over the block a broken header
+//! introduced), so every error in a script is reported at once.
+
+use crate::ast::*;
+use crate::lexer::{tokenize, tokenize_fragment, FStrPart, Tok, Token};
+use crate::ScriptError;
+use std::rc::Rc;
+
+type PResult<T> = Result<T, ScriptError>;
+
+/// Deep enough for any real program, shallow enough that neither this parser nor the
+/// interpreter's recursion can exhaust a wasm stack.
+const MAX_NESTING: u32 = 100;
+
+pub fn parse(source: &str) -> (Module, Vec<ScriptError>) {
+    let (tokens, errors) = tokenize(source);
+    // An unclosed bracket swallows the rest of the script; the parser's complaint about the
+    // missing bracket at the very end would only repeat the lexer's.
+    let unclosed = errors
+        .iter()
+        .any(|e| e.message.ends_with("was never closed"));
+    let end = tokens.last().map(|t| t.span);
+    let mut parser = Parser::new(tokens, errors);
+    let body = parser.statements_until_eof();
+    let mut errors = parser.errors;
+    if unclosed {
+        errors.retain(|e| {
+            Some(Span {
+                line: e.line,
+                col: e.col,
+            }) != end
+        });
+    }
+    errors.sort_by_key(|e| (e.line, e.col));
+    (Module { body }, errors)
+}
+
+struct Parser {
+    tokens: Vec<Token>,
+    pos: usize,
+    errors: Vec<ScriptError>,
+    nesting: u32,
+    /// How many `def`/`lambda` and loops enclose the current point, for `return` and `break`.
+    functions: u32,
+    loops: u32,
+}
+
+fn error(span: Span, message: impl Into<String>) -> ScriptError {
+    ScriptError {
+        message: message.into(),
+        line: span.line,
+        col: span.col,
+    }
+}
+
+/// How a token is named in "expected X, found Y" messages.
+fn describe(tok: &Tok) -> String {
+    match tok {
+        Tok::Name(n) => format!("name '{n}'"),
+        Tok::Keyword(k) => format!("'{k}'"),
+        Tok::Int(_) | Tok::Float(_) => "a number".into(),
+        Tok::Str(_) | Tok::FStr(_) => "a string".into(),
+        Tok::Op(o) => format!("'{o}'"),
+        Tok::Newline => "the end of the line".into(),
+        Tok::Indent => "an indent".into(),
+        Tok::Dedent => "a dedent".into(),
+        Tok::Eof => "the end of the script".into(),
+    }
+}
+
+impl Parser {
+    fn new(tokens: Vec<Token>, errors: Vec<ScriptError>) -> Parser {
+        Parser {
+            tokens,
+            pos: 0,
+            errors,
+            nesting: 0,
+            functions: 0,
+            loops: 0,
+        }
+    }
+
+    // ---- token helpers ----
+
+    fn peek(&self) -> &Tok {
+        self.peek_at(0)
+    }
+
+    fn peek_at(&self, ahead: usize) -> &Tok {
+        self.tokens
+            .get(self.pos + ahead)
+            .or(self.tokens.last())
+            .map_or(&Tok::Eof, |t| &t.tok)
+    }
+
+    fn span(&self) -> Span {
+        self.tokens
+            .get(self.pos)
+            .or(self.tokens.last())
+            .map_or(Span { line: 1, col: 1 }, |t| t.span)
+    }
+
+    fn advance(&mut self) -> Tok {
+        let tok = self.peek().clone();
+        if self.pos < self.tokens.len() {
+            self.pos += 1;
+        }
+        tok
+    }
+
+    fn at_op(&self, op: &str) -> bool {
+        matches!(self.peek(), Tok::Op(o) if *o == op)
+    }
+
+    fn at_kw(&self, kw: &str) -> bool {
+        matches!(self.peek(), Tok::Keyword(k) if *k == kw)
+    }
+
+    fn eat_op(&mut self, op: &str) -> bool {
+        let found = self.at_op(op);
+        if found {
+            self.advance();
+        }
+        found
+    }
+
+    fn eat_kw(&mut self, kw: &str) -> bool {
+        let found = self.at_kw(kw);
+        if found {
+            self.advance();
+        }
+        found
+    }
+
+    fn expect_op(&mut self, op: &str, context: &str) -> PResult<()> {
+        if self.eat_op(op) {
+            Ok(())
+        } else {
+            Err(self.unexpected(&format!("'{op}' {context}")))
+        }
+    }
+
+    fn unexpected(&self, expected: &str) -> ScriptError {
+        error(
+            self.span(),
+            format!("expected {expected}, found {}", describe(self.peek())),
+        )
+    }
+
+    fn name(&mut self, what: &str) -> PResult<String> {
+        match self.peek().clone() {
+            Tok::Name(n) => {
+                self.advance();
+                Ok(n)
+            }
+            _ => Err(self.unexpected(what)),
+        }
+    }
+
+    /// Runs a rule one nesting level deeper, refusing pathological depths.
+    fn nested<T>(&mut self, rule: impl FnOnce(&mut Parser) -> PResult<T>) -> PResult<T> {
+        if self.nesting >= MAX_NESTING {
+            return Err(error(self.span(), "too many nested expressions or blocks"));
+        }
+        self.nesting += 1;
+        let result = rule(self);
+        self.nesting -= 1;
+        result
+    }
+
+    // ---- statements ----
+
+    fn statements_until_eof(&mut self) -> Vec<Stmt> {
+        let mut body = Vec::new();
+        while !matches!(self.peek(), Tok::Eof) {
+            self.statement_into(&mut body);
+        }
+        body
+    }
+
+    /// Parses one line's statement(s) into `out`, recovering from an error.
+    fn statement_into(&mut self, out: &mut Vec<Stmt>) {
+        let start = self.pos;
+        if let Err(e) = self.statement(out) {
+            self.errors.push(e);
+            self.synchronize(start);
+        }
+    }
+
+    /// Skips the rest of a broken statement, and the indented block under it if it was a
+    /// block header, so one mistake is reported once.
+    fn synchronize(&mut self, start: usize) {
+        while !matches!(self.peek(), Tok::Newline | Tok::Eof) {
+            self.advance();
+        }
+        self.eat_newline();
+        if matches!(self.peek(), Tok::Indent) {
+            self.skip_block();
+        }
+        if self.pos == start {
+            self.advance();
+        }
+    }
+
+    fn skip_block(&mut self) {
+        let mut depth = 0usize;
+        loop {
+            match self.advance() {
+                Tok::Indent => depth += 1,
+                Tok::Dedent => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        return;
+                    }
+                }
+                Tok::Eof => return,
+                _ => {}
+            }
+        }
+    }
+
+    fn eat_newline(&mut self) -> bool {
+        matches!(self.peek(), Tok::Newline) && {
+            self.advance();
+            true
+        }
+    }
+
+    fn statement(&mut self, out: &mut Vec<Stmt>) -> PResult<()> {
+        let span = self.span();
+        match self.peek().clone() {
+            Tok::Indent => Err(error(span, "unexpected indent")),
+            Tok::Dedent => {
+                // Only reachable after an inconsistent dedent the lexer reported already.
+                self.advance();
+                Ok(())
+            }
+            Tok::Newline => {
+                self.advance();
+                Ok(())
+            }
+            Tok::Op("@") => {
+                let mut decorators = Vec::new();
+                while self.eat_op("@") {
+                    decorators.push(self.test()?);
+                    if !self.eat_newline() {
+                        return Err(self.unexpected("a new line after the decorator"));
+                    }
+                }
+                if !self.at_kw("def") {
+                    return Err(self.unexpected("'def' after decorators"));
+                }
+                out.push(self.def(decorators)?);
+                Ok(())
+            }
+            Tok::Keyword("def") => {
+                out.push(self.def(Vec::new())?);
+                Ok(())
+            }
+            Tok::Keyword("if") => {
+                out.push(self.if_stmt()?);
+                Ok(())
+            }
+            Tok::Keyword("while") => {
+                self.advance();
+                let cond = self.test()?;
+                self.expect_op(":", "after the condition of 'while'")?;
+                let body = self.loop_body("while")?;
+                out.push(Stmt {
+                    span,
+                    kind: StmtKind::While { cond, body },
+                });
+                Ok(())
+            }
+            Tok::Keyword("for") => {
+                self.advance();
+                let target = self.target_list()?;
+                if !self.eat_kw("in") {
+                    return Err(self.unexpected("'in' after the target of 'for'"));
+                }
+                let iter = self.tuple_or_test()?;
+                self.expect_op(":", "after the iterable of 'for'")?;
+                let body = self.loop_body("for")?;
+                out.push(Stmt {
+                    span,
+                    kind: StmtKind::For { target, iter, body },
+                });
+                Ok(())
+            }
+            Tok::Keyword(
+                kw @ ("class" | "try" | "with" | "del" | "global" | "nonlocal" | "raise" | "assert"
+                | "yield"),
+            ) => Err(error(
+                span,
+                format!("'{kw}' statements are not supported by the playground yet"),
+            )),
+            Tok::Keyword(kw @ ("else" | "elif")) => {
+                Err(error(span, format!("'{kw}' without a matching 'if'")))
+            }
+            _ => self.simple_statements(out),
+        }
+    }
+
+    /// Simple statements separated by `;`, up to the end of the line.
+    fn simple_statements(&mut self, out: &mut Vec<Stmt>) -> PResult<()> {
+        loop {
+            out.push(self.simple_statement()?);
+            if !self.eat_op(";") || matches!(self.peek(), Tok::Newline | Tok::Eof) {
+                break;
+            }
+        }
+        match self.peek() {
+            Tok::Newline => {
+                self.advance();
+                Ok(())
+            }
+            Tok::Eof | Tok::Dedent => Ok(()),
+            _ => Err(self.unexpected("the end of the statement")),
+        }
+    }
+
+    fn simple_statement(&mut self) -> PResult<Stmt> {
+        let span = self.span();
+        let kind = match self.peek().clone() {
+            Tok::Keyword("pass") => {
+                self.advance();
+                StmtKind::Pass
+            }
+            Tok::Keyword(kw @ ("break" | "continue")) => {
+                self.advance();
+                if self.loops == 0 {
+                    return Err(error(span, format!("'{kw}' outside loop")));
+                }
+                if kw == "break" {
+                    StmtKind::Break
+                } else {
+                    StmtKind::Continue
+                }
+            }
+            Tok::Keyword("return") => {
+                self.advance();
+                if self.functions == 0 {
+                    return Err(error(span, "'return' outside function"));
+                }
+                let value = if matches!(self.peek(), Tok::Newline | Tok::Eof | Tok::Op(";")) {
+                    None
+                } else {
+                    Some(self.tuple_or_test()?)
+                };
+                StmtKind::Return(value)
+            }
+            Tok::Keyword("import") => {
+                self.advance();
+                let module = self.dotted_name()?;
+                let alias = if self.eat_kw("as") {
+                    Some(self.name("a name after 'as'")?)
+                } else {
+                    None
+                };
+                StmtKind::Import { module, alias }
+            }
+            Tok::Keyword("from") => {
+                self.advance();
+                let module = self.dotted_name()?;
+                if !self.eat_kw("import") {
+                    return Err(self.unexpected("'import'"));
+                }
+                let parens = self.eat_op("(");
+                let mut names = Vec::new();
+                loop {
+                    let name = self.name("a name to import")?;
+                    let alias = if self.eat_kw("as") {
+                        Some(self.name("a name after 'as'")?)
+                    } else {
+                        None
+                    };
+                    names.push((name, alias));
+                    if !self.eat_op(",") || (parens && self.at_op(")")) {
+                        break;
+                    }
+                }
+                if parens {
+                    self.expect_op(")", "to close the import list")?;
+                }
+                StmtKind::FromImport { module, names }
+            }
+            _ => self.expression_statement()?,
+        };
+        Ok(Stmt { span, kind })
+    }
+
+    fn dotted_name(&mut self) -> PResult<String> {
+        let mut name = self.name("a module name")?;
+        while self.eat_op(".") {
+            name.push('.');
+            name.push_str(&self.name("a module name after '.'")?);
+        }
+        Ok(name)
+    }
+
+    fn expression_statement(&mut self) -> PResult<StmtKind> {
+        let first = self.tuple_or_test()?;
+        if let Tok::Op(op) = self.peek().clone() {
+            if let Some(bin) = aug_op(op) {
+                self.advance();
+                check_target(&first, false)?;
+                let value = self.tuple_or_test()?;
+                return Ok(StmtKind::AugAssign {
+                    target: first,
+                    op: bin,
+                    value,
+                });
+            }
+        }
+        if !self.at_op("=") {
+            return Ok(StmtKind::Expr(first));
+        }
+        let mut targets = vec![first];
+        while self.eat_op("=") {
+            targets.push(self.tuple_or_test()?);
+        }
+        let value = targets
+            .pop()
+            .ok_or_else(|| error(self.span(), "expected a value"))?;
+        for t in &targets {
+            check_target(t, true)?;
+        }
+        Ok(StmtKind::Assign { targets, value })
+    }
+
+    fn if_stmt(&mut self) -> PResult<Stmt> {
+        let span = self.span();
+        let kw = if self.eat_kw("if") {
+            "if"
+        } else {
+            self.advance_kw()
+        };
+        let cond = self.test()?;
+        self.expect_op(":", &format!("after the condition of '{kw}'"))?;
+        let body = self.block(kw)?;
+        let orelse = if self.at_kw("elif") {
+            vec![self.if_stmt()?]
+        } else if self.eat_kw("else") {
+            self.expect_op(":", "after 'else'")?;
+            self.block("else")?
+        } else {
+            Vec::new()
+        };
+        Ok(Stmt {
+            span,
+            kind: StmtKind::If { cond, body, orelse },
+        })
+    }
+
+    /// Consumes `elif` (the only other keyword that starts an `if` chain).
+    fn advance_kw(&mut self) -> &'static str {
+        self.advance();
+        "elif"
+    }
+
+    fn loop_body(&mut self, kw: &str) -> PResult<Vec<Stmt>> {
+        self.loops += 1;
+        let body = self.block(kw);
+        self.loops -= 1;
+        body
+    }
+
+    /// The body after a `:`: an indented block, or simple statements on the same line.
+    fn block(&mut self, after: &str) -> PResult<Vec<Stmt>> {
+        self.nested(|p| {
+            let mut body = Vec::new();
+            if !p.eat_newline() {
+                p.simple_statements(&mut body)?;
+                return Ok(body);
+            }
+            if !matches!(p.peek(), Tok::Indent) {
+                return Err(error(
+                    p.span(),
+                    format!("expected an indented block after '{after}'"),
+                ));
+            }
+            p.advance();
+            while !matches!(p.peek(), Tok::Dedent | Tok::Eof) {
+                p.statement_into(&mut body);
+            }
+            p.advance();
+            Ok(body)
+        })
+    }
+
+    fn def(&mut self, decorators: Vec<Expr>) -> PResult<Stmt> {
+        let span = self.span();
+        self.advance();
+        let name = self.name("a function name after 'def'")?;
+        self.expect_op("(", "after the function name")?;
+        let (params, vararg) = self.params(")")?;
+        self.expect_op(")", "to close the parameter list")?;
+        if self.eat_op("->") {
+            self.test()?;
+        }
+        self.expect_op(":", "after the parameters of 'def'")?;
+        // A loop outside the def does not make `break` legal inside it.
+        let loops = std::mem::replace(&mut self.loops, 0);
+        self.functions += 1;
+        let body = self.block("def");
+        self.functions -= 1;
+        self.loops = loops;
+        let def = FuncDef {
+            name,
+            params,
+            vararg,
+            body: body?,
+            decorators,
+            span,
+        };
+        Ok(Stmt {
+            span,
+            kind: StmtKind::Def(Rc::new(def)),
+        })
+    }
+
+    /// `a, b=1, *args` up to `close` (`)` for def, `:` for lambda).
+    fn params(&mut self, close: &str) -> PResult<(Vec<Param>, Option<String>)> {
+        let mut params: Vec<Param> = Vec::new();
+        let mut vararg = None;
+        while !self.at_op(close) {
+            let span = self.span();
+            if self.eat_op("*") {
+                vararg = Some(self.name("a parameter name after '*'")?);
+            } else {
+                let name = self.name("a parameter name")?;
+                if params.iter().any(|p| p.name == name) {
+                    return Err(error(
+                        span,
+                        format!("duplicate argument '{name}' in function definition"),
+                    ));
+                }
+                if self.at_op(":") && close == ")" {
+                    self.advance();
+                    self.test()?;
+                }
+                let default = if self.eat_op("=") {
+                    Some(self.test()?)
+                } else {
+                    None
+                };
+                if default.is_none() && params.iter().any(|p| p.default.is_some()) {
+                    return Err(error(
+                        span,
+                        "parameter without a default follows parameter with a default",
+                    ));
+                }
+                if vararg.is_some() {
+                    return Err(error(
+                        span,
+                        "keyword-only parameters are not supported by the playground yet",
+                    ));
+                }
+                params.push(Param { name, default });
+            }
+            if !self.eat_op(",") {
+                break;
+            }
+        }
+        Ok((params, vararg))
+    }
+
+    // ---- expressions ----
+
+    /// A comma-separated list that becomes a tuple when it has a comma (`return a, b`).
+    fn tuple_or_test(&mut self) -> PResult<Expr> {
+        let span = self.span();
+        let first = self.test_or_star()?;
+        if !self.at_op(",") {
+            return Ok(first);
+        }
+        let mut items = vec![first];
+        while self.eat_op(",") {
+            if self.ends_expression_list() {
+                break;
+            }
+            items.push(self.test_or_star()?);
+        }
+        Ok(Expr {
+            span,
+            kind: ExprKind::Tuple(items),
+        })
+    }
+
+    fn test_or_star(&mut self) -> PResult<Expr> {
+        if self.at_op("*") {
+            return Err(error(
+                self.span(),
+                "starred expressions are only supported in call arguments",
+            ));
+        }
+        self.test()
+    }
+
+    fn ends_expression_list(&self) -> bool {
+        matches!(
+            self.peek(),
+            Tok::Newline | Tok::Eof | Tok::Op("=" | ")" | "]" | "}" | ":" | ";")
+        ) || matches!(self.peek(), Tok::Op(op) if aug_op(op).is_some())
+    }
+
+    /// Loop targets: names and tuples of names, parsed below comparisons so `in` is not eaten.
+    fn target_list(&mut self) -> PResult<Expr> {
+        let span = self.span();
+        let first = self.bit_or()?;
+        let target = if self.at_op(",") {
+            let mut items = vec![first];
+            while self.eat_op(",") && !self.at_kw("in") {
+                items.push(self.bit_or()?);
+            }
+            Expr {
+                span,
+                kind: ExprKind::Tuple(items),
+            }
+        } else {
+            first
+        };
+        check_target(&target, true)?;
+        Ok(target)
+    }
+
+    /// `test`: lambda, or a conditional expression.
+    fn test(&mut self) -> PResult<Expr> {
+        self.nested(|p| {
+            if p.at_kw("lambda") {
+                return p.lambda();
+            }
+            let span = p.span();
+            let then = p.or_test()?;
+            if !p.eat_kw("if") {
+                return Ok(then);
+            }
+            let cond = p.or_test()?;
+            if !p.eat_kw("else") {
+                return Err(p.unexpected("'else' in the conditional expression"));
+            }
+            let orelse = p.test()?;
+            Ok(Expr {
+                span,
+                kind: ExprKind::IfExp {
+                    cond: Box::new(cond),
+                    then: Box::new(then),
+                    orelse: Box::new(orelse),
+                },
+            })
+        })
+    }
+
+    fn lambda(&mut self) -> PResult<Expr> {
+        let span = self.span();
+        self.advance();
+        let (params, vararg) = self.params(":")?;
+        self.expect_op(":", "after the parameters of 'lambda'")?;
+        let loops = std::mem::replace(&mut self.loops, 0);
+        self.functions += 1;
+        let body = self.test();
+        self.functions -= 1;
+        self.loops = loops;
+        let body = body?;
+        let ret = Stmt {
+            span: body.span,
+            kind: StmtKind::Return(Some(body)),
+        };
+        let def = FuncDef {
+            name: "<lambda>".into(),
+            params,
+            vararg,
+            body: vec![ret],
+            decorators: vec![],
+            span,
+        };
+        Ok(Expr {
+            span,
+            kind: ExprKind::Lambda(Rc::new(def)),
+        })
+    }
+
+    fn or_test(&mut self) -> PResult<Expr> {
+        let mut left = self.and_test()?;
+        while self.at_kw("or") {
+            let span = self.span();
+            self.advance();
+            let right = self.and_test()?;
+            left = Expr {
+                span,
+                kind: ExprKind::Or(Box::new(left), Box::new(right)),
+            };
+        }
+        Ok(left)
+    }
+
+    fn and_test(&mut self) -> PResult<Expr> {
+        let mut left = self.not_test()?;
+        while self.at_kw("and") {
+            let span = self.span();
+            self.advance();
+            let right = self.not_test()?;
+            left = Expr {
+                span,
+                kind: ExprKind::And(Box::new(left), Box::new(right)),
+            };
+        }
+        Ok(left)
+    }
+
+    fn not_test(&mut self) -> PResult<Expr> {
+        if self.at_kw("not") {
+            let span = self.span();
+            self.advance();
+            let operand = self.nested(|p| p.not_test())?;
+            return Ok(Expr {
+                span,
+                kind: ExprKind::Unary(UnaryOp::Not, Box::new(operand)),
+            });
+        }
+        self.comparison()
+    }
+
+    fn comparison(&mut self) -> PResult<Expr> {
+        let first = self.bit_or()?;
+        let mut rest = Vec::new();
+        loop {
+            let op = match self.peek() {
+                Tok::Op("==") => CmpOp::Eq,
+                Tok::Op("!=") => CmpOp::Ne,
+                Tok::Op("<") => CmpOp::Lt,
+                Tok::Op("<=") => CmpOp::Le,
+                Tok::Op(">") => CmpOp::Gt,
+                Tok::Op(">=") => CmpOp::Ge,
+                Tok::Keyword("in") => CmpOp::In,
+                Tok::Keyword("not") if matches!(self.peek_at(1), Tok::Keyword("in")) => {
+                    self.advance();
+                    CmpOp::NotIn
+                }
+                Tok::Keyword("is") => {
+                    if matches!(self.peek_at(1), Tok::Keyword("not")) {
+                        self.advance();
+                        CmpOp::IsNot
+                    } else {
+                        CmpOp::Is
+                    }
+                }
+                _ => break,
+            };
+            self.advance();
+            rest.push((op, self.bit_or()?));
+        }
+        if rest.is_empty() {
+            return Ok(first);
+        }
+        Ok(Expr {
+            span: first.span,
+            kind: ExprKind::Compare(Box::new(first), rest),
+        })
+    }
+
+    /// One level of left-associative binary operators.
+    fn binary_level(
+        &mut self,
+        ops: &[(&str, BinOp)],
+        next: fn(&mut Parser) -> PResult<Expr>,
+    ) -> PResult<Expr> {
+        let mut left = next(self)?;
+        while let Some(&(_, op)) = ops.iter().find(|(sym, _)| self.at_op(sym)) {
+            let span = self.span();
+            self.advance();
+            let right = next(self)?;
+            left = Expr {
+                span,
+                kind: ExprKind::Binary(op, Box::new(left), Box::new(right)),
+            };
+        }
+        Ok(left)
+    }
+
+    fn bit_or(&mut self) -> PResult<Expr> {
+        self.binary_level(&[("|", BinOp::BitOr)], Parser::bit_xor)
+    }
+
+    fn bit_xor(&mut self) -> PResult<Expr> {
+        self.binary_level(&[("^", BinOp::BitXor)], Parser::bit_and)
+    }
+
+    fn bit_and(&mut self) -> PResult<Expr> {
+        self.binary_level(&[("&", BinOp::BitAnd)], Parser::shift)
+    }
+
+    fn shift(&mut self) -> PResult<Expr> {
+        self.binary_level(
+            &[("<<", BinOp::LShift), (">>", BinOp::RShift)],
+            Parser::arith,
+        )
+    }
+
+    fn arith(&mut self) -> PResult<Expr> {
+        self.binary_level(&[("+", BinOp::Add), ("-", BinOp::Sub)], Parser::term)
+    }
+
+    fn term(&mut self) -> PResult<Expr> {
+        let ops = [
+            ("*", BinOp::Mul),
+            ("/", BinOp::Div),
+            ("//", BinOp::FloorDiv),
+            ("%", BinOp::Mod),
+            ("@", BinOp::MatMul),
+        ];
+        self.binary_level(&ops, Parser::factor)
+    }
+
+    fn factor(&mut self) -> PResult<Expr> {
+        let op = match self.peek() {
+            Tok::Op("-") => UnaryOp::Neg,
+            Tok::Op("+") => UnaryOp::Pos,
+            Tok::Op("~") => UnaryOp::Invert,
+            _ => return self.power(),
+        };
+        let span = self.span();
+        self.advance();
+        let operand = self.nested(|p| p.factor())?;
+        Ok(Expr {
+            span,
+            kind: ExprKind::Unary(op, Box::new(operand)),
+        })
+    }
+
+    /// `a ** b`: right-associative, and binds tighter than a unary minus on its left
+    /// (`-2 ** 2 == -4`) but not on its right (`2 ** -1`).
+    fn power(&mut self) -> PResult<Expr> {
+        let base = self.primary()?;
+        if !self.at_op("**") {
+            return Ok(base);
+        }
+        let span = self.span();
+        self.advance();
+        let exp = self.nested(|p| p.factor())?;
+        Ok(Expr {
+            span,
+            kind: ExprKind::Binary(BinOp::Pow, Box::new(base), Box::new(exp)),
+        })
+    }
+
+    fn primary(&mut self) -> PResult<Expr> {
+        let mut e = self.atom()?;
+        loop {
+            if self.eat_op(".") {
+                let name = self.name("an attribute name after '.'")?;
+                e = Expr {
+                    span: e.span,
+                    kind: ExprKind::Attr(Box::new(e), name),
+                };
+            } else if self.eat_op("(") {
+                let args = self.nested(|p| p.call_args())?;
+                e = Expr {
+                    span: e.span,
+                    kind: ExprKind::Call {
+                        func: Box::new(e),
+                        args,
+                    },
+                };
+            } else if self.eat_op("[") {
+                let index = self.nested(|p| p.subscript())?;
+                self.expect_op("]", "to close the subscript")?;
+                e = Expr {
+                    span: e.span,
+                    kind: ExprKind::Subscript(Box::new(e), Box::new(index)),
+                };
+            } else {
+                return Ok(e);
+            }
+        }
+    }
+
+    fn call_args(&mut self) -> PResult<Vec<Arg>> {
+        let mut args = Vec::new();
+        while !self.at_op(")") {
+            if self.eat_op("*") {
+                args.push(Arg::Star(self.test()?));
+            } else if matches!(self.peek(), Tok::Name(_)) && matches!(self.peek_at(1), Tok::Op("="))
+            {
+                let name = self.name("a keyword")?;
+                self.advance();
+                args.push(Arg::Keyword(name, self.test()?));
+            } else {
+                let span = self.span();
+                let value = self.test()?;
+                if matches!(args.last(), Some(Arg::Keyword(..))) {
+                    return Err(error(span, "positional argument follows keyword argument"));
+                }
+                if self.at_kw("for") {
+                    let clauses = self.comp_clauses()?;
+                    args.push(Arg::Positional(Expr {
+                        span,
+                        kind: ExprKind::ListComp {
+                            elt: Box::new(value),
+                            clauses,
+                        },
+                    }));
+                } else {
+                    args.push(Arg::Positional(value));
+                }
+            }
+            if !self.eat_op(",") {
+                break;
+            }
+        }
+        self.expect_op(")", "to close the call")?;
+        Ok(args)
+    }
+
+    /// The inside of `x[...]`: one item, or a tuple of items, each possibly a slice.
+    fn subscript(&mut self) -> PResult<Expr> {
+        let span = self.span();
+        let first = self.slice_item()?;
+        if !self.at_op(",") {
+            return Ok(first);
+        }
+        let mut items = vec![first];
+        while self.eat_op(",") && !self.at_op("]") {
+            items.push(self.slice_item()?);
+        }
+        Ok(Expr {
+            span,
+            kind: ExprKind::Tuple(items),
+        })
+    }
+
+    fn slice_item(&mut self) -> PResult<Expr> {
+        let span = self.span();
+        let bound = |p: &mut Parser| -> PResult<Option<Box<Expr>>> {
+            if p.at_op(":") || p.at_op("]") || p.at_op(",") {
+                Ok(None)
+            } else {
+                Ok(Some(Box::new(p.test()?)))
+            }
+        };
+        let start = bound(self)?;
+        if !self.eat_op(":") {
+            return start.map(|e| *e).ok_or_else(|| self.unexpected("an index"));
+        }
+        let stop = bound(self)?;
+        let step = if self.eat_op(":") { bound(self)? } else { None };
+        Ok(Expr {
+            span,
+            kind: ExprKind::Slice(start, stop, step),
+        })
+    }
+
+    fn comp_clauses(&mut self) -> PResult<Vec<CompFor>> {
+        let mut clauses = Vec::new();
+        while self.eat_kw("for") {
+            let target = self.target_list()?;
+            if !self.eat_kw("in") {
+                return Err(self.unexpected("'in' in the comprehension"));
+            }
+            let iter = self.or_test()?;
+            let mut conds = Vec::new();
+            while self.eat_kw("if") {
+                conds.push(self.or_test()?);
+            }
+            clauses.push(CompFor {
+                target,
+                iter,
+                conds,
+            });
+        }
+        Ok(clauses)
+    }
+
+    fn atom(&mut self) -> PResult<Expr> {
+        let span = self.span();
+        let kind = match self.peek().clone() {
+            Tok::Name(n) => {
+                self.advance();
+                ExprKind::Name(n)
+            }
+            Tok::Int(i) => {
+                self.advance();
+                ExprKind::Int(i)
+            }
+            Tok::Float(x) => {
+                self.advance();
+                ExprKind::Float(x)
+            }
+            Tok::Str(_) | Tok::FStr(_) => return self.strings(),
+            Tok::Keyword("None") => {
+                self.advance();
+                ExprKind::None
+            }
+            Tok::Keyword("True") => {
+                self.advance();
+                ExprKind::Bool(true)
+            }
+            Tok::Keyword("False") => {
+                self.advance();
+                ExprKind::Bool(false)
+            }
+            Tok::Op("...") => {
+                self.advance();
+                ExprKind::Ellipsis
+            }
+            Tok::Op("(") => {
+                self.advance();
+                return self.nested(|p| p.paren(span));
+            }
+            Tok::Op("[") => {
+                self.advance();
+                return self.nested(|p| p.list(span));
+            }
+            Tok::Op("{") => {
+                self.advance();
+                return self.nested(|p| p.dict(span));
+            }
+            _ => return Err(self.unexpected("an expression")),
+        };
+        Ok(Expr { span, kind })
+    }
+
+    fn paren(&mut self, span: Span) -> PResult<Expr> {
+        if self.eat_op(")") {
+            return Ok(Expr {
+                span,
+                kind: ExprKind::Tuple(vec![]),
+            });
+        }
+        let first = self.test()?;
+        if self.at_kw("for") {
+            return Err(error(self.span(), "generator expressions are not supported by the playground yet; use a list comprehension"));
+        }
+        if self.eat_op(")") {
+            return Ok(first);
+        }
+        let mut items = vec![first];
+        while self.eat_op(",") && !self.at_op(")") {
+            items.push(self.test()?);
+        }
+        self.expect_op(")", "to close the parenthesis")?;
+        Ok(Expr {
+            span,
+            kind: ExprKind::Tuple(items),
+        })
+    }
+
+    fn list(&mut self, span: Span) -> PResult<Expr> {
+        let mut items = Vec::new();
+        if !self.at_op("]") {
+            let first = self.test()?;
+            if self.at_kw("for") {
+                let clauses = self.comp_clauses()?;
+                self.expect_op("]", "to close the list comprehension")?;
+                return Ok(Expr {
+                    span,
+                    kind: ExprKind::ListComp {
+                        elt: Box::new(first),
+                        clauses,
+                    },
+                });
+            }
+            items.push(first);
+            while self.eat_op(",") && !self.at_op("]") {
+                items.push(self.test()?);
+            }
+        }
+        self.expect_op("]", "to close the list")?;
+        Ok(Expr {
+            span,
+            kind: ExprKind::List(items),
+        })
+    }
+
+    fn dict(&mut self, span: Span) -> PResult<Expr> {
+        let mut items = Vec::new();
+        if !self.at_op("}") {
+            let key = self.test()?;
+            if !self.at_op(":") {
+                return Err(error(
+                    self.span(),
+                    "set literals are not supported by the playground yet",
+                ));
+            }
+            self.advance();
+            let value = self.test()?;
+            if self.at_kw("for") {
+                let clauses = self.comp_clauses()?;
+                self.expect_op("}", "to close the dict comprehension")?;
+                let kind = ExprKind::DictComp {
+                    key: Box::new(key),
+                    value: Box::new(value),
+                    clauses,
+                };
+                return Ok(Expr { span, kind });
+            }
+            items.push((key, value));
+            while self.eat_op(",") && !self.at_op("}") {
+                let key = self.test()?;
+                self.expect_op(":", "after the dict key")?;
+                items.push((key, self.test()?));
+            }
+        }
+        self.expect_op("}", "to close the dict")?;
+        Ok(Expr {
+            span,
+            kind: ExprKind::Dict(items),
+        })
+    }
+
+    /// Adjacent string literals concatenate; any f-string among them makes the whole an f-string.
+    fn strings(&mut self) -> PResult<Expr> {
+        let span = self.span();
+        let mut parts: Vec<FPart> = Vec::new();
+        let mut formatted = false;
+        loop {
+            match self.peek().clone() {
+                Tok::Str(s) => parts.push(FPart::Text(s)),
+                Tok::FStr(fparts) => {
+                    formatted = true;
+                    for p in fparts {
+                        parts.push(match p {
+                            FStrPart::Text(t) => FPart::Text(t),
+                            FStrPart::Field { source, span, spec } => FPart::Field {
+                                expr: self.fstring_field(&source, span)?,
+                                spec,
+                            },
+                        });
+                    }
+                }
+                _ => break,
+            }
+            self.advance();
+        }
+        if formatted {
+            return Ok(Expr {
+                span,
+                kind: ExprKind::FString(parts),
+            });
+        }
+        let text: String = parts
+            .into_iter()
+            .map(|p| match p {
+                FPart::Text(t) => t,
+                FPart::Field { .. } => String::new(),
+            })
+            .collect();
+        Ok(Expr {
+            span,
+            kind: ExprKind::Str(text),
+        })
+    }
+
+    fn fstring_field(&mut self, source: &str, span: Span) -> PResult<Expr> {
+        let (tokens, errors) = tokenize_fragment(source, span);
+        if let Some(e) = errors.into_iter().next() {
+            return Err(e);
+        }
+        let mut sub = Parser::new(tokens, Vec::new());
+        sub.nesting = self.nesting;
+        let expr = sub.test()?;
+        if !matches!(sub.peek(), Tok::Eof) {
+            return Err(sub.unexpected("'}' after the f-string expression"));
+        }
+        Ok(expr)
+    }
+}
+
+fn aug_op(op: &str) -> Option<BinOp> {
+    Some(match op {
+        "+=" => BinOp::Add,
+        "-=" => BinOp::Sub,
+        "*=" => BinOp::Mul,
+        "/=" => BinOp::Div,
+        "//=" => BinOp::FloorDiv,
+        "%=" => BinOp::Mod,
+        "**=" => BinOp::Pow,
+        "@=" => BinOp::MatMul,
+        "&=" => BinOp::BitAnd,
+        "|=" => BinOp::BitOr,
+        "^=" => BinOp::BitXor,
+        _ => return None,
+    })
+}
+
+/// Checks that `e` can be assigned to: a name, a subscript, an attribute or (if `unpack`)
+/// a tuple or list of targets.
+fn check_target(e: &Expr, unpack: bool) -> PResult<()> {
+    match &e.kind {
+        ExprKind::Name(_) | ExprKind::Subscript(..) | ExprKind::Attr(..) => Ok(()),
+        ExprKind::Tuple(items) | ExprKind::List(items) if unpack => {
+            items.iter().try_for_each(|i| check_target(i, true))
+        }
+        _ => {
+            let what = match &e.kind {
+                ExprKind::Call { .. } => "function call",
+                ExprKind::Int(_)
+                | ExprKind::Float(_)
+                | ExprKind::Str(_)
+                | ExprKind::Bool(_)
+                | ExprKind::None => "literal",
+                ExprKind::Tuple(_) | ExprKind::List(_) => "a tuple in augmented assignment",
+                _ => "expression",
+            };
+            Err(error(e.span, format!("cannot assign to {what}")))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+    use expect_test::{expect, Expect};
+
+    fn check(src: &str, expected: Expect) {
+        let (module, errors) = parse(src);
+        assert!(errors.is_empty(), "{errors:?}");
+        expected.assert_eq(&module.to_string());
+    }
+
+    fn check_errors(src: &str, expected: Expect) {
+        let (_, errors) = parse(src);
+        let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+        expected.assert_eq(&text.join("\n"));
+    }
+
+    #[test]
+    fn precedence() {
+        check(
+            "x = -2 ** -1 ** 2 + a * b @ c if p or not q and r else lambda y, z=1: y\n",
+            expect![[r#"
+                (= x (if (or p (and (not q) r)) (+ (- (** 2 (- (** 1 2)))) (@ (* a b) c)) (lambda (y z=1) y)))
+            "#]],
+        );
+        check(
+            "a < b <= c is not d\n",
+            expect![[r#"
+            (cmp a < b <= c is not d)
+        "#]],
+        );
+    }
+
+    #[test]
+    fn the_skeleton_script() {
+        check(
+            "import jax\nimport jax.numpy as jnp\n\n@jax.jit\ndef f(x, w):\n    return jnp.tanh(x @ w) * 2.0 + 1.0\n\nx = jnp.arange(12.0).reshape(3, 4) / 10.0\nprint(f(x, w))\n",
+            expect![[r#"
+                (import jax)
+                (import jax.numpy as jnp)
+                @jax.jit
+                (def f (x w)
+                  (return (+ (* (call jnp.tanh (@ x w)) 2.0) 1.0))
+                )
+                (= x (/ (call (call jnp.arange 12.0).reshape 3 4) 10.0))
+                (call print (call f x w))
+            "#]],
+        );
+    }
+
+    #[test]
+    fn statements_and_collections() {
+        check(
+            "from jax import grad, jit as J\nfor i, (a, b) in enumerate(zip(xs, ys)):\n    if a: continue\n    elif b:\n        break\n    else:\n        pass\nwhile n > 0: n -= 1\nd = {k: v for k, v in d.items() if v}\ny = [x * 2 for x in range(3)][1:][::2]\nz = x[:, 0], x[None, ...], f'{a:.3f} and {b}!'\ndef g(a, b=2, *rest):\n    return\n",
+            expect![[r#"
+                (from jax import grad, jit as J)
+                (for (tuple i (tuple a b)) in (call enumerate (call zip xs ys))
+                  (if a
+                    continue
+                   else
+                    (if b
+                      break
+                     else
+                      pass
+                    )
+                  )
+                )
+                (while (cmp n > 0)
+                  (-= n 1)
+                )
+                (= d (dictcomp k: v for (tuple k v) in (call d.items) if v))
+                (= y (index (index (listcomp (* x 2) for x in (call range 3)) (slice 1 _ _)) (slice _ _ 2)))
+                (= z (tuple (index x (tuple (slice _ _ _) 0)) (index x (tuple None ...)) (f {a:.3f} " and " {b} "!")))
+                (def g (a b=2 *rest)
+                  (return)
+                )
+            "#]],
+        );
+    }
+
+    #[test]
+    fn errors_are_all_reported_with_places() {
+        check_errors(
+            "if x > 1\n    y = 2\nz = (1 +\nprint('hi)\n",
+            expect![[r#"
+                1:9: expected ':' after the condition of 'if', found the end of the line
+                3:5: '(' was never closed
+                4:7: unterminated string"#]],
+        );
+        check_errors(
+            "x = 1\n  y = 2\ndef f(1):\n    pass\nreturn 3\nfor x in y\n    break\n1 = x\nf(a=1, 2)\n",
+            expect![[r#"
+                2:3: unexpected indent
+                3:7: expected a parameter name, found a number
+                5:1: 'return' outside function
+                6:11: expected ':' after the iterable of 'for', found the end of the line
+                8:1: cannot assign to literal
+                9:8: positional argument follows keyword argument"#]],
+        );
+    }
+}
