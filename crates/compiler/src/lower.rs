@@ -17,11 +17,7 @@ fn err(message: String) -> CompileError {
 /// A 2-D view of an array in row-major order: leading dims flattened into rows.
 fn block_2d(addr: u32, aval: &Aval) -> Block {
     let cols = aval.shape.last().copied().unwrap_or(1) as u32;
-    let rows = if cols == 0 {
-        0
-    } else {
-        aval.size() as u32 / cols
-    };
+    let rows = (aval.size() as u32).checked_div(cols).unwrap_or(0);
     Block {
         addr,
         rows,

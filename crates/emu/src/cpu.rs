@@ -1,11 +1,9 @@
 //! The CPU reference backend: executes a program's instructions on host memory.
 
 use crate::vpu_math;
-use crate::{Backend, EmuError};
+use crate::{Backend, EmuError, RunFuture};
 use half::bf16;
 use isa::{Block, Instr, Operand, Part, Program, VectorOp};
-use std::future::Future;
-use std::pin::Pin;
 
 /// The bf16 `part` of an f32 (see [`isa::Part`]).
 pub fn bf16_part(x: f32, part: Part) -> f32 {
@@ -167,11 +165,7 @@ impl Backend for CpuBackend {
         None
     }
 
-    fn run<'a>(
-        &'a mut self,
-        program: &'a Program,
-        inputs: &'a [Vec<u32>],
-    ) -> Pin<Box<dyn Future<Output = Result<Vec<Vec<u32>>, EmuError>> + 'a>> {
+    fn run<'a>(&'a mut self, program: &'a Program, inputs: &'a [Vec<u32>]) -> RunFuture<'a> {
         Box::pin(async move { self.run_sync(program, inputs) })
     }
 }

@@ -39,17 +39,16 @@ fn at(i: usize, message: String) -> EmuError {
     }
 }
 
-/// Executes programs. Results are the output buffers' words, in `program.outputs` order.
+/// What a backend's `run` returns: the output buffers' words, in `program.outputs` order.
+pub type RunFuture<'a> = Pin<Box<dyn Future<Output = Result<Vec<Vec<u32>>, EmuError>> + 'a>>;
+
+/// Executes programs.
 pub trait Backend {
     /// `"cpu"` or `"gpu"`.
     fn name(&self) -> &'static str;
     /// The GPU adapter's name, for a GPU backend.
     fn adapter(&self) -> Option<String>;
-    fn run<'a>(
-        &'a mut self,
-        program: &'a Program,
-        inputs: &'a [Vec<u32>],
-    ) -> Pin<Box<dyn Future<Output = Result<Vec<Vec<u32>>, EmuError>> + 'a>>;
+    fn run<'a>(&'a mut self, program: &'a Program, inputs: &'a [Vec<u32>]) -> RunFuture<'a>;
 }
 
 /// Checks that every access stays inside the program's memories and that MXU operands match

@@ -165,20 +165,11 @@ impl ElementFormatter {
         let values = shown_values(a, shown);
         let dtype = a.dtype();
         if !dtype.is_float() {
-            let width = values
-                .iter()
-                .map(|&v| match dtype {
-                    DType::Bool => {
-                        if v != 0.0 {
-                            4
-                        } else {
-                            5
-                        }
-                    }
-                    _ => (v as i64).to_string().len(),
-                })
-                .max()
-                .unwrap_or(0);
+            // NumPy pads every boolean to the width of "False", even when all are True.
+            let width = match dtype {
+                DType::Bool => 5,
+                _ => values.iter().map(|&v| (v as i64).to_string().len()).max().unwrap_or(0),
+            };
             return ElementFormatter {
                 dtype,
                 float_mode: FloatMode::Positional {
@@ -242,7 +233,7 @@ impl ElementFormatter {
                 pad_right,
             } => {
                 if has_nonfinite {
-                    let neg_inf = values.iter().any(|&v| v == f64::NEG_INFINITY) as usize;
+                    let neg_inf = values.contains(&f64::NEG_INFINITY) as usize;
                     let offset = *pad_right + 1;
                     *pad_left = (*pad_left)
                         .max(3usize.saturating_sub(offset))
@@ -489,6 +480,8 @@ mod tests {
             vec![3],
             Data::I32(vec![1, -2, 30]),
         )));
+        expect!["[ True  True]"]
+            .assert_eq(&format_array(&Array::new(vec![2], Data::Bool(vec![true, true]))));
         expect!["[ True False]"].assert_eq(&format_array(&Array::new(
             vec![2],
             Data::Bool(vec![true, false]),

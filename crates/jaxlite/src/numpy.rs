@@ -25,7 +25,7 @@ pub async fn astype(ctx: &mut Context, x: &Tensor, dtype: DType) -> Result<Tenso
             bind1(
                 ctx,
                 Primitive::ConvertElementType { new_dtype: dtype },
-                &[x.clone()],
+                std::slice::from_ref(x),
             )
             .await
         }
@@ -88,7 +88,7 @@ pub async fn broadcast_to(ctx: &mut Context, x: &Tensor, shape: &[usize]) -> Res
         shape: shape.to_vec(),
         broadcast_dimensions: (offset..shape.len()).collect(),
     };
-    bind1(ctx, prim, &[x.clone()]).await
+    bind1(ctx, prim, std::slice::from_ref(x)).await
 }
 
 /// An elementwise binary op with promotion and broadcasting (`jnp.add`, `x * 2.0`, ...).
@@ -152,7 +152,7 @@ pub async fn matmul(
         )));
     }
     let ka = aa.shape[aa.rank() - 1];
-    let kb = ba.shape[if ba.rank() == 2 { 0 } else { 0 }];
+    let kb = ba.shape[0];
     if ka != kb {
         return Err(JaxError(format!(
             "dot_general requires contracting dimensions to have the same shape, got ({ka},) and ({kb},)"
@@ -213,14 +213,14 @@ pub async fn reshape(ctx: &mut Context, x: &Tensor, shape: &[i64]) -> Result<Ten
     if new == x.aval().shape {
         return Ok(x.clone());
     }
-    bind1(ctx, Primitive::Reshape { new_sizes: new }, &[x.clone()]).await
+    bind1(ctx, Primitive::Reshape { new_sizes: new }, std::slice::from_ref(x)).await
 }
 
 /// `jnp.transpose(x, axes)`; no axes reverses them.
 pub async fn transpose(ctx: &mut Context, x: &Tensor, axes: Option<&[usize]>) -> Result<Tensor> {
     let rank = x.aval().rank();
     let permutation: Vec<usize> = axes.map_or_else(|| (0..rank).rev().collect(), |a| a.to_vec());
-    bind1(ctx, Primitive::Transpose { permutation }, &[x.clone()]).await
+    bind1(ctx, Primitive::Transpose { permutation }, std::slice::from_ref(x)).await
 }
 
 /// Normalises possibly negative axes; `None` means all axes.
@@ -256,7 +256,7 @@ pub async fn reduce(
     } else {
         Primitive::ReduceSum { axes }
     };
-    bind1(ctx, prim, &[x.clone()]).await
+    bind1(ctx, prim, std::slice::from_ref(x)).await
 }
 
 /// `jnp.arange(start, stop, step)`: int32 when every argument is an integer, else float32.

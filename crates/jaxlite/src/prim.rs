@@ -371,12 +371,10 @@ impl fmt::Display for Primitive {
                 precision,
                 preferred_element_type,
             } => {
-                let precision = precision.map_or("None".to_string(), |p| p.name().to_string());
+                // Like JAX, the default precision is left out.
+                let precision = precision.map_or(String::new(), |p| format!(" precision={}", p.name()));
                 let preferred = preferred_element_type.map_or("None", |d| d.name());
-                write!(
-                    f,
-                    "[dimension_numbers={dims} precision={precision} preferred_element_type={preferred}]"
-                )
+                write!(f, "[dimension_numbers={dims}{precision} preferred_element_type={preferred}]")
             }
             Primitive::Reshape { new_sizes } => {
                 write!(f, "[dimensions=None new_sizes={}]", tuple(new_sizes))
