@@ -1,1 +1,517 @@
+//! gpu: the wgpu backend of the emulator.
+//!
+//! [`GpuBackend`] runs an [`isa::Program`] with WGSL compute shaders (`shaders/*.wgsl`),
+//! natively on Vulkan (including Mesa's lavapipe on machines without a GPU) and in the
+//! browser on WebGPU, producing the same bits as [`emu::CpuBackend`].
+//!
+//! A run is one command buffer and one submit: clear the memories, copy the inputs into HBM,
+//! one compute dispatch per instruction (two for a matmul), copy HBM out. Each dispatch reads
+//! its parameters from one uniform buffer at its own dynamic offset. Pipelines are built once
+//! in [`GpuBackend::new`]; buffers are kept between runs and grown when a program needs more.
+//! See `docs/gpu.md` for the buffer layout and how bit identity is kept.
 
+mod plan;
+mod readback;
+
+pub use plan::{grid, plan, Dispatch, Kernel, Params, Plan};
+
+use emu::{Backend, EmuError};
+use isa::Program;
+use std::future::Future;
+use std::pin::Pin;
+
+const WORKGROUP_SIZE: u32 = 64;
+const WORD: u64 = 4;
+/// Bytes between consecutive dispatches' parameters: WebGPU's default (and largest)
+/// `min_uniform_buffer_offset_alignment`.
+const PARAMS_STRIDE: u64 = 256;
+
+/// Each module is the shared prelude (bindings, `Params`) followed by its kernels.
+const DMA_WGSL: &str = concat!(
+    include_str!("../../../shaders/common.wgsl"),
+    include_str!("../../../shaders/dma.wgsl"),
+);
+const MXU_WGSL: &str = concat!(
+    include_str!("../../../shaders/common.wgsl"),
+    include_str!("../../../shaders/mxu.wgsl"),
+);
+const VECTOR_WGSL: &str = concat!(
+    include_str!("../../../shaders/common.wgsl"),
+    include_str!("../../../shaders/exact_fma.wgsl"),
+    include_str!("../../../shaders/vpu_math.wgsl"),
+    include_str!("../../../shaders/vector.wgsl"),
+);
+
+fn run_error(message: impl Into<String>) -> EmuError {
+    EmuError {
+        instr: None,
+        message: message.into(),
+    }
+}
+
+/// The buffers of a run, kept between runs and replaced by larger ones on demand.
+#[derive(Default)]
+struct Pool {
+    hbm: Option<wgpu::Buffer>,
+    vmem: Option<wgpu::Buffer>,
+    weights: Option<wgpu::Buffer>,
+    act: Option<wgpu::Buffer>,
+    params: Option<wgpu::Buffer>,
+    upload: Option<wgpu::Buffer>,
+    staging: Option<wgpu::Buffer>,
+    /// Binds hbm, vmem, weights, act and params; rebuilt when one of them is replaced.
+    bind_group: Option<wgpu::BindGroup>,
+}
+
+/// Makes `slot` hold a buffer of at least `bytes` (rounded up to a power of two, so a
+/// growing workload reallocates rarely). Returns whether it was replaced.
+fn ensure(
+    device: &wgpu::Device,
+    slot: &mut Option<wgpu::Buffer>,
+    label: &str,
+    bytes: u64,
+    usage: wgpu::BufferUsages,
+) -> bool {
+    if slot.as_ref().is_some_and(|b| b.size() >= bytes) {
+        return false;
+    }
+    *slot = Some(device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: bytes.max(256).next_power_of_two(),
+        usage,
+        mapped_at_creation: false,
+    }));
+    true
+}
+
+/// The emulator's GPU backend (see the crate docs).
+pub struct GpuBackend {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    info: wgpu::AdapterInfo,
+    limits: wgpu::Limits,
+    layout: wgpu::BindGroupLayout,
+    /// One pipeline per [`Kernel`], in `Kernel::ALL` order.
+    pipelines: Vec<wgpu::ComputePipeline>,
+    pool: Pool,
+}
+
+impl GpuBackend {
+    /// Opens the high-performance adapter (Vulkan natively, WebGPU in the browser) and builds
+    /// the pipelines.
+    pub async fn new() -> Result<GpuBackend, String> {
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
+        let adapter = instance
+            .request_adapter(&wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::HighPerformance,
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| format!("no GPU adapter found (WebGPU/Vulkan): {e}"))?;
+        let supported = adapter.limits();
+        // WebGPU's defaults, except that big programs want the largest buffers on offer.
+        let limits = wgpu::Limits {
+            max_storage_buffer_binding_size: supported.max_storage_buffer_binding_size,
+            max_buffer_size: supported.max_buffer_size,
+            ..wgpu::Limits::default()
+        };
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("tpu-emulator"),
+                required_limits: limits.clone(),
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| format!("could not open the GPU device: {e}"))?;
+
+        let storage = |binding| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: false },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("machine"),
+            entries: &[
+                storage(0),
+                storage(1),
+                storage(2),
+                storage(3),
+                wgpu::BindGroupLayoutEntry {
+                    binding: 4,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: true,
+                        min_binding_size: wgpu::BufferSize::new(
+                            std::mem::size_of::<Params>() as u64
+                        ),
+                    },
+                    count: None,
+                },
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("machine"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let module = |label, source: &str| {
+            device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(label),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            })
+        };
+        let dma = module("dma.wgsl", DMA_WGSL);
+        let mxu = module("mxu.wgsl", MXU_WGSL);
+        let vector = module("vector.wgsl", VECTOR_WGSL);
+        let pipelines = Kernel::ALL
+            .iter()
+            .map(|&kernel| {
+                let module = match kernel {
+                    Kernel::Dma => &dma,
+                    Kernel::MxuWeights | Kernel::MxuActivations | Kernel::MxuMatmul => &mxu,
+                    Kernel::Vector => &vector,
+                };
+                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(kernel.entry_point()),
+                    layout: Some(&pipeline_layout),
+                    module,
+                    entry_point: Some(kernel.entry_point()),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
+            })
+            .collect();
+        Ok(GpuBackend {
+            device,
+            queue,
+            info: adapter.get_info(),
+            limits,
+            layout,
+            pipelines,
+            pool: Pool::default(),
+        })
+    }
+
+    /// Whether the adapter is a software rasteriser (lavapipe/llvmpipe, SwiftShader): correct
+    /// but slower than the CPU backend, so `auto` device choice prefers the CPU.
+    pub fn is_software(&self) -> bool {
+        let name = self.info.name.to_lowercase();
+        self.info.device_type == wgpu::DeviceType::Cpu
+            || ["llvmpipe", "lavapipe", "swiftshader"]
+                .iter()
+                .any(|s| name.contains(s))
+    }
+
+    fn pipeline(&self, kernel: Kernel) -> &wgpu::ComputePipeline {
+        &self.pipelines[Kernel::ALL
+            .iter()
+            .position(|&k| k == kernel)
+            .expect("listed")]
+    }
+
+    /// Grows the pooled buffers to what `program` needs; rebuilds the bind group if any
+    /// bound buffer was replaced.
+    fn prepare(
+        &mut self,
+        program: &Program,
+        plan: &Plan,
+        input_words: u64,
+    ) -> Result<(), EmuError> {
+        use wgpu::BufferUsages as U;
+        let max_binding = self.limits.max_storage_buffer_binding_size;
+        let hbm_bytes = program.hbm_words.max(1) as u64 * WORD;
+        let storage = [
+            ("HBM", hbm_bytes),
+            ("VMEM", program.vmem_words.max(1) as u64 * WORD),
+            ("MXU weights", plan.weight_words.max(1) * WORD),
+            ("MXU activations", plan.act_words.max(1) * WORD),
+        ];
+        for (what, bytes) in storage {
+            // Rounding up to a power of two must not cross the limit either.
+            if bytes.next_power_of_two() > max_binding {
+                return Err(run_error(format!(
+                    "{what} needs {bytes} bytes; this adapter binds at most {max_binding} bytes of storage"
+                )));
+            }
+        }
+        let params_bytes = plan.dispatches.len().max(1) as u64 * PARAMS_STRIDE;
+        let d = &self.device;
+        let p = &mut self.pool;
+        let mut rebind = p.bind_group.is_none();
+        rebind |= ensure(
+            d,
+            &mut p.hbm,
+            "hbm",
+            storage[0].1,
+            U::STORAGE | U::COPY_DST | U::COPY_SRC,
+        );
+        rebind |= ensure(
+            d,
+            &mut p.vmem,
+            "vmem",
+            storage[1].1,
+            U::STORAGE | U::COPY_DST,
+        );
+        rebind |= ensure(d, &mut p.weights, "weights", storage[2].1, U::STORAGE);
+        rebind |= ensure(d, &mut p.act, "act", storage[3].1, U::STORAGE);
+        rebind |= ensure(
+            d,
+            &mut p.params,
+            "params",
+            params_bytes,
+            U::UNIFORM | U::COPY_DST,
+        );
+        ensure(
+            d,
+            &mut p.upload,
+            "upload",
+            input_words.max(1) * WORD,
+            U::COPY_SRC | U::COPY_DST,
+        );
+        ensure(
+            d,
+            &mut p.staging,
+            "staging",
+            hbm_bytes,
+            U::MAP_READ | U::COPY_DST,
+        );
+        if rebind {
+            fn whole(b: &Option<wgpu::Buffer>) -> wgpu::BindingResource<'_> {
+                b.as_ref().expect("ensured").as_entire_binding()
+            }
+            let params = wgpu::BufferBinding {
+                buffer: p.params.as_ref().expect("ensured"),
+                offset: 0,
+                size: wgpu::BufferSize::new(std::mem::size_of::<Params>() as u64),
+            };
+            p.bind_group = Some(d.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("machine"),
+                layout: &self.layout,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: whole(&p.hbm),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: whole(&p.vmem),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: whole(&p.weights),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 3,
+                        resource: whole(&p.act),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 4,
+                        resource: wgpu::BindingResource::Buffer(params),
+                    },
+                ],
+            }));
+        }
+        Ok(())
+    }
+
+    /// Runs `program` on `inputs` (one `Vec` of words per input buffer) and returns the
+    /// output buffers' words.
+    pub async fn run_program(
+        &mut self,
+        program: &Program,
+        inputs: &[Vec<u32>],
+    ) -> Result<Vec<Vec<u32>>, EmuError> {
+        emu::validate(program)?;
+        check_inputs(program, inputs)?;
+        let plan = plan(program);
+        let input_words: u64 = inputs.iter().map(|i| i.len() as u64).sum();
+        self.prepare(program, &plan, input_words)?;
+
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let invalid = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let p = &self.pool;
+        let (hbm, vmem, upload, params, staging) = (
+            p.hbm.as_ref().expect("prepared"),
+            p.vmem.as_ref().expect("prepared"),
+            p.upload.as_ref().expect("prepared"),
+            p.params.as_ref().expect("prepared"),
+            p.staging.as_ref().expect("prepared"),
+        );
+        let hbm_bytes = program.hbm_words.max(1) as u64 * WORD;
+        let vmem_bytes = program.vmem_words.max(1) as u64 * WORD;
+
+        // Queue writes land before the submit's commands; the encoder then zeroes the
+        // memories and copies each input into place, so the inputs go through `upload`.
+        let mut packed = Vec::with_capacity(input_words as usize);
+        for data in inputs {
+            packed.extend_from_slice(data);
+        }
+        if !packed.is_empty() {
+            self.queue
+                .write_buffer(upload, 0, bytemuck::cast_slice(&packed));
+        }
+        let mut param_bytes = vec![0u8; plan.dispatches.len() * PARAMS_STRIDE as usize];
+        for (chunk, d) in param_bytes
+            .chunks_mut(PARAMS_STRIDE as usize)
+            .zip(&plan.dispatches)
+        {
+            chunk[..std::mem::size_of::<Params>()].copy_from_slice(bytemuck::bytes_of(&d.params));
+        }
+        if !param_bytes.is_empty() {
+            self.queue.write_buffer(params, 0, &param_bytes);
+        }
+
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        encoder.clear_buffer(hbm, 0, Some(hbm_bytes));
+        encoder.clear_buffer(vmem, 0, Some(vmem_bytes));
+        let mut offset = 0;
+        for (buf, data) in program.inputs.iter().zip(inputs) {
+            let bytes = data.len() as u64 * WORD;
+            if bytes > 0 {
+                encoder.copy_buffer_to_buffer(upload, offset, hbm, buf.addr as u64 * WORD, bytes);
+            }
+            offset += bytes;
+        }
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(&program.name),
+                timestamp_writes: None,
+            });
+            let bind_group = p.bind_group.as_ref().expect("prepared");
+            let max_groups = self.limits.max_compute_workgroups_per_dimension;
+            let mut current = None;
+            for (i, d) in plan.dispatches.iter().enumerate() {
+                if d.invocations == 0 {
+                    continue;
+                }
+                if current != Some(d.kernel) {
+                    pass.set_pipeline(self.pipeline(d.kernel));
+                    current = Some(d.kernel);
+                }
+                pass.set_bind_group(0, bind_group, &[(i as u64 * PARAMS_STRIDE) as u32]);
+                let (x, y) = grid(d.invocations, WORKGROUP_SIZE, max_groups);
+                pass.dispatch_workgroups(x, y, 1);
+            }
+        }
+        encoder.copy_buffer_to_buffer(hbm, 0, staging, 0, hbm_bytes);
+        self.queue.submit([encoder.finish()]);
+
+        let mapped = readback::map_read(staging.slice(..hbm_bytes));
+        // Natively, wait for the GPU here so the map callback runs; on the web this returns
+        // at once and the browser completes the mapping while we await.
+        let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
+        let failure = match (invalid.pop().await, oom.pop().await) {
+            (Some(e), _) => Some(format!("GPU validation error: {e}")),
+            (None, Some(e)) => Some(format!("GPU out of memory: {e}")),
+            (None, None) => mapped
+                .await
+                .err()
+                .map(|e| format!("reading back HBM failed: {e}")),
+        };
+        if let Some(message) = failure {
+            // Cancel any pending mapping so the pooled staging buffer is usable next run.
+            staging.unmap();
+            return Err(run_error(message));
+        }
+        let words: Vec<u32> = {
+            let view = staging
+                .get_mapped_range(..hbm_bytes)
+                .map_err(|e| run_error(format!("reading back HBM failed: {e:?}")))?;
+            bytemuck::cast_slice(&view).to_vec()
+        };
+        staging.unmap();
+        Ok(emu::read_outputs(program, &words))
+    }
+}
+
+/// The checks of `emu::place_inputs`, without building an HBM image on the host.
+fn check_inputs(program: &Program, inputs: &[Vec<u32>]) -> Result<(), EmuError> {
+    if inputs.len() != program.inputs.len() {
+        return Err(run_error(format!(
+            "program takes {} inputs, got {}",
+            program.inputs.len(),
+            inputs.len()
+        )));
+    }
+    for (buf, data) in program.inputs.iter().zip(inputs) {
+        let n = buf.words() as u64;
+        if data.len() as u64 != n || buf.addr as u64 + n > program.hbm_words as u64 {
+            return Err(run_error(format!(
+                "input {} needs {n} words, got {}",
+                buf.name,
+                data.len()
+            )));
+        }
+    }
+    Ok(())
+}
+
+impl Backend for GpuBackend {
+    fn name(&self) -> &'static str {
+        "gpu"
+    }
+
+    fn adapter(&self) -> Option<String> {
+        Some(format!("{} ({:?})", self.info.name, self.info.backend))
+    }
+
+    fn run<'a>(
+        &'a mut self,
+        program: &'a Program,
+        inputs: &'a [Vec<u32>],
+    ) -> Pin<Box<dyn Future<Output = Result<Vec<Vec<u32>>, EmuError>> + 'a>> {
+        Box::pin(self.run_program(program, inputs))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The f32 constants of `shaders/vpu_math.wgsl` are written as bits; they must be the
+    /// values `emu::vpu_math` computes in Rust (f32 division included).
+    #[test]
+    fn vpu_math_constants_match_the_rust_definition() {
+        let rust: &[(&str, f32)] = &[
+            ("RECIP_SLOPE", -32.0f32 / 17.0),
+            ("RECIP_OFFSET", 48.0f32 / 17.0),
+            ("LOG2E", std::f32::consts::LOG2_E),
+            ("LN2_HI", 0.693_359_4),
+            ("LN2_LO", -2.121_944_4e-4),
+            ("EXPM1_C0", 1.0f32 / 40320.0),
+            ("EXPM1_C1", 1.0f32 / 5040.0),
+            ("EXPM1_C2", 1.0f32 / 720.0),
+            ("EXPM1_C3", 1.0f32 / 120.0),
+            ("EXPM1_C4", 1.0f32 / 24.0),
+            ("EXPM1_C5", 1.0f32 / 6.0),
+            ("EXP_OVERFLOW", 88.722_84),
+            ("EXP_UNDERFLOW", -103.972_08),
+            ("SQRT_2", std::f32::consts::SQRT_2),
+            ("LOG_C0", 2.0f32 / 11.0),
+            ("LOG_C1", 2.0f32 / 9.0),
+            ("LOG_C2", 2.0f32 / 7.0),
+            ("LOG_C3", 2.0f32 / 5.0),
+            ("LOG_C4", 2.0f32 / 3.0),
+            ("TANH_SATURATE", 9.1),
+        ];
+        let source = include_str!("../../../shaders/vpu_math.wgsl");
+        for &(name, value) in rust {
+            let prefix = format!("const {name}: u32 = 0x");
+            let line = source
+                .lines()
+                .find(|l| l.starts_with(&prefix))
+                .unwrap_or_else(|| panic!("{name} is not defined in vpu_math.wgsl"));
+            let hex = &line[prefix.len()..line.find("u;").expect("u32 literal")];
+            let bits = u32::from_str_radix(hex, 16).expect("hex");
+            assert_eq!(
+                bits,
+                value.to_bits(),
+                "{name}: shader {bits:#010x}, Rust {value:e}"
+            );
+        }
+    }
+}

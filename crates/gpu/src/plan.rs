@@ -1,0 +1,266 @@
+//! Lowering a program to a list of compute dispatches: which kernel, with which parameters,
+//! over how many invocations. Pure data, so it is testable without a GPU.
+
+use bytemuck::{Pod, Zeroable};
+use isa::{Block, Instr, Operand, Program};
+
+/// The parameters of one dispatch, as `struct Params` in `shaders/common.wgsl` (same field
+/// order; 16 words). Each dispatch's copy sits at its own 256-byte-aligned offset of one
+/// uniform buffer.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct Params {
+    pub src_addr: u32,
+    pub src_stride: u32,
+    pub dst_addr: u32,
+    pub dst_stride: u32,
+    pub rows: u32,
+    pub cols: u32,
+    pub inner: u32,
+    pub code: u32,
+    pub a_kind: u32,
+    pub a_value: u32,
+    pub b_kind: u32,
+    pub b_value: u32,
+    pub len: u32,
+    pub flags: u32,
+    /// Always 0 (see `opaque` in the shader).
+    pub zero: u32,
+    pub pad: u32,
+}
+
+/// The compute kernels, one pipeline each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    Dma,
+    MxuWeights,
+    MxuActivations,
+    MxuMatmul,
+    Vector,
+}
+
+impl Kernel {
+    pub const ALL: [Kernel; 5] = [
+        Kernel::Dma,
+        Kernel::MxuWeights,
+        Kernel::MxuActivations,
+        Kernel::MxuMatmul,
+        Kernel::Vector,
+    ];
+
+    /// The WGSL entry point.
+    pub fn entry_point(self) -> &'static str {
+        match self {
+            Kernel::Dma => "dma",
+            Kernel::MxuWeights => "mxu_weights",
+            Kernel::MxuActivations => "mxu_activations",
+            Kernel::MxuMatmul => "mxu_matmul",
+            Kernel::Vector => "vector_op",
+        }
+    }
+}
+
+/// One dispatch: `invocations` threads of `kernel` (one per word, output or lane).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dispatch {
+    pub kernel: Kernel,
+    pub params: Params,
+    pub invocations: u32,
+}
+
+/// A program as dispatches, with the scratch sizes its MXU kernels need.
+#[derive(Debug, Default)]
+pub struct Plan {
+    pub dispatches: Vec<Dispatch>,
+    /// Words of the largest weight block and of the largest activation block.
+    pub weight_words: u64,
+    pub act_words: u64,
+}
+
+const OPERAND_VMEM: u32 = 0;
+const OPERAND_SPLAT: u32 = 1;
+const OPERAND_IMM: u32 = 2;
+
+fn operand(o: Operand) -> (u32, u32) {
+    match o {
+        Operand::Vmem(a) => (OPERAND_VMEM, a),
+        Operand::Splat(a) => (OPERAND_SPLAT, a),
+        Operand::Imm(x) => (OPERAND_IMM, x.to_bits()),
+    }
+}
+
+fn overlaps(a: (u32, u32), b: (u32, u32)) -> bool {
+    a.0 < a.1 && b.0 < b.1 && a.0 < b.1 && b.0 < a.1
+}
+
+/// Whether lanes of `dst[i] = op(a[i], b[i])` would read words other lanes write: then the
+/// reference's in-order loop is the semantics, and lanes must run in order.
+fn vector_lanes_interfere(dst: u32, operands: &[Operand], len: u32) -> bool {
+    let written = (dst, dst.saturating_add(len));
+    operands.iter().any(|o| match *o {
+        // Lane for lane in place is fine: each lane reads its own word before writing it.
+        Operand::Vmem(x) => x != dst && overlaps(written, (x, x.saturating_add(len))),
+        // A broadcast word that some lane overwrites while later lanes still read it.
+        Operand::Splat(x) => x >= dst && x.saturating_add(1) < written.1,
+        Operand::Imm(_) => false,
+    })
+}
+
+fn block_params(src: &Block, dst: &Block) -> Params {
+    Params {
+        src_addr: src.addr,
+        src_stride: src.stride,
+        dst_addr: dst.addr,
+        dst_stride: dst.stride,
+        rows: src.rows,
+        cols: src.cols,
+        ..Params::default()
+    }
+}
+
+/// Lowers a validated program (see `emu::validate`).
+pub fn plan(program: &Program) -> Plan {
+    let mut plan = Plan::default();
+    let mut weight_cols = 0u32;
+    for instr in &program.instrs {
+        match instr {
+            Instr::DmaLoad { src, dst, .. } | Instr::DmaStore { src, dst, .. } => {
+                let store = matches!(instr, Instr::DmaStore { .. });
+                plan.dispatches.push(Dispatch {
+                    kernel: Kernel::Dma,
+                    params: Params {
+                        code: store as u32,
+                        ..block_params(src, dst)
+                    },
+                    invocations: src.rows * src.cols,
+                });
+            }
+            // Dispatches already run in program order, each seeing all earlier writes.
+            Instr::Wait { .. } => {}
+            Instr::MxuWeights { src, part } => {
+                weight_cols = src.cols;
+                plan.weight_words = plan.weight_words.max(src.words());
+                plan.dispatches.push(Dispatch {
+                    kernel: Kernel::MxuWeights,
+                    params: Params {
+                        code: part.index() as u32,
+                        ..block_params(src, src)
+                    },
+                    invocations: src.rows * src.cols,
+                });
+            }
+            Instr::MxuMatmul {
+                src,
+                dst,
+                part,
+                accumulate,
+            } => {
+                // The reference reads a row of activations, then writes that row of results.
+                // When the result block overlaps the activations, a later row may read what
+                // an earlier one wrote, so go row by row; otherwise all rows at once.
+                let row_by_row = overlaps(src.span(), dst.span());
+                let chunk = if row_by_row { 1 } else { src.rows.max(1) };
+                let (k, n) = (src.cols, weight_cols);
+                plan.act_words = plan.act_words.max(chunk as u64 * k as u64);
+                for row in (0..src.rows).step_by(chunk as usize) {
+                    let rows = chunk.min(src.rows - row);
+                    let src = Block {
+                        addr: src.addr + row * src.stride,
+                        rows,
+                        ..*src
+                    };
+                    let dst = Block {
+                        addr: dst.addr + row * dst.stride,
+                        rows,
+                        ..*dst
+                    };
+                    plan.dispatches.push(Dispatch {
+                        kernel: Kernel::MxuActivations,
+                        params: Params {
+                            code: part.index() as u32,
+                            ..block_params(&src, &src)
+                        },
+                        invocations: rows * k,
+                    });
+                    plan.dispatches.push(Dispatch {
+                        kernel: Kernel::MxuMatmul,
+                        params: Params {
+                            cols: n,
+                            inner: k,
+                            flags: *accumulate as u32,
+                            ..block_params(&src, &dst)
+                        },
+                        invocations: rows * n,
+                    });
+                }
+            }
+            Instr::Vector { op, dst, a, b, len } => {
+                let operands: &[Operand] = if op.arity() == 2 { &[*a, *b] } else { &[*a] };
+                let serial = vector_lanes_interfere(*dst, operands, *len);
+                let (a_kind, a_value) = operand(*a);
+                let (b_kind, b_value) = operand(*b);
+                plan.dispatches.push(Dispatch {
+                    kernel: Kernel::Vector,
+                    params: Params {
+                        dst_addr: *dst,
+                        code: op.code(),
+                        a_kind,
+                        a_value,
+                        b_kind,
+                        b_value,
+                        len: *len,
+                        flags: serial as u32,
+                        ..Params::default()
+                    },
+                    invocations: if serial { (*len).min(1) } else { *len },
+                });
+            }
+        }
+    }
+    plan
+}
+
+/// Workgroups for `invocations` threads of `workgroup_size`: a 1-D grid while it fits in
+/// `max_per_dim` groups, else 2-D (the shaders linearise `(y * groups.x + x)`).
+pub fn grid(invocations: u32, workgroup_size: u32, max_per_dim: u32) -> (u32, u32) {
+    let groups = invocations.div_ceil(workgroup_size);
+    if groups <= max_per_dim {
+        (groups, 1)
+    } else {
+        (max_per_dim, groups.div_ceil(max_per_dim))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn params_match_the_wgsl_struct() {
+        assert_eq!(std::mem::size_of::<Params>(), 64);
+    }
+
+    #[test]
+    fn large_problems_use_a_2d_grid() {
+        assert_eq!(grid(64, 64, 65535), (1, 1));
+        assert_eq!(grid(65, 64, 65535), (2, 1));
+        assert_eq!(grid(65535 * 64, 64, 65535), (65535, 1));
+        assert_eq!(grid(65535 * 64 + 1, 64, 65535), (65535, 2));
+        let (x, y) = grid(u32::MAX, 64, 65535);
+        assert!(x as u64 * y as u64 * 64 >= u32::MAX as u64);
+    }
+
+    #[test]
+    fn interfering_vector_lanes_are_detected() {
+        let v = |x| Operand::Vmem(x);
+        assert!(!vector_lanes_interfere(10, &[v(10), v(10)], 8));
+        assert!(vector_lanes_interfere(10, &[v(11)], 8));
+        assert!(vector_lanes_interfere(10, &[v(3)], 8));
+        assert!(!vector_lanes_interfere(10, &[v(2)], 8));
+        assert!(!vector_lanes_interfere(10, &[v(18)], 8));
+        assert!(vector_lanes_interfere(10, &[Operand::Splat(12)], 8));
+        // The last lane may overwrite the broadcast word: nobody reads it afterwards.
+        assert!(!vector_lanes_interfere(10, &[Operand::Splat(17)], 8));
+        assert!(!vector_lanes_interfere(10, &[Operand::Imm(1.0)], 8));
+    }
+}

@@ -1,0 +1,169 @@
+//! Shared by the GPU tests: one backend per test binary, a small deterministic PRNG, and the
+//! differential check (CPU reference vs GPU, bit for bit).
+
+#![allow(dead_code)]
+
+use emu::{Backend, CpuBackend};
+use gpu::GpuBackend;
+use isa::{Block, Buffer, ElemType, Instr, Program};
+use std::sync::{Mutex, OnceLock};
+
+/// The GPU backend, created once. Panics when there is no adapter: a GPU test that cannot
+/// run must fail loudly, never pass by skipping.
+pub fn gpu() -> std::sync::MutexGuard<'static, GpuBackend> {
+    static GPU: OnceLock<Mutex<GpuBackend>> = OnceLock::new();
+    GPU.get_or_init(|| {
+        let backend = pollster::block_on(GpuBackend::new()).unwrap_or_else(|e| {
+            panic!(
+                "GPU tests need a WebGPU/Vulkan adapter (install mesa-vulkan-drivers for \
+                 lavapipe): {e}"
+            )
+        });
+        Mutex::new(backend)
+    })
+    .lock()
+    .unwrap_or_else(|e| e.into_inner())
+}
+
+/// xorshift64*: deterministic, no dependencies.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    pub fn u32(&mut self) -> u32 {
+        (self.next_u64() >> 32) as u32
+    }
+
+    /// Uniform in lo..=hi.
+    pub fn range(&mut self, lo: u32, hi: u32) -> u32 {
+        lo + (self.next_u64() % (hi - lo + 1) as u64) as u32
+    }
+
+    /// Uniform in [lo, hi).
+    pub fn f32_in(&mut self, lo: f32, hi: f32) -> f32 {
+        let unit = (self.u32() >> 8) as f32 / (1u32 << 24) as f32;
+        lo + (hi - lo) * unit
+    }
+
+    /// A normal-range value with a random sign, magnitude 2^-20 .. 2^20.
+    pub fn moderate(&mut self) -> f32 {
+        let sign = self.u32() & 0x8000_0000;
+        let exp = self.range(127 - 20, 127 + 20);
+        f32::from_bits(sign | exp << 23 | (self.u32() & 0x007f_ffff))
+    }
+}
+
+pub fn buffer(name: &str, addr: u32, shape: &[usize]) -> Buffer {
+    Buffer {
+        name: name.into(),
+        addr,
+        shape: shape.to_vec(),
+        elem: ElemType::F32,
+    }
+}
+
+pub fn program(
+    name: &str,
+    hbm_words: u32,
+    vmem_words: u32,
+    inputs: Vec<Buffer>,
+    outputs: Vec<Buffer>,
+    instrs: Vec<Instr>,
+) -> Program {
+    Program {
+        name: name.into(),
+        instrs,
+        hbm_words,
+        vmem_words,
+        inputs,
+        outputs,
+        flops: 0,
+    }
+}
+
+/// Copies `words` contiguous words from HBM to VMEM.
+pub fn load(hbm: u32, vmem: u32, words: u32) -> Instr {
+    Instr::DmaLoad {
+        src: Block::flat(hbm, words),
+        dst: Block::flat(vmem, words),
+        sem: 0,
+    }
+}
+
+pub fn store(vmem: u32, hbm: u32, words: u32) -> Instr {
+    Instr::DmaStore {
+        src: Block::flat(vmem, words),
+        dst: Block::flat(hbm, words),
+        sem: 0,
+    }
+}
+
+/// How NaN results are compared.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Nans {
+    /// Every bit, payload and sign included.
+    Exact,
+    /// Where the reference gives a NaN, any NaN. Only for results that may combine several
+    /// NaNs in a sum, whose payload the reference itself leaves to its compiler (docs/gpu.md,
+    /// "NaN payloads"); every other word must still match bit for bit.
+    AnyPayload,
+}
+
+/// Runs `program` on both backends and asserts identical output bits. `describe(output,
+/// index)` names the input of a mismatching word for the failure message.
+pub fn assert_same_bits(
+    program: &Program,
+    inputs: &[Vec<u32>],
+    describe: &dyn Fn(usize, usize) -> String,
+) {
+    assert_same(program, inputs, Nans::Exact, describe)
+}
+
+pub fn assert_same(
+    program: &Program,
+    inputs: &[Vec<u32>],
+    nans: Nans,
+    describe: &dyn Fn(usize, usize) -> String,
+) {
+    let want = CpuBackend
+        .run_sync(program, inputs)
+        .unwrap_or_else(|e| panic!("{}: CPU backend failed: {e}", program.name));
+    let got = pollster::block_on(gpu().run(program, inputs))
+        .unwrap_or_else(|e| panic!("{}: GPU backend failed: {e}", program.name));
+    assert_eq!(want.len(), got.len());
+    let mut mismatches = Vec::new();
+    for (o, (w, g)) in want.iter().zip(&got).enumerate() {
+        assert_eq!(w.len(), g.len());
+        for (i, (&w, &g)) in w.iter().zip(g).enumerate() {
+            let is_nan = |x: u32| f32::from_bits(x).is_nan();
+            let same = w == g || (nans == Nans::AnyPayload && is_nan(w) && is_nan(g));
+            if !same {
+                mismatches.push(format!(
+                    "  output {o}[{i}]: cpu {w:#010x} ({:e}) gpu {g:#010x} ({:e})  {}",
+                    f32::from_bits(w),
+                    f32::from_bits(g),
+                    describe(o, i)
+                ));
+            }
+        }
+    }
+    if !mismatches.is_empty() {
+        let n = mismatches.len();
+        mismatches.truncate(24);
+        panic!(
+            "{}: {n} words differ between the CPU and GPU backends:\n{}",
+            program.name,
+            mismatches.join("\n")
+        );
+    }
+}

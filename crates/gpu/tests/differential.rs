@@ -1,0 +1,629 @@
+//! The GPU backend against the CPU reference, bit for bit, instruction kind by instruction
+//! kind, on random programs and on edge values. Runs on whatever adapter `GpuBackend::new`
+//! finds (lavapipe on a machine without a GPU) and fails if there is none.
+
+mod common;
+
+use common::*;
+use emu::Backend;
+use isa::{Block, Instr, Operand, Part, VectorOp};
+
+/// Values where float arithmetic is easiest to get wrong.
+fn edge_values() -> Vec<f32> {
+    let bits = [
+        0x0000_0000u32, // +0
+        0x8000_0000,    // -0
+        0x0000_0001,    // smallest subnormal
+        0x8000_0001,
+        0x0000_0003,
+        0x007f_ffff, // largest subnormal
+        0x807f_ffff,
+        0x0040_0000,
+        0x0080_0000, // smallest normal
+        0x8080_0000,
+        0x7f80_0000, // inf
+        0xff80_0000,
+        0x7fc0_0000, // NaN
+        0xffc0_0000,
+        0x7fc0_1234, // NaN with a payload
+        0x7f7f_ffff, // f32::MAX
+        0xff7f_ffff,
+        0x3f80_8000, // bf16 ties: to even (down) ...
+        0x3f81_8000, // ... and to even (up)
+        0x3f80_8001, // just above a tie
+        0x3f7f_8000, // a tie that rounds up into the next exponent
+        0x3fff_ffff, // rounds up into the next exponent
+        0x7f7f_8000, // rounds up to inf in bf16
+        0x3f80_0000, // 1
+        0xbf80_0000,
+        0x3f00_0000,
+        0x4000_0000,
+        0x3fb5_04f3, // sqrt 2
+        0x3fb5_04f4,
+    ];
+    let values = [
+        88.7f32,
+        88.722_83,
+        88.722_84,
+        88.722_85,
+        89.0,
+        -88.7,
+        -87.336_55,
+        -87.34,
+        -103.9,
+        -103.972_08,
+        -103.972_09,
+        -104.0,
+        1e-5,
+        -1e-5,
+        1e-10,
+        3e-39,
+        9.09,
+        9.1,
+        9.100_001,
+        -9.1,
+        0.549_306_1,
+        std::f32::consts::PI,
+        std::f32::consts::E,
+        1e30,
+        -1e-30,
+        3e38,
+        0.1,
+        -7.0,
+        1e10,
+    ];
+    bits.iter()
+        .map(|&b| f32::from_bits(b))
+        .chain(values)
+        .collect()
+}
+
+fn bits(values: &[f32]) -> Vec<u32> {
+    values.iter().map(|x| x.to_bits()).collect()
+}
+
+/// `dst = op(a, b)` over `len` lanes of VMEM, operands loaded from HBM; checks both backends
+/// agree. `a_mode`/`b_mode`: 0 = vector, 1 = splat of the operand's word 0, 2 = immediate.
+fn check_vector(name: &str, op: VectorOp, a: &[f32], b: &[f32], b_mode: u32) {
+    let len = a.len() as u32;
+    assert_eq!(a.len(), b.len());
+    let (va, vb, vd) = (0, len, 2 * len);
+    let b_operand = match b_mode {
+        0 => Operand::Vmem(vb),
+        1 => Operand::Splat(vb + 1),
+        _ => Operand::Imm(b[0]),
+    };
+    let p = program(
+        name,
+        3 * len,
+        3 * len,
+        vec![
+            buffer("a", 0, &[len as usize]),
+            buffer("b", len, &[len as usize]),
+        ],
+        vec![buffer("out", 2 * len, &[len as usize])],
+        vec![
+            load(0, va, 2 * len),
+            Instr::Vector {
+                op,
+                dst: vd,
+                a: Operand::Vmem(va),
+                b: b_operand,
+                len,
+            },
+            store(vd, 2 * len, len),
+        ],
+    );
+    let b_at = |i: usize| match b_mode {
+        0 => b[i],
+        1 => b[1],
+        _ => b[0],
+    };
+    assert_same_bits(&p, &[bits(a), bits(b)], &|_, i| {
+        format!(
+            "{}({:e} [{:#010x}], {:e} [{:#010x}])",
+            op.name(),
+            a[i],
+            a[i].to_bits(),
+            b_at(i),
+            b_at(i).to_bits()
+        )
+    });
+}
+
+#[test]
+fn vector_ops_on_edge_values() {
+    let edges = edge_values();
+    // Every pair of edge values, for binary ops; each value once per lane for unary ones.
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for &x in &edges {
+        for &y in &edges {
+            a.push(x);
+            b.push(y);
+        }
+    }
+    for op in VectorOp::ALL {
+        check_vector(&format!("edges.{}", op.name()), op, &a, &b, 0);
+    }
+}
+
+#[test]
+fn vector_ops_on_random_values() {
+    let mut rng = Rng::new(1);
+    for op in VectorOp::ALL {
+        let len = 4096 + rng.range(0, 100) as usize;
+        let mut a = Vec::with_capacity(len);
+        let mut b = Vec::with_capacity(len);
+        for i in 0..len {
+            let x = match (op, i % 4) {
+                // Mostly the range where the function does something, plus raw bit patterns.
+                (VectorOp::Exp, 0 | 1) => rng.f32_in(-110.0, 90.0),
+                (VectorOp::Tanh, 0 | 1) => rng.f32_in(-10.0, 10.0),
+                (VectorOp::Log, 0 | 1) => rng.moderate().abs(),
+                (_, 3) => f32::from_bits(rng.u32()),
+                _ => rng.moderate(),
+            };
+            a.push(x);
+            b.push(if i % 5 == 4 {
+                f32::from_bits(rng.u32())
+            } else {
+                rng.moderate()
+            });
+        }
+        check_vector(&format!("random.{}", op.name()), op, &a, &b, 0);
+        check_vector(&format!("random.{}.splat", op.name()), op, &a, &b, 1);
+        check_vector(&format!("random.{}.imm", op.name()), op, &a, &b, 2);
+    }
+}
+
+#[test]
+fn vector_functions_densely_over_their_ranges() {
+    // Many lanes of the transcendental functions, where the integer fma does its work.
+    for (op, lo, hi) in [
+        (VectorOp::Exp, -104.0f32, 89.0f32),
+        (VectorOp::Tanh, -9.2, 9.2),
+        (VectorOp::Log, 0.0, 1e6),
+        (VectorOp::Div, -1e6, 1e6),
+    ] {
+        let n = 40_000;
+        let a: Vec<f32> = (0..n)
+            .map(|i| lo + (hi - lo) * (i as f32 / n as f32))
+            .collect();
+        let b: Vec<f32> = (0..n).map(|i| 0.37 + (i % 1013) as f32 * 0.731).collect();
+        check_vector(&format!("dense.{}", op.name()), op, &a, &b, 0);
+    }
+}
+
+#[test]
+fn vector_subnormal_arithmetic() {
+    // Subnormal inputs and results of add/sub/mul/div, which a flushing device would zero.
+    let mut rng = Rng::new(7);
+    let n = 2000;
+    let a: Vec<f32> = (0..n)
+        .map(|_| f32::from_bits(rng.u32() & 0x80ff_ffff))
+        .collect();
+    let b: Vec<f32> = (0..n)
+        .map(|i| {
+            if i % 2 == 0 {
+                f32::from_bits(rng.u32() & 0x80ff_ffff)
+            } else {
+                rng.f32_in(-2.0, 2.0)
+            }
+        })
+        .collect();
+    for op in VectorOp::ALL {
+        check_vector(&format!("subnormal.{}", op.name()), op, &a, &b, 0);
+    }
+}
+
+#[test]
+fn vector_sub_of_an_operand_with_itself() {
+    // inf - inf is NaN; an optimiser that folds x - x to 0 would get it wrong.
+    let a = bits(&[f32::INFINITY, f32::NAN, 1.0, -0.0]);
+    let p = program(
+        "self_sub",
+        4,
+        8,
+        vec![buffer("a", 0, &[4])],
+        vec![buffer("a", 0, &[4])],
+        vec![
+            load(0, 0, 4),
+            Instr::Vector {
+                op: VectorOp::Sub,
+                dst: 4,
+                a: Operand::Vmem(0),
+                b: Operand::Vmem(0),
+                len: 4,
+            },
+            Instr::Vector {
+                op: VectorOp::Mul,
+                dst: 0,
+                a: Operand::Vmem(4),
+                b: Operand::Imm(0.0),
+                len: 4,
+            },
+            store(0, 0, 4),
+        ],
+    );
+    assert_same_bits(&p, &[a], &|_, i| format!("lane {i}"));
+}
+
+#[test]
+fn vector_lanes_that_read_earlier_lanes_results() {
+    // dst overlapping an operand at another offset, and a splat that a lane overwrites: the
+    // reference's in-order loop defines the result.
+    let n = 300u32;
+    let mut rng = Rng::new(3);
+    let data: Vec<u32> = (0..n).map(|_| rng.moderate().to_bits()).collect();
+    let p = program(
+        "aliasing",
+        n,
+        2 * n,
+        vec![buffer("x", 0, &[n as usize])],
+        vec![buffer("x", 0, &[n as usize])],
+        vec![
+            load(0, 0, n),
+            // x[i + 1] = x[i] * 1.5: a running product.
+            Instr::Vector {
+                op: VectorOp::Mul,
+                dst: 1,
+                a: Operand::Vmem(0),
+                b: Operand::Imm(1.5),
+                len: n - 1,
+            },
+            // x[i] = x[i + 1] + x[i]... reading ahead of the writes.
+            Instr::Vector {
+                op: VectorOp::Add,
+                dst: 0,
+                a: Operand::Vmem(2),
+                b: Operand::Vmem(0),
+                len: n - 2,
+            },
+            // x[i] = x[i] - x[5] for i in 0..100, x[5] overwritten at lane 5.
+            Instr::Vector {
+                op: VectorOp::Sub,
+                dst: 0,
+                a: Operand::Vmem(0),
+                b: Operand::Splat(5),
+                len: 100,
+            },
+            store(0, 0, n),
+        ],
+    );
+    assert_same_bits(&p, &[data], &|_, i| format!("word {i}"));
+}
+
+#[test]
+fn vector_over_more_lanes_than_one_grid_dimension_holds() {
+    // 65535 workgroups of 64 lanes is 4,194,240: one more lane needs the 2-D grid.
+    let len = 65_535 * 64 + 1000;
+    let mut rng = Rng::new(11);
+    let a: Vec<f32> = (0..len).map(|_| rng.moderate()).collect();
+    check_vector(
+        "grid2d.add",
+        VectorOp::Add,
+        &a,
+        &a.iter().map(|x| x * 0.5).collect::<Vec<_>>(),
+        0,
+    );
+}
+
+#[test]
+fn dma_with_strides() {
+    let mut rng = Rng::new(5);
+    for case in 0..20 {
+        let rows = rng.range(1, 40);
+        let cols = rng.range(1, 70);
+        let hbm_stride = cols + rng.range(0, 9);
+        let vmem_stride = cols + rng.range(0, 9);
+        let out_stride = cols + rng.range(0, 5);
+        let in_words = (rows - 1) * hbm_stride + cols;
+        let out_words = (rows - 1) * out_stride + cols;
+        let vmem_addr = rng.range(0, 17);
+        let out_addr = in_words + rng.range(0, 3);
+        let hbm_words = out_addr + out_words;
+        let data: Vec<u32> = (0..in_words).map(|_| rng.u32()).collect();
+        let p = program(
+            &format!("dma{case}"),
+            hbm_words,
+            vmem_addr + (rows - 1) * vmem_stride + cols,
+            vec![buffer("in", 0, &[in_words as usize])],
+            vec![buffer("out", out_addr, &[out_words as usize])],
+            vec![
+                Instr::DmaLoad {
+                    src: Block {
+                        addr: 0,
+                        rows,
+                        cols,
+                        stride: hbm_stride,
+                    },
+                    dst: Block {
+                        addr: vmem_addr,
+                        rows,
+                        cols,
+                        stride: vmem_stride,
+                    },
+                    sem: 1,
+                },
+                Instr::Wait { sem: 1, count: 1 },
+                Instr::DmaStore {
+                    src: Block {
+                        addr: vmem_addr,
+                        rows,
+                        cols,
+                        stride: vmem_stride,
+                    },
+                    dst: Block {
+                        addr: out_addr,
+                        rows,
+                        cols,
+                        stride: out_stride,
+                    },
+                    sem: 2,
+                },
+            ],
+        );
+        assert_same_bits(&p, &[data], &|_, i| format!("word {i}"));
+    }
+}
+
+/// One MXU program: load activations (M×K), weights (K×N) and an initial result (M×N) with
+/// padded VMEM strides, then for each part: weights, matmul (set, then accumulate).
+fn check_matmul(
+    name: &str,
+    (m, k, n): (u32, u32, u32),
+    act: &[f32],
+    w: &[f32],
+    init: &[f32],
+    nans: Nans,
+) {
+    let (a_stride, w_stride, d_stride) = (k + 3, n + 1, n + 2);
+    let (va, vw, vd) = (0, m * a_stride, m * a_stride + k * w_stride);
+    let vd2 = vd + m * d_stride;
+    let vmem_words = vd2 + m * d_stride;
+    let (ha, hw, hd) = (0, m * k, m * k + k * n);
+    let hbm_words = hd + 4 * m * n;
+    let block = |addr, rows, cols, stride| Block {
+        addr,
+        rows,
+        cols,
+        stride,
+    };
+    let mut instrs = vec![
+        Instr::DmaLoad {
+            src: block(ha, m, k, k),
+            dst: block(va, m, k, a_stride),
+            sem: 0,
+        },
+        Instr::DmaLoad {
+            src: block(hw, k, n, n),
+            dst: block(vw, k, n, w_stride),
+            sem: 0,
+        },
+        Instr::DmaLoad {
+            src: block(hd, m, n, n),
+            dst: block(vd2, m, n, d_stride),
+            sem: 0,
+        },
+    ];
+    for part in Part::ALL {
+        instrs.push(Instr::MxuWeights {
+            src: block(vw, k, n, w_stride),
+            part,
+        });
+        instrs.push(Instr::MxuMatmul {
+            src: block(va, m, k, a_stride),
+            dst: block(vd, m, n, d_stride),
+            part,
+            accumulate: false,
+        });
+        // Accumulate into the preloaded result, as HIGHEST precision sums its passes.
+        instrs.push(Instr::MxuMatmul {
+            src: block(va, m, k, a_stride),
+            dst: block(vd2, m, n, d_stride),
+            part,
+            accumulate: true,
+        });
+        let out = hd + (1 + part.index() as u32) * m * n;
+        instrs.push(Instr::DmaStore {
+            src: block(vd, m, n, d_stride),
+            dst: block(out, m, n, n),
+            sem: 0,
+        });
+    }
+    instrs.push(Instr::DmaStore {
+        src: block(vd2, m, n, d_stride),
+        dst: block(hd, m, n, n),
+        sem: 0,
+    });
+    let mn = (m * n) as usize;
+    let p = program(
+        name,
+        hbm_words,
+        vmem_words,
+        vec![
+            buffer("act", ha, &[m as usize, k as usize]),
+            buffer("w", hw, &[k as usize, n as usize]),
+            buffer("init", hd, &[mn]),
+        ],
+        vec![
+            buffer("hi", hd + m * n, &[mn]),
+            buffer("mid", hd + 2 * m * n, &[mn]),
+            buffer("lo", hd + 3 * m * n, &[mn]),
+            buffer("acc", hd, &[mn]),
+        ],
+        instrs,
+    );
+    assert_same(&p, &[bits(act), bits(w), bits(init)], nans, &|o, i| {
+        format!(
+            "{} output {o}, m={} n={}",
+            name,
+            i / n as usize,
+            i % n as usize
+        )
+    });
+}
+
+#[test]
+fn matmul_random_shapes_all_parts() {
+    let mut rng = Rng::new(42);
+    let mut shapes = vec![
+        (1, 1, 1),
+        (300, 128, 128),
+        (7, 128, 1),
+        (1, 1, 128),
+        (300, 3, 77),
+        (64, 64, 64),
+    ];
+    for _ in 0..6 {
+        shapes.push((rng.range(1, 300), rng.range(1, 128), rng.range(1, 128)));
+    }
+    for (m, k, n) in shapes {
+        let act: Vec<f32> = (0..m * k).map(|_| rng.f32_in(-2.0, 2.0)).collect();
+        let w: Vec<f32> = (0..k * n).map(|_| rng.moderate()).collect();
+        let init: Vec<f32> = (0..m * n).map(|_| rng.f32_in(-1.0, 1.0)).collect();
+        check_matmul(
+            &format!("matmul{m}x{k}x{n}"),
+            (m, k, n),
+            &act,
+            &w,
+            &init,
+            Nans::Exact,
+        );
+    }
+}
+
+#[test]
+fn matmul_on_edge_values() {
+    // Infinities, NaNs, subnormals, bf16 ties, and products that under- or overflow (where a
+    // fused multiply-add would round differently).
+    let edges = edge_values();
+    let mut rng = Rng::new(9);
+    let (m, k, n) = (40u32, 24u32, 33u32);
+    let pick = |rng: &mut Rng| {
+        if rng.range(0, 3) == 0 {
+            edges[rng.range(0, edges.len() as u32 - 1) as usize]
+        } else {
+            f32::from_bits(rng.u32())
+        }
+    };
+    let act: Vec<f32> = (0..m * k).map(|_| pick(&mut rng)).collect();
+    let w: Vec<f32> = (0..k * n).map(|_| pick(&mut rng)).collect();
+    let init: Vec<f32> = (0..m * n).map(|_| pick(&mut rng)).collect();
+    check_matmul("matmul.edges", (m, k, n), &act, &w, &init, Nans::AnyPayload);
+    // Finite but extreme: tiny and huge magnitudes only, so sums stay informative.
+    let extreme = |rng: &mut Rng| {
+        let e = if rng.range(0, 1) == 0 {
+            rng.range(1, 20)
+        } else {
+            rng.range(230, 254)
+        };
+        f32::from_bits((rng.u32() & 0x807f_ffff) | e << 23)
+    };
+    let act: Vec<f32> = (0..m * k).map(|_| extreme(&mut rng)).collect();
+    let w: Vec<f32> = (0..k * n).map(|_| extreme(&mut rng)).collect();
+    let init = vec![0.0; (m * n) as usize];
+    check_matmul("matmul.extreme", (m, k, n), &act, &w, &init, Nans::Exact);
+}
+
+#[test]
+fn matmul_whose_result_overwrites_its_activations() {
+    // dst overlaps src: row m's result lands where a later row's activations are read.
+    let (m, k) = (20u32, 8u32);
+    let mut rng = Rng::new(13);
+    let act: Vec<u32> = (0..m * k)
+        .map(|_| rng.f32_in(-1.0, 1.0).to_bits())
+        .collect();
+    let w: Vec<u32> = (0..k * k)
+        .map(|_| rng.f32_in(-1.0, 1.0).to_bits())
+        .collect();
+    let p = program(
+        "matmul.inplace",
+        m * k + k * k,
+        m * k + k * k,
+        vec![
+            buffer("act", 0, &[(m * k) as usize]),
+            buffer("w", m * k, &[(k * k) as usize]),
+        ],
+        vec![buffer("act", 0, &[(m * k) as usize])],
+        vec![
+            load(0, 0, m * k + k * k),
+            Instr::MxuWeights {
+                src: Block {
+                    addr: m * k,
+                    rows: k,
+                    cols: k,
+                    stride: k,
+                },
+                part: Part::Hi,
+            },
+            Instr::MxuMatmul {
+                src: Block {
+                    addr: 0,
+                    rows: m - 1,
+                    cols: k,
+                    stride: k,
+                },
+                dst: Block {
+                    addr: k,
+                    rows: m - 1,
+                    cols: k,
+                    stride: k,
+                },
+                part: Part::Hi,
+                accumulate: true,
+            },
+            store(0, 0, m * k),
+        ],
+    );
+    assert_same_bits(&p, &[act, w], &|_, i| format!("word {i}"));
+}
+
+#[test]
+fn buffers_are_reused_and_runs_are_independent() {
+    // A small program after a large one must see zeroed memories, not the old contents.
+    let big = program(
+        "big",
+        1000,
+        1000,
+        vec![buffer("x", 0, &[1000])],
+        vec![buffer("x", 0, &[1000])],
+        vec![load(0, 0, 1000), store(0, 0, 1000)],
+    );
+    let small = program(
+        "small",
+        16,
+        16,
+        vec![buffer("x", 0, &[4])],
+        vec![buffer("y", 0, &[16])],
+        vec![load(0, 0, 4), store(0, 0, 16)],
+    );
+    let ones = vec![1.0f32.to_bits(); 1000];
+    pollster::block_on(gpu().run(&big, &[ones])).unwrap();
+    assert_same_bits(&small, &[vec![7; 4]], &|_, i| format!("word {i}"));
+}
+
+#[test]
+fn malformed_programs_are_errors() {
+    let p = program(
+        "oob",
+        4,
+        4,
+        vec![buffer("x", 0, &[4])],
+        vec![],
+        vec![load(0, 2, 4)],
+    );
+    let err = pollster::block_on(gpu().run(&p, &[vec![0; 4]])).unwrap_err();
+    assert_eq!(err.instr, Some(0));
+    let ok = program("inputs", 4, 4, vec![buffer("x", 0, &[4])], vec![], vec![]);
+    assert!(pollster::block_on(gpu().run(&ok, &[vec![0; 3]])).is_err());
+}
+
+#[test]
+fn backend_identifies_itself() {
+    let g = gpu();
+    assert_eq!(g.name(), "gpu");
+    let adapter = g.adapter().unwrap();
+    assert!(!adapter.is_empty());
+    println!("adapter: {adapter}, software: {}", g.is_software());
+}

@@ -1,0 +1,67 @@
+// Shared by every kernel of the GPU backend (prepended to each module by crates/gpu).
+//
+// One bind group layout serves all pipelines: the emulated machine's memories as arrays of
+// 32-bit words, plus the parameters of the instruction being executed, read from one uniform
+// buffer at a 256-byte-aligned dynamic offset per dispatch.
+
+struct Params {
+    src_addr: u32,
+    src_stride: u32,
+    dst_addr: u32,
+    dst_stride: u32,
+    rows: u32,
+    cols: u32,
+    // K of a matmul (the loaded weights' rows).
+    inner: u32,
+    // DMA direction, bf16 part index, or vector opcode (`VectorOp::code`).
+    code: u32,
+    a_kind: u32,
+    a_value: u32,
+    b_kind: u32,
+    b_value: u32,
+    len: u32,
+    flags: u32,
+    // Always 0, but unknown to the compiler: OR-ing it into a value's bits makes the value
+    // opaque, so no optimiser can fuse the multiply that produced it into a later add.
+    zero: u32,
+    _pad: u32,
+}
+
+@group(0) @binding(0) var<storage, read_write> hbm: array<u32>;
+@group(0) @binding(1) var<storage, read_write> vmem: array<u32>;
+// The MXU's weight registers: K×N bf16 parts of the loaded weights, stored as f32 bits.
+@group(0) @binding(2) var<storage, read_write> weights: array<u32>;
+// Activations of the matmul in flight, already reduced to their bf16 part (M×K, row-major).
+@group(0) @binding(3) var<storage, read_write> act: array<u32>;
+@group(0) @binding(4) var<uniform> P: Params;
+
+const WORKGROUP_SIZE: u32 = 64u;
+
+// The index of this invocation in a 1-D problem laid out on a 2-D grid of workgroups (the
+// host splits large problems over y because a dimension holds at most 65535 workgroups).
+fn thread_index(wg: vec3<u32>, groups: vec3<u32>, local: u32) -> u32 {
+    return (wg.y * groups.x + wg.x) * WORKGROUP_SIZE + local;
+}
+
+// Hides a value from the optimiser (see `Params::zero`).
+fn opaque(x: f32) -> f32 {
+    return bitcast<f32>(bitcast<u32>(x) | P.zero);
+}
+
+fn is_nan(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
+}
+
+// `r = a op b`, with the NaN rule of the reference's host made explicit. x86 (SSE) returns
+// the first NaN operand, made quiet; but a compiler may swap the operands of a commutative
+// `a + b` or `a * b` (lavapipe does), which would return the other one. Invalid operations
+// on non-NaN operands (inf - inf, 0 * inf) keep the hardware's default NaN.
+fn nan_first(a: f32, b: f32, r: f32) -> f32 {
+    if is_nan(a) {
+        return bitcast<f32>(bitcast<u32>(a) | 0x00400000u);
+    }
+    if is_nan(b) {
+        return bitcast<f32>(bitcast<u32>(b) | 0x00400000u);
+    }
+    return r;
+}

@@ -1,0 +1,242 @@
+// The vector unit's arithmetic: a line-by-line port of crates/emu/src/vpu_math.rs, which
+// is the definition (read its comments for the maths). The two must stay in step; the GPU
+// backend's tests compare them bit for bit.
+//
+// Where the port departs from the letter of the Rust, it is to keep its bits:
+// - every `mul_add` is `fma_exact` (exact_fma.wgsl), because WGSL's `fma()` may be unfused
+//   (it is on lavapipe, where a third of exp's results differ with it);
+// - constants are written as their f32 bits, because WGSL evaluates `-32.0 / 17.0` in
+//   higher precision and rounds once more, where Rust divides in f32;
+// - NaN, sign, zero and subnormal tests look at the bits, so that no fast-math assumption
+//   or subnormal flushing in a comparison can change a branch;
+// - the subnormal rescaling in `split_exp` is done on the bits (it is exact either way).
+
+const F32_NAN: u32 = 0x7fc00000u;
+const F32_INF: u32 = 0x7f800000u;
+
+const RECIP_SLOPE: u32 = 0xbff0f0f1u; // -32.0f32 / 17.0
+const RECIP_OFFSET: u32 = 0x4034b4b5u; // 48.0f32 / 17.0
+const LOG2E: u32 = 0x3fb8aa3bu; // std::f32::consts::LOG2_E
+const LN2_HI: u32 = 0x3f318000u; // 0.693_359_4
+const LN2_LO: u32 = 0xb95e8083u; // -2.121_944_4e-4
+const EXPM1_C0: u32 = 0x37d00d01u; // 1.0f32 / 40320.0
+const EXPM1_C1: u32 = 0x39500d01u; // 1.0f32 / 5040.0
+const EXPM1_C2: u32 = 0x3ab60b61u; // 1.0f32 / 720.0
+const EXPM1_C3: u32 = 0x3c088889u; // 1.0f32 / 120.0
+const EXPM1_C4: u32 = 0x3d2aaaabu; // 1.0f32 / 24.0
+const EXPM1_C5: u32 = 0x3e2aaaabu; // 1.0f32 / 6.0
+const EXP_OVERFLOW: u32 = 0x42b17218u; // 88.722_84
+const EXP_UNDERFLOW: u32 = 0xc2cff1b4u; // -103.972_08
+const SQRT_2: u32 = 0x3fb504f3u; // std::f32::consts::SQRT_2
+const LOG_C0: u32 = 0x3e3a2e8cu; // 2.0f32 / 11.0
+const LOG_C1: u32 = 0x3e638e39u; // 2.0f32 / 9.0
+const LOG_C2: u32 = 0x3e924925u; // 2.0f32 / 7.0
+const LOG_C3: u32 = 0x3ecccccdu; // 2.0f32 / 5.0
+const LOG_C4: u32 = 0x3f2aaaabu; // 2.0f32 / 3.0
+const TANH_SATURATE: u32 = 0x4111999au; // 9.1
+
+fn f(bits: u32) -> f32 {
+    return bitcast<f32>(bits);
+}
+
+fn is_sign_negative(x: f32) -> bool {
+    return bitcast<u32>(x) >= 0x80000000u;
+}
+
+fn is_zero(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) == 0u;
+}
+
+fn neg(x: f32) -> f32 {
+    return bitcast<f32>(bitcast<u32>(x) ^ 0x80000000u);
+}
+
+fn abs_bits(x: f32) -> f32 {
+    return bitcast<f32>(bitcast<u32>(x) & 0x7fffffffu);
+}
+
+struct SplitExp {
+    m: f32,
+    e: i32,
+}
+
+fn split_exp(x: f32) -> SplitExp {
+    var bits = bitcast<u32>(x) & 0x7fffffffu;
+    var bias = 127;
+    if bits < 0x00800000u {
+        // Subnormal: the bits of x * 2^23 (exact): the leading one at bit p becomes the
+        // implicit bit, with exponent field p + 1.
+        let p = 31u - countLeadingZeros(bits);
+        bits = ((p + 1u) << 23u) | ((bits << (23u - p)) & 0x007fffffu);
+        bias = bias + 23;
+    }
+    let e = i32(bits >> 23u) - bias;
+    let m = bitcast<f32>((bits & 0x007fffffu) | 0x3f800000u);
+    return SplitExp(m, e);
+}
+
+fn pow2(e: i32) -> f32 {
+    return bitcast<f32>(u32(e + 127) << 23u);
+}
+
+fn scale(x: f32, e: i32) -> f32 {
+    let e1 = clamp(e, -126, 127);
+    let e2 = clamp(e - e1, -126, 127);
+    return x * pow2(e1) * pow2(e2);
+}
+
+fn recip_mantissa(m: f32) -> f32 {
+    let d = 0.5 * m;
+    var r = fma_exact(f(RECIP_SLOPE), d, f(RECIP_OFFSET));
+    for (var i = 0; i < 3; i = i + 1) {
+        let e = fma_exact(neg(d), r, 1.0);
+        r = fma_exact(r, e, r);
+    }
+    return 0.5 * r;
+}
+
+fn vpu_div(a: f32, b: f32) -> f32 {
+    if !is_finite_bits(a) || !is_finite_bits(b) || is_zero(a) || is_zero(b) {
+        // Special operands have exact IEEE results; built from the bits where a compiler
+        // might otherwise fold them (0 / x is not 0 for every x it could assume).
+        let sign = (bitcast<u32>(a) ^ bitcast<u32>(b)) & 0x80000000u;
+        let a_inf = (bitcast<u32>(a) & 0x7fffffffu) == F32_INF;
+        let b_inf = (bitcast<u32>(b) & 0x7fffffffu) == F32_INF;
+        if is_nan(a) || is_nan(b) || (a_inf && b_inf) || (is_zero(a) && is_zero(b)) {
+            return nan_first(a, b, a / b); // a NaN
+        }
+        if a_inf || is_zero(b) {
+            return bitcast<f32>(sign | F32_INF);
+        }
+        return bitcast<f32>(sign); // b infinite or a zero
+    }
+    let sa = split_exp(a);
+    let sb = split_exp(b);
+    let r = recip_mantissa(sb.m);
+    let q0 = sa.m * r;
+    let residual = fma_exact(neg(q0), sb.m, sa.m);
+    let q = fma_exact(residual, r, q0);
+    let sign = select(1.0, -1.0, is_sign_negative(a) != is_sign_negative(b));
+    return scale(sign * q, sa.e - sb.e);
+}
+
+fn expm1_reduced(r: f32) -> f32 {
+    var p = f(EXPM1_C0);
+    p = fma_exact(p, r, f(EXPM1_C1));
+    p = fma_exact(p, r, f(EXPM1_C2));
+    p = fma_exact(p, r, f(EXPM1_C3));
+    p = fma_exact(p, r, f(EXPM1_C4));
+    p = fma_exact(p, r, f(EXPM1_C5));
+    p = fma_exact(p, r, 0.5);
+    return fma_exact(r * r, p, r);
+}
+
+struct Reduced {
+    r: f32,
+    n: i32,
+}
+
+fn reduce_exp(x: f32) -> Reduced {
+    let n = floor(fma_exact(x, f(LOG2E), 0.5));
+    var r = fma_exact(neg(n), f(LN2_HI), x);
+    r = fma_exact(neg(n), f(LN2_LO), r);
+    return Reduced(r, i32(n));
+}
+
+fn vpu_exp(x: f32) -> f32 {
+    if is_nan(x) {
+        return x;
+    }
+    if x > f(EXP_OVERFLOW) {
+        return f(F32_INF);
+    }
+    if x < f(EXP_UNDERFLOW) {
+        return 0.0;
+    }
+    let red = reduce_exp(x);
+    return scale(1.0 + expm1_reduced(red.r), red.n);
+}
+
+fn vpu_log(x: f32) -> f32 {
+    if is_nan(x) || (is_sign_negative(x) && !is_zero(x)) {
+        return f(F32_NAN);
+    }
+    if is_zero(x) {
+        return f(F32_INF | 0x80000000u);
+    }
+    if bitcast<u32>(x) == F32_INF {
+        return x;
+    }
+    let s_e = split_exp(x);
+    var m = s_e.m;
+    var e = s_e.e;
+    if m > f(SQRT_2) {
+        m = m * 0.5;
+        e = e + 1;
+    }
+    // `m * 0.5 - 1.0` is exact, so it is the same fused or not.
+    let fr = m - 1.0;
+    let s = vpu_div(fr, 2.0 + fr);
+    let z = s * s;
+    var p = f(LOG_C0);
+    p = fma_exact(p, z, f(LOG_C1));
+    p = fma_exact(p, z, f(LOG_C2));
+    p = fma_exact(p, z, f(LOG_C3));
+    p = fma_exact(p, z, f(LOG_C4));
+    let log1p_f = fma_exact(s * z, p, 2.0 * s);
+    let ef = f32(e);
+    return fma_exact(ef, f(LN2_HI), fma_exact(ef, f(LN2_LO), log1p_f));
+}
+
+fn vpu_tanh(x: f32) -> f32 {
+    if is_nan(x) {
+        return x;
+    }
+    let a = abs_bits(x);
+    var t: f32;
+    if a > f(TANH_SATURATE) {
+        t = 1.0;
+    } else {
+        let red = reduce_exp(2.0 * a);
+        let q = expm1_reduced(red.r);
+        // Both terms are exact (n >= 0, so the scaling cannot underflow), so a fused
+        // multiply-add here would round the same; `opaque` makes that moot anyway.
+        let em1 = opaque(scale(q, red.n)) + (opaque(scale(1.0, red.n)) - 1.0);
+        t = vpu_div(em1, em1 + 2.0);
+    }
+    if is_sign_negative(x) {
+        return neg(t);
+    }
+    return t;
+}
+
+// Comparisons for max/min on the bits: a total order on non-NaN floats in which +0 == -0,
+// exactly IEEE's, and immune to subnormal flushing in the comparison unit.
+fn order_key(x: f32) -> i32 {
+    let magnitude = i32(bitcast<u32>(x) & 0x7fffffffu);
+    return select(magnitude, -magnitude, is_sign_negative(x));
+}
+
+fn vpu_max(a: f32, b: f32) -> f32 {
+    if is_nan(a) || is_nan(b) {
+        return f(F32_NAN);
+    }
+    let ka = order_key(a);
+    let kb = order_key(b);
+    if ka > kb || (ka == kb && is_sign_negative(b)) {
+        return a;
+    }
+    return b;
+}
+
+fn vpu_min(a: f32, b: f32) -> f32 {
+    if is_nan(a) || is_nan(b) {
+        return f(F32_NAN);
+    }
+    let ka = order_key(a);
+    let kb = order_key(b);
+    if ka < kb || (ka == kb && !is_sign_negative(b)) {
+        return a;
+    }
+    return b;
+}
