@@ -52,6 +52,17 @@ fn is_nan(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
 }
 
+// Arithmetic results that are NaN are stored as this one quiet NaN (`emu::cpu::CANONICAL_NAN`):
+// hosts and drivers disagree on NaN payloads, the emulated machine does not.
+const CANONICAL_NAN: u32 = 0x7fc00000u;
+
+fn canonical(x: f32) -> u32 {
+    if is_nan(x) {
+        return CANONICAL_NAN;
+    }
+    return bitcast<u32>(x);
+}
+
 // `r = a op b`, with the NaN rule of the reference's host made explicit. x86 (SSE) returns
 // the first NaN operand, made quiet; but a compiler may swap the operands of a commutative
 // `a + b` or `a * b` (lavapipe does), which would return the other one. Invalid operations

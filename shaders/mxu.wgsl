@@ -88,8 +88,6 @@ fn mxu_matmul(
     // the add (wrong where a product under- or overflows).
     var sum = opaque(0.0);
     let a_row = m * k_len;
-    // NaN payloads are left to the hardware here: which of several NaNs a sum returns is
-    // not something the reference pins down either (see docs/gpu.md).
     for (var k = 0u; k < k_len; k = k + 1u) {
         let product = bitcast<f32>(act[a_row + k]) * bitcast<f32>(weights[k * n_cols + n]);
         sum = sum + opaque(product);
@@ -98,5 +96,5 @@ fn mxu_matmul(
     if P.flags != 0u {
         sum = bitcast<f32>(vmem[d]) + sum;
     }
-    vmem[d] = bitcast<u32>(sum);
+    vmem[d] = canonical(sum);
 }

@@ -59,7 +59,12 @@ fn lane(i: u32) {
             r = vpu_tanh(a);
         }
     }
-    vmem[P.dst_addr + i] = bitcast<u32>(r);
+    // neg and abs only touch the sign bit; arithmetic results have one NaN.
+    if P.code == 6u || P.code == 7u {
+        vmem[P.dst_addr + i] = bitcast<u32>(r);
+    } else {
+        vmem[P.dst_addr + i] = canonical(r);
+    }
 }
 
 @compute @workgroup_size(64)

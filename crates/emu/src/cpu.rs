@@ -19,9 +19,23 @@ pub fn bf16_part(x: f32, part: Part) -> f32 {
     bf16::from_f32(rest - mid).to_f32()
 }
 
+/// The one NaN that arithmetic produces. Hosts differ in the NaN an invalid operation returns
+/// (x86 gives 0xffc00000, Arm 0x7fc00000, wasm leaves it open) and in which operand's NaN a
+/// sum propagates, so every arithmetic result of the vector unit and the MXU that is NaN is
+/// written as this quiet NaN instead. Moves (DMA) and sign operations (neg, abs) keep bits.
+pub const CANONICAL_NAN: u32 = 0x7fc0_0000;
+
+fn canonical(x: f32) -> f32 {
+    if x.is_nan() {
+        f32::from_bits(CANONICAL_NAN)
+    } else {
+        x
+    }
+}
+
 /// One vector-unit operation on one lane.
 pub fn vector_op(op: VectorOp, a: f32, b: f32) -> f32 {
-    match op {
+    let r = match op {
         VectorOp::Add => a + b,
         VectorOp::Sub => a - b,
         VectorOp::Mul => a * b,
@@ -33,6 +47,10 @@ pub fn vector_op(op: VectorOp, a: f32, b: f32) -> f32 {
         VectorOp::Exp => vpu_math::exp(a),
         VectorOp::Log => vpu_math::log(a),
         VectorOp::Tanh => vpu_math::tanh(a),
+    };
+    match op {
+        VectorOp::Neg | VectorOp::Abs => r,
+        _ => canonical(r),
     }
 }
 
@@ -109,11 +127,11 @@ impl Machine {
                         for (kk, &a) in act.iter().enumerate() {
                             sum += a * self.weights[kk * n + j];
                         }
-                        let out = if *accumulate {
+                        let out = canonical(if *accumulate {
                             self.vf(d + j) + sum
                         } else {
                             sum
-                        };
+                        });
                         self.vmem[d + j] = out.to_bits();
                     }
                 }
@@ -167,5 +185,33 @@ impl Backend for CpuBackend {
 
     fn run<'a>(&'a mut self, program: &'a Program, inputs: &'a [Vec<u32>]) -> RunFuture<'a> {
         Box::pin(async move { self.run_sync(program, inputs) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arithmetic_nans_are_canonical_and_sign_ops_keep_bits() {
+        let payload = f32::from_bits(0xffc0_1234);
+        let inf = f32::INFINITY;
+        assert_eq!(vector_op(VectorOp::Sub, inf, inf).to_bits(), CANONICAL_NAN);
+        assert_eq!(
+            vector_op(VectorOp::Add, 1.0, payload).to_bits(),
+            CANONICAL_NAN
+        );
+        assert_eq!(
+            vector_op(VectorOp::Tanh, payload, 0.0).to_bits(),
+            CANONICAL_NAN
+        );
+        assert_eq!(
+            vector_op(VectorOp::Neg, payload, 0.0).to_bits(),
+            0x7fc0_1234
+        );
+        assert_eq!(
+            vector_op(VectorOp::Abs, payload, 0.0).to_bits(),
+            0x7fc0_1234
+        );
     }
 }

@@ -108,31 +108,11 @@ pub fn store(vmem: u32, hbm: u32, words: u32) -> Instr {
     }
 }
 
-/// How NaN results are compared.
-#[derive(Clone, Copy, PartialEq)]
-pub enum Nans {
-    /// Every bit, payload and sign included.
-    Exact,
-    /// Where the reference gives a NaN, any NaN. Only for results that may combine several
-    /// NaNs in a sum, whose payload the reference itself leaves to its compiler (docs/gpu.md,
-    /// "NaN payloads"); every other word must still match bit for bit.
-    AnyPayload,
-}
-
 /// Runs `program` on both backends and asserts identical output bits. `describe(output,
 /// index)` names the input of a mismatching word for the failure message.
 pub fn assert_same_bits(
     program: &Program,
     inputs: &[Vec<u32>],
-    describe: &dyn Fn(usize, usize) -> String,
-) {
-    assert_same(program, inputs, Nans::Exact, describe)
-}
-
-pub fn assert_same(
-    program: &Program,
-    inputs: &[Vec<u32>],
-    nans: Nans,
     describe: &dyn Fn(usize, usize) -> String,
 ) {
     let want = CpuBackend
@@ -145,9 +125,7 @@ pub fn assert_same(
     for (o, (w, g)) in want.iter().zip(&got).enumerate() {
         assert_eq!(w.len(), g.len());
         for (i, (&w, &g)) in w.iter().zip(g).enumerate() {
-            let is_nan = |x: u32| f32::from_bits(x).is_nan();
-            let same = w == g || (nans == Nans::AnyPayload && is_nan(w) && is_nan(g));
-            if !same {
+            if w != g {
                 mismatches.push(format!(
                     "  output {o}[{i}]: cpu {w:#010x} ({:e}) gpu {g:#010x} ({:e})  {}",
                     f32::from_bits(w),
