@@ -15,7 +15,7 @@ fn err(message: String) -> CompileError {
 }
 
 /// A 2-D view of an array in row-major order: leading dims flattened into rows.
-fn block_2d(addr: u32, aval: &Aval) -> Block {
+fn block_2d(addr: u32, aval: &Aval) -> Block<u32> {
     let cols = aval.shape.last().copied().unwrap_or(1) as u32;
     let rows = (aval.size() as u32).checked_div(cols).unwrap_or(0);
     Block {
@@ -29,7 +29,7 @@ fn block_2d(addr: u32, aval: &Aval) -> Block {
 struct Lowering<'a> {
     jaxpr: &'a Jaxpr,
     opts: &'a CompileOptions,
-    instrs: Vec<Instr>,
+    instrs: Vec<Instr<u32>>,
     vmem: HashMap<Var, u32>,
     vmem_top: u32,
     flops: u64,
@@ -46,7 +46,7 @@ impl Lowering<'_> {
         self.vmem[&v]
     }
 
-    fn operand(&self, atom: &Atom) -> (Operand, usize) {
+    fn operand(&self, atom: &Atom) -> (Operand<u32>, usize) {
         match atom {
             Atom::Literal(l) => (Operand::Imm(l.value as f32), 1),
             Atom::Var(v) => {
@@ -61,7 +61,7 @@ impl Lowering<'_> {
         }
     }
 
-    fn vector(&mut self, op: VectorOp, dst: u32, a: Operand, b: Operand, len: usize) {
+    fn vector(&mut self, op: VectorOp, dst: u32, a: Operand<u32>, b: Operand<u32>, len: usize) {
         self.instrs.push(Instr::Vector {
             op,
             dst,
@@ -297,7 +297,7 @@ pub fn compile(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Result<Progr
     }
     Ok(Program {
         name: name.to_string(),
-        instrs: l.instrs,
+        instrs: l.instrs.into_iter().map(Instr::from).collect(),
         hbm_words: hbm_top.max(1),
         vmem_words: l.vmem_top.max(1),
         inputs,

@@ -74,20 +74,20 @@ fn skeleton_jaxpr_and_assembly() {
     .assert_eq(&closed.jaxpr.to_string());
     let program = compile("f", &closed.jaxpr, &opts(Precision::Default)).unwrap();
     expect![[r#"
-        program f  ; hbm 47 words, vmem 92 words, 165 flops
-          input  in0 f32[3, 4] @ hbm[0]
-          input  in1 f32[4, 5] @ hbm[12]
-          output out0 f32[3, 5] @ hbm[32]
-             0: dma.load    hbm[0] 3x4/4 -> vmem[0] 3x4/4 sem=0
-             1: dma.load    hbm[12] 4x5/5 -> vmem[12] 4x5/5 sem=0
-             2: wait        sem=0 count=2
-             3: mxu.weights vmem[12] 4x5/5 part=hi
-             4: mxu.matmul  vmem[0] 3x4/4 -> vmem[32] 3x5/5 part=hi set
-             5: v.tanh      vmem[32] -> vmem[47] len=15
-             6: v.mul       vmem[47], 2.0 -> vmem[62] len=15
-             7: v.add       vmem[62], 1.0 -> vmem[77] len=15
-             8: dma.store   vmem[77] 3x5/5 -> hbm[32] 3x5/5 sem=1
-             9: wait        sem=1 count=1
+        program f hbm=47 vmem=92 flops=165
+        input in0 f32[3,4] hbm[0]
+        input in1 f32[4,5] hbm[12]
+        output out0 f32[3,5] hbm[32]
+           0: dma.load    hbm[0] 3x4/4 -> vmem[0] 3x4/4 sem=0
+           1: dma.load    hbm[12] 4x5/5 -> vmem[12] 4x5/5 sem=0
+           2: wait        sem=0 count=2
+           3: mxu.weights vmem[12] 4x5/5 part=hi
+           4: mxu.matmul  vmem[0] 3x4/4 -> vmem[32] 3x5/5 part=hi set
+           5: v.tanh      vmem[32] -> vmem[47] len=15
+           6: v.mul       vmem[47], 2.0 -> vmem[62] len=15
+           7: v.add       vmem[62], 1.0 -> vmem[77] len=15
+           8: dma.store   vmem[77] 3x5/5 -> hbm[32] 3x5/5 sem=1
+           9: wait        sem=1 count=1
     "#]]
     .assert_eq(&program.to_string());
 }

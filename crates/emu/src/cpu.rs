@@ -64,7 +64,7 @@ pub struct Machine {
     weight_cols: usize,
 }
 
-fn rows(b: &Block) -> impl Iterator<Item = (usize, usize)> + '_ {
+fn rows(b: &Block<u32>) -> impl Iterator<Item = (usize, usize)> + '_ {
     (0..b.rows as usize).map(move |r| (b.addr as usize + r * b.stride as usize, b.cols as usize))
 }
 
@@ -83,8 +83,8 @@ impl Machine {
         f32::from_bits(self.vmem[addr])
     }
 
-    /// Executes one instruction. The program must have passed [`crate::validate`].
-    pub fn step(&mut self, instr: &Instr) {
+    /// Executes one operation (from [`Program::ops`] of a validated program).
+    pub fn step(&mut self, instr: &Instr<u32>) {
         match instr {
             Instr::DmaLoad { src, dst, .. } => {
                 for ((s, n), (d, _)) in rows(src).zip(rows(dst)) {
@@ -96,7 +96,7 @@ impl Machine {
                     self.hbm[d..d + n].copy_from_slice(&self.vmem[s..s + n]);
                 }
             }
-            Instr::Wait { .. } => {}
+            Instr::Wait { .. } | Instr::Loop { .. } | Instr::End => {}
             Instr::MxuWeights { src, part } => {
                 self.weight_rows = src.rows as usize;
                 self.weight_cols = src.cols as usize;
@@ -115,8 +115,7 @@ impl Machine {
             } => {
                 let (k, n) = (self.weight_rows, self.weight_cols);
                 let mut act = vec![0.0f32; k];
-                for (m, ((s, _), (d, _))) in rows(src).zip(rows(dst)).enumerate() {
-                    let _ = m;
+                for ((s, _), (d, _)) in rows(src).zip(rows(dst)) {
                     for (kk, a) in act.iter_mut().enumerate() {
                         *a = bf16_part(self.vf(s + kk), *part);
                     }
@@ -137,7 +136,7 @@ impl Machine {
                 }
             }
             Instr::Vector { op, dst, a, b, len } => {
-                let fetch = |m: &Machine, o: &Operand, i: usize| -> f32 {
+                let fetch = |m: &Machine, o: &Operand<u32>, i: usize| -> f32 {
                     match *o {
                         Operand::Vmem(x) => m.vf(x as usize + i),
                         Operand::Splat(x) => m.vf(x as usize),
@@ -167,8 +166,8 @@ impl CpuBackend {
         crate::validate(program)?;
         let mut machine = Machine::new(program);
         crate::place_inputs(program, inputs, &mut machine.hbm)?;
-        for instr in &program.instrs {
-            machine.step(instr);
+        for (_, op) in program.ops() {
+            machine.step(&op);
         }
         Ok(crate::read_outputs(program, &machine.hbm))
     }

@@ -12,7 +12,7 @@ pub use config::TpuConfig;
 pub use cpu::CpuBackend;
 pub use timing::{simulate, Counters, Span, Timing};
 
-use isa::{Block, Instr, Operand, Program};
+use isa::Program;
 use std::future::Future;
 use std::pin::Pin;
 
@@ -32,13 +32,6 @@ impl std::fmt::Display for EmuError {
     }
 }
 
-fn at(i: usize, message: String) -> EmuError {
-    EmuError {
-        instr: Some(i),
-        message,
-    }
-}
-
 /// What a backend's `run` returns: the output buffers' words, in `program.outputs` order.
 pub type RunFuture<'a> = Pin<Box<dyn Future<Output = Result<Vec<Vec<u32>>, EmuError>> + 'a>>;
 
@@ -51,66 +44,12 @@ pub trait Backend {
     fn run<'a>(&'a mut self, program: &'a Program, inputs: &'a [Vec<u32>]) -> RunFuture<'a>;
 }
 
-/// Checks that every access stays inside the program's memories and that MXU operands match
-/// the loaded weights, so backends can execute without bounds checks failing.
+/// Validates a program for execution (see [`isa::validate`]).
 pub fn validate(program: &Program) -> Result<(), EmuError> {
-    let in_mem = |b: &Block, size: u32| {
-        b.cols <= b.stride.max(b.cols) && (b.rows <= 1 || b.stride >= b.cols) && b.span().1 <= size
-    };
-    let mut weights: Option<(u32, u32)> = None;
-    for (i, instr) in program.instrs.iter().enumerate() {
-        let check = |b: &Block, size: u32, what: &str| {
-            if in_mem(b, size) {
-                Ok(())
-            } else {
-                Err(at(i, format!("{what} block {}x{} at {} (stride {}) is outside its memory of {size} words", b.rows, b.cols, b.addr, b.stride)))
-            }
-        };
-        match instr {
-            Instr::DmaLoad { src, dst, .. } | Instr::DmaStore { src, dst, .. } => {
-                let (s_size, d_size) = if matches!(instr, Instr::DmaLoad { .. }) {
-                    (program.hbm_words, program.vmem_words)
-                } else {
-                    (program.vmem_words, program.hbm_words)
-                };
-                check(src, s_size, "source")?;
-                check(dst, d_size, "destination")?;
-                if (src.rows, src.cols) != (dst.rows, dst.cols) {
-                    return Err(at(i, "DMA source and destination shapes differ".into()));
-                }
-            }
-            Instr::Wait { .. } => {}
-            Instr::MxuWeights { src, .. } => {
-                check(src, program.vmem_words, "weights")?;
-                weights = Some((src.rows, src.cols));
-            }
-            Instr::MxuMatmul { src, dst, .. } => {
-                check(src, program.vmem_words, "activations")?;
-                check(dst, program.vmem_words, "result")?;
-                let (k, n) =
-                    weights.ok_or_else(|| at(i, "matmul before any weights were loaded".into()))?;
-                if src.cols != k || dst.cols != n || dst.rows != src.rows {
-                    return Err(at(
-                        i,
-                        format!("matmul shapes do not match the loaded {k}x{n} weights"),
-                    ));
-                }
-            }
-            Instr::Vector { dst, a, b, len, op } => {
-                let ok = |x: u32, n: u32| x.checked_add(n).is_some_and(|e| e <= program.vmem_words);
-                let operands = if op.arity() == 2 { vec![a, b] } else { vec![a] };
-                let operands_ok = operands.iter().all(|o| match **o {
-                    Operand::Vmem(x) => ok(x, *len),
-                    Operand::Splat(x) => ok(x, 1),
-                    Operand::Imm(_) => true,
-                });
-                if !ok(*dst, *len) || !operands_ok {
-                    return Err(at(i, "vector operand outside VMEM".into()));
-                }
-            }
-        }
-    }
-    Ok(())
+    isa::validate(program).map_err(|e| EmuError {
+        instr: e.index,
+        message: e.message,
+    })
 }
 
 /// Writes the input buffers into an HBM image.

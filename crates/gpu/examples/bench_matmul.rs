@@ -63,7 +63,7 @@ fn matmul_program(n: u32, parts: &[(Part, Part)]) -> Program {
     };
     Program {
         name: format!("matmul{n}"),
-        instrs,
+        instrs: instrs.into_iter().map(Instr::from).collect(),
         hbm_words: 3 * n * n,
         vmem_words: T * n + 2 * T * T,
         inputs: vec![buf("a", ha), buf("b", hb)],

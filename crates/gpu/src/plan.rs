@@ -81,7 +81,7 @@ const OPERAND_VMEM: u32 = 0;
 const OPERAND_SPLAT: u32 = 1;
 const OPERAND_IMM: u32 = 2;
 
-fn operand(o: Operand) -> (u32, u32) {
+fn operand(o: Operand<u32>) -> (u32, u32) {
     match o {
         Operand::Vmem(a) => (OPERAND_VMEM, a),
         Operand::Splat(a) => (OPERAND_SPLAT, a),
@@ -95,7 +95,7 @@ fn overlaps(a: (u32, u32), b: (u32, u32)) -> bool {
 
 /// Whether lanes of `dst[i] = op(a[i], b[i])` would read words other lanes write: then the
 /// reference's in-order loop is the semantics, and lanes must run in order.
-fn vector_lanes_interfere(dst: u32, operands: &[Operand], len: u32) -> bool {
+fn vector_lanes_interfere(dst: u32, operands: &[Operand<u32>], len: u32) -> bool {
     let written = (dst, dst.saturating_add(len));
     operands.iter().any(|o| match *o {
         // Lane for lane in place is fine: each lane reads its own word before writing it.
@@ -106,7 +106,7 @@ fn vector_lanes_interfere(dst: u32, operands: &[Operand], len: u32) -> bool {
     })
 }
 
-fn block_params(src: &Block, dst: &Block) -> Params {
+fn block_params(src: &Block<u32>, dst: &Block<u32>) -> Params {
     Params {
         src_addr: src.addr,
         src_stride: src.stride,
@@ -118,12 +118,13 @@ fn block_params(src: &Block, dst: &Block) -> Params {
     }
 }
 
-/// Lowers a validated program (see `emu::validate`).
+/// Lowers a validated program (see `emu::validate`): one or two dispatches per operation,
+/// loops unrolled.
 pub fn plan(program: &Program) -> Plan {
     let mut plan = Plan::default();
     let mut weight_cols = 0u32;
-    for instr in &program.instrs {
-        match instr {
+    for (_, instr) in program.ops() {
+        match &instr {
             Instr::DmaLoad { src, dst, .. } | Instr::DmaStore { src, dst, .. } => {
                 let store = matches!(instr, Instr::DmaStore { .. });
                 plan.dispatches.push(Dispatch {
@@ -135,8 +136,9 @@ pub fn plan(program: &Program) -> Plan {
                     invocations: src.rows * src.cols,
                 });
             }
-            // Dispatches already run in program order, each seeing all earlier writes.
-            Instr::Wait { .. } => {}
+            // Dispatches already run in program order, each seeing all earlier writes; ops()
+            // has already unrolled the loops.
+            Instr::Wait { .. } | Instr::Loop { .. } | Instr::End => {}
             Instr::MxuWeights { src, part } => {
                 weight_cols = src.cols;
                 plan.weight_words = plan.weight_words.max(src.words());
@@ -195,7 +197,7 @@ pub fn plan(program: &Program) -> Plan {
                 }
             }
             Instr::Vector { op, dst, a, b, len } => {
-                let operands: &[Operand] = if op.arity() == 2 { &[*a, *b] } else { &[*a] };
+                let operands: &[Operand<u32>] = if op.arity() == 2 { &[*a, *b] } else { &[*a] };
                 let serial = vector_lanes_interfere(*dst, operands, *len);
                 let (a_kind, a_value) = operand(*a);
                 let (b_kind, b_value) = operand(*b);

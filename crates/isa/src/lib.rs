@@ -1,15 +1,30 @@
 //! The emulated TPU's instruction set.
 //!
 //! A [`Program`] is a list of [`Instr`]s over three memories: HBM (off-chip, where a program's
-//! inputs and outputs live), VMEM (the on-chip scratchpad every unit computes from) and the MXU's
-//! weight registers. Addresses count 32-bit words. Instructions go to one of four units (DMA,
-//! MXU, vector, scalar) which run concurrently; the timing model in `emu` says when.
+//! inputs and outputs live), VMEM (the on-chip scratchpad every unit computes from) and the
+//! MXU's weight registers. Addresses count 32-bit words. Instructions go to one of four units
+//! (DMA, MXU, vector, scalar) that run concurrently; the timing model in `emu` says when.
 //!
-//! Every instruction prints as one line of assembly (`Display`); that text is what the
-//! playground shows and what golden tests compare.
+//! Programs stay compact with counted loops: `loop i0 32 … end` repeats its body, and every
+//! address is affine in the indices of the enclosing loops (`vmem[4096+128*i0]`), so a large
+//! tiled matmul is a handful of instructions. [`Program::ops`] unrolls a program into the
+//! stream of concrete operations (`Instr<u32>`) that backends execute.
+//!
+//! Every program prints as assembly text ([`text`]) and encodes as bytes ([`binary`]); both
+//! round-trip. [`validate`] rejects malformed programs, naming the instruction.
+
+pub mod binary;
+mod ops;
+pub mod text;
+mod validate;
+
+pub use ops::Ops;
+pub use validate::{validate, IsaError};
 
 use serde::{Deserialize, Serialize};
-use std::fmt;
+
+/// Loops nest at most this deep (indices `i0` … `i3`).
+pub const MAX_LOOP_DEPTH: usize = 4;
 
 /// The bf16 component of an f32 operand that an MXU pass multiplies: an f32 `x` splits into
 /// `hi = bf16(x)`, `mid = bf16(x - hi)`, `lo = bf16(x - hi - mid)`. DEFAULT precision uses `hi`
@@ -29,16 +44,12 @@ impl Part {
     }
 
     pub fn name(self) -> &'static str {
-        match self {
-            Part::Hi => "hi",
-            Part::Mid => "mid",
-            Part::Lo => "lo",
-        }
+        ["hi", "mid", "lo"][self as usize]
     }
 }
 
-/// Elementwise operations of the vector unit. Transcendental ones use the unit's
-/// transcendental path and cost more cycles.
+/// Elementwise operations of the vector unit. Division and the transcendental functions use
+/// the unit's transcendental path and cost more cycles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum VectorOp {
     Add,
@@ -55,6 +66,7 @@ pub enum VectorOp {
 }
 
 impl VectorOp {
+    /// In opcode order: `code()` is the position here.
     pub const ALL: [VectorOp; 11] = [
         VectorOp::Add,
         VectorOp::Sub,
@@ -70,19 +82,9 @@ impl VectorOp {
     ];
 
     pub fn name(self) -> &'static str {
-        match self {
-            VectorOp::Add => "add",
-            VectorOp::Sub => "sub",
-            VectorOp::Mul => "mul",
-            VectorOp::Div => "div",
-            VectorOp::Max => "max",
-            VectorOp::Min => "min",
-            VectorOp::Neg => "neg",
-            VectorOp::Abs => "abs",
-            VectorOp::Exp => "exp",
-            VectorOp::Log => "log",
-            VectorOp::Tanh => "tanh",
-        }
+        [
+            "add", "sub", "mul", "div", "max", "min", "neg", "abs", "exp", "log", "tanh",
+        ][self.code() as usize]
     }
 
     /// Number of operands (1 or 2).
@@ -93,8 +95,6 @@ impl VectorOp {
         }
     }
 
-    /// Whether the op runs on the transcendental path (and division, which uses its
-    /// reciprocal).
     pub fn is_transcendental(self) -> bool {
         matches!(
             self,
@@ -104,18 +104,100 @@ impl VectorOp {
 
     /// The opcode shared by the CPU and GPU backends (`shaders/vector.wgsl` switches on it).
     pub fn code(self) -> u32 {
-        VectorOp::ALL
-            .iter()
-            .position(|&o| o == self)
-            .expect("listed in ALL") as u32
+        self as u32
+    }
+
+    pub fn from_code(code: u32) -> Option<VectorOp> {
+        VectorOp::ALL.get(code as usize).copied()
+    }
+}
+
+/// An address that moves with the enclosing loops: `base + Σ stride · i_depth`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Addr {
+    pub base: u32,
+    /// (loop depth, stride in words), at most one term per depth.
+    pub strides: Vec<(u8, i32)>,
+}
+
+impl Addr {
+    /// The address at these loop indices (`indices[d]` is `i_d`); `None` if it leaves u32.
+    pub fn at(&self, indices: &[u32]) -> Option<u32> {
+        let mut a = self.base as i64;
+        for &(depth, stride) in &self.strides {
+            a += stride as i64 * *indices.get(depth as usize)? as i64;
+        }
+        u32::try_from(a).ok()
+    }
+
+    /// The smallest and largest address over loops with these trip counts.
+    pub fn range(&self, counts: &[u32]) -> Option<(i64, i64)> {
+        let (mut lo, mut hi) = (self.base as i64, self.base as i64);
+        for &(depth, stride) in &self.strides {
+            let last = *counts.get(depth as usize)? as i64 - 1;
+            let extent = stride as i64 * last.max(0);
+            lo += extent.min(0);
+            hi += extent.max(0);
+        }
+        Some((lo, hi))
+    }
+}
+
+impl From<u32> for Addr {
+    fn from(base: u32) -> Addr {
+        Addr {
+            base,
+            strides: Vec::new(),
+        }
+    }
+}
+
+/// A rectangle of words: `rows` rows of `cols` words, row starts `stride` words apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Block<A = Addr> {
+    pub addr: A,
+    pub rows: u32,
+    pub cols: u32,
+    pub stride: u32,
+}
+
+impl<A> Block<A> {
+    pub fn words(&self) -> u64 {
+        self.rows as u64 * self.cols as u64
+    }
+
+    /// Words from the first to one past the last, relative to `addr`.
+    pub fn extent(&self) -> u64 {
+        if self.rows == 0 || self.cols == 0 {
+            0
+        } else {
+            (self.rows as u64 - 1) * self.stride as u64 + self.cols as u64
+        }
+    }
+}
+
+impl Block<u32> {
+    /// A contiguous run of `len` words.
+    pub fn flat(addr: u32, len: u32) -> Block<u32> {
+        Block {
+            addr,
+            rows: 1,
+            cols: len,
+            stride: len,
+        }
+    }
+
+    /// The half-open word range the block lies within.
+    pub fn span(&self) -> (u32, u32) {
+        (self.addr, self.addr + self.extent() as u32)
     }
 }
 
 /// A vector operand: a VMEM vector, one VMEM word broadcast to every lane, or an immediate.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub enum Operand {
-    Vmem(u32),
-    Splat(u32),
+pub enum Operand<A = Addr> {
+    Vmem(A),
+    Splat(A),
     Imm(f32),
 }
 
@@ -132,94 +214,92 @@ impl Unit {
     pub const ALL: [Unit; 4] = [Unit::Scalar, Unit::Dma, Unit::Mxu, Unit::Vector];
 
     pub fn name(self) -> &'static str {
-        match self {
-            Unit::Scalar => "scalar",
-            Unit::Dma => "dma",
-            Unit::Mxu => "mxu",
-            Unit::Vector => "vector",
-        }
+        ["scalar", "dma", "mxu", "vector"][self as usize]
     }
 }
 
-/// A rectangle of words: `rows` rows of `cols` words, rows `stride` words apart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Block {
-    pub addr: u32,
-    pub rows: u32,
-    pub cols: u32,
-    pub stride: u32,
-}
-
-impl Block {
-    /// A contiguous run of `len` words.
-    pub fn flat(addr: u32, len: u32) -> Block {
-        Block {
-            addr,
-            rows: 1,
-            cols: len,
-            stride: len,
-        }
-    }
-
-    pub fn words(&self) -> u64 {
-        self.rows as u64 * self.cols as u64
-    }
-
-    /// The half-open word range the block lies within.
-    pub fn span(&self) -> (u32, u32) {
-        if self.rows == 0 || self.cols == 0 {
-            return (self.addr, self.addr);
-        }
-        (
-            self.addr,
-            self.addr + (self.rows - 1) * self.stride + self.cols,
-        )
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum Instr {
+/// One instruction. In a [`Program`] addresses are [`Addr`]s; the operations a backend
+/// executes (from [`Program::ops`]) have concrete `u32` addresses and no loops.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Instr<A = Addr> {
     /// Copy a block from HBM to VMEM (same rows and cols); on completion, signal `sem`.
-    DmaLoad { src: Block, dst: Block, sem: u8 },
+    DmaLoad {
+        src: Block<A>,
+        dst: Block<A>,
+        sem: u8,
+    },
     /// Copy a block from VMEM to HBM; on completion, signal `sem`.
-    DmaStore { src: Block, dst: Block, sem: u8 },
-    /// Stall issue until semaphore `sem` has been signalled `count` times in total.
-    Wait { sem: u8, count: u32 },
-    /// Shift a K×N block of weights (`src.rows` × `src.cols`, at most the array's size) into
-    /// the MXU, each word rounded to the bf16 `part` of its f32 value.
-    MxuWeights { src: Block, part: Part },
-    /// Stream `src.rows` rows of K activations (K = the loaded weights' rows, `src.cols` = K)
-    /// through the array, each rounded to its bf16 `part`. Row m of the result is
-    /// `sum_k act[m][k] * w[k][n]`, summed in f32 in order of k starting from +0.0 (products
-    /// of two bf16 values are exact in f32). The M×N result overwrites `dst`, or is added to
-    /// it when `accumulate` is set.
+    DmaStore {
+        src: Block<A>,
+        dst: Block<A>,
+        sem: u8,
+    },
+    /// Stall issue until semaphore `sem` has `count` signals, then take them (it is a counting
+    /// semaphore: each DMA completion adds one, each wait subtracts its count).
+    Wait {
+        sem: u8,
+        count: u32,
+    },
+    /// Shift a K×N block of weights (K = `src.rows`, N = `src.cols`, at most the array's size)
+    /// into the MXU, each word rounded to the bf16 `part` of its f32 value.
+    MxuWeights {
+        src: Block<A>,
+        part: Part,
+    },
+    /// Stream `src.rows` rows of K activations (`src.cols` = K of the loaded weights) through
+    /// the array, each rounded to its bf16 `part`. Row m of the result is
+    /// `sum_k act[m][k] * w[k][n]`, summed in f32 in order of k starting from +0.0 (products of
+    /// two bf16 values are exact in f32). The M×N result overwrites `dst`, or is added to it
+    /// when `accumulate` is set. A NaN result is stored as the canonical quiet NaN.
     MxuMatmul {
-        src: Block,
-        dst: Block,
+        src: Block<A>,
+        dst: Block<A>,
         part: Part,
         accumulate: bool,
     },
     /// `dst[i] = op(a[i], b[i])` for `len` words (b unused by unary ops).
     Vector {
         op: VectorOp,
-        dst: u32,
-        a: Operand,
-        b: Operand,
+        dst: A,
+        a: Operand<A>,
+        b: Operand<A>,
         len: u32,
     },
+    /// Repeat the instructions up to the matching `End` `count` times; inside, the loop's
+    /// index is `i<depth>` (0-based, counting from the outermost loop).
+    Loop {
+        count: u32,
+    },
+    End,
 }
 
-impl Instr {
+impl<A> Instr<A> {
     pub fn unit(&self) -> Unit {
         match self {
             Instr::DmaLoad { .. } | Instr::DmaStore { .. } => Unit::Dma,
-            Instr::Wait { .. } => Unit::Scalar,
+            Instr::Wait { .. } | Instr::Loop { .. } | Instr::End => Unit::Scalar,
             Instr::MxuWeights { .. } | Instr::MxuMatmul { .. } => Unit::Mxu,
             Instr::Vector { .. } => Unit::Vector,
         }
     }
 
-    /// VMEM word ranges the instruction reads.
+    /// The mnemonic, as the assembly writes it.
+    pub fn mnemonic(&self) -> String {
+        match self {
+            Instr::DmaLoad { .. } => "dma.load".into(),
+            Instr::DmaStore { .. } => "dma.store".into(),
+            Instr::Wait { .. } => "wait".into(),
+            Instr::MxuWeights { .. } => "mxu.weights".into(),
+            Instr::MxuMatmul { .. } => "mxu.matmul".into(),
+            Instr::Vector { op, .. } => format!("v.{}", op.name()),
+            Instr::Loop { .. } => "loop".into(),
+            Instr::End => "end".into(),
+        }
+    }
+}
+
+impl Instr<u32> {
+    /// VMEM word ranges the operation reads.
     pub fn vmem_reads(&self) -> Vec<(u32, u32)> {
         match self {
             Instr::DmaStore { src, .. } | Instr::MxuWeights { src, .. } => vec![src.span()],
@@ -246,11 +326,11 @@ impl Instr {
                     })
                     .collect()
             }
-            Instr::DmaLoad { .. } | Instr::Wait { .. } => vec![],
+            _ => vec![],
         }
     }
 
-    /// VMEM word ranges the instruction writes.
+    /// VMEM word ranges the operation writes.
     pub fn vmem_writes(&self) -> Vec<(u32, u32)> {
         match self {
             Instr::DmaLoad { dst, .. } | Instr::MxuMatmul { dst, .. } => vec![dst.span()],
@@ -298,84 +378,75 @@ pub struct Program {
     pub flops: u64,
 }
 
-fn block(space: &str, b: &Block) -> String {
-    format!("{space}[{}] {}x{}/{}", b.addr, b.rows, b.cols, b.stride)
+impl Program {
+    /// The operations the program performs, in order, loops unrolled and addresses resolved.
+    /// Each comes with the index of the instruction it came from. The program must be valid.
+    pub fn ops(&self) -> Ops<'_> {
+        Ops::new(&self.instrs)
+    }
 }
 
-impl fmt::Display for Operand {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Operand::Vmem(a) => write!(f, "vmem[{a}]"),
-            Operand::Splat(a) => write!(f, "splat vmem[{a}]"),
-            Operand::Imm(x) => write!(f, "{x:?}"),
+/// Instructions with fixed addresses (no loop strides) lift into program instructions, which
+/// is how tests and hand-written programs build them.
+impl From<Block<u32>> for Block {
+    fn from(b: Block<u32>) -> Block {
+        Block {
+            addr: b.addr.into(),
+            rows: b.rows,
+            cols: b.cols,
+            stride: b.stride,
         }
     }
 }
 
-impl fmt::Display for Instr {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Instr::DmaLoad { src, dst, sem } => {
-                write!(
-                    f,
-                    "dma.load    {} -> {} sem={sem}",
-                    block("hbm", src),
-                    block("vmem", dst)
-                )
-            }
-            Instr::DmaStore { src, dst, sem } => {
-                write!(
-                    f,
-                    "dma.store   {} -> {} sem={sem}",
-                    block("vmem", src),
-                    block("hbm", dst)
-                )
-            }
-            Instr::Wait { sem, count } => write!(f, "wait        sem={sem} count={count}"),
-            Instr::MxuWeights { src, part } => {
-                write!(f, "mxu.weights {} part={}", block("vmem", src), part.name())
-            }
+impl From<Operand<u32>> for Operand {
+    fn from(o: Operand<u32>) -> Operand {
+        match o {
+            Operand::Vmem(a) => Operand::Vmem(a.into()),
+            Operand::Splat(a) => Operand::Splat(a.into()),
+            Operand::Imm(x) => Operand::Imm(x),
+        }
+    }
+}
+
+impl From<Instr<u32>> for Instr {
+    fn from(i: Instr<u32>) -> Instr {
+        match i {
+            Instr::DmaLoad { src, dst, sem } => Instr::DmaLoad {
+                src: src.into(),
+                dst: dst.into(),
+                sem,
+            },
+            Instr::DmaStore { src, dst, sem } => Instr::DmaStore {
+                src: src.into(),
+                dst: dst.into(),
+                sem,
+            },
+            Instr::Wait { sem, count } => Instr::Wait { sem, count },
+            Instr::MxuWeights { src, part } => Instr::MxuWeights {
+                src: src.into(),
+                part,
+            },
             Instr::MxuMatmul {
                 src,
                 dst,
                 part,
                 accumulate,
-            } => write!(
-                f,
-                "mxu.matmul  {} -> {} part={} {}",
-                block("vmem", src),
-                block("vmem", dst),
-                part.name(),
-                if *accumulate { "acc" } else { "set" }
-            ),
-            Instr::Vector { op, dst, a, b, len } => {
-                let mnemonic = format!("v.{}", op.name());
-                if op.arity() == 2 {
-                    write!(f, "{mnemonic:<11} {a}, {b} -> vmem[{dst}] len={len}")
-                } else {
-                    write!(f, "{mnemonic:<11} {a} -> vmem[{dst}] len={len}")
-                }
-            }
+            } => Instr::MxuMatmul {
+                src: src.into(),
+                dst: dst.into(),
+                part,
+                accumulate,
+            },
+            Instr::Vector { op, dst, a, b, len } => Instr::Vector {
+                op,
+                dst: dst.into(),
+                a: a.into(),
+                b: b.into(),
+                len,
+            },
+            Instr::Loop { count } => Instr::Loop { count },
+            Instr::End => Instr::End,
         }
-    }
-}
-
-impl fmt::Display for Program {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
-            f,
-            "program {}  ; hbm {} words, vmem {} words, {} flops",
-            self.name, self.hbm_words, self.vmem_words, self.flops
-        )?;
-        for b in &self.inputs {
-            writeln!(f, "  input  {} f32{:?} @ hbm[{}]", b.name, b.shape, b.addr)?;
-        }
-        for b in &self.outputs {
-            writeln!(f, "  output {} f32{:?} @ hbm[{}]", b.name, b.shape, b.addr)?;
-        }
-        for (i, instr) in self.instrs.iter().enumerate() {
-            writeln!(f, "  {i:4}: {instr}")?;
-        }
-        Ok(())
     }
 }

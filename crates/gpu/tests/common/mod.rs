@@ -78,11 +78,11 @@ pub fn program(
     vmem_words: u32,
     inputs: Vec<Buffer>,
     outputs: Vec<Buffer>,
-    instrs: Vec<Instr>,
+    instrs: Vec<Instr<u32>>,
 ) -> Program {
     Program {
         name: name.into(),
-        instrs,
+        instrs: instrs.into_iter().map(Instr::from).collect(),
         hbm_words,
         vmem_words,
         inputs,
@@ -92,7 +92,7 @@ pub fn program(
 }
 
 /// Copies `words` contiguous words from HBM to VMEM.
-pub fn load(hbm: u32, vmem: u32, words: u32) -> Instr {
+pub fn load(hbm: u32, vmem: u32, words: u32) -> Instr<u32> {
     Instr::DmaLoad {
         src: Block::flat(hbm, words),
         dst: Block::flat(vmem, words),
@@ -100,7 +100,7 @@ pub fn load(hbm: u32, vmem: u32, words: u32) -> Instr {
     }
 }
 
-pub fn store(vmem: u32, hbm: u32, words: u32) -> Instr {
+pub fn store(vmem: u32, hbm: u32, words: u32) -> Instr<u32> {
     Instr::DmaStore {
         src: Block::flat(vmem, words),
         dst: Block::flat(hbm, words),

@@ -1,0 +1,386 @@
+//! The binary encoding of a program (`.tbin`), little-endian throughout:
+//!
+//! ```text
+//! magic "TPUP", version u8 = 1
+//! name: str; hbm_words u32; vmem_words u32; flops u64
+//! inputs: u32 count × buffer; outputs: u32 count × buffer
+//!   buffer = name: str, addr u32, rank u8, dims u64 × rank, elem u8 (0 = f32)
+//! instructions: u32 count × (opcode u8, fields)
+//!   1 dma.load    block block sem:u8        5 mxu.matmul  block block part:u8 acc:u8
+//!   2 dma.store   block block sem:u8        6 v.OP        op:u8 addr operand operand len:u32
+//!   3 wait        sem:u8 count:u32          7 loop        count:u32
+//!   4 mxu.weights block part:u8             8 end
+//!   block   = addr rows:u32 cols:u32 stride:u32
+//!   addr    = base:u32 terms:u8 × (depth:u8 stride:i32)
+//!   operand = 0 addr (vmem) | 1 addr (splat) | 2 bits:u32 (immediate)
+//!   str     = len:u32 UTF-8 bytes
+//! ```
+//!
+//! Decoding never panics and never allocates more than the input could describe.
+
+use crate::{Addr, Block, Buffer, ElemType, Instr, Operand, Part, Program, VectorOp};
+use std::fmt;
+
+const MAGIC: &[u8; 4] = b"TPUP";
+const VERSION: u8 = 1;
+
+/// Why bytes are not a program: where, and what.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DecodeError {
+    pub offset: usize,
+    /// The instruction being decoded, if the error is inside one.
+    pub instr: Option<usize>,
+    pub message: String,
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.instr {
+            Some(i) => write!(f, "byte {}: instruction {i}: {}", self.offset, self.message),
+            None => write!(f, "byte {}: {}", self.offset, self.message),
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+struct Writer(Vec<u8>);
+
+impl Writer {
+    fn u8(&mut self, x: u8) {
+        self.0.push(x);
+    }
+    fn u32(&mut self, x: u32) {
+        self.0.extend_from_slice(&x.to_le_bytes());
+    }
+    fn u64(&mut self, x: u64) {
+        self.0.extend_from_slice(&x.to_le_bytes());
+    }
+    fn str(&mut self, s: &str) {
+        self.u32(s.len() as u32);
+        self.0.extend_from_slice(s.as_bytes());
+    }
+    fn addr(&mut self, a: &Addr) {
+        self.u32(a.base);
+        self.u8(a.strides.len() as u8);
+        for &(depth, stride) in &a.strides {
+            self.u8(depth);
+            self.u32(stride as u32);
+        }
+    }
+    fn block(&mut self, b: &Block) {
+        self.addr(&b.addr);
+        self.u32(b.rows);
+        self.u32(b.cols);
+        self.u32(b.stride);
+    }
+    fn operand(&mut self, o: &Operand) {
+        match o {
+            Operand::Vmem(a) => {
+                self.u8(0);
+                self.addr(a);
+            }
+            Operand::Splat(a) => {
+                self.u8(1);
+                self.addr(a);
+            }
+            Operand::Imm(x) => {
+                self.u8(2);
+                self.u32(x.to_bits());
+            }
+        }
+    }
+    fn buffer(&mut self, b: &Buffer) {
+        self.str(&b.name);
+        self.u32(b.addr);
+        self.u8(b.shape.len() as u8);
+        for &d in &b.shape {
+            self.u64(d as u64);
+        }
+        self.u8(match b.elem {
+            ElemType::F32 => 0,
+        });
+    }
+}
+
+/// Encodes a program.
+pub fn encode(p: &Program) -> Vec<u8> {
+    let mut w = Writer(Vec::new());
+    w.0.extend_from_slice(MAGIC);
+    w.u8(VERSION);
+    w.str(&p.name);
+    w.u32(p.hbm_words);
+    w.u32(p.vmem_words);
+    w.u64(p.flops);
+    for list in [&p.inputs, &p.outputs] {
+        w.u32(list.len() as u32);
+        list.iter().for_each(|b| w.buffer(b));
+    }
+    w.u32(p.instrs.len() as u32);
+    for instr in &p.instrs {
+        match instr {
+            Instr::DmaLoad { src, dst, sem } | Instr::DmaStore { src, dst, sem } => {
+                w.u8(if matches!(instr, Instr::DmaLoad { .. }) {
+                    1
+                } else {
+                    2
+                });
+                w.block(src);
+                w.block(dst);
+                w.u8(*sem);
+            }
+            Instr::Wait { sem, count } => {
+                w.u8(3);
+                w.u8(*sem);
+                w.u32(*count);
+            }
+            Instr::MxuWeights { src, part } => {
+                w.u8(4);
+                w.block(src);
+                w.u8(part.index() as u8);
+            }
+            Instr::MxuMatmul {
+                src,
+                dst,
+                part,
+                accumulate,
+            } => {
+                w.u8(5);
+                w.block(src);
+                w.block(dst);
+                w.u8(part.index() as u8);
+                w.u8(*accumulate as u8);
+            }
+            Instr::Vector { op, dst, a, b, len } => {
+                w.u8(6);
+                w.u8(op.code() as u8);
+                w.addr(dst);
+                w.operand(a);
+                w.operand(b);
+                w.u32(*len);
+            }
+            Instr::Loop { count } => {
+                w.u8(7);
+                w.u32(*count);
+            }
+            Instr::End => w.u8(8),
+        }
+    }
+    w.0
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    instr: Option<usize>,
+}
+
+type R<T> = Result<T, DecodeError>;
+
+impl Reader<'_> {
+    fn err<T>(&self, message: impl Into<String>) -> R<T> {
+        Err(DecodeError {
+            offset: self.pos,
+            instr: self.instr,
+            message: message.into(),
+        })
+    }
+    fn take(&mut self, n: usize) -> R<&[u8]> {
+        if self.bytes.len() - self.pos < n {
+            return self.err(format!("unexpected end of input (needed {n} more bytes)"));
+        }
+        let s = &self.bytes[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+    fn u8(&mut self) -> R<u8> {
+        Ok(self.take(1)?[0])
+    }
+    fn u32(&mut self) -> R<u32> {
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
+    }
+    fn u64(&mut self) -> R<u64> {
+        Ok(u64::from_le_bytes(
+            self.take(8)?.try_into().expect("8 bytes"),
+        ))
+    }
+    /// A count of items each at least `min_bytes` long, checked against what is left.
+    fn count(&mut self, min_bytes: usize) -> R<usize> {
+        let n = self.u32()? as usize;
+        if n.saturating_mul(min_bytes) > self.bytes.len() - self.pos {
+            return self.err(format!(
+                "count {n} is larger than the rest of the input allows"
+            ));
+        }
+        Ok(n)
+    }
+    fn str(&mut self) -> R<String> {
+        let n = self.count(1)?;
+        let start = self.pos;
+        String::from_utf8(self.take(n)?.to_vec()).or_else(|_| {
+            self.pos = start;
+            self.err("a name is not valid UTF-8")
+        })
+    }
+    fn addr(&mut self) -> R<Addr> {
+        let base = self.u32()?;
+        let n = self.u8()?;
+        let mut strides = Vec::with_capacity(n as usize);
+        for _ in 0..n {
+            let depth = self.u8()?;
+            strides.push((depth, self.u32()? as i32));
+        }
+        Ok(Addr { base, strides })
+    }
+    fn block(&mut self) -> R<Block> {
+        Ok(Block {
+            addr: self.addr()?,
+            rows: self.u32()?,
+            cols: self.u32()?,
+            stride: self.u32()?,
+        })
+    }
+    fn part(&mut self) -> R<Part> {
+        let p = self.u8()?;
+        match Part::ALL.get(p as usize) {
+            Some(&part) => Ok(part),
+            None => self.err(format!("bf16 part {p} is not 0, 1 or 2")),
+        }
+    }
+    fn operand(&mut self) -> R<Operand> {
+        match self.u8()? {
+            0 => Ok(Operand::Vmem(self.addr()?)),
+            1 => Ok(Operand::Splat(self.addr()?)),
+            2 => Ok(Operand::Imm(f32::from_bits(self.u32()?))),
+            t => self.err(format!("operand kind {t} is not 0, 1 or 2")),
+        }
+    }
+    fn buffer(&mut self) -> R<Buffer> {
+        let name = self.str()?;
+        let addr = self.u32()?;
+        let rank = self.u8()?;
+        let mut shape = Vec::with_capacity(rank as usize);
+        for _ in 0..rank {
+            let d = self.u64()?;
+            shape.push(
+                usize::try_from(d).or_else(|_| self.err(format!("dimension {d} is too large")))?,
+            );
+        }
+        match self.u8()? {
+            0 => Ok(Buffer {
+                name,
+                addr,
+                shape,
+                elem: ElemType::F32,
+            }),
+            e => self.err(format!("element type {e} is unknown")),
+        }
+    }
+    fn instr(&mut self) -> R<Instr> {
+        let opcode = self.u8()?;
+        Ok(match opcode {
+            1 | 2 => {
+                let (src, dst, sem) = (self.block()?, self.block()?, self.u8()?);
+                if opcode == 1 {
+                    Instr::DmaLoad { src, dst, sem }
+                } else {
+                    Instr::DmaStore { src, dst, sem }
+                }
+            }
+            3 => Instr::Wait {
+                sem: self.u8()?,
+                count: self.u32()?,
+            },
+            4 => Instr::MxuWeights {
+                src: self.block()?,
+                part: self.part()?,
+            },
+            5 => {
+                let (src, dst, part) = (self.block()?, self.block()?, self.part()?);
+                let accumulate = match self.u8()? {
+                    0 => false,
+                    1 => true,
+                    a => return self.err(format!("accumulate flag {a} is not 0 or 1")),
+                };
+                Instr::MxuMatmul {
+                    src,
+                    dst,
+                    part,
+                    accumulate,
+                }
+            }
+            6 => {
+                let code = self.u8()?;
+                let Some(op) = VectorOp::from_code(code as u32) else {
+                    return self.err(format!("vector opcode {code} is unknown"));
+                };
+                Instr::Vector {
+                    op,
+                    dst: self.addr()?,
+                    a: self.operand()?,
+                    b: self.operand()?,
+                    len: self.u32()?,
+                }
+            }
+            7 => Instr::Loop { count: self.u32()? },
+            8 => Instr::End,
+            _ => return self.err(format!("opcode {opcode} is unknown")),
+        })
+    }
+}
+
+/// Decodes a program encoded by [`encode`].
+pub fn decode(bytes: &[u8]) -> Result<Program, DecodeError> {
+    let mut r = Reader {
+        bytes,
+        pos: 0,
+        instr: None,
+    };
+    if r.take(4)? != MAGIC {
+        return Err(DecodeError {
+            offset: 0,
+            instr: None,
+            message: "not a TPU program (the magic bytes are not \"TPUP\")".into(),
+        });
+    }
+    let version = r.u8()?;
+    if version != VERSION {
+        return r.err(format!(
+            "version {version} is not supported (this build reads version {VERSION})"
+        ));
+    }
+    let name = r.str()?;
+    let (hbm_words, vmem_words, flops) = (r.u32()?, r.u32()?, r.u64()?);
+    let mut lists = [Vec::new(), Vec::new()];
+    for list in &mut lists {
+        let n = r.count(15)?;
+        for _ in 0..n {
+            list.push(r.buffer()?);
+        }
+    }
+    let [inputs, outputs] = lists;
+    let n = r.count(1)?;
+    let mut instrs = Vec::with_capacity(n);
+    for i in 0..n {
+        r.instr = Some(i);
+        instrs.push(r.instr()?);
+    }
+    r.instr = None;
+    if r.pos != bytes.len() {
+        return r.err(format!(
+            "{} bytes after the last instruction",
+            bytes.len() - r.pos
+        ));
+    }
+    Ok(Program {
+        name,
+        instrs,
+        hbm_words,
+        vmem_words,
+        inputs,
+        outputs,
+        flops,
+    })
+}

@@ -1,0 +1,504 @@
+//! The assembly text of a program: what the playground shows, what golden tests compare, and
+//! what `tpu asm` reads back. `parse(&program.to_string()) == program` for every program.
+//!
+//! ```text
+//! program f hbm=47 vmem=92 flops=165
+//! input in0 f32[3,4] hbm[0]
+//! output out0 f32[3,5] hbm[32]
+//!    0: dma.load    hbm[0] 3x4/4 -> vmem[0] 3x4/4 sem=0
+//!    1: loop        i0 4
+//!    2:   mxu.weights vmem[12+20*i0] 4x5/5 part=hi
+//!    3: end
+//! ```
+//!
+//! Addresses are `BASE`, `BASE+STRIDE*iD`, ... ; blocks are `ROWSxCOLS/STRIDE`; immediates
+//! print with Rust's round-tripping float syntax (NaN as `nan:0xBITS` to keep its payload).
+//! A leading `N:` and anything after `;` are ignored.
+
+use crate::{Addr, Block, Buffer, ElemType, Instr, Operand, Part, Program, VectorOp};
+use std::fmt::{self, Write};
+
+impl fmt::Display for Addr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.base)?;
+        for &(depth, stride) in &self.strides {
+            if stride < 0 {
+                write!(f, "-{}*i{depth}", stride.unsigned_abs())?;
+            } else {
+                write!(f, "+{stride}*i{depth}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn imm(x: f32) -> String {
+    if x.is_nan() {
+        format!("nan:{:#010x}", x.to_bits())
+    } else {
+        format!("{x:?}")
+    }
+}
+
+fn block<A: fmt::Display>(space: &str, b: &Block<A>) -> String {
+    format!("{space}[{}] {}x{}/{}", b.addr, b.rows, b.cols, b.stride)
+}
+
+impl<A: fmt::Display> fmt::Display for Operand<A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Operand::Vmem(a) => write!(f, "vmem[{a}]"),
+            Operand::Splat(a) => write!(f, "splat vmem[{a}]"),
+            Operand::Imm(x) => f.write_str(&imm(*x)),
+        }
+    }
+}
+
+impl<A: fmt::Display> fmt::Display for Instr<A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let m = self.mnemonic();
+        match self {
+            Instr::DmaLoad { src, dst, sem } => write!(
+                f,
+                "{m:<11} {} -> {} sem={sem}",
+                block("hbm", src),
+                block("vmem", dst)
+            ),
+            Instr::DmaStore { src, dst, sem } => write!(
+                f,
+                "{m:<11} {} -> {} sem={sem}",
+                block("vmem", src),
+                block("hbm", dst)
+            ),
+            Instr::Wait { sem, count } => write!(f, "{m:<11} sem={sem} count={count}"),
+            Instr::MxuWeights { src, part } => {
+                write!(f, "{m:<11} {} part={}", block("vmem", src), part.name())
+            }
+            Instr::MxuMatmul {
+                src,
+                dst,
+                part,
+                accumulate,
+            } => write!(
+                f,
+                "{m:<11} {} -> {} part={} {}",
+                block("vmem", src),
+                block("vmem", dst),
+                part.name(),
+                if *accumulate { "acc" } else { "set" }
+            ),
+            Instr::Vector { op, dst, a, b, len } => {
+                if op.arity() == 2 {
+                    write!(f, "{m:<11} {a}, {b} -> vmem[{dst}] len={len}")
+                } else {
+                    write!(f, "{m:<11} {a} -> vmem[{dst}] len={len}")
+                }
+            }
+            Instr::Loop { count } => write!(f, "{m:<11} {count}"),
+            Instr::End => f.write_str("end"),
+        }
+    }
+}
+
+fn buffer_line(kind: &str, b: &Buffer) -> String {
+    let dims: Vec<String> = b.shape.iter().map(|d| d.to_string()).collect();
+    format!("{kind} {} f32[{}] hbm[{}]", b.name, dims.join(","), b.addr)
+}
+
+impl fmt::Display for Program {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "program {} hbm={} vmem={} flops={}",
+            self.name, self.hbm_words, self.vmem_words, self.flops
+        )?;
+        for b in &self.inputs {
+            writeln!(f, "{}", buffer_line("input", b))?;
+        }
+        for b in &self.outputs {
+            writeln!(f, "{}", buffer_line("output", b))?;
+        }
+        let mut depth = 0usize;
+        for (i, instr) in self.instrs.iter().enumerate() {
+            if matches!(instr, Instr::End) {
+                depth = depth.saturating_sub(1);
+            }
+            let mut line = format!("{i:4}: {}", "  ".repeat(depth));
+            match instr {
+                // The loop's index name makes the body's `*iD` terms readable.
+                Instr::Loop { count } => write!(line, "loop i{depth} {count}")?,
+                other => write!(line, "{other}")?,
+            }
+            writeln!(f, "{line}")?;
+            if matches!(instr, Instr::Loop { .. }) {
+                depth += 1;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A syntax error in assembly text, with its line (1-based).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParseError {
+    pub line: usize,
+    pub message: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// A cursor over one line's text.
+struct Cursor<'a> {
+    rest: &'a str,
+}
+
+type R<T> = Result<T, String>;
+
+impl<'a> Cursor<'a> {
+    fn skip_ws(&mut self) {
+        self.rest = self.rest.trim_start();
+    }
+
+    fn expected(&self, what: &str) -> String {
+        match self.rest.trim() {
+            "" => format!("expected {what} at the end of the line"),
+            rest => format!("expected {what} at '{rest}'"),
+        }
+    }
+
+    fn eat(&mut self, token: &str) -> bool {
+        self.skip_ws();
+        if let Some(r) = self.rest.strip_prefix(token) {
+            self.rest = r;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, token: &str) -> R<()> {
+        if self.eat(token) {
+            Ok(())
+        } else {
+            Err(self.expected(&format!("'{token}'")))
+        }
+    }
+
+    /// A run of characters that can make up a word or a number.
+    fn word(&mut self) -> R<&'a str> {
+        self.skip_ws();
+        let end = self
+            .rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || "._-+:".contains(c)))
+            .unwrap_or(self.rest.len());
+        if end == 0 {
+            return Err(self.expected("a word"));
+        }
+        let (w, r) = self.rest.split_at(end);
+        self.rest = r;
+        Ok(w)
+    }
+
+    fn digits(&mut self) -> R<&'a str> {
+        self.skip_ws();
+        let end = self
+            .rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(self.rest.len());
+        if end == 0 {
+            return Err(self.expected("a number"));
+        }
+        let (w, r) = self.rest.split_at(end);
+        self.rest = r;
+        Ok(w)
+    }
+
+    fn u32(&mut self) -> R<u32> {
+        let d = self.digits()?;
+        d.parse().map_err(|_| format!("{d} does not fit 32 bits"))
+    }
+
+    fn u64(&mut self) -> R<u64> {
+        let d = self.digits()?;
+        d.parse().map_err(|_| format!("{d} does not fit 64 bits"))
+    }
+
+    fn key(&mut self, name: &str) -> R<u32> {
+        self.expect(name)?;
+        self.expect("=")?;
+        self.u32()
+    }
+
+    fn end(&mut self) -> R<()> {
+        self.skip_ws();
+        if self.rest.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("unexpected '{}'", self.rest))
+        }
+    }
+
+    fn addr(&mut self) -> R<Addr> {
+        let base = self.u32()?;
+        let mut strides: Vec<(u8, i32)> = Vec::new();
+        loop {
+            let negative = if self.eat("+") {
+                false
+            } else if self.eat("-") {
+                true
+            } else {
+                break;
+            };
+            let magnitude = self
+                .digits()?
+                .parse::<i64>()
+                .map_err(|_| "stride too large".to_string())?;
+            self.expect("*")?;
+            self.expect("i")?;
+            let depth: u8 = self
+                .digits()?
+                .parse()
+                .map_err(|_| "bad loop index".to_string())?;
+            if strides.iter().any(|&(d, _)| d == depth) {
+                return Err(format!("i{depth} appears twice in one address"));
+            }
+            let stride = if negative { -magnitude } else { magnitude };
+            strides.push((
+                depth,
+                i32::try_from(stride)
+                    .map_err(|_| format!("stride {stride} does not fit 32 bits"))?,
+            ));
+        }
+        Ok(Addr { base, strides })
+    }
+
+    fn space(&mut self, space: &str) -> R<Addr> {
+        self.expect(space)?;
+        self.expect("[")?;
+        let a = self.addr()?;
+        self.expect("]")?;
+        Ok(a)
+    }
+
+    fn block(&mut self, space: &str) -> R<Block> {
+        let addr = self.space(space)?;
+        let rows = self.u32()?;
+        self.expect("x")?;
+        let cols = self.u32()?;
+        self.expect("/")?;
+        let stride = self.u32()?;
+        Ok(Block {
+            addr,
+            rows,
+            cols,
+            stride,
+        })
+    }
+
+    fn part(&mut self) -> R<Part> {
+        self.expect("part")?;
+        self.expect("=")?;
+        let w = self.word()?;
+        Part::ALL
+            .into_iter()
+            .find(|p| p.name() == w)
+            .ok_or_else(|| format!("unknown part '{w}' (hi, mid or lo)"))
+    }
+
+    fn operand(&mut self) -> R<Operand> {
+        self.skip_ws();
+        if self.eat("splat") {
+            return Ok(Operand::Splat(self.space("vmem")?));
+        }
+        if self.rest.starts_with("vmem") {
+            return Ok(Operand::Vmem(self.space("vmem")?));
+        }
+        let w = self.word()?;
+        if let Some(bits) = w.strip_prefix("nan:0x") {
+            let bits = u32::from_str_radix(bits, 16).map_err(|_| format!("bad NaN bits '{w}'"))?;
+            return Ok(Operand::Imm(f32::from_bits(bits)));
+        }
+        w.parse::<f32>().map(Operand::Imm).map_err(|_| {
+            format!("expected an operand (vmem[..], splat vmem[..] or a number), got '{w}'")
+        })
+    }
+}
+
+fn parse_instr(c: &mut Cursor) -> R<Instr> {
+    let m = c.word()?;
+    let instr = match m {
+        "dma.load" | "dma.store" => {
+            let load = m == "dma.load";
+            let (from, to) = if load {
+                ("hbm", "vmem")
+            } else {
+                ("vmem", "hbm")
+            };
+            let src = c.block(from)?;
+            c.expect("->")?;
+            let dst = c.block(to)?;
+            let sem = c.key("sem")?;
+            let sem = u8::try_from(sem).map_err(|_| format!("semaphore {sem} is not below 256"))?;
+            if load {
+                Instr::DmaLoad { src, dst, sem }
+            } else {
+                Instr::DmaStore { src, dst, sem }
+            }
+        }
+        "wait" => {
+            let sem = c.key("sem")?;
+            let sem = u8::try_from(sem).map_err(|_| format!("semaphore {sem} is not below 256"))?;
+            Instr::Wait {
+                sem,
+                count: c.key("count")?,
+            }
+        }
+        "mxu.weights" => {
+            let src = c.block("vmem")?;
+            Instr::MxuWeights {
+                src,
+                part: c.part()?,
+            }
+        }
+        "mxu.matmul" => {
+            let src = c.block("vmem")?;
+            c.expect("->")?;
+            let dst = c.block("vmem")?;
+            let part = c.part()?;
+            let accumulate = match c.word()? {
+                "acc" => true,
+                "set" => false,
+                w => return Err(format!("expected 'acc' or 'set', got '{w}'")),
+            };
+            Instr::MxuMatmul {
+                src,
+                dst,
+                part,
+                accumulate,
+            }
+        }
+        "loop" => {
+            c.expect("i")?;
+            c.digits()?;
+            Instr::Loop { count: c.u32()? }
+        }
+        "end" => Instr::End,
+        _ => {
+            let op = m
+                .strip_prefix("v.")
+                .and_then(|name| VectorOp::ALL.into_iter().find(|o| o.name() == name))
+                .ok_or_else(|| format!("unknown instruction '{m}'"))?;
+            let a = c.operand()?;
+            let b = if op.arity() == 2 {
+                c.expect(",")?;
+                c.operand()?
+            } else {
+                Operand::Imm(0.0)
+            };
+            c.expect("->")?;
+            let dst = c.space("vmem")?;
+            Instr::Vector {
+                op,
+                dst,
+                a,
+                b,
+                len: c.key("len")?,
+            }
+        }
+    };
+    c.end()?;
+    Ok(instr)
+}
+
+fn parse_buffer(c: &mut Cursor) -> R<Buffer> {
+    let name = c.word()?.to_string();
+    c.expect("f32")?;
+    c.expect("[")?;
+    let mut shape = Vec::new();
+    if !c.eat("]") {
+        loop {
+            shape.push(c.u64()? as usize);
+            if c.eat("]") {
+                break;
+            }
+            c.expect(",")?;
+        }
+    }
+    let addr = c.space("hbm")?;
+    if !addr.strides.is_empty() {
+        return Err("a buffer's address cannot depend on a loop".into());
+    }
+    c.end()?;
+    Ok(Buffer {
+        name,
+        addr: addr.base,
+        shape,
+        elem: ElemType::F32,
+    })
+}
+
+/// Parses assembly text into a program (the inverse of `Display`). Loop index names must be
+/// the loop's depth (`i0` outermost); the validator checks the rest.
+pub fn parse(text: &str) -> Result<Program, ParseError> {
+    let mut program: Option<Program> = None;
+    for (n, raw) in text.lines().enumerate() {
+        let err = |message: String| ParseError {
+            line: n + 1,
+            message,
+        };
+        let mut line = raw.split(';').next().unwrap_or("").trim();
+        // Drop an instruction-index label.
+        if let Some((label, rest)) = line.split_once(':') {
+            if !label.is_empty() && label.trim().chars().all(|c| c.is_ascii_digit()) {
+                line = rest.trim();
+            }
+        }
+        if line.is_empty() {
+            continue;
+        }
+        let mut c = Cursor { rest: line };
+        if c.eat("program ") {
+            if program.is_some() {
+                return Err(err("a second 'program' header".into()));
+            }
+            let name = c.word().map_err(&err)?.to_string();
+            let hbm_words = c.key("hbm").map_err(&err)?;
+            let vmem_words = c.key("vmem").map_err(&err)?;
+            c.expect("flops")
+                .and_then(|_| c.expect("="))
+                .map_err(&err)?;
+            let flops = c.u64().map_err(&err)?;
+            c.end().map_err(&err)?;
+            program = Some(Program {
+                name,
+                instrs: vec![],
+                hbm_words,
+                vmem_words,
+                inputs: vec![],
+                outputs: vec![],
+                flops,
+            });
+            continue;
+        }
+        let p = program
+            .as_mut()
+            .ok_or_else(|| err("expected 'program NAME hbm=.. vmem=.. flops=..' first".into()))?;
+        if c.eat("input ") {
+            p.inputs.push(parse_buffer(&mut c).map_err(&err)?);
+        } else if c.eat("output ") {
+            p.outputs.push(parse_buffer(&mut c).map_err(&err)?);
+        } else {
+            p.instrs.push(parse_instr(&mut c).map_err(&err)?);
+        }
+    }
+    program.ok_or(ParseError {
+        line: 1,
+        message: "empty program: expected a 'program' header".into(),
+    })
+}

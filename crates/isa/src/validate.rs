@@ -1,0 +1,174 @@
+//! The validator: a program that passes can be executed by any backend without an access
+//! leaving its memory, a matmul without weights, a loop without its end, or a wait that can
+//! never be satisfied.
+
+use crate::{Addr, Block, Instr, Operand, Program, MAX_LOOP_DEPTH};
+use std::fmt;
+
+/// What is wrong with a program, naming the instruction (index into `Program::instrs`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct IsaError {
+    pub index: Option<usize>,
+    pub message: String,
+}
+
+impl fmt::Display for IsaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.index {
+            Some(i) => write!(f, "instruction {i}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for IsaError {}
+
+fn at(index: usize, message: impl Into<String>) -> IsaError {
+    IsaError {
+        index: Some(index),
+        message: message.into(),
+    }
+}
+
+/// Checks that `addr` over every iteration of the open loops, plus `extent` words, stays
+/// within `size` words.
+fn check_range(
+    i: usize,
+    what: &str,
+    addr: &Addr,
+    extent: u64,
+    counts: &[u32],
+    size: u32,
+) -> Result<(), IsaError> {
+    for &(depth, _) in &addr.strides {
+        if depth as usize >= counts.len() {
+            return Err(at(
+                i,
+                format!("{what} address uses i{depth} outside a loop of that depth"),
+            ));
+        }
+    }
+    let (lo, hi) = addr.range(counts).expect("depths checked above");
+    if extent > 0 && (lo < 0 || hi as i128 + extent as i128 > size as i128) {
+        return Err(at(
+            i,
+            format!(
+                "{what} (words {lo}..{}) is outside its memory of {size} words",
+                hi as i128 + extent as i128
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn check_block(i: usize, what: &str, b: &Block, counts: &[u32], size: u32) -> Result<(), IsaError> {
+    if b.rows > 1 && b.stride < b.cols {
+        return Err(at(
+            i,
+            format!(
+                "{what} rows overlap: stride {} is less than {} columns",
+                b.stride, b.cols
+            ),
+        ));
+    }
+    check_range(i, what, &b.addr, b.extent(), counts, size)
+}
+
+/// Validates `program`; on success every backend can run it.
+pub fn validate(program: &Program) -> Result<(), IsaError> {
+    let (hbm, vmem) = (program.hbm_words, program.vmem_words);
+    let mut counts: Vec<u32> = Vec::new();
+    let mut weights: Option<(u32, u32)> = None;
+    for (i, instr) in program.instrs.iter().enumerate() {
+        match instr {
+            Instr::DmaLoad { src, dst, .. } | Instr::DmaStore { src, dst, .. } => {
+                let load = matches!(instr, Instr::DmaLoad { .. });
+                let (src_size, dst_size) = if load { (hbm, vmem) } else { (vmem, hbm) };
+                check_block(i, "source", src, &counts, src_size)?;
+                check_block(i, "destination", dst, &counts, dst_size)?;
+                if (src.rows, src.cols) != (dst.rows, dst.cols) {
+                    return Err(at(
+                        i,
+                        format!(
+                            "DMA source is {}x{} but destination is {}x{}",
+                            src.rows, src.cols, dst.rows, dst.cols
+                        ),
+                    ));
+                }
+            }
+            Instr::Wait { .. } => {}
+            Instr::MxuWeights { src, .. } => {
+                check_block(i, "weights", src, &counts, vmem)?;
+                weights = Some((src.rows, src.cols));
+            }
+            Instr::MxuMatmul { src, dst, .. } => {
+                check_block(i, "activations", src, &counts, vmem)?;
+                check_block(i, "result", dst, &counts, vmem)?;
+                let (k, n) =
+                    weights.ok_or_else(|| at(i, "matmul before any weights were loaded"))?;
+                if src.cols != k || dst.cols != n || dst.rows != src.rows {
+                    return Err(at(
+                        i,
+                        format!(
+                            "matmul of {}x{} activations into a {}x{} result does not fit the loaded {k}x{n} weights",
+                            src.rows, src.cols, dst.rows, dst.cols
+                        ),
+                    ));
+                }
+            }
+            Instr::Vector { op, dst, a, b, len } => {
+                check_range(i, "vector destination", dst, *len as u64, &counts, vmem)?;
+                let operands = if op.arity() == 2 { vec![a, b] } else { vec![a] };
+                for o in operands {
+                    match o {
+                        Operand::Vmem(x) => {
+                            check_range(i, "vector operand", x, *len as u64, &counts, vmem)?
+                        }
+                        Operand::Splat(x) => check_range(i, "vector operand", x, 1, &counts, vmem)?,
+                        Operand::Imm(_) => {}
+                    }
+                }
+            }
+            Instr::Loop { count } => {
+                if counts.len() == MAX_LOOP_DEPTH {
+                    return Err(at(i, format!("loops nest deeper than {MAX_LOOP_DEPTH}")));
+                }
+                counts.push(*count);
+            }
+            Instr::End => {
+                if counts.pop().is_none() {
+                    return Err(at(i, "end without a loop"));
+                }
+            }
+        }
+    }
+    if !counts.is_empty() {
+        return Err(IsaError {
+            index: None,
+            message: format!("{} loop(s) not closed by end", counts.len()),
+        });
+    }
+    check_waits(program)
+}
+
+/// Every wait must be satisfiable by DMAs issued before it (DMAs run asynchronously, but a
+/// blocked wait stops the issue of later ones).
+fn check_waits(program: &Program) -> Result<(), IsaError> {
+    let mut available = [0u64; 256];
+    for (i, op) in program.ops() {
+        match op {
+            Instr::DmaLoad { sem, .. } | Instr::DmaStore { sem, .. } => {
+                available[sem as usize] += 1
+            }
+            Instr::Wait { sem, count } => {
+                let have = available[sem as usize];
+                if have < count as u64 {
+                    return Err(at(i, format!("waits for {count} signals of semaphore {sem}, but the DMAs before it give only {have}")));
+                }
+                available[sem as usize] -= count as u64;
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
