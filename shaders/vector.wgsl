@@ -1,16 +1,25 @@
-// The vector unit: dst[i] = op(a[i], b[i]) for i < P.len, one invocation per lane.
-// P.code is `VectorOp::code()`; operand kinds: 0 = VMEM vector at value, 1 = VMEM word at
-// value broadcast, 2 = immediate with bits value. P.flags = 1 runs the lanes in order in one
-// invocation: the host asks for that when dst overlaps an operand other than lane for lane,
-// where the reference's sequential loop lets later lanes see earlier lanes' results.
+// The vector unit: dst[r][c] = op(a(r, c), b(r, c)) over a P.rows × P.cols block whose rows
+// are P.dst_stride words apart, one invocation per element (P.len = rows × cols).
+// P.code is `VectorOp::code()`; operand kinds (see `isa::Operand`): 0 = block at value with the
+// destination's stride, 1 = VMEM word at value broadcast, 2 = immediate with bits value,
+// 3 = row at value broadcast down the rows, 4 = column at value broadcast across.
+// P.flags = 1 runs the elements in order in one invocation: the host asks for that when dst
+// overlaps an operand other than element for element, where the reference's sequential loop
+// lets later elements see earlier ones' results.
 
-fn operand(kind: u32, value: u32, i: u32) -> f32 {
+fn operand(kind: u32, value: u32, r: u32, c: u32) -> f32 {
     switch kind {
         case 0u: {
-            return bitcast<f32>(vmem[value + i]);
+            return bitcast<f32>(vmem[value + r * P.dst_stride + c]);
         }
         case 1u: {
             return bitcast<f32>(vmem[value]);
+        }
+        case 3u: {
+            return bitcast<f32>(vmem[value + c]);
+        }
+        case 4u: {
+            return bitcast<f32>(vmem[value + r]);
         }
         default: {
             return bitcast<f32>(value);
@@ -19,51 +28,54 @@ fn operand(kind: u32, value: u32, i: u32) -> f32 {
 }
 
 fn lane(i: u32) {
-    let a = operand(P.a_kind, P.a_value, i);
-    var r: f32;
+    let r = i / P.cols;
+    let c = i % P.cols;
+    let a = operand(P.a_kind, P.a_value, r, c);
+    var result: f32;
     switch P.code {
         case 0u: {
-            let b = operand(P.b_kind, P.b_value, i);
-            r = nan_first(a, b, a + b);
+            let b = operand(P.b_kind, P.b_value, r, c);
+            result = nan_first(a, b, a + b);
         }
         case 1u: {
-            let b = operand(P.b_kind, P.b_value, i);
-            r = nan_first(a, b, a - b);
+            let b = operand(P.b_kind, P.b_value, r, c);
+            result = nan_first(a, b, a - b);
         }
         case 2u: {
-            let b = operand(P.b_kind, P.b_value, i);
-            r = nan_first(a, b, a * b);
+            let b = operand(P.b_kind, P.b_value, r, c);
+            result = nan_first(a, b, a * b);
         }
         case 3u: {
-            r = vpu_div(a, operand(P.b_kind, P.b_value, i));
+            result = vpu_div(a, operand(P.b_kind, P.b_value, r, c));
         }
         case 4u: {
-            r = vpu_max(a, operand(P.b_kind, P.b_value, i));
+            result = vpu_max(a, operand(P.b_kind, P.b_value, r, c));
         }
         case 5u: {
-            r = vpu_min(a, operand(P.b_kind, P.b_value, i));
+            result = vpu_min(a, operand(P.b_kind, P.b_value, r, c));
         }
         case 6u: {
-            r = neg(a);
+            result = neg(a);
         }
         case 7u: {
-            r = abs_bits(a);
+            result = abs_bits(a);
         }
         case 8u: {
-            r = vpu_exp(a);
+            result = vpu_exp(a);
         }
         case 9u: {
-            r = vpu_log(a);
+            result = vpu_log(a);
         }
         default: {
-            r = vpu_tanh(a);
+            result = vpu_tanh(a);
         }
     }
     // neg and abs only touch the sign bit; arithmetic results have one NaN.
+    let d = P.dst_addr + r * P.dst_stride + c;
     if P.code == 6u || P.code == 7u {
-        vmem[P.dst_addr + i] = bitcast<u32>(r);
+        vmem[d] = bitcast<u32>(result);
     } else {
-        vmem[P.dst_addr + i] = canonical(r);
+        vmem[d] = canonical(result);
     }
 }
 

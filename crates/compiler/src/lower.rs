@@ -64,10 +64,9 @@ impl Lowering<'_> {
     fn vector(&mut self, op: VectorOp, dst: u32, a: Operand<u32>, b: Operand<u32>, len: usize) {
         self.instrs.push(Instr::Vector {
             op,
-            dst,
+            dst: Block::flat(dst, len as u32),
             a,
             b,
-            len: len as u32,
         });
         self.flops += len as u64;
     }
@@ -114,7 +113,7 @@ impl Lowering<'_> {
                         self.vector(VectorOp::Add, dst, d, Operand::Imm(1.0), len);
                         self.vector(VectorOp::Div, dst, Operand::Imm(1.0), d, len);
                     }
-                    UnaryOp::Sqrt | UnaryOp::Rsqrt => {
+                    _ => {
                         return Err(at("not supported by the compiler yet".into()));
                     }
                 }
@@ -129,6 +128,7 @@ impl Lowering<'_> {
                     BinaryOp::Div => VectorOp::Div,
                     BinaryOp::Max => VectorOp::Max,
                     BinaryOp::Min => VectorOp::Min,
+                    _ => return Err(at("not supported by the compiler yet".into())),
                 };
                 self.vector(vop, dst, a, b, len);
             }

@@ -1,74 +1,441 @@
 //! Machine descriptions. The timing model reads nothing but these numbers.
+//!
+//! Every preset's figures and their sources are listed in `docs/machines.md`; the doc comment on
+//! each preset repeats the peak arithmetic so a reader can check it without leaving the code.
+//! Chip-level figures (HBM capacity and bandwidth, peak) are stored as Google publishes them, per
+//! chip; what one TensorCore sees (the emulator runs a program on one core) comes from the
+//! `*_per_core` methods.
 
 use serde::Serialize;
+use std::fmt;
 
-/// One TPU machine: what a program running on one TensorCore sees.
+/// The operand type the MXU multiplies natively.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MxuDtype {
+    /// bf16 operands, f32 accumulation: TPU v2 and later.
+    Bf16,
+    /// 8-bit integer operands, 32-bit accumulation: TPU v1, an inference chip without floating
+    /// point in its matrix unit. The emulator still runs bf16 programs on it, at the int8 MAC
+    /// rate (see `docs/machines.md`).
+    Int8,
+}
+
+impl MxuDtype {
+    pub fn name(self) -> &'static str {
+        match self {
+            MxuDtype::Bf16 => "bf16",
+            MxuDtype::Int8 => "int8",
+        }
+    }
+}
+
+/// One TPU machine: a chip, and what a program running on one of its TensorCores sees.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TpuConfig {
+    /// The preset's name, followed by `+key=value` for each override (`v5e+mxu=32x32`).
     pub name: String,
     pub clock_hz: f64,
     pub cores_per_chip: u32,
     pub mxus_per_core: u32,
     pub mxu_rows: u32,
     pub mxu_cols: u32,
+    /// What the MXU multiplies natively; `Int8` only on v1.
+    pub mxu_dtype: MxuDtype,
+    /// Whether the MXU holds a second set of weights, so the next tile's weights shift in while
+    /// the current tile computes (v1's "one 64 KiB tile of weights plus one for double
+    /// buffering"). Without it a weight load stalls the array for `mxu_rows` cycles.
+    pub weight_double_buffer: bool,
+    /// HBM (DDR3 on v1) capacity of the whole chip, as published.
     pub hbm_bytes: u64,
+    /// HBM bandwidth of the whole chip, as published; see [`TpuConfig::hbm_bytes_per_cycle`].
     pub hbm_bytes_per_second: f64,
+    /// On-chip vector memory of one TensorCore (v1: its 24 MiB Unified Buffer).
     pub vmem_bytes: u64,
     /// Vector registers are `sublanes × lanes` words; the vector unit processes one per cycle.
     pub vector_sublanes: u32,
     pub vector_lanes: u32,
-    /// Cycles from issuing a DMA to its first byte arriving.
+    /// Cycles from issuing a DMA to its first byte arriving (a model parameter, not published).
     pub dma_latency_cycles: u64,
-    /// Cycles per vector register for ops on the transcendental path.
+    /// Cycles per vector register for ops on the transcendental path (a model parameter).
     pub transcendental_cycles: u64,
 }
 
+const KIB: u64 = 1 << 10;
+const MIB: u64 = 1 << 20;
+const GIB: u64 = 1 << 30;
+
+/// The model parameters that no generation publishes; every preset uses the same values so
+/// that comparisons between machines reflect only published differences.
+const DMA_LATENCY_CYCLES: u64 = 500;
+const TRANSCENDENTAL_CYCLES: u64 = 4;
+
 impl TpuConfig {
-    /// TPU v5e: one TensorCore per chip with four 128×128 MXUs at 1.5 GHz, 16 GiB of HBM at
-    /// 819 GB/s. Peak: 4 × 128 × 128 × 2 × 1.5e9 = 196.6 TFLOP/s bf16 (published: 197).
-    pub fn v5e() -> TpuConfig {
+    /// The fields every preset shares: the 8 × 128 vector register (Google Cloud's v6e page:
+    /// "128 lanes x 8 sublanes"; JAX's `pltpu.get_tpu_info()` gives 8 × 128 for every generation)
+    /// and the unpublished model parameters.
+    fn base(name: &str) -> TpuConfig {
         TpuConfig {
-            name: "v5e".into(),
-            clock_hz: 1.5e9,
+            name: name.into(),
+            clock_hz: 0.0,
             cores_per_chip: 1,
-            mxus_per_core: 4,
+            mxus_per_core: 1,
             mxu_rows: 128,
             mxu_cols: 128,
-            hbm_bytes: 16 << 30,
-            hbm_bytes_per_second: 819e9,
-            vmem_bytes: 128 << 20,
+            mxu_dtype: MxuDtype::Bf16,
+            weight_double_buffer: true,
+            hbm_bytes: 0,
+            hbm_bytes_per_second: 0.0,
+            vmem_bytes: 16 * MIB,
             vector_sublanes: 8,
             vector_lanes: 128,
-            dma_latency_cycles: 500,
-            transcendental_cycles: 4,
+            dma_latency_cycles: DMA_LATENCY_CYCLES,
+            transcendental_cycles: TRANSCENDENTAL_CYCLES,
+        }
+    }
+
+    /// TPU v1 (ISCA 2017): one 256×256 int8 matrix unit at 700 MHz, 8 GiB of DDR3 at 34 GB/s,
+    /// a 24 MiB Unified Buffer. Peak: 256 × 256 × 2 × 700e6 = 91.75 T int8 ops/s (published:
+    /// 92 TOPS). No bf16: the emulator runs bf16 programs at the int8 rate.
+    pub fn v1() -> TpuConfig {
+        TpuConfig {
+            clock_hz: 700e6,
+            mxu_rows: 256,
+            mxu_cols: 256,
+            mxu_dtype: MxuDtype::Int8,
+            hbm_bytes: 8 * GIB,
+            hbm_bytes_per_second: 34e9,
+            vmem_bytes: 24 * MIB,
+            ..TpuConfig::base("v1")
+        }
+    }
+
+    /// TPU v2 (CACM 2020): two TensorCores, one 128×128 MXU each, 700 MHz, 16 GiB of HBM at
+    /// 700 GB/s. Peak: 2 × 1 × 128 × 128 × 2 × 700e6 = 45.9 TFLOP/s bf16 (published: 46).
+    pub fn v2() -> TpuConfig {
+        TpuConfig {
+            clock_hz: 700e6,
+            cores_per_chip: 2,
+            mxus_per_core: 1,
+            hbm_bytes: 16 * GIB,
+            hbm_bytes_per_second: 700e9,
+            ..TpuConfig::base("v2")
+        }
+    }
+
+    /// TPU v3 (CACM 2020): two TensorCores, two 128×128 MXUs each, 940 MHz, 32 GiB of HBM at
+    /// 900 GB/s. Peak: 2 × 2 × 128 × 128 × 2 × 940e6 = 123.2 TFLOP/s bf16 (published: 123).
+    pub fn v3() -> TpuConfig {
+        TpuConfig {
+            clock_hz: 940e6,
+            cores_per_chip: 2,
+            mxus_per_core: 2,
+            hbm_bytes: 32 * GIB,
+            hbm_bytes_per_second: 900e9,
+            ..TpuConfig::base("v3")
+        }
+    }
+
+    /// TPU v4 (ISCA 2023): two TensorCores, four 128×128 MXUs each, 1050 MHz, 32 GiB of HBM at
+    /// 1200 GB/s. Peak: 2 × 4 × 128 × 128 × 2 × 1.05e9 = 275.3 TFLOP/s bf16 (published: 275).
+    pub fn v4() -> TpuConfig {
+        TpuConfig {
+            clock_hz: 1.05e9,
+            cores_per_chip: 2,
+            mxus_per_core: 4,
+            hbm_bytes: 32 * GIB,
+            hbm_bytes_per_second: 1200e9,
+            ..TpuConfig::base("v4")
+        }
+    }
+
+    /// TPU v5e: one TensorCore per chip with four 128×128 MXUs at 1.5 GHz, 16 GiB of HBM at
+    /// 819 GB/s, 128 MiB of VMEM. Peak: 4 × 128 × 128 × 2 × 1.5e9 = 196.6 TFLOP/s bf16
+    /// (published: 197). The clock is derived from the published peak.
+    pub fn v5e() -> TpuConfig {
+        TpuConfig {
+            clock_hz: 1.5e9,
+            mxus_per_core: 4,
+            hbm_bytes: 16 * GIB,
+            hbm_bytes_per_second: 819e9,
+            vmem_bytes: 128 * MIB,
+            ..TpuConfig::base("v5e")
+        }
+    }
+
+    /// TPU v5p: two TensorCores, four 128×128 MXUs each, 95 GiB of HBM2e at 2765 GB/s, 64 MiB
+    /// of VMEM per core. Peak: 2 × 4 × 128 × 128 × 2 × 1.75e9 = 458.8 TFLOP/s bf16 (published:
+    /// 459). The clock is derived from the published peak.
+    pub fn v5p() -> TpuConfig {
+        TpuConfig {
+            clock_hz: 1.75e9,
+            cores_per_chip: 2,
+            mxus_per_core: 4,
+            hbm_bytes: 95 * GIB,
+            hbm_bytes_per_second: 2765e9,
+            vmem_bytes: 64 * MIB,
+            ..TpuConfig::base("v5p")
+        }
+    }
+
+    /// TPU v6e (Trillium): one TensorCore with two 256×256 MXUs, 32 GiB of HBM at 1640 GB/s,
+    /// 128 MiB of VMEM. Peak: 2 × 256 × 256 × 2 × 3.5e9 = 917.5 TFLOP/s bf16 (published: 918).
+    /// The clock is derived from the published peak and MXU count (docs/machines.md discusses
+    /// why 3.5 GHz is surprising).
+    pub fn v6e() -> TpuConfig {
+        TpuConfig {
+            clock_hz: 3.5e9,
+            mxus_per_core: 2,
+            mxu_rows: 256,
+            mxu_cols: 256,
+            hbm_bytes: 32 * GIB,
+            hbm_bytes_per_second: 1640e9,
+            vmem_bytes: 128 * MIB,
+            ..TpuConfig::base("v6e")
         }
     }
 
     /// The presets by name.
     pub fn preset(name: &str) -> Option<TpuConfig> {
-        match name {
-            "v5e" => Some(TpuConfig::v5e()),
-            _ => None,
-        }
+        Some(match name {
+            "v1" => TpuConfig::v1(),
+            "v2" => TpuConfig::v2(),
+            "v3" => TpuConfig::v3(),
+            "v4" => TpuConfig::v4(),
+            "v5e" => TpuConfig::v5e(),
+            "v5p" => TpuConfig::v5p(),
+            "v6e" => TpuConfig::v6e(),
+            _ => return None,
+        })
     }
 
     pub fn preset_names() -> &'static [&'static str] {
-        &["v5e"]
+        &["v1", "v2", "v3", "v4", "v5e", "v5p", "v6e"]
     }
 
+    /// A preset or a custom machine by name: `v5e`, or `v5e+mxu=32x32+clock_ghz=1` (a preset
+    /// followed by overrides, as [`TpuConfig::with_override`] names them).
+    pub fn from_name(name: &str) -> Result<TpuConfig, ConfigError> {
+        let mut parts = name.split('+');
+        let base = parts.next().unwrap_or_default();
+        let mut cfg = TpuConfig::preset(base).ok_or_else(|| ConfigError {
+            key: String::new(),
+            message: format!(
+                "unknown machine '{base}'; presets: {}",
+                TpuConfig::preset_names().join(", ")
+            ),
+        })?;
+        for setting in parts {
+            cfg.with_override(setting)?;
+        }
+        Ok(cfg)
+    }
+
+    /// Overrides one field from `key=value` and appends `+key=value` to the name. Keys are the
+    /// field names, plus the shorthands `mxu=RxC` (or `mxu=N`), `vector=SxL`, `clock_ghz`,
+    /// `hbm_gbps` (GB/s, 10^9 bytes), `hbm_gib`, `vmem_mib`, `mxus` and `cores`.
+    pub fn with_override(&mut self, setting: &str) -> Result<(), ConfigError> {
+        let Some((key, value)) = setting.split_once('=') else {
+            return Err(ConfigError {
+                key: setting.trim().into(),
+                message: format!(
+                    "expected KEY=VALUE, got '{setting}'; keys: {}",
+                    OVERRIDE_KEYS.join(", ")
+                ),
+            });
+        };
+        let (key, value) = (key.trim(), value.trim());
+        let err = |accepted: &str| ConfigError {
+            key: key.into(),
+            message: format!("{key}: '{value}' is not {accepted}"),
+        };
+        match key {
+            "mxu" => {
+                let (r, c) = parse_dims(value).ok_or_else(|| {
+                    err("an array size: ROWSxCOLS or N, each from 1 to 4096 (e.g. 32x32)")
+                })?;
+                self.mxu_rows = r;
+                self.mxu_cols = c;
+            }
+            "mxu_rows" => self.mxu_rows = parse_count(value, 4096).ok_or_else(|| err(RANGE_4096))?,
+            "mxu_cols" => self.mxu_cols = parse_count(value, 4096).ok_or_else(|| err(RANGE_4096))?,
+            "mxus" | "mxus_per_core" => {
+                self.mxus_per_core = parse_count(value, 64).ok_or_else(|| err(RANGE_64))?
+            }
+            "cores" | "cores_per_chip" => {
+                self.cores_per_chip = parse_count(value, 64).ok_or_else(|| err(RANGE_64))?
+            }
+            "mxu_dtype" => {
+                self.mxu_dtype = match value {
+                    "bf16" => MxuDtype::Bf16,
+                    "int8" => MxuDtype::Int8,
+                    _ => return Err(err("bf16 or int8")),
+                }
+            }
+            "weight_double_buffer" => {
+                self.weight_double_buffer = match value {
+                    "true" | "1" | "yes" | "on" => true,
+                    "false" | "0" | "no" | "off" => false,
+                    _ => return Err(err("true or false")),
+                }
+            }
+            "clock_ghz" => self.clock_hz = parse_positive(value).ok_or_else(|| err(POSITIVE))? * 1e9,
+            "clock_hz" => self.clock_hz = parse_positive(value).ok_or_else(|| err(POSITIVE))?,
+            "hbm_gbps" => {
+                self.hbm_bytes_per_second = parse_positive(value).ok_or_else(|| err(POSITIVE))? * 1e9
+            }
+            "hbm_bytes_per_second" => {
+                self.hbm_bytes_per_second = parse_positive(value).ok_or_else(|| err(POSITIVE))?
+            }
+            "hbm_gib" => self.hbm_bytes = parse_bytes(value, GIB).ok_or_else(|| err(POSITIVE))?,
+            "hbm_bytes" => self.hbm_bytes = parse_bytes(value, 1).ok_or_else(|| err(POSITIVE))?,
+            "vmem_mib" => self.vmem_bytes = parse_bytes(value, MIB).ok_or_else(|| err(POSITIVE))?,
+            "vmem_kib" => self.vmem_bytes = parse_bytes(value, KIB).ok_or_else(|| err(POSITIVE))?,
+            "vmem_bytes" => self.vmem_bytes = parse_bytes(value, 1).ok_or_else(|| err(POSITIVE))?,
+            "vector" => {
+                let (s, l) = parse_dims(value).ok_or_else(|| {
+                    err("a register shape: SUBLANESxLANES, each from 1 to 4096 (e.g. 8x128)")
+                })?;
+                self.vector_sublanes = s;
+                self.vector_lanes = l;
+            }
+            "vector_sublanes" => {
+                self.vector_sublanes = parse_count(value, 4096).ok_or_else(|| err(RANGE_4096))?
+            }
+            "vector_lanes" => {
+                self.vector_lanes = parse_count(value, 4096).ok_or_else(|| err(RANGE_4096))?
+            }
+            "dma_latency_cycles" => {
+                self.dma_latency_cycles = value
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|&v| v <= 1 << 32)
+                    .ok_or_else(|| err("a whole number of cycles from 0 to 2^32"))?
+            }
+            "transcendental_cycles" => {
+                self.transcendental_cycles = value
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|&v| (1..=1 << 16).contains(&v))
+                    .ok_or_else(|| err("a whole number of cycles from 1 to 65536"))?
+            }
+            _ => {
+                return Err(ConfigError {
+                    key: key.into(),
+                    message: format!(
+                        "unknown machine field '{key}'; fields: {}",
+                        OVERRIDE_KEYS.join(", ")
+                    ),
+                })
+            }
+        }
+        self.name = format!("{}+{key}={value}", self.name);
+        Ok(())
+    }
+
+    /// The HBM bandwidth one TensorCore gets: the chip's, shared equally by its cores (on v2
+    /// and v3 each core has its own half of the HBM stacks; on v4 and v5p JAX's
+    /// `get_tpu_info()` reports the same even split).
+    pub fn hbm_bytes_per_second_per_core(&self) -> f64 {
+        self.hbm_bytes_per_second / self.cores_per_chip as f64
+    }
+
+    /// HBM bytes per clock cycle for one TensorCore, which is what a DMA on it moves.
     pub fn hbm_bytes_per_cycle(&self) -> f64 {
-        self.hbm_bytes_per_second / self.clock_hz
+        self.hbm_bytes_per_second_per_core() / self.clock_hz
     }
 
+    /// MAC operations per cycle of one TensorCore: every PE of every MXU.
+    pub fn macs_per_cycle_per_core(&self) -> u64 {
+        self.mxus_per_core as u64 * self.mxu_rows as u64 * self.mxu_cols as u64
+    }
+
+    /// `mxus × rows × cols × 2 × clock`: a MAC is two operations. On v1 (int8) this is the int8
+    /// rate, which the emulator also uses for bf16 programs; see [`MxuDtype::Int8`].
     pub fn peak_bf16_flops_per_core(&self) -> f64 {
-        self.mxus_per_core as f64
-            * self.mxu_rows as f64
-            * self.mxu_cols as f64
-            * 2.0
-            * self.clock_hz
+        self.macs_per_cycle_per_core() as f64 * 2.0 * self.clock_hz
+    }
+
+    pub fn peak_bf16_flops_per_chip(&self) -> f64 {
+        self.peak_bf16_flops_per_core() * self.cores_per_chip as f64
+    }
+
+    /// The peak in the MXU's native type (`mxu_dtype`): bf16 FLOP/s, or int8 op/s on v1.
+    pub fn peak_ops_per_chip(&self) -> f64 {
+        self.peak_bf16_flops_per_chip()
     }
 
     pub fn vector_words(&self) -> u64 {
         self.vector_sublanes as u64 * self.vector_lanes as u64
     }
 }
+
+/// The keys [`TpuConfig::with_override`] accepts, for error messages and `--help`.
+pub const OVERRIDE_KEYS: &[&str] = &[
+    "mxu",
+    "mxu_rows",
+    "mxu_cols",
+    "mxus_per_core",
+    "cores_per_chip",
+    "mxu_dtype",
+    "weight_double_buffer",
+    "clock_ghz",
+    "clock_hz",
+    "hbm_gbps",
+    "hbm_bytes_per_second",
+    "hbm_gib",
+    "hbm_bytes",
+    "vmem_mib",
+    "vmem_kib",
+    "vmem_bytes",
+    "vector",
+    "vector_sublanes",
+    "vector_lanes",
+    "dma_latency_cycles",
+    "transcendental_cycles",
+];
+
+const RANGE_4096: &str = "a whole number from 1 to 4096";
+const RANGE_64: &str = "a whole number from 1 to 64";
+const POSITIVE: &str = "a positive number";
+
+fn parse_count(s: &str, max: u32) -> Option<u32> {
+    s.parse::<u32>().ok().filter(|&v| (1..=max).contains(&v))
+}
+
+/// `RxC` or `N` (square).
+fn parse_dims(s: &str) -> Option<(u32, u32)> {
+    match s.split_once(['x', 'X', '×']) {
+        Some((r, c)) => Some((parse_count(r.trim(), 4096)?, parse_count(c.trim(), 4096)?)),
+        None => {
+            let n = parse_count(s, 4096)?;
+            Some((n, n))
+        }
+    }
+}
+
+fn parse_positive(s: &str) -> Option<f64> {
+    s.parse::<f64>().ok().filter(|v| v.is_finite() && *v > 0.0)
+}
+
+/// A positive size in `unit`s (fractions allowed: `vmem_mib=0.5`), to whole bytes.
+fn parse_bytes(s: &str, unit: u64) -> Option<u64> {
+    let bytes = parse_positive(s)? * unit as f64;
+    (bytes >= 1.0 && bytes <= (1u64 << 50) as f64).then_some(bytes.round() as u64)
+}
+
+/// A rejected machine name or override, naming the field and what it accepts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConfigError {
+    /// The field (override key) at fault; empty for an unknown preset.
+    pub key: String,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}

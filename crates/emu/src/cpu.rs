@@ -135,17 +135,22 @@ impl Machine {
                     }
                 }
             }
-            Instr::Vector { op, dst, a, b, len } => {
-                let fetch = |m: &Machine, o: &Operand<u32>, i: usize| -> f32 {
+            Instr::Vector { op, dst, a, b } => {
+                let stride = dst.stride as usize;
+                let fetch = |m: &Machine, o: &Operand<u32>, r: usize, c: usize| -> f32 {
                     match *o {
-                        Operand::Vmem(x) => m.vf(x as usize + i),
+                        Operand::Vmem(x) => m.vf(x as usize + r * stride + c),
+                        Operand::Row(x) => m.vf(x as usize + c),
+                        Operand::Col(x) => m.vf(x as usize + r),
                         Operand::Splat(x) => m.vf(x as usize),
                         Operand::Imm(v) => v,
                     }
                 };
-                for i in 0..*len as usize {
-                    let r = vector_op(*op, fetch(self, a, i), fetch(self, b, i));
-                    self.vmem[*dst as usize + i] = r.to_bits();
+                for r in 0..dst.rows as usize {
+                    for c in 0..dst.cols as usize {
+                        let v = vector_op(*op, fetch(self, a, r, c), fetch(self, b, r, c));
+                        self.vmem[dst.addr as usize + r * stride + c] = v.to_bits();
+                    }
                 }
             }
         }

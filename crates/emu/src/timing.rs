@@ -16,8 +16,8 @@
 //! - MXU matmul: `M + mxu_rows + mxu_cols - 2` (one activation row per cycle, plus the
 //!   systolic fill and drain skew), so one weights+matmul fold costs SCALE-Sim's
 //!   `2·rows + cols + M - 2`.
-//! - Vector: one vector register (`sublanes × lanes` words) per cycle, `transcendental_cycles`
-//!   per register on the transcendental path.
+//! - Vector: one vector register (a `sublanes × lanes` tile of the block) per cycle,
+//!   `transcendental_cycles` per register on the transcendental path.
 
 use crate::config::TpuConfig;
 use isa::{Instr, Program, Unit};
@@ -70,8 +70,10 @@ pub fn cost(op: &Instr<u32>, cfg: &TpuConfig) -> u64 {
         Instr::MxuMatmul { src, .. } => {
             src.rows as u64 + cfg.mxu_rows as u64 + cfg.mxu_cols as u64 - 2
         }
-        Instr::Vector { op, len, .. } => {
-            let regs = (*len as u64).div_ceil(cfg.vector_words());
+        Instr::Vector { op, dst, .. } => {
+            // A register holds `sublanes` rows of `lanes` columns: a block costs its tiles.
+            let regs = (dst.rows as u64).div_ceil(cfg.vector_sublanes as u64)
+                * (dst.cols as u64).div_ceil(cfg.vector_lanes as u64);
             regs * if op.is_transcendental() {
                 cfg.transcendental_cycles
             } else {

@@ -80,12 +80,16 @@ pub struct Plan {
 const OPERAND_VMEM: u32 = 0;
 const OPERAND_SPLAT: u32 = 1;
 const OPERAND_IMM: u32 = 2;
+const OPERAND_ROW: u32 = 3;
+const OPERAND_COL: u32 = 4;
 
 fn operand(o: Operand<u32>) -> (u32, u32) {
     match o {
         Operand::Vmem(a) => (OPERAND_VMEM, a),
         Operand::Splat(a) => (OPERAND_SPLAT, a),
         Operand::Imm(x) => (OPERAND_IMM, x.to_bits()),
+        Operand::Row(a) => (OPERAND_ROW, a),
+        Operand::Col(a) => (OPERAND_COL, a),
     }
 }
 
@@ -93,16 +97,21 @@ fn overlaps(a: (u32, u32), b: (u32, u32)) -> bool {
     a.0 < a.1 && b.0 < b.1 && a.0 < b.1 && b.0 < a.1
 }
 
-/// Whether lanes of `dst[i] = op(a[i], b[i])` would read words other lanes write: then the
-/// reference's in-order loop is the semantics, and lanes must run in order.
-fn vector_lanes_interfere(dst: u32, operands: &[Operand<u32>], len: u32) -> bool {
-    let written = (dst, dst.saturating_add(len));
+/// Whether elements of `dst[r][c] = op(a(r, c), b(r, c))` would read words other elements
+/// write: then the reference's in-order loop is the semantics, and elements must run in order.
+/// Conservative: running in order is always correct, only slower.
+fn vector_lanes_interfere(dst: &Block<u32>, operands: &[Operand<u32>]) -> bool {
+    let written = dst.span();
     operands.iter().any(|o| match *o {
-        // Lane for lane in place is fine: each lane reads its own word before writing it.
-        Operand::Vmem(x) => x != dst && overlaps(written, (x, x.saturating_add(len))),
-        // A broadcast word that some lane overwrites while later lanes still read it.
-        Operand::Splat(x) => x >= dst && x.saturating_add(1) < written.1,
+        // Element for element in place is fine: each reads its own word before writing it.
+        Operand::Vmem(x) if x == dst.addr => false,
+        Operand::Row(x) if x == dst.addr && dst.rows <= 1 => false,
         Operand::Imm(_) => false,
+        _ => {
+            let x = *o.addr().expect("non-immediate operands have an address");
+            let extent = o.extent(dst.rows, dst.cols, dst.stride) as u32;
+            overlaps(written, (x, x.saturating_add(extent)))
+        }
     })
 }
 
@@ -196,25 +205,29 @@ pub fn plan(program: &Program) -> Plan {
                     });
                 }
             }
-            Instr::Vector { op, dst, a, b, len } => {
+            Instr::Vector { op, dst, a, b } => {
                 let operands: &[Operand<u32>] = if op.arity() == 2 { &[*a, *b] } else { &[*a] };
-                let serial = vector_lanes_interfere(*dst, operands, *len);
+                let serial = vector_lanes_interfere(dst, operands);
                 let (a_kind, a_value) = operand(*a);
                 let (b_kind, b_value) = operand(*b);
+                let elements = dst.rows * dst.cols;
                 plan.dispatches.push(Dispatch {
                     kernel: Kernel::Vector,
                     params: Params {
-                        dst_addr: *dst,
+                        dst_addr: dst.addr,
+                        dst_stride: dst.stride,
+                        rows: dst.rows,
+                        cols: dst.cols,
                         code: op.code(),
                         a_kind,
                         a_value,
                         b_kind,
                         b_value,
-                        len: *len,
+                        len: elements,
                         flags: serial as u32,
                         ..Params::default()
                     },
-                    invocations: if serial { (*len).min(1) } else { *len },
+                    invocations: if serial { elements.min(1) } else { elements },
                 });
             }
         }
@@ -255,14 +268,23 @@ mod tests {
     #[test]
     fn interfering_vector_lanes_are_detected() {
         let v = |x| Operand::Vmem(x);
-        assert!(!vector_lanes_interfere(10, &[v(10), v(10)], 8));
-        assert!(vector_lanes_interfere(10, &[v(11)], 8));
-        assert!(vector_lanes_interfere(10, &[v(3)], 8));
-        assert!(!vector_lanes_interfere(10, &[v(2)], 8));
-        assert!(!vector_lanes_interfere(10, &[v(18)], 8));
-        assert!(vector_lanes_interfere(10, &[Operand::Splat(12)], 8));
-        // The last lane may overwrite the broadcast word: nobody reads it afterwards.
-        assert!(!vector_lanes_interfere(10, &[Operand::Splat(17)], 8));
-        assert!(!vector_lanes_interfere(10, &[Operand::Imm(1.0)], 8));
+        let flat = Block::flat(10, 8);
+        assert!(!vector_lanes_interfere(&flat, &[v(10), v(10)]));
+        assert!(vector_lanes_interfere(&flat, &[v(11)]));
+        assert!(vector_lanes_interfere(&flat, &[v(3)]));
+        assert!(!vector_lanes_interfere(&flat, &[v(2)]));
+        assert!(!vector_lanes_interfere(&flat, &[v(18)]));
+        assert!(vector_lanes_interfere(&flat, &[Operand::Splat(12)]));
+        assert!(!vector_lanes_interfere(&flat, &[Operand::Imm(1.0)]));
+        // A 2x4 block with stride 8 leaves words 14..18 alone: a row there does not interfere.
+        let strided = Block {
+            addr: 10,
+            rows: 2,
+            cols: 4,
+            stride: 8,
+        };
+        assert!(vector_lanes_interfere(&strided, &[Operand::Row(14)]));
+        assert!(!vector_lanes_interfere(&strided, &[Operand::Row(22)]));
+        assert!(vector_lanes_interfere(&strided, &[Operand::Col(21)]));
     }
 }

@@ -106,10 +106,9 @@ fn check_vector(name: &str, op: VectorOp, a: &[f32], b: &[f32], b_mode: u32) {
             load(0, va, 2 * len),
             Instr::Vector {
                 op,
-                dst: vd,
+                dst: Block::flat(vd, len),
                 a: Operand::Vmem(va),
                 b: b_operand,
-                len,
             },
             store(vd, 2 * len, len),
         ],
@@ -230,17 +229,15 @@ fn vector_sub_of_an_operand_with_itself() {
             load(0, 0, 4),
             Instr::Vector {
                 op: VectorOp::Sub,
-                dst: 4,
+                dst: Block::flat(4, 4),
                 a: Operand::Vmem(0),
                 b: Operand::Vmem(0),
-                len: 4,
             },
             Instr::Vector {
                 op: VectorOp::Mul,
-                dst: 0,
+                dst: Block::flat(0, 4),
                 a: Operand::Vmem(4),
                 b: Operand::Imm(0.0),
-                len: 4,
             },
             store(0, 0, 4),
         ],
@@ -266,26 +263,23 @@ fn vector_lanes_that_read_earlier_lanes_results() {
             // x[i + 1] = x[i] * 1.5: a running product.
             Instr::Vector {
                 op: VectorOp::Mul,
-                dst: 1,
+                dst: Block::flat(1, n - 1),
                 a: Operand::Vmem(0),
                 b: Operand::Imm(1.5),
-                len: n - 1,
             },
             // x[i] = x[i + 1] + x[i]... reading ahead of the writes.
             Instr::Vector {
                 op: VectorOp::Add,
-                dst: 0,
+                dst: Block::flat(0, n - 2),
                 a: Operand::Vmem(2),
                 b: Operand::Vmem(0),
-                len: n - 2,
             },
             // x[i] = x[i] - x[5] for i in 0..100, x[5] overwritten at lane 5.
             Instr::Vector {
                 op: VectorOp::Sub,
-                dst: 0,
+                dst: Block::flat(0, 100),
                 a: Operand::Vmem(0),
                 b: Operand::Splat(5),
-                len: 100,
             },
             store(0, 0, n),
         ],
@@ -306,6 +300,50 @@ fn vector_over_more_lanes_than_one_grid_dimension_holds() {
         &a.iter().map(|x| x * 0.5).collect::<Vec<_>>(),
         0,
     );
+}
+
+/// 2-D blocks with padded strides, and every operand kind: a block, a row broadcast down the
+/// rows, a column broadcast across, a splat and an immediate.
+#[test]
+fn vector_blocks_with_row_and_column_operands() {
+    let mut rng = Rng::new(7);
+    let (rows, cols, stride) = (13u32, 37u32, 40u32);
+    let words = rows * stride;
+    let values: Vec<f32> = (0..words + 64).map(|_| rng.moderate()).collect();
+    let (row, col) = (words, words + 40);
+    for (op, b) in [
+        (VectorOp::Add, Operand::Row(row)),
+        (VectorOp::Mul, Operand::Col(col)),
+        (VectorOp::Max, Operand::Splat(col + 3)),
+        (VectorOp::Div, Operand::Vmem(0)),
+        (VectorOp::Sub, Operand::Imm(0.25)),
+        (VectorOp::Tanh, Operand::Imm(0.0)),
+    ] {
+        let dst = Block {
+            addr: words + 64,
+            rows,
+            cols,
+            stride,
+        };
+        let p = program(
+            &format!("block.{}.{}", op.name(), b.kind()),
+            2 * words + 64,
+            2 * words + 64,
+            vec![buffer("x", 0, &[(words + 64) as usize])],
+            vec![buffer("out", words + 64, &[words as usize])],
+            vec![
+                load(0, 0, words + 64),
+                Instr::Vector {
+                    op,
+                    dst,
+                    a: Operand::Vmem(0),
+                    b,
+                },
+                store(words + 64, words + 64, words),
+            ],
+        );
+        assert_same_bits(&p, &[bits(&values)], &|_, i| format!("element {i}"));
+    }
 }
 
 #[test]

@@ -12,7 +12,7 @@
 //!   4 mxu.weights block part:u8             8 end
 //!   block   = addr rows:u32 cols:u32 stride:u32
 //!   addr    = base:u32 terms:u8 × (depth:u8 stride:i32)
-//!   operand = 0 addr (vmem) | 1 addr (splat) | 2 bits:u32 (immediate)
+//!   operand = 0 addr (vmem) | 1 addr (splat) | 2 bits:u32 (immediate) | 3 addr (row) | 4 addr (col)
 //!   str     = len:u32 UTF-8 bytes
 //! ```
 //!
@@ -88,6 +88,14 @@ impl Writer {
                 self.u8(2);
                 self.u32(x.to_bits());
             }
+            Operand::Row(a) => {
+                self.u8(3);
+                self.addr(a);
+            }
+            Operand::Col(a) => {
+                self.u8(4);
+                self.addr(a);
+            }
         }
     }
     fn buffer(&mut self, b: &Buffer) {
@@ -151,13 +159,12 @@ pub fn encode(p: &Program) -> Vec<u8> {
                 w.u8(part.index() as u8);
                 w.u8(*accumulate as u8);
             }
-            Instr::Vector { op, dst, a, b, len } => {
+            Instr::Vector { op, dst, a, b } => {
                 w.u8(6);
                 w.u8(op.code() as u8);
-                w.addr(dst);
+                w.block(dst);
                 w.operand(a);
                 w.operand(b);
-                w.u32(*len);
             }
             Instr::Loop { count } => {
                 w.u8(7);
@@ -254,7 +261,9 @@ impl Reader<'_> {
             0 => Ok(Operand::Vmem(self.addr()?)),
             1 => Ok(Operand::Splat(self.addr()?)),
             2 => Ok(Operand::Imm(f32::from_bits(self.u32()?))),
-            t => self.err(format!("operand kind {t} is not 0, 1 or 2")),
+            3 => Ok(Operand::Row(self.addr()?)),
+            4 => Ok(Operand::Col(self.addr()?)),
+            t => self.err(format!("operand kind {t} is not one of 0 to 4")),
         }
     }
     fn buffer(&mut self) -> R<Buffer> {
@@ -318,10 +327,9 @@ impl Reader<'_> {
                 };
                 Instr::Vector {
                     op,
-                    dst: self.addr()?,
+                    dst: self.block()?,
                     a: self.operand()?,
                     b: self.operand()?,
-                    len: self.u32()?,
                 }
             }
             7 => Instr::Loop { count: self.u32()? },

@@ -193,12 +193,53 @@ impl Block<u32> {
     }
 }
 
-/// A vector operand: a VMEM vector, one VMEM word broadcast to every lane, or an immediate.
+/// A vector operand. Element (r, c) of an operation over a `rows × cols` destination block is
+/// read from: `Vmem`, a block shaped like the destination with the destination's stride;
+/// `Row`, word `c` of one row broadcast down the rows; `Col`, word `r` of one column broadcast
+/// across (a bias per row); `Splat`, one word for every element; or an immediate.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Operand<A = Addr> {
     Vmem(A),
+    Row(A),
+    Col(A),
     Splat(A),
     Imm(f32),
+}
+
+impl<A> Operand<A> {
+    pub fn addr(&self) -> Option<&A> {
+        match self {
+            Operand::Vmem(a) | Operand::Row(a) | Operand::Col(a) | Operand::Splat(a) => Some(a),
+            Operand::Imm(_) => None,
+        }
+    }
+
+    /// Words read relative to the address, for a `rows × cols` operation with `stride`.
+    pub fn extent(&self, rows: u32, cols: u32, stride: u32) -> u64 {
+        let block = Block {
+            addr: (),
+            rows,
+            cols,
+            stride,
+        };
+        match self {
+            Operand::Vmem(_) => block.extent(),
+            Operand::Row(_) => cols as u64,
+            Operand::Col(_) => rows as u64,
+            Operand::Splat(_) => 1,
+            Operand::Imm(_) => 0,
+        }
+    }
+
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Operand::Vmem(_) => "vmem",
+            Operand::Row(_) => "row",
+            Operand::Col(_) => "col",
+            Operand::Splat(_) => "splat",
+            Operand::Imm(_) => "imm",
+        }
+    }
 }
 
 /// The unit an instruction occupies.
@@ -257,13 +298,13 @@ pub enum Instr<A = Addr> {
         part: Part,
         accumulate: bool,
     },
-    /// `dst[i] = op(a[i], b[i])` for `len` words (b unused by unary ops).
+    /// `dst[r][c] = op(a(r, c), b(r, c))` over the destination block, in row-major order (b is
+    /// unused by unary ops). The vector unit works on `sublanes × lanes` registers (8×128).
     Vector {
         op: VectorOp,
-        dst: A,
+        dst: Block<A>,
         a: Operand<A>,
         b: Operand<A>,
-        len: u32,
     },
     /// Repeat the instructions up to the matching `End` `count` times; inside, the loop's
     /// index is `i<depth>` (0-based, counting from the outermost loop).
@@ -315,14 +356,13 @@ impl Instr<u32> {
                 }
                 r
             }
-            Instr::Vector { op, a, b, len, .. } => {
+            Instr::Vector { op, dst, a, b } => {
                 let operands = if op.arity() == 2 { vec![a, b] } else { vec![a] };
                 operands
                     .into_iter()
-                    .filter_map(|o| match *o {
-                        Operand::Vmem(x) => Some((x, x + len)),
-                        Operand::Splat(x) => Some((x, x + 1)),
-                        Operand::Imm(_) => None,
+                    .filter_map(|o| {
+                        o.addr()
+                            .map(|&x| (x, x + o.extent(dst.rows, dst.cols, dst.stride) as u32))
                     })
                     .collect()
             }
@@ -333,8 +373,9 @@ impl Instr<u32> {
     /// VMEM word ranges the operation writes.
     pub fn vmem_writes(&self) -> Vec<(u32, u32)> {
         match self {
-            Instr::DmaLoad { dst, .. } | Instr::MxuMatmul { dst, .. } => vec![dst.span()],
-            Instr::Vector { dst, len, .. } => vec![(*dst, dst + len)],
+            Instr::DmaLoad { dst, .. }
+            | Instr::MxuMatmul { dst, .. }
+            | Instr::Vector { dst, .. } => vec![dst.span()],
             _ => vec![],
         }
     }
@@ -403,6 +444,8 @@ impl From<Operand<u32>> for Operand {
     fn from(o: Operand<u32>) -> Operand {
         match o {
             Operand::Vmem(a) => Operand::Vmem(a.into()),
+            Operand::Row(a) => Operand::Row(a.into()),
+            Operand::Col(a) => Operand::Col(a.into()),
             Operand::Splat(a) => Operand::Splat(a.into()),
             Operand::Imm(x) => Operand::Imm(x),
         }
@@ -438,12 +481,11 @@ impl From<Instr<u32>> for Instr {
                 part,
                 accumulate,
             },
-            Instr::Vector { op, dst, a, b, len } => Instr::Vector {
+            Instr::Vector { op, dst, a, b } => Instr::Vector {
                 op,
                 dst: dst.into(),
                 a: a.into(),
                 b: b.into(),
-                len,
             },
             Instr::Loop { count } => Instr::Loop { count },
             Instr::End => Instr::End,

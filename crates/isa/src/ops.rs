@@ -64,6 +64,8 @@ fn resolve_block(b: &Block, idx: &[u32]) -> Block<u32> {
 fn resolve_operand(o: &Operand, idx: &[u32]) -> Operand<u32> {
     match o {
         Operand::Vmem(a) => Operand::Vmem(resolve_addr(a, idx)),
+        Operand::Row(a) => Operand::Row(resolve_addr(a, idx)),
+        Operand::Col(a) => Operand::Col(resolve_addr(a, idx)),
         Operand::Splat(a) => Operand::Splat(resolve_addr(a, idx)),
         Operand::Imm(x) => Operand::Imm(*x),
     }
@@ -101,12 +103,11 @@ pub(crate) fn resolve(instr: &Instr, idx: &[u32]) -> Instr<u32> {
             part: *part,
             accumulate: *accumulate,
         },
-        Instr::Vector { op, dst, a, b, len } => Instr::Vector {
+        Instr::Vector { op, dst, a, b } => Instr::Vector {
             op: *op,
-            dst: resolve_addr(dst, idx),
+            dst: resolve_block(dst, idx),
             a: resolve_operand(a, idx),
             b: resolve_operand(b, idx),
-            len: *len,
         },
         Instr::Loop { count } => Instr::Loop { count: *count },
         Instr::End => Instr::End,

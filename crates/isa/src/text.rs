@@ -48,6 +48,8 @@ impl<A: fmt::Display> fmt::Display for Operand<A> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Operand::Vmem(a) => write!(f, "vmem[{a}]"),
+            Operand::Row(a) => write!(f, "row vmem[{a}]"),
+            Operand::Col(a) => write!(f, "col vmem[{a}]"),
             Operand::Splat(a) => write!(f, "splat vmem[{a}]"),
             Operand::Imm(x) => f.write_str(&imm(*x)),
         }
@@ -87,11 +89,11 @@ impl<A: fmt::Display> fmt::Display for Instr<A> {
                 part.name(),
                 if *accumulate { "acc" } else { "set" }
             ),
-            Instr::Vector { op, dst, a, b, len } => {
+            Instr::Vector { op, dst, a, b } => {
                 if op.arity() == 2 {
-                    write!(f, "{m:<11} {a}, {b} -> vmem[{dst}] len={len}")
+                    write!(f, "{m:<11} {a}, {b} -> {}", block("vmem", dst))
                 } else {
-                    write!(f, "{m:<11} {a} -> vmem[{dst}] len={len}")
+                    write!(f, "{m:<11} {a} -> {}", block("vmem", dst))
                 }
             }
             Instr::Loop { count } => write!(f, "{m:<11} {count}"),
@@ -313,8 +315,15 @@ impl<'a> Cursor<'a> {
 
     fn operand(&mut self) -> R<Operand> {
         self.skip_ws();
-        if self.eat("splat") {
-            return Ok(Operand::Splat(self.space("vmem")?));
+        for (kind, make) in [
+            ("splat", Operand::Splat as fn(Addr) -> Operand),
+            ("row", Operand::Row),
+            ("col", Operand::Col),
+        ] {
+            if self.rest.starts_with(kind) {
+                self.eat(kind);
+                return Ok(make(self.space("vmem")?));
+            }
         }
         if self.rest.starts_with("vmem") {
             return Ok(Operand::Vmem(self.space("vmem")?));
@@ -402,13 +411,11 @@ fn parse_instr(c: &mut Cursor) -> R<Instr> {
                 Operand::Imm(0.0)
             };
             c.expect("->")?;
-            let dst = c.space("vmem")?;
             Instr::Vector {
                 op,
-                dst,
+                dst: c.block("vmem")?,
                 a,
                 b,
-                len: c.key("len")?,
             }
         }
     };

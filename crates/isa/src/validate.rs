@@ -2,7 +2,7 @@
 //! leaving its memory, a matmul without weights, a loop without its end, or a wait that can
 //! never be satisfied.
 
-use crate::{Addr, Block, Instr, Operand, Program, MAX_LOOP_DEPTH};
+use crate::{Addr, Block, Instr, Program, MAX_LOOP_DEPTH};
 use std::fmt;
 
 /// What is wrong with a program, naming the instruction (index into `Program::instrs`).
@@ -116,16 +116,19 @@ pub fn validate(program: &Program) -> Result<(), IsaError> {
                     ));
                 }
             }
-            Instr::Vector { op, dst, a, b, len } => {
-                check_range(i, "vector destination", dst, *len as u64, &counts, vmem)?;
+            Instr::Vector { op, dst, a, b } => {
+                check_block(i, "vector destination", dst, &counts, vmem)?;
                 let operands = if op.arity() == 2 { vec![a, b] } else { vec![a] };
                 for o in operands {
-                    match o {
-                        Operand::Vmem(x) => {
-                            check_range(i, "vector operand", x, *len as u64, &counts, vmem)?
-                        }
-                        Operand::Splat(x) => check_range(i, "vector operand", x, 1, &counts, vmem)?,
-                        Operand::Imm(_) => {}
+                    if let Some(x) = o.addr() {
+                        check_range(
+                            i,
+                            "vector operand",
+                            x,
+                            o.extent(dst.rows, dst.cols, dst.stride),
+                            &counts,
+                            vmem,
+                        )?;
                     }
                 }
             }

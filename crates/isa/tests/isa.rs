@@ -36,6 +36,8 @@ fn operand(depth: usize) -> impl Strategy<Value = Operand> {
     prop_oneof![
         addr(depth).prop_map(Operand::Vmem),
         addr(depth).prop_map(Operand::Splat),
+        addr(depth).prop_map(Operand::Row),
+        addr(depth).prop_map(Operand::Col),
         any::<u32>().prop_map(|bits| Operand::Imm(f32::from_bits(bits))),
     ]
 }
@@ -65,22 +67,15 @@ fn flat_instr(depth: usize) -> impl Strategy<Value = Instr> {
                 accumulate
             }
         ),
-        (
-            op,
-            addr(depth),
-            operand(depth),
-            operand(depth),
-            any::<u32>()
-        )
-            .prop_map(|(op, dst, a, b, len)| {
-                // A unary op's second operand is not part of its text.
-                let b = if op.arity() == 1 {
-                    Operand::Imm(0.0)
-                } else {
-                    b
-                };
-                Instr::Vector { op, dst, a, b, len }
-            }),
+        (op, block(depth), operand(depth), operand(depth)).prop_map(|(op, dst, a, b)| {
+            // A unary op's second operand is not part of its text.
+            let b = if op.arity() == 1 {
+                Operand::Imm(0.0)
+            } else {
+                b
+            };
+            Instr::Vector { op, dst, a, b }
+        }),
     ]
 }
 
@@ -215,7 +210,7 @@ fn the_validator_names_the_instruction() {
     expect!["instruction 0: end without a loop"].assert_eq(&invalid("end"));
     expect!["1 loop(s) not closed by end"].assert_eq(&invalid("loop i0 2"));
     expect!["instruction 0: vector destination address uses i0 outside a loop of that depth"]
-        .assert_eq(&invalid("v.neg vmem[0] -> vmem[0+1*i0] len=1"));
+        .assert_eq(&invalid("v.neg vmem[0] -> vmem[0+1*i0] 1x1/1"));
     expect!["instruction 4: loops nest deeper than 4"].assert_eq(&invalid(
         "loop i0 1\nloop i1 1\nloop i2 1\nloop i3 1\nloop i4 1\nend\nend\nend\nend\nend",
     ));
@@ -225,7 +220,7 @@ fn the_validator_names_the_instruction() {
 fn assembly_errors_name_the_line() {
     let e = text::parse("program p hbm=1 vmem=1 flops=0\nv.add vmem[0], vmem[1] -> vmem[2]\n")
         .unwrap_err();
-    expect!["line 2: expected 'len' at the end of the line"].assert_eq(&e.to_string());
+    expect!["line 2: expected a number at the end of the line"].assert_eq(&e.to_string());
     let e = text::parse("program p hbm=1 vmem=1 flops=0\nmxu.fly vmem[0]\n").unwrap_err();
     expect!["line 2: unknown instruction 'mxu.fly'"].assert_eq(&e.to_string());
     let e = binary::decode(b"TPUP\x01\x01\x00\x00\x00").unwrap_err();
