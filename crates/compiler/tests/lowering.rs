@@ -83,9 +83,9 @@ fn skeleton_jaxpr_and_assembly() {
            2: wait        sem=0 count=2
            3: mxu.weights vmem[12] 4x5/5 part=hi
            4: mxu.matmul  vmem[0] 3x4/4 -> vmem[32] 3x5/5 part=hi set
-           5: v.tanh      vmem[32] -> vmem[47] len=15
-           6: v.mul       vmem[47], 2.0 -> vmem[62] len=15
-           7: v.add       vmem[62], 1.0 -> vmem[77] len=15
+           5: v.tanh      vmem[32] -> vmem[47] 1x15/15
+           6: v.mul       vmem[47], 2.0 -> vmem[62] 1x15/15
+           7: v.add       vmem[62], 1.0 -> vmem[77] 1x15/15
            8: dma.store   vmem[77] 3x5/5 -> hbm[32] 3x5/5 sem=1
            9: wait        sem=1 count=1
     "#]]
