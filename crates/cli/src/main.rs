@@ -4,6 +4,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 use runtime::{BackendChoice, Engine, RunOptions};
 use std::process::ExitCode;
 
+mod machines;
+mod systolic;
+
 #[derive(Parser)]
 #[command(name = "tpu", version, about = "Run JAX programs on an emulated TPU")]
 struct Cli {
@@ -29,7 +32,49 @@ enum Command {
         /// The machine preset.
         #[arg(long, default_value = "v5e")]
         machine: String,
+        /// Override a machine field, e.g. `mxu=32x32`, `hbm_gbps=1600`,
+        /// `weight_double_buffer=false` (repeatable; see docs/machines.md).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
     },
+    /// List the machine presets.
+    Machines {
+        /// Print a JSON array instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Override a field of every listed machine (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+    },
+    /// Cycles, folds and utilization of one GEMM (M×K @ K×N) on one systolic array, by
+    /// SCALE-Sim's analytic compute model.
+    Systolic {
+        #[arg(long)]
+        rows: u64,
+        #[arg(long)]
+        cols: u64,
+        #[arg(long, value_enum, default_value_t = Dataflow::Ws)]
+        dataflow: Dataflow,
+        #[arg(long)]
+        m: u64,
+        #[arg(long)]
+        k: u64,
+        #[arg(long)]
+        n: u64,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Dataflow {
+    /// Weight stationary (the TPU's MXU).
+    Ws,
+    /// Output stationary.
+    Os,
+    /// Input stationary.
+    Is,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -54,6 +99,7 @@ fn main() -> ExitCode {
             backend,
             precision,
             machine,
+            set,
         } => {
             let source = match std::fs::read_to_string(&file) {
                 Ok(s) => s,
@@ -62,12 +108,12 @@ fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
-            let Some(machine) = emu::TpuConfig::preset(&machine) else {
-                eprintln!(
-                    "tpu: unknown machine '{machine}'; presets: {}",
-                    emu::TpuConfig::preset_names().join(", ")
-                );
-                return ExitCode::FAILURE;
+            let machine = match machines::build(&machine, &set) {
+                Ok(m) => m,
+                Err(e) => {
+                    eprintln!("tpu: {e}");
+                    return ExitCode::FAILURE;
+                }
             };
             let opts = RunOptions {
                 backend: match backend {
@@ -106,6 +152,48 @@ fn main() -> ExitCode {
                     ExitCode::FAILURE
                 }
             }
+        }
+        Command::Machines { json, set } => {
+            let mut list = Vec::new();
+            for name in emu::TpuConfig::preset_names() {
+                match machines::build(name, &set) {
+                    Ok(m) => list.push(m),
+                    Err(e) => {
+                        eprintln!("tpu: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                }
+            }
+            if json {
+                println!("{}", machines::json(&list));
+            } else {
+                print!("{}", machines::table(&list));
+            }
+            ExitCode::SUCCESS
+        }
+        Command::Systolic {
+            rows,
+            cols,
+            dataflow,
+            m,
+            k,
+            n,
+            json,
+        } => {
+            let dataflow = match dataflow {
+                Dataflow::Ws => emu::systolic::Dataflow::Ws,
+                Dataflow::Os => emu::systolic::Dataflow::Os,
+                Dataflow::Is => emu::systolic::Dataflow::Is,
+            };
+            match emu::systolic::analyze(rows, cols, dataflow, m, k, n) {
+                Ok(a) if json => println!("{}", systolic::json(&a)),
+                Ok(a) => print!("{}", systolic::text(&a)),
+                Err(e) => {
+                    eprintln!("tpu: {e}");
+                    return ExitCode::FAILURE;
+                }
+            }
+            ExitCode::SUCCESS
         }
     }
 }

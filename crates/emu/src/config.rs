@@ -257,8 +257,12 @@ impl TpuConfig {
                 self.mxu_rows = r;
                 self.mxu_cols = c;
             }
-            "mxu_rows" => self.mxu_rows = parse_count(value, 4096).ok_or_else(|| err(RANGE_4096))?,
-            "mxu_cols" => self.mxu_cols = parse_count(value, 4096).ok_or_else(|| err(RANGE_4096))?,
+            "mxu_rows" => {
+                self.mxu_rows = parse_count(value, 4096).ok_or_else(|| err(RANGE_4096))?
+            }
+            "mxu_cols" => {
+                self.mxu_cols = parse_count(value, 4096).ok_or_else(|| err(RANGE_4096))?
+            }
             "mxus" | "mxus_per_core" => {
                 self.mxus_per_core = parse_count(value, 64).ok_or_else(|| err(RANGE_64))?
             }
@@ -279,10 +283,13 @@ impl TpuConfig {
                     _ => return Err(err("true or false")),
                 }
             }
-            "clock_ghz" => self.clock_hz = parse_positive(value).ok_or_else(|| err(POSITIVE))? * 1e9,
+            "clock_ghz" => {
+                self.clock_hz = parse_positive(value).ok_or_else(|| err(POSITIVE))? * 1e9
+            }
             "clock_hz" => self.clock_hz = parse_positive(value).ok_or_else(|| err(POSITIVE))?,
             "hbm_gbps" => {
-                self.hbm_bytes_per_second = parse_positive(value).ok_or_else(|| err(POSITIVE))? * 1e9
+                self.hbm_bytes_per_second =
+                    parse_positive(value).ok_or_else(|| err(POSITIVE))? * 1e9
             }
             "hbm_bytes_per_second" => {
                 self.hbm_bytes_per_second = parse_positive(value).ok_or_else(|| err(POSITIVE))?

@@ -5,10 +5,11 @@
 
 pub mod config;
 pub mod cpu;
+pub mod systolic;
 pub mod timing;
 pub mod vpu_math;
 
-pub use config::TpuConfig;
+pub use config::{ConfigError, MxuDtype, TpuConfig};
 pub use cpu::CpuBackend;
 pub use timing::{simulate, Counters, Span, Timing};
 
