@@ -39,7 +39,7 @@ pub fn eval_jaxpr(
     Ok(jaxpr.outvars.iter().map(|a| read(&env, a)).collect())
 }
 
-fn literal_array(value: f64, aval: &Aval) -> Array {
+pub(crate) fn literal_array(value: f64, aval: &Aval) -> Array {
     let data = match aval.dtype {
         DType::F32 => Data::F32(vec![value as f32]),
         DType::BF16 => Data::BF16(vec![bf16::from_f64(value)]),
@@ -59,33 +59,68 @@ pub fn apply(
 ) -> Result<Array, JaxError> {
     let avals: Vec<Aval> = ins.iter().map(|a| a.aval.clone()).collect();
     let out_aval = prim.abstract_eval(&avals)?.remove(0);
+    if let Primitive::Iota {
+        shape, dimension, ..
+    } = prim
+    {
+        let values: Vec<f64> = (0..out_aval.size())
+            .map(|i| unravel(i, shape)[*dimension] as f64)
+            .collect();
+        return Ok(from_f64(&out_aval, &values));
+    }
     let x = &ins[0];
+    let float = x.dtype().is_float();
     let values: Vec<f64> = match prim {
+        Primitive::Iota { .. } => unreachable!("handled above"),
         Primitive::Unary(op) => {
             let f = x.to_f64_vec();
-            if x.dtype().is_float() {
+            if float {
                 f.iter().map(|&v| unary_f32(*op, v as f32) as f64).collect()
             } else {
                 f.iter()
-                    .map(|&v| if *op == UnaryOp::Abs { v.abs() } else { -v })
+                    .map(|&v| unary_int(*op, v as i64, x.dtype()) as f64)
                     .collect()
             }
         }
-        Primitive::Binary(op) => {
+        Primitive::Binary(_) | Primitive::Compare(_) => {
             let (a, b) = (x.to_f64_vec(), ins[1].to_f64_vec());
-            let n = out_aval.size();
             let at = |v: &Vec<f64>, i: usize| if v.len() == 1 { v[0] } else { v[i] };
-            (0..n)
+            (0..out_aval.size())
                 .map(|i| {
                     let (p, q) = (at(&a, i), at(&b, i));
-                    if out_aval.dtype.is_float() {
-                        binary_f32(*op, p as f32, q as f32) as f64
-                    } else {
-                        binary_int(*op, p as i64, q as i64) as f64
+                    match prim {
+                        Primitive::Compare(op) => op.holds(p, q) as i32 as f64,
+                        Primitive::Binary(op) if float => {
+                            binary_f32(*op, p as f32, q as f32) as f64
+                        }
+                        Primitive::Binary(op) => binary_int(*op, p as i64, q as i64) as f64,
+                        _ => 0.0,
                     }
                 })
                 .collect()
         }
+        Primitive::SelectN => {
+            let which = x.to_f64_vec();
+            let cases: Vec<Vec<f64>> = ins[1..].iter().map(|c| c.to_f64_vec()).collect();
+            (0..out_aval.size())
+                .map(|i| {
+                    let w = if which.len() == 1 { which[0] } else { which[i] };
+                    let k = (w.max(0.0) as usize).min(cases.len() - 1);
+                    cases[k][i]
+                })
+                .collect()
+        }
+        Primitive::IntegerPow { y } => x
+            .to_f64_vec()
+            .iter()
+            .map(|&v| {
+                if float {
+                    integer_pow_f32(v as f32, *y) as f64
+                } else {
+                    (v as i64).wrapping_pow(y.unsigned_abs()) as i32 as f64
+                }
+            })
+            .collect(),
         Primitive::DotGeneral {
             dims, precision, ..
         } => dot_general(
@@ -95,15 +130,17 @@ pub fn apply(
             precision.unwrap_or(default_precision),
             &out_aval.shape,
         ),
-        Primitive::Reshape { .. } | Primitive::ConvertElementType { .. } => x.to_f64_vec(),
+        Primitive::Reshape { .. }
+        | Primitive::ConvertElementType { .. }
+        | Primitive::Squeeze { .. }
+        | Primitive::StopGradient => x.to_f64_vec(),
         Primitive::BroadcastInDim {
             shape,
             broadcast_dimensions,
         } => {
             let f = x.to_f64_vec();
             let in_strides = strides(x.shape());
-            let out_size: usize = shape.iter().product();
-            (0..out_size)
+            (0..out_aval.size())
                 .map(|i| {
                     let idx = unravel(i, shape);
                     let src: usize = broadcast_dimensions
@@ -136,10 +173,15 @@ pub fn apply(
                 .map(|src| f[src])
                 .collect()
         }
-        Primitive::ReduceSum { axes } | Primitive::ReduceMax { axes } => {
-            let is_max = matches!(prim, Primitive::ReduceMax { .. });
+        Primitive::ReduceSum { axes }
+        | Primitive::ReduceMax { axes }
+        | Primitive::ReduceMin { axes } => {
             let f = x.to_f64_vec();
-            let init = if is_max { f64::NEG_INFINITY } else { 0.0 };
+            let init = match prim {
+                Primitive::ReduceMax { .. } => f64::NEG_INFINITY,
+                Primitive::ReduceMin { .. } => f64::INFINITY,
+                _ => 0.0,
+            };
             let mut acc = vec![init; out_aval.size()];
             let kept: Vec<usize> = (0..x.shape().len()).filter(|a| !axes.contains(a)).collect();
             let out_strides = strides(&out_aval.shape);
@@ -150,18 +192,187 @@ pub fn apply(
                     .enumerate()
                     .map(|(k, &a)| idx[a] * out_strides[k])
                     .sum();
-                acc[o] = if is_max {
-                    acc[o].max(v)
-                } else if x.dtype().is_float() {
-                    (acc[o] as f32 + v as f32) as f64
-                } else {
-                    acc[o] + v
+                acc[o] = match prim {
+                    // NaN propagates through max and min, as in XLA.
+                    Primitive::ReduceMax { .. } if v.is_nan() || acc[o].is_nan() => f64::NAN,
+                    Primitive::ReduceMin { .. } if v.is_nan() || acc[o].is_nan() => f64::NAN,
+                    Primitive::ReduceMax { .. } => acc[o].max(v),
+                    Primitive::ReduceMin { .. } => acc[o].min(v),
+                    _ if float => (acc[o] as f32 + v as f32) as f64,
+                    _ => (acc[o] as i64).wrapping_add(v as i64) as i32 as f64,
                 };
             }
             acc
         }
+        Primitive::ArgReduce { axis, is_max, .. } => {
+            let f = x.to_f64_vec();
+            let n = x.shape()[*axis];
+            let inner: usize = x.shape()[axis + 1..].iter().product();
+            (0..out_aval.size())
+                .map(|o| {
+                    let (outer, rest) = (o / inner, o % inner);
+                    let at = |k: usize| f[(outer * n + k) * inner + rest];
+                    let mut best = 0;
+                    for k in 1..n {
+                        let (v, b) = (at(k), at(best));
+                        // The first NaN wins, as in NumPy and JAX.
+                        let better = if *is_max { v > b } else { v < b };
+                        if !b.is_nan() && (v.is_nan() || better) {
+                            best = k;
+                        }
+                    }
+                    best as f64
+                })
+                .collect()
+        }
+        Primitive::Cumsum { axis, reverse } => {
+            let mut f = x.to_f64_vec();
+            let n = x.shape()[*axis];
+            let inner: usize = x.shape()[axis + 1..].iter().product();
+            let outer = x.size() / (n * inner).max(1);
+            for o in 0..outer {
+                for r in 0..inner {
+                    let mut acc = 0.0f64;
+                    for k in 0..n {
+                        let k = if *reverse { n - 1 - k } else { k };
+                        let i = (o * n + k) * inner + r;
+                        acc = if float {
+                            (acc as f32 + f[i] as f32) as f64
+                        } else {
+                            (acc as i64).wrapping_add(f[i] as i64) as i32 as f64
+                        };
+                        f[i] = acc;
+                    }
+                }
+            }
+            f
+        }
+        Primitive::Concatenate { dimension } => {
+            let parts: Vec<Vec<f64>> = ins.iter().map(|a| a.to_f64_vec()).collect();
+            let inner: usize = out_aval.shape[dimension + 1..].iter().product();
+            let outer: usize = out_aval.shape[..*dimension].iter().product();
+            let mut out = Vec::with_capacity(out_aval.size());
+            for o in 0..outer {
+                for (part, a) in parts.iter().zip(ins) {
+                    let chunk = a.shape()[*dimension] * inner;
+                    out.extend_from_slice(&part[o * chunk..(o + 1) * chunk]);
+                }
+            }
+            out
+        }
+        Primitive::Pad { config } => {
+            let f = x.to_f64_vec();
+            let fill = ins[1].to_f64_vec()[0];
+            let mut out = vec![fill; out_aval.size()];
+            let out_strides = strides(&out_aval.shape);
+            'elements: for (i, &v) in f.iter().enumerate() {
+                let idx = unravel(i, x.shape());
+                let mut o = 0i64;
+                for (d, &(lo, _, interior)) in config.iter().enumerate() {
+                    let p = lo + (idx[d] * (interior + 1)) as i64;
+                    if p < 0 || p >= out_aval.shape[d] as i64 {
+                        continue 'elements;
+                    }
+                    o += p * out_strides[d] as i64;
+                }
+                out[o as usize] = v;
+            }
+            out
+        }
+        Primitive::Slice {
+            start_indices,
+            strides: steps,
+            ..
+        } => {
+            let f = x.to_f64_vec();
+            let in_strides = strides(x.shape());
+            (0..out_aval.size())
+                .map(|i| {
+                    let idx = unravel(i, &out_aval.shape);
+                    let src: usize = (0..idx.len())
+                        .map(|d| {
+                            let step = steps.as_ref().map_or(1, |s| s[d]);
+                            (start_indices[d] + idx[d] * step) * in_strides[d]
+                        })
+                        .sum();
+                    f[src]
+                })
+                .collect()
+        }
+        Primitive::DynamicSlice { slice_sizes } => {
+            let starts = clamped_starts(&ins[1..], x.shape(), slice_sizes);
+            let f = x.to_f64_vec();
+            let in_strides = strides(x.shape());
+            (0..out_aval.size())
+                .map(|i| {
+                    let idx = unravel(i, slice_sizes);
+                    f[(0..idx.len())
+                        .map(|d| (starts[d] + idx[d]) * in_strides[d])
+                        .sum::<usize>()]
+                })
+                .collect()
+        }
+        Primitive::DynamicUpdateSlice => {
+            let update = &ins[1];
+            let starts = clamped_starts(&ins[2..], x.shape(), update.shape());
+            let mut f = x.to_f64_vec();
+            let in_strides = strides(x.shape());
+            for (i, v) in update.to_f64_vec().into_iter().enumerate() {
+                let idx = unravel(i, update.shape());
+                let o: usize = (0..idx.len())
+                    .map(|d| (starts[d] + idx[d]) * in_strides[d])
+                    .sum();
+                f[o] = v;
+            }
+            f
+        }
     };
     Ok(from_f64(&out_aval, &values))
+}
+
+/// Start indices of a dynamic slice, clamped so the window fits, as XLA does.
+fn clamped_starts(indices: &[Array], shape: &[usize], sizes: &[usize]) -> Vec<usize> {
+    indices
+        .iter()
+        .zip(shape.iter().zip(sizes))
+        .map(|(i, (&n, &s))| {
+            let start = i.scalar_f64().unwrap_or(0.0) as i64;
+            start.clamp(0, (n - s) as i64) as usize
+        })
+        .collect()
+}
+
+/// `x ** y` for an integer `y` by repeated squaring, as XLA expands `integer_pow`.
+fn integer_pow_f32(x: f32, y: i32) -> f32 {
+    let mut n = y.unsigned_abs();
+    let mut base = x;
+    let mut acc: Option<f32> = None;
+    while n > 0 {
+        if n & 1 == 1 {
+            acc = Some(acc.map_or(base, |a| a * base));
+        }
+        n >>= 1;
+        if n > 0 {
+            base *= base;
+        }
+    }
+    let r = acc.unwrap_or(1.0);
+    if y < 0 {
+        1.0 / r
+    } else {
+        r
+    }
+}
+
+fn unary_int(op: UnaryOp, v: i64, dtype: DType) -> i64 {
+    match op {
+        UnaryOp::Abs => v.wrapping_abs(),
+        UnaryOp::Sign => v.signum(),
+        UnaryOp::Square => v.wrapping_mul(v) as i32 as i64,
+        UnaryOp::Not if dtype == DType::Bool => (v == 0) as i64,
+        UnaryOp::Not => !v,
+        _ => (v as i32).wrapping_neg() as i64,
+    }
 }
 
 fn from_f64(aval: &Aval, v: &[f64]) -> Array {
@@ -203,7 +414,48 @@ pub fn unary_f32(op: UnaryOp, x: f32) -> f32 {
         UnaryOp::Sqrt => x.sqrt(),
         UnaryOp::Rsqrt => 1.0 / x.sqrt(),
         UnaryOp::Abs => x.abs(),
+        UnaryOp::Sign => {
+            if x.is_nan() || x == 0.0 {
+                x
+            } else {
+                x.signum()
+            }
+        }
+        UnaryOp::Sin => x.sin(),
+        UnaryOp::Cos => x.cos(),
+        UnaryOp::Log1p => x.ln_1p(),
+        UnaryOp::Expm1 => x.exp_m1(),
+        UnaryOp::Exp2 => x.exp2(),
+        UnaryOp::Erf => erf(x as f64) as f32,
+        UnaryOp::Floor => x.floor(),
+        UnaryOp::Ceil => x.ceil(),
+        UnaryOp::Round => x.round(),
+        UnaryOp::RoundEven => x.round_ties_even(),
+        UnaryOp::Square => x * x,
+        UnaryOp::Not => x,
     }
+}
+
+/// The error function in f64: its Maclaurin series below 4 (where f64 keeps ~10 digits
+/// through the cancellation), and ±1 beyond, where erfc is below half an f32 ulp.
+fn erf(x: f64) -> f64 {
+    if x.is_nan() {
+        return x;
+    }
+    if x.abs() >= 4.0 {
+        return x.signum();
+    }
+    let (mut term, mut sum) = (x, x);
+    let x2 = x * x;
+    for n in 1..200 {
+        term *= -x2 / n as f64;
+        let add = term / (2 * n + 1) as f64;
+        sum += add;
+        if add.abs() < 1e-17 * sum.abs() {
+            break;
+        }
+    }
+    sum * std::f64::consts::FRAC_2_SQRT_PI
 }
 
 pub fn binary_f32(op: BinaryOp, a: f32, b: f32) -> f32 {
@@ -226,6 +478,10 @@ pub fn binary_f32(op: BinaryOp, a: f32, b: f32) -> f32 {
                 a.min(b)
             }
         }
+        BinaryOp::Pow => a.powf(b),
+        BinaryOp::Atan2 => a.atan2(b),
+        BinaryOp::Rem => a % b,
+        BinaryOp::And | BinaryOp::Or => f32::NAN,
     }
 }
 
@@ -244,6 +500,23 @@ fn binary_int(op: BinaryOp, a: i64, b: i64) -> i64 {
         }
         BinaryOp::Max => a.max(b),
         BinaryOp::Min => a.min(b),
+        BinaryOp::Pow => {
+            if b < 0 {
+                0
+            } else {
+                a.wrapping_pow(b.min(64) as u32)
+            }
+        }
+        BinaryOp::Atan2 => ((a as f64).atan2(b as f64)) as i64,
+        BinaryOp::Rem => {
+            if b == 0 {
+                a
+            } else {
+                a % b
+            }
+        }
+        BinaryOp::And => a & b,
+        BinaryOp::Or => a | b,
     };
     r as i32 as i64
 }

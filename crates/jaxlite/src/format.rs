@@ -168,7 +168,11 @@ impl ElementFormatter {
             // NumPy pads every boolean to the width of "False", even when all are True.
             let width = match dtype {
                 DType::Bool => 5,
-                _ => values.iter().map(|&v| (v as i64).to_string().len()).max().unwrap_or(0),
+                _ => values
+                    .iter()
+                    .map(|&v| (v as i64).to_string().len())
+                    .max()
+                    .unwrap_or(0),
             };
             return ElementFormatter {
                 dtype,
@@ -480,8 +484,10 @@ mod tests {
             vec![3],
             Data::I32(vec![1, -2, 30]),
         )));
-        expect!["[ True  True]"]
-            .assert_eq(&format_array(&Array::new(vec![2], Data::Bool(vec![true, true]))));
+        expect!["[ True  True]"].assert_eq(&format_array(&Array::new(
+            vec![2],
+            Data::Bool(vec![true, true]),
+        )));
         expect!["[ True False]"].assert_eq(&format_array(&Array::new(
             vec![2],
             Data::Bool(vec![true, false]),

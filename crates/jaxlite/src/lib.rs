@@ -14,11 +14,12 @@ pub mod jaxpr;
 pub mod numpy;
 pub mod prim;
 pub mod trace;
+pub mod transform;
 
 pub use array::{Array, Aval, Data};
 pub use dtype::DType;
 pub use jaxpr::{Atom, Eqn, Jaxpr, Literal, Var};
-pub use prim::{BinaryOp, DotDims, Precision, Primitive, UnaryOp};
+pub use prim::{BinaryOp, CompareOp, DotDims, Precision, Primitive, UnaryOp};
 pub use trace::{
     ClosedJaxpr, Context, Executor, JaxError, LocalFuture, ProgramCall, Tensor, Tracer,
 };

@@ -3,7 +3,7 @@
 
 use crate::array::{Array, Data};
 use crate::dtype::{promote, DType};
-use crate::prim::{BinaryOp, DotDims, Precision, Primitive, UnaryOp};
+use crate::prim::{BinaryOp, CompareOp, DotDims, Precision, Primitive, UnaryOp};
 use crate::trace::{Context, JaxError, Tensor};
 
 type Result<T> = std::result::Result<T, JaxError>;
@@ -91,21 +91,110 @@ pub async fn broadcast_to(ctx: &mut Context, x: &Tensor, shape: &[usize]) -> Res
     bind1(ctx, prim, std::slice::from_ref(x)).await
 }
 
-/// An elementwise binary op with promotion and broadcasting (`jnp.add`, `x * 2.0`, ...).
-pub async fn binary(ctx: &mut Context, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+/// Promotes two operands to a common dtype and broadcasts them to a common shape (rank-0
+/// operands stay scalars: the primitives broadcast those themselves).
+async fn promote_pair(
+    ctx: &mut Context,
+    name: &str,
+    a: &Tensor,
+    b: &Tensor,
+    dtype: DType,
+) -> Result<(Tensor, Tensor)> {
     let (aa, ba) = (a.aval().clone(), b.aval().clone());
-    let (mut dtype, _) = promote(aa.dtype, aa.weak_type, ba.dtype, ba.weak_type);
-    if op == BinaryOp::Div && !dtype.is_float() && (aa.weak_type && ba.weak_type) {
-        dtype = DType::F32;
-    }
     let mut a = astype(ctx, a, dtype).await?;
     let mut b = astype(ctx, b, dtype).await?;
     if aa.shape != ba.shape && aa.rank() != 0 && ba.rank() != 0 {
-        let shape = broadcast_shapes(op.name(), &aa.shape, &ba.shape)?;
+        let shape = broadcast_shapes(name, &aa.shape, &ba.shape)?;
         a = broadcast_to(ctx, &a, &shape).await?;
         b = broadcast_to(ctx, &b, &shape).await?;
     }
+    Ok((a, b))
+}
+
+fn result_dtype(a: &Tensor, b: &Tensor) -> DType {
+    let (aa, ba) = (a.aval(), b.aval());
+    promote(aa.dtype, aa.weak_type, ba.dtype, ba.weak_type).0
+}
+
+/// An elementwise binary op with promotion and broadcasting (`jnp.add`, `x * 2.0`, ...).
+pub async fn binary(ctx: &mut Context, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let mut dtype = result_dtype(a, b);
+    if op == BinaryOp::Div && !dtype.is_float() && (a.aval().weak_type && b.aval().weak_type) {
+        dtype = DType::F32;
+    }
+    let (a, b) = promote_pair(ctx, op.name(), a, b, dtype).await?;
     bind1(ctx, Primitive::Binary(op), &[a, b]).await
+}
+
+/// An elementwise comparison with promotion and broadcasting (`x > 0`, `jnp.equal`).
+pub async fn compare(ctx: &mut Context, op: CompareOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let dtype = result_dtype(a, b);
+    let (a, b) = promote_pair(ctx, op.name(), a, b, dtype).await?;
+    bind1(ctx, Primitive::Compare(op), &[a, b]).await
+}
+
+/// `jnp.where(cond, x, y)`: `select_n(cond, y, x)` after broadcasting all three.
+pub async fn where_(ctx: &mut Context, cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
+    let dtype = result_dtype(x, y);
+    let (x, y) = promote_pair(ctx, "where", x, y, dtype).await?;
+    let cond = astype(ctx, cond, DType::Bool).await?;
+    let shape = broadcast_shapes("where", &cond.aval().shape, &x.aval().shape)?;
+    let shape = broadcast_shapes("where", &shape, &y.aval().shape)?;
+    let weak = x.aval().weak_type && y.aval().weak_type;
+    let x = broadcast_to(ctx, &x, &shape).await?;
+    let y = broadcast_to(ctx, &y, &shape).await?;
+    let cond = if cond.aval().rank() == 0 {
+        cond
+    } else {
+        broadcast_to(ctx, &cond, &shape).await?
+    };
+    let mut out = bind1(ctx, Primitive::SelectN, &[cond, y, x]).await?;
+    if let (Tensor::Concrete(a), false) = (&out, weak) {
+        let mut a = (**a).clone();
+        a.aval.weak_type = false;
+        out = Tensor::from(a);
+    }
+    Ok(out)
+}
+
+/// `lax.integer_pow`: `x ** n` for a Python int `n`.
+pub async fn integer_pow(ctx: &mut Context, x: &Tensor, y: i32) -> Result<Tensor> {
+    bind1(ctx, Primitive::IntegerPow { y }, std::slice::from_ref(x)).await
+}
+
+/// Applies any primitive to one operand (used for the structural ops `lang` builds).
+pub async fn apply1(ctx: &mut Context, prim: Primitive, x: &Tensor) -> Result<Tensor> {
+    bind1(ctx, prim, std::slice::from_ref(x)).await
+}
+
+/// Applies any primitive.
+pub async fn apply(ctx: &mut Context, prim: Primitive, xs: &[Tensor]) -> Result<Tensor> {
+    bind1(ctx, prim, xs).await
+}
+
+/// `jnp.argmax` / `jnp.argmin` along `axis` (over the flattened array when `None`).
+pub async fn arg_reduce(
+    ctx: &mut Context,
+    x: &Tensor,
+    axis: Option<i64>,
+    is_max: bool,
+) -> Result<Tensor> {
+    let (x, axis) = match axis {
+        None => {
+            let n = x.aval().size() as i64;
+            (reshape(ctx, x, &[n]).await?, 0)
+        }
+        Some(a) => {
+            let axis = normalize_axes(Some(&[a]), x.aval().rank())?[0];
+            (x.clone(), axis)
+        }
+    };
+    let prim = Primitive::ArgReduce {
+        axis,
+        is_max,
+        index_dtype: DType::I32,
+    };
+    bind1(ctx, prim, &[x]).await
 }
 
 /// `jnp.divide`: true division, so integers divide as float32.
@@ -123,7 +212,7 @@ pub async fn true_divide(ctx: &mut Context, a: &Tensor, b: &Tensor) -> Result<Te
 
 /// An elementwise unary op; integer inputs to float functions become float32 first.
 pub async fn unary(ctx: &mut Context, op: UnaryOp, x: &Tensor) -> Result<Tensor> {
-    let x = if !matches!(op, UnaryOp::Neg | UnaryOp::Abs) && !x.aval().dtype.is_float() {
+    let x = if op.needs_float() && !x.aval().dtype.is_float() {
         astype(ctx, x, DType::F32).await?
     } else {
         x.clone()
@@ -213,14 +302,24 @@ pub async fn reshape(ctx: &mut Context, x: &Tensor, shape: &[i64]) -> Result<Ten
     if new == x.aval().shape {
         return Ok(x.clone());
     }
-    bind1(ctx, Primitive::Reshape { new_sizes: new }, std::slice::from_ref(x)).await
+    bind1(
+        ctx,
+        Primitive::Reshape { new_sizes: new },
+        std::slice::from_ref(x),
+    )
+    .await
 }
 
 /// `jnp.transpose(x, axes)`; no axes reverses them.
 pub async fn transpose(ctx: &mut Context, x: &Tensor, axes: Option<&[usize]>) -> Result<Tensor> {
     let rank = x.aval().rank();
     let permutation: Vec<usize> = axes.map_or_else(|| (0..rank).rev().collect(), |a| a.to_vec());
-    bind1(ctx, Primitive::Transpose { permutation }, std::slice::from_ref(x)).await
+    bind1(
+        ctx,
+        Primitive::Transpose { permutation },
+        std::slice::from_ref(x),
+    )
+    .await
 }
 
 /// Normalises possibly negative axes; `None` means all axes.
@@ -243,18 +342,26 @@ pub fn normalize_axes(axes: Option<&[i64]>, rank: usize) -> Result<Vec<usize>> {
     }
 }
 
-/// `jnp.sum` / `jnp.max` over `axes` (all when `None`).
+/// Which reduction `reduce` applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduction {
+    Sum,
+    Max,
+    Min,
+}
+
+/// `jnp.sum` / `jnp.max` / `jnp.min` over `axes` (all when `None`).
 pub async fn reduce(
     ctx: &mut Context,
     x: &Tensor,
     axes: Option<&[i64]>,
-    is_max: bool,
+    kind: Reduction,
 ) -> Result<Tensor> {
     let axes = normalize_axes(axes, x.aval().rank())?;
-    let prim = if is_max {
-        Primitive::ReduceMax { axes }
-    } else {
-        Primitive::ReduceSum { axes }
+    let prim = match kind {
+        Reduction::Sum => Primitive::ReduceSum { axes },
+        Reduction::Max => Primitive::ReduceMax { axes },
+        Reduction::Min => Primitive::ReduceMin { axes },
     };
     bind1(ctx, prim, std::slice::from_ref(x)).await
 }

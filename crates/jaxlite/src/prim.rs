@@ -46,6 +46,22 @@ pub enum UnaryOp {
     Sqrt,
     Rsqrt,
     Abs,
+    Sign,
+    Sin,
+    Cos,
+    Log1p,
+    Expm1,
+    Exp2,
+    Erf,
+    Floor,
+    Ceil,
+    /// `round` with ROUND_AWAY_FROM_ZERO as `lax.round` defaults; `jnp.round` rounds half to
+    /// even, which is `RoundEven`.
+    Round,
+    RoundEven,
+    Square,
+    /// Logical not on booleans.
+    Not,
 }
 
 impl UnaryOp {
@@ -59,12 +75,27 @@ impl UnaryOp {
             UnaryOp::Sqrt => "sqrt",
             UnaryOp::Rsqrt => "rsqrt",
             UnaryOp::Abs => "abs",
+            UnaryOp::Sign => "sign",
+            UnaryOp::Sin => "sin",
+            UnaryOp::Cos => "cos",
+            UnaryOp::Log1p => "log1p",
+            UnaryOp::Expm1 => "expm1",
+            UnaryOp::Exp2 => "exp2",
+            UnaryOp::Erf => "erf",
+            UnaryOp::Floor => "floor",
+            UnaryOp::Ceil => "ceil",
+            UnaryOp::Round | UnaryOp::RoundEven => "round",
+            UnaryOp::Square => "square",
+            UnaryOp::Not => "not",
         }
     }
 
     /// Ops defined only on floating-point operands.
-    fn needs_float(self) -> bool {
-        !matches!(self, UnaryOp::Neg | UnaryOp::Abs)
+    pub fn needs_float(self) -> bool {
+        !matches!(
+            self,
+            UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign | UnaryOp::Square | UnaryOp::Not
+        )
     }
 }
 
@@ -76,6 +107,12 @@ pub enum BinaryOp {
     Div,
     Max,
     Min,
+    Pow,
+    Atan2,
+    /// C-style remainder (the sign of the dividend), as `lax.rem`.
+    Rem,
+    And,
+    Or,
 }
 
 impl BinaryOp {
@@ -87,6 +124,46 @@ impl BinaryOp {
             BinaryOp::Div => "div",
             BinaryOp::Max => "max",
             BinaryOp::Min => "min",
+            BinaryOp::Pow => "pow",
+            BinaryOp::Atan2 => "atan2",
+            BinaryOp::Rem => "rem",
+            BinaryOp::And => "and",
+            BinaryOp::Or => "or",
+        }
+    }
+}
+
+/// An elementwise comparison; the result is boolean.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CompareOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl CompareOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            CompareOp::Eq => "eq",
+            CompareOp::Ne => "ne",
+            CompareOp::Lt => "lt",
+            CompareOp::Le => "le",
+            CompareOp::Gt => "gt",
+            CompareOp::Ge => "ge",
+        }
+    }
+
+    pub fn holds(self, a: f64, b: f64) -> bool {
+        match self {
+            CompareOp::Eq => a == b,
+            CompareOp::Ne => a != b,
+            CompareOp::Lt => a < b,
+            CompareOp::Le => a <= b,
+            CompareOp::Gt => a > b,
+            CompareOp::Ge => a >= b,
         }
     }
 }
@@ -130,6 +207,57 @@ pub enum Primitive {
     ReduceMax {
         axes: Vec<usize>,
     },
+    ReduceMin {
+        axes: Vec<usize>,
+    },
+    /// Index of the largest (`is_max`) or smallest element along `axis`; the first on ties.
+    ArgReduce {
+        axis: usize,
+        is_max: bool,
+        index_dtype: DType,
+    },
+    /// Operands have equal shapes, or one is a rank-0 scalar (as for `Binary`); bool result.
+    Compare(CompareOp),
+    /// `select_n(which, *cases)`: `cases[which]` elementwise; a bool `which` picks between two
+    /// (False picks the first).
+    SelectN,
+    IntegerPow {
+        y: i32,
+    },
+    Cumsum {
+        axis: usize,
+        reverse: bool,
+    },
+    /// No operands: an array counting up along `dimension`.
+    Iota {
+        dtype: DType,
+        shape: Vec<usize>,
+        dimension: usize,
+    },
+    Concatenate {
+        dimension: usize,
+    },
+    /// Operands `x` and a scalar padding value; `(low, high, interior)` per axis. Negative low
+    /// or high padding crops.
+    Pad {
+        config: Vec<(i64, i64, usize)>,
+    },
+    Slice {
+        start_indices: Vec<usize>,
+        limit_indices: Vec<usize>,
+        strides: Option<Vec<usize>>,
+    },
+    Squeeze {
+        dimensions: Vec<usize>,
+    },
+    /// Operands `x` and one scalar integer start index per axis (clamped into range, as XLA).
+    DynamicSlice {
+        slice_sizes: Vec<usize>,
+    },
+    /// Operands `x`, `update` and one scalar start index per axis (clamped likewise).
+    DynamicUpdateSlice,
+    /// Identity on values, zero derivative.
+    StopGradient,
 }
 
 impl Primitive {
@@ -144,24 +272,74 @@ impl Primitive {
             Primitive::Transpose { .. } => "transpose",
             Primitive::ReduceSum { .. } => "reduce_sum",
             Primitive::ReduceMax { .. } => "reduce_max",
+            Primitive::ReduceMin { .. } => "reduce_min",
+            Primitive::ArgReduce { is_max: true, .. } => "argmax",
+            Primitive::ArgReduce { is_max: false, .. } => "argmin",
+            Primitive::Compare(op) => op.name(),
+            Primitive::SelectN => "select_n",
+            Primitive::IntegerPow { .. } => "integer_pow",
+            Primitive::Cumsum { .. } => "cumsum",
+            Primitive::Iota { .. } => "iota",
+            Primitive::Concatenate { .. } => "concatenate",
+            Primitive::Pad { .. } => "pad",
+            Primitive::Slice { .. } => "slice",
+            Primitive::Squeeze { .. } => "squeeze",
+            Primitive::DynamicSlice { .. } => "dynamic_slice",
+            Primitive::DynamicUpdateSlice => "dynamic_update_slice",
+            Primitive::StopGradient => "stop_gradient",
+        }
+    }
+
+    /// How many operands the primitive takes, or `None` when variadic.
+    fn arity(&self) -> Option<usize> {
+        match self {
+            Primitive::Iota { .. } => Some(0),
+            Primitive::Binary(_)
+            | Primitive::Compare(_)
+            | Primitive::DotGeneral { .. }
+            | Primitive::Pad { .. } => Some(2),
+            Primitive::SelectN
+            | Primitive::Concatenate { .. }
+            | Primitive::DynamicSlice { .. }
+            | Primitive::DynamicUpdateSlice => None,
+            _ => Some(1),
         }
     }
 
     /// The output types for these input types, or a JAX-like message naming the op and shapes.
     pub fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
         let name = self.name();
-        let arity = match self {
-            Primitive::Binary(_) | Primitive::DotGeneral { .. } => 2,
-            _ => 1,
-        };
-        if inputs.len() != arity {
-            return Err(format!(
-                "{name} takes {arity} operands, got {}",
-                inputs.len()
-            ));
+        if let Some(arity) = self.arity() {
+            if inputs.len() != arity {
+                return Err(format!(
+                    "{name} takes {arity} operands, got {}",
+                    inputs.len()
+                ));
+            }
+        } else if inputs.is_empty() {
+            return Err(format!("{name} takes at least one operand"));
+        }
+        if let Primitive::Iota {
+            dtype,
+            shape,
+            dimension,
+        } = self
+        {
+            if *dimension >= shape.len() {
+                return Err(format!(
+                    "iota dimension {dimension} out of range for {shape:?}"
+                ));
+            }
+            return Ok(vec![Aval::new(shape.clone(), *dtype)]);
         }
         let x = &inputs[0];
+        let same = |shape: Vec<usize>| Aval {
+            shape,
+            dtype: x.dtype,
+            weak_type: x.weak_type,
+        };
         let out = match self {
+            Primitive::Iota { .. } => unreachable!("handled above"),
             Primitive::Unary(op) => {
                 if op.needs_float() && !x.dtype.is_float() {
                     return Err(format!(
@@ -169,12 +347,15 @@ impl Primitive {
                         x.short()
                     ));
                 }
-                Aval {
-                    weak_type: x.weak_type,
-                    ..x.clone()
+                if *op == UnaryOp::Not && x.dtype != DType::Bool && x.dtype != DType::I32 {
+                    return Err(format!(
+                        "not requires a boolean or integer operand, got {}",
+                        x.short()
+                    ));
                 }
+                x.clone()
             }
-            Primitive::Binary(_) => {
+            Primitive::Binary(_) | Primitive::Compare(_) => {
                 let y = &inputs[1];
                 if x.dtype != y.dtype {
                     return Err(format!(
@@ -182,21 +363,56 @@ impl Primitive {
                         x.dtype, y.dtype
                     ));
                 }
-                let shape = if x.shape == y.shape || y.rank() == 0 {
-                    x.shape.clone()
-                } else if x.rank() == 0 {
-                    y.shape.clone()
+                let shape = elementwise_shape(name, &x.shape, &y.shape)?;
+                if matches!(self, Primitive::Compare(_)) {
+                    Aval::new(shape, DType::Bool)
                 } else {
-                    return Err(format!(
-                        "{name} got incompatible shapes for broadcasting: {:?}, {:?}",
-                        x.shape, y.shape
-                    ));
-                };
-                Aval {
-                    shape,
-                    dtype: x.dtype,
-                    weak_type: x.weak_type && y.weak_type,
+                    Aval {
+                        shape,
+                        dtype: x.dtype,
+                        weak_type: x.weak_type && y.weak_type,
+                    }
                 }
+            }
+            Primitive::SelectN => {
+                let cases = &inputs[1..];
+                let Some(first) = cases.first() else {
+                    return Err("select_n requires at least one case".into());
+                };
+                if x.dtype != DType::Bool && x.dtype != DType::I32 {
+                    return Err(format!(
+                        "select_n selector must be bool or int32, got {}",
+                        x.short()
+                    ));
+                }
+                if x.dtype == DType::Bool && cases.len() > 2 {
+                    return Err("select_n with a boolean selector takes at most two cases".into());
+                }
+                for c in cases {
+                    if c.dtype != first.dtype || c.shape != first.shape {
+                        return Err(format!(
+                            "select_n cases must have the same shapes and dtypes, got {} and {}",
+                            first.short(),
+                            c.short()
+                        ));
+                    }
+                }
+                if x.rank() != 0 && x.shape != first.shape {
+                    return Err(format!(
+                        "select_n selector shape {:?} must be scalar or match the cases' {:?}",
+                        x.shape, first.shape
+                    ));
+                }
+                Aval {
+                    weak_type: cases.iter().all(|c| c.weak_type),
+                    ..first.clone()
+                }
+            }
+            Primitive::IntegerPow { .. } => {
+                if x.dtype == DType::Bool {
+                    return Err(format!("integer_pow does not accept {}", x.short()));
+                }
+                x.clone()
             }
             Primitive::DotGeneral {
                 dims,
@@ -213,10 +429,7 @@ impl Primitive {
                         new_sizes
                     ));
                 }
-                Aval {
-                    shape: new_sizes.clone(),
-                    ..x.clone()
-                }
+                same(new_sizes.clone())
             }
             Primitive::BroadcastInDim {
                 shape,
@@ -234,10 +447,7 @@ impl Primitive {
                         x.shape, shape, broadcast_dimensions
                     ));
                 }
-                Aval {
-                    shape: shape.clone(),
-                    ..x.clone()
-                }
+                same(shape.clone())
             }
             Primitive::ConvertElementType { new_dtype } => Aval {
                 shape: x.shape.clone(),
@@ -245,37 +455,212 @@ impl Primitive {
                 weak_type: false,
             },
             Primitive::Transpose { permutation } => {
-                let mut sorted = permutation.clone();
-                sorted.sort_unstable();
-                if sorted != (0..x.rank()).collect::<Vec<_>>() {
+                if !is_permutation(permutation, x.rank()) {
                     return Err(format!(
                         "transpose permutation {:?} is not a permutation of the axes of {:?}",
                         permutation, x.shape
                     ));
                 }
-                Aval {
-                    shape: permutation.iter().map(|&p| x.shape[p]).collect(),
-                    ..x.clone()
-                }
+                same(permutation.iter().map(|&p| x.shape[p]).collect())
             }
-            Primitive::ReduceSum { axes } | Primitive::ReduceMax { axes } => {
-                if axes.iter().any(|&a| a >= x.rank()) {
+            Primitive::ReduceSum { axes }
+            | Primitive::ReduceMax { axes }
+            | Primitive::ReduceMin { axes } => {
+                check_axes(name, axes, x)?;
+                if !matches!(self, Primitive::ReduceSum { .. })
+                    && axes.iter().any(|&a| x.shape[a] == 0)
+                {
                     return Err(format!(
-                        "{name} axes {:?} out of range for {:?}",
-                        axes, x.shape
+                        "zero-size array to reduction operation {name} which has no identity"
                     ));
                 }
+                same(
+                    (0..x.rank())
+                        .filter(|a| !axes.contains(a))
+                        .map(|a| x.shape[a])
+                        .collect(),
+                )
+            }
+            Primitive::ArgReduce {
+                axis, index_dtype, ..
+            } => {
+                check_axes(name, &[*axis], x)?;
+                if x.shape[*axis] == 0 {
+                    return Err(format!("attempt to get {name} of an empty sequence"));
+                }
                 let shape = (0..x.rank())
-                    .filter(|a| !axes.contains(a))
-                    .map(|a| x.shape[a]);
+                    .filter(|a| a != axis)
+                    .map(|a| x.shape[a])
+                    .collect();
+                Aval::new(shape, *index_dtype)
+            }
+            Primitive::Cumsum { axis, .. } => {
+                check_axes(name, &[*axis], x)?;
+                x.clone()
+            }
+            Primitive::Concatenate { dimension } => {
+                check_axes(name, &[*dimension], x)?;
+                let mut shape = x.shape.clone();
+                for y in &inputs[1..] {
+                    let compatible = y.dtype == x.dtype
+                        && y.rank() == x.rank()
+                        && (0..x.rank()).all(|d| d == *dimension || y.shape[d] == x.shape[d]);
+                    if !compatible {
+                        return Err(format!(
+                            "concatenate requires arrays of the same dtype and equal shapes except along dimension {dimension}, got {} and {}",
+                            x.short(),
+                            y.short()
+                        ));
+                    }
+                    shape[*dimension] += y.shape[*dimension];
+                }
                 Aval {
-                    shape: shape.collect(),
-                    ..x.clone()
+                    weak_type: inputs.iter().all(|a| a.weak_type),
+                    ..same(shape)
                 }
             }
+            Primitive::Pad { config } => {
+                let v = &inputs[1];
+                if v.rank() != 0 || v.dtype != x.dtype || config.len() != x.rank() {
+                    return Err(format!(
+                        "pad needs a scalar padding value of the operand's dtype and one (low, high, interior) per axis, got {} and {} with {} configs",
+                        x.short(),
+                        v.short(),
+                        config.len()
+                    ));
+                }
+                let mut shape = Vec::new();
+                for (&n, &(lo, hi, interior)) in x.shape.iter().zip(config) {
+                    let inner = if n == 0 { 0 } else { n + (n - 1) * interior } as i64;
+                    let size = inner + lo + hi;
+                    if size < 0 {
+                        return Err(format!(
+                            "pad config {config:?} makes a negative dimension for {:?}",
+                            x.shape
+                        ));
+                    }
+                    shape.push(size as usize);
+                }
+                same(shape)
+            }
+            Primitive::Slice {
+                start_indices,
+                limit_indices,
+                strides,
+            } => {
+                let strides = strides.clone().unwrap_or_else(|| vec![1; x.rank()]);
+                let ok = start_indices.len() == x.rank()
+                    && limit_indices.len() == x.rank()
+                    && strides.len() == x.rank()
+                    && (0..x.rank()).all(|d| {
+                        start_indices[d] <= limit_indices[d]
+                            && limit_indices[d] <= x.shape[d]
+                            && strides[d] > 0
+                    });
+                if !ok {
+                    return Err(format!(
+                        "slice start_indices {start_indices:?}, limit_indices {limit_indices:?}, strides {strides:?} are invalid for {:?}",
+                        x.shape
+                    ));
+                }
+                same(
+                    (0..x.rank())
+                        .map(|d| (limit_indices[d] - start_indices[d]).div_ceil(strides[d]))
+                        .collect(),
+                )
+            }
+            Primitive::Squeeze { dimensions } => {
+                check_axes(name, dimensions, x)?;
+                if dimensions.iter().any(|&d| x.shape[d] != 1) {
+                    return Err(format!(
+                        "cannot select an axis to squeeze out which has size not equal to one, got shape={:?} and dimensions={dimensions:?}",
+                        x.shape
+                    ));
+                }
+                same(
+                    (0..x.rank())
+                        .filter(|d| !dimensions.contains(d))
+                        .map(|d| x.shape[d])
+                        .collect(),
+                )
+            }
+            Primitive::DynamicSlice { slice_sizes } => {
+                check_indices(name, &inputs[1..], x)?;
+                if slice_sizes.len() != x.rank()
+                    || slice_sizes.iter().zip(&x.shape).any(|(s, n)| s > n)
+                {
+                    return Err(format!(
+                        "dynamic_slice slice_sizes {slice_sizes:?} must fit in the operand's shape {:?}",
+                        x.shape
+                    ));
+                }
+                same(slice_sizes.clone())
+            }
+            Primitive::DynamicUpdateSlice => {
+                let Some(update) = inputs.get(1) else {
+                    return Err("dynamic_update_slice takes an operand and an update".into());
+                };
+                check_indices(name, &inputs[2..], x)?;
+                if update.dtype != x.dtype
+                    || update.rank() != x.rank()
+                    || update.shape.iter().zip(&x.shape).any(|(u, n)| u > n)
+                {
+                    return Err(format!(
+                        "dynamic_update_slice update {} must fit in the operand {}",
+                        update.short(),
+                        x.short()
+                    ));
+                }
+                x.clone()
+            }
+            Primitive::StopGradient => x.clone(),
         };
         Ok(vec![out])
     }
+}
+
+/// The shape of an elementwise op: equal shapes, or a rank-0 operand broadcast over the other.
+fn elementwise_shape(name: &str, x: &[usize], y: &[usize]) -> Result<Vec<usize>, String> {
+    if x == y || y.is_empty() {
+        Ok(x.to_vec())
+    } else if x.is_empty() {
+        Ok(y.to_vec())
+    } else {
+        Err(format!(
+            "{name} got incompatible shapes for broadcasting: {x:?}, {y:?}"
+        ))
+    }
+}
+
+fn is_permutation(p: &[usize], rank: usize) -> bool {
+    let mut sorted = p.to_vec();
+    sorted.sort_unstable();
+    sorted == (0..rank).collect::<Vec<_>>()
+}
+
+fn check_axes(name: &str, axes: &[usize], x: &Aval) -> Result<(), String> {
+    if axes.iter().any(|&a| a >= x.rank()) {
+        return Err(format!(
+            "{name} axes {axes:?} out of range for {:?}",
+            x.shape
+        ));
+    }
+    Ok(())
+}
+
+fn check_indices(name: &str, indices: &[Aval], x: &Aval) -> Result<(), String> {
+    if indices.len() != x.rank()
+        || indices
+            .iter()
+            .any(|i| i.rank() != 0 || i.dtype != DType::I32)
+    {
+        return Err(format!(
+            "{name} needs one scalar int32 start index per axis of {}, got {}",
+            x.short(),
+            indices.len()
+        ));
+    }
+    Ok(())
 }
 
 fn dot_general_shape(
@@ -338,6 +723,14 @@ fn list(v: &[usize]) -> String {
     format!("[{}]", items.join(", "))
 }
 
+fn py_bool(b: bool) -> &'static str {
+    if b {
+        "True"
+    } else {
+        "False"
+    }
+}
+
 fn tuple(v: &[usize]) -> String {
     let items: Vec<String> = v.iter().map(|d| d.to_string()).collect();
     if items.len() == 1 {
@@ -372,9 +765,13 @@ impl fmt::Display for Primitive {
                 preferred_element_type,
             } => {
                 // Like JAX, the default precision is left out.
-                let precision = precision.map_or(String::new(), |p| format!(" precision={}", p.name()));
+                let precision =
+                    precision.map_or(String::new(), |p| format!(" precision={}", p.name()));
                 let preferred = preferred_element_type.map_or("None", |d| d.name());
-                write!(f, "[dimension_numbers={dims}{precision} preferred_element_type={preferred}]")
+                write!(
+                    f,
+                    "[dimension_numbers={dims}{precision} preferred_element_type={preferred}]"
+                )
             }
             Primitive::Reshape { new_sizes } => {
                 write!(f, "[dimensions=None new_sizes={}]", tuple(new_sizes))
@@ -394,8 +791,55 @@ impl fmt::Display for Primitive {
             Primitive::Transpose { permutation } => {
                 write!(f, "[permutation={}]", tuple(permutation))
             }
-            Primitive::ReduceSum { axes } | Primitive::ReduceMax { axes } => {
-                write!(f, "[axes={}]", tuple(axes))
+            Primitive::ReduceSum { axes }
+            | Primitive::ReduceMax { axes }
+            | Primitive::ReduceMin { axes } => {
+                write!(f, "[axes={} out_sharding=None]", tuple(axes))
+            }
+            Primitive::ArgReduce {
+                axis, index_dtype, ..
+            } => write!(f, "[axes=({axis},) index_dtype={}]", index_dtype.name()),
+            Primitive::Compare(_)
+            | Primitive::SelectN
+            | Primitive::DynamicUpdateSlice
+            | Primitive::StopGradient => Ok(()),
+            Primitive::IntegerPow { y } => write!(f, "[y={y}]"),
+            Primitive::Cumsum { axis, reverse } => {
+                write!(f, "[axis={axis} reverse={}]", py_bool(*reverse))
+            }
+            Primitive::Iota {
+                dtype,
+                shape,
+                dimension,
+            } => write!(
+                f,
+                "[dimension={dimension} dtype={} shape={} sharding=None]",
+                dtype.name(),
+                tuple(shape)
+            ),
+            Primitive::Concatenate { dimension } => write!(f, "[dimension={dimension}]"),
+            Primitive::Pad { config } => {
+                let items: Vec<String> = config
+                    .iter()
+                    .map(|(lo, hi, int)| format!("({lo}, {hi}, {int})"))
+                    .collect();
+                let trailing = if items.len() == 1 { "," } else { "" };
+                write!(f, "[padding_config=({}{trailing})]", items.join(", "))
+            }
+            Primitive::Slice {
+                start_indices,
+                limit_indices,
+                strides,
+            } => write!(
+                f,
+                "[limit_indices={} start_indices={} strides={}]",
+                tuple(limit_indices),
+                tuple(start_indices),
+                strides.as_ref().map_or("None".into(), |s| tuple(s))
+            ),
+            Primitive::Squeeze { dimensions } => write!(f, "[dimensions={}]", tuple(dimensions)),
+            Primitive::DynamicSlice { slice_sizes } => {
+                write!(f, "[slice_sizes={}]", tuple(slice_sizes))
             }
         }
     }

@@ -49,8 +49,10 @@ pub trait Executor {
 pub struct Tracer {
     pub var: Var,
     pub aval: Aval,
-    /// Which trace frame created it; only the innermost frame may use it.
+    /// Which trace frame created it: its depth, and the frame's unique id (so a tracer that
+    /// escaped a finished trace is recognised even when a new frame has the same depth).
     pub level: usize,
+    pub trace_id: u64,
 }
 
 /// An array as the user's program holds it: concrete, or a tracer inside a `jit` trace.
@@ -83,10 +85,14 @@ impl From<Array> for Tensor {
 }
 
 struct Frame {
+    id: u64,
     invars: Vec<Var>,
     eqns: Vec<Eqn>,
     /// Concrete arrays closed over by the traced function, keyed by their allocation.
     consts: Vec<(Var, Rc<Array>)>,
+    /// Tracers of enclosing frames closed over by the traced function (a loss closing over
+    /// the data inside `jit`, an inner `grad` closing over an outer one's value).
+    captured: Vec<(Var, Rc<Tracer>)>,
     types: HashMap<Var, Aval>,
 }
 
@@ -101,6 +107,7 @@ pub struct ClosedJaxpr {
 pub struct Context {
     frames: Vec<Frame>,
     next_var: u32,
+    next_trace_id: u64,
     executor: Box<dyn Executor>,
     pub default_precision: Precision,
 }
@@ -110,6 +117,7 @@ impl Context {
         Context {
             frames: Vec::new(),
             next_var: 0,
+            next_trace_id: 0,
             executor,
             default_precision: Precision::Default,
         }
@@ -124,15 +132,24 @@ impl Context {
         self.next_var += 1;
         let level = self.frames.len() - 1;
         self.frames[level].types.insert(var, aval.clone());
-        Rc::new(Tracer { var, aval, level })
+        let trace_id = self.frames[level].id;
+        Rc::new(Tracer {
+            var,
+            aval,
+            level,
+            trace_id,
+        })
     }
 
     /// Starts tracing a function; returns one tracer per argument.
     pub fn begin_trace(&mut self, args: &[Aval]) -> Vec<Tensor> {
+        self.next_trace_id += 1;
         self.frames.push(Frame {
+            id: self.next_trace_id,
             invars: vec![],
             eqns: vec![],
             consts: vec![],
+            captured: vec![],
             types: HashMap::new(),
         });
         let tracers: Vec<Rc<Tracer>> = args.iter().map(|a| self.fresh(a.clone())).collect();
@@ -143,22 +160,53 @@ impl Context {
 
     /// Ends the innermost trace with the function's outputs.
     pub fn end_trace(&mut self, outs: &[Tensor]) -> Result<ClosedJaxpr, JaxError> {
+        let (jaxpr, consts, captured) = self.pop_frame(outs)?;
+        if !captured.is_empty() {
+            return Err(JaxError(
+                "a value traced by an enclosing transformation was used inside a nested jit trace; \
+                 pass it to the inner function as an argument"
+                    .into(),
+            ));
+        }
+        Ok(ClosedJaxpr {
+            jaxpr,
+            consts: consts.iter().map(|a| (**a).clone()).collect(),
+        })
+    }
+
+    /// Ends the innermost trace for a transformation: the Jaxpr takes what the function
+    /// closed over (constants and tracers of enclosing traces) as leading invars, and those
+    /// values are returned, to be passed first when the Jaxpr is applied.
+    pub fn end_trace_open(&mut self, outs: &[Tensor]) -> Result<(Jaxpr, Vec<Tensor>), JaxError> {
+        let (mut jaxpr, consts, captured) = self.pop_frame(outs)?;
+        let mut invars = std::mem::take(&mut jaxpr.constvars);
+        let mut closed: Vec<Tensor> = consts.into_iter().map(Tensor::Concrete).collect();
+        for (v, t) in captured {
+            invars.push(v);
+            closed.push(Tensor::Traced(t));
+        }
+        invars.append(&mut jaxpr.invars);
+        jaxpr.invars = invars;
+        Ok((jaxpr, closed))
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn pop_frame(
+        &mut self,
+        outs: &[Tensor],
+    ) -> Result<(Jaxpr, Vec<Rc<Array>>, Vec<(Var, Rc<Tracer>)>), JaxError> {
+        if self.frames.is_empty() {
+            return Err(JaxError("no trace in progress".into()));
+        }
         let outvars: Vec<Atom> = outs
             .iter()
             .map(|t| self.atom(t, false))
             .collect::<Result<_, _>>()?;
-        let frame = self
-            .frames
-            .pop()
-            .ok_or_else(|| JaxError("no trace in progress".into()))?;
+        let frame = self.frames.pop().expect("checked above");
         if self.frames.is_empty() {
             self.next_var = 0;
         }
-        let (constvars, consts) = frame
-            .consts
-            .into_iter()
-            .map(|(v, a)| (v, (*a).clone()))
-            .unzip();
+        let (constvars, consts) = frame.consts.into_iter().unzip();
         let jaxpr = Jaxpr {
             constvars,
             invars: frame.invars,
@@ -166,7 +214,7 @@ impl Context {
             outvars,
             types: frame.types,
         };
-        Ok(ClosedJaxpr { jaxpr, consts })
+        Ok((jaxpr, consts, frame.captured))
     }
 
     /// Abandons the innermost trace (the traced function raised an error).
@@ -180,13 +228,27 @@ impl Context {
     /// How an input appears in the innermost frame's equations.
     fn atom(&mut self, t: &Tensor, scalars_inline: bool) -> Result<Atom, JaxError> {
         let level = self.frames.len() - 1;
+        let live = |tr: &Tracer, frames: &[Frame]| {
+            frames.get(tr.level).is_some_and(|f| f.id == tr.trace_id)
+        };
         match t {
+            Tensor::Traced(tr) if !live(tr, &self.frames) => Err(JaxError(format!(
+                "Encountered an unexpected tracer ({}): a value computed inside a traced \
+                 function escaped it (for example by being stored in a global) and was used \
+                 after the trace ended",
+                tr.aval.short()
+            ))),
             Tensor::Traced(tr) if tr.level == level => Ok(Atom::Var(tr.var)),
-            Tensor::Traced(_) => Err(JaxError(
-                "a value traced by an enclosing jit was used inside a nested trace; \
-                 pass it to the inner function as an argument"
-                    .into(),
-            )),
+            Tensor::Traced(tr) => {
+                // A tracer of an enclosing frame: the function closes over it.
+                let frame = &self.frames[level];
+                if let Some((v, _)) = frame.captured.iter().find(|(_, c)| Rc::ptr_eq(c, tr)) {
+                    return Ok(Atom::Var(*v));
+                }
+                let var = self.fresh(tr.aval.clone()).var;
+                self.frames[level].captured.push((var, tr.clone()));
+                Ok(Atom::Var(var))
+            }
             Tensor::Concrete(a) if scalars_inline && a.aval.rank() == 0 => {
                 Ok(Atom::Literal(Literal {
                     value: a.to_f64_vec()[0],
@@ -248,7 +310,14 @@ impl Context {
         self.begin_trace(&[]);
         let mut atoms = Vec::new();
         for t in inputs {
-            let a = t.concrete().expect("eager inputs are concrete");
+            let Some(a) = t.concrete() else {
+                self.abort_trace();
+                return Err(JaxError(format!(
+                    "Encountered an unexpected tracer ({}): a value computed inside a traced \
+                     function was used after its trace ended",
+                    t.aval().short()
+                )));
+            };
             if a.aval.rank() == 0 {
                 atoms.push(Atom::Literal(Literal {
                     value: a.to_f64_vec()[0],
@@ -285,6 +354,44 @@ impl Context {
                 Tensor::from(a)
             })
             .collect())
+    }
+
+    /// Applies `jaxpr` to `args` (one per invar) by binding its equations one by one: inside
+    /// a trace they are recorded into it, outside they run eagerly, op by op, as JAX
+    /// dispatches. This is how a transformed function runs.
+    pub async fn apply_jaxpr(
+        &mut self,
+        jaxpr: &Jaxpr,
+        args: &[Tensor],
+    ) -> Result<Vec<Tensor>, JaxError> {
+        let inputs: Vec<Var> = jaxpr.all_inputs().collect();
+        if inputs.len() != args.len() {
+            return Err(JaxError(format!(
+                "a transformed function expected {} inputs, got {}",
+                inputs.len(),
+                args.len()
+            )));
+        }
+        let mut env: HashMap<Var, Tensor> = inputs.into_iter().zip(args.iter().cloned()).collect();
+        let read = |env: &HashMap<Var, Tensor>, atom: &Atom| -> Result<Tensor, JaxError> {
+            match atom {
+                Atom::Var(v) => env
+                    .get(v)
+                    .cloned()
+                    .ok_or_else(|| JaxError(format!("internal error: unbound variable {v:?}"))),
+                Atom::Literal(l) => Ok(Tensor::from(crate::eval::literal_array(l.value, &l.aval))),
+            }
+        };
+        for eqn in &jaxpr.eqns {
+            let ins: Vec<Tensor> = eqn
+                .inputs
+                .iter()
+                .map(|a| read(&env, a))
+                .collect::<Result<_, _>>()?;
+            let outs = self.bind(eqn.prim.clone(), &ins).await?;
+            env.extend(eqn.outputs.iter().copied().zip(outs));
+        }
+        jaxpr.outvars.iter().map(|a| read(&env, a)).collect()
     }
 
     /// Runs a traced function (constants first, then arguments) through the executor.

@@ -10,7 +10,8 @@ use crate::jnp_extra::{self, IndexItem};
 use jaxlite::numpy as jnp;
 use jaxlite::LocalFuture;
 use jaxlite::{
-    Array, Aval, BinaryOp, ClosedJaxpr, DType, Data, Precision, Tensor, UnaryOp as JUnary,
+    Array, Aval, BinaryOp, ClosedJaxpr, CompareOp, DType, Data, Precision, Tensor,
+    UnaryOp as JUnary,
 };
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -119,16 +120,50 @@ const JNP_MISSING: &[&str] = &[
     "sigmoid",
 ];
 
-const JAX_MISSING: &[&str] = &[
+const JAX_FUNCTIONS: &[&str] = &[
+    "jit",
+    "make_jaxpr",
+    "Array",
     "grad",
-    "vmap",
     "value_and_grad",
-    "pmap",
-    "lax",
-    "random",
+    "jvp",
+    "vjp",
+    "vmap",
     "jacfwd",
     "jacrev",
     "hessian",
+];
+
+const LAX_FUNCTIONS: &[&str] = &[
+    "stop_gradient",
+    "integer_pow",
+    "rsqrt",
+    "erf",
+    "select",
+    "fori_loop",
+    "cond",
+    "exp",
+    "log",
+    "tanh",
+    "sin",
+    "cos",
+    "sqrt",
+    "abs",
+    "neg",
+    "sign",
+    "logistic",
+    "max",
+    "min",
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "pow",
+];
+
+const JAX_MISSING: &[&str] = &[
+    "pmap",
+    "random",
     "checkpoint",
     "remat",
     "tree_util",
@@ -141,8 +176,6 @@ const JAX_MISSING: &[&str] = &[
     "block_until_ready",
     "custom_jvp",
     "custom_vjp",
-    "jvp",
-    "vjp",
     "linearize",
     "eval_shape",
     "ShapeDtypeStruct",
@@ -154,18 +187,21 @@ const JAX_MISSING: &[&str] = &[
     "ensure_compile_time_eval",
 ];
 
-const NN_FUNCTIONS: &[&str] = &["relu", "sigmoid"];
-const NN_MISSING: &[&str] = &[
+const NN_FUNCTIONS: &[&str] = &[
+    "relu",
+    "sigmoid",
     "gelu",
-    "softmax",
-    "log_softmax",
+    "softplus",
     "silu",
     "swish",
+    "softmax",
+    "log_softmax",
+    "logsumexp",
     "one_hot",
+];
+const NN_MISSING: &[&str] = &[
     "elu",
     "leaky_relu",
-    "softplus",
-    "logsumexp",
     "initializers",
     "tanh",
     "log_sigmoid",
@@ -216,8 +252,9 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             "numpy" => Ok(Value::Module(ModuleId::Numpy)),
             "nn" => Ok(Value::Module(ModuleId::Nn)),
             "config" => Ok(Value::Module(ModuleId::Config)),
-            "jit" | "make_jaxpr" | "Array" => Ok(Value::native(Native::Jax(
-                find(&["jit", "make_jaxpr", "Array"], name).unwrap_or("jit"),
+            "lax" => Ok(Value::Module(ModuleId::Lax)),
+            _ if find(JAX_FUNCTIONS, name).is_some() => Ok(Value::native(Native::Jax(
+                find(JAX_FUNCTIONS, name).unwrap_or("jit"),
             ))),
             _ if JAX_MISSING.contains(&name) => Err(missing("jax")),
             _ => Err(no_attr()),
@@ -229,11 +266,15 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             "nan" => Ok(Value::Float(f64::NAN)),
             "newaxis" => Ok(Value::None),
             "ndarray" => Ok(Value::native(Native::Jax("Array"))),
-            _ => match find(JNP_FUNCTIONS, name) {
+            _ => match find(JNP_FUNCTIONS, name).or_else(|| find(super::api::JNP_MORE, name)) {
                 Some(f) => Ok(Value::native(Native::Jnp(f))),
                 None if JNP_MISSING.contains(&name) => Err(missing("jnp")),
                 None => Err(no_attr()),
             },
+        },
+        ModuleId::Lax => match find(LAX_FUNCTIONS, name) {
+            Some(f) => Ok(Value::native(Native::Lax(f))),
+            None => Err(missing("jax.lax")),
         },
         ModuleId::Nn => match find(NN_FUNCTIONS, name) {
             Some(f) => Ok(Value::native(Native::Nn(f))),
@@ -250,7 +291,7 @@ pub struct Compiled {
 }
 
 /// The container structure of a jit argument or result (a pytree), with arrays as leaves.
-enum Tree {
+pub(super) enum Tree {
     Leaf,
     None,
     List(Vec<Tree>),
@@ -288,7 +329,7 @@ impl Tree {
     }
 
     /// Rebuilds the structure with `leaves` in order.
-    fn unflatten(&self, leaves: &mut impl Iterator<Item = Tensor>) -> Value {
+    pub(super) fn unflatten(&self, leaves: &mut impl Iterator<Item = Tensor>) -> Value {
         match self {
             Tree::Leaf => leaves.next().map_or(Value::None, Value::Array),
             Tree::None => Value::None,
@@ -305,7 +346,7 @@ impl Tree {
     }
 }
 
-fn function_name(f: &Value) -> String {
+pub(super) fn function_name(f: &Value) -> String {
     match f {
         Value::Function(func) => func.def.name.clone(),
         Value::Native(n) => match &**n {
@@ -315,6 +356,7 @@ fn function_name(f: &Value) -> String {
             | Native::Jnp(name)
             | Native::Jax(name)
             | Native::Nn(name)
+            | Native::Lax(name)
             | Native::Math(name) => name.to_string(),
             _ => "function".into(),
         },
@@ -341,7 +383,7 @@ fn weak_scalar(v: &Value) -> R<Option<Array>> {
 }
 
 /// The dtype named by a `dtype=` argument.
-fn dtype_arg(v: &Value) -> R<DType> {
+pub(super) fn dtype_arg(v: &Value) -> R<DType> {
     let unsupported = |name: &str| {
         RtError::new(format!(
             "dtype {name} is not supported by the playground (it supports float32, bfloat16, int32 and bool)"
@@ -380,7 +422,7 @@ fn check_size(shape: &[usize]) -> R<()> {
 }
 
 /// A shape argument: an int or a tuple/list of ints.
-fn shape_arg(v: &Value) -> R<Vec<usize>> {
+pub(super) fn shape_arg(v: &Value) -> R<Vec<usize>> {
     let dims: Vec<i64> = match v {
         Value::Tuple(t) => t.iter().map(int_arg).collect::<R<_>>()?,
         Value::List(l) => l.borrow().iter().map(int_arg).collect::<R<_>>()?,
@@ -397,7 +439,7 @@ fn shape_arg(v: &Value) -> R<Vec<usize>> {
     Ok(shape)
 }
 
-fn int_arg(v: &Value) -> R<i64> {
+pub(super) fn int_arg(v: &Value) -> R<i64> {
     match v {
         Value::Int(i) => Ok(*i),
         Value::Array(Tensor::Concrete(a)) if !a.dtype().is_float() && a.size() == 1 => {
@@ -408,7 +450,7 @@ fn int_arg(v: &Value) -> R<i64> {
 }
 
 /// `axis=`: None, an int, or a tuple of ints.
-fn axes_arg(v: Option<&Value>) -> R<Option<Vec<i64>>> {
+pub(super) fn axes_arg(v: Option<&Value>) -> R<Option<Vec<i64>>> {
     match v {
         None | Some(Value::None) => Ok(None),
         Some(Value::Tuple(t)) => Ok(Some(t.iter().map(int_arg).collect::<R<_>>()?)),
@@ -574,16 +616,13 @@ fn index_items(index: &Value) -> R<Vec<IndexItem>> {
 impl Interp<'_> {
     /// An operand for `jaxlite`: arrays as they are, Python scalars weakly typed, lists as
     /// arrays. A tracer that escaped its `jit` trace is an error (as in JAX).
-    fn to_tensor(&self, v: &Value) -> R<Tensor> {
+    pub(super) fn to_tensor(&self, v: &Value) -> R<Tensor> {
         match v {
             Value::Array(Tensor::Traced(t)) if !self.ctx.is_tracing() => err(format!(
                 "Encountered an unexpected tracer ({}): a value computed inside a jitted function escaped it (for example by being stored in a global) and was used after the trace ended",
                 aval_text(&t.aval)
             )),
             Value::Array(t) => Ok(t.clone()),
-            Value::TracedCmp(_) => err(
-                "comparisons of traced arrays are not supported by the playground yet (jaxlite has no comparison primitive)",
-            ),
             Value::List(_) | Value::Tuple(_) => Ok(Tensor::from(literal_array(v)?)),
             other => match weak_scalar(other)? {
                 Some(a) => Ok(Tensor::from(a)),
@@ -604,7 +643,7 @@ impl Interp<'_> {
     ) -> LocalFuture<'a, R<Tensor>> {
         Box::pin(async move {
             let t = match v {
-                Value::Array(_) | Value::TracedCmp(_) => self.to_tensor(v)?,
+                Value::Array(_) => self.to_tensor(v)?,
                 _ => Tensor::from(literal_array(v)?),
             };
             match dtype {
@@ -644,19 +683,24 @@ impl Interp<'_> {
         })
     }
 
-    /// `x ** n` for a small positive integer `n`, as repeated multiplication (jaxlite has no
-    /// pow or integer_pow primitive yet).
-    fn power<'a>(&'a mut self, x: &'a Tensor, exponent: &'a Value) -> LocalFuture<'a, R<Value>> {
+    /// `x ** y`: `integer_pow` for a Python int exponent (as JAX), `pow` otherwise.
+    pub(super) fn power<'a>(
+        &'a mut self,
+        x: &'a Tensor,
+        exponent: &'a Value,
+    ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
-            let n = match exponent {
-                Value::Int(n) if (1..=8).contains(n) => *n,
-                _ => return err("x ** y on arrays is supported only for integer exponents from 1 to 8 (jaxlite has no pow primitive yet)"),
-            };
-            let mut acc = x.clone();
-            for _ in 1..n {
-                acc = jnp::binary(self.ctx, BinaryOp::Mul, &acc, x).await?;
+            if let Value::Int(n) = exponent {
+                if let Ok(n) = i32::try_from(*n) {
+                    if x.aval().dtype.is_float() || n >= 0 {
+                        return Ok(Value::Array(jnp::integer_pow(self.ctx, x, n).await?));
+                    }
+                }
             }
-            Ok(Value::Array(acc))
+            let y = self.to_tensor(exponent)?;
+            Ok(Value::Array(
+                jnp::binary(self.ctx, BinaryOp::Pow, x, &y).await?,
+            ))
         })
     }
 
@@ -678,35 +722,26 @@ impl Interp<'_> {
         })
     }
 
-    /// Element-wise comparison: computed on the host for concrete arrays; for traced ones a
-    /// placeholder that can only report misuse (see `Value::TracedCmp`).
-    pub(super) fn array_compare(&self, op: CmpOp, a: &Value, b: &Value) -> R<Value> {
-        let aval = |v: &Value| -> R<Aval> {
-            Ok(match v {
-                Value::TracedCmp(a) => (**a).clone(),
-                other => self.to_tensor(other)?.aval().clone(),
-            })
-        };
-        let (x, y) = (aval(a)?, aval(b)?);
-        let traced = |v: &Value| matches!(v, Value::TracedCmp(_) | Value::Array(Tensor::Traced(_)));
-        if traced(a) || traced(b) {
-            let shape = jnp::broadcast_shapes(op.symbol(), &x.shape, &y.shape)?;
-            return Ok(Value::TracedCmp(Rc::new(Aval::new(shape, DType::Bool))));
-        }
-        let f: fn(f64, f64) -> bool = match op {
-            CmpOp::Eq => |p, q| p == q,
-            CmpOp::Ne => |p, q| p != q,
-            CmpOp::Lt => |p, q| p < q,
-            CmpOp::Le => |p, q| p <= q,
-            CmpOp::Gt => |p, q| p > q,
-            CmpOp::Ge => |p, q| p >= q,
-            _ => return err(format!("'{}' is not supported on arrays", op.symbol())),
-        };
-        let (ta, tb) = (self.to_tensor(a)?, self.to_tensor(b)?);
-        match (ta.concrete(), tb.concrete()) {
-            (Some(p), Some(q)) => Ok(Value::array(jnp_extra::compare(p, q, f)?)),
-            _ => err("comparison of traced arrays"),
-        }
+    /// Element-wise comparison, a `Compare` primitive (traced inside `jit`).
+    pub(super) fn array_compare<'a>(
+        &'a mut self,
+        op: CmpOp,
+        a: &'a Value,
+        b: &'a Value,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let cmp = match op {
+                CmpOp::Eq => CompareOp::Eq,
+                CmpOp::Ne => CompareOp::Ne,
+                CmpOp::Lt => CompareOp::Lt,
+                CmpOp::Le => CompareOp::Le,
+                CmpOp::Gt => CompareOp::Gt,
+                CmpOp::Ge => CompareOp::Ge,
+                _ => return err(format!("'{}' is not supported on arrays", op.symbol())),
+            };
+            let (x, y) = (self.to_tensor(a)?, self.to_tensor(b)?);
+            Ok(Value::Array(jnp::compare(self.ctx, cmp, &x, &y).await?))
+        })
     }
 
     pub(super) fn index_array<'a>(
@@ -742,7 +777,7 @@ impl Interp<'_> {
             Value::Str(s) => parse_float(s.trim()).ok_or_else(|| {
                 RtError::new(format!("could not convert string to float: {}", repr(v)))
             })?,
-            Value::Array(_) | Value::TracedCmp(_) => self.array_scalar(v, "float")?,
+            Value::Array(_) => self.array_scalar(v, "float")?,
             other => {
                 return err(format!(
                     "float() argument must be a string or a real number, not '{}'",
@@ -764,7 +799,7 @@ impl Interp<'_> {
                     repr(v)
                 ))
             })?,
-            Value::Array(_) | Value::TracedCmp(_) => float_to_int(self.array_scalar(v, "int")?)?,
+            Value::Array(_) => float_to_int(self.array_scalar(v, "int")?)?,
             other => {
                 return err(format!(
                     "int() argument must be a string or a real number, not '{}'",
@@ -784,7 +819,6 @@ impl Interp<'_> {
                 ))
             }),
             Value::Array(Tensor::Traced(t)) => Err(self.concretization_error(&t.aval, to)),
-            Value::TracedCmp(aval) => Err(self.concretization_error(aval, to)),
             _ => err(format!("expected an array, got {}", v.type_name())),
         }
     }
@@ -848,7 +882,7 @@ impl Interp<'_> {
                     let dims = reshape_dims(&args)?;
                     Ok(Value::Array(jnp::reshape(self.ctx, &x, &dims).await?))
                 }
-                "sum" | "max" | "mean" => {
+                "sum" | "max" | "min" | "mean" => {
                     let axis = take_kwarg(&mut kwargs, "axis");
                     no_more_kwargs(name, &kwargs)?;
                     arity(name, &args, 0, 1)?;
@@ -884,14 +918,19 @@ impl Interp<'_> {
         })
     }
 
-    fn reduce<'a>(
+    pub(super) fn reduce<'a>(
         &'a mut self,
         name: &'a str,
         x: &'a Tensor,
         axes: Option<Vec<i64>>,
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
-            let summed = jnp::reduce(self.ctx, x, axes.as_deref(), name == "max").await?;
+            let kind = match name {
+                "max" => jnp::Reduction::Max,
+                "min" => jnp::Reduction::Min,
+                _ => jnp::Reduction::Sum,
+            };
+            let summed = jnp::reduce(self.ctx, x, axes.as_deref(), kind).await?;
             if name != "mean" {
                 return Ok(Value::Array(summed));
             }
@@ -928,6 +967,9 @@ impl Interp<'_> {
         mut kwargs: Vec<(String, Value)>,
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
+            if super::api::JNP_MORE.contains(&name) {
+                return self.call_jnp_more(name, args, kwargs).await;
+            }
             let dtype = optional_dtype(take_kwarg(&mut kwargs, "dtype"))?;
             let unary = |op| Some(op);
             let unary_op = match name {
@@ -1097,32 +1139,6 @@ impl Interp<'_> {
         })
     }
 
-    pub(super) fn call_nn<'a>(
-        &'a mut self,
-        name: &'a str,
-        args: Vec<Value>,
-        kwargs: Vec<(String, Value)>,
-    ) -> LocalFuture<'a, R<Value>> {
-        Box::pin(async move {
-            no_more_kwargs(name, &kwargs)?;
-            arity(name, &args, 1, 1)?;
-            let x = self.to_tensor(&args[0])?;
-            Ok(Value::Array(match name {
-                // A weak int zero keeps the operand's dtype (float stays float, int stays int).
-                "relu" => {
-                    jnp::binary(
-                        self.ctx,
-                        BinaryOp::Max,
-                        &x,
-                        &Tensor::from(Array::weak_scalar_i32(0)),
-                    )
-                    .await?
-                }
-                _ => jnp::unary(self.ctx, JUnary::Logistic, &x).await?,
-            }))
-        })
-    }
-
     pub(super) fn call_jax<'a>(
         &'a mut self,
         name: &'a str,
@@ -1199,13 +1215,24 @@ impl Interp<'_> {
                         )),
                     }
                 }
+                "grad" | "value_and_grad" | "jacfwd" | "jacrev" | "hessian" | "vmap" => {
+                    self.make_transformed(name, args, kwargs)
+                }
+                "jvp" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    self.jvp_call(args).await
+                }
+                "vjp" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    self.vjp_call(args).await
+                }
                 _ => err(format!("jax.{name} is not callable")),
             }
         })
     }
 
     /// Flattens a pytree of arrays and Python scalars into tensors.
-    fn flatten(&self, v: &Value, leaves: &mut Vec<Tensor>, depth: usize) -> R<Tree> {
+    pub(super) fn flatten(&self, v: &Value, leaves: &mut Vec<Tensor>, depth: usize) -> R<Tree> {
         if depth > 32 {
             return err("pytree nested too deeply");
         }
@@ -1220,7 +1247,7 @@ impl Interp<'_> {
                     .map(|(k, v)| Ok((k.clone(), self.flatten(v, leaves, depth + 1)?)))
                     .collect::<R<_>>()?,
             ),
-            Value::Array(_) | Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::TracedCmp(_) => {
+            Value::Array(_) | Value::Int(_) | Value::Float(_) | Value::Bool(_) => {
                 leaves.push(self.to_tensor(v)?);
                 Tree::Leaf
             }

@@ -6,12 +6,14 @@
 //! `builtins` (builtin functions and methods of lists, dicts and strings), `jax` (the `jax`,
 //! `jax.numpy` and `math` modules, array methods and `jax.jit`), `format` (number formatting).
 
+mod api;
 mod builtins;
 mod eval;
 mod exec;
 mod format;
 mod jax;
 mod ops;
+mod transforms;
 mod value;
 
 use crate::ast::{self, Span};
@@ -180,7 +182,6 @@ impl<'c> Interp<'c> {
                 None => return err("The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()"),
             },
             Value::Array(Tensor::Traced(t)) => return Err(self.tracer_bool_error(&t.aval)),
-            Value::TracedCmp(aval) => return Err(self.tracer_bool_error(aval)),
             _ => true,
         })
     }
@@ -351,6 +352,7 @@ impl<'c> Interp<'c> {
                 Native::Math(name) => builtins::call_math(name, &args, &kwargs),
                 Native::Jnp(name) => self.call_jnp(name, args, kwargs).await,
                 Native::Nn(name) => self.call_nn(name, args, kwargs).await,
+                Native::Lax(name) => self.call_lax(name, args, kwargs).await,
                 Native::Jax(name) => self.call_jax(name, args, kwargs).await,
                 Native::Partial {
                     func,
@@ -365,6 +367,12 @@ impl<'c> Interp<'c> {
                 }
                 Native::Jitted(j) => self.call_jitted(j, args, kwargs).await,
                 Native::MakeJaxpr(f) => self.make_jaxpr(f.clone(), args, kwargs).await,
+                Native::Transformed(t) => self.call_transformed(t, args, kwargs).await,
+                Native::Vmapped(v) => self.call_vmapped(v, args, kwargs).await,
+                Native::VjpFn(f) => {
+                    builtins::no_more_kwargs("vjp_fun", &kwargs)?;
+                    self.call_vjp_fn(f, args).await
+                }
             }
         })
     }

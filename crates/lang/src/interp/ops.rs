@@ -24,9 +24,7 @@ impl Interp<'_> {
         b: Value,
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
-            if matches!(a, Value::Array(_) | Value::TracedCmp(_))
-                || matches!(b, Value::Array(_) | Value::TracedCmp(_))
-            {
+            if matches!(a, Value::Array(_)) || matches!(b, Value::Array(_)) {
                 return self.array_binary(op, &a, &b).await;
             }
             if let (Some(x), Some(y)) = (as_int(&a), as_int(&b)) {
@@ -100,7 +98,7 @@ impl Interp<'_> {
         b: &'a Value,
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
-            let is_array = |v: &Value| matches!(v, Value::Array(_) | Value::TracedCmp(_));
+            let is_array = |v: &Value| matches!(v, Value::Array(_));
             match op {
                 CmpOp::Is => return Ok(Value::Bool(identical(a, b))),
                 CmpOp::IsNot => return Ok(Value::Bool(!identical(a, b))),
@@ -111,7 +109,7 @@ impl Interp<'_> {
                 _ => {}
             }
             if is_array(a) || is_array(b) {
-                return self.array_compare(op, a, b);
+                return self.array_compare(op, a, b).await;
             }
             let result = match op {
                 CmpOp::Eq => py_eq(a, b),

@@ -36,9 +36,6 @@ pub enum Value {
     /// `a:b:c` in a subscript; bounds are ints or None.
     Slice(Option<i64>, Option<i64>, Option<i64>),
     Ellipsis,
-    /// A comparison involving a traced array. jaxlite has no comparison primitive yet, so this
-    /// placeholder exists only to report misuse as JAX would (`if x > 0:` inside `jit`).
-    TracedCmp(Rc<Aval>),
 }
 
 /// A `dict`: insertion-ordered, looked up by Python equality (dicts in scripts are small).
@@ -81,6 +78,7 @@ pub enum Native {
     Jax(&'static str),
     Math(&'static str),
     Nn(&'static str),
+    Lax(&'static str),
     /// A method bound to its receiver (`xs.append`, `x.reshape`).
     Method(Value, &'static str),
     Partial {
@@ -91,6 +89,11 @@ pub enum Native {
     Jitted(Jitted),
     /// `jax.make_jaxpr(f)`, waiting for example arguments.
     MakeJaxpr(Value),
+    /// `jax.grad(f)`, `jax.jacfwd(f)`, ...
+    Transformed(super::transforms::Transformed),
+    Vmapped(super::transforms::Vmapped),
+    /// The backward function `jax.vjp` returns.
+    VjpFn(super::transforms::VjpFn),
 }
 
 /// `jax.jit(f)`: the function and its compiled programs, keyed by argument types.
@@ -105,6 +108,7 @@ pub enum ModuleId {
     Jax,
     Numpy,
     Nn,
+    Lax,
     Math,
     Functools,
     /// `jax.config`
@@ -117,6 +121,7 @@ impl ModuleId {
             ModuleId::Jax => "jax",
             ModuleId::Numpy => "jax.numpy",
             ModuleId::Nn => "jax.nn",
+            ModuleId::Lax => "jax.lax",
             ModuleId::Math => "math",
             ModuleId::Functools => "functools",
             ModuleId::Config => "jax.config",
@@ -166,7 +171,7 @@ impl Value {
                 _ => "builtin_function_or_method",
             },
             Value::Module(_) => "module",
-            Value::Array(_) | Value::TracedCmp(_) => "Array",
+            Value::Array(_) => "Array",
             Value::DType(_) => "dtype",
             Value::Jaxpr(_) => "ClosedJaxpr",
         }
@@ -262,7 +267,6 @@ fn write_repr(v: &Value, out: &mut String, open: &mut Vec<*const ()>) {
         Value::Array(Tensor::Traced(t)) => {
             out.push_str(&format!("JitTracer({})", aval_text(&t.aval)))
         }
-        Value::TracedCmp(aval) => out.push_str(&format!("JitTracer({})", aval_text(aval))),
         Value::DType(d) => out.push_str(d.name()),
         Value::Jaxpr(j) => out.push_str(&j.jaxpr.to_string()),
     }
@@ -281,10 +285,14 @@ fn native_repr(n: &Native) -> String {
         Native::Jax(name) => format!("<function jax.{name}>"),
         Native::Math(name) => format!("<built-in function {name}>"),
         Native::Nn(name) => format!("<function jax.nn.{name}>"),
+        Native::Lax(name) => format!("<function jax.lax.{name}>"),
         Native::Method(recv, name) => format!("<bound method {}.{name}>", recv.type_name()),
         Native::Partial { func, .. } => format!("functools.partial({})", repr(func)),
         Native::Jitted(j) => format!("<PjitFunction of {}>", repr(&j.func)),
         Native::MakeJaxpr(f) => format!("<make_jaxpr of {}>", repr(f)),
+        Native::Transformed(t) => format!("<function {:?} of {}>", t.kind, repr(&t.func)),
+        Native::Vmapped(v) => format!("<function vmap of {}>", repr(&v.func)),
+        Native::VjpFn(_) => "<function vjp_fun>".to_string(),
     }
 }
 
@@ -385,7 +393,7 @@ pub fn as_f64(v: &Value) -> Option<f64> {
 
 pub fn check_hashable(v: &Value) -> R<()> {
     match v {
-        Value::List(_) | Value::Dict(_) | Value::Array(_) | Value::TracedCmp(_) => {
+        Value::List(_) | Value::Dict(_) | Value::Array(_) => {
             err(format!("unhashable type: '{}'", v.type_name()))
         }
         Value::Tuple(items) => items.iter().try_for_each(check_hashable),

@@ -1,0 +1,430 @@
+//! Forward mode: the JVP rule of every primitive.
+//!
+//! A rule sees the primal inputs, their tangents (`None` is a symbolic zero, so integer
+//! inputs and constants cost nothing) and the primal outputs, and emits the output tangents.
+//! Every rule is linear in the tangents and uses only the primitives `transpose.rs` can
+//! transpose on them, so reverse mode is this rule followed by transposition.
+
+use super::{Builder, Result};
+use crate::jaxpr::{Atom, Jaxpr, Var};
+use crate::prim::{BinaryOp, CompareOp, Primitive, UnaryOp};
+use std::collections::HashMap;
+
+/// The JVP of `jaxpr` with respect to the inputs marked in `diff`: a Jaxpr taking every
+/// primal input, then one tangent per marked input, and returning the primal outputs followed
+/// by one tangent per output (zeros where an output does not depend on the marked inputs).
+pub fn jvp(jaxpr: &Jaxpr, diff: &[bool]) -> Result<Jaxpr> {
+    let mut b = Builder::new();
+    let inputs: Vec<Var> = jaxpr.all_inputs().collect();
+    let mut primal: HashMap<Var, Atom> = HashMap::new();
+    let mut tangent: HashMap<Var, Atom> = HashMap::new();
+    for &v in &inputs {
+        primal.insert(v, b.input(jaxpr.aval(v).clone()));
+    }
+    for (&v, _) in inputs.iter().zip(diff).filter(|(_, &d)| d) {
+        let t = b.input(jaxpr.aval(v).clone());
+        if jaxpr.aval(v).dtype.is_float() {
+            tangent.insert(v, t);
+        }
+    }
+    let read = |env: &HashMap<Var, Atom>, a: &Atom| match a {
+        Atom::Var(v) => env.get(v).cloned(),
+        Atom::Literal(_) => None,
+    };
+    for eqn in &jaxpr.eqns {
+        let xs: Vec<Atom> = eqn
+            .inputs
+            .iter()
+            .map(|a| read(&primal, a).unwrap_or_else(|| a.clone()))
+            .collect();
+        let ts: Vec<Option<Atom>> = eqn.inputs.iter().map(|a| read(&tangent, a)).collect();
+        let outs = b.bind(eqn.prim.clone(), &xs)?;
+        if ts.iter().any(Option::is_some) {
+            let touts = jvp_rule(&mut b, &eqn.prim, &xs, &ts, &outs)?;
+            for (&v, t) in eqn.outputs.iter().zip(touts) {
+                if let Some(t) = t {
+                    tangent.insert(v, t);
+                }
+            }
+        }
+        primal.extend(eqn.outputs.iter().copied().zip(outs));
+    }
+    let mut outs: Vec<Atom> = jaxpr
+        .outvars
+        .iter()
+        .map(|a| read(&primal, a).unwrap_or_else(|| a.clone()))
+        .collect();
+    for a in &jaxpr.outvars {
+        let t = match read(&tangent, a) {
+            Some(t) => t,
+            None => b.zeros(jaxpr.atom_aval(a))?,
+        };
+        outs.push(t);
+    }
+    Ok(b.finish(outs))
+}
+
+/// A tangent, materialised as zeros when symbolic.
+fn instantiate(b: &mut Builder, t: &Option<Atom>, like: &Atom) -> Result<Atom> {
+    match t {
+        Some(t) => Ok(t.clone()),
+        None => {
+            let aval = b.aval(like);
+            b.zeros(&aval)
+        }
+    }
+}
+
+/// `t * coefficient`, with a rank-0 tangent broadcast to the coefficient's shape.
+fn scaled(b: &mut Builder, t: &Atom, coefficient: &Atom) -> Result<Atom> {
+    let shape = b.shape(coefficient);
+    let t = b.expand_scalar(t, &shape)?;
+    b.mul(&t, coefficient)
+}
+
+/// Sums optional terms of the output's shape; `None` when all are zero.
+fn sum_terms(b: &mut Builder, terms: Vec<Option<Atom>>, out: &Atom) -> Result<Option<Atom>> {
+    let shape = b.shape(out);
+    let mut acc: Option<Atom> = None;
+    for t in terms.into_iter().flatten() {
+        let t = b.expand_scalar(&t, &shape)?;
+        acc = Some(match acc {
+            None => t,
+            Some(a) => b.add(&a, &t)?,
+        });
+    }
+    Ok(acc)
+}
+
+fn jvp_rule(
+    b: &mut Builder,
+    prim: &Primitive,
+    x: &[Atom],
+    t: &[Option<Atom>],
+    out: &[Atom],
+) -> Result<Vec<Option<Atom>>> {
+    let ans = &out[0];
+    let one = |b: &Builder, like: &Atom| b.lit(1.0, b.aval(like).dtype);
+    let t0 = t[0].clone();
+    let tangent = match prim {
+        Primitive::Unary(op) => {
+            let Some(t0) = t0 else { return Ok(vec![None]) };
+            let x = &x[0];
+            match op {
+                UnaryOp::Neg => Some(b.neg(&t0)?),
+                UnaryOp::Exp => Some(b.mul(&t0, ans)?),
+                UnaryOp::Log => Some(b.div(&t0, x)?),
+                // d tanh = 1 - tanh²
+                UnaryOp::Tanh => {
+                    let sq = b.mul(ans, ans)?;
+                    let c = b.sub(&one(b, ans), &sq)?;
+                    Some(b.mul(&t0, &c)?)
+                }
+                // d σ = σ (1 - σ)
+                UnaryOp::Logistic => {
+                    let c = b.sub(&one(b, ans), ans)?;
+                    let c = b.mul(ans, &c)?;
+                    Some(b.mul(&t0, &c)?)
+                }
+                UnaryOp::Sqrt => {
+                    let c = b.scale(ans, 2.0)?;
+                    Some(b.div(&t0, &c)?)
+                }
+                // d x^(-1/2) = -1/2 · rsqrt(x) / x
+                UnaryOp::Rsqrt => {
+                    let c = b.div(ans, x)?;
+                    let c = b.scale(&c, -0.5)?;
+                    Some(b.mul(&t0, &c)?)
+                }
+                // JAX's convention: the derivative at 0 is +1 (`select(x >= 0, t, -t)`).
+                UnaryOp::Abs => {
+                    let zero = b.lit(0.0, b.aval(x).dtype);
+                    let nonneg = b.compare(CompareOp::Ge, x, &zero)?;
+                    let minus = b.neg(&t0)?;
+                    Some(b.select(&nonneg, &minus, &t0)?)
+                }
+                UnaryOp::Sign
+                | UnaryOp::Floor
+                | UnaryOp::Ceil
+                | UnaryOp::Round
+                | UnaryOp::RoundEven
+                | UnaryOp::Not => None,
+                UnaryOp::Sin => {
+                    let c = b.unary(UnaryOp::Cos, x)?;
+                    Some(b.mul(&t0, &c)?)
+                }
+                UnaryOp::Cos => {
+                    let s = b.unary(UnaryOp::Sin, x)?;
+                    let c = b.neg(&s)?;
+                    Some(b.mul(&t0, &c)?)
+                }
+                UnaryOp::Log1p => {
+                    let c = b.add(x, &one(b, x))?;
+                    Some(b.div(&t0, &c)?)
+                }
+                UnaryOp::Expm1 => {
+                    let c = b.add(ans, &one(b, ans))?;
+                    Some(b.mul(&t0, &c)?)
+                }
+                UnaryOp::Exp2 => {
+                    let c = b.scale(ans, std::f64::consts::LN_2)?;
+                    Some(b.mul(&t0, &c)?)
+                }
+                // d erf = 2/√π · exp(-x²)
+                UnaryOp::Erf => {
+                    let sq = b.mul(x, x)?;
+                    let e = b.neg(&sq)?;
+                    let e = b.unary(UnaryOp::Exp, &e)?;
+                    let c = b.scale(&e, std::f64::consts::FRAC_2_SQRT_PI)?;
+                    Some(b.mul(&t0, &c)?)
+                }
+                UnaryOp::Square => {
+                    let c = b.scale(x, 2.0)?;
+                    Some(b.mul(&t0, &c)?)
+                }
+            }
+        }
+        Primitive::Binary(op) => binary_jvp(b, *op, &x[0], &x[1], &t0, &t[1], ans)?,
+        Primitive::Compare(_) | Primitive::ArgReduce { .. } | Primitive::Iota { .. } => None,
+        Primitive::StopGradient => None,
+        Primitive::SelectN => {
+            if t[1..].iter().all(Option::is_none) {
+                None
+            } else {
+                let mut ins = vec![x[0].clone()];
+                for (case, tc) in x[1..].iter().zip(&t[1..]) {
+                    ins.push(instantiate(b, tc, case)?);
+                }
+                Some(b.bind1(Primitive::SelectN, &ins)?)
+            }
+        }
+        Primitive::IntegerPow { y } => {
+            let Some(t0) = t0 else { return Ok(vec![None]) };
+            let c = match y {
+                0 => return Ok(vec![None]),
+                1 => return Ok(vec![Some(t0)]),
+                2 => x[0].clone(),
+                _ => b.bind1(Primitive::IntegerPow { y: y - 1 }, &x[..1])?,
+            };
+            let c = b.scale(&c, *y as f64)?;
+            Some(b.mul(&t0, &c)?)
+        }
+        Primitive::DotGeneral { .. } => {
+            let left = match &t0 {
+                Some(tx) => Some(b.bind1(prim.clone(), &[tx.clone(), x[1].clone()])?),
+                None => None,
+            };
+            let right = match &t[1] {
+                Some(ty) => Some(b.bind1(prim.clone(), &[x[0].clone(), ty.clone()])?),
+                None => None,
+            };
+            sum_terms(b, vec![left, right], ans)?
+        }
+        Primitive::ConvertElementType { new_dtype } => match t0 {
+            Some(t0) if new_dtype.is_float() => Some(b.convert(&t0, *new_dtype)?),
+            _ => None,
+        },
+        // Structural and linear: the tangent goes through the same primitive.
+        Primitive::Reshape { .. }
+        | Primitive::BroadcastInDim { .. }
+        | Primitive::Transpose { .. }
+        | Primitive::ReduceSum { .. }
+        | Primitive::Cumsum { .. }
+        | Primitive::Slice { .. }
+        | Primitive::Squeeze { .. } => match t0 {
+            Some(t0) => Some(b.bind1(prim.clone(), &[t0])?),
+            None => None,
+        },
+        // The tangent at the extremum, averaged over ties (as JAX's reduce_max does).
+        Primitive::ReduceMax { axes } | Primitive::ReduceMin { axes } => {
+            let Some(t0) = t0 else { return Ok(vec![None]) };
+            let shape = b.shape(&x[0]);
+            let kept: Vec<usize> = (0..shape.len()).filter(|d| !axes.contains(d)).collect();
+            let ans_b = b.broadcast_in_dim(ans, &shape, kept)?;
+            let hit = b.compare(CompareOp::Eq, &x[0], &ans_b)?;
+            let mask = b.convert(&hit, b.aval(&x[0]).dtype)?;
+            let picked = b.mul(&t0, &mask)?;
+            let num = b.reduce_sum(&picked, axes.clone())?;
+            let count = b.reduce_sum(&mask, axes.clone())?;
+            Some(b.div(&num, &count)?)
+        }
+        Primitive::Concatenate { .. } => {
+            let mut ins = Vec::new();
+            for (xi, ti) in x.iter().zip(t) {
+                ins.push(instantiate(b, ti, xi)?);
+            }
+            Some(b.bind1(prim.clone(), &ins)?)
+        }
+        Primitive::Pad { .. } => {
+            let tx = instantiate(b, &t0, &x[0])?;
+            let tv = instantiate(b, &t[1], &x[1])?;
+            Some(b.bind1(prim.clone(), &[tx, tv])?)
+        }
+        Primitive::DynamicSlice { .. } => match t0 {
+            Some(t0) => {
+                let mut ins = vec![t0];
+                ins.extend_from_slice(&x[1..]);
+                Some(b.bind1(prim.clone(), &ins)?)
+            }
+            None => None,
+        },
+        Primitive::DynamicUpdateSlice => {
+            if t0.is_none() && t[1].is_none() {
+                None
+            } else {
+                let mut ins = vec![instantiate(b, &t0, &x[0])?, instantiate(b, &t[1], &x[1])?];
+                ins.extend_from_slice(&x[2..]);
+                Some(b.bind1(prim.clone(), &ins)?)
+            }
+        }
+    };
+    Ok(vec![tangent])
+}
+
+fn binary_jvp(
+    b: &mut Builder,
+    op: BinaryOp,
+    x: &Atom,
+    y: &Atom,
+    tx: &Option<Atom>,
+    ty: &Option<Atom>,
+    ans: &Atom,
+) -> Result<Option<Atom>> {
+    let dtype = b.aval(ans).dtype;
+    if !dtype.is_float() {
+        return Ok(None);
+    }
+    let terms = match op {
+        BinaryOp::And | BinaryOp::Or => return Ok(None),
+        BinaryOp::Add => vec![tx.clone(), ty.clone()],
+        BinaryOp::Sub => {
+            let ny = match ty {
+                Some(t) => Some(b.neg(t)?),
+                None => None,
+            };
+            vec![tx.clone(), ny]
+        }
+        BinaryOp::Mul => {
+            let l = match tx {
+                Some(t) => Some(b.mul(t, y)?),
+                None => None,
+            };
+            let r = match ty {
+                Some(t) => Some(b.mul(x, t)?),
+                None => None,
+            };
+            vec![l, r]
+        }
+        // d(x/y) = tx / y - ty · (x/y) / y
+        BinaryOp::Div => {
+            let l = match tx {
+                Some(t) => {
+                    let t = b.expand_scalar(t, &b.shape(ans))?;
+                    Some(b.div(&t, y)?)
+                }
+                None => None,
+            };
+            let r = match ty {
+                Some(t) => {
+                    let q = b.div(ans, y)?;
+                    let c = b.neg(&q)?;
+                    Some(scaled(b, t, &c)?)
+                }
+                None => None,
+            };
+            vec![l, r]
+        }
+        // JAX's balanced rule: at a tie each operand gets half the tangent.
+        BinaryOp::Max | BinaryOp::Min => {
+            let coefficient = |b: &mut Builder, me: &Atom, other: &Atom| -> Result<Atom> {
+                let mine = b.compare(CompareOp::Eq, me, ans)?;
+                let theirs = b.compare(CompareOp::Eq, other, ans)?;
+                let mine = b.convert(&mine, dtype)?;
+                let theirs = b.convert(&theirs, dtype)?;
+                let one = b.lit(1.0, dtype);
+                let denominator = b.add(&theirs, &one)?;
+                b.div(&mine, &denominator)
+            };
+            let l = match tx {
+                Some(t) => {
+                    let c = coefficient(b, x, y)?;
+                    Some(scaled(b, t, &c)?)
+                }
+                None => None,
+            };
+            let r = match ty {
+                Some(t) => {
+                    let c = coefficient(b, y, x)?;
+                    Some(scaled(b, t, &c)?)
+                }
+                None => None,
+            };
+            vec![l, r]
+        }
+        // d x^y = y·x^(y-1) dx + log(x)·x^y dy, with log(0) replaced so 0^y has dy-slope 0.
+        BinaryOp::Pow => {
+            let l = match tx {
+                Some(t) => {
+                    let one = b.lit(1.0, dtype);
+                    let ym1 = b.sub(y, &one)?;
+                    let p = b.binary(BinaryOp::Pow, x, &ym1)?;
+                    let c = b.mul(y, &p)?;
+                    Some(scaled(b, t, &c)?)
+                }
+                None => None,
+            };
+            let r = match ty {
+                Some(t) => {
+                    let zero = b.lit(0.0, dtype);
+                    let is_zero = b.compare(CompareOp::Eq, x, &zero)?;
+                    let ones = b.full(&b.shape(x), 1.0, dtype)?;
+                    let safe = b.select(&is_zero, x, &ones)?;
+                    let lg = b.unary(UnaryOp::Log, &safe)?;
+                    let c = b.mul(&lg, ans)?;
+                    Some(scaled(b, t, &c)?)
+                }
+                None => None,
+            };
+            vec![l, r]
+        }
+        // d atan2(x, y) = (y dx - x dy) / (x² + y²)
+        BinaryOp::Atan2 => {
+            let x2 = b.mul(x, x)?;
+            let y2 = b.mul(y, y)?;
+            let r2 = b.add(&x2, &y2)?;
+            let l = match tx {
+                Some(t) => {
+                    let c = b.div(y, &r2)?;
+                    Some(scaled(b, t, &c)?)
+                }
+                None => None,
+            };
+            let r = match ty {
+                Some(t) => {
+                    let c = b.div(x, &r2)?;
+                    let c = b.neg(&c)?;
+                    Some(scaled(b, t, &c)?)
+                }
+                None => None,
+            };
+            vec![l, r]
+        }
+        // rem(x, y) = x - y·trunc(x/y)
+        BinaryOp::Rem => {
+            let r = match ty {
+                Some(t) => {
+                    let q = b.div(x, y)?;
+                    let s = b.unary(UnaryOp::Sign, &q)?;
+                    let a = b.unary(UnaryOp::Abs, &q)?;
+                    let f = b.unary(UnaryOp::Floor, &a)?;
+                    let tr = b.mul(&s, &f)?;
+                    let c = b.neg(&tr)?;
+                    Some(scaled(b, t, &c)?)
+                }
+                None => None,
+            };
+            vec![tx.clone(), r]
+        }
+    };
+    sum_terms(b, terms, ans)
+}

@@ -1,0 +1,300 @@
+//! Batching: the vmap rule of every primitive. A batched value carries the batch axis first;
+//! a rule sees which operands are batched and returns outputs batched along axis 0.
+
+use super::{Builder, Result};
+use crate::dtype::DType;
+use crate::jaxpr::{Atom, Jaxpr, Var};
+use crate::prim::{DotDims, Primitive};
+use crate::trace::JaxError;
+use std::collections::HashMap;
+
+/// Batches `jaxpr` over a new leading axis of length `size` on the inputs marked in
+/// `batched`. Every output has the batch axis first.
+pub fn vmap(jaxpr: &Jaxpr, batched: &[bool], size: usize) -> Result<Jaxpr> {
+    let mut b = Builder::new();
+    let mut env: HashMap<Var, (Atom, bool)> = HashMap::new();
+    for (v, &bt) in jaxpr.all_inputs().zip(batched) {
+        let mut aval = jaxpr.aval(v).clone();
+        if bt {
+            aval.shape.insert(0, size);
+        }
+        env.insert(v, (b.input(aval), bt));
+    }
+    let read = |env: &HashMap<Var, (Atom, bool)>, a: &Atom| match a {
+        Atom::Var(v) => env[v].clone(),
+        lit => (lit.clone(), false),
+    };
+    for eqn in &jaxpr.eqns {
+        let ins: Vec<(Atom, bool)> = eqn.inputs.iter().map(|a| read(&env, a)).collect();
+        let outs: Vec<(Atom, bool)> = if ins.iter().any(|(_, bt)| *bt) {
+            batch_rule(&mut b, &eqn.prim, &ins, size)?
+                .into_iter()
+                .map(|a| (a, true))
+                .collect()
+        } else {
+            let atoms: Vec<Atom> = ins.into_iter().map(|(a, _)| a).collect();
+            b.bind(eqn.prim.clone(), &atoms)?
+                .into_iter()
+                .map(|a| (a, false))
+                .collect()
+        };
+        env.extend(eqn.outputs.iter().copied().zip(outs));
+    }
+    let mut outs = Vec::new();
+    for a in &jaxpr.outvars {
+        let x = read(&env, a);
+        outs.push(to_batched(&mut b, &x, size)?);
+    }
+    Ok(b.finish(outs))
+}
+
+/// The value with a batch axis, broadcasting an unbatched one along it.
+fn to_batched(b: &mut Builder, (x, bt): &(Atom, bool), size: usize) -> Result<Atom> {
+    if *bt {
+        return Ok(x.clone());
+    }
+    let shape = b.shape(x);
+    let mut batched_shape = vec![size];
+    batched_shape.extend(&shape);
+    b.broadcast_in_dim(x, &batched_shape, (1..=shape.len()).collect())
+}
+
+/// Per-example shape of an operand.
+fn example_shape(b: &Builder, (x, bt): &(Atom, bool)) -> Vec<usize> {
+    let s = b.shape(x);
+    if *bt {
+        s[1..].to_vec()
+    } else {
+        s
+    }
+}
+
+fn shift(axes: &[usize]) -> Vec<usize> {
+    axes.iter().map(|a| a + 1).collect()
+}
+
+fn batch_rule(
+    b: &mut Builder,
+    prim: &Primitive,
+    ins: &[(Atom, bool)],
+    size: usize,
+) -> Result<Vec<Atom>> {
+    let x = ins[0].0.clone();
+    let unsupported = |what: &str| {
+        Err(JaxError(format!(
+            "vmap of {} with {what} is not supported by the playground yet",
+            prim.name()
+        )))
+    };
+    let out = match prim {
+        Primitive::Unary(_)
+        | Primitive::IntegerPow { .. }
+        | Primitive::ConvertElementType { .. }
+        | Primitive::StopGradient => {
+            let x = to_batched(b, &ins[0], size)?;
+            b.bind1(prim.clone(), &[x])?
+        }
+        Primitive::Binary(_) | Primitive::Compare(_) | Primitive::SelectN => {
+            // Elementwise: bring every operand to the batched output shape, except unbatched
+            // scalars, which the primitive broadcasts itself (a select's cases must match).
+            let shape = ins
+                .iter()
+                .map(|i| example_shape(b, i))
+                .max_by_key(|s| s.len())
+                .unwrap_or_default();
+            let mut full = vec![size];
+            full.extend(&shape);
+            let mut args = Vec::new();
+            for (k, (a, bt)) in ins.iter().enumerate() {
+                let is_case = matches!(prim, Primitive::SelectN) && k > 0;
+                let rank = example_shape(b, &(a.clone(), *bt)).len();
+                let arg = if *bt {
+                    if rank == 0 && !shape.is_empty() {
+                        b.broadcast_in_dim(a, &full, vec![0])?
+                    } else {
+                        a.clone()
+                    }
+                } else if rank == 0 && !is_case {
+                    a.clone()
+                } else {
+                    b.broadcast_in_dim(a, &full, (1..=rank).collect())?
+                };
+                args.push(arg);
+            }
+            b.bind1(prim.clone(), &args)?
+        }
+        Primitive::DotGeneral {
+            dims,
+            precision,
+            preferred_element_type,
+        } => {
+            let ((lhs, lb), (rhs, rb)) = (&ins[0], &ins[1]);
+            let nb = dims.lhs_batch.len();
+            let mk = |dims: DotDims| Primitive::DotGeneral {
+                dims,
+                precision: *precision,
+                preferred_element_type: *preferred_element_type,
+            };
+            let lhs_rank = example_shape(b, &ins[0]).len();
+            let lhs_free = lhs_rank - dims.lhs_contracting.len() - nb;
+            match (lb, rb) {
+                (true, true) => {
+                    let mut lhs_batch = vec![0];
+                    lhs_batch.extend(shift(&dims.lhs_batch));
+                    let mut rhs_batch = vec![0];
+                    rhs_batch.extend(shift(&dims.rhs_batch));
+                    let d = DotDims {
+                        lhs_contracting: shift(&dims.lhs_contracting),
+                        rhs_contracting: shift(&dims.rhs_contracting),
+                        lhs_batch,
+                        rhs_batch,
+                    };
+                    b.bind1(mk(d), &[lhs.clone(), rhs.clone()])?
+                }
+                (true, false) => {
+                    let d = DotDims {
+                        lhs_contracting: shift(&dims.lhs_contracting),
+                        lhs_batch: shift(&dims.lhs_batch),
+                        ..dims.clone()
+                    };
+                    // The batch axis is the left operand's first free axis in the result.
+                    let r = b.bind1(mk(d), &[lhs.clone(), rhs.clone()])?;
+                    b.move_axis(&r, nb, 0)?
+                }
+                _ => {
+                    let d = DotDims {
+                        rhs_contracting: shift(&dims.rhs_contracting),
+                        rhs_batch: shift(&dims.rhs_batch),
+                        ..dims.clone()
+                    };
+                    let r = b.bind1(mk(d), &[lhs.clone(), rhs.clone()])?;
+                    b.move_axis(&r, nb + lhs_free, 0)?
+                }
+            }
+        }
+        Primitive::Reshape { new_sizes } => {
+            let mut s = vec![size];
+            s.extend(new_sizes);
+            b.reshape(&x, &s)?
+        }
+        Primitive::BroadcastInDim {
+            shape,
+            broadcast_dimensions,
+        } => {
+            let mut s = vec![size];
+            s.extend(shape);
+            let mut dims = vec![0];
+            dims.extend(shift(broadcast_dimensions));
+            b.bind1(
+                Primitive::BroadcastInDim {
+                    shape: s,
+                    broadcast_dimensions: dims,
+                },
+                &[x],
+            )?
+        }
+        Primitive::Transpose { permutation } => {
+            let mut p = vec![0];
+            p.extend(shift(permutation));
+            b.transpose(&x, p)?
+        }
+        Primitive::ReduceSum { axes } => {
+            b.bind1(Primitive::ReduceSum { axes: shift(axes) }, &[x])?
+        }
+        Primitive::ReduceMax { axes } => {
+            b.bind1(Primitive::ReduceMax { axes: shift(axes) }, &[x])?
+        }
+        Primitive::ReduceMin { axes } => {
+            b.bind1(Primitive::ReduceMin { axes: shift(axes) }, &[x])?
+        }
+        Primitive::ArgReduce {
+            axis,
+            is_max,
+            index_dtype,
+        } => b.bind1(
+            Primitive::ArgReduce {
+                axis: axis + 1,
+                is_max: *is_max,
+                index_dtype: *index_dtype,
+            },
+            &[x],
+        )?,
+        Primitive::Cumsum { axis, reverse } => b.bind1(
+            Primitive::Cumsum {
+                axis: axis + 1,
+                reverse: *reverse,
+            },
+            &[x],
+        )?,
+        Primitive::Squeeze { dimensions } => b.bind1(
+            Primitive::Squeeze {
+                dimensions: shift(dimensions),
+            },
+            &[x],
+        )?,
+        Primitive::Iota { .. } => unreachable!("iota has no operands to batch"),
+        Primitive::Concatenate { dimension } => {
+            let args = ins
+                .iter()
+                .map(|i| to_batched(b, i, size))
+                .collect::<Result<Vec<_>>>()?;
+            b.bind1(
+                Primitive::Concatenate {
+                    dimension: dimension + 1,
+                },
+                &args,
+            )?
+        }
+        Primitive::Pad { config } => {
+            if ins[1].1 {
+                return unsupported("a batched padding value");
+            }
+            let mut c = vec![(0, 0, 0)];
+            c.extend(config);
+            b.bind1(Primitive::Pad { config: c }, &[x, ins[1].0.clone()])?
+        }
+        Primitive::Slice {
+            start_indices,
+            limit_indices,
+            strides,
+        } => {
+            let mut start = vec![0];
+            start.extend(start_indices);
+            let mut limit = vec![size];
+            limit.extend(limit_indices);
+            let strides = strides.as_ref().map(|s| {
+                let mut v = vec![1];
+                v.extend(s);
+                v
+            });
+            b.bind1(
+                Primitive::Slice {
+                    start_indices: start,
+                    limit_indices: limit,
+                    strides,
+                },
+                &[x],
+            )?
+        }
+        Primitive::DynamicSlice { slice_sizes } => {
+            if ins[1..].iter().any(|(_, bt)| *bt) {
+                return unsupported("batched indices");
+            }
+            let mut args = vec![x, b.lit(0.0, DType::I32)];
+            args.extend(ins[1..].iter().map(|(a, _)| a.clone()));
+            let mut sizes = vec![size];
+            sizes.extend(slice_sizes);
+            b.bind1(Primitive::DynamicSlice { slice_sizes: sizes }, &args)?
+        }
+        Primitive::DynamicUpdateSlice => {
+            if ins[2..].iter().any(|(_, bt)| *bt) {
+                return unsupported("batched indices");
+            }
+            let mut args = vec![to_batched(b, &ins[0], size)?, to_batched(b, &ins[1], size)?];
+            args.push(b.lit(0.0, DType::I32));
+            args.extend(ins[2..].iter().map(|(a, _)| a.clone()));
+            b.bind1(Primitive::DynamicUpdateSlice, &args)?
+        }
+    };
+    Ok(vec![out])
+}

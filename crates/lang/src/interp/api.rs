@@ -1,0 +1,697 @@
+//! The rest of the array API: more of `jax.numpy`, `jax.nn` and `jax.lax`, as compositions of
+//! `jaxlite::numpy` (so every one of them traces, differentiates and batches).
+
+use super::builtins::{arity, no_more_kwargs, take_kwarg};
+use super::jax::{axes_arg, int_arg};
+use super::value::Value;
+use super::{err, Interp, R};
+use jaxlite::numpy::{self as jnp, Reduction};
+use jaxlite::{Array, BinaryOp, CompareOp, DType, LocalFuture, Primitive, Tensor, UnaryOp};
+
+/// `jax.numpy` names implemented here.
+pub const JNP_MORE: &[&str] = &[
+    "sin",
+    "cos",
+    "log1p",
+    "expm1",
+    "exp2",
+    "sign",
+    "floor",
+    "ceil",
+    "round",
+    "square",
+    "power",
+    "arctan2",
+    "where",
+    "min",
+    "argmax",
+    "argmin",
+    "clip",
+    "var",
+    "std",
+    "expand_dims",
+    "squeeze",
+    "cumsum",
+    "concatenate",
+    "stack",
+    "equal",
+    "not_equal",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "logical_and",
+    "logical_or",
+    "logical_not",
+];
+
+fn weak(x: f32) -> Tensor {
+    Tensor::from(Array::weak_scalar_f32(x))
+}
+
+impl Interp<'_> {
+    fn un<'a>(&'a mut self, op: UnaryOp, x: &'a Tensor) -> LocalFuture<'a, R<Tensor>> {
+        Box::pin(async move { Ok(jnp::unary(self.ctx, op, x).await?) })
+    }
+
+    fn bin<'a>(
+        &'a mut self,
+        op: BinaryOp,
+        x: &'a Tensor,
+        y: &'a Tensor,
+    ) -> LocalFuture<'a, R<Tensor>> {
+        Box::pin(async move { Ok(jnp::binary(self.ctx, op, x, y).await?) })
+    }
+
+    /// `jnp.max(x, axis, keepdims=True)` with its gradient stopped, the shift of softmax and
+    /// logsumexp (as `jax.nn` does it).
+    fn shift_max<'a>(&'a mut self, x: &'a Tensor, axis: &'a [i64]) -> LocalFuture<'a, R<Tensor>> {
+        Box::pin(async move {
+            let m = jnp::reduce(self.ctx, x, Some(axis), Reduction::Max).await?;
+            let m = self.keepdims(&m, x.aval().rank(), axis).await?;
+            let m = self.stop_gradient(&m).await?;
+            Ok(m)
+        })
+    }
+
+    /// Reinserts reduced axes as size-1 dimensions.
+    fn keepdims<'a>(
+        &'a mut self,
+        r: &'a Tensor,
+        rank: usize,
+        axes: &'a [i64],
+    ) -> LocalFuture<'a, R<Tensor>> {
+        Box::pin(async move {
+            let axes = jnp::normalize_axes(Some(axes), rank)?;
+            let mut shape = Vec::new();
+            let mut it = r.aval().shape.iter();
+            for d in 0..rank {
+                shape.push(if axes.contains(&d) {
+                    1
+                } else {
+                    *it.next().unwrap_or(&1) as i64
+                });
+            }
+            Ok(jnp::reshape(self.ctx, r, &shape).await?)
+        })
+    }
+
+    fn stop_gradient<'a>(&'a mut self, x: &'a Tensor) -> LocalFuture<'a, R<Tensor>> {
+        Box::pin(async move {
+            if !self.ctx.is_tracing() {
+                return Ok(x.clone());
+            }
+            Ok(jnp::apply1(self.ctx, Primitive::StopGradient, x).await?)
+        })
+    }
+
+    fn sum_axes<'a>(&'a mut self, x: &'a Tensor, axes: &'a [i64]) -> LocalFuture<'a, R<Tensor>> {
+        Box::pin(async move { Ok(jnp::reduce(self.ctx, x, Some(axes), Reduction::Sum).await?) })
+    }
+
+    /// `logsumexp(x, axis)`, shifted by the stopped max for stability.
+    fn logsumexp<'a>(
+        &'a mut self,
+        x: &'a Tensor,
+        axis: &'a [i64],
+        keep: bool,
+    ) -> LocalFuture<'a, R<Tensor>> {
+        Box::pin(async move {
+            let m = self.shift_max(x, axis).await?;
+            let shifted = self.bin(BinaryOp::Sub, x, &m).await?;
+            let e = self.un(UnaryOp::Exp, &shifted).await?;
+            let s = self.sum_axes(&e, axis).await?;
+            let s = self.keepdims(&s, x.aval().rank(), axis).await?;
+            let l = self.un(UnaryOp::Log, &s).await?;
+            let out = self.bin(BinaryOp::Add, &l, &m).await?;
+            if keep {
+                return Ok(out);
+            }
+            let axes = jnp::normalize_axes(Some(axis), x.aval().rank())?;
+            let shape: Vec<i64> = (0..x.aval().rank())
+                .filter(|d| !axes.contains(d))
+                .map(|d| x.aval().shape[d] as i64)
+                .collect();
+            Ok(jnp::reshape(self.ctx, &out, &shape).await?)
+        })
+    }
+
+    fn axis_list(&self, axis: Option<&Value>, default_all: usize) -> R<Vec<i64>> {
+        Ok(axes_arg(axis)?.unwrap_or_else(|| (0..default_all as i64).collect()))
+    }
+
+    pub(super) fn call_nn<'a>(
+        &'a mut self,
+        name: &'a str,
+        args: Vec<Value>,
+        mut kwargs: Vec<(String, Value)>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let axis = take_kwarg(&mut kwargs, "axis");
+            let approximate = take_kwarg(&mut kwargs, "approximate");
+            let num_classes = if name == "one_hot" {
+                take_kwarg(&mut kwargs, "num_classes")
+            } else {
+                None
+            };
+            no_more_kwargs(name, &kwargs)?;
+            arity(name, &args, 1, 2)?;
+            let x = self.to_tensor(&args[0])?;
+            let rank = x.aval().rank();
+            let last = [-1i64];
+            let axis_vec = match (&axis, name) {
+                (None, "logsumexp") => (0..rank as i64).collect(),
+                (None, _) => last.to_vec(),
+                (Some(a), _) => self.axis_list(Some(a), rank)?,
+            };
+            let out = match name {
+                // relu'(0) = 0, as jax.nn.relu's custom JVP: select rather than max.
+                "relu" => {
+                    let zero = Tensor::from(Array::weak_scalar_i32(0));
+                    let positive = jnp::compare(self.ctx, CompareOp::Gt, &x, &zero).await?;
+                    let zeros = jnp::binary(self.ctx, BinaryOp::Mul, &x, &zero).await?;
+                    jnp::where_(self.ctx, &positive, &x, &zeros).await?
+                }
+                "sigmoid" => self.un(UnaryOp::Logistic, &x).await?,
+                "silu" | "swish" => {
+                    let s = self.un(UnaryOp::Logistic, &x).await?;
+                    self.bin(BinaryOp::Mul, &x, &s).await?
+                }
+                // softplus(x) = log1p(exp(-|x|)) + max(x, 0), with -|x| written min(x, -x) so
+                // that the derivative at 0 is 1/2 (= sigmoid(0)), as JAX's logaddexp gives.
+                "softplus" => {
+                    let n = self.un(UnaryOp::Neg, &x).await?;
+                    let m = self.bin(BinaryOp::Min, &x, &n).await?;
+                    let e = self.un(UnaryOp::Exp, &m).await?;
+                    let l = self.un(UnaryOp::Log1p, &e).await?;
+                    let r = self
+                        .bin(BinaryOp::Max, &x, &Tensor::from(Array::weak_scalar_i32(0)))
+                        .await?;
+                    self.bin(BinaryOp::Add, &l, &r).await?
+                }
+                "gelu" => {
+                    let approximate = match approximate.or_else(|| args.get(1).cloned()) {
+                        Some(v) => self.truthy(&v)?,
+                        None => true,
+                    };
+                    if approximate {
+                        // 0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³)))
+                        let cube = jnp::integer_pow(self.ctx, &x, 3).await?;
+                        let inner = self.bin(BinaryOp::Mul, &cube, &weak(0.044715)).await?;
+                        let inner = self.bin(BinaryOp::Add, &x, &inner).await?;
+                        let c = (2.0f64 / std::f64::consts::PI).sqrt() as f32;
+                        let inner = self.bin(BinaryOp::Mul, &inner, &weak(c)).await?;
+                        let t = self.un(UnaryOp::Tanh, &inner).await?;
+                        let t = self.bin(BinaryOp::Add, &t, &weak(1.0)).await?;
+                        let h = self.bin(BinaryOp::Mul, &x, &weak(0.5)).await?;
+                        self.bin(BinaryOp::Mul, &h, &t).await?
+                    } else {
+                        // 0.5 x (1 + erf(x / √2))
+                        let s = self
+                            .bin(BinaryOp::Div, &x, &weak(std::f32::consts::SQRT_2))
+                            .await?;
+                        let e = self.un(UnaryOp::Erf, &s).await?;
+                        let e = self.bin(BinaryOp::Add, &e, &weak(1.0)).await?;
+                        let h = self.bin(BinaryOp::Mul, &x, &weak(0.5)).await?;
+                        self.bin(BinaryOp::Mul, &h, &e).await?
+                    }
+                }
+                "softmax" => {
+                    let m = self.shift_max(&x, &axis_vec).await?;
+                    let shifted = self.bin(BinaryOp::Sub, &x, &m).await?;
+                    let e = self.un(UnaryOp::Exp, &shifted).await?;
+                    let s = self.sum_axes(&e, &axis_vec).await?;
+                    let s = self.keepdims(&s, rank, &axis_vec).await?;
+                    self.bin(BinaryOp::Div, &e, &s).await?
+                }
+                "log_softmax" => {
+                    let m = self.shift_max(&x, &axis_vec).await?;
+                    let shifted = self.bin(BinaryOp::Sub, &x, &m).await?;
+                    let e = self.un(UnaryOp::Exp, &shifted).await?;
+                    let s = self.sum_axes(&e, &axis_vec).await?;
+                    let s = self.keepdims(&s, rank, &axis_vec).await?;
+                    let l = self.un(UnaryOp::Log, &s).await?;
+                    self.bin(BinaryOp::Sub, &shifted, &l).await?
+                }
+                "logsumexp" => self.logsumexp(&x, &axis_vec, false).await?,
+                "one_hot" => {
+                    let n = num_classes
+                        .or_else(|| args.get(1).cloned())
+                        .ok_or_else(|| {
+                            super::RtError::new("one_hot() missing required argument 'num_classes'")
+                        })?;
+                    let n = int_arg(&n)?;
+                    if n < 0 {
+                        return err("one_hot: num_classes must be non-negative");
+                    }
+                    let mut shape = x.aval().shape.clone();
+                    shape.push(n as usize);
+                    let iota = jnp::apply(
+                        self.ctx,
+                        Primitive::Iota {
+                            dtype: DType::I32,
+                            shape: shape.clone(),
+                            dimension: rank,
+                        },
+                        &[],
+                    )
+                    .await?;
+                    let xi = jnp::astype(self.ctx, &x, DType::I32).await?;
+                    let mut dims: Vec<i64> = x.aval().shape.iter().map(|&d| d as i64).collect();
+                    dims.push(1);
+                    let xr = jnp::reshape(self.ctx, &xi, &dims).await?;
+                    let xb = jnp::broadcast_to(self.ctx, &xr, &shape).await?;
+                    let eq = jnp::compare(self.ctx, CompareOp::Eq, &xb, &iota).await?;
+                    jnp::astype(self.ctx, &eq, DType::F32).await?
+                }
+                _ => {
+                    return err(format!(
+                        "jax.nn.{name} is not supported by the playground yet"
+                    ))
+                }
+            };
+            Ok(Value::Array(out))
+        })
+    }
+
+    pub(super) fn call_jnp_more<'a>(
+        &'a mut self,
+        name: &'a str,
+        args: Vec<Value>,
+        mut kwargs: Vec<(String, Value)>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let axis = take_kwarg(&mut kwargs, "axis");
+            let keepdims = match take_kwarg(&mut kwargs, "keepdims") {
+                Some(v) => self.truthy(&v)?,
+                None => false,
+            };
+            let ddof = take_kwarg(&mut kwargs, "ddof");
+            no_more_kwargs(name, &kwargs)?;
+            let unary = match name {
+                "sin" => Some(UnaryOp::Sin),
+                "cos" => Some(UnaryOp::Cos),
+                "log1p" => Some(UnaryOp::Log1p),
+                "expm1" => Some(UnaryOp::Expm1),
+                "exp2" => Some(UnaryOp::Exp2),
+                "sign" => Some(UnaryOp::Sign),
+                "floor" => Some(UnaryOp::Floor),
+                "ceil" => Some(UnaryOp::Ceil),
+                "round" => Some(UnaryOp::RoundEven),
+                "square" => Some(UnaryOp::Square),
+                "logical_not" => Some(UnaryOp::Not),
+                _ => None,
+            };
+            if let Some(op) = unary {
+                arity(name, &args, 1, 1)?;
+                let mut x = self.to_tensor(&args[0])?;
+                if op == UnaryOp::Not {
+                    x = jnp::astype(self.ctx, &x, DType::Bool).await?;
+                }
+                // Integer floor/ceil/round are the identity, as in NumPy.
+                if matches!(op, UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::RoundEven)
+                    && !x.aval().dtype.is_float()
+                {
+                    return Ok(Value::Array(x));
+                }
+                return Ok(Value::Array(jnp::unary(self.ctx, op, &x).await?));
+            }
+            let compare = match name {
+                "equal" => Some(CompareOp::Eq),
+                "not_equal" => Some(CompareOp::Ne),
+                "less" => Some(CompareOp::Lt),
+                "less_equal" => Some(CompareOp::Le),
+                "greater" => Some(CompareOp::Gt),
+                "greater_equal" => Some(CompareOp::Ge),
+                _ => None,
+            };
+            if let Some(op) = compare {
+                arity(name, &args, 2, 2)?;
+                let (x, y) = (self.to_tensor(&args[0])?, self.to_tensor(&args[1])?);
+                return Ok(Value::Array(jnp::compare(self.ctx, op, &x, &y).await?));
+            }
+            let out = match name {
+                "power" => {
+                    arity(name, &args, 2, 2)?;
+                    let x = self.to_tensor(&args[0])?;
+                    return self.power(&x, &args[1]).await;
+                }
+                "arctan2" | "logical_and" | "logical_or" => {
+                    arity(name, &args, 2, 2)?;
+                    let (mut x, mut y) = (self.to_tensor(&args[0])?, self.to_tensor(&args[1])?);
+                    let op = match name {
+                        "arctan2" => {
+                            if !x.aval().dtype.is_float() {
+                                x = jnp::astype(self.ctx, &x, DType::F32).await?;
+                            }
+                            if !y.aval().dtype.is_float() {
+                                y = jnp::astype(self.ctx, &y, DType::F32).await?;
+                            }
+                            BinaryOp::Atan2
+                        }
+                        "logical_and" => BinaryOp::And,
+                        _ => BinaryOp::Or,
+                    };
+                    if op != BinaryOp::Atan2 {
+                        x = jnp::astype(self.ctx, &x, DType::Bool).await?;
+                        y = jnp::astype(self.ctx, &y, DType::Bool).await?;
+                    }
+                    self.bin(op, &x, &y).await?
+                }
+                "where" => {
+                    if args.len() == 1 {
+                        return err("jnp.where with one argument (nonzero) is not supported by the playground (its output shape depends on the values); pass x and y");
+                    }
+                    arity(name, &args, 3, 3)?;
+                    let (c, x, y) = (
+                        self.to_tensor(&args[0])?,
+                        self.to_tensor(&args[1])?,
+                        self.to_tensor(&args[2])?,
+                    );
+                    jnp::where_(self.ctx, &c, &x, &y).await?
+                }
+                "min" => {
+                    arity(name, &args, 1, 2)?;
+                    let x = self.to_tensor(&args[0])?;
+                    let axes = axes_arg(axis.as_ref().or(args.get(1)))?;
+                    let r = jnp::reduce(self.ctx, &x, axes.as_deref(), Reduction::Min).await?;
+                    self.maybe_keepdims(r, &x, axes, keepdims).await?
+                }
+                "argmax" | "argmin" => {
+                    arity(name, &args, 1, 2)?;
+                    let x = self.to_tensor(&args[0])?;
+                    let a = match axis.as_ref().or(args.get(1)) {
+                        None | Some(Value::None) => None,
+                        Some(v) => Some(int_arg(v)?),
+                    };
+                    jnp::arg_reduce(self.ctx, &x, a, name == "argmax").await?
+                }
+                "clip" => {
+                    arity(name, &args, 1, 3)?;
+                    let mut x = self.to_tensor(&args[0])?;
+                    if let Some(lo) = args.get(1).filter(|v| !matches!(v, Value::None)) {
+                        let lo = self.to_tensor(lo)?;
+                        x = self.bin(BinaryOp::Max, &x, &lo).await?;
+                    }
+                    if let Some(hi) = args.get(2).filter(|v| !matches!(v, Value::None)) {
+                        let hi = self.to_tensor(hi)?;
+                        x = self.bin(BinaryOp::Min, &x, &hi).await?;
+                    }
+                    x
+                }
+                "var" | "std" => {
+                    arity(name, &args, 1, 2)?;
+                    let x = self.to_tensor(&args[0])?;
+                    let x = if x.aval().dtype.is_float() {
+                        x
+                    } else {
+                        jnp::astype(self.ctx, &x, DType::F32).await?
+                    };
+                    let rank = x.aval().rank();
+                    let axes = self.axis_list(axis.as_ref().or(args.get(1)), rank)?;
+                    let norm = jnp::normalize_axes(Some(&axes), rank)?;
+                    let n: usize = norm.iter().map(|&d| x.aval().shape[d]).product();
+                    let ddof = match ddof {
+                        Some(v) => int_arg(&v)?,
+                        None => 0,
+                    };
+                    let s = self.sum_axes(&x, &axes).await?;
+                    let mean = self.bin(BinaryOp::Div, &s, &weak(n as f32)).await?;
+                    let mean = self.keepdims(&mean, rank, &axes).await?;
+                    let d = self.bin(BinaryOp::Sub, &x, &mean).await?;
+                    let sq = jnp::integer_pow(self.ctx, &d, 2).await?;
+                    let ss = self.sum_axes(&sq, &axes).await?;
+                    let v = self
+                        .bin(BinaryOp::Div, &ss, &weak((n as i64 - ddof) as f32))
+                        .await?;
+                    let v = if name == "std" {
+                        self.un(UnaryOp::Sqrt, &v).await?
+                    } else {
+                        v
+                    };
+                    self.maybe_keepdims(v, &x, Some(axes), keepdims).await?
+                }
+                "expand_dims" => {
+                    arity(name, &args, 1, 2)?;
+                    let x = self.to_tensor(&args[0])?;
+                    let a = axes_arg(axis.as_ref().or(args.get(1)))?.unwrap_or_default();
+                    let out_rank = x.aval().rank() + a.len();
+                    let positions = jnp::normalize_axes(Some(&a), out_rank)?;
+                    let mut it = x.aval().shape.iter();
+                    let shape: Vec<i64> = (0..out_rank)
+                        .map(|d| {
+                            if positions.contains(&d) {
+                                1
+                            } else {
+                                *it.next().unwrap_or(&1) as i64
+                            }
+                        })
+                        .collect();
+                    jnp::reshape(self.ctx, &x, &shape).await?
+                }
+                "squeeze" => {
+                    arity(name, &args, 1, 2)?;
+                    let x = self.to_tensor(&args[0])?;
+                    let rank = x.aval().rank();
+                    let dims = match axes_arg(axis.as_ref().or(args.get(1)))? {
+                        None => (0..rank).filter(|&d| x.aval().shape[d] == 1).collect(),
+                        Some(a) => jnp::normalize_axes(Some(&a), rank)?,
+                    };
+                    jnp::apply1(self.ctx, Primitive::Squeeze { dimensions: dims }, &x).await?
+                }
+                "cumsum" => {
+                    arity(name, &args, 1, 2)?;
+                    let x = self.to_tensor(&args[0])?;
+                    match axis.as_ref().or(args.get(1)) {
+                        None | Some(Value::None) => {
+                            let n = x.aval().size() as i64;
+                            let flat = jnp::reshape(self.ctx, &x, &[n]).await?;
+                            jnp::apply1(
+                                self.ctx,
+                                Primitive::Cumsum {
+                                    axis: 0,
+                                    reverse: false,
+                                },
+                                &flat,
+                            )
+                            .await?
+                        }
+                        Some(v) => {
+                            let a = jnp::normalize_axes(Some(&[int_arg(v)?]), x.aval().rank())?[0];
+                            jnp::apply1(
+                                self.ctx,
+                                Primitive::Cumsum {
+                                    axis: a,
+                                    reverse: false,
+                                },
+                                &x,
+                            )
+                            .await?
+                        }
+                    }
+                }
+                "concatenate" | "stack" => {
+                    arity(name, &args, 1, 2)?;
+                    let items: Vec<Value> = match &args[0] {
+                        Value::List(l) => l.borrow().clone(),
+                        Value::Tuple(t) => t.to_vec(),
+                        other => {
+                            return err(format!(
+                                "{name} expects a list or tuple of arrays, got {}",
+                                other.type_name()
+                            ))
+                        }
+                    };
+                    if items.is_empty() {
+                        return err(format!("need at least one array to {name}"));
+                    }
+                    let a = match axis.as_ref().or(args.get(1)) {
+                        None => 0,
+                        Some(v) => int_arg(v)?,
+                    };
+                    let mut ts = Vec::new();
+                    for i in &items {
+                        ts.push(self.to_tensor(i)?);
+                    }
+                    // Promote to one dtype.
+                    let mut dtype = ts[0].aval().dtype;
+                    let mut weak_all = ts[0].aval().weak_type;
+                    for t in &ts[1..] {
+                        let (d, w) = jaxlite::dtype::promote(
+                            dtype,
+                            weak_all,
+                            t.aval().dtype,
+                            t.aval().weak_type,
+                        );
+                        dtype = d;
+                        weak_all = w;
+                    }
+                    let mut parts = Vec::new();
+                    for t in &ts {
+                        let t = jnp::astype(self.ctx, t, dtype).await?;
+                        let t = if name == "stack" {
+                            let rank = t.aval().rank() + 1;
+                            let pos = jnp::normalize_axes(Some(&[a]), rank)?[0];
+                            let mut shape: Vec<i64> =
+                                t.aval().shape.iter().map(|&d| d as i64).collect();
+                            shape.insert(pos, 1);
+                            jnp::reshape(self.ctx, &t, &shape).await?
+                        } else {
+                            t
+                        };
+                        parts.push(t);
+                    }
+                    let rank = parts[0].aval().rank();
+                    if rank == 0 {
+                        return err("zero-dimensional arrays cannot be concatenated");
+                    }
+                    let dim = jnp::normalize_axes(Some(&[a]), rank)?[0];
+                    jnp::apply(self.ctx, Primitive::Concatenate { dimension: dim }, &parts).await?
+                }
+                _ => return err(format!("jnp.{name} is not implemented")),
+            };
+            Ok(Value::Array(out))
+        })
+    }
+
+    fn maybe_keepdims<'a>(
+        &'a mut self,
+        r: Tensor,
+        x: &'a Tensor,
+        axes: Option<Vec<i64>>,
+        keep: bool,
+    ) -> LocalFuture<'a, R<Tensor>> {
+        Box::pin(async move {
+            if !keep {
+                return Ok(r);
+            }
+            let rank = x.aval().rank();
+            let axes = axes.unwrap_or_else(|| (0..rank as i64).collect());
+            self.keepdims(&r, rank, &axes).await
+        })
+    }
+
+    pub(super) fn call_lax<'a>(
+        &'a mut self,
+        name: &'a str,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            match name {
+                "fori_loop" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    arity(name, &args, 4, 4)?;
+                    // Unrolled at trace time: the values are JAX's (a while loop would be
+                    // one program), and it differentiates like any straight-line code.
+                    let (lo, hi) = (int_arg(&args[0])?, int_arg(&args[1])?);
+                    let mut carry = args[3].clone();
+                    for i in lo..hi {
+                        self.step()?;
+                        carry = self
+                            .call(args[2].clone(), vec![Value::Int(i), carry], vec![])
+                            .await?;
+                    }
+                    return Ok(carry);
+                }
+                "cond" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    arity(name, &args, 3, usize::MAX)?;
+                    let operands = args[3..].to_vec();
+                    let pred = &args[0];
+                    if let Value::Array(Tensor::Traced(_)) = pred {
+                        // A traced predicate: both branches run and the results are selected.
+                        let t = self.call(args[1].clone(), operands.clone(), vec![]).await?;
+                        let f = self.call(args[2].clone(), operands, vec![]).await?;
+                        let p = self.to_tensor(pred)?;
+                        let (mut tl, mut fl) = (Vec::new(), Vec::new());
+                        let tree = self.flatten(&t, &mut tl, 0)?;
+                        self.flatten(&f, &mut fl, 0)?;
+                        if tl.len() != fl.len() {
+                            return err("true_fun and false_fun output must have identical types");
+                        }
+                        let mut outs = Vec::new();
+                        for (a, b) in tl.iter().zip(&fl) {
+                            outs.push(jnp::where_(self.ctx, &p, a, b).await?);
+                        }
+                        return Ok(tree.unflatten(&mut outs.into_iter()));
+                    }
+                    let branch = if self.truthy(pred)? {
+                        &args[1]
+                    } else {
+                        &args[2]
+                    };
+                    return self.call(branch.clone(), operands, vec![]).await;
+                }
+                _ => {}
+            }
+            no_more_kwargs(name, &kwargs)?;
+            let unary = match name {
+                "exp" => Some(UnaryOp::Exp),
+                "log" => Some(UnaryOp::Log),
+                "tanh" => Some(UnaryOp::Tanh),
+                "sin" => Some(UnaryOp::Sin),
+                "cos" => Some(UnaryOp::Cos),
+                "sqrt" => Some(UnaryOp::Sqrt),
+                "rsqrt" => Some(UnaryOp::Rsqrt),
+                "abs" => Some(UnaryOp::Abs),
+                "neg" => Some(UnaryOp::Neg),
+                "sign" => Some(UnaryOp::Sign),
+                "logistic" => Some(UnaryOp::Logistic),
+                "erf" => Some(UnaryOp::Erf),
+                _ => None,
+            };
+            if let Some(op) = unary {
+                arity(name, &args, 1, 1)?;
+                let x = self.to_tensor(&args[0])?;
+                return Ok(Value::Array(jnp::unary(self.ctx, op, &x).await?));
+            }
+            let binary = match name {
+                "add" => Some(BinaryOp::Add),
+                "sub" => Some(BinaryOp::Sub),
+                "mul" => Some(BinaryOp::Mul),
+                "div" => Some(BinaryOp::Div),
+                "max" => Some(BinaryOp::Max),
+                "min" => Some(BinaryOp::Min),
+                "pow" => Some(BinaryOp::Pow),
+                _ => None,
+            };
+            if let Some(op) = binary {
+                arity(name, &args, 2, 2)?;
+                let (x, y) = (self.to_tensor(&args[0])?, self.to_tensor(&args[1])?);
+                return Ok(Value::Array(jnp::binary(self.ctx, op, &x, &y).await?));
+            }
+            match name {
+                "stop_gradient" => {
+                    arity(name, &args, 1, 1)?;
+                    let mut leaves = Vec::new();
+                    let tree = self.flatten(&args[0], &mut leaves, 0)?;
+                    let mut outs = Vec::new();
+                    for l in &leaves {
+                        outs.push(self.stop_gradient(l).await?);
+                    }
+                    Ok(tree.unflatten(&mut outs.into_iter()))
+                }
+                "integer_pow" => {
+                    arity(name, &args, 2, 2)?;
+                    let x = self.to_tensor(&args[0])?;
+                    let y = i32::try_from(int_arg(&args[1])?)
+                        .map_err(|_| super::RtError::new("integer_pow exponent out of range"))?;
+                    Ok(Value::Array(jnp::integer_pow(self.ctx, &x, y).await?))
+                }
+                "select" => {
+                    arity(name, &args, 3, 3)?;
+                    let (c, x, y) = (
+                        self.to_tensor(&args[0])?,
+                        self.to_tensor(&args[1])?,
+                        self.to_tensor(&args[2])?,
+                    );
+                    Ok(Value::Array(jnp::where_(self.ctx, &c, &x, &y).await?))
+                }
+                _ => err(format!(
+                    "jax.lax.{name} is not supported by the playground yet"
+                )),
+            }
+        })
+    }
+}

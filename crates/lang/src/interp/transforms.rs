@@ -1,0 +1,675 @@
+//! `jax.grad`, `value_and_grad`, `jvp`, `vjp`, `vmap`, `jacfwd`, `jacrev` and `hessian`.
+//!
+//! Each traces the Python function to a Jaxpr (its pytree arguments flattened to leaves),
+//! transforms the Jaxpr with `jaxlite::transform`, and applies the result through the context:
+//! staged into an enclosing trace, or op by op outside one. Because the function is traced
+//! abstractly, Python control flow on the values being differentiated is a tracer error here
+//! (JAX allows it under `grad` outside `jit`); `jnp.where` and `lax.cond` work.
+
+use super::jax::Tree;
+use super::value::{aval_text, repr, Native, Value};
+use super::{err, Interp, RtError, R};
+use jaxlite::numpy as jnp;
+use jaxlite::transform;
+use jaxlite::{Array, DType, Jaxpr, LocalFuture, Tensor};
+use std::rc::Rc;
+
+/// Which transformation a `Native::Transformed` applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Grad { has_aux: bool, with_value: bool },
+    Jacfwd,
+    Jacrev,
+}
+
+/// `jax.grad(f, argnums=...)` and friends, waiting for arguments.
+pub struct Transformed {
+    pub kind: Kind,
+    pub func: Value,
+    /// The differentiated positional arguments; `tuple` when the user passed a tuple (the
+    /// result is then a tuple too).
+    pub argnums: Vec<usize>,
+    pub tuple: bool,
+}
+
+/// `jax.vmap(f, in_axes, out_axes)`.
+pub struct Vmapped {
+    pub func: Value,
+    pub in_axes: Value,
+    pub out_axes: Value,
+}
+
+/// The function `jax.vjp` returns: the backward pass with its residuals.
+pub struct VjpFn {
+    pub backward: Rc<Jaxpr>,
+    pub residuals: Vec<Tensor>,
+    pub in_trees: Vec<Tree>,
+    pub num_outs: usize,
+}
+
+/// A traced function: its Jaxpr (closed-over values as leading inputs), those values, and the
+/// structure of its result.
+struct Traced {
+    jaxpr: Jaxpr,
+    closed: Vec<Tensor>,
+    out_tree: Tree,
+}
+
+/// One for scalars and the identity for vectors: `eye(n)` reshaped to `(n, *shape)`.
+fn basis(shape: &[usize], dtype: DType) -> Tensor {
+    let n: usize = shape.iter().product();
+    let mut values = vec![0.0f32; n * n];
+    for i in 0..n {
+        values[i * n + i] = 1.0;
+    }
+    let mut full = vec![n];
+    full.extend(shape);
+    Tensor::from(Array::from_f32(full, values).astype(dtype))
+}
+
+fn argnums_arg(v: Option<Value>) -> R<(Vec<usize>, bool)> {
+    let one = |v: &Value| match v {
+        Value::Int(i) if *i >= 0 => Ok(*i as usize),
+        other => err(format!(
+            "argnums must be a non-negative int or a tuple of them, got {}",
+            repr(other)
+        )),
+    };
+    match v {
+        None => Ok((vec![0], false)),
+        Some(Value::Tuple(t)) => Ok((t.iter().map(one).collect::<R<_>>()?, true)),
+        Some(v) => Ok((vec![one(&v)?], false)),
+    }
+}
+
+impl Interp<'_> {
+    /// `jax.grad`, `value_and_grad`, `jacfwd`, `jacrev`, `hessian`, `vmap`: the wrapped function.
+    pub(super) fn make_transformed(
+        &mut self,
+        name: &str,
+        args: Vec<Value>,
+        mut kwargs: Vec<(String, Value)>,
+    ) -> R<Value> {
+        use super::builtins::{arity, no_more_kwargs, take_kwarg};
+        if name == "vmap" {
+            let in_axes = take_kwarg(&mut kwargs, "in_axes");
+            let out_axes = take_kwarg(&mut kwargs, "out_axes");
+            no_more_kwargs(name, &kwargs)?;
+            arity(name, &args, 1, 3)?;
+            return Ok(Value::native(Native::Vmapped(Vmapped {
+                func: args[0].clone(),
+                in_axes: in_axes
+                    .or_else(|| args.get(1).cloned())
+                    .unwrap_or(Value::Int(0)),
+                out_axes: out_axes
+                    .or_else(|| args.get(2).cloned())
+                    .unwrap_or(Value::Int(0)),
+            })));
+        }
+        let (argnums, tuple) =
+            argnums_arg(take_kwarg(&mut kwargs, "argnums").or_else(|| args.get(1).cloned()))?;
+        let has_aux = match take_kwarg(&mut kwargs, "has_aux") {
+            Some(v) => self.truthy(&v)?,
+            None => false,
+        };
+        no_more_kwargs(name, &kwargs)?;
+        arity(name, &args, 1, 2)?;
+        let func = args[0].clone();
+        if !matches!(func, Value::Function(_) | Value::Native(_)) {
+            return err(format!("Expected a callable value, got {}", repr(&func)));
+        }
+        let make = |kind, func| {
+            Value::native(Native::Transformed(Transformed {
+                kind,
+                func,
+                argnums: argnums.clone(),
+                tuple,
+            }))
+        };
+        Ok(match name {
+            "grad" | "value_and_grad" => make(
+                Kind::Grad {
+                    has_aux,
+                    with_value: name == "value_and_grad",
+                },
+                func,
+            ),
+            "jacfwd" => make(Kind::Jacfwd, func),
+            "jacrev" => make(Kind::Jacrev, func),
+            // hessian = jacfwd(jacrev(f)), as in JAX.
+            _ => make(Kind::Jacfwd, make(Kind::Jacrev, func)),
+        })
+    }
+
+    /// Traces `f` on abstract versions of the leaves of `args`.
+    fn trace_open<'a>(
+        &'a mut self,
+        f: &'a Value,
+        args: &'a [Value],
+        leaves: &'a [Tensor],
+        trees: &'a [Tree],
+    ) -> LocalFuture<'a, R<Traced>> {
+        Box::pin(async move {
+            let avals: Vec<_> = leaves.iter().map(|t| t.aval().clone()).collect();
+            let mut tracers = self.ctx.begin_trace(&avals).into_iter();
+            let traced_args: Vec<Value> = trees.iter().map(|t| t.unflatten(&mut tracers)).collect();
+            let _ = args;
+            self.tracing.push(super::jax::function_name(f));
+            let result = self.call(f.clone(), traced_args, vec![]).await;
+            self.tracing.pop();
+            let mut outs = Vec::new();
+            let out_tree = match result.and_then(|out| self.flatten(&out, &mut outs, 0)) {
+                Ok(tree) => tree,
+                Err(e) => {
+                    self.ctx.abort_trace();
+                    return Err(e);
+                }
+            };
+            match self.ctx.end_trace_open(&outs) {
+                Ok((jaxpr, closed)) => Ok(Traced {
+                    jaxpr,
+                    closed,
+                    out_tree,
+                }),
+                Err(e) => {
+                    self.ctx.abort_trace();
+                    Err(e.into())
+                }
+            }
+        })
+    }
+
+    fn flatten_args(&self, args: &[Value]) -> R<(Vec<Tensor>, Vec<Tree>, Vec<usize>)> {
+        let mut leaves = Vec::new();
+        let mut trees = Vec::new();
+        let mut counts = Vec::new();
+        for a in args {
+            let before = leaves.len();
+            trees.push(self.flatten(a, &mut leaves, 0)?);
+            counts.push(leaves.len() - before);
+        }
+        Ok((leaves, trees, counts))
+    }
+
+    pub(super) fn call_transformed<'a>(
+        &'a mut self,
+        t: &'a Transformed,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            if !kwargs.is_empty() {
+                return err("keyword arguments to transformed functions are not supported by the playground yet; pass them positionally");
+            }
+            for &i in &t.argnums {
+                if i >= args.len() {
+                    return err(format!(
+                        "differentiating with respect to argnums={i} requires at least {} positional arguments to be passed by the caller, but got only {} positional arguments",
+                        i + 1,
+                        args.len()
+                    ));
+                }
+            }
+            let (leaves, trees, counts) = self.flatten_args(&args)?;
+            let mut diff_leaf = Vec::new();
+            for (i, &n) in counts.iter().enumerate() {
+                diff_leaf.extend(std::iter::repeat_n(t.argnums.contains(&i), n));
+            }
+            for (leaf, _) in leaves.iter().zip(&diff_leaf).filter(|(_, &d)| d) {
+                let aval = leaf.aval();
+                if !aval.dtype.is_float() {
+                    let name = match t.kind {
+                        Kind::Grad { .. } => "grad",
+                        Kind::Jacfwd => "jacfwd",
+                        Kind::Jacrev => "jacrev",
+                    };
+                    return err(format!(
+                        "{name} requires real- or complex-valued inputs (input dtype that is a sub-dtype of np.inexact), but got {}. If you want to use Boolean- or integer-valued inputs, use vjp or set allow_int to True.",
+                        aval.dtype.name()
+                    ));
+                }
+            }
+            let traced = self.trace_open(&t.func, &args, &leaves, &trees).await?;
+            let mut inputs = traced.closed.clone();
+            inputs.extend(leaves.iter().cloned());
+            let mut diff_in = vec![false; traced.closed.len()];
+            diff_in.extend(&diff_leaf);
+            let n_out = traced.jaxpr.outvars.len();
+            let result_trees: Vec<&Tree> = t.argnums.iter().map(|&i| &trees[i]).collect();
+            match t.kind {
+                Kind::Grad {
+                    has_aux,
+                    with_value,
+                } => {
+                    let main_tree = match (&traced.out_tree, has_aux) {
+                        (Tree::Tuple(items), true) if items.len() == 2 => &items[0],
+                        (Tree::List(items), true) if items.len() == 2 => &items[0],
+                        (_, true) => return err("has_aux=True requires the function to return a pair (output, auxiliary data)"),
+                        (tree, false) => tree,
+                    };
+                    if !matches!(main_tree, Tree::Leaf) {
+                        return err("Gradient only defined for scalar-output functions. The function returned a container");
+                    }
+                    let out_aval = traced.jaxpr.atom_aval(&traced.jaxpr.outvars[0]).clone();
+                    if out_aval.rank() != 0 {
+                        return err(format!(
+                            "Gradient only defined for scalar-output functions. Output had shape: {}.",
+                            jnp::shape_str(&out_aval.shape)
+                        ));
+                    }
+                    if !out_aval.dtype.is_float() {
+                        return err(format!(
+                            "grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got {}. For holomorphic differentiation, pass holomorphic=True. For differentiation of non-holomorphic functions involving complex outputs, use jax.vjp directly.",
+                            out_aval.dtype.name()
+                        ));
+                    }
+                    let mut diff_out = vec![false; n_out];
+                    diff_out[0] = true;
+                    let vjp = transform::vjp(&traced.jaxpr, &diff_in, &diff_out)?;
+                    let fwd = self.ctx.apply_jaxpr(&vjp.forward, &inputs).await?;
+                    let (outs, res) = fwd.split_at(n_out);
+                    let mut bwd_in = res.to_vec();
+                    bwd_in.push(Tensor::from(
+                        Array::from_f32(vec![], vec![1.0]).astype(out_aval.dtype),
+                    ));
+                    let grads = self.ctx.apply_jaxpr(&vjp.backward, &bwd_in).await?;
+                    // A gradient has its input's type, weak for a Python scalar (as in JAX).
+                    let diff_leaves = leaves.iter().zip(&diff_leaf).filter(|(_, &d)| d);
+                    let grads: Vec<Tensor> = grads
+                        .into_iter()
+                        .zip(diff_leaves)
+                        .map(|(g, (leaf, _))| match &g {
+                            Tensor::Concrete(a) if leaf.aval().weak_type => {
+                                let mut a = (**a).clone();
+                                a.aval.weak_type = true;
+                                Tensor::from(a)
+                            }
+                            _ => g,
+                        })
+                        .collect();
+                    let grads = self.structure(&result_trees, grads, t.tuple);
+                    let value = traced.out_tree.unflatten(&mut outs.iter().cloned());
+                    let (value, aux) = match (has_aux, &value) {
+                        (true, Value::Tuple(items)) => (items[0].clone(), Some(items[1].clone())),
+                        (true, Value::List(items)) => {
+                            let items = items.borrow();
+                            (items[0].clone(), Some(items[1].clone()))
+                        }
+                        _ => (value, None),
+                    };
+                    Ok(match (with_value, aux) {
+                        (false, None) => grads,
+                        (false, Some(aux)) => Value::tuple(vec![grads, aux]),
+                        (true, None) => Value::tuple(vec![value, grads]),
+                        (true, Some(aux)) => {
+                            Value::tuple(vec![Value::tuple(vec![value, aux]), grads])
+                        }
+                    })
+                }
+                Kind::Jacfwd => {
+                    let diff: Vec<&Tensor> = leaves
+                        .iter()
+                        .zip(&diff_leaf)
+                        .filter(|(_, &d)| d)
+                        .map(|(l, _)| l)
+                        .collect();
+                    let [x] = diff[..] else {
+                        return err("jacfwd of a function of a pytree argument is not supported by the playground yet; pass one array");
+                    };
+                    let in_shape = x.aval().shape.clone();
+                    let n: usize = in_shape.iter().product();
+                    let lin = transform::jvp(&traced.jaxpr, &diff_in)?;
+                    let mut batched = vec![false; inputs.len()];
+                    batched.push(true);
+                    let batched_lin = transform::vmap(&lin, &batched, n)?;
+                    let mut all = inputs.clone();
+                    all.push(basis(&in_shape, x.aval().dtype));
+                    let results = self.ctx.apply_jaxpr(&batched_lin, &all).await?;
+                    let mut jac = Vec::new();
+                    for tangent in &results[n_out..] {
+                        // (n, *out) → (*out, n) → (*out, *in)
+                        let rank = tangent.aval().rank();
+                        let mut perm: Vec<usize> = (1..rank).collect();
+                        perm.push(0);
+                        let moved = jnp::transpose(self.ctx, tangent, Some(&perm)).await?;
+                        let mut shape: Vec<i64> = moved.aval().shape[..rank - 1]
+                            .iter()
+                            .map(|&d| d as i64)
+                            .collect();
+                        shape.extend(in_shape.iter().map(|&d| d as i64));
+                        jac.push(jnp::reshape(self.ctx, &moved, &shape).await?);
+                    }
+                    Ok(traced.out_tree.unflatten(&mut jac.into_iter()))
+                }
+                Kind::Jacrev => {
+                    let diff: Vec<&Tensor> = leaves
+                        .iter()
+                        .zip(&diff_leaf)
+                        .filter(|(_, &d)| d)
+                        .map(|(l, _)| l)
+                        .collect();
+                    let [x] = diff[..] else {
+                        return err("jacrev of a function of a pytree argument is not supported by the playground yet; pass one array");
+                    };
+                    if n_out != 1 || !matches!(traced.out_tree, Tree::Leaf) {
+                        return err("jacrev of a function with several outputs is not supported by the playground yet");
+                    }
+                    let in_shape = x.aval().shape.clone();
+                    let out_aval = traced.jaxpr.atom_aval(&traced.jaxpr.outvars[0]).clone();
+                    let m = out_aval.size();
+                    let vjp = transform::vjp(&traced.jaxpr, &diff_in, &[true])?;
+                    let fwd = self.ctx.apply_jaxpr(&vjp.forward, &inputs).await?;
+                    let res = fwd[1..].to_vec();
+                    let mut batched = vec![false; res.len()];
+                    batched.push(true);
+                    let batched_bwd = transform::vmap(&vjp.backward, &batched, m)?;
+                    let mut all = res;
+                    all.push(basis(&out_aval.shape, out_aval.dtype));
+                    let cts = self.ctx.apply_jaxpr(&batched_bwd, &all).await?;
+                    let mut shape: Vec<i64> = out_aval.shape.iter().map(|&d| d as i64).collect();
+                    shape.extend(in_shape.iter().map(|&d| d as i64));
+                    Ok(Value::Array(jnp::reshape(self.ctx, &cts[0], &shape).await?))
+                }
+            }
+        })
+    }
+
+    /// Cotangents or tangents, in leaf order, rebuilt into the differentiated arguments'
+    /// structures (a tuple of them when `argnums` was a tuple).
+    fn structure(&self, trees: &[&Tree], leaves: Vec<Tensor>, tuple: bool) -> Value {
+        let mut it = leaves.into_iter();
+        let values: Vec<Value> = trees.iter().map(|t| t.unflatten(&mut it)).collect();
+        if tuple {
+            Value::tuple(values)
+        } else {
+            values.into_iter().next().unwrap_or(Value::None)
+        }
+    }
+
+    /// `jax.jvp(f, primals, tangents)`.
+    pub(super) fn jvp_call<'a>(&'a mut self, args: Vec<Value>) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let [f, primals, tangents] = &args[..] else {
+                return err("jvp() takes a function, a tuple of primals and a tuple of tangents");
+            };
+            let as_list = |v: &Value| -> R<Vec<Value>> {
+                match v {
+                    Value::Tuple(t) => Ok(t.to_vec()),
+                    Value::List(l) => Ok(l.borrow().clone()),
+                    other => err(format!(
+                        "primal and tangent arguments to jax.jvp must be tuples or lists; found {}",
+                        other.type_name()
+                    )),
+                }
+            };
+            let (primals, tangents) = (as_list(primals)?, as_list(tangents)?);
+            if primals.len() != tangents.len() {
+                return err(format!(
+                    "jvp called with different primal and tangent structures: {} primals, {} tangents",
+                    primals.len(),
+                    tangents.len()
+                ));
+            }
+            let (leaves, trees, _) = self.flatten_args(&primals)?;
+            let (tleaves, _, _) = self.flatten_args(&tangents)?;
+            if tleaves.len() != leaves.len() {
+                return err("jvp called with different primal and tangent structures");
+            }
+            for (p, t) in leaves.iter().zip(&tleaves) {
+                if p.aval().shape != t.aval().shape {
+                    return err(format!(
+                        "jvp called with inconsistent primal and tangent shapes: {} and {}",
+                        aval_text(p.aval()),
+                        aval_text(t.aval())
+                    ));
+                }
+            }
+            let traced = self.trace_open(f, &primals, &leaves, &trees).await?;
+            let mut diff = vec![false; traced.closed.len()];
+            diff.extend(leaves.iter().map(|l| l.aval().dtype.is_float()));
+            let lin = transform::jvp(&traced.jaxpr, &diff)?;
+            let mut inputs = traced.closed.clone();
+            inputs.extend(leaves.iter().cloned());
+            for (t, p) in tleaves.iter().zip(&leaves) {
+                if p.aval().dtype.is_float() {
+                    inputs.push(jnp::astype(self.ctx, t, p.aval().dtype).await?);
+                }
+            }
+            let results = self.ctx.apply_jaxpr(&lin, &inputs).await?;
+            let n_out = traced.jaxpr.outvars.len();
+            let outs = traced
+                .out_tree
+                .unflatten(&mut results[..n_out].iter().cloned());
+            let touts = traced
+                .out_tree
+                .unflatten(&mut results[n_out..].iter().cloned());
+            Ok(Value::tuple(vec![outs, touts]))
+        })
+    }
+
+    /// `jax.vjp(f, *primals)`: the outputs and the backward function.
+    pub(super) fn vjp_call<'a>(&'a mut self, args: Vec<Value>) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let Some((f, primals)) = args.split_first() else {
+                return err("vjp() missing required argument 'fun'");
+            };
+            let (leaves, trees, _) = self.flatten_args(primals)?;
+            let traced = self.trace_open(f, primals, &leaves, &trees).await?;
+            let mut diff = vec![false; traced.closed.len()];
+            diff.extend(leaves.iter().map(|l| l.aval().dtype.is_float()));
+            let n_out = traced.jaxpr.outvars.len();
+            let vjp = transform::vjp(&traced.jaxpr, &diff, &vec![true; n_out])?;
+            let mut inputs = traced.closed.clone();
+            inputs.extend(leaves.iter().cloned());
+            let fwd = self.ctx.apply_jaxpr(&vjp.forward, &inputs).await?;
+            let outs = traced.out_tree.unflatten(&mut fwd[..n_out].iter().cloned());
+            let f = VjpFn {
+                backward: Rc::new(vjp.backward),
+                residuals: fwd[n_out..].to_vec(),
+                in_trees: trees,
+                num_outs: n_out,
+            };
+            Ok(Value::tuple(vec![outs, Value::native(Native::VjpFn(f))]))
+        })
+    }
+
+    pub(super) fn call_vjp_fn<'a>(
+        &'a mut self,
+        f: &'a VjpFn,
+        args: Vec<Value>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let [ct] = &args[..] else {
+                return err(
+                    "the function returned by jax.vjp takes one argument, the output cotangent",
+                );
+            };
+            let mut cts = Vec::new();
+            self.flatten(ct, &mut cts, 0)?;
+            if cts.len() != f.num_outs {
+                return err("the cotangent passed to the vjp function does not match the structure of the function's output");
+            }
+            let mut inputs = f.residuals.clone();
+            inputs.extend(cts);
+            let grads = self.ctx.apply_jaxpr(&f.backward, &inputs).await?;
+            // Non-float inputs have no cotangent row in the backward pass; JAX gives them
+            // float0 zeros, the playground gives None.
+            let mut it = grads.into_iter();
+            let values: Vec<Value> = f.in_trees.iter().map(|t| t.unflatten(&mut it)).collect();
+            Ok(Value::tuple(values))
+        })
+    }
+
+    /// Which axis of each leaf of `v` is mapped, following `axes` (an int or None applies to
+    /// every leaf below it; a container matches the argument's structure).
+    fn leaf_axes(
+        &self,
+        v: &Value,
+        axes: &Value,
+        out: &mut Vec<Option<i64>>,
+        depth: usize,
+    ) -> R<()> {
+        if depth > 32 {
+            return err("pytree nested too deeply");
+        }
+        let mut count = Vec::new();
+        match axes {
+            Value::None => {
+                self.flatten(v, &mut count, 0)?;
+                out.extend(std::iter::repeat_n(None, count.len()));
+            }
+            Value::Int(i) => {
+                self.flatten(v, &mut count, 0)?;
+                out.extend(std::iter::repeat_n(Some(*i), count.len()));
+            }
+            Value::Tuple(_) | Value::List(_) => {
+                let axes_items = match axes {
+                    Value::Tuple(t) => t.to_vec(),
+                    Value::List(l) => l.borrow().clone(),
+                    _ => vec![],
+                };
+                let items = match v {
+                    Value::Tuple(t) => t.to_vec(),
+                    Value::List(l) => l.borrow().clone(),
+                    _ => return err(format!("vmap in_axes specification {} does not match the argument's structure", repr(axes))),
+                };
+                if items.len() != axes_items.len() {
+                    return err(format!("vmap in_axes specification {} does not match the argument's structure", repr(axes)));
+                }
+                for (item, a) in items.iter().zip(&axes_items) {
+                    self.leaf_axes(item, a, out, depth + 1)?;
+                }
+            }
+            Value::Dict(d) => {
+                let Value::Dict(vd) = v else {
+                    return err(format!("vmap in_axes specification {} does not match the argument's structure", repr(axes)));
+                };
+                for (k, item) in vd.borrow().entries.iter() {
+                    let a = d.borrow().get(k).cloned().ok_or_else(|| RtError::new(format!("vmap in_axes is missing the key {}", repr(k))))?;
+                    self.leaf_axes(item, &a, out, depth + 1)?;
+                }
+            }
+            other => return err(format!("vmap in_axes must be an int, None, or a (nested) tuple of entries corresponding to the positional arguments passed to the function, but got {}", repr(other))),
+        }
+        Ok(())
+    }
+
+    pub(super) fn call_vmapped<'a>(
+        &'a mut self,
+        v: &'a Vmapped,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            if !kwargs.is_empty() {
+                return err("keyword arguments to vmapped functions are not supported by the playground yet; pass them positionally");
+            }
+            let (leaves, trees, _) = self.flatten_args(&args)?;
+            let mut axes = Vec::new();
+            match &v.in_axes {
+                Value::Tuple(_) | Value::List(_) => {
+                    let spec = match &v.in_axes {
+                        Value::Tuple(t) => t.to_vec(),
+                        Value::List(l) => l.borrow().clone(),
+                        _ => vec![],
+                    };
+                    if spec.len() != args.len() {
+                        return err(format!(
+                            "vmap in_axes must be an int, None, or a tuple of entries corresponding to the positional arguments passed to the function, but got len(in_axes)={}, len(args)={}",
+                            spec.len(),
+                            args.len()
+                        ));
+                    }
+                    for (a, s) in args.iter().zip(&spec) {
+                        self.leaf_axes(a, s, &mut axes, 0)?;
+                    }
+                }
+                other => {
+                    for a in &args {
+                        self.leaf_axes(a, other, &mut axes, 0)?;
+                    }
+                }
+            }
+            let mut size: Option<usize> = None;
+            let mut moved = Vec::new();
+            let mut batched = Vec::new();
+            for (leaf, axis) in leaves.iter().zip(&axes) {
+                match axis {
+                    None => {
+                        moved.push(leaf.clone());
+                        batched.push(false);
+                    }
+                    Some(a) => {
+                        let rank = leaf.aval().rank();
+                        let axis = jnp::normalize_axes(Some(&[*a]), rank).map_err(|_| {
+                            RtError::new(format!(
+                                "vmap was requested to map its argument along axis {a}, which implies that its rank should be at least {}, but is only {rank} (its shape is {})",
+                                a + 1,
+                                jnp::shape_str(&leaf.aval().shape)
+                            ))
+                        })?[0];
+                        let n = leaf.aval().shape[axis];
+                        if let Some(s) = size {
+                            if s != n {
+                                return err(format!("vmap got inconsistent sizes for array axes to be mapped: {s} and {n}"));
+                            }
+                        }
+                        size = Some(n);
+                        let mut perm: Vec<usize> = (0..rank).filter(|&d| d != axis).collect();
+                        perm.insert(0, axis);
+                        let t = if axis == 0 {
+                            leaf.clone()
+                        } else {
+                            jnp::transpose(self.ctx, leaf, Some(&perm)).await?
+                        };
+                        moved.push(t);
+                        batched.push(true);
+                    }
+                }
+            }
+            let Some(size) = size else {
+                return err("vmap must have at least one non-None value in in_axes");
+            };
+            // Trace on one example: the batch axis dropped.
+            let examples: Vec<Tensor> = moved
+                .iter()
+                .zip(&batched)
+                .map(|(t, &b)| {
+                    if b {
+                        let mut aval = t.aval().clone();
+                        aval.shape.remove(0);
+                        Tensor::from(jnp::full(&aval.shape, 0.0, aval.dtype))
+                    } else {
+                        t.clone()
+                    }
+                })
+                .collect();
+            let traced = self.trace_open(&v.func, &args, &examples, &trees).await?;
+            let mut all_batched = vec![false; traced.closed.len()];
+            all_batched.extend(&batched);
+            let batched_jaxpr = transform::vmap(&traced.jaxpr, &all_batched, size)?;
+            let mut inputs = traced.closed.clone();
+            inputs.extend(moved);
+            let outs = self.ctx.apply_jaxpr(&batched_jaxpr, &inputs).await?;
+            let mut out_axes = Vec::new();
+            let probe = traced.out_tree.unflatten(&mut outs.iter().cloned());
+            self.leaf_axes(&probe, &v.out_axes, &mut out_axes, 0)?;
+            let mut placed = Vec::new();
+            for (t, axis) in outs.iter().zip(&out_axes) {
+                let rank = t.aval().rank();
+                let to = match axis {
+                    None => return err("vmap out_axes=None is supported only for outputs that do not depend on the mapped inputs, which the playground cannot tell yet"),
+                    Some(a) => jnp::normalize_axes(Some(&[*a]), rank)?[0],
+                };
+                let mut perm: Vec<usize> = (1..rank).collect();
+                perm.insert(to, 0);
+                placed.push(if to == 0 {
+                    t.clone()
+                } else {
+                    jnp::transpose(self.ctx, t, Some(&perm)).await?
+                });
+            }
+            Ok(traced.out_tree.unflatten(&mut placed.into_iter()))
+        })
+    }
+}

@@ -1,0 +1,229 @@
+//! Every program in `tests/jax/fixtures.json` through the real pipeline (`Engine`, compiler,
+//! emulator, CPU backend) at DEFAULT and at `highest`, compared with what real JAX printed
+//! (tolerance: see `tests/jax/compare.rs`).
+//!
+//! The compiler does not lower every primitive yet. The fixtures that fail for that reason are
+//! listed in `NOT_LOWERED`; each must still fail with the compiler's "... supported by the
+//! compiler yet" error, and
+//! the test fails when one starts passing, so the list only shrinks. It is never a silent skip.
+
+#[path = "../../../tests/jax/compare.rs"]
+mod compare;
+
+use jaxlite::Precision;
+use runtime::{BackendChoice, Engine, RunOptions};
+
+/// Fixtures that need a primitive the compiler cannot lower yet.
+const NOT_LOWERED: &[&str] = &[
+    "jnp_sin",
+    "grad_sin",
+    "jnp_cos",
+    "grad_cos",
+    "grad_exp",
+    "grad_tanh",
+    "grad_abs",
+    "jnp_sign",
+    "grad_sign",
+    "jnp_floor",
+    "grad_floor",
+    "jnp_ceil",
+    "grad_ceil",
+    "jnp_round",
+    "grad_round",
+    "jnp_square",
+    "grad_square",
+    "jnp_expm1",
+    "grad_expm1",
+    "grad_negative",
+    "grad_log",
+    "jnp_sqrt",
+    "grad_sqrt",
+    "jnp_log1p",
+    "grad_log1p",
+    "nn_relu",
+    "grad_nn_relu",
+    "grad_nn_sigmoid",
+    "nn_gelu",
+    "grad_nn_gelu",
+    "nn_softplus",
+    "grad_nn_softplus",
+    "grad_nn_silu",
+    "nn_softmax",
+    "grad_nn_softmax",
+    "nn_log_softmax",
+    "grad_nn_log_softmax",
+    "nn_logsumexp",
+    "grad_nn_logsumexp",
+    "nn_gelu_exact",
+    "grad_nn_gelu_exact",
+    "nn_one_hot",
+    "nn_softmax_axis0",
+    "binop_add",
+    "binop_sub",
+    "binop_mul",
+    "binop_div",
+    "binop_pow",
+    "jnp_maximum",
+    "jnp_minimum",
+    "jnp_arctan2",
+    "compare_lt",
+    "compare_le",
+    "compare_gt",
+    "compare_ge",
+    "compare_eq",
+    "compare_ne",
+    "where",
+    "clip",
+    "int_pow",
+    "power_float",
+    "reduce_sum",
+    "grad_reduce_sum",
+    "reduce_max",
+    "grad_reduce_max",
+    "reduce_min",
+    "grad_reduce_min",
+    "reduce_mean",
+    "grad_reduce_mean",
+    "reduce_var",
+    "grad_reduce_var",
+    "reduce_std",
+    "grad_reduce_std",
+    "argmax",
+    "cumsum",
+    "max_tie_grad",
+    "reshape_transpose",
+    "expand_squeeze",
+    "concatenate",
+    "grad_concatenate",
+    "grad_stack",
+    "grad_matmul",
+    "matvec",
+    "mlp_grad",
+    "value_and_grad",
+    "grad_has_aux",
+    "value_and_grad_has_aux",
+    "grad_dict_pytree",
+    "grad_scalar_python",
+    "second_derivative",
+    "third_derivative",
+    "grad_of_jit",
+    "jit_of_grad",
+    "grad_closure_in_jit",
+    "grad_cond",
+    "stop_gradient",
+    "jvp_basic",
+    "jacfwd",
+    "jacrev",
+    "hessian",
+    "hessian_logsumexp",
+    "vmap_basic",
+    "vmap_in_axes_1",
+    "vmap_out_axes",
+    "vmap_grad",
+    "grad_vmap",
+    "vmap_tuple_out",
+    "vmap_softmax",
+    "vmap_where",
+    "per_example_grads",
+    "training_loop",
+    "vjp_matmul",
+    "jacfwd_matrix",
+];
+
+/// Fixtures that fail on the reference evaluator too (see `crates/lang/tests/fixtures.rs`).
+const KNOWN_FAILURES: &[&str] = &[
+    "binop_mul",
+    "binop_pow",
+    "jnp_maximum",
+    "jnp_minimum",
+    "vjp_basic",
+    "grad_matmul",
+    "logistic_regression",
+];
+
+enum Outcome {
+    Pass,
+    NotLowered,
+    Differs(String),
+}
+
+fn run(f: &compare::Fixture, precision: Precision, expected: &str) -> Outcome {
+    let opts = RunOptions {
+        backend: BackendChoice::Cpu,
+        precision,
+        ..RunOptions::default()
+    };
+    let default = precision == Precision::Default;
+    match (
+        pollster::block_on(Engine::new().run_script(&f.script, &opts)),
+        &f.error,
+    ) {
+        (Ok(report), None) => match compare::compare(&report.stdout, expected, default) {
+            None => Outcome::Pass,
+            Some(d) => Outcome::Differs(d),
+        },
+        (Ok(report), Some(e)) => {
+            Outcome::Differs(format!("JAX raised {e}, we printed {}", report.stdout))
+        }
+        (Err(failure), error) => {
+            let msg: Vec<String> = failure.errors.iter().map(|e| e.to_string()).collect();
+            let msg = msg.join("\n");
+            if msg.contains("supported by the compiler yet") {
+                Outcome::NotLowered
+            } else if error.is_some() {
+                match compare::compare(&failure.stdout, expected, default) {
+                    None => Outcome::Pass,
+                    Some(d) => Outcome::Differs(d),
+                }
+            } else {
+                Outcome::Differs(msg)
+            }
+        }
+    }
+}
+
+#[test]
+fn fixtures_match_jax_through_the_compiler_and_emulator() {
+    let fixtures = compare::load();
+    let mut not_lowered = Vec::new();
+    let mut differs = Vec::new();
+    for f in &fixtures {
+        for (precision, expected) in [
+            (Precision::Highest, &f.highest),
+            (Precision::Default, &f.default),
+        ] {
+            match run(f, precision, expected) {
+                Outcome::Pass => {}
+                Outcome::NotLowered => {
+                    if !not_lowered.contains(&f.name) {
+                        not_lowered.push(f.name.clone());
+                    }
+                }
+                Outcome::Differs(d) => {
+                    if !KNOWN_FAILURES.contains(&f.name.as_str()) {
+                        differs.push(format!("{} ({}): {d}", f.name, precision.name()));
+                    }
+                }
+            }
+        }
+    }
+    let newly_lowered: Vec<&&str> = NOT_LOWERED
+        .iter()
+        .filter(|n| !not_lowered.iter().any(|m| m == *n))
+        .collect();
+    let unlisted: Vec<&String> = not_lowered
+        .iter()
+        .filter(|n| !NOT_LOWERED.contains(&n.as_str()))
+        .collect();
+    assert!(
+        newly_lowered.is_empty(),
+        "these fixtures are lowered now; remove them from NOT_LOWERED: {newly_lowered:?}"
+    );
+    assert!(unlisted.is_empty(), "these fixtures need primitives the compiler cannot lower; list them in NOT_LOWERED: {unlisted:?}");
+    assert!(
+        differs.is_empty(),
+        "{} runs differ from JAX:\n\n{}",
+        differs.len(),
+        differs.join("\n\n")
+    );
+}

@@ -1,0 +1,248 @@
+"""Generates tests/jax/fixtures.json: small playground programs and what real JAX prints.
+
+Run with `python3 tests/jax/generate.py` (needs jax[cpu] and numpy). Each program is run
+twice in CPython with real JAX: at `highest` matmul precision (full float32) and at DEFAULT as
+a TPU computes it, emulated on CPU by rounding every dot_general's operands to bfloat16
+(products and sums stay float32). A program that raises records the exception instead.
+"""
+
+import contextlib
+import io
+import json
+import os
+import sys
+
+import jax
+import jax.numpy as jnp
+from jax._src.lax import lax as lax_internal
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PRELUDE = "import jax\nimport jax.numpy as jnp\n"
+
+# (name, body). Bodies are written once and run unchanged by JAX and by the playground.
+PROGRAMS = []
+
+
+def program(name, body):
+    PROGRAMS.append((name, PRELUDE + body.strip() + "\n"))
+
+
+X = "x = jnp.array([0.5, -1.25, 2.0, 0.0])\n"
+M = "a = jnp.array([[1.0, 2.0, -1.0], [0.5, -3.0, 4.0]])\nb = jnp.array([[0.25, 1.5], [-2.0, 1.0], [3.0, 0.125]])\n"
+
+# Elementwise functions: values, gradients (summed) and vmapped gradients.
+for fn in ["sin", "cos", "exp", "tanh", "abs", "sign", "floor", "ceil", "round", "square",
+           "expm1", "negative"]:
+    program(f"jnp_{fn}", X + f"print(jnp.{fn}(x))\n")
+    program(f"grad_{fn}", X + f"print(jax.grad(lambda v: jnp.sum(jnp.{fn}(v)))(x))\n")
+for fn in ["log", "sqrt", "log1p"]:
+    program(f"jnp_{fn}", "x = jnp.array([0.5, 1.25, 2.0, 4.0])\n" + f"print(jnp.{fn}(x))\n")
+    program(f"grad_{fn}", "x = jnp.array([0.5, 1.25, 2.0, 4.0])\n"
+            + f"print(jax.grad(lambda v: jnp.sum(jnp.{fn}(v)))(x))\n")
+for fn in ["relu", "sigmoid", "gelu", "softplus", "silu", "softmax", "log_softmax", "logsumexp"]:
+    program(f"nn_{fn}", X + f"print(jax.nn.{fn}(x))\n")
+    program(f"grad_nn_{fn}", X + f"print(jax.grad(lambda v: jnp.sum(jax.nn.{fn}(v) * jnp.arange(4.0)))(x))\n")
+program("nn_gelu_exact", X + "print(jax.nn.gelu(x, approximate=False))\n")
+program("grad_nn_gelu_exact", X + "print(jax.grad(lambda v: jnp.sum(jax.nn.gelu(v, approximate=False)))(x))\n")
+program("nn_one_hot", "print(jax.nn.one_hot(jnp.array([0, 2, 1]), 3))\n")
+program("nn_softmax_axis0", M + "print(jax.nn.softmax(a, axis=0))\n")
+
+# Binary ops, comparisons, where.
+for op in ["+", "-", "*", "/", "**"]:
+    program(f"binop_{ {'+': 'add', '-': 'sub', '*': 'mul', '/': 'div', '**': 'pow'}[op]}",
+            "x = jnp.array([0.5, 1.25, 2.0])\ny = jnp.array([2.0, 0.5, 3.0])\n"
+            f"print(x {op} y)\nprint(jax.grad(lambda p, q: jnp.sum(p {op} q), argnums=(0, 1))(x, y))\n")
+for name in ["maximum", "minimum", "arctan2"]:
+    program(f"jnp_{name}", "x = jnp.array([0.5, 1.0, -2.0])\ny = jnp.array([1.0, 1.0, -3.0])\n"
+            f"print(jnp.{name}(x, y))\nprint(jax.grad(lambda p, q: jnp.sum(jnp.{name}(p, q)), argnums=(0, 1))(x, y))\n")
+for op in ["<", "<=", ">", ">=", "==", "!="]:
+    program(f"compare_{ {'<': 'lt', '<=': 'le', '>': 'gt', '>=': 'ge', '==': 'eq', '!=': 'ne'}[op]}",
+            X + f"print(x {op} 0.5)\n")
+program("where", X + "print(jnp.where(x > 0, x, -x))\nprint(jax.grad(lambda v: jnp.sum(jnp.where(v > 0, v * v, 3.0 * v)))(x))\n")
+program("clip", X + "print(jnp.clip(x, -1.0, 1.0))\nprint(jax.grad(lambda v: jnp.sum(jnp.clip(v, -1.0, 1.0)))(x))\n")
+program("int_pow", X + "print(x ** 3)\nprint(jax.grad(lambda v: jnp.sum(v ** 3))(x))\n")
+program("power_float", "x = jnp.array([0.5, 1.25, 2.0])\nprint(jnp.power(x, 1.5))\nprint(jax.grad(lambda v: jnp.sum(v ** 1.5))(x))\n")
+
+# Reductions.
+for red in ["sum", "max", "min", "mean", "var", "std"]:
+    program(f"reduce_{red}", M + f"print(jnp.{red}(a))\nprint(jnp.{red}(a, axis=0))\nprint(jnp.{red}(a, axis=1))\n")
+    program(f"grad_reduce_{red}", M + f"print(jax.grad(lambda v: jnp.{red}(v))(a))\n")
+program("argmax", M + "print(jnp.argmax(a))\nprint(jnp.argmax(a, axis=1))\nprint(jnp.argmin(a, axis=0))\n")
+program("cumsum", M + "print(jnp.cumsum(a, axis=1))\nprint(jax.grad(lambda v: jnp.sum(jnp.cumsum(v, axis=0) ** 2))(a))\n")
+program("max_tie_grad", "x = jnp.array([1.0, 3.0, 3.0])\nprint(jax.grad(jnp.max)(x))\n")
+
+# Shapes.
+program("reshape_transpose", M + "print(a.reshape(3, 2))\nprint(a.T)\nprint(jnp.transpose(a))\n")
+program("expand_squeeze", M + "print(jnp.expand_dims(a, 0).shape)\nprint(jnp.squeeze(jnp.expand_dims(a, 1)))\n")
+program("concatenate", M + "print(jnp.concatenate([a, a * 2.0], axis=0))\nprint(jnp.stack([a, -a], axis=1))\n")
+program("grad_concatenate", M + "print(jax.grad(lambda v: jnp.sum(jnp.concatenate([v, v * v], axis=1)))(a))\n")
+program("grad_stack", M + "print(jax.grad(lambda v: jnp.sum(jnp.stack([v, jnp.sin(v)]) ** 2))(a))\n")
+
+# Matmuls (these differ between DEFAULT and highest).
+program("matmul", M + "print(a @ b)\nprint(jnp.dot(a, b))\n")
+program("grad_matmul", M + "print(jax.grad(lambda p, q: jnp.sum(jnp.tanh(p @ q)), argnums=(0, 1))(a, b))\n")
+program("matvec", M + "v = jnp.array([1.0, 0.5, -2.0])\nprint(a @ v)\nprint(jax.grad(lambda w: jnp.sum((a @ w) ** 2))(v))\n")
+program("mlp_grad", M + """
+params = {"w1": b, "b1": jnp.array([0.1, -0.2]), "w2": jnp.array([[1.0], [-1.0]])}
+def loss(p, x):
+    h = jax.nn.relu(x @ p["w1"] + p["b1"])
+    return jnp.mean((h @ p["w2"]) ** 2)
+g = jax.grad(loss)(params, a)
+print(g["w1"])
+print(g["b1"])
+print(g["w2"])
+""")
+program("value_and_grad", M + """
+def loss(w):
+    return jnp.sum(jnp.tanh(a @ w))
+v, g = jax.value_and_grad(loss)(b)
+print(v)
+print(g)
+""")
+program("grad_has_aux", X + """
+def f(v):
+    y = jnp.sin(v)
+    return jnp.sum(y), y * 2.0
+g, aux = jax.grad(f, has_aux=True)(x)
+print(g)
+print(aux)
+""")
+program("value_and_grad_has_aux", X + """
+(v, aux), g = jax.value_and_grad(lambda v: (jnp.sum(v ** 2), jnp.max(v)), has_aux=True)(x)
+print(v, aux, g)
+""")
+program("grad_argnums_tuple", "print(jax.grad(lambda a, b, c: a * b * c, argnums=(0, 2))(2.0, 3.0, 4.0))\n")
+program("grad_argnums_int", "print(jax.grad(lambda a, b: a * b * b, argnums=1)(2.0, 3.0))\n")
+program("grad_list_pytree", "print(jax.grad(lambda p: p[0] * p[1] + p[2][0])([1.0, 2.0, (3.0,)]))\n")
+program("grad_dict_pytree", "print(jax.grad(lambda p: p['a'] ** 2 + 3.0 * p['b'])({'a': 1.5, 'b': 2.0}))\n")
+program("grad_scalar_python", "print(jax.grad(lambda x: x ** 2 + 3.0 * x)(2.0))\n")
+program("second_derivative", "f = lambda x: jnp.sin(x) * x\nprint(jax.grad(jax.grad(f))(1.0))\n")
+program("third_derivative", "f = lambda x: x ** 4\nprint(jax.grad(jax.grad(jax.grad(f)))(2.0))\n")
+program("grad_of_jit", X + "f = jax.jit(lambda v: jnp.sum(jnp.tanh(v) ** 2))\nprint(jax.grad(f)(x))\n")
+program("jit_of_grad", X + "f = jax.jit(jax.grad(lambda v: jnp.sum(jnp.tanh(v) ** 2)))\nprint(f(x))\n")
+program("grad_closure_in_jit", X + """
+@jax.jit
+def step(w, data):
+    return w - 0.1 * jax.grad(lambda w: jnp.sum((w * data - 1.0) ** 2))(w)
+print(step(x, jnp.array([1.0, 2.0, 3.0, 4.0])))
+""")
+program("grad_fori_loop", """
+def f(x):
+    return jax.lax.fori_loop(0, 3, lambda i, c: c * x + 1.0, 0.0)
+print(f(2.0))
+print(jax.grad(f)(2.0))
+""")
+program("grad_cond", """
+def f(x):
+    return jax.lax.cond(x > 0, lambda v: v * v, lambda v: -v, x)
+print(jax.grad(f)(3.0), jax.grad(f)(-3.0))
+""")
+program("stop_gradient", X + "print(jax.grad(lambda v: jnp.sum(v * jax.lax.stop_gradient(v)))(x))\n")
+program("jvp_basic", X + "p, t = jax.jvp(lambda v: jnp.sin(v) * v, (x,), (jnp.ones(4),))\nprint(p)\nprint(t)\n")
+program("jvp_two_args", "p, t = jax.jvp(lambda a, b: a * b + a, (2.0, 3.0), (1.0, 0.5))\nprint(p, t)\n")
+program("vjp_basic", X + "y, f = jax.vjp(lambda v: jnp.tanh(v) * 2.0, x)\nprint(y)\nprint(f(jnp.ones(4)))\n")
+program("vjp_matmul", M + "y, f = jax.vjp(lambda p, q: p @ q, a, b)\nga, gb = f(jnp.ones((2, 2)))\nprint(ga)\nprint(gb)\n")
+program("jacfwd", X + "print(jax.jacfwd(lambda v: jnp.sin(v) * jnp.sum(v))(x))\n")
+program("jacrev", X + "print(jax.jacrev(lambda v: jnp.sin(v) * jnp.sum(v))(x))\n")
+program("jacfwd_matrix", M + "print(jax.jacfwd(lambda w: jnp.tanh(a @ w))(b).shape)\n")
+program("hessian", X + "print(jax.hessian(lambda v: jnp.sum(v ** 3) + jnp.sum(v) ** 2)(x))\n")
+program("hessian_logsumexp", X + "print(jax.hessian(jax.nn.logsumexp)(x))\n")
+program("vmap_basic", M + "print(jax.vmap(lambda r: jnp.sum(r * r))(a))\n")
+program("vmap_in_axes_1", M + "print(jax.vmap(lambda c: jnp.max(c), in_axes=1)(a))\n")
+program("vmap_in_axes_none", M + "v = jnp.array([1.0, 2.0, 3.0])\nprint(jax.vmap(lambda r, w: jnp.dot(r, w), in_axes=(0, None))(a, v))\n")
+program("vmap_out_axes", M + "print(jax.vmap(lambda r: r * 2.0, out_axes=1)(a))\n")
+program("vmap_matmul", M + "print(jax.vmap(lambda r: r @ b)(a))\n")
+program("vmap_grad", M + "print(jax.vmap(jax.grad(lambda r: jnp.sum(jnp.sin(r) * r)))(a))\n")
+program("grad_vmap", M + "print(jax.grad(lambda w: jnp.sum(jax.vmap(lambda r: jnp.tanh(r @ w))(a)))(b))\n")
+program("vmap_nested", M + "print(jax.vmap(jax.vmap(lambda s: s * s + 1.0))(a))\n")
+program("vmap_dict", M + "print(jax.vmap(lambda p: p['x'] * p['y'])({'x': a, 'y': a + 1.0}))\n")
+program("vmap_tuple_out", M + "s, m = jax.vmap(lambda r: (jnp.sum(r), jnp.max(r)))(a)\nprint(s, m)\n")
+program("vmap_softmax", M + "print(jax.vmap(jax.nn.softmax)(a))\n")
+program("vmap_where", M + "print(jax.vmap(lambda r: jnp.where(r > 0, r, 0.0))(a))\n")
+program("per_example_grads", M + """
+w = jnp.array([0.5, -0.5, 1.0])
+def loss(w, row):
+    return (jnp.dot(row, w) - 1.0) ** 2
+print(jax.vmap(jax.grad(loss), in_axes=(None, 0))(w, a))
+""")
+program("training_loop", """
+xs = jnp.array([[0.0], [1.0], [2.0], [3.0]])
+ys = jnp.array([1.0, 3.0, 5.0, 7.0])
+params = {"w": jnp.zeros((1,)), "b": 0.0}
+def loss(p):
+    pred = xs @ p["w"] + p["b"]
+    return jnp.mean((pred - ys) ** 2)
+@jax.jit
+def update(p):
+    g = jax.grad(loss)(p)
+    return {"w": p["w"] - 0.05 * g["w"], "b": p["b"] - 0.05 * g["b"]}
+for _ in range(20):
+    params = update(params)
+print(params["w"], params["b"], loss(params))
+""")
+program("logistic_regression", M + """
+labels = jnp.array([1.0, 0.0])
+def loss(w):
+    logits = a @ w
+    return -jnp.mean(labels * jax.nn.log_softmax(jnp.stack([-logits, logits], axis=1))[:, 1])
+print(jax.grad(loss)(jnp.array([0.1, 0.2, 0.3])))
+""")
+
+# Errors.
+program("error_grad_nonscalar", X + "print(jax.grad(lambda v: v * 2.0)(x))\n")
+program("error_grad_int", "print(jax.grad(lambda v: v * 2)(3))\n")
+program("error_if_on_tracer", X + "@jax.jit\ndef f(v):\n    if v[0] > 0:\n        return v\n    return -v\nprint(f(x))\n")
+program("error_vmap_sizes", M + "print(jax.vmap(lambda p, q: p + q)(a, b))\n")
+program("error_shapes", M + "print(a + b)\n")
+
+
+def dot_general_bf16(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
+                     out_sharding=None, **kwargs):
+    """dot_general as a TPU computes it at DEFAULT: operands rounded to bf16, f32 products."""
+    def rounded(v):
+        v = jnp.asarray(v)
+        if v.dtype == jnp.float32:
+            return v.astype(jnp.bfloat16).astype(jnp.float32)
+        return v
+    return ORIGINAL_DOT(rounded(lhs), rounded(rhs), dimension_numbers,
+                        precision=jax.lax.Precision.HIGHEST,
+                        preferred_element_type=preferred_element_type)
+
+
+ORIGINAL_DOT = lax_internal.dot_general
+
+
+def run(source, default_precision):
+    out = io.StringIO()
+    error = None
+    lax_internal.dot_general = dot_general_bf16 if default_precision else ORIGINAL_DOT
+    with jax.default_matmul_precision("highest"), contextlib.redirect_stdout(out):
+        try:
+            exec(compile(source, "<script>", "exec"), {"__name__": "__main__"})
+        except Exception as e:  # noqa: BLE001 - recorded as the expected error
+            error = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+    lax_internal.dot_general = ORIGINAL_DOT
+    return out.getvalue(), error
+
+
+def main():
+    fixtures = []
+    for name, source in PROGRAMS:
+        highest, error = run(source, default_precision=False)
+        default, default_error = run(source, default_precision=True)
+        fixtures.append({
+            "name": name,
+            "script": source,
+            "highest": highest,
+            "default": default,
+            "error": error,
+        })
+    path = os.path.join(HERE, "fixtures.json")
+    with open(path, "w") as f:
+        json.dump({"jax_version": jax.__version__, "fixtures": fixtures}, f, indent=1)
+        f.write("\n")
+    print(f"wrote {len(fixtures)} fixtures to {path}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
