@@ -1,26 +1,30 @@
-//! compiler: from a Jaxpr to an `isa::Program` for one TensorCore.
+//! compiler: from a Jaxpr to an `isa::Program` for one TensorCore, in passes that each print:
 //!
-//! The walking skeleton lowers equation by equation (no fusion yet): every value gets a VMEM
-//! slot, inputs arrive by DMA, matmuls run on the MXU tile by tile (K and N cut to the array's
-//! size, M streamed), elementwise ops run on the vector unit, and results leave by DMA. Later
-//! passes (fusion, padding to the vector tile, VMEM reuse, double buffering) slot in between.
+//! 1. [`hlo`]: the Jaxpr as an HLO-like graph (dots canonicalised to `(M,K)·(K,N)`).
+//! 2. [`fusion`]: instructions grouped into fusions, each of which becomes one kernel.
+//! 3. [`emit`]: each kernel tiled over its output, tiles padded to the vector registers'
+//!    128 lanes in VMEM, inputs DMA'd from HBM into alternating slots (double buffering),
+//!    matmuls cut into 128×128 weight tiles on the MXU with 1, 3 or 6 bf16 passes, epilogues
+//!    on the vector unit; loops with affine addresses keep the program small.
 
-mod lower;
+pub mod emit;
+pub mod fusion;
+pub mod hlo;
 
-pub use lower::compile;
-
-use jaxlite::Precision;
+use jaxlite::{Jaxpr, Precision};
 
 /// What the compiler needs to know about the machine and the user's settings.
 #[derive(Clone, Debug)]
 pub struct CompileOptions {
     pub mxu_rows: u32,
     pub mxu_cols: u32,
+    /// VMEM capacity in 32-bit words; no kernel uses more.
+    pub vmem_words: u32,
     /// `jax_default_matmul_precision`, for dot_generals that name none.
     pub default_precision: Precision,
 }
 
-/// A Jaxpr the compiler cannot lower, naming the equation.
+/// A Jaxpr the compiler cannot lower, naming the equation or fusion.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompileError {
     pub message: String,
@@ -30,4 +34,39 @@ impl std::fmt::Display for CompileError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.message)
     }
+}
+
+/// Every stage of one compilation, for printing (`tpu compile --emit`, the playground).
+pub struct Compiled {
+    pub hlo: hlo::Graph,
+    pub fused: fusion::FusedGraph,
+    pub program: isa::Program,
+}
+
+/// Compiles `jaxpr` (inputs: constvars then invars) into a program named `name`.
+pub fn compile(
+    name: &str,
+    jaxpr: &Jaxpr,
+    opts: &CompileOptions,
+) -> Result<isa::Program, CompileError> {
+    compile_stages(name, jaxpr, opts).map(|c| c.program)
+}
+
+/// Compiles and keeps every intermediate stage.
+pub fn compile_stages(
+    name: &str,
+    jaxpr: &Jaxpr,
+    opts: &CompileOptions,
+) -> Result<Compiled, CompileError> {
+    let hlo = hlo::from_jaxpr(name, jaxpr, opts.default_precision)?;
+    let fused = fusion::fuse(hlo.clone());
+    let program = emit::emit(&fused, opts)?;
+    isa::validate(&program).map_err(|e| CompileError {
+        message: format!("internal error: the compiled program is invalid: {e}"),
+    })?;
+    Ok(Compiled {
+        hlo,
+        fused,
+        program,
+    })
 }

@@ -178,6 +178,7 @@ impl EngineExecutor {
         let opts = compiler::CompileOptions {
             mxu_rows: self.machine.mxu_rows,
             mxu_cols: self.machine.mxu_cols,
+            vmem_words: u32::try_from(self.machine.vmem_bytes / 4).unwrap_or(u32::MAX),
             default_precision: call.default_precision,
         };
         let program = compiler::compile(&call.name, &call.jaxpr, &opts)

@@ -1,0 +1,958 @@
+//! Pass 3: one kernel per fusion, tiled, double-buffered and laid out in VMEM.
+//!
+//! Every value a kernel reads or writes lives in HBM, row-major and unpadded; inside a kernel,
+//! tiles live in VMEM padded to the vector register's 128 lanes (rows are `roundup(C, 128)`
+//! words apart), which is where padding waste comes from. A kernel walks its output in tiles
+//! of rows; each tile's inputs are DMA'd into one of two VMEM slots, alternating, so the DMA
+//! of the next tile overlaps the compute of this one (the program issues the next load as soon
+//! as this tile's compute has issued; only `wait` holds issue). Tile loops are `loop`s over
+//! pairs of tiles with affine addresses, plus the leftover tiles, so program size does not grow
+//! with the data.
+//!
+//! A matmul kernel (output fusion) tiles the result into TM×TN blocks: for each block the
+//! (TM×K) rows of A and (K×TN) columns of B arrive by DMA, the MXU runs one weights load and
+//! one matmul per 128×128 piece of B (K pieces accumulate into the result), then the fused
+//! epilogue runs on the vector unit and the block goes back to HBM.
+
+use crate::fusion::{FusedGraph, Fusion, FusionKind};
+use crate::hlo::{Graph, Op, ValueId};
+use crate::{CompileError, CompileOptions};
+use isa::{Addr, Block, Buffer, ElemType, Instr, Operand, Part, Program, VectorOp};
+use jaxlite::eval::precision_passes;
+use jaxlite::{BinaryOp, UnaryOp};
+
+const SEM_LOADS: u8 = 0;
+const SEM_STORES: u8 = 1;
+/// VMEM rows are padded to the vector unit's lanes, tiles to its sublanes.
+const LANES: u32 = 128;
+const SUBLANES: u32 = 8;
+
+fn err(message: impl Into<String>) -> CompileError {
+    CompileError {
+        message: message.into(),
+    }
+}
+
+fn round_up(x: u32, to: u32) -> u32 {
+    x.div_ceil(to) * to
+}
+
+/// An address `base + stride * i_depth` (or a constant when there is no loop).
+fn affine(base: u32, stride: u32, depth: Option<usize>) -> Addr {
+    match depth {
+        Some(d) if stride != 0 => Addr {
+            base,
+            strides: vec![(d as u8, stride as i32)],
+        },
+        _ => Addr::from(base),
+    }
+}
+
+fn add_term(a: &Addr, stride: u32, depth: Option<usize>) -> Addr {
+    let mut a = a.clone();
+    if let (Some(d), true) = (depth, stride != 0) {
+        a.strides.push((d as u8, stride as i32));
+    }
+    a
+}
+
+fn offset(a: &Addr, by: u32) -> Addr {
+    Addr {
+        base: a.base + by,
+        strides: a.strides.clone(),
+    }
+}
+
+/// Which tile a piece of code works on: tile `first + step * i_depth` with `rows` rows.
+#[derive(Clone, Copy, Debug)]
+struct Tile {
+    first: u32,
+    step: u32,
+    depth: Option<usize>,
+    rows: u32,
+}
+
+impl Tile {
+    /// The address of this tile's first element in an array whose tiles are `tile_words`
+    /// apart.
+    fn addr(&self, base: u32, tile_words: u32) -> Addr {
+        affine(
+            base + self.first * tile_words,
+            self.step * tile_words,
+            self.depth,
+        )
+    }
+}
+
+/// How a kernel reads an input, relative to its R×C iteration space.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Access {
+    /// Same shape, row-major: row r at `base + r*C`.
+    Full,
+    /// One row of C values for every row.
+    Row,
+    /// One value per row (R contiguous values), the same across the row.
+    Col,
+    /// One value for everything.
+    Scalar,
+}
+
+/// The HBM buffer behind a value and the strides (in elements) at which a view of shape
+/// `shape` reads it, or `None` if the view is not affine.
+fn view_strides(g: &Graph, hbm: &[Option<u32>], v: ValueId) -> Option<(u32, Vec<usize>)> {
+    let instr = &g.instrs[v];
+    let row_major = |shape: &[usize]| {
+        let mut s = vec![1usize; shape.len()];
+        for d in (0..shape.len().saturating_sub(1)).rev() {
+            s[d] = s[d + 1] * shape[d + 1];
+        }
+        s
+    };
+    if let Some(addr) = hbm[v] {
+        return Some((addr, row_major(&instr.shape)));
+    }
+    match &instr.op {
+        Op::Reshape => {
+            let (addr, src) = view_strides(g, hbm, instr.operands[0])?;
+            // Only a reshape of contiguous data is a view.
+            let src_shape = &g.instrs[instr.operands[0]].shape;
+            (src == row_major(src_shape)).then(|| (addr, row_major(&instr.shape)))
+        }
+        Op::Broadcast { dims } => {
+            let operand = instr.operands[0];
+            let (addr, src) = view_strides(g, hbm, operand)?;
+            let src_shape = &g.instrs[operand].shape;
+            let mut strides = vec![0usize; instr.shape.len()];
+            for (k, &d) in dims.iter().enumerate() {
+                if src_shape[k] != 1 {
+                    strides[d] = src[k];
+                }
+            }
+            Some((addr, strides))
+        }
+        _ => None,
+    }
+}
+
+/// A kernel's iteration space: R rows of C columns (leading dims flattened).
+fn rows_cols(shape: &[usize]) -> (u32, u32) {
+    let c = shape.last().copied().unwrap_or(1) as u32;
+    let r = shape.iter().rev().skip(1).product::<usize>() as u32;
+    (r, c)
+}
+
+/// Whether a view reads row-major data as is (dimensions of size 1 have no stride to match).
+fn contiguous(strides: &[usize], shape: &[usize]) -> bool {
+    let mut expect = 1usize;
+    for d in (0..shape.len()).rev() {
+        if shape[d] != 1 && strides[d] != expect {
+            return false;
+        }
+        expect *= shape[d];
+    }
+    true
+}
+
+fn classify(strides: &[usize], shape: &[usize]) -> Option<Access> {
+    let rank = shape.len();
+    let broadcast = |s: &[usize], n: &[usize]| s.iter().zip(n).all(|(&s, &n)| s == 0 || n == 1);
+    if contiguous(strides, shape) {
+        Some(Access::Full)
+    } else if broadcast(strides, shape) {
+        Some(Access::Scalar)
+    } else if strides[rank - 1] == 1 && broadcast(&strides[..rank - 1], &shape[..rank - 1]) {
+        Some(Access::Row)
+    } else if (strides[rank - 1] == 0 || shape[rank - 1] == 1)
+        && contiguous(&strides[..rank - 1], &shape[..rank - 1])
+    {
+        // One value per row, the leading dims row-major over R contiguous values.
+        Some(Access::Col)
+    } else {
+        None
+    }
+}
+
+/// An input of a kernel: where it is in HBM and how the kernel reads it.
+#[derive(Clone, Debug)]
+struct Input {
+    value: ValueId,
+    hbm: u32,
+    access: Access,
+    /// VMEM address of a whole-kernel input (Row, Col, Scalar), or of slot 0 (Full).
+    vmem: u32,
+}
+
+/// The VMEM of one kernel: a bump allocator whose high-water mark is the kernel's footprint.
+struct Vmem {
+    top: u32,
+    limit: u32,
+}
+
+impl Vmem {
+    fn alloc(&mut self, words: u32, what: &str) -> Result<u32, CompileError> {
+        let a = self.top;
+        self.top = self
+            .top
+            .checked_add(words.max(1))
+            .filter(|&t| t <= self.limit)
+            .ok_or_else(|| {
+                err(format!(
+                    "{what} needs more VMEM than the machine has ({} words)",
+                    self.limit
+                ))
+            })?;
+        Ok(a)
+    }
+}
+
+pub struct Emitter<'a> {
+    fused: &'a FusedGraph,
+    opts: &'a CompileOptions,
+    instrs: Vec<Instr>,
+    /// HBM address of every materialised value.
+    hbm: Vec<Option<u32>>,
+    hbm_top: u32,
+    vmem_peak: u32,
+    flops: u64,
+    /// Loops open around the code being emitted (the next loop's index is `i<depth>`).
+    depth: usize,
+}
+
+impl<'a> Emitter<'a> {
+    /// Opens a loop of `count` iterations when there is more than one; returns its index's
+    /// depth (for affine addresses), or `None` when the body is emitted once, unlooped.
+    fn open_loop(&mut self, count: u32) -> Option<usize> {
+        (count > 1).then(|| {
+            self.instrs.push(Instr::Loop { count });
+            self.depth += 1;
+            self.depth - 1
+        })
+    }
+
+    fn close_loop(&mut self, opened: Option<usize>) {
+        if opened.is_some() {
+            self.instrs.push(Instr::End);
+            self.depth -= 1;
+        }
+    }
+
+    fn hbm_alloc(&mut self, v: ValueId) -> u32 {
+        let a = self.hbm_top;
+        self.hbm_top += (self.fused.graph.instrs[v].size() as u32).max(1);
+        self.hbm[v] = Some(a);
+        a
+    }
+
+    fn graph(&self) -> &'a Graph {
+        &self.fused.graph
+    }
+
+    /// How the kernel over `shape` reads `v`.
+    fn input(&self, v: ValueId, shape: &[usize]) -> Result<(u32, Access), CompileError> {
+        let g = self.graph();
+        let (addr, strides) = view_strides(g, &self.hbm, v).ok_or_else(|| {
+            err(format!(
+                "%{} is read through a view the compiler cannot express yet",
+                g.value_name(v)
+            ))
+        })?;
+        let access = if g.instrs[v].shape.is_empty() {
+            Some(Access::Scalar)
+        } else {
+            classify(&strides, shape)
+        };
+        let access = access.ok_or_else(|| {
+            err(format!(
+                "%{} is broadcast in a pattern the compiler does not support yet (only rows, columns and scalars)",
+                g.value_name(v)
+            ))
+        })?;
+        Ok((addr, access))
+    }
+
+    fn dma_load(&mut self, src: Block, dst: Block) {
+        self.instrs.push(Instr::DmaLoad {
+            src,
+            dst,
+            sem: SEM_LOADS,
+        });
+    }
+
+    /// Loads the whole-kernel inputs (rows, columns, scalars) once; returns how many DMAs.
+    fn load_resident(
+        &mut self,
+        inputs: &mut [Input],
+        rows: u32,
+        cols: u32,
+        vmem: &mut Vmem,
+    ) -> Result<u32, CompileError> {
+        let mut n = 0;
+        for input in inputs.iter_mut() {
+            let words = match input.access {
+                Access::Full => continue,
+                Access::Row => cols,
+                Access::Col => rows,
+                Access::Scalar => 1,
+            };
+            input.vmem = vmem.alloc(round_up(words, LANES), "an input")?;
+            self.dma_load(
+                Block {
+                    addr: input.hbm.into(),
+                    rows: 1,
+                    cols: words,
+                    stride: words,
+                },
+                Block {
+                    addr: input.vmem.into(),
+                    rows: 1,
+                    cols: words,
+                    stride: words,
+                },
+            );
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Vector code for one elementwise op of a fusion, over a tile block.
+    fn vector_op(
+        &mut self,
+        v: ValueId,
+        dst: Block,
+        operand: &dyn Fn(ValueId) -> Operand,
+    ) -> Result<(), CompileError> {
+        let g = self.graph();
+        let instr = &g.instrs[v];
+        let unused = Operand::Imm(0.0);
+        let push = |e: &mut Self, op: VectorOp, a: Operand, b: Operand| {
+            e.instrs.push(Instr::Vector {
+                op,
+                dst: dst.clone(),
+                a,
+                b,
+            });
+        };
+        match &instr.op {
+            Op::Unary(u) => {
+                let x = operand(instr.operands[0]);
+                let simple = match u {
+                    UnaryOp::Neg => Some(VectorOp::Neg),
+                    UnaryOp::Abs => Some(VectorOp::Abs),
+                    UnaryOp::Exp => Some(VectorOp::Exp),
+                    UnaryOp::Log => Some(VectorOp::Log),
+                    UnaryOp::Tanh => Some(VectorOp::Tanh),
+                    _ => None,
+                };
+                match (simple, u) {
+                    (Some(op), _) => push(self, op, x, unused.clone()),
+                    (None, UnaryOp::Logistic) => {
+                        // 1 / (1 + exp(-x)), in place in the destination.
+                        let d = Operand::Vmem(dst.addr.clone());
+                        push(self, VectorOp::Neg, x, unused.clone());
+                        push(self, VectorOp::Exp, d.clone(), unused.clone());
+                        push(self, VectorOp::Add, d.clone(), Operand::Imm(1.0));
+                        push(self, VectorOp::Div, Operand::Imm(1.0), d);
+                    }
+                    _ => {
+                        return Err(err(format!(
+                            "{} is not supported by the compiler yet",
+                            instr.opcode()
+                        )))
+                    }
+                }
+            }
+            Op::Binary(b) => {
+                let op = match b {
+                    BinaryOp::Add => VectorOp::Add,
+                    BinaryOp::Sub => VectorOp::Sub,
+                    BinaryOp::Mul => VectorOp::Mul,
+                    BinaryOp::Div => VectorOp::Div,
+                    BinaryOp::Max => VectorOp::Max,
+                    BinaryOp::Min => VectorOp::Min,
+                    _ => {
+                        return Err(err(format!(
+                            "{} is not supported by the compiler yet",
+                            instr.opcode()
+                        )))
+                    }
+                };
+                push(
+                    self,
+                    op,
+                    operand(instr.operands[0]),
+                    operand(instr.operands[1]),
+                );
+            }
+            // Materialising a view or a constant: copy through it (x * 1 is exact).
+            Op::Broadcast { .. } | Op::Reshape | Op::Constant(_) => {
+                let x = operand(v);
+                self.instrs.push(Instr::Vector {
+                    op: VectorOp::Mul,
+                    dst,
+                    a: x,
+                    b: Operand::Imm(1.0),
+                });
+            }
+            _ => {
+                return Err(err(format!(
+                    "{} cannot be part of an elementwise fusion",
+                    instr.opcode()
+                )))
+            }
+        }
+        Ok(())
+    }
+
+    /// Rows per tile: as many as fit `words_per_row` words per row in the VMEM budget, a
+    /// multiple of the sublanes, at most the rows there are (rounded up) and 512.
+    fn tile_rows(&self, rows: u32, words_per_row: u32, budget: u32) -> Result<u32, CompileError> {
+        let fit = budget / words_per_row.max(1);
+        if fit < SUBLANES {
+            return Err(err(format!(
+                "a tile of {SUBLANES} rows needs {} words of VMEM, more than the {budget} left",
+                SUBLANES * words_per_row
+            )));
+        }
+        Ok((fit / SUBLANES * SUBLANES)
+            .min(round_up(rows.max(1), SUBLANES))
+            .min(512))
+    }
+
+    /// Runs `body(tile, slot)` over `count` tiles of `rows` rows and a last tile of
+    /// `last_rows` (0: none), alternating VMEM slots 0 and 1: a loop over pairs of full tiles,
+    /// then the tiles left over.
+    fn for_tiles(
+        &mut self,
+        (count, rows, last_rows): (u32, u32, u32),
+        mut body: impl FnMut(&mut Self, Tile, usize) -> Result<(), CompileError>,
+    ) -> Result<(), CompileError> {
+        let pairs = count / 2;
+        if pairs > 0 {
+            let depth = self.open_loop(pairs);
+            body(
+                self,
+                Tile {
+                    first: 0,
+                    step: 2,
+                    depth,
+                    rows,
+                },
+                0,
+            )?;
+            body(
+                self,
+                Tile {
+                    first: 1,
+                    step: 2,
+                    depth,
+                    rows,
+                },
+                1,
+            )?;
+            self.close_loop(depth);
+        }
+        let mut next = 2 * pairs;
+        if count % 2 == 1 {
+            body(
+                self,
+                Tile {
+                    first: next,
+                    step: 0,
+                    depth: None,
+                    rows,
+                },
+                0,
+            )?;
+            next += 1;
+        }
+        if last_rows > 0 {
+            body(
+                self,
+                Tile {
+                    first: next,
+                    step: 0,
+                    depth: None,
+                    rows: last_rows,
+                },
+                (next % 2) as usize,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The inputs of a kernel over `shape`, with how it reads each.
+    fn inputs(&self, sources: &[ValueId], shape: &[usize]) -> Result<Vec<Input>, CompileError> {
+        sources
+            .iter()
+            .map(|&v| {
+                self.input(v, shape).map(|(hbm, access)| Input {
+                    value: v,
+                    hbm,
+                    access,
+                    vmem: 0,
+                })
+            })
+            .collect()
+    }
+
+    /// The operand for value `v` in a tile: a computed value's tile, an input, or an immediate.
+    fn operand_of(
+        g: &Graph,
+        v: ValueId,
+        computed: &[(ValueId, Addr)],
+        inputs: &[Input],
+        full_tile: &dyn Fn(u32) -> Addr,
+        t: Tile,
+        tile_rows: u32,
+    ) -> Operand {
+        if let Some((_, addr)) = computed.iter().find(|(c, _)| *c == v) {
+            return Operand::Vmem(addr.clone());
+        }
+        if let Op::Constant(x) = g.instrs[v].op {
+            return Operand::Imm(x);
+        }
+        let input = inputs
+            .iter()
+            .find(|i| i.value == v)
+            .expect("every operand is computed, constant or an input");
+        match input.access {
+            Access::Full => Operand::Vmem(full_tile(input.vmem)),
+            Access::Row => Operand::Row(input.vmem.into()),
+            Access::Col => Operand::Col(t.addr(input.vmem, tile_rows)),
+            Access::Scalar => Operand::Splat(input.vmem.into()),
+        }
+    }
+
+    /// A loop fusion: elementwise ops (or a view or constant being materialised) over the
+    /// root's shape, tile by tile.
+    fn loop_kernel(&mut self, fusion: &Fusion) -> Result<(), CompileError> {
+        let g = self.graph();
+        let root = fusion.root();
+        let shape = g.instrs[root].shape.clone();
+        let root_hbm = self.hbm_alloc(root);
+        let (rows, cols) = rows_cols(&shape);
+        let padded = round_up(cols, LANES);
+        let mut vmem = Vmem {
+            top: 0,
+            limit: self.opts.vmem_words,
+        };
+        // A materialised view reads through itself; otherwise the fusion's inputs.
+        let materialising = !g.instrs[root].is_elementwise();
+        let sources = match g.instrs[root].op {
+            Op::Constant(_) => vec![],
+            _ if materialising => vec![root],
+            _ => fusion.inputs(g),
+        };
+        self.flops += fusion
+            .ops
+            .iter()
+            .filter(|&&v| g.instrs[v].is_elementwise())
+            .map(|&v| g.instrs[v].size() as u64)
+            .sum::<u64>();
+        let mut inputs = self.inputs(&sources, &shape)?;
+        let resident = self.load_resident(&mut inputs, rows, cols, &mut vmem)?;
+        if resident > 0 {
+            self.instrs.push(Instr::Wait {
+                sem: SEM_LOADS,
+                count: resident,
+            });
+        }
+        let full = inputs.iter().filter(|i| i.access == Access::Full).count() as u32;
+        let ops = fusion.ops.len() as u32;
+        // Per row: two slots of every full input and of every computed value.
+        let tile = self.tile_rows(rows, 2 * (full + ops) * padded, vmem.limit - vmem.top)?;
+        let slot = tile * padded;
+        for input in inputs.iter_mut().filter(|i| i.access == Access::Full) {
+            input.vmem = vmem.alloc(2 * slot, "an input tile")?;
+        }
+        let results: Vec<u32> = fusion
+            .ops
+            .iter()
+            .map(|_| vmem.alloc(2 * slot, "a tile"))
+            .collect::<Result<_, _>>()?;
+        self.vmem_peak = self.vmem_peak.max(vmem.top);
+        self.for_tiles((rows / tile, tile, rows % tile), |e, t, s| {
+            let at = |base: u32| Addr::from(base + s as u32 * slot);
+            let block = |base: u32| Block {
+                addr: at(base),
+                rows: t.rows,
+                cols,
+                stride: padded,
+            };
+            for input in inputs.iter().filter(|i| i.access == Access::Full) {
+                let src = Block {
+                    addr: t.addr(input.hbm, tile * cols),
+                    rows: t.rows,
+                    cols,
+                    stride: cols,
+                };
+                e.dma_load(src, block(input.vmem));
+            }
+            if full > 0 {
+                e.instrs.push(Instr::Wait {
+                    sem: SEM_LOADS,
+                    count: full,
+                });
+            }
+            let computed: Vec<(ValueId, Addr)> = if materialising {
+                vec![]
+            } else {
+                fusion
+                    .ops
+                    .iter()
+                    .zip(&results)
+                    .map(|(&v, &r)| (v, at(r)))
+                    .collect()
+            };
+            for (&v, &r) in fusion.ops.iter().zip(&results) {
+                let operand = |o: ValueId| Self::operand_of(g, o, &computed, &inputs, &at, t, tile);
+                e.vector_op(v, block(r), &operand)?;
+            }
+            let out = block(*results.last().expect("a fusion has an op"));
+            let dst = Block {
+                addr: t.addr(root_hbm, tile * cols),
+                rows: t.rows,
+                cols,
+                stride: cols,
+            };
+            e.instrs.push(Instr::DmaStore {
+                src: out,
+                dst,
+                sem: SEM_STORES,
+            });
+            Ok(())
+        })
+    }
+
+    /// An output fusion: `(M,K)·(K,N)` on the MXU, then its elementwise epilogue.
+    fn matmul_kernel(&mut self, fusion: &Fusion) -> Result<(), CompileError> {
+        let g = self.graph();
+        let dot = fusion.ops[0];
+        let Op::Dot { precision } = g.instrs[dot].op else {
+            unreachable!("an output fusion starts with its dot")
+        };
+        let root = fusion.root();
+        let root_hbm = self.hbm_alloc(root);
+        let (lhs, rhs) = (g.instrs[dot].operands[0], g.instrs[dot].operands[1]);
+        let (m, k) = (g.instrs[lhs].shape[0] as u32, g.instrs[lhs].shape[1] as u32);
+        let n = g.instrs[rhs].shape[1] as u32;
+        let mut operand_hbm = [0u32; 2];
+        for (slot, v) in operand_hbm.iter_mut().zip([lhs, rhs]) {
+            match view_strides(g, &self.hbm, v) {
+                Some((addr, strides)) if contiguous(&strides, &g.instrs[v].shape) => *slot = addr,
+                _ => {
+                    return Err(err(format!(
+                        "the matmul operand %{} is a broadcast; the compiler needs it materialised",
+                        g.value_name(v)
+                    )))
+                }
+            }
+        }
+        let [a_hbm, b_hbm] = operand_hbm;
+        let shape = g.instrs[dot].shape.clone();
+        let epilogue_inputs: Vec<ValueId> = fusion
+            .inputs(g)
+            .into_iter()
+            .filter(|&v| v != lhs && v != rhs)
+            .collect();
+        let mut inputs = self.inputs(&epilogue_inputs, &shape)?;
+        let mut vmem = Vmem {
+            top: 0,
+            limit: self.opts.vmem_words,
+        };
+        let resident = self.load_resident(&mut inputs, m, n, &mut vmem)?;
+        if resident > 0 {
+            self.instrs.push(Instr::Wait {
+                sem: SEM_LOADS,
+                count: resident,
+            });
+        }
+        let tc = self.opts.mxu_cols;
+        let kp = round_up(k, LANES);
+        // Result blocks: TN columns (whole MXU widths), TM rows; both as large as VMEM allows.
+        let tn = round_up(n, tc).min(4 * tc);
+        let tnp = round_up(tn, LANES);
+        let full = inputs.iter().filter(|i| i.access == Access::Full).count() as u32;
+        let ops = fusion.ops.len() as u32;
+        let b_words = 2 * kp * tnp;
+        let budget = vmem.limit.saturating_sub(vmem.top + b_words);
+        // Per row of a block: two slots of A's row, and of the result, epilogue values and
+        // full epilogue inputs.
+        let tm = self.tile_rows(m, 2 * kp + 2 * (ops + full) * tnp, budget)?;
+        let a_buf = vmem.alloc(2 * tm * kp, "the matmul's lhs tile")?;
+        let b_buf = vmem.alloc(b_words, "the matmul's rhs tile")?;
+        for input in inputs.iter_mut().filter(|i| i.access == Access::Full) {
+            input.vmem = vmem.alloc(2 * tm * tnp, "an epilogue input tile")?;
+        }
+        let results: Vec<u32> = fusion
+            .ops
+            .iter()
+            .map(|_| vmem.alloc(2 * tm * tnp, "a result tile"))
+            .collect::<Result<_, _>>()?;
+        self.vmem_peak = self.vmem_peak.max(vmem.top);
+        self.flops += 2 * m as u64 * k as u64 * n as u64;
+        self.flops += fusion.ops[1..]
+            .iter()
+            .map(|&v| g.instrs[v].size() as u64)
+            .sum::<u64>();
+        let passes = precision_passes(precision);
+        let (n_blocks, n_last) = (n / tn, n % tn);
+        self.for_tiles((m / tm, tm, m % tm), |e, mt, ms| {
+            // A's rows for this block of results.
+            let a = Addr::from(a_buf + ms as u32 * tm * kp);
+            e.dma_load(
+                Block {
+                    addr: mt.addr(a_hbm, tm * k),
+                    rows: mt.rows,
+                    cols: k,
+                    stride: k,
+                },
+                Block {
+                    addr: a.clone(),
+                    rows: mt.rows,
+                    cols: k,
+                    stride: kp,
+                },
+            );
+            // The DMA engine is in order: B's columns could not arrive before A anyway.
+            e.instrs.push(Instr::Wait {
+                sem: SEM_LOADS,
+                count: 1,
+            });
+            e.for_tiles((n_blocks, tn, n_last), |e, nt, ns| {
+                // B's columns: tile `nt` counts columns here (TN per tile).
+                let b = Addr::from(b_buf + ns as u32 * kp * tnp);
+                let col0 = nt.addr(b_hbm, tn);
+                e.dma_load(
+                    Block {
+                        addr: col0,
+                        rows: k,
+                        cols: nt.rows,
+                        stride: n,
+                    },
+                    Block {
+                        addr: b.clone(),
+                        rows: k,
+                        cols: nt.rows,
+                        stride: tnp,
+                    },
+                );
+                let slot = ms * 2 + ns;
+                let at = |base: u32| Addr::from(base + (slot % 2) as u32 * tm * tnp);
+                let block = |base: u32| Block {
+                    addr: at(base),
+                    rows: mt.rows,
+                    cols: nt.rows,
+                    stride: tnp,
+                };
+                // The block's first element in an M×N array: row tile `mt`, column tile `nt`.
+                let corner = |base: u32| {
+                    add_term(
+                        &offset(&mt.addr(base, tm * n), nt.first * tn),
+                        nt.step * tn,
+                        nt.depth,
+                    )
+                };
+                for input in inputs.iter().filter(|i| i.access == Access::Full) {
+                    let src = Block {
+                        addr: corner(input.hbm),
+                        rows: mt.rows,
+                        cols: nt.rows,
+                        stride: n,
+                    };
+                    e.dma_load(src, block(input.vmem));
+                }
+                e.instrs.push(Instr::Wait {
+                    sem: SEM_LOADS,
+                    count: 1 + full,
+                });
+                let c = block(results[0]);
+                e.mxu_block((&a, kp), (&b, tnp), &c, (k, nt.rows), passes);
+                let computed: Vec<(ValueId, Addr)> = fusion
+                    .ops
+                    .iter()
+                    .zip(&results)
+                    .map(|(&v, &r)| (v, at(r)))
+                    .collect();
+                // Row inputs are indexed from this block's first column (columns from its first
+                // row, which `operand_of` does with the row tile).
+                for (&v, &r) in fusion.ops.iter().zip(&results).skip(1) {
+                    let operand = |o: ValueId| match Self::operand_of(
+                        g, o, &computed, &inputs, &at, mt, tm,
+                    ) {
+                        Operand::Row(a) => Operand::Row(add_term(
+                            &offset(&a, nt.first * tn),
+                            nt.step * tn,
+                            nt.depth,
+                        )),
+                        other => other,
+                    };
+                    e.vector_op(v, block(r), &operand)?;
+                }
+                let out = block(*results.last().expect("the dot at least"));
+                let dst = Block {
+                    addr: corner(root_hbm),
+                    rows: mt.rows,
+                    cols: nt.rows,
+                    stride: n,
+                };
+                e.instrs.push(Instr::DmaStore {
+                    src: out,
+                    dst,
+                    sem: SEM_STORES,
+                });
+                Ok(())
+            })
+        })
+    }
+
+    /// One block of results on the MXU: for every bf16 pass, every 128-column piece of B and
+    /// every 128-row piece of K, load the weights and stream the block's rows of A through.
+    /// The first K piece of the first pass overwrites the result; the rest accumulate. Full
+    /// pieces are loops with affine addresses; a ragged last piece is emitted after them.
+    /// `a` and `b` are (address, row stride) of A's rows and B's columns in VMEM.
+    fn mxu_block(
+        &mut self,
+        (a, a_stride): (&Addr, u32),
+        (b, b_stride): (&Addr, u32),
+        c: &Block,
+        (k, n): (u32, u32),
+        passes: &[(usize, usize)],
+    ) {
+        let (tr, tc) = (self.opts.mxu_rows, self.opts.mxu_cols);
+        let pieces = |total: u32, size: u32| -> Vec<(u32, u32, u32)> {
+            // (first piece, how many, size) runs: the full pieces, then the ragged one.
+            let mut runs = vec![(0, total / size, size)];
+            if !total.is_multiple_of(size) {
+                runs.push((total / size, 1, total % size));
+            }
+            runs.retain(|r| r.1 > 0);
+            runs
+        };
+        for (p, &(pl, pr)) in passes.iter().enumerate() {
+            for (n_first, n_count, nt) in pieces(n, tc) {
+                let dn = self.open_loop(n_count);
+                let n_at = |base: &Addr| add_term(&offset(base, n_first * tc), tc, dn);
+                for (k_first, k_count, kt) in pieces(k, tr) {
+                    // The first K piece of the first pass sets the result: peel it off.
+                    let runs: Vec<(u32, u32, bool)> = if p == 0 && k_first == 0 {
+                        let mut r = vec![(0, 1, false)];
+                        if k_count > 1 {
+                            r.push((1, k_count - 1, true));
+                        }
+                        r
+                    } else {
+                        vec![(k_first, k_count, true)]
+                    };
+                    for (first, count, accumulate) in runs {
+                        let dk = self.open_loop(count);
+                        let k_at = |base: &Addr, stride: u32| {
+                            add_term(&offset(base, first * tr * stride), tr * stride, dk)
+                        };
+                        let weights = Block {
+                            addr: n_at(&k_at(b, b_stride)),
+                            rows: kt,
+                            cols: nt,
+                            stride: b_stride,
+                        };
+                        self.instrs.push(Instr::MxuWeights {
+                            src: weights,
+                            part: Part::ALL[pr],
+                        });
+                        let src = Block {
+                            addr: k_at(a, 1),
+                            rows: c.rows,
+                            cols: kt,
+                            stride: a_stride,
+                        };
+                        let dst = Block {
+                            addr: n_at(&c.addr),
+                            rows: c.rows,
+                            cols: nt,
+                            stride: c.stride,
+                        };
+                        self.instrs.push(Instr::MxuMatmul {
+                            src,
+                            dst,
+                            part: Part::ALL[pl],
+                            accumulate,
+                        });
+                        self.close_loop(dk);
+                    }
+                }
+                self.close_loop(dn);
+            }
+        }
+    }
+}
+
+/// Emits the program for a fused graph.
+pub fn emit(fused: &FusedGraph, opts: &CompileOptions) -> Result<Program, CompileError> {
+    let g = &fused.graph;
+    let mut e = Emitter {
+        fused,
+        opts,
+        instrs: vec![],
+        hbm: vec![None; g.instrs.len()],
+        hbm_top: 0,
+        vmem_peak: 0,
+        flops: 0,
+        depth: 0,
+    };
+    let mut inputs = Vec::new();
+    for (i, &p) in g.params.iter().enumerate() {
+        let addr = e.hbm_alloc(p);
+        inputs.push(Buffer {
+            name: format!("in{i}"),
+            addr,
+            shape: g.instrs[p].shape.clone(),
+            elem: ElemType::F32,
+        });
+    }
+    for (i, fusion) in fused.fusions.iter().enumerate() {
+        let at = |m: CompileError| err(format!("fusion.{i}: {}", m.message));
+        match fusion.kind {
+            FusionKind::Loop => e.loop_kernel(fusion).map_err(at)?,
+            FusionKind::Output => e.matmul_kernel(fusion).map_err(at)?,
+            FusionKind::Reduction => {
+                return Err(at(err("reductions are not supported by the compiler yet")))
+            }
+            FusionKind::Transpose => {
+                return Err(at(err("transposes are not supported by the compiler yet")))
+            }
+        }
+    }
+    let mut outputs = Vec::new();
+    for (i, &o) in g.outputs.iter().enumerate() {
+        let (addr, strides) = view_strides(g, &e.hbm, o)
+            .ok_or_else(|| err(format!("output {i} was not computed")))?;
+        let _ = strides;
+        outputs.push(Buffer {
+            name: format!("out{i}"),
+            addr,
+            shape: g.instrs[o].shape.clone(),
+            elem: ElemType::F32,
+        });
+    }
+    let mut program = Program {
+        name: g.name.clone(),
+        instrs: e.instrs,
+        hbm_words: e.hbm_top.max(1),
+        vmem_words: e.vmem_peak.max(1),
+        inputs,
+        outputs,
+        flops: e.flops,
+    };
+    // The program ends when its results are in HBM: wait for every store.
+    let stores = program
+        .ops()
+        .filter(|(_, op)| matches!(op, Instr::DmaStore { .. }))
+        .count() as u32;
+    if stores > 0 {
+        program.instrs.push(Instr::Wait {
+            sem: SEM_STORES,
+            count: stores,
+        });
+    }
+    Ok(program)
+}

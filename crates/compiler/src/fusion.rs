@@ -1,0 +1,192 @@
+//! Pass 2: fusion, as XLA does it on TPUs.
+//!
+//! A fusion becomes one kernel: it reads its inputs from HBM, computes in VMEM, and writes
+//! one result back to HBM. Fusing a consumer into its producer's kernel saves the round trip
+//! of the intermediate through HBM — which is what the `hbm_bytes_*` counters show.
+//!
+//! - A `dot` starts an output fusion; elementwise consumers of its result (bias, activation,
+//!   scaling) join it as the epilogue.
+//! - Elementwise ops join the fusion of an operand they alone use (a loop fusion: one pass
+//!   over the elements); otherwise they start one.
+//! - A reduction joins the loop fusion that produces its operand (an input fusion, XLA's
+//!   kInput), or starts its own.
+//! - Broadcasts and reshapes are views: a kernel reads through them, nothing is materialised.
+//! - Constants (scalars) are immediates of the kernels that use them.
+
+use crate::hlo::{shape_text, Graph, Op, ValueId};
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FusionKind {
+    /// Elementwise ops over one iteration space.
+    Loop,
+    /// A matmul and its elementwise epilogue.
+    Output,
+    /// Elementwise ops feeding a reduction.
+    Reduction,
+    /// A transpose on the cross-lane unit.
+    Transpose,
+}
+
+impl FusionKind {
+    /// XLA's name for the kind.
+    pub fn name(self) -> &'static str {
+        match self {
+            FusionKind::Loop => "kLoop",
+            FusionKind::Output => "kOutput",
+            FusionKind::Reduction => "kInput",
+            FusionKind::Transpose => "kTranspose",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fusion {
+    pub kind: FusionKind,
+    /// The instructions computed inside, in order; the last is the root.
+    pub ops: Vec<ValueId>,
+}
+
+impl Fusion {
+    pub fn root(&self) -> ValueId {
+        *self.ops.last().expect("a fusion has at least one op")
+    }
+
+    /// Values the kernel reads from HBM (directly or through a view), in first-use order.
+    /// Constants are not inputs: they become immediates.
+    pub fn inputs(&self, g: &Graph) -> Vec<ValueId> {
+        let mut inputs = Vec::new();
+        for &v in &self.ops {
+            // A materialising fusion's root may itself be a view: its input is the source.
+            let operands = &g.instrs[v].operands;
+            for &o in operands {
+                if !self.ops.contains(&o)
+                    && !matches!(g.instrs[o].op, Op::Constant(_))
+                    && !inputs.contains(&o)
+                {
+                    inputs.push(o);
+                }
+            }
+        }
+        inputs
+    }
+}
+
+/// The graph and its fusions, in execution order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FusedGraph {
+    pub graph: Graph,
+    pub fusions: Vec<Fusion>,
+}
+
+/// Groups the graph's instructions into fusions.
+pub fn fuse(graph: Graph) -> FusedGraph {
+    let users = graph.users();
+    let mut fusions: Vec<Fusion> = Vec::new();
+    let mut owner: Vec<Option<usize>> = vec![None; graph.instrs.len()];
+    // The fusion whose root is `v` and that `v`'s single user may join.
+    let joinable = |v: ValueId, owner: &[Option<usize>], fusions: &[Fusion]| -> Option<usize> {
+        let f = owner[v]?;
+        (fusions[f].root() == v && users[v] == 1).then_some(f)
+    };
+    for (v, instr) in graph.instrs.iter().enumerate() {
+        let target = match &instr.op {
+            Op::Parameter(_) | Op::Constant(_) | Op::Broadcast { .. } | Op::Reshape => continue,
+            Op::Dot { .. } => None,
+            Op::Transpose { .. } => {
+                fusions.push(Fusion {
+                    kind: FusionKind::Transpose,
+                    ops: vec![v],
+                });
+                owner[v] = Some(fusions.len() - 1);
+                continue;
+            }
+            Op::ReduceSum { .. } | Op::ReduceMax { .. } => {
+                joinable(instr.operands[0], &owner, &fusions)
+                    .filter(|&f| fusions[f].kind == FusionKind::Loop)
+            }
+            Op::Unary(_) | Op::Binary(_) => instr.operands.iter().find_map(|&o| {
+                joinable(o, &owner, &fusions).filter(|&f| {
+                    matches!(fusions[f].kind, FusionKind::Loop | FusionKind::Output)
+                        && graph.instrs[o].shape == instr.shape
+                })
+            }),
+        };
+        match target {
+            Some(f) => {
+                fusions[f].ops.push(v);
+                if matches!(instr.op, Op::ReduceSum { .. } | Op::ReduceMax { .. }) {
+                    fusions[f].kind = FusionKind::Reduction;
+                }
+                owner[v] = Some(f);
+            }
+            None => {
+                let kind = match instr.op {
+                    Op::Dot { .. } => FusionKind::Output,
+                    Op::ReduceSum { .. } | Op::ReduceMax { .. } => FusionKind::Reduction,
+                    _ => FusionKind::Loop,
+                };
+                fusions.push(Fusion { kind, ops: vec![v] });
+                owner[v] = Some(fusions.len() - 1);
+            }
+        }
+    }
+    // An output that no kernel computes (a broadcast, a constant) is materialised by a loop
+    // fusion of its own; parameters and reshapes of computed values need nothing.
+    for &o in &graph.outputs {
+        if owner[o].is_none()
+            && needs_materialising(&graph, o)
+            && !fusions.iter().any(|f| f.root() == o)
+        {
+            fusions.push(Fusion {
+                kind: FusionKind::Loop,
+                ops: vec![o],
+            });
+        }
+    }
+    FusedGraph { graph, fusions }
+}
+
+/// Whether a value has no HBM buffer it could be read from as is (row-major).
+fn needs_materialising(g: &Graph, v: ValueId) -> bool {
+    match &g.instrs[v].op {
+        Op::Parameter(_) => false,
+        Op::Reshape => needs_materialising(g, g.instrs[v].operands[0]),
+        Op::Constant(_) | Op::Broadcast { .. } => true,
+        _ => false,
+    }
+}
+
+impl fmt::Display for FusedGraph {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let g = &self.graph;
+        writeln!(f, "FusedModule {}", g.name)?;
+        for (i, fusion) in self.fusions.iter().enumerate() {
+            let root = fusion.root();
+            let inputs: Vec<String> = fusion
+                .inputs(g)
+                .iter()
+                .map(|&v| format!("%{}", g.value_name(v)))
+                .collect();
+            let calls: Vec<String> = fusion
+                .ops
+                .iter()
+                .map(|&v| format!("%{}", g.value_name(v)))
+                .collect();
+            let marker = if g.outputs.contains(&root) {
+                "ROOT "
+            } else {
+                ""
+            };
+            writeln!(
+                f,
+                "  {marker}%fusion.{i} = {} fusion({}), kind={}, calls={{{}}}",
+                shape_text(&g.instrs[root].shape),
+                inputs.join(", "),
+                fusion.kind.name(),
+                calls.join(", ")
+            )?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,351 @@
+//! Pass 1: Jaxpr → an HLO-like graph.
+//!
+//! One instruction per value, named and printed as XLA prints HLO, so a user who has read XLA
+//! dumps recognises it. Scalar literals become `constant`s; dots are canonicalised to
+//! `(M,K)·(K,N)` with explicit reshapes and transposes, so later passes see one kind of
+//! matmul; float32 → float32 conversions disappear.
+
+use crate::CompileError;
+use jaxlite::{Atom, BinaryOp, DType, Jaxpr, Precision, Primitive, UnaryOp, Var};
+use std::collections::HashMap;
+use std::fmt;
+
+pub type ValueId = usize;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    Parameter(usize),
+    /// A scalar constant.
+    Constant(f32),
+    Unary(UnaryOp),
+    /// A rank-0 operand broadcasts over the other.
+    Binary(BinaryOp),
+    /// `(M,K)·(K,N)`.
+    Dot {
+        precision: Precision,
+    },
+    /// `broadcast_in_dim`: operand dimension i becomes output dimension `dims[i]`.
+    Broadcast {
+        dims: Vec<usize>,
+    },
+    Reshape,
+    Transpose {
+        permutation: Vec<usize>,
+    },
+    ReduceSum {
+        axes: Vec<usize>,
+    },
+    ReduceMax {
+        axes: Vec<usize>,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Instruction {
+    pub op: Op,
+    pub operands: Vec<ValueId>,
+    pub shape: Vec<usize>,
+}
+
+impl Instruction {
+    pub fn size(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// XLA's opcode name.
+    pub fn opcode(&self) -> &'static str {
+        match &self.op {
+            Op::Parameter(_) => "parameter",
+            Op::Constant(_) => "constant",
+            Op::Unary(u) => match u {
+                UnaryOp::Neg => "negate",
+                UnaryOp::Exp => "exponential",
+                UnaryOp::Log => "log",
+                UnaryOp::Tanh => "tanh",
+                UnaryOp::Logistic => "logistic",
+                UnaryOp::Sqrt => "sqrt",
+                UnaryOp::Rsqrt => "rsqrt",
+                UnaryOp::Abs => "abs",
+                other => other.name(),
+            },
+            Op::Binary(b) => match b {
+                BinaryOp::Add => "add",
+                BinaryOp::Sub => "subtract",
+                BinaryOp::Mul => "multiply",
+                BinaryOp::Div => "divide",
+                BinaryOp::Max => "maximum",
+                BinaryOp::Min => "minimum",
+                other => other.name(),
+            },
+            Op::Dot { .. } => "dot",
+            Op::Broadcast { .. } => "broadcast",
+            Op::Reshape => "reshape",
+            Op::Transpose { .. } => "transpose",
+            Op::ReduceSum { .. } | Op::ReduceMax { .. } => "reduce",
+        }
+    }
+
+    /// Views change how an array is indexed, not its values: they cost nothing until a
+    /// kernel reads through them.
+    pub fn is_view(&self) -> bool {
+        matches!(self.op, Op::Broadcast { .. } | Op::Reshape)
+    }
+
+    pub fn is_elementwise(&self) -> bool {
+        matches!(self.op, Op::Unary(_) | Op::Binary(_))
+    }
+}
+
+/// A program as a graph of instructions in topological order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Graph {
+    pub name: String,
+    pub instrs: Vec<Instruction>,
+    pub params: Vec<ValueId>,
+    pub outputs: Vec<ValueId>,
+}
+
+impl Graph {
+    /// How many instructions use each value (each program output counts as a use).
+    pub fn users(&self) -> Vec<usize> {
+        let mut users = vec![0; self.instrs.len()];
+        for i in &self.instrs {
+            for &o in &i.operands {
+                users[o] += 1;
+            }
+        }
+        for &o in &self.outputs {
+            users[o] += 1;
+        }
+        users
+    }
+
+    /// XLA-style names: `p0` for parameters, `opcode.N` otherwise.
+    pub fn value_name(&self, v: ValueId) -> String {
+        match self.instrs[v].op {
+            Op::Parameter(i) => format!("p{i}"),
+            _ => format!("{}.{v}", self.instrs[v].opcode()),
+        }
+    }
+
+    fn add(&mut self, op: Op, operands: Vec<ValueId>, shape: Vec<usize>) -> ValueId {
+        self.instrs.push(Instruction {
+            op,
+            operands,
+            shape,
+        });
+        self.instrs.len() - 1
+    }
+}
+
+pub fn shape_text(shape: &[usize]) -> String {
+    format!("f32[{}]", list(shape))
+}
+
+fn list(v: &[usize]) -> String {
+    v.iter()
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+impl fmt::Display for Graph {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "HloModule {}", self.name)?;
+        for (v, i) in self.instrs.iter().enumerate() {
+            let operands: Vec<String> = i
+                .operands
+                .iter()
+                .map(|&o| format!("%{}", self.value_name(o)))
+                .collect();
+            let args = match &i.op {
+                Op::Parameter(n) => n.to_string(),
+                Op::Constant(x) => format!("{x}"),
+                _ => operands.join(", "),
+            };
+            let attrs = match &i.op {
+                Op::Dot { precision } => {
+                    format!(
+                        ", lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}, precision={}",
+                        precision.name()
+                    )
+                }
+                Op::Broadcast { dims } => format!(", dimensions={{{}}}", list(dims)),
+                Op::Transpose { permutation } => format!(", dimensions={{{}}}", list(permutation)),
+                Op::ReduceSum { axes } => format!(", dimensions={{{}}}, to_apply=add", list(axes)),
+                Op::ReduceMax { axes } => {
+                    format!(", dimensions={{{}}}, to_apply=maximum", list(axes))
+                }
+                _ => String::new(),
+            };
+            let root = if self.outputs.contains(&v) {
+                "ROOT "
+            } else {
+                ""
+            };
+            writeln!(
+                f,
+                "  {root}%{} = {} {}({args}){attrs}",
+                self.value_name(v),
+                shape_text(&i.shape),
+                i.opcode()
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Builds the graph of `jaxpr` (inputs: constvars then invars).
+pub fn from_jaxpr(
+    name: &str,
+    jaxpr: &Jaxpr,
+    default_precision: Precision,
+) -> Result<Graph, CompileError> {
+    let mut g = Graph {
+        name: name.to_string(),
+        instrs: vec![],
+        params: vec![],
+        outputs: vec![],
+    };
+    let mut values: HashMap<Var, ValueId> = HashMap::new();
+    for (i, v) in jaxpr.all_inputs().enumerate() {
+        let aval = jaxpr.aval(v);
+        if aval.dtype != DType::F32 {
+            return Err(CompileError {
+                message: format!("input {i} is {}: {} arrays are not supported by the compiler yet (only float32)", aval.short(), aval.dtype),
+            });
+        }
+        let id = g.add(Op::Parameter(i), vec![], aval.shape.clone());
+        g.params.push(id);
+        values.insert(v, id);
+    }
+    for (index, eqn) in jaxpr.eqns.iter().enumerate() {
+        let at = |m: String| CompileError {
+            message: format!("equation {index} ({}): {m}", eqn.prim.name()),
+        };
+        let mut ins = Vec::new();
+        for a in &eqn.inputs {
+            let aval = jaxpr.atom_aval(a);
+            if aval.dtype != DType::F32 {
+                return Err(at(format!(
+                    "{} arrays are not supported by the compiler yet (only float32)",
+                    aval.dtype
+                )));
+            }
+            ins.push(match a {
+                Atom::Var(v) => values[v],
+                Atom::Literal(l) => g.add(Op::Constant(l.value as f32), vec![], vec![]),
+            });
+        }
+        let out_aval = jaxpr.aval(eqn.outputs[0]);
+        if out_aval.dtype != DType::F32 {
+            return Err(at(format!(
+                "{} arrays are not supported by the compiler yet (only float32)",
+                out_aval.dtype
+            )));
+        }
+        let shape = out_aval.shape.clone();
+        let id = match &eqn.prim {
+            Primitive::Unary(u) => g.add(Op::Unary(*u), ins, shape),
+            Primitive::Binary(b) => g.add(Op::Binary(*b), ins, shape),
+            Primitive::DotGeneral {
+                dims, precision, ..
+            } => {
+                if !dims.lhs_batch.is_empty() || dims.lhs_contracting.len() != 1 {
+                    return Err(at(format!(
+                        "dot_general with dimension numbers {dims} is not supported by the compiler yet"
+                    )));
+                }
+                let (ls, rs) = (
+                    g.instrs[ins[0]].shape.clone(),
+                    g.instrs[ins[1]].shape.clone(),
+                );
+                if ls.len() > 2 || rs.len() > 2 {
+                    return Err(at("dot_general of operands with more than two dimensions is not supported by the compiler yet".into()));
+                }
+                // Canonical form: lhs (M,K) contracting its last dim, rhs (K,N) its first.
+                let lhs = canonical_operand(&mut g, ins[0], dims.lhs_contracting[0], true);
+                let rhs = canonical_operand(&mut g, ins[1], dims.rhs_contracting[0], false);
+                let (m, n) = (g.instrs[lhs].shape[0], g.instrs[rhs].shape[1]);
+                let precision = precision.unwrap_or(default_precision);
+                let dot = g.add(Op::Dot { precision }, vec![lhs, rhs], vec![m, n]);
+                if shape != [m, n] {
+                    g.add(Op::Reshape, vec![dot], shape)
+                } else {
+                    dot
+                }
+            }
+            Primitive::Reshape { .. } => g.add(Op::Reshape, ins, shape),
+            Primitive::BroadcastInDim {
+                broadcast_dimensions,
+                ..
+            } => g.add(
+                Op::Broadcast {
+                    dims: broadcast_dimensions.clone(),
+                },
+                ins,
+                shape,
+            ),
+            // float32 to float32: nothing to do.
+            Primitive::ConvertElementType { .. } => ins[0],
+            Primitive::Transpose { permutation } => g.add(
+                Op::Transpose {
+                    permutation: permutation.clone(),
+                },
+                ins,
+                shape,
+            ),
+            Primitive::ReduceSum { axes } => {
+                g.add(Op::ReduceSum { axes: axes.clone() }, ins, shape)
+            }
+            Primitive::ReduceMax { axes } => {
+                g.add(Op::ReduceMax { axes: axes.clone() }, ins, shape)
+            }
+            #[allow(unreachable_patterns)]
+            other => {
+                return Err(at(format!(
+                    "{} is not supported by the compiler yet",
+                    other.name()
+                )))
+            }
+        };
+        values.insert(eqn.outputs[0], id);
+    }
+    for a in &jaxpr.outvars {
+        let id = match a {
+            Atom::Var(v) => values[v],
+            Atom::Literal(l) => g.add(Op::Constant(l.value as f32), vec![], vec![]),
+        };
+        g.outputs.push(id);
+    }
+    Ok(g)
+}
+
+/// Reshapes a 1-D dot operand to 2-D and transposes a 2-D one whose contracting dimension is
+/// on the wrong side, so the lhs is (M,K) and the rhs (K,N).
+fn canonical_operand(g: &mut Graph, v: ValueId, contracting: usize, is_lhs: bool) -> ValueId {
+    let shape = g.instrs[v].shape.clone();
+    if shape.len() == 1 {
+        let s2 = if is_lhs {
+            vec![1, shape[0]]
+        } else {
+            vec![shape[0], 1]
+        };
+        return g.add(Op::Reshape, vec![v], s2);
+    }
+    let wrong_side = if is_lhs {
+        contracting == 0
+    } else {
+        contracting == 1
+    };
+    if wrong_side {
+        return g.add(
+            Op::Transpose {
+                permutation: vec![1, 0],
+            },
+            vec![v],
+            vec![shape[1], shape[0]],
+        );
+    }
+    v
+}
