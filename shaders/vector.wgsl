@@ -98,3 +98,57 @@ fn vector_op(
         lane(i);
     }
 }
+
+// The cross-lane unit's row reduction (see `isa::Instr::Reduce`): dst[r] = op over c of
+// src[r][c], in order of c from the identity, P.code = 0 sum, 1 max, 2 min. The identity goes
+// through `opaque` so that no compiler folds `0 + x` into `x` (wrong for x = -0).
+fn reduce_row(r: u32) {
+    var acc: f32;
+    switch P.code {
+        case 0u: {
+            acc = opaque(0.0);
+        }
+        case 1u: {
+            acc = bitcast<f32>(0xff800000u);
+        }
+        default: {
+            acc = bitcast<f32>(0x7f800000u);
+        }
+    }
+    let row = P.src_addr + r * P.src_stride;
+    for (var c = 0u; c < P.cols; c = c + 1u) {
+        let x = bitcast<f32>(vmem[row + c]);
+        switch P.code {
+            case 0u: {
+                acc = acc + x;
+            }
+            case 1u: {
+                acc = vpu_max(acc, x);
+            }
+            default: {
+                acc = vpu_min(acc, x);
+            }
+        }
+    }
+    vmem[P.dst_addr + r] = canonical(acc);
+}
+
+@compute @workgroup_size(64)
+fn xlu_reduce(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let i = thread_index(wg, groups, local);
+    if P.flags != 0u {
+        if i == 0u {
+            for (var r = 0u; r < P.rows; r = r + 1u) {
+                reduce_row(r);
+            }
+        }
+        return;
+    }
+    if i < P.rows {
+        reduce_row(i);
+    }
+}

@@ -1,10 +1,11 @@
 //! `tpu`: run JAX scripts on the emulated TPU from the terminal.
 
-use clap::{Parser, Subcommand, ValueEnum};
-use runtime::{BackendChoice, Engine, RunOptions};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use runtime::{BackendChoice, Engine, RunFailure, RunOptions, RunReport};
 use std::process::ExitCode;
 
 mod machines;
+mod programs;
 mod systolic;
 
 #[derive(Parser)]
@@ -14,29 +15,59 @@ struct Cli {
     command: Command,
 }
 
+/// What every command that runs a script takes.
+#[derive(Args)]
+struct ScriptArgs {
+    /// The Python (JAX) script.
+    file: String,
+    /// Which backend computes the values.
+    #[arg(long, value_enum, default_value_t = Backend::Auto)]
+    backend: Backend,
+    /// The initial jax_default_matmul_precision.
+    #[arg(long, value_enum, default_value_t = Precision::Default)]
+    precision: Precision,
+    /// The machine preset.
+    #[arg(long, default_value = "v5e")]
+    machine: String,
+    /// Override a machine field, e.g. `mxu=32x32`, `hbm_gbps=1600`,
+    /// `weight_double_buffer=false` (repeatable; see docs/machines.md).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Run a script and print what it prints.
     Run {
-        /// The Python (JAX) script.
-        file: String,
+        #[command(flatten)]
+        script: ScriptArgs,
         /// Print one JSON object (prints, programs with counters, machine, backend) instead.
         #[arg(long)]
         json: bool,
-        /// Which backend computes the values.
-        #[arg(long, value_enum, default_value_t = Backend::Auto)]
-        backend: Backend,
-        /// The initial jax_default_matmul_precision.
-        #[arg(long, value_enum, default_value_t = Precision::Default)]
-        precision: Precision,
-        /// The machine preset.
-        #[arg(long, default_value = "v5e")]
-        machine: String,
-        /// Override a machine field, e.g. `mxu=32x32`, `hbm_gbps=1600`,
-        /// `weight_double_buffer=false` (repeatable; see docs/machines.md).
-        #[arg(long = "set", value_name = "KEY=VALUE")]
-        set: Vec<String>,
     },
+    /// Run a script and print each jitted program at one stage of the compiler.
+    Compile {
+        #[command(flatten)]
+        script: ScriptArgs,
+        #[arg(long, value_enum, default_value_t = Stage::Asm)]
+        emit: Stage,
+        /// With `--emit bin`: the file to write (one program), or a prefix (`PREFIX.N.tbin`).
+        #[arg(short, long)]
+        output: Option<String>,
+        /// Also print the single-op programs run outside `jit`.
+        #[arg(long)]
+        eager: bool,
+    },
+    /// Assemble a text program into its binary form.
+    Asm {
+        file: String,
+        #[arg(short, long)]
+        output: String,
+    },
+    /// Print a binary program as text.
+    Disasm { file: String },
+    /// Check a text or binary program; errors name the instruction.
+    Validate { file: String },
     /// List the machine presets.
     Machines {
         /// Print a JSON array instead of a table.
@@ -67,6 +98,16 @@ enum Command {
     },
 }
 
+/// A stage of the compiler, as `tpu compile --emit` prints it.
+#[derive(Clone, Copy, ValueEnum)]
+enum Stage {
+    Jaxpr,
+    Hlo,
+    Fused,
+    Asm,
+    Bin,
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum Dataflow {
     /// Weight stationary (the TPU's MXU).
@@ -91,68 +132,72 @@ enum Precision {
     Highest,
 }
 
+impl ScriptArgs {
+    /// Reads the script and runs it; on failure, prints the errors with their places.
+    fn run(&self, echo_stdout: bool) -> Result<RunReport, ExitCode> {
+        let fail = |message: String| {
+            eprintln!("tpu: {message}");
+            ExitCode::FAILURE
+        };
+        let source = std::fs::read_to_string(&self.file)
+            .map_err(|e| fail(format!("cannot read {}: {e}", self.file)))?;
+        let machine = machines::build(&self.machine, &self.set).map_err(|e| fail(e.to_string()))?;
+        let opts = RunOptions {
+            backend: match self.backend {
+                Backend::Auto => BackendChoice::Auto,
+                Backend::Cpu => BackendChoice::Cpu,
+                Backend::Gpu => BackendChoice::Gpu,
+            },
+            machine,
+            precision: match self.precision {
+                Precision::Default => jaxlite::Precision::Default,
+                Precision::High => jaxlite::Precision::High,
+                Precision::Highest => jaxlite::Precision::Highest,
+            },
+        };
+        pollster::block_on(Engine::new().run_script(&source, &opts)).map_err(
+            |failure: RunFailure| {
+                if echo_stdout {
+                    print!("{}", failure.stdout);
+                }
+                for e in &failure.errors {
+                    if e.line == 0 {
+                        eprintln!("{}: error: {}", self.file, e.message);
+                    } else {
+                        eprintln!("{}:{}:{}: error: {}", self.file, e.line, e.col, e.message);
+                    }
+                }
+                ExitCode::FAILURE
+            },
+        )
+    }
+}
+
 fn main() -> ExitCode {
     match Cli::parse().command {
-        Command::Run {
-            file,
-            json,
-            backend,
-            precision,
-            machine,
-            set,
-        } => {
-            let source = match std::fs::read_to_string(&file) {
-                Ok(s) => s,
-                Err(e) => {
-                    eprintln!("tpu: cannot read {file}: {e}");
-                    return ExitCode::FAILURE;
+        Command::Run { script, json } => match script.run(!json) {
+            Ok(report) => {
+                if json {
+                    println!("{}", report.to_json(false));
+                } else {
+                    print!("{}", report.stdout);
                 }
-            };
-            let machine = match machines::build(&machine, &set) {
-                Ok(m) => m,
-                Err(e) => {
-                    eprintln!("tpu: {e}");
-                    return ExitCode::FAILURE;
-                }
-            };
-            let opts = RunOptions {
-                backend: match backend {
-                    Backend::Auto => BackendChoice::Auto,
-                    Backend::Cpu => BackendChoice::Cpu,
-                    Backend::Gpu => BackendChoice::Gpu,
-                },
-                machine,
-                precision: match precision {
-                    Precision::Default => jaxlite::Precision::Default,
-                    Precision::High => jaxlite::Precision::High,
-                    Precision::Highest => jaxlite::Precision::Highest,
-                },
-            };
-            let mut engine = Engine::new();
-            match pollster::block_on(engine.run_script(&source, &opts)) {
-                Ok(report) => {
-                    if json {
-                        println!("{}", report.to_json(false));
-                    } else {
-                        print!("{}", report.stdout);
-                    }
-                    ExitCode::SUCCESS
-                }
-                Err(failure) => {
-                    if !json {
-                        print!("{}", failure.stdout);
-                    }
-                    for e in &failure.errors {
-                        if e.line == 0 {
-                            eprintln!("{file}: error: {}", e.message);
-                        } else {
-                            eprintln!("{file}:{}:{}: error: {}", e.line, e.col, e.message);
-                        }
-                    }
-                    ExitCode::FAILURE
-                }
+                ExitCode::SUCCESS
             }
-        }
+            Err(code) => code,
+        },
+        Command::Compile {
+            script,
+            emit,
+            output,
+            eager,
+        } => match script.run(false) {
+            Ok(report) => programs::print_stage(&report, emit, output.as_deref(), eager),
+            Err(code) => code,
+        },
+        Command::Asm { file, output } => programs::assemble(&file, &output),
+        Command::Disasm { file } => programs::disassemble(&file),
+        Command::Validate { file } => programs::validate(&file),
         Command::Machines { json, set } => {
             let mut list = Vec::new();
             for name in emu::TpuConfig::preset_names() {

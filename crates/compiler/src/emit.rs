@@ -17,7 +17,7 @@
 use crate::fusion::{FusedGraph, Fusion, FusionKind};
 use crate::hlo::{Graph, Op, ValueId};
 use crate::{CompileError, CompileOptions};
-use isa::{Addr, Block, Buffer, ElemType, Instr, Operand, Part, Program, VectorOp};
+use isa::{Addr, Block, Buffer, ElemType, Instr, Operand, Part, Program, ReduceOp, VectorOp};
 use jaxlite::eval::precision_passes;
 use jaxlite::{BinaryOp, UnaryOp};
 
@@ -508,7 +508,7 @@ impl<'a> Emitter<'a> {
         if let Some((_, addr)) = computed.iter().find(|(c, _)| *c == v) {
             return Operand::Vmem(addr.clone());
         }
-        if let Op::Constant(x) = g.instrs[v].op {
+        if let Some(x) = g.constant_value(v) {
             return Operand::Imm(x);
         }
         let input = inputs
@@ -529,7 +529,6 @@ impl<'a> Emitter<'a> {
         let g = self.graph();
         let root = fusion.root();
         let shape = g.instrs[root].shape.clone();
-        let root_hbm = self.hbm_alloc(root);
         let (rows, cols) = rows_cols(&shape);
         let padded = round_up(cols, LANES);
         let mut vmem = Vmem {
@@ -538,10 +537,12 @@ impl<'a> Emitter<'a> {
         };
         // A materialised view reads through itself; otherwise the fusion's inputs.
         let materialising = !g.instrs[root].is_elementwise();
-        let sources = match g.instrs[root].op {
-            Op::Constant(_) => vec![],
-            _ if materialising => vec![root],
-            _ => fusion.inputs(g),
+        let sources = if g.constant_value(root).is_some() {
+            vec![]
+        } else if materialising {
+            vec![root]
+        } else {
+            fusion.inputs(g)
         };
         self.flops += fusion
             .ops
@@ -550,6 +551,8 @@ impl<'a> Emitter<'a> {
             .map(|&v| g.instrs[v].size() as u64)
             .sum::<u64>();
         let mut inputs = self.inputs(&sources, &shape)?;
+        // Allocated after its inputs are resolved: a materialised view must not read itself.
+        let root_hbm = self.hbm_alloc(root);
         let resident = self.load_resident(&mut inputs, rows, cols, &mut vmem)?;
         if resident > 0 {
             self.instrs.push(Instr::Wait {
@@ -622,6 +625,254 @@ impl<'a> Emitter<'a> {
             });
             Ok(())
         })
+    }
+
+    /// A reduction fusion: elementwise ops, then a reduction of their result over the last
+    /// axis (on the cross-lane unit, row by row), the leading axes (row after row into an
+    /// accumulator on the vector unit), or all axes (both).
+    fn reduce_kernel(&mut self, fusion: &Fusion) -> Result<(), CompileError> {
+        let g = self.graph();
+        let root = fusion.root();
+        let Op::Reduce { op, axes } = &g.instrs[root].op else {
+            unreachable!("a reduction fusion ends in its reduce")
+        };
+        let op = *op;
+        let operand = g.instrs[root].operands[0];
+        let shape = g.instrs[operand].shape.clone();
+        let rank = shape.len();
+        let mut sorted = axes.clone();
+        sorted.sort_unstable();
+        #[derive(PartialEq)]
+        enum Over {
+            Lanes,
+            Rows,
+            All,
+        }
+        let over = if sorted == (0..rank).collect::<Vec<_>>() {
+            Over::All
+        } else if rank >= 2 && sorted == [rank - 1] {
+            Over::Lanes
+        } else if rank >= 2 && sorted == (0..rank - 1).collect::<Vec<_>>() {
+            Over::Rows
+        } else {
+            return Err(err(format!("reducing axes {axes:?} of f32{shape:?} is not supported by the compiler yet (the last axis, the leading axes or all)")));
+        };
+        let out_hbm = self.hbm_alloc(root);
+        let (rows, cols) = rows_cols(&shape);
+        let padded = round_up(cols, LANES);
+        let prefix = &fusion.ops[..fusion.ops.len() - 1];
+        let mut inputs = self.inputs(&fusion.inputs(g), &shape)?;
+        if prefix.is_empty()
+            && inputs
+                .iter()
+                .any(|i| i.value == operand && i.access != Access::Full)
+        {
+            return Err(err(format!(
+                "reducing the broadcast %{} is not supported by the compiler yet",
+                g.value_name(operand)
+            )));
+        }
+        let mut vmem = Vmem {
+            top: 0,
+            limit: self.opts.vmem_words,
+        };
+        let resident = self.load_resident(&mut inputs, rows, cols, &mut vmem)?;
+        if resident > 0 {
+            self.instrs.push(Instr::Wait {
+                sem: SEM_LOADS,
+                count: resident,
+            });
+        }
+        let full = inputs.iter().filter(|i| i.access == Access::Full).count() as u32;
+        // Per row: two slots of each full input and computed value, and a word of output.
+        let tile = self.tile_rows(
+            rows,
+            2 * (full + prefix.len() as u32) * padded + 2,
+            vmem.limit - vmem.top,
+        )?;
+        let slot = tile * padded;
+        for input in inputs.iter_mut().filter(|i| i.access == Access::Full) {
+            input.vmem = vmem.alloc(2 * slot, "an input tile")?;
+        }
+        let results: Vec<u32> = prefix
+            .iter()
+            .map(|_| vmem.alloc(2 * slot, "a tile"))
+            .collect::<Result<_, _>>()?;
+        // Lanes: each tile's row results (two slots). Rows: the accumulator row. All: one word
+        // per row of the whole input, then the total.
+        let (column, column_words) = match over {
+            Over::Lanes => (vmem.alloc(2 * tile, "the reduced rows")?, tile),
+            Over::Rows => (vmem.alloc(padded, "the accumulator")?, 0),
+            Over::All => (
+                vmem.alloc(round_up(rows, LANES) + 1, "the reduced rows")?,
+                0,
+            ),
+        };
+        self.vmem_peak = self.vmem_peak.max(vmem.top);
+        self.flops += fusion
+            .ops
+            .iter()
+            .map(|&v| g.instrs[if v == root { operand } else { v }].size() as u64)
+            .sum::<u64>();
+        let vector = match op {
+            ReduceOp::Sum => VectorOp::Add,
+            ReduceOp::Max => VectorOp::Max,
+            ReduceOp::Min => VectorOp::Min,
+        };
+        if over == Over::Rows {
+            let acc = Block {
+                addr: column.into(),
+                rows: 1,
+                cols,
+                stride: padded,
+            };
+            self.instrs.push(Instr::Vector {
+                op: VectorOp::Add,
+                dst: acc,
+                a: Operand::Imm(op.identity()),
+                b: Operand::Imm(0.0),
+            });
+        }
+        self.for_tiles((rows / tile, tile, rows % tile), |e, t, s| {
+            let at = |base: u32| Addr::from(base + s as u32 * slot);
+            let block = |base: u32| Block {
+                addr: at(base),
+                rows: t.rows,
+                cols,
+                stride: padded,
+            };
+            for input in inputs.iter().filter(|i| i.access == Access::Full) {
+                let src = Block {
+                    addr: t.addr(input.hbm, tile * cols),
+                    rows: t.rows,
+                    cols,
+                    stride: cols,
+                };
+                e.dma_load(src, block(input.vmem));
+            }
+            if full > 0 {
+                e.instrs.push(Instr::Wait {
+                    sem: SEM_LOADS,
+                    count: full,
+                });
+            }
+            let computed: Vec<(ValueId, Addr)> = prefix
+                .iter()
+                .zip(&results)
+                .map(|(&v, &r)| (v, at(r)))
+                .collect();
+            for (&v, &r) in prefix.iter().zip(&results) {
+                let operand = |o: ValueId| Self::operand_of(g, o, &computed, &inputs, &at, t, tile);
+                e.vector_op(v, block(r), &operand)?;
+            }
+            let source = match Self::operand_of(g, operand, &computed, &inputs, &at, t, tile) {
+                Operand::Vmem(a) => Block {
+                    addr: a,
+                    rows: t.rows,
+                    cols,
+                    stride: padded,
+                },
+                _ => unreachable!("checked above: the reduced value is a full tile"),
+            };
+            match over {
+                Over::Lanes => {
+                    let dst = Addr::from(column + s as u32 * column_words);
+                    e.instrs.push(Instr::Reduce {
+                        op,
+                        src: source,
+                        dst: dst.clone(),
+                    });
+                    let out = Block {
+                        addr: t.addr(out_hbm, tile),
+                        rows: 1,
+                        cols: t.rows,
+                        stride: t.rows,
+                    };
+                    e.instrs.push(Instr::DmaStore {
+                        src: Block {
+                            addr: dst,
+                            rows: 1,
+                            cols: t.rows,
+                            stride: t.rows,
+                        },
+                        dst: out,
+                        sem: SEM_STORES,
+                    });
+                }
+                Over::All => e.instrs.push(Instr::Reduce {
+                    op,
+                    src: source,
+                    dst: t.addr(column, tile),
+                }),
+                Over::Rows => {
+                    // The tile's rows into the accumulator, in order.
+                    let d = e.open_loop(t.rows);
+                    let acc = Block {
+                        addr: column.into(),
+                        rows: 1,
+                        cols,
+                        stride: padded,
+                    };
+                    let row = add_term(&source.addr, padded, d);
+                    e.instrs.push(Instr::Vector {
+                        op: vector,
+                        dst: acc,
+                        a: Operand::Vmem(column.into()),
+                        b: Operand::Vmem(row),
+                    });
+                    e.close_loop(d);
+                }
+            }
+            Ok(())
+        })?;
+        match over {
+            Over::Lanes => {}
+            Over::Rows => {
+                let acc = Block {
+                    addr: column.into(),
+                    rows: 1,
+                    cols,
+                    stride: padded,
+                };
+                let out = Block {
+                    addr: out_hbm.into(),
+                    rows: 1,
+                    cols,
+                    stride: cols,
+                };
+                self.instrs.push(Instr::DmaStore {
+                    src: acc,
+                    dst: out,
+                    sem: SEM_STORES,
+                });
+            }
+            Over::All => {
+                let total = column + round_up(rows, LANES);
+                let partials = Block {
+                    addr: column.into(),
+                    rows: 1,
+                    cols: rows,
+                    stride: rows,
+                };
+                self.instrs.push(Instr::Reduce {
+                    op,
+                    src: partials,
+                    dst: total.into(),
+                });
+                let word = |a: u32| Block {
+                    addr: a.into(),
+                    rows: 1,
+                    cols: 1,
+                    stride: 1,
+                };
+                self.instrs.push(Instr::DmaStore {
+                    src: word(total),
+                    dst: word(out_hbm),
+                    sem: SEM_STORES,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// An output fusion: `(M,K)·(K,N)` on the MXU, then its elementwise epilogue.
@@ -914,9 +1165,7 @@ pub fn emit(fused: &FusedGraph, opts: &CompileOptions) -> Result<Program, Compil
         match fusion.kind {
             FusionKind::Loop => e.loop_kernel(fusion).map_err(at)?,
             FusionKind::Output => e.matmul_kernel(fusion).map_err(at)?,
-            FusionKind::Reduction => {
-                return Err(at(err("reductions are not supported by the compiler yet")))
-            }
+            FusionKind::Reduction => e.reduce_kernel(fusion).map_err(at)?,
             FusionKind::Transpose => {
                 return Err(at(err("transposes are not supported by the compiler yet")))
             }

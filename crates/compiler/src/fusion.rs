@@ -53,17 +53,14 @@ impl Fusion {
     }
 
     /// Values the kernel reads from HBM (directly or through a view), in first-use order.
-    /// Constants are not inputs: they become immediates.
+    /// Constants (and splats of them) are not inputs: they become immediates.
     pub fn inputs(&self, g: &Graph) -> Vec<ValueId> {
         let mut inputs = Vec::new();
         for &v in &self.ops {
             // A materialising fusion's root may itself be a view: its input is the source.
             let operands = &g.instrs[v].operands;
             for &o in operands {
-                if !self.ops.contains(&o)
-                    && !matches!(g.instrs[o].op, Op::Constant(_))
-                    && !inputs.contains(&o)
-                {
+                if !self.ops.contains(&o) && g.constant_value(o).is_none() && !inputs.contains(&o) {
                     inputs.push(o);
                 }
             }
@@ -89,6 +86,17 @@ pub fn fuse(graph: Graph) -> FusedGraph {
         let f = owner[v]?;
         (fusions[f].root() == v && users[v] == 1).then_some(f)
     };
+    // Kernels run in fusion order, so an op may join fusion `f` only if everything else it
+    // reads is computed by an earlier fusion (through any views) or is not computed at all.
+    let ready_before = |instr: &crate::hlo::Instruction, f: usize, owner: &[Option<usize>]| {
+        instr.operands.iter().all(|&o| {
+            let mut s = o;
+            while graph.instrs[s].is_view() {
+                s = graph.instrs[s].operands[0];
+            }
+            owner[s].is_none_or(|g| g <= f)
+        })
+    };
     for (v, instr) in graph.instrs.iter().enumerate() {
         let target = match &instr.op {
             Op::Parameter(_) | Op::Constant(_) | Op::Broadcast { .. } | Op::Reshape => continue,
@@ -101,21 +109,20 @@ pub fn fuse(graph: Graph) -> FusedGraph {
                 owner[v] = Some(fusions.len() - 1);
                 continue;
             }
-            Op::ReduceSum { .. } | Op::ReduceMax { .. } => {
-                joinable(instr.operands[0], &owner, &fusions)
-                    .filter(|&f| fusions[f].kind == FusionKind::Loop)
-            }
+            Op::Reduce { .. } => joinable(instr.operands[0], &owner, &fusions)
+                .filter(|&f| fusions[f].kind == FusionKind::Loop && ready_before(instr, f, &owner)),
             Op::Unary(_) | Op::Binary(_) => instr.operands.iter().find_map(|&o| {
                 joinable(o, &owner, &fusions).filter(|&f| {
                     matches!(fusions[f].kind, FusionKind::Loop | FusionKind::Output)
                         && graph.instrs[o].shape == instr.shape
+                        && ready_before(instr, f, &owner)
                 })
             }),
         };
         match target {
             Some(f) => {
                 fusions[f].ops.push(v);
-                if matches!(instr.op, Op::ReduceSum { .. } | Op::ReduceMax { .. }) {
+                if matches!(instr.op, Op::Reduce { .. }) {
                     fusions[f].kind = FusionKind::Reduction;
                 }
                 owner[v] = Some(f);
@@ -123,7 +130,7 @@ pub fn fuse(graph: Graph) -> FusedGraph {
             None => {
                 let kind = match instr.op {
                     Op::Dot { .. } => FusionKind::Output,
-                    Op::ReduceSum { .. } | Op::ReduceMax { .. } => FusionKind::Reduction,
+                    Op::Reduce { .. } => FusionKind::Reduction,
                     _ => FusionKind::Loop,
                 };
                 fusions.push(Fusion { kind, ops: vec![v] });

@@ -6,6 +6,7 @@
 //! matmul; float32 → float32 conversions disappear.
 
 use crate::CompileError;
+use isa::ReduceOp;
 use jaxlite::{Atom, BinaryOp, DType, Jaxpr, Precision, Primitive, UnaryOp, Var};
 use std::collections::HashMap;
 use std::fmt;
@@ -32,14 +33,11 @@ pub enum Op {
     Transpose {
         permutation: Vec<usize>,
     },
-    ReduceSum {
-        axes: Vec<usize>,
-    },
-    ReduceMax {
+    Reduce {
+        op: ReduceOp,
         axes: Vec<usize>,
     },
 }
-
 #[derive(Clone, Debug, PartialEq)]
 pub struct Instruction {
     pub op: Op,
@@ -81,7 +79,7 @@ impl Instruction {
             Op::Broadcast { .. } => "broadcast",
             Op::Reshape => "reshape",
             Op::Transpose { .. } => "transpose",
-            Op::ReduceSum { .. } | Op::ReduceMax { .. } => "reduce",
+            Op::Reduce { .. } => "reduce",
         }
     }
 
@@ -118,6 +116,15 @@ impl Graph {
             users[o] += 1;
         }
         users
+    }
+
+    /// The scalar a value is made of, if it is a constant or a view of one (a splat).
+    pub fn constant_value(&self, v: ValueId) -> Option<f32> {
+        match &self.instrs[v].op {
+            Op::Constant(x) => Some(*x),
+            Op::Broadcast { .. } | Op::Reshape => self.constant_value(self.instrs[v].operands[0]),
+            _ => None,
+        }
     }
 
     /// XLA-style names: `p0` for parameters, `opcode.N` otherwise.
@@ -172,9 +179,9 @@ impl fmt::Display for Graph {
                 }
                 Op::Broadcast { dims } => format!(", dimensions={{{}}}", list(dims)),
                 Op::Transpose { permutation } => format!(", dimensions={{{}}}", list(permutation)),
-                Op::ReduceSum { axes } => format!(", dimensions={{{}}}, to_apply=add", list(axes)),
-                Op::ReduceMax { axes } => {
-                    format!(", dimensions={{{}}}, to_apply=maximum", list(axes))
+                Op::Reduce { op, axes } => {
+                    let f = ["add", "maximum", "minimum"][*op as usize];
+                    format!(", dimensions={{{}}}, to_apply={f}", list(axes))
                 }
                 _ => String::new(),
             };
@@ -246,6 +253,9 @@ pub fn from_jaxpr(
         }
         let shape = out_aval.shape.clone();
         let id = match &eqn.prim {
+            Primitive::Unary(UnaryOp::Square) => {
+                g.add(Op::Binary(BinaryOp::Mul), vec![ins[0], ins[0]], shape)
+            }
             Primitive::Unary(u) => g.add(Op::Unary(*u), ins, shape),
             Primitive::Binary(b) => g.add(Op::Binary(*b), ins, shape),
             Primitive::DotGeneral {
@@ -295,12 +305,32 @@ pub fn from_jaxpr(
                 ins,
                 shape,
             ),
-            Primitive::ReduceSum { axes } => {
-                g.add(Op::ReduceSum { axes: axes.clone() }, ins, shape)
-            }
-            Primitive::ReduceMax { axes } => {
-                g.add(Op::ReduceMax { axes: axes.clone() }, ins, shape)
-            }
+            Primitive::ReduceSum { axes } => g.add(
+                Op::Reduce {
+                    op: ReduceOp::Sum,
+                    axes: axes.clone(),
+                },
+                ins,
+                shape,
+            ),
+            Primitive::ReduceMax { axes } => g.add(
+                Op::Reduce {
+                    op: ReduceOp::Max,
+                    axes: axes.clone(),
+                },
+                ins,
+                shape,
+            ),
+            Primitive::ReduceMin { axes } => g.add(
+                Op::Reduce {
+                    op: ReduceOp::Min,
+                    axes: axes.clone(),
+                },
+                ins,
+                shape,
+            ),
+            // Squares and small integer powers are multiplications (as XLA expands them).
+            Primitive::IntegerPow { y } => integer_pow(&mut g, ins[0], *y, shape).map_err(at)?,
             #[allow(unreachable_patterns)]
             other => {
                 return Err(at(format!(
@@ -348,4 +378,38 @@ fn canonical_operand(g: &mut Graph, v: ValueId, contracting: usize, is_lhs: bool
         );
     }
     v
+}
+
+/// `x ** y` for an integer `y` by repeated squaring; negative powers divide 1 by the result.
+fn integer_pow(g: &mut Graph, x: ValueId, y: i32, shape: Vec<usize>) -> Result<ValueId, String> {
+    if y == 0 {
+        return Err("integer_pow with exponent 0 is not supported by the compiler yet".into());
+    }
+    let mut result: Option<ValueId> = None;
+    let mut power = x;
+    let mut e = y.unsigned_abs();
+    while e > 0 {
+        if e & 1 == 1 {
+            result = Some(match result {
+                None => power,
+                Some(r) => g.add(Op::Binary(BinaryOp::Mul), vec![r, power], shape.clone()),
+            });
+        }
+        e >>= 1;
+        if e > 0 {
+            power = g.add(Op::Binary(BinaryOp::Mul), vec![power, power], shape.clone());
+        }
+    }
+    let r = result.expect("y != 0 sets a bit");
+    let one = |g: &mut Graph| g.add(Op::Constant(1.0), vec![], vec![]);
+    if y < 0 {
+        let one = one(g);
+        return Ok(g.add(Op::Binary(BinaryOp::Div), vec![one, r], shape));
+    }
+    if r == x {
+        // x ** 1 is x, but as a value of its own: multiply by 1 (exact).
+        let one = one(g);
+        return Ok(g.add(Op::Binary(BinaryOp::Mul), vec![x, one], shape));
+    }
+    Ok(r)
 }

@@ -3,7 +3,7 @@
 use crate::vpu_math;
 use crate::{Backend, EmuError, RunFuture};
 use half::bf16;
-use isa::{Block, Instr, Operand, Part, Program, VectorOp};
+use isa::{Block, Instr, Operand, Part, Program, ReduceOp, VectorOp};
 
 /// The bf16 `part` of an f32 (see [`isa::Part`]).
 pub fn bf16_part(x: f32, part: Part) -> f32 {
@@ -97,6 +97,20 @@ impl Machine {
                 }
             }
             Instr::Wait { .. } | Instr::Loop { .. } | Instr::End => {}
+            Instr::Reduce { op, src, dst } => {
+                for (r, (s, n)) in rows(src).enumerate() {
+                    let mut acc = op.identity();
+                    for i in s..s + n {
+                        let x = self.vf(i);
+                        acc = match op {
+                            ReduceOp::Sum => acc + x,
+                            ReduceOp::Max => vpu_math::max(acc, x),
+                            ReduceOp::Min => vpu_math::min(acc, x),
+                        };
+                    }
+                    self.vmem[*dst as usize + r] = canonical(acc).to_bits();
+                }
+            }
             Instr::MxuWeights { src, part } => {
                 self.weight_rows = src.rows as usize;
                 self.weight_cols = src.cols as usize;

@@ -16,6 +16,7 @@
 //! - MXU matmul: `M + mxu_rows + mxu_cols - 2` (one activation row per cycle, plus the
 //!   systolic fill and drain skew), so one weights+matmul fold costs SCALE-Sim's
 //!   `2·rows + cols + M - 2`.
+//! - Cross-lane reduce: one vector register of the source per cycle.
 //! - Vector: one vector register (a `sublanes × lanes` tile of the block) per cycle,
 //!   `transcendental_cycles` per register on the transcendental path.
 
@@ -46,6 +47,7 @@ pub struct Counters {
     pub mxu_busy_cycles: u64,
     pub vector_busy_cycles: u64,
     pub dma_busy_cycles: u64,
+    pub xlu_busy_cycles: u64,
     /// Instructions in the program, and operations executed (loops unrolled).
     pub instructions: u64,
     pub operations: u64,
@@ -66,6 +68,11 @@ pub fn cost(op: &Instr<u32>, cfg: &TpuConfig) -> u64 {
             cfg.dma_latency_cycles + (bytes as f64 / cfg.hbm_bytes_per_cycle()).ceil() as u64
         }
         Instr::Wait { .. } | Instr::Loop { .. } | Instr::End => 0,
+        // One vector register of the row block enters the XLU's reduction tree per cycle.
+        Instr::Reduce { src, .. } => {
+            (src.rows as u64).div_ceil(cfg.vector_sublanes as u64)
+                * (src.cols as u64).div_ceil(cfg.vector_lanes as u64)
+        }
         Instr::MxuWeights { .. } => cfg.mxu_rows as u64,
         Instr::MxuMatmul { src, .. } => {
             src.rows as u64 + cfg.mxu_rows as u64 + cfg.mxu_cols as u64 - 2
@@ -144,7 +151,7 @@ impl Scoreboard {
 
 /// Times `program` (which must be valid) on `cfg`.
 pub fn simulate(program: &Program, cfg: &TpuConfig) -> Timing {
-    let mut unit_free = [0u64; 4];
+    let mut unit_free = [0u64; Unit::ALL.len()];
     let mut issue = 0u64;
     // Completion times of each semaphore's signals not yet taken by a wait.
     let mut signals: Vec<VecDeque<u64>> = vec![VecDeque::new(); 256];
@@ -197,6 +204,7 @@ pub fn simulate(program: &Program, cfg: &TpuConfig) -> Timing {
             }
             Instr::MxuWeights { .. } | Instr::MxuMatmul { .. } => c.mxu_busy_cycles += busy,
             Instr::Vector { .. } => c.vector_busy_cycles += busy,
+            Instr::Reduce { .. } => c.xlu_busy_cycles += busy,
             Instr::Wait { .. } | Instr::Loop { .. } | Instr::End => {}
         }
         spans.push(Span {

@@ -175,7 +175,7 @@ impl GpuBackend {
                 let module = match kernel {
                     Kernel::Dma => &dma,
                     Kernel::MxuWeights | Kernel::MxuActivations | Kernel::MxuMatmul => &mxu,
-                    Kernel::Vector => &vector,
+                    Kernel::Vector | Kernel::Reduce => &vector,
                 };
                 device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(kernel.entry_point()),

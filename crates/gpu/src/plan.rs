@@ -37,15 +37,17 @@ pub enum Kernel {
     MxuActivations,
     MxuMatmul,
     Vector,
+    Reduce,
 }
 
 impl Kernel {
-    pub const ALL: [Kernel; 5] = [
+    pub const ALL: [Kernel; 6] = [
         Kernel::Dma,
         Kernel::MxuWeights,
         Kernel::MxuActivations,
         Kernel::MxuMatmul,
         Kernel::Vector,
+        Kernel::Reduce,
     ];
 
     /// The WGSL entry point.
@@ -56,6 +58,7 @@ impl Kernel {
             Kernel::MxuActivations => "mxu_activations",
             Kernel::MxuMatmul => "mxu_matmul",
             Kernel::Vector => "vector_op",
+            Kernel::Reduce => "xlu_reduce",
         }
     }
 }
@@ -148,6 +151,21 @@ pub fn plan(program: &Program) -> Plan {
             // Dispatches already run in program order, each seeing all earlier writes; ops()
             // has already unrolled the loops.
             Instr::Wait { .. } | Instr::Loop { .. } | Instr::End => {}
+            // One invocation per row. The destination may overlap the source (the reference
+            // reads a whole row before writing its word), so overlapping rows run in order.
+            Instr::Reduce { op, src, dst } => {
+                let serial = overlaps(src.span(), (*dst, dst.saturating_add(src.rows)));
+                plan.dispatches.push(Dispatch {
+                    kernel: Kernel::Reduce,
+                    params: Params {
+                        dst_addr: *dst,
+                        code: *op as u32,
+                        flags: serial as u32,
+                        ..block_params(src, src)
+                    },
+                    invocations: if serial { src.rows.min(1) } else { src.rows },
+                });
+            }
             Instr::MxuWeights { src, part } => {
                 weight_cols = src.cols;
                 plan.weight_words = plan.weight_words.max(src.words());

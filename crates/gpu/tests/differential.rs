@@ -346,6 +346,48 @@ fn vector_blocks_with_row_and_column_operands() {
     }
 }
 
+/// Cross-lane reductions of every kind over a padded block, on random and edge values (NaN,
+/// infinities, -0, subnormals), into a separate column and in place over the block itself.
+#[test]
+fn cross_lane_reductions() {
+    let mut rng = Rng::new(11);
+    let edges = edge_values();
+    let (rows, cols, stride) = (21u32, 130u32, 136u32);
+    let words = rows * stride;
+    let values: Vec<f32> = (0..words)
+        .map(|i| {
+            if i % 7 == 0 {
+                edges[(i as usize / 7) % edges.len()]
+            } else {
+                rng.moderate()
+            }
+        })
+        .collect();
+    for op in isa::ReduceOp::ALL {
+        for dst in [words, 5] {
+            let src = Block {
+                addr: 0,
+                rows,
+                cols,
+                stride,
+            };
+            let p = program(
+                &format!("reduce.{}.{dst}", op.name()),
+                words + rows,
+                words + rows,
+                vec![buffer("x", 0, &[words as usize])],
+                vec![buffer("out", words, &[rows as usize])],
+                vec![
+                    load(0, 0, words),
+                    Instr::Reduce { op, src, dst },
+                    store(dst, words, rows),
+                ],
+            );
+            assert_same_bits(&p, &[bits(&values)], &|_, i| format!("row {i}"));
+        }
+    }
+}
+
 #[test]
 fn dma_with_strides() {
     let mut rng = Rng::new(5);

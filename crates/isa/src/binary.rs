@@ -10,6 +10,7 @@
 //!   2 dma.store   block block sem:u8        6 v.OP        op:u8 addr operand operand len:u32
 //!   3 wait        sem:u8 count:u32          7 loop        count:u32
 //!   4 mxu.weights block part:u8             8 end
+//!   9 xlu.OP      op:u8 block addr
 //!   block   = addr rows:u32 cols:u32 stride:u32
 //!   addr    = base:u32 terms:u8 × (depth:u8 stride:i32)
 //!   operand = 0 addr (vmem) | 1 addr (splat) | 2 bits:u32 (immediate) | 3 addr (row) | 4 addr (col)
@@ -18,7 +19,7 @@
 //!
 //! Decoding never panics and never allocates more than the input could describe.
 
-use crate::{Addr, Block, Buffer, ElemType, Instr, Operand, Part, Program, VectorOp};
+use crate::{Addr, Block, Buffer, ElemType, Instr, Operand, Part, Program, ReduceOp, VectorOp};
 use std::fmt;
 
 const MAGIC: &[u8; 4] = b"TPUP";
@@ -171,6 +172,12 @@ pub fn encode(p: &Program) -> Vec<u8> {
                 w.u32(*count);
             }
             Instr::End => w.u8(8),
+            Instr::Reduce { op, src, dst } => {
+                w.u8(9);
+                w.u8(*op as u8);
+                w.block(src);
+                w.addr(dst);
+            }
         }
     }
     w.0
@@ -334,6 +341,17 @@ impl Reader<'_> {
             }
             7 => Instr::Loop { count: self.u32()? },
             8 => Instr::End,
+            9 => {
+                let code = self.u8()?;
+                let Some(&op) = ReduceOp::ALL.get(code as usize) else {
+                    return self.err(format!("reduce opcode {code} is unknown"));
+                };
+                Instr::Reduce {
+                    op,
+                    src: self.block()?,
+                    dst: self.addr()?,
+                }
+            }
             _ => return self.err(format!("opcode {opcode} is unknown")),
         })
     }

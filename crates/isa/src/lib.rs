@@ -249,13 +249,42 @@ pub enum Unit {
     Dma,
     Mxu,
     Vector,
+    /// The cross-lane unit (XLU): reductions across the lanes of a row.
+    CrossLane,
 }
 
 impl Unit {
-    pub const ALL: [Unit; 4] = [Unit::Scalar, Unit::Dma, Unit::Mxu, Unit::Vector];
+    pub const ALL: [Unit; 5] = [
+        Unit::Scalar,
+        Unit::Dma,
+        Unit::Mxu,
+        Unit::Vector,
+        Unit::CrossLane,
+    ];
 
     pub fn name(self) -> &'static str {
-        ["scalar", "dma", "mxu", "vector"][self as usize]
+        ["scalar", "dma", "mxu", "vector", "xlu"][self as usize]
+    }
+}
+
+/// How the cross-lane unit combines a row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ReduceOp {
+    Sum,
+    Max,
+    Min,
+}
+
+impl ReduceOp {
+    pub const ALL: [ReduceOp; 3] = [ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min];
+
+    pub fn name(self) -> &'static str {
+        ["sum", "max", "min"][self as usize]
+    }
+
+    /// The value a reduction starts from: +0, -inf or +inf.
+    pub fn identity(self) -> f32 {
+        [0.0, f32::NEG_INFINITY, f32::INFINITY][self as usize]
     }
 }
 
@@ -306,6 +335,14 @@ pub enum Instr<A = Addr> {
         a: Operand<A>,
         b: Operand<A>,
     },
+    /// `dst[r] = op over c of src[r][c]`, one word per row (R contiguous words), combining the
+    /// row's words in order of c starting from the op's identity (+0, -inf, +inf); max and min
+    /// propagate NaN; a NaN result is the canonical quiet NaN.
+    Reduce {
+        op: ReduceOp,
+        src: Block<A>,
+        dst: A,
+    },
     /// Repeat the instructions up to the matching `End` `count` times; inside, the loop's
     /// index is `i<depth>` (0-based, counting from the outermost loop).
     Loop {
@@ -321,6 +358,7 @@ impl<A> Instr<A> {
             Instr::Wait { .. } | Instr::Loop { .. } | Instr::End => Unit::Scalar,
             Instr::MxuWeights { .. } | Instr::MxuMatmul { .. } => Unit::Mxu,
             Instr::Vector { .. } => Unit::Vector,
+            Instr::Reduce { .. } => Unit::CrossLane,
         }
     }
 
@@ -333,6 +371,7 @@ impl<A> Instr<A> {
             Instr::MxuWeights { .. } => "mxu.weights".into(),
             Instr::MxuMatmul { .. } => "mxu.matmul".into(),
             Instr::Vector { op, .. } => format!("v.{}", op.name()),
+            Instr::Reduce { op, .. } => format!("xlu.{}", op.name()),
             Instr::Loop { .. } => "loop".into(),
             Instr::End => "end".into(),
         }
@@ -343,7 +382,9 @@ impl Instr<u32> {
     /// VMEM word ranges the operation reads.
     pub fn vmem_reads(&self) -> Vec<(u32, u32)> {
         match self {
-            Instr::DmaStore { src, .. } | Instr::MxuWeights { src, .. } => vec![src.span()],
+            Instr::DmaStore { src, .. }
+            | Instr::MxuWeights { src, .. }
+            | Instr::Reduce { src, .. } => vec![src.span()],
             Instr::MxuMatmul {
                 src,
                 dst,
@@ -376,6 +417,7 @@ impl Instr<u32> {
             Instr::DmaLoad { dst, .. }
             | Instr::MxuMatmul { dst, .. }
             | Instr::Vector { dst, .. } => vec![dst.span()],
+            Instr::Reduce { src, dst, .. } => vec![(*dst, dst + src.rows)],
             _ => vec![],
         }
     }
@@ -486,6 +528,11 @@ impl From<Instr<u32>> for Instr {
                 dst: dst.into(),
                 a: a.into(),
                 b: b.into(),
+            },
+            Instr::Reduce { op, src, dst } => Instr::Reduce {
+                op,
+                src: src.into(),
+                dst: dst.into(),
             },
             Instr::Loop { count } => Instr::Loop { count },
             Instr::End => Instr::End,

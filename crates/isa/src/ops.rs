@@ -109,6 +109,11 @@ pub(crate) fn resolve(instr: &Instr, idx: &[u32]) -> Instr<u32> {
             a: resolve_operand(a, idx),
             b: resolve_operand(b, idx),
         },
+        Instr::Reduce { op, src, dst } => Instr::Reduce {
+            op: *op,
+            src: resolve_block(src, idx),
+            dst: resolve_addr(dst, idx),
+        },
         Instr::Loop { count } => Instr::Loop { count: *count },
         Instr::End => Instr::End,
     }

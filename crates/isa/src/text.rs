@@ -15,7 +15,7 @@
 //! print with Rust's round-tripping float syntax (NaN as `nan:0xBITS` to keep its payload).
 //! A leading `N:` and anything after `;` are ignored.
 
-use crate::{Addr, Block, Buffer, ElemType, Instr, Operand, Part, Program, VectorOp};
+use crate::{Addr, Block, Buffer, ElemType, Instr, Operand, Part, Program, ReduceOp, VectorOp};
 use std::fmt::{self, Write};
 
 impl fmt::Display for Addr {
@@ -95,6 +95,9 @@ impl<A: fmt::Display> fmt::Display for Instr<A> {
                 } else {
                     write!(f, "{m:<11} {a} -> {}", block("vmem", dst))
                 }
+            }
+            Instr::Reduce { src, dst, .. } => {
+                write!(f, "{m:<11} {} -> vmem[{dst}]", block("vmem", src))
             }
             Instr::Loop { count } => write!(f, "{m:<11} {count}"),
             Instr::End => f.write_str("end"),
@@ -398,6 +401,19 @@ fn parse_instr(c: &mut Cursor) -> R<Instr> {
             Instr::Loop { count: c.u32()? }
         }
         "end" => Instr::End,
+        _ if m.starts_with("xlu.") => {
+            let op = ReduceOp::ALL
+                .into_iter()
+                .find(|o| m == format!("xlu.{}", o.name()))
+                .ok_or_else(|| format!("unknown instruction '{m}'"))?;
+            let src = c.block("vmem")?;
+            c.expect("->")?;
+            Instr::Reduce {
+                op,
+                src,
+                dst: c.space("vmem")?,
+            }
+        }
         _ => {
             let op = m
                 .strip_prefix("v.")

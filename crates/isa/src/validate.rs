@@ -132,6 +132,10 @@ pub fn validate(program: &Program) -> Result<(), IsaError> {
                     }
                 }
             }
+            Instr::Reduce { src, dst, .. } => {
+                check_block(i, "reduce source", src, &counts, vmem)?;
+                check_range(i, "reduce destination", dst, src.rows as u64, &counts, vmem)?;
+            }
             Instr::Loop { count } => {
                 if counts.len() == MAX_LOOP_DEPTH {
                     return Err(at(i, format!("loops nest deeper than {MAX_LOOP_DEPTH}")));

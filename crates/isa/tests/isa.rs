@@ -46,7 +46,13 @@ fn operand(depth: usize) -> impl Strategy<Value = Operand> {
 fn flat_instr(depth: usize) -> impl Strategy<Value = Instr> {
     let part = prop_oneof![Just(Part::Hi), Just(Part::Mid), Just(Part::Lo)];
     let op = proptest::sample::select(VectorOp::ALL.to_vec());
+    let reduce = proptest::sample::select(isa::ReduceOp::ALL.to_vec());
     prop_oneof![
+        (reduce, block(depth), addr(depth)).prop_map(|(op, src, dst)| Instr::Reduce {
+            op,
+            src,
+            dst
+        }),
         (block(depth), block(depth), any::<u8>()).prop_map(|(src, dst, sem)| Instr::DmaLoad {
             src,
             dst,

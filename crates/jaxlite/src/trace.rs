@@ -36,8 +36,9 @@ pub struct ProgramCall {
     pub args: Vec<Array>,
     /// `jax_default_matmul_precision`, for dot_generals whose precision is `None`.
     pub default_precision: Precision,
+    /// A single primitive dispatched outside `jit` (JAX's op-by-op mode), not a traced function.
+    pub eager: bool,
 }
-
 /// Runs programs. `runtime` implements it with the compiler and the emulator; the reference
 /// evaluator implements it for tests. Execution is async because GPU readback is.
 pub trait Executor {
@@ -345,7 +346,14 @@ impl Context {
             outputs: outs.iter().map(|t| t.var).collect(),
         });
         let closed = self.end_trace(&outs.into_iter().map(Tensor::Traced).collect::<Vec<_>>())?;
-        let results = self.execute(name, closed.jaxpr, args).await?;
+        let call = ProgramCall {
+            name,
+            jaxpr: closed.jaxpr,
+            args,
+            default_precision: self.default_precision,
+            eager: true,
+        };
+        let results = self.executor.execute(call).await?;
         Ok(results
             .into_iter()
             .zip(out_avals)
@@ -406,6 +414,7 @@ impl Context {
             jaxpr,
             args,
             default_precision: self.default_precision,
+            eager: false,
         };
         self.executor.execute(call).await
     }

@@ -181,19 +181,24 @@ impl EngineExecutor {
             vmem_words: u32::try_from(self.machine.vmem_bytes / 4).unwrap_or(u32::MAX),
             default_precision: call.default_precision,
         };
-        let program = compiler::compile(&call.name, &call.jaxpr, &opts)
+        let stages = compiler::compile_stages(&call.name, &call.jaxpr, &opts)
             .map_err(|e| JaxError(format!("cannot compile {}: {e}", call.name)))?;
+        let program = Rc::new(stages.program);
         let timing = emu::simulate(&program, &self.machine);
         let mut programs = self.programs.borrow_mut();
         programs.push(ProgramReport {
             name: call.name.clone(),
             calls: 0,
             counters: timing.counters,
+            eager: call.eager,
             jaxpr: jaxpr_text,
+            hlo: stages.hlo.to_string(),
+            fused: stages.fused.to_string(),
             asm: program.to_string(),
+            program: program.clone(),
         });
         let compiled = Compiled {
-            program: Rc::new(program),
+            program,
             report: programs.len() - 1,
         };
         let out = (compiled.program.clone(), compiled.report);

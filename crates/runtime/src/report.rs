@@ -13,9 +13,17 @@ pub struct ProgramReport {
     /// How many times it ran; its counters are per call.
     pub calls: u64,
     pub counters: Counters,
-    /// The Jaxpr it was compiled from and its assembly listing, as text.
+    /// A single primitive run outside `jit`, rather than a traced function.
+    pub eager: bool,
+    /// Every stage of its compilation, as text: the Jaxpr, the HLO graph, the fused graph and
+    /// the assembly listing.
     pub jaxpr: String,
+    pub hlo: String,
+    pub fused: String,
     pub asm: String,
+    /// The program itself (for `tpu compile --emit bin`).
+    #[serde(skip)]
+    pub program: std::rc::Rc<isa::Program>,
 }
 
 #[derive(Debug)]
