@@ -56,10 +56,7 @@ fn tokens(s: &str) -> Vec<Token> {
             continue;
         }
         let starts_number = c.is_ascii_digit()
-            || ((c == '-' || c == '.')
-                && chars
-                    .get(i + 1)
-                    .is_some_and(|d| d.is_ascii_digit() || *d == '.'));
+            || ((c == '-' || c == '.') && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit() || *d == '.'));
         if starts_number {
             let start = i;
             i += 1;
@@ -73,21 +70,13 @@ fn tokens(s: &str) -> Vec<Token> {
                 }
             }
             let text: String = chars[start..i].iter().collect();
-            match text
-                .trim_end_matches('.')
-                .parse::<f64>()
-                .or_else(|_| text.parse::<f64>())
-            {
+            match text.trim_end_matches('.').parse::<f64>().or_else(|_| text.parse::<f64>()) {
                 Ok(v) => out.push(Token::Num(v)),
                 Err(_) => out.extend(text.chars().map(Token::Text)),
             }
             continue;
         }
-        for (word, value) in [
-            ("nan", f64::NAN),
-            ("-inf", f64::NEG_INFINITY),
-            ("inf", f64::INFINITY),
-        ] {
+        for (word, value) in [("nan", f64::NAN), ("-inf", f64::NEG_INFINITY), ("inf", f64::INFINITY)] {
             let w: Vec<char> = word.chars().collect();
             if chars[i..].starts_with(&w) {
                 out.push(Token::Num(value));
@@ -97,19 +86,13 @@ fn tokens(s: &str) -> Vec<Token> {
         }
         if i < chars.len() && !chars[i].is_whitespace() && out.last().is_none_or(|_| true) {
             if let Some(Token::Num(_)) = out.last() {
-                if i > 0
-                    && !chars[i - 1].is_ascii_alphanumeric()
-                    && chars[i] != 'n'
-                    && chars[i] != 'i'
-                {
+                if i > 0 && !chars[i - 1].is_ascii_alphanumeric() && chars[i] != 'n' && chars[i] != 'i' {
                     // fallthrough: plain punctuation after a number
                 }
             }
             if !(chars[i].is_ascii_alphabetic()
                 && i >= 3
-                && out
-                    .last()
-                    .is_some_and(|t| matches!(t, Token::Num(v) if v.is_nan() || v.is_infinite())))
+                && out.last().is_some_and(|t| matches!(t, Token::Num(v) if v.is_nan() || v.is_infinite())))
             {
                 out.push(Token::Text(chars[i]));
             }
@@ -122,14 +105,9 @@ fn tokens(s: &str) -> Vec<Token> {
 /// `None` when `ours` matches `expected` within the tolerance, else a description.
 pub fn compare(ours: &str, expected: &str, default_precision: bool) -> Option<String> {
     let (a, b) = (tokens(ours), tokens(expected));
-    let (rtol, atol) = if default_precision {
-        (RTOL_DEFAULT, ATOL_DEFAULT)
-    } else {
-        (RTOL, ATOL)
-    };
-    let close = |x: f64, y: f64| {
-        (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= atol + rtol * x.abs().max(y.abs())
-    };
+    let (rtol, atol) = if default_precision { (RTOL_DEFAULT, ATOL_DEFAULT) } else { (RTOL, ATOL) };
+    let close =
+        |x: f64, y: f64| (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= atol + rtol * x.abs().max(y.abs());
     let same = a.len() == b.len()
         && a.iter().zip(&b).all(|(p, q)| match (p, q) {
             (Token::Num(x), Token::Num(y)) => close(*x, *y),

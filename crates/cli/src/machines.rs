@@ -9,8 +9,7 @@ use std::fmt::Write;
 pub fn build(machine: &str, sets: &[String]) -> Result<TpuConfig, String> {
     let mut cfg = TpuConfig::from_name(machine).map_err(|e| e.to_string())?;
     for s in sets {
-        cfg.with_override(s)
-            .map_err(|e| format!("--set {s}: {e}"))?;
+        cfg.with_override(s).map_err(|e| format!("--set {s}: {e}"))?;
     }
     Ok(cfg)
 }
@@ -48,13 +47,7 @@ pub fn table(machines: &[TpuConfig]) -> String {
             ]
         })
         .collect();
-    let width = |c: usize| {
-        rows.iter()
-            .map(|r| r[c].chars().count())
-            .chain([header[c].len()])
-            .max()
-            .unwrap_or(0)
-    };
+    let width = |c: usize| rows.iter().map(|r| r[c].chars().count()).chain([header[c].len()]).max().unwrap_or(0);
     let widths: Vec<usize> = (0..header.len()).map(width).collect();
     let mut out = String::new();
     let mut line = |cells: &[String]| {
@@ -105,23 +98,14 @@ pub fn json(machines: &[TpuConfig]) -> String {
                 ("weight_double_buffer", m.weight_double_buffer.to_string()),
                 ("hbm_bytes", m.hbm_bytes.to_string()),
                 ("hbm_bytes_per_second", num(m.hbm_bytes_per_second)),
-                (
-                    "hbm_bytes_per_second_per_core",
-                    num(m.hbm_bytes_per_second_per_core()),
-                ),
+                ("hbm_bytes_per_second_per_core", num(m.hbm_bytes_per_second_per_core())),
                 ("vmem_bytes", m.vmem_bytes.to_string()),
                 ("vector_sublanes", m.vector_sublanes.to_string()),
                 ("vector_lanes", m.vector_lanes.to_string()),
                 ("dma_latency_cycles", m.dma_latency_cycles.to_string()),
                 ("transcendental_cycles", m.transcendental_cycles.to_string()),
-                (
-                    "peak_bf16_flops_per_core",
-                    num(m.peak_bf16_flops_per_core()),
-                ),
-                (
-                    "peak_bf16_flops_per_chip",
-                    num(m.peak_bf16_flops_per_chip()),
-                ),
+                ("peak_bf16_flops_per_core", num(m.peak_bf16_flops_per_core())),
+                ("peak_bf16_flops_per_chip", num(m.peak_bf16_flops_per_chip())),
             ];
             let body: Vec<String> = fields.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
             format!("{{{}}}", body.join(","))

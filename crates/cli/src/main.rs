@@ -139,8 +139,8 @@ impl ScriptArgs {
             eprintln!("tpu: {message}");
             ExitCode::FAILURE
         };
-        let source = std::fs::read_to_string(&self.file)
-            .map_err(|e| fail(format!("cannot read {}: {e}", self.file)))?;
+        let source =
+            std::fs::read_to_string(&self.file).map_err(|e| fail(format!("cannot read {}: {e}", self.file)))?;
         let machine = machines::build(&self.machine, &self.set).map_err(|e| fail(e.to_string()))?;
         let opts = RunOptions {
             backend: match self.backend {
@@ -155,21 +155,19 @@ impl ScriptArgs {
                 Precision::Highest => jaxlite::Precision::Highest,
             },
         };
-        pollster::block_on(Engine::new().run_script(&source, &opts)).map_err(
-            |failure: RunFailure| {
-                if echo_stdout {
-                    print!("{}", failure.stdout);
+        pollster::block_on(Engine::new().run_script(&source, &opts)).map_err(|failure: RunFailure| {
+            if echo_stdout {
+                print!("{}", failure.stdout);
+            }
+            for e in &failure.errors {
+                if e.line == 0 {
+                    eprintln!("{}: error: {}", self.file, e.message);
+                } else {
+                    eprintln!("{}:{}:{}: error: {}", self.file, e.line, e.col, e.message);
                 }
-                for e in &failure.errors {
-                    if e.line == 0 {
-                        eprintln!("{}: error: {}", self.file, e.message);
-                    } else {
-                        eprintln!("{}:{}:{}: error: {}", self.file, e.line, e.col, e.message);
-                    }
-                }
-                ExitCode::FAILURE
-            },
-        )
+            }
+            ExitCode::FAILURE
+        })
     }
 }
 
@@ -186,12 +184,7 @@ fn main() -> ExitCode {
             }
             Err(code) => code,
         },
-        Command::Compile {
-            script,
-            emit,
-            output,
-            eager,
-        } => match script.run(false) {
+        Command::Compile { script, emit, output, eager } => match script.run(false) {
             Ok(report) => programs::print_stage(&report, emit, output.as_deref(), eager),
             Err(code) => code,
         },
@@ -216,15 +209,7 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Command::Systolic {
-            rows,
-            cols,
-            dataflow,
-            m,
-            k,
-            n,
-            json,
-        } => {
+        Command::Systolic { rows, cols, dataflow, m, k, n, json } => {
             let dataflow = match dataflow {
                 Dataflow::Ws => emu::systolic::Dataflow::Ws,
                 Dataflow::Os => emu::systolic::Dataflow::Os,

@@ -11,32 +11,17 @@ fn fail(message: String) -> ExitCode {
 }
 
 /// Prints (or, for `bin`, writes) each program of a run at one stage.
-pub fn print_stage(
-    report: &RunReport,
-    stage: Stage,
-    output: Option<&str>,
-    eager: bool,
-) -> ExitCode {
-    let programs: Vec<_> = report
-        .programs
-        .iter()
-        .filter(|p| eager || !p.eager)
-        .collect();
+pub fn print_stage(report: &RunReport, stage: Stage, output: Option<&str>, eager: bool) -> ExitCode {
+    let programs: Vec<_> = report.programs.iter().filter(|p| eager || !p.eager).collect();
     if programs.is_empty() {
-        return fail(
-            "the script compiled no jitted program (use --eager for the op-by-op ones)".into(),
-        );
+        return fail("the script compiled no jitted program (use --eager for the op-by-op ones)".into());
     }
     if let Stage::Bin = stage {
         let Some(output) = output else {
             return fail("--emit bin writes files: give -o FILE".into());
         };
         for (i, p) in programs.iter().enumerate() {
-            let path = if programs.len() == 1 {
-                output.to_string()
-            } else {
-                format!("{output}.{i}.tbin")
-            };
+            let path = if programs.len() == 1 { output.to_string() } else { format!("{output}.{i}.tbin") };
             if let Err(e) = std::fs::write(&path, isa::binary::encode(&p.program)) {
                 return fail(format!("cannot write {path}: {e}"));
             }
@@ -50,12 +35,7 @@ pub fn print_stage(
             Stage::Fused => &p.fused,
             Stage::Asm | Stage::Bin => &p.asm,
         };
-        println!(
-            "# {} (called {} time{})",
-            p.name,
-            p.calls,
-            if p.calls == 1 { "" } else { "s" }
-        );
+        println!("# {} (called {} time{})", p.name, p.calls, if p.calls == 1 { "" } else { "s" });
         println!("{}", text.trim_end());
     }
     ExitCode::SUCCESS
@@ -67,8 +47,7 @@ fn read_program(file: &str) -> Result<isa::Program, String> {
     if bytes.starts_with(b"TPUP") {
         return isa::binary::decode(&bytes).map_err(|e| format!("{file}: {e}"));
     }
-    let text = String::from_utf8(bytes)
-        .map_err(|_| format!("{file} is neither a binary program nor UTF-8 text"))?;
+    let text = String::from_utf8(bytes).map_err(|_| format!("{file} is neither a binary program nor UTF-8 text"))?;
     isa::text::parse(&text).map_err(|e| format!("{file}:{e}"))
 }
 
@@ -97,17 +76,9 @@ pub fn disassemble(file: &str) -> ExitCode {
 }
 
 pub fn validate(file: &str) -> ExitCode {
-    match read_program(file).and_then(|p| {
-        isa::validate(&p)
-            .map_err(|e| format!("{file}: {e}"))
-            .map(|_| p)
-    }) {
+    match read_program(file).and_then(|p| isa::validate(&p).map_err(|e| format!("{file}: {e}")).map(|_| p)) {
         Ok(p) => {
-            println!(
-                "{file}: valid ({} instructions, {} operations)",
-                p.instrs.len(),
-                p.ops().count()
-            );
+            println!("{file}: valid ({} instructions, {} operations)", p.instrs.len(), p.ops().count());
             ExitCode::SUCCESS
         }
         Err(e) => fail(e),

@@ -3,10 +3,7 @@
 use std::process::Command;
 
 fn tpu(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_tpu"))
-        .args(args)
-        .output()
-        .expect("tpu runs")
+    Command::new(env!("CARGO_BIN_EXE_tpu")).args(args).output().expect("tpu runs")
 }
 
 fn script(name: &str) -> String {
@@ -16,11 +13,7 @@ fn script(name: &str) -> String {
 #[test]
 fn run_prints_what_the_script_prints() {
     let out = tpu(&["run", &script("skeleton.py"), "--backend", "cpu"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let expected = std::fs::read_to_string(script("skeleton.expected")).unwrap();
     assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
 }
@@ -29,20 +22,9 @@ fn run_prints_what_the_script_prints() {
 fn json_is_one_object_and_backends_agree() {
     let mut reports = Vec::new();
     for backend in ["cpu", "gpu"] {
-        let out = tpu(&[
-            "run",
-            &script("skeleton.py"),
-            "--json",
-            "--backend",
-            backend,
-        ]);
-        assert!(
-            out.status.success(),
-            "{backend}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let json: serde_json::Value =
-            serde_json::from_slice(&out.stdout).expect("stdout is exactly one JSON object");
+        let out = tpu(&["run", &script("skeleton.py"), "--json", "--backend", backend]);
+        assert!(out.status.success(), "{backend}: {}", String::from_utf8_lossy(&out.stderr));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is exactly one JSON object");
         assert_eq!(json["backend"], backend);
         reports.push(json);
     }
@@ -56,11 +38,7 @@ fn errors_go_to_stderr_with_a_place_and_fail() {
     let dir = std::env::temp_dir().join(format!("tpu-cli-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("bad.py");
-    std::fs::write(
-        &file,
-        "import jax.numpy as jnp\nprint(jnp.ones((2, 3)) @ jnp.ones((2, 3)))\n",
-    )
-    .unwrap();
+    std::fs::write(&file, "import jax.numpy as jnp\nprint(jnp.ones((2, 3)) @ jnp.ones((2, 3)))\n").unwrap();
     let out = tpu(&["run", file.to_str().unwrap(), "--backend", "cpu"]);
     assert!(!out.status.success());
     assert!(out.stdout.is_empty());

@@ -3,18 +3,11 @@
 use std::process::Command;
 
 fn tpu(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_tpu"))
-        .args(args)
-        .output()
-        .expect("tpu runs")
+    Command::new(env!("CARGO_BIN_EXE_tpu")).args(args).output().expect("tpu runs")
 }
 
 fn json(out: &std::process::Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).expect("stdout is exactly one JSON value")
 }
 
@@ -96,47 +89,21 @@ fn systolic_matches_scale_sim_alexnet_conv1() {
 
 #[test]
 fn systolic_text_shows_its_formulas() {
-    let out = tpu(&[
-        "systolic",
-        "--rows",
-        "16",
-        "--cols",
-        "16",
-        "--dataflow",
-        "os",
-        "--m",
-        "100",
-        "--k",
-        "70",
-        "--n",
-        "50",
-    ]);
+    let out =
+        tpu(&["systolic", "--rows", "16", "--cols", "16", "--dataflow", "os", "--m", "100", "--k", "70", "--n", "50"]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("16 + 16 + 70 − 2 = 100"), "{text}");
     assert!(text.contains("cycles:       2799"), "{text}");
-    let out = tpu(&[
-        "systolic", "--rows", "0", "--cols", "16", "--m", "1", "--k", "1", "--n", "1",
-    ]);
+    let out = tpu(&["systolic", "--rows", "0", "--cols", "16", "--m", "1", "--k", "1", "--n", "1"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("rows must be from 1"));
 }
 
 #[test]
 fn run_accepts_set() {
-    let script = format!(
-        "{}/../../tests/scripts/skeleton.py",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let v = json(&tpu(&[
-        "run",
-        &script,
-        "--json",
-        "--backend",
-        "cpu",
-        "--set",
-        "mxu=64x64",
-    ]));
+    let script = format!("{}/../../tests/scripts/skeleton.py", env!("CARGO_MANIFEST_DIR"));
+    let v = json(&tpu(&["run", &script, "--json", "--backend", "cpu", "--set", "mxu=64x64"]));
     assert_eq!(v["machine"], "v5e+mxu=64x64");
     let out = tpu(&["run", &script, "--set", "hbm_gbps=fast"]);
     assert!(!out.status.success());

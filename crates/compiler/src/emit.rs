@@ -28,9 +28,7 @@ const LANES: u32 = 128;
 const SUBLANES: u32 = 8;
 
 fn err(message: impl Into<String>) -> CompileError {
-    CompileError {
-        message: message.into(),
-    }
+    CompileError { message: message.into() }
 }
 
 fn round_up(x: u32, to: u32) -> u32 {
@@ -40,10 +38,7 @@ fn round_up(x: u32, to: u32) -> u32 {
 /// An address `base + stride * i_depth` (or a constant when there is no loop).
 fn affine(base: u32, stride: u32, depth: Option<usize>) -> Addr {
     match depth {
-        Some(d) if stride != 0 => Addr {
-            base,
-            strides: vec![(d as u8, stride as i32)],
-        },
+        Some(d) if stride != 0 => Addr { base, strides: vec![(d as u8, stride as i32)] },
         _ => Addr::from(base),
     }
 }
@@ -57,10 +52,7 @@ fn add_term(a: &Addr, stride: u32, depth: Option<usize>) -> Addr {
 }
 
 fn offset(a: &Addr, by: u32) -> Addr {
-    Addr {
-        base: a.base + by,
-        strides: a.strides.clone(),
-    }
+    Addr { base: a.base + by, strides: a.strides.clone() }
 }
 
 /// Which tile a piece of code works on: tile `first + step * i_depth` with `rows` rows.
@@ -76,11 +68,7 @@ impl Tile {
     /// The address of this tile's first element in an array whose tiles are `tile_words`
     /// apart.
     fn addr(&self, base: u32, tile_words: u32) -> Addr {
-        affine(
-            base + self.first * tile_words,
-            self.step * tile_words,
-            self.depth,
-        )
+        affine(base + self.first * tile_words, self.step * tile_words, self.depth)
     }
 }
 
@@ -162,9 +150,7 @@ fn classify(strides: &[usize], shape: &[usize]) -> Option<Access> {
         Some(Access::Scalar)
     } else if strides[rank - 1] == 1 && broadcast(&strides[..rank - 1], &shape[..rank - 1]) {
         Some(Access::Row)
-    } else if (strides[rank - 1] == 0 || shape[rank - 1] == 1)
-        && contiguous(&strides[..rank - 1], &shape[..rank - 1])
-    {
+    } else if (strides[rank - 1] == 0 || shape[rank - 1] == 1) && contiguous(&strides[..rank - 1], &shape[..rank - 1]) {
         // One value per row, the leading dims row-major over R contiguous values.
         Some(Access::Col)
     } else {
@@ -195,12 +181,7 @@ impl Vmem {
             .top
             .checked_add(words.max(1))
             .filter(|&t| t <= self.limit)
-            .ok_or_else(|| {
-                err(format!(
-                    "{what} needs more VMEM than the machine has ({} words)",
-                    self.limit
-                ))
-            })?;
+            .ok_or_else(|| err(format!("{what} needs more VMEM than the machine has ({} words)", self.limit)))?;
         Ok(a)
     }
 }
@@ -251,16 +232,9 @@ impl<'a> Emitter<'a> {
     fn input(&self, v: ValueId, shape: &[usize]) -> Result<(u32, Access), CompileError> {
         let g = self.graph();
         let (addr, strides) = view_strides(g, &self.hbm, v).ok_or_else(|| {
-            err(format!(
-                "%{} is read through a view the compiler cannot express yet",
-                g.value_name(v)
-            ))
+            err(format!("%{} is read through a view the compiler cannot express yet", g.value_name(v)))
         })?;
-        let access = if g.instrs[v].shape.is_empty() {
-            Some(Access::Scalar)
-        } else {
-            classify(&strides, shape)
-        };
+        let access = if g.instrs[v].shape.is_empty() { Some(Access::Scalar) } else { classify(&strides, shape) };
         let access = access.ok_or_else(|| {
             err(format!(
                 "%{} is broadcast in a pattern the compiler does not support yet (only rows, columns and scalars)",
@@ -271,11 +245,7 @@ impl<'a> Emitter<'a> {
     }
 
     fn dma_load(&mut self, src: Block, dst: Block) {
-        self.instrs.push(Instr::DmaLoad {
-            src,
-            dst,
-            sem: SEM_LOADS,
-        });
+        self.instrs.push(Instr::DmaLoad { src, dst, sem: SEM_LOADS });
     }
 
     /// Loads the whole-kernel inputs (rows, columns, scalars) once; returns how many DMAs.
@@ -296,18 +266,8 @@ impl<'a> Emitter<'a> {
             };
             input.vmem = vmem.alloc(round_up(words, LANES), "an input")?;
             self.dma_load(
-                Block {
-                    addr: input.hbm.into(),
-                    rows: 1,
-                    cols: words,
-                    stride: words,
-                },
-                Block {
-                    addr: input.vmem.into(),
-                    rows: 1,
-                    cols: words,
-                    stride: words,
-                },
+                Block { addr: input.hbm.into(), rows: 1, cols: words, stride: words },
+                Block { addr: input.vmem.into(), rows: 1, cols: words, stride: words },
             );
             n += 1;
         }
@@ -315,22 +275,12 @@ impl<'a> Emitter<'a> {
     }
 
     /// Vector code for one elementwise op of a fusion, over a tile block.
-    fn vector_op(
-        &mut self,
-        v: ValueId,
-        dst: Block,
-        operand: &dyn Fn(ValueId) -> Operand,
-    ) -> Result<(), CompileError> {
+    fn vector_op(&mut self, v: ValueId, dst: Block, operand: &dyn Fn(ValueId) -> Operand) -> Result<(), CompileError> {
         let g = self.graph();
         let instr = &g.instrs[v];
         let unused = Operand::Imm(0.0);
         let push = |e: &mut Self, op: VectorOp, a: Operand, b: Operand| {
-            e.instrs.push(Instr::Vector {
-                op,
-                dst: dst.clone(),
-                a,
-                b,
-            });
+            e.instrs.push(Instr::Vector { op, dst: dst.clone(), a, b });
         };
         match &instr.op {
             Op::Unary(u) => {
@@ -353,12 +303,7 @@ impl<'a> Emitter<'a> {
                         push(self, VectorOp::Add, d.clone(), Operand::Imm(1.0));
                         push(self, VectorOp::Div, Operand::Imm(1.0), d);
                     }
-                    _ => {
-                        return Err(err(format!(
-                            "{} is not supported by the compiler yet",
-                            instr.opcode()
-                        )))
-                    }
+                    _ => return Err(err(format!("{} is not supported by the compiler yet", instr.opcode()))),
                 }
             }
             Op::Binary(b) => {
@@ -369,36 +314,16 @@ impl<'a> Emitter<'a> {
                     BinaryOp::Div => VectorOp::Div,
                     BinaryOp::Max => VectorOp::Max,
                     BinaryOp::Min => VectorOp::Min,
-                    _ => {
-                        return Err(err(format!(
-                            "{} is not supported by the compiler yet",
-                            instr.opcode()
-                        )))
-                    }
+                    _ => return Err(err(format!("{} is not supported by the compiler yet", instr.opcode()))),
                 };
-                push(
-                    self,
-                    op,
-                    operand(instr.operands[0]),
-                    operand(instr.operands[1]),
-                );
+                push(self, op, operand(instr.operands[0]), operand(instr.operands[1]));
             }
             // Materialising a view or a constant: copy through it (x * 1 is exact).
             Op::Broadcast { .. } | Op::Reshape | Op::Constant(_) => {
                 let x = operand(v);
-                self.instrs.push(Instr::Vector {
-                    op: VectorOp::Mul,
-                    dst,
-                    a: x,
-                    b: Operand::Imm(1.0),
-                });
+                self.instrs.push(Instr::Vector { op: VectorOp::Mul, dst, a: x, b: Operand::Imm(1.0) });
             }
-            _ => {
-                return Err(err(format!(
-                    "{} cannot be part of an elementwise fusion",
-                    instr.opcode()
-                )))
-            }
+            _ => return Err(err(format!("{} cannot be part of an elementwise fusion", instr.opcode()))),
         }
         Ok(())
     }
@@ -413,9 +338,7 @@ impl<'a> Emitter<'a> {
                 SUBLANES * words_per_row
             )));
         }
-        Ok((fit / SUBLANES * SUBLANES)
-            .min(round_up(rows.max(1), SUBLANES))
-            .min(512))
+        Ok((fit / SUBLANES * SUBLANES).min(round_up(rows.max(1), SUBLANES)).min(512))
     }
 
     /// Runs `body(tile, slot)` over `count` tiles of `rows` rows and a last tile of
@@ -429,53 +352,17 @@ impl<'a> Emitter<'a> {
         let pairs = count / 2;
         if pairs > 0 {
             let depth = self.open_loop(pairs);
-            body(
-                self,
-                Tile {
-                    first: 0,
-                    step: 2,
-                    depth,
-                    rows,
-                },
-                0,
-            )?;
-            body(
-                self,
-                Tile {
-                    first: 1,
-                    step: 2,
-                    depth,
-                    rows,
-                },
-                1,
-            )?;
+            body(self, Tile { first: 0, step: 2, depth, rows }, 0)?;
+            body(self, Tile { first: 1, step: 2, depth, rows }, 1)?;
             self.close_loop(depth);
         }
         let mut next = 2 * pairs;
         if count % 2 == 1 {
-            body(
-                self,
-                Tile {
-                    first: next,
-                    step: 0,
-                    depth: None,
-                    rows,
-                },
-                0,
-            )?;
+            body(self, Tile { first: next, step: 0, depth: None, rows }, 0)?;
             next += 1;
         }
         if last_rows > 0 {
-            body(
-                self,
-                Tile {
-                    first: next,
-                    step: 0,
-                    depth: None,
-                    rows: last_rows,
-                },
-                (next % 2) as usize,
-            )?;
+            body(self, Tile { first: next, step: 0, depth: None, rows: last_rows }, (next % 2) as usize)?;
         }
         Ok(())
     }
@@ -484,14 +371,7 @@ impl<'a> Emitter<'a> {
     fn inputs(&self, sources: &[ValueId], shape: &[usize]) -> Result<Vec<Input>, CompileError> {
         sources
             .iter()
-            .map(|&v| {
-                self.input(v, shape).map(|(hbm, access)| Input {
-                    value: v,
-                    hbm,
-                    access,
-                    vmem: 0,
-                })
-            })
+            .map(|&v| self.input(v, shape).map(|(hbm, access)| Input { value: v, hbm, access, vmem: 0 }))
             .collect()
     }
 
@@ -511,10 +391,7 @@ impl<'a> Emitter<'a> {
         if let Some(x) = g.constant_value(v) {
             return Operand::Imm(x);
         }
-        let input = inputs
-            .iter()
-            .find(|i| i.value == v)
-            .expect("every operand is computed, constant or an input");
+        let input = inputs.iter().find(|i| i.value == v).expect("every operand is computed, constant or an input");
         match input.access {
             Access::Full => Operand::Vmem(full_tile(input.vmem)),
             Access::Row => Operand::Row(input.vmem.into()),
@@ -531,10 +408,7 @@ impl<'a> Emitter<'a> {
         let shape = g.instrs[root].shape.clone();
         let (rows, cols) = rows_cols(&shape);
         let padded = round_up(cols, LANES);
-        let mut vmem = Vmem {
-            top: 0,
-            limit: self.opts.vmem_words,
-        };
+        let mut vmem = Vmem { top: 0, limit: self.opts.vmem_words };
         // A materialised view reads through itself; otherwise the fusion's inputs.
         let materialising = !g.instrs[root].is_elementwise();
         let sources = if g.constant_value(root).is_some() {
@@ -555,10 +429,7 @@ impl<'a> Emitter<'a> {
         let root_hbm = self.hbm_alloc(root);
         let resident = self.load_resident(&mut inputs, rows, cols, &mut vmem)?;
         if resident > 0 {
-            self.instrs.push(Instr::Wait {
-                sem: SEM_LOADS,
-                count: resident,
-            });
+            self.instrs.push(Instr::Wait { sem: SEM_LOADS, count: resident });
         }
         let full = inputs.iter().filter(|i| i.access == Access::Full).count() as u32;
         let ops = fusion.ops.len() as u32;
@@ -568,61 +439,30 @@ impl<'a> Emitter<'a> {
         for input in inputs.iter_mut().filter(|i| i.access == Access::Full) {
             input.vmem = vmem.alloc(2 * slot, "an input tile")?;
         }
-        let results: Vec<u32> = fusion
-            .ops
-            .iter()
-            .map(|_| vmem.alloc(2 * slot, "a tile"))
-            .collect::<Result<_, _>>()?;
+        let results: Vec<u32> = fusion.ops.iter().map(|_| vmem.alloc(2 * slot, "a tile")).collect::<Result<_, _>>()?;
         self.vmem_peak = self.vmem_peak.max(vmem.top);
         self.for_tiles((rows / tile, tile, rows % tile), |e, t, s| {
             let at = |base: u32| Addr::from(base + s as u32 * slot);
-            let block = |base: u32| Block {
-                addr: at(base),
-                rows: t.rows,
-                cols,
-                stride: padded,
-            };
+            let block = |base: u32| Block { addr: at(base), rows: t.rows, cols, stride: padded };
             for input in inputs.iter().filter(|i| i.access == Access::Full) {
-                let src = Block {
-                    addr: t.addr(input.hbm, tile * cols),
-                    rows: t.rows,
-                    cols,
-                    stride: cols,
-                };
+                let src = Block { addr: t.addr(input.hbm, tile * cols), rows: t.rows, cols, stride: cols };
                 e.dma_load(src, block(input.vmem));
             }
             if full > 0 {
-                e.instrs.push(Instr::Wait {
-                    sem: SEM_LOADS,
-                    count: full,
-                });
+                e.instrs.push(Instr::Wait { sem: SEM_LOADS, count: full });
             }
             let computed: Vec<(ValueId, Addr)> = if materialising {
                 vec![]
             } else {
-                fusion
-                    .ops
-                    .iter()
-                    .zip(&results)
-                    .map(|(&v, &r)| (v, at(r)))
-                    .collect()
+                fusion.ops.iter().zip(&results).map(|(&v, &r)| (v, at(r))).collect()
             };
             for (&v, &r) in fusion.ops.iter().zip(&results) {
                 let operand = |o: ValueId| Self::operand_of(g, o, &computed, &inputs, &at, t, tile);
                 e.vector_op(v, block(r), &operand)?;
             }
             let out = block(*results.last().expect("a fusion has an op"));
-            let dst = Block {
-                addr: t.addr(root_hbm, tile * cols),
-                rows: t.rows,
-                cols,
-                stride: cols,
-            };
-            e.instrs.push(Instr::DmaStore {
-                src: out,
-                dst,
-                sem: SEM_STORES,
-            });
+            let dst = Block { addr: t.addr(root_hbm, tile * cols), rows: t.rows, cols, stride: cols };
+            e.instrs.push(Instr::DmaStore { src: out, dst, sem: SEM_STORES });
             Ok(())
         })
     }
@@ -633,9 +473,7 @@ impl<'a> Emitter<'a> {
     fn reduce_kernel(&mut self, fusion: &Fusion) -> Result<(), CompileError> {
         let g = self.graph();
         let root = fusion.root();
-        let Op::Reduce { op, axes } = &g.instrs[root].op else {
-            unreachable!("a reduction fusion ends in its reduce")
-        };
+        let Op::Reduce { op, axes } = &g.instrs[root].op else { unreachable!("a reduction fusion ends in its reduce") };
         let op = *op;
         let operand = g.instrs[root].operands[0];
         let shape = g.instrs[operand].shape.clone();
@@ -662,70 +500,42 @@ impl<'a> Emitter<'a> {
         let padded = round_up(cols, LANES);
         let prefix = &fusion.ops[..fusion.ops.len() - 1];
         let mut inputs = self.inputs(&fusion.inputs(g), &shape)?;
-        if prefix.is_empty()
-            && inputs
-                .iter()
-                .any(|i| i.value == operand && i.access != Access::Full)
-        {
+        if prefix.is_empty() && inputs.iter().any(|i| i.value == operand && i.access != Access::Full) {
             return Err(err(format!(
                 "reducing the broadcast %{} is not supported by the compiler yet",
                 g.value_name(operand)
             )));
         }
-        let mut vmem = Vmem {
-            top: 0,
-            limit: self.opts.vmem_words,
-        };
+        let mut vmem = Vmem { top: 0, limit: self.opts.vmem_words };
         let resident = self.load_resident(&mut inputs, rows, cols, &mut vmem)?;
         if resident > 0 {
-            self.instrs.push(Instr::Wait {
-                sem: SEM_LOADS,
-                count: resident,
-            });
+            self.instrs.push(Instr::Wait { sem: SEM_LOADS, count: resident });
         }
         let full = inputs.iter().filter(|i| i.access == Access::Full).count() as u32;
         // Per row: two slots of each full input and computed value, and a word of output.
-        let tile = self.tile_rows(
-            rows,
-            2 * (full + prefix.len() as u32) * padded + 2,
-            vmem.limit - vmem.top,
-        )?;
+        let tile = self.tile_rows(rows, 2 * (full + prefix.len() as u32) * padded + 2, vmem.limit - vmem.top)?;
         let slot = tile * padded;
         for input in inputs.iter_mut().filter(|i| i.access == Access::Full) {
             input.vmem = vmem.alloc(2 * slot, "an input tile")?;
         }
-        let results: Vec<u32> = prefix
-            .iter()
-            .map(|_| vmem.alloc(2 * slot, "a tile"))
-            .collect::<Result<_, _>>()?;
+        let results: Vec<u32> = prefix.iter().map(|_| vmem.alloc(2 * slot, "a tile")).collect::<Result<_, _>>()?;
         // Lanes: each tile's row results (two slots). Rows: the accumulator row. All: one word
         // per row of the whole input, then the total.
         let (column, column_words) = match over {
             Over::Lanes => (vmem.alloc(2 * tile, "the reduced rows")?, tile),
             Over::Rows => (vmem.alloc(padded, "the accumulator")?, 0),
-            Over::All => (
-                vmem.alloc(round_up(rows, LANES) + 1, "the reduced rows")?,
-                0,
-            ),
+            Over::All => (vmem.alloc(round_up(rows, LANES) + 1, "the reduced rows")?, 0),
         };
         self.vmem_peak = self.vmem_peak.max(vmem.top);
-        self.flops += fusion
-            .ops
-            .iter()
-            .map(|&v| g.instrs[if v == root { operand } else { v }].size() as u64)
-            .sum::<u64>();
+        self.flops +=
+            fusion.ops.iter().map(|&v| g.instrs[if v == root { operand } else { v }].size() as u64).sum::<u64>();
         let vector = match op {
             ReduceOp::Sum => VectorOp::Add,
             ReduceOp::Max => VectorOp::Max,
             ReduceOp::Min => VectorOp::Min,
         };
         if over == Over::Rows {
-            let acc = Block {
-                addr: column.into(),
-                rows: 1,
-                cols,
-                stride: padded,
-            };
+            let acc = Block { addr: column.into(), rows: 1, cols, stride: padded };
             self.instrs.push(Instr::Vector {
                 op: VectorOp::Add,
                 dst: acc,
@@ -735,84 +545,39 @@ impl<'a> Emitter<'a> {
         }
         self.for_tiles((rows / tile, tile, rows % tile), |e, t, s| {
             let at = |base: u32| Addr::from(base + s as u32 * slot);
-            let block = |base: u32| Block {
-                addr: at(base),
-                rows: t.rows,
-                cols,
-                stride: padded,
-            };
+            let block = |base: u32| Block { addr: at(base), rows: t.rows, cols, stride: padded };
             for input in inputs.iter().filter(|i| i.access == Access::Full) {
-                let src = Block {
-                    addr: t.addr(input.hbm, tile * cols),
-                    rows: t.rows,
-                    cols,
-                    stride: cols,
-                };
+                let src = Block { addr: t.addr(input.hbm, tile * cols), rows: t.rows, cols, stride: cols };
                 e.dma_load(src, block(input.vmem));
             }
             if full > 0 {
-                e.instrs.push(Instr::Wait {
-                    sem: SEM_LOADS,
-                    count: full,
-                });
+                e.instrs.push(Instr::Wait { sem: SEM_LOADS, count: full });
             }
-            let computed: Vec<(ValueId, Addr)> = prefix
-                .iter()
-                .zip(&results)
-                .map(|(&v, &r)| (v, at(r)))
-                .collect();
+            let computed: Vec<(ValueId, Addr)> = prefix.iter().zip(&results).map(|(&v, &r)| (v, at(r))).collect();
             for (&v, &r) in prefix.iter().zip(&results) {
                 let operand = |o: ValueId| Self::operand_of(g, o, &computed, &inputs, &at, t, tile);
                 e.vector_op(v, block(r), &operand)?;
             }
             let source = match Self::operand_of(g, operand, &computed, &inputs, &at, t, tile) {
-                Operand::Vmem(a) => Block {
-                    addr: a,
-                    rows: t.rows,
-                    cols,
-                    stride: padded,
-                },
+                Operand::Vmem(a) => Block { addr: a, rows: t.rows, cols, stride: padded },
                 _ => unreachable!("checked above: the reduced value is a full tile"),
             };
             match over {
                 Over::Lanes => {
                     let dst = Addr::from(column + s as u32 * column_words);
-                    e.instrs.push(Instr::Reduce {
-                        op,
-                        src: source,
-                        dst: dst.clone(),
-                    });
-                    let out = Block {
-                        addr: t.addr(out_hbm, tile),
-                        rows: 1,
-                        cols: t.rows,
-                        stride: t.rows,
-                    };
+                    e.instrs.push(Instr::Reduce { op, src: source, dst: dst.clone() });
+                    let out = Block { addr: t.addr(out_hbm, tile), rows: 1, cols: t.rows, stride: t.rows };
                     e.instrs.push(Instr::DmaStore {
-                        src: Block {
-                            addr: dst,
-                            rows: 1,
-                            cols: t.rows,
-                            stride: t.rows,
-                        },
+                        src: Block { addr: dst, rows: 1, cols: t.rows, stride: t.rows },
                         dst: out,
                         sem: SEM_STORES,
                     });
                 }
-                Over::All => e.instrs.push(Instr::Reduce {
-                    op,
-                    src: source,
-                    dst: t.addr(column, tile),
-                }),
+                Over::All => e.instrs.push(Instr::Reduce { op, src: source, dst: t.addr(column, tile) }),
                 Over::Rows => {
                     // The tile's rows into the accumulator, in order.
                     let d = e.open_loop(t.rows);
-                    let acc = Block {
-                        addr: column.into(),
-                        rows: 1,
-                        cols,
-                        stride: padded,
-                    };
+                    let acc = Block { addr: column.into(), rows: 1, cols, stride: padded };
                     let row = add_term(&source.addr, padded, d);
                     e.instrs.push(Instr::Vector {
                         op: vector,
@@ -828,48 +593,16 @@ impl<'a> Emitter<'a> {
         match over {
             Over::Lanes => {}
             Over::Rows => {
-                let acc = Block {
-                    addr: column.into(),
-                    rows: 1,
-                    cols,
-                    stride: padded,
-                };
-                let out = Block {
-                    addr: out_hbm.into(),
-                    rows: 1,
-                    cols,
-                    stride: cols,
-                };
-                self.instrs.push(Instr::DmaStore {
-                    src: acc,
-                    dst: out,
-                    sem: SEM_STORES,
-                });
+                let acc = Block { addr: column.into(), rows: 1, cols, stride: padded };
+                let out = Block { addr: out_hbm.into(), rows: 1, cols, stride: cols };
+                self.instrs.push(Instr::DmaStore { src: acc, dst: out, sem: SEM_STORES });
             }
             Over::All => {
                 let total = column + round_up(rows, LANES);
-                let partials = Block {
-                    addr: column.into(),
-                    rows: 1,
-                    cols: rows,
-                    stride: rows,
-                };
-                self.instrs.push(Instr::Reduce {
-                    op,
-                    src: partials,
-                    dst: total.into(),
-                });
-                let word = |a: u32| Block {
-                    addr: a.into(),
-                    rows: 1,
-                    cols: 1,
-                    stride: 1,
-                };
-                self.instrs.push(Instr::DmaStore {
-                    src: word(total),
-                    dst: word(out_hbm),
-                    sem: SEM_STORES,
-                });
+                let partials = Block { addr: column.into(), rows: 1, cols: rows, stride: rows };
+                self.instrs.push(Instr::Reduce { op, src: partials, dst: total.into() });
+                let word = |a: u32| Block { addr: a.into(), rows: 1, cols: 1, stride: 1 };
+                self.instrs.push(Instr::DmaStore { src: word(total), dst: word(out_hbm), sem: SEM_STORES });
             }
         }
         Ok(())
@@ -879,9 +612,7 @@ impl<'a> Emitter<'a> {
     fn matmul_kernel(&mut self, fusion: &Fusion) -> Result<(), CompileError> {
         let g = self.graph();
         let dot = fusion.ops[0];
-        let Op::Dot { precision } = g.instrs[dot].op else {
-            unreachable!("an output fusion starts with its dot")
-        };
+        let Op::Dot { precision } = g.instrs[dot].op else { unreachable!("an output fusion starts with its dot") };
         let root = fusion.root();
         let root_hbm = self.hbm_alloc(root);
         let (lhs, rhs) = (g.instrs[dot].operands[0], g.instrs[dot].operands[1]);
@@ -901,22 +632,12 @@ impl<'a> Emitter<'a> {
         }
         let [a_hbm, b_hbm] = operand_hbm;
         let shape = g.instrs[dot].shape.clone();
-        let epilogue_inputs: Vec<ValueId> = fusion
-            .inputs(g)
-            .into_iter()
-            .filter(|&v| v != lhs && v != rhs)
-            .collect();
+        let epilogue_inputs: Vec<ValueId> = fusion.inputs(g).into_iter().filter(|&v| v != lhs && v != rhs).collect();
         let mut inputs = self.inputs(&epilogue_inputs, &shape)?;
-        let mut vmem = Vmem {
-            top: 0,
-            limit: self.opts.vmem_words,
-        };
+        let mut vmem = Vmem { top: 0, limit: self.opts.vmem_words };
         let resident = self.load_resident(&mut inputs, m, n, &mut vmem)?;
         if resident > 0 {
-            self.instrs.push(Instr::Wait {
-                sem: SEM_LOADS,
-                count: resident,
-            });
+            self.instrs.push(Instr::Wait { sem: SEM_LOADS, count: resident });
         }
         let tc = self.opts.mxu_cols;
         let kp = round_up(k, LANES);
@@ -935,123 +656,57 @@ impl<'a> Emitter<'a> {
         for input in inputs.iter_mut().filter(|i| i.access == Access::Full) {
             input.vmem = vmem.alloc(2 * tm * tnp, "an epilogue input tile")?;
         }
-        let results: Vec<u32> = fusion
-            .ops
-            .iter()
-            .map(|_| vmem.alloc(2 * tm * tnp, "a result tile"))
-            .collect::<Result<_, _>>()?;
+        let results: Vec<u32> =
+            fusion.ops.iter().map(|_| vmem.alloc(2 * tm * tnp, "a result tile")).collect::<Result<_, _>>()?;
         self.vmem_peak = self.vmem_peak.max(vmem.top);
         self.flops += 2 * m as u64 * k as u64 * n as u64;
-        self.flops += fusion.ops[1..]
-            .iter()
-            .map(|&v| g.instrs[v].size() as u64)
-            .sum::<u64>();
+        self.flops += fusion.ops[1..].iter().map(|&v| g.instrs[v].size() as u64).sum::<u64>();
         let passes = precision_passes(precision);
         let (n_blocks, n_last) = (n / tn, n % tn);
         self.for_tiles((m / tm, tm, m % tm), |e, mt, ms| {
             // A's rows for this block of results.
             let a = Addr::from(a_buf + ms as u32 * tm * kp);
             e.dma_load(
-                Block {
-                    addr: mt.addr(a_hbm, tm * k),
-                    rows: mt.rows,
-                    cols: k,
-                    stride: k,
-                },
-                Block {
-                    addr: a.clone(),
-                    rows: mt.rows,
-                    cols: k,
-                    stride: kp,
-                },
+                Block { addr: mt.addr(a_hbm, tm * k), rows: mt.rows, cols: k, stride: k },
+                Block { addr: a.clone(), rows: mt.rows, cols: k, stride: kp },
             );
             // The DMA engine is in order: B's columns could not arrive before A anyway.
-            e.instrs.push(Instr::Wait {
-                sem: SEM_LOADS,
-                count: 1,
-            });
+            e.instrs.push(Instr::Wait { sem: SEM_LOADS, count: 1 });
             e.for_tiles((n_blocks, tn, n_last), |e, nt, ns| {
                 // B's columns: tile `nt` counts columns here (TN per tile).
                 let b = Addr::from(b_buf + ns as u32 * kp * tnp);
                 let col0 = nt.addr(b_hbm, tn);
                 e.dma_load(
-                    Block {
-                        addr: col0,
-                        rows: k,
-                        cols: nt.rows,
-                        stride: n,
-                    },
-                    Block {
-                        addr: b.clone(),
-                        rows: k,
-                        cols: nt.rows,
-                        stride: tnp,
-                    },
+                    Block { addr: col0, rows: k, cols: nt.rows, stride: n },
+                    Block { addr: b.clone(), rows: k, cols: nt.rows, stride: tnp },
                 );
                 let slot = ms * 2 + ns;
                 let at = |base: u32| Addr::from(base + (slot % 2) as u32 * tm * tnp);
-                let block = |base: u32| Block {
-                    addr: at(base),
-                    rows: mt.rows,
-                    cols: nt.rows,
-                    stride: tnp,
-                };
+                let block = |base: u32| Block { addr: at(base), rows: mt.rows, cols: nt.rows, stride: tnp };
                 // The block's first element in an M×N array: row tile `mt`, column tile `nt`.
-                let corner = |base: u32| {
-                    add_term(
-                        &offset(&mt.addr(base, tm * n), nt.first * tn),
-                        nt.step * tn,
-                        nt.depth,
-                    )
-                };
+                let corner =
+                    |base: u32| add_term(&offset(&mt.addr(base, tm * n), nt.first * tn), nt.step * tn, nt.depth);
                 for input in inputs.iter().filter(|i| i.access == Access::Full) {
-                    let src = Block {
-                        addr: corner(input.hbm),
-                        rows: mt.rows,
-                        cols: nt.rows,
-                        stride: n,
-                    };
+                    let src = Block { addr: corner(input.hbm), rows: mt.rows, cols: nt.rows, stride: n };
                     e.dma_load(src, block(input.vmem));
                 }
-                e.instrs.push(Instr::Wait {
-                    sem: SEM_LOADS,
-                    count: 1 + full,
-                });
+                e.instrs.push(Instr::Wait { sem: SEM_LOADS, count: 1 + full });
                 let c = block(results[0]);
                 e.mxu_block((&a, kp), (&b, tnp), &c, (k, nt.rows), passes);
-                let computed: Vec<(ValueId, Addr)> = fusion
-                    .ops
-                    .iter()
-                    .zip(&results)
-                    .map(|(&v, &r)| (v, at(r)))
-                    .collect();
+                let computed: Vec<(ValueId, Addr)> =
+                    fusion.ops.iter().zip(&results).map(|(&v, &r)| (v, at(r))).collect();
                 // Row inputs are indexed from this block's first column (columns from its first
                 // row, which `operand_of` does with the row tile).
                 for (&v, &r) in fusion.ops.iter().zip(&results).skip(1) {
-                    let operand = |o: ValueId| match Self::operand_of(
-                        g, o, &computed, &inputs, &at, mt, tm,
-                    ) {
-                        Operand::Row(a) => Operand::Row(add_term(
-                            &offset(&a, nt.first * tn),
-                            nt.step * tn,
-                            nt.depth,
-                        )),
+                    let operand = |o: ValueId| match Self::operand_of(g, o, &computed, &inputs, &at, mt, tm) {
+                        Operand::Row(a) => Operand::Row(add_term(&offset(&a, nt.first * tn), nt.step * tn, nt.depth)),
                         other => other,
                     };
                     e.vector_op(v, block(r), &operand)?;
                 }
                 let out = block(*results.last().expect("the dot at least"));
-                let dst = Block {
-                    addr: corner(root_hbm),
-                    rows: mt.rows,
-                    cols: nt.rows,
-                    stride: n,
-                };
-                e.instrs.push(Instr::DmaStore {
-                    src: out,
-                    dst,
-                    sem: SEM_STORES,
-                });
+                let dst = Block { addr: corner(root_hbm), rows: mt.rows, cols: nt.rows, stride: n };
+                e.instrs.push(Instr::DmaStore { src: out, dst, sem: SEM_STORES });
                 Ok(())
             })
         })
@@ -1097,37 +752,13 @@ impl<'a> Emitter<'a> {
                     };
                     for (first, count, accumulate) in runs {
                         let dk = self.open_loop(count);
-                        let k_at = |base: &Addr, stride: u32| {
-                            add_term(&offset(base, first * tr * stride), tr * stride, dk)
-                        };
-                        let weights = Block {
-                            addr: n_at(&k_at(b, b_stride)),
-                            rows: kt,
-                            cols: nt,
-                            stride: b_stride,
-                        };
-                        self.instrs.push(Instr::MxuWeights {
-                            src: weights,
-                            part: Part::ALL[pr],
-                        });
-                        let src = Block {
-                            addr: k_at(a, 1),
-                            rows: c.rows,
-                            cols: kt,
-                            stride: a_stride,
-                        };
-                        let dst = Block {
-                            addr: n_at(&c.addr),
-                            rows: c.rows,
-                            cols: nt,
-                            stride: c.stride,
-                        };
-                        self.instrs.push(Instr::MxuMatmul {
-                            src,
-                            dst,
-                            part: Part::ALL[pl],
-                            accumulate,
-                        });
+                        let k_at =
+                            |base: &Addr, stride: u32| add_term(&offset(base, first * tr * stride), tr * stride, dk);
+                        let weights = Block { addr: n_at(&k_at(b, b_stride)), rows: kt, cols: nt, stride: b_stride };
+                        self.instrs.push(Instr::MxuWeights { src: weights, part: Part::ALL[pr] });
+                        let src = Block { addr: k_at(a, 1), rows: c.rows, cols: kt, stride: a_stride };
+                        let dst = Block { addr: n_at(&c.addr), rows: c.rows, cols: nt, stride: c.stride };
+                        self.instrs.push(Instr::MxuMatmul { src, dst, part: Part::ALL[pl], accumulate });
                         self.close_loop(dk);
                     }
                 }
@@ -1153,12 +784,7 @@ pub fn emit(fused: &FusedGraph, opts: &CompileOptions) -> Result<Program, Compil
     let mut inputs = Vec::new();
     for (i, &p) in g.params.iter().enumerate() {
         let addr = e.hbm_alloc(p);
-        inputs.push(Buffer {
-            name: format!("in{i}"),
-            addr,
-            shape: g.instrs[p].shape.clone(),
-            elem: ElemType::F32,
-        });
+        inputs.push(Buffer { name: format!("in{i}"), addr, shape: g.instrs[p].shape.clone(), elem: ElemType::F32 });
     }
     for (i, fusion) in fused.fusions.iter().enumerate() {
         let at = |m: CompileError| err(format!("fusion.{i}: {}", m.message));
@@ -1166,22 +792,14 @@ pub fn emit(fused: &FusedGraph, opts: &CompileOptions) -> Result<Program, Compil
             FusionKind::Loop => e.loop_kernel(fusion).map_err(at)?,
             FusionKind::Output => e.matmul_kernel(fusion).map_err(at)?,
             FusionKind::Reduction => e.reduce_kernel(fusion).map_err(at)?,
-            FusionKind::Transpose => {
-                return Err(at(err("transposes are not supported by the compiler yet")))
-            }
+            FusionKind::Transpose => return Err(at(err("transposes are not supported by the compiler yet"))),
         }
     }
     let mut outputs = Vec::new();
     for (i, &o) in g.outputs.iter().enumerate() {
-        let (addr, strides) = view_strides(g, &e.hbm, o)
-            .ok_or_else(|| err(format!("output {i} was not computed")))?;
+        let (addr, strides) = view_strides(g, &e.hbm, o).ok_or_else(|| err(format!("output {i} was not computed")))?;
         let _ = strides;
-        outputs.push(Buffer {
-            name: format!("out{i}"),
-            addr,
-            shape: g.instrs[o].shape.clone(),
-            elem: ElemType::F32,
-        });
+        outputs.push(Buffer { name: format!("out{i}"), addr, shape: g.instrs[o].shape.clone(), elem: ElemType::F32 });
     }
     let mut program = Program {
         name: g.name.clone(),
@@ -1193,15 +811,9 @@ pub fn emit(fused: &FusedGraph, opts: &CompileOptions) -> Result<Program, Compil
         flops: e.flops,
     };
     // The program ends when its results are in HBM: wait for every store.
-    let stores = program
-        .ops()
-        .filter(|(_, op)| matches!(op, Instr::DmaStore { .. }))
-        .count() as u32;
+    let stores = program.ops().filter(|(_, op)| matches!(op, Instr::DmaStore { .. })).count() as u32;
     if stores > 0 {
-        program.instrs.push(Instr::Wait {
-            sem: SEM_STORES,
-            count: stores,
-        });
+        program.instrs.push(Instr::Wait { sem: SEM_STORES, count: stores });
     }
     Ok(program)
 }

@@ -102,10 +102,7 @@ pub fn fuse(graph: Graph) -> FusedGraph {
             Op::Parameter(_) | Op::Constant(_) | Op::Broadcast { .. } | Op::Reshape => continue,
             Op::Dot { .. } => None,
             Op::Transpose { .. } => {
-                fusions.push(Fusion {
-                    kind: FusionKind::Transpose,
-                    ops: vec![v],
-                });
+                fusions.push(Fusion { kind: FusionKind::Transpose, ops: vec![v] });
                 owner[v] = Some(fusions.len() - 1);
                 continue;
             }
@@ -141,14 +138,8 @@ pub fn fuse(graph: Graph) -> FusedGraph {
     // An output that no kernel computes (a broadcast, a constant) is materialised by a loop
     // fusion of its own; parameters and reshapes of computed values need nothing.
     for &o in &graph.outputs {
-        if owner[o].is_none()
-            && needs_materialising(&graph, o)
-            && !fusions.iter().any(|f| f.root() == o)
-        {
-            fusions.push(Fusion {
-                kind: FusionKind::Loop,
-                ops: vec![o],
-            });
+        if owner[o].is_none() && needs_materialising(&graph, o) && !fusions.iter().any(|f| f.root() == o) {
+            fusions.push(Fusion { kind: FusionKind::Loop, ops: vec![o] });
         }
     }
     FusedGraph { graph, fusions }
@@ -170,21 +161,9 @@ impl fmt::Display for FusedGraph {
         writeln!(f, "FusedModule {}", g.name)?;
         for (i, fusion) in self.fusions.iter().enumerate() {
             let root = fusion.root();
-            let inputs: Vec<String> = fusion
-                .inputs(g)
-                .iter()
-                .map(|&v| format!("%{}", g.value_name(v)))
-                .collect();
-            let calls: Vec<String> = fusion
-                .ops
-                .iter()
-                .map(|&v| format!("%{}", g.value_name(v)))
-                .collect();
-            let marker = if g.outputs.contains(&root) {
-                "ROOT "
-            } else {
-                ""
-            };
+            let inputs: Vec<String> = fusion.inputs(g).iter().map(|&v| format!("%{}", g.value_name(v))).collect();
+            let calls: Vec<String> = fusion.ops.iter().map(|&v| format!("%{}", g.value_name(v))).collect();
+            let marker = if g.outputs.contains(&root) { "ROOT " } else { "" };
             writeln!(
                 f,
                 "  {marker}%fusion.{i} = {} fusion({}), kind={}, calls={{{}}}",

@@ -136,11 +136,7 @@ impl Graph {
     }
 
     fn add(&mut self, op: Op, operands: Vec<ValueId>, shape: Vec<usize>) -> ValueId {
-        self.instrs.push(Instruction {
-            op,
-            operands,
-            shape,
-        });
+        self.instrs.push(Instruction { op, operands, shape });
         self.instrs.len() - 1
     }
 }
@@ -150,21 +146,14 @@ pub fn shape_text(shape: &[usize]) -> String {
 }
 
 fn list(v: &[usize]) -> String {
-    v.iter()
-        .map(|d| d.to_string())
-        .collect::<Vec<_>>()
-        .join(",")
+    v.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(",")
 }
 
 impl fmt::Display for Graph {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "HloModule {}", self.name)?;
         for (v, i) in self.instrs.iter().enumerate() {
-            let operands: Vec<String> = i
-                .operands
-                .iter()
-                .map(|&o| format!("%{}", self.value_name(o)))
-                .collect();
+            let operands: Vec<String> = i.operands.iter().map(|&o| format!("%{}", self.value_name(o))).collect();
             let args = match &i.op {
                 Op::Parameter(n) => n.to_string(),
                 Op::Constant(x) => format!("{x}"),
@@ -172,10 +161,7 @@ impl fmt::Display for Graph {
             };
             let attrs = match &i.op {
                 Op::Dot { precision } => {
-                    format!(
-                        ", lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}, precision={}",
-                        precision.name()
-                    )
+                    format!(", lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}, precision={}", precision.name())
                 }
                 Op::Broadcast { dims } => format!(", dimensions={{{}}}", list(dims)),
                 Op::Transpose { permutation } => format!(", dimensions={{{}}}", list(permutation)),
@@ -185,41 +171,26 @@ impl fmt::Display for Graph {
                 }
                 _ => String::new(),
             };
-            let root = if self.outputs.contains(&v) {
-                "ROOT "
-            } else {
-                ""
-            };
-            writeln!(
-                f,
-                "  {root}%{} = {} {}({args}){attrs}",
-                self.value_name(v),
-                shape_text(&i.shape),
-                i.opcode()
-            )?;
+            let root = if self.outputs.contains(&v) { "ROOT " } else { "" };
+            writeln!(f, "  {root}%{} = {} {}({args}){attrs}", self.value_name(v), shape_text(&i.shape), i.opcode())?;
         }
         Ok(())
     }
 }
 
 /// Builds the graph of `jaxpr` (inputs: constvars then invars).
-pub fn from_jaxpr(
-    name: &str,
-    jaxpr: &Jaxpr,
-    default_precision: Precision,
-) -> Result<Graph, CompileError> {
-    let mut g = Graph {
-        name: name.to_string(),
-        instrs: vec![],
-        params: vec![],
-        outputs: vec![],
-    };
+pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Result<Graph, CompileError> {
+    let mut g = Graph { name: name.to_string(), instrs: vec![], params: vec![], outputs: vec![] };
     let mut values: HashMap<Var, ValueId> = HashMap::new();
     for (i, v) in jaxpr.all_inputs().enumerate() {
         let aval = jaxpr.aval(v);
         if aval.dtype != DType::F32 {
             return Err(CompileError {
-                message: format!("input {i} is {}: {} arrays are not supported by the compiler yet (only float32)", aval.short(), aval.dtype),
+                message: format!(
+                    "input {i} is {}: {} arrays are not supported by the compiler yet (only float32)",
+                    aval.short(),
+                    aval.dtype
+                ),
             });
         }
         let id = g.add(Op::Parameter(i), vec![], aval.shape.clone());
@@ -227,17 +198,12 @@ pub fn from_jaxpr(
         values.insert(v, id);
     }
     for (index, eqn) in jaxpr.eqns.iter().enumerate() {
-        let at = |m: String| CompileError {
-            message: format!("equation {index} ({}): {m}", eqn.prim.name()),
-        };
+        let at = |m: String| CompileError { message: format!("equation {index} ({}): {m}", eqn.prim.name()) };
         let mut ins = Vec::new();
         for a in &eqn.inputs {
             let aval = jaxpr.atom_aval(a);
             if aval.dtype != DType::F32 {
-                return Err(at(format!(
-                    "{} arrays are not supported by the compiler yet (only float32)",
-                    aval.dtype
-                )));
+                return Err(at(format!("{} arrays are not supported by the compiler yet (only float32)", aval.dtype)));
             }
             ins.push(match a {
                 Atom::Var(v) => values[v],
@@ -246,32 +212,25 @@ pub fn from_jaxpr(
         }
         let out_aval = jaxpr.aval(eqn.outputs[0]);
         if out_aval.dtype != DType::F32 {
-            return Err(at(format!(
-                "{} arrays are not supported by the compiler yet (only float32)",
-                out_aval.dtype
-            )));
+            return Err(at(format!("{} arrays are not supported by the compiler yet (only float32)", out_aval.dtype)));
         }
         let shape = out_aval.shape.clone();
         let id = match &eqn.prim {
-            Primitive::Unary(UnaryOp::Square) => {
-                g.add(Op::Binary(BinaryOp::Mul), vec![ins[0], ins[0]], shape)
-            }
+            Primitive::Unary(UnaryOp::Square) => g.add(Op::Binary(BinaryOp::Mul), vec![ins[0], ins[0]], shape),
             Primitive::Unary(u) => g.add(Op::Unary(*u), ins, shape),
             Primitive::Binary(b) => g.add(Op::Binary(*b), ins, shape),
-            Primitive::DotGeneral {
-                dims, precision, ..
-            } => {
+            Primitive::DotGeneral { dims, precision, .. } => {
                 if !dims.lhs_batch.is_empty() || dims.lhs_contracting.len() != 1 {
                     return Err(at(format!(
                         "dot_general with dimension numbers {dims} is not supported by the compiler yet"
                     )));
                 }
-                let (ls, rs) = (
-                    g.instrs[ins[0]].shape.clone(),
-                    g.instrs[ins[1]].shape.clone(),
-                );
+                let (ls, rs) = (g.instrs[ins[0]].shape.clone(), g.instrs[ins[1]].shape.clone());
                 if ls.len() > 2 || rs.len() > 2 {
-                    return Err(at("dot_general of operands with more than two dimensions is not supported by the compiler yet".into()));
+                    return Err(at(
+                        "dot_general of operands with more than two dimensions is not supported by the compiler yet"
+                            .into(),
+                    ));
                 }
                 // Canonical form: lhs (M,K) contracting its last dim, rhs (K,N) its first.
                 let lhs = canonical_operand(&mut g, ins[0], dims.lhs_contracting[0], true);
@@ -286,58 +245,21 @@ pub fn from_jaxpr(
                 }
             }
             Primitive::Reshape { .. } => g.add(Op::Reshape, ins, shape),
-            Primitive::BroadcastInDim {
-                broadcast_dimensions,
-                ..
-            } => g.add(
-                Op::Broadcast {
-                    dims: broadcast_dimensions.clone(),
-                },
-                ins,
-                shape,
-            ),
+            Primitive::BroadcastInDim { broadcast_dimensions, .. } => {
+                g.add(Op::Broadcast { dims: broadcast_dimensions.clone() }, ins, shape)
+            }
             // float32 to float32: nothing to do.
             Primitive::ConvertElementType { .. } => ins[0],
-            Primitive::Transpose { permutation } => g.add(
-                Op::Transpose {
-                    permutation: permutation.clone(),
-                },
-                ins,
-                shape,
-            ),
-            Primitive::ReduceSum { axes } => g.add(
-                Op::Reduce {
-                    op: ReduceOp::Sum,
-                    axes: axes.clone(),
-                },
-                ins,
-                shape,
-            ),
-            Primitive::ReduceMax { axes } => g.add(
-                Op::Reduce {
-                    op: ReduceOp::Max,
-                    axes: axes.clone(),
-                },
-                ins,
-                shape,
-            ),
-            Primitive::ReduceMin { axes } => g.add(
-                Op::Reduce {
-                    op: ReduceOp::Min,
-                    axes: axes.clone(),
-                },
-                ins,
-                shape,
-            ),
+            Primitive::Transpose { permutation } => {
+                g.add(Op::Transpose { permutation: permutation.clone() }, ins, shape)
+            }
+            Primitive::ReduceSum { axes } => g.add(Op::Reduce { op: ReduceOp::Sum, axes: axes.clone() }, ins, shape),
+            Primitive::ReduceMax { axes } => g.add(Op::Reduce { op: ReduceOp::Max, axes: axes.clone() }, ins, shape),
+            Primitive::ReduceMin { axes } => g.add(Op::Reduce { op: ReduceOp::Min, axes: axes.clone() }, ins, shape),
             // Squares and small integer powers are multiplications (as XLA expands them).
             Primitive::IntegerPow { y } => integer_pow(&mut g, ins[0], *y, shape).map_err(at)?,
             #[allow(unreachable_patterns)]
-            other => {
-                return Err(at(format!(
-                    "{} is not supported by the compiler yet",
-                    other.name()
-                )))
-            }
+            other => return Err(at(format!("{} is not supported by the compiler yet", other.name()))),
         };
         values.insert(eqn.outputs[0], id);
     }
@@ -356,26 +278,12 @@ pub fn from_jaxpr(
 fn canonical_operand(g: &mut Graph, v: ValueId, contracting: usize, is_lhs: bool) -> ValueId {
     let shape = g.instrs[v].shape.clone();
     if shape.len() == 1 {
-        let s2 = if is_lhs {
-            vec![1, shape[0]]
-        } else {
-            vec![shape[0], 1]
-        };
+        let s2 = if is_lhs { vec![1, shape[0]] } else { vec![shape[0], 1] };
         return g.add(Op::Reshape, vec![v], s2);
     }
-    let wrong_side = if is_lhs {
-        contracting == 0
-    } else {
-        contracting == 1
-    };
+    let wrong_side = if is_lhs { contracting == 0 } else { contracting == 1 };
     if wrong_side {
-        return g.add(
-            Op::Transpose {
-                permutation: vec![1, 0],
-            },
-            vec![v],
-            vec![shape[1], shape[0]],
-        );
+        return g.add(Op::Transpose { permutation: vec![1, 0] }, vec![v], vec![shape[1], shape[0]]);
     }
     v
 }

@@ -44,29 +44,16 @@ pub struct Compiled {
 }
 
 /// Compiles `jaxpr` (inputs: constvars then invars) into a program named `name`.
-pub fn compile(
-    name: &str,
-    jaxpr: &Jaxpr,
-    opts: &CompileOptions,
-) -> Result<isa::Program, CompileError> {
+pub fn compile(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Result<isa::Program, CompileError> {
     compile_stages(name, jaxpr, opts).map(|c| c.program)
 }
 
 /// Compiles and keeps every intermediate stage.
-pub fn compile_stages(
-    name: &str,
-    jaxpr: &Jaxpr,
-    opts: &CompileOptions,
-) -> Result<Compiled, CompileError> {
+pub fn compile_stages(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Result<Compiled, CompileError> {
     let hlo = hlo::from_jaxpr(name, jaxpr, opts.default_precision)?;
     let fused = fusion::fuse(hlo.clone());
     let program = emit::emit(&fused, opts)?;
-    isa::validate(&program).map_err(|e| CompileError {
-        message: format!("internal error: the compiled program is invalid: {e}"),
-    })?;
-    Ok(Compiled {
-        hlo,
-        fused,
-        program,
-    })
+    isa::validate(&program)
+        .map_err(|e| CompileError { message: format!("internal error: the compiled program is invalid: {e}") })?;
+    Ok(Compiled { hlo, fused, program })
 }

@@ -12,41 +12,17 @@ use jaxlite::{Array, Aval, BinaryOp, ClosedJaxpr, Context, DType, Precision, Una
 fn trace_skeleton(m: usize, k: usize, n: usize) -> ClosedJaxpr {
     let mut ctx = Context::new(Box::new(ReferenceExecutor::default()));
     pollster::block_on(async {
-        let args = ctx.begin_trace(&[
-            Aval::new(vec![m, k], DType::F32),
-            Aval::new(vec![k, n], DType::F32),
-        ]);
-        let y = jnp::matmul(&mut ctx, &args[0], &args[1], None)
-            .await
-            .unwrap();
+        let args = ctx.begin_trace(&[Aval::new(vec![m, k], DType::F32), Aval::new(vec![k, n], DType::F32)]);
+        let y = jnp::matmul(&mut ctx, &args[0], &args[1], None).await.unwrap();
         let y = jnp::unary(&mut ctx, UnaryOp::Tanh, &y).await.unwrap();
-        let y = jnp::binary(
-            &mut ctx,
-            BinaryOp::Mul,
-            &y,
-            &Array::weak_scalar_f32(2.0).into(),
-        )
-        .await
-        .unwrap();
-        let y = jnp::binary(
-            &mut ctx,
-            BinaryOp::Add,
-            &y,
-            &Array::weak_scalar_f32(1.0).into(),
-        )
-        .await
-        .unwrap();
+        let y = jnp::binary(&mut ctx, BinaryOp::Mul, &y, &Array::weak_scalar_f32(2.0).into()).await.unwrap();
+        let y = jnp::binary(&mut ctx, BinaryOp::Add, &y, &Array::weak_scalar_f32(1.0).into()).await.unwrap();
         ctx.end_trace(&[y]).unwrap()
     })
 }
 
 fn opts(precision: Precision) -> CompileOptions {
-    CompileOptions {
-        mxu_rows: 128,
-        mxu_cols: 128,
-        vmem_words: 32 << 20,
-        default_precision: precision,
-    }
+    CompileOptions { mxu_rows: 128, mxu_cols: 128, vmem_words: 32 << 20, default_precision: precision }
 }
 
 /// A deterministic spread of values with all bits of the mantissa in play.
@@ -105,13 +81,8 @@ fn compiled_values_match_the_reference() {
             let program = compile("f", &closed.jaxpr, &opts(precision)).unwrap();
             let (x, w) = (values(m * k, 1), values(k * n, 2));
             let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<u32>>();
-            let out = CpuBackend
-                .run_sync(&program, &[bits(&x), bits(&w)])
-                .unwrap();
-            let args = [
-                Array::from_f32(vec![m, k], x),
-                Array::from_f32(vec![k, n], w),
-            ];
+            let out = CpuBackend.run_sync(&program, &[bits(&x), bits(&w)]).unwrap();
+            let args = [Array::from_f32(vec![m, k], x), Array::from_f32(vec![k, n], w)];
             let want = eval_jaxpr(&closed.jaxpr, &args, precision).unwrap()[0].to_f32_vec();
             for (i, (&got, want)) in out[0].iter().zip(want).enumerate() {
                 let got = f32::from_bits(got);
@@ -130,25 +101,15 @@ fn matmul_is_bit_exact() {
     for precision in [Precision::Default, Precision::High, Precision::Highest] {
         let mut ctx = Context::new(Box::new(ReferenceExecutor::default()));
         let closed = pollster::block_on(async {
-            let args = ctx.begin_trace(&[
-                Aval::new(vec![9, 100], DType::F32),
-                Aval::new(vec![100, 130], DType::F32),
-            ]);
-            let y = jnp::matmul(&mut ctx, &args[0], &args[1], None)
-                .await
-                .unwrap();
+            let args = ctx.begin_trace(&[Aval::new(vec![9, 100], DType::F32), Aval::new(vec![100, 130], DType::F32)]);
+            let y = jnp::matmul(&mut ctx, &args[0], &args[1], None).await.unwrap();
             ctx.end_trace(&[y]).unwrap()
         });
         let program = compile("mm", &closed.jaxpr, &opts(precision)).unwrap();
         let (x, w) = (values(900, 3), values(13000, 4));
         let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<u32>>();
-        let out = CpuBackend
-            .run_sync(&program, &[bits(&x), bits(&w)])
-            .unwrap();
-        let args = [
-            Array::from_f32(vec![9, 100], x),
-            Array::from_f32(vec![100, 130], w),
-        ];
+        let out = CpuBackend.run_sync(&program, &[bits(&x), bits(&w)]).unwrap();
+        let args = [Array::from_f32(vec![9, 100], x), Array::from_f32(vec![100, 130], w)];
         let want = eval_jaxpr(&closed.jaxpr, &args, precision).unwrap()[0].to_f32_vec();
         assert_eq!(out[0], bits(&want), "{precision:?}");
     }
@@ -163,20 +124,9 @@ fn trace_dense(m: usize, k: usize, n: usize) -> ClosedJaxpr {
             Aval::new(vec![k, n], DType::F32),
             Aval::new(vec![n], DType::F32),
         ]);
-        let y = jnp::matmul(&mut ctx, &args[0], &args[1], None)
-            .await
-            .unwrap();
-        let y = jnp::binary(&mut ctx, BinaryOp::Add, &y, &args[2])
-            .await
-            .unwrap();
-        let y = jnp::binary(
-            &mut ctx,
-            BinaryOp::Max,
-            &y,
-            &Array::weak_scalar_f32(0.0).into(),
-        )
-        .await
-        .unwrap();
+        let y = jnp::matmul(&mut ctx, &args[0], &args[1], None).await.unwrap();
+        let y = jnp::binary(&mut ctx, BinaryOp::Add, &y, &args[2]).await.unwrap();
+        let y = jnp::binary(&mut ctx, BinaryOp::Max, &y, &Array::weak_scalar_f32(0.0).into()).await.unwrap();
         ctx.end_trace(&[y]).unwrap()
     })
 }
@@ -184,8 +134,7 @@ fn trace_dense(m: usize, k: usize, n: usize) -> ClosedJaxpr {
 #[test]
 fn bias_and_activation_fuse_into_the_matmul() {
     let closed = trace_dense(200, 300, 260);
-    let stages =
-        compiler::compile_stages("dense", &closed.jaxpr, &opts(Precision::Default)).unwrap();
+    let stages = compiler::compile_stages("dense", &closed.jaxpr, &opts(Precision::Default)).unwrap();
     expect![[r#"
         FusedModule dense
           ROOT %fusion.0 = f32[200,260] fusion(%p0, %p1, %broadcast.4), kind=kOutput, calls={%dot.3, %add.5, %maximum.7}
@@ -193,23 +142,14 @@ fn bias_and_activation_fuse_into_the_matmul() {
     .assert_eq(&stages.fused.to_string());
     let (x, w, b) = (values(200 * 300, 5), values(300 * 260, 6), values(260, 7));
     let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<u32>>();
-    let out = CpuBackend
-        .run_sync(&stages.program, &[bits(&x), bits(&w), bits(&b)])
-        .unwrap();
-    let args = [
-        Array::from_f32(vec![200, 300], x),
-        Array::from_f32(vec![300, 260], w),
-        Array::from_f32(vec![260], b),
-    ];
+    let out = CpuBackend.run_sync(&stages.program, &[bits(&x), bits(&w), bits(&b)]).unwrap();
+    let args = [Array::from_f32(vec![200, 300], x), Array::from_f32(vec![300, 260], w), Array::from_f32(vec![260], b)];
     let want = eval_jaxpr(&closed.jaxpr, &args, Precision::Default).unwrap()[0].to_f32_vec();
     // K = 300 spans three MXU tiles, summed tile by tile, where the reference sums in one run:
     // equal up to f32 rounding of the partial sums.
     for (i, (&got, want)) in out[0].iter().zip(want).enumerate() {
         let got = f32::from_bits(got);
-        assert!(
-            (got - want).abs() <= 1e-5 * (want.abs() + 1.0),
-            "[{i}]: {got} vs {want}"
-        );
+        assert!((got - want).abs() <= 1e-5 * (want.abs() + 1.0), "[{i}]: {got} vs {want}");
     }
 }
 
@@ -220,22 +160,13 @@ fn bias_and_activation_fuse_into_the_matmul() {
 fn a_4096_cubed_matmul_is_a_short_program() {
     let mut ctx = Context::new(Box::new(ReferenceExecutor::default()));
     let closed = pollster::block_on(async {
-        let args = ctx.begin_trace(&[
-            Aval::new(vec![4096, 4096], DType::F32),
-            Aval::new(vec![4096, 4096], DType::F32),
-        ]);
-        let y = jnp::matmul(&mut ctx, &args[0], &args[1], None)
-            .await
-            .unwrap();
+        let args = ctx.begin_trace(&[Aval::new(vec![4096, 4096], DType::F32), Aval::new(vec![4096, 4096], DType::F32)]);
+        let y = jnp::matmul(&mut ctx, &args[0], &args[1], None).await.unwrap();
         ctx.end_trace(&[y]).unwrap()
     });
     for precision in [Precision::Default, Precision::Highest] {
         let program = compile("big", &closed.jaxpr, &opts(precision)).unwrap();
-        assert!(
-            program.instrs.len() < 300,
-            "{precision:?}: {} instructions",
-            program.instrs.len()
-        );
+        assert!(program.instrs.len() < 300, "{precision:?}: {} instructions", program.instrs.len());
         assert!(program.vmem_words <= 32 << 20);
         let matmuls: Vec<u32> = program
             .ops()
@@ -246,11 +177,7 @@ fn a_4096_cubed_matmul_is_a_short_program() {
             .collect();
         // Each pass loads each of B's 32×32 weight tiles once per block of rows of A, and
         // streams the whole block (M is not cut to the array's size: weights stay, rows flow).
-        let passes = if precision == Precision::Default {
-            1
-        } else {
-            6
-        };
+        let passes = if precision == Precision::Default { 1 } else { 6 };
         let row_blocks = 4096 / matmuls[0] as usize;
         assert_eq!(matmuls.len(), passes * 32 * 32 * row_blocks);
     }

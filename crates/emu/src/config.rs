@@ -220,10 +220,7 @@ impl TpuConfig {
         let base = parts.next().unwrap_or_default();
         let mut cfg = TpuConfig::preset(base).ok_or_else(|| ConfigError {
             key: String::new(),
-            message: format!(
-                "unknown machine '{base}'; presets: {}",
-                TpuConfig::preset_names().join(", ")
-            ),
+            message: format!("unknown machine '{base}'; presets: {}", TpuConfig::preset_names().join(", ")),
         })?;
         for setting in parts {
             cfg.with_override(setting)?;
@@ -238,37 +235,23 @@ impl TpuConfig {
         let Some((key, value)) = setting.split_once('=') else {
             return Err(ConfigError {
                 key: setting.trim().into(),
-                message: format!(
-                    "expected KEY=VALUE, got '{setting}'; keys: {}",
-                    OVERRIDE_KEYS.join(", ")
-                ),
+                message: format!("expected KEY=VALUE, got '{setting}'; keys: {}", OVERRIDE_KEYS.join(", ")),
             });
         };
         let (key, value) = (key.trim(), value.trim());
-        let err = |accepted: &str| ConfigError {
-            key: key.into(),
-            message: format!("{key}: '{value}' is not {accepted}"),
-        };
+        let err =
+            |accepted: &str| ConfigError { key: key.into(), message: format!("{key}: '{value}' is not {accepted}") };
         match key {
             "mxu" => {
-                let (r, c) = parse_dims(value).ok_or_else(|| {
-                    err("an array size: ROWSxCOLS or N, each from 1 to 4096 (e.g. 32x32)")
-                })?;
+                let (r, c) = parse_dims(value)
+                    .ok_or_else(|| err("an array size: ROWSxCOLS or N, each from 1 to 4096 (e.g. 32x32)"))?;
                 self.mxu_rows = r;
                 self.mxu_cols = c;
             }
-            "mxu_rows" => {
-                self.mxu_rows = parse_count(value, 4096).ok_or_else(|| err(RANGE_4096))?
-            }
-            "mxu_cols" => {
-                self.mxu_cols = parse_count(value, 4096).ok_or_else(|| err(RANGE_4096))?
-            }
-            "mxus" | "mxus_per_core" => {
-                self.mxus_per_core = parse_count(value, 64).ok_or_else(|| err(RANGE_64))?
-            }
-            "cores" | "cores_per_chip" => {
-                self.cores_per_chip = parse_count(value, 64).ok_or_else(|| err(RANGE_64))?
-            }
+            "mxu_rows" => self.mxu_rows = parse_count(value, 4096).ok_or_else(|| err(RANGE_4096))?,
+            "mxu_cols" => self.mxu_cols = parse_count(value, 4096).ok_or_else(|| err(RANGE_4096))?,
+            "mxus" | "mxus_per_core" => self.mxus_per_core = parse_count(value, 64).ok_or_else(|| err(RANGE_64))?,
+            "cores" | "cores_per_chip" => self.cores_per_chip = parse_count(value, 64).ok_or_else(|| err(RANGE_64))?,
             "mxu_dtype" => {
                 self.mxu_dtype = match value {
                     "bf16" => MxuDtype::Bf16,
@@ -283,35 +266,23 @@ impl TpuConfig {
                     _ => return Err(err("true or false")),
                 }
             }
-            "clock_ghz" => {
-                self.clock_hz = parse_positive(value).ok_or_else(|| err(POSITIVE))? * 1e9
-            }
+            "clock_ghz" => self.clock_hz = parse_positive(value).ok_or_else(|| err(POSITIVE))? * 1e9,
             "clock_hz" => self.clock_hz = parse_positive(value).ok_or_else(|| err(POSITIVE))?,
-            "hbm_gbps" => {
-                self.hbm_bytes_per_second =
-                    parse_positive(value).ok_or_else(|| err(POSITIVE))? * 1e9
-            }
-            "hbm_bytes_per_second" => {
-                self.hbm_bytes_per_second = parse_positive(value).ok_or_else(|| err(POSITIVE))?
-            }
+            "hbm_gbps" => self.hbm_bytes_per_second = parse_positive(value).ok_or_else(|| err(POSITIVE))? * 1e9,
+            "hbm_bytes_per_second" => self.hbm_bytes_per_second = parse_positive(value).ok_or_else(|| err(POSITIVE))?,
             "hbm_gib" => self.hbm_bytes = parse_bytes(value, GIB).ok_or_else(|| err(POSITIVE))?,
             "hbm_bytes" => self.hbm_bytes = parse_bytes(value, 1).ok_or_else(|| err(POSITIVE))?,
             "vmem_mib" => self.vmem_bytes = parse_bytes(value, MIB).ok_or_else(|| err(POSITIVE))?,
             "vmem_kib" => self.vmem_bytes = parse_bytes(value, KIB).ok_or_else(|| err(POSITIVE))?,
             "vmem_bytes" => self.vmem_bytes = parse_bytes(value, 1).ok_or_else(|| err(POSITIVE))?,
             "vector" => {
-                let (s, l) = parse_dims(value).ok_or_else(|| {
-                    err("a register shape: SUBLANESxLANES, each from 1 to 4096 (e.g. 8x128)")
-                })?;
+                let (s, l) = parse_dims(value)
+                    .ok_or_else(|| err("a register shape: SUBLANESxLANES, each from 1 to 4096 (e.g. 8x128)"))?;
                 self.vector_sublanes = s;
                 self.vector_lanes = l;
             }
-            "vector_sublanes" => {
-                self.vector_sublanes = parse_count(value, 4096).ok_or_else(|| err(RANGE_4096))?
-            }
-            "vector_lanes" => {
-                self.vector_lanes = parse_count(value, 4096).ok_or_else(|| err(RANGE_4096))?
-            }
+            "vector_sublanes" => self.vector_sublanes = parse_count(value, 4096).ok_or_else(|| err(RANGE_4096))?,
+            "vector_lanes" => self.vector_lanes = parse_count(value, 4096).ok_or_else(|| err(RANGE_4096))?,
             "dma_latency_cycles" => {
                 self.dma_latency_cycles = value
                     .parse::<u64>()
@@ -329,10 +300,7 @@ impl TpuConfig {
             _ => {
                 return Err(ConfigError {
                     key: key.into(),
-                    message: format!(
-                        "unknown machine field '{key}'; fields: {}",
-                        OVERRIDE_KEYS.join(", ")
-                    ),
+                    message: format!("unknown machine field '{key}'; fields: {}", OVERRIDE_KEYS.join(", ")),
                 })
             }
         }

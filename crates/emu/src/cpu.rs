@@ -121,12 +121,7 @@ impl Machine {
                     }
                 }
             }
-            Instr::MxuMatmul {
-                src,
-                dst,
-                part,
-                accumulate,
-            } => {
+            Instr::MxuMatmul { src, dst, part, accumulate } => {
                 let (k, n) = (self.weight_rows, self.weight_cols);
                 let mut act = vec![0.0f32; k];
                 for ((s, _), (d, _)) in rows(src).zip(rows(dst)) {
@@ -140,11 +135,7 @@ impl Machine {
                         for (kk, &a) in act.iter().enumerate() {
                             sum += a * self.weights[kk * n + j];
                         }
-                        let out = canonical(if *accumulate {
-                            self.vf(d + j) + sum
-                        } else {
-                            sum
-                        });
+                        let out = canonical(if *accumulate { self.vf(d + j) + sum } else { sum });
                         self.vmem[d + j] = out.to_bits();
                     }
                 }
@@ -177,11 +168,7 @@ pub struct CpuBackend;
 
 impl CpuBackend {
     /// Runs synchronously: places `inputs` in HBM, executes, returns the output buffers.
-    pub fn run_sync(
-        &self,
-        program: &Program,
-        inputs: &[Vec<u32>],
-    ) -> Result<Vec<Vec<u32>>, EmuError> {
+    pub fn run_sync(&self, program: &Program, inputs: &[Vec<u32>]) -> Result<Vec<Vec<u32>>, EmuError> {
         crate::validate(program)?;
         let mut machine = Machine::new(program);
         crate::place_inputs(program, inputs, &mut machine.hbm)?;
@@ -215,21 +202,9 @@ mod tests {
         let payload = f32::from_bits(0xffc0_1234);
         let inf = f32::INFINITY;
         assert_eq!(vector_op(VectorOp::Sub, inf, inf).to_bits(), CANONICAL_NAN);
-        assert_eq!(
-            vector_op(VectorOp::Add, 1.0, payload).to_bits(),
-            CANONICAL_NAN
-        );
-        assert_eq!(
-            vector_op(VectorOp::Tanh, payload, 0.0).to_bits(),
-            CANONICAL_NAN
-        );
-        assert_eq!(
-            vector_op(VectorOp::Neg, payload, 0.0).to_bits(),
-            0x7fc0_1234
-        );
-        assert_eq!(
-            vector_op(VectorOp::Abs, payload, 0.0).to_bits(),
-            0x7fc0_1234
-        );
+        assert_eq!(vector_op(VectorOp::Add, 1.0, payload).to_bits(), CANONICAL_NAN);
+        assert_eq!(vector_op(VectorOp::Tanh, payload, 0.0).to_bits(), CANONICAL_NAN);
+        assert_eq!(vector_op(VectorOp::Neg, payload, 0.0).to_bits(), 0x7fc0_1234);
+        assert_eq!(vector_op(VectorOp::Abs, payload, 0.0).to_bits(), 0x7fc0_1234);
     }
 }

@@ -47,26 +47,15 @@ pub trait Backend {
 
 /// Validates a program for execution (see [`isa::validate`]).
 pub fn validate(program: &Program) -> Result<(), EmuError> {
-    isa::validate(program).map_err(|e| EmuError {
-        instr: e.index,
-        message: e.message,
-    })
+    isa::validate(program).map_err(|e| EmuError { instr: e.index, message: e.message })
 }
 
 /// Writes the input buffers into an HBM image.
-pub fn place_inputs(
-    program: &Program,
-    inputs: &[Vec<u32>],
-    hbm: &mut [u32],
-) -> Result<(), EmuError> {
+pub fn place_inputs(program: &Program, inputs: &[Vec<u32>], hbm: &mut [u32]) -> Result<(), EmuError> {
     if inputs.len() != program.inputs.len() {
         return Err(EmuError {
             instr: None,
-            message: format!(
-                "program takes {} inputs, got {}",
-                program.inputs.len(),
-                inputs.len()
-            ),
+            message: format!("program takes {} inputs, got {}", program.inputs.len(), inputs.len()),
         });
     }
     for (buf, data) in program.inputs.iter().zip(inputs) {
@@ -84,9 +73,5 @@ pub fn place_inputs(
 
 /// Reads the output buffers from an HBM image.
 pub fn read_outputs(program: &Program, hbm: &[u32]) -> Vec<Vec<u32>> {
-    program
-        .outputs
-        .iter()
-        .map(|b| hbm[b.addr as usize..(b.addr + b.words()) as usize].to_vec())
-        .collect()
+    program.outputs.iter().map(|b| hbm[b.addr as usize..(b.addr + b.words()) as usize].to_vec()).collect()
 }

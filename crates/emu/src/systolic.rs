@@ -77,14 +77,7 @@ pub fn mapping(dataflow: Dataflow, m: u64, k: u64, n: u64) -> Mapping {
         Dataflow::Os => (m, n, k, "M", "N", "K"),
         Dataflow::Is => (k, m, n, "K", "M", "N"),
     };
-    Mapping {
-        sr,
-        sc,
-        t,
-        sr_dim,
-        sc_dim,
-        t_dim,
-    }
+    Mapping { sr, sc, t, sr_dim, sc_dim, t_dim }
 }
 
 /// Cycles one weight-stationary fold occupies an `rows × cols` array while `m` activation rows
@@ -181,22 +174,13 @@ pub const MAX_DIM: u64 = 1 << 20;
 
 fn check(name: &str, v: u64, max: u64) -> Result<(), SystolicError> {
     if v == 0 || v > max {
-        return Err(SystolicError(format!(
-            "{name} must be from 1 to {max}, got {v}"
-        )));
+        return Err(SystolicError(format!("{name} must be from 1 to {max}, got {v}")));
     }
     Ok(())
 }
 
 /// SCALE-Sim's analytic compute model for `A[m×k] @ B[k×n]` on a `rows × cols` array.
-pub fn analyze(
-    rows: u64,
-    cols: u64,
-    dataflow: Dataflow,
-    m: u64,
-    k: u64,
-    n: u64,
-) -> Result<Analysis, SystolicError> {
+pub fn analyze(rows: u64, cols: u64, dataflow: Dataflow, m: u64, k: u64, n: u64) -> Result<Analysis, SystolicError> {
     check("rows", rows, MAX_ARRAY)?;
     check("cols", cols, MAX_ARRAY)?;
     check("m", m, MAX_DIM)?;
@@ -334,14 +318,7 @@ pub fn trace(
             b.len()
         )));
     }
-    let analysis = analyze(
-        rows as u64,
-        cols as u64,
-        Dataflow::Ws,
-        m as u64,
-        k as u64,
-        n as u64,
-    )?;
+    let analysis = analyze(rows as u64, cols as u64, Dataflow::Ws, m as u64, k as u64, n as u64)?;
     let pe_cycles = analysis.busy_cycles as u128 * (rows * cols) as u128;
     if pe_cycles > MAX_TRACE_PE_CYCLES as u128 {
         return Err(SystolicError(format!(
@@ -373,20 +350,8 @@ pub fn trace(
                     for (j, w) in held[..cols].iter_mut().enumerate() {
                         *w = tile(rows - 1 - s, j);
                     }
-                    let pes = held
-                        .iter()
-                        .map(|&weight| Pe {
-                            weight,
-                            ..Pe::default()
-                        })
-                        .collect();
-                    cycles.push(TraceCycle {
-                        cycle,
-                        fold,
-                        phase: Phase::LoadWeights,
-                        pes,
-                        outputs: Vec::new(),
-                    });
+                    let pes = held.iter().map(|&weight| Pe { weight, ..Pe::default() }).collect();
+                    cycles.push(TraceCycle { cycle, fold, phase: Phase::LoadWeights, pes, outputs: Vec::new() });
                     continue;
                 }
                 let step = s - rows;
@@ -409,11 +374,7 @@ pub fn trace(
                             // A padding column: activations pass through, nothing accumulates.
                             continue;
                         }
-                        let above = if i == 0 {
-                            0.0
-                        } else {
-                            psum_prev[(i - 1) * cols + j].map_or(0.0, |p| p.value)
-                        };
+                        let above = if i == 0 { 0.0 } else { psum_prev[(i - 1) * cols + j].map_or(0.0, |p| p.value) };
                         let mut value = above;
                         if let (Some((_, wn)), Some(_)) = (pe.weight, pe.activation) {
                             debug_assert_eq!(wn, nn);
@@ -430,24 +391,10 @@ pub fn trace(
                     }
                 }
                 psum_prev = psum_now;
-                cycles.push(TraceCycle {
-                    cycle,
-                    fold,
-                    phase: Phase::Stream,
-                    pes,
-                    outputs,
-                });
+                cycles.push(TraceCycle { cycle, fold, phase: Phase::Stream, pes, outputs });
             }
             fold += 1;
         }
     }
-    Ok(Trace {
-        rows,
-        cols,
-        m,
-        k,
-        n,
-        cycles,
-        output,
-    })
+    Ok(Trace { rows, cols, m, k, n, cycles, output })
 }

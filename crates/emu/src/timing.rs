@@ -70,22 +70,15 @@ pub fn cost(op: &Instr<u32>, cfg: &TpuConfig) -> u64 {
         Instr::Wait { .. } | Instr::Loop { .. } | Instr::End => 0,
         // One vector register of the row block enters the XLU's reduction tree per cycle.
         Instr::Reduce { src, .. } => {
-            (src.rows as u64).div_ceil(cfg.vector_sublanes as u64)
-                * (src.cols as u64).div_ceil(cfg.vector_lanes as u64)
+            (src.rows as u64).div_ceil(cfg.vector_sublanes as u64) * (src.cols as u64).div_ceil(cfg.vector_lanes as u64)
         }
         Instr::MxuWeights { .. } => cfg.mxu_rows as u64,
-        Instr::MxuMatmul { src, .. } => {
-            src.rows as u64 + cfg.mxu_rows as u64 + cfg.mxu_cols as u64 - 2
-        }
+        Instr::MxuMatmul { src, .. } => src.rows as u64 + cfg.mxu_rows as u64 + cfg.mxu_cols as u64 - 2,
         Instr::Vector { op, dst, .. } => {
             // A register holds `sublanes` rows of `lanes` columns: a block costs its tiles.
             let regs = (dst.rows as u64).div_ceil(cfg.vector_sublanes as u64)
                 * (dst.cols as u64).div_ceil(cfg.vector_lanes as u64);
-            regs * if op.is_transcendental() {
-                cfg.transcendental_cycles
-            } else {
-                1
-            }
+            regs * if op.is_transcendental() { cfg.transcendental_cycles } else { 1 }
         }
     }
 }
@@ -127,10 +120,7 @@ impl Scoreboard {
         for w in writes {
             let pages = Self::pages(*w);
             self.grow(&pages);
-            t = self.write_end[pages.clone()]
-                .iter()
-                .chain(&self.read_end[pages])
-                .fold(t, |t, &e| t.max(e));
+            t = self.write_end[pages.clone()].iter().chain(&self.read_end[pages]).fold(t, |t, &e| t.max(e));
         }
         t
     }
@@ -157,11 +147,7 @@ pub fn simulate(program: &Program, cfg: &TpuConfig) -> Timing {
     let mut signals: Vec<VecDeque<u64>> = vec![VecDeque::new(); 256];
     let mut board = Scoreboard::default();
     let mut spans = Vec::new();
-    let mut c = Counters {
-        flops: program.flops,
-        instructions: program.instrs.len() as u64,
-        ..Counters::default()
-    };
+    let mut c = Counters { flops: program.flops, instructions: program.instrs.len() as u64, ..Counters::default() };
 
     for (index, op) in program.ops() {
         c.operations += 1;
@@ -174,19 +160,12 @@ pub fn simulate(program: &Program, cfg: &TpuConfig) -> Timing {
                 ready = ready.max(queue.pop_front().unwrap_or(ready));
             }
             issue = ready;
-            spans.push(Span {
-                instr: index,
-                unit,
-                start: issue,
-                end: issue,
-            });
+            spans.push(Span { instr: index, unit, start: issue, end: issue });
             issue += 1;
             continue;
         }
         let (reads, writes) = (op.vmem_reads(), op.vmem_writes());
-        let start = issue
-            .max(unit_free[unit as usize])
-            .max(board.ready(&reads, &writes));
+        let start = issue.max(unit_free[unit as usize]).max(board.ready(&reads, &writes));
         let end = start + cost(&op, cfg);
         unit_free[unit as usize] = end;
         board.record(&reads, &writes, end);
@@ -207,12 +186,7 @@ pub fn simulate(program: &Program, cfg: &TpuConfig) -> Timing {
             Instr::Reduce { .. } => c.xlu_busy_cycles += busy,
             Instr::Wait { .. } | Instr::Loop { .. } | Instr::End => {}
         }
-        spans.push(Span {
-            instr: index,
-            unit,
-            start,
-            end,
-        });
+        spans.push(Span { instr: index, unit, start, end });
         issue += 1;
     }
     c.cycles = spans.iter().map(|s| s.end).max().unwrap_or(0).max(issue);

@@ -74,15 +74,7 @@ const LN2_LO: f32 = -2.121_944_4e-4;
 /// `exp(r) - 1` for |r| <= ln2/2, as a Taylor polynomial of degree 8 (truncation error below
 /// 2^-30 relative), evaluated by Horner's rule with fused multiply-adds.
 fn expm1_reduced(r: f32) -> f32 {
-    const C: [f32; 7] = [
-        1.0 / 40320.0,
-        1.0 / 5040.0,
-        1.0 / 720.0,
-        1.0 / 120.0,
-        1.0 / 24.0,
-        1.0 / 6.0,
-        0.5,
-    ];
+    const C: [f32; 7] = [1.0 / 40320.0, 1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5];
     let mut p = C[0];
     for &c in &C[1..] {
         p = p.mul_add(r, c);
@@ -216,10 +208,7 @@ mod tests {
     }
 
     fn max_ulps(f: fn(f32) -> f32, reference: fn(f64) -> f64, lo: f32, hi: f32) -> u32 {
-        samples(lo, hi)
-            .map(|x| ulps(f(x), reference(x as f64) as f32))
-            .max()
-            .unwrap()
+        samples(lo, hi).map(|x| ulps(f(x), reference(x as f64) as f32)).max().unwrap()
     }
 
     #[test]

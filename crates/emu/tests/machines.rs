@@ -32,12 +32,8 @@ fn every_preset_has_a_published_peak() {
 fn peak_from_the_fields_equals_the_published_peak() {
     for &(name, published, source) in PUBLISHED_PEAK_TERA {
         let c = TpuConfig::preset(name).unwrap();
-        let computed = c.cores_per_chip as f64
-            * c.mxus_per_core as f64
-            * c.mxu_rows as f64
-            * c.mxu_cols as f64
-            * 2.0
-            * c.clock_hz;
+        let computed =
+            c.cores_per_chip as f64 * c.mxus_per_core as f64 * c.mxu_rows as f64 * c.mxu_cols as f64 * 2.0 * c.clock_hz;
         assert_eq!(computed, c.peak_bf16_flops_per_chip(), "{name}");
         assert_eq!(computed, c.peak_ops_per_chip(), "{name}");
         // Published peaks are rounded to whole teraops; the fields must round to the same.
@@ -55,22 +51,11 @@ fn preset_shapes() {
     for name in TpuConfig::preset_names() {
         let c = TpuConfig::preset(name).unwrap();
         assert_eq!(c.name, *name);
-        let side = if matches!(*name, "v1" | "v6e") {
-            256
-        } else {
-            128
-        };
+        let side = if matches!(*name, "v1" | "v6e") { 256 } else { 128 };
         assert_eq!((c.mxu_rows, c.mxu_cols), (side, side), "{name}");
         assert_eq!((c.vector_sublanes, c.vector_lanes), (8, 128), "{name}");
         assert_eq!(c.vector_words(), 1024);
-        assert_eq!(
-            c.mxu_dtype,
-            if *name == "v1" {
-                MxuDtype::Int8
-            } else {
-                MxuDtype::Bf16
-            }
-        );
+        assert_eq!(c.mxu_dtype, if *name == "v1" { MxuDtype::Int8 } else { MxuDtype::Bf16 });
         assert!(c.weight_double_buffer, "{name}");
     }
     let v1 = TpuConfig::v1();
@@ -86,10 +71,7 @@ fn v5e_is_unchanged_for_existing_users() {
     assert_eq!((c.cores_per_chip, c.mxus_per_core), (1, 4));
     assert_eq!(c.hbm_bytes_per_second, 819e9);
     assert_eq!(c.hbm_bytes_per_cycle(), 546.0);
-    assert_eq!(
-        c.peak_bf16_flops_per_core(),
-        4.0 * 128.0 * 128.0 * 2.0 * 1.5e9
-    );
+    assert_eq!(c.peak_bf16_flops_per_core(), 4.0 * 128.0 * 128.0 * 2.0 * 1.5e9);
     assert_eq!(c.dma_latency_cycles, 500);
     assert_eq!(c.transcendental_cycles, 4);
 }
@@ -99,10 +81,7 @@ fn a_two_core_chip_splits_its_hbm_bandwidth() {
     let v4 = TpuConfig::v4();
     assert_eq!(v4.hbm_bytes_per_second_per_core(), 600e9);
     assert_eq!(v4.hbm_bytes_per_cycle(), 600e9 / 1.05e9);
-    assert_eq!(
-        v4.peak_bf16_flops_per_chip(),
-        2.0 * v4.peak_bf16_flops_per_core()
-    );
+    assert_eq!(v4.peak_bf16_flops_per_chip(), 2.0 * v4.peak_bf16_flops_per_core());
 }
 
 #[test]
@@ -143,10 +122,7 @@ fn override_errors_name_the_field_and_what_it_accepts() {
     assert!(e.message.contains("positive"), "{e}");
     let e = c.with_override("warp_size=32").unwrap_err();
     assert_eq!(e.key, "warp_size");
-    assert!(
-        e.message.contains("unknown machine field 'warp_size'"),
-        "{e}"
-    );
+    assert!(e.message.contains("unknown machine field 'warp_size'"), "{e}");
     assert!(e.message.contains("hbm_gbps"), "{e}");
     let e = c.with_override("mxu").unwrap_err();
     assert!(e.message.contains("KEY=VALUE"), "{e}");

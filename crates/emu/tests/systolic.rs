@@ -16,11 +16,7 @@ fn alexnet_conv1_matches_scale_sim_golden() {
     assert_eq!(a.fold_cycles, 2 * 32 + 32 + 3025 - 2);
     assert_eq!(a.busy_cycles, 36 * 3119);
     assert_eq!(a.cycles, 112_283);
-    assert!(
-        (a.utilization * 100.0 - 91.68309650614964).abs() < 1e-9,
-        "{}",
-        a.utilization
-    );
+    assert!((a.utilization * 100.0 - 91.68309650614964).abs() < 1e-9, "{}", a.utilization);
     assert_eq!(format!("{:.2}", a.utilization * 100.0), "91.68");
     assert!((a.mapping_efficiency * 100.0 - 94.53125).abs() < 1e-9);
     assert!((a.compute_utilization * 100.0 - 90.78000992063485).abs() < 1e-9);
@@ -42,10 +38,7 @@ fn gemm_goldens_match_scale_sim_for_every_dataflow() {
     for (dataflow, total, stalls, mapping, compute) in goldens {
         let a = analyze(32, 32, dataflow, 256, 256, 128).unwrap();
         assert_eq!(a.cycles, total - stalls, "{dataflow:?}");
-        assert!(
-            (a.mapping_efficiency * 100.0 - mapping).abs() < 1e-9,
-            "{dataflow:?}"
-        );
+        assert!((a.mapping_efficiency * 100.0 - mapping).abs() < 1e-9, "{dataflow:?}");
         assert!(
             (a.compute_utilization * 100.0 - compute).abs() < 1e-9,
             "{dataflow:?}: {}",
@@ -100,11 +93,7 @@ fn acts(t: &Trace, cycle: usize) -> Vec<Option<(usize, usize)>> {
 }
 
 fn psums(t: &Trace, cycle: usize) -> Vec<Option<f32>> {
-    t.cycles[cycle]
-        .pes
-        .iter()
-        .map(|p| p.psum.map(|p| p.value))
-        .collect()
+    t.cycles[cycle].pes.iter().map(|p| p.psum.map(|p| p.value)).collect()
 }
 
 /// A = [[1, 2], [3, 4]], B = [[5, 6], [7, 8]] on a 2×2 array; C = [[19, 22], [43, 50]].
@@ -130,51 +119,19 @@ fn two_by_two_trace_matches_hand_computed_states() {
     assert_eq!(psums(&t, 2), [Some(5.0), None, None, None]);
     // Cycle 3: A[0][0] moves right (1·6 = 6), A[0][1] = 2 enters row 1 (5 + 2·7 = 19, out),
     // A[1][0] = 3 enters row 0 (3·5 = 15).
-    assert_eq!(
-        acts(&t, 3),
-        [Some((1, 0)), Some((0, 0)), Some((0, 1)), None]
-    );
+    assert_eq!(acts(&t, 3), [Some((1, 0)), Some((0, 0)), Some((0, 1)), None]);
     assert_eq!(psums(&t, 3), [Some(15.0), Some(6.0), Some(19.0), None]);
-    assert_eq!(
-        t.cycles[3].outputs,
-        [Psum {
-            m: 0,
-            n: 0,
-            value: 19.0
-        }]
-    );
+    assert_eq!(t.cycles[3].outputs, [Psum { m: 0, n: 0, value: 19.0 }]);
     // Cycle 4: 3·6 = 18; 15 + 4·7 = 43 (out); 6 + 2·8 = 22 (out).
-    assert_eq!(
-        acts(&t, 4),
-        [None, Some((1, 0)), Some((1, 1)), Some((0, 1))]
-    );
+    assert_eq!(acts(&t, 4), [None, Some((1, 0)), Some((1, 1)), Some((0, 1))]);
     assert_eq!(psums(&t, 4), [None, Some(18.0), Some(43.0), Some(22.0)]);
-    assert_eq!(
-        t.cycles[4].outputs,
-        [
-            Psum {
-                m: 1,
-                n: 0,
-                value: 43.0
-            },
-            Psum {
-                m: 0,
-                n: 1,
-                value: 22.0
-            }
-        ]
-    );
+    assert_eq!(t.cycles[4].outputs, [Psum { m: 1, n: 0, value: 43.0 }, Psum { m: 0, n: 1, value: 22.0 }]);
     // Cycle 5: 18 + 4·8 = 50 (out).
     assert_eq!(acts(&t, 5), [None, None, None, Some((1, 1))]);
     assert_eq!(psums(&t, 5), [None, None, None, Some(50.0)]);
 
     assert_eq!(t.output, [19.0, 22.0, 43.0, 50.0]);
-    let macs = t
-        .cycles
-        .iter()
-        .flat_map(|c| &c.pes)
-        .filter(|p| p.mac)
-        .count();
+    let macs = t.cycles.iter().flat_map(|c| &c.pes).filter(|p| p.mac).count();
     assert_eq!(macs, 8);
 }
 
@@ -182,38 +139,14 @@ fn two_by_two_trace_matches_hand_computed_states() {
 /// exactly M·K·N MACs, and its output is the matmul. Small integers keep f32 sums exact.
 #[test]
 fn traces_compute_the_matmul_in_the_analytic_cycle_count() {
-    for (rows, cols, m, k, n) in [
-        (2, 2, 2, 2, 2),
-        (2, 2, 5, 7, 3),
-        (3, 4, 4, 3, 9),
-        (4, 2, 1, 9, 5),
-    ] {
-        let a: Vec<f32> = (0..m * k)
-            .map(|i| ((i * 7 + 3) % 11) as f32 - 5.0)
-            .collect();
+    for (rows, cols, m, k, n) in [(2, 2, 2, 2, 2), (2, 2, 5, 7, 3), (3, 4, 4, 3, 9), (4, 2, 1, 9, 5)] {
+        let a: Vec<f32> = (0..m * k).map(|i| ((i * 7 + 3) % 11) as f32 - 5.0).collect();
         let b: Vec<f32> = (0..k * n).map(|i| ((i * 5 + 1) % 9) as f32 - 4.0).collect();
         let t = trace(rows, cols, m, k, n, &a, &b).unwrap();
-        let an = analyze(
-            rows as u64,
-            cols as u64,
-            Dataflow::Ws,
-            m as u64,
-            k as u64,
-            n as u64,
-        )
-        .unwrap();
-        assert_eq!(
-            t.cycles.len() as u64,
-            an.busy_cycles,
-            "{rows}x{cols} {m}x{k}x{n}"
-        );
+        let an = analyze(rows as u64, cols as u64, Dataflow::Ws, m as u64, k as u64, n as u64).unwrap();
+        assert_eq!(t.cycles.len() as u64, an.busy_cycles, "{rows}x{cols} {m}x{k}x{n}");
         assert_eq!(t.cycles.last().unwrap().fold as u64, an.folds - 1);
-        let macs = t
-            .cycles
-            .iter()
-            .flat_map(|c| &c.pes)
-            .filter(|p| p.mac)
-            .count();
+        let macs = t.cycles.iter().flat_map(|c| &c.pes).filter(|p| p.mac).count();
         assert_eq!(macs, m * k * n);
         let outputs = t.cycles.iter().map(|c| c.outputs.len()).sum::<usize>();
         assert_eq!(outputs as u64, m as u64 * n as u64 * an.row_folds);

@@ -13,32 +13,16 @@ fn matmul_program(n: u32, parts: &[(Part, Part)]) -> Program {
     // HBM: A (n×n), B (n×n), C (n×n). VMEM: one A row-panel (T rows × n), one B tile, one C tile.
     let (ha, hb, hc) = (0, n * n, 2 * n * n);
     let (va, vb, vc) = (0, T * n, T * n + T * T);
-    let blk = |addr, rows, cols, stride| Block {
-        addr,
-        rows,
-        cols,
-        stride,
-    };
+    let blk = |addr, rows, cols, stride| Block { addr, rows, cols, stride };
     let mut instrs = Vec::new();
     for i in (0..n).step_by(T as usize) {
-        instrs.push(Instr::DmaLoad {
-            src: blk(ha + i * n, T, n, n),
-            dst: blk(va, T, n, n),
-            sem: 0,
-        });
+        instrs.push(Instr::DmaLoad { src: blk(ha + i * n, T, n, n), dst: blk(va, T, n, n), sem: 0 });
         for j in (0..n).step_by(T as usize) {
             let mut first = true;
             for k in (0..n).step_by(T as usize) {
-                instrs.push(Instr::DmaLoad {
-                    src: blk(hb + k * n + j, T, T, n),
-                    dst: blk(vb, T, T, T),
-                    sem: 1,
-                });
+                instrs.push(Instr::DmaLoad { src: blk(hb + k * n + j, T, T, n), dst: blk(vb, T, T, T), sem: 1 });
                 for &(wp, ap) in parts {
-                    instrs.push(Instr::MxuWeights {
-                        src: blk(vb, T, T, T),
-                        part: wp,
-                    });
+                    instrs.push(Instr::MxuWeights { src: blk(vb, T, T, T), part: wp });
                     instrs.push(Instr::MxuMatmul {
                         src: blk(va + k, T, T, n),
                         dst: blk(vc, T, T, T),
@@ -48,19 +32,11 @@ fn matmul_program(n: u32, parts: &[(Part, Part)]) -> Program {
                     first = false;
                 }
             }
-            instrs.push(Instr::DmaStore {
-                src: blk(vc, T, T, T),
-                dst: blk(hc + i * n + j, T, T, n),
-                sem: 2,
-            });
+            instrs.push(Instr::DmaStore { src: blk(vc, T, T, T), dst: blk(hc + i * n + j, T, T, n), sem: 2 });
         }
     }
-    let buf = |name: &str, addr| Buffer {
-        name: name.into(),
-        addr,
-        shape: vec![n as usize, n as usize],
-        elem: ElemType::F32,
-    };
+    let buf =
+        |name: &str, addr| Buffer { name: name.into(), addr, shape: vec![n as usize, n as usize], elem: ElemType::F32 };
     Program {
         name: format!("matmul{n}"),
         instrs: instrs.into_iter().map(Instr::from).collect(),
@@ -76,23 +52,12 @@ fn main() {
     let n = 512;
     let mut gpu = pollster::block_on(GpuBackend::new()).expect("GPU adapter");
     println!("adapter: {}", gpu.adapter().unwrap());
-    let a: Vec<u32> = (0..n * n)
-        .map(|i| ((i % 97) as f32 * 0.01 - 0.3).to_bits())
-        .collect();
-    let b: Vec<u32> = (0..n * n)
-        .map(|i| ((i % 89) as f32 * 0.02 - 0.7).to_bits())
-        .collect();
+    let a: Vec<u32> = (0..n * n).map(|i| ((i % 97) as f32 * 0.01 - 0.3).to_bits()).collect();
+    let b: Vec<u32> = (0..n * n).map(|i| ((i % 89) as f32 * 0.02 - 0.7).to_bits()).collect();
     let inputs = [a, b];
     for (label, parts) in [
         ("1 pass (DEFAULT)", &[(Part::Hi, Part::Hi)][..]),
-        (
-            "3 passes",
-            &[
-                (Part::Hi, Part::Hi),
-                (Part::Mid, Part::Hi),
-                (Part::Hi, Part::Mid),
-            ][..],
-        ),
+        ("3 passes", &[(Part::Hi, Part::Hi), (Part::Mid, Part::Hi), (Part::Hi, Part::Mid)][..]),
     ] {
         let p = matmul_program(n, parts);
         let t = Instant::now();

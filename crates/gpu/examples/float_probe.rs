@@ -36,10 +36,7 @@ fn main() {
             .await
             .expect("adapter");
         println!("{:?}", adapter.get_info());
-        let (device, queue) = adapter
-            .request_device(&wgpu::DeviceDescriptor::default())
-            .await
-            .unwrap();
+        let (device, queue) = adapter.request_device(&wgpu::DeviceDescriptor::default()).await.unwrap();
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: None,
             source: wgpu::ShaderSource::Wgsl(SHADER.into()),
@@ -63,15 +60,9 @@ fn main() {
             v[9] = f32::INFINITY.to_bits();
             v
         };
-        let usage = wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST;
-        let io = device.create_buffer(&wgpu::BufferDescriptor {
-            label: None,
-            size: 128,
-            usage,
-            mapped_at_creation: false,
-        });
+        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+        let io =
+            device.create_buffer(&wgpu::BufferDescriptor { label: None, size: 128, usage, mapped_at_creation: false });
         let staging = device.create_buffer(&wgpu::BufferDescriptor {
             label: None,
             size: 128,
@@ -82,10 +73,7 @@ fn main() {
         let bg = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: None,
             layout: &pipeline.get_bind_group_layout(0),
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: io.as_entire_binding(),
-            }],
+            entries: &[wgpu::BindGroupEntry { binding: 0, resource: io.as_entire_binding() }],
         });
         let mut enc = device.create_command_encoder(&Default::default());
         {
@@ -118,10 +106,6 @@ fn main() {
         for (i, n) in names.iter().enumerate() {
             println!("{n:>16} = {:#010x}", out[16 + i]);
         }
-        println!(
-            "CPU: a*b+c = {:#010x}, fma = {:#010x}",
-            (a * b + c).to_bits(),
-            a.mul_add(b, c).to_bits()
-        );
+        println!("CPU: a*b+c = {:#010x}, fma = {:#010x}", (a * b + c).to_bits(), a.mul_add(b, c).to_bits());
     });
 }

@@ -27,14 +27,10 @@ const WORD: u64 = 4;
 const PARAMS_STRIDE: u64 = 256;
 
 /// Each module is the shared prelude (bindings, `Params`) followed by its kernels.
-const DMA_WGSL: &str = concat!(
-    include_str!("../../../shaders/common.wgsl"),
-    include_str!("../../../shaders/dma.wgsl"),
-);
-const MXU_WGSL: &str = concat!(
-    include_str!("../../../shaders/common.wgsl"),
-    include_str!("../../../shaders/mxu.wgsl"),
-);
+const DMA_WGSL: &str =
+    concat!(include_str!("../../../shaders/common.wgsl"), include_str!("../../../shaders/dma.wgsl"),);
+const MXU_WGSL: &str =
+    concat!(include_str!("../../../shaders/common.wgsl"), include_str!("../../../shaders/mxu.wgsl"),);
 const VECTOR_WGSL: &str = concat!(
     include_str!("../../../shaders/common.wgsl"),
     include_str!("../../../shaders/exact_fma.wgsl"),
@@ -43,10 +39,7 @@ const VECTOR_WGSL: &str = concat!(
 );
 
 fn run_error(message: impl Into<String>) -> EmuError {
-    EmuError {
-        instr: None,
-        message: message.into(),
-    }
+    EmuError { instr: None, message: message.into() }
 }
 
 /// The buffers of a run, kept between runs and replaced by larger ones on demand.
@@ -147,9 +140,7 @@ impl GpuBackend {
                     ty: wgpu::BindingType::Buffer {
                         ty: wgpu::BufferBindingType::Uniform,
                         has_dynamic_offset: true,
-                        min_binding_size: wgpu::BufferSize::new(
-                            std::mem::size_of::<Params>() as u64
-                        ),
+                        min_binding_size: wgpu::BufferSize::new(std::mem::size_of::<Params>() as u64),
                     },
                     count: None,
                 },
@@ -187,15 +178,7 @@ impl GpuBackend {
                 })
             })
             .collect();
-        Ok(GpuBackend {
-            device,
-            queue,
-            info: adapter.get_info(),
-            limits,
-            layout,
-            pipelines,
-            pool: Pool::default(),
-        })
+        Ok(GpuBackend { device, queue, info: adapter.get_info(), limits, layout, pipelines, pool: Pool::default() })
     }
 
     /// Whether the adapter is a software rasteriser (lavapipe/llvmpipe, SwiftShader): correct
@@ -203,26 +186,16 @@ impl GpuBackend {
     pub fn is_software(&self) -> bool {
         let name = self.info.name.to_lowercase();
         self.info.device_type == wgpu::DeviceType::Cpu
-            || ["llvmpipe", "lavapipe", "swiftshader"]
-                .iter()
-                .any(|s| name.contains(s))
+            || ["llvmpipe", "lavapipe", "swiftshader"].iter().any(|s| name.contains(s))
     }
 
     fn pipeline(&self, kernel: Kernel) -> &wgpu::ComputePipeline {
-        &self.pipelines[Kernel::ALL
-            .iter()
-            .position(|&k| k == kernel)
-            .expect("listed")]
+        &self.pipelines[Kernel::ALL.iter().position(|&k| k == kernel).expect("listed")]
     }
 
     /// Grows the pooled buffers to what `program` needs; rebuilds the bind group if any
     /// bound buffer was replaced.
-    fn prepare(
-        &mut self,
-        program: &Program,
-        plan: &Plan,
-        input_words: u64,
-    ) -> Result<(), EmuError> {
+    fn prepare(&mut self, program: &Program, plan: &Plan, input_words: u64) -> Result<(), EmuError> {
         use wgpu::BufferUsages as U;
         let max_binding = self.limits.max_storage_buffer_binding_size;
         let hbm_bytes = program.hbm_words.max(1) as u64 * WORD;
@@ -244,43 +217,13 @@ impl GpuBackend {
         let d = &self.device;
         let p = &mut self.pool;
         let mut rebind = p.bind_group.is_none();
-        rebind |= ensure(
-            d,
-            &mut p.hbm,
-            "hbm",
-            storage[0].1,
-            U::STORAGE | U::COPY_DST | U::COPY_SRC,
-        );
-        rebind |= ensure(
-            d,
-            &mut p.vmem,
-            "vmem",
-            storage[1].1,
-            U::STORAGE | U::COPY_DST,
-        );
+        rebind |= ensure(d, &mut p.hbm, "hbm", storage[0].1, U::STORAGE | U::COPY_DST | U::COPY_SRC);
+        rebind |= ensure(d, &mut p.vmem, "vmem", storage[1].1, U::STORAGE | U::COPY_DST);
         rebind |= ensure(d, &mut p.weights, "weights", storage[2].1, U::STORAGE);
         rebind |= ensure(d, &mut p.act, "act", storage[3].1, U::STORAGE);
-        rebind |= ensure(
-            d,
-            &mut p.params,
-            "params",
-            params_bytes,
-            U::UNIFORM | U::COPY_DST,
-        );
-        ensure(
-            d,
-            &mut p.upload,
-            "upload",
-            input_words.max(1) * WORD,
-            U::COPY_SRC | U::COPY_DST,
-        );
-        ensure(
-            d,
-            &mut p.staging,
-            "staging",
-            hbm_bytes,
-            U::MAP_READ | U::COPY_DST,
-        );
+        rebind |= ensure(d, &mut p.params, "params", params_bytes, U::UNIFORM | U::COPY_DST);
+        ensure(d, &mut p.upload, "upload", input_words.max(1) * WORD, U::COPY_SRC | U::COPY_DST);
+        ensure(d, &mut p.staging, "staging", hbm_bytes, U::MAP_READ | U::COPY_DST);
         if rebind {
             fn whole(b: &Option<wgpu::Buffer>) -> wgpu::BindingResource<'_> {
                 b.as_ref().expect("ensured").as_entire_binding()
@@ -294,26 +237,11 @@ impl GpuBackend {
                 label: Some("machine"),
                 layout: &self.layout,
                 entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: whole(&p.hbm),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: whole(&p.vmem),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 2,
-                        resource: whole(&p.weights),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 3,
-                        resource: whole(&p.act),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 4,
-                        resource: wgpu::BindingResource::Buffer(params),
-                    },
+                    wgpu::BindGroupEntry { binding: 0, resource: whole(&p.hbm) },
+                    wgpu::BindGroupEntry { binding: 1, resource: whole(&p.vmem) },
+                    wgpu::BindGroupEntry { binding: 2, resource: whole(&p.weights) },
+                    wgpu::BindGroupEntry { binding: 3, resource: whole(&p.act) },
+                    wgpu::BindGroupEntry { binding: 4, resource: wgpu::BindingResource::Buffer(params) },
                 ],
             }));
         }
@@ -322,11 +250,7 @@ impl GpuBackend {
 
     /// Runs `program` on `inputs` (one `Vec` of words per input buffer) and returns the
     /// output buffers' words.
-    pub async fn run_program(
-        &mut self,
-        program: &Program,
-        inputs: &[Vec<u32>],
-    ) -> Result<Vec<Vec<u32>>, EmuError> {
+    pub async fn run_program(&mut self, program: &Program, inputs: &[Vec<u32>]) -> Result<Vec<Vec<u32>>, EmuError> {
         emu::validate(program)?;
         check_inputs(program, inputs)?;
         let plan = plan(program);
@@ -353,14 +277,10 @@ impl GpuBackend {
             packed.extend_from_slice(data);
         }
         if !packed.is_empty() {
-            self.queue
-                .write_buffer(upload, 0, bytemuck::cast_slice(&packed));
+            self.queue.write_buffer(upload, 0, bytemuck::cast_slice(&packed));
         }
         let mut param_bytes = vec![0u8; plan.dispatches.len() * PARAMS_STRIDE as usize];
-        for (chunk, d) in param_bytes
-            .chunks_mut(PARAMS_STRIDE as usize)
-            .zip(&plan.dispatches)
-        {
+        for (chunk, d) in param_bytes.chunks_mut(PARAMS_STRIDE as usize).zip(&plan.dispatches) {
             chunk[..std::mem::size_of::<Params>()].copy_from_slice(bytemuck::bytes_of(&d.params));
         }
         if !param_bytes.is_empty() {
@@ -409,10 +329,7 @@ impl GpuBackend {
         let failure = match (invalid.pop().await, oom.pop().await) {
             (Some(e), _) => Some(format!("GPU validation error: {e}")),
             (None, Some(e)) => Some(format!("GPU out of memory: {e}")),
-            (None, None) => mapped
-                .await
-                .err()
-                .map(|e| format!("reading back HBM failed: {e}")),
+            (None, None) => mapped.await.err().map(|e| format!("reading back HBM failed: {e}")),
         };
         if let Some(message) = failure {
             // Cancel any pending mapping so the pooled staging buffer is usable next run.
@@ -433,20 +350,12 @@ impl GpuBackend {
 /// The checks of `emu::place_inputs`, without building an HBM image on the host.
 fn check_inputs(program: &Program, inputs: &[Vec<u32>]) -> Result<(), EmuError> {
     if inputs.len() != program.inputs.len() {
-        return Err(run_error(format!(
-            "program takes {} inputs, got {}",
-            program.inputs.len(),
-            inputs.len()
-        )));
+        return Err(run_error(format!("program takes {} inputs, got {}", program.inputs.len(), inputs.len())));
     }
     for (buf, data) in program.inputs.iter().zip(inputs) {
         let n = buf.words() as u64;
         if data.len() as u64 != n || buf.addr as u64 + n > program.hbm_words as u64 {
-            return Err(run_error(format!(
-                "input {} needs {n} words, got {}",
-                buf.name,
-                data.len()
-            )));
+            return Err(run_error(format!("input {} needs {n} words, got {}", buf.name, data.len())));
         }
     }
     Ok(())
@@ -507,11 +416,7 @@ mod tests {
                 .unwrap_or_else(|| panic!("{name} is not defined in vpu_math.wgsl"));
             let hex = &line[prefix.len()..line.find("u;").expect("u32 literal")];
             let bits = u32::from_str_radix(hex, 16).expect("hex");
-            assert_eq!(
-                bits,
-                value.to_bits(),
-                "{name}: shader {bits:#010x}, Rust {value:e}"
-            );
+            assert_eq!(bits, value.to_bits(), "{name}: shader {bits:#010x}, Rust {value:e}");
         }
     }
 }

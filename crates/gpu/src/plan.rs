@@ -41,14 +41,8 @@ pub enum Kernel {
 }
 
 impl Kernel {
-    pub const ALL: [Kernel; 6] = [
-        Kernel::Dma,
-        Kernel::MxuWeights,
-        Kernel::MxuActivations,
-        Kernel::MxuMatmul,
-        Kernel::Vector,
-        Kernel::Reduce,
-    ];
+    pub const ALL: [Kernel; 6] =
+        [Kernel::Dma, Kernel::MxuWeights, Kernel::MxuActivations, Kernel::MxuMatmul, Kernel::Vector, Kernel::Reduce];
 
     /// The WGSL entry point.
     pub fn entry_point(self) -> &'static str {
@@ -141,10 +135,7 @@ pub fn plan(program: &Program) -> Plan {
                 let store = matches!(instr, Instr::DmaStore { .. });
                 plan.dispatches.push(Dispatch {
                     kernel: Kernel::Dma,
-                    params: Params {
-                        code: store as u32,
-                        ..block_params(src, dst)
-                    },
+                    params: Params { code: store as u32, ..block_params(src, dst) },
                     invocations: src.rows * src.cols,
                 });
             }
@@ -157,12 +148,7 @@ pub fn plan(program: &Program) -> Plan {
                 let serial = overlaps(src.span(), (*dst, dst.saturating_add(src.rows)));
                 plan.dispatches.push(Dispatch {
                     kernel: Kernel::Reduce,
-                    params: Params {
-                        dst_addr: *dst,
-                        code: *op as u32,
-                        flags: serial as u32,
-                        ..block_params(src, src)
-                    },
+                    params: Params { dst_addr: *dst, code: *op as u32, flags: serial as u32, ..block_params(src, src) },
                     invocations: if serial { src.rows.min(1) } else { src.rows },
                 });
             }
@@ -171,19 +157,11 @@ pub fn plan(program: &Program) -> Plan {
                 plan.weight_words = plan.weight_words.max(src.words());
                 plan.dispatches.push(Dispatch {
                     kernel: Kernel::MxuWeights,
-                    params: Params {
-                        code: part.index() as u32,
-                        ..block_params(src, src)
-                    },
+                    params: Params { code: part.index() as u32, ..block_params(src, src) },
                     invocations: src.rows * src.cols,
                 });
             }
-            Instr::MxuMatmul {
-                src,
-                dst,
-                part,
-                accumulate,
-            } => {
+            Instr::MxuMatmul { src, dst, part, accumulate } => {
                 // The reference reads a row of activations, then writes that row of results.
                 // When the result block overlaps the activations, a later row may read what
                 // an earlier one wrote, so go row by row; otherwise all rows at once.
@@ -193,32 +171,16 @@ pub fn plan(program: &Program) -> Plan {
                 plan.act_words = plan.act_words.max(chunk as u64 * k as u64);
                 for row in (0..src.rows).step_by(chunk as usize) {
                     let rows = chunk.min(src.rows - row);
-                    let src = Block {
-                        addr: src.addr + row * src.stride,
-                        rows,
-                        ..*src
-                    };
-                    let dst = Block {
-                        addr: dst.addr + row * dst.stride,
-                        rows,
-                        ..*dst
-                    };
+                    let src = Block { addr: src.addr + row * src.stride, rows, ..*src };
+                    let dst = Block { addr: dst.addr + row * dst.stride, rows, ..*dst };
                     plan.dispatches.push(Dispatch {
                         kernel: Kernel::MxuActivations,
-                        params: Params {
-                            code: part.index() as u32,
-                            ..block_params(&src, &src)
-                        },
+                        params: Params { code: part.index() as u32, ..block_params(&src, &src) },
                         invocations: rows * k,
                     });
                     plan.dispatches.push(Dispatch {
                         kernel: Kernel::MxuMatmul,
-                        params: Params {
-                            cols: n,
-                            inner: k,
-                            flags: *accumulate as u32,
-                            ..block_params(&src, &dst)
-                        },
+                        params: Params { cols: n, inner: k, flags: *accumulate as u32, ..block_params(&src, &dst) },
                         invocations: rows * n,
                     });
                 }
@@ -295,12 +257,7 @@ mod tests {
         assert!(vector_lanes_interfere(&flat, &[Operand::Splat(12)]));
         assert!(!vector_lanes_interfere(&flat, &[Operand::Imm(1.0)]));
         // A 2x4 block with stride 8 leaves words 14..18 alone: a row there does not interfere.
-        let strided = Block {
-            addr: 10,
-            rows: 2,
-            cols: 4,
-            stride: 8,
-        };
+        let strided = Block { addr: 10, rows: 2, cols: 4, stride: 8 };
         assert!(vector_lanes_interfere(&strided, &[Operand::Row(14)]));
         assert!(!vector_lanes_interfere(&strided, &[Operand::Row(22)]));
         assert!(vector_lanes_interfere(&strided, &[Operand::Col(21)]));

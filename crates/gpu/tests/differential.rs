@@ -72,10 +72,7 @@ fn edge_values() -> Vec<f32> {
         -7.0,
         1e10,
     ];
-    bits.iter()
-        .map(|&b| f32::from_bits(b))
-        .chain(values)
-        .collect()
+    bits.iter().map(|&b| f32::from_bits(b)).chain(values).collect()
 }
 
 fn bits(values: &[f32]) -> Vec<u32> {
@@ -97,19 +94,11 @@ fn check_vector(name: &str, op: VectorOp, a: &[f32], b: &[f32], b_mode: u32) {
         name,
         3 * len,
         3 * len,
-        vec![
-            buffer("a", 0, &[len as usize]),
-            buffer("b", len, &[len as usize]),
-        ],
+        vec![buffer("a", 0, &[len as usize]), buffer("b", len, &[len as usize])],
         vec![buffer("out", 2 * len, &[len as usize])],
         vec![
             load(0, va, 2 * len),
-            Instr::Vector {
-                op,
-                dst: Block::flat(vd, len),
-                a: Operand::Vmem(va),
-                b: b_operand,
-            },
+            Instr::Vector { op, dst: Block::flat(vd, len), a: Operand::Vmem(va), b: b_operand },
             store(vd, 2 * len, len),
         ],
     );
@@ -119,14 +108,7 @@ fn check_vector(name: &str, op: VectorOp, a: &[f32], b: &[f32], b_mode: u32) {
         _ => b[0],
     };
     assert_same_bits(&p, &[bits(a), bits(b)], &|_, i| {
-        format!(
-            "{}({:e} [{:#010x}], {:e} [{:#010x}])",
-            op.name(),
-            a[i],
-            a[i].to_bits(),
-            b_at(i),
-            b_at(i).to_bits()
-        )
+        format!("{}({:e} [{:#010x}], {:e} [{:#010x}])", op.name(), a[i], a[i].to_bits(), b_at(i), b_at(i).to_bits())
     });
 }
 
@@ -163,11 +145,7 @@ fn vector_ops_on_random_values() {
                 _ => rng.moderate(),
             };
             a.push(x);
-            b.push(if i % 5 == 4 {
-                f32::from_bits(rng.u32())
-            } else {
-                rng.moderate()
-            });
+            b.push(if i % 5 == 4 { f32::from_bits(rng.u32()) } else { rng.moderate() });
         }
         check_vector(&format!("random.{}", op.name()), op, &a, &b, 0);
         check_vector(&format!("random.{}.splat", op.name()), op, &a, &b, 1);
@@ -185,9 +163,7 @@ fn vector_functions_densely_over_their_ranges() {
         (VectorOp::Div, -1e6, 1e6),
     ] {
         let n = 40_000;
-        let a: Vec<f32> = (0..n)
-            .map(|i| lo + (hi - lo) * (i as f32 / n as f32))
-            .collect();
+        let a: Vec<f32> = (0..n).map(|i| lo + (hi - lo) * (i as f32 / n as f32)).collect();
         let b: Vec<f32> = (0..n).map(|i| 0.37 + (i % 1013) as f32 * 0.731).collect();
         check_vector(&format!("dense.{}", op.name()), op, &a, &b, 0);
     }
@@ -198,17 +174,9 @@ fn vector_subnormal_arithmetic() {
     // Subnormal inputs and results of add/sub/mul/div, which a flushing device would zero.
     let mut rng = Rng::new(7);
     let n = 2000;
-    let a: Vec<f32> = (0..n)
-        .map(|_| f32::from_bits(rng.u32() & 0x80ff_ffff))
-        .collect();
+    let a: Vec<f32> = (0..n).map(|_| f32::from_bits(rng.u32() & 0x80ff_ffff)).collect();
     let b: Vec<f32> = (0..n)
-        .map(|i| {
-            if i % 2 == 0 {
-                f32::from_bits(rng.u32() & 0x80ff_ffff)
-            } else {
-                rng.f32_in(-2.0, 2.0)
-            }
-        })
+        .map(|i| if i % 2 == 0 { f32::from_bits(rng.u32() & 0x80ff_ffff) } else { rng.f32_in(-2.0, 2.0) })
         .collect();
     for op in VectorOp::ALL {
         check_vector(&format!("subnormal.{}", op.name()), op, &a, &b, 0);
@@ -227,18 +195,8 @@ fn vector_sub_of_an_operand_with_itself() {
         vec![buffer("a", 0, &[4])],
         vec![
             load(0, 0, 4),
-            Instr::Vector {
-                op: VectorOp::Sub,
-                dst: Block::flat(4, 4),
-                a: Operand::Vmem(0),
-                b: Operand::Vmem(0),
-            },
-            Instr::Vector {
-                op: VectorOp::Mul,
-                dst: Block::flat(0, 4),
-                a: Operand::Vmem(4),
-                b: Operand::Imm(0.0),
-            },
+            Instr::Vector { op: VectorOp::Sub, dst: Block::flat(4, 4), a: Operand::Vmem(0), b: Operand::Vmem(0) },
+            Instr::Vector { op: VectorOp::Mul, dst: Block::flat(0, 4), a: Operand::Vmem(4), b: Operand::Imm(0.0) },
             store(0, 0, 4),
         ],
     );
@@ -261,26 +219,11 @@ fn vector_lanes_that_read_earlier_lanes_results() {
         vec![
             load(0, 0, n),
             // x[i + 1] = x[i] * 1.5: a running product.
-            Instr::Vector {
-                op: VectorOp::Mul,
-                dst: Block::flat(1, n - 1),
-                a: Operand::Vmem(0),
-                b: Operand::Imm(1.5),
-            },
+            Instr::Vector { op: VectorOp::Mul, dst: Block::flat(1, n - 1), a: Operand::Vmem(0), b: Operand::Imm(1.5) },
             // x[i] = x[i + 1] + x[i]... reading ahead of the writes.
-            Instr::Vector {
-                op: VectorOp::Add,
-                dst: Block::flat(0, n - 2),
-                a: Operand::Vmem(2),
-                b: Operand::Vmem(0),
-            },
+            Instr::Vector { op: VectorOp::Add, dst: Block::flat(0, n - 2), a: Operand::Vmem(2), b: Operand::Vmem(0) },
             // x[i] = x[i] - x[5] for i in 0..100, x[5] overwritten at lane 5.
-            Instr::Vector {
-                op: VectorOp::Sub,
-                dst: Block::flat(0, 100),
-                a: Operand::Vmem(0),
-                b: Operand::Splat(5),
-            },
+            Instr::Vector { op: VectorOp::Sub, dst: Block::flat(0, 100), a: Operand::Vmem(0), b: Operand::Splat(5) },
             store(0, 0, n),
         ],
     );
@@ -293,13 +236,7 @@ fn vector_over_more_lanes_than_one_grid_dimension_holds() {
     let len = 65_535 * 64 + 1000;
     let mut rng = Rng::new(11);
     let a: Vec<f32> = (0..len).map(|_| rng.moderate()).collect();
-    check_vector(
-        "grid2d.add",
-        VectorOp::Add,
-        &a,
-        &a.iter().map(|x| x * 0.5).collect::<Vec<_>>(),
-        0,
-    );
+    check_vector("grid2d.add", VectorOp::Add, &a, &a.iter().map(|x| x * 0.5).collect::<Vec<_>>(), 0);
 }
 
 /// 2-D blocks with padded strides, and every operand kind: a block, a row broadcast down the
@@ -319,12 +256,7 @@ fn vector_blocks_with_row_and_column_operands() {
         (VectorOp::Sub, Operand::Imm(0.25)),
         (VectorOp::Tanh, Operand::Imm(0.0)),
     ] {
-        let dst = Block {
-            addr: words + 64,
-            rows,
-            cols,
-            stride,
-        };
+        let dst = Block { addr: words + 64, rows, cols, stride };
         let p = program(
             &format!("block.{}.{}", op.name(), b.kind()),
             2 * words + 64,
@@ -333,12 +265,7 @@ fn vector_blocks_with_row_and_column_operands() {
             vec![buffer("out", words + 64, &[words as usize])],
             vec![
                 load(0, 0, words + 64),
-                Instr::Vector {
-                    op,
-                    dst,
-                    a: Operand::Vmem(0),
-                    b,
-                },
+                Instr::Vector { op, dst, a: Operand::Vmem(0), b },
                 store(words + 64, words + 64, words),
             ],
         );
@@ -354,34 +281,18 @@ fn cross_lane_reductions() {
     let edges = edge_values();
     let (rows, cols, stride) = (21u32, 130u32, 136u32);
     let words = rows * stride;
-    let values: Vec<f32> = (0..words)
-        .map(|i| {
-            if i % 7 == 0 {
-                edges[(i as usize / 7) % edges.len()]
-            } else {
-                rng.moderate()
-            }
-        })
-        .collect();
+    let values: Vec<f32> =
+        (0..words).map(|i| if i % 7 == 0 { edges[(i as usize / 7) % edges.len()] } else { rng.moderate() }).collect();
     for op in isa::ReduceOp::ALL {
         for dst in [words, 5] {
-            let src = Block {
-                addr: 0,
-                rows,
-                cols,
-                stride,
-            };
+            let src = Block { addr: 0, rows, cols, stride };
             let p = program(
                 &format!("reduce.{}.{dst}", op.name()),
                 words + rows,
                 words + rows,
                 vec![buffer("x", 0, &[words as usize])],
                 vec![buffer("out", words, &[rows as usize])],
-                vec![
-                    load(0, 0, words),
-                    Instr::Reduce { op, src, dst },
-                    store(dst, words, rows),
-                ],
+                vec![load(0, 0, words), Instr::Reduce { op, src, dst }, store(dst, words, rows)],
             );
             assert_same_bits(&p, &[bits(&values)], &|_, i| format!("row {i}"));
         }
@@ -411,34 +322,14 @@ fn dma_with_strides() {
             vec![buffer("out", out_addr, &[out_words as usize])],
             vec![
                 Instr::DmaLoad {
-                    src: Block {
-                        addr: 0,
-                        rows,
-                        cols,
-                        stride: hbm_stride,
-                    },
-                    dst: Block {
-                        addr: vmem_addr,
-                        rows,
-                        cols,
-                        stride: vmem_stride,
-                    },
+                    src: Block { addr: 0, rows, cols, stride: hbm_stride },
+                    dst: Block { addr: vmem_addr, rows, cols, stride: vmem_stride },
                     sem: 1,
                 },
                 Instr::Wait { sem: 1, count: 1 },
                 Instr::DmaStore {
-                    src: Block {
-                        addr: vmem_addr,
-                        rows,
-                        cols,
-                        stride: vmem_stride,
-                    },
-                    dst: Block {
-                        addr: out_addr,
-                        rows,
-                        cols,
-                        stride: out_stride,
-                    },
+                    src: Block { addr: vmem_addr, rows, cols, stride: vmem_stride },
+                    dst: Block { addr: out_addr, rows, cols, stride: out_stride },
                     sem: 2,
                 },
             ],
@@ -456,34 +347,14 @@ fn check_matmul(name: &str, (m, k, n): (u32, u32, u32), act: &[f32], w: &[f32], 
     let vmem_words = vd2 + m * d_stride;
     let (ha, hw, hd) = (0, m * k, m * k + k * n);
     let hbm_words = hd + 4 * m * n;
-    let block = |addr, rows, cols, stride| Block {
-        addr,
-        rows,
-        cols,
-        stride,
-    };
+    let block = |addr, rows, cols, stride| Block { addr, rows, cols, stride };
     let mut instrs = vec![
-        Instr::DmaLoad {
-            src: block(ha, m, k, k),
-            dst: block(va, m, k, a_stride),
-            sem: 0,
-        },
-        Instr::DmaLoad {
-            src: block(hw, k, n, n),
-            dst: block(vw, k, n, w_stride),
-            sem: 0,
-        },
-        Instr::DmaLoad {
-            src: block(hd, m, n, n),
-            dst: block(vd2, m, n, d_stride),
-            sem: 0,
-        },
+        Instr::DmaLoad { src: block(ha, m, k, k), dst: block(va, m, k, a_stride), sem: 0 },
+        Instr::DmaLoad { src: block(hw, k, n, n), dst: block(vw, k, n, w_stride), sem: 0 },
+        Instr::DmaLoad { src: block(hd, m, n, n), dst: block(vd2, m, n, d_stride), sem: 0 },
     ];
     for part in Part::ALL {
-        instrs.push(Instr::MxuWeights {
-            src: block(vw, k, n, w_stride),
-            part,
-        });
+        instrs.push(Instr::MxuWeights { src: block(vw, k, n, w_stride), part });
         instrs.push(Instr::MxuMatmul {
             src: block(va, m, k, a_stride),
             dst: block(vd, m, n, d_stride),
@@ -498,17 +369,9 @@ fn check_matmul(name: &str, (m, k, n): (u32, u32, u32), act: &[f32], w: &[f32], 
             accumulate: true,
         });
         let out = hd + (1 + part.index() as u32) * m * n;
-        instrs.push(Instr::DmaStore {
-            src: block(vd, m, n, d_stride),
-            dst: block(out, m, n, n),
-            sem: 0,
-        });
+        instrs.push(Instr::DmaStore { src: block(vd, m, n, d_stride), dst: block(out, m, n, n), sem: 0 });
     }
-    instrs.push(Instr::DmaStore {
-        src: block(vd2, m, n, d_stride),
-        dst: block(hd, m, n, n),
-        sem: 0,
-    });
+    instrs.push(Instr::DmaStore { src: block(vd2, m, n, d_stride), dst: block(hd, m, n, n), sem: 0 });
     let mn = (m * n) as usize;
     let p = program(
         name,
@@ -528,26 +391,14 @@ fn check_matmul(name: &str, (m, k, n): (u32, u32, u32), act: &[f32], w: &[f32], 
         instrs,
     );
     assert_same_bits(&p, &[bits(act), bits(w), bits(init)], &|o, i| {
-        format!(
-            "{} output {o}, m={} n={}",
-            name,
-            i / n as usize,
-            i % n as usize
-        )
+        format!("{} output {o}, m={} n={}", name, i / n as usize, i % n as usize)
     });
 }
 
 #[test]
 fn matmul_random_shapes_all_parts() {
     let mut rng = Rng::new(42);
-    let mut shapes = vec![
-        (1, 1, 1),
-        (300, 128, 128),
-        (7, 128, 1),
-        (1, 1, 128),
-        (300, 3, 77),
-        (64, 64, 64),
-    ];
+    let mut shapes = vec![(1, 1, 1), (300, 128, 128), (7, 128, 1), (1, 1, 128), (300, 3, 77), (64, 64, 64)];
     for _ in 0..6 {
         shapes.push((rng.range(1, 300), rng.range(1, 128), rng.range(1, 128)));
     }
@@ -579,11 +430,7 @@ fn matmul_on_edge_values() {
     check_matmul("matmul.edges", (m, k, n), &act, &w, &init);
     // Finite but extreme: tiny and huge magnitudes only, so sums stay informative.
     let extreme = |rng: &mut Rng| {
-        let e = if rng.range(0, 1) == 0 {
-            rng.range(1, 20)
-        } else {
-            rng.range(230, 254)
-        };
+        let e = if rng.range(0, 1) == 0 { rng.range(1, 20) } else { rng.range(230, 254) };
         f32::from_bits((rng.u32() & 0x807f_ffff) | e << 23)
     };
     let act: Vec<f32> = (0..m * k).map(|_| extreme(&mut rng)).collect();
@@ -597,45 +444,20 @@ fn matmul_whose_result_overwrites_its_activations() {
     // dst overlaps src: row m's result lands where a later row's activations are read.
     let (m, k) = (20u32, 8u32);
     let mut rng = Rng::new(13);
-    let act: Vec<u32> = (0..m * k)
-        .map(|_| rng.f32_in(-1.0, 1.0).to_bits())
-        .collect();
-    let w: Vec<u32> = (0..k * k)
-        .map(|_| rng.f32_in(-1.0, 1.0).to_bits())
-        .collect();
+    let act: Vec<u32> = (0..m * k).map(|_| rng.f32_in(-1.0, 1.0).to_bits()).collect();
+    let w: Vec<u32> = (0..k * k).map(|_| rng.f32_in(-1.0, 1.0).to_bits()).collect();
     let p = program(
         "matmul.inplace",
         m * k + k * k,
         m * k + k * k,
-        vec![
-            buffer("act", 0, &[(m * k) as usize]),
-            buffer("w", m * k, &[(k * k) as usize]),
-        ],
+        vec![buffer("act", 0, &[(m * k) as usize]), buffer("w", m * k, &[(k * k) as usize])],
         vec![buffer("act", 0, &[(m * k) as usize])],
         vec![
             load(0, 0, m * k + k * k),
-            Instr::MxuWeights {
-                src: Block {
-                    addr: m * k,
-                    rows: k,
-                    cols: k,
-                    stride: k,
-                },
-                part: Part::Hi,
-            },
+            Instr::MxuWeights { src: Block { addr: m * k, rows: k, cols: k, stride: k }, part: Part::Hi },
             Instr::MxuMatmul {
-                src: Block {
-                    addr: 0,
-                    rows: m - 1,
-                    cols: k,
-                    stride: k,
-                },
-                dst: Block {
-                    addr: k,
-                    rows: m - 1,
-                    cols: k,
-                    stride: k,
-                },
+                src: Block { addr: 0, rows: m - 1, cols: k, stride: k },
+                dst: Block { addr: k, rows: m - 1, cols: k, stride: k },
                 part: Part::Hi,
                 accumulate: true,
             },
@@ -671,14 +493,7 @@ fn buffers_are_reused_and_runs_are_independent() {
 
 #[test]
 fn malformed_programs_are_errors() {
-    let p = program(
-        "oob",
-        4,
-        4,
-        vec![buffer("x", 0, &[4])],
-        vec![],
-        vec![load(0, 2, 4)],
-    );
+    let p = program("oob", 4, 4, vec![buffer("x", 0, &[4])], vec![], vec![load(0, 2, 4)]);
     let err = pollster::block_on(gpu().run(&p, &[vec![0; 4]])).unwrap_err();
     assert_eq!(err.instr, Some(0));
     let ok = program("inputs", 4, 4, vec![buffer("x", 0, &[4])], vec![], vec![]);

@@ -26,10 +26,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 fn run_on_gpu(triples: &[[f32; 3]]) -> Vec<u32> {
     pollster::block_on(async {
         let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
-        let adapter = instance
-            .request_adapter(&Default::default())
-            .await
-            .expect("GPU tests need a WebGPU/Vulkan adapter");
+        let adapter =
+            instance.request_adapter(&Default::default()).await.expect("GPU tests need a WebGPU/Vulkan adapter");
         let (device, queue) = adapter.request_device(&Default::default()).await.unwrap();
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("exact_fma test"),
@@ -43,17 +41,13 @@ fn run_on_gpu(triples: &[[f32; 3]]) -> Vec<u32> {
             compilation_options: Default::default(),
             cache: None,
         });
-        let words: Vec<u32> = triples
-            .iter()
-            .flat_map(|t| [t[0].to_bits(), t[1].to_bits(), t[2].to_bits(), 0])
-            .collect();
+        let words: Vec<u32> =
+            triples.iter().flat_map(|t| [t[0].to_bits(), t[1].to_bits(), t[2].to_bits(), 0]).collect();
         let size = (words.len() * 4) as u64;
         let io = device.create_buffer(&wgpu::BufferDescriptor {
             label: None,
             size,
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_DST
-                | wgpu::BufferUsages::COPY_SRC,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
         let staging = device.create_buffer(&wgpu::BufferDescriptor {
@@ -66,10 +60,7 @@ fn run_on_gpu(triples: &[[f32; 3]]) -> Vec<u32> {
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: None,
             layout: &pipeline.get_bind_group_layout(0),
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: io.as_entire_binding(),
-            }],
+            entries: &[wgpu::BindGroupEntry { binding: 0, resource: io.as_entire_binding() }],
         });
         let mut encoder = device.create_command_encoder(&Default::default());
         {
@@ -146,17 +137,8 @@ fn fma_exact_is_correctly_rounded() {
     for (t, g) in triples.iter().zip(&got) {
         let want = t[0].mul_add(t[1], t[2]).to_bits();
         if want != *g && !(f32::from_bits(want).is_nan() && f32::from_bits(*g).is_nan()) {
-            bad.push(format!(
-                "fma({:e}, {:e}, {:e}): rust {want:#010x} gpu {g:#010x}",
-                t[0], t[1], t[2]
-            ));
+            bad.push(format!("fma({:e}, {:e}, {:e}): rust {want:#010x} gpu {g:#010x}", t[0], t[1], t[2]));
         }
     }
-    assert!(
-        bad.is_empty(),
-        "{} of {} differ:\n{}",
-        bad.len(),
-        triples.len(),
-        bad[..bad.len().min(20)].join("\n")
-    );
+    assert!(bad.is_empty(), "{} of {} differ:\n{}", bad.len(), triples.len(), bad[..bad.len().min(20)].join("\n"));
 }

@@ -129,11 +129,7 @@ pub fn encode(p: &Program) -> Vec<u8> {
     for instr in &p.instrs {
         match instr {
             Instr::DmaLoad { src, dst, sem } | Instr::DmaStore { src, dst, sem } => {
-                w.u8(if matches!(instr, Instr::DmaLoad { .. }) {
-                    1
-                } else {
-                    2
-                });
+                w.u8(if matches!(instr, Instr::DmaLoad { .. }) { 1 } else { 2 });
                 w.block(src);
                 w.block(dst);
                 w.u8(*sem);
@@ -148,12 +144,7 @@ pub fn encode(p: &Program) -> Vec<u8> {
                 w.block(src);
                 w.u8(part.index() as u8);
             }
-            Instr::MxuMatmul {
-                src,
-                dst,
-                part,
-                accumulate,
-            } => {
+            Instr::MxuMatmul { src, dst, part, accumulate } => {
                 w.u8(5);
                 w.block(src);
                 w.block(dst);
@@ -193,11 +184,7 @@ type R<T> = Result<T, DecodeError>;
 
 impl Reader<'_> {
     fn err<T>(&self, message: impl Into<String>) -> R<T> {
-        Err(DecodeError {
-            offset: self.pos,
-            instr: self.instr,
-            message: message.into(),
-        })
+        Err(DecodeError { offset: self.pos, instr: self.instr, message: message.into() })
     }
     fn take(&mut self, n: usize) -> R<&[u8]> {
         if self.bytes.len() - self.pos < n {
@@ -211,22 +198,16 @@ impl Reader<'_> {
         Ok(self.take(1)?[0])
     }
     fn u32(&mut self) -> R<u32> {
-        Ok(u32::from_le_bytes(
-            self.take(4)?.try_into().expect("4 bytes"),
-        ))
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
     }
     fn u64(&mut self) -> R<u64> {
-        Ok(u64::from_le_bytes(
-            self.take(8)?.try_into().expect("8 bytes"),
-        ))
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
     }
     /// A count of items each at least `min_bytes` long, checked against what is left.
     fn count(&mut self, min_bytes: usize) -> R<usize> {
         let n = self.u32()? as usize;
         if n.saturating_mul(min_bytes) > self.bytes.len() - self.pos {
-            return self.err(format!(
-                "count {n} is larger than the rest of the input allows"
-            ));
+            return self.err(format!("count {n} is larger than the rest of the input allows"));
         }
         Ok(n)
     }
@@ -249,12 +230,7 @@ impl Reader<'_> {
         Ok(Addr { base, strides })
     }
     fn block(&mut self) -> R<Block> {
-        Ok(Block {
-            addr: self.addr()?,
-            rows: self.u32()?,
-            cols: self.u32()?,
-            stride: self.u32()?,
-        })
+        Ok(Block { addr: self.addr()?, rows: self.u32()?, cols: self.u32()?, stride: self.u32()? })
     }
     fn part(&mut self) -> R<Part> {
         let p = self.u8()?;
@@ -280,17 +256,10 @@ impl Reader<'_> {
         let mut shape = Vec::with_capacity(rank as usize);
         for _ in 0..rank {
             let d = self.u64()?;
-            shape.push(
-                usize::try_from(d).or_else(|_| self.err(format!("dimension {d} is too large")))?,
-            );
+            shape.push(usize::try_from(d).or_else(|_| self.err(format!("dimension {d} is too large")))?);
         }
         match self.u8()? {
-            0 => Ok(Buffer {
-                name,
-                addr,
-                shape,
-                elem: ElemType::F32,
-            }),
+            0 => Ok(Buffer { name, addr, shape, elem: ElemType::F32 }),
             e => self.err(format!("element type {e} is unknown")),
         }
     }
@@ -305,14 +274,8 @@ impl Reader<'_> {
                     Instr::DmaStore { src, dst, sem }
                 }
             }
-            3 => Instr::Wait {
-                sem: self.u8()?,
-                count: self.u32()?,
-            },
-            4 => Instr::MxuWeights {
-                src: self.block()?,
-                part: self.part()?,
-            },
+            3 => Instr::Wait { sem: self.u8()?, count: self.u32()? },
+            4 => Instr::MxuWeights { src: self.block()?, part: self.part()? },
             5 => {
                 let (src, dst, part) = (self.block()?, self.block()?, self.part()?);
                 let accumulate = match self.u8()? {
@@ -320,24 +283,14 @@ impl Reader<'_> {
                     1 => true,
                     a => return self.err(format!("accumulate flag {a} is not 0 or 1")),
                 };
-                Instr::MxuMatmul {
-                    src,
-                    dst,
-                    part,
-                    accumulate,
-                }
+                Instr::MxuMatmul { src, dst, part, accumulate }
             }
             6 => {
                 let code = self.u8()?;
                 let Some(op) = VectorOp::from_code(code as u32) else {
                     return self.err(format!("vector opcode {code} is unknown"));
                 };
-                Instr::Vector {
-                    op,
-                    dst: self.block()?,
-                    a: self.operand()?,
-                    b: self.operand()?,
-                }
+                Instr::Vector { op, dst: self.block()?, a: self.operand()?, b: self.operand()? }
             }
             7 => Instr::Loop { count: self.u32()? },
             8 => Instr::End,
@@ -346,11 +299,7 @@ impl Reader<'_> {
                 let Some(&op) = ReduceOp::ALL.get(code as usize) else {
                     return self.err(format!("reduce opcode {code} is unknown"));
                 };
-                Instr::Reduce {
-                    op,
-                    src: self.block()?,
-                    dst: self.addr()?,
-                }
+                Instr::Reduce { op, src: self.block()?, dst: self.addr()? }
             }
             _ => return self.err(format!("opcode {opcode} is unknown")),
         })
@@ -359,11 +308,7 @@ impl Reader<'_> {
 
 /// Decodes a program encoded by [`encode`].
 pub fn decode(bytes: &[u8]) -> Result<Program, DecodeError> {
-    let mut r = Reader {
-        bytes,
-        pos: 0,
-        instr: None,
-    };
+    let mut r = Reader { bytes, pos: 0, instr: None };
     if r.take(4)? != MAGIC {
         return Err(DecodeError {
             offset: 0,
@@ -373,9 +318,7 @@ pub fn decode(bytes: &[u8]) -> Result<Program, DecodeError> {
     }
     let version = r.u8()?;
     if version != VERSION {
-        return r.err(format!(
-            "version {version} is not supported (this build reads version {VERSION})"
-        ));
+        return r.err(format!("version {version} is not supported (this build reads version {VERSION})"));
     }
     let name = r.str()?;
     let (hbm_words, vmem_words, flops) = (r.u32()?, r.u32()?, r.u64()?);
@@ -395,18 +338,7 @@ pub fn decode(bytes: &[u8]) -> Result<Program, DecodeError> {
     }
     r.instr = None;
     if r.pos != bytes.len() {
-        return r.err(format!(
-            "{} bytes after the last instruction",
-            bytes.len() - r.pos
-        ));
+        return r.err(format!("{} bytes after the last instruction", bytes.len() - r.pos));
     }
-    Ok(Program {
-        name,
-        instrs,
-        hbm_words,
-        vmem_words,
-        inputs,
-        outputs,
-        flops,
-    })
+    Ok(Program { name, instrs, hbm_words, vmem_words, inputs, outputs, flops })
 }

@@ -82,9 +82,7 @@ impl VectorOp {
     ];
 
     pub fn name(self) -> &'static str {
-        [
-            "add", "sub", "mul", "div", "max", "min", "neg", "abs", "exp", "log", "tanh",
-        ][self.code() as usize]
+        ["add", "sub", "mul", "div", "max", "min", "neg", "abs", "exp", "log", "tanh"][self.code() as usize]
     }
 
     /// Number of operands (1 or 2).
@@ -96,10 +94,7 @@ impl VectorOp {
     }
 
     pub fn is_transcendental(self) -> bool {
-        matches!(
-            self,
-            VectorOp::Div | VectorOp::Exp | VectorOp::Log | VectorOp::Tanh
-        )
+        matches!(self, VectorOp::Div | VectorOp::Exp | VectorOp::Log | VectorOp::Tanh)
     }
 
     /// The opcode shared by the CPU and GPU backends (`shaders/vector.wgsl` switches on it).
@@ -145,10 +140,7 @@ impl Addr {
 
 impl From<u32> for Addr {
     fn from(base: u32) -> Addr {
-        Addr {
-            base,
-            strides: Vec::new(),
-        }
+        Addr { base, strides: Vec::new() }
     }
 }
 
@@ -179,12 +171,7 @@ impl<A> Block<A> {
 impl Block<u32> {
     /// A contiguous run of `len` words.
     pub fn flat(addr: u32, len: u32) -> Block<u32> {
-        Block {
-            addr,
-            rows: 1,
-            cols: len,
-            stride: len,
-        }
+        Block { addr, rows: 1, cols: len, stride: len }
     }
 
     /// The half-open word range the block lies within.
@@ -216,12 +203,7 @@ impl<A> Operand<A> {
 
     /// Words read relative to the address, for a `rows × cols` operation with `stride`.
     pub fn extent(&self, rows: u32, cols: u32, stride: u32) -> u64 {
-        let block = Block {
-            addr: (),
-            rows,
-            cols,
-            stride,
-        };
+        let block = Block { addr: (), rows, cols, stride };
         match self {
             Operand::Vmem(_) => block.extent(),
             Operand::Row(_) => cols as u64,
@@ -254,13 +236,7 @@ pub enum Unit {
 }
 
 impl Unit {
-    pub const ALL: [Unit; 5] = [
-        Unit::Scalar,
-        Unit::Dma,
-        Unit::Mxu,
-        Unit::Vector,
-        Unit::CrossLane,
-    ];
+    pub const ALL: [Unit; 5] = [Unit::Scalar, Unit::Dma, Unit::Mxu, Unit::Vector, Unit::CrossLane];
 
     pub fn name(self) -> &'static str {
         ["scalar", "dma", "mxu", "vector", "xlu"][self as usize]
@@ -382,15 +358,8 @@ impl Instr<u32> {
     /// VMEM word ranges the operation reads.
     pub fn vmem_reads(&self) -> Vec<(u32, u32)> {
         match self {
-            Instr::DmaStore { src, .. }
-            | Instr::MxuWeights { src, .. }
-            | Instr::Reduce { src, .. } => vec![src.span()],
-            Instr::MxuMatmul {
-                src,
-                dst,
-                accumulate,
-                ..
-            } => {
+            Instr::DmaStore { src, .. } | Instr::MxuWeights { src, .. } | Instr::Reduce { src, .. } => vec![src.span()],
+            Instr::MxuMatmul { src, dst, accumulate, .. } => {
                 let mut r = vec![src.span()];
                 if *accumulate {
                     r.push(dst.span());
@@ -401,10 +370,7 @@ impl Instr<u32> {
                 let operands = if op.arity() == 2 { vec![a, b] } else { vec![a] };
                 operands
                     .into_iter()
-                    .filter_map(|o| {
-                        o.addr()
-                            .map(|&x| (x, x + o.extent(dst.rows, dst.cols, dst.stride) as u32))
-                    })
+                    .filter_map(|o| o.addr().map(|&x| (x, x + o.extent(dst.rows, dst.cols, dst.stride) as u32)))
                     .collect()
             }
             _ => vec![],
@@ -414,9 +380,7 @@ impl Instr<u32> {
     /// VMEM word ranges the operation writes.
     pub fn vmem_writes(&self) -> Vec<(u32, u32)> {
         match self {
-            Instr::DmaLoad { dst, .. }
-            | Instr::MxuMatmul { dst, .. }
-            | Instr::Vector { dst, .. } => vec![dst.span()],
+            Instr::DmaLoad { dst, .. } | Instr::MxuMatmul { dst, .. } | Instr::Vector { dst, .. } => vec![dst.span()],
             Instr::Reduce { src, dst, .. } => vec![(*dst, dst + src.rows)],
             _ => vec![],
         }
@@ -473,12 +437,7 @@ impl Program {
 /// is how tests and hand-written programs build them.
 impl From<Block<u32>> for Block {
     fn from(b: Block<u32>) -> Block {
-        Block {
-            addr: b.addr.into(),
-            rows: b.rows,
-            cols: b.cols,
-            stride: b.stride,
-        }
+        Block { addr: b.addr.into(), rows: b.rows, cols: b.cols, stride: b.stride }
     }
 }
 
@@ -497,43 +456,15 @@ impl From<Operand<u32>> for Operand {
 impl From<Instr<u32>> for Instr {
     fn from(i: Instr<u32>) -> Instr {
         match i {
-            Instr::DmaLoad { src, dst, sem } => Instr::DmaLoad {
-                src: src.into(),
-                dst: dst.into(),
-                sem,
-            },
-            Instr::DmaStore { src, dst, sem } => Instr::DmaStore {
-                src: src.into(),
-                dst: dst.into(),
-                sem,
-            },
+            Instr::DmaLoad { src, dst, sem } => Instr::DmaLoad { src: src.into(), dst: dst.into(), sem },
+            Instr::DmaStore { src, dst, sem } => Instr::DmaStore { src: src.into(), dst: dst.into(), sem },
             Instr::Wait { sem, count } => Instr::Wait { sem, count },
-            Instr::MxuWeights { src, part } => Instr::MxuWeights {
-                src: src.into(),
-                part,
-            },
-            Instr::MxuMatmul {
-                src,
-                dst,
-                part,
-                accumulate,
-            } => Instr::MxuMatmul {
-                src: src.into(),
-                dst: dst.into(),
-                part,
-                accumulate,
-            },
-            Instr::Vector { op, dst, a, b } => Instr::Vector {
-                op,
-                dst: dst.into(),
-                a: a.into(),
-                b: b.into(),
-            },
-            Instr::Reduce { op, src, dst } => Instr::Reduce {
-                op,
-                src: src.into(),
-                dst: dst.into(),
-            },
+            Instr::MxuWeights { src, part } => Instr::MxuWeights { src: src.into(), part },
+            Instr::MxuMatmul { src, dst, part, accumulate } => {
+                Instr::MxuMatmul { src: src.into(), dst: dst.into(), part, accumulate }
+            }
+            Instr::Vector { op, dst, a, b } => Instr::Vector { op, dst: dst.into(), a: a.into(), b: b.into() },
+            Instr::Reduce { op, src, dst } => Instr::Reduce { op, src: src.into(), dst: dst.into() },
             Instr::Loop { count } => Instr::Loop { count },
             Instr::End => Instr::End,
         }

@@ -12,11 +12,7 @@ pub struct Ops<'a> {
 
 impl<'a> Ops<'a> {
     pub(crate) fn new(instrs: &'a [Instr]) -> Ops<'a> {
-        Ops {
-            instrs,
-            pc: 0,
-            loops: Vec::with_capacity(MAX_LOOP_DEPTH),
-        }
+        Ops { instrs, pc: 0, loops: Vec::with_capacity(MAX_LOOP_DEPTH) }
     }
 
     fn indices(&self) -> [u32; MAX_LOOP_DEPTH] {
@@ -48,17 +44,11 @@ impl<'a> Ops<'a> {
 }
 
 fn resolve_addr(a: &Addr, idx: &[u32]) -> u32 {
-    a.at(idx)
-        .expect("validated program: addresses stay in range")
+    a.at(idx).expect("validated program: addresses stay in range")
 }
 
 fn resolve_block(b: &Block, idx: &[u32]) -> Block<u32> {
-    Block {
-        addr: resolve_addr(&b.addr, idx),
-        rows: b.rows,
-        cols: b.cols,
-        stride: b.stride,
-    }
+    Block { addr: resolve_addr(&b.addr, idx), rows: b.rows, cols: b.cols, stride: b.stride }
 }
 
 fn resolve_operand(o: &Operand, idx: &[u32]) -> Operand<u32> {
@@ -74,30 +64,15 @@ fn resolve_operand(o: &Operand, idx: &[u32]) -> Operand<u32> {
 /// The instruction with its addresses at these loop indices (loops have none).
 pub(crate) fn resolve(instr: &Instr, idx: &[u32]) -> Instr<u32> {
     match instr {
-        Instr::DmaLoad { src, dst, sem } => Instr::DmaLoad {
-            src: resolve_block(src, idx),
-            dst: resolve_block(dst, idx),
-            sem: *sem,
-        },
-        Instr::DmaStore { src, dst, sem } => Instr::DmaStore {
-            src: resolve_block(src, idx),
-            dst: resolve_block(dst, idx),
-            sem: *sem,
-        },
-        Instr::Wait { sem, count } => Instr::Wait {
-            sem: *sem,
-            count: *count,
-        },
-        Instr::MxuWeights { src, part } => Instr::MxuWeights {
-            src: resolve_block(src, idx),
-            part: *part,
-        },
-        Instr::MxuMatmul {
-            src,
-            dst,
-            part,
-            accumulate,
-        } => Instr::MxuMatmul {
+        Instr::DmaLoad { src, dst, sem } => {
+            Instr::DmaLoad { src: resolve_block(src, idx), dst: resolve_block(dst, idx), sem: *sem }
+        }
+        Instr::DmaStore { src, dst, sem } => {
+            Instr::DmaStore { src: resolve_block(src, idx), dst: resolve_block(dst, idx), sem: *sem }
+        }
+        Instr::Wait { sem, count } => Instr::Wait { sem: *sem, count: *count },
+        Instr::MxuWeights { src, part } => Instr::MxuWeights { src: resolve_block(src, idx), part: *part },
+        Instr::MxuMatmul { src, dst, part, accumulate } => Instr::MxuMatmul {
             src: resolve_block(src, idx),
             dst: resolve_block(dst, idx),
             part: *part,
@@ -109,11 +84,9 @@ pub(crate) fn resolve(instr: &Instr, idx: &[u32]) -> Instr<u32> {
             a: resolve_operand(a, idx),
             b: resolve_operand(b, idx),
         },
-        Instr::Reduce { op, src, dst } => Instr::Reduce {
-            op: *op,
-            src: resolve_block(src, idx),
-            dst: resolve_addr(dst, idx),
-        },
+        Instr::Reduce { op, src, dst } => {
+            Instr::Reduce { op: *op, src: resolve_block(src, idx), dst: resolve_addr(dst, idx) }
+        }
         Instr::Loop { count } => Instr::Loop { count: *count },
         Instr::End => Instr::End,
     }
@@ -132,10 +105,7 @@ impl Iterator for Ops<'_> {
                     self.pc += 1;
                 }
                 Instr::End => {
-                    let top = self
-                        .loops
-                        .last_mut()
-                        .expect("validated program: end matches a loop");
+                    let top = self.loops.last_mut().expect("validated program: end matches a loop");
                     top.2 += 1;
                     if top.2 < top.1 {
                         self.pc = top.0 + 1;

@@ -60,28 +60,17 @@ impl<A: fmt::Display> fmt::Display for Instr<A> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let m = self.mnemonic();
         match self {
-            Instr::DmaLoad { src, dst, sem } => write!(
-                f,
-                "{m:<11} {} -> {} sem={sem}",
-                block("hbm", src),
-                block("vmem", dst)
-            ),
-            Instr::DmaStore { src, dst, sem } => write!(
-                f,
-                "{m:<11} {} -> {} sem={sem}",
-                block("vmem", src),
-                block("hbm", dst)
-            ),
+            Instr::DmaLoad { src, dst, sem } => {
+                write!(f, "{m:<11} {} -> {} sem={sem}", block("hbm", src), block("vmem", dst))
+            }
+            Instr::DmaStore { src, dst, sem } => {
+                write!(f, "{m:<11} {} -> {} sem={sem}", block("vmem", src), block("hbm", dst))
+            }
             Instr::Wait { sem, count } => write!(f, "{m:<11} sem={sem} count={count}"),
             Instr::MxuWeights { src, part } => {
                 write!(f, "{m:<11} {} part={}", block("vmem", src), part.name())
             }
-            Instr::MxuMatmul {
-                src,
-                dst,
-                part,
-                accumulate,
-            } => write!(
+            Instr::MxuMatmul { src, dst, part, accumulate } => write!(
                 f,
                 "{m:<11} {} -> {} part={} {}",
                 block("vmem", src),
@@ -112,11 +101,7 @@ fn buffer_line(kind: &str, b: &Buffer) -> String {
 
 impl fmt::Display for Program {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
-            f,
-            "program {} hbm={} vmem={} flops={}",
-            self.name, self.hbm_words, self.vmem_words, self.flops
-        )?;
+        writeln!(f, "program {} hbm={} vmem={} flops={}", self.name, self.hbm_words, self.vmem_words, self.flops)?;
         for b in &self.inputs {
             writeln!(f, "{}", buffer_line("input", b))?;
         }
@@ -198,10 +183,8 @@ impl<'a> Cursor<'a> {
     /// A run of characters that can make up a word or a number.
     fn word(&mut self) -> R<&'a str> {
         self.skip_ws();
-        let end = self
-            .rest
-            .find(|c: char| !(c.is_ascii_alphanumeric() || "._-+:".contains(c)))
-            .unwrap_or(self.rest.len());
+        let end =
+            self.rest.find(|c: char| !(c.is_ascii_alphanumeric() || "._-+:".contains(c))).unwrap_or(self.rest.len());
         if end == 0 {
             return Err(self.expected("a word"));
         }
@@ -212,10 +195,7 @@ impl<'a> Cursor<'a> {
 
     fn digits(&mut self) -> R<&'a str> {
         self.skip_ws();
-        let end = self
-            .rest
-            .find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(self.rest.len());
+        let end = self.rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(self.rest.len());
         if end == 0 {
             return Err(self.expected("a number"));
         }
@@ -260,25 +240,15 @@ impl<'a> Cursor<'a> {
             } else {
                 break;
             };
-            let magnitude = self
-                .digits()?
-                .parse::<i64>()
-                .map_err(|_| "stride too large".to_string())?;
+            let magnitude = self.digits()?.parse::<i64>().map_err(|_| "stride too large".to_string())?;
             self.expect("*")?;
             self.expect("i")?;
-            let depth: u8 = self
-                .digits()?
-                .parse()
-                .map_err(|_| "bad loop index".to_string())?;
+            let depth: u8 = self.digits()?.parse().map_err(|_| "bad loop index".to_string())?;
             if strides.iter().any(|&(d, _)| d == depth) {
                 return Err(format!("i{depth} appears twice in one address"));
             }
             let stride = if negative { -magnitude } else { magnitude };
-            strides.push((
-                depth,
-                i32::try_from(stride)
-                    .map_err(|_| format!("stride {stride} does not fit 32 bits"))?,
-            ));
+            strides.push((depth, i32::try_from(stride).map_err(|_| format!("stride {stride} does not fit 32 bits"))?));
         }
         Ok(Addr { base, strides })
     }
@@ -298,31 +268,21 @@ impl<'a> Cursor<'a> {
         let cols = self.u32()?;
         self.expect("/")?;
         let stride = self.u32()?;
-        Ok(Block {
-            addr,
-            rows,
-            cols,
-            stride,
-        })
+        Ok(Block { addr, rows, cols, stride })
     }
 
     fn part(&mut self) -> R<Part> {
         self.expect("part")?;
         self.expect("=")?;
         let w = self.word()?;
-        Part::ALL
-            .into_iter()
-            .find(|p| p.name() == w)
-            .ok_or_else(|| format!("unknown part '{w}' (hi, mid or lo)"))
+        Part::ALL.into_iter().find(|p| p.name() == w).ok_or_else(|| format!("unknown part '{w}' (hi, mid or lo)"))
     }
 
     fn operand(&mut self) -> R<Operand> {
         self.skip_ws();
-        for (kind, make) in [
-            ("splat", Operand::Splat as fn(Addr) -> Operand),
-            ("row", Operand::Row),
-            ("col", Operand::Col),
-        ] {
+        for (kind, make) in
+            [("splat", Operand::Splat as fn(Addr) -> Operand), ("row", Operand::Row), ("col", Operand::Col)]
+        {
             if self.rest.starts_with(kind) {
                 self.eat(kind);
                 return Ok(make(self.space("vmem")?));
@@ -336,9 +296,9 @@ impl<'a> Cursor<'a> {
             let bits = u32::from_str_radix(bits, 16).map_err(|_| format!("bad NaN bits '{w}'"))?;
             return Ok(Operand::Imm(f32::from_bits(bits)));
         }
-        w.parse::<f32>().map(Operand::Imm).map_err(|_| {
-            format!("expected an operand (vmem[..], splat vmem[..] or a number), got '{w}'")
-        })
+        w.parse::<f32>()
+            .map(Operand::Imm)
+            .map_err(|_| format!("expected an operand (vmem[..], splat vmem[..] or a number), got '{w}'"))
     }
 }
 
@@ -347,11 +307,7 @@ fn parse_instr(c: &mut Cursor) -> R<Instr> {
     let instr = match m {
         "dma.load" | "dma.store" => {
             let load = m == "dma.load";
-            let (from, to) = if load {
-                ("hbm", "vmem")
-            } else {
-                ("vmem", "hbm")
-            };
+            let (from, to) = if load { ("hbm", "vmem") } else { ("vmem", "hbm") };
             let src = c.block(from)?;
             c.expect("->")?;
             let dst = c.block(to)?;
@@ -366,17 +322,11 @@ fn parse_instr(c: &mut Cursor) -> R<Instr> {
         "wait" => {
             let sem = c.key("sem")?;
             let sem = u8::try_from(sem).map_err(|_| format!("semaphore {sem} is not below 256"))?;
-            Instr::Wait {
-                sem,
-                count: c.key("count")?,
-            }
+            Instr::Wait { sem, count: c.key("count")? }
         }
         "mxu.weights" => {
             let src = c.block("vmem")?;
-            Instr::MxuWeights {
-                src,
-                part: c.part()?,
-            }
+            Instr::MxuWeights { src, part: c.part()? }
         }
         "mxu.matmul" => {
             let src = c.block("vmem")?;
@@ -388,12 +338,7 @@ fn parse_instr(c: &mut Cursor) -> R<Instr> {
                 "set" => false,
                 w => return Err(format!("expected 'acc' or 'set', got '{w}'")),
             };
-            Instr::MxuMatmul {
-                src,
-                dst,
-                part,
-                accumulate,
-            }
+            Instr::MxuMatmul { src, dst, part, accumulate }
         }
         "loop" => {
             c.expect("i")?;
@@ -408,11 +353,7 @@ fn parse_instr(c: &mut Cursor) -> R<Instr> {
                 .ok_or_else(|| format!("unknown instruction '{m}'"))?;
             let src = c.block("vmem")?;
             c.expect("->")?;
-            Instr::Reduce {
-                op,
-                src,
-                dst: c.space("vmem")?,
-            }
+            Instr::Reduce { op, src, dst: c.space("vmem")? }
         }
         _ => {
             let op = m
@@ -427,12 +368,7 @@ fn parse_instr(c: &mut Cursor) -> R<Instr> {
                 Operand::Imm(0.0)
             };
             c.expect("->")?;
-            Instr::Vector {
-                op,
-                dst: c.block("vmem")?,
-                a,
-                b,
-            }
+            Instr::Vector { op, dst: c.block("vmem")?, a, b }
         }
     };
     c.end()?;
@@ -458,12 +394,7 @@ fn parse_buffer(c: &mut Cursor) -> R<Buffer> {
         return Err("a buffer's address cannot depend on a loop".into());
     }
     c.end()?;
-    Ok(Buffer {
-        name,
-        addr: addr.base,
-        shape,
-        elem: ElemType::F32,
-    })
+    Ok(Buffer { name, addr: addr.base, shape, elem: ElemType::F32 })
 }
 
 /// Parses assembly text into a program (the inverse of `Display`). Loop index names must be
@@ -471,10 +402,7 @@ fn parse_buffer(c: &mut Cursor) -> R<Buffer> {
 pub fn parse(text: &str) -> Result<Program, ParseError> {
     let mut program: Option<Program> = None;
     for (n, raw) in text.lines().enumerate() {
-        let err = |message: String| ParseError {
-            line: n + 1,
-            message,
-        };
+        let err = |message: String| ParseError { line: n + 1, message };
         let mut line = raw.split(';').next().unwrap_or("").trim();
         // Drop an instruction-index label.
         if let Some((label, rest)) = line.split_once(':') {
@@ -493,25 +421,14 @@ pub fn parse(text: &str) -> Result<Program, ParseError> {
             let name = c.word().map_err(&err)?.to_string();
             let hbm_words = c.key("hbm").map_err(&err)?;
             let vmem_words = c.key("vmem").map_err(&err)?;
-            c.expect("flops")
-                .and_then(|_| c.expect("="))
-                .map_err(&err)?;
+            c.expect("flops").and_then(|_| c.expect("=")).map_err(&err)?;
             let flops = c.u64().map_err(&err)?;
             c.end().map_err(&err)?;
-            program = Some(Program {
-                name,
-                instrs: vec![],
-                hbm_words,
-                vmem_words,
-                inputs: vec![],
-                outputs: vec![],
-                flops,
-            });
+            program =
+                Some(Program { name, instrs: vec![], hbm_words, vmem_words, inputs: vec![], outputs: vec![], flops });
             continue;
         }
-        let p = program
-            .as_mut()
-            .ok_or_else(|| err("expected 'program NAME hbm=.. vmem=.. flops=..' first".into()))?;
+        let p = program.as_mut().ok_or_else(|| err("expected 'program NAME hbm=.. vmem=.. flops=..' first".into()))?;
         if c.eat("input ") {
             p.inputs.push(parse_buffer(&mut c).map_err(&err)?);
         } else if c.eat("output ") {
@@ -520,8 +437,5 @@ pub fn parse(text: &str) -> Result<Program, ParseError> {
             p.instrs.push(parse_instr(&mut c).map_err(&err)?);
         }
     }
-    program.ok_or(ParseError {
-        line: 1,
-        message: "empty program: expected a 'program' header".into(),
-    })
+    program.ok_or(ParseError { line: 1, message: "empty program: expected a 'program' header".into() })
 }

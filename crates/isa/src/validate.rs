@@ -24,38 +24,22 @@ impl fmt::Display for IsaError {
 impl std::error::Error for IsaError {}
 
 fn at(index: usize, message: impl Into<String>) -> IsaError {
-    IsaError {
-        index: Some(index),
-        message: message.into(),
-    }
+    IsaError { index: Some(index), message: message.into() }
 }
 
 /// Checks that `addr` over every iteration of the open loops, plus `extent` words, stays
 /// within `size` words.
-fn check_range(
-    i: usize,
-    what: &str,
-    addr: &Addr,
-    extent: u64,
-    counts: &[u32],
-    size: u32,
-) -> Result<(), IsaError> {
+fn check_range(i: usize, what: &str, addr: &Addr, extent: u64, counts: &[u32], size: u32) -> Result<(), IsaError> {
     for &(depth, _) in &addr.strides {
         if depth as usize >= counts.len() {
-            return Err(at(
-                i,
-                format!("{what} address uses i{depth} outside a loop of that depth"),
-            ));
+            return Err(at(i, format!("{what} address uses i{depth} outside a loop of that depth")));
         }
     }
     let (lo, hi) = addr.range(counts).expect("depths checked above");
     if extent > 0 && (lo < 0 || hi as i128 + extent as i128 > size as i128) {
         return Err(at(
             i,
-            format!(
-                "{what} (words {lo}..{}) is outside its memory of {size} words",
-                hi as i128 + extent as i128
-            ),
+            format!("{what} (words {lo}..{}) is outside its memory of {size} words", hi as i128 + extent as i128),
         ));
     }
     Ok(())
@@ -63,13 +47,7 @@ fn check_range(
 
 fn check_block(i: usize, what: &str, b: &Block, counts: &[u32], size: u32) -> Result<(), IsaError> {
     if b.rows > 1 && b.stride < b.cols {
-        return Err(at(
-            i,
-            format!(
-                "{what} rows overlap: stride {} is less than {} columns",
-                b.stride, b.cols
-            ),
-        ));
+        return Err(at(i, format!("{what} rows overlap: stride {} is less than {} columns", b.stride, b.cols)));
     }
     check_range(i, what, &b.addr, b.extent(), counts, size)
 }
@@ -89,10 +67,7 @@ pub fn validate(program: &Program) -> Result<(), IsaError> {
                 if (src.rows, src.cols) != (dst.rows, dst.cols) {
                     return Err(at(
                         i,
-                        format!(
-                            "DMA source is {}x{} but destination is {}x{}",
-                            src.rows, src.cols, dst.rows, dst.cols
-                        ),
+                        format!("DMA source is {}x{} but destination is {}x{}", src.rows, src.cols, dst.rows, dst.cols),
                     ));
                 }
             }
@@ -104,8 +79,7 @@ pub fn validate(program: &Program) -> Result<(), IsaError> {
             Instr::MxuMatmul { src, dst, .. } => {
                 check_block(i, "activations", src, &counts, vmem)?;
                 check_block(i, "result", dst, &counts, vmem)?;
-                let (k, n) =
-                    weights.ok_or_else(|| at(i, "matmul before any weights were loaded"))?;
+                let (k, n) = weights.ok_or_else(|| at(i, "matmul before any weights were loaded"))?;
                 if src.cols != k || dst.cols != n || dst.rows != src.rows {
                     return Err(at(
                         i,
@@ -121,14 +95,7 @@ pub fn validate(program: &Program) -> Result<(), IsaError> {
                 let operands = if op.arity() == 2 { vec![a, b] } else { vec![a] };
                 for o in operands {
                     if let Some(x) = o.addr() {
-                        check_range(
-                            i,
-                            "vector operand",
-                            x,
-                            o.extent(dst.rows, dst.cols, dst.stride),
-                            &counts,
-                            vmem,
-                        )?;
+                        check_range(i, "vector operand", x, o.extent(dst.rows, dst.cols, dst.stride), &counts, vmem)?;
                     }
                 }
             }
@@ -150,10 +117,7 @@ pub fn validate(program: &Program) -> Result<(), IsaError> {
         }
     }
     if !counts.is_empty() {
-        return Err(IsaError {
-            index: None,
-            message: format!("{} loop(s) not closed by end", counts.len()),
-        });
+        return Err(IsaError { index: None, message: format!("{} loop(s) not closed by end", counts.len()) });
     }
     check_waits(program)
 }
@@ -164,13 +128,16 @@ fn check_waits(program: &Program) -> Result<(), IsaError> {
     let mut available = [0u64; 256];
     for (i, op) in program.ops() {
         match op {
-            Instr::DmaLoad { sem, .. } | Instr::DmaStore { sem, .. } => {
-                available[sem as usize] += 1
-            }
+            Instr::DmaLoad { sem, .. } | Instr::DmaStore { sem, .. } => available[sem as usize] += 1,
             Instr::Wait { sem, count } => {
                 let have = available[sem as usize];
                 if have < count as u64 {
-                    return Err(at(i, format!("waits for {count} signals of semaphore {sem}, but the DMAs before it give only {have}")));
+                    return Err(at(
+                        i,
+                        format!(
+                            "waits for {count} signals of semaphore {sem}, but the DMAs before it give only {have}"
+                        ),
+                    ));
                 }
                 available[sem as usize] -= count as u64;
             }

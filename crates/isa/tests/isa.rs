@@ -2,34 +2,23 @@
 //! loop unrolling, and the validator's errors.
 
 use expect_test::expect;
-use isa::{
-    binary, text, validate, Addr, Block, Buffer, ElemType, Instr, Operand, Part, Program, VectorOp,
-};
+use isa::{binary, text, validate, Addr, Block, Buffer, ElemType, Instr, Operand, Part, Program, VectorOp};
 use proptest::prelude::*;
 
 fn addr(depth: usize) -> impl Strategy<Value = Addr> {
-    (any::<u32>(), proptest::collection::vec(any::<i32>(), depth)).prop_map(|(base, strides)| {
-        Addr {
-            base,
-            strides: strides
-                .into_iter()
-                .enumerate()
-                .filter(|(_, s)| *s != 0)
-                .map(|(d, s)| (d as u8, s))
-                .collect(),
-        }
+    (any::<u32>(), proptest::collection::vec(any::<i32>(), depth)).prop_map(|(base, strides)| Addr {
+        base,
+        strides: strides.into_iter().enumerate().filter(|(_, s)| *s != 0).map(|(d, s)| (d as u8, s)).collect(),
     })
 }
 
 fn block(depth: usize) -> impl Strategy<Value = Block> {
-    (addr(depth), any::<u32>(), any::<u32>(), any::<u32>()).prop_map(
-        |(addr, rows, cols, stride)| Block {
-            addr,
-            rows,
-            cols,
-            stride,
-        },
-    )
+    (addr(depth), any::<u32>(), any::<u32>(), any::<u32>()).prop_map(|(addr, rows, cols, stride)| Block {
+        addr,
+        rows,
+        cols,
+        stride,
+    })
 }
 
 fn operand(depth: usize) -> impl Strategy<Value = Operand> {
@@ -48,38 +37,20 @@ fn flat_instr(depth: usize) -> impl Strategy<Value = Instr> {
     let op = proptest::sample::select(VectorOp::ALL.to_vec());
     let reduce = proptest::sample::select(isa::ReduceOp::ALL.to_vec());
     prop_oneof![
-        (reduce, block(depth), addr(depth)).prop_map(|(op, src, dst)| Instr::Reduce {
-            op,
-            src,
-            dst
-        }),
-        (block(depth), block(depth), any::<u8>()).prop_map(|(src, dst, sem)| Instr::DmaLoad {
-            src,
-            dst,
-            sem
-        }),
-        (block(depth), block(depth), any::<u8>()).prop_map(|(src, dst, sem)| Instr::DmaStore {
-            src,
-            dst,
-            sem
-        }),
+        (reduce, block(depth), addr(depth)).prop_map(|(op, src, dst)| Instr::Reduce { op, src, dst }),
+        (block(depth), block(depth), any::<u8>()).prop_map(|(src, dst, sem)| Instr::DmaLoad { src, dst, sem }),
+        (block(depth), block(depth), any::<u8>()).prop_map(|(src, dst, sem)| Instr::DmaStore { src, dst, sem }),
         (any::<u8>(), any::<u32>()).prop_map(|(sem, count)| Instr::Wait { sem, count }),
         (block(depth), part.clone()).prop_map(|(src, part)| Instr::MxuWeights { src, part }),
-        (block(depth), block(depth), part, any::<bool>()).prop_map(
-            |(src, dst, part, accumulate)| Instr::MxuMatmul {
-                src,
-                dst,
-                part,
-                accumulate
-            }
-        ),
+        (block(depth), block(depth), part, any::<bool>()).prop_map(|(src, dst, part, accumulate)| Instr::MxuMatmul {
+            src,
+            dst,
+            part,
+            accumulate
+        }),
         (op, block(depth), operand(depth), operand(depth)).prop_map(|(op, dst, a, b)| {
             // A unary op's second operand is not part of its text.
-            let b = if op.arity() == 1 {
-                Operand::Imm(0.0)
-            } else {
-                b
-            };
+            let b = if op.arity() == 1 { Operand::Imm(0.0) } else { b };
             Instr::Vector { op, dst, a, b }
         }),
     ]
@@ -106,12 +77,7 @@ fn program() -> impl Strategy<Value = Program> {
             instrs.extend(inner);
             instrs.push(Instr::End);
             instrs.push(Instr::End);
-            let buffer = |n: &str, a| Buffer {
-                name: n.into(),
-                addr: a,
-                shape: shape.clone(),
-                elem: ElemType::F32,
-            };
+            let buffer = |n: &str, a| Buffer { name: n.into(), addr: a, shape: shape.clone(), elem: ElemType::F32 };
             Program {
                 name,
                 instrs,
@@ -199,37 +165,30 @@ fn invalid(src: &str) -> String {
 
 #[test]
 fn the_validator_names_the_instruction() {
-    expect!["instruction 1: source (words 0..116) is outside its memory of 100 words"].assert_eq(
-        &invalid("loop i0 4\ndma.load hbm[0+32*i0] 2x10/10 -> vmem[0] 2x10/10 sem=0\nend"),
-    );
-    expect!["instruction 0: matmul before any weights were loaded"].assert_eq(&invalid(
-        "mxu.matmul vmem[0] 2x2/2 -> vmem[4] 2x2/2 part=hi set",
-    ));
+    expect!["instruction 1: source (words 0..116) is outside its memory of 100 words"]
+        .assert_eq(&invalid("loop i0 4\ndma.load hbm[0+32*i0] 2x10/10 -> vmem[0] 2x10/10 sem=0\nend"));
+    expect!["instruction 0: matmul before any weights were loaded"]
+        .assert_eq(&invalid("mxu.matmul vmem[0] 2x2/2 -> vmem[4] 2x2/2 part=hi set"));
     expect!["instruction 1: matmul of 2x3 activations into a 2x2 result does not fit the loaded 2x2 weights"]
-        .assert_eq(&invalid("mxu.weights vmem[0] 2x2/2 part=hi\nmxu.matmul vmem[0] 2x3/3 -> vmem[8] 2x2/2 part=hi set"));
-    expect![
-        "instruction 1: waits for 2 signals of semaphore 0, but the DMAs before it give only 1"
-    ]
-    .assert_eq(&invalid(
-        "dma.load hbm[0] 1x1/1 -> vmem[0] 1x1/1 sem=0\nwait sem=0 count=2",
-    ));
+        .assert_eq(&invalid(
+            "mxu.weights vmem[0] 2x2/2 part=hi\nmxu.matmul vmem[0] 2x3/3 -> vmem[8] 2x2/2 part=hi set",
+        ));
+    expect!["instruction 1: waits for 2 signals of semaphore 0, but the DMAs before it give only 1"]
+        .assert_eq(&invalid("dma.load hbm[0] 1x1/1 -> vmem[0] 1x1/1 sem=0\nwait sem=0 count=2"));
     expect!["instruction 0: end without a loop"].assert_eq(&invalid("end"));
     expect!["1 loop(s) not closed by end"].assert_eq(&invalid("loop i0 2"));
     expect!["instruction 0: vector destination address uses i0 outside a loop of that depth"]
         .assert_eq(&invalid("v.neg vmem[0] -> vmem[0+1*i0] 1x1/1"));
-    expect!["instruction 4: loops nest deeper than 4"].assert_eq(&invalid(
-        "loop i0 1\nloop i1 1\nloop i2 1\nloop i3 1\nloop i4 1\nend\nend\nend\nend\nend",
-    ));
+    expect!["instruction 4: loops nest deeper than 4"]
+        .assert_eq(&invalid("loop i0 1\nloop i1 1\nloop i2 1\nloop i3 1\nloop i4 1\nend\nend\nend\nend\nend"));
 }
 
 #[test]
 fn assembly_errors_name_the_line() {
-    let e = text::parse("program p hbm=1 vmem=1 flops=0\nv.add vmem[0], vmem[1] -> vmem[2]\n")
-        .unwrap_err();
+    let e = text::parse("program p hbm=1 vmem=1 flops=0\nv.add vmem[0], vmem[1] -> vmem[2]\n").unwrap_err();
     expect!["line 2: expected a number at the end of the line"].assert_eq(&e.to_string());
     let e = text::parse("program p hbm=1 vmem=1 flops=0\nmxu.fly vmem[0]\n").unwrap_err();
     expect!["line 2: unknown instruction 'mxu.fly'"].assert_eq(&e.to_string());
     let e = binary::decode(b"TPUP\x01\x01\x00\x00\x00").unwrap_err();
-    expect!["byte 9: count 1 is larger than the rest of the input allows"]
-        .assert_eq(&e.to_string());
+    expect!["byte 9: count 1 is larger than the rest of the input allows"].assert_eq(&e.to_string());
 }

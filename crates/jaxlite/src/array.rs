@@ -14,11 +14,7 @@ pub struct Aval {
 
 impl Aval {
     pub fn new(shape: Vec<usize>, dtype: DType) -> Aval {
-        Aval {
-            shape,
-            dtype,
-            weak_type: false,
-        }
+        Aval { shape, dtype, weak_type: false }
     }
 
     pub fn size(&self) -> usize {
@@ -80,10 +76,7 @@ impl Array {
     /// Builds an array; `data` must hold exactly `shape.product()` elements.
     pub fn new(shape: Vec<usize>, data: Data) -> Array {
         debug_assert_eq!(shape.iter().product::<usize>(), data.len());
-        Array {
-            aval: Aval::new(shape, data.dtype()),
-            data,
-        }
+        Array { aval: Aval::new(shape, data.dtype()), data }
     }
 
     pub fn from_f32(shape: Vec<usize>, values: Vec<f32>) -> Array {
@@ -145,12 +138,7 @@ impl Array {
                 Data::F32(v) => Data::F32(v.clone()),
                 _ => Data::F32(f.iter().map(|&x| x as f32).collect()),
             },
-            DType::BF16 => Data::BF16(
-                self.to_f32_vec()
-                    .iter()
-                    .map(|&x| bf16::from_f32(x))
-                    .collect(),
-            ),
+            DType::BF16 => Data::BF16(self.to_f32_vec().iter().map(|&x| bf16::from_f32(x)).collect()),
             DType::I32 => match &self.data {
                 Data::I32(v) => Data::I32(v.clone()),
                 _ => Data::I32(f.iter().map(|&x| x as i32).collect()),

@@ -102,37 +102,16 @@ mod tests {
 
     #[test]
     fn weak_scalars_defer_to_arrays() {
-        assert_eq!(
-            promote(DType::BF16, false, DType::F32, true),
-            (DType::BF16, false)
-        );
-        assert_eq!(
-            promote(DType::I32, false, DType::F32, true),
-            (DType::F32, false)
-        );
-        assert_eq!(
-            promote(DType::F32, true, DType::I32, false),
-            (DType::F32, false)
-        );
-        assert_eq!(
-            promote(DType::Bool, false, DType::I32, true),
-            (DType::I32, false)
-        );
+        assert_eq!(promote(DType::BF16, false, DType::F32, true), (DType::BF16, false));
+        assert_eq!(promote(DType::I32, false, DType::F32, true), (DType::F32, false));
+        assert_eq!(promote(DType::F32, true, DType::I32, false), (DType::F32, false));
+        assert_eq!(promote(DType::Bool, false, DType::I32, true), (DType::I32, false));
     }
 
     #[test]
     fn strong_types_widen() {
-        assert_eq!(
-            promote(DType::BF16, false, DType::F32, false),
-            (DType::F32, false)
-        );
-        assert_eq!(
-            promote(DType::I32, false, DType::BF16, false),
-            (DType::BF16, false)
-        );
-        assert_eq!(
-            promote(DType::F32, true, DType::F32, true),
-            (DType::F32, true)
-        );
+        assert_eq!(promote(DType::BF16, false, DType::F32, false), (DType::F32, false));
+        assert_eq!(promote(DType::I32, false, DType::BF16, false), (DType::BF16, false));
+        assert_eq!(promote(DType::F32, true, DType::F32, true), (DType::F32, true));
     }
 }

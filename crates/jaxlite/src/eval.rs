@@ -11,18 +11,10 @@ use half::bf16;
 use std::collections::HashMap;
 
 /// Evaluates `jaxpr` on `args` (constants first, then arguments).
-pub fn eval_jaxpr(
-    jaxpr: &Jaxpr,
-    args: &[Array],
-    default_precision: Precision,
-) -> Result<Vec<Array>, JaxError> {
+pub fn eval_jaxpr(jaxpr: &Jaxpr, args: &[Array], default_precision: Precision) -> Result<Vec<Array>, JaxError> {
     let inputs: Vec<Var> = jaxpr.all_inputs().collect();
     if inputs.len() != args.len() {
-        return Err(JaxError(format!(
-            "expected {} inputs, got {}",
-            inputs.len(),
-            args.len()
-        )));
+        return Err(JaxError(format!("expected {} inputs, got {}", inputs.len(), args.len())));
     }
     let mut env: HashMap<Var, Array> = inputs.into_iter().zip(args.iter().cloned()).collect();
     let read = |env: &HashMap<Var, Array>, atom: &Atom| -> Array {
@@ -52,20 +44,11 @@ pub(crate) fn literal_array(value: f64, aval: &Aval) -> Array {
 }
 
 /// Applies one primitive to concrete arrays.
-pub fn apply(
-    prim: &Primitive,
-    ins: &[Array],
-    default_precision: Precision,
-) -> Result<Array, JaxError> {
+pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> Result<Array, JaxError> {
     let avals: Vec<Aval> = ins.iter().map(|a| a.aval.clone()).collect();
     let out_aval = prim.abstract_eval(&avals)?.remove(0);
-    if let Primitive::Iota {
-        shape, dimension, ..
-    } = prim
-    {
-        let values: Vec<f64> = (0..out_aval.size())
-            .map(|i| unravel(i, shape)[*dimension] as f64)
-            .collect();
+    if let Primitive::Iota { shape, dimension, .. } = prim {
+        let values: Vec<f64> = (0..out_aval.size()).map(|i| unravel(i, shape)[*dimension] as f64).collect();
         return Ok(from_f64(&out_aval, &values));
     }
     let x = &ins[0];
@@ -77,9 +60,7 @@ pub fn apply(
             if float {
                 f.iter().map(|&v| unary_f32(*op, v as f32) as f64).collect()
             } else {
-                f.iter()
-                    .map(|&v| unary_int(*op, v as i64, x.dtype()) as f64)
-                    .collect()
+                f.iter().map(|&v| unary_int(*op, v as i64, x.dtype()) as f64).collect()
             }
         }
         Primitive::Binary(_) | Primitive::Compare(_) => {
@@ -90,9 +71,7 @@ pub fn apply(
                     let (p, q) = (at(&a, i), at(&b, i));
                     match prim {
                         Primitive::Compare(op) => op.holds(p, q) as i32 as f64,
-                        Primitive::Binary(op) if float => {
-                            binary_f32(*op, p as f32, q as f32) as f64
-                        }
+                        Primitive::Binary(op) if float => binary_f32(*op, p as f32, q as f32) as f64,
                         Primitive::Binary(op) => binary_int(*op, p as i64, q as i64) as f64,
                         _ => 0.0,
                     }
@@ -121,23 +100,14 @@ pub fn apply(
                 }
             })
             .collect(),
-        Primitive::DotGeneral {
-            dims, precision, ..
-        } => dot_general(
-            x,
-            &ins[1],
-            dims,
-            precision.unwrap_or(default_precision),
-            &out_aval.shape,
-        ),
+        Primitive::DotGeneral { dims, precision, .. } => {
+            dot_general(x, &ins[1], dims, precision.unwrap_or(default_precision), &out_aval.shape)
+        }
         Primitive::Reshape { .. }
         | Primitive::ConvertElementType { .. }
         | Primitive::Squeeze { .. }
         | Primitive::StopGradient => x.to_f64_vec(),
-        Primitive::BroadcastInDim {
-            shape,
-            broadcast_dimensions,
-        } => {
+        Primitive::BroadcastInDim { shape, broadcast_dimensions } => {
             let f = x.to_f64_vec();
             let in_strides = strides(x.shape());
             (0..out_aval.size())
@@ -146,13 +116,7 @@ pub fn apply(
                     let src: usize = broadcast_dimensions
                         .iter()
                         .enumerate()
-                        .map(|(k, &d)| {
-                            if x.shape()[k] == 1 {
-                                0
-                            } else {
-                                idx[d] * in_strides[k]
-                            }
-                        })
+                        .map(|(k, &d)| if x.shape()[k] == 1 { 0 } else { idx[d] * in_strides[k] })
                         .sum();
                     f[src]
                 })
@@ -164,18 +128,12 @@ pub fn apply(
             (0..x.size())
                 .map(|i| {
                     let idx = unravel(i, &out_aval.shape);
-                    permutation
-                        .iter()
-                        .enumerate()
-                        .map(|(k, &p)| idx[k] * in_strides[p])
-                        .sum::<usize>()
+                    permutation.iter().enumerate().map(|(k, &p)| idx[k] * in_strides[p]).sum::<usize>()
                 })
                 .map(|src| f[src])
                 .collect()
         }
-        Primitive::ReduceSum { axes }
-        | Primitive::ReduceMax { axes }
-        | Primitive::ReduceMin { axes } => {
+        Primitive::ReduceSum { axes } | Primitive::ReduceMax { axes } | Primitive::ReduceMin { axes } => {
             let f = x.to_f64_vec();
             let init = match prim {
                 Primitive::ReduceMax { .. } => f64::NEG_INFINITY,
@@ -187,11 +145,7 @@ pub fn apply(
             let out_strides = strides(&out_aval.shape);
             for (i, &v) in f.iter().enumerate() {
                 let idx = unravel(i, x.shape());
-                let o: usize = kept
-                    .iter()
-                    .enumerate()
-                    .map(|(k, &a)| idx[a] * out_strides[k])
-                    .sum();
+                let o: usize = kept.iter().enumerate().map(|(k, &a)| idx[a] * out_strides[k]).sum();
                 acc[o] = match prim {
                     // NaN propagates through max and min, as in XLA.
                     Primitive::ReduceMax { .. } if v.is_nan() || acc[o].is_nan() => f64::NAN,
@@ -279,11 +233,7 @@ pub fn apply(
             }
             out
         }
-        Primitive::Slice {
-            start_indices,
-            strides: steps,
-            ..
-        } => {
+        Primitive::Slice { start_indices, strides: steps, .. } => {
             let f = x.to_f64_vec();
             let in_strides = strides(x.shape());
             (0..out_aval.size())
@@ -306,9 +256,7 @@ pub fn apply(
             (0..out_aval.size())
                 .map(|i| {
                     let idx = unravel(i, slice_sizes);
-                    f[(0..idx.len())
-                        .map(|d| (starts[d] + idx[d]) * in_strides[d])
-                        .sum::<usize>()]
+                    f[(0..idx.len()).map(|d| (starts[d] + idx[d]) * in_strides[d]).sum::<usize>()]
                 })
                 .collect()
         }
@@ -319,9 +267,7 @@ pub fn apply(
             let in_strides = strides(x.shape());
             for (i, v) in update.to_f64_vec().into_iter().enumerate() {
                 let idx = unravel(i, update.shape());
-                let o: usize = (0..idx.len())
-                    .map(|d| (starts[d] + idx[d]) * in_strides[d])
-                    .sum();
+                let o: usize = (0..idx.len()).map(|d| (starts[d] + idx[d]) * in_strides[d]).sum();
                 f[o] = v;
             }
             f
@@ -544,33 +490,19 @@ pub fn precision_passes(p: Precision) -> &'static [(usize, usize)] {
     }
 }
 
-fn dot_general(
-    x: &Array,
-    y: &Array,
-    dims: &DotDims,
-    precision: Precision,
-    out_shape: &[usize],
-) -> Vec<f64> {
+fn dot_general(x: &Array, y: &Array, dims: &DotDims, precision: Precision, out_shape: &[usize]) -> Vec<f64> {
     let float = x.dtype().is_float();
     let (xf, yf) = (x.to_f32_vec(), y.to_f32_vec());
     let (xs, ys) = (strides(x.shape()), strides(y.shape()));
     let free = |a: &Array, c: &[usize], b: &[usize]| -> Vec<usize> {
-        (0..a.shape().len())
-            .filter(|d| !c.contains(d) && !b.contains(d))
-            .collect()
+        (0..a.shape().len()).filter(|d| !c.contains(d) && !b.contains(d)).collect()
     };
-    let (xfree, yfree) = (
-        free(x, &dims.lhs_contracting, &dims.lhs_batch),
-        free(y, &dims.rhs_contracting, &dims.rhs_batch),
-    );
+    let (xfree, yfree) =
+        (free(x, &dims.lhs_contracting, &dims.lhs_batch), free(y, &dims.rhs_contracting, &dims.rhs_batch));
     let contract_shape: Vec<usize> = dims.lhs_contracting.iter().map(|&d| x.shape()[d]).collect();
     let k_total: usize = contract_shape.iter().product();
     let nb = dims.lhs_batch.len();
-    let passes = if float && x.dtype() == DType::F32 {
-        precision_passes(precision)
-    } else {
-        &[(0, 0)]
-    };
+    let passes = if float && x.dtype() == DType::F32 { precision_passes(precision) } else { &[(0, 0)] };
     let parts = passes.iter().map(|&(a, b)| a.max(b) + 1).max().unwrap_or(1);
     let out_size: usize = out_shape.iter().product();
     (0..out_size)
@@ -590,20 +522,8 @@ fn dot_general(
             }
             let pairs = (0..k_total).map(|kk| {
                 let kidx = unravel(kk, &contract_shape);
-                let xi = xo
-                    + dims
-                        .lhs_contracting
-                        .iter()
-                        .zip(&kidx)
-                        .map(|(&d, &j)| j * xs[d])
-                        .sum::<usize>();
-                let yi = yo
-                    + dims
-                        .rhs_contracting
-                        .iter()
-                        .zip(&kidx)
-                        .map(|(&d, &j)| j * ys[d])
-                        .sum::<usize>();
+                let xi = xo + dims.lhs_contracting.iter().zip(&kidx).map(|(&d, &j)| j * xs[d]).sum::<usize>();
+                let yi = yo + dims.rhs_contracting.iter().zip(&kidx).map(|(&d, &j)| j * ys[d]).sum::<usize>();
                 (xf[xi], yf[yi])
             });
             if !float {

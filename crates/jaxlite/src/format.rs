@@ -18,15 +18,7 @@ pub fn format_array(a: &Array) -> String {
     let shown = shown_indices(a.shape(), summarise);
     let formatter = ElementFormatter::new(a, &shown);
     let mut out = String::new();
-    recurse(
-        a,
-        &formatter,
-        &mut Vec::new(),
-        " ",
-        LINE_WIDTH,
-        summarise,
-        &mut out,
-    );
+    recurse(a, &formatter, &mut Vec::new(), " ", LINE_WIDTH, summarise, &mut out);
     out
 }
 
@@ -65,11 +57,7 @@ pub fn float_repr(x: f32) -> String {
 /// Rewrites Rust's `1.5e-5` as NumPy's `1.5e-05`; with `frac_digits`, pads the mantissa.
 fn sci_numpy(rust: &str, frac_digits: Option<usize>) -> String {
     let (mant, exp) = rust.split_once('e').unwrap_or((rust, "0"));
-    let (sign, digits) = if let Some(d) = exp.strip_prefix('-') {
-        ('-', d)
-    } else {
-        ('+', exp)
-    };
+    let (sign, digits) = if let Some(d) = exp.strip_prefix('-') { ('-', d) } else { ('+', exp) };
     let mut mant = mant.to_string();
     if let Some(n) = frac_digits {
         if !mant.contains('.') {
@@ -121,25 +109,15 @@ fn positional(x: f32) -> (String, String) {
         }
         _ => s,
     };
-    let (int, frac) = s
-        .split_once('.')
-        .map_or((s.clone(), String::new()), |(i, f)| {
-            (i.to_string(), f.to_string())
-        });
-    let int = if x.is_sign_negative() {
-        format!("-{int}")
-    } else {
-        int
-    };
+    let (int, frac) = s.split_once('.').map_or((s.clone(), String::new()), |(i, f)| (i.to_string(), f.to_string()));
+    let int = if x.is_sign_negative() { format!("-{int}") } else { int };
     (int, frac)
 }
 
 /// Shortest scientific digits of `x` with at most `PRECISION` fractional digits.
 fn scientific(x: f32) -> (String, String) {
     let s = format!("{:e}", x);
-    let (mant, exp) = s
-        .split_once('e')
-        .expect("Rust's {:e} always has an exponent");
+    let (mant, exp) = s.split_once('e').expect("Rust's {:e} always has an exponent");
     let mant = match mant.split_once('.') {
         Some((_, frac)) if frac.len() > PRECISION => {
             let r = format!("{:.*e}", PRECISION, x);
@@ -168,31 +146,12 @@ impl ElementFormatter {
             // NumPy pads every boolean to the width of "False", even when all are True.
             let width = match dtype {
                 DType::Bool => 5,
-                _ => values
-                    .iter()
-                    .map(|&v| (v as i64).to_string().len())
-                    .max()
-                    .unwrap_or(0),
+                _ => values.iter().map(|&v| (v as i64).to_string().len()).max().unwrap_or(0),
             };
-            return ElementFormatter {
-                dtype,
-                float_mode: FloatMode::Positional {
-                    pad_left: 0,
-                    pad_right: 0,
-                },
-                width,
-            };
+            return ElementFormatter { dtype, float_mode: FloatMode::Positional { pad_left: 0, pad_right: 0 }, width };
         }
-        let finite: Vec<f32> = values
-            .iter()
-            .map(|&v| v as f32)
-            .filter(|v| v.is_finite())
-            .collect();
-        let nonzero: Vec<f32> = finite
-            .iter()
-            .map(|v| v.abs())
-            .filter(|&v| v != 0.0)
-            .collect();
+        let finite: Vec<f32> = values.iter().map(|&v| v as f32).filter(|v| v.is_finite()).collect();
+        let nonzero: Vec<f32> = finite.iter().map(|v| v.abs()).filter(|&v| v != 0.0).collect();
         let exp_format = if nonzero.is_empty() {
             false
         } else {
@@ -201,78 +160,43 @@ impl ElementFormatter {
             max >= 1e8 || min < 1e-4 || max / min > 1e3
         };
         let mut float_mode = if finite.is_empty() {
-            FloatMode::Positional {
-                pad_left: 0,
-                pad_right: 0,
-            }
+            FloatMode::Positional { pad_left: 0, pad_right: 0 }
         } else if exp_format {
             let parts: Vec<(String, String)> = finite.iter().map(|&v| scientific(v)).collect();
-            let frac_digits = parts
-                .iter()
-                .map(|(m, _)| m.split_once('.').map_or(0, |(_, f)| f.len()))
-                .max()
-                .unwrap_or(0);
-            let pad_left = parts
-                .iter()
-                .map(|(m, _)| m.split_once('.').map_or(m.len(), |(i, _)| i.len()))
-                .max()
-                .unwrap_or(1);
-            FloatMode::Scientific {
-                frac_digits,
-                pad_left,
-            }
+            let frac_digits =
+                parts.iter().map(|(m, _)| m.split_once('.').map_or(0, |(_, f)| f.len())).max().unwrap_or(0);
+            let pad_left =
+                parts.iter().map(|(m, _)| m.split_once('.').map_or(m.len(), |(i, _)| i.len())).max().unwrap_or(1);
+            FloatMode::Scientific { frac_digits, pad_left }
         } else {
             let parts: Vec<(String, String)> = finite.iter().map(|&v| positional(v)).collect();
             let pad_left = parts.iter().map(|(i, _)| i.len()).max().unwrap_or(0);
             let pad_right = parts.iter().map(|(_, f)| f.len()).max().unwrap_or(0);
-            FloatMode::Positional {
-                pad_left,
-                pad_right,
-            }
+            FloatMode::Positional { pad_left, pad_right }
         };
         let has_nonfinite = finite.len() != values.len();
         let width = match &mut float_mode {
-            FloatMode::Positional {
-                pad_left,
-                pad_right,
-            } => {
+            FloatMode::Positional { pad_left, pad_right } => {
                 if has_nonfinite {
                     let neg_inf = values.contains(&f64::NEG_INFINITY) as usize;
                     let offset = *pad_right + 1;
-                    *pad_left = (*pad_left)
-                        .max(3usize.saturating_sub(offset))
-                        .max((3 + neg_inf).saturating_sub(offset));
+                    *pad_left =
+                        (*pad_left).max(3usize.saturating_sub(offset)).max((3 + neg_inf).saturating_sub(offset));
                 }
                 *pad_left + *pad_right + 1
             }
-            FloatMode::Scientific {
-                frac_digits,
-                pad_left,
-            } => {
-                let exp_size = finite
-                    .iter()
-                    .map(|&v| scientific(v).1.trim_start_matches('-').len().max(2))
-                    .max()
-                    .unwrap_or(2);
+            FloatMode::Scientific { frac_digits, pad_left } => {
+                let exp_size =
+                    finite.iter().map(|&v| scientific(v).1.trim_start_matches('-').len().max(2)).max().unwrap_or(2);
                 *pad_left + *frac_digits + exp_size + 3
             }
         };
-        ElementFormatter {
-            dtype,
-            float_mode,
-            width,
-        }
+        ElementFormatter { dtype, float_mode, width }
     }
 
     fn format(&self, v: f64) -> String {
         match self.dtype {
-            DType::Bool => {
-                return format!(
-                    "{:>w$}",
-                    if v != 0.0 { "True" } else { "False" },
-                    w = self.width
-                )
-            }
+            DType::Bool => return format!("{:>w$}", if v != 0.0 { "True" } else { "False" }, w = self.width),
             DType::I32 => return format!("{:>w$}", v as i64, w = self.width),
             _ => {}
         }
@@ -288,17 +212,11 @@ impl ElementFormatter {
             return format!("{s:>w$}", w = self.width);
         }
         match self.float_mode {
-            FloatMode::Positional {
-                pad_left,
-                pad_right,
-            } => {
+            FloatMode::Positional { pad_left, pad_right } => {
                 let (int, frac) = positional(x);
                 format!("{int:>pad_left$}.{frac:<pad_right$}")
             }
-            FloatMode::Scientific {
-                frac_digits,
-                pad_left,
-            } => {
+            FloatMode::Scientific { frac_digits, pad_left } => {
                 let (mant, exp) = scientific(x);
                 let s = sci_numpy(&format!("{mant}e{exp}"), Some(frac_digits));
                 let int_len = s.find('.').unwrap_or(0);
@@ -314,13 +232,7 @@ fn shown_values(a: &Array, shown: &[Vec<usize>]) -> Vec<f64> {
     let mut out = Vec::new();
     let mut idx = vec![0usize; shown.len()];
     loop {
-        out.push(
-            all[idx
-                .iter()
-                .enumerate()
-                .map(|(d, &i)| shown[d][i] * strides[d])
-                .sum::<usize>()],
-        );
+        out.push(all[idx.iter().enumerate().map(|(d, &i)| shown[d][i] * strides[d]).sum::<usize>()]);
         let mut d = shown.len();
         loop {
             if d == 0 {
@@ -363,11 +275,7 @@ fn recurse(
     let n = shape[axis];
     let show_summary = summarise && 2 * EDGE_ITEMS < n;
     let items: Vec<Option<usize>> = if show_summary {
-        (0..EDGE_ITEMS)
-            .map(Some)
-            .chain([None])
-            .chain((n - EDGE_ITEMS..n).map(Some))
-            .collect()
+        (0..EDGE_ITEMS).map(Some).chain([None]).chain((n - EDGE_ITEMS..n).map(Some)).collect()
     } else {
         (0..n).map(Some).collect()
     };
@@ -381,12 +289,7 @@ fn recurse(
         for (k, item) in items.iter().enumerate() {
             let word = match item {
                 Some(i) => {
-                    let flat: usize = index
-                        .iter()
-                        .enumerate()
-                        .map(|(d, &j)| j * strides[d])
-                        .sum::<usize>()
-                        + i;
+                    let flat: usize = index.iter().enumerate().map(|(d, &j)| j * strides[d]).sum::<usize>() + i;
                     f.format(all[flat])
                 }
                 None => "...".to_string(),
@@ -405,15 +308,7 @@ fn recurse(
                 Some(i) => {
                     index.push(*i);
                     let mut nested = String::new();
-                    recurse(
-                        a,
-                        f,
-                        index,
-                        &next_indent,
-                        next_width,
-                        summarise,
-                        &mut nested,
-                    );
+                    recurse(a, f, index, &next_indent, next_width, summarise, &mut nested);
                     index.pop();
                     s.push_str(&nested);
                 }
@@ -456,10 +351,7 @@ mod tests {
 
     #[test]
     fn non_finite_values() {
-        expect!["[ nan  inf -inf   1.]"].assert_eq(&f32s(
-            &[4],
-            &[f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1.0],
-        ));
+        expect!["[ nan  inf -inf   1.]"].assert_eq(&f32s(&[4], &[f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1.0]));
     }
 
     #[test]
@@ -474,24 +366,14 @@ mod tests {
     #[test]
     fn big_arrays_are_summarised() {
         let v: Vec<f32> = (0..2000).map(|i| i as f32).collect();
-        expect!["[0.000e+00 1.000e+00 2.000e+00 ... 1.997e+03 1.998e+03 1.999e+03]"]
-            .assert_eq(&f32s(&[2000], &v));
+        expect!["[0.000e+00 1.000e+00 2.000e+00 ... 1.997e+03 1.998e+03 1.999e+03]"].assert_eq(&f32s(&[2000], &v));
     }
 
     #[test]
     fn ints_bools_and_scalars() {
-        expect!["[ 1 -2 30]"].assert_eq(&format_array(&Array::new(
-            vec![3],
-            Data::I32(vec![1, -2, 30]),
-        )));
-        expect!["[ True  True]"].assert_eq(&format_array(&Array::new(
-            vec![2],
-            Data::Bool(vec![true, true]),
-        )));
-        expect!["[ True False]"].assert_eq(&format_array(&Array::new(
-            vec![2],
-            Data::Bool(vec![true, false]),
-        )));
+        expect!["[ 1 -2 30]"].assert_eq(&format_array(&Array::new(vec![3], Data::I32(vec![1, -2, 30]))));
+        expect!["[ True  True]"].assert_eq(&format_array(&Array::new(vec![2], Data::Bool(vec![true, true]))));
+        expect!["[ True False]"].assert_eq(&format_array(&Array::new(vec![2], Data::Bool(vec![true, false]))));
         expect!["2.0"].assert_eq(&f32s(&[], &[2.0]));
         expect!["0.1"].assert_eq(&f32s(&[], &[0.1]));
     }

@@ -92,22 +92,13 @@ impl fmt::Display for Jaxpr {
             let n = names.len();
             names.entry(v).or_insert_with(|| var_name(n)).clone()
         };
-        let binder =
-            |v: Var,
-             names: &mut HashMap<Var, String>,
-             name: &mut dyn FnMut(Var, &mut HashMap<Var, String>) -> String| {
-                format!("{}:{}", name(v, names), self.aval(v).short())
-            };
-        let consts: Vec<String> = self
-            .constvars
-            .iter()
-            .map(|&v| binder(v, &mut names, &mut name))
-            .collect();
-        let ins: Vec<String> = self
-            .invars
-            .iter()
-            .map(|&v| binder(v, &mut names, &mut name))
-            .collect();
+        let binder = |v: Var,
+                      names: &mut HashMap<Var, String>,
+                      name: &mut dyn FnMut(Var, &mut HashMap<Var, String>) -> String| {
+            format!("{}:{}", name(v, names), self.aval(v).short())
+        };
+        let consts: Vec<String> = self.constvars.iter().map(|&v| binder(v, &mut names, &mut name)).collect();
+        let ins: Vec<String> = self.invars.iter().map(|&v| binder(v, &mut names, &mut name)).collect();
         let mut out = format!("{{ lambda {}; {}. let\n", consts.join(" "), ins.join(" "));
         for eqn in &self.eqns {
             let inputs: Vec<String> = eqn
@@ -118,18 +109,8 @@ impl fmt::Display for Jaxpr {
                     Atom::Literal(l) => literal_text(l),
                 })
                 .collect();
-            let outs: Vec<String> = eqn
-                .outputs
-                .iter()
-                .map(|&v| binder(v, &mut names, &mut name))
-                .collect();
-            writeln!(
-                out,
-                "    {} = {} {}",
-                outs.join(" "),
-                eqn.prim,
-                inputs.join(" ")
-            )?;
+            let outs: Vec<String> = eqn.outputs.iter().map(|&v| binder(v, &mut names, &mut name)).collect();
+            writeln!(out, "    {} = {} {}", outs.join(" "), eqn.prim, inputs.join(" "))?;
         }
         let outs: Vec<String> = self
             .outvars

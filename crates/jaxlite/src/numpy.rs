@@ -18,17 +18,8 @@ pub async fn astype(ctx: &mut Context, x: &Tensor, dtype: DType) -> Result<Tenso
         return Ok(x.clone());
     }
     match x {
-        Tensor::Concrete(a) if !ctx.is_tracing() || a.aval.rank() == 0 => {
-            Ok(Tensor::from(a.astype(dtype)))
-        }
-        _ => {
-            bind1(
-                ctx,
-                Primitive::ConvertElementType { new_dtype: dtype },
-                std::slice::from_ref(x),
-            )
-            .await
-        }
+        Tensor::Concrete(a) if !ctx.is_tracing() || a.aval.rank() == 0 => Ok(Tensor::from(a.astype(dtype))),
+        _ => bind1(ctx, Primitive::ConvertElementType { new_dtype: dtype }, std::slice::from_ref(x)).await,
     }
 }
 
@@ -60,13 +51,7 @@ pub fn broadcast_shapes(op: &str, a: &[usize], b: &[usize]) -> Result<Vec<usize>
 pub fn shape_str(s: &[usize]) -> String {
     match s {
         [x] => format!("({x},)"),
-        _ => format!(
-            "({})",
-            s.iter()
-                .map(|d| d.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+        _ => format!("({})", s.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")),
     }
 }
 
@@ -84,22 +69,14 @@ pub async fn broadcast_to(ctx: &mut Context, x: &Tensor, shape: &[usize]) -> Res
         )));
     }
     let offset = shape.len() - xs.len();
-    let prim = Primitive::BroadcastInDim {
-        shape: shape.to_vec(),
-        broadcast_dimensions: (offset..shape.len()).collect(),
-    };
+    let prim =
+        Primitive::BroadcastInDim { shape: shape.to_vec(), broadcast_dimensions: (offset..shape.len()).collect() };
     bind1(ctx, prim, std::slice::from_ref(x)).await
 }
 
 /// Promotes two operands to a common dtype and broadcasts them to a common shape (rank-0
 /// operands stay scalars: the primitives broadcast those themselves).
-async fn promote_pair(
-    ctx: &mut Context,
-    name: &str,
-    a: &Tensor,
-    b: &Tensor,
-    dtype: DType,
-) -> Result<(Tensor, Tensor)> {
+async fn promote_pair(ctx: &mut Context, name: &str, a: &Tensor, b: &Tensor, dtype: DType) -> Result<(Tensor, Tensor)> {
     let (aa, ba) = (a.aval().clone(), b.aval().clone());
     let mut a = astype(ctx, a, dtype).await?;
     let mut b = astype(ctx, b, dtype).await?;
@@ -143,11 +120,7 @@ pub async fn where_(ctx: &mut Context, cond: &Tensor, x: &Tensor, y: &Tensor) ->
     let weak = x.aval().weak_type && y.aval().weak_type;
     let x = broadcast_to(ctx, &x, &shape).await?;
     let y = broadcast_to(ctx, &y, &shape).await?;
-    let cond = if cond.aval().rank() == 0 {
-        cond
-    } else {
-        broadcast_to(ctx, &cond, &shape).await?
-    };
+    let cond = if cond.aval().rank() == 0 { cond } else { broadcast_to(ctx, &cond, &shape).await? };
     let mut out = bind1(ctx, Primitive::SelectN, &[cond, y, x]).await?;
     if let (Tensor::Concrete(a), false) = (&out, weak) {
         let mut a = (**a).clone();
@@ -173,12 +146,7 @@ pub async fn apply(ctx: &mut Context, prim: Primitive, xs: &[Tensor]) -> Result<
 }
 
 /// `jnp.argmax` / `jnp.argmin` along `axis` (over the flattened array when `None`).
-pub async fn arg_reduce(
-    ctx: &mut Context,
-    x: &Tensor,
-    axis: Option<i64>,
-    is_max: bool,
-) -> Result<Tensor> {
+pub async fn arg_reduce(ctx: &mut Context, x: &Tensor, axis: Option<i64>, is_max: bool) -> Result<Tensor> {
     let (x, axis) = match axis {
         None => {
             let n = x.aval().size() as i64;
@@ -189,11 +157,7 @@ pub async fn arg_reduce(
             (x.clone(), axis)
         }
     };
-    let prim = Primitive::ArgReduce {
-        axis,
-        is_max,
-        index_dtype: DType::I32,
-    };
+    let prim = Primitive::ArgReduce { axis, is_max, index_dtype: DType::I32 };
     bind1(ctx, prim, &[x]).await
 }
 
@@ -212,26 +176,15 @@ pub async fn true_divide(ctx: &mut Context, a: &Tensor, b: &Tensor) -> Result<Te
 
 /// An elementwise unary op; integer inputs to float functions become float32 first.
 pub async fn unary(ctx: &mut Context, op: UnaryOp, x: &Tensor) -> Result<Tensor> {
-    let x = if op.needs_float() && !x.aval().dtype.is_float() {
-        astype(ctx, x, DType::F32).await?
-    } else {
-        x.clone()
-    };
+    let x = if op.needs_float() && !x.aval().dtype.is_float() { astype(ctx, x, DType::F32).await? } else { x.clone() };
     bind1(ctx, Primitive::Unary(op), &[x]).await
 }
 
 /// `a @ b` / `jnp.matmul` for 1-D and 2-D operands.
-pub async fn matmul(
-    ctx: &mut Context,
-    a: &Tensor,
-    b: &Tensor,
-    precision: Option<Precision>,
-) -> Result<Tensor> {
+pub async fn matmul(ctx: &mut Context, a: &Tensor, b: &Tensor, precision: Option<Precision>) -> Result<Tensor> {
     let (aa, ba) = (a.aval().clone(), b.aval().clone());
     if aa.rank() == 0 || ba.rank() == 0 {
-        return Err(JaxError(
-            "matmul: operands must have at least one dimension, got a scalar".into(),
-        ));
+        return Err(JaxError("matmul: operands must have at least one dimension, got a scalar".into()));
     }
     if aa.rank() > 2 || ba.rank() > 2 {
         return Err(JaxError(format!(
@@ -256,11 +209,7 @@ pub async fn matmul(
         lhs_batch: vec![],
         rhs_batch: vec![],
     };
-    let prim = Primitive::DotGeneral {
-        dims,
-        precision,
-        preferred_element_type: Some(dtype),
-    };
+    let prim = Primitive::DotGeneral { dims, precision, preferred_element_type: Some(dtype) };
     bind1(ctx, prim, &[a, b]).await
 }
 
@@ -273,53 +222,27 @@ pub async fn reshape(ctx: &mut Context, x: &Tensor, shape: &[i64]) -> Result<Ten
         JaxError(format!(
             "cannot reshape array of shape {} (size {size}) into shape ({})",
             shape_str(&x.aval().shape),
-            shape
-                .iter()
-                .map(|d| d.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
+            shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")
         ))
     };
-    if inferred > 1
-        || shape.iter().any(|&d| d < -1)
-        || (inferred == 1 && (known == 0 || size as i64 % known != 0))
-    {
+    if inferred > 1 || shape.iter().any(|&d| d < -1) || (inferred == 1 && (known == 0 || size as i64 % known != 0)) {
         return Err(bad());
     }
-    let new: Vec<usize> = shape
-        .iter()
-        .map(|&d| {
-            if d == -1 {
-                size / known as usize
-            } else {
-                d as usize
-            }
-        })
-        .collect();
+    let new: Vec<usize> = shape.iter().map(|&d| if d == -1 { size / known as usize } else { d as usize }).collect();
     if new.iter().product::<usize>() != size {
         return Err(bad());
     }
     if new == x.aval().shape {
         return Ok(x.clone());
     }
-    bind1(
-        ctx,
-        Primitive::Reshape { new_sizes: new },
-        std::slice::from_ref(x),
-    )
-    .await
+    bind1(ctx, Primitive::Reshape { new_sizes: new }, std::slice::from_ref(x)).await
 }
 
 /// `jnp.transpose(x, axes)`; no axes reverses them.
 pub async fn transpose(ctx: &mut Context, x: &Tensor, axes: Option<&[usize]>) -> Result<Tensor> {
     let rank = x.aval().rank();
     let permutation: Vec<usize> = axes.map_or_else(|| (0..rank).rev().collect(), |a| a.to_vec());
-    bind1(
-        ctx,
-        Primitive::Transpose { permutation },
-        std::slice::from_ref(x),
-    )
-    .await
+    bind1(ctx, Primitive::Transpose { permutation }, std::slice::from_ref(x)).await
 }
 
 /// Normalises possibly negative axes; `None` means all axes.
@@ -331,9 +254,7 @@ pub fn normalize_axes(axes: Option<&[i64]>, rank: usize) -> Result<Vec<usize>> {
             .map(|&a| {
                 let r = rank as i64;
                 if a < -r || a >= r {
-                    Err(JaxError(format!(
-                        "axis {a} is out of bounds for array of dimension {rank}"
-                    )))
+                    Err(JaxError(format!("axis {a} is out of bounds for array of dimension {rank}")))
                 } else {
                     Ok(((a + r) % r.max(1)) as usize)
                 }
@@ -351,12 +272,7 @@ pub enum Reduction {
 }
 
 /// `jnp.sum` / `jnp.max` / `jnp.min` over `axes` (all when `None`).
-pub async fn reduce(
-    ctx: &mut Context,
-    x: &Tensor,
-    axes: Option<&[i64]>,
-    kind: Reduction,
-) -> Result<Tensor> {
+pub async fn reduce(ctx: &mut Context, x: &Tensor, axes: Option<&[i64]>, kind: Reduction) -> Result<Tensor> {
     let axes = normalize_axes(axes, x.aval().rank())?;
     let prim = match kind {
         Reduction::Sum => Primitive::ReduceSum { axes },

@@ -92,10 +92,7 @@ impl UnaryOp {
 
     /// Ops defined only on floating-point operands.
     pub fn needs_float(self) -> bool {
-        !matches!(
-            self,
-            UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign | UnaryOp::Square | UnaryOp::Not
-        )
+        !matches!(self, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign | UnaryOp::Square | UnaryOp::Not)
     }
 }
 
@@ -294,10 +291,9 @@ impl Primitive {
     fn arity(&self) -> Option<usize> {
         match self {
             Primitive::Iota { .. } => Some(0),
-            Primitive::Binary(_)
-            | Primitive::Compare(_)
-            | Primitive::DotGeneral { .. }
-            | Primitive::Pad { .. } => Some(2),
+            Primitive::Binary(_) | Primitive::Compare(_) | Primitive::DotGeneral { .. } | Primitive::Pad { .. } => {
+                Some(2)
+            }
             Primitive::SelectN
             | Primitive::Concatenate { .. }
             | Primitive::DynamicSlice { .. }
@@ -311,47 +307,27 @@ impl Primitive {
         let name = self.name();
         if let Some(arity) = self.arity() {
             if inputs.len() != arity {
-                return Err(format!(
-                    "{name} takes {arity} operands, got {}",
-                    inputs.len()
-                ));
+                return Err(format!("{name} takes {arity} operands, got {}", inputs.len()));
             }
         } else if inputs.is_empty() {
             return Err(format!("{name} takes at least one operand"));
         }
-        if let Primitive::Iota {
-            dtype,
-            shape,
-            dimension,
-        } = self
-        {
+        if let Primitive::Iota { dtype, shape, dimension } = self {
             if *dimension >= shape.len() {
-                return Err(format!(
-                    "iota dimension {dimension} out of range for {shape:?}"
-                ));
+                return Err(format!("iota dimension {dimension} out of range for {shape:?}"));
             }
             return Ok(vec![Aval::new(shape.clone(), *dtype)]);
         }
         let x = &inputs[0];
-        let same = |shape: Vec<usize>| Aval {
-            shape,
-            dtype: x.dtype,
-            weak_type: x.weak_type,
-        };
+        let same = |shape: Vec<usize>| Aval { shape, dtype: x.dtype, weak_type: x.weak_type };
         let out = match self {
             Primitive::Iota { .. } => unreachable!("handled above"),
             Primitive::Unary(op) => {
                 if op.needs_float() && !x.dtype.is_float() {
-                    return Err(format!(
-                        "{name} requires a floating-point operand, got {}",
-                        x.short()
-                    ));
+                    return Err(format!("{name} requires a floating-point operand, got {}", x.short()));
                 }
                 if *op == UnaryOp::Not && x.dtype != DType::Bool && x.dtype != DType::I32 {
-                    return Err(format!(
-                        "not requires a boolean or integer operand, got {}",
-                        x.short()
-                    ));
+                    return Err(format!("not requires a boolean or integer operand, got {}", x.short()));
                 }
                 x.clone()
             }
@@ -367,11 +343,7 @@ impl Primitive {
                 if matches!(self, Primitive::Compare(_)) {
                     Aval::new(shape, DType::Bool)
                 } else {
-                    Aval {
-                        shape,
-                        dtype: x.dtype,
-                        weak_type: x.weak_type && y.weak_type,
-                    }
+                    Aval { shape, dtype: x.dtype, weak_type: x.weak_type && y.weak_type }
                 }
             }
             Primitive::SelectN => {
@@ -380,10 +352,7 @@ impl Primitive {
                     return Err("select_n requires at least one case".into());
                 };
                 if x.dtype != DType::Bool && x.dtype != DType::I32 {
-                    return Err(format!(
-                        "select_n selector must be bool or int32, got {}",
-                        x.short()
-                    ));
+                    return Err(format!("select_n selector must be bool or int32, got {}", x.short()));
                 }
                 if x.dtype == DType::Bool && cases.len() > 2 {
                     return Err("select_n with a boolean selector takes at most two cases".into());
@@ -403,10 +372,7 @@ impl Primitive {
                         x.shape, first.shape
                     ));
                 }
-                Aval {
-                    weak_type: cases.iter().all(|c| c.weak_type),
-                    ..first.clone()
-                }
+                Aval { weak_type: cases.iter().all(|c| c.weak_type), ..first.clone() }
             }
             Primitive::IntegerPow { .. } => {
                 if x.dtype == DType::Bool {
@@ -414,11 +380,9 @@ impl Primitive {
                 }
                 x.clone()
             }
-            Primitive::DotGeneral {
-                dims,
-                preferred_element_type,
-                ..
-            } => dot_general_shape(x, &inputs[1], dims, *preferred_element_type)?,
+            Primitive::DotGeneral { dims, preferred_element_type, .. } => {
+                dot_general_shape(x, &inputs[1], dims, *preferred_element_type)?
+            }
             Primitive::Reshape { new_sizes } => {
                 let n: usize = new_sizes.iter().product();
                 if n != x.size() {
@@ -431,10 +395,7 @@ impl Primitive {
                 }
                 same(new_sizes.clone())
             }
-            Primitive::BroadcastInDim {
-                shape,
-                broadcast_dimensions,
-            } => {
+            Primitive::BroadcastInDim { shape, broadcast_dimensions } => {
                 let ok = broadcast_dimensions.len() == x.rank()
                     && broadcast_dimensions.windows(2).all(|w| w[0] < w[1])
                     && broadcast_dimensions
@@ -449,11 +410,9 @@ impl Primitive {
                 }
                 same(shape.clone())
             }
-            Primitive::ConvertElementType { new_dtype } => Aval {
-                shape: x.shape.clone(),
-                dtype: *new_dtype,
-                weak_type: false,
-            },
+            Primitive::ConvertElementType { new_dtype } => {
+                Aval { shape: x.shape.clone(), dtype: *new_dtype, weak_type: false }
+            }
             Primitive::Transpose { permutation } => {
                 if !is_permutation(permutation, x.rank()) {
                     return Err(format!(
@@ -463,35 +422,19 @@ impl Primitive {
                 }
                 same(permutation.iter().map(|&p| x.shape[p]).collect())
             }
-            Primitive::ReduceSum { axes }
-            | Primitive::ReduceMax { axes }
-            | Primitive::ReduceMin { axes } => {
+            Primitive::ReduceSum { axes } | Primitive::ReduceMax { axes } | Primitive::ReduceMin { axes } => {
                 check_axes(name, axes, x)?;
-                if !matches!(self, Primitive::ReduceSum { .. })
-                    && axes.iter().any(|&a| x.shape[a] == 0)
-                {
-                    return Err(format!(
-                        "zero-size array to reduction operation {name} which has no identity"
-                    ));
+                if !matches!(self, Primitive::ReduceSum { .. }) && axes.iter().any(|&a| x.shape[a] == 0) {
+                    return Err(format!("zero-size array to reduction operation {name} which has no identity"));
                 }
-                same(
-                    (0..x.rank())
-                        .filter(|a| !axes.contains(a))
-                        .map(|a| x.shape[a])
-                        .collect(),
-                )
+                same((0..x.rank()).filter(|a| !axes.contains(a)).map(|a| x.shape[a]).collect())
             }
-            Primitive::ArgReduce {
-                axis, index_dtype, ..
-            } => {
+            Primitive::ArgReduce { axis, index_dtype, .. } => {
                 check_axes(name, &[*axis], x)?;
                 if x.shape[*axis] == 0 {
                     return Err(format!("attempt to get {name} of an empty sequence"));
                 }
-                let shape = (0..x.rank())
-                    .filter(|a| a != axis)
-                    .map(|a| x.shape[a])
-                    .collect();
+                let shape = (0..x.rank()).filter(|a| a != axis).map(|a| x.shape[a]).collect();
                 Aval::new(shape, *index_dtype)
             }
             Primitive::Cumsum { axis, .. } => {
@@ -514,10 +457,7 @@ impl Primitive {
                     }
                     shape[*dimension] += y.shape[*dimension];
                 }
-                Aval {
-                    weak_type: inputs.iter().all(|a| a.weak_type),
-                    ..same(shape)
-                }
+                Aval { weak_type: inputs.iter().all(|a| a.weak_type), ..same(shape) }
             }
             Primitive::Pad { config } => {
                 let v = &inputs[1];
@@ -534,28 +474,19 @@ impl Primitive {
                     let inner = if n == 0 { 0 } else { n + (n - 1) * interior } as i64;
                     let size = inner + lo + hi;
                     if size < 0 {
-                        return Err(format!(
-                            "pad config {config:?} makes a negative dimension for {:?}",
-                            x.shape
-                        ));
+                        return Err(format!("pad config {config:?} makes a negative dimension for {:?}", x.shape));
                     }
                     shape.push(size as usize);
                 }
                 same(shape)
             }
-            Primitive::Slice {
-                start_indices,
-                limit_indices,
-                strides,
-            } => {
+            Primitive::Slice { start_indices, limit_indices, strides } => {
                 let strides = strides.clone().unwrap_or_else(|| vec![1; x.rank()]);
                 let ok = start_indices.len() == x.rank()
                     && limit_indices.len() == x.rank()
                     && strides.len() == x.rank()
                     && (0..x.rank()).all(|d| {
-                        start_indices[d] <= limit_indices[d]
-                            && limit_indices[d] <= x.shape[d]
-                            && strides[d] > 0
+                        start_indices[d] <= limit_indices[d] && limit_indices[d] <= x.shape[d] && strides[d] > 0
                     });
                 if !ok {
                     return Err(format!(
@@ -563,11 +494,7 @@ impl Primitive {
                         x.shape
                     ));
                 }
-                same(
-                    (0..x.rank())
-                        .map(|d| (limit_indices[d] - start_indices[d]).div_ceil(strides[d]))
-                        .collect(),
-                )
+                same((0..x.rank()).map(|d| (limit_indices[d] - start_indices[d]).div_ceil(strides[d])).collect())
             }
             Primitive::Squeeze { dimensions } => {
                 check_axes(name, dimensions, x)?;
@@ -577,18 +504,11 @@ impl Primitive {
                         x.shape
                     ));
                 }
-                same(
-                    (0..x.rank())
-                        .filter(|d| !dimensions.contains(d))
-                        .map(|d| x.shape[d])
-                        .collect(),
-                )
+                same((0..x.rank()).filter(|d| !dimensions.contains(d)).map(|d| x.shape[d]).collect())
             }
             Primitive::DynamicSlice { slice_sizes } => {
                 check_indices(name, &inputs[1..], x)?;
-                if slice_sizes.len() != x.rank()
-                    || slice_sizes.iter().zip(&x.shape).any(|(s, n)| s > n)
-                {
+                if slice_sizes.len() != x.rank() || slice_sizes.iter().zip(&x.shape).any(|(s, n)| s > n) {
                     return Err(format!(
                         "dynamic_slice slice_sizes {slice_sizes:?} must fit in the operand's shape {:?}",
                         x.shape
@@ -626,9 +546,7 @@ fn elementwise_shape(name: &str, x: &[usize], y: &[usize]) -> Result<Vec<usize>,
     } else if x.is_empty() {
         Ok(y.to_vec())
     } else {
-        Err(format!(
-            "{name} got incompatible shapes for broadcasting: {x:?}, {y:?}"
-        ))
+        Err(format!("{name} got incompatible shapes for broadcasting: {x:?}, {y:?}"))
     }
 }
 
@@ -640,20 +558,13 @@ fn is_permutation(p: &[usize], rank: usize) -> bool {
 
 fn check_axes(name: &str, axes: &[usize], x: &Aval) -> Result<(), String> {
     if axes.iter().any(|&a| a >= x.rank()) {
-        return Err(format!(
-            "{name} axes {axes:?} out of range for {:?}",
-            x.shape
-        ));
+        return Err(format!("{name} axes {axes:?} out of range for {:?}", x.shape));
     }
     Ok(())
 }
 
 fn check_indices(name: &str, indices: &[Aval], x: &Aval) -> Result<(), String> {
-    if indices.len() != x.rank()
-        || indices
-            .iter()
-            .any(|i| i.rank() != 0 || i.dtype != DType::I32)
-    {
+    if indices.len() != x.rank() || indices.iter().any(|i| i.rank() != 0 || i.dtype != DType::I32) {
         return Err(format!(
             "{name} needs one scalar int32 start index per axis of {}, got {}",
             x.short(),
@@ -663,12 +574,7 @@ fn check_indices(name: &str, indices: &[Aval], x: &Aval) -> Result<(), String> {
     Ok(())
 }
 
-fn dot_general_shape(
-    x: &Aval,
-    y: &Aval,
-    dims: &DotDims,
-    preferred: Option<DType>,
-) -> Result<Aval, String> {
+fn dot_general_shape(x: &Aval, y: &Aval, dims: &DotDims, preferred: Option<DType>) -> Result<Aval, String> {
     let in_range = |axes: &[usize], a: &Aval| axes.iter().all(|&d| d < a.rank());
     if !in_range(&dims.lhs_contracting, x)
         || !in_range(&dims.lhs_batch, x)
@@ -677,11 +583,7 @@ fn dot_general_shape(
         || dims.lhs_contracting.len() != dims.rhs_contracting.len()
         || dims.lhs_batch.len() != dims.rhs_batch.len()
     {
-        return Err(format!(
-            "dot_general got invalid dimension numbers {dims} for {} and {}",
-            x.short(),
-            y.short()
-        ));
+        return Err(format!("dot_general got invalid dimension numbers {dims} for {} and {}", x.short(), y.short()));
     }
     for (&l, &r) in dims.lhs_contracting.iter().zip(&dims.rhs_contracting) {
         if x.shape[l] != y.shape[r] {
@@ -701,16 +603,10 @@ fn dot_general_shape(
         }
     }
     if x.dtype != y.dtype {
-        return Err(format!(
-            "dot_general requires operands of the same dtype, got {} and {}",
-            x.dtype, y.dtype
-        ));
+        return Err(format!("dot_general requires operands of the same dtype, got {} and {}", x.dtype, y.dtype));
     }
     let free = |a: &Aval, contracting: &[usize], batch: &[usize]| -> Vec<usize> {
-        (0..a.rank())
-            .filter(|d| !contracting.contains(d) && !batch.contains(d))
-            .map(|d| a.shape[d])
-            .collect()
+        (0..a.rank()).filter(|d| !contracting.contains(d) && !batch.contains(d)).map(|d| a.shape[d]).collect()
     };
     let mut shape: Vec<usize> = dims.lhs_batch.iter().map(|&d| x.shape[d]).collect();
     shape.extend(free(x, &dims.lhs_contracting, &dims.lhs_batch));
@@ -759,78 +655,47 @@ impl fmt::Display for Primitive {
         f.write_str(self.name())?;
         match self {
             Primitive::Unary(_) | Primitive::Binary(_) => Ok(()),
-            Primitive::DotGeneral {
-                dims,
-                precision,
-                preferred_element_type,
-            } => {
+            Primitive::DotGeneral { dims, precision, preferred_element_type } => {
                 // Like JAX, the default precision is left out.
-                let precision =
-                    precision.map_or(String::new(), |p| format!(" precision={}", p.name()));
+                let precision = precision.map_or(String::new(), |p| format!(" precision={}", p.name()));
                 let preferred = preferred_element_type.map_or("None", |d| d.name());
-                write!(
-                    f,
-                    "[dimension_numbers={dims}{precision} preferred_element_type={preferred}]"
-                )
+                write!(f, "[dimension_numbers={dims}{precision} preferred_element_type={preferred}]")
             }
             Primitive::Reshape { new_sizes } => {
                 write!(f, "[dimensions=None new_sizes={}]", tuple(new_sizes))
             }
-            Primitive::BroadcastInDim {
-                shape,
-                broadcast_dimensions,
-            } => write!(
-                f,
-                "[broadcast_dimensions={} shape={}]",
-                tuple(broadcast_dimensions),
-                tuple(shape)
-            ),
+            Primitive::BroadcastInDim { shape, broadcast_dimensions } => {
+                write!(f, "[broadcast_dimensions={} shape={}]", tuple(broadcast_dimensions), tuple(shape))
+            }
             Primitive::ConvertElementType { new_dtype } => {
                 write!(f, "[new_dtype={} weak_type=False]", new_dtype.name())
             }
             Primitive::Transpose { permutation } => {
                 write!(f, "[permutation={}]", tuple(permutation))
             }
-            Primitive::ReduceSum { axes }
-            | Primitive::ReduceMax { axes }
-            | Primitive::ReduceMin { axes } => {
+            Primitive::ReduceSum { axes } | Primitive::ReduceMax { axes } | Primitive::ReduceMin { axes } => {
                 write!(f, "[axes={} out_sharding=None]", tuple(axes))
             }
-            Primitive::ArgReduce {
-                axis, index_dtype, ..
-            } => write!(f, "[axes=({axis},) index_dtype={}]", index_dtype.name()),
-            Primitive::Compare(_)
-            | Primitive::SelectN
-            | Primitive::DynamicUpdateSlice
-            | Primitive::StopGradient => Ok(()),
+            Primitive::ArgReduce { axis, index_dtype, .. } => {
+                write!(f, "[axes=({axis},) index_dtype={}]", index_dtype.name())
+            }
+            Primitive::Compare(_) | Primitive::SelectN | Primitive::DynamicUpdateSlice | Primitive::StopGradient => {
+                Ok(())
+            }
             Primitive::IntegerPow { y } => write!(f, "[y={y}]"),
             Primitive::Cumsum { axis, reverse } => {
                 write!(f, "[axis={axis} reverse={}]", py_bool(*reverse))
             }
-            Primitive::Iota {
-                dtype,
-                shape,
-                dimension,
-            } => write!(
-                f,
-                "[dimension={dimension} dtype={} shape={} sharding=None]",
-                dtype.name(),
-                tuple(shape)
-            ),
+            Primitive::Iota { dtype, shape, dimension } => {
+                write!(f, "[dimension={dimension} dtype={} shape={} sharding=None]", dtype.name(), tuple(shape))
+            }
             Primitive::Concatenate { dimension } => write!(f, "[dimension={dimension}]"),
             Primitive::Pad { config } => {
-                let items: Vec<String> = config
-                    .iter()
-                    .map(|(lo, hi, int)| format!("({lo}, {hi}, {int})"))
-                    .collect();
+                let items: Vec<String> = config.iter().map(|(lo, hi, int)| format!("({lo}, {hi}, {int})")).collect();
                 let trailing = if items.len() == 1 { "," } else { "" };
                 write!(f, "[padding_config=({}{trailing})]", items.join(", "))
             }
-            Primitive::Slice {
-                start_indices,
-                limit_indices,
-                strides,
-            } => write!(
+            Primitive::Slice { start_indices, limit_indices, strides } => write!(
                 f,
                 "[limit_indices={} start_indices={} strides={}]",
                 tuple(limit_indices),

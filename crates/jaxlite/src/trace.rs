@@ -115,13 +115,7 @@ pub struct Context {
 
 impl Context {
     pub fn new(executor: Box<dyn Executor>) -> Context {
-        Context {
-            frames: Vec::new(),
-            next_var: 0,
-            next_trace_id: 0,
-            executor,
-            default_precision: Precision::Default,
-        }
+        Context { frames: Vec::new(), next_var: 0, next_trace_id: 0, executor, default_precision: Precision::Default }
     }
 
     pub fn is_tracing(&self) -> bool {
@@ -134,12 +128,7 @@ impl Context {
         let level = self.frames.len() - 1;
         self.frames[level].types.insert(var, aval.clone());
         let trace_id = self.frames[level].id;
-        Rc::new(Tracer {
-            var,
-            aval,
-            level,
-            trace_id,
-        })
+        Rc::new(Tracer { var, aval, level, trace_id })
     }
 
     /// Starts tracing a function; returns one tracer per argument.
@@ -169,10 +158,7 @@ impl Context {
                     .into(),
             ));
         }
-        Ok(ClosedJaxpr {
-            jaxpr,
-            consts: consts.iter().map(|a| (**a).clone()).collect(),
-        })
+        Ok(ClosedJaxpr { jaxpr, consts: consts.iter().map(|a| (**a).clone()).collect() })
     }
 
     /// Ends the innermost trace for a transformation: the Jaxpr takes what the function
@@ -192,29 +178,17 @@ impl Context {
     }
 
     #[allow(clippy::type_complexity)]
-    fn pop_frame(
-        &mut self,
-        outs: &[Tensor],
-    ) -> Result<(Jaxpr, Vec<Rc<Array>>, Vec<(Var, Rc<Tracer>)>), JaxError> {
+    fn pop_frame(&mut self, outs: &[Tensor]) -> Result<(Jaxpr, Vec<Rc<Array>>, Vec<(Var, Rc<Tracer>)>), JaxError> {
         if self.frames.is_empty() {
             return Err(JaxError("no trace in progress".into()));
         }
-        let outvars: Vec<Atom> = outs
-            .iter()
-            .map(|t| self.atom(t, false))
-            .collect::<Result<_, _>>()?;
+        let outvars: Vec<Atom> = outs.iter().map(|t| self.atom(t, false)).collect::<Result<_, _>>()?;
         let frame = self.frames.pop().expect("checked above");
         if self.frames.is_empty() {
             self.next_var = 0;
         }
         let (constvars, consts) = frame.consts.into_iter().unzip();
-        let jaxpr = Jaxpr {
-            constvars,
-            invars: frame.invars,
-            eqns: frame.eqns,
-            outvars,
-            types: frame.types,
-        };
+        let jaxpr = Jaxpr { constvars, invars: frame.invars, eqns: frame.eqns, outvars, types: frame.types };
         Ok((jaxpr, consts, frame.captured))
     }
 
@@ -229,9 +203,7 @@ impl Context {
     /// How an input appears in the innermost frame's equations.
     fn atom(&mut self, t: &Tensor, scalars_inline: bool) -> Result<Atom, JaxError> {
         let level = self.frames.len() - 1;
-        let live = |tr: &Tracer, frames: &[Frame]| {
-            frames.get(tr.level).is_some_and(|f| f.id == tr.trace_id)
-        };
+        let live = |tr: &Tracer, frames: &[Frame]| frames.get(tr.level).is_some_and(|f| f.id == tr.trace_id);
         match t {
             Tensor::Traced(tr) if !live(tr, &self.frames) => Err(JaxError(format!(
                 "Encountered an unexpected tracer ({}): a value computed inside a traced \
@@ -251,22 +223,14 @@ impl Context {
                 Ok(Atom::Var(var))
             }
             Tensor::Concrete(a) if scalars_inline && a.aval.rank() == 0 => {
-                Ok(Atom::Literal(Literal {
-                    value: a.to_f64_vec()[0],
-                    aval: a.aval.clone(),
-                }))
+                Ok(Atom::Literal(Literal { value: a.to_f64_vec()[0], aval: a.aval.clone() }))
             }
             Tensor::Concrete(a) => {
                 let frame = &self.frames[level];
                 if let Some((v, _)) = frame.consts.iter().find(|(_, c)| Rc::ptr_eq(c, a)) {
                     return Ok(Atom::Var(*v));
                 }
-                let var = self
-                    .fresh(Aval {
-                        weak_type: false,
-                        ..a.aval.clone()
-                    })
-                    .var;
+                let var = self.fresh(Aval { weak_type: false, ..a.aval.clone() }).var;
                 self.frames[level].consts.push((var, a.clone()));
                 Ok(Atom::Var(var))
             }
@@ -274,26 +238,15 @@ impl Context {
     }
 
     /// Applies a primitive: records it when tracing, runs it as a one-op program otherwise.
-    pub async fn bind(
-        &mut self,
-        prim: Primitive,
-        inputs: &[Tensor],
-    ) -> Result<Vec<Tensor>, JaxError> {
+    pub async fn bind(&mut self, prim: Primitive, inputs: &[Tensor]) -> Result<Vec<Tensor>, JaxError> {
         let in_avals: Vec<Aval> = inputs.iter().map(|t| t.aval().clone()).collect();
         let out_avals = prim.abstract_eval(&in_avals)?;
         // Under `jit` every op is staged out, even on constants (JAX's omnistaging).
         if self.is_tracing() {
-            let atoms: Vec<Atom> = inputs
-                .iter()
-                .map(|t| self.atom(t, true))
-                .collect::<Result<_, _>>()?;
+            let atoms: Vec<Atom> = inputs.iter().map(|t| self.atom(t, true)).collect::<Result<_, _>>()?;
             let outs: Vec<Rc<Tracer>> = out_avals.into_iter().map(|a| self.fresh(a)).collect();
             let frame = self.frames.last_mut().expect("tracing");
-            frame.eqns.push(Eqn {
-                prim,
-                inputs: atoms,
-                outputs: outs.iter().map(|t| t.var).collect(),
-            });
+            frame.eqns.push(Eqn { prim, inputs: atoms, outputs: outs.iter().map(|t| t.var).collect() });
             return Ok(outs.into_iter().map(Tensor::Traced).collect());
         }
         self.run_eager(prim, inputs).await
@@ -301,11 +254,7 @@ impl Context {
 
     /// Eager dispatch, as JAX does outside `jit`: the op alone becomes a program. Scalar operands
     /// are inlined as literals, so `x / 10.0` runs with an immediate operand.
-    async fn run_eager(
-        &mut self,
-        prim: Primitive,
-        inputs: &[Tensor],
-    ) -> Result<Vec<Tensor>, JaxError> {
+    async fn run_eager(&mut self, prim: Primitive, inputs: &[Tensor]) -> Result<Vec<Tensor>, JaxError> {
         let name = prim.name().to_string();
         let mut args = Vec::new();
         self.begin_trace(&[]);
@@ -320,39 +269,21 @@ impl Context {
                 )));
             };
             if a.aval.rank() == 0 {
-                atoms.push(Atom::Literal(Literal {
-                    value: a.to_f64_vec()[0],
-                    aval: a.aval.clone(),
-                }));
+                atoms.push(Atom::Literal(Literal { value: a.to_f64_vec()[0], aval: a.aval.clone() }));
             } else {
-                let var = self
-                    .fresh(Aval {
-                        weak_type: false,
-                        ..a.aval.clone()
-                    })
-                    .var;
+                let var = self.fresh(Aval { weak_type: false, ..a.aval.clone() }).var;
                 self.frames.last_mut().expect("frame").invars.push(var);
                 atoms.push(Atom::Var(var));
                 args.push(a.clone());
             }
         }
-        let out_avals =
-            prim.abstract_eval(&inputs.iter().map(|t| t.aval().clone()).collect::<Vec<_>>())?;
+        let out_avals = prim.abstract_eval(&inputs.iter().map(|t| t.aval().clone()).collect::<Vec<_>>())?;
         let outs: Vec<Rc<Tracer>> = out_avals.iter().map(|a| self.fresh(a.clone())).collect();
         let frame = self.frames.last_mut().expect("frame");
-        frame.eqns.push(Eqn {
-            prim,
-            inputs: atoms,
-            outputs: outs.iter().map(|t| t.var).collect(),
-        });
+        frame.eqns.push(Eqn { prim, inputs: atoms, outputs: outs.iter().map(|t| t.var).collect() });
         let closed = self.end_trace(&outs.into_iter().map(Tensor::Traced).collect::<Vec<_>>())?;
-        let call = ProgramCall {
-            name,
-            jaxpr: closed.jaxpr,
-            args,
-            default_precision: self.default_precision,
-            eager: true,
-        };
+        let call =
+            ProgramCall { name, jaxpr: closed.jaxpr, args, default_precision: self.default_precision, eager: true };
         let results = self.executor.execute(call).await?;
         Ok(results
             .into_iter()
@@ -367,11 +298,7 @@ impl Context {
     /// Applies `jaxpr` to `args` (one per invar) by binding its equations one by one: inside
     /// a trace they are recorded into it, outside they run eagerly, op by op, as JAX
     /// dispatches. This is how a transformed function runs.
-    pub async fn apply_jaxpr(
-        &mut self,
-        jaxpr: &Jaxpr,
-        args: &[Tensor],
-    ) -> Result<Vec<Tensor>, JaxError> {
+    pub async fn apply_jaxpr(&mut self, jaxpr: &Jaxpr, args: &[Tensor]) -> Result<Vec<Tensor>, JaxError> {
         let inputs: Vec<Var> = jaxpr.all_inputs().collect();
         if inputs.len() != args.len() {
             return Err(JaxError(format!(
@@ -383,19 +310,14 @@ impl Context {
         let mut env: HashMap<Var, Tensor> = inputs.into_iter().zip(args.iter().cloned()).collect();
         let read = |env: &HashMap<Var, Tensor>, atom: &Atom| -> Result<Tensor, JaxError> {
             match atom {
-                Atom::Var(v) => env
-                    .get(v)
-                    .cloned()
-                    .ok_or_else(|| JaxError(format!("internal error: unbound variable {v:?}"))),
+                Atom::Var(v) => {
+                    env.get(v).cloned().ok_or_else(|| JaxError(format!("internal error: unbound variable {v:?}")))
+                }
                 Atom::Literal(l) => Ok(Tensor::from(crate::eval::literal_array(l.value, &l.aval))),
             }
         };
         for eqn in &jaxpr.eqns {
-            let ins: Vec<Tensor> = eqn
-                .inputs
-                .iter()
-                .map(|a| read(&env, a))
-                .collect::<Result<_, _>>()?;
+            let ins: Vec<Tensor> = eqn.inputs.iter().map(|a| read(&env, a)).collect::<Result<_, _>>()?;
             let outs = self.bind(eqn.prim.clone(), &ins).await?;
             env.extend(eqn.outputs.iter().copied().zip(outs));
         }
@@ -403,19 +325,8 @@ impl Context {
     }
 
     /// Runs a traced function (constants first, then arguments) through the executor.
-    pub async fn execute(
-        &mut self,
-        name: String,
-        jaxpr: Jaxpr,
-        args: Vec<Array>,
-    ) -> Result<Vec<Array>, JaxError> {
-        let call = ProgramCall {
-            name,
-            jaxpr,
-            args,
-            default_precision: self.default_precision,
-            eager: false,
-        };
+    pub async fn execute(&mut self, name: String, jaxpr: Jaxpr, args: Vec<Array>) -> Result<Vec<Array>, JaxError> {
+        let call = ProgramCall { name, jaxpr, args, default_precision: self.default_precision, eager: false };
         self.executor.execute(call).await
     }
 }

@@ -244,11 +244,7 @@ impl CmpOp {
 }
 
 fn join<T: fmt::Display>(items: &[T]) -> String {
-    items
-        .iter()
-        .map(|i| i.to_string())
-        .collect::<Vec<_>>()
-        .join(" ")
+    items.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(" ")
 }
 
 fn opt(e: &Option<Box<Expr>>) -> String {
@@ -285,11 +281,7 @@ impl fmt::Display for Expr {
             ExprKind::ListComp { elt, clauses } => {
                 write!(f, "(listcomp {elt}{})", clauses_text(clauses))
             }
-            ExprKind::DictComp {
-                key,
-                value,
-                clauses,
-            } => {
+            ExprKind::DictComp { key, value, clauses } => {
                 write!(f, "(dictcomp {key}: {value}{})", clauses_text(clauses))
             }
             ExprKind::Attr(obj, name) => write!(f, "{obj}.{name}"),
@@ -403,19 +395,11 @@ impl Stmt {
             StmtKind::Break => writeln!(out, "{pad}break"),
             StmtKind::Continue => writeln!(out, "{pad}continue"),
             StmtKind::Pass => writeln!(out, "{pad}pass"),
-            StmtKind::Import {
-                module,
-                alias: Some(a),
-            } => writeln!(out, "{pad}(import {module} as {a})"),
-            StmtKind::Import {
-                module,
-                alias: None,
-            } => writeln!(out, "{pad}(import {module})"),
+            StmtKind::Import { module, alias: Some(a) } => writeln!(out, "{pad}(import {module} as {a})"),
+            StmtKind::Import { module, alias: None } => writeln!(out, "{pad}(import {module})"),
             StmtKind::FromImport { module, names } => {
-                let names: Vec<String> = names
-                    .iter()
-                    .map(|(n, a)| a.as_ref().map_or(n.clone(), |a| format!("{n} as {a}")))
-                    .collect();
+                let names: Vec<String> =
+                    names.iter().map(|(n, a)| a.as_ref().map_or(n.clone(), |a| format!("{n} as {a}"))).collect();
                 writeln!(out, "{pad}(from {module} import {})", names.join(", "))
             }
         };
@@ -438,9 +422,7 @@ pub fn bound_names(body: &[Stmt], out: &mut Vec<String>) {
     fn target(e: &Expr, out: &mut Vec<String>) {
         match &e.kind {
             ExprKind::Name(n) if !out.contains(n) => out.push(n.clone()),
-            ExprKind::Tuple(items) | ExprKind::List(items) => {
-                items.iter().for_each(|i| target(i, out))
-            }
+            ExprKind::Tuple(items) | ExprKind::List(items) => items.iter().for_each(|i| target(i, out)),
             _ => {}
         }
     }
@@ -453,9 +435,7 @@ pub fn bound_names(body: &[Stmt], out: &mut Vec<String>) {
         match &s.kind {
             StmtKind::Assign { targets, .. } => targets.iter().for_each(|t| target(t, out)),
             StmtKind::AugAssign { target: t, .. } => target(t, out),
-            StmtKind::For {
-                target: t, body, ..
-            } => {
+            StmtKind::For { target: t, body, .. } => {
                 target(t, out);
                 bound_names(body, out);
             }
@@ -465,12 +445,9 @@ pub fn bound_names(body: &[Stmt], out: &mut Vec<String>) {
             }
             StmtKind::While { body, .. } => bound_names(body, out),
             StmtKind::Def(def) => add(&def.name, out),
-            StmtKind::Import { module, alias } => add(
-                alias
-                    .as_deref()
-                    .unwrap_or(module.split('.').next().unwrap_or(module)),
-                out,
-            ),
+            StmtKind::Import { module, alias } => {
+                add(alias.as_deref().unwrap_or(module.split('.').next().unwrap_or(module)), out)
+            }
             StmtKind::FromImport { names, .. } => {
                 for (n, a) in names {
                     add(a.as_deref().unwrap_or(n), out);

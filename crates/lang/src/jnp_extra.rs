@@ -61,18 +61,10 @@ struct Selection {
 }
 
 fn plan(shape: &[usize], items: &[IndexItem]) -> Result<Vec<Selection>, JaxError> {
-    let consuming = items
-        .iter()
-        .filter(|i| matches!(i, IndexItem::Int(_) | IndexItem::Slice(..)))
-        .count();
-    let ellipses = items
-        .iter()
-        .filter(|i| matches!(i, IndexItem::Ellipsis))
-        .count();
+    let consuming = items.iter().filter(|i| matches!(i, IndexItem::Int(_) | IndexItem::Slice(..))).count();
+    let ellipses = items.iter().filter(|i| matches!(i, IndexItem::Ellipsis)).count();
     if ellipses > 1 {
-        return Err(JaxError(
-            "an index can only have a single ellipsis ('...')".into(),
-        ));
+        return Err(JaxError("an index can only have a single ellipsis ('...')".into()));
     }
     if consuming > shape.len() {
         return Err(JaxError(format!(
@@ -84,54 +76,29 @@ fn plan(shape: &[usize], items: &[IndexItem]) -> Result<Vec<Selection>, JaxError
     let mut expanded: Vec<IndexItem> = Vec::new();
     for item in items {
         match item {
-            IndexItem::Ellipsis => expanded.extend(std::iter::repeat_n(
-                IndexItem::Slice(None, None, None),
-                fill,
-            )),
+            IndexItem::Ellipsis => expanded.extend(std::iter::repeat_n(IndexItem::Slice(None, None, None), fill)),
             other => expanded.push(*other),
         }
     }
     if ellipses == 0 {
-        expanded.extend(std::iter::repeat_n(
-            IndexItem::Slice(None, None, None),
-            fill,
-        ));
+        expanded.extend(std::iter::repeat_n(IndexItem::Slice(None, None, None), fill));
     }
     let mut dims = shape.iter().enumerate();
     let mut out = Vec::new();
     for item in expanded {
         let selection = match item {
-            IndexItem::NewAxis => Selection {
-                positions: None,
-                keeps_dim: true,
-            },
+            IndexItem::NewAxis => Selection { positions: None, keeps_dim: true },
             IndexItem::Int(i) => {
-                let (axis, &n) = dims
-                    .next()
-                    .ok_or_else(|| JaxError("too many indices for array".into()))?;
-                let j = if i < 0 {
-                    i as i128 + n as i128
-                } else {
-                    i as i128
-                };
+                let (axis, &n) = dims.next().ok_or_else(|| JaxError("too many indices for array".into()))?;
+                let j = if i < 0 { i as i128 + n as i128 } else { i as i128 };
                 if !(0..n as i128).contains(&j) {
-                    return Err(JaxError(format!(
-                        "index {i} is out of bounds for axis {axis} with size {n}"
-                    )));
+                    return Err(JaxError(format!("index {i} is out of bounds for axis {axis} with size {n}")));
                 }
-                Selection {
-                    positions: Some(vec![j as usize]),
-                    keeps_dim: false,
-                }
+                Selection { positions: Some(vec![j as usize]), keeps_dim: false }
             }
             IndexItem::Slice(a, b, c) => {
-                let (_, &n) = dims
-                    .next()
-                    .ok_or_else(|| JaxError("too many indices for array".into()))?;
-                Selection {
-                    positions: Some(slice_indices(n, a, b, c)?),
-                    keeps_dim: true,
-                }
+                let (_, &n) = dims.next().ok_or_else(|| JaxError("too many indices for array".into()))?;
+                Selection { positions: Some(slice_indices(n, a, b, c)?), keeps_dim: true }
             }
             IndexItem::Ellipsis => continue,
         };
@@ -163,24 +130,15 @@ pub fn reshape_only(shape: &[usize], items: &[IndexItem]) -> Result<Option<Vec<u
 /// `x[items]` for a concrete array (NumPy basic indexing).
 pub fn index(a: &Array, items: &[IndexItem]) -> Result<Array, JaxError> {
     let selections = plan(a.shape(), items)?;
-    let out_shape: Vec<usize> = selections
-        .iter()
-        .filter(|s| s.keeps_dim)
-        .map(|s| s.positions.as_ref().map_or(1, Vec::len))
-        .collect();
+    let out_shape: Vec<usize> =
+        selections.iter().filter(|s| s.keeps_dim).map(|s| s.positions.as_ref().map_or(1, Vec::len)).collect();
     // The input axes in order, each with the positions it contributes.
-    let axes: Vec<&Vec<usize>> = selections
-        .iter()
-        .filter_map(|s| s.positions.as_ref())
-        .collect();
+    let axes: Vec<&Vec<usize>> = selections.iter().filter_map(|s| s.positions.as_ref()).collect();
     let strides = jaxlite::eval::strides(a.shape());
     let mut flat = vec![0usize];
     for (axis, positions) in axes.iter().enumerate() {
         let stride = strides[axis];
-        flat = flat
-            .iter()
-            .flat_map(|&base| positions.iter().map(move |&p| base + p * stride))
-            .collect();
+        flat = flat.iter().flat_map(|&base| positions.iter().map(move |&p| base + p * stride)).collect();
     }
     let take = |n: usize| flat.iter().copied().filter(move |&i| i < n);
     let data = match &a.data {
@@ -194,23 +152,15 @@ pub fn index(a: &Array, items: &[IndexItem]) -> Result<Array, JaxError> {
 
 /// The sub-arrays along the first axis, as iterating over an array yields them.
 pub fn rows(a: &Array) -> Result<Vec<Array>, JaxError> {
-    let n = *a
-        .shape()
-        .first()
-        .ok_or_else(|| JaxError("iteration over a 0-d array".into()))?;
-    (0..n)
-        .map(|i| index(a, &[IndexItem::Int(i as i64)]))
-        .collect()
+    let n = *a.shape().first().ok_or_else(|| JaxError("iteration over a 0-d array".into()))?;
+    (0..n).map(|i| index(a, &[IndexItem::Int(i as i64)])).collect()
 }
 
 /// An element-wise comparison with NumPy broadcasting, giving a bool array.
 pub fn compare(a: &Array, b: &Array, op: fn(f64, f64) -> bool) -> Result<Array, JaxError> {
     let shape = jaxlite::numpy::broadcast_shapes("compare", a.shape(), b.shape())?;
     let (x, y) = (a.to_f64_vec(), b.to_f64_vec());
-    let (xs, ys) = (
-        broadcast_strides(a.shape(), &shape),
-        broadcast_strides(b.shape(), &shape),
-    );
+    let (xs, ys) = (broadcast_strides(a.shape(), &shape), broadcast_strides(b.shape(), &shape));
     let n: usize = shape.iter().product();
     let out_strides = jaxlite::eval::strides(&shape);
     let values = (0..n).map(|i| {
@@ -220,10 +170,7 @@ pub fn compare(a: &Array, b: &Array, op: fn(f64, f64) -> bool) -> Result<Array, 
             xi += k * xs[d];
             yi += k * ys[d];
         }
-        op(
-            x.get(xi).copied().unwrap_or(f64::NAN),
-            y.get(yi).copied().unwrap_or(f64::NAN),
-        )
+        op(x.get(xi).copied().unwrap_or(f64::NAN), y.get(yi).copied().unwrap_or(f64::NAN))
     });
     Ok(Array::new(shape.clone(), Data::Bool(values.collect())))
 }
@@ -232,15 +179,7 @@ pub fn compare(a: &Array, b: &Array, op: fn(f64, f64) -> bool) -> Result<Array, 
 fn broadcast_strides(shape: &[usize], target: &[usize]) -> Vec<usize> {
     let own = jaxlite::eval::strides(shape);
     let offset = target.len() - shape.len();
-    (0..target.len())
-        .map(|d| {
-            if d < offset || shape[d - offset] == 1 {
-                0
-            } else {
-                own[d - offset]
-            }
-        })
-        .collect()
+    (0..target.len()).map(|d| if d < offset || shape[d - offset] == 1 { 0 } else { own[d - offset] }).collect()
 }
 
 /// `repr(x)` as JAX writes it (`Array([1., 2.], dtype=float32)`), derived from the `str`
@@ -274,11 +213,7 @@ pub fn array_repr(a: &Array) -> String {
         }
         out
     };
-    let weak = if a.aval.weak_type {
-        ", weak_type=True"
-    } else {
-        ""
-    };
+    let weak = if a.aval.weak_type { ", weak_type=True" } else { "" };
     format!("Array({body}, dtype={}{weak})", a.dtype().name())
 }
 
@@ -296,29 +231,16 @@ mod tests {
     fn basic_indexing() {
         let x = iota(&[3, 4]);
         let show = |items: &[IndexItem]| {
-            index(&x, items)
-                .map_or_else(|e| e.0, |a| format!("{:?} {}", a.shape(), format_array(&a)))
+            index(&x, items).map_or_else(|e| e.0, |a| format!("{:?} {}", a.shape(), format_array(&a)))
         };
         assert_eq!(show(&[IndexItem::Int(-1)]), "[4] [ 8  9 10 11]");
+        assert_eq!(show(&[IndexItem::Slice(None, None, None), IndexItem::Int(0)]), "[3] [0 4 8]");
         assert_eq!(
-            show(&[IndexItem::Slice(None, None, None), IndexItem::Int(0)]),
-            "[3] [0 4 8]"
-        );
-        assert_eq!(
-            show(&[
-                IndexItem::Slice(None, None, Some(-2)),
-                IndexItem::Slice(Some(1), Some(3), None)
-            ]),
+            show(&[IndexItem::Slice(None, None, Some(-2)), IndexItem::Slice(Some(1), Some(3), None)]),
             "[2, 2] [[ 9 10]\n [ 1  2]]"
         );
-        assert_eq!(
-            show(&[IndexItem::NewAxis, IndexItem::Ellipsis, IndexItem::Int(3)]),
-            "[1, 3] [[ 3  7 11]]"
-        );
-        assert_eq!(
-            show(&[IndexItem::Int(3)]),
-            "index 3 is out of bounds for axis 0 with size 3"
-        );
+        assert_eq!(show(&[IndexItem::NewAxis, IndexItem::Ellipsis, IndexItem::Int(3)]), "[1, 3] [[ 3  7 11]]");
+        assert_eq!(show(&[IndexItem::Int(3)]), "index 3 is out of bounds for axis 0 with size 3");
         assert_eq!(
             show(&[IndexItem::Int(0), IndexItem::Int(0), IndexItem::Int(0)]),
             "too many indices for array: array is 2-dimensional, but 3 were indexed"
@@ -338,21 +260,9 @@ mod tests {
     #[test]
     fn reprs_follow_jax() {
         let x = Array::from_f32(vec![2, 3], vec![3.0, 5.0, 7.0, 9.0, 11.0, 13.0]);
-        assert_eq!(
-            array_repr(&x),
-            "Array([[ 3.,  5.,  7.],\n       [ 9., 11., 13.]], dtype=float32)"
-        );
-        assert_eq!(
-            array_repr(&Array::from_f32(vec![], vec![21.0])),
-            "Array(21., dtype=float32)"
-        );
-        assert_eq!(
-            array_repr(&Array::weak_scalar_i32(3)),
-            "Array(3, dtype=int32, weak_type=True)"
-        );
-        assert_eq!(
-            array_repr(&iota(&[2, 1, 2])),
-            "Array([[[0, 1]],\n\n       [[2, 3]]], dtype=int32)"
-        );
+        assert_eq!(array_repr(&x), "Array([[ 3.,  5.,  7.],\n       [ 9., 11., 13.]], dtype=float32)");
+        assert_eq!(array_repr(&Array::from_f32(vec![], vec![21.0])), "Array(21., dtype=float32)");
+        assert_eq!(array_repr(&Array::weak_scalar_i32(3)), "Array(3, dtype=int32, weak_type=True)");
+        assert_eq!(array_repr(&iota(&[2, 1, 2])), "Array([[[0, 1]],\n\n       [[2, 3]]], dtype=int32)");
     }
 }

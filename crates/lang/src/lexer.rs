@@ -26,11 +26,7 @@ pub enum Tok {
 #[derive(Clone, Debug, PartialEq)]
 pub enum FStrPart {
     Text(String),
-    Field {
-        source: String,
-        span: Span,
-        spec: String,
-    },
+    Field { source: String, span: Span, spec: String },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -40,16 +36,16 @@ pub struct Token {
 }
 
 const KEYWORDS: &[&str] = &[
-    "False", "None", "True", "and", "as", "assert", "break", "class", "continue", "def", "del",
-    "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is",
-    "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+    "False", "None", "True", "and", "as", "assert", "break", "class", "continue", "def", "del", "elif", "else",
+    "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or",
+    "pass", "raise", "return", "try", "while", "with", "yield",
 ];
 
 /// Longest first, so `**=` wins over `**` and `*`.
 const OPERATORS: &[&str] = &[
-    "**=", "//=", "...", "->", "**", "//", "==", "!=", "<=", ">=", "+=", "-=", "*=", "/=", "%=",
-    "@=", "&=", "|=", "^=", "<<", ">>", ":=", "+", "-", "*", "/", "%", "@", "&", "|", "^", "~",
-    "<", ">", "(", ")", "[", "]", "{", "}", ",", ":", ".", ";", "=",
+    "**=", "//=", "...", "->", "**", "//", "==", "!=", "<=", ">=", "+=", "-=", "*=", "/=", "%=", "@=", "&=", "|=",
+    "^=", "<<", ">>", ":=", "+", "-", "*", "/", "%", "@", "&", "|", "^", "~", "<", ">", "(", ")", "[", "]", "{", "}",
+    ",", ":", ".", ";", "=",
 ];
 
 pub fn tokenize(source: &str) -> (Vec<Token>, Vec<ScriptError>) {
@@ -112,18 +108,11 @@ impl Lexer {
     }
 
     fn span(&self) -> Span {
-        Span {
-            line: self.line,
-            col: self.col,
-        }
+        Span { line: self.line, col: self.col }
     }
 
     fn error(&mut self, span: Span, message: impl Into<String>) {
-        self.errors.push(ScriptError {
-            message: message.into(),
-            line: span.line,
-            col: span.col,
-        });
+        self.errors.push(ScriptError { message: message.into(), line: span.line, col: span.col });
     }
 
     fn push(&mut self, tok: Tok, span: Span) {
@@ -160,9 +149,7 @@ impl Lexer {
                     }
                     self.bump();
                 }
-                c if c.is_ascii_digit()
-                    || (c == '.' && self.peek(1).is_some_and(|d| d.is_ascii_digit())) =>
-                {
+                c if c.is_ascii_digit() || (c == '.' && self.peek(1).is_some_and(|d| d.is_ascii_digit())) => {
                     self.number(start)
                 }
                 c if c == '_' || c.is_alphabetic() => self.name_or_string(start),
@@ -235,10 +222,7 @@ impl Lexer {
             self.push(Tok::Eof, end);
             return;
         }
-        if !matches!(
-            self.tokens.last().map(|t| &t.tok),
-            None | Some(Tok::Newline | Tok::Dedent)
-        ) {
+        if !matches!(self.tokens.last().map(|t| &t.tok), None | Some(Tok::Newline | Tok::Dedent)) {
             self.push(Tok::Newline, end);
         }
         while self.indents.len() > 1 {
@@ -281,15 +265,9 @@ impl Lexer {
                 digits(self, &mut text);
             }
         }
-        if self
-            .peek(0)
-            .is_some_and(|c| c.is_alphanumeric() || c == '_')
-        {
+        if self.peek(0).is_some_and(|c| c.is_alphanumeric() || c == '_') {
             self.error(self.span(), "invalid decimal literal");
-            while self
-                .peek(0)
-                .is_some_and(|c| c.is_alphanumeric() || c == '_')
-            {
+            while self.peek(0).is_some_and(|c| c.is_alphanumeric() || c == '_') {
                 self.bump();
             }
         }
@@ -300,10 +278,7 @@ impl Lexer {
             match text.parse::<i64>() {
                 Ok(v) => self.push(Tok::Int(v), start),
                 Err(_) => {
-                    self.error(
-                        start,
-                        "integer literal too large (the playground's ints are 64-bit)",
-                    );
+                    self.error(start, "integer literal too large (the playground's ints are 64-bit)");
                     self.push(Tok::Int(0), start);
                 }
             }
@@ -357,9 +332,7 @@ impl Lexer {
                 self.error(start, "unterminated string");
                 break;
             };
-            if c == quote
-                && (!triple || (self.peek(1) == Some(quote) && self.peek(2) == Some(quote)))
-            {
+            if c == quote && (!triple || (self.peek(1) == Some(quote) && self.peek(2) == Some(quote))) {
                 for _ in 0..if triple { 3 } else { 1 } {
                     self.bump();
                 }
@@ -430,17 +403,9 @@ impl Lexer {
             'x' | 'u' => {
                 let n = if c == 'x' { 2 } else { 4 };
                 let hex: String = (0..n)
-                    .filter_map(|_| {
-                        self.peek(0)
-                            .filter(|h| h.is_ascii_hexdigit())
-                            .and_then(|_| self.bump())
-                    })
+                    .filter_map(|_| self.peek(0).filter(|h| h.is_ascii_hexdigit()).and_then(|_| self.bump()))
                     .collect();
-                match u32::from_str_radix(&hex, 16)
-                    .ok()
-                    .and_then(char::from_u32)
-                    .filter(|_| hex.len() == n)
-                {
+                match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32).filter(|_| hex.len() == n) {
                     Some(ch) => text.push(ch),
                     None => self.error(self.span(), format!("invalid \\{c} escape")),
                 }
@@ -460,8 +425,7 @@ impl Lexer {
         let mut spec = None::<String>;
         loop {
             let Some(c) = self.peek(0) else { return false };
-            let closes_string = c == quote
-                && (!triple || (self.peek(1) == Some(quote) && self.peek(2) == Some(quote)));
+            let closes_string = c == quote && (!triple || (self.peek(1) == Some(quote) && self.peek(2) == Some(quote)));
             if closes_string || (c == '\n' && !triple) {
                 return false;
             }
@@ -484,19 +448,12 @@ impl Lexer {
         if source.trim().is_empty() {
             self.error(span, "f-string: empty expression not allowed");
         }
-        parts.push(FStrPart::Field {
-            source,
-            span,
-            spec: spec.unwrap_or_default(),
-        });
+        parts.push(FStrPart::Field { source, span, spec: spec.unwrap_or_default() });
         true
     }
 
     fn operator(&mut self, start: Span) {
-        let Some(op) = OPERATORS
-            .iter()
-            .find(|op| op.chars().enumerate().all(|(i, c)| self.peek(i) == Some(c)))
-        else {
+        let Some(op) = OPERATORS.iter().find(|op| op.chars().enumerate().all(|(i, c)| self.peek(i) == Some(c))) else {
             let c = self.bump().unwrap_or(' ');
             self.error(start, format!("invalid character '{c}'"));
             return;
@@ -505,9 +462,7 @@ impl Lexer {
             self.bump();
         }
         match *op {
-            "(" | "[" | "{" => self
-                .brackets
-                .push((op.chars().next().unwrap_or('('), start)),
+            "(" | "[" | "{" => self.brackets.push((op.chars().next().unwrap_or('('), start)),
             ")" | "]" | "}" => {
                 let want = match *op {
                     ")" => '(',
@@ -519,7 +474,10 @@ impl Lexer {
                         self.brackets.pop();
                     }
                     Some(&(open, _)) => {
-                        self.error(start, format!("closing parenthesis '{op}' does not match opening parenthesis '{open}'"));
+                        self.error(
+                            start,
+                            format!("closing parenthesis '{op}' does not match opening parenthesis '{open}'"),
+                        );
                         self.brackets.pop();
                     }
                     None => self.error(start, format!("unmatched '{op}'")),
@@ -563,10 +521,7 @@ mod tests {
             kinds("if x:\n    y = (1,\n  2)\n\n    # c\nz **= .5e1\n"),
             "if x : NL IN y = ( 1 , 2 ) NL DE z **= 5.0 NL EOF"
         );
-        assert_eq!(
-            kinds("a = 1_000 + 1e-3 \\\n  + 'a\\'b'"),
-            "a = 1000 + 0.001 + \"a'b\" NL EOF"
-        );
+        assert_eq!(kinds("a = 1_000 + 1e-3 \\\n  + 'a\\'b'"), "a = 1000 + 0.001 + \"a'b\" NL EOF");
     }
 
     #[test]

@@ -68,10 +68,7 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits {
-            steps: DEFAULT_STEP_BUDGET,
-            recursion: DEFAULT_RECURSION_LIMIT,
-        }
+        Limits { steps: DEFAULT_STEP_BUDGET, recursion: DEFAULT_RECURSION_LIMIT }
     }
 }
 
@@ -81,10 +78,7 @@ pub fn parse(source: &str) -> (ast::Module, Vec<ScriptError>) {
 }
 
 /// Parses, then interprets `source` with the default [`Limits`].
-pub async fn run_script(
-    source: &str,
-    ctx: &mut jaxlite::Context,
-) -> Result<RunOutput, ScriptFailure> {
+pub async fn run_script(source: &str, ctx: &mut jaxlite::Context) -> Result<RunOutput, ScriptFailure> {
     run_script_with_limits(source, ctx, Limits::default()).await
 }
 
@@ -96,10 +90,7 @@ pub async fn run_script_with_limits(
 ) -> Result<RunOutput, ScriptFailure> {
     let (module, errors) = parse(source);
     if !errors.is_empty() {
-        return Err(ScriptFailure {
-            errors,
-            output: RunOutput::default(),
-        });
+        return Err(ScriptFailure { errors, output: RunOutput::default() });
     }
     interp::run(&module, ctx, limits).await
 }

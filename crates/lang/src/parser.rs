@@ -18,20 +18,13 @@ pub fn parse(source: &str) -> (Module, Vec<ScriptError>) {
     let (tokens, errors) = tokenize(source);
     // An unclosed bracket swallows the rest of the script; the parser's complaint about the
     // missing bracket at the very end would only repeat the lexer's.
-    let unclosed = errors
-        .iter()
-        .any(|e| e.message.ends_with("was never closed"));
+    let unclosed = errors.iter().any(|e| e.message.ends_with("was never closed"));
     let end = tokens.last().map(|t| t.span);
     let mut parser = Parser::new(tokens, errors);
     let body = parser.statements_until_eof();
     let mut errors = parser.errors;
     if unclosed {
-        errors.retain(|e| {
-            Some(Span {
-                line: e.line,
-                col: e.col,
-            }) != end
-        });
+        errors.retain(|e| Some(Span { line: e.line, col: e.col }) != end);
     }
     errors.sort_by_key(|e| (e.line, e.col));
     (Module { body }, errors)
@@ -48,11 +41,7 @@ struct Parser {
 }
 
 fn error(span: Span, message: impl Into<String>) -> ScriptError {
-    ScriptError {
-        message: message.into(),
-        line: span.line,
-        col: span.col,
-    }
+    ScriptError { message: message.into(), line: span.line, col: span.col }
 }
 
 /// How a token is named in "expected X, found Y" messages.
@@ -72,14 +61,7 @@ fn describe(tok: &Tok) -> String {
 
 impl Parser {
     fn new(tokens: Vec<Token>, errors: Vec<ScriptError>) -> Parser {
-        Parser {
-            tokens,
-            pos: 0,
-            errors,
-            nesting: 0,
-            functions: 0,
-            loops: 0,
-        }
+        Parser { tokens, pos: 0, errors, nesting: 0, functions: 0, loops: 0 }
     }
 
     // ---- token helpers ----
@@ -89,17 +71,11 @@ impl Parser {
     }
 
     fn peek_at(&self, ahead: usize) -> &Tok {
-        self.tokens
-            .get(self.pos + ahead)
-            .or(self.tokens.last())
-            .map_or(&Tok::Eof, |t| &t.tok)
+        self.tokens.get(self.pos + ahead).or(self.tokens.last()).map_or(&Tok::Eof, |t| &t.tok)
     }
 
     fn span(&self) -> Span {
-        self.tokens
-            .get(self.pos)
-            .or(self.tokens.last())
-            .map_or(Span { line: 1, col: 1 }, |t| t.span)
+        self.tokens.get(self.pos).or(self.tokens.last()).map_or(Span { line: 1, col: 1 }, |t| t.span)
     }
 
     fn advance(&mut self) -> Tok {
@@ -143,10 +119,7 @@ impl Parser {
     }
 
     fn unexpected(&self, expected: &str) -> ScriptError {
-        error(
-            self.span(),
-            format!("expected {expected}, found {}", describe(self.peek())),
-        )
+        error(self.span(), format!("expected {expected}, found {}", describe(self.peek())))
     }
 
     fn name(&mut self, what: &str) -> PResult<String> {
@@ -268,10 +241,7 @@ impl Parser {
                 let cond = self.test()?;
                 self.expect_op(":", "after the condition of 'while'")?;
                 let body = self.loop_body("while")?;
-                out.push(Stmt {
-                    span,
-                    kind: StmtKind::While { cond, body },
-                });
+                out.push(Stmt { span, kind: StmtKind::While { cond, body } });
                 Ok(())
             }
             Tok::Keyword("for") => {
@@ -283,22 +253,13 @@ impl Parser {
                 let iter = self.tuple_or_test()?;
                 self.expect_op(":", "after the iterable of 'for'")?;
                 let body = self.loop_body("for")?;
-                out.push(Stmt {
-                    span,
-                    kind: StmtKind::For { target, iter, body },
-                });
+                out.push(Stmt { span, kind: StmtKind::For { target, iter, body } });
                 Ok(())
             }
             Tok::Keyword(
-                kw @ ("class" | "try" | "with" | "del" | "global" | "nonlocal" | "raise" | "assert"
-                | "yield"),
-            ) => Err(error(
-                span,
-                format!("'{kw}' statements are not supported by the playground yet"),
-            )),
-            Tok::Keyword(kw @ ("else" | "elif")) => {
-                Err(error(span, format!("'{kw}' without a matching 'if'")))
-            }
+                kw @ ("class" | "try" | "with" | "del" | "global" | "nonlocal" | "raise" | "assert" | "yield"),
+            ) => Err(error(span, format!("'{kw}' statements are not supported by the playground yet"))),
+            Tok::Keyword(kw @ ("else" | "elif")) => Err(error(span, format!("'{kw}' without a matching 'if'"))),
             _ => self.simple_statements(out),
         }
     }
@@ -354,11 +315,7 @@ impl Parser {
             Tok::Keyword("import") => {
                 self.advance();
                 let module = self.dotted_name()?;
-                let alias = if self.eat_kw("as") {
-                    Some(self.name("a name after 'as'")?)
-                } else {
-                    None
-                };
+                let alias = if self.eat_kw("as") { Some(self.name("a name after 'as'")?) } else { None };
                 StmtKind::Import { module, alias }
             }
             Tok::Keyword("from") => {
@@ -371,11 +328,7 @@ impl Parser {
                 let mut names = Vec::new();
                 loop {
                     let name = self.name("a name to import")?;
-                    let alias = if self.eat_kw("as") {
-                        Some(self.name("a name after 'as'")?)
-                    } else {
-                        None
-                    };
+                    let alias = if self.eat_kw("as") { Some(self.name("a name after 'as'")?) } else { None };
                     names.push((name, alias));
                     if !self.eat_op(",") || (parens && self.at_op(")")) {
                         break;
@@ -407,11 +360,7 @@ impl Parser {
                 self.advance();
                 check_target(&first, false)?;
                 let value = self.tuple_or_test()?;
-                return Ok(StmtKind::AugAssign {
-                    target: first,
-                    op: bin,
-                    value,
-                });
+                return Ok(StmtKind::AugAssign { target: first, op: bin, value });
             }
         }
         if !self.at_op("=") {
@@ -421,9 +370,7 @@ impl Parser {
         while self.eat_op("=") {
             targets.push(self.tuple_or_test()?);
         }
-        let value = targets
-            .pop()
-            .ok_or_else(|| error(self.span(), "expected a value"))?;
+        let value = targets.pop().ok_or_else(|| error(self.span(), "expected a value"))?;
         for t in &targets {
             check_target(t, true)?;
         }
@@ -432,11 +379,7 @@ impl Parser {
 
     fn if_stmt(&mut self) -> PResult<Stmt> {
         let span = self.span();
-        let kw = if self.eat_kw("if") {
-            "if"
-        } else {
-            self.advance_kw()
-        };
+        let kw = if self.eat_kw("if") { "if" } else { self.advance_kw() };
         let cond = self.test()?;
         self.expect_op(":", &format!("after the condition of '{kw}'"))?;
         let body = self.block(kw)?;
@@ -448,10 +391,7 @@ impl Parser {
         } else {
             Vec::new()
         };
-        Ok(Stmt {
-            span,
-            kind: StmtKind::If { cond, body, orelse },
-        })
+        Ok(Stmt { span, kind: StmtKind::If { cond, body, orelse } })
     }
 
     /// Consumes `elif` (the only other keyword that starts an `if` chain).
@@ -476,10 +416,7 @@ impl Parser {
                 return Ok(body);
             }
             if !matches!(p.peek(), Tok::Indent) {
-                return Err(error(
-                    p.span(),
-                    format!("expected an indented block after '{after}'"),
-                ));
+                return Err(error(p.span(), format!("expected an indented block after '{after}'")));
             }
             p.advance();
             while !matches!(p.peek(), Tok::Dedent | Tok::Eof) {
@@ -507,18 +444,8 @@ impl Parser {
         let body = self.block("def");
         self.functions -= 1;
         self.loops = loops;
-        let def = FuncDef {
-            name,
-            params,
-            vararg,
-            body: body?,
-            decorators,
-            span,
-        };
-        Ok(Stmt {
-            span,
-            kind: StmtKind::Def(Rc::new(def)),
-        })
+        let def = FuncDef { name, params, vararg, body: body?, decorators, span };
+        Ok(Stmt { span, kind: StmtKind::Def(Rc::new(def)) })
     }
 
     /// `a, b=1, *args` up to `close` (`)` for def, `:` for lambda).
@@ -532,31 +459,18 @@ impl Parser {
             } else {
                 let name = self.name("a parameter name")?;
                 if params.iter().any(|p| p.name == name) {
-                    return Err(error(
-                        span,
-                        format!("duplicate argument '{name}' in function definition"),
-                    ));
+                    return Err(error(span, format!("duplicate argument '{name}' in function definition")));
                 }
                 if self.at_op(":") && close == ")" {
                     self.advance();
                     self.test()?;
                 }
-                let default = if self.eat_op("=") {
-                    Some(self.test()?)
-                } else {
-                    None
-                };
+                let default = if self.eat_op("=") { Some(self.test()?) } else { None };
                 if default.is_none() && params.iter().any(|p| p.default.is_some()) {
-                    return Err(error(
-                        span,
-                        "parameter without a default follows parameter with a default",
-                    ));
+                    return Err(error(span, "parameter without a default follows parameter with a default"));
                 }
                 if vararg.is_some() {
-                    return Err(error(
-                        span,
-                        "keyword-only parameters are not supported by the playground yet",
-                    ));
+                    return Err(error(span, "keyword-only parameters are not supported by the playground yet"));
                 }
                 params.push(Param { name, default });
             }
@@ -583,27 +497,19 @@ impl Parser {
             }
             items.push(self.test_or_star()?);
         }
-        Ok(Expr {
-            span,
-            kind: ExprKind::Tuple(items),
-        })
+        Ok(Expr { span, kind: ExprKind::Tuple(items) })
     }
 
     fn test_or_star(&mut self) -> PResult<Expr> {
         if self.at_op("*") {
-            return Err(error(
-                self.span(),
-                "starred expressions are only supported in call arguments",
-            ));
+            return Err(error(self.span(), "starred expressions are only supported in call arguments"));
         }
         self.test()
     }
 
     fn ends_expression_list(&self) -> bool {
-        matches!(
-            self.peek(),
-            Tok::Newline | Tok::Eof | Tok::Op("=" | ")" | "]" | "}" | ":" | ";")
-        ) || matches!(self.peek(), Tok::Op(op) if aug_op(op).is_some())
+        matches!(self.peek(), Tok::Newline | Tok::Eof | Tok::Op("=" | ")" | "]" | "}" | ":" | ";"))
+            || matches!(self.peek(), Tok::Op(op) if aug_op(op).is_some())
     }
 
     /// Loop targets: names and tuples of names, parsed below comparisons so `in` is not eaten.
@@ -615,10 +521,7 @@ impl Parser {
             while self.eat_op(",") && !self.at_kw("in") {
                 items.push(self.bit_or()?);
             }
-            Expr {
-                span,
-                kind: ExprKind::Tuple(items),
-            }
+            Expr { span, kind: ExprKind::Tuple(items) }
         } else {
             first
         };
@@ -644,11 +547,7 @@ impl Parser {
             let orelse = p.test()?;
             Ok(Expr {
                 span,
-                kind: ExprKind::IfExp {
-                    cond: Box::new(cond),
-                    then: Box::new(then),
-                    orelse: Box::new(orelse),
-                },
+                kind: ExprKind::IfExp { cond: Box::new(cond), then: Box::new(then), orelse: Box::new(orelse) },
             })
         })
     }
@@ -664,22 +563,9 @@ impl Parser {
         self.functions -= 1;
         self.loops = loops;
         let body = body?;
-        let ret = Stmt {
-            span: body.span,
-            kind: StmtKind::Return(Some(body)),
-        };
-        let def = FuncDef {
-            name: "<lambda>".into(),
-            params,
-            vararg,
-            body: vec![ret],
-            decorators: vec![],
-            span,
-        };
-        Ok(Expr {
-            span,
-            kind: ExprKind::Lambda(Rc::new(def)),
-        })
+        let ret = Stmt { span: body.span, kind: StmtKind::Return(Some(body)) };
+        let def = FuncDef { name: "<lambda>".into(), params, vararg, body: vec![ret], decorators: vec![], span };
+        Ok(Expr { span, kind: ExprKind::Lambda(Rc::new(def)) })
     }
 
     fn or_test(&mut self) -> PResult<Expr> {
@@ -688,10 +574,7 @@ impl Parser {
             let span = self.span();
             self.advance();
             let right = self.and_test()?;
-            left = Expr {
-                span,
-                kind: ExprKind::Or(Box::new(left), Box::new(right)),
-            };
+            left = Expr { span, kind: ExprKind::Or(Box::new(left), Box::new(right)) };
         }
         Ok(left)
     }
@@ -702,10 +585,7 @@ impl Parser {
             let span = self.span();
             self.advance();
             let right = self.not_test()?;
-            left = Expr {
-                span,
-                kind: ExprKind::And(Box::new(left), Box::new(right)),
-            };
+            left = Expr { span, kind: ExprKind::And(Box::new(left), Box::new(right)) };
         }
         Ok(left)
     }
@@ -715,10 +595,7 @@ impl Parser {
             let span = self.span();
             self.advance();
             let operand = self.nested(|p| p.not_test())?;
-            return Ok(Expr {
-                span,
-                kind: ExprKind::Unary(UnaryOp::Not, Box::new(operand)),
-            });
+            return Ok(Expr { span, kind: ExprKind::Unary(UnaryOp::Not, Box::new(operand)) });
         }
         self.comparison()
     }
@@ -755,27 +632,17 @@ impl Parser {
         if rest.is_empty() {
             return Ok(first);
         }
-        Ok(Expr {
-            span: first.span,
-            kind: ExprKind::Compare(Box::new(first), rest),
-        })
+        Ok(Expr { span: first.span, kind: ExprKind::Compare(Box::new(first), rest) })
     }
 
     /// One level of left-associative binary operators.
-    fn binary_level(
-        &mut self,
-        ops: &[(&str, BinOp)],
-        next: fn(&mut Parser) -> PResult<Expr>,
-    ) -> PResult<Expr> {
+    fn binary_level(&mut self, ops: &[(&str, BinOp)], next: fn(&mut Parser) -> PResult<Expr>) -> PResult<Expr> {
         let mut left = next(self)?;
         while let Some(&(_, op)) = ops.iter().find(|(sym, _)| self.at_op(sym)) {
             let span = self.span();
             self.advance();
             let right = next(self)?;
-            left = Expr {
-                span,
-                kind: ExprKind::Binary(op, Box::new(left), Box::new(right)),
-            };
+            left = Expr { span, kind: ExprKind::Binary(op, Box::new(left), Box::new(right)) };
         }
         Ok(left)
     }
@@ -793,10 +660,7 @@ impl Parser {
     }
 
     fn shift(&mut self) -> PResult<Expr> {
-        self.binary_level(
-            &[("<<", BinOp::LShift), (">>", BinOp::RShift)],
-            Parser::arith,
-        )
+        self.binary_level(&[("<<", BinOp::LShift), (">>", BinOp::RShift)], Parser::arith)
     }
 
     fn arith(&mut self) -> PResult<Expr> {
@@ -804,13 +668,8 @@ impl Parser {
     }
 
     fn term(&mut self) -> PResult<Expr> {
-        let ops = [
-            ("*", BinOp::Mul),
-            ("/", BinOp::Div),
-            ("//", BinOp::FloorDiv),
-            ("%", BinOp::Mod),
-            ("@", BinOp::MatMul),
-        ];
+        let ops =
+            [("*", BinOp::Mul), ("/", BinOp::Div), ("//", BinOp::FloorDiv), ("%", BinOp::Mod), ("@", BinOp::MatMul)];
         self.binary_level(&ops, Parser::factor)
     }
 
@@ -824,10 +683,7 @@ impl Parser {
         let span = self.span();
         self.advance();
         let operand = self.nested(|p| p.factor())?;
-        Ok(Expr {
-            span,
-            kind: ExprKind::Unary(op, Box::new(operand)),
-        })
+        Ok(Expr { span, kind: ExprKind::Unary(op, Box::new(operand)) })
     }
 
     /// `a ** b`: right-associative, and binds tighter than a unary minus on its left
@@ -840,10 +696,7 @@ impl Parser {
         let span = self.span();
         self.advance();
         let exp = self.nested(|p| p.factor())?;
-        Ok(Expr {
-            span,
-            kind: ExprKind::Binary(BinOp::Pow, Box::new(base), Box::new(exp)),
-        })
+        Ok(Expr { span, kind: ExprKind::Binary(BinOp::Pow, Box::new(base), Box::new(exp)) })
     }
 
     fn primary(&mut self) -> PResult<Expr> {
@@ -851,26 +704,14 @@ impl Parser {
         loop {
             if self.eat_op(".") {
                 let name = self.name("an attribute name after '.'")?;
-                e = Expr {
-                    span: e.span,
-                    kind: ExprKind::Attr(Box::new(e), name),
-                };
+                e = Expr { span: e.span, kind: ExprKind::Attr(Box::new(e), name) };
             } else if self.eat_op("(") {
                 let args = self.nested(|p| p.call_args())?;
-                e = Expr {
-                    span: e.span,
-                    kind: ExprKind::Call {
-                        func: Box::new(e),
-                        args,
-                    },
-                };
+                e = Expr { span: e.span, kind: ExprKind::Call { func: Box::new(e), args } };
             } else if self.eat_op("[") {
                 let index = self.nested(|p| p.subscript())?;
                 self.expect_op("]", "to close the subscript")?;
-                e = Expr {
-                    span: e.span,
-                    kind: ExprKind::Subscript(Box::new(e), Box::new(index)),
-                };
+                e = Expr { span: e.span, kind: ExprKind::Subscript(Box::new(e), Box::new(index)) };
             } else {
                 return Ok(e);
             }
@@ -882,8 +723,7 @@ impl Parser {
         while !self.at_op(")") {
             if self.eat_op("*") {
                 args.push(Arg::Star(self.test()?));
-            } else if matches!(self.peek(), Tok::Name(_)) && matches!(self.peek_at(1), Tok::Op("="))
-            {
+            } else if matches!(self.peek(), Tok::Name(_)) && matches!(self.peek_at(1), Tok::Op("=")) {
                 let name = self.name("a keyword")?;
                 self.advance();
                 args.push(Arg::Keyword(name, self.test()?));
@@ -897,10 +737,7 @@ impl Parser {
                     let clauses = self.comp_clauses()?;
                     args.push(Arg::Positional(Expr {
                         span,
-                        kind: ExprKind::ListComp {
-                            elt: Box::new(value),
-                            clauses,
-                        },
+                        kind: ExprKind::ListComp { elt: Box::new(value), clauses },
                     }));
                 } else {
                     args.push(Arg::Positional(value));
@@ -925,10 +762,7 @@ impl Parser {
         while self.eat_op(",") && !self.at_op("]") {
             items.push(self.slice_item()?);
         }
-        Ok(Expr {
-            span,
-            kind: ExprKind::Tuple(items),
-        })
+        Ok(Expr { span, kind: ExprKind::Tuple(items) })
     }
 
     fn slice_item(&mut self) -> PResult<Expr> {
@@ -946,10 +780,7 @@ impl Parser {
         }
         let stop = bound(self)?;
         let step = if self.eat_op(":") { bound(self)? } else { None };
-        Ok(Expr {
-            span,
-            kind: ExprKind::Slice(start, stop, step),
-        })
+        Ok(Expr { span, kind: ExprKind::Slice(start, stop, step) })
     }
 
     fn comp_clauses(&mut self) -> PResult<Vec<CompFor>> {
@@ -964,11 +795,7 @@ impl Parser {
             while self.eat_kw("if") {
                 conds.push(self.or_test()?);
             }
-            clauses.push(CompFor {
-                target,
-                iter,
-                conds,
-            });
+            clauses.push(CompFor { target, iter, conds });
         }
         Ok(clauses)
     }
@@ -1024,14 +851,14 @@ impl Parser {
 
     fn paren(&mut self, span: Span) -> PResult<Expr> {
         if self.eat_op(")") {
-            return Ok(Expr {
-                span,
-                kind: ExprKind::Tuple(vec![]),
-            });
+            return Ok(Expr { span, kind: ExprKind::Tuple(vec![]) });
         }
         let first = self.test()?;
         if self.at_kw("for") {
-            return Err(error(self.span(), "generator expressions are not supported by the playground yet; use a list comprehension"));
+            return Err(error(
+                self.span(),
+                "generator expressions are not supported by the playground yet; use a list comprehension",
+            ));
         }
         if self.eat_op(")") {
             return Ok(first);
@@ -1041,10 +868,7 @@ impl Parser {
             items.push(self.test()?);
         }
         self.expect_op(")", "to close the parenthesis")?;
-        Ok(Expr {
-            span,
-            kind: ExprKind::Tuple(items),
-        })
+        Ok(Expr { span, kind: ExprKind::Tuple(items) })
     }
 
     fn list(&mut self, span: Span) -> PResult<Expr> {
@@ -1054,13 +878,7 @@ impl Parser {
             if self.at_kw("for") {
                 let clauses = self.comp_clauses()?;
                 self.expect_op("]", "to close the list comprehension")?;
-                return Ok(Expr {
-                    span,
-                    kind: ExprKind::ListComp {
-                        elt: Box::new(first),
-                        clauses,
-                    },
-                });
+                return Ok(Expr { span, kind: ExprKind::ListComp { elt: Box::new(first), clauses } });
             }
             items.push(first);
             while self.eat_op(",") && !self.at_op("]") {
@@ -1068,10 +886,7 @@ impl Parser {
             }
         }
         self.expect_op("]", "to close the list")?;
-        Ok(Expr {
-            span,
-            kind: ExprKind::List(items),
-        })
+        Ok(Expr { span, kind: ExprKind::List(items) })
     }
 
     fn dict(&mut self, span: Span) -> PResult<Expr> {
@@ -1079,21 +894,14 @@ impl Parser {
         if !self.at_op("}") {
             let key = self.test()?;
             if !self.at_op(":") {
-                return Err(error(
-                    self.span(),
-                    "set literals are not supported by the playground yet",
-                ));
+                return Err(error(self.span(), "set literals are not supported by the playground yet"));
             }
             self.advance();
             let value = self.test()?;
             if self.at_kw("for") {
                 let clauses = self.comp_clauses()?;
                 self.expect_op("}", "to close the dict comprehension")?;
-                let kind = ExprKind::DictComp {
-                    key: Box::new(key),
-                    value: Box::new(value),
-                    clauses,
-                };
+                let kind = ExprKind::DictComp { key: Box::new(key), value: Box::new(value), clauses };
                 return Ok(Expr { span, kind });
             }
             items.push((key, value));
@@ -1104,10 +912,7 @@ impl Parser {
             }
         }
         self.expect_op("}", "to close the dict")?;
-        Ok(Expr {
-            span,
-            kind: ExprKind::Dict(items),
-        })
+        Ok(Expr { span, kind: ExprKind::Dict(items) })
     }
 
     /// Adjacent string literals concatenate; any f-string among them makes the whole an f-string.
@@ -1123,10 +928,9 @@ impl Parser {
                     for p in fparts {
                         parts.push(match p {
                             FStrPart::Text(t) => FPart::Text(t),
-                            FStrPart::Field { source, span, spec } => FPart::Field {
-                                expr: self.fstring_field(&source, span)?,
-                                spec,
-                            },
+                            FStrPart::Field { source, span, spec } => {
+                                FPart::Field { expr: self.fstring_field(&source, span)?, spec }
+                            }
                         });
                     }
                 }
@@ -1135,10 +939,7 @@ impl Parser {
             self.advance();
         }
         if formatted {
-            return Ok(Expr {
-                span,
-                kind: ExprKind::FString(parts),
-            });
+            return Ok(Expr { span, kind: ExprKind::FString(parts) });
         }
         let text: String = parts
             .into_iter()
@@ -1147,10 +948,7 @@ impl Parser {
                 FPart::Field { .. } => String::new(),
             })
             .collect();
-        Ok(Expr {
-            span,
-            kind: ExprKind::Str(text),
-        })
+        Ok(Expr { span, kind: ExprKind::Str(text) })
     }
 
     fn fstring_field(&mut self, source: &str, span: Span) -> PResult<Expr> {
@@ -1196,11 +994,9 @@ fn check_target(e: &Expr, unpack: bool) -> PResult<()> {
         _ => {
             let what = match &e.kind {
                 ExprKind::Call { .. } => "function call",
-                ExprKind::Int(_)
-                | ExprKind::Float(_)
-                | ExprKind::Str(_)
-                | ExprKind::Bool(_)
-                | ExprKind::None => "literal",
+                ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Bool(_) | ExprKind::None => {
+                    "literal"
+                }
                 ExprKind::Tuple(_) | ExprKind::List(_) => "a tuple in augmented assignment",
                 _ => "expression",
             };

@@ -13,14 +13,7 @@ fn run(script: &str, precision: Precision) -> Result<String, (String, String)> {
     ctx.default_precision = precision;
     match pollster::block_on(lang::run_script(script, &mut ctx)) {
         Ok(out) => Ok(out.stdout),
-        Err(f) => Err((
-            f.output.stdout,
-            f.errors
-                .iter()
-                .map(|e| e.to_string())
-                .collect::<Vec<_>>()
-                .join("\n"),
-        )),
+        Err(f) => Err((f.output.stdout, f.errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))),
     }
 }
 
@@ -41,35 +34,21 @@ const KNOWN_FAILURES: &[&str] = &[
 #[test]
 fn fixtures_match_jax_on_the_reference_evaluator() {
     let fixtures = compare::load();
-    assert!(
-        fixtures.len() >= 120,
-        "the generator writes at least 120 programs"
-    );
+    assert!(fixtures.len() >= 120, "the generator writes at least 120 programs");
     let mut failures = Vec::new();
     for f in &fixtures {
-        for (precision, expected) in [
-            (Precision::Highest, &f.highest),
-            (Precision::Default, &f.default),
-        ] {
+        for (precision, expected) in [(Precision::Highest, &f.highest), (Precision::Default, &f.default)] {
             let label = format!("{} ({})", f.name, precision.name());
             match (run(&f.script, precision), &f.error) {
                 (Ok(out), None) => {
-                    if let Some(diff) =
-                        compare::compare(&out, expected, precision == Precision::Default)
-                    {
+                    if let Some(diff) = compare::compare(&out, expected, precision == Precision::Default) {
                         failures.push(format!("{label}: {diff}"));
                     }
                 }
-                (Ok(out), Some(e)) => failures.push(format!(
-                    "{label}: JAX raised {e}, the playground printed\n{out}"
-                )),
-                (Err((out, msg)), None) => {
-                    failures.push(format!("{label}: failed with {msg} after printing\n{out}"))
-                }
+                (Ok(out), Some(e)) => failures.push(format!("{label}: JAX raised {e}, the playground printed\n{out}")),
+                (Err((out, msg)), None) => failures.push(format!("{label}: failed with {msg} after printing\n{out}")),
                 (Err((out, _)), Some(_)) => {
-                    if let Some(diff) =
-                        compare::compare(&out, expected, precision == Precision::Default)
-                    {
+                    if let Some(diff) = compare::compare(&out, expected, precision == Precision::Default) {
                         failures.push(format!("{label}: before the error, {diff}"));
                     }
                 }
@@ -78,27 +57,14 @@ fn fixtures_match_jax_on_the_reference_evaluator() {
     }
     let failed = |name: &str| failures.iter().any(|f| f.starts_with(&format!("{name} (")));
     let now_passing: Vec<&&str> = KNOWN_FAILURES.iter().filter(|n| !failed(n)).collect();
-    assert!(
-        now_passing.is_empty(),
-        "these fixtures pass now; remove them from KNOWN_FAILURES: {now_passing:?}"
-    );
-    let unexpected: Vec<&String> = failures
-        .iter()
-        .filter(|f| {
-            !KNOWN_FAILURES
-                .iter()
-                .any(|n| f.starts_with(&format!("{n} (")))
-        })
-        .collect();
+    assert!(now_passing.is_empty(), "these fixtures pass now; remove them from KNOWN_FAILURES: {now_passing:?}");
+    let unexpected: Vec<&String> =
+        failures.iter().filter(|f| !KNOWN_FAILURES.iter().any(|n| f.starts_with(&format!("{n} (")))).collect();
     assert!(
         unexpected.is_empty(),
         "{} of {} runs differ from JAX:\n\n{}",
         unexpected.len(),
         2 * fixtures.len(),
-        unexpected
-            .iter()
-            .map(|s| s.as_str())
-            .collect::<Vec<_>>()
-            .join("\n\n")
+        unexpected.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n\n")
     );
 }

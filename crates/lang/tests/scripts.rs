@@ -27,10 +27,7 @@ fn run_recorded(src: &str) -> (Result<RunOutput, ScriptFailure>, Vec<String>) {
 
 fn run_with(src: &str, limits: Limits) -> (Result<RunOutput, ScriptFailure>, Vec<String>) {
     let calls = Rc::new(RefCell::new(Vec::new()));
-    let executor = Recording {
-        inner: ReferenceExecutor::default(),
-        calls: calls.clone(),
-    };
+    let executor = Recording { inner: ReferenceExecutor::default(), calls: calls.clone() };
     let mut ctx = Context::new(Box::new(executor));
     let result = pollster::block_on(run_script_with_limits(src, &mut ctx, limits));
     let calls = calls.borrow().clone();
@@ -87,25 +84,18 @@ fn skeleton_script() {
 #[test]
 fn the_public_entry_point_runs_scripts() {
     let mut ctx = Context::new(Box::new(ReferenceExecutor::default()));
-    let out = pollster::block_on(run_script("print(1 + 1)", &mut ctx))
-        .unwrap_or_else(|f| panic!("{:?}", f.errors));
+    let out = pollster::block_on(run_script("print(1 + 1)", &mut ctx)).unwrap_or_else(|f| panic!("{:?}", f.errors));
     assert_eq!(out.stdout, "2\n");
 }
 
 #[test]
 fn python_numbers_print_as_0d_arrays() {
-    let out = run_recorded("print(1, 2.5, True, 'hi', [1], None, 2**40)")
-        .0
-        .unwrap_or_else(|f| panic!("{:?}", f.errors));
+    let out =
+        run_recorded("print(1, 2.5, True, 'hi', [1], None, 2**40)").0.unwrap_or_else(|f| panic!("{:?}", f.errors));
     let items: Vec<String> = out.prints[0]
         .iter()
         .map(|p| match p {
-            PrintItem::Array(a) => format!(
-                "{}{:?}={}",
-                a.dtype(),
-                a.shape(),
-                jaxlite::format::format_array(a)
-            ),
+            PrintItem::Array(a) => format!("{}{:?}={}", a.dtype(), a.shape(), jaxlite::format::format_array(a)),
             PrintItem::Text(t) => format!("text {t}"),
         })
         .collect();
@@ -277,10 +267,7 @@ fn python_control_flow_on_tracers_fails_as_in_jax() {
 
 #[test]
 fn runaway_loops_are_stopped_by_the_step_budget() {
-    let limits = Limits {
-        steps: 10_000,
-        ..Limits::default()
-    };
+    let limits = Limits { steps: 10_000, ..Limits::default() };
     let result = run_with("n = 0\nprint('start')\nwhile True:\n    n += 1\n", limits).0;
     expect![[r#"
         start
@@ -294,25 +281,12 @@ fn deep_recursion_is_an_error_not_a_stack_overflow() {
     // An unoptimised build needs more stack per call and may hit the stack backstop first;
     // either way the error is the same and points at the recursive call.
     let src = "def f(n):\n    return f(n + 1)\nf(0)";
-    assert!(
-        output(src).starts_with("error 2:12: maximum recursion depth exceeded ("),
-        "{}",
-        output(src)
-    );
+    assert!(output(src).starts_with("error 2:12: maximum recursion depth exceeded ("), "{}", output(src));
     let counting = "depth = [0]\ndef f():\n    depth[0] += 1\n    f()\ntry_it = f()";
-    let limits = Limits {
-        recursion: 50,
-        ..Limits::default()
-    };
-    let failure = run_with(&format!("{counting}\n"), limits)
-        .0
-        .err()
-        .map(|f| f.errors);
+    let limits = Limits { recursion: 50, ..Limits::default() };
+    let failure = run_with(&format!("{counting}\n"), limits).0.err().map(|f| f.errors);
     assert!(failure.is_some_and(|e| e[0].message.contains("allows 50 nested calls")));
-    let (ok, _) = run_with(
-        "def f(n):\n    return 0 if n == 0 else 1 + f(n - 1)\nprint(f(30))",
-        limits,
-    );
+    let (ok, _) = run_with("def f(n):\n    return 0 if n == 0 else 1 + f(n - 1)\nprint(f(30))", limits);
     assert_eq!(describe(ok), "30\n");
 }
 
@@ -338,13 +312,10 @@ fn parse_errors_are_all_reported() {
 fn mutated_scripts_never_panic() {
     let scripts = [SKELETON, "def f(a, b=[1, 2], *r):\n    return {k: v for k, v in zip(a, b)}, f'{a!r:>{b}}', a[1:-1:2]\nprint(f('ab'), 2 ** -1, -3 // 2, (1,), [x for x in range(3) if x])\n"];
     let inserts = [
-        "(", ")", "[", "]", ":", "'", "\"", "\n", "    ", "\\", "@", "*", "{", "}", ".", "=", "0",
-        "-", "#", "f'{", "lambda", "if",
+        "(", ")", "[", "]", ":", "'", "\"", "\n", "    ", "\\", "@", "*", "{", "}", ".", "=", "0", "-", "#", "f'{",
+        "lambda", "if",
     ];
-    let limits = Limits {
-        steps: 2_000,
-        recursion: 20,
-    };
+    let limits = Limits { steps: 2_000, recursion: 20 };
     let mut count = 0;
     for src in scripts {
         let chars: Vec<char> = src.chars().collect();

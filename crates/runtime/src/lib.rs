@@ -43,11 +43,7 @@ pub struct RunOptions {
 
 impl Default for RunOptions {
     fn default() -> RunOptions {
-        RunOptions {
-            backend: BackendChoice::Auto,
-            machine: TpuConfig::v5e(),
-            precision: Precision::Default,
-        }
+        RunOptions { backend: BackendChoice::Auto, machine: TpuConfig::v5e(), precision: Precision::Default }
     }
 }
 
@@ -98,11 +94,9 @@ impl Engine {
             BackendChoice::Cpu => Ok((cpu(), "the CPU backend was requested".into())),
             BackendChoice::Gpu => Ok((self.gpu().await?, "the GPU backend was requested".into())),
             BackendChoice::Auto => match self.gpu().await {
-                Ok(_) if self.gpu_is_software => Ok((
-                    cpu(),
-                    "the only GPU adapter is a software rasterizer; the CPU backend is faster"
-                        .into(),
-                )),
+                Ok(_) if self.gpu_is_software => {
+                    Ok((cpu(), "the only GPU adapter is a software rasterizer; the CPU backend is faster".into()))
+                }
                 Ok(slot) => Ok((slot, "a hardware GPU adapter is available".into())),
                 Err(e) => Ok((cpu(), format!("no GPU backend: {e}"))),
             },
@@ -110,15 +104,8 @@ impl Engine {
     }
 
     /// Runs `source` and reports what it printed and what each program cost.
-    pub async fn run_script(
-        &mut self,
-        source: &str,
-        opts: &RunOptions,
-    ) -> Result<RunReport, RunFailure> {
-        let (slot, reason) = self
-            .choose(opts.backend)
-            .await
-            .map_err(RunFailure::without_location)?;
+    pub async fn run_script(&mut self, source: &str, opts: &RunOptions) -> Result<RunReport, RunFailure> {
+        let (slot, reason) = self.choose(opts.backend).await.map_err(RunFailure::without_location)?;
         let (backend, adapter) = {
             let b = slot.borrow();
             let b = b.as_ref().expect("backend present between runs");
@@ -145,10 +132,7 @@ impl Engine {
                 adapter,
                 backend_reason: reason,
             }),
-            Err(failure) => Err(RunFailure {
-                errors: failure.errors,
-                stdout: failure.output.stdout,
-            }),
+            Err(failure) => Err(RunFailure { errors: failure.errors, stdout: failure.output.stdout }),
         }
     }
 }
@@ -197,10 +181,7 @@ impl EngineExecutor {
             asm: program.to_string(),
             program: program.clone(),
         });
-        let compiled = Compiled {
-            program,
-            report: programs.len() - 1,
-        };
+        let compiled = Compiled { program, report: programs.len() - 1 };
         let out = (compiled.program.clone(), compiled.report);
         self.cache.insert(key, compiled);
         Ok(out)
@@ -216,29 +197,21 @@ impl Executor for EngineExecutor {
         Box::pin(async move {
             let (program, report) = self.compile(&call)?;
             let inputs: Vec<Vec<u32>> = call.args.iter().map(to_words).collect();
-            let mut backend =
-                self.backend.borrow_mut().take().ok_or_else(|| {
-                    JaxError("the backend was lost by an earlier failed run".into())
-                })?;
+            let mut backend = self
+                .backend
+                .borrow_mut()
+                .take()
+                .ok_or_else(|| JaxError("the backend was lost by an earlier failed run".into()))?;
             let result = backend.run(&program, &inputs).await;
             *self.backend.borrow_mut() = Some(backend);
-            let outputs = result.map_err(|e| {
-                JaxError(format!(
-                    "{} failed on the {} backend: {e}",
-                    call.name, "emulated TPU"
-                ))
-            })?;
+            let outputs =
+                result.map_err(|e| JaxError(format!("{} failed on the {} backend: {e}", call.name, "emulated TPU")))?;
             self.programs.borrow_mut()[report].calls += 1;
             Ok(program
                 .outputs
                 .iter()
                 .zip(outputs)
-                .map(|(buf, words)| {
-                    Array::from_f32(
-                        buf.shape.clone(),
-                        words.into_iter().map(f32::from_bits).collect(),
-                    )
-                })
+                .map(|(buf, words)| Array::from_f32(buf.shape.clone(), words.into_iter().map(f32::from_bits).collect()))
                 .collect())
         })
     }

@@ -47,14 +47,7 @@ pub struct RunFailure {
 impl RunFailure {
     /// An error that belongs to no line of the script (line and column 0).
     pub fn without_location(message: String) -> RunFailure {
-        RunFailure {
-            errors: vec![ScriptError {
-                message,
-                line: 0,
-                col: 0,
-            }],
-            stdout: String::new(),
-        }
+        RunFailure { errors: vec![ScriptError { message, line: 0, col: 0 }], stdout: String::new() }
     }
 }
 
@@ -139,11 +132,7 @@ impl RunReport {
         }
         let report = Report {
             ok: details.then_some(true),
-            prints: self
-                .prints
-                .iter()
-                .map(|p| p.iter().map(Item).collect())
-                .collect(),
+            prints: self.prints.iter().map(|p| p.iter().map(Item).collect()).collect(),
             programs: self
                 .programs
                 .iter()
@@ -180,20 +169,7 @@ impl RunFailure {
             errors: Vec<E<'a>>,
             stdout: &'a str,
         }
-        let errors = self
-            .errors
-            .iter()
-            .map(|e| E {
-                message: &e.message,
-                line: e.line,
-                col: e.col,
-            })
-            .collect();
-        serde_json::to_string(&F {
-            ok: false,
-            errors,
-            stdout: &self.stdout,
-        })
-        .expect("serializes")
+        let errors = self.errors.iter().map(|e| E { message: &e.message, line: e.line, col: e.col }).collect();
+        serde_json::to_string(&F { ok: false, errors, stdout: &self.stdout }).expect("serializes")
     }
 }

@@ -94,15 +94,8 @@ const NOT_LOWERED: &[&str] = &[
 ];
 
 /// Fixtures that fail on the reference evaluator too (see `crates/lang/tests/fixtures.rs`).
-const KNOWN_FAILURES: &[&str] = &[
-    "binop_mul",
-    "binop_pow",
-    "jnp_maximum",
-    "jnp_minimum",
-    "vjp_basic",
-    "grad_matmul",
-    "logistic_regression",
-];
+const KNOWN_FAILURES: &[&str] =
+    &["binop_mul", "binop_pow", "jnp_maximum", "jnp_minimum", "vjp_basic", "grad_matmul", "logistic_regression"];
 
 enum Outcome {
     Pass,
@@ -111,23 +104,14 @@ enum Outcome {
 }
 
 fn run(f: &compare::Fixture, precision: Precision, expected: &str) -> Outcome {
-    let opts = RunOptions {
-        backend: BackendChoice::Cpu,
-        precision,
-        ..RunOptions::default()
-    };
+    let opts = RunOptions { backend: BackendChoice::Cpu, precision, ..RunOptions::default() };
     let default = precision == Precision::Default;
-    match (
-        pollster::block_on(Engine::new().run_script(&f.script, &opts)),
-        &f.error,
-    ) {
+    match (pollster::block_on(Engine::new().run_script(&f.script, &opts)), &f.error) {
         (Ok(report), None) => match compare::compare(&report.stdout, expected, default) {
             None => Outcome::Pass,
             Some(d) => Outcome::Differs(d),
         },
-        (Ok(report), Some(e)) => {
-            Outcome::Differs(format!("JAX raised {e}, we printed {}", report.stdout))
-        }
+        (Ok(report), Some(e)) => Outcome::Differs(format!("JAX raised {e}, we printed {}", report.stdout)),
         (Err(failure), error) => {
             let msg: Vec<String> = failure.errors.iter().map(|e| e.to_string()).collect();
             let msg = msg.join("\n");
@@ -151,10 +135,7 @@ fn fixtures_match_jax_through_the_compiler_and_emulator() {
     let mut not_lowered = Vec::new();
     let mut differs = Vec::new();
     for f in &fixtures {
-        for (precision, expected) in [
-            (Precision::Highest, &f.highest),
-            (Precision::Default, &f.default),
-        ] {
+        for (precision, expected) in [(Precision::Highest, &f.highest), (Precision::Default, &f.default)] {
             match run(f, precision, expected) {
                 Outcome::Pass => {}
                 Outcome::NotLowered => {
@@ -170,23 +151,15 @@ fn fixtures_match_jax_through_the_compiler_and_emulator() {
             }
         }
     }
-    let newly_lowered: Vec<&&str> = NOT_LOWERED
-        .iter()
-        .filter(|n| !not_lowered.iter().any(|m| m == *n))
-        .collect();
-    let unlisted: Vec<&String> = not_lowered
-        .iter()
-        .filter(|n| !NOT_LOWERED.contains(&n.as_str()))
-        .collect();
+    let newly_lowered: Vec<&&str> = NOT_LOWERED.iter().filter(|n| !not_lowered.iter().any(|m| m == *n)).collect();
+    let unlisted: Vec<&String> = not_lowered.iter().filter(|n| !NOT_LOWERED.contains(&n.as_str())).collect();
     assert!(
         newly_lowered.is_empty(),
         "these fixtures are lowered now; remove them from NOT_LOWERED: {newly_lowered:?}"
     );
-    assert!(unlisted.is_empty(), "these fixtures need primitives the compiler cannot lower; list them in NOT_LOWERED: {unlisted:?}");
     assert!(
-        differs.is_empty(),
-        "{} runs differ from JAX:\n\n{}",
-        differs.len(),
-        differs.join("\n\n")
+        unlisted.is_empty(),
+        "these fixtures need primitives the compiler cannot lower; list them in NOT_LOWERED: {unlisted:?}"
     );
+    assert!(differs.is_empty(), "{} runs differ from JAX:\n\n{}", differs.len(), differs.join("\n\n"));
 }

@@ -10,11 +10,7 @@ const EXPECTED: &str = include_str!("../../../tests/scripts/skeleton.expected");
 const EXPECTED_HIGHEST: &str = include_str!("../../../tests/scripts/skeleton.highest.expected");
 
 fn run(backend: BackendChoice, precision: Precision) -> RunReport {
-    let opts = RunOptions {
-        backend,
-        precision,
-        ..RunOptions::default()
-    };
+    let opts = RunOptions { backend, precision, ..RunOptions::default() };
     match pollster::block_on(Engine::new().run_script(SCRIPT, &opts)) {
         Ok(report) => report,
         Err(failure) => panic!("run failed: {:?}", failure.errors),
@@ -32,21 +28,13 @@ fn cpu_backend_prints_what_jax_prints() {
     let f = &report.programs[3];
     assert_eq!(f.calls, 1);
     let c = &f.counters;
-    assert_eq!(
-        c.flops,
-        2 * 3 * 4 * 5 + 3 * 15,
-        "matmul plus three elementwise ops"
-    );
+    assert_eq!(c.flops, 2 * 3 * 4 * 5 + 3 * 15, "matmul plus three elementwise ops");
     assert_eq!(c.hbm_bytes_read, (12 + 20) * 4);
     assert_eq!(c.hbm_bytes_written, 15 * 4);
     // One fold on a 128×128 array: weights shift in over 128 cycles, then 3 rows stream
     // through with 128 + 128 - 2 cycles of fill and drain.
     assert_eq!(c.mxu_busy_cycles, 128 + (3 + 128 + 128 - 2));
-    assert!(
-        c.cycles > c.mxu_busy_cycles && c.cycles < 10_000,
-        "cycles {}",
-        c.cycles
-    );
+    assert!(c.cycles > c.mxu_busy_cycles && c.cycles < 10_000, "cycles {}", c.cycles);
 }
 
 /// The numbers in NumPy's printout of an array.
@@ -66,10 +54,7 @@ fn highest_precision_matches_float32_jax() {
     let (got, want) = (numbers(&report.stdout), numbers(EXPECTED_HIGHEST));
     assert_eq!(got.len(), want.len());
     for (g, w) in got.iter().zip(&want) {
-        assert!(
-            (g - w).abs() <= 4.0 * f32::EPSILON * w.abs(),
-            "{g} vs JAX's {w}"
-        );
+        assert!((g - w).abs() <= 4.0 * f32::EPSILON * w.abs(), "{g} vs JAX's {w}");
     }
     // DEFAULT's single bf16 pass is visibly less accurate than that.
     let default = numbers(&run(BackendChoice::Cpu, Precision::Default).stdout);
@@ -83,11 +68,7 @@ fn gpu_backend_is_bit_identical_with_identical_counters() {
     assert_eq!(gpu.backend, "gpu");
     assert!(gpu.adapter.is_some(), "a GPU run names its adapter");
     assert_eq!(gpu.stdout, cpu.stdout);
-    assert_eq!(
-        format!("{:?}", gpu.prints),
-        format!("{:?}", cpu.prints),
-        "values differ in some bit"
-    );
+    assert_eq!(format!("{:?}", gpu.prints), format!("{:?}", cpu.prints), "values differ in some bit");
     for (g, c) in gpu.programs.iter().zip(&cpu.programs) {
         assert_eq!(g.counters, c.counters, "counters of {}", g.name);
     }
@@ -106,30 +87,16 @@ fn json_report_has_the_documented_fields() {
     assert_eq!(item["data"][0].as_f64().unwrap() as f32, 1.583_608_2);
     let f = &json["programs"][3];
     assert_eq!(f["name"], "f");
-    for key in [
-        "cycles",
-        "flops",
-        "hbm_bytes_read",
-        "hbm_bytes_written",
-        "mxu_busy_cycles",
-    ] {
+    for key in ["cycles", "flops", "hbm_bytes_read", "hbm_bytes_written", "mxu_busy_cycles"] {
         assert!(f["counters"][key].as_u64().unwrap() > 0, "{key}");
     }
-    assert!(
-        json.get("stdout").is_none(),
-        "stdout is only in the detailed form"
-    );
+    assert!(json.get("stdout").is_none(), "stdout is only in the detailed form");
 }
 
 #[test]
 fn script_errors_carry_their_place() {
-    let opts = RunOptions {
-        backend: BackendChoice::Cpu,
-        ..RunOptions::default()
-    };
-    let failure =
-        pollster::block_on(Engine::new().run_script("x = 1\ny = x @ undefined_name\n", &opts))
-            .unwrap_err();
+    let opts = RunOptions { backend: BackendChoice::Cpu, ..RunOptions::default() };
+    let failure = pollster::block_on(Engine::new().run_script("x = 1\ny = x @ undefined_name\n", &opts)).unwrap_err();
     assert_eq!(failure.errors.len(), 1);
     let e = &failure.errors[0];
     assert_eq!((e.line, e.col), (2, 9), "{}", e.message);

@@ -15,16 +15,14 @@ thread_local! {
 /// Options as the page sends them: `{"backend": "auto"|"cpu"|"gpu", "precision":
 /// "default"|"high"|"highest", "machine": "v5e"}`; every field optional.
 fn parse_options(json: &str) -> Result<RunOptions, String> {
-    let value: serde_json::Value =
-        serde_json::from_str(json).map_err(|e| format!("bad options JSON: {e}"))?;
+    let value: serde_json::Value = serde_json::from_str(json).map_err(|e| format!("bad options JSON: {e}"))?;
     let field = |name: &str| value.get(name).and_then(|v| v.as_str());
     let mut opts = RunOptions::default();
     if let Some(b) = field("backend") {
         opts.backend = BackendChoice::parse(b).ok_or_else(|| format!("unknown backend '{b}'"))?;
     }
     if let Some(p) = field("precision") {
-        opts.precision =
-            jaxlite::Precision::parse(p).ok_or_else(|| format!("unknown precision '{p}'"))?;
+        opts.precision = jaxlite::Precision::parse(p).ok_or_else(|| format!("unknown precision '{p}'"))?;
     }
     if let Some(m) = field("machine") {
         opts.machine = emu::TpuConfig::preset(m).ok_or_else(|| format!("unknown machine '{m}'"))?;

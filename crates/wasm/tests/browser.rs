@@ -11,8 +11,7 @@ const SCRIPT: &str = include_str!("../../../tests/scripts/skeleton.py");
 const EXPECTED: &str = include_str!("../../../tests/scripts/skeleton.expected");
 
 async fn run(backend: &str) -> serde_json::Value {
-    let options =
-        format!(r#"{{"backend": "{backend}", "precision": "default", "machine": "v5e"}}"#);
+    let options = format!(r#"{{"backend": "{backend}", "precision": "default", "machine": "v5e"}}"#);
     let json = tpu_wasm::run_script(SCRIPT.to_string(), options).await;
     serde_json::from_str(&json).expect("run_script resolves to JSON")
 }
@@ -22,10 +21,7 @@ async fn skeleton_runs_on_webgpu() {
     let report = run("gpu").await;
     assert_eq!(report["ok"], true, "{report}");
     assert_eq!(report["backend"], "gpu");
-    assert!(
-        report["adapter"].is_string(),
-        "the WebGPU adapter is named: {report}"
-    );
+    assert!(report["adapter"].is_string(), "the WebGPU adapter is named: {report}");
     assert_eq!(report["stdout"], EXPECTED);
 }
 
@@ -37,12 +33,7 @@ async fn webgpu_and_wasm_cpu_agree_bit_for_bit() {
     assert_eq!(cpu["stdout"], EXPECTED);
     assert_eq!(gpu["prints"], cpu["prints"]);
     let counters = |r: &serde_json::Value| {
-        r["programs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| p["counters"].clone())
-            .collect::<Vec<_>>()
+        r["programs"].as_array().unwrap().iter().map(|p| p["counters"].clone()).collect::<Vec<_>>()
     };
     assert_eq!(counters(&gpu), counters(&cpu));
 }

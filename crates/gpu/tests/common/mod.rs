@@ -64,12 +64,7 @@ impl Rng {
 }
 
 pub fn buffer(name: &str, addr: u32, shape: &[usize]) -> Buffer {
-    Buffer {
-        name: name.into(),
-        addr,
-        shape: shape.to_vec(),
-        elem: ElemType::F32,
-    }
+    Buffer { name: name.into(), addr, shape: shape.to_vec(), elem: ElemType::F32 }
 }
 
 pub fn program(
@@ -93,31 +88,18 @@ pub fn program(
 
 /// Copies `words` contiguous words from HBM to VMEM.
 pub fn load(hbm: u32, vmem: u32, words: u32) -> Instr<u32> {
-    Instr::DmaLoad {
-        src: Block::flat(hbm, words),
-        dst: Block::flat(vmem, words),
-        sem: 0,
-    }
+    Instr::DmaLoad { src: Block::flat(hbm, words), dst: Block::flat(vmem, words), sem: 0 }
 }
 
 pub fn store(vmem: u32, hbm: u32, words: u32) -> Instr<u32> {
-    Instr::DmaStore {
-        src: Block::flat(vmem, words),
-        dst: Block::flat(hbm, words),
-        sem: 0,
-    }
+    Instr::DmaStore { src: Block::flat(vmem, words), dst: Block::flat(hbm, words), sem: 0 }
 }
 
 /// Runs `program` on both backends and asserts identical output bits. `describe(output,
 /// index)` names the input of a mismatching word for the failure message.
-pub fn assert_same_bits(
-    program: &Program,
-    inputs: &[Vec<u32>],
-    describe: &dyn Fn(usize, usize) -> String,
-) {
-    let want = CpuBackend
-        .run_sync(program, inputs)
-        .unwrap_or_else(|e| panic!("{}: CPU backend failed: {e}", program.name));
+pub fn assert_same_bits(program: &Program, inputs: &[Vec<u32>], describe: &dyn Fn(usize, usize) -> String) {
+    let want =
+        CpuBackend.run_sync(program, inputs).unwrap_or_else(|e| panic!("{}: CPU backend failed: {e}", program.name));
     let got = pollster::block_on(gpu().run(program, inputs))
         .unwrap_or_else(|e| panic!("{}: GPU backend failed: {e}", program.name));
     assert_eq!(want.len(), got.len());
@@ -138,10 +120,6 @@ pub fn assert_same_bits(
     if !mismatches.is_empty() {
         let n = mismatches.len();
         mismatches.truncate(24);
-        panic!(
-            "{}: {n} words differ between the CPU and GPU backends:\n{}",
-            program.name,
-            mismatches.join("\n")
-        );
+        panic!("{}: {n} words differ between the CPU and GPU backends:\n{}", program.name, mismatches.join("\n"));
     }
 }

@@ -32,11 +32,7 @@ pub fn jvp(jaxpr: &Jaxpr, diff: &[bool]) -> Result<Jaxpr> {
         Atom::Literal(_) => None,
     };
     for eqn in &jaxpr.eqns {
-        let xs: Vec<Atom> = eqn
-            .inputs
-            .iter()
-            .map(|a| read(&primal, a).unwrap_or_else(|| a.clone()))
-            .collect();
+        let xs: Vec<Atom> = eqn.inputs.iter().map(|a| read(&primal, a).unwrap_or_else(|| a.clone())).collect();
         let ts: Vec<Option<Atom>> = eqn.inputs.iter().map(|a| read(&tangent, a)).collect();
         let outs = b.bind(eqn.prim.clone(), &xs)?;
         if ts.iter().any(Option::is_some) {
@@ -49,11 +45,7 @@ pub fn jvp(jaxpr: &Jaxpr, diff: &[bool]) -> Result<Jaxpr> {
         }
         primal.extend(eqn.outputs.iter().copied().zip(outs));
     }
-    let mut outs: Vec<Atom> = jaxpr
-        .outvars
-        .iter()
-        .map(|a| read(&primal, a).unwrap_or_else(|| a.clone()))
-        .collect();
+    let mut outs: Vec<Atom> = jaxpr.outvars.iter().map(|a| read(&primal, a).unwrap_or_else(|| a.clone())).collect();
     for a in &jaxpr.outvars {
         let t = match read(&tangent, a) {
             Some(t) => t,
@@ -143,12 +135,9 @@ fn jvp_rule(
                     let minus = b.neg(&t0)?;
                     Some(b.select(&nonneg, &minus, &t0)?)
                 }
-                UnaryOp::Sign
-                | UnaryOp::Floor
-                | UnaryOp::Ceil
-                | UnaryOp::Round
-                | UnaryOp::RoundEven
-                | UnaryOp::Not => None,
+                UnaryOp::Sign | UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Round | UnaryOp::RoundEven | UnaryOp::Not => {
+                    None
+                }
                 UnaryOp::Sin => {
                     let c = b.unary(UnaryOp::Cos, x)?;
                     Some(b.mul(&t0, &c)?)

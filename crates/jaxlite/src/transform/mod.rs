@@ -69,16 +69,8 @@ impl Builder {
 
     pub fn bind(&mut self, prim: Primitive, inputs: &[Atom]) -> Result<Vec<Atom>> {
         let avals: Vec<Aval> = inputs.iter().map(|a| self.aval(a)).collect();
-        let outs: Vec<Var> = prim
-            .abstract_eval(&avals)?
-            .into_iter()
-            .map(|a| self.fresh(a))
-            .collect();
-        self.eqns.push(Eqn {
-            prim,
-            inputs: inputs.to_vec(),
-            outputs: outs.clone(),
-        });
+        let outs: Vec<Var> = prim.abstract_eval(&avals)?.into_iter().map(|a| self.fresh(a)).collect();
+        self.eqns.push(Eqn { prim, inputs: inputs.to_vec(), outputs: outs.clone() });
         Ok(outs.into_iter().map(Atom::Var).collect())
     }
 
@@ -87,13 +79,7 @@ impl Builder {
     }
 
     pub fn finish(self, outvars: Vec<Atom>) -> Jaxpr {
-        Jaxpr {
-            constvars: vec![],
-            invars: self.invars,
-            eqns: self.eqns,
-            outvars,
-            types: self.types,
-        }
+        Jaxpr { constvars: vec![], invars: self.invars, eqns: self.eqns, outvars, types: self.types }
     }
 
     /// Copies `jaxpr`'s equations in, applied to `inputs`; returns its outputs.
@@ -114,10 +100,7 @@ impl Builder {
     // Helpers the rules are written with. Scalars are inline literals, as in JAX's Jaxprs.
 
     pub fn lit(&self, value: f64, dtype: DType) -> Atom {
-        Atom::Literal(Literal {
-            value,
-            aval: Aval::new(vec![], dtype),
-        })
+        Atom::Literal(Literal { value, aval: Aval::new(vec![], dtype) })
     }
 
     /// `value` broadcast to `shape`.
@@ -126,13 +109,7 @@ impl Builder {
         if shape.is_empty() {
             return Ok(scalar);
         }
-        self.bind1(
-            Primitive::BroadcastInDim {
-                shape: shape.to_vec(),
-                broadcast_dimensions: vec![],
-            },
-            &[scalar],
-        )
+        self.bind1(Primitive::BroadcastInDim { shape: shape.to_vec(), broadcast_dimensions: vec![] }, &[scalar])
     }
 
     pub fn zeros(&mut self, aval: &Aval) -> Result<Atom> {
@@ -179,32 +156,21 @@ impl Builder {
 
     /// `which ? on_true : on_false`, elementwise.
     pub fn select(&mut self, which: &Atom, on_false: &Atom, on_true: &Atom) -> Result<Atom> {
-        self.bind1(
-            Primitive::SelectN,
-            &[which.clone(), on_false.clone(), on_true.clone()],
-        )
+        self.bind1(Primitive::SelectN, &[which.clone(), on_false.clone(), on_true.clone()])
     }
 
     pub fn convert(&mut self, x: &Atom, dtype: DType) -> Result<Atom> {
         if self.aval(x).dtype == dtype {
             return Ok(x.clone());
         }
-        self.bind1(
-            Primitive::ConvertElementType { new_dtype: dtype },
-            std::slice::from_ref(x),
-        )
+        self.bind1(Primitive::ConvertElementType { new_dtype: dtype }, std::slice::from_ref(x))
     }
 
     pub fn reshape(&mut self, x: &Atom, shape: &[usize]) -> Result<Atom> {
         if self.shape(x) == shape {
             return Ok(x.clone());
         }
-        self.bind1(
-            Primitive::Reshape {
-                new_sizes: shape.to_vec(),
-            },
-            std::slice::from_ref(x),
-        )
+        self.bind1(Primitive::Reshape { new_sizes: shape.to_vec() }, std::slice::from_ref(x))
     }
 
     pub fn reduce_sum(&mut self, x: &Atom, axes: Vec<usize>) -> Result<Atom> {
@@ -214,20 +180,12 @@ impl Builder {
         self.bind1(Primitive::ReduceSum { axes }, std::slice::from_ref(x))
     }
 
-    pub fn broadcast_in_dim(
-        &mut self,
-        x: &Atom,
-        shape: &[usize],
-        dims: Vec<usize>,
-    ) -> Result<Atom> {
+    pub fn broadcast_in_dim(&mut self, x: &Atom, shape: &[usize], dims: Vec<usize>) -> Result<Atom> {
         if self.shape(x) == shape {
             return Ok(x.clone());
         }
         self.bind1(
-            Primitive::BroadcastInDim {
-                shape: shape.to_vec(),
-                broadcast_dimensions: dims,
-            },
+            Primitive::BroadcastInDim { shape: shape.to_vec(), broadcast_dimensions: dims },
             std::slice::from_ref(x),
         )
     }
@@ -245,10 +203,7 @@ impl Builder {
         if permutation.iter().enumerate().all(|(i, &p)| i == p) {
             return Ok(x.clone());
         }
-        self.bind1(
-            Primitive::Transpose { permutation },
-            std::slice::from_ref(x),
-        )
+        self.bind1(Primitive::Transpose { permutation }, std::slice::from_ref(x))
     }
 
     /// Moves axis `from` of `x` to position `to`.

@@ -32,10 +32,7 @@ pub fn vjp(jaxpr: &Jaxpr, diff_in: &[bool], diff_out: &[bool]) -> Result<Vjp> {
     let mut unknown: HashSet<Var> = tangent_in.iter().copied().collect();
     let (mut known_eqns, mut linear_eqns): (Vec<Eqn>, Vec<Eqn>) = (vec![], vec![]);
     for eqn in &lin.eqns {
-        let reads_tangent = eqn
-            .inputs
-            .iter()
-            .any(|a| matches!(a, Atom::Var(v) if unknown.contains(v)));
+        let reads_tangent = eqn.inputs.iter().any(|a| matches!(a, Atom::Var(v) if unknown.contains(v)));
         if reads_tangent {
             unknown.extend(eqn.outputs.iter().copied());
             linear_eqns.push(eqn.clone());
@@ -69,19 +66,8 @@ pub fn vjp(jaxpr: &Jaxpr, diff_in: &[bool], diff_out: &[bool]) -> Result<Vjp> {
         outvars: forward_outs,
         types: lin.types.clone(),
     };
-    let backward = transpose_linear(
-        &lin.types,
-        &residuals,
-        tangent_in,
-        &linear_eqns,
-        tangent_out,
-        diff_out,
-    )?;
-    Ok(Vjp {
-        forward,
-        num_residuals: residuals.len(),
-        backward,
-    })
+    let backward = transpose_linear(&lin.types, &residuals, tangent_in, &linear_eqns, tangent_out, diff_out)?;
+    Ok(Vjp { forward, num_residuals: residuals.len(), backward })
 }
 
 /// How an operand of a linear equation appears to its transpose rule.
@@ -101,24 +87,20 @@ fn transpose_linear(
     diff_out: &[bool],
 ) -> Result<Jaxpr> {
     let mut b = Builder::new();
-    let known: HashMap<Var, Atom> = residuals
-        .iter()
-        .map(|&r| (r, b.input(types[&r].clone())))
-        .collect();
+    let known: HashMap<Var, Atom> = residuals.iter().map(|&r| (r, b.input(types[&r].clone()))).collect();
     let mut linear: HashSet<Var> = linear_in.iter().copied().collect();
     for eqn in eqns {
         linear.extend(eqn.outputs.iter().copied());
     }
     let mut ct: HashMap<Var, Atom> = HashMap::new();
-    let accumulate =
-        |b: &mut Builder, ct: &mut HashMap<Var, Atom>, v: Var, c: Atom| -> Result<()> {
-            let total = match ct.remove(&v) {
-                Some(prev) => b.add(&prev, &c)?,
-                None => c,
-            };
-            ct.insert(v, total);
-            Ok(())
+    let accumulate = |b: &mut Builder, ct: &mut HashMap<Var, Atom>, v: Var, c: Atom| -> Result<()> {
+        let total = match ct.remove(&v) {
+            Some(prev) => b.add(&prev, &c)?,
+            None => c,
         };
+        ct.insert(v, total);
+        Ok(())
+    };
     for (out, _) in outs.iter().zip(diff_out).filter(|(_, &d)| d) {
         let aval = match out {
             Atom::Var(v) => types[v].clone(),
@@ -175,12 +157,7 @@ fn unbroadcast(b: &mut Builder, ct: &Atom, aval: &Aval) -> Result<Atom> {
 
 // Rules index operands and their cotangents in parallel, by position, as the Jaxpr does.
 #[allow(clippy::needless_range_loop)]
-fn transpose_rule(
-    b: &mut Builder,
-    prim: &Primitive,
-    ins: &[LinIn],
-    ct: &Atom,
-) -> Result<Vec<Option<Atom>>> {
+fn transpose_rule(b: &mut Builder, prim: &Primitive, ins: &[LinIn], ct: &Atom) -> Result<Vec<Option<Atom>>> {
     let linear = |i: usize| match ins.get(i) {
         Some(LinIn::Linear(aval)) => Some(aval.clone()),
         _ => None,
@@ -189,12 +166,8 @@ fn transpose_rule(
         Some(LinIn::Known(a)) => Some(a.clone()),
         _ => None,
     };
-    let not_linear = || {
-        JaxError(format!(
-            "internal error: {} is not linear in the operands it was transposed for",
-            prim.name()
-        ))
-    };
+    let not_linear =
+        || JaxError(format!("internal error: {} is not linear in the operands it was transposed for", prim.name()));
     let mut out: Vec<Option<Atom>> = vec![None; ins.len()];
     match prim {
         Primitive::Unary(UnaryOp::Neg) => out[0] = Some(b.neg(ct)?),
@@ -202,11 +175,7 @@ fn transpose_rule(
             for i in 0..2 {
                 if let Some(aval) = linear(i) {
                     let c = unbroadcast(b, ct, &aval)?;
-                    out[i] = Some(if i == 1 && *op == BinaryOp::Sub {
-                        b.neg(&c)?
-                    } else {
-                        c
-                    });
+                    out[i] = Some(if i == 1 && *op == BinaryOp::Sub { b.neg(&c)? } else { c });
                 }
             }
         }
@@ -236,14 +205,9 @@ fn transpose_rule(
             let aval = linear(0).ok_or_else(not_linear)?;
             out[0] = Some(b.reshape(ct, &aval.shape)?);
         }
-        Primitive::BroadcastInDim {
-            shape,
-            broadcast_dimensions,
-        } => {
+        Primitive::BroadcastInDim { shape, broadcast_dimensions } => {
             let aval = linear(0).ok_or_else(not_linear)?;
-            let mut axes: Vec<usize> = (0..shape.len())
-                .filter(|d| !broadcast_dimensions.contains(d))
-                .collect();
+            let mut axes: Vec<usize> = (0..shape.len()).filter(|d| !broadcast_dimensions.contains(d)).collect();
             for (k, &d) in broadcast_dimensions.iter().enumerate() {
                 if aval.shape[k] == 1 && shape[d] != 1 {
                     axes.push(d);
@@ -266,19 +230,9 @@ fn transpose_rule(
             out[0] = Some(b.broadcast_in_dim(ct, &aval.shape, kept)?);
         }
         Primitive::Cumsum { axis, reverse } => {
-            out[0] = Some(b.bind1(
-                Primitive::Cumsum {
-                    axis: *axis,
-                    reverse: !reverse,
-                },
-                std::slice::from_ref(ct),
-            )?);
+            out[0] = Some(b.bind1(Primitive::Cumsum { axis: *axis, reverse: !reverse }, std::slice::from_ref(ct))?);
         }
-        Primitive::Slice {
-            start_indices,
-            strides,
-            ..
-        } => {
+        Primitive::Slice { start_indices, strides, .. } => {
             let aval = linear(0).ok_or_else(not_linear)?;
             let ct_shape = b.shape(ct);
             if ct_shape.contains(&0) {
@@ -288,11 +242,7 @@ fn transpose_rule(
                     .map(|d| {
                         let step = strides.as_ref().map_or(1, |s| s[d]);
                         let last = start_indices[d] + (ct_shape[d] - 1) * step;
-                        (
-                            start_indices[d] as i64,
-                            aval.shape[d] as i64 - last as i64 - 1,
-                            step - 1,
-                        )
+                        (start_indices[d] as i64, aval.shape[d] as i64 - last as i64 - 1, step - 1)
                     })
                     .collect();
                 let zero = b.lit(0.0, aval.dtype);
@@ -303,12 +253,7 @@ fn transpose_rule(
             let dtype = b.aval(ct).dtype;
             let zero = b.lit(0.0, dtype);
             let unpad_config = config.iter().map(|&(lo, hi, _)| (-lo, -hi, 0)).collect();
-            let unpadded = b.bind1(
-                Primitive::Pad {
-                    config: unpad_config,
-                },
-                &[ct.clone(), zero],
-            )?;
+            let unpadded = b.bind1(Primitive::Pad { config: unpad_config }, &[ct.clone(), zero])?;
             let shape = b.shape(&unpadded);
             let operand_ct = b.bind1(
                 Primitive::Slice {
@@ -342,11 +287,7 @@ fn transpose_rule(
                     start[*dimension] = offset;
                     limit[*dimension] = offset + size;
                     out[i] = Some(b.bind1(
-                        Primitive::Slice {
-                            start_indices: start,
-                            limit_indices: limit,
-                            strides: None,
-                        },
+                        Primitive::Slice { start_indices: start, limit_indices: limit, strides: None },
                         std::slice::from_ref(ct),
                     )?);
                 }
@@ -367,11 +308,7 @@ fn transpose_rule(
                 }
             }
         }
-        Primitive::DotGeneral {
-            dims,
-            precision,
-            preferred_element_type,
-        } => {
+        Primitive::DotGeneral { dims, precision, preferred_element_type } => {
             let remake = |dims: DotDims| Primitive::DotGeneral {
                 dims,
                 precision: *precision,
@@ -381,9 +318,7 @@ fn transpose_rule(
                 (Some(x_aval), None) => {
                     let y = known(1).ok_or_else(not_linear)?;
                     let y_rank = b.shape(&y).len();
-                    out[0] = Some(dot_transpose_lhs(
-                        b, ct, &y, &x_aval, y_rank, dims, false, &remake,
-                    )?);
+                    out[0] = Some(dot_transpose_lhs(b, ct, &y, &x_aval, y_rank, dims, false, &remake)?);
                 }
                 (None, Some(y_aval)) => {
                     let x = known(0).ok_or_else(not_linear)?;
@@ -394,9 +329,7 @@ fn transpose_rule(
                         lhs_batch: dims.rhs_batch.clone(),
                         rhs_batch: dims.lhs_batch.clone(),
                     };
-                    out[1] = Some(dot_transpose_lhs(
-                        b, ct, &x, &y_aval, x_rank, &swapped, true, &remake,
-                    )?);
+                    out[1] = Some(dot_transpose_lhs(b, ct, &x, &y_aval, x_rank, &swapped, true, &remake)?);
                 }
                 _ => return Err(not_linear()),
             }
@@ -411,9 +344,7 @@ fn transpose_rule(
             out[0] = Some(b.bind1(Primitive::DynamicUpdateSlice, &args)?);
         }
         Primitive::DynamicUpdateSlice => {
-            let indices: Vec<Atom> = (2..ins.len())
-                .map(|i| known(i).ok_or_else(not_linear))
-                .collect::<Result<_>>()?;
+            let indices: Vec<Atom> = (2..ins.len()).map(|i| known(i).ok_or_else(not_linear)).collect::<Result<_>>()?;
             let update_aval = match &ins[1] {
                 LinIn::Linear(aval) => aval.clone(),
                 LinIn::Known(a) => b.aval(a),
@@ -427,12 +358,7 @@ fn transpose_rule(
             if linear(1).is_some() {
                 let mut args = vec![ct.clone()];
                 args.extend(indices);
-                out[1] = Some(b.bind1(
-                    Primitive::DynamicSlice {
-                        slice_sizes: update_aval.shape.clone(),
-                    },
-                    &args,
-                )?);
+                out[1] = Some(b.bind1(Primitive::DynamicSlice { slice_sizes: update_aval.shape.clone() }, &args)?);
             }
         }
         _ => return Err(not_linear()),
@@ -453,9 +379,7 @@ fn ranges_like(lens: &[usize]) -> Vec<Vec<usize>> {
 }
 
 fn remaining(rank: usize, a: &[usize], b: &[usize]) -> Vec<usize> {
-    (0..rank)
-        .filter(|d| !a.contains(d) && !b.contains(d))
-        .collect()
+    (0..rank).filter(|d| !a.contains(d) && !b.contains(d)).collect()
 }
 
 fn argsort(v: &[usize]) -> Vec<usize> {
@@ -488,12 +412,8 @@ fn dot_transpose_lhs(
         let r = ranges_like(&[x_batch.len(), x_kept.len(), y_kept.len()]);
         (r[0].clone(), r[2].clone())
     };
-    let new_dims = DotDims {
-        lhs_contracting: ans_y,
-        rhs_contracting: y_kept,
-        lhs_batch: ans_batch,
-        rhs_batch: y_batch.clone(),
-    };
+    let new_dims =
+        DotDims { lhs_contracting: ans_y, rhs_contracting: y_kept, lhs_batch: ans_batch, rhs_batch: y_batch.clone() };
     let order = argsort(y_contract);
     let x_contract_sorted_by_y: Vec<usize> = order.iter().map(|&i| x_contract[i]).collect();
     let mut all: Vec<usize> = x_batch.clone();

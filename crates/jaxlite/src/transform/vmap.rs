@@ -27,16 +27,10 @@ pub fn vmap(jaxpr: &Jaxpr, batched: &[bool], size: usize) -> Result<Jaxpr> {
     for eqn in &jaxpr.eqns {
         let ins: Vec<(Atom, bool)> = eqn.inputs.iter().map(|a| read(&env, a)).collect();
         let outs: Vec<(Atom, bool)> = if ins.iter().any(|(_, bt)| *bt) {
-            batch_rule(&mut b, &eqn.prim, &ins, size)?
-                .into_iter()
-                .map(|a| (a, true))
-                .collect()
+            batch_rule(&mut b, &eqn.prim, &ins, size)?.into_iter().map(|a| (a, true)).collect()
         } else {
             let atoms: Vec<Atom> = ins.into_iter().map(|(a, _)| a).collect();
-            b.bind(eqn.prim.clone(), &atoms)?
-                .into_iter()
-                .map(|a| (a, false))
-                .collect()
+            b.bind(eqn.prim.clone(), &atoms)?.into_iter().map(|a| (a, false)).collect()
         };
         env.extend(eqn.outputs.iter().copied().zip(outs));
     }
@@ -73,18 +67,10 @@ fn shift(axes: &[usize]) -> Vec<usize> {
     axes.iter().map(|a| a + 1).collect()
 }
 
-fn batch_rule(
-    b: &mut Builder,
-    prim: &Primitive,
-    ins: &[(Atom, bool)],
-    size: usize,
-) -> Result<Vec<Atom>> {
+fn batch_rule(b: &mut Builder, prim: &Primitive, ins: &[(Atom, bool)], size: usize) -> Result<Vec<Atom>> {
     let x = ins[0].0.clone();
     let unsupported = |what: &str| {
-        Err(JaxError(format!(
-            "vmap of {} with {what} is not supported by the playground yet",
-            prim.name()
-        )))
+        Err(JaxError(format!("vmap of {} with {what} is not supported by the playground yet", prim.name())))
     };
     let out = match prim {
         Primitive::Unary(_)
@@ -97,11 +83,7 @@ fn batch_rule(
         Primitive::Binary(_) | Primitive::Compare(_) | Primitive::SelectN => {
             // Elementwise: bring every operand to the batched output shape, except unbatched
             // scalars, which the primitive broadcasts itself (a select's cases must match).
-            let shape = ins
-                .iter()
-                .map(|i| example_shape(b, i))
-                .max_by_key(|s| s.len())
-                .unwrap_or_default();
+            let shape = ins.iter().map(|i| example_shape(b, i)).max_by_key(|s| s.len()).unwrap_or_default();
             let mut full = vec![size];
             full.extend(&shape);
             let mut args = Vec::new();
@@ -123,11 +105,7 @@ fn batch_rule(
             }
             b.bind1(prim.clone(), &args)?
         }
-        Primitive::DotGeneral {
-            dims,
-            precision,
-            preferred_element_type,
-        } => {
+        Primitive::DotGeneral { dims, precision, preferred_element_type } => {
             let ((lhs, lb), (rhs, rb)) = (&ins[0], &ins[1]);
             let nb = dims.lhs_batch.len();
             let mk = |dims: DotDims| Primitive::DotGeneral {
@@ -177,73 +155,32 @@ fn batch_rule(
             s.extend(new_sizes);
             b.reshape(&x, &s)?
         }
-        Primitive::BroadcastInDim {
-            shape,
-            broadcast_dimensions,
-        } => {
+        Primitive::BroadcastInDim { shape, broadcast_dimensions } => {
             let mut s = vec![size];
             s.extend(shape);
             let mut dims = vec![0];
             dims.extend(shift(broadcast_dimensions));
-            b.bind1(
-                Primitive::BroadcastInDim {
-                    shape: s,
-                    broadcast_dimensions: dims,
-                },
-                &[x],
-            )?
+            b.bind1(Primitive::BroadcastInDim { shape: s, broadcast_dimensions: dims }, &[x])?
         }
         Primitive::Transpose { permutation } => {
             let mut p = vec![0];
             p.extend(shift(permutation));
             b.transpose(&x, p)?
         }
-        Primitive::ReduceSum { axes } => {
-            b.bind1(Primitive::ReduceSum { axes: shift(axes) }, &[x])?
+        Primitive::ReduceSum { axes } => b.bind1(Primitive::ReduceSum { axes: shift(axes) }, &[x])?,
+        Primitive::ReduceMax { axes } => b.bind1(Primitive::ReduceMax { axes: shift(axes) }, &[x])?,
+        Primitive::ReduceMin { axes } => b.bind1(Primitive::ReduceMin { axes: shift(axes) }, &[x])?,
+        Primitive::ArgReduce { axis, is_max, index_dtype } => {
+            b.bind1(Primitive::ArgReduce { axis: axis + 1, is_max: *is_max, index_dtype: *index_dtype }, &[x])?
         }
-        Primitive::ReduceMax { axes } => {
-            b.bind1(Primitive::ReduceMax { axes: shift(axes) }, &[x])?
+        Primitive::Cumsum { axis, reverse } => {
+            b.bind1(Primitive::Cumsum { axis: axis + 1, reverse: *reverse }, &[x])?
         }
-        Primitive::ReduceMin { axes } => {
-            b.bind1(Primitive::ReduceMin { axes: shift(axes) }, &[x])?
-        }
-        Primitive::ArgReduce {
-            axis,
-            is_max,
-            index_dtype,
-        } => b.bind1(
-            Primitive::ArgReduce {
-                axis: axis + 1,
-                is_max: *is_max,
-                index_dtype: *index_dtype,
-            },
-            &[x],
-        )?,
-        Primitive::Cumsum { axis, reverse } => b.bind1(
-            Primitive::Cumsum {
-                axis: axis + 1,
-                reverse: *reverse,
-            },
-            &[x],
-        )?,
-        Primitive::Squeeze { dimensions } => b.bind1(
-            Primitive::Squeeze {
-                dimensions: shift(dimensions),
-            },
-            &[x],
-        )?,
+        Primitive::Squeeze { dimensions } => b.bind1(Primitive::Squeeze { dimensions: shift(dimensions) }, &[x])?,
         Primitive::Iota { .. } => unreachable!("iota has no operands to batch"),
         Primitive::Concatenate { dimension } => {
-            let args = ins
-                .iter()
-                .map(|i| to_batched(b, i, size))
-                .collect::<Result<Vec<_>>>()?;
-            b.bind1(
-                Primitive::Concatenate {
-                    dimension: dimension + 1,
-                },
-                &args,
-            )?
+            let args = ins.iter().map(|i| to_batched(b, i, size)).collect::<Result<Vec<_>>>()?;
+            b.bind1(Primitive::Concatenate { dimension: dimension + 1 }, &args)?
         }
         Primitive::Pad { config } => {
             if ins[1].1 {
@@ -253,11 +190,7 @@ fn batch_rule(
             c.extend(config);
             b.bind1(Primitive::Pad { config: c }, &[x, ins[1].0.clone()])?
         }
-        Primitive::Slice {
-            start_indices,
-            limit_indices,
-            strides,
-        } => {
+        Primitive::Slice { start_indices, limit_indices, strides } => {
             let mut start = vec![0];
             start.extend(start_indices);
             let mut limit = vec![size];
@@ -267,14 +200,7 @@ fn batch_rule(
                 v.extend(s);
                 v
             });
-            b.bind1(
-                Primitive::Slice {
-                    start_indices: start,
-                    limit_indices: limit,
-                    strides,
-                },
-                &[x],
-            )?
+            b.bind1(Primitive::Slice { start_indices: start, limit_indices: limit, strides }, &[x])?
         }
         Primitive::DynamicSlice { slice_sizes } => {
             if ins[1..].iter().any(|(_, bt)| *bt) {

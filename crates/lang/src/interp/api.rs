@@ -54,12 +54,7 @@ impl Interp<'_> {
         Box::pin(async move { Ok(jnp::unary(self.ctx, op, x).await?) })
     }
 
-    fn bin<'a>(
-        &'a mut self,
-        op: BinaryOp,
-        x: &'a Tensor,
-        y: &'a Tensor,
-    ) -> LocalFuture<'a, R<Tensor>> {
+    fn bin<'a>(&'a mut self, op: BinaryOp, x: &'a Tensor, y: &'a Tensor) -> LocalFuture<'a, R<Tensor>> {
         Box::pin(async move { Ok(jnp::binary(self.ctx, op, x, y).await?) })
     }
 
@@ -75,22 +70,13 @@ impl Interp<'_> {
     }
 
     /// Reinserts reduced axes as size-1 dimensions.
-    fn keepdims<'a>(
-        &'a mut self,
-        r: &'a Tensor,
-        rank: usize,
-        axes: &'a [i64],
-    ) -> LocalFuture<'a, R<Tensor>> {
+    fn keepdims<'a>(&'a mut self, r: &'a Tensor, rank: usize, axes: &'a [i64]) -> LocalFuture<'a, R<Tensor>> {
         Box::pin(async move {
             let axes = jnp::normalize_axes(Some(axes), rank)?;
             let mut shape = Vec::new();
             let mut it = r.aval().shape.iter();
             for d in 0..rank {
-                shape.push(if axes.contains(&d) {
-                    1
-                } else {
-                    *it.next().unwrap_or(&1) as i64
-                });
+                shape.push(if axes.contains(&d) { 1 } else { *it.next().unwrap_or(&1) as i64 });
             }
             Ok(jnp::reshape(self.ctx, r, &shape).await?)
         })
@@ -110,12 +96,7 @@ impl Interp<'_> {
     }
 
     /// `logsumexp(x, axis)`, shifted by the stopped max for stability.
-    fn logsumexp<'a>(
-        &'a mut self,
-        x: &'a Tensor,
-        axis: &'a [i64],
-        keep: bool,
-    ) -> LocalFuture<'a, R<Tensor>> {
+    fn logsumexp<'a>(&'a mut self, x: &'a Tensor, axis: &'a [i64], keep: bool) -> LocalFuture<'a, R<Tensor>> {
         Box::pin(async move {
             let m = self.shift_max(x, axis).await?;
             let shifted = self.bin(BinaryOp::Sub, x, &m).await?;
@@ -128,10 +109,8 @@ impl Interp<'_> {
                 return Ok(out);
             }
             let axes = jnp::normalize_axes(Some(axis), x.aval().rank())?;
-            let shape: Vec<i64> = (0..x.aval().rank())
-                .filter(|d| !axes.contains(d))
-                .map(|d| x.aval().shape[d] as i64)
-                .collect();
+            let shape: Vec<i64> =
+                (0..x.aval().rank()).filter(|d| !axes.contains(d)).map(|d| x.aval().shape[d] as i64).collect();
             Ok(jnp::reshape(self.ctx, &out, &shape).await?)
         })
     }
@@ -149,11 +128,7 @@ impl Interp<'_> {
         Box::pin(async move {
             let axis = take_kwarg(&mut kwargs, "axis");
             let approximate = take_kwarg(&mut kwargs, "approximate");
-            let num_classes = if name == "one_hot" {
-                take_kwarg(&mut kwargs, "num_classes")
-            } else {
-                None
-            };
+            let num_classes = if name == "one_hot" { take_kwarg(&mut kwargs, "num_classes") } else { None };
             no_more_kwargs(name, &kwargs)?;
             arity(name, &args, 1, 2)?;
             let x = self.to_tensor(&args[0])?;
@@ -184,9 +159,7 @@ impl Interp<'_> {
                     let m = self.bin(BinaryOp::Min, &x, &n).await?;
                     let e = self.un(UnaryOp::Exp, &m).await?;
                     let l = self.un(UnaryOp::Log1p, &e).await?;
-                    let r = self
-                        .bin(BinaryOp::Max, &x, &Tensor::from(Array::weak_scalar_i32(0)))
-                        .await?;
+                    let r = self.bin(BinaryOp::Max, &x, &Tensor::from(Array::weak_scalar_i32(0))).await?;
                     self.bin(BinaryOp::Add, &l, &r).await?
                 }
                 "gelu" => {
@@ -207,9 +180,7 @@ impl Interp<'_> {
                         self.bin(BinaryOp::Mul, &h, &t).await?
                     } else {
                         // 0.5 x (1 + erf(x / √2))
-                        let s = self
-                            .bin(BinaryOp::Div, &x, &weak(std::f32::consts::SQRT_2))
-                            .await?;
+                        let s = self.bin(BinaryOp::Div, &x, &weak(std::f32::consts::SQRT_2)).await?;
                         let e = self.un(UnaryOp::Erf, &s).await?;
                         let e = self.bin(BinaryOp::Add, &e, &weak(1.0)).await?;
                         let h = self.bin(BinaryOp::Mul, &x, &weak(0.5)).await?;
@@ -237,9 +208,7 @@ impl Interp<'_> {
                 "one_hot" => {
                     let n = num_classes
                         .or_else(|| args.get(1).cloned())
-                        .ok_or_else(|| {
-                            super::RtError::new("one_hot() missing required argument 'num_classes'")
-                        })?;
+                        .ok_or_else(|| super::RtError::new("one_hot() missing required argument 'num_classes'"))?;
                     let n = int_arg(&n)?;
                     if n < 0 {
                         return err("one_hot: num_classes must be non-negative");
@@ -248,11 +217,7 @@ impl Interp<'_> {
                     shape.push(n as usize);
                     let iota = jnp::apply(
                         self.ctx,
-                        Primitive::Iota {
-                            dtype: DType::I32,
-                            shape: shape.clone(),
-                            dimension: rank,
-                        },
+                        Primitive::Iota { dtype: DType::I32, shape: shape.clone(), dimension: rank },
                         &[],
                     )
                     .await?;
@@ -264,11 +229,7 @@ impl Interp<'_> {
                     let eq = jnp::compare(self.ctx, CompareOp::Eq, &xb, &iota).await?;
                     jnp::astype(self.ctx, &eq, DType::F32).await?
                 }
-                _ => {
-                    return err(format!(
-                        "jax.nn.{name} is not supported by the playground yet"
-                    ))
-                }
+                _ => return err(format!("jax.nn.{name} is not supported by the playground yet")),
             };
             Ok(Value::Array(out))
         })
@@ -309,9 +270,7 @@ impl Interp<'_> {
                     x = jnp::astype(self.ctx, &x, DType::Bool).await?;
                 }
                 // Integer floor/ceil/round are the identity, as in NumPy.
-                if matches!(op, UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::RoundEven)
-                    && !x.aval().dtype.is_float()
-                {
+                if matches!(op, UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::RoundEven) && !x.aval().dtype.is_float() {
                     return Ok(Value::Array(x));
                 }
                 return Ok(Value::Array(jnp::unary(self.ctx, op, &x).await?));
@@ -363,11 +322,7 @@ impl Interp<'_> {
                         return err("jnp.where with one argument (nonzero) is not supported by the playground (its output shape depends on the values); pass x and y");
                     }
                     arity(name, &args, 3, 3)?;
-                    let (c, x, y) = (
-                        self.to_tensor(&args[0])?,
-                        self.to_tensor(&args[1])?,
-                        self.to_tensor(&args[2])?,
-                    );
+                    let (c, x, y) = (self.to_tensor(&args[0])?, self.to_tensor(&args[1])?, self.to_tensor(&args[2])?);
                     jnp::where_(self.ctx, &c, &x, &y).await?
                 }
                 "min" => {
@@ -402,11 +357,7 @@ impl Interp<'_> {
                 "var" | "std" => {
                     arity(name, &args, 1, 2)?;
                     let x = self.to_tensor(&args[0])?;
-                    let x = if x.aval().dtype.is_float() {
-                        x
-                    } else {
-                        jnp::astype(self.ctx, &x, DType::F32).await?
-                    };
+                    let x = if x.aval().dtype.is_float() { x } else { jnp::astype(self.ctx, &x, DType::F32).await? };
                     let rank = x.aval().rank();
                     let axes = self.axis_list(axis.as_ref().or(args.get(1)), rank)?;
                     let norm = jnp::normalize_axes(Some(&axes), rank)?;
@@ -421,14 +372,8 @@ impl Interp<'_> {
                     let d = self.bin(BinaryOp::Sub, &x, &mean).await?;
                     let sq = jnp::integer_pow(self.ctx, &d, 2).await?;
                     let ss = self.sum_axes(&sq, &axes).await?;
-                    let v = self
-                        .bin(BinaryOp::Div, &ss, &weak((n as i64 - ddof) as f32))
-                        .await?;
-                    let v = if name == "std" {
-                        self.un(UnaryOp::Sqrt, &v).await?
-                    } else {
-                        v
-                    };
+                    let v = self.bin(BinaryOp::Div, &ss, &weak((n as i64 - ddof) as f32)).await?;
+                    let v = if name == "std" { self.un(UnaryOp::Sqrt, &v).await? } else { v };
                     self.maybe_keepdims(v, &x, Some(axes), keepdims).await?
                 }
                 "expand_dims" => {
@@ -439,13 +384,7 @@ impl Interp<'_> {
                     let positions = jnp::normalize_axes(Some(&a), out_rank)?;
                     let mut it = x.aval().shape.iter();
                     let shape: Vec<i64> = (0..out_rank)
-                        .map(|d| {
-                            if positions.contains(&d) {
-                                1
-                            } else {
-                                *it.next().unwrap_or(&1) as i64
-                            }
-                        })
+                        .map(|d| if positions.contains(&d) { 1 } else { *it.next().unwrap_or(&1) as i64 })
                         .collect();
                     jnp::reshape(self.ctx, &x, &shape).await?
                 }
@@ -466,27 +405,11 @@ impl Interp<'_> {
                         None | Some(Value::None) => {
                             let n = x.aval().size() as i64;
                             let flat = jnp::reshape(self.ctx, &x, &[n]).await?;
-                            jnp::apply1(
-                                self.ctx,
-                                Primitive::Cumsum {
-                                    axis: 0,
-                                    reverse: false,
-                                },
-                                &flat,
-                            )
-                            .await?
+                            jnp::apply1(self.ctx, Primitive::Cumsum { axis: 0, reverse: false }, &flat).await?
                         }
                         Some(v) => {
                             let a = jnp::normalize_axes(Some(&[int_arg(v)?]), x.aval().rank())?[0];
-                            jnp::apply1(
-                                self.ctx,
-                                Primitive::Cumsum {
-                                    axis: a,
-                                    reverse: false,
-                                },
-                                &x,
-                            )
-                            .await?
+                            jnp::apply1(self.ctx, Primitive::Cumsum { axis: a, reverse: false }, &x).await?
                         }
                     }
                 }
@@ -496,10 +419,7 @@ impl Interp<'_> {
                         Value::List(l) => l.borrow().clone(),
                         Value::Tuple(t) => t.to_vec(),
                         other => {
-                            return err(format!(
-                                "{name} expects a list or tuple of arrays, got {}",
-                                other.type_name()
-                            ))
+                            return err(format!("{name} expects a list or tuple of arrays, got {}", other.type_name()))
                         }
                     };
                     if items.is_empty() {
@@ -517,12 +437,7 @@ impl Interp<'_> {
                     let mut dtype = ts[0].aval().dtype;
                     let mut weak_all = ts[0].aval().weak_type;
                     for t in &ts[1..] {
-                        let (d, w) = jaxlite::dtype::promote(
-                            dtype,
-                            weak_all,
-                            t.aval().dtype,
-                            t.aval().weak_type,
-                        );
+                        let (d, w) = jaxlite::dtype::promote(dtype, weak_all, t.aval().dtype, t.aval().weak_type);
                         dtype = d;
                         weak_all = w;
                     }
@@ -532,8 +447,7 @@ impl Interp<'_> {
                         let t = if name == "stack" {
                             let rank = t.aval().rank() + 1;
                             let pos = jnp::normalize_axes(Some(&[a]), rank)?[0];
-                            let mut shape: Vec<i64> =
-                                t.aval().shape.iter().map(|&d| d as i64).collect();
+                            let mut shape: Vec<i64> = t.aval().shape.iter().map(|&d| d as i64).collect();
                             shape.insert(pos, 1);
                             jnp::reshape(self.ctx, &t, &shape).await?
                         } else {
@@ -588,9 +502,7 @@ impl Interp<'_> {
                     let mut carry = args[3].clone();
                     for i in lo..hi {
                         self.step()?;
-                        carry = self
-                            .call(args[2].clone(), vec![Value::Int(i), carry], vec![])
-                            .await?;
+                        carry = self.call(args[2].clone(), vec![Value::Int(i), carry], vec![]).await?;
                     }
                     return Ok(carry);
                 }
@@ -616,11 +528,7 @@ impl Interp<'_> {
                         }
                         return Ok(tree.unflatten(&mut outs.into_iter()));
                     }
-                    let branch = if self.truthy(pred)? {
-                        &args[1]
-                    } else {
-                        &args[2]
-                    };
+                    let branch = if self.truthy(pred)? { &args[1] } else { &args[2] };
                     return self.call(branch.clone(), operands, vec![]).await;
                 }
                 _ => {}
@@ -681,16 +589,10 @@ impl Interp<'_> {
                 }
                 "select" => {
                     arity(name, &args, 3, 3)?;
-                    let (c, x, y) = (
-                        self.to_tensor(&args[0])?,
-                        self.to_tensor(&args[1])?,
-                        self.to_tensor(&args[2])?,
-                    );
+                    let (c, x, y) = (self.to_tensor(&args[0])?, self.to_tensor(&args[1])?, self.to_tensor(&args[2])?);
                     Ok(Value::Array(jnp::where_(self.ctx, &c, &x, &y).await?))
                 }
-                _ => err(format!(
-                    "jax.lax.{name} is not supported by the playground yet"
-                )),
+                _ => err(format!("jax.lax.{name} is not supported by the playground yet")),
             }
         })
     }

@@ -38,16 +38,11 @@ const BUILTINS: &[&str] = &[
 ];
 
 pub fn lookup(name: &str) -> Option<Value> {
-    BUILTINS
-        .iter()
-        .find(|&&b| b == name)
-        .map(|b| Value::native(Native::Builtin(b)))
+    BUILTINS.iter().find(|&&b| b == name).map(|b| Value::native(Native::Builtin(b)))
 }
 
-const MATH_FUNCTIONS: &[&str] = &[
-    "sqrt", "exp", "log", "tanh", "cos", "sin", "floor", "ceil", "fabs", "isnan", "isinf",
-    "isfinite",
-];
+const MATH_FUNCTIONS: &[&str] =
+    &["sqrt", "exp", "log", "tanh", "cos", "sin", "floor", "ceil", "fabs", "isnan", "isinf", "isfinite"];
 
 pub fn math_attr(name: &str) -> R<Value> {
     Ok(match name {
@@ -119,11 +114,7 @@ pub fn call_math(name: &str, args: &[Value], kwargs: &[(String, Value)]) -> R<Va
         "isnan" => Value::Bool(x.is_nan()),
         "isinf" => Value::Bool(x.is_infinite()),
         "isfinite" => Value::Bool(x.is_finite()),
-        _ => Value::Int(float_to_int(if name == "floor" {
-            x.floor()
-        } else {
-            x.ceil()
-        })?),
+        _ => Value::Int(float_to_int(if name == "floor" { x.floor() } else { x.ceil() })?),
     })
 }
 
@@ -131,12 +122,7 @@ pub fn call_math(name: &str, args: &[Value], kwargs: &[(String, Value)]) -> R<Va
 fn number(v: &Value, func: &str) -> R<f64> {
     match v {
         Value::Array(Tensor::Concrete(a)) if a.size() == 1 => Ok(a.scalar_f64().unwrap_or(0.0)),
-        _ => as_f64(v).ok_or_else(|| {
-            RtError::new(format!(
-                "{func}() must be a real number, not {}",
-                v.type_name()
-            ))
-        }),
+        _ => as_f64(v).ok_or_else(|| RtError::new(format!("{func}() must be a real number, not {}", v.type_name()))),
     }
 }
 
@@ -174,10 +160,7 @@ fn optional_str(v: Option<Value>, func: &str, name: &str, default: &str) -> R<St
     match v {
         None | Some(Value::None) => Ok(default.to_string()),
         Some(Value::Str(s)) => Ok(s.to_string()),
-        Some(other) => err(format!(
-            "{func}(): {name} must be None or a string, not {}",
-            other.type_name()
-        )),
+        Some(other) => err(format!("{func}(): {name} must be None or a string, not {}", other.type_name())),
     }
 }
 
@@ -216,10 +199,7 @@ impl Interp<'_> {
                         Value::Float(x) => Ok(Value::Float(x.abs())),
                         Value::Array(_) => self.call_jnp("abs", args, kwargs).await,
                         v => match as_int(v) {
-                            Some(i) => i
-                                .checked_abs()
-                                .map(Value::Int)
-                                .ok_or_else(|| RtError::new("integer overflow")),
+                            Some(i) => i.checked_abs().map(Value::Int).ok_or_else(|| RtError::new("integer overflow")),
                             None => err(format!("bad operand type for abs(): '{}'", v.type_name())),
                         },
                     };
@@ -236,16 +216,8 @@ impl Interp<'_> {
                 }
                 _ => {}
             }
-            let enumerate_start = if name == "enumerate" {
-                take_kwarg(&mut kwargs, "start")
-            } else {
-                None
-            };
-            let sorted_reverse = if name == "sorted" {
-                take_kwarg(&mut kwargs, "reverse")
-            } else {
-                None
-            };
+            let enumerate_start = if name == "enumerate" { take_kwarg(&mut kwargs, "start") } else { None };
+            let sorted_reverse = if name == "sorted" { take_kwarg(&mut kwargs, "reverse") } else { None };
             if name != "dict" {
                 no_more_kwargs(name, &kwargs)?;
             }
@@ -273,21 +245,17 @@ impl Interp<'_> {
                     Value::Range { start, stop, step }
                 }
                 "zip" => {
-                    let lists: Vec<Vec<Value>> =
-                        args.iter().map(|a| self.iterate(a)).collect::<R<_>>()?;
+                    let lists: Vec<Vec<Value>> = args.iter().map(|a| self.iterate(a)).collect::<R<_>>()?;
                     let n = lists.iter().map(Vec::len).min().unwrap_or(0);
-                    Value::list(
-                        (0..n)
-                            .map(|i| Value::tuple(lists.iter().map(|l| l[i].clone()).collect()))
-                            .collect(),
-                    )
+                    Value::list((0..n).map(|i| Value::tuple(lists.iter().map(|l| l[i].clone()).collect())).collect())
                 }
                 "enumerate" => {
                     let items = self.iterate(&one(&args)?)?;
                     let start = enumerate_start.map_or(Ok(0), |s| self.to_index(&s))?;
-                    let pairs = items.into_iter().enumerate().map(|(i, v)| {
-                        Value::tuple(vec![Value::Int(start.wrapping_add(i as i64)), v])
-                    });
+                    let pairs = items
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, v)| Value::tuple(vec![Value::Int(start.wrapping_add(i as i64)), v]));
                     Value::list(pairs.collect())
                 }
                 "float" => match args.first() {
@@ -321,8 +289,9 @@ impl Interp<'_> {
                     if let Some(v) = args.first() {
                         for pair in self.iterate(v)? {
                             let kv = self.iterate(&pair)?;
-                            let [k, v] = <[Value; 2]>::try_from(kv)
-                                .map_err(|_| RtError::new("dictionary update sequence element has the wrong length; 2 is required"))?;
+                            let [k, v] = <[Value; 2]>::try_from(kv).map_err(|_| {
+                                RtError::new("dictionary update sequence element has the wrong length; 2 is required")
+                            })?;
                             d.insert(k, v)?;
                         }
                     }
@@ -380,11 +349,7 @@ impl Interp<'_> {
             let key = take_kwarg(&mut kwargs, "key");
             no_more_kwargs(name, &kwargs)?;
             arity(name, &args, 1, usize::MAX)?;
-            let items = if args.len() == 1 {
-                self.iterate(&args[0])?
-            } else {
-                args
-            };
+            let items = if args.len() == 1 { self.iterate(&args[0])? } else { args };
             let op = if name == "max" { CmpOp::Gt } else { CmpOp::Lt };
             let mut best: Option<(Value, Value)> = None;
             for item in items {
@@ -403,8 +368,7 @@ impl Interp<'_> {
                     best = Some((item, k));
                 }
             }
-            best.map(|(v, _)| v)
-                .ok_or_else(|| RtError::new(format!("{name}() arg is an empty sequence")))
+            best.map(|(v, _)| v).ok_or_else(|| RtError::new(format!("{name}() arg is an empty sequence")))
         })
     }
 
@@ -419,12 +383,7 @@ impl Interp<'_> {
                 Some(&n) => n,
                 None => return err("len() of unsized object"),
             },
-            other => {
-                return err(format!(
-                    "object of type '{}' has no len()",
-                    other.type_name()
-                ))
-            }
+            other => return err(format!("object of type '{}' has no len()", other.type_name())),
         })
     }
 
@@ -445,12 +404,7 @@ impl Interp<'_> {
                 }
             }
             no_more_kwargs(name, &kwargs)?;
-            let wrong = || {
-                RtError::new(format!(
-                    "'{}' object has no attribute '{name}'",
-                    recv.type_name()
-                ))
-            };
+            let wrong = || RtError::new(format!("'{}' object has no attribute '{name}'", recv.type_name()));
             match recv {
                 Value::List(l) => self.list_method(l, name, args),
                 Value::Dict(d) => dict_method(d, name, args),
@@ -491,8 +445,9 @@ impl Interp<'_> {
                     return err("pop from empty list");
                 }
                 let i = match args.first() {
-                    Some(a) => position(self.to_index(a)?, false)
-                        .ok_or_else(|| RtError::new("pop index out of range"))?,
+                    Some(a) => {
+                        position(self.to_index(a)?, false).ok_or_else(|| RtError::new("pop index out of range"))?
+                    }
                     None => n - 1,
                 };
                 return Ok(l.borrow_mut().remove(i));
@@ -506,9 +461,7 @@ impl Interp<'_> {
             }
             "count" => {
                 arity(name, &args, 1, 1)?;
-                return Ok(Value::Int(
-                    l.borrow().iter().filter(|v| py_eq(v, &args[0])).count() as i64,
-                ));
+                return Ok(Value::Int(l.borrow().iter().filter(|v| py_eq(v, &args[0])).count() as i64));
             }
             "reverse" => l.borrow_mut().reverse(),
             "clear" => l.borrow_mut().clear(),
@@ -521,21 +474,9 @@ impl Interp<'_> {
 
 /// The methods a value has, bound to it (`xs.append`).
 pub fn method(obj: &Value, name: &str) -> R<Value> {
-    const LIST: &[&str] = &[
-        "append", "extend", "insert", "pop", "index", "count", "reverse", "clear", "copy",
-    ];
+    const LIST: &[&str] = &["append", "extend", "insert", "pop", "index", "count", "reverse", "clear", "copy"];
     const DICT: &[&str] = &["items", "keys", "values", "get", "pop", "update", "copy"];
-    const STR: &[&str] = &[
-        "join",
-        "upper",
-        "lower",
-        "split",
-        "strip",
-        "replace",
-        "startswith",
-        "endswith",
-        "format",
-    ];
+    const STR: &[&str] = &["join", "upper", "lower", "split", "strip", "replace", "startswith", "endswith", "format"];
     let names = match obj {
         Value::List(_) => LIST,
         Value::Dict(_) => DICT,
@@ -544,41 +485,28 @@ pub fn method(obj: &Value, name: &str) -> R<Value> {
     };
     match names.iter().find(|&&n| n == name) {
         Some(n) => Ok(Value::native(Native::Method(obj.clone(), n))),
-        None => err(format!(
-            "'{}' object has no attribute '{name}'",
-            obj.type_name()
-        )),
+        None => err(format!("'{}' object has no attribute '{name}'", obj.type_name())),
     }
 }
 
 fn dict_method(d: &Rc<RefCell<Dict>>, name: &str, args: Vec<Value>) -> R<Value> {
     Ok(match name {
-        "items" => Value::list(
-            d.borrow()
-                .entries
-                .iter()
-                .map(|(k, v)| Value::tuple(vec![k.clone(), v.clone()]))
-                .collect(),
-        ),
+        "items" => {
+            Value::list(d.borrow().entries.iter().map(|(k, v)| Value::tuple(vec![k.clone(), v.clone()])).collect())
+        }
         "keys" => Value::list(d.borrow().entries.iter().map(|(k, _)| k.clone()).collect()),
         "values" => Value::list(d.borrow().entries.iter().map(|(_, v)| v.clone()).collect()),
         "get" => {
             arity(name, &args, 1, 2)?;
             check_hashable(&args[0])?;
-            d.borrow()
-                .get(&args[0])
-                .cloned()
-                .unwrap_or_else(|| args.get(1).cloned().unwrap_or(Value::None))
+            d.borrow().get(&args[0]).cloned().unwrap_or_else(|| args.get(1).cloned().unwrap_or(Value::None))
         }
         "pop" => {
             arity(name, &args, 1, 2)?;
             let mut d = d.borrow_mut();
             match d.entries.iter().position(|(k, _)| py_eq(k, &args[0])) {
                 Some(i) => d.entries.remove(i).1,
-                None => args
-                    .get(1)
-                    .cloned()
-                    .ok_or_else(|| RtError::new(format!("KeyError: {}", repr(&args[0]))))?,
+                None => args.get(1).cloned().ok_or_else(|| RtError::new(format!("KeyError: {}", repr(&args[0]))))?,
             }
         }
         "update" => {
@@ -592,9 +520,7 @@ fn dict_method(d: &Rc<RefCell<Dict>>, name: &str, args: Vec<Value>) -> R<Value> 
             }
             Value::None
         }
-        "copy" => Value::Dict(Rc::new(RefCell::new(Dict {
-            entries: d.borrow().entries.clone(),
-        }))),
+        "copy" => Value::Dict(Rc::new(RefCell::new(Dict { entries: d.borrow().entries.clone() }))),
         _ => return err(format!("'dict' object has no attribute '{name}'")),
     })
 }
@@ -603,10 +529,7 @@ fn str_method(s: &str, name: &str, args: &[Value]) -> R<Value> {
     let str_arg = |i: usize| -> R<String> {
         match args.get(i) {
             Some(Value::Str(a)) => Ok(a.to_string()),
-            Some(other) => err(format!(
-                "{name}() argument must be str, not {}",
-                other.type_name()
-            )),
+            Some(other) => err(format!("{name}() argument must be str, not {}", other.type_name())),
             None => err(format!("{name}() is missing an argument")),
         }
     };
@@ -632,22 +555,14 @@ fn str_method(s: &str, name: &str, args: &[Value]) -> R<Value> {
             let items = match &args[0] {
                 Value::List(l) => l.borrow().clone(),
                 Value::Tuple(t) => t.to_vec(),
-                other => {
-                    return err(format!(
-                        "can only join a list or tuple, not {}",
-                        other.type_name()
-                    ))
-                }
+                other => return err(format!("can only join a list or tuple, not {}", other.type_name())),
             };
             let mut parts = Vec::new();
             for (i, item) in items.iter().enumerate() {
                 match item {
                     Value::Str(p) => parts.push(p.to_string()),
                     other => {
-                        return err(format!(
-                            "sequence item {i}: expected str instance, {} found",
-                            other.type_name()
-                        ))
+                        return err(format!("sequence item {i}: expected str instance, {} found", other.type_name()))
                     }
                 }
             }
@@ -684,9 +599,7 @@ fn str_format(template: &str, args: &[Value], kwargs: &[(String, Value)]) -> R<S
                     kwargs.iter().find(|(k, _)| k == name).map(|(_, v)| v)
                 };
                 let value = value.ok_or_else(|| {
-                    RtError::new(format!(
-                        "Replacement index {name} out of range for positional args tuple"
-                    ))
+                    RtError::new(format!("Replacement index {name} out of range for positional args tuple"))
                 })?;
                 out.push_str(&format_value(value, spec)?);
             }
@@ -708,9 +621,9 @@ fn isinstance(v: &Value, cls: &Value) -> R<bool> {
             Ok(false)
         }
         Value::Native(n) => match &**n {
-            Native::Builtin(
-                name @ ("int" | "float" | "bool" | "str" | "list" | "tuple" | "dict"),
-            ) => Ok(v.type_name() == *name || (*name == "int" && matches!(v, Value::Bool(_)))),
+            Native::Builtin(name @ ("int" | "float" | "bool" | "str" | "list" | "tuple" | "dict")) => {
+                Ok(v.type_name() == *name || (*name == "int" && matches!(v, Value::Bool(_))))
+            }
             Native::Jax("Array") => Ok(matches!(v, Value::Array(_))),
             _ => err("isinstance() arg 2 must be a type or tuple of types"),
         },
@@ -722,9 +635,7 @@ fn isinstance(v: &Value, cls: &Value) -> R<bool> {
 fn round(x: &Value, ndigits: Option<&Value>) -> R<Value> {
     let digits = match ndigits {
         None | Some(Value::None) => None,
-        Some(d) => {
-            Some(as_int(d).ok_or_else(|| RtError::new("round() ndigits must be an integer"))?)
-        }
+        Some(d) => Some(as_int(d).ok_or_else(|| RtError::new("round() ndigits must be an integer"))?),
     };
     match (x, digits) {
         (Value::Float(f), None) => Ok(Value::Int(float_to_int(f.round_ties_even())?)),
@@ -737,9 +648,6 @@ fn round(x: &Value, ndigits: Option<&Value>) -> R<Value> {
             Ok(Value::Float((f / scale).round_ties_even() * scale))
         }
         (v, _) if as_int(v).is_some() => Ok(Value::Int(as_int(v).unwrap_or(0))),
-        (v, _) => err(format!(
-            "type {} doesn't define __round__ method",
-            v.type_name()
-        )),
+        (v, _) => err(format!("type {} doesn't define __round__ method", v.type_name())),
     }
 }

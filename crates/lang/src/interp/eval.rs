@@ -26,11 +26,7 @@ impl Interp<'_> {
                 ExprKind::Tuple(items) => self.eval_all(items, env).await.map(Value::tuple),
                 ExprKind::Dict(items) => self.eval_dict(items, env).await,
                 ExprKind::ListComp { elt, clauses } => self.eval_list_comp(elt, clauses, env).await,
-                ExprKind::DictComp {
-                    key,
-                    value,
-                    clauses,
-                } => self.eval_dict_comp(key, value, clauses, env).await,
+                ExprKind::DictComp { key, value, clauses } => self.eval_dict_comp(key, value, clauses, env).await,
                 ExprKind::Attr(obj, name) => self.eval_attr(obj, name, env).await,
                 ExprKind::Subscript(obj, index) => self.eval_subscript(obj, index, env).await,
                 ExprKind::Slice(a, b, c) => self.eval_slice([a, b, c], env).await,
@@ -40,20 +36,14 @@ impl Interp<'_> {
                 ExprKind::And(a, b) => self.eval_logic(true, a, b, env).await,
                 ExprKind::Or(a, b) => self.eval_logic(false, a, b, env).await,
                 ExprKind::Compare(first, rest) => self.eval_compare(first, rest, env).await,
-                ExprKind::IfExp { cond, then, orelse } => {
-                    self.eval_if(cond, then, orelse, env).await
-                }
+                ExprKind::IfExp { cond, then, orelse } => self.eval_if(cond, then, orelse, env).await,
                 ExprKind::Lambda(def) => self.make_function(def, env).await,
             };
             value.map_err(|err| err.at(e.span))
         })
     }
 
-    pub(super) fn eval_all<'a>(
-        &'a mut self,
-        items: &'a [Expr],
-        env: &'a Env,
-    ) -> LocalFuture<'a, R<Vec<Value>>> {
+    pub(super) fn eval_all<'a>(&'a mut self, items: &'a [Expr], env: &'a Env) -> LocalFuture<'a, R<Vec<Value>>> {
         Box::pin(async move {
             let mut out = Vec::with_capacity(items.len());
             for item in items {
@@ -63,11 +53,7 @@ impl Interp<'_> {
         })
     }
 
-    fn eval_fstring<'a>(
-        &'a mut self,
-        parts: &'a [FPart],
-        env: &'a Env,
-    ) -> LocalFuture<'a, R<Value>> {
+    fn eval_fstring<'a>(&'a mut self, parts: &'a [FPart], env: &'a Env) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             let mut s = String::new();
             for p in parts {
@@ -83,11 +69,7 @@ impl Interp<'_> {
         })
     }
 
-    fn eval_dict<'a>(
-        &'a mut self,
-        items: &'a [(Expr, Expr)],
-        env: &'a Env,
-    ) -> LocalFuture<'a, R<Value>> {
+    fn eval_dict<'a>(&'a mut self, items: &'a [(Expr, Expr)], env: &'a Env) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             let mut d = Dict::default();
             for (k, v) in items {
@@ -108,8 +90,7 @@ impl Interp<'_> {
         Box::pin(async move {
             let scope = new_scope(Some(env.clone()), Rc::new(Vec::new()));
             let mut out = Vec::new();
-            self.comprehension(clauses, &[elt], &scope, &mut out)
-                .await?;
+            self.comprehension(clauses, &[elt], &scope, &mut out).await?;
             Ok(Value::list(out.into_iter().flatten().collect()))
         })
     }
@@ -124,8 +105,7 @@ impl Interp<'_> {
         Box::pin(async move {
             let scope = new_scope(Some(env.clone()), Rc::new(Vec::new()));
             let mut out = Vec::new();
-            self.comprehension(clauses, &[key, value], &scope, &mut out)
-                .await?;
+            self.comprehension(clauses, &[key, value], &scope, &mut out).await?;
             let mut d = Dict::default();
             for pair in out {
                 let mut pair = pair.into_iter();
@@ -156,9 +136,7 @@ impl Interp<'_> {
                 return Ok(());
             };
             let iterable = self.eval(&clause.iter, scope).await?;
-            let items = self
-                .iterate(&iterable)
-                .map_err(|e| e.at(clause.iter.span))?;
+            let items = self.iterate(&iterable).map_err(|e| e.at(clause.iter.span))?;
             'items: for item in items {
                 self.step()?;
                 self.assign(&clause.target, item, scope).await?;
@@ -174,24 +152,14 @@ impl Interp<'_> {
         })
     }
 
-    fn eval_attr<'a>(
-        &'a mut self,
-        obj: &'a Expr,
-        name: &'a str,
-        env: &'a Env,
-    ) -> LocalFuture<'a, R<Value>> {
+    fn eval_attr<'a>(&'a mut self, obj: &'a Expr, name: &'a str, env: &'a Env) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             let obj = self.eval(obj, env).await?;
             self.get_attr(&obj, name).await
         })
     }
 
-    fn eval_subscript<'a>(
-        &'a mut self,
-        obj: &'a Expr,
-        index: &'a Expr,
-        env: &'a Env,
-    ) -> LocalFuture<'a, R<Value>> {
+    fn eval_subscript<'a>(&'a mut self, obj: &'a Expr, index: &'a Expr, env: &'a Env) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             let obj = self.eval(obj, env).await?;
             let index = self.eval(index, env).await?;
@@ -199,11 +167,7 @@ impl Interp<'_> {
         })
     }
 
-    fn eval_slice<'a>(
-        &'a mut self,
-        bounds: [&'a Option<Box<Expr>>; 3],
-        env: &'a Env,
-    ) -> LocalFuture<'a, R<Value>> {
+    fn eval_slice<'a>(&'a mut self, bounds: [&'a Option<Box<Expr>>; 3], env: &'a Env) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             let mut values = [None, None, None];
             for (slot, bound) in values.iter_mut().zip(bounds) {
@@ -217,12 +181,7 @@ impl Interp<'_> {
         })
     }
 
-    fn eval_call<'a>(
-        &'a mut self,
-        func: &'a Expr,
-        args: &'a [Arg],
-        env: &'a Env,
-    ) -> LocalFuture<'a, R<Value>> {
+    fn eval_call<'a>(&'a mut self, func: &'a Expr, args: &'a [Arg], env: &'a Env) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             let f = self.eval(func, env).await?;
             let mut positional = Vec::new();
@@ -241,12 +200,7 @@ impl Interp<'_> {
         })
     }
 
-    fn eval_unary<'a>(
-        &'a mut self,
-        op: UnaryOp,
-        operand: &'a Expr,
-        env: &'a Env,
-    ) -> LocalFuture<'a, R<Value>> {
+    fn eval_unary<'a>(&'a mut self, op: UnaryOp, operand: &'a Expr, env: &'a Env) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             let v = self.eval(operand, env).await?;
             if op == UnaryOp::Not {
@@ -256,13 +210,7 @@ impl Interp<'_> {
         })
     }
 
-    fn eval_binary<'a>(
-        &'a mut self,
-        op: BinOp,
-        a: &'a Expr,
-        b: &'a Expr,
-        env: &'a Env,
-    ) -> LocalFuture<'a, R<Value>> {
+    fn eval_binary<'a>(&'a mut self, op: BinOp, a: &'a Expr, b: &'a Expr, env: &'a Env) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             let a = self.eval(a, env).await?;
             let b = self.eval(b, env).await?;
@@ -271,13 +219,7 @@ impl Interp<'_> {
     }
 
     /// `a and b` (`is_and`) or `a or b`: short-circuit, yielding an operand.
-    fn eval_logic<'a>(
-        &'a mut self,
-        is_and: bool,
-        a: &'a Expr,
-        b: &'a Expr,
-        env: &'a Env,
-    ) -> LocalFuture<'a, R<Value>> {
+    fn eval_logic<'a>(&'a mut self, is_and: bool, a: &'a Expr, b: &'a Expr, env: &'a Env) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             let left = self.eval(a, env).await?;
             if self.truthy(&left).map_err(|e| e.at(a.span))? != is_and {
@@ -318,11 +260,7 @@ impl Interp<'_> {
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             let c = self.eval(cond, env).await?;
-            let branch = if self.truthy(&c).map_err(|e| e.at(cond.span))? {
-                then
-            } else {
-                orelse
-            };
+            let branch = if self.truthy(&c).map_err(|e| e.at(cond.span))? { then } else { orelse };
             self.eval(branch, env).await
         })
     }

@@ -12,11 +12,7 @@ use jaxlite::LocalFuture;
 use std::rc::Rc;
 
 impl Interp<'_> {
-    pub(super) fn exec_block<'a>(
-        &'a mut self,
-        body: &'a [Stmt],
-        env: &'a Env,
-    ) -> LocalFuture<'a, R<Flow>> {
+    pub(super) fn exec_block<'a>(&'a mut self, body: &'a [Stmt], env: &'a Env) -> LocalFuture<'a, R<Flow>> {
         Box::pin(async move {
             for stmt in body {
                 match self.exec(stmt, env).await.map_err(|e| e.at(stmt.span))? {
@@ -34,36 +30,23 @@ impl Interp<'_> {
             match &stmt.kind {
                 StmtKind::Expr(e) => self.eval(e, env).await.map(|_| Flow::Normal),
                 StmtKind::Assign { targets, value } => self.exec_assign(targets, value, env).await,
-                StmtKind::AugAssign { target, op, value } => {
-                    self.aug_assign(target, *op, value, env).await
-                }
+                StmtKind::AugAssign { target, op, value } => self.aug_assign(target, *op, value, env).await,
                 StmtKind::If { cond, body, orelse } => self.exec_if(cond, body, orelse, env).await,
                 StmtKind::While { cond, body } => self.exec_while(cond, body, env).await,
-                StmtKind::For { target, iter, body } => {
-                    self.exec_for(target, iter, body, env).await
-                }
+                StmtKind::For { target, iter, body } => self.exec_for(target, iter, body, env).await,
                 StmtKind::Def(def) => self.exec_def(def, env).await,
                 StmtKind::Return(Some(e)) => self.eval(e, env).await.map(Flow::Return),
                 StmtKind::Return(None) => Ok(Flow::Return(Value::None)),
                 StmtKind::Break => Ok(Flow::Break),
                 StmtKind::Continue => Ok(Flow::Continue),
                 StmtKind::Pass => Ok(Flow::Normal),
-                StmtKind::Import { module, alias } => {
-                    self.exec_import(module, alias.as_deref(), env)
-                }
-                StmtKind::FromImport { module, names } => {
-                    self.exec_from_import(module, names, env).await
-                }
+                StmtKind::Import { module, alias } => self.exec_import(module, alias.as_deref(), env),
+                StmtKind::FromImport { module, names } => self.exec_from_import(module, names, env).await,
             }
         })
     }
 
-    fn exec_assign<'a>(
-        &'a mut self,
-        targets: &'a [Expr],
-        value: &'a Expr,
-        env: &'a Env,
-    ) -> LocalFuture<'a, R<Flow>> {
+    fn exec_assign<'a>(&'a mut self, targets: &'a [Expr], value: &'a Expr, env: &'a Env) -> LocalFuture<'a, R<Flow>> {
         Box::pin(async move {
             let value = self.eval(value, env).await?;
             for t in targets {
@@ -82,21 +65,12 @@ impl Interp<'_> {
     ) -> LocalFuture<'a, R<Flow>> {
         Box::pin(async move {
             let c = self.eval(cond, env).await?;
-            let branch = if self.truthy(&c).map_err(|e| e.at(cond.span))? {
-                body
-            } else {
-                orelse
-            };
+            let branch = if self.truthy(&c).map_err(|e| e.at(cond.span))? { body } else { orelse };
             self.exec_block(branch, env).await
         })
     }
 
-    fn exec_while<'a>(
-        &'a mut self,
-        cond: &'a Expr,
-        body: &'a [Stmt],
-        env: &'a Env,
-    ) -> LocalFuture<'a, R<Flow>> {
+    fn exec_while<'a>(&'a mut self, cond: &'a Expr, body: &'a [Stmt], env: &'a Env) -> LocalFuture<'a, R<Flow>> {
         Box::pin(async move {
             loop {
                 let c = self.eval(cond, env).await?;
@@ -124,14 +98,8 @@ impl Interp<'_> {
             // Ranges are walked lazily, so a huge range is stopped by the step budget rather
             // than by memory.
             let items: Box<dyn Iterator<Item = Value>> = match iterable {
-                Value::Range { start, stop, step } => {
-                    Box::new(range_iter(start, stop, step).map(Value::Int))
-                }
-                other => Box::new(
-                    self.iterate(&other)
-                        .map_err(|e| e.at(iter.span))?
-                        .into_iter(),
-                ),
+                Value::Range { start, stop, step } => Box::new(range_iter(start, stop, step).map(Value::Int)),
+                other => Box::new(self.iterate(&other).map_err(|e| e.at(iter.span))?.into_iter()),
             };
             for item in items {
                 self.step()?;
@@ -151,10 +119,7 @@ impl Interp<'_> {
             let mut f = self.make_function(def, env).await?;
             for d in def.decorators.iter().rev() {
                 let decorator = self.eval(d, env).await?;
-                f = self
-                    .call(decorator, vec![f], vec![])
-                    .await
-                    .map_err(|e| e.at(d.span))?;
+                f = self.call(decorator, vec![f], vec![]).await.map_err(|e| e.at(d.span))?;
             }
             env.vars.borrow_mut().insert(def.name.clone(), f);
             Ok(Flow::Normal)
@@ -185,20 +150,14 @@ impl Interp<'_> {
             let id = jax::import_module(module)?;
             for (name, alias) in names {
                 let value = self.get_attr(&Value::Module(id), name).await?;
-                env.vars
-                    .borrow_mut()
-                    .insert(alias.clone().unwrap_or_else(|| name.clone()), value);
+                env.vars.borrow_mut().insert(alias.clone().unwrap_or_else(|| name.clone()), value);
             }
             Ok(Flow::Normal)
         })
     }
 
     /// Creates a function value; default values are evaluated now, as Python does.
-    pub(super) fn make_function<'a>(
-        &'a mut self,
-        def: &'a Rc<FuncDef>,
-        env: &'a Env,
-    ) -> LocalFuture<'a, R<Value>> {
+    pub(super) fn make_function<'a>(&'a mut self, def: &'a Rc<FuncDef>, env: &'a Env) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             let mut defaults = Vec::new();
             for p in &def.params {
@@ -206,29 +165,15 @@ impl Interp<'_> {
                     defaults.push(self.eval(d, env).await?);
                 }
             }
-            let mut locals = def
-                .params
-                .iter()
-                .map(|p| p.name.clone())
-                .collect::<Vec<_>>();
+            let mut locals = def.params.iter().map(|p| p.name.clone()).collect::<Vec<_>>();
             locals.extend(def.vararg.clone());
             ast::bound_names(&def.body, &mut locals);
-            let f = Function {
-                def: def.clone(),
-                defaults,
-                env: env.clone(),
-                locals: Rc::new(locals),
-            };
+            let f = Function { def: def.clone(), defaults, env: env.clone(), locals: Rc::new(locals) };
             Ok(Value::Function(Rc::new(f)))
         })
     }
 
-    pub(super) fn assign<'a>(
-        &'a mut self,
-        target: &'a Expr,
-        value: Value,
-        env: &'a Env,
-    ) -> LocalFuture<'a, R<()>> {
+    pub(super) fn assign<'a>(&'a mut self, target: &'a Expr, value: Value, env: &'a Env) -> LocalFuture<'a, R<()>> {
         Box::pin(async move {
             match &target.kind {
                 ExprKind::Name(n) => {
@@ -241,11 +186,7 @@ impl Interp<'_> {
                         let msg = if items.len() > targets.len() {
                             format!("too many values to unpack (expected {})", targets.len())
                         } else {
-                            format!(
-                                "not enough values to unpack (expected {}, got {})",
-                                targets.len(),
-                                items.len()
-                            )
+                            format!("not enough values to unpack (expected {}, got {})", targets.len(), items.len())
                         };
                         return Err(RtError::new(msg).at(target.span));
                     }
@@ -259,9 +200,7 @@ impl Interp<'_> {
                     let index = self.eval(index, env).await?;
                     set_item(&obj, index, value).map_err(|e| e.at(target.span))
                 }
-                ExprKind::Attr(_, name) => {
-                    Err(RtError::new(format!("cannot set attribute '{name}'")).at(target.span))
-                }
+                ExprKind::Attr(_, name) => Err(RtError::new(format!("cannot set attribute '{name}'")).at(target.span)),
                 _ => Err(RtError::new("cannot assign to this expression").at(target.span)),
             }
         })
@@ -278,15 +217,9 @@ impl Interp<'_> {
             if let ExprKind::Subscript(obj, index) = &target.kind {
                 let obj = self.eval(obj, env).await?;
                 let index = self.eval(index, env).await?;
-                let current = self
-                    .get_item(&obj, &index)
-                    .await
-                    .map_err(|e| e.at(target.span))?;
+                let current = self.get_item(&obj, &index).await.map_err(|e| e.at(target.span))?;
                 let rhs = self.eval(value, env).await?;
-                let new = self
-                    .binary(op, current, rhs)
-                    .await
-                    .map_err(|e| e.at(target.span))?;
+                let new = self.binary(op, current, rhs).await.map_err(|e| e.at(target.span))?;
                 set_item(&obj, index, new).map_err(|e| e.at(target.span))?;
                 return Ok(Flow::Normal);
             }
@@ -298,10 +231,7 @@ impl Interp<'_> {
                 l.borrow_mut().extend(extra);
                 return Ok(Flow::Normal);
             }
-            let new = self
-                .binary(op, current, rhs)
-                .await
-                .map_err(|e| e.at(target.span))?;
+            let new = self.binary(op, current, rhs).await.map_err(|e| e.at(target.span))?;
             self.assign(target, new, env).await?;
             Ok(Flow::Normal)
         })
@@ -324,9 +254,7 @@ impl Interp<'_> {
                 )));
             }
             if self.stack_base.saturating_sub(stack_position()) > STACK_BUDGET {
-                return Err(RtError::new(
-                    "maximum recursion depth exceeded (the interpreter's stack is exhausted)",
-                ));
+                return Err(RtError::new("maximum recursion depth exceeded (the interpreter's stack is exhausted)"));
             }
             self.depth += 1;
             let result = self.exec_block(&f.def.body, &scope).await;

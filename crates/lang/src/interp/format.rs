@@ -25,11 +25,7 @@ pub fn float_repr(x: f64) -> String {
             format!("{s}.0")
         }
     } else {
-        format!(
-            "{mant}e{}{:02}",
-            if exp < 0 { '-' } else { '+' },
-            exp.unsigned_abs()
-        )
+        format!("{mant}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.unsigned_abs())
     }
 }
 
@@ -77,12 +73,7 @@ fn parse_spec(spec: &str) -> R<Spec> {
         while chars.get(*i).is_some_and(|c| c.is_ascii_digit()) {
             *i += 1;
         }
-        chars[start..*i]
-            .iter()
-            .collect::<String>()
-            .parse()
-            .ok()
-            .filter(|&n: &usize| n <= 1000)
+        chars[start..*i].iter().collect::<String>().parse().ok().filter(|&n: &usize| n <= 1000)
     };
     s.width = number(&mut i).unwrap_or(0);
     if let Some(&c @ (',' | '_')) = chars.get(i) {
@@ -91,10 +82,7 @@ fn parse_spec(spec: &str) -> R<Spec> {
     }
     if chars.get(i) == Some(&'.') {
         i += 1;
-        s.precision = Some(
-            number(&mut i)
-                .ok_or_else(|| super::RtError::new("Format specifier missing precision"))?,
-        );
+        s.precision = Some(number(&mut i).ok_or_else(|| super::RtError::new("Format specifier missing precision"))?);
     }
     if let Some(&c) = chars.get(i) {
         s.kind = Some(c);
@@ -128,10 +116,7 @@ pub fn format_value(v: &Value, spec: &str) -> R<String> {
             }
             signed(i < 0, group(&i.unsigned_abs().to_string(), s.grouping), &s)?
         }
-        (
-            Value::Int(_) | Value::Bool(_) | Value::Float(_),
-            Some(kind @ ('f' | 'F' | 'e' | 'E' | 'g' | 'G' | '%')),
-        )
+        (Value::Int(_) | Value::Bool(_) | Value::Float(_), Some(kind @ ('f' | 'F' | 'e' | 'E' | 'g' | 'G' | '%')))
         | (Value::Float(_), Some(kind @ 'n')) => {
             let x = super::value::as_f64(&v).unwrap_or(0.0);
             let text = float_body(x.abs(), kind, s.precision.unwrap_or(6), s.alternate);
@@ -143,11 +128,7 @@ pub fn format_value(v: &Value, spec: &str) -> R<String> {
                 Some(p) => float_body(x.abs(), 'g', p, s.alternate),
                 None => float_repr(x.abs()),
             };
-            signed(
-                x.is_sign_negative() && !x.is_nan(),
-                group_float(&text, s.grouping),
-                &s,
-            )?
+            signed(x.is_sign_negative() && !x.is_nan(), group_float(&text, s.grouping), &s)?
         }
         (_, kind) => {
             return err(format!(
@@ -178,11 +159,7 @@ fn scalar_of_array(v: &Value) -> Option<Value> {
 fn float_body(x: f64, kind: char, precision: usize, alternate: bool) -> String {
     if !x.is_finite() {
         let s = if x.is_nan() { "nan" } else { "inf" };
-        return if kind.is_ascii_uppercase() {
-            s.to_uppercase()
-        } else {
-            s.to_string()
-        };
+        return if kind.is_ascii_uppercase() { s.to_uppercase() } else { s.to_string() };
     }
     let p = precision.min(100);
     match kind {
@@ -200,10 +177,7 @@ fn float_body(x: f64, kind: char, precision: usize, alternate: bool) -> String {
             // General format: scientific when the exponent is < -4 or >= the precision,
             // insignificant trailing zeros removed (unless `#`).
             let p = p.max(1);
-            let exp = sci(x, p - 1)
-                .split_once('e')
-                .and_then(|(_, e)| e.parse::<i64>().ok())
-                .unwrap_or(0);
+            let exp = sci(x, p - 1).split_once('e').and_then(|(_, e)| e.parse::<i64>().ok()).unwrap_or(0);
             let s = if -4 <= exp && exp < p as i64 {
                 let decimals = (p as i64 - 1 - exp).max(0) as usize;
                 format!("{x:.decimals$}")
@@ -225,11 +199,7 @@ fn sci(x: f64, precision: usize) -> String {
     let s = format!("{x:.precision$e}");
     let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
     let exp: i64 = exp.parse().unwrap_or(0);
-    format!(
-        "{mant}e{}{:02}",
-        if exp < 0 { '-' } else { '+' },
-        exp.unsigned_abs()
-    )
+    format!("{mant}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.unsigned_abs())
 }
 
 fn strip_zeros(s: &str) -> String {
@@ -237,11 +207,7 @@ fn strip_zeros(s: &str) -> String {
         Some((m, e)) => (m, format!("e{e}")),
         None => (s, String::new()),
     };
-    let mant = if mant.contains('.') {
-        mant.trim_end_matches('0').trim_end_matches('.')
-    } else {
-        mant
-    };
+    let mant = if mant.contains('.') { mant.trim_end_matches('0').trim_end_matches('.') } else { mant };
     format!("{mant}{exp}")
 }
 
@@ -260,9 +226,7 @@ fn group(digits: &str, sep: Option<char>) -> String {
 }
 
 fn group_float(text: &str, sep: Option<char>) -> String {
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
+    let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
     format!("{}{}", group(&text[..split], sep), &text[split..])
 }
 
@@ -275,9 +239,7 @@ fn signed(negative: bool, body: String, s: &Spec) -> R<String> {
     };
     if s.align == Some('=') {
         let fill = s.fill.unwrap_or(' ');
-        let n = s
-            .width
-            .saturating_sub(sign.chars().count() + body.chars().count());
+        let n = s.width.saturating_sub(sign.chars().count() + body.chars().count());
         return Ok(format!("{sign}{}{body}", fill.to_string().repeat(n)));
     }
     Ok(pad(&format!("{sign}{body}"), s, '>'))
@@ -329,9 +291,6 @@ mod tests {
         assert_eq!(f(Value::str("ab"), "*^6"), "**ab**");
         assert_eq!(f(Value::Float(0.25), ".1%"), "25.0%");
         assert_eq!(f(Value::Int(3), ".2f"), "3.00");
-        assert_eq!(
-            f(Value::str("x"), "d"),
-            "unsupported format code 'd' for object of type 'str'"
-        );
+        assert_eq!(f(Value::str("x"), "d"), "unsupported format code 'd' for object of type 'str'");
     }
 }

@@ -9,10 +9,7 @@ use crate::ast::{BinOp, CmpOp, UnaryOp};
 use crate::jnp_extra::{self, IndexItem};
 use jaxlite::numpy as jnp;
 use jaxlite::LocalFuture;
-use jaxlite::{
-    Array, Aval, BinaryOp, ClosedJaxpr, CompareOp, DType, Data, Precision, Tensor,
-    UnaryOp as JUnary,
-};
+use jaxlite::{Array, Aval, BinaryOp, ClosedJaxpr, CompareOp, DType, Data, Precision, Tensor, UnaryOp as JUnary};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -120,19 +117,8 @@ const JNP_MISSING: &[&str] = &[
     "sigmoid",
 ];
 
-const JAX_FUNCTIONS: &[&str] = &[
-    "jit",
-    "make_jaxpr",
-    "Array",
-    "grad",
-    "value_and_grad",
-    "jvp",
-    "vjp",
-    "vmap",
-    "jacfwd",
-    "jacrev",
-    "hessian",
-];
+const JAX_FUNCTIONS: &[&str] =
+    &["jit", "make_jaxpr", "Array", "grad", "value_and_grad", "jvp", "vjp", "vmap", "jacfwd", "jacrev", "hessian"];
 
 const LAX_FUNCTIONS: &[&str] = &[
     "stop_gradient",
@@ -187,30 +173,10 @@ const JAX_MISSING: &[&str] = &[
     "ensure_compile_time_eval",
 ];
 
-const NN_FUNCTIONS: &[&str] = &[
-    "relu",
-    "sigmoid",
-    "gelu",
-    "softplus",
-    "silu",
-    "swish",
-    "softmax",
-    "log_softmax",
-    "logsumexp",
-    "one_hot",
-];
-const NN_MISSING: &[&str] = &[
-    "elu",
-    "leaky_relu",
-    "initializers",
-    "tanh",
-    "log_sigmoid",
-    "celu",
-    "selu",
-    "glu",
-    "normalize",
-    "standardize",
-];
+const NN_FUNCTIONS: &[&str] =
+    &["relu", "sigmoid", "gelu", "softplus", "silu", "swish", "softmax", "log_softmax", "logsumexp", "one_hot"];
+const NN_MISSING: &[&str] =
+    &["elu", "leaky_relu", "initializers", "tanh", "log_sigmoid", "celu", "selu", "glu", "normalize", "standardize"];
 
 pub fn import_module(name: &str) -> R<ModuleId> {
     Ok(match name {
@@ -220,9 +186,7 @@ pub fn import_module(name: &str) -> R<ModuleId> {
         "math" => ModuleId::Math,
         "functools" => ModuleId::Functools,
         "numpy" => return err("numpy is not available in the playground; use jax.numpy"),
-        _ if name.starts_with("jax.") => {
-            return err(format!("{name} is not supported by the playground yet"))
-        }
+        _ if name.starts_with("jax.") => return err(format!("{name} is not supported by the playground yet")),
         _ => return err(format!("No module named '{name}'")),
     })
 }
@@ -232,11 +196,7 @@ fn find(names: &'static [&'static str], name: &str) -> Option<&'static str> {
 }
 
 pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
-    let missing = |prefix: &str| {
-        RtError::new(format!(
-            "{prefix}.{name} is not supported by the playground yet"
-        ))
-    };
+    let missing = |prefix: &str| RtError::new(format!("{prefix}.{name} is not supported by the playground yet"));
     let no_attr = || RtError::new(format!("module '{}' has no attribute '{name}'", m.name()));
     match m {
         ModuleId::Math => math_attr(name),
@@ -253,9 +213,9 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             "nn" => Ok(Value::Module(ModuleId::Nn)),
             "config" => Ok(Value::Module(ModuleId::Config)),
             "lax" => Ok(Value::Module(ModuleId::Lax)),
-            _ if find(JAX_FUNCTIONS, name).is_some() => Ok(Value::native(Native::Jax(
-                find(JAX_FUNCTIONS, name).unwrap_or("jit"),
-            ))),
+            _ if find(JAX_FUNCTIONS, name).is_some() => {
+                Ok(Value::native(Native::Jax(find(JAX_FUNCTIONS, name).unwrap_or("jit"))))
+            }
             _ if JAX_MISSING.contains(&name) => Err(missing("jax")),
             _ => Err(no_attr()),
         },
@@ -368,11 +328,9 @@ pub(super) fn function_name(f: &Value) -> String {
 fn weak_scalar(v: &Value) -> R<Option<Array>> {
     Ok(Some(match v {
         Value::Float(x) => Array::weak_scalar_f32(*x as f32),
-        Value::Int(i) => {
-            Array::weak_scalar_i32(i32::try_from(*i).map_err(|_| {
-                RtError::new(format!("Python int {i} too large to convert to int32"))
-            })?)
-        }
+        Value::Int(i) => Array::weak_scalar_i32(
+            i32::try_from(*i).map_err(|_| RtError::new(format!("Python int {i} too large to convert to int32")))?,
+        ),
         Value::Bool(b) => {
             let mut a = Array::new(vec![], Data::Bool(vec![*b]));
             a.aval.weak_type = true;
@@ -431,10 +389,7 @@ pub(super) fn shape_arg(v: &Value) -> R<Vec<usize>> {
     if dims.iter().any(|&d| d < 0) {
         return err("negative dimensions are not allowed");
     }
-    let shape: Vec<usize> = dims
-        .iter()
-        .map(|&d| usize::try_from(d).unwrap_or(usize::MAX))
-        .collect();
+    let shape: Vec<usize> = dims.iter().map(|&d| usize::try_from(d).unwrap_or(usize::MAX)).collect();
     check_size(&shape)?;
     Ok(shape)
 }
@@ -468,16 +423,10 @@ fn reshape_dims(args: &[Value]) -> R<Vec<i64>> {
         },
         _ => args.iter().map(int_arg).collect::<R<_>>()?,
     };
-    let known: Vec<usize> = dims
-        .iter()
-        .filter(|&&d| d != -1)
-        .map(|&d| usize::try_from(d).unwrap_or(usize::MAX))
-        .collect();
+    let known: Vec<usize> =
+        dims.iter().filter(|&&d| d != -1).map(|&d| usize::try_from(d).unwrap_or(usize::MAX)).collect();
     if dims.iter().any(|&d| d < -1) {
-        return err(format!(
-            "cannot reshape into shape {:?}: negative dimensions are not allowed",
-            dims
-        ));
+        return err(format!("cannot reshape into shape {:?}: negative dimensions are not allowed", dims));
     }
     check_size(&known)?;
     Ok(dims)
@@ -511,15 +460,9 @@ fn nested_shape(v: &Value, depth: usize) -> R<Vec<usize>> {
 
 /// Flattens a nested list into `values`, checking it is rectangular; `dtype` becomes the
 /// widest element kind seen.
-fn flatten_literal(
-    v: &Value,
-    shape: &[usize],
-    values: &mut Vec<f64>,
-    dtype: &mut Option<DType>,
-) -> R<()> {
-    let ragged = || {
-        RtError::new("setting an array element with a sequence. The requested array has an inhomogeneous shape")
-    };
+fn flatten_literal(v: &Value, shape: &[usize], values: &mut Vec<f64>, dtype: &mut Option<DType>) -> R<()> {
+    let ragged =
+        || RtError::new("setting an array element with a sequence. The requested array has an inhomogeneous shape");
     let mut widen = |d: DType| *dtype = Some(dtype.map_or(d, |cur| cur.max(d)));
     match v {
         Value::List(_) | Value::Tuple(_) => {
@@ -598,7 +541,10 @@ fn index_items(index: &Value) -> R<Vec<IndexItem>> {
                 IndexItem::Int(a.scalar_f64().unwrap_or(0.0) as i64)
             }
             Value::Array(Tensor::Traced(t)) => {
-                return err(format!("indexing with a traced value ({}) is not supported by the playground yet", aval_text(&t.aval)))
+                return err(format!(
+                    "indexing with a traced value ({}) is not supported by the playground yet",
+                    aval_text(&t.aval)
+                ))
             }
             _ => {
                 return err(
@@ -636,11 +582,7 @@ impl Interp<'_> {
     }
 
     /// `jnp.asarray(v, dtype)`: strongly typed (a Python scalar becomes a plain 0-d array).
-    fn as_array<'a>(
-        &'a mut self,
-        v: &'a Value,
-        dtype: Option<DType>,
-    ) -> LocalFuture<'a, R<Tensor>> {
+    fn as_array<'a>(&'a mut self, v: &'a Value, dtype: Option<DType>) -> LocalFuture<'a, R<Tensor>> {
         Box::pin(async move {
             let t = match v {
                 Value::Array(_) => self.to_tensor(v)?,
@@ -653,12 +595,7 @@ impl Interp<'_> {
         })
     }
 
-    pub(super) fn array_binary<'a>(
-        &'a mut self,
-        op: BinOp,
-        a: &'a Value,
-        b: &'a Value,
-    ) -> LocalFuture<'a, R<Value>> {
+    pub(super) fn array_binary<'a>(&'a mut self, op: BinOp, a: &'a Value, b: &'a Value) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             let x = self.to_tensor(a)?;
             if op == BinOp::Pow {
@@ -684,11 +621,7 @@ impl Interp<'_> {
     }
 
     /// `x ** y`: `integer_pow` for a Python int exponent (as JAX), `pow` otherwise.
-    pub(super) fn power<'a>(
-        &'a mut self,
-        x: &'a Tensor,
-        exponent: &'a Value,
-    ) -> LocalFuture<'a, R<Value>> {
+    pub(super) fn power<'a>(&'a mut self, x: &'a Tensor, exponent: &'a Value) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             if let Value::Int(n) = exponent {
                 if let Ok(n) = i32::try_from(*n) {
@@ -698,17 +631,11 @@ impl Interp<'_> {
                 }
             }
             let y = self.to_tensor(exponent)?;
-            Ok(Value::Array(
-                jnp::binary(self.ctx, BinaryOp::Pow, x, &y).await?,
-            ))
+            Ok(Value::Array(jnp::binary(self.ctx, BinaryOp::Pow, x, &y).await?))
         })
     }
 
-    pub(super) fn array_unary<'a>(
-        &'a mut self,
-        op: UnaryOp,
-        v: &'a Value,
-    ) -> LocalFuture<'a, R<Value>> {
+    pub(super) fn array_unary<'a>(&'a mut self, op: UnaryOp, v: &'a Value) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             let x = self.to_tensor(v)?;
             match op {
@@ -723,12 +650,7 @@ impl Interp<'_> {
     }
 
     /// Element-wise comparison, a `Compare` primitive (traced inside `jit`).
-    pub(super) fn array_compare<'a>(
-        &'a mut self,
-        op: CmpOp,
-        a: &'a Value,
-        b: &'a Value,
-    ) -> LocalFuture<'a, R<Value>> {
+    pub(super) fn array_compare<'a>(&'a mut self, op: CmpOp, a: &'a Value, b: &'a Value) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             let cmp = match op {
                 CmpOp::Eq => CompareOp::Eq,
@@ -744,11 +666,7 @@ impl Interp<'_> {
         })
     }
 
-    pub(super) fn index_array<'a>(
-        &'a mut self,
-        t: &'a Tensor,
-        index: &'a Value,
-    ) -> LocalFuture<'a, R<Value>> {
+    pub(super) fn index_array<'a>(&'a mut self, t: &'a Tensor, index: &'a Value) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             let items = index_items(index)?;
             match t {
@@ -774,15 +692,11 @@ impl Interp<'_> {
             Value::Float(x) => *x,
             Value::Int(i) => *i as f64,
             Value::Bool(b) => *b as i64 as f64,
-            Value::Str(s) => parse_float(s.trim()).ok_or_else(|| {
-                RtError::new(format!("could not convert string to float: {}", repr(v)))
-            })?,
+            Value::Str(s) => parse_float(s.trim())
+                .ok_or_else(|| RtError::new(format!("could not convert string to float: {}", repr(v))))?,
             Value::Array(_) => self.array_scalar(v, "float")?,
             other => {
-                return err(format!(
-                    "float() argument must be a string or a real number, not '{}'",
-                    other.type_name()
-                ))
+                return err(format!("float() argument must be a string or a real number, not '{}'", other.type_name()))
             }
         }))
     }
@@ -793,18 +707,14 @@ impl Interp<'_> {
             Value::Float(x) => float_to_int(*x)?,
             Value::Int(i) => *i,
             Value::Bool(b) => *b as i64,
-            Value::Str(s) => s.trim().replace('_', "").parse().map_err(|_| {
-                RtError::new(format!(
-                    "invalid literal for int() with base 10: {}",
-                    repr(v)
-                ))
-            })?,
+            Value::Str(s) => s
+                .trim()
+                .replace('_', "")
+                .parse()
+                .map_err(|_| RtError::new(format!("invalid literal for int() with base 10: {}", repr(v))))?,
             Value::Array(_) => float_to_int(self.array_scalar(v, "int")?)?,
             other => {
-                return err(format!(
-                    "int() argument must be a string or a real number, not '{}'",
-                    other.type_name()
-                ))
+                return err(format!("int() argument must be a string or a real number, not '{}'", other.type_name()))
             }
         }))
     }
@@ -831,11 +741,7 @@ impl Interp<'_> {
         ))
     }
 
-    pub(super) fn array_attr<'a>(
-        &'a mut self,
-        obj: &'a Value,
-        name: &'a str,
-    ) -> LocalFuture<'a, R<Value>> {
+    pub(super) fn array_attr<'a>(&'a mut self, obj: &'a Value, name: &'a str) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             let Value::Array(t) = obj else {
                 return err("expected an array");
@@ -848,18 +754,7 @@ impl Interp<'_> {
                 "dtype" => Value::DType(aval.dtype),
                 "T" => Value::Array(jnp::transpose(self.ctx, t, None).await?),
                 "at" => return err("x.at[...] updates are not supported by the playground yet"),
-                _ => match find(
-                    &[
-                        "reshape",
-                        "sum",
-                        "max",
-                        "mean",
-                        "astype",
-                        "transpose",
-                        "item",
-                    ],
-                    name,
-                ) {
+                _ => match find(&["reshape", "sum", "max", "mean", "astype", "transpose", "item"], name) {
                     Some(m) => Value::native(Native::Method(obj.clone(), m)),
                     None => return err(format!("'ArrayImpl' object has no attribute '{name}'")),
                 },
@@ -937,26 +832,18 @@ impl Interp<'_> {
             let in_size = x.aval().size();
             let out_size = summed.aval().size().max(1);
             let count = Tensor::from(Array::weak_scalar_f32((in_size / out_size) as f32));
-            Ok(Value::Array(
-                jnp::true_divide(self.ctx, &summed, &count).await?,
-            ))
+            Ok(Value::Array(jnp::true_divide(self.ctx, &summed, &count).await?))
         })
     }
 
-    fn transpose<'a>(
-        &'a mut self,
-        x: &'a Tensor,
-        axes: Option<Vec<i64>>,
-    ) -> LocalFuture<'a, R<Value>> {
+    fn transpose<'a>(&'a mut self, x: &'a Tensor, axes: Option<Vec<i64>>) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             let rank = x.aval().rank();
             let axes = match axes {
                 None => None,
                 Some(a) => Some(jnp::normalize_axes(Some(&a), rank)?),
             };
-            Ok(Value::Array(
-                jnp::transpose(self.ctx, x, axes.as_deref()).await?,
-            ))
+            Ok(Value::Array(jnp::transpose(self.ctx, x, axes.as_deref()).await?))
         })
     }
 
@@ -998,29 +885,17 @@ impl Interp<'_> {
             if let Some(op) = binary_op {
                 no_more_kwargs(name, &kwargs)?;
                 arity(name, &args, 2, 2)?;
-                let (a, b) = (
-                    Value::Array(self.to_tensor(&args[0])?),
-                    Value::Array(self.to_tensor(&args[1])?),
-                );
+                let (a, b) = (Value::Array(self.to_tensor(&args[0])?), Value::Array(self.to_tensor(&args[1])?));
                 return self.array_binary(op, &a, &b).await;
             }
             let axis = if matches!(name, "sum" | "max" | "mean" | "transpose") {
-                take_kwarg(
-                    &mut kwargs,
-                    if name == "transpose" { "axes" } else { "axis" },
-                )
+                take_kwarg(&mut kwargs, if name == "transpose" { "axes" } else { "axis" })
             } else {
                 None
             };
-            let fill = if name == "full" {
-                take_kwarg(&mut kwargs, "fill_value")
-            } else {
-                None
-            };
+            let fill = if name == "full" { take_kwarg(&mut kwargs, "fill_value") } else { None };
             no_more_kwargs(name, &kwargs)?;
-            let creation = |shape: Vec<usize>, value: f64, dtype: DType| {
-                Value::array(jnp::full(&shape, value, dtype))
-            };
+            let creation = |shape: Vec<usize>, value: f64, dtype: DType| Value::array(jnp::full(&shape, value, dtype));
             match name {
                 "array" | "asarray" => {
                     arity(name, &args, 1, 1)?;
@@ -1029,29 +904,17 @@ impl Interp<'_> {
                 "zeros" | "ones" => {
                     arity(name, &args, 1, 1)?;
                     let value = if name == "ones" { 1.0 } else { 0.0 };
-                    Ok(creation(
-                        shape_arg(&args[0])?,
-                        value,
-                        dtype.unwrap_or(DType::F32),
-                    ))
+                    Ok(creation(shape_arg(&args[0])?, value, dtype.unwrap_or(DType::F32)))
                 }
                 "full" => {
                     let fill = fill.or_else(|| args.get(1).cloned());
                     arity(name, &args, 1, 2)?;
-                    let fill = fill.ok_or_else(|| {
-                        RtError::new("full() missing required argument 'fill_value'")
-                    })?;
+                    let fill = fill.ok_or_else(|| RtError::new("full() missing required argument 'fill_value'"))?;
                     let fill = self.as_array(&fill, None).await?;
                     let Some(value) = fill.concrete().and_then(Array::scalar_f64) else {
-                        return err(
-                            "jnp.full needs a concrete scalar fill_value in the playground",
-                        );
+                        return err("jnp.full needs a concrete scalar fill_value in the playground");
                     };
-                    Ok(creation(
-                        shape_arg(&args[0])?,
-                        value,
-                        dtype.unwrap_or(fill.aval().dtype),
-                    ))
+                    Ok(creation(shape_arg(&args[0])?, value, dtype.unwrap_or(fill.aval().dtype)))
                 }
                 "zeros_like" | "ones_like" => {
                     arity(name, &args, 1, 1)?;
@@ -1063,10 +926,7 @@ impl Interp<'_> {
                     arity(name, &args, 1, 3)?;
                     let nums: Vec<f64> = args
                         .iter()
-                        .map(|a| {
-                            self.to_float(a)
-                                .map(|v| super::value::as_f64(&v).unwrap_or(0.0))
-                        })
+                        .map(|a| self.to_float(a).map(|v| super::value::as_f64(&v).unwrap_or(0.0)))
                         .collect::<R<_>>()?;
                     let (start, stop, step) = match nums[..] {
                         [stop] => (0.0, stop, 1.0),
@@ -1095,23 +955,14 @@ impl Interp<'_> {
                 "maximum" | "minimum" => {
                     arity(name, &args, 2, 2)?;
                     let (x, y) = (self.to_tensor(&args[0])?, self.to_tensor(&args[1])?);
-                    let op = if name == "maximum" {
-                        BinaryOp::Max
-                    } else {
-                        BinaryOp::Min
-                    };
+                    let op = if name == "maximum" { BinaryOp::Max } else { BinaryOp::Min };
                     Ok(Value::Array(jnp::binary(self.ctx, op, &x, &y).await?))
                 }
                 "dot" => {
                     arity(name, &args, 2, 2)?;
                     let (x, y) = (self.to_tensor(&args[0])?, self.to_tensor(&args[1])?);
-                    let op = if x.aval().rank() == 0 || y.aval().rank() == 0 {
-                        BinOp::Mul
-                    } else {
-                        BinOp::MatMul
-                    };
-                    self.array_binary(op, &Value::Array(x), &Value::Array(y))
-                        .await
+                    let op = if x.aval().rank() == 0 || y.aval().rank() == 0 { BinOp::Mul } else { BinOp::MatMul };
+                    self.array_binary(op, &Value::Array(x), &Value::Array(y)).await
                 }
                 "reshape" => {
                     arity(name, &args, 2, 2)?;
@@ -1165,15 +1016,8 @@ impl Interp<'_> {
                     if !matches!(args[0], Value::Function(_) | Value::Native(_)) {
                         return err(format!("Expected a callable value, got {}", repr(&args[0])));
                     }
-                    let static_argnums = static_argnums
-                        .into_iter()
-                        .filter_map(|i| usize::try_from(i).ok())
-                        .collect();
-                    let jitted = Jitted {
-                        func: args[0].clone(),
-                        static_argnums,
-                        cache: RefCell::new(HashMap::new()),
-                    };
+                    let static_argnums = static_argnums.into_iter().filter_map(|i| usize::try_from(i).ok()).collect();
+                    let jitted = Jitted { func: args[0].clone(), static_argnums, cache: RefCell::new(HashMap::new()) };
                     Ok(Value::native(Native::Jitted(jitted)))
                 }
                 "make_jaxpr" => {
@@ -1191,16 +1035,9 @@ impl Interp<'_> {
                     no_more_kwargs(name, &kwargs)?;
                     arity("update", &args, 2, 2)?;
                     match (&args[0], &args[1]) {
-                        (Value::Str(option), Value::Str(value))
-                            if &**option == "jax_default_matmul_precision" =>
-                        {
-                            self.ctx.default_precision =
-                                Precision::parse(value).ok_or_else(|| {
-                                    RtError::new(format!(
-                                        "unknown matmul precision {}",
-                                        repr(&args[1])
-                                    ))
-                                })?;
+                        (Value::Str(option), Value::Str(value)) if &**option == "jax_default_matmul_precision" => {
+                            self.ctx.default_precision = Precision::parse(value)
+                                .ok_or_else(|| RtError::new(format!("unknown matmul precision {}", repr(&args[1]))))?;
                             Ok(Value::None)
                         }
                         (Value::Str(option), v) if &**option == "jax_enable_x64" => {
@@ -1209,10 +1046,9 @@ impl Interp<'_> {
                             }
                             Ok(Value::None)
                         }
-                        (option, _) => err(format!(
-                            "the playground does not support the config option {}",
-                            repr(option)
-                        )),
+                        (option, _) => {
+                            err(format!("the playground does not support the config option {}", repr(option)))
+                        }
                     }
                 }
                 "grad" | "value_and_grad" | "jacfwd" | "jacrev" | "hessian" | "vmap" => {
@@ -1357,16 +1193,11 @@ impl Interp<'_> {
             }
             let jaxpr = &compiled.closed.jaxpr;
             let results = self.ctx.execute(name, jaxpr.clone(), inputs).await?;
-            let outs = results
-                .into_iter()
-                .zip(&jaxpr.outvars)
-                .map(|(mut a, atom)| {
-                    a.aval.weak_type = jaxpr.atom_aval(atom).weak_type;
-                    Tensor::from(a)
-                });
-            Ok(compiled
-                .out_tree
-                .unflatten(&mut outs.collect::<Vec<_>>().into_iter()))
+            let outs = results.into_iter().zip(&jaxpr.outvars).map(|(mut a, atom)| {
+                a.aval.weak_type = jaxpr.atom_aval(atom).weak_type;
+                Tensor::from(a)
+            });
+            Ok(compiled.out_tree.unflatten(&mut outs.collect::<Vec<_>>().into_iter()))
         })
     }
 
@@ -1379,10 +1210,7 @@ impl Interp<'_> {
         Box::pin(async move {
             no_more_kwargs("make_jaxpr", &kwargs)?;
             let mut leaves = Vec::new();
-            let trees = args
-                .iter()
-                .map(|a| self.flatten(a, &mut leaves, 0).map(Some))
-                .collect::<R<Vec<_>>>()?;
+            let trees = args.iter().map(|a| self.flatten(a, &mut leaves, 0).map(Some)).collect::<R<Vec<_>>>()?;
             let compiled = self.trace(&f, &args, &leaves, trees).await?;
             Ok(Value::Jaxpr(Rc::new(compiled.closed)))
         })

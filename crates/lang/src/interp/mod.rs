@@ -39,10 +39,7 @@ pub struct RtError {
 
 impl RtError {
     pub fn new(message: impl Into<String>) -> RtError {
-        RtError {
-            message: message.into(),
-            span: None,
-        }
+        RtError { message: message.into(), span: None }
     }
 
     fn at(mut self, span: Span) -> RtError {
@@ -75,11 +72,7 @@ pub struct Scope {
 pub type Env = Rc<Scope>;
 
 fn new_scope(parent: Option<Env>, locals: Rc<Vec<String>>) -> Env {
-    Rc::new(Scope {
-        vars: RefCell::new(HashMap::new()),
-        parent,
-        locals,
-    })
+    Rc::new(Scope { vars: RefCell::new(HashMap::new()), parent, locals })
 }
 
 /// How a statement finished.
@@ -102,11 +95,7 @@ pub struct Interp<'c> {
     stack_base: usize,
 }
 
-pub async fn run(
-    module: &ast::Module,
-    ctx: &mut Context,
-    limits: Limits,
-) -> Result<RunOutput, ScriptFailure> {
+pub async fn run(module: &ast::Module, ctx: &mut Context, limits: Limits) -> Result<RunOutput, ScriptFailure> {
     let globals = new_scope(None, Rc::new(Vec::new()));
     let mut interp = Interp {
         ctx,
@@ -123,15 +112,8 @@ pub async fn run(
         Ok(_) => Ok(output),
         Err(e) => {
             let span = e.span.unwrap_or(Span { line: 1, col: 1 });
-            let error = ScriptError {
-                message: e.message,
-                line: span.line,
-                col: span.col,
-            };
-            Err(ScriptFailure {
-                errors: vec![error],
-                output,
-            })
+            let error = ScriptError { message: e.message, line: span.line, col: span.col };
+            Err(ScriptFailure { errors: vec![error], output })
         }
     }
 }
@@ -155,9 +137,7 @@ impl<'c> Interp<'c> {
                 return Ok(v.clone());
             }
             if s.locals.iter().any(|l| l == name) {
-                return err(format!(
-                    "cannot access local variable '{name}' where it is not associated with a value"
-                ));
+                return err(format!("cannot access local variable '{name}' where it is not associated with a value"));
             }
             scope = s.parent.as_ref();
         }
@@ -176,11 +156,15 @@ impl<'c> Interp<'c> {
             Value::Tuple(t) => !t.is_empty(),
             Value::Dict(d) => !d.borrow().entries.is_empty(),
             Value::Range { start, stop, step } => range_iter(*start, *stop, *step).next().is_some(),
-            Value::Array(Tensor::Concrete(a)) => match a.scalar_f64() {
-                Some(x) => x != 0.0,
-                None if a.size() == 0 => false,
-                None => return err("The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()"),
-            },
+            Value::Array(Tensor::Concrete(a)) => {
+                match a.scalar_f64() {
+                    Some(x) => x != 0.0,
+                    None if a.size() == 0 => false,
+                    None => return err(
+                        "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()",
+                    ),
+                }
+            }
             Value::Array(Tensor::Traced(t)) => return Err(self.tracer_bool_error(&t.aval)),
             _ => true,
         })
@@ -196,9 +180,7 @@ impl<'c> Interp<'c> {
 
     /// "The error occurred while tracing the function f. " when inside `jit`.
     fn while_tracing(&self) -> String {
-        self.tracing.last().map_or(String::new(), |f| {
-            format!("The error occurred while tracing the function {f}. ")
-        })
+        self.tracing.last().map_or(String::new(), |f| format!("The error occurred while tracing the function {f}. "))
     }
 
     /// The elements of an iterable, in order.
@@ -214,11 +196,9 @@ impl<'c> Interp<'c> {
                 }
                 range_iter(*start, *stop, *step).map(Value::Int).collect()
             }
-            Value::Array(Tensor::Concrete(a)) => crate::jnp_extra::rows(a)
-                .map_err(RtError::from)?
-                .into_iter()
-                .map(Value::array)
-                .collect(),
+            Value::Array(Tensor::Concrete(a)) => {
+                crate::jnp_extra::rows(a).map_err(RtError::from)?.into_iter().map(Value::array).collect()
+            }
             Value::Array(Tensor::Traced(t)) => {
                 return err(format!(
                     "iterating over a traced array ({}) is not supported by the playground yet",
@@ -235,10 +215,7 @@ impl<'c> Interp<'c> {
             Value::Int(i) => Ok(Some(*i)),
             Value::Bool(b) => Ok(Some(*b as i64)),
             Value::Array(_) => Ok(Some(self.to_index(v)?)),
-            other => err(format!(
-                "slice indices must be integers or None, not {}",
-                other.type_name()
-            )),
+            other => err(format!("slice indices must be integers or None, not {}", other.type_name())),
         }
     }
 
@@ -254,10 +231,7 @@ impl<'c> Interp<'c> {
                 value::aval_text(&t.aval),
                 self.while_tracing()
             )),
-            other => err(format!(
-                "indices must be integers, not {}",
-                other.type_name()
-            )),
+            other => err(format!("indices must be integers, not {}", other.type_name())),
         }
     }
 
@@ -273,33 +247,20 @@ impl<'c> Interp<'c> {
                 }
             };
             match (obj, index) {
-                (Value::List(l), Value::Slice(a, b, c)) => {
-                    Ok(Value::list(slice_items(&l.borrow(), *a, *b, *c)?))
-                }
-                (Value::Tuple(t), Value::Slice(a, b, c)) => {
-                    Ok(Value::tuple(slice_items(t, *a, *b, *c)?))
-                }
+                (Value::List(l), Value::Slice(a, b, c)) => Ok(Value::list(slice_items(&l.borrow(), *a, *b, *c)?)),
+                (Value::Tuple(t), Value::Slice(a, b, c)) => Ok(Value::tuple(slice_items(t, *a, *b, *c)?)),
                 (Value::Str(s), Value::Slice(a, b, c)) => {
                     let chars: Vec<Value> = s.chars().map(|c| Value::str(&c.to_string())).collect();
-                    Ok(Value::str(
-                        &slice_items(&chars, *a, *b, *c)?
-                            .iter()
-                            .map(to_str)
-                            .collect::<String>(),
-                    ))
+                    Ok(Value::str(&slice_items(&chars, *a, *b, *c)?.iter().map(to_str).collect::<String>()))
                 }
                 (Value::List(l), i) => {
                     let l = l.borrow();
                     Ok(l[seq_index(l.len(), self.to_index(i)?, "list")?].clone())
                 }
-                (Value::Tuple(t), i) => {
-                    Ok(t[seq_index(t.len(), self.to_index(i)?, "tuple")?].clone())
-                }
+                (Value::Tuple(t), i) => Ok(t[seq_index(t.len(), self.to_index(i)?, "tuple")?].clone()),
                 (Value::Str(s), i) => {
                     let chars: Vec<char> = s.chars().collect();
-                    Ok(Value::str(
-                        &chars[seq_index(chars.len(), self.to_index(i)?, "string")?].to_string(),
-                    ))
+                    Ok(Value::str(&chars[seq_index(chars.len(), self.to_index(i)?, "string")?].to_string()))
                 }
                 (Value::Range { start, stop, step }, i) => {
                     let n = range_len(*start, *stop, *step).min(usize::MAX as i128) as usize;
@@ -308,28 +269,17 @@ impl<'c> Interp<'c> {
                 }
                 (Value::Dict(d), key) => {
                     value::check_hashable(key)?;
-                    d.borrow()
-                        .get(key)
-                        .cloned()
-                        .ok_or_else(|| RtError::new(format!("KeyError: {}", value::repr(key))))
+                    d.borrow().get(key).cloned().ok_or_else(|| RtError::new(format!("KeyError: {}", value::repr(key))))
                 }
                 (Value::Array(t), index) => self.index_array(t, index).await,
-                (other, _) => err(format!(
-                    "'{}' object is not subscriptable",
-                    other.type_name()
-                )),
+                (other, _) => err(format!("'{}' object is not subscriptable", other.type_name())),
             }
         })
     }
 
     // ---- calls ----
 
-    fn call<'a>(
-        &'a mut self,
-        f: Value,
-        args: Vec<Value>,
-        kwargs: Vec<(String, Value)>,
-    ) -> LocalFuture<'a, R<Value>> {
+    fn call<'a>(&'a mut self, f: Value, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             match f {
                 Value::Function(func) => self.call_function(&func, args, kwargs).await,
@@ -354,11 +304,7 @@ impl<'c> Interp<'c> {
                 Native::Nn(name) => self.call_nn(name, args, kwargs).await,
                 Native::Lax(name) => self.call_lax(name, args, kwargs).await,
                 Native::Jax(name) => self.call_jax(name, args, kwargs).await,
-                Native::Partial {
-                    func,
-                    args: bound,
-                    kwargs: bound_kw,
-                } => {
+                Native::Partial { func, args: bound, kwargs: bound_kw } => {
                     let mut all = bound.clone();
                     all.extend(args);
                     let mut kw = bound_kw.clone();
@@ -390,32 +336,17 @@ impl<'c> Interp<'c> {
 }
 
 /// Binds call arguments to parameters with Python's rules and messages.
-fn bind_arguments(
-    f: &Function,
-    args: Vec<Value>,
-    kwargs: Vec<(String, Value)>,
-    scope: &Env,
-) -> R<()> {
+fn bind_arguments(f: &Function, args: Vec<Value>, kwargs: Vec<(String, Value)>, scope: &Env) -> R<()> {
     let def = &f.def;
     let n = def.params.len();
     let required = def.params.iter().filter(|p| p.default.is_none()).count();
     let name = &def.name;
     if args.len() > n && def.vararg.is_none() {
-        let takes = if required == n {
-            format!("{n}")
-        } else {
-            format!("from {required} to {n}")
-        };
-        let plural = if n == 1 && required == n {
-            "argument"
-        } else {
-            "arguments"
-        };
+        let takes = if required == n { format!("{n}") } else { format!("from {required} to {n}") };
+        let plural = if n == 1 && required == n { "argument" } else { "arguments" };
         let given = args.len();
         let was = if given == 1 { "was" } else { "were" };
-        return err(format!(
-            "{name}() takes {takes} positional {plural} but {given} {was} given"
-        ));
+        return err(format!("{name}() takes {takes} positional {plural} but {given} {was} given"));
     }
     let mut slots: Vec<Option<Value>> = vec![None; n];
     let mut args = args.into_iter();
@@ -428,9 +359,7 @@ fn bind_arguments(
     let rest: Vec<Value> = args.collect();
     for (k, v) in kwargs {
         match def.params.iter().position(|p| p.name == k) {
-            Some(i) if slots[i].is_some() => {
-                return err(format!("{name}() got multiple values for argument '{k}'"))
-            }
+            Some(i) if slots[i].is_some() => return err(format!("{name}() got multiple values for argument '{k}'")),
             Some(i) => slots[i] = Some(v),
             None => return err(format!("{name}() got an unexpected keyword argument '{k}'")),
         }
@@ -439,11 +368,7 @@ fn bind_arguments(
     let mut missing = Vec::new();
     let mut vars = scope.vars.borrow_mut();
     for (p, slot) in def.params.iter().zip(slots) {
-        let default = if p.default.is_some() {
-            defaults.next()
-        } else {
-            None
-        };
+        let default = if p.default.is_some() { defaults.next() } else { None };
         match slot.or_else(|| default.cloned()) {
             Some(v) => {
                 vars.insert(p.name.clone(), v);
@@ -456,18 +381,10 @@ fn bind_arguments(
     }
     match missing.len() {
         0 => Ok(()),
-        1 => err(format!(
-            "{name}() missing 1 required positional argument: {}",
-            missing[0]
-        )),
+        1 => err(format!("{name}() missing 1 required positional argument: {}", missing[0])),
         k => {
-            let (last, init) = missing
-                .split_last()
-                .map(|(l, i)| (l.clone(), i.join(", ")))
-                .unwrap_or_default();
-            err(format!(
-                "{name}() missing {k} required positional arguments: {init} and {last}"
-            ))
+            let (last, init) = missing.split_last().map(|(l, i)| (l.clone(), i.join(", "))).unwrap_or_default();
+            err(format!("{name}() missing {k} required positional arguments: {init} and {last}"))
         }
     }
 }
@@ -477,7 +394,8 @@ fn set_item(obj: &Value, index: Value, value: Value) -> R<()> {
         Value::List(l) => {
             let mut l = l.borrow_mut();
             let n = l.len() as i64;
-            let i = as_int(&index).ok_or_else(|| RtError::new(format!("list indices must be integers, not {}", index.type_name())))?;
+            let i = as_int(&index)
+                .ok_or_else(|| RtError::new(format!("list indices must be integers, not {}", index.type_name())))?;
             let j = if i < 0 { i + n } else { i };
             match l.get_mut(usize::try_from(j).unwrap_or(usize::MAX)) {
                 Some(slot) => {
@@ -488,7 +406,9 @@ fn set_item(obj: &Value, index: Value, value: Value) -> R<()> {
             }
         }
         Value::Dict(d) => d.borrow_mut().insert(index, value),
-        Value::Array(_) => err("JAX arrays are immutable; use x.at[i].set(v), which the playground does not support yet"),
+        Value::Array(_) => {
+            err("JAX arrays are immutable; use x.at[i].set(v), which the playground does not support yet")
+        }
         other => err(format!("'{}' object does not support item assignment", other.type_name())),
     }
 }
@@ -510,16 +430,7 @@ fn range_iter(start: i64, stop: i64, step: i64) -> impl Iterator<Item = i64> {
 }
 
 /// `items[a:b:c]` with Python's clamping rules.
-fn slice_items(
-    items: &[Value],
-    start: Option<i64>,
-    stop: Option<i64>,
-    step: Option<i64>,
-) -> R<Vec<Value>> {
-    let indices =
-        crate::jnp_extra::slice_indices(items.len(), start, stop, step).map_err(RtError::from)?;
-    Ok(indices
-        .into_iter()
-        .filter_map(|i| items.get(i).cloned())
-        .collect())
+fn slice_items(items: &[Value], start: Option<i64>, stop: Option<i64>, step: Option<i64>) -> R<Vec<Value>> {
+    let indices = crate::jnp_extra::slice_indices(items.len(), start, stop, step).map_err(RtError::from)?;
+    Ok(indices.into_iter().filter_map(|i| items.get(i).cloned()).collect())
 }

@@ -17,12 +17,7 @@ fn overflow() -> super::RtError {
 }
 
 impl Interp<'_> {
-    pub(super) fn binary<'a>(
-        &'a mut self,
-        op: BinOp,
-        a: Value,
-        b: Value,
-    ) -> LocalFuture<'a, R<Value>> {
+    pub(super) fn binary<'a>(&'a mut self, op: BinOp, a: Value, b: Value) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             if matches!(a, Value::Array(_)) || matches!(b, Value::Array(_)) {
                 return self.array_binary(op, &a, &b).await;
@@ -49,14 +44,13 @@ impl Interp<'_> {
                     Ok(Value::tuple(x.iter().chain(y.iter()).cloned().collect()))
                 }
                 (BinOp::Mul, seq, n) | (BinOp::Mul, n, seq)
-                    if as_int(n).is_some()
-                        && matches!(seq, Value::Str(_) | Value::List(_) | Value::Tuple(_)) =>
+                    if as_int(n).is_some() && matches!(seq, Value::Str(_) | Value::List(_) | Value::Tuple(_)) =>
                 {
                     repeat(seq, as_int(n).unwrap_or(0))
                 }
-                (BinOp::Mod, Value::Str(_), _) => err(
-                    "%-formatting of strings is not supported by the playground; use an f-string",
-                ),
+                (BinOp::Mod, Value::Str(_), _) => {
+                    err("%-formatting of strings is not supported by the playground; use an f-string")
+                }
                 _ => err(format!(
                     "unsupported operand type(s) for {}: '{}' and '{}'",
                     op.symbol(),
@@ -73,30 +67,17 @@ impl Interp<'_> {
                 (_, Value::Array(_)) => self.array_unary(op, &v).await,
                 (UnaryOp::Neg, Value::Float(x)) => Ok(Value::Float(-x)),
                 (UnaryOp::Pos, Value::Float(x)) => Ok(Value::Float(*x)),
-                (UnaryOp::Neg, _) if as_int(&v).is_some() => Ok(Value::Int(
-                    as_int(&v).unwrap_or(0).checked_neg().ok_or_else(overflow)?,
-                )),
-                (UnaryOp::Pos, _) if as_int(&v).is_some() => {
-                    Ok(Value::Int(as_int(&v).unwrap_or(0)))
+                (UnaryOp::Neg, _) if as_int(&v).is_some() => {
+                    Ok(Value::Int(as_int(&v).unwrap_or(0).checked_neg().ok_or_else(overflow)?))
                 }
-                (UnaryOp::Invert, _) if as_int(&v).is_some() => {
-                    Ok(Value::Int(!as_int(&v).unwrap_or(0)))
-                }
-                _ => err(format!(
-                    "bad operand type for unary {}: '{}'",
-                    op.symbol(),
-                    v.type_name()
-                )),
+                (UnaryOp::Pos, _) if as_int(&v).is_some() => Ok(Value::Int(as_int(&v).unwrap_or(0))),
+                (UnaryOp::Invert, _) if as_int(&v).is_some() => Ok(Value::Int(!as_int(&v).unwrap_or(0))),
+                _ => err(format!("bad operand type for unary {}: '{}'", op.symbol(), v.type_name())),
             }
         })
     }
 
-    pub(super) fn compare<'a>(
-        &'a mut self,
-        op: CmpOp,
-        a: &'a Value,
-        b: &'a Value,
-    ) -> LocalFuture<'a, R<Value>> {
+    pub(super) fn compare<'a>(&'a mut self, op: CmpOp, a: &'a Value, b: &'a Value) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             let is_array = |v: &Value| matches!(v, Value::Array(_));
             match op {
@@ -140,22 +121,14 @@ impl Interp<'_> {
             Value::Str(s) => match item {
                 Value::Str(sub) => s.contains(&**sub),
                 other => {
-                    return err(format!(
-                        "'in <string>' requires string as left operand, not {}",
-                        other.type_name()
-                    ))
+                    return err(format!("'in <string>' requires string as left operand, not {}", other.type_name()))
                 }
             },
             Value::Dict(d) => d.borrow().get(item).is_some(),
             Value::List(_) | Value::Tuple(_) | Value::Range { .. } => {
                 self.iterate(container)?.iter().any(|v| py_eq(v, item))
             }
-            other => {
-                return err(format!(
-                    "argument of type '{}' is not iterable",
-                    other.type_name()
-                ))
-            }
+            other => return err(format!("argument of type '{}' is not iterable", other.type_name())),
         })
     }
 }
@@ -163,14 +136,7 @@ impl Interp<'_> {
 /// Python's `is`: identity for objects, value for the immutable singletons and small values.
 fn identical(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (
-            Value::List(_)
-            | Value::Dict(_)
-            | Value::Function(_)
-            | Value::Native(_)
-            | Value::Array(_),
-            _,
-        ) => py_eq(a, b),
+        (Value::List(_) | Value::Dict(_) | Value::Function(_) | Value::Native(_) | Value::Array(_), _) => py_eq(a, b),
         (Value::None, Value::None) | (Value::Ellipsis, Value::Ellipsis) => true,
         (Value::Bool(x), Value::Bool(y)) => x == y,
         (Value::Int(x), Value::Int(y)) => x == y,
@@ -203,9 +169,7 @@ fn seq_order(x: &[Value], y: &[Value]) -> Option<Ordering> {
 
 fn check_len(n: usize) -> R<()> {
     if n > MAX_SEQUENCE {
-        return err(format!(
-            "sequence too long ({n} items; the playground allows {MAX_SEQUENCE})"
-        ));
+        return err(format!("sequence too long ({n} items; the playground allows {MAX_SEQUENCE})"));
     }
     Ok(())
 }
@@ -220,15 +184,11 @@ fn repeat(seq: &Value, n: i64) -> R<Value> {
         Value::List(l) => {
             let l = l.borrow();
             check_len(l.len().saturating_mul(n))?;
-            Ok(Value::list(
-                l.iter().cloned().cycle().take(l.len() * n).collect(),
-            ))
+            Ok(Value::list(l.iter().cloned().cycle().take(l.len() * n).collect()))
         }
         Value::Tuple(t) => {
             check_len(t.len().saturating_mul(n))?;
-            Ok(Value::tuple(
-                t.iter().cloned().cycle().take(t.len() * n).collect(),
-            ))
+            Ok(Value::tuple(t.iter().cloned().cycle().take(t.len() * n).collect()))
         }
         _ => err("can't multiply sequence"),
     }
@@ -249,17 +209,10 @@ fn int_binary(op: BinOp, x: i64, y: i64) -> R<Value> {
             if y == 0 {
                 return err("ZeroDivisionError: integer division or modulo by zero");
             }
-            let (q, r) = (
-                x.checked_div_euclid(y).ok_or_else(overflow)?,
-                x.rem_euclid(y),
-            );
+            let (q, r) = (x.checked_div_euclid(y).ok_or_else(overflow)?, x.rem_euclid(y));
             // Python rounds the quotient toward negative infinity, so the remainder takes the
             // divisor's sign; Euclidean division agrees when the divisor is positive.
-            let (q, r) = if y < 0 && r != 0 {
-                (q + 1, r + y)
-            } else {
-                (q, r)
-            };
+            let (q, r) = if y < 0 && r != 0 { (q + 1, r + y) } else { (q, r) };
             Some(if op == BinOp::FloorDiv { q } else { r })
         }
         BinOp::Pow => {
@@ -287,11 +240,7 @@ fn int_binary(op: BinOp, x: i64, y: i64) -> R<Value> {
                     x >> s
                 })
             } else {
-                x.checked_mul(
-                    1i64.checked_shl(s)
-                        .filter(|_| s < 63)
-                        .ok_or_else(overflow)?,
-                )
+                x.checked_mul(1i64.checked_shl(s).filter(|_| s < 63).ok_or_else(overflow)?)
             }
         }
         BinOp::MatMul => return err("unsupported operand type(s) for @: 'int' and 'int'"),
@@ -333,11 +282,6 @@ fn float_binary(op: BinOp, x: f64, y: f64) -> R<Value> {
             }
             x.powf(y)
         }
-        _ => {
-            return err(format!(
-                "unsupported operand type(s) for {}: 'float' and 'float'",
-                op.symbol()
-            ))
-        }
+        _ => return err(format!("unsupported operand type(s) for {}: 'float' and 'float'", op.symbol())),
     }))
 }

@@ -70,10 +70,7 @@ fn basis(shape: &[usize], dtype: DType) -> Tensor {
 fn argnums_arg(v: Option<Value>) -> R<(Vec<usize>, bool)> {
     let one = |v: &Value| match v {
         Value::Int(i) if *i >= 0 => Ok(*i as usize),
-        other => err(format!(
-            "argnums must be a non-negative int or a tuple of them, got {}",
-            repr(other)
-        )),
+        other => err(format!("argnums must be a non-negative int or a tuple of them, got {}", repr(other))),
     };
     match v {
         None => Ok((vec![0], false)),
@@ -98,16 +95,11 @@ impl Interp<'_> {
             arity(name, &args, 1, 3)?;
             return Ok(Value::native(Native::Vmapped(Vmapped {
                 func: args[0].clone(),
-                in_axes: in_axes
-                    .or_else(|| args.get(1).cloned())
-                    .unwrap_or(Value::Int(0)),
-                out_axes: out_axes
-                    .or_else(|| args.get(2).cloned())
-                    .unwrap_or(Value::Int(0)),
+                in_axes: in_axes.or_else(|| args.get(1).cloned()).unwrap_or(Value::Int(0)),
+                out_axes: out_axes.or_else(|| args.get(2).cloned()).unwrap_or(Value::Int(0)),
             })));
         }
-        let (argnums, tuple) =
-            argnums_arg(take_kwarg(&mut kwargs, "argnums").or_else(|| args.get(1).cloned()))?;
+        let (argnums, tuple) = argnums_arg(take_kwarg(&mut kwargs, "argnums").or_else(|| args.get(1).cloned()))?;
         let has_aux = match take_kwarg(&mut kwargs, "has_aux") {
             Some(v) => self.truthy(&v)?,
             None => false,
@@ -119,21 +111,10 @@ impl Interp<'_> {
             return err(format!("Expected a callable value, got {}", repr(&func)));
         }
         let make = |kind, func| {
-            Value::native(Native::Transformed(Transformed {
-                kind,
-                func,
-                argnums: argnums.clone(),
-                tuple,
-            }))
+            Value::native(Native::Transformed(Transformed { kind, func, argnums: argnums.clone(), tuple }))
         };
         Ok(match name {
-            "grad" | "value_and_grad" => make(
-                Kind::Grad {
-                    has_aux,
-                    with_value: name == "value_and_grad",
-                },
-                func,
-            ),
+            "grad" | "value_and_grad" => make(Kind::Grad { has_aux, with_value: name == "value_and_grad" }, func),
             "jacfwd" => make(Kind::Jacfwd, func),
             "jacrev" => make(Kind::Jacrev, func),
             // hessian = jacfwd(jacrev(f)), as in JAX.
@@ -166,11 +147,7 @@ impl Interp<'_> {
                 }
             };
             match self.ctx.end_trace_open(&outs) {
-                Ok((jaxpr, closed)) => Ok(Traced {
-                    jaxpr,
-                    closed,
-                    out_tree,
-                }),
+                Ok((jaxpr, closed)) => Ok(Traced { jaxpr, closed, out_tree }),
                 Err(e) => {
                     self.ctx.abort_trace();
                     Err(e.into())
@@ -237,18 +214,19 @@ impl Interp<'_> {
             let n_out = traced.jaxpr.outvars.len();
             let result_trees: Vec<&Tree> = t.argnums.iter().map(|&i| &trees[i]).collect();
             match t.kind {
-                Kind::Grad {
-                    has_aux,
-                    with_value,
-                } => {
+                Kind::Grad { has_aux, with_value } => {
                     let main_tree = match (&traced.out_tree, has_aux) {
                         (Tree::Tuple(items), true) if items.len() == 2 => &items[0],
                         (Tree::List(items), true) if items.len() == 2 => &items[0],
-                        (_, true) => return err("has_aux=True requires the function to return a pair (output, auxiliary data)"),
+                        (_, true) => {
+                            return err("has_aux=True requires the function to return a pair (output, auxiliary data)")
+                        }
                         (tree, false) => tree,
                     };
                     if !matches!(main_tree, Tree::Leaf) {
-                        return err("Gradient only defined for scalar-output functions. The function returned a container");
+                        return err(
+                            "Gradient only defined for scalar-output functions. The function returned a container",
+                        );
                     }
                     let out_aval = traced.jaxpr.atom_aval(&traced.jaxpr.outvars[0]).clone();
                     if out_aval.rank() != 0 {
@@ -269,9 +247,7 @@ impl Interp<'_> {
                     let fwd = self.ctx.apply_jaxpr(&vjp.forward, &inputs).await?;
                     let (outs, res) = fwd.split_at(n_out);
                     let mut bwd_in = res.to_vec();
-                    bwd_in.push(Tensor::from(
-                        Array::from_f32(vec![], vec![1.0]).astype(out_aval.dtype),
-                    ));
+                    bwd_in.push(Tensor::from(Array::from_f32(vec![], vec![1.0]).astype(out_aval.dtype)));
                     let grads = self.ctx.apply_jaxpr(&vjp.backward, &bwd_in).await?;
                     // A gradient has its input's type, weak for a Python scalar (as in JAX).
                     let diff_leaves = leaves.iter().zip(&diff_leaf).filter(|(_, &d)| d);
@@ -301,18 +277,12 @@ impl Interp<'_> {
                         (false, None) => grads,
                         (false, Some(aux)) => Value::tuple(vec![grads, aux]),
                         (true, None) => Value::tuple(vec![value, grads]),
-                        (true, Some(aux)) => {
-                            Value::tuple(vec![Value::tuple(vec![value, aux]), grads])
-                        }
+                        (true, Some(aux)) => Value::tuple(vec![Value::tuple(vec![value, aux]), grads]),
                     })
                 }
                 Kind::Jacfwd => {
-                    let diff: Vec<&Tensor> = leaves
-                        .iter()
-                        .zip(&diff_leaf)
-                        .filter(|(_, &d)| d)
-                        .map(|(l, _)| l)
-                        .collect();
+                    let diff: Vec<&Tensor> =
+                        leaves.iter().zip(&diff_leaf).filter(|(_, &d)| d).map(|(l, _)| l).collect();
                     let [x] = diff[..] else {
                         return err("jacfwd of a function of a pytree argument is not supported by the playground yet; pass one array");
                     };
@@ -332,22 +302,15 @@ impl Interp<'_> {
                         let mut perm: Vec<usize> = (1..rank).collect();
                         perm.push(0);
                         let moved = jnp::transpose(self.ctx, tangent, Some(&perm)).await?;
-                        let mut shape: Vec<i64> = moved.aval().shape[..rank - 1]
-                            .iter()
-                            .map(|&d| d as i64)
-                            .collect();
+                        let mut shape: Vec<i64> = moved.aval().shape[..rank - 1].iter().map(|&d| d as i64).collect();
                         shape.extend(in_shape.iter().map(|&d| d as i64));
                         jac.push(jnp::reshape(self.ctx, &moved, &shape).await?);
                     }
                     Ok(traced.out_tree.unflatten(&mut jac.into_iter()))
                 }
                 Kind::Jacrev => {
-                    let diff: Vec<&Tensor> = leaves
-                        .iter()
-                        .zip(&diff_leaf)
-                        .filter(|(_, &d)| d)
-                        .map(|(l, _)| l)
-                        .collect();
+                    let diff: Vec<&Tensor> =
+                        leaves.iter().zip(&diff_leaf).filter(|(_, &d)| d).map(|(l, _)| l).collect();
                     let [x] = diff[..] else {
                         return err("jacrev of a function of a pytree argument is not supported by the playground yet; pass one array");
                     };
@@ -437,12 +400,8 @@ impl Interp<'_> {
             }
             let results = self.ctx.apply_jaxpr(&lin, &inputs).await?;
             let n_out = traced.jaxpr.outvars.len();
-            let outs = traced
-                .out_tree
-                .unflatten(&mut results[..n_out].iter().cloned());
-            let touts = traced
-                .out_tree
-                .unflatten(&mut results[n_out..].iter().cloned());
+            let outs = traced.out_tree.unflatten(&mut results[..n_out].iter().cloned());
+            let touts = traced.out_tree.unflatten(&mut results[n_out..].iter().cloned());
             Ok(Value::tuple(vec![outs, touts]))
         })
     }
@@ -473,21 +432,17 @@ impl Interp<'_> {
         })
     }
 
-    pub(super) fn call_vjp_fn<'a>(
-        &'a mut self,
-        f: &'a VjpFn,
-        args: Vec<Value>,
-    ) -> LocalFuture<'a, R<Value>> {
+    pub(super) fn call_vjp_fn<'a>(&'a mut self, f: &'a VjpFn, args: Vec<Value>) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             let [ct] = &args[..] else {
-                return err(
-                    "the function returned by jax.vjp takes one argument, the output cotangent",
-                );
+                return err("the function returned by jax.vjp takes one argument, the output cotangent");
             };
             let mut cts = Vec::new();
             self.flatten(ct, &mut cts, 0)?;
             if cts.len() != f.num_outs {
-                return err("the cotangent passed to the vjp function does not match the structure of the function's output");
+                return err(
+                    "the cotangent passed to the vjp function does not match the structure of the function's output",
+                );
             }
             let mut inputs = f.residuals.clone();
             inputs.extend(cts);
@@ -502,13 +457,7 @@ impl Interp<'_> {
 
     /// Which axis of each leaf of `v` is mapped, following `axes` (an int or None applies to
     /// every leaf below it; a container matches the argument's structure).
-    fn leaf_axes(
-        &self,
-        v: &Value,
-        axes: &Value,
-        out: &mut Vec<Option<i64>>,
-        depth: usize,
-    ) -> R<()> {
+    fn leaf_axes(&self, v: &Value, axes: &Value, out: &mut Vec<Option<i64>>, depth: usize) -> R<()> {
         if depth > 32 {
             return err("pytree nested too deeply");
         }
@@ -611,17 +560,16 @@ impl Interp<'_> {
                         let n = leaf.aval().shape[axis];
                         if let Some(s) = size {
                             if s != n {
-                                return err(format!("vmap got inconsistent sizes for array axes to be mapped: {s} and {n}"));
+                                return err(format!(
+                                    "vmap got inconsistent sizes for array axes to be mapped: {s} and {n}"
+                                ));
                             }
                         }
                         size = Some(n);
                         let mut perm: Vec<usize> = (0..rank).filter(|&d| d != axis).collect();
                         perm.insert(0, axis);
-                        let t = if axis == 0 {
-                            leaf.clone()
-                        } else {
-                            jnp::transpose(self.ctx, leaf, Some(&perm)).await?
-                        };
+                        let t =
+                            if axis == 0 { leaf.clone() } else { jnp::transpose(self.ctx, leaf, Some(&perm)).await? };
                         moved.push(t);
                         batched.push(true);
                     }
@@ -663,11 +611,7 @@ impl Interp<'_> {
                 };
                 let mut perm: Vec<usize> = (1..rank).collect();
                 perm.insert(to, 0);
-                placed.push(if to == 0 {
-                    t.clone()
-                } else {
-                    jnp::transpose(self.ctx, t, Some(&perm)).await?
-                });
+                placed.push(if to == 0 { t.clone() } else { jnp::transpose(self.ctx, t, Some(&perm)).await? });
             }
             Ok(traced.out_tree.unflatten(&mut placed.into_iter()))
         })

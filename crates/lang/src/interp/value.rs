@@ -46,10 +46,7 @@ pub struct Dict {
 
 impl Dict {
     pub fn get(&self, key: &Value) -> Option<&Value> {
-        self.entries
-            .iter()
-            .find(|(k, _)| py_eq(k, key))
-            .map(|(_, v)| v)
+        self.entries.iter().find(|(k, _)| py_eq(k, key)).map(|(_, v)| v)
     }
 
     pub fn insert(&mut self, key: Value, value: Value) -> R<()> {
@@ -201,17 +198,16 @@ pub fn repr(v: &Value) -> String {
 /// Writes `repr(v)`; `open` holds the containers being printed, so a list that contains
 /// itself prints as `[[...]]` instead of recursing forever.
 fn write_repr(v: &Value, out: &mut String, open: &mut Vec<*const ()>) {
-    let seq =
-        |items: &[Value], (l, r): (&str, &str), out: &mut String, open: &mut Vec<*const ()>| {
-            out.push_str(l);
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_repr(item, out, open);
+    let seq = |items: &[Value], (l, r): (&str, &str), out: &mut String, open: &mut Vec<*const ()>| {
+        out.push_str(l);
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
             }
-            out.push_str(r);
-        };
+            write_repr(item, out, open);
+        }
+        out.push_str(r);
+    };
     let ptr = match v {
         Value::List(l) => Some(Rc::as_ptr(l) as *const ()),
         Value::Dict(d) => Some(Rc::as_ptr(d) as *const ()),
@@ -219,11 +215,7 @@ fn write_repr(v: &Value, out: &mut String, open: &mut Vec<*const ()>) {
     };
     if let Some(p) = ptr {
         if open.contains(&p) {
-            out.push_str(if matches!(v, Value::List(_)) {
-                "[...]"
-            } else {
-                "{...}"
-            });
+            out.push_str(if matches!(v, Value::List(_)) { "[...]" } else { "{...}" });
             return;
         }
         open.push(p);
@@ -249,12 +241,8 @@ fn write_repr(v: &Value, out: &mut String, open: &mut Vec<*const ()>) {
             }
             out.push('}');
         }
-        Value::Range { start, stop, step } if *step == 1 => {
-            out.push_str(&format!("range({start}, {stop})"))
-        }
-        Value::Range { start, stop, step } => {
-            out.push_str(&format!("range({start}, {stop}, {step})"))
-        }
+        Value::Range { start, stop, step } if *step == 1 => out.push_str(&format!("range({start}, {stop})")),
+        Value::Range { start, stop, step } => out.push_str(&format!("range({start}, {stop}, {step})")),
         Value::Slice(a, b, c) => {
             let bound = |x: &Option<i64>| x.map_or("None".to_string(), |x| x.to_string());
             out.push_str(&format!("slice({}, {}, {})", bound(a), bound(b), bound(c)))
@@ -264,9 +252,7 @@ fn write_repr(v: &Value, out: &mut String, open: &mut Vec<*const ()>) {
         Value::Native(n) => out.push_str(&native_repr(n)),
         Value::Module(m) => out.push_str(&format!("<module '{}'>", m.name())),
         Value::Array(Tensor::Concrete(a)) => out.push_str(&crate::jnp_extra::array_repr(a)),
-        Value::Array(Tensor::Traced(t)) => {
-            out.push_str(&format!("JitTracer({})", aval_text(&t.aval)))
-        }
+        Value::Array(Tensor::Traced(t)) => out.push_str(&format!("JitTracer({})", aval_text(&t.aval))),
         Value::DType(d) => out.push_str(d.name()),
         Value::Jaxpr(j) => out.push_str(&j.jaxpr.to_string()),
     }
@@ -304,11 +290,7 @@ pub fn aval_text(aval: &Aval) -> String {
 
 /// A string literal as Python's `repr` writes it: single quotes unless the text has one.
 pub fn str_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
+    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
     let mut out = String::from(quote);
     for c in s.chars() {
         match c {
@@ -320,9 +302,7 @@ pub fn str_repr(s: &str) -> String {
                 out.push('\\');
                 out.push(c);
             }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
             c => out.push(c),
         }
     }
@@ -341,9 +321,7 @@ fn eq_depth(a: &Value, b: &Value, depth: usize) -> bool {
     if depth > 64 {
         return false;
     }
-    let seq = |x: &[Value], y: &[Value]| {
-        x.len() == y.len() && x.iter().zip(y).all(|(p, q)| eq_depth(p, q, depth + 1))
-    };
+    let seq = |x: &[Value], y: &[Value]| x.len() == y.len() && x.iter().zip(y).all(|(p, q)| eq_depth(p, q, depth + 1));
     match (a, b) {
         (Value::None, Value::None) | (Value::Ellipsis, Value::Ellipsis) => true,
         (Value::Str(x), Value::Str(y)) => x == y,
@@ -357,9 +335,7 @@ fn eq_depth(a: &Value, b: &Value, depth: usize) -> bool {
             Rc::ptr_eq(x, y) || {
                 let (x, y) = (x.borrow(), y.borrow());
                 x.entries.len() == y.entries.len()
-                    && x.entries
-                        .iter()
-                        .all(|(k, v)| y.get(k).is_some_and(|w| eq_depth(v, w, depth + 1)))
+                    && x.entries.iter().all(|(k, v)| y.get(k).is_some_and(|w| eq_depth(v, w, depth + 1)))
             }
         }
         (Value::Range { .. }, Value::Range { .. }) => repr(a) == repr(b),
@@ -393,9 +369,7 @@ pub fn as_f64(v: &Value) -> Option<f64> {
 
 pub fn check_hashable(v: &Value) -> R<()> {
     match v {
-        Value::List(_) | Value::Dict(_) | Value::Array(_) => {
-            err(format!("unhashable type: '{}'", v.type_name()))
-        }
+        Value::List(_) | Value::Dict(_) | Value::Array(_) => err(format!("unhashable type: '{}'", v.type_name())),
         Value::Tuple(items) => items.iter().try_for_each(check_hashable),
         _ => Ok(()),
     }
