@@ -152,3 +152,19 @@ fn xlu_reduce(
         reduce_row(i);
     }
 }
+
+// The cross-lane unit's transpose (see `isa::Instr::Transpose`): element (r, c) of the
+// P.rows × P.cols source goes to (c, r) of the destination; the two never overlap.
+@compute @workgroup_size(64)
+fn xlu_transpose(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let i = thread_index(wg, groups, local);
+    if i < P.rows * P.cols {
+        let r = i / P.cols;
+        let c = i % P.cols;
+        vmem[P.dst_addr + c * P.dst_stride + r] = vmem[P.src_addr + r * P.src_stride + c];
+    }
+}

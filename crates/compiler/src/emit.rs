@@ -608,6 +608,52 @@ impl<'a> Emitter<'a> {
         Ok(())
     }
 
+    /// A transpose of a matrix on the cross-lane unit, a band of rows at a time: each band
+    /// of the source becomes a band of columns of the result.
+    fn transpose_kernel(&mut self, fusion: &Fusion) -> Result<(), CompileError> {
+        let g = self.graph();
+        let root = fusion.root();
+        let Op::Transpose { permutation } = &g.instrs[root].op else { unreachable!("a transpose fusion") };
+        let source = g.instrs[root].operands[0];
+        let shape = g.instrs[source].shape.clone();
+        if permutation.len() != 2 || permutation[..] != [1, 0] {
+            return Err(err(format!(
+                "transposing f32{shape:?} by {permutation:?} is not supported by the compiler yet (only matrices)"
+            )));
+        }
+        let (rows, cols) = (shape[0] as u32, shape[1] as u32);
+        let src_hbm = match view_strides(g, &self.hbm, source) {
+            Some((addr, strides)) if contiguous(&strides, &shape) => addr,
+            _ => {
+                return Err(err(format!(
+                    "transposing the broadcast %{} is not supported by the compiler yet",
+                    g.value_name(source)
+                )))
+            }
+        };
+        let out_hbm = self.hbm_alloc(root);
+        let padded = round_up(cols, LANES);
+        let mut vmem = Vmem { top: 0, limit: self.opts.vmem_words };
+        // A band of at most 128 rows becomes 128 padded columns of the result.
+        let tile = self.tile_rows(rows, 2 * padded + 2 * cols, vmem.limit)?.min(LANES);
+        let band = round_up(tile, LANES);
+        let src_buf = vmem.alloc(2 * tile * padded, "the source band")?;
+        let dst_buf = vmem.alloc(2 * cols * band, "the transposed band")?;
+        self.vmem_peak = self.vmem_peak.max(vmem.top);
+        self.for_tiles((rows / tile, tile, rows % tile), |e, t, s| {
+            let src =
+                Block { addr: Addr::from(src_buf + s as u32 * tile * padded), rows: t.rows, cols, stride: padded };
+            let dst =
+                Block { addr: Addr::from(dst_buf + s as u32 * cols * band), rows: cols, cols: t.rows, stride: band };
+            e.dma_load(Block { addr: t.addr(src_hbm, tile * cols), rows: t.rows, cols, stride: cols }, src.clone());
+            e.instrs.push(Instr::Wait { sem: SEM_LOADS, count: 1 });
+            e.instrs.push(Instr::Transpose { src, dst: dst.clone() });
+            let out = Block { addr: t.addr(out_hbm, tile), rows: cols, cols: t.rows, stride: rows };
+            e.instrs.push(Instr::DmaStore { src: dst, dst: out, sem: SEM_STORES });
+            Ok(())
+        })
+    }
+
     /// An output fusion: `(M,K)·(K,N)` on the MXU, then its elementwise epilogue.
     fn matmul_kernel(&mut self, fusion: &Fusion) -> Result<(), CompileError> {
         let g = self.graph();
@@ -792,7 +838,7 @@ pub fn emit(fused: &FusedGraph, opts: &CompileOptions) -> Result<Program, Compil
             FusionKind::Loop => e.loop_kernel(fusion).map_err(at)?,
             FusionKind::Output => e.matmul_kernel(fusion).map_err(at)?,
             FusionKind::Reduction => e.reduce_kernel(fusion).map_err(at)?,
-            FusionKind::Transpose => return Err(at(err("transposes are not supported by the compiler yet"))),
+            FusionKind::Transpose => e.transpose_kernel(fusion).map_err(at)?,
         }
     }
     let mut outputs = Vec::new();

@@ -97,6 +97,13 @@ impl Machine {
                 }
             }
             Instr::Wait { .. } | Instr::Loop { .. } | Instr::End => {}
+            Instr::Transpose { src, dst } => {
+                for (r, (s, n)) in rows(src).enumerate() {
+                    for c in 0..n {
+                        self.vmem[dst.addr as usize + c * dst.stride as usize + r] = self.vmem[s + c];
+                    }
+                }
+            }
             Instr::Reduce { op, src, dst } => {
                 for (r, (s, n)) in rows(src).enumerate() {
                     let mut acc = op.identity();

@@ -69,7 +69,8 @@ pub fn cost(op: &Instr<u32>, cfg: &TpuConfig) -> u64 {
         }
         Instr::Wait { .. } | Instr::Loop { .. } | Instr::End => 0,
         // One vector register of the row block enters the XLU's reduction tree per cycle.
-        Instr::Reduce { src, .. } => {
+        // A transpose passes each vector register of the source through the XLU once.
+        Instr::Reduce { src, .. } | Instr::Transpose { src, .. } => {
             (src.rows as u64).div_ceil(cfg.vector_sublanes as u64) * (src.cols as u64).div_ceil(cfg.vector_lanes as u64)
         }
         Instr::MxuWeights { .. } => cfg.mxu_rows as u64,
@@ -183,7 +184,7 @@ pub fn simulate(program: &Program, cfg: &TpuConfig) -> Timing {
             }
             Instr::MxuWeights { .. } | Instr::MxuMatmul { .. } => c.mxu_busy_cycles += busy,
             Instr::Vector { .. } => c.vector_busy_cycles += busy,
-            Instr::Reduce { .. } => c.xlu_busy_cycles += busy,
+            Instr::Reduce { .. } | Instr::Transpose { .. } => c.xlu_busy_cycles += busy,
             Instr::Wait { .. } | Instr::Loop { .. } | Instr::End => {}
         }
         spans.push(Span { instr: index, unit, start, end });

@@ -166,7 +166,7 @@ impl GpuBackend {
                 let module = match kernel {
                     Kernel::Dma => &dma,
                     Kernel::MxuWeights | Kernel::MxuActivations | Kernel::MxuMatmul => &mxu,
-                    Kernel::Vector | Kernel::Reduce => &vector,
+                    Kernel::Vector | Kernel::Reduce | Kernel::Transpose => &vector,
                 };
                 device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(kernel.entry_point()),

@@ -38,11 +38,18 @@ pub enum Kernel {
     MxuMatmul,
     Vector,
     Reduce,
+    Transpose,
 }
-
 impl Kernel {
-    pub const ALL: [Kernel; 6] =
-        [Kernel::Dma, Kernel::MxuWeights, Kernel::MxuActivations, Kernel::MxuMatmul, Kernel::Vector, Kernel::Reduce];
+    pub const ALL: [Kernel; 7] = [
+        Kernel::Dma,
+        Kernel::MxuWeights,
+        Kernel::MxuActivations,
+        Kernel::MxuMatmul,
+        Kernel::Vector,
+        Kernel::Reduce,
+        Kernel::Transpose,
+    ];
 
     /// The WGSL entry point.
     pub fn entry_point(self) -> &'static str {
@@ -53,6 +60,7 @@ impl Kernel {
             Kernel::MxuMatmul => "mxu_matmul",
             Kernel::Vector => "vector_op",
             Kernel::Reduce => "xlu_reduce",
+            Kernel::Transpose => "xlu_transpose",
         }
     }
 }
@@ -144,6 +152,12 @@ pub fn plan(program: &Program) -> Plan {
             Instr::Wait { .. } | Instr::Loop { .. } | Instr::End => {}
             // One invocation per row. The destination may overlap the source (the reference
             // reads a whole row before writing its word), so overlapping rows run in order.
+            // Source and destination never overlap (validated): one invocation per element.
+            Instr::Transpose { src, dst } => plan.dispatches.push(Dispatch {
+                kernel: Kernel::Transpose,
+                params: block_params(src, dst),
+                invocations: src.rows * src.cols,
+            }),
             Instr::Reduce { op, src, dst } => {
                 let serial = overlaps(src.span(), (*dst, dst.saturating_add(src.rows)));
                 plan.dispatches.push(Dispatch {

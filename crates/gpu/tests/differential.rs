@@ -299,6 +299,34 @@ fn cross_lane_reductions() {
     }
 }
 
+/// Transposes of padded, odd-sized blocks move every bit (NaN payloads included).
+#[test]
+fn cross_lane_transposes() {
+    let mut rng = Rng::new(13);
+    for (rows, cols) in [(1u32, 1u32), (3, 130), (129, 7), (64, 64)] {
+        let (src_stride, dst_stride) = (cols + 3, rows + 5);
+        let words = rows * src_stride;
+        let out = cols * dst_stride;
+        let values: Vec<u32> = (0..words).map(|_| rng.u32()).collect();
+        let p = program(
+            &format!("transpose.{rows}x{cols}"),
+            words + out,
+            words + out,
+            vec![buffer("x", 0, &[words as usize])],
+            vec![buffer("out", words, &[out as usize])],
+            vec![
+                load(0, 0, words),
+                Instr::Transpose {
+                    src: Block { addr: 0, rows, cols, stride: src_stride },
+                    dst: Block { addr: words, rows: cols, cols: rows, stride: dst_stride },
+                },
+                store(words, words, out),
+            ],
+        );
+        assert_same_bits(&p, &[values.clone()], &|_, i| format!("word {i}"));
+    }
+}
+
 #[test]
 fn dma_with_strides() {
     let mut rng = Rng::new(5);

@@ -10,7 +10,7 @@
 //!   2 dma.store   block block sem:u8        6 v.OP        op:u8 addr operand operand len:u32
 //!   3 wait        sem:u8 count:u32          7 loop        count:u32
 //!   4 mxu.weights block part:u8             8 end
-//!   9 xlu.OP      op:u8 block addr
+//!   9 xlu.OP      op:u8 block addr       10 xlu.transpose block block
 //!   block   = addr rows:u32 cols:u32 stride:u32
 //!   addr    = base:u32 terms:u8 × (depth:u8 stride:i32)
 //!   operand = 0 addr (vmem) | 1 addr (splat) | 2 bits:u32 (immediate) | 3 addr (row) | 4 addr (col)
@@ -163,6 +163,11 @@ pub fn encode(p: &Program) -> Vec<u8> {
                 w.u32(*count);
             }
             Instr::End => w.u8(8),
+            Instr::Transpose { src, dst } => {
+                w.u8(10);
+                w.block(src);
+                w.block(dst);
+            }
             Instr::Reduce { op, src, dst } => {
                 w.u8(9);
                 w.u8(*op as u8);
@@ -301,6 +306,7 @@ impl Reader<'_> {
                 };
                 Instr::Reduce { op, src: self.block()?, dst: self.addr()? }
             }
+            10 => Instr::Transpose { src: self.block()?, dst: self.block()? },
             _ => return self.err(format!("opcode {opcode} is unknown")),
         })
     }

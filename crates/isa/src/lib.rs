@@ -319,6 +319,12 @@ pub enum Instr<A = Addr> {
         src: Block<A>,
         dst: A,
     },
+    /// `dst[c][r] = src[r][c]`; the destination block is the source's shape transposed and
+    /// does not overlap it.
+    Transpose {
+        src: Block<A>,
+        dst: Block<A>,
+    },
     /// Repeat the instructions up to the matching `End` `count` times; inside, the loop's
     /// index is `i<depth>` (0-based, counting from the outermost loop).
     Loop {
@@ -334,7 +340,7 @@ impl<A> Instr<A> {
             Instr::Wait { .. } | Instr::Loop { .. } | Instr::End => Unit::Scalar,
             Instr::MxuWeights { .. } | Instr::MxuMatmul { .. } => Unit::Mxu,
             Instr::Vector { .. } => Unit::Vector,
-            Instr::Reduce { .. } => Unit::CrossLane,
+            Instr::Reduce { .. } | Instr::Transpose { .. } => Unit::CrossLane,
         }
     }
 
@@ -348,6 +354,7 @@ impl<A> Instr<A> {
             Instr::MxuMatmul { .. } => "mxu.matmul".into(),
             Instr::Vector { op, .. } => format!("v.{}", op.name()),
             Instr::Reduce { op, .. } => format!("xlu.{}", op.name()),
+            Instr::Transpose { .. } => "xlu.transpose".into(),
             Instr::Loop { .. } => "loop".into(),
             Instr::End => "end".into(),
         }
@@ -358,7 +365,10 @@ impl Instr<u32> {
     /// VMEM word ranges the operation reads.
     pub fn vmem_reads(&self) -> Vec<(u32, u32)> {
         match self {
-            Instr::DmaStore { src, .. } | Instr::MxuWeights { src, .. } | Instr::Reduce { src, .. } => vec![src.span()],
+            Instr::DmaStore { src, .. }
+            | Instr::MxuWeights { src, .. }
+            | Instr::Reduce { src, .. }
+            | Instr::Transpose { src, .. } => vec![src.span()],
             Instr::MxuMatmul { src, dst, accumulate, .. } => {
                 let mut r = vec![src.span()];
                 if *accumulate {
@@ -382,6 +392,7 @@ impl Instr<u32> {
         match self {
             Instr::DmaLoad { dst, .. } | Instr::MxuMatmul { dst, .. } | Instr::Vector { dst, .. } => vec![dst.span()],
             Instr::Reduce { src, dst, .. } => vec![(*dst, dst + src.rows)],
+            Instr::Transpose { dst, .. } => vec![dst.span()],
             _ => vec![],
         }
     }
@@ -465,6 +476,7 @@ impl From<Instr<u32>> for Instr {
             }
             Instr::Vector { op, dst, a, b } => Instr::Vector { op, dst: dst.into(), a: a.into(), b: b.into() },
             Instr::Reduce { op, src, dst } => Instr::Reduce { op, src: src.into(), dst: dst.into() },
+            Instr::Transpose { src, dst } => Instr::Transpose { src: src.into(), dst: dst.into() },
             Instr::Loop { count } => Instr::Loop { count },
             Instr::End => Instr::End,
         }

@@ -84,6 +84,9 @@ pub(crate) fn resolve(instr: &Instr, idx: &[u32]) -> Instr<u32> {
             a: resolve_operand(a, idx),
             b: resolve_operand(b, idx),
         },
+        Instr::Transpose { src, dst } => {
+            Instr::Transpose { src: resolve_block(src, idx), dst: resolve_block(dst, idx) }
+        }
         Instr::Reduce { op, src, dst } => {
             Instr::Reduce { op: *op, src: resolve_block(src, idx), dst: resolve_addr(dst, idx) }
         }

@@ -88,6 +88,7 @@ impl<A: fmt::Display> fmt::Display for Instr<A> {
             Instr::Reduce { src, dst, .. } => {
                 write!(f, "{m:<11} {} -> vmem[{dst}]", block("vmem", src))
             }
+            Instr::Transpose { src, dst } => write!(f, "{m:<11} {} -> {}", block("vmem", src), block("vmem", dst)),
             Instr::Loop { count } => write!(f, "{m:<11} {count}"),
             Instr::End => f.write_str("end"),
         }
@@ -346,6 +347,11 @@ fn parse_instr(c: &mut Cursor) -> R<Instr> {
             Instr::Loop { count: c.u32()? }
         }
         "end" => Instr::End,
+        "xlu.transpose" => {
+            let src = c.block("vmem")?;
+            c.expect("->")?;
+            Instr::Transpose { src, dst: c.block("vmem")? }
+        }
         _ if m.starts_with("xlu.") => {
             let op = ReduceOp::ALL
                 .into_iter()

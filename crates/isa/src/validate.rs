@@ -99,6 +99,25 @@ pub fn validate(program: &Program) -> Result<(), IsaError> {
                     }
                 }
             }
+            Instr::Transpose { src, dst } => {
+                check_block(i, "transpose source", src, &counts, vmem)?;
+                check_block(i, "transpose destination", dst, &counts, vmem)?;
+                if (dst.rows, dst.cols) != (src.cols, src.rows) {
+                    return Err(at(
+                        i,
+                        format!(
+                            "a {}x{} block transposes to {}x{}, not {}x{}",
+                            src.rows, src.cols, src.cols, src.rows, dst.rows, dst.cols
+                        ),
+                    ));
+                }
+                let span = |b: &Block, c: &[u32]| b.addr.range(c).map(|(lo, hi)| (lo, hi + b.extent() as i64));
+                if let (Some(s), Some(d)) = (span(src, &counts), span(dst, &counts)) {
+                    if s.0 < d.1 && d.0 < s.1 && src.words() > 0 {
+                        return Err(at(i, "a transpose's source and destination overlap"));
+                    }
+                }
+            }
             Instr::Reduce { src, dst, .. } => {
                 check_block(i, "reduce source", src, &counts, vmem)?;
                 check_range(i, "reduce destination", dst, src.rows as u64, &counts, vmem)?;

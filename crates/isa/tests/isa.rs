@@ -38,6 +38,7 @@ fn flat_instr(depth: usize) -> impl Strategy<Value = Instr> {
     let reduce = proptest::sample::select(isa::ReduceOp::ALL.to_vec());
     prop_oneof![
         (reduce, block(depth), addr(depth)).prop_map(|(op, src, dst)| Instr::Reduce { op, src, dst }),
+        (block(depth), block(depth)).prop_map(|(src, dst)| Instr::Transpose { src, dst }),
         (block(depth), block(depth), any::<u8>()).prop_map(|(src, dst, sem)| Instr::DmaLoad { src, dst, sem }),
         (block(depth), block(depth), any::<u8>()).prop_map(|(src, dst, sem)| Instr::DmaStore { src, dst, sem }),
         (any::<u8>(), any::<u32>()).prop_map(|(sem, count)| Instr::Wait { sem, count }),
