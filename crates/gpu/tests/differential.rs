@@ -323,7 +323,7 @@ fn cross_lane_transposes() {
                 store(words, words, out),
             ],
         );
-        assert_same_bits(&p, &[values.clone()], &|_, i| format!("word {i}"));
+        assert_same_bits(&p, std::slice::from_ref(&values), &|_, i| format!("word {i}"));
     }
 }
 
