@@ -27,6 +27,38 @@ fn operand(kind: u32, value: u32, r: u32, c: u32) -> f32 {
     }
 }
 
+// Comparisons (codes 11-16: eq, ne, lt, le, gt, ge) on the order key, as IEEE compares:
+// NaN is unordered (only ne holds), -0 equals +0.
+fn vpu_compare(code: u32, a: f32, b: f32) -> f32 {
+    if is_nan(a) || is_nan(b) {
+        return select(0.0, 1.0, code == 12u);
+    }
+    let ka = order_key(a);
+    let kb = order_key(b);
+    var holds: bool;
+    switch code {
+        case 11u: {
+            holds = ka == kb;
+        }
+        case 12u: {
+            holds = ka != kb;
+        }
+        case 13u: {
+            holds = ka < kb;
+        }
+        case 14u: {
+            holds = ka <= kb;
+        }
+        case 15u: {
+            holds = ka > kb;
+        }
+        default: {
+            holds = ka >= kb;
+        }
+    }
+    return select(0.0, 1.0, holds);
+}
+
 fn lane(i: u32) {
     let r = i / P.cols;
     let c = i % P.cols;
@@ -66,14 +98,24 @@ fn lane(i: u32) {
         case 9u: {
             result = vpu_log(a);
         }
-        default: {
+                case 10u: {
             result = vpu_tanh(a);
         }
-    }
-    // neg and abs only touch the sign bit; arithmetic results have one NaN.
+        case 17u: {
+            // Masked move: keep the destination's bits where the mask is ±0.
+            let d = P.dst_addr + r * P.dst_stride + c;
+            if (bitcast<u32>(a) & 0x7fffffffu) == 0u {
+                result = bitcast<f32>(vmem[d]);
+            } else {
+                result = operand(P.b_kind, P.b_value, r, c);
+            }
+        }
+        default: {
+            result = vpu_compare(P.code, a, operand(P.b_kind, P.b_value, r, c));
+        }
+    }// neg and abs only touch the sign bit and where moves bits; arithmetic results have one NaN.
     let d = P.dst_addr + r * P.dst_stride + c;
-    if P.code == 6u || P.code == 7u {
-        vmem[d] = bitcast<u32>(result);
+        if P.code == 6u || P.code == 7u || P.code == 17u {vmem[d] = bitcast<u32>(result);
     } else {
         vmem[d] = canonical(result);
     }

@@ -19,7 +19,7 @@ use crate::hlo::{Graph, Op, ValueId};
 use crate::{CompileError, CompileOptions};
 use isa::{Addr, Block, Buffer, ElemType, Instr, Operand, Part, Program, ReduceOp, VectorOp};
 use jaxlite::eval::precision_passes;
-use jaxlite::{BinaryOp, UnaryOp};
+use jaxlite::{BinaryOp, CompareOp, UnaryOp};
 
 const SEM_LOADS: u8 = 0;
 const SEM_STORES: u8 = 1;
@@ -100,6 +100,8 @@ fn view_strides(g: &Graph, hbm: &[Option<u32>], v: ValueId) -> Option<(u32, Vec<
         return Some((addr, row_major(&instr.shape)));
     }
     match &instr.op {
+        // A boolean read as float32 is the same words.
+        Op::Convert => view_strides(g, hbm, instr.operands[0]),
         Op::Reshape => {
             let (addr, src) = view_strides(g, hbm, instr.operands[0])?;
             // Only a reshape of contiguous data is a view.
@@ -319,7 +321,25 @@ impl<'a> Emitter<'a> {
                 push(self, op, operand(instr.operands[0]), operand(instr.operands[1]));
             }
             // Materialising a view or a constant: copy through it (x * 1 is exact).
-            Op::Broadcast { .. } | Op::Reshape | Op::Constant(_) => {
+            Op::Compare(c) => {
+                let op = match c {
+                    CompareOp::Eq => VectorOp::Eq,
+                    CompareOp::Ne => VectorOp::Ne,
+                    CompareOp::Lt => VectorOp::Lt,
+                    CompareOp::Le => VectorOp::Le,
+                    CompareOp::Gt => VectorOp::Gt,
+                    CompareOp::Ge => VectorOp::Ge,
+                };
+                push(self, op, operand(instr.operands[0]), operand(instr.operands[1]));
+            }
+            Op::Select => {
+                // Move the on-false values in (an always-true mask moves bits exactly), then
+                // the on-true values where the predicate holds.
+                let [pred, on_false, on_true] = [0, 1, 2].map(|k| operand(instr.operands[k]));
+                push(self, VectorOp::Where, Operand::Imm(1.0), on_false);
+                push(self, VectorOp::Where, pred, on_true);
+            }
+            Op::Broadcast { .. } | Op::Reshape | Op::Convert | Op::Constant(_) => {
                 let x = operand(v);
                 self.instrs.push(Instr::Vector { op: VectorOp::Mul, dst, a: x, b: Operand::Imm(1.0) });
             }

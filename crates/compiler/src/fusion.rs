@@ -99,7 +99,7 @@ pub fn fuse(graph: Graph) -> FusedGraph {
     };
     for (v, instr) in graph.instrs.iter().enumerate() {
         let target = match &instr.op {
-            Op::Parameter(_) | Op::Constant(_) | Op::Broadcast { .. } | Op::Reshape => continue,
+            Op::Parameter(_) | Op::Constant(_) | Op::Broadcast { .. } | Op::Reshape | Op::Convert => continue,
             Op::Dot { .. } => None,
             Op::Transpose { .. } => {
                 fusions.push(Fusion { kind: FusionKind::Transpose, ops: vec![v] });
@@ -108,7 +108,7 @@ pub fn fuse(graph: Graph) -> FusedGraph {
             }
             Op::Reduce { .. } => joinable(instr.operands[0], &owner, &fusions)
                 .filter(|&f| fusions[f].kind == FusionKind::Loop && ready_before(instr, f, &owner)),
-            Op::Unary(_) | Op::Binary(_) => instr.operands.iter().find_map(|&o| {
+            Op::Unary(_) | Op::Binary(_) | Op::Compare(_) | Op::Select => instr.operands.iter().find_map(|&o| {
                 joinable(o, &owner, &fusions).filter(|&f| {
                     matches!(fusions[f].kind, FusionKind::Loop | FusionKind::Output)
                         && graph.instrs[o].shape == instr.shape
@@ -149,7 +149,7 @@ pub fn fuse(graph: Graph) -> FusedGraph {
 fn needs_materialising(g: &Graph, v: ValueId) -> bool {
     match &g.instrs[v].op {
         Op::Parameter(_) => false,
-        Op::Reshape => needs_materialising(g, g.instrs[v].operands[0]),
+        Op::Reshape | Op::Convert => needs_materialising(g, g.instrs[v].operands[0]),
         Op::Constant(_) | Op::Broadcast { .. } => true,
         _ => false,
     }
@@ -167,7 +167,7 @@ impl fmt::Display for FusedGraph {
             writeln!(
                 f,
                 "  {marker}%fusion.{i} = {} fusion({}), kind={}, calls={{{}}}",
-                shape_text(&g.instrs[root].shape),
+                shape_text(g.instrs[root].pred, &g.instrs[root].shape),
                 inputs.join(", "),
                 fusion.kind.name(),
                 calls.join(", ")

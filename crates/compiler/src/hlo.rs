@@ -7,7 +7,7 @@
 
 use crate::CompileError;
 use isa::ReduceOp;
-use jaxlite::{Atom, BinaryOp, DType, Jaxpr, Precision, Primitive, UnaryOp, Var};
+use jaxlite::{Atom, BinaryOp, CompareOp, DType, Jaxpr, Precision, Primitive, UnaryOp, Var};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -21,6 +21,12 @@ pub enum Op {
     Unary(UnaryOp),
     /// A rank-0 operand broadcasts over the other.
     Binary(BinaryOp),
+    /// An elementwise comparison, giving a boolean (a `pred`: 1.0 or 0.0 in memory).
+    Compare(CompareOp),
+    /// `select(pred, on_false, on_true)`: operands in that order (JAX's `select_n`).
+    Select,
+    /// A boolean read as float32: the same words, so a view.
+    Convert,
     /// `(M,K)·(K,N)`.
     Dot {
         precision: Precision,
@@ -43,8 +49,9 @@ pub struct Instruction {
     pub op: Op,
     pub operands: Vec<ValueId>,
     pub shape: Vec<usize>,
+    /// A boolean (XLA's `pred`), stored as 1.0 or 0.0; otherwise float32.
+    pub pred: bool,
 }
-
 impl Instruction {
     pub fn size(&self) -> usize {
         self.shape.iter().product()
@@ -75,6 +82,9 @@ impl Instruction {
                 BinaryOp::Min => "minimum",
                 other => other.name(),
             },
+            Op::Compare(_) => "compare",
+            Op::Select => "select",
+            Op::Convert => "convert",
             Op::Dot { .. } => "dot",
             Op::Broadcast { .. } => "broadcast",
             Op::Reshape => "reshape",
@@ -86,11 +96,11 @@ impl Instruction {
     /// Views change how an array is indexed, not its values: they cost nothing until a
     /// kernel reads through them.
     pub fn is_view(&self) -> bool {
-        matches!(self.op, Op::Broadcast { .. } | Op::Reshape)
+        matches!(self.op, Op::Broadcast { .. } | Op::Reshape | Op::Convert)
     }
 
     pub fn is_elementwise(&self) -> bool {
-        matches!(self.op, Op::Unary(_) | Op::Binary(_))
+        matches!(self.op, Op::Unary(_) | Op::Binary(_) | Op::Compare(_) | Op::Select)
     }
 }
 
@@ -136,13 +146,21 @@ impl Graph {
     }
 
     fn add(&mut self, op: Op, operands: Vec<ValueId>, shape: Vec<usize>) -> ValueId {
-        self.instrs.push(Instruction { op, operands, shape });
+        self.instrs.push(Instruction { op, operands, shape, pred: false });
         self.instrs.len() - 1
     }
 }
 
-pub fn shape_text(shape: &[usize]) -> String {
-    format!("f32[{}]", list(shape))
+pub fn shape_text(pred: bool, shape: &[usize]) -> String {
+    format!("{}[{}]", if pred { "pred" } else { "f32" }, list(shape))
+}
+
+/// The dtypes the compiler handles: float32, and booleans stored as 1.0 / 0.0.
+fn supported(dtype: DType) -> Result<(), String> {
+    match dtype {
+        DType::F32 | DType::Bool => Ok(()),
+        other => Err(format!("{other} arrays are not supported by the compiler yet (only float32 and bool)")),
+    }
 }
 
 fn list(v: &[usize]) -> String {
@@ -164,6 +182,7 @@ impl fmt::Display for Graph {
                     format!(", lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}, precision={}", precision.name())
                 }
                 Op::Broadcast { dims } => format!(", dimensions={{{}}}", list(dims)),
+                Op::Compare(c) => format!(", direction={}", c.name().to_uppercase()),
                 Op::Transpose { permutation } => format!(", dimensions={{{}}}", list(permutation)),
                 Op::Reduce { op, axes } => {
                     let f = ["add", "maximum", "minimum"][*op as usize];
@@ -172,7 +191,13 @@ impl fmt::Display for Graph {
                 _ => String::new(),
             };
             let root = if self.outputs.contains(&v) { "ROOT " } else { "" };
-            writeln!(f, "  {root}%{} = {} {}({args}){attrs}", self.value_name(v), shape_text(&i.shape), i.opcode())?;
+            writeln!(
+                f,
+                "  {root}%{} = {} {}({args}){attrs}",
+                self.value_name(v),
+                shape_text(i.pred, &i.shape),
+                i.opcode()
+            )?;
         }
         Ok(())
     }
@@ -184,16 +209,9 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
     let mut values: HashMap<Var, ValueId> = HashMap::new();
     for (i, v) in jaxpr.all_inputs().enumerate() {
         let aval = jaxpr.aval(v);
-        if aval.dtype != DType::F32 {
-            return Err(CompileError {
-                message: format!(
-                    "input {i} is {}: {} arrays are not supported by the compiler yet (only float32)",
-                    aval.short(),
-                    aval.dtype
-                ),
-            });
-        }
+        supported(aval.dtype).map_err(|m| CompileError { message: format!("input {i} is {}: {m}", aval.short()) })?;
         let id = g.add(Op::Parameter(i), vec![], aval.shape.clone());
+        g.instrs[id].pred = aval.dtype == DType::Bool;
         g.params.push(id);
         values.insert(v, id);
     }
@@ -202,20 +220,33 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
         let mut ins = Vec::new();
         for a in &eqn.inputs {
             let aval = jaxpr.atom_aval(a);
-            if aval.dtype != DType::F32 {
-                return Err(at(format!("{} arrays are not supported by the compiler yet (only float32)", aval.dtype)));
-            }
+            supported(aval.dtype).map_err(at)?;
             ins.push(match a {
                 Atom::Var(v) => values[v],
                 Atom::Literal(l) => g.add(Op::Constant(l.value as f32), vec![], vec![]),
             });
         }
         let out_aval = jaxpr.aval(eqn.outputs[0]);
-        if out_aval.dtype != DType::F32 {
-            return Err(at(format!("{} arrays are not supported by the compiler yet (only float32)", out_aval.dtype)));
-        }
+        supported(out_aval.dtype).map_err(at)?;
         let shape = out_aval.shape.clone();
+        let first_new = g.instrs.len();
         let id = match &eqn.prim {
+            Primitive::Compare(c) => g.add(Op::Compare(*c), ins, shape),
+            Primitive::SelectN if ins.len() == 3 && jaxpr.atom_aval(&eqn.inputs[0]).dtype == DType::Bool => {
+                g.add(Op::Select, ins, shape)
+            }
+            Primitive::ConvertElementType { new_dtype } => {
+                let from = jaxpr.atom_aval(&eqn.inputs[0]).dtype;
+                match (from, *new_dtype) {
+                    (a, b) if a == b => ins[0],
+                    (DType::Bool, DType::F32) => g.add(Op::Convert, ins, shape),
+                    // x != 0, as XLA converts to pred.
+                    _ => {
+                        let zero = g.add(Op::Constant(0.0), vec![], vec![]);
+                        g.add(Op::Compare(CompareOp::Ne), vec![ins[0], zero], shape)
+                    }
+                }
+            }
             Primitive::Unary(UnaryOp::Square) => g.add(Op::Binary(BinaryOp::Mul), vec![ins[0], ins[0]], shape),
             Primitive::Unary(u) => g.add(Op::Unary(*u), ins, shape),
             Primitive::Binary(b) => g.add(Op::Binary(*b), ins, shape),
@@ -248,8 +279,7 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
             Primitive::BroadcastInDim { broadcast_dimensions, .. } => {
                 g.add(Op::Broadcast { dims: broadcast_dimensions.clone() }, ins, shape)
             }
-            // float32 to float32: nothing to do.
-            Primitive::ConvertElementType { .. } => ins[0],
+
             Primitive::Transpose { permutation } => {
                 g.add(Op::Transpose { permutation: permutation.clone() }, ins, shape)
             }
@@ -261,6 +291,9 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
             #[allow(unreachable_patterns)]
             other => return Err(at(format!("{} is not supported by the compiler yet", other.name()))),
         };
+        if id >= first_new {
+            g.instrs[id].pred = out_aval.dtype == DType::Bool;
+        }
         values.insert(eqn.outputs[0], id);
     }
     for a in &jaxpr.outvars {

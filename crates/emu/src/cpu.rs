@@ -47,6 +47,13 @@ pub fn vector_op(op: VectorOp, a: f32, b: f32) -> f32 {
         VectorOp::Exp => vpu_math::exp(a),
         VectorOp::Log => vpu_math::log(a),
         VectorOp::Tanh => vpu_math::tanh(a),
+        VectorOp::Eq => (a == b) as u32 as f32,
+        VectorOp::Ne => (a != b) as u32 as f32,
+        VectorOp::Lt => (a < b) as u32 as f32,
+        VectorOp::Le => (a <= b) as u32 as f32,
+        VectorOp::Gt => (a > b) as u32 as f32,
+        VectorOp::Ge => (a >= b) as u32 as f32,
+        VectorOp::Where => unreachable!("a masked move reads its destination: see Machine::step"),
     };
     match op {
         VectorOp::Neg | VectorOp::Abs => r,
@@ -160,8 +167,17 @@ impl Machine {
                 };
                 for r in 0..dst.rows as usize {
                     for c in 0..dst.cols as usize {
-                        let v = vector_op(*op, fetch(self, a, r, c), fetch(self, b, r, c));
-                        self.vmem[dst.addr as usize + r * stride + c] = v.to_bits();
+                        let d = dst.addr as usize + r * stride + c;
+                        let (x, y) = (fetch(self, a, r, c), fetch(self, b, r, c));
+                        self.vmem[d] = if *op == VectorOp::Where {
+                            if x != 0.0 || x.is_nan() {
+                                y.to_bits()
+                            } else {
+                                self.vmem[d]
+                            }
+                        } else {
+                            vector_op(*op, x, y).to_bits()
+                        };
                     }
                 }
             }

@@ -63,11 +63,21 @@ pub enum VectorOp {
     Exp,
     Log,
     Tanh,
+    /// Comparisons give 1.0 or 0.0 (NaN compares unequal to everything, -0 equals +0).
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// A masked move: `dst = a != 0 ? b : dst` (the destination is read too; bits are moved,
+    /// not computed, so NaN payloads survive).
+    Where,
 }
 
 impl VectorOp {
     /// In opcode order: `code()` is the position here.
-    pub const ALL: [VectorOp; 11] = [
+    pub const ALL: [VectorOp; 18] = [
         VectorOp::Add,
         VectorOp::Sub,
         VectorOp::Mul,
@@ -79,10 +89,20 @@ impl VectorOp {
         VectorOp::Exp,
         VectorOp::Log,
         VectorOp::Tanh,
+        VectorOp::Eq,
+        VectorOp::Ne,
+        VectorOp::Lt,
+        VectorOp::Le,
+        VectorOp::Gt,
+        VectorOp::Ge,
+        VectorOp::Where,
     ];
 
     pub fn name(self) -> &'static str {
-        ["add", "sub", "mul", "div", "max", "min", "neg", "abs", "exp", "log", "tanh"][self.code() as usize]
+        [
+            "add", "sub", "mul", "div", "max", "min", "neg", "abs", "exp", "log", "tanh", "eq", "ne", "lt", "le", "gt",
+            "ge", "where",
+        ][self.code() as usize]
     }
 
     /// Number of operands (1 or 2).
@@ -91,6 +111,10 @@ impl VectorOp {
             VectorOp::Neg | VectorOp::Abs | VectorOp::Exp | VectorOp::Log | VectorOp::Tanh => 1,
             _ => 2,
         }
+    }
+
+    pub fn is_comparison(self) -> bool {
+        matches!(self, VectorOp::Eq | VectorOp::Ne | VectorOp::Lt | VectorOp::Le | VectorOp::Gt | VectorOp::Ge)
     }
 
     pub fn is_transcendental(self) -> bool {
@@ -378,10 +402,14 @@ impl Instr<u32> {
             }
             Instr::Vector { op, dst, a, b } => {
                 let operands = if op.arity() == 2 { vec![a, b] } else { vec![a] };
-                operands
+                let mut reads: Vec<(u32, u32)> = operands
                     .into_iter()
                     .filter_map(|o| o.addr().map(|&x| (x, x + o.extent(dst.rows, dst.cols, dst.stride) as u32)))
-                    .collect()
+                    .collect();
+                if *op == VectorOp::Where {
+                    reads.push(dst.span());
+                }
+                reads
             }
             _ => vec![],
         }

@@ -211,7 +211,15 @@ impl Executor for EngineExecutor {
                 .outputs
                 .iter()
                 .zip(outputs)
-                .map(|(buf, words)| Array::from_f32(buf.shape.clone(), words.into_iter().map(f32::from_bits).collect()))
+                .zip(&call.jaxpr.outvars)
+                .map(|((buf, words), out)| {
+                    // Every word is an f32; booleans are 1.0 and 0.0.
+                    let values = Array::from_f32(buf.shape.clone(), words.into_iter().map(f32::from_bits).collect());
+                    match call.jaxpr.atom_aval(out).dtype {
+                        jaxlite::DType::F32 => values,
+                        dtype => values.astype(dtype),
+                    }
+                })
                 .collect())
         })
     }
