@@ -110,8 +110,47 @@ fn lane(i: u32) {
                 result = operand(P.b_kind, P.b_value, r, c);
             }
         }
-        default: {
+        case 11u, 12u, 13u, 14u, 15u, 16u: {
             result = vpu_compare(P.code, a, operand(P.b_kind, P.b_value, r, c));
+        }
+        case 18u: {
+            result = vpu_sqrt(a);
+        }
+        case 19u: {
+            result = vpu_div(1.0, vpu_sqrt(a));
+        }
+        case 20u: {
+            result = floor(a);
+        }
+        case 21u: {
+            result = ceil(a);
+        }
+        case 22u: {
+            result = vpu_round_away(a);
+        }
+        case 23u: {
+            result = round(a);
+        }
+        case 24u: {
+            result = vpu_sign(a);
+        }
+        case 25u: {
+            result = vpu_sin(a);
+        }
+        case 26u: {
+            result = vpu_cos(a);
+        }
+        case 27u: {
+            result = vpu_expm1(a);
+        }
+        case 28u: {
+            result = vpu_log1p(a);
+        }
+        case 29u: {
+            result = vpu_erf(a);
+        }
+        default: {
+            result = f(F32_NAN);
         }
     }// neg and abs only touch the sign bit and where moves bits; arithmetic results have one NaN.
     let d = P.dst_addr + r * P.dst_stride + c;

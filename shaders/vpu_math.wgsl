@@ -240,3 +240,186 @@ fn vpu_min(a: f32, b: f32) -> f32 {
     }
     return b;
 }
+
+// ---- Functions whose constants are generated from emu::vpu_math (see gpu::constants). ----
+
+fn vpu_sqrt(x: f32) -> f32 {
+    if is_nan(x) || (is_sign_negative(x) && !is_zero(x)) {
+        return f(F32_NAN);
+    }
+    if is_zero(x) || bitcast<u32>(x) == F32_INF {
+        return x;
+    }
+    let se = split_exp(x);
+    var m = se.m;
+    var e = se.e;
+    if (e % 2) != 0 {
+        m = m * 2.0;
+        e = e - 1;
+    }
+    let half = 0.5 * m;
+    var r = fma_exact(f(SQRT_LINE[0]), m, f(SQRT_LINE[1]));
+    for (var i = 0; i < 4; i = i + 1) {
+        let t = fma_exact(neg(half * r), r, 0.5);
+        r = fma_exact(r, t, r);
+    }
+    let s = m * r;
+    let residual = fma_exact(neg(s), s, m);
+    return scale(fma_exact(residual, 0.5 * r, s), e / 2);
+}
+
+// x = n·π/2 + r; `n` here is the quadrant n mod 4.
+fn reduce_pio2(x: f32) -> Reduced {
+    let n = floor(fma_exact(x, f(TWO_OVER_PI), 0.5));
+    var r = fma_exact(neg(n), f(PIO2[0]), x);
+    r = fma_exact(neg(n), f(PIO2[1]), r);
+    r = fma_exact(neg(n), f(PIO2[2]), r);
+    let q = n - 4.0 * floor(n * 0.25);
+    return Reduced(r, i32(q));
+}
+
+fn sin_poly(r: f32) -> f32 {
+    let z = r * r;
+    var p = f(SIN_C[0]);
+    p = fma_exact(p, z, f(SIN_C[1]));
+    p = fma_exact(p, z, f(SIN_C[2]));
+    p = fma_exact(p, z, f(SIN_C[3]));
+    return fma_exact(r * z, p, r);
+}
+
+fn cos_poly(r: f32) -> f32 {
+    let z = r * r;
+    var p = f(COS_C[0]);
+    p = fma_exact(p, z, f(COS_C[1]));
+    p = fma_exact(p, z, f(COS_C[2]));
+    p = fma_exact(p, z, f(COS_C[3]));
+    p = fma_exact(p, z, f(COS_C[4]));
+    return fma_exact(z, p, 1.0);
+}
+
+fn vpu_sin(x: f32) -> f32 {
+    if !is_finite_bits(x) {
+        return f(F32_NAN);
+    }
+    if is_zero(x) {
+        return x;
+    }
+    let red = reduce_pio2(x);
+    switch red.n {
+        case 0: {
+            return sin_poly(red.r);
+        }
+        case 1: {
+            return cos_poly(red.r);
+        }
+        case 2: {
+            return neg(sin_poly(red.r));
+        }
+        default: {
+            return neg(cos_poly(red.r));
+        }
+    }
+}
+
+fn vpu_cos(x: f32) -> f32 {
+    if !is_finite_bits(x) {
+        return f(F32_NAN);
+    }
+    let red = reduce_pio2(x);
+    switch red.n {
+        case 0: {
+            return cos_poly(red.r);
+        }
+        case 1: {
+            return neg(sin_poly(red.r));
+        }
+        case 2: {
+            return neg(cos_poly(red.r));
+        }
+        default: {
+            return sin_poly(red.r);
+        }
+    }
+}
+
+fn vpu_expm1(x: f32) -> f32 {
+    if is_nan(x) {
+        return x;
+    }
+    if x > f(EXP_OVERFLOW) {
+        return f(F32_INF);
+    }
+    if x < -17.5 {
+        return -1.0;
+    }
+    if is_zero(x) {
+        return x;
+    }
+    let red = reduce_exp(x);
+    let q = expm1_reduced(red.r);
+    return opaque(scale(q, red.n)) + (opaque(scale(1.0, red.n)) - 1.0);
+}
+
+fn vpu_log1p(x: f32) -> f32 {
+    if is_nan(x) || x < -1.0 {
+        return f(F32_NAN);
+    }
+    if bitcast<u32>(x) == F32_INF {
+        return x;
+    }
+    // `opaque`: Mesa would fold (1 + x) - 1 into x, losing the rounding this corrects for.
+    let u = opaque(1.0 + x);
+    if u == 1.0 {
+        return x;
+    }
+    if is_zero(u) {
+        return f(F32_INF | 0x80000000u);
+    }
+    return vpu_log(u) * vpu_div(x, u - 1.0);
+}
+
+fn vpu_erf(x: f32) -> f32 {
+    if is_nan(x) {
+        return x;
+    }
+    let a = abs_bits(x);
+    var y: f32;
+    if a < 1.0 {
+        let z = a * a;
+        var p = f(ERF_SERIES[0]);
+        for (var i = 1; i < 13; i = i + 1) {
+            p = fma_exact(p, z, f(ERF_SERIES[i]));
+        }
+        // `opaque`: Mesa would reassociate (a * p) * c into a * (p * c).
+        y = opaque(a * p) * f(FRAC_2_SQRT_PI);
+    } else if a < 4.0 {
+        let t = vpu_div(1.0, fma_exact(f(ERF_P), a, 1.0));
+        var p = f(ERF_AS[0]);
+        for (var i = 1; i < 5; i = i + 1) {
+            p = fma_exact(p, t, f(ERF_AS[i]));
+        }
+        y = fma_exact(neg(p * t), vpu_exp(neg(a * a)), 1.0);
+    } else {
+        y = 1.0;
+    }
+    if is_sign_negative(x) {
+        return neg(y);
+    }
+    return y;
+}
+
+fn vpu_sign(x: f32) -> f32 {
+    if is_nan(x) || is_zero(x) {
+        return x;
+    }
+    return select(1.0, -1.0, is_sign_negative(x));
+}
+
+// Half away from zero, exactly: x - trunc(x) is exact.
+fn vpu_round_away(x: f32) -> f32 {
+    let t = trunc(x);
+    if abs_bits(x - t) >= 0.5 {
+        return t + select(1.0, -1.0, is_sign_negative(x));
+    }
+    return t;
+}

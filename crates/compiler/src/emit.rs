@@ -293,10 +293,24 @@ impl<'a> Emitter<'a> {
                     UnaryOp::Exp => Some(VectorOp::Exp),
                     UnaryOp::Log => Some(VectorOp::Log),
                     UnaryOp::Tanh => Some(VectorOp::Tanh),
+                    UnaryOp::Sqrt => Some(VectorOp::Sqrt),
+                    UnaryOp::Rsqrt => Some(VectorOp::Rsqrt),
+                    UnaryOp::Floor => Some(VectorOp::Floor),
+                    UnaryOp::Ceil => Some(VectorOp::Ceil),
+                    UnaryOp::Round => Some(VectorOp::Round),
+                    UnaryOp::RoundEven => Some(VectorOp::RoundEven),
+                    UnaryOp::Sign => Some(VectorOp::Sign),
+                    UnaryOp::Sin => Some(VectorOp::Sin),
+                    UnaryOp::Cos => Some(VectorOp::Cos),
+                    UnaryOp::Expm1 => Some(VectorOp::Expm1),
+                    UnaryOp::Log1p => Some(VectorOp::Log1p),
+                    UnaryOp::Erf => Some(VectorOp::Erf),
                     _ => None,
                 };
                 match (simple, u) {
                     (Some(op), _) => push(self, op, x, unused.clone()),
+                    // Logical not of a boolean (1.0 or 0.0): x == 0.
+                    (None, UnaryOp::Not) => push(self, VectorOp::Eq, x, Operand::Imm(0.0)),
                     (None, UnaryOp::Logistic) => {
                         // 1 / (1 + exp(-x)), in place in the destination.
                         let d = Operand::Vmem(dst.addr.clone());

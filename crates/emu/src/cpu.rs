@@ -54,6 +54,18 @@ pub fn vector_op(op: VectorOp, a: f32, b: f32) -> f32 {
         VectorOp::Gt => (a > b) as u32 as f32,
         VectorOp::Ge => (a >= b) as u32 as f32,
         VectorOp::Where => unreachable!("a masked move reads its destination: see Machine::step"),
+        VectorOp::Sqrt => vpu_math::sqrt(a),
+        VectorOp::Rsqrt => vpu_math::div(1.0, vpu_math::sqrt(a)),
+        VectorOp::Floor => vpu_math::floor(a),
+        VectorOp::Ceil => vpu_math::ceil(a),
+        VectorOp::Round => vpu_math::round_away(a),
+        VectorOp::RoundEven => vpu_math::round_even(a),
+        VectorOp::Sign => vpu_math::sign(a),
+        VectorOp::Sin => vpu_math::sin(a),
+        VectorOp::Cos => vpu_math::cos(a),
+        VectorOp::Expm1 => vpu_math::expm1(a),
+        VectorOp::Log1p => vpu_math::log1p(a),
+        VectorOp::Erf => vpu_math::erf(a),
     };
     match op {
         VectorOp::Neg | VectorOp::Abs => r,

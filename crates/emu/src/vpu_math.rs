@@ -179,6 +179,226 @@ pub fn min(a: f32, b: f32) -> f32 {
     }
 }
 
+/// Slope and offset of the first guess of 1/sqrt(m) on [1, 4).
+pub const SQRT_LINE: [f32; 2] = [-0.146_446_6, 1.146_446_6];
+
+/// Square root: a Newton reciprocal square root of the mantissa, then one correction step
+/// from the exact residual `m - s*s` (a fused multiply-add), which rounds correctly in all
+/// but rare cases.
+pub fn sqrt(x: f32) -> f32 {
+    if x.is_nan() || (x < 0.0) {
+        return f32::NAN;
+    }
+    if x == 0.0 || x == f32::INFINITY {
+        return x;
+    }
+    let (mut m, mut e) = split_exp(x);
+    if e % 2 != 0 {
+        // An even exponent halves exactly; the mantissa moves to [2, 4).
+        m *= 2.0;
+        e -= 1;
+    }
+    // 1/sqrt(m) on [1, 4): a straight line through the ends (within 12 %), then Newton:
+    // r += r (1/2 - m/2 r^2), which squares the error each step (1e-2, 1e-4, 1e-8, 1e-16).
+    let half = 0.5 * m;
+    let mut r = SQRT_LINE[0].mul_add(m, SQRT_LINE[1]);
+    for _ in 0..4 {
+        let t = (-(half * r)).mul_add(r, 0.5);
+        r = r.mul_add(t, r);
+    }
+    let s = m * r;
+    let residual = (-s).mul_add(s, m);
+    scale(residual.mul_add(0.5 * r, s), e / 2)
+}
+
+/// Floor, ceiling, rounding (half away from zero, or half to even) and sign are exact.
+pub fn floor(x: f32) -> f32 {
+    x.floor()
+}
+
+pub fn ceil(x: f32) -> f32 {
+    x.ceil()
+}
+
+pub fn round_away(x: f32) -> f32 {
+    x.round()
+}
+
+pub fn round_even(x: f32) -> f32 {
+    x.round_ties_even()
+}
+
+/// -1, +1, or the zero or NaN itself.
+pub fn sign(x: f32) -> f32 {
+    if x.is_nan() || x == 0.0 {
+        x
+    } else if x > 0.0 {
+        1.0
+    } else {
+        -1.0
+    }
+}
+
+/// π/2 in three parts for Cody–Waite reduction: `n * PIO2_1` is exact for |n| < 2^16, so the
+/// reduction is accurate for |x| below about 1e5 (beyond, the result is deterministic but
+/// loses accuracy).
+pub const PIO2: [f32; 3] = [1.570_312_5, 4.837_513e-4, 7.549_79e-8];
+pub const TWO_OVER_PI: f32 = std::f32::consts::FRAC_2_PI;
+
+/// x = n·π/2 + r with |r| <= π/4, and the quadrant n mod 4.
+fn reduce_pio2(x: f32) -> (f32, u32) {
+    let n = x.mul_add(TWO_OVER_PI, 0.5).floor();
+    let r = (-n).mul_add(PIO2[0], x);
+    let r = (-n).mul_add(PIO2[1], r);
+    let r = (-n).mul_add(PIO2[2], r);
+    // n mod 4, exact for |n| < 2^24.
+    let q = n - 4.0 * (n * 0.25).floor();
+    (r, q as u32)
+}
+
+/// Taylor coefficients of sin (r^9 … r^3) and cos (r^10 … r^2), highest first.
+pub const SIN_C: [f32; 4] = [1.0 / 362_880.0, -1.0 / 5040.0, 1.0 / 120.0, -1.0 / 6.0];
+pub const COS_C: [f32; 5] = [-1.0 / 3_628_800.0, 1.0 / 40320.0, -1.0 / 720.0, 1.0 / 24.0, -0.5];
+
+/// sin and cos on [-π/4, π/4] by their Taylor series to r^9 and r^10 (truncation below 2^-32).
+fn sin_poly(r: f32) -> f32 {
+    let z = r * r;
+    let mut p = SIN_C[0];
+    for &c in &SIN_C[1..] {
+        p = p.mul_add(z, c);
+    }
+    (r * z).mul_add(p, r)
+}
+
+fn cos_poly(r: f32) -> f32 {
+    let z = r * r;
+    let mut p = COS_C[0];
+    for &c in &COS_C[1..] {
+        p = p.mul_add(z, c);
+    }
+    z.mul_add(p, 1.0)
+}
+
+pub fn sin(x: f32) -> f32 {
+    if !x.is_finite() {
+        return f32::NAN;
+    }
+    if x == 0.0 {
+        return x; // keeps the sign of zero
+    }
+    let (r, q) = reduce_pio2(x);
+    match q {
+        0 => sin_poly(r),
+        1 => cos_poly(r),
+        2 => -sin_poly(r),
+        _ => -cos_poly(r),
+    }
+}
+
+pub fn cos(x: f32) -> f32 {
+    if !x.is_finite() {
+        return f32::NAN;
+    }
+    let (r, q) = reduce_pio2(x);
+    match q {
+        0 => cos_poly(r),
+        1 => -sin_poly(r),
+        2 => -cos_poly(r),
+        _ => sin_poly(r),
+    }
+}
+
+/// exp(x) - 1 without the cancellation near 0: 2^n (1 + q) - 1 = 2^n q + (2^n - 1).
+pub fn expm1(x: f32) -> f32 {
+    if x.is_nan() {
+        return x;
+    }
+    if x > 88.722_84 {
+        return f32::INFINITY;
+    }
+    if x < -17.5 {
+        // exp(x) < 2^-25: -1 + exp(x) rounds to -1.
+        return -1.0;
+    }
+    if x == 0.0 {
+        return x; // keeps the sign of zero
+    }
+    let (r, n) = reduce_exp(x);
+    let q = expm1_reduced(r);
+    scale(q, n) + (scale(1.0, n) - 1.0)
+}
+
+/// log(1 + x) without the cancellation near 0: with u = 1 + x rounded, log(u) · x / (u - 1)
+/// corrects for the rounding of u (u - 1 is exact).
+pub fn log1p(x: f32) -> f32 {
+    if x.is_nan() || x < -1.0 {
+        return f32::NAN;
+    }
+    if x == f32::INFINITY {
+        return x;
+    }
+    let u = 1.0 + x;
+    if u == 1.0 {
+        return x;
+    }
+    if u == 0.0 {
+        return f32::NEG_INFINITY;
+    }
+    log(u) * div(x, u - 1.0)
+}
+
+/// (-1)^n / (n! (2n+1)) for n = 12 … 0: erf's Maclaurin series in x², highest first.
+pub const ERF_SERIES: [f32; 13] = [
+    1.0 / (479001600.0 * 25.0),
+    -1.0 / (39916800.0 * 23.0),
+    1.0 / (3628800.0 * 21.0),
+    -1.0 / (362880.0 * 19.0),
+    1.0 / (40320.0 * 17.0),
+    -1.0 / (5040.0 * 15.0),
+    1.0 / (720.0 * 13.0),
+    -1.0 / (120.0 * 11.0),
+    1.0 / (24.0 * 9.0),
+    -1.0 / (6.0 * 7.0),
+    1.0 / (2.0 * 5.0),
+    -1.0 / (1.0 * 3.0),
+    1.0,
+];
+/// Abramowitz & Stegun 7.1.26: a5 … a1 and p.
+pub const ERF_AS: [f32; 5] = [1.061_405_4, -1.453_152_1, 1.421_413_8, -0.284_496_74, 0.254_829_6];
+pub const ERF_P: f32 = 0.327_591_1;
+
+/// The error function: its Maclaurin series below 1 (13 terms, truncation below 1e-10), then
+/// Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7, a few ulp), ±1 from 4 on.
+pub fn erf(x: f32) -> f32 {
+    if x.is_nan() {
+        return x;
+    }
+    let a = x.abs();
+    let y = if a < 1.0 {
+        // 2/√π Σ (-1)^n x^(2n+1) / (n! (2n+1)), by Horner's rule in x².
+        let z = a * a;
+        let mut p = ERF_SERIES[0];
+        for &c in &ERF_SERIES[1..] {
+            p = p.mul_add(z, c);
+        }
+        (a * p) * std::f32::consts::FRAC_2_SQRT_PI
+    } else if a < 4.0 {
+        let t = div(1.0, ERF_P.mul_add(a, 1.0));
+        let mut p = ERF_AS[0];
+        for &c in &ERF_AS[1..] {
+            p = p.mul_add(t, c);
+        }
+        (-(p * t)).mul_add(exp(-(a * a)), 1.0)
+    } else {
+        1.0
+    };
+    if x.is_sign_negative() {
+        -y
+    } else {
+        y
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,6 +457,56 @@ mod tests {
         assert!(max_ulps(exp, f64::exp, -87.0, 88.0) <= 2);
         assert!(max_ulps(log, f64::ln, 1e-37, 3e38) <= 2);
         assert!(max_ulps(tanh, f64::tanh, -10.0, 10.0) <= 3);
+    }
+
+    #[test]
+    fn the_other_functions_are_accurate() {
+        assert_eq!(max_ulps(sqrt, f64::sqrt, 1e-38, 3e38), 0, "sqrt rounds correctly on the sample");
+        assert!(max_ulps(sin, f64::sin, -100.0, 100.0) <= 2);
+        assert!(max_ulps(cos, f64::cos, -100.0, 100.0) <= 2);
+        assert!(max_ulps(expm1, f64::exp_m1, -17.0, 88.0) <= 2);
+        assert!(max_ulps(log1p, f64::ln_1p, -0.99, 3e38) <= 3);
+        // erf: absolute error (A&S 7.1.26 is an absolute bound).
+        for x in samples(-6.0, 6.0) {
+            let want = libm_erf(x as f64);
+            let tolerance = if x.abs() < 1.0 { 2.0 * f32::EPSILON as f64 * want.abs() + 1e-44 } else { 3e-7 };
+            assert!((erf(x) as f64 - want).abs() <= tolerance, "erf({x}) = {} vs {want}", erf(x));
+        }
+        assert_eq!(sqrt(-0.0).to_bits(), (-0.0f32).to_bits());
+        assert!(sqrt(-1.0).is_nan());
+        assert_eq!(sign(-3.0), -1.0);
+        assert_eq!(round_even(2.5), 2.0);
+        assert_eq!(round_away(2.5), 3.0);
+        assert!(sin(f32::INFINITY).is_nan());
+        assert_eq!(expm1(-0.0).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(log1p(-1.0), f32::NEG_INFINITY);
+        assert_eq!(sin(-0.0).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(log1p(-0.0).to_bits(), (-0.0f32).to_bits());
+    }
+
+    /// erf in f64 from its continued-fraction-free series and asymptotic complement, good to
+    /// 1e-12 — enough to check an f32 approximation.
+    fn libm_erf(x: f64) -> f64 {
+        let a = x.abs();
+        let y = if a < 3.0 {
+            // Maclaurin series, converges quickly below 3.
+            let (mut term, mut sum, mut n) = (a, a, 0.0);
+            while term.abs() > 1e-17 * sum.abs() {
+                n += 1.0;
+                term *= -a * a / n;
+                sum += term / (2.0 * n + 1.0);
+            }
+            sum * 2.0 / std::f64::consts::PI.sqrt()
+        } else {
+            // erfc asymptotic expansion, accurate for a >= 3.
+            let (mut term, mut sum) = (1.0, 1.0);
+            for n in 1..8 {
+                term *= -((2 * n - 1) as f64) / (2.0 * a * a);
+                sum += term;
+            }
+            1.0 - (-a * a).exp() / (a * std::f64::consts::PI.sqrt()) * sum
+        };
+        y.copysign(x)
     }
 
     #[test]

@@ -31,12 +31,35 @@ const DMA_WGSL: &str =
     concat!(include_str!("../../../shaders/common.wgsl"), include_str!("../../../shaders/dma.wgsl"),);
 const MXU_WGSL: &str =
     concat!(include_str!("../../../shaders/common.wgsl"), include_str!("../../../shaders/mxu.wgsl"),);
-const VECTOR_WGSL: &str = concat!(
-    include_str!("../../../shaders/common.wgsl"),
-    include_str!("../../../shaders/exact_fma.wgsl"),
-    include_str!("../../../shaders/vpu_math.wgsl"),
-    include_str!("../../../shaders/vector.wgsl"),
-);
+const COMMON_WGSL: &str = include_str!("../../../shaders/common.wgsl");
+const EXACT_FMA_WGSL: &str = include_str!("../../../shaders/exact_fma.wgsl");
+const VPU_MATH_WGSL: &str = include_str!("../../../shaders/vpu_math.wgsl");
+const VECTOR_KERNELS_WGSL: &str = include_str!("../../../shaders/vector.wgsl");
+
+/// The vector unit's module: the prelude, the constant tables of `emu::vpu_math` written out
+/// as f32 bits (one definition, so the shader cannot drift from the Rust), then the math and
+/// the kernels.
+fn vector_wgsl() -> String {
+    use emu::vpu_math as m;
+    let table = |name: &str, values: &[f32]| {
+        let bits: Vec<String> = values.iter().map(|v| format!("{:#010x}u", v.to_bits())).collect();
+        format!("const {name} = array<u32, {}>({});\n", values.len(), bits.join(", "))
+    };
+    let scalar = |name: &str, v: f32| format!("const {name}: u32 = {:#010x}u;\n", v.to_bits());
+    let constants = [
+        table("SQRT_LINE", &m::SQRT_LINE),
+        table("PIO2", &m::PIO2),
+        table("SIN_C", &m::SIN_C),
+        table("COS_C", &m::COS_C),
+        table("ERF_SERIES", &m::ERF_SERIES),
+        table("ERF_AS", &m::ERF_AS),
+        scalar("ERF_P", m::ERF_P),
+        scalar("TWO_OVER_PI", m::TWO_OVER_PI),
+        scalar("FRAC_2_SQRT_PI", std::f32::consts::FRAC_2_SQRT_PI),
+    ]
+    .concat();
+    [COMMON_WGSL, &constants, EXACT_FMA_WGSL, VPU_MATH_WGSL, VECTOR_KERNELS_WGSL].concat()
+}
 
 fn run_error(message: impl Into<String>) -> EmuError {
     EmuError { instr: None, message: message.into() }
@@ -159,7 +182,7 @@ impl GpuBackend {
         };
         let dma = module("dma.wgsl", DMA_WGSL);
         let mxu = module("mxu.wgsl", MXU_WGSL);
-        let vector = module("vector.wgsl", VECTOR_WGSL);
+        let vector = module("vector.wgsl", &vector_wgsl());
         let pipelines = Kernel::ALL
             .iter()
             .map(|&kernel| {

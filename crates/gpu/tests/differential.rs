@@ -161,6 +161,12 @@ fn vector_functions_densely_over_their_ranges() {
         (VectorOp::Tanh, -9.2, 9.2),
         (VectorOp::Log, 0.0, 1e6),
         (VectorOp::Div, -1e6, 1e6),
+        (VectorOp::Sqrt, 0.0, 1e6),
+        (VectorOp::Sin, -200.0, 200.0),
+        (VectorOp::Cos, -200.0, 200.0),
+        (VectorOp::Expm1, -18.0, 89.0),
+        (VectorOp::Log1p, -1.0, 1e4),
+        (VectorOp::Erf, -5.0, 5.0),
     ] {
         let n = 40_000;
         let a: Vec<f32> = (0..n).map(|i| lo + (hi - lo) * (i as f32 / n as f32)).collect();

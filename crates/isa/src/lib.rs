@@ -73,11 +73,25 @@ pub enum VectorOp {
     /// A masked move: `dst = a != 0 ? b : dst` (the destination is read too; bits are moved,
     /// not computed, so NaN payloads survive).
     Where,
+    Sqrt,
+    Rsqrt,
+    Floor,
+    Ceil,
+    /// Half away from zero (`lax.round`'s default).
+    Round,
+    /// Half to even (`jnp.round`).
+    RoundEven,
+    Sign,
+    Sin,
+    Cos,
+    Expm1,
+    Log1p,
+    Erf,
 }
 
 impl VectorOp {
     /// In opcode order: `code()` is the position here.
-    pub const ALL: [VectorOp; 18] = [
+    pub const ALL: [VectorOp; 30] = [
         VectorOp::Add,
         VectorOp::Sub,
         VectorOp::Mul,
@@ -96,20 +110,67 @@ impl VectorOp {
         VectorOp::Gt,
         VectorOp::Ge,
         VectorOp::Where,
+        VectorOp::Sqrt,
+        VectorOp::Rsqrt,
+        VectorOp::Floor,
+        VectorOp::Ceil,
+        VectorOp::Round,
+        VectorOp::RoundEven,
+        VectorOp::Sign,
+        VectorOp::Sin,
+        VectorOp::Cos,
+        VectorOp::Expm1,
+        VectorOp::Log1p,
+        VectorOp::Erf,
     ];
 
     pub fn name(self) -> &'static str {
         [
-            "add", "sub", "mul", "div", "max", "min", "neg", "abs", "exp", "log", "tanh", "eq", "ne", "lt", "le", "gt",
-            "ge", "where",
+            "add",
+            "sub",
+            "mul",
+            "div",
+            "max",
+            "min",
+            "neg",
+            "abs",
+            "exp",
+            "log",
+            "tanh",
+            "eq",
+            "ne",
+            "lt",
+            "le",
+            "gt",
+            "ge",
+            "where",
+            "sqrt",
+            "rsqrt",
+            "floor",
+            "ceil",
+            "round",
+            "round_even",
+            "sign",
+            "sin",
+            "cos",
+            "expm1",
+            "log1p",
+            "erf",
         ][self.code() as usize]
     }
 
     /// Number of operands (1 or 2).
     pub fn arity(self) -> usize {
         match self {
-            VectorOp::Neg | VectorOp::Abs | VectorOp::Exp | VectorOp::Log | VectorOp::Tanh => 1,
-            _ => 2,
+            VectorOp::Add
+            | VectorOp::Sub
+            | VectorOp::Mul
+            | VectorOp::Div
+            | VectorOp::Max
+            | VectorOp::Min
+            | VectorOp::Where => 2,
+            op if op.is_comparison() => 2,
+            _ => 1,
         }
     }
 
@@ -118,7 +179,20 @@ impl VectorOp {
     }
 
     pub fn is_transcendental(self) -> bool {
-        matches!(self, VectorOp::Div | VectorOp::Exp | VectorOp::Log | VectorOp::Tanh)
+        matches!(
+            self,
+            VectorOp::Div
+                | VectorOp::Exp
+                | VectorOp::Log
+                | VectorOp::Tanh
+                | VectorOp::Sqrt
+                | VectorOp::Rsqrt
+                | VectorOp::Sin
+                | VectorOp::Cos
+                | VectorOp::Expm1
+                | VectorOp::Log1p
+                | VectorOp::Erf
+        )
     }
 
     /// The opcode shared by the CPU and GPU backends (`shaders/vector.wgsl` switches on it).
