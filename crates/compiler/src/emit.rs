@@ -401,6 +401,15 @@ impl<'a> Emitter<'a> {
         Ok(())
     }
 
+    /// HBM for the values a fusion writes: (position in `fusion.ops`, address) of each.
+    fn alloc_outputs(&mut self, fusion: &Fusion) -> Vec<(usize, u32)> {
+        fusion
+            .outputs
+            .iter()
+            .map(|&v| (fusion.ops.iter().position(|&o| o == v).expect("outputs are ops"), self.hbm_alloc(v)))
+            .collect()
+    }
+
     /// The inputs of a kernel over `shape`, with how it reads each.
     fn inputs(&self, sources: &[ValueId], shape: &[usize]) -> Result<Vec<Input>, CompileError> {
         sources
@@ -460,7 +469,7 @@ impl<'a> Emitter<'a> {
             .sum::<u64>();
         let mut inputs = self.inputs(&sources, &shape)?;
         // Allocated after its inputs are resolved: a materialised view must not read itself.
-        let root_hbm = self.hbm_alloc(root);
+        let outputs: Vec<(usize, u32)> = self.alloc_outputs(fusion);
         let resident = self.load_resident(&mut inputs, rows, cols, &mut vmem)?;
         if resident > 0 {
             self.instrs.push(Instr::Wait { sem: SEM_LOADS, count: resident });
@@ -494,9 +503,10 @@ impl<'a> Emitter<'a> {
                 let operand = |o: ValueId| Self::operand_of(g, o, &computed, &inputs, &at, t, tile);
                 e.vector_op(v, block(r), &operand)?;
             }
-            let out = block(*results.last().expect("a fusion has an op"));
-            let dst = Block { addr: t.addr(root_hbm, tile * cols), rows: t.rows, cols, stride: cols };
-            e.instrs.push(Instr::DmaStore { src: out, dst, sem: SEM_STORES });
+            for &(k, hbm) in &outputs {
+                let dst = Block { addr: t.addr(hbm, tile * cols), rows: t.rows, cols, stride: cols };
+                e.instrs.push(Instr::DmaStore { src: block(results[k]), dst, sem: SEM_STORES });
+            }
             Ok(())
         })
     }
@@ -530,6 +540,13 @@ impl<'a> Emitter<'a> {
             return Err(err(format!("reducing axes {axes:?} of f32{shape:?} is not supported by the compiler yet (the last axis, the leading axes or all)")));
         };
         let out_hbm = self.hbm_alloc(root);
+        // Elementwise values that ops outside the fusion also read are written out too.
+        let extra: Vec<(usize, u32)> = fusion
+            .outputs
+            .iter()
+            .filter(|&&v| v != root)
+            .map(|&v| (fusion.ops.iter().position(|&o| o == v).expect("outputs are ops"), self.hbm_alloc(v)))
+            .collect();
         let (rows, cols) = rows_cols(&shape);
         let padded = round_up(cols, LANES);
         let prefix = &fusion.ops[..fusion.ops.len() - 1];
@@ -591,6 +608,10 @@ impl<'a> Emitter<'a> {
             for (&v, &r) in prefix.iter().zip(&results) {
                 let operand = |o: ValueId| Self::operand_of(g, o, &computed, &inputs, &at, t, tile);
                 e.vector_op(v, block(r), &operand)?;
+            }
+            for &(k, hbm) in &extra {
+                let dst = Block { addr: t.addr(hbm, tile * cols), rows: t.rows, cols, stride: cols };
+                e.instrs.push(Instr::DmaStore { src: block(results[k]), dst, sem: SEM_STORES });
             }
             let source = match Self::operand_of(g, operand, &computed, &inputs, &at, t, tile) {
                 Operand::Vmem(a) => Block { addr: a, rows: t.rows, cols, stride: padded },
@@ -693,8 +714,7 @@ impl<'a> Emitter<'a> {
         let g = self.graph();
         let dot = fusion.ops[0];
         let Op::Dot { precision } = g.instrs[dot].op else { unreachable!("an output fusion starts with its dot") };
-        let root = fusion.root();
-        let root_hbm = self.hbm_alloc(root);
+        let outputs = self.alloc_outputs(fusion);
         let (lhs, rhs) = (g.instrs[dot].operands[0], g.instrs[dot].operands[1]);
         let (m, k) = (g.instrs[lhs].shape[0] as u32, g.instrs[lhs].shape[1] as u32);
         let n = g.instrs[rhs].shape[1] as u32;
@@ -784,9 +804,10 @@ impl<'a> Emitter<'a> {
                     };
                     e.vector_op(v, block(r), &operand)?;
                 }
-                let out = block(*results.last().expect("the dot at least"));
-                let dst = Block { addr: corner(root_hbm), rows: mt.rows, cols: nt.rows, stride: n };
-                e.instrs.push(Instr::DmaStore { src: out, dst, sem: SEM_STORES });
+                for &(k, hbm) in &outputs {
+                    let dst = Block { addr: corner(hbm), rows: mt.rows, cols: nt.rows, stride: n };
+                    e.instrs.push(Instr::DmaStore { src: block(results[k]), dst, sem: SEM_STORES });
+                }
                 Ok(())
             })
         })

@@ -45,8 +45,10 @@ pub struct Fusion {
     pub kind: FusionKind,
     /// The instructions computed inside, in order; the last is the root.
     pub ops: Vec<ValueId>,
+    /// The values the kernel writes to HBM: every op used outside the fusion (or returned by
+    /// the program), the root always. More than one makes it a multi-output fusion.
+    pub outputs: Vec<ValueId>,
 }
-
 impl Fusion {
     pub fn root(&self) -> ValueId {
         *self.ops.last().expect("a fusion has at least one op")
@@ -81,20 +83,21 @@ pub fn fuse(graph: Graph) -> FusedGraph {
     let users = graph.users();
     let mut fusions: Vec<Fusion> = Vec::new();
     let mut owner: Vec<Option<usize>> = vec![None; graph.instrs.len()];
-    // The fusion whose root is `v` and that `v`'s single user may join.
+    // The fusion whose root is `v` and that `v`'s single user may join (a reduction).
     let joinable = |v: ValueId, owner: &[Option<usize>], fusions: &[Fusion]| -> Option<usize> {
         let f = owner[v]?;
         (fusions[f].root() == v && users[v] == 1).then_some(f)
     };
-    // Kernels run in fusion order, so an op may join fusion `f` only if everything else it
-    // reads is computed by an earlier fusion (through any views) or is not computed at all.
+    // Kernels run in fusion order, so an op may join fusion `f` only if what it reads is
+    // computed in `f` itself, by an earlier fusion, or not at all; and what it reads through
+    // a view (a broadcast or reshape, read from HBM as a whole) by an earlier fusion.
     let ready_before = |instr: &crate::hlo::Instruction, f: usize, owner: &[Option<usize>]| {
         instr.operands.iter().all(|&o| {
             let mut s = o;
             while graph.instrs[s].is_view() {
                 s = graph.instrs[s].operands[0];
             }
-            owner[s].is_none_or(|g| g <= f)
+            owner[s].is_none_or(|g| if s == o { g <= f } else { g < f })
         })
     };
     for (v, instr) in graph.instrs.iter().enumerate() {
@@ -102,14 +105,16 @@ pub fn fuse(graph: Graph) -> FusedGraph {
             Op::Parameter(_) | Op::Constant(_) | Op::Broadcast { .. } | Op::Reshape | Op::Convert => continue,
             Op::Dot { .. } => None,
             Op::Transpose { .. } => {
-                fusions.push(Fusion { kind: FusionKind::Transpose, ops: vec![v] });
+                fusions.push(Fusion { kind: FusionKind::Transpose, ops: vec![v], outputs: vec![] });
                 owner[v] = Some(fusions.len() - 1);
                 continue;
             }
             Op::Reduce { .. } => joinable(instr.operands[0], &owner, &fusions)
                 .filter(|&f| fusions[f].kind == FusionKind::Loop && ready_before(instr, f, &owner)),
+            // An elementwise op joins the fusion that computes one of its operands, over the
+            // same elements; values it shares with ops outside become extra outputs.
             Op::Unary(_) | Op::Binary(_) | Op::Compare(_) | Op::Select => instr.operands.iter().find_map(|&o| {
-                joinable(o, &owner, &fusions).filter(|&f| {
+                owner[o].filter(|&f| {
                     matches!(fusions[f].kind, FusionKind::Loop | FusionKind::Output)
                         && graph.instrs[o].shape == instr.shape
                         && ready_before(instr, f, &owner)
@@ -130,7 +135,7 @@ pub fn fuse(graph: Graph) -> FusedGraph {
                     Op::Reduce { .. } => FusionKind::Reduction,
                     _ => FusionKind::Loop,
                 };
-                fusions.push(Fusion { kind, ops: vec![v] });
+                fusions.push(Fusion { kind, ops: vec![v], outputs: vec![] });
                 owner[v] = Some(fusions.len() - 1);
             }
         }
@@ -139,8 +144,21 @@ pub fn fuse(graph: Graph) -> FusedGraph {
     // fusion of its own; parameters and reshapes of computed values need nothing.
     for &o in &graph.outputs {
         if owner[o].is_none() && needs_materialising(&graph, o) && !fusions.iter().any(|f| f.root() == o) {
-            fusions.push(Fusion { kind: FusionKind::Loop, ops: vec![o] });
+            fusions.push(Fusion { kind: FusionKind::Loop, ops: vec![o], outputs: vec![] });
         }
+    }
+    for fusion in &mut fusions {
+        let root = fusion.root();
+        fusion.outputs = fusion
+            .ops
+            .iter()
+            .copied()
+            .filter(|&v| {
+                v == root
+                    || graph.outputs.contains(&v)
+                    || graph.instrs.iter().enumerate().any(|(u, i)| i.operands.contains(&v) && !fusion.ops.contains(&u))
+            })
+            .collect();
     }
     FusedGraph { graph, fusions }
 }
@@ -164,9 +182,15 @@ impl fmt::Display for FusedGraph {
             let inputs: Vec<String> = fusion.inputs(g).iter().map(|&v| format!("%{}", g.value_name(v))).collect();
             let calls: Vec<String> = fusion.ops.iter().map(|&v| format!("%{}", g.value_name(v))).collect();
             let marker = if g.outputs.contains(&root) { "ROOT " } else { "" };
+            let outputs = if fusion.outputs.len() > 1 {
+                let names: Vec<String> = fusion.outputs.iter().map(|&v| format!("%{}", g.value_name(v))).collect();
+                format!(", outputs={{{}}}", names.join(", "))
+            } else {
+                String::new()
+            };
             writeln!(
                 f,
-                "  {marker}%fusion.{i} = {} fusion({}), kind={}, calls={{{}}}",
+                "  {marker}%fusion.{i} = {} fusion({}), kind={}, calls={{{}}}{outputs}",
                 shape_text(g.instrs[root].pred, &g.instrs[root].shape),
                 inputs.join(", "),
                 fusion.kind.name(),

@@ -182,3 +182,27 @@ fn a_4096_cubed_matmul_is_a_short_program() {
         assert_eq!(matmuls.len(), passes * 32 * 32 * row_blocks);
     }
 }
+
+/// `a = exp(x); b = a * 2` returning both: one loop fusion writes two outputs.
+#[test]
+fn values_used_outside_a_fusion_become_extra_outputs() {
+    let mut ctx = Context::new(Box::new(ReferenceExecutor::default()));
+    let closed = pollster::block_on(async {
+        let args = ctx.begin_trace(&[Aval::new(vec![20, 30], DType::F32)]);
+        let a = jnp::unary(&mut ctx, UnaryOp::Exp, &args[0]).await.unwrap();
+        let b = jnp::binary(&mut ctx, BinaryOp::Mul, &a, &Array::weak_scalar_f32(2.0).into()).await.unwrap();
+        ctx.end_trace(&[a, b]).unwrap()
+    });
+    let stages = compiler::compile_stages("two", &closed.jaxpr, &opts(Precision::Default)).unwrap();
+    expect![[r#"
+        FusedModule two
+          ROOT %fusion.0 = f32[20,30] fusion(%p0), kind=kLoop, calls={%exponential.1, %multiply.3}, outputs={%exponential.1, %multiply.3}
+    "#]]
+    .assert_eq(&stages.fused.to_string());
+    let x = values(600, 9);
+    let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<u32>>();
+    let out = CpuBackend.run_sync(&stages.program, &[bits(&x)]).unwrap();
+    let exp: Vec<u32> = x.iter().map(|&v| emu::vpu_math::exp(v).to_bits()).collect();
+    let twice: Vec<u32> = x.iter().map(|&v| (emu::vpu_math::exp(v) * 2.0).to_bits()).collect();
+    assert_eq!(out, vec![exp, twice]);
+}
