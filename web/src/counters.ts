@@ -1,0 +1,95 @@
+// The counters table: one row per compiled program, one column per counter. Counter names
+// come from the engine, so new counters appear without a change here.
+import type { ProgramReport } from './protocol';
+
+const NUMBER = new Intl.NumberFormat('en-US');
+
+/**
+ * The unit line under a counter's name: empty when the name already says it (`mxu_busy_cycles`,
+ * `hbm_bytes_read`, `flops`, `seconds`), so only counters with a bare name get one.
+ */
+export function unitOf(counter: string): string {
+  return /cycles$|bytes|flops$|seconds$|instructions$/.test(counter) ? '' : 'count';
+}
+
+/** A counter's value for reading: `1,896`; model time in seconds as `1.264 µs`. */
+export function formatValue(counter: string, value: number): string {
+  if (/seconds$/.test(counter)) return formatSeconds(value);
+  if (Number.isInteger(value)) return NUMBER.format(value);
+  return value.toPrecision(4);
+}
+
+function formatSeconds(s: number): string {
+  const scales: [number, string][] = [[1, 's'], [1e-3, 'ms'], [1e-6, 'µs'], [1e-9, 'ns']];
+  const [scale, unit] = scales.find(([scale]) => Math.abs(s) >= scale) ?? [1e-9, 'ns'];
+  return s === 0 ? '0 s' : `${+(s / scale).toPrecision(4)} ${unit}`;
+}
+
+/** `hbm_bytes_read` → `HBM bytes read`: the hardware's acronyms stay recognisable. */
+export function labelOf(counter: string): string {
+  return counter
+    .split('_')
+    .map((word) => (word === 'flops' ? 'FLOPs' : /^(hbm|vmem|mxu|dma|vpu|xlu)$/.test(word) ? word.toUpperCase() : word))
+    .join(' ');
+}
+
+export function renderCounters(table: HTMLTableElement, programs: ProgramReport[]): void {
+  // Columns: every counter any program reports, in the order the engine lists them.
+  const names: string[] = [];
+  for (const p of programs) for (const name of Object.keys(p.counters)) if (!names.includes(name)) names.push(name);
+
+  const head = document.createElement('thead');
+  const headRow = head.insertRow();
+  headCell(headRow, 'program', '');
+  headCell(headRow, 'calls', '');
+  for (const name of names) headCell(headRow, labelOf(name), unitOf(name)).dataset.counter = name;
+
+  const body = document.createElement('tbody');
+  for (const p of programs) {
+    const row = body.insertRow();
+    row.dataset.program = p.name;
+    textCell(row, p.name).className = 'name';
+    numberCell(row, p.calls, NUMBER.format(p.calls));
+    for (const name of names) {
+      const value = p.counters[name];
+      const cell = value === undefined ? textCell(row, '–') : numberCell(row, value, formatValue(name, value));
+      cell.dataset.counter = name;
+    }
+  }
+  if (programs.length === 0) {
+    const cell = textCell(body.insertRow(), 'No programs ran.');
+    cell.colSpan = 2;
+    cell.className = 'empty';
+  }
+  table.replaceChildren(head, body);
+}
+
+export function clearCounters(table: HTMLTableElement): void {
+  table.replaceChildren();
+}
+
+function headCell(row: HTMLTableRowElement, label: string, unit: string): HTMLTableCellElement {
+  const th = document.createElement('th');
+  th.textContent = label;
+  if (unit) {
+    const small = document.createElement('span');
+    small.className = 'unit';
+    small.textContent = unit;
+    th.append(small);
+  }
+  row.append(th);
+  return th;
+}
+
+function textCell(row: HTMLTableRowElement, text: string): HTMLTableCellElement {
+  const cell = row.insertCell();
+  cell.textContent = text;
+  return cell;
+}
+
+function numberCell(row: HTMLTableRowElement, value: number, text: string): HTMLTableCellElement {
+  const cell = textCell(row, text);
+  cell.className = 'num';
+  cell.dataset.value = String(value);
+  return cell;
+}

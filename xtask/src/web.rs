@@ -1,0 +1,74 @@
+//! `build-web` and `serve`: the engine compiled to wasm, wrapped by wasm-bindgen, bundled by Vite.
+
+use crate::cmd::{cargo, first_line_of, locked_version, root, run, target_dir, Result};
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+/// cargo build (wasm32) → wasm-bindgen → web/pkg; npm ci when needed; tsc and vite → web/dist.
+pub fn build_web() -> Result {
+    check_wasm_bindgen()?;
+    run(cargo().args(["build", "-p", "tpu-wasm", "--target", "wasm32-unknown-unknown", "--release"]))?;
+    let wasm = target_dir()?.join("wasm32-unknown-unknown/release/tpu_wasm.wasm");
+    run(Command::new("wasm-bindgen").args(["--target", "web", "--out-dir"]).arg(root().join("web/pkg")).arg(&wasm))?;
+    npm_ci_if_stale()?;
+    run(&mut npx(["tsc", "--noEmit"]))?;
+    run(&mut npx(["vite", "build"]))?;
+    println!("built {}", root().join("web/dist").display());
+    Ok(())
+}
+
+/// build-web, then `vite preview` on 127.0.0.1 (it serves .wasm as application/wasm).
+pub fn serve(port: u16) -> Result {
+    build_web()?;
+    let port = port.to_string();
+    println!("\nServing web/dist at http://127.0.0.1:{port}/ (Ctrl+C stops)\n");
+    run(&mut npx(["vite", "preview", "--host", "127.0.0.1", "--strictPort", "--port", &port]))
+}
+
+/// The wasm-bindgen CLI must be exactly the version of the `wasm-bindgen` crate in Cargo.lock:
+/// the two share a private data format, and a mismatch fails late with a cryptic message.
+pub fn check_wasm_bindgen() -> Result {
+    let lock = fs::read_to_string(root().join("Cargo.lock")).map_err(|e| format!("reading Cargo.lock: {e}"))?;
+    let want = locked_version(&lock, "wasm-bindgen").ok_or("Cargo.lock pins no wasm-bindgen")?;
+    let fix = format!(
+        "install the matching CLI with\n    cargo install wasm-bindgen-cli --version {want}\n\
+         (or run `bash .ci/run`, which installs everything the tests need)"
+    );
+    for tool in ["wasm-bindgen", "wasm-bindgen-test-runner"] {
+        match first_line_of(Command::new(tool).arg("--version")) {
+            // It prints e.g. "wasm-bindgen 0.2.130".
+            Some(line) if line.split_whitespace().nth(1) == Some(want.as_str()) => {}
+            Some(line) => return Err(format!("`{tool} --version` says {line:?} but Cargo.lock pins {want}; {fix}")),
+            None => return Err(format!("`{tool}` is not on PATH; {fix}")),
+        }
+    }
+    Ok(())
+}
+
+/// `npm ci` when node_modules is missing or older than package-lock.json (npm records the
+/// installed tree in node_modules/.package-lock.json, so its age is the install's age).
+fn npm_ci_if_stale() -> Result {
+    let web = root().join("web");
+    if is_newer(&web.join("package-lock.json"), &web.join("node_modules/.package-lock.json")) {
+        run(Command::new("npm").args(["ci", "--no-audit", "--no-fund"]).current_dir(&web))?;
+    }
+    Ok(())
+}
+
+/// Whether `a` was modified after `b`, or `b` does not exist.
+fn is_newer(a: &Path, b: &Path) -> bool {
+    let modified = |p: &Path| fs::metadata(p).and_then(|m| m.modified()).ok();
+    match (modified(a), modified(b)) {
+        (_, None) => true,
+        (Some(a), Some(b)) => a > b,
+        (None, Some(_)) => false,
+    }
+}
+
+/// A tool from web/node_modules/.bin, run in web/ (npx never downloads: the tools are local).
+fn npx<const N: usize>(args: [&str; N]) -> Command {
+    let mut command = Command::new("npx");
+    command.arg("--no-install").args(args).current_dir(root().join("web"));
+    command
+}
