@@ -16,7 +16,8 @@ mod readback;
 pub use plan::{grid, plan, Dispatch, Kernel, Params, Plan};
 
 use emu::{Backend, EmuError};
-use isa::Program;
+use isa::{Program, VectorOp};
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 
@@ -36,10 +37,11 @@ const EXACT_FMA_WGSL: &str = include_str!("../../../shaders/exact_fma.wgsl");
 const VPU_MATH_WGSL: &str = include_str!("../../../shaders/vpu_math.wgsl");
 const VECTOR_KERNELS_WGSL: &str = include_str!("../../../shaders/vector.wgsl");
 
-/// The vector unit's module: the prelude, the constant tables of `emu::vpu_math` written out
-/// as f32 bits (one definition, so the shader cannot drift from the Rust), then the math and
-/// the kernels.
-fn vector_wgsl() -> String {
+/// The vector unit's module for one opcode (or, with `None`, for the cross-lane kernels): the
+/// prelude, the constant tables of `emu::vpu_math` written out as f32 bits (one definition, so
+/// the shader cannot drift from the Rust), the maths, the kernels, and `apply`, the opcode's
+/// operation on one element.
+fn vector_module(op: Option<VectorOp>) -> String {
     use emu::vpu_math as m;
     let table = |name: &str, values: &[f32]| {
         let bits: Vec<String> = values.iter().map(|v| format!("{:#010x}u", v.to_bits())).collect();
@@ -58,7 +60,46 @@ fn vector_wgsl() -> String {
         scalar("FRAC_2_SQRT_PI", std::f32::consts::FRAC_2_SQRT_PI),
     ]
     .concat();
-    [COMMON_WGSL, &constants, EXACT_FMA_WGSL, VPU_MATH_WGSL, VECTOR_KERNELS_WGSL].concat()
+    let apply =
+        format!("fn apply(a: f32, b: f32, d: u32) -> u32 {{\n    return {};\n}}\n", op.map_or("0u".into(), apply_expr));
+    [COMMON_WGSL, &constants, EXACT_FMA_WGSL, VPU_MATH_WGSL, VECTOR_KERNELS_WGSL, &apply].concat()
+}
+
+/// One element of a vector opcode, as a WGSL expression of `a`, `b` and the destination word's
+/// index `d`, giving the word to store. Arithmetic results are canonicalised (one NaN); the
+/// sign operations and the masked move keep bits.
+fn apply_expr(op: VectorOp) -> String {
+    let arith = |e: &str| format!("canonical({e})");
+    match op {
+        VectorOp::Add => arith("nan_first(a, b, a + b)"),
+        VectorOp::Sub => arith("nan_first(a, b, a - b)"),
+        VectorOp::Mul => arith("nan_first(a, b, a * b)"),
+        VectorOp::Div => arith("vpu_div(a, b)"),
+        VectorOp::Max => arith("vpu_max(a, b)"),
+        VectorOp::Min => arith("vpu_min(a, b)"),
+        VectorOp::Neg => "bitcast<u32>(neg(a))".into(),
+        VectorOp::Abs => "bitcast<u32>(abs_bits(a))".into(),
+        VectorOp::Exp => arith("vpu_exp(a)"),
+        VectorOp::Log => arith("vpu_log(a)"),
+        VectorOp::Tanh => arith("vpu_tanh(a)"),
+        VectorOp::Eq | VectorOp::Ne | VectorOp::Lt | VectorOp::Le | VectorOp::Gt | VectorOp::Ge => {
+            arith(&format!("vpu_compare({}u, a, b)", op.code()))
+        }
+        // Keep the destination's bits where the mask is ±0.
+        VectorOp::Where => "select(bitcast<u32>(b), vmem[d], (bitcast<u32>(a) & 0x7fffffffu) == 0u)".into(),
+        VectorOp::Sqrt => arith("vpu_sqrt(a)"),
+        VectorOp::Rsqrt => arith("vpu_div(1.0, vpu_sqrt(a))"),
+        VectorOp::Floor => arith("floor(a)"),
+        VectorOp::Ceil => arith("ceil(a)"),
+        VectorOp::Round => arith("vpu_round_away(a)"),
+        VectorOp::RoundEven => arith("round(a)"),
+        VectorOp::Sign => arith("vpu_sign(a)"),
+        VectorOp::Sin => arith("vpu_sin(a)"),
+        VectorOp::Cos => arith("vpu_cos(a)"),
+        VectorOp::Expm1 => arith("vpu_expm1(a)"),
+        VectorOp::Log1p => arith("vpu_log1p(a)"),
+        VectorOp::Erf => arith("vpu_erf(a)"),
+    }
 }
 
 fn run_error(message: impl Into<String>) -> EmuError {
@@ -107,8 +148,9 @@ pub struct GpuBackend {
     info: wgpu::AdapterInfo,
     limits: wgpu::Limits,
     layout: wgpu::BindGroupLayout,
-    /// One pipeline per [`Kernel`], in `Kernel::ALL` order.
-    pipelines: Vec<wgpu::ComputePipeline>,
+    pipeline_layout: wgpu::PipelineLayout,
+    /// Pipelines by kernel, built on first use (see `Kernel`).
+    pipelines: HashMap<Kernel, wgpu::ComputePipeline>,
     pool: Pool,
 }
 
@@ -174,34 +216,16 @@ impl GpuBackend {
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
-        let module = |label, source: &str| {
-            device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(label),
-                source: wgpu::ShaderSource::Wgsl(source.into()),
-            })
-        };
-        let dma = module("dma.wgsl", DMA_WGSL);
-        let mxu = module("mxu.wgsl", MXU_WGSL);
-        let vector = module("vector.wgsl", &vector_wgsl());
-        let pipelines = Kernel::ALL
-            .iter()
-            .map(|&kernel| {
-                let module = match kernel {
-                    Kernel::Dma => &dma,
-                    Kernel::MxuWeights | Kernel::MxuActivations | Kernel::MxuMatmul => &mxu,
-                    Kernel::Vector | Kernel::Reduce | Kernel::Transpose => &vector,
-                };
-                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(kernel.entry_point()),
-                    layout: Some(&pipeline_layout),
-                    module,
-                    entry_point: Some(kernel.entry_point()),
-                    compilation_options: Default::default(),
-                    cache: None,
-                })
-            })
-            .collect();
-        Ok(GpuBackend { device, queue, info: adapter.get_info(), limits, layout, pipelines, pool: Pool::default() })
+        Ok(GpuBackend {
+            device,
+            queue,
+            info: adapter.get_info(),
+            limits,
+            layout,
+            pipeline_layout,
+            pipelines: HashMap::new(),
+            pool: Pool::default(),
+        })
     }
 
     /// Whether the adapter is a software rasteriser (lavapipe/llvmpipe, SwiftShader): correct
@@ -212,10 +236,33 @@ impl GpuBackend {
             || ["llvmpipe", "lavapipe", "swiftshader"].iter().any(|s| name.contains(s))
     }
 
-    fn pipeline(&self, kernel: Kernel) -> &wgpu::ComputePipeline {
-        &self.pipelines[Kernel::ALL.iter().position(|&k| k == kernel).expect("listed")]
+    /// Builds the pipelines a plan needs that no earlier run built.
+    fn build_pipelines(&mut self, plan: &Plan) {
+        for d in &plan.dispatches {
+            if self.pipelines.contains_key(&d.kernel) {
+                continue;
+            }
+            let source = match d.kernel {
+                Kernel::Dma => DMA_WGSL.to_string(),
+                Kernel::MxuWeights | Kernel::MxuActivations | Kernel::MxuMatmul => MXU_WGSL.to_string(),
+                Kernel::Vector(op) => vector_module(Some(op)),
+                Kernel::Reduce | Kernel::Transpose => vector_module(None),
+            };
+            let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(d.kernel.entry_point()),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            });
+            let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(d.kernel.entry_point()),
+                layout: Some(&self.pipeline_layout),
+                module: &module,
+                entry_point: Some(d.kernel.entry_point()),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+            self.pipelines.insert(d.kernel, pipeline);
+        }
     }
-
     /// Grows the pooled buffers to what `program` needs; rebuilds the bind group if any
     /// bound buffer was replaced.
     fn prepare(&mut self, program: &Program, plan: &Plan, input_words: u64) -> Result<(), EmuError> {
@@ -278,6 +325,7 @@ impl GpuBackend {
         check_inputs(program, inputs)?;
         let plan = plan(program);
         let input_words: u64 = inputs.iter().map(|i| i.len() as u64).sum();
+        self.build_pipelines(&plan);
         self.prepare(program, &plan, input_words)?;
 
         let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
@@ -334,7 +382,7 @@ impl GpuBackend {
                     continue;
                 }
                 if current != Some(d.kernel) {
-                    pass.set_pipeline(self.pipeline(d.kernel));
+                    pass.set_pipeline(&self.pipelines[&d.kernel]);
                     current = Some(d.kernel);
                 }
                 pass.set_bind_group(0, bind_group, &[(i as u64 * PARAMS_STRIDE) as u32]);

@@ -2,7 +2,7 @@
 //! over how many invocations. Pure data, so it is testable without a GPU.
 
 use bytemuck::{Pod, Zeroable};
-use isa::{Block, Instr, Operand, Program};
+use isa::{Block, Instr, Operand, Program, VectorOp};
 
 /// The parameters of one dispatch, as `struct Params` in `shaders/common.wgsl` (same field
 /// order; 16 words). Each dispatch's copy sits at its own 256-byte-aligned offset of one
@@ -29,28 +29,21 @@ pub struct Params {
     pub pad: u32,
 }
 
-/// The compute kernels, one pipeline each.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The compute kernels, one pipeline each. Every vector opcode has its own pipeline, so a
+/// pipeline holds only the maths its op needs (software adapters compile a shader with every
+/// function inlined in it far more slowly).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kernel {
     Dma,
     MxuWeights,
     MxuActivations,
     MxuMatmul,
-    Vector,
+    Vector(VectorOp),
     Reduce,
     Transpose,
 }
-impl Kernel {
-    pub const ALL: [Kernel; 7] = [
-        Kernel::Dma,
-        Kernel::MxuWeights,
-        Kernel::MxuActivations,
-        Kernel::MxuMatmul,
-        Kernel::Vector,
-        Kernel::Reduce,
-        Kernel::Transpose,
-    ];
 
+impl Kernel {
     /// The WGSL entry point.
     pub fn entry_point(self) -> &'static str {
         match self {
@@ -58,7 +51,7 @@ impl Kernel {
             Kernel::MxuWeights => "mxu_weights",
             Kernel::MxuActivations => "mxu_activations",
             Kernel::MxuMatmul => "mxu_matmul",
-            Kernel::Vector => "vector_op",
+            Kernel::Vector(_) => "vector_op",
             Kernel::Reduce => "xlu_reduce",
             Kernel::Transpose => "xlu_transpose",
         }
@@ -206,7 +199,7 @@ pub fn plan(program: &Program) -> Plan {
                 let (b_kind, b_value) = operand(*b);
                 let elements = dst.rows * dst.cols;
                 plan.dispatches.push(Dispatch {
-                    kernel: Kernel::Vector,
+                    kernel: Kernel::Vector(*op),
                     params: Params {
                         dst_addr: dst.addr,
                         dst_stride: dst.stride,
