@@ -1,7 +1,6 @@
 // The vector unit: dst[r][c] = op(a(r, c), b(r, c)) over a P.rows × P.cols block whose rows
-// are P.dst_stride words apart, one invocation per element (P.len = rows × cols).
-// P.code is `VectorOp::code()`; operand kinds (see `isa::Operand`): 0 = block at value with the
-// destination's stride, 1 = VMEM word at value broadcast, 2 = immediate with bits value,
+// are P.dst_stride words apart, one invocation per element (P.len = rows × cols). Operand
+// kinds (see `isa::Operand`): 0 = block at value with the destination's stride, 1 = VMEM word at value broadcast, 2 = immediate with bits value,
 // 3 = row at value broadcast down the rows, 4 = column at value broadcast across.
 // P.flags = 1 runs the elements in order in one invocation: the host asks for that when dst
 // overlaps an operand other than element for element, where the reference's sequential loop
@@ -59,105 +58,13 @@ fn vpu_compare(code: u32, a: f32, b: f32) -> f32 {
     return select(0.0, 1.0, holds);
 }
 
+// One element. `apply` is the operation: the GPU backend generates it for each vector opcode
+// (see gpu::vector_module), so every pipeline holds only the maths its op needs.
 fn lane(i: u32) {
     let r = i / P.cols;
     let c = i % P.cols;
-    let a = operand(P.a_kind, P.a_value, r, c);
-    var result: f32;
-    switch P.code {
-        case 0u: {
-            let b = operand(P.b_kind, P.b_value, r, c);
-            result = nan_first(a, b, a + b);
-        }
-        case 1u: {
-            let b = operand(P.b_kind, P.b_value, r, c);
-            result = nan_first(a, b, a - b);
-        }
-        case 2u: {
-            let b = operand(P.b_kind, P.b_value, r, c);
-            result = nan_first(a, b, a * b);
-        }
-        case 3u: {
-            result = vpu_div(a, operand(P.b_kind, P.b_value, r, c));
-        }
-        case 4u: {
-            result = vpu_max(a, operand(P.b_kind, P.b_value, r, c));
-        }
-        case 5u: {
-            result = vpu_min(a, operand(P.b_kind, P.b_value, r, c));
-        }
-        case 6u: {
-            result = neg(a);
-        }
-        case 7u: {
-            result = abs_bits(a);
-        }
-        case 8u: {
-            result = vpu_exp(a);
-        }
-        case 9u: {
-            result = vpu_log(a);
-        }
-                case 10u: {
-            result = vpu_tanh(a);
-        }
-        case 17u: {
-            // Masked move: keep the destination's bits where the mask is ±0.
-            let d = P.dst_addr + r * P.dst_stride + c;
-            if (bitcast<u32>(a) & 0x7fffffffu) == 0u {
-                result = bitcast<f32>(vmem[d]);
-            } else {
-                result = operand(P.b_kind, P.b_value, r, c);
-            }
-        }
-        case 11u, 12u, 13u, 14u, 15u, 16u: {
-            result = vpu_compare(P.code, a, operand(P.b_kind, P.b_value, r, c));
-        }
-        case 18u: {
-            result = vpu_sqrt(a);
-        }
-        case 19u: {
-            result = vpu_div(1.0, vpu_sqrt(a));
-        }
-        case 20u: {
-            result = floor(a);
-        }
-        case 21u: {
-            result = ceil(a);
-        }
-        case 22u: {
-            result = vpu_round_away(a);
-        }
-        case 23u: {
-            result = round(a);
-        }
-        case 24u: {
-            result = vpu_sign(a);
-        }
-        case 25u: {
-            result = vpu_sin(a);
-        }
-        case 26u: {
-            result = vpu_cos(a);
-        }
-        case 27u: {
-            result = vpu_expm1(a);
-        }
-        case 28u: {
-            result = vpu_log1p(a);
-        }
-        case 29u: {
-            result = vpu_erf(a);
-        }
-        default: {
-            result = f(F32_NAN);
-        }
-    }// neg and abs only touch the sign bit and where moves bits; arithmetic results have one NaN.
     let d = P.dst_addr + r * P.dst_stride + c;
-        if P.code == 6u || P.code == 7u || P.code == 17u {vmem[d] = bitcast<u32>(result);
-    } else {
-        vmem[d] = canonical(result);
-    }
+    vmem[d] = apply(operand(P.a_kind, P.a_value, r, c), operand(P.b_kind, P.b_value, r, c), d);
 }
 
 @compute @workgroup_size(64)
