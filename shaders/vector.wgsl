@@ -1,7 +1,8 @@
 // The vector unit: dst[r][c] = op(a(r, c), b(r, c)) over a P.rows × P.cols block whose rows
 // are P.dst_stride words apart, one invocation per element (P.len = rows × cols). Operand
-// kinds (see `isa::Operand`): 0 = block at value with the destination's stride, 1 = VMEM word at value broadcast, 2 = immediate with bits value,
-// 3 = row at value broadcast down the rows, 4 = column at value broadcast across.
+// kinds (see `isa::Operand`): 0 = block at value with the destination's stride, 1 = VMEM word
+// at value broadcast, 2 = immediate with bits value, 3 = row at value broadcast down the rows,
+// 4 = column at value broadcast across.
 // P.flags = 1 runs the elements in order in one invocation: the host asks for that when dst
 // overlaps an operand other than element for element, where the reference's sequential loop
 // lets later elements see earlier ones' results.

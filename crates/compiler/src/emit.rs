@@ -898,9 +898,12 @@ pub fn emit(fused: &FusedGraph, opts: &CompileOptions) -> Result<Program, Compil
     }
     let mut outputs = Vec::new();
     for (i, &o) in g.outputs.iter().enumerate() {
-        let (addr, strides) = view_strides(g, &e.hbm, o).ok_or_else(|| err(format!("output {i} was not computed")))?;
-        let _ = strides;
-        outputs.push(Buffer { name: format!("out{i}"), addr, shape: g.instrs[o].shape.clone(), elem: ElemType::F32 });
+        let shape = &g.instrs[o].shape;
+        let addr = match view_strides(g, &e.hbm, o) {
+            Some((addr, strides)) if contiguous(&strides, shape) => addr,
+            _ => return Err(err(format!("internal error: output {i} is not a contiguous array in HBM"))),
+        };
+        outputs.push(Buffer { name: format!("out{i}"), addr, shape: shape.clone(), elem: ElemType::F32 });
     }
     let mut program = Program {
         name: g.name.clone(),

@@ -122,11 +122,10 @@ impl Interp<'_> {
         })
     }
 
-    /// Traces `f` on abstract versions of the leaves of `args`.
+    /// Traces `f` on abstract versions of `leaves`, rebuilt into arguments by `trees`.
     fn trace_open<'a>(
         &'a mut self,
         f: &'a Value,
-        args: &'a [Value],
         leaves: &'a [Tensor],
         trees: &'a [Tree],
     ) -> LocalFuture<'a, R<Traced>> {
@@ -134,7 +133,6 @@ impl Interp<'_> {
             let avals: Vec<_> = leaves.iter().map(|t| t.aval().clone()).collect();
             let mut tracers = self.ctx.begin_trace(&avals).into_iter();
             let traced_args: Vec<Value> = trees.iter().map(|t| t.unflatten(&mut tracers)).collect();
-            let _ = args;
             self.tracing.push(super::jax::function_name(f));
             let result = self.call(f.clone(), traced_args, vec![]).await;
             self.tracing.pop();
@@ -206,7 +204,7 @@ impl Interp<'_> {
                     ));
                 }
             }
-            let traced = self.trace_open(&t.func, &args, &leaves, &trees).await?;
+            let traced = self.trace_open(&t.func, &leaves, &trees).await?;
             let mut inputs = traced.closed.clone();
             inputs.extend(leaves.iter().cloned());
             let mut diff_in = vec![false; traced.closed.len()];
@@ -387,7 +385,7 @@ impl Interp<'_> {
                     ));
                 }
             }
-            let traced = self.trace_open(f, &primals, &leaves, &trees).await?;
+            let traced = self.trace_open(f, &leaves, &trees).await?;
             let mut diff = vec![false; traced.closed.len()];
             diff.extend(leaves.iter().map(|l| l.aval().dtype.is_float()));
             let lin = transform::jvp(&traced.jaxpr, &diff)?;
@@ -413,7 +411,7 @@ impl Interp<'_> {
                 return err("vjp() missing required argument 'fun'");
             };
             let (leaves, trees, _) = self.flatten_args(primals)?;
-            let traced = self.trace_open(f, primals, &leaves, &trees).await?;
+            let traced = self.trace_open(f, &leaves, &trees).await?;
             let mut diff = vec![false; traced.closed.len()];
             diff.extend(leaves.iter().map(|l| l.aval().dtype.is_float()));
             let n_out = traced.jaxpr.outvars.len();
@@ -592,7 +590,7 @@ impl Interp<'_> {
                     }
                 })
                 .collect();
-            let traced = self.trace_open(&v.func, &args, &examples, &trees).await?;
+            let traced = self.trace_open(&v.func, &examples, &trees).await?;
             let mut all_batched = vec![false; traced.closed.len()];
             all_batched.extend(&batched);
             let batched_jaxpr = transform::vmap(&traced.jaxpr, &all_batched, size)?;
