@@ -103,16 +103,23 @@ impl Serialize for Item<'_> {
 
 impl RunReport {
     /// The JSON object documented in docs/cli.md: prints, programs (name, calls, counters),
-    /// machine, backend, adapter. With `details`, also stdout, each program's Jaxpr and
-    /// assembly, and why the backend was chosen (what the web page shows).
+    /// machine, backend, adapter. With `details`, also stdout, each program's every compiler
+    /// stage (jaxpr, hlo, fused, asm) and whether it ran eagerly, and why the backend was chosen
+    /// (what the web page shows).
     pub fn to_json(&self, details: bool) -> String {
         #[derive(Serialize)]
         struct Program<'a> {
             name: &'a str,
             calls: u64,
             counters: &'a Counters,
+                        #[serde(skip_serializing_if = "Option::is_none")]
+            eager: Option<bool>,
             #[serde(skip_serializing_if = "Option::is_none")]
             jaxpr: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            hlo: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            fused: Option<&'a str>,
             #[serde(skip_serializing_if = "Option::is_none")]
             asm: Option<&'a str>,
         }
@@ -140,7 +147,10 @@ impl RunReport {
                     name: &p.name,
                     calls: p.calls,
                     counters: &p.counters,
+                                        eager: details.then_some(p.eager),
                     jaxpr: details.then_some(p.jaxpr.as_str()),
+                    hlo: details.then_some(p.hlo.as_str()),
+                    fused: details.then_some(p.fused.as_str()),
                     asm: details.then_some(p.asm.as_str()),
                 })
                 .collect(),
