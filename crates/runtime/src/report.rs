@@ -112,7 +112,7 @@ impl RunReport {
             name: &'a str,
             calls: u64,
             counters: &'a Counters,
-                        #[serde(skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             eager: Option<bool>,
             #[serde(skip_serializing_if = "Option::is_none")]
             jaxpr: Option<&'a str>,
@@ -147,7 +147,7 @@ impl RunReport {
                     name: &p.name,
                     calls: p.calls,
                     counters: &p.counters,
-                                        eager: details.then_some(p.eager),
+                    eager: details.then_some(p.eager),
                     jaxpr: details.then_some(p.jaxpr.as_str()),
                     hlo: details.then_some(p.hlo.as_str()),
                     fused: details.then_some(p.fused.as_str()),

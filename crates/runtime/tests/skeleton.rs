@@ -31,10 +31,15 @@ fn cpu_backend_prints_what_jax_prints() {
     assert_eq!(c.flops, 2 * 3 * 4 * 5 + 3 * 15, "matmul plus three elementwise ops");
     assert_eq!(c.hbm_bytes_read, (12 + 20) * 4);
     assert_eq!(c.hbm_bytes_written, 15 * 4);
-    // One fold on a 128×128 array: weights shift in over 128 cycles, then 3 rows stream
-    // through with 128 + 128 - 2 cycles of fill and drain.
-    assert_eq!(c.mxu_busy_cycles, 128 + (3 + 128 + 128 - 2));
-    assert!(c.cycles > c.mxu_busy_cycles && c.cycles < 10_000, "cycles {}", c.cycles);
+    // One fold on a 128×128 array: 3 rows stream through (3 busy cycles, 3·4·5 MACs), after
+    // 128 cycles of weight shifting and before 128 + 128 - 2 of drain: SCALE-Sim's fold.
+    assert_eq!(c.mxu_busy_cycles, 3);
+    assert_eq!(c.mxu_macs, 3 * 4 * 5);
+    assert!(c.cycles >= 2 * 128 + 128 + 3 - 2 && c.cycles < 10_000, "cycles {}", c.cycles);
+    let b = &c.breakdown;
+    let total = b.matmul + b.weight_stall + b.data_stall + b.issue_stall + b.no_matrix_work;
+    assert!((total - 1.0).abs() < 1e-9, "the breakdown covers every cycle: {b:?}");
+    assert!(b.weight_stall > 0.0, "the array waits for its only weights: {b:?}");
 }
 
 /// The numbers in NumPy's printout of an array.
