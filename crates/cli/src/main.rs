@@ -44,6 +44,9 @@ enum Command {
         /// Print one JSON object (prints, programs with counters, machine, backend) instead.
         #[arg(long)]
         json: bool,
+        /// Write each program's timeline (one call) as Chrome trace JSON, for Perfetto.
+        #[arg(long, value_name = "FILE")]
+        trace: Option<String>,
     },
     /// Run a script and print each jitted program at one stage of the compiler.
     Compile {
@@ -173,8 +176,14 @@ impl ScriptArgs {
 
 fn main() -> ExitCode {
     match Cli::parse().command {
-        Command::Run { script, json } => match script.run(!json) {
+        Command::Run { script, json, trace } => match script.run(!json) {
             Ok(report) => {
+                if let Some(path) = trace {
+                    if let Err(e) = std::fs::write(&path, report.trace_json()) {
+                        eprintln!("tpu: cannot write {path}: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                }
                 if json {
                     println!("{}", report.to_json(false));
                 } else {

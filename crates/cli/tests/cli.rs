@@ -53,3 +53,21 @@ fn unknown_machine_is_a_clear_error() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown machine 'v99'"));
 }
+
+#[test]
+fn trace_is_chrome_trace_json_with_a_thread_per_unit() {
+    let path = std::env::temp_dir().join(format!("tpu-trace-{}.json", std::process::id()));
+    let out = tpu(&["run", &script("skeleton.py"), "--backend", "cpu", "--trace", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let trace: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let events = trace["traceEvents"].as_array().unwrap();
+    let named = |ph: &str, name: &str| events.iter().filter(|e| e["ph"] == ph && e["name"] == name).count();
+    assert_eq!(named("M", "process_name"), 4, "one process per program: reshape, div, mul, f");
+    let matmul = events.iter().find(|e| e["ph"] == "X" && e["name"] == "mxu.matmul").expect("the matmul runs");
+    assert_eq!(matmul["cat"], "mxu");
+    // 3 rows stream, and the results follow 128 + 128 - 2 cycles later.
+    let (start, end) = (matmul["args"]["start_cycle"].as_u64().unwrap(), matmul["args"]["end_cycle"].as_u64().unwrap());
+    assert_eq!(end - start, 3 + 254);
+    assert!(matmul["dur"].as_f64().unwrap() > 0.0);
+    std::fs::remove_file(&path).ok();
+}

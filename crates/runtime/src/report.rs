@@ -24,6 +24,9 @@ pub struct ProgramReport {
     /// The program itself (for `tpu compile --emit bin`).
     #[serde(skip)]
     pub program: std::rc::Rc<isa::Program>,
+    /// When each operation of one call ran (for `--trace`).
+    #[serde(skip)]
+    pub spans: std::rc::Rc<Vec<emu::Span>>,
 }
 
 #[derive(Debug)]
@@ -32,6 +35,8 @@ pub struct RunReport {
     pub stdout: String,
     pub programs: Vec<ProgramReport>,
     pub machine: String,
+    /// The machine's clock, to turn cycles into time.
+    pub clock_hz: f64,
     pub backend: &'static str,
     pub adapter: Option<String>,
     pub backend_reason: String,
@@ -181,5 +186,33 @@ impl RunFailure {
         }
         let errors = self.errors.iter().map(|e| E { message: &e.message, line: e.line, col: e.col }).collect();
         serde_json::to_string(&F { ok: false, errors, stdout: &self.stdout }).expect("serializes")
+    }
+}
+
+impl RunReport {
+    /// The timeline of every program (one call each) as Chrome trace event JSON, which
+    /// Perfetto and chrome://tracing open: a process per program, a thread per unit, one
+    /// complete event per operation, timestamps in microseconds of emulated time.
+    pub fn trace_json(&self) -> String {
+        let us = |cycles: u64| cycles as f64 / self.clock_hz * 1e6;
+        let mut events = Vec::new();
+        for (pid, p) in self.programs.iter().enumerate() {
+            let label = if p.eager { format!("{} (op by op)", p.name) } else { p.name.clone() };
+            events.push(serde_json::json!({"ph": "M", "name": "process_name", "pid": pid, "args": {"name": label}}));
+            for unit in isa::Unit::ALL {
+                events.push(serde_json::json!({
+                    "ph": "M", "name": "thread_name", "pid": pid, "tid": unit as u32, "args": {"name": unit.name()}
+                }));
+            }
+            for s in p.spans.iter() {
+                let name = p.program.instrs.get(s.instr).map_or_else(|| "?".to_string(), |i| i.mnemonic());
+                events.push(serde_json::json!({
+                    "ph": "X", "name": name, "cat": s.unit.name(), "pid": pid, "tid": s.unit as u32,
+                    "ts": us(s.start), "dur": us(s.end - s.start),
+                    "args": {"instruction": s.instr, "start_cycle": s.start, "end_cycle": s.end}
+                }));
+            }
+        }
+        serde_json::json!({"traceEvents": events, "displayTimeUnit": "ns"}).to_string()
     }
 }
