@@ -437,11 +437,16 @@ impl Backend for GpuBackend {
         "gpu"
     }
 
-    fn adapter(&self) -> Option<String> {
-        Some(format!("{} ({:?})", self.info.name, self.info.backend))
-    }
-
-    fn run<'a>(
+        fn adapter(&self) -> Option<String> {
+        // Browsers may leave the adapter's description empty (headless Chromium does); say at
+        // least what kind of adapter it is.
+        let name = match (self.info.name.trim(), self.info.device_type) {
+            ("", wgpu::DeviceType::Cpu) => "software fallback adapter",
+            ("", _) => "unnamed adapter",
+            (name, _) => name,
+        };
+        Some(format!("{name} ({:?})", self.info.backend))
+    }fn run<'a>(
         &'a mut self,
         program: &'a Program,
         inputs: &'a [Vec<u32>],
