@@ -80,14 +80,8 @@ pub struct FusedGraph {
 
 /// Groups the graph's instructions into fusions.
 pub fn fuse(graph: Graph) -> FusedGraph {
-    let users = graph.users();
     let mut fusions: Vec<Fusion> = Vec::new();
     let mut owner: Vec<Option<usize>> = vec![None; graph.instrs.len()];
-    // The fusion whose root is `v` and that `v`'s single user may join (a reduction).
-    let joinable = |v: ValueId, owner: &[Option<usize>], fusions: &[Fusion]| -> Option<usize> {
-        let f = owner[v]?;
-        (fusions[f].root() == v && users[v] == 1).then_some(f)
-    };
     // Kernels run in fusion order, so an op may join fusion `f` only if what it reads is
     // computed in `f` itself, by an earlier fusion, or not at all; and what it reads through
     // a view (a broadcast or reshape, read from HBM as a whole) by an earlier fusion.
@@ -109,7 +103,9 @@ pub fn fuse(graph: Graph) -> FusedGraph {
                 owner[v] = Some(fusions.len() - 1);
                 continue;
             }
-            Op::Reduce { .. } => joinable(instr.operands[0], &owner, &fusions)
+            // A reduction joins the loop fusion computing its operand (which, if others read it
+            // too, becomes an extra output: softmax's exp feeds both its sum and the divide).
+            Op::Reduce { .. } => owner[instr.operands[0]]
                 .filter(|&f| fusions[f].kind == FusionKind::Loop && ready_before(instr, f, &owner)),
             // An elementwise op joins the fusion that computes one of its operands, over the
             // same elements; values it shares with ops outside become extra outputs.
