@@ -28,15 +28,27 @@ function formatSeconds(s: number): string {
 /** `hbm_bytes_read` → `HBM bytes read`: the hardware's acronyms stay recognisable. */
 export function labelOf(counter: string): string {
   return counter
+    .replace('.', ': ')
     .split('_')
     .map((word) => (word === 'flops' ? 'FLOPs' : /^(hbm|vmem|mxu|dma|vpu|xlu)$/.test(word) ? word.toUpperCase() : word))
     .join(' ');
 }
 
+/** Counters as `name → number`; a group such as `breakdown` becomes `breakdown.matmul`, .... */
+export function flatten(counters: Record<string, unknown>, prefix = ''): Record<string, number> {
+  const flat: Record<string, number> = {};
+  for (const [name, value] of Object.entries(counters)) {
+    if (typeof value === 'number') flat[prefix + name] = value;
+    else if (value && typeof value === 'object') Object.assign(flat, flatten(value as Record<string, unknown>, `${prefix}${name}.`));
+  }
+  return flat;
+}
+
 export function renderCounters(table: HTMLTableElement, programs: ProgramReport[]): void {
   // Columns: every counter any program reports, in the order the engine lists them.
+  const flat = programs.map((p) => flatten(p.counters as Record<string, unknown>));
   const names: string[] = [];
-  for (const p of programs) for (const name of Object.keys(p.counters)) if (!names.includes(name)) names.push(name);
+  for (const counters of flat) for (const name of Object.keys(counters)) if (!names.includes(name)) names.push(name);
 
   const head = document.createElement('thead');
   const headRow = head.insertRow();
@@ -45,14 +57,14 @@ export function renderCounters(table: HTMLTableElement, programs: ProgramReport[
   for (const name of names) headCell(headRow, labelOf(name), unitOf(name)).dataset.counter = name;
 
   const body = document.createElement('tbody');
-  for (const p of programs) {
+  for (const [i, p] of programs.entries()) {
     const row = body.insertRow();
     row.dataset.program = p.name;
     textCell(row, p.name).className = 'name';
     numberCell(row, p.calls, NUMBER.format(p.calls));
     for (const name of names) {
-      const value = p.counters[name];
-      const cell = value === undefined ? textCell(row, '–') : numberCell(row, value, formatValue(name, value));
+      const value = flat[i][name];
+      const cell = typeof value !== 'number' ? textCell(row, '–') : numberCell(row, value, formatValue(name, value));
       cell.dataset.counter = name;
     }
   }

@@ -1,10 +1,13 @@
-// Wires the page: editor, Run, output, counters, backend line and status. The engine lives in
-// a worker (engine.ts); everything the script produces is written with textContent only.
+// Wires the page: editor, Run, machine/precision/backend choices, output, counters, backend line,
+// status and the compiled programs' stages. The engine lives in a worker (engine.ts); everything
+// the script produces is written with textContent only.
 import './style.css';
 import { clearCounters, renderCounters } from './counters';
+import { ScriptEditor } from './editor';
 import { Engine } from './engine';
+import { ProgramView } from './programs';
 import type { BackendChoice, RunResult } from './protocol';
-import { encodeSource, sourceFromHash } from './share';
+import { fromHash, type Machine, type Precision, toHash } from './share';
 import { SKELETON_SCRIPT } from './skeleton';
 
 function byTestId<T extends HTMLElement>(id: string): T {
@@ -13,14 +16,23 @@ function byTestId<T extends HTMLElement>(id: string): T {
   return el;
 }
 
-const editor = byTestId<HTMLTextAreaElement>('editor');
 const runButton = byTestId<HTMLButtonElement>('run');
 const backendSelect = byTestId<HTMLSelectElement>('backend-select');
+const machineSelect = byTestId<HTMLSelectElement>('machine');
+const precisionSelect = byTestId<HTMLSelectElement>('precision');
 const output = byTestId<HTMLPreElement>('output');
 const counters = byTestId<HTMLTableElement>('counters');
 const backendLine = byTestId<HTMLElement>('backend');
 const status = byTestId<HTMLElement>('status');
 const elapsed = byTestId<HTMLElement>('elapsed');
+
+const editor = new ScriptEditor(byTestId('editor'), () => void run());
+const programs = new ProgramView(
+  byTestId<HTMLSelectElement>('program-select'),
+  byTestId<HTMLInputElement>('show-eager'),
+  document.querySelector<HTMLElement>('.stages[role="tablist"]')!,
+  byTestId('stage-text'),
+);
 
 const engine = new Engine();
 
@@ -32,40 +44,53 @@ function setStatus(s: Status): void {
 }
 
 function loadFromHash(): void {
-  editor.value = sourceFromHash(location.hash) ?? SKELETON_SCRIPT;
+  const shared = fromHash(location.hash);
+  editor.code = shared.source ?? SKELETON_SCRIPT;
+  // Absent or unknown values fall back to the defaults.
+  machineSelect.value = shared.machine ?? 'v5e';
+  precisionSelect.value = shared.precision ?? 'default';
 }
 
 async function run(): Promise<void> {
   if (runButton.disabled) return;
-  const source = editor.value;
+  const source = editor.code;
+  const machine = machineSelect.value as Machine;
+  const precision = precisionSelect.value as Precision;
   // Keep the URL a shareable link to what was run.
-  history.replaceState(null, '', `#code=${encodeSource(source)}`);
+  history.replaceState(null, '', toHash({ source, machine, precision }));
   runButton.disabled = true;
   setStatus('running');
   elapsed.textContent = '';
+  editor.showErrors([]);
   const started = performance.now();
-  const result = await engine.run(source, {
-    backend: backendSelect.value as BackendChoice,
-    precision: 'default',
-    machine: 'v5e',
-  });
+  const result = await engine.run(source, { backend: backendSelect.value as BackendChoice, precision, machine });
   elapsed.textContent = `${Math.round(performance.now() - started)} ms`;
-  show(result);
-  runButton.disabled = false;
-  setStatus(result.ok ? 'done' : 'error');
+  try {
+    show(result);
+    setStatus(result.ok ? 'done' : 'error');
+  } catch (err) {
+    // A page bug (say, a report field of a new shape) must not leave the page stuck in `running`.
+    output.append(`\npage error while showing the result: ${err instanceof Error ? err.message : String(err)}`);
+    setStatus('error');
+  } finally {
+    runButton.disabled = false;
+  }
 }
 
 function show(result: RunResult): void {
   output.replaceChildren(document.createTextNode(result.stdout));
   if (result.ok) {
     renderCounters(counters, result.programs);
+    programs.show(result.programs);
     const where = result.backend === 'gpu' ? `WebGPU: ${result.adapter?.trim() || 'unknown adapter'}` : 'CPU (wasm)';
     const reason = result.backend_reason ? ` — ${result.backend_reason}` : '';
     backendLine.textContent = `${where}${reason} · emulating TPU ${result.machine}`;
     if (result.stdout === '') output.append(quiet('(the script printed nothing)'));
   } else {
     clearCounters(counters);
+    programs.clear();
     backendLine.textContent = '';
+    editor.showErrors(result.errors);
     for (const e of result.errors) {
       const line = document.createElement('span');
       line.className = 'error';
@@ -82,19 +107,6 @@ function quiet(text: string): HTMLSpanElement {
   return span;
 }
 
-// Python wants indentation: Tab indents by four spaces; Escape leaves the editor so keyboard
-// users are not trapped; Ctrl/Cmd+Enter runs.
-editor.addEventListener('keydown', (event) => {
-  if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
-    event.preventDefault();
-    void run();
-  } else if (event.key === 'Tab' && !event.shiftKey && !event.ctrlKey && !event.altKey && !event.metaKey) {
-    event.preventDefault();
-    editor.setRangeText('    ', editor.selectionStart, editor.selectionEnd, 'end');
-  } else if (event.key === 'Escape') {
-    editor.blur();
-  }
-});
 runButton.addEventListener('click', () => void run());
 window.addEventListener('hashchange', loadFromHash);
 

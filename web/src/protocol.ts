@@ -1,19 +1,31 @@
 // The engine's JSON contract (crate `tpu-wasm`, `run_script`) and the messages between the
 // page and its worker. One place, so the page and the worker cannot disagree.
 
+import type { Machine, Precision } from './share';
+
 export type BackendChoice = 'auto' | 'cpu' | 'gpu';
 
 export interface RunOptions {
   backend: BackendChoice;
-  precision: 'default' | 'high' | 'highest';
-  machine: string;
+  precision: Precision;
+  machine: Machine;
 }
 
 export interface ProgramReport {
   name: string;
   calls: number;
-  /** Timing-model counters (cycles, flops, bytes, ...); the set grows with the engine. */
-  counters: Record<string, number>;
+  /**
+   * Timing-model counters (cycles, flops, bytes, ...); the set grows with the engine. Most are
+   * numbers; some are groups of numbers (`breakdown`: each cause's share of the cycles).
+   */
+  counters: Record<string, number | Record<string, number>>;
+  /** True for a single op run outside jit (op-by-op), false for a jitted function. */
+  eager?: boolean;
+  /** Each compiler stage as text: the Jaxpr, the HLO graph, the fused graph, TPU assembly. */
+  jaxpr?: string;
+  hlo?: string;
+  fused?: string;
+  asm?: string;
 }
 
 export interface RunOk {

@@ -1,5 +1,17 @@
-// Scripts travel in the URL fragment as `#code=<base64url of UTF-8, no padding>`, so a link
-// carries the whole script and nothing is sent to a server.
+// Links carry the whole run setup in the URL fragment, so nothing is sent to a server:
+// `#code=<base64url of UTF-8, no padding>&machine=v5e&precision=highest`. The older form with
+// `code` alone keeps working; unknown keys and unknown values are ignored.
+
+export const MACHINES = ['v1', 'v2', 'v3', 'v4', 'v5e', 'v5p', 'v6e'] as const;
+export const PRECISIONS = ['default', 'high', 'highest'] as const;
+export type Machine = (typeof MACHINES)[number];
+export type Precision = (typeof PRECISIONS)[number];
+
+export interface SharedRun {
+  source: string;
+  machine: Machine;
+  precision: Precision;
+}
 
 export function encodeSource(source: string): string {
   let binary = '';
@@ -9,13 +21,38 @@ export function encodeSource(source: string): string {
 
 /** The script in a fragment such as `#code=...`, or null when there is none or it is garbled. */
 export function sourceFromHash(hash: string): string | null {
-  const code = new URLSearchParams(hash.replace(/^#/, '')).get('code');
+  const code = params(hash).get('code');
   if (code === null) return null;
   try {
-    const binary = atob(code.replace(/-/g, '+').replace(/_/g, '/'));
+    // Lenient: standard base64 (`+`, `/`, padding) decodes too.
+    const binary = atob(code.replace(/-/g, '+').replace(/_/g, '/').replace(/ /g, '+'));
     const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     return null;
   }
+}
+
+/** Everything a fragment says, each part null when absent or not understood. */
+export function fromHash(hash: string): { source: string | null; machine: Machine | null; precision: Precision | null } {
+  const p = params(hash);
+  return {
+    source: sourceFromHash(hash),
+    machine: oneOf(MACHINES, p.get('machine')),
+    precision: oneOf(PRECISIONS, p.get('precision')),
+  };
+}
+
+export function toHash(run: SharedRun): string {
+  return `#code=${encodeSource(run.source)}&machine=${run.machine}&precision=${run.precision}`;
+}
+
+function params(hash: string): URLSearchParams {
+  // URLSearchParams would turn a `+` of standard base64 into a space; sourceFromHash undoes that.
+  return new URLSearchParams(hash.replace(/^#/, ''));
+}
+
+function oneOf<T extends string>(allowed: readonly T[], value: string | null): T | null {
+  const v = value?.trim().toLowerCase();
+  return (allowed as readonly string[]).includes(v ?? '') ? (v as T) : null;
 }

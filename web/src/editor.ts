@@ -1,0 +1,72 @@
+// The script editor: CodeMirror 6 with Python highlighting. A run's errors appear inline at their
+// line and column as lint diagnostics (underline, gutter marker, tooltip).
+import { indentWithTab } from '@codemirror/commands';
+import { python } from '@codemirror/lang-python';
+import { HighlightStyle, syntaxHighlighting } from '@codemirror/language';
+import { type Diagnostic, lintGutter, setDiagnostics } from '@codemirror/lint';
+import { EditorState, Prec } from '@codemirror/state';
+import { EditorView, keymap } from '@codemirror/view';
+import { tags as t } from '@lezer/highlight';
+import { basicSetup } from 'codemirror';
+import type { ScriptError } from './protocol';
+
+// Token colours are CSS variables (style.css), so one style serves the light and the dark theme.
+const highlight = HighlightStyle.define([
+  { tag: [t.keyword, t.controlKeyword, t.definitionKeyword, t.moduleKeyword, t.operatorKeyword], color: 'var(--tok-keyword)' },
+  { tag: [t.string, t.special(t.string)], color: 'var(--tok-string)' },
+  { tag: [t.number, t.bool, t.null], color: 'var(--tok-number)' },
+  { tag: [t.comment, t.lineComment], color: 'var(--tok-comment)', fontStyle: 'italic' },
+  { tag: [t.function(t.definition(t.variableName)), t.function(t.variableName)], color: 'var(--tok-function)' },
+  { tag: [t.definition(t.className), t.className], color: 'var(--tok-class)' },
+  { tag: [t.meta], color: 'var(--tok-meta)' },
+  { tag: [t.propertyName], color: 'var(--tok-property)' },
+  { tag: [t.self], color: 'var(--tok-keyword)', fontStyle: 'italic' },
+]);
+
+export class ScriptEditor {
+  readonly view: EditorView;
+
+  constructor(parent: HTMLElement, onRun: () => void) {
+    const runKey = { key: 'Mod-Enter', preventDefault: true, run: () => (onRun(), true) };
+    this.view = new EditorView({
+      parent,
+      state: EditorState.create({
+        doc: '',
+        extensions: [
+          basicSetup,
+          python(),
+          syntaxHighlighting(highlight),
+          lintGutter(),
+          // Tab indents; Escape then Tab leaves the editor (CodeMirror's documented escape hatch).
+          keymap.of([indentWithTab]),
+          Prec.highest(keymap.of([runKey])),
+          EditorView.contentAttributes.of({ 'aria-label': 'Python script' }),
+        ],
+      }),
+    });
+  }
+
+  get code(): string {
+    return this.view.state.doc.toString();
+  }
+
+  set code(text: string) {
+    this.view.dispatch({ changes: { from: 0, to: this.view.state.doc.length, insert: text } });
+    this.showErrors([]);
+  }
+
+  /** Marks each error that has a place in the script; the rest are only in the output. */
+  showErrors(errors: ScriptError[]): void {
+    const doc = this.view.state.doc;
+    const diagnostics: Diagnostic[] = [];
+    for (const e of errors) {
+      if (e.line < 1 || e.line > doc.lines) continue;
+      const line = doc.line(e.line);
+      const from = Math.min(line.from + Math.max(e.col - 1, 0), line.to);
+      // One character wide, or the whole line when the column is at its end (a missing token).
+      const to = from < line.to ? from + 1 : line.to;
+      diagnostics.push({ from: to === from ? line.from : from, to, severity: 'error', message: e.message });
+    }
+    this.view.dispatch(setDiagnostics(this.view.state, diagnostics));
+  }
+}

@@ -1,0 +1,109 @@
+// The compiled programs of a run, one stage at a time, following the pipeline:
+// Jaxpr → HLO → fused graph → TPU assembly. Text only (textContent), never markup.
+import type { ProgramReport } from './protocol';
+
+export const STAGES = ['jaxpr', 'hlo', 'fused', 'asm'] as const;
+export type Stage = (typeof STAGES)[number];
+
+export class ProgramView {
+  private programs: ProgramReport[] = [];
+  /** Each program's option value: its name, made unique when two programs share one. */
+  private keys: string[] = [];
+  private stage: Stage = 'jaxpr';
+  private readonly tabs: HTMLButtonElement[];
+
+  constructor(
+    private readonly select: HTMLSelectElement,
+    private readonly showEager: HTMLInputElement,
+    tablist: HTMLElement,
+    private readonly pane: HTMLElement,
+  ) {
+    this.tabs = Array.from(tablist.querySelectorAll<HTMLButtonElement>('button[data-stage]'));
+    select.addEventListener('change', () => this.renderText());
+    showEager.addEventListener('change', () => this.renderOptions(select.value));
+    for (const tab of this.tabs) tab.addEventListener('click', () => this.setStage(tab.dataset.stage as Stage, false));
+    // Arrow keys move between tabs (the WAI-ARIA tabs pattern).
+    tablist.addEventListener('keydown', (event) => {
+      const step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
+      if (step === 0) return;
+      event.preventDefault();
+      const next = (STAGES.indexOf(this.stage) + step + STAGES.length) % STAGES.length;
+      this.setStage(STAGES[next], true);
+    });
+    this.renderText();
+  }
+
+  /** A new run's programs; the selected program stays selected when it is still there. */
+  show(programs: ProgramReport[]): void {
+    const previous = this.select.value;
+    this.programs = programs;
+    const seen = new Map<string, number>();
+    this.keys = programs.map((p) => {
+      const n = seen.get(p.name) ?? 0;
+      seen.set(p.name, n + 1);
+      return n === 0 ? p.name : `${p.name}#${n + 1}`;
+    });
+    this.renderOptions(previous);
+  }
+
+  clear(): void {
+    this.show([]);
+  }
+
+  private setStage(stage: Stage, focus: boolean): void {
+    this.stage = stage;
+    for (const tab of this.tabs) {
+      const on = tab.dataset.stage === stage;
+      tab.setAttribute('aria-selected', String(on));
+      tab.tabIndex = on ? 0 : -1;
+      if (on && focus) tab.focus();
+    }
+    this.renderText();
+  }
+
+  private visible(): ProgramReport[] {
+    // Jitted programs first, in the order they were compiled; op-by-op ones only on request.
+    const jitted = this.programs.filter((p) => !p.eager);
+    const eager = this.programs.filter((p) => p.eager);
+    return this.showEager.checked ? [...jitted, ...eager] : jitted;
+  }
+
+  private renderOptions(wanted: string): void {
+    const list = this.visible();
+    const options = list.map((p, i) => {
+      const option = document.createElement('option');
+      option.value = this.keys[this.programs.indexOf(p)];
+      option.textContent = p.eager ? `${p.name} (op-by-op)` : p.name;
+      if (i === 0) option.selected = true;
+      return option;
+    });
+    if (options.length === 0) {
+      const none = document.createElement('option');
+      none.value = '';
+      const hidden = this.programs.length - list.length;
+      none.textContent =
+        this.programs.length === 0 ? 'run a script first' : `no jitted programs (${hidden} op-by-op)`;
+      options.push(none);
+    }
+    this.select.replaceChildren(...options);
+    this.select.disabled = list.length === 0;
+    // Keep the previous choice when this run has a program of that name.
+    if (wanted !== '' && options.some((o) => o.value === wanted)) this.select.value = wanted;
+    this.renderText();
+  }
+
+  private renderText(): void {
+    const i = this.select.value === '' ? -1 : this.keys.indexOf(this.select.value);
+    const program = i < 0 ? undefined : this.programs[i];
+    for (const tab of this.tabs) tab.disabled = program === undefined;
+    if (!program) {
+      this.pane.textContent = '';
+      this.pane.dataset.empty = 'true';
+      return;
+    }
+    delete this.pane.dataset.empty;
+    const text = program[this.stage];
+    this.pane.textContent = text && text.trim() !== '' ? text : `(no ${this.stage} text for ${program.name})`;
+    this.pane.scrollTop = 0;
+  }
+}
