@@ -437,7 +437,7 @@ impl Backend for GpuBackend {
         "gpu"
     }
 
-        fn adapter(&self) -> Option<String> {
+    fn adapter(&self) -> Option<String> {
         // Browsers may leave the adapter's description empty (headless Chromium does); say at
         // least what kind of adapter it is.
         let name = match (self.info.name.trim(), self.info.device_type) {
@@ -446,7 +446,8 @@ impl Backend for GpuBackend {
             (name, _) => name,
         };
         Some(format!("{name} ({:?})", self.info.backend))
-    }fn run<'a>(
+    }
+    fn run<'a>(
         &'a mut self,
         program: &'a Program,
         inputs: &'a [Vec<u32>],
