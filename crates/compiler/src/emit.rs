@@ -872,6 +872,21 @@ impl<'a> Emitter<'a> {
 /// Emits the program for a fused graph.
 pub fn emit(fused: &FusedGraph, opts: &CompileOptions) -> Result<Program, CompileError> {
     let g = &fused.graph;
+    // HBM addresses are 32-bit word addresses: check the total first, so no later arithmetic
+    // can overflow (the runtime then checks it against the machine's HBM).
+    let words: u64 = g
+        .params
+        .iter()
+        .chain(fused.fusions.iter().flat_map(|f| &f.outputs))
+        .map(|&v| g.instrs[v].shape.iter().map(|&d| d as u64).product::<u64>().max(1))
+        .sum();
+    if words > u32::MAX as u64 {
+        return Err(err(format!(
+            "needs {} of HBM, more than the {} the emulator can address",
+            human_bytes(words * 4),
+            human_bytes(u32::MAX as u64 * 4 + 4)
+        )));
+    }
     let mut e = Emitter {
         fused,
         opts,
@@ -920,4 +935,13 @@ pub fn emit(fused: &FusedGraph, opts: &CompileOptions) -> Result<Program, Compil
         program.instrs.push(Instr::Wait { sem: SEM_STORES, count: stores });
     }
     Ok(program)
+}
+
+/// Bytes as a person reads them: `18.3 GiB`, `4.0 MiB`, `512 bytes`.
+pub fn human_bytes(bytes: u64) -> String {
+    let units = [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    match units.iter().find(|(size, _)| bytes >= *size) {
+        Some((size, unit)) => format!("{:.1} {unit}", bytes as f64 / *size as f64),
+        None => format!("{bytes} bytes"),
+    }
 }

@@ -169,6 +169,16 @@ impl EngineExecutor {
         let stages = compiler::compile_stages(&call.name, &call.jaxpr, &opts)
             .map_err(|e| JaxError(format!("cannot compile {}: {e}", call.name)))?;
         let program = Rc::new(stages.program);
+        let needed = program.hbm_words as u64 * 4;
+        if needed > self.machine.hbm_bytes {
+            return Err(JaxError(format!(
+                "{} needs {} of HBM; {} has {} per chip",
+                call.name,
+                compiler::emit::human_bytes(needed),
+                self.machine.name,
+                compiler::emit::human_bytes(self.machine.hbm_bytes)
+            )));
+        }
         let timing = emu::simulate(&program, &self.machine);
         let mut programs = self.programs.borrow_mut();
         programs.push(ProgramReport {

@@ -107,3 +107,17 @@ fn script_errors_carry_their_place() {
     assert_eq!((e.line, e.col), (2, 9), "{}", e.message);
     assert!(e.message.contains("undefined_name"), "{}", e.message);
 }
+
+/// A program larger than the machine's HBM is refused before it runs, with both sizes.
+#[test]
+fn programs_larger_than_hbm_are_refused_with_both_sizes() {
+    let mut machine = emu::TpuConfig::v5e();
+    machine.hbm_bytes = 1 << 20;
+    let opts = RunOptions { backend: BackendChoice::Cpu, machine, ..RunOptions::default() };
+    let script =
+        "import jax\nimport jax.numpy as jnp\nf = jax.jit(lambda a: a * 2.0)\nprint(f(jnp.ones((512, 512))).sum())\n";
+    let failure = pollster::block_on(Engine::new().run_script(script, &opts)).unwrap_err();
+    let message = &failure.errors[0].message;
+    assert!(message.contains("needs 2.0 MiB of HBM; v5e has 1.0 MiB per chip"), "{message}");
+    assert_eq!((failure.errors[0].line, failure.errors[0].col), (4, 7));
+}
