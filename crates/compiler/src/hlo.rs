@@ -248,8 +248,14 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
                 }
             }
             Primitive::Unary(UnaryOp::Square) => g.add(Op::Binary(BinaryOp::Mul), vec![ins[0], ins[0]], shape),
-            Primitive::Unary(u) => g.add(Op::Unary(*u), ins, shape),
-            Primitive::Binary(b) => g.add(Op::Binary(*b), ins, shape),
+            Primitive::Unary(u) => match fold(&g, Op::Unary(*u), &ins) {
+                Some(x) => g.add(Op::Constant(x), vec![], vec![]),
+                None => g.add(Op::Unary(*u), ins, shape),
+            },
+            Primitive::Binary(b) => match fold(&g, Op::Binary(*b), &ins) {
+                Some(x) => g.add(Op::Constant(x), vec![], vec![]),
+                None => g.add(Op::Binary(*b), ins, shape),
+            },
             Primitive::DotGeneral { dims, precision, .. } => {
                 if !dims.lhs_batch.is_empty() || dims.lhs_contracting.len() != 1 {
                     return Err(at(format!(
@@ -356,4 +362,28 @@ fn integer_pow(g: &mut Graph, x: ValueId, y: i32, shape: Vec<usize>) -> Result<V
         return Ok(g.add(Op::Binary(BinaryOp::Mul), vec![x, one], shape));
     }
     Ok(r)
+}
+
+/// Folds an operation on scalar constants (the `1 / n` of a mean's gradient, say) when the
+/// host computes exactly what the vector unit would: operations IEEE 754 defines exactly, and
+/// a division whose result is normal (the vector unit rounds those correctly too). NaN results
+/// are left to the machine (it has one canonical NaN).
+fn fold(g: &Graph, op: Op, ins: &[ValueId]) -> Option<f32> {
+    let c: Vec<f32> = ins
+        .iter()
+        .map(|&v| match g.instrs[v].op {
+            Op::Constant(x) if g.instrs[v].shape.is_empty() => Some(x),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    let x = match (op, c.as_slice()) {
+        (Op::Unary(UnaryOp::Neg), [a]) => -a,
+        (Op::Unary(UnaryOp::Abs), [a]) => a.abs(),
+        (Op::Binary(BinaryOp::Add), [a, b]) => a + b,
+        (Op::Binary(BinaryOp::Sub), [a, b]) => a - b,
+        (Op::Binary(BinaryOp::Mul), [a, b]) => a * b,
+        (Op::Binary(BinaryOp::Div), [a, b]) if (a / b).is_normal() => a / b,
+        _ => return None,
+    };
+    (!x.is_nan()).then_some(x)
 }
