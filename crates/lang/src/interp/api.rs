@@ -550,9 +550,7 @@ impl Interp<'_> {
                 _ => None,
             };
             if let Some(op) = unary {
-                arity(name, &args, 1, 1)?;
-                let x = self.to_tensor(&args[0])?;
-                return Ok(Value::Array(jnp::unary(self.ctx, op, &x).await?));
+                return self.unary_call(name, &args, op).await;
             }
             let binary = match name {
                 "add" => Some(BinaryOp::Add),

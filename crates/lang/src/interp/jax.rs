@@ -562,6 +562,13 @@ fn index_items(index: &Value) -> R<Vec<IndexItem>> {
 impl Interp<'_> {
     /// An operand for `jaxlite`: arrays as they are, Python scalars weakly typed, lists as
     /// arrays. A tracer that escaped its `jit` trace is an error (as in JAX).
+    /// `name(x)` for an elementwise op: exactly one argument, taken as an array.
+    pub(super) async fn unary_call(&mut self, name: &str, args: &[Value], op: JUnary) -> R<Value> {
+        arity(name, args, 1, 1)?;
+        let x = self.to_tensor(&args[0])?;
+        Ok(Value::Array(jnp::unary(self.ctx, op, &x).await?))
+    }
+
     pub(super) fn to_tensor(&self, v: &Value) -> R<Tensor> {
         match v {
             Value::Array(Tensor::Traced(t)) if !self.ctx.is_tracing() => err(format!(
@@ -870,9 +877,7 @@ impl Interp<'_> {
             };
             if let Some(op) = unary_op {
                 no_more_kwargs(name, &kwargs)?;
-                arity(name, &args, 1, 1)?;
-                let x = self.to_tensor(&args[0])?;
-                return Ok(Value::Array(jnp::unary(self.ctx, op, &x).await?));
+                return self.unary_call(name, &args, op).await;
             }
             let binary_op = match name {
                 "add" => Some(BinOp::Add),
