@@ -24,12 +24,14 @@ struct Params {
     // Always 0, but unknown to the compiler: OR-ing it into a value's bits makes the value
     // opaque, so no optimiser can fuse the multiply that produced it into a later add.
     zero: u32,
-    _pad: u32,
+    // Where the instruction's MXU's weight registers start in `weights` (a slot per MXU).
+    weights_at: u32,
 }
 
 @group(0) @binding(0) var<storage, read_write> hbm: array<u32>;
 @group(0) @binding(1) var<storage, read_write> vmem: array<u32>;
-// The MXU's weight registers: K×N bf16 parts of the loaded weights, stored as f32 bits.
+// The MXUs' weight registers: a slot per MXU of K×N bf16 parts of its loaded weights, stored
+// as f32 bits.
 @group(0) @binding(2) var<storage, read_write> weights: array<u32>;
 // Activations of the matmul in flight, already reduced to their bf16 part (M×K, row-major).
 @group(0) @binding(3) var<storage, read_write> act: array<u32>;

@@ -49,7 +49,7 @@ fn mxu_weights(
 ) {
     let i = thread_index(wg, groups, local);
     if i < P.rows * P.cols {
-        weights[i] = load_part(i);
+        weights[P.weights_at + i] = load_part(i);
     }
 }
 
@@ -89,7 +89,7 @@ fn mxu_matmul(
     var sum = opaque(0.0);
     let a_row = m * k_len;
     for (var k = 0u; k < k_len; k = k + 1u) {
-        let product = bitcast<f32>(act[a_row + k]) * bitcast<f32>(weights[k * n_cols + n]);
+        let product = bitcast<f32>(act[a_row + k]) * bitcast<f32>(weights[P.weights_at + k * n_cols + n]);
         sum = sum + opaque(product);
     }
     let d = P.dst_addr + m * P.dst_stride + n;

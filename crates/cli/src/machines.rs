@@ -84,34 +84,8 @@ fn trim(v: f64) -> String {
 
 /// A JSON array with one object per machine (documented in docs/machines.md).
 pub fn json(machines: &[TpuConfig]) -> String {
-    let objects: Vec<String> = machines
-        .iter()
-        .map(|m| {
-            let fields = [
-                ("name", json_string(&m.name)),
-                ("clock_hz", num(m.clock_hz)),
-                ("cores_per_chip", m.cores_per_chip.to_string()),
-                ("mxus_per_core", m.mxus_per_core.to_string()),
-                ("mxu_rows", m.mxu_rows.to_string()),
-                ("mxu_cols", m.mxu_cols.to_string()),
-                ("mxu_dtype", json_string(m.mxu_dtype.name())),
-                ("weight_double_buffer", m.weight_double_buffer.to_string()),
-                ("hbm_bytes", m.hbm_bytes.to_string()),
-                ("hbm_bytes_per_second", num(m.hbm_bytes_per_second)),
-                ("hbm_bytes_per_second_per_core", num(m.hbm_bytes_per_second_per_core())),
-                ("vmem_bytes", m.vmem_bytes.to_string()),
-                ("vector_sublanes", m.vector_sublanes.to_string()),
-                ("vector_lanes", m.vector_lanes.to_string()),
-                ("dma_latency_cycles", m.dma_latency_cycles.to_string()),
-                ("transcendental_cycles", m.transcendental_cycles.to_string()),
-                ("peak_bf16_flops_per_core", num(m.peak_bf16_flops_per_core())),
-                ("peak_bf16_flops_per_chip", num(m.peak_bf16_flops_per_chip())),
-            ];
-            let body: Vec<String> = fields.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
-            format!("{{{}}}", body.join(","))
-        })
-        .collect();
-    format!("[{}]", objects.join(","))
+    let summaries: Vec<_> = machines.iter().map(TpuConfig::summary).collect();
+    serde_json::to_string(&summaries).expect("a machine always serializes")
 }
 
 /// A finite f64 as a JSON number (every machine field is validated finite and positive).

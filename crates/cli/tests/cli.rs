@@ -66,8 +66,17 @@ fn trace_is_chrome_trace_json_with_a_thread_per_unit() {
     let matmul = events.iter().find(|e| e["ph"] == "X" && e["name"] == "mxu.matmul").expect("the matmul runs");
     assert_eq!(matmul["cat"], "mxu");
     // 3 rows stream, and the results follow 128 + 128 - 2 cycles later.
-    let (start, end) = (matmul["args"]["start_cycle"].as_u64().unwrap(), matmul["args"]["end_cycle"].as_u64().unwrap());
-    assert_eq!(end - start, 3 + 254);
+    let cycle = |key: &str| matmul["args"][key].as_u64().unwrap();
+    assert_eq!(cycle("end_cycle") - cycle("start_cycle"), 3);
+    assert_eq!(cycle("done_cycle") - cycle("start_cycle"), 3 + 254);
     assert!(matmul["dur"].as_f64().unwrap() > 0.0);
+    // A thread per resource: v5e's four MXUs each have one, and loads and stores their queues.
+    let threads: Vec<&str> = events
+        .iter()
+        .filter(|e| e["ph"] == "M" && e["name"] == "thread_name" && e["pid"] == matmul["pid"])
+        .map(|e| e["args"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(threads, ["scalar", "dma load", "dma store", "mxu0", "mxu1", "mxu2", "mxu3", "vector", "xlu"]);
+    assert_eq!(threads[matmul["tid"].as_u64().unwrap() as usize], "mxu0");
     std::fs::remove_file(&path).ok();
 }

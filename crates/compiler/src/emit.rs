@@ -365,6 +365,12 @@ impl<'a> Emitter<'a> {
     /// Rows per tile: as many as fit `words_per_row` words per row in the VMEM budget, a
     /// multiple of the sublanes, at most the rows there are (rounded up) and 512.
     fn tile_rows(&self, rows: u32, words_per_row: u32, budget: u32) -> Result<u32, CompileError> {
+        self.tile_rows_at_most(rows, words_per_row, budget, 512)
+    }
+
+    /// `tile_rows` with a larger cap where reuse pays for the longer first load (a matmul
+    /// re-reads B once per block of A's rows).
+    fn tile_rows_at_most(&self, rows: u32, words_per_row: u32, budget: u32, cap: u32) -> Result<u32, CompileError> {
         let fit = budget / words_per_row.max(1);
         if fit < SUBLANES {
             return Err(err(format!(
@@ -372,7 +378,7 @@ impl<'a> Emitter<'a> {
                 SUBLANES * words_per_row
             )));
         }
-        Ok((fit / SUBLANES * SUBLANES).min(round_up(rows.max(1), SUBLANES)).min(512))
+        Ok((fit / SUBLANES * SUBLANES).min(round_up(rows.max(1), SUBLANES)).min(cap))
     }
 
     /// Runs `body(tile, slot)` over `count` tiles of `rows` rows and a last tile of
@@ -741,8 +747,10 @@ impl<'a> Emitter<'a> {
         }
         let tc = self.opts.mxu_cols;
         let kp = round_up(k, LANES);
-        // Result blocks: TN columns (whole MXU widths), TM rows; both as large as VMEM allows.
-        let tn = round_up(n, tc).min(4 * tc);
+        // Result blocks: TN columns (whole MXU widths, at least four and a multiple of the
+        // core's MXUs, so each gets whole pieces), TM rows; both as large as VMEM allows.
+        let mxus = self.opts.mxus.max(1);
+        let tn = round_up(n, tc).min(4u32.div_ceil(mxus) * mxus * tc);
         let tnp = round_up(tn, LANES);
         let full = inputs.iter().filter(|i| i.access == Access::Full).count() as u32;
         let ops = fusion.ops.len() as u32;
@@ -750,7 +758,9 @@ impl<'a> Emitter<'a> {
         let budget = vmem.limit.saturating_sub(vmem.top + b_words);
         // Per row of a block: two slots of A's row, and of the result, epilogue values and
         // full epilogue inputs.
-        let tm = self.tile_rows(m, 2 * kp + 2 * (ops + full) * tnp, budget)?;
+        // Each block of TM rows re-reads all of B: at 1024 rows a large matmul on four MXUs
+        // computes longer than it loads (docs/compiler.md).
+        let tm = self.tile_rows_at_most(m, 2 * kp + 2 * (ops + full) * tnp, budget, 1024)?;
         let a_buf = vmem.alloc(2 * tm * kp, "the matmul's lhs tile")?;
         let b_buf = vmem.alloc(b_words, "the matmul's rhs tile")?;
         for input in inputs.iter_mut().filter(|i| i.access == Access::Full) {
@@ -813,10 +823,10 @@ impl<'a> Emitter<'a> {
         })
     }
 
-    /// One block of results on the MXU: for every bf16 pass, every 128-column piece of B and
-    /// every 128-row piece of K, load the weights and stream the block's rows of A through.
-    /// The first K piece of the first pass overwrites the result; the rest accumulate. Full
-    /// pieces are loops with affine addresses; a ragged last piece is emitted after them.
+    /// One block of results on the core's MXUs: for every bf16 pass, every round of column
+    /// pieces and every 128-row piece of K, load each MXU's weights and stream its rows of A
+    /// through. The first K piece of the first pass overwrites the result; the rest accumulate.
+    /// Full pieces are loops with affine addresses; a ragged last piece is emitted after them.
     /// `a` and `b` are (address, row stride) of A's rows and B's columns in VMEM.
     fn mxu_block(
         &mut self,
@@ -826,47 +836,97 @@ impl<'a> Emitter<'a> {
         (k, n): (u32, u32),
         passes: &[(usize, usize)],
     ) {
-        let (tr, tc) = (self.opts.mxu_rows, self.opts.mxu_cols);
-        let pieces = |total: u32, size: u32| -> Vec<(u32, u32, u32)> {
-            // (first piece, how many, size) runs: the full pieces, then the ragged one.
-            let mut runs = vec![(0, total / size, size)];
-            if !total.is_multiple_of(size) {
-                runs.push((total / size, 1, total % size));
+        let tr = self.opts.mxu_rows;
+        let k_runs = |p: usize| -> Vec<(u32, u32, u32, bool)> {
+            // (first piece, how many, rows, accumulate): the full pieces, then the ragged one;
+            // the very first piece of the first pass sets the result, so it is peeled off.
+            let mut runs = vec![(0, k / tr, tr, true)];
+            if !k.is_multiple_of(tr) {
+                runs.push((k / tr, 1, k % tr, true));
             }
             runs.retain(|r| r.1 > 0);
+            if p == 0 {
+                let (first, count, rows, _) = runs[0];
+                runs[0] = (first + 1, count - 1, rows, true);
+                runs.insert(0, (first, 1, rows, false));
+                runs.retain(|r| r.1 > 0);
+            }
             runs
         };
+        let rounds = self.mxu_rounds(c.rows, n);
         for (p, &(pl, pr)) in passes.iter().enumerate() {
-            for (n_first, n_count, nt) in pieces(n, tc) {
-                let dn = self.open_loop(n_count);
-                let n_at = |base: &Addr| add_term(&offset(base, n_first * tc), tc, dn);
-                for (k_first, k_count, kt) in pieces(k, tr) {
-                    // The first K piece of the first pass sets the result: peel it off.
-                    let runs: Vec<(u32, u32, bool)> = if p == 0 && k_first == 0 {
-                        let mut r = vec![(0, 1, false)];
-                        if k_count > 1 {
-                            r.push((1, k_count - 1, true));
-                        }
-                        r
-                    } else {
-                        vec![(k_first, k_count, true)]
-                    };
-                    for (first, count, accumulate) in runs {
-                        let dk = self.open_loop(count);
-                        let k_at =
-                            |base: &Addr, stride: u32| add_term(&offset(base, first * tr * stride), tr * stride, dk);
-                        let weights = Block { addr: n_at(&k_at(b, b_stride)), rows: kt, cols: nt, stride: b_stride };
-                        self.instrs.push(Instr::MxuWeights { src: weights, part: Part::ALL[pr] });
-                        let src = Block { addr: k_at(a, 1), rows: c.rows, cols: kt, stride: a_stride };
-                        let dst = Block { addr: n_at(&c.addr), rows: c.rows, cols: nt, stride: c.stride };
-                        self.instrs.push(Instr::MxuMatmul { src, dst, part: Part::ALL[pl], accumulate });
-                        self.close_loop(dk);
+            for (count, stride, lanes) in &rounds {
+                let dn = self.open_loop(*count);
+                for (first, count, kt, accumulate) in k_runs(p) {
+                    let dk = self.open_loop(count);
+                    let k_at = |base: &Addr, stride: u32| add_term(&offset(base, first * tr * stride), tr * stride, dk);
+                    for lane in lanes {
+                        let n_at = |base: &Addr| add_term(&offset(base, lane.col), *stride, dn);
+                        let weights =
+                            Block { addr: n_at(&k_at(b, b_stride)), rows: kt, cols: lane.cols, stride: b_stride };
+                        self.instrs.push(Instr::MxuWeights { src: weights, part: Part::ALL[pr], mxu: lane.mxu });
+                        let src = Block {
+                            addr: offset(&k_at(a, 1), lane.row * a_stride),
+                            rows: lane.rows,
+                            cols: kt,
+                            stride: a_stride,
+                        };
+                        let dst = Block {
+                            addr: n_at(&offset(&c.addr, lane.row * c.stride)),
+                            rows: lane.rows,
+                            cols: lane.cols,
+                            stride: c.stride,
+                        };
+                        let part = Part::ALL[pl];
+                        self.instrs.push(Instr::MxuMatmul { src, dst, part, accumulate, mxu: lane.mxu });
                     }
+                    self.close_loop(dk);
                 }
                 self.close_loop(dn);
             }
         }
     }
+
+    /// How a `rows × n` result block is shared among the core's MXUs: rounds of lanes, each
+    /// lane one MXU's piece of the block, as (times the round repeats, the column stride
+    /// between repeats, lanes). Each MXU takes a whole MXU width of columns; when the block has
+    /// fewer column pieces than MXUs, the MXUs on one piece split its rows instead (each
+    /// loads the same weights and streams its share of the rows).
+    fn mxu_rounds(&self, rows: u32, n: u32) -> Vec<(u32, u32, Vec<Lane>)> {
+        let (tc, mxus) = (self.opts.mxu_cols, self.opts.mxus.max(1));
+        let pieces: Vec<(u32, u32)> = (0..n.div_ceil(tc)).map(|i| (i * tc, tc.min(n - i * tc))).collect();
+        let lane = |mxu: u32, (col, cols): (u32, u32)| Lane { mxu: mxu as u8, col, cols, row: 0, rows };
+        if pieces.len() as u32 >= mxus {
+            // Whole rounds of full pieces loop; the rest (fewer than `mxus` pieces) follow.
+            let full = n / tc / mxus;
+            let mut rounds = vec![(full, mxus * tc, (0..mxus).map(|m| lane(m, pieces[m as usize])).collect())];
+            let rest = &pieces[(full * mxus) as usize..];
+            rounds.push((1, 0, rest.iter().zip(0..).map(|(&p, m)| lane(m, p)).collect()));
+            rounds.retain(|r: &(u32, u32, Vec<Lane>)| r.0 > 0 && !r.2.is_empty());
+            return rounds;
+        }
+        // Split rows in multiples of the vector unit's sublanes.
+        let share = mxus / pieces.len() as u32;
+        let chunk = round_up(rows.div_ceil(share), SUBLANES);
+        let mut lanes = Vec::new();
+        for (j, &piece) in pieces.iter().enumerate() {
+            for (q, row) in (0..rows).step_by(chunk as usize).enumerate() {
+                let mxu = j as u32 * share + q as u32;
+                lanes.push(Lane { row, rows: chunk.min(rows - row), ..lane(mxu, piece) });
+            }
+        }
+        vec![(1, 0, lanes)]
+    }
+}
+
+/// One MXU's share of a result block: `rows` rows from `row` and `cols` columns from `col`.
+#[derive(Clone, Copy, Debug)]
+struct Lane {
+    mxu: u8,
+    col: u32,
+    cols: u32,
+    row: u32,
+    rows: u32,
 }
 
 /// Emits the program for a fused graph.

@@ -18,6 +18,8 @@ use jaxlite::{Jaxpr, Precision};
 pub struct CompileOptions {
     pub mxu_rows: u32,
     pub mxu_cols: u32,
+    /// MXUs per TensorCore: the compiler spreads each matmul's pieces across them.
+    pub mxus: u32,
     /// VMEM capacity in 32-bit words; no kernel uses more.
     pub vmem_words: u32,
     /// `jax_default_matmul_precision`, for dot_generals that name none.

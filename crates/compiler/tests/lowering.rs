@@ -22,7 +22,7 @@ fn trace_skeleton(m: usize, k: usize, n: usize) -> ClosedJaxpr {
 }
 
 fn opts(precision: Precision) -> CompileOptions {
-    CompileOptions { mxu_rows: 128, mxu_cols: 128, vmem_words: 32 << 20, default_precision: precision }
+    CompileOptions { mxu_rows: 128, mxu_cols: 128, mxus: 4, vmem_words: 32 << 20, default_precision: precision }
 }
 
 /// A deterministic spread of values with all bits of the mantissa in play.
@@ -59,8 +59,8 @@ fn skeleton_jaxpr_and_assembly() {
            1: wait        sem=0 count=1
            2: dma.load    hbm[12] 4x5/5 -> vmem[2048] 4x5/128 sem=0
            3: wait        sem=0 count=1
-           4: mxu.weights vmem[2048] 4x5/128 part=hi
-           5: mxu.matmul  vmem[0] 3x4/128 -> vmem[34816] 3x5/128 part=hi set
+           4: mxu.weights vmem[2048] 4x5/128 part=hi mxu=0
+           5: mxu.matmul  vmem[0] 3x4/128 -> vmem[34816] 3x5/128 part=hi set mxu=0
            6: v.tanh      vmem[34816] -> vmem[36864] 3x5/128
            7: v.mul       vmem[36864], 2.0 -> vmem[38912] 3x5/128
            8: v.add       vmem[38912], 1.0 -> vmem[40960] 3x5/128

@@ -61,6 +61,31 @@ pub struct TpuConfig {
     pub transcendental_cycles: u64,
 }
 
+/// A machine as reports describe it: its fields plus the figures derived from them (the JSON of
+/// `tpu machines --json` and of a run's `machine_info`, documented in docs/machines.md).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MachineSummary {
+    pub name: String,
+    pub clock_hz: f64,
+    pub cores_per_chip: u32,
+    pub mxus_per_core: u32,
+    pub mxu_rows: u32,
+    pub mxu_cols: u32,
+    pub mxu_dtype: &'static str,
+    pub weight_double_buffer: bool,
+    pub hbm_bytes: u64,
+    pub hbm_bytes_per_second: f64,
+    pub hbm_bytes_per_second_per_core: f64,
+    pub hbm_bytes_per_cycle: f64,
+    pub vmem_bytes: u64,
+    pub vector_sublanes: u32,
+    pub vector_lanes: u32,
+    pub dma_latency_cycles: u64,
+    pub transcendental_cycles: u64,
+    pub peak_bf16_flops_per_core: f64,
+    pub peak_bf16_flops_per_chip: f64,
+}
+
 const KIB: u64 = 1 << 10;
 const MIB: u64 = 1 << 20;
 const GIB: u64 = 1 << 30;
@@ -250,7 +275,10 @@ impl TpuConfig {
             }
             "mxu_rows" => self.mxu_rows = parse_count(value, 4096).ok_or_else(|| err(RANGE_4096))?,
             "mxu_cols" => self.mxu_cols = parse_count(value, 4096).ok_or_else(|| err(RANGE_4096))?,
-            "mxus" | "mxus_per_core" => self.mxus_per_core = parse_count(value, 64).ok_or_else(|| err(RANGE_64))?,
+            // The ISA names an MXU in 3 bits (isa::MAX_MXUS).
+            "mxus" | "mxus_per_core" => {
+                self.mxus_per_core = parse_count(value, isa::MAX_MXUS as u32).ok_or_else(|| err(RANGE_MXUS))?
+            }
             "cores" | "cores_per_chip" => self.cores_per_chip = parse_count(value, 64).ok_or_else(|| err(RANGE_64))?,
             "mxu_dtype" => {
                 self.mxu_dtype = match value {
@@ -311,6 +339,31 @@ impl TpuConfig {
     /// The HBM bandwidth one TensorCore gets: the chip's, shared equally by its cores (on v2
     /// and v3 each core has its own half of the HBM stacks; on v4 and v5p JAX's
     /// `get_tpu_info()` reports the same even split).
+    /// The machine's fields and the figures derived from them, for reports.
+    pub fn summary(&self) -> MachineSummary {
+        MachineSummary {
+            name: self.name.clone(),
+            clock_hz: self.clock_hz,
+            cores_per_chip: self.cores_per_chip,
+            mxus_per_core: self.mxus_per_core,
+            mxu_rows: self.mxu_rows,
+            mxu_cols: self.mxu_cols,
+            mxu_dtype: self.mxu_dtype.name(),
+            weight_double_buffer: self.weight_double_buffer,
+            hbm_bytes: self.hbm_bytes,
+            hbm_bytes_per_second: self.hbm_bytes_per_second,
+            hbm_bytes_per_second_per_core: self.hbm_bytes_per_second_per_core(),
+            hbm_bytes_per_cycle: self.hbm_bytes_per_cycle(),
+            vmem_bytes: self.vmem_bytes,
+            vector_sublanes: self.vector_sublanes,
+            vector_lanes: self.vector_lanes,
+            dma_latency_cycles: self.dma_latency_cycles,
+            transcendental_cycles: self.transcendental_cycles,
+            peak_bf16_flops_per_core: self.peak_bf16_flops_per_core(),
+            peak_bf16_flops_per_chip: self.peak_bf16_flops_per_chip(),
+        }
+    }
+
     pub fn hbm_bytes_per_second_per_core(&self) -> f64 {
         self.hbm_bytes_per_second / self.cores_per_chip as f64
     }
@@ -372,6 +425,7 @@ pub const OVERRIDE_KEYS: &[&str] = &[
 
 const RANGE_4096: &str = "a whole number from 1 to 4096";
 const RANGE_64: &str = "a whole number from 1 to 64";
+const RANGE_MXUS: &str = "a whole number from 1 to 8";
 const POSITIVE: &str = "a positive number";
 
 fn parse_count(s: &str, max: u32) -> Option<u32> {

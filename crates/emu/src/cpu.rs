@@ -77,10 +77,16 @@ pub fn vector_op(op: VectorOp, a: f32, b: f32) -> f32 {
 pub struct Machine {
     pub hbm: Vec<u32>,
     pub vmem: Vec<u32>,
-    /// The MXU's weight registers: K×N values (already bf16-rounded), and their shape.
-    weights: Vec<f32>,
-    weight_rows: usize,
-    weight_cols: usize,
+    /// Each MXU's weight registers.
+    mxus: Vec<Weights>,
+}
+
+/// One MXU's weight registers: K×N values (already bf16-rounded), and their shape.
+#[derive(Clone, Default)]
+struct Weights {
+    values: Vec<f32>,
+    rows: usize,
+    cols: usize,
 }
 
 fn rows(b: &Block<u32>) -> impl Iterator<Item = (usize, usize)> + '_ {
@@ -92,9 +98,7 @@ impl Machine {
         Machine {
             hbm: vec![0; program.hbm_words as usize],
             vmem: vec![0; program.vmem_words as usize],
-            weights: Vec::new(),
-            weight_rows: 0,
-            weight_cols: 0,
+            mxus: vec![Weights::default(); isa::MAX_MXUS as usize],
         }
     }
 
@@ -137,18 +141,17 @@ impl Machine {
                     self.vmem[*dst as usize + r] = canonical(acc).to_bits();
                 }
             }
-            Instr::MxuWeights { src, part } => {
-                self.weight_rows = src.rows as usize;
-                self.weight_cols = src.cols as usize;
-                self.weights.clear();
+            Instr::MxuWeights { src, part, mxu } => {
+                let mut values = std::mem::take(&mut self.mxus[*mxu as usize].values);
+                values.clear();
                 for (s, n) in rows(src) {
-                    for i in s..s + n {
-                        self.weights.push(bf16_part(self.vf(i), *part));
-                    }
+                    values.extend((s..s + n).map(|i| bf16_part(self.vf(i), *part)));
                 }
+                self.mxus[*mxu as usize] = Weights { values, rows: src.rows as usize, cols: src.cols as usize };
             }
-            Instr::MxuMatmul { src, dst, part, accumulate } => {
-                let (k, n) = (self.weight_rows, self.weight_cols);
+            Instr::MxuMatmul { src, dst, part, accumulate, mxu } => {
+                let w = std::mem::take(&mut self.mxus[*mxu as usize]);
+                let (k, n) = (w.rows, w.cols);
                 let mut act = vec![0.0f32; k];
                 for ((s, _), (d, _)) in rows(src).zip(rows(dst)) {
                     for (kk, a) in act.iter_mut().enumerate() {
@@ -159,12 +162,13 @@ impl Machine {
                         // per row, starting from +0.
                         let mut sum = 0.0f32;
                         for (kk, &a) in act.iter().enumerate() {
-                            sum += a * self.weights[kk * n + j];
+                            sum += a * w.values[kk * n + j];
                         }
                         let out = canonical(if *accumulate { self.vf(d + j) + sum } else { sum });
                         self.vmem[d + j] = out.to_bits();
                     }
                 }
+                self.mxus[*mxu as usize] = w;
             }
             Instr::Vector { op, dst, a, b } => {
                 let stride = dst.stride as usize;

@@ -9,9 +9,9 @@ pub mod systolic;
 pub mod timing;
 pub mod vpu_math;
 
-pub use config::{ConfigError, MxuDtype, TpuConfig};
+pub use config::{ConfigError, MachineSummary, MxuDtype, TpuConfig};
 pub use cpu::CpuBackend;
-pub use timing::{simulate, Counters, Span, Timing};
+pub use timing::{simulate, Breakdown, Counters, InstrTime, Span, Timing};
 
 use isa::Program;
 use std::future::Future;

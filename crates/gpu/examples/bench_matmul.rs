@@ -22,12 +22,13 @@ fn matmul_program(n: u32, parts: &[(Part, Part)]) -> Program {
             for k in (0..n).step_by(T as usize) {
                 instrs.push(Instr::DmaLoad { src: blk(hb + k * n + j, T, T, n), dst: blk(vb, T, T, T), sem: 1 });
                 for &(wp, ap) in parts {
-                    instrs.push(Instr::MxuWeights { src: blk(vb, T, T, T), part: wp });
+                    instrs.push(Instr::MxuWeights { src: blk(vb, T, T, T), part: wp, mxu: 0 });
                     instrs.push(Instr::MxuMatmul {
                         src: blk(va + k, T, T, n),
                         dst: blk(vc, T, T, T),
                         part: ap,
                         accumulate: !first,
+                        mxu: 0,
                     });
                     first = false;
                 }

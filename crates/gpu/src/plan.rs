@@ -26,7 +26,8 @@ pub struct Params {
     pub flags: u32,
     /// Always 0 (see `opaque` in the shader).
     pub zero: u32,
-    pub pad: u32,
+    /// Where the MXU's weight registers start in the weights buffer (each MXU has a slot).
+    pub weights_at: u32,
 }
 
 /// The compute kernels, one pipeline each. Every vector opcode has its own pipeline, so a
@@ -70,7 +71,7 @@ pub struct Dispatch {
 #[derive(Debug, Default)]
 pub struct Plan {
     pub dispatches: Vec<Dispatch>,
-    /// Words of the largest weight block and of the largest activation block.
+    /// Words of the weight registers (a slot per MXU used) and of the largest activation block.
     pub weight_words: u64,
     pub act_words: u64,
 }
@@ -129,7 +130,18 @@ fn block_params(src: &Block<u32>, dst: &Block<u32>) -> Params {
 /// loops unrolled.
 pub fn plan(program: &Program) -> Plan {
     let mut plan = Plan::default();
-    let mut weight_cols = 0u32;
+    // Each MXU's weight registers are a slot of the weights buffer, as large as the largest
+    // weight block the program loads.
+    let slot = program
+        .instrs
+        .iter()
+        .filter_map(|i| match i {
+            Instr::MxuWeights { src, .. } => Some(src.rows * src.cols),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    let mut weight_cols = [0u32; isa::MAX_MXUS as usize];
     for (_, instr) in program.ops() {
         match &instr {
             Instr::DmaLoad { src, dst, .. } | Instr::DmaStore { src, dst, .. } => {
@@ -159,22 +171,26 @@ pub fn plan(program: &Program) -> Plan {
                     invocations: if serial { src.rows.min(1) } else { src.rows },
                 });
             }
-            Instr::MxuWeights { src, part } => {
-                weight_cols = src.cols;
-                plan.weight_words = plan.weight_words.max(src.words());
+            Instr::MxuWeights { src, part, mxu } => {
+                weight_cols[*mxu as usize] = src.cols;
+                plan.weight_words = plan.weight_words.max((*mxu as u64 + 1) * slot as u64);
                 plan.dispatches.push(Dispatch {
                     kernel: Kernel::MxuWeights,
-                    params: Params { code: part.index() as u32, ..block_params(src, src) },
+                    params: Params {
+                        code: part.index() as u32,
+                        weights_at: *mxu as u32 * slot,
+                        ..block_params(src, src)
+                    },
                     invocations: src.rows * src.cols,
                 });
             }
-            Instr::MxuMatmul { src, dst, part, accumulate } => {
+            Instr::MxuMatmul { src, dst, part, accumulate, mxu } => {
                 // The reference reads a row of activations, then writes that row of results.
                 // When the result block overlaps the activations, a later row may read what
                 // an earlier one wrote, so go row by row; otherwise all rows at once.
                 let row_by_row = overlaps(src.span(), dst.span());
                 let chunk = if row_by_row { 1 } else { src.rows.max(1) };
-                let (k, n) = (src.cols, weight_cols);
+                let (k, n) = (src.cols, weight_cols[*mxu as usize]);
                 plan.act_words = plan.act_words.max(chunk as u64 * k as u64);
                 for row in (0..src.rows).step_by(chunk as usize) {
                     let rows = chunk.min(src.rows - row);
@@ -187,7 +203,13 @@ pub fn plan(program: &Program) -> Plan {
                     });
                     plan.dispatches.push(Dispatch {
                         kernel: Kernel::MxuMatmul,
-                        params: Params { cols: n, inner: k, flags: *accumulate as u32, ..block_params(&src, &dst) },
+                        params: Params {
+                            cols: n,
+                            inner: k,
+                            flags: *accumulate as u32,
+                            weights_at: *mxu as u32 * slot,
+                            ..block_params(&src, &dst)
+                        },
                         invocations: rows * n,
                     });
                 }

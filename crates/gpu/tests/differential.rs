@@ -387,13 +387,19 @@ fn check_matmul(name: &str, (m, k, n): (u32, u32, u32), act: &[f32], w: &[f32], 
         Instr::DmaLoad { src: block(hw, k, n, n), dst: block(vw, k, n, w_stride), sem: 0 },
         Instr::DmaLoad { src: block(hd, m, n, n), dst: block(vd2, m, n, d_stride), sem: 0 },
     ];
+    // Each part's weights go to their own MXU first, so the matmuls below also check that
+    // the MXUs keep separate weight registers.
     for part in Part::ALL {
-        instrs.push(Instr::MxuWeights { src: block(vw, k, n, w_stride), part });
+        instrs.push(Instr::MxuWeights { src: block(vw, k, n, w_stride), part, mxu: part.index() as u8 });
+    }
+    for part in Part::ALL {
+        let mxu = part.index() as u8;
         instrs.push(Instr::MxuMatmul {
             src: block(va, m, k, a_stride),
             dst: block(vd, m, n, d_stride),
             part,
             accumulate: false,
+            mxu,
         });
         // Accumulate into the preloaded result, as HIGHEST precision sums its passes.
         instrs.push(Instr::MxuMatmul {
@@ -401,6 +407,7 @@ fn check_matmul(name: &str, (m, k, n): (u32, u32, u32), act: &[f32], w: &[f32], 
             dst: block(vd2, m, n, d_stride),
             part,
             accumulate: true,
+            mxu,
         });
         let out = hd + (1 + part.index() as u32) * m * n;
         instrs.push(Instr::DmaStore { src: block(vd, m, n, d_stride), dst: block(out, m, n, n), sem: 0 });
@@ -488,12 +495,13 @@ fn matmul_whose_result_overwrites_its_activations() {
         vec![buffer("act", 0, &[(m * k) as usize])],
         vec![
             load(0, 0, m * k + k * k),
-            Instr::MxuWeights { src: Block { addr: m * k, rows: k, cols: k, stride: k }, part: Part::Hi },
+            Instr::MxuWeights { src: Block { addr: m * k, rows: k, cols: k, stride: k }, part: Part::Hi, mxu: 0 },
             Instr::MxuMatmul {
                 src: Block { addr: 0, rows: m - 1, cols: k, stride: k },
                 dst: Block { addr: k, rows: m - 1, cols: k, stride: k },
                 part: Part::Hi,
                 accumulate: true,
+                mxu: 0,
             },
             store(0, 0, m * k),
         ],

@@ -1,15 +1,15 @@
 //! The binary encoding of a program (`.tbin`), little-endian throughout:
 //!
 //! ```text
-//! magic "TPUP", version u8 = 1
+//! magic "TPUP", version u8 = 2
 //! name: str; hbm_words u32; vmem_words u32; flops u64
 //! inputs: u32 count × buffer; outputs: u32 count × buffer
 //!   buffer = name: str, addr u32, rank u8, dims u64 × rank, elem u8 (0 = f32)
 //! instructions: u32 count × (opcode u8, fields)
-//!   1 dma.load    block block sem:u8        5 mxu.matmul  block block part:u8 acc:u8
+//!   1 dma.load    block block sem:u8        5 mxu.matmul  block block part:u8 acc:u8 mxu:u8
 //!   2 dma.store   block block sem:u8        6 v.OP        op:u8 addr operand operand len:u32
 //!   3 wait        sem:u8 count:u32          7 loop        count:u32
-//!   4 mxu.weights block part:u8             8 end
+//!   4 mxu.weights block part:u8 mxu:u8      8 end
 //!   9 xlu.OP      op:u8 block addr       10 xlu.transpose block block
 //!   block   = addr rows:u32 cols:u32 stride:u32
 //!   addr    = base:u32 terms:u8 × (depth:u8 stride:i32)
@@ -19,11 +19,11 @@
 //!
 //! Decoding never panics and never allocates more than the input could describe.
 
-use crate::{Addr, Block, Buffer, ElemType, Instr, Operand, Part, Program, ReduceOp, VectorOp};
+use crate::{Addr, Block, Buffer, ElemType, Instr, Operand, Part, Program, ReduceOp, VectorOp, MAX_MXUS};
 use std::fmt;
 
 const MAGIC: &[u8; 4] = b"TPUP";
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
 
 /// Why bytes are not a program: where, and what.
 #[derive(Clone, Debug, PartialEq)]
@@ -139,17 +139,19 @@ pub fn encode(p: &Program) -> Vec<u8> {
                 w.u8(*sem);
                 w.u32(*count);
             }
-            Instr::MxuWeights { src, part } => {
+            Instr::MxuWeights { src, part, mxu } => {
                 w.u8(4);
                 w.block(src);
                 w.u8(part.index() as u8);
+                w.u8(*mxu);
             }
-            Instr::MxuMatmul { src, dst, part, accumulate } => {
+            Instr::MxuMatmul { src, dst, part, accumulate, mxu } => {
                 w.u8(5);
                 w.block(src);
                 w.block(dst);
                 w.u8(part.index() as u8);
                 w.u8(*accumulate as u8);
+                w.u8(*mxu);
             }
             Instr::Vector { op, dst, a, b } => {
                 w.u8(6);
@@ -237,6 +239,12 @@ impl Reader<'_> {
     fn block(&mut self) -> R<Block> {
         Ok(Block { addr: self.addr()?, rows: self.u32()?, cols: self.u32()?, stride: self.u32()? })
     }
+    fn mxu(&mut self) -> R<u8> {
+        match self.u8()? {
+            n if n < MAX_MXUS => Ok(n),
+            n => self.err(format!("MXU {n} is not below {MAX_MXUS}")),
+        }
+    }
     fn part(&mut self) -> R<Part> {
         let p = self.u8()?;
         match Part::ALL.get(p as usize) {
@@ -280,7 +288,7 @@ impl Reader<'_> {
                 }
             }
             3 => Instr::Wait { sem: self.u8()?, count: self.u32()? },
-            4 => Instr::MxuWeights { src: self.block()?, part: self.part()? },
+            4 => Instr::MxuWeights { src: self.block()?, part: self.part()?, mxu: self.mxu()? },
             5 => {
                 let (src, dst, part) = (self.block()?, self.block()?, self.part()?);
                 let accumulate = match self.u8()? {
@@ -288,7 +296,7 @@ impl Reader<'_> {
                     1 => true,
                     a => return self.err(format!("accumulate flag {a} is not 0 or 1")),
                 };
-                Instr::MxuMatmul { src, dst, part, accumulate }
+                Instr::MxuMatmul { src, dst, part, accumulate, mxu: self.mxu()? }
             }
             6 => {
                 let code = self.u8()?;

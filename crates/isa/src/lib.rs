@@ -26,6 +26,9 @@ use serde::{Deserialize, Serialize};
 /// Loops nest at most this deep (indices `i0` … `i3`).
 pub const MAX_LOOP_DEPTH: usize = 4;
 
+/// A core has at most this many MXUs (`mxu=0` … `mxu=7`); published TPUs have one to four.
+pub const MAX_MXUS: u8 = 8;
+
 /// The bf16 component of an f32 operand that an MXU pass multiplies: an f32 `x` splits into
 /// `hi = bf16(x)`, `mid = bf16(x - hi)`, `lo = bf16(x - hi - mid)`. DEFAULT precision uses `hi`
 /// alone; HIGH and HIGHEST combine several passes.
@@ -385,21 +388,24 @@ pub enum Instr<A = Addr> {
         count: u32,
     },
     /// Shift a K×N block of weights (K = `src.rows`, N = `src.cols`, at most the array's size)
-    /// into the MXU, each word rounded to the bf16 `part` of its f32 value.
+    /// into MXU number `mxu` of the core, each word rounded to the bf16 `part` of its f32 value.
     MxuWeights {
         src: Block<A>,
         part: Part,
+        mxu: u8,
     },
     /// Stream `src.rows` rows of K activations (`src.cols` = K of the loaded weights) through
     /// the array, each rounded to its bf16 `part`. Row m of the result is
     /// `sum_k act[m][k] * w[k][n]`, summed in f32 in order of k starting from +0.0 (products of
     /// two bf16 values are exact in f32). The M×N result overwrites `dst`, or is added to it
-    /// when `accumulate` is set. A NaN result is stored as the canonical quiet NaN.
+    /// when `accumulate` is set. A NaN result is stored as the canonical quiet NaN. Each of the
+    /// core's MXUs holds its own weights: the matmul uses those last loaded into MXU `mxu`.
     MxuMatmul {
         src: Block<A>,
         dst: Block<A>,
         part: Part,
         accumulate: bool,
+        mxu: u8,
     },
     /// `dst[r][c] = op(a(r, c), b(r, c))` over the destination block, in row-major order (b is
     /// unused by unary ops). The vector unit works on `sublanes × lanes` registers (8×128).
@@ -544,6 +550,18 @@ impl Program {
     pub fn ops(&self) -> Ops<'_> {
         Ops::new(&self.instrs)
     }
+
+    /// How many MXUs the program drives: one more than the highest MXU it names (0 for none).
+    pub fn mxus_used(&self) -> u8 {
+        self.instrs
+            .iter()
+            .filter_map(|i| match i {
+                Instr::MxuWeights { mxu, .. } | Instr::MxuMatmul { mxu, .. } => Some(mxu + 1),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0)
+    }
 }
 
 /// Instructions with fixed addresses (no loop strides) lift into program instructions, which
@@ -572,9 +590,9 @@ impl From<Instr<u32>> for Instr {
             Instr::DmaLoad { src, dst, sem } => Instr::DmaLoad { src: src.into(), dst: dst.into(), sem },
             Instr::DmaStore { src, dst, sem } => Instr::DmaStore { src: src.into(), dst: dst.into(), sem },
             Instr::Wait { sem, count } => Instr::Wait { sem, count },
-            Instr::MxuWeights { src, part } => Instr::MxuWeights { src: src.into(), part },
-            Instr::MxuMatmul { src, dst, part, accumulate } => {
-                Instr::MxuMatmul { src: src.into(), dst: dst.into(), part, accumulate }
+            Instr::MxuWeights { src, part, mxu } => Instr::MxuWeights { src: src.into(), part, mxu },
+            Instr::MxuMatmul { src, dst, part, accumulate, mxu } => {
+                Instr::MxuMatmul { src: src.into(), dst: dst.into(), part, accumulate, mxu }
             }
             Instr::Vector { op, dst, a, b } => Instr::Vector { op, dst: dst.into(), a: a.into(), b: b.into() },
             Instr::Reduce { op, src, dst } => Instr::Reduce { op, src: src.into(), dst: dst.into() },

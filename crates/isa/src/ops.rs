@@ -71,12 +71,15 @@ pub(crate) fn resolve(instr: &Instr, idx: &[u32]) -> Instr<u32> {
             Instr::DmaStore { src: resolve_block(src, idx), dst: resolve_block(dst, idx), sem: *sem }
         }
         Instr::Wait { sem, count } => Instr::Wait { sem: *sem, count: *count },
-        Instr::MxuWeights { src, part } => Instr::MxuWeights { src: resolve_block(src, idx), part: *part },
-        Instr::MxuMatmul { src, dst, part, accumulate } => Instr::MxuMatmul {
+        Instr::MxuWeights { src, part, mxu } => {
+            Instr::MxuWeights { src: resolve_block(src, idx), part: *part, mxu: *mxu }
+        }
+        Instr::MxuMatmul { src, dst, part, accumulate, mxu } => Instr::MxuMatmul {
             src: resolve_block(src, idx),
             dst: resolve_block(dst, idx),
             part: *part,
             accumulate: *accumulate,
+            mxu: *mxu,
         },
         Instr::Vector { op, dst, a, b } => Instr::Vector {
             op: *op,

@@ -15,7 +15,7 @@
 //! print with Rust's round-tripping float syntax (NaN as `nan:0xBITS` to keep its payload).
 //! A leading `N:` and anything after `;` are ignored.
 
-use crate::{Addr, Block, Buffer, ElemType, Instr, Operand, Part, Program, ReduceOp, VectorOp};
+use crate::{Addr, Block, Buffer, ElemType, Instr, Operand, Part, Program, ReduceOp, VectorOp, MAX_MXUS};
 use std::fmt::{self, Write};
 
 impl fmt::Display for Addr {
@@ -67,12 +67,12 @@ impl<A: fmt::Display> fmt::Display for Instr<A> {
                 write!(f, "{m:<11} {} -> {} sem={sem}", block("vmem", src), block("hbm", dst))
             }
             Instr::Wait { sem, count } => write!(f, "{m:<11} sem={sem} count={count}"),
-            Instr::MxuWeights { src, part } => {
-                write!(f, "{m:<11} {} part={}", block("vmem", src), part.name())
+            Instr::MxuWeights { src, part, mxu } => {
+                write!(f, "{m:<11} {} part={} mxu={mxu}", block("vmem", src), part.name())
             }
-            Instr::MxuMatmul { src, dst, part, accumulate } => write!(
+            Instr::MxuMatmul { src, dst, part, accumulate, mxu } => write!(
                 f,
-                "{m:<11} {} -> {} part={} {}",
+                "{m:<11} {} -> {} part={} {} mxu={mxu}",
                 block("vmem", src),
                 block("vmem", dst),
                 part.name(),
@@ -279,6 +279,16 @@ impl<'a> Cursor<'a> {
         Part::ALL.into_iter().find(|p| p.name() == w).ok_or_else(|| format!("unknown part '{w}' (hi, mid or lo)"))
     }
 
+    /// `mxu=N`: which of the core's MXUs (0 when left out, as in single-MXU listings).
+    fn mxu(&mut self) -> R<u8> {
+        self.skip_ws();
+        if !self.rest.starts_with("mxu") {
+            return Ok(0);
+        }
+        let n = self.key("mxu")?;
+        u8::try_from(n).ok().filter(|&n| n < MAX_MXUS).ok_or_else(|| format!("MXU {n} is not below {MAX_MXUS}"))
+    }
+
     fn operand(&mut self) -> R<Operand> {
         self.skip_ws();
         for (kind, make) in
@@ -327,7 +337,8 @@ fn parse_instr(c: &mut Cursor) -> R<Instr> {
         }
         "mxu.weights" => {
             let src = c.block("vmem")?;
-            Instr::MxuWeights { src, part: c.part()? }
+            let part = c.part()?;
+            Instr::MxuWeights { src, part, mxu: c.mxu()? }
         }
         "mxu.matmul" => {
             let src = c.block("vmem")?;
@@ -339,7 +350,7 @@ fn parse_instr(c: &mut Cursor) -> R<Instr> {
                 "set" => false,
                 w => return Err(format!("expected 'acc' or 'set', got '{w}'")),
             };
-            Instr::MxuMatmul { src, dst, part, accumulate }
+            Instr::MxuMatmul { src, dst, part, accumulate, mxu: c.mxu()? }
         }
         "loop" => {
             c.expect("i")?;

@@ -2,7 +2,7 @@
 //! leaving its memory, a matmul without weights, a loop without its end, or a wait that can
 //! never be satisfied.
 
-use crate::{Addr, Block, Instr, Program, MAX_LOOP_DEPTH};
+use crate::{Addr, Block, Instr, Program, MAX_LOOP_DEPTH, MAX_MXUS};
 use std::fmt;
 
 /// What is wrong with a program, naming the instruction (index into `Program::instrs`).
@@ -52,11 +52,16 @@ fn check_block(i: usize, what: &str, b: &Block, counts: &[u32], size: u32) -> Re
     check_range(i, what, &b.addr, b.extent(), counts, size)
 }
 
+fn mxu_slot<T>(i: usize, slots: &mut [T], mxu: u8) -> Result<&mut T, IsaError> {
+    slots.get_mut(mxu as usize).ok_or_else(|| at(i, format!("MXU {mxu} is not below {MAX_MXUS}")))
+}
+
 /// Validates `program`; on success every backend can run it.
 pub fn validate(program: &Program) -> Result<(), IsaError> {
     let (hbm, vmem) = (program.hbm_words, program.vmem_words);
     let mut counts: Vec<u32> = Vec::new();
-    let mut weights: Option<(u32, u32)> = None;
+    // The weights each MXU holds (K×N), once loaded.
+    let mut weights: [Option<(u32, u32)>; MAX_MXUS as usize] = [None; MAX_MXUS as usize];
     for (i, instr) in program.instrs.iter().enumerate() {
         match instr {
             Instr::DmaLoad { src, dst, .. } | Instr::DmaStore { src, dst, .. } => {
@@ -72,14 +77,15 @@ pub fn validate(program: &Program) -> Result<(), IsaError> {
                 }
             }
             Instr::Wait { .. } => {}
-            Instr::MxuWeights { src, .. } => {
+            Instr::MxuWeights { src, mxu, .. } => {
                 check_block(i, "weights", src, &counts, vmem)?;
-                weights = Some((src.rows, src.cols));
+                *mxu_slot(i, &mut weights, *mxu)? = Some((src.rows, src.cols));
             }
-            Instr::MxuMatmul { src, dst, .. } => {
+            Instr::MxuMatmul { src, dst, mxu, .. } => {
                 check_block(i, "activations", src, &counts, vmem)?;
                 check_block(i, "result", dst, &counts, vmem)?;
-                let (k, n) = weights.ok_or_else(|| at(i, "matmul before any weights were loaded"))?;
+                let (k, n) = mxu_slot(i, &mut weights, *mxu)?
+                    .ok_or_else(|| at(i, format!("matmul before any weights were loaded into MXU {mxu}")))?;
                 if src.cols != k || dst.cols != n || dst.rows != src.rows {
                     return Err(at(
                         i,

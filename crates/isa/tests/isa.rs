@@ -42,13 +42,13 @@ fn flat_instr(depth: usize) -> impl Strategy<Value = Instr> {
         (block(depth), block(depth), any::<u8>()).prop_map(|(src, dst, sem)| Instr::DmaLoad { src, dst, sem }),
         (block(depth), block(depth), any::<u8>()).prop_map(|(src, dst, sem)| Instr::DmaStore { src, dst, sem }),
         (any::<u8>(), any::<u32>()).prop_map(|(sem, count)| Instr::Wait { sem, count }),
-        (block(depth), part.clone()).prop_map(|(src, part)| Instr::MxuWeights { src, part }),
-        (block(depth), block(depth), part, any::<bool>()).prop_map(|(src, dst, part, accumulate)| Instr::MxuMatmul {
+        (block(depth), part.clone(), 0..isa::MAX_MXUS).prop_map(|(src, part, mxu)| Instr::MxuWeights {
             src,
-            dst,
             part,
-            accumulate
+            mxu
         }),
+        (block(depth), block(depth), part, any::<bool>(), 0..isa::MAX_MXUS)
+            .prop_map(|(src, dst, part, accumulate, mxu)| Instr::MxuMatmul { src, dst, part, accumulate, mxu }),
         (op, block(depth), operand(depth), operand(depth)).prop_map(|(op, dst, a, b)| {
             // A unary op's second operand is not part of its text.
             let b = if op.arity() == 1 { Operand::Imm(0.0) } else { b };
@@ -168,8 +168,12 @@ fn invalid(src: &str) -> String {
 fn the_validator_names_the_instruction() {
     expect!["instruction 1: source (words 0..116) is outside its memory of 100 words"]
         .assert_eq(&invalid("loop i0 4\ndma.load hbm[0+32*i0] 2x10/10 -> vmem[0] 2x10/10 sem=0\nend"));
-    expect!["instruction 0: matmul before any weights were loaded"]
+    expect!["instruction 0: matmul before any weights were loaded into MXU 0"]
         .assert_eq(&invalid("mxu.matmul vmem[0] 2x2/2 -> vmem[4] 2x2/2 part=hi set"));
+    // Each MXU has its own weights: loading MXU 0 does not load MXU 1.
+    expect!["instruction 1: matmul before any weights were loaded into MXU 1"].assert_eq(&invalid(
+        "mxu.weights vmem[0] 2x2/2 part=hi mxu=0\nmxu.matmul vmem[0] 2x2/2 -> vmem[4] 2x2/2 part=hi set mxu=1",
+    ));
     expect!["instruction 1: matmul of 2x3 activations into a 2x2 result does not fit the loaded 2x2 weights"]
         .assert_eq(&invalid(
             "mxu.weights vmem[0] 2x2/2 part=hi\nmxu.matmul vmem[0] 2x3/3 -> vmem[8] 2x2/2 part=hi set",
@@ -190,6 +194,10 @@ fn assembly_errors_name_the_line() {
     expect!["line 2: expected a number at the end of the line"].assert_eq(&e.to_string());
     let e = text::parse("program p hbm=1 vmem=1 flops=0\nmxu.fly vmem[0]\n").unwrap_err();
     expect!["line 2: unknown instruction 'mxu.fly'"].assert_eq(&e.to_string());
-    let e = binary::decode(b"TPUP\x01\x01\x00\x00\x00").unwrap_err();
+    let e = text::parse("program p hbm=1 vmem=1 flops=0\nmxu.weights vmem[0] 1x1/1 part=hi mxu=8\n").unwrap_err();
+    expect!["line 2: MXU 8 is not below 8"].assert_eq(&e.to_string());
+    let e = binary::decode(b"TPUP\x02\x01\x00\x00\x00").unwrap_err();
     expect!["byte 9: count 1 is larger than the rest of the input allows"].assert_eq(&e.to_string());
+    let e = binary::decode(b"TPUP\x01").unwrap_err();
+    expect!["byte 5: version 1 is not supported (this build reads version 2)"].assert_eq(&e.to_string());
 }

@@ -127,8 +127,7 @@ impl Engine {
                 prints: out.prints,
                 stdout: out.stdout,
                 programs,
-                machine: opts.machine.name.clone(),
-                clock_hz: opts.machine.clock_hz,
+                machine: opts.machine.summary(),
                 backend,
                 adapter,
                 backend_reason: reason,
@@ -163,6 +162,7 @@ impl EngineExecutor {
         let opts = compiler::CompileOptions {
             mxu_rows: self.machine.mxu_rows,
             mxu_cols: self.machine.mxu_cols,
+            mxus: self.machine.mxus_per_core,
             vmem_words: u32::try_from(self.machine.vmem_bytes / 4).unwrap_or(u32::MAX),
             default_precision: call.default_precision,
         };
@@ -186,6 +186,7 @@ impl EngineExecutor {
             calls: 0,
             counters: timing.counters,
             spans: Rc::new(timing.spans),
+            per_instr: Rc::new(timing.per_instr),
             eager: call.eager,
             jaxpr: jaxpr_text,
             hlo: stages.hlo.to_string(),

@@ -27,6 +27,9 @@ pub struct ProgramReport {
     /// When each operation of one call ran (for `--trace`).
     #[serde(skip)]
     pub spans: std::rc::Rc<Vec<emu::Span>>,
+    /// Each instruction's time over one call (for the listing), indexed like the program's.
+    #[serde(skip)]
+    pub per_instr: std::rc::Rc<Vec<emu::InstrTime>>,
 }
 
 #[derive(Debug)]
@@ -34,9 +37,8 @@ pub struct RunReport {
     pub prints: Vec<Vec<PrintItem>>,
     pub stdout: String,
     pub programs: Vec<ProgramReport>,
-    pub machine: String,
-    /// The machine's clock, to turn cycles into time.
-    pub clock_hz: f64,
+    /// The machine the programs were compiled for and timed on.
+    pub machine: emu::MachineSummary,
     pub backend: &'static str,
     pub adapter: Option<String>,
     pub backend_reason: String,
@@ -106,10 +108,86 @@ impl Serialize for Item<'_> {
     }
 }
 
+/// At most this many operations of a program go into the page's timeline; Perfetto traces
+/// (`--trace`) have them all.
+pub const TIMELINE_SPANS: usize = 20_000;
+
+/// The timeline's rows: one per resource that runs operations, in the order the page and
+/// Perfetto show them.
+pub fn track_names(mxus: u32) -> Vec<String> {
+    let mut names = vec!["scalar".to_string(), "dma load".into(), "dma store".into()];
+    names.extend((0..mxus).map(|m| format!("mxu{m}")));
+    names.extend(["vector".into(), "xlu".into()]);
+    names
+}
+
+/// The row of `track_names` a span belongs on.
+pub fn track_of(span: &emu::Span, mxus: u32) -> usize {
+    match span.unit {
+        isa::Unit::Scalar => 0,
+        isa::Unit::Dma => 1 + span.track as usize,
+        isa::Unit::Mxu => 3 + span.track as usize,
+        isa::Unit::Vector => 3 + mxus as usize,
+        isa::Unit::CrossLane => 4 + mxus as usize,
+    }
+}
+
+/// One line of the assembly listing with the time it took: what the page's listing shows.
+#[derive(Serialize)]
+struct ListingLine<'a> {
+    /// The instruction as the assembly prints it, and its loop nesting depth.
+    text: String,
+    depth: usize,
+    unit: &'a str,
+    #[serde(flatten)]
+    time: &'a emu::InstrTime,
+}
+
+fn listing<'a>(p: &'a ProgramReport) -> Vec<ListingLine<'a>> {
+    let mut depth = 0;
+    p.program
+        .instrs
+        .iter()
+        .zip(p.per_instr.iter())
+        .map(|(instr, time)| {
+            if matches!(instr, isa::Instr::End) {
+                depth -= 1;
+            }
+            let line = ListingLine { text: instr.to_string(), depth, unit: instr.unit().name(), time };
+            if matches!(instr, isa::Instr::Loop { .. }) {
+                depth += 1;
+            }
+            line
+        })
+        .collect()
+}
+
+/// The spans of one call as rows of `[instruction, track, start, end]`, at most
+/// `TIMELINE_SPANS` of them.
+#[derive(Serialize)]
+struct Timeline {
+    tracks: Vec<String>,
+    spans: Vec<[u64; 4]>,
+    truncated: bool,
+}
+
+fn timeline(p: &ProgramReport, mxus: u32) -> Timeline {
+    let spans = p
+        .spans
+        .iter()
+        .filter(|s| s.end > s.start)
+        .take(TIMELINE_SPANS)
+        .map(|s| [s.instr as u64, track_of(s, mxus) as u64, s.start, s.end])
+        .collect::<Vec<_>>();
+    let truncated = p.spans.iter().filter(|s| s.end > s.start).count() > spans.len();
+    Timeline { tracks: track_names(mxus), spans, truncated }
+}
+
 impl RunReport {
     /// The JSON object documented in docs/cli.md: prints, programs (name, calls, counters),
     /// machine, backend, adapter. With `details`, also stdout, each program's every compiler
-    /// stage (jaxpr, hlo, fused, asm) and whether it ran eagerly, and why the backend was chosen
+    /// stage (jaxpr, hlo, fused, asm), its listing with each instruction's cycles, its
+    /// timeline, whether it ran eagerly, the machine's parameters and why the backend was chosen
     /// (what the web page shows).
     pub fn to_json(&self, details: bool) -> String {
         #[derive(Serialize)]
@@ -127,6 +205,10 @@ impl RunReport {
             fused: Option<&'a str>,
             #[serde(skip_serializing_if = "Option::is_none")]
             asm: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            listing: Option<Vec<ListingLine<'a>>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            timeline: Option<Timeline>,
         }
         #[derive(Serialize)]
         struct Report<'a> {
@@ -135,6 +217,8 @@ impl RunReport {
             prints: Vec<Vec<Item<'a>>>,
             programs: Vec<Program<'a>>,
             machine: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            machine_info: Option<&'a emu::MachineSummary>,
             backend: &'a str,
             adapter: &'a Option<String>,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -142,6 +226,7 @@ impl RunReport {
             #[serde(skip_serializing_if = "Option::is_none")]
             stdout: Option<&'a str>,
         }
+        let mxus = self.machine.mxus_per_core;
         let report = Report {
             ok: details.then_some(true),
             prints: self.prints.iter().map(|p| p.iter().map(Item).collect()).collect(),
@@ -157,9 +242,12 @@ impl RunReport {
                     hlo: details.then_some(p.hlo.as_str()),
                     fused: details.then_some(p.fused.as_str()),
                     asm: details.then_some(p.asm.as_str()),
+                    listing: details.then(|| listing(p)),
+                    timeline: details.then(|| timeline(p, mxus)),
                 })
                 .collect(),
-            machine: &self.machine,
+            machine: &self.machine.name,
+            machine_info: details.then_some(&self.machine),
             backend: self.backend,
             adapter: &self.adapter,
             backend_reason: details.then_some(self.backend_reason.as_str()),
@@ -194,22 +282,23 @@ impl RunReport {
     /// Perfetto and chrome://tracing open: a process per program, a thread per unit, one
     /// complete event per operation, timestamps in microseconds of emulated time.
     pub fn trace_json(&self) -> String {
-        let us = |cycles: u64| cycles as f64 / self.clock_hz * 1e6;
+        let us = |cycles: u64| cycles as f64 / self.machine.clock_hz * 1e6;
+        let mxus = self.machine.mxus_per_core;
         let mut events = Vec::new();
         for (pid, p) in self.programs.iter().enumerate() {
             let label = if p.eager { format!("{} (op by op)", p.name) } else { p.name.clone() };
             events.push(serde_json::json!({"ph": "M", "name": "process_name", "pid": pid, "args": {"name": label}}));
-            for unit in isa::Unit::ALL {
+            for (tid, name) in track_names(mxus).iter().enumerate() {
                 events.push(serde_json::json!({
-                    "ph": "M", "name": "thread_name", "pid": pid, "tid": unit as u32, "args": {"name": unit.name()}
+                    "ph": "M", "name": "thread_name", "pid": pid, "tid": tid, "args": {"name": name}
                 }));
             }
             for s in p.spans.iter() {
                 let name = p.program.instrs.get(s.instr).map_or_else(|| "?".to_string(), |i| i.mnemonic());
                 events.push(serde_json::json!({
-                    "ph": "X", "name": name, "cat": s.unit.name(), "pid": pid, "tid": s.unit as u32,
+                    "ph": "X", "name": name, "cat": s.unit.name(), "pid": pid, "tid": track_of(s, mxus),
                     "ts": us(s.start), "dur": us(s.end - s.start),
-                    "args": {"instruction": s.instr, "start_cycle": s.start, "end_cycle": s.end}
+                    "args": {"instruction": s.instr, "start_cycle": s.start, "end_cycle": s.end, "done_cycle": s.done}
                 }));
             }
         }

@@ -37,8 +37,11 @@ fn cpu_backend_prints_what_jax_prints() {
     assert_eq!(c.mxu_macs, 3 * 4 * 5);
     assert!(c.cycles >= 2 * 128 + 128 + 3 - 2 && c.cycles < 10_000, "cycles {}", c.cycles);
     let b = &c.breakdown;
-    let total = b.matmul + b.weight_stall + b.data_stall + b.issue_stall + b.no_matrix_work;
+    let total: f64 = b.parts().iter().map(|p| p.1).sum();
     assert!((total - 1.0).abs() < 1e-9, "the breakdown covers every cycle: {b:?}");
+    // One MXU of v5e's four works: the others have no matrix work all along.
+    assert_eq!(c.mxus_used, 1);
+    assert!(b.non_matrix > 0.75, "{b:?}");
     assert!(b.weight_stall > 0.0, "the array waits for its only weights: {b:?}");
 }
 
@@ -96,6 +99,38 @@ fn json_report_has_the_documented_fields() {
         assert!(f["counters"][key].as_u64().unwrap() > 0, "{key}");
     }
     assert!(json.get("stdout").is_none(), "stdout is only in the detailed form");
+}
+
+/// The detailed form (the page's) adds each instruction's cycles, the timeline and the machine.
+#[test]
+fn detailed_json_has_the_listing_the_timeline_and_the_machine() {
+    let report = run(BackendChoice::Cpu, Precision::Default);
+    let json: serde_json::Value = serde_json::from_str(&report.to_json(true)).unwrap();
+    assert_eq!(json["machine_info"]["mxus_per_core"], 4);
+    assert_eq!(json["machine_info"]["peak_bf16_flops_per_core"].as_f64(), Some(196_608e9));
+    let f = &json["programs"][3];
+    let listing = f["listing"].as_array().unwrap();
+    assert_eq!(listing.len(), report.programs[3].program.instrs.len());
+    let matmul = listing.iter().find(|l| l["text"].as_str().unwrap().starts_with("mxu.matmul")).unwrap();
+    assert_eq!(matmul["unit"], "mxu");
+    assert_eq!((matmul["executions"].as_u64(), matmul["busy_cycles"].as_u64()), (Some(1), Some(3)));
+    // Issued the cycle after its weights began shifting in, it waited for the other 127 rows.
+    assert_eq!(matmul["wait_cycles"], 127, "{matmul}");
+    let busy: u64 = listing.iter().filter(|l| l["unit"] == "mxu").map(|l| l["busy_cycles"].as_u64().unwrap()).sum();
+    assert_eq!(busy, 128 + 3, "weights shifting and rows streaming");
+    let timeline = &f["timeline"];
+    let tracks: Vec<&str> = timeline["tracks"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    assert_eq!(tracks.len(), 3 + 4 + 2);
+    let spans = timeline["spans"].as_array().unwrap();
+    assert_eq!(timeline["truncated"], false);
+    let cycles = f["counters"]["cycles"].as_u64().unwrap();
+    for span in spans {
+        let [instr, track, start, end] = [0, 1, 2, 3].map(|i| span[i].as_u64().unwrap());
+        assert!((instr as usize) < listing.len() && (track as usize) < tracks.len(), "{span}");
+        assert!(start < end && end <= cycles, "{span}");
+    }
+    let on = |name: &str| spans.iter().filter(|s| tracks[s[1].as_u64().unwrap() as usize] == name).count();
+    assert_eq!((on("mxu0"), on("mxu1"), on("dma load"), on("dma store")), (2, 0, 2, 1));
 }
 
 #[test]
