@@ -23,6 +23,8 @@ use jaxlite::{BinaryOp, CompareOp, UnaryOp};
 
 const SEM_LOADS: u8 = 0;
 const SEM_STORES: u8 = 1;
+/// A matmul's loads of A's rows, which run a level above (and ahead of) its loads of B.
+const SEM_ROWS: u8 = 2;
 /// VMEM rows are padded to the vector unit's lanes, tiles to its sublanes.
 const LANES: u32 = 128;
 const SUBLANES: u32 = 8;
@@ -170,6 +172,16 @@ struct Input {
     vmem: u32,
 }
 
+/// How a tile loop overlaps loads with compute (see `Emitter::tile_pipeline`): the semaphore
+/// its loads signal and how many each tile issues, whether the caller already loaded the
+/// first tile, and whether the loop loads each next tile itself.
+struct Pipeline {
+    sem: u8,
+    per_tile: u32,
+    preloaded: bool,
+    load_ahead: bool,
+}
+
 /// The VMEM of one kernel: a bump allocator whose high-water mark is the kernel's footprint.
 struct Vmem {
     top: u32,
@@ -247,7 +259,11 @@ impl<'a> Emitter<'a> {
     }
 
     fn dma_load(&mut self, src: Block, dst: Block) {
-        self.instrs.push(Instr::DmaLoad { src, dst, sem: SEM_LOADS });
+        self.dma_load_on(SEM_LOADS, src, dst);
+    }
+
+    fn dma_load_on(&mut self, sem: u8, src: Block, dst: Block) {
+        self.instrs.push(Instr::DmaLoad { src, dst, sem });
     }
 
     /// Loads the whole-kernel inputs (rows, columns, scalars) once; returns how many DMAs.
@@ -381,28 +397,79 @@ impl<'a> Emitter<'a> {
         Ok((fit / SUBLANES * SUBLANES).min(round_up(rows.max(1), SUBLANES)).min(cap))
     }
 
-    /// Runs `body(tile, slot)` over `count` tiles of `rows` rows and a last tile of
-    /// `last_rows` (0: none), alternating VMEM slots 0 and 1: a loop over pairs of full tiles,
-    /// then the tiles left over.
+    /// Runs a kernel over `count` tiles of `rows` rows and a last tile of `last_rows` (0:
+    /// none), alternating VMEM slots 0 and 1, software-pipelined: `load(tile, slot)` issues a
+    /// tile's `per_tile` DMAs (on `SEM_LOADS`) one tile ahead of `compute(tile, slot)`, so
+    /// tile t+1 streams in while tile t computes:
+    ///
+    /// ```text
+    /// load(0)
+    /// loop over pairs:  load(t+1); wait; compute(t)   (t = 2i, then 2i+1)
+    /// the rest:         load(t+1) if there is one; wait; compute(t)
+    /// ```
+    ///
+    /// The loop covers the tiles whose next tile is a full one, so its loads never run past
+    /// the array; the last one or two tiles (and a ragged one) are emitted after it.
     fn for_tiles(
         &mut self,
-        (count, rows, last_rows): (u32, u32, u32),
-        mut body: impl FnMut(&mut Self, Tile, usize) -> Result<(), CompileError>,
+        dims: (u32, u32, u32),
+        per_tile: u32,
+        load: impl FnMut(&mut Self, Tile, usize),
+        mut compute: impl FnMut(&mut Self, Tile, usize) -> Result<(), CompileError>,
     ) -> Result<(), CompileError> {
-        let pairs = count / 2;
+        let pipeline = Pipeline { sem: SEM_LOADS, per_tile, preloaded: false, load_ahead: true };
+        self.tile_pipeline(dims, pipeline, load, |e, t, s, _| compute(e, t, s), |_| {})
+    }
+
+    /// The general form of `for_tiles`. With `preloaded`, the first tile's loads were issued
+    /// by the caller. Without `load_ahead`, `compute(tile, slot, next)` gets the next tile
+    /// (and its slot) and loads it itself: a matmul's row blocks load the next block's rows
+    /// (and its first columns of B) from inside the column loop, at its last tile
+    /// (`at_last`, which runs where a load of the next tile would, before the last wait).
+    fn tile_pipeline(
+        &mut self,
+        (count, rows, last_rows): (u32, u32, u32),
+        p: Pipeline,
+        mut load: impl FnMut(&mut Self, Tile, usize),
+        mut compute: impl FnMut(&mut Self, Tile, usize, Option<(Tile, usize)>) -> Result<(), CompileError>,
+        mut at_last: impl FnMut(&mut Self),
+    ) -> Result<(), CompileError> {
+        let tiles = count + (last_rows > 0) as u32;
+        if tiles == 0 {
+            return Ok(());
+        }
+        let fixed = |p: u32| Tile { first: p, step: 0, depth: None, rows: if p < count { rows } else { last_rows } };
+        if !p.preloaded {
+            load(self, fixed(0), 0);
+        }
+        let wait = |e: &mut Self| {
+            if p.per_tile > 0 {
+                e.instrs.push(Instr::Wait { sem: p.sem, count: p.per_tile });
+            }
+        };
+        // Tiles 0 .. 2·pairs, each followed by a full tile (2·pairs ≤ count − 1).
+        let pairs = count.saturating_sub(1) / 2;
         if pairs > 0 {
             let depth = self.open_loop(pairs);
-            body(self, Tile { first: 0, step: 2, depth, rows }, 0)?;
-            body(self, Tile { first: 1, step: 2, depth, rows }, 1)?;
+            for slot in 0..2 {
+                let next = (Tile { first: slot as u32 + 1, step: 2, depth, rows }, 1 - slot);
+                if p.load_ahead {
+                    load(self, next.0, next.1);
+                }
+                wait(self);
+                compute(self, Tile { first: slot as u32, step: 2, depth, rows }, slot, Some(next))?;
+            }
             self.close_loop(depth);
         }
-        let mut next = 2 * pairs;
-        if count % 2 == 1 {
-            body(self, Tile { first: next, step: 0, depth: None, rows }, 0)?;
-            next += 1;
-        }
-        if last_rows > 0 {
-            body(self, Tile { first: next, step: 0, depth: None, rows: last_rows }, (next % 2) as usize)?;
+        for t in 2 * pairs..tiles {
+            let next = (t + 1 < tiles).then(|| (fixed(t + 1), ((t + 1) % 2) as usize));
+            match next {
+                Some((tile, slot)) if p.load_ahead => load(self, tile, slot),
+                Some(_) => {}
+                None => at_last(self),
+            }
+            wait(self);
+            compute(self, fixed(t), (t % 2) as usize, next)?;
         }
         Ok(())
     }
@@ -490,16 +557,17 @@ impl<'a> Emitter<'a> {
         }
         let results: Vec<u32> = fusion.ops.iter().map(|_| vmem.alloc(2 * slot, "a tile")).collect::<Result<_, _>>()?;
         self.vmem_peak = self.vmem_peak.max(vmem.top);
-        self.for_tiles((rows / tile, tile, rows % tile), |e, t, s| {
-            let at = |base: u32| Addr::from(base + s as u32 * slot);
-            let block = |base: u32| Block { addr: at(base), rows: t.rows, cols, stride: padded };
+        let load = |e: &mut Self, t: Tile, s: usize| {
+            let block =
+                |base: u32| Block { addr: Addr::from(base + s as u32 * slot), rows: t.rows, cols, stride: padded };
             for input in inputs.iter().filter(|i| i.access == Access::Full) {
                 let src = Block { addr: t.addr(input.hbm, tile * cols), rows: t.rows, cols, stride: cols };
                 e.dma_load(src, block(input.vmem));
             }
-            if full > 0 {
-                e.instrs.push(Instr::Wait { sem: SEM_LOADS, count: full });
-            }
+        };
+        self.for_tiles((rows / tile, tile, rows % tile), full, load, |e, t, s| {
+            let at = |base: u32| Addr::from(base + s as u32 * slot);
+            let block = |base: u32| Block { addr: at(base), rows: t.rows, cols, stride: padded };
             let computed: Vec<(ValueId, Addr)> = if materialising {
                 vec![]
             } else {
@@ -600,16 +668,17 @@ impl<'a> Emitter<'a> {
                 b: Operand::Imm(0.0),
             });
         }
-        self.for_tiles((rows / tile, tile, rows % tile), |e, t, s| {
-            let at = |base: u32| Addr::from(base + s as u32 * slot);
-            let block = |base: u32| Block { addr: at(base), rows: t.rows, cols, stride: padded };
+        let load = |e: &mut Self, t: Tile, s: usize| {
+            let block =
+                |base: u32| Block { addr: Addr::from(base + s as u32 * slot), rows: t.rows, cols, stride: padded };
             for input in inputs.iter().filter(|i| i.access == Access::Full) {
                 let src = Block { addr: t.addr(input.hbm, tile * cols), rows: t.rows, cols, stride: cols };
                 e.dma_load(src, block(input.vmem));
             }
-            if full > 0 {
-                e.instrs.push(Instr::Wait { sem: SEM_LOADS, count: full });
-            }
+        };
+        self.for_tiles((rows / tile, tile, rows % tile), full, load, |e, t, s| {
+            let at = |base: u32| Addr::from(base + s as u32 * slot);
+            let block = |base: u32| Block { addr: at(base), rows: t.rows, cols, stride: padded };
             let computed: Vec<(ValueId, Addr)> = prefix.iter().zip(&results).map(|(&v, &r)| (v, at(r))).collect();
             for (&v, &r) in prefix.iter().zip(&results) {
                 let operand = |o: ValueId| Self::operand_of(g, o, &computed, &inputs, &at, t, tile);
@@ -701,13 +770,19 @@ impl<'a> Emitter<'a> {
         let src_buf = vmem.alloc(2 * tile * padded, "the source band")?;
         let dst_buf = vmem.alloc(2 * cols * band, "the transposed band")?;
         self.vmem_peak = self.vmem_peak.max(vmem.top);
-        self.for_tiles((rows / tile, tile, rows % tile), |e, t, s| {
-            let src =
-                Block { addr: Addr::from(src_buf + s as u32 * tile * padded), rows: t.rows, cols, stride: padded };
+        let src_block = move |t: Tile, s: usize| Block {
+            addr: Addr::from(src_buf + s as u32 * tile * padded),
+            rows: t.rows,
+            cols,
+            stride: padded,
+        };
+        let load = |e: &mut Self, t: Tile, s: usize| {
+            e.dma_load(Block { addr: t.addr(src_hbm, tile * cols), rows: t.rows, cols, stride: cols }, src_block(t, s));
+        };
+        self.for_tiles((rows / tile, tile, rows % tile), 1, load, |e, t, s| {
+            let src = src_block(t, s);
             let dst =
                 Block { addr: Addr::from(dst_buf + s as u32 * cols * band), rows: cols, cols: t.rows, stride: band };
-            e.dma_load(Block { addr: t.addr(src_hbm, tile * cols), rows: t.rows, cols, stride: cols }, src.clone());
-            e.instrs.push(Instr::Wait { sem: SEM_LOADS, count: 1 });
             e.instrs.push(Instr::Transpose { src, dst: dst.clone() });
             let out = Block { addr: t.addr(out_hbm, tile), rows: cols, cols: t.rows, stride: rows };
             e.instrs.push(Instr::DmaStore { src: dst, dst: out, sem: SEM_STORES });
@@ -773,54 +848,102 @@ impl<'a> Emitter<'a> {
         self.flops += fusion.ops[1..].iter().map(|&v| g.instrs[v].size() as u64).sum::<u64>();
         let passes = precision_passes(precision);
         let (n_blocks, n_last) = (n / tn, n % tn);
-        self.for_tiles((m / tm, tm, m % tm), |e, mt, ms| {
-            // A's rows for this block of results.
-            let a = Addr::from(a_buf + ms as u32 * tm * kp);
-            e.dma_load(
+        // Row blocks (A's rows) outside, column blocks (B's columns) inside, as one pipeline:
+        // each block of columns loads during the previous block's compute, and the last
+        // block of a row block loads the next row block's rows and first columns. A's loads
+        // signal their own semaphore, so the inner waits count only B's. B's slots alternate
+        // over the whole sequence of blocks (row block o, column block i is block o·Q + i).
+        let col_blocks = n_blocks + (n_last > 0) as u32;
+        let a_rows = move |mt: Tile, ms: usize| Block {
+            addr: Addr::from(a_buf + ms as u32 * tm * kp),
+            rows: mt.rows,
+            cols: k,
+            stride: kp,
+        };
+        let b_cols = move |nt: Tile, bs: usize| Block {
+            addr: Addr::from(b_buf + bs as u32 * kp * tnp),
+            rows: k,
+            cols: nt.rows,
+            stride: tnp,
+        };
+        let b_slot = move |mt: Tile, ns: usize| (mt.first as usize % 2 * col_blocks as usize + ns) % 2;
+        let at = move |base: u32, bs: usize| Addr::from(base + bs as u32 * tm * tnp);
+        let block = move |base: u32, mt: Tile, nt: Tile, bs: usize| Block {
+            addr: at(base, bs),
+            rows: mt.rows,
+            cols: nt.rows,
+            stride: tnp,
+        };
+        // The block's first element in an M×N array: row tile `mt`, column tile `nt`.
+        let corner = |base: u32, mt: Tile, nt: Tile| {
+            add_term(&offset(&mt.addr(base, tm * n), nt.first * tn), nt.step * tn, nt.depth)
+        };
+        let first_cols = Tile { first: 0, step: 0, depth: None, rows: if n_blocks > 0 { tn } else { n_last } };
+        // B's columns for column block `nt` of row block `mt`, then that block's full
+        // epilogue inputs.
+        let load_b = |e: &mut Self, mt: Tile, nt: Tile, bs: usize| {
+            e.dma_load(Block { addr: nt.addr(b_hbm, tn), rows: k, cols: nt.rows, stride: n }, b_cols(nt, bs));
+            for input in inputs.iter().filter(|i| i.access == Access::Full) {
+                let src = Block { addr: corner(input.hbm, mt, nt), rows: mt.rows, cols: nt.rows, stride: n };
+                e.dma_load(src, block(input.vmem, mt, nt, bs));
+            }
+        };
+        let load_row_block = |e: &mut Self, mt: Tile, ms: usize| {
+            e.dma_load_on(
+                SEM_ROWS,
                 Block { addr: mt.addr(a_hbm, tm * k), rows: mt.rows, cols: k, stride: k },
-                Block { addr: a.clone(), rows: mt.rows, cols: k, stride: kp },
+                a_rows(mt, ms),
             );
-            // The DMA engine is in order: B's columns could not arrive before A anyway.
-            e.instrs.push(Instr::Wait { sem: SEM_LOADS, count: 1 });
-            e.for_tiles((n_blocks, tn, n_last), |e, nt, ns| {
-                // B's columns: tile `nt` counts columns here (TN per tile).
-                let b = Addr::from(b_buf + ns as u32 * kp * tnp);
-                let col0 = nt.addr(b_hbm, tn);
-                e.dma_load(
-                    Block { addr: col0, rows: k, cols: nt.rows, stride: n },
-                    Block { addr: b.clone(), rows: k, cols: nt.rows, stride: tnp },
-                );
-                let slot = ms * 2 + ns;
-                let at = |base: u32| Addr::from(base + (slot % 2) as u32 * tm * tnp);
-                let block = |base: u32| Block { addr: at(base), rows: mt.rows, cols: nt.rows, stride: tnp };
-                // The block's first element in an M×N array: row tile `mt`, column tile `nt`.
-                let corner =
-                    |base: u32| add_term(&offset(&mt.addr(base, tm * n), nt.first * tn), nt.step * tn, nt.depth);
-                for input in inputs.iter().filter(|i| i.access == Access::Full) {
-                    let src = Block { addr: corner(input.hbm), rows: mt.rows, cols: nt.rows, stride: n };
-                    e.dma_load(src, block(input.vmem));
-                }
-                e.instrs.push(Instr::Wait { sem: SEM_LOADS, count: 1 + full });
-                let c = block(results[0]);
-                e.mxu_block((&a, kp), (&b, tnp), &c, (k, nt.rows), passes);
-                let computed: Vec<(ValueId, Addr)> =
-                    fusion.ops.iter().zip(&results).map(|(&v, &r)| (v, at(r))).collect();
-                // Row inputs are indexed from this block's first column (columns from its first
-                // row, which `operand_of` does with the row tile).
-                for (&v, &r) in fusion.ops.iter().zip(&results).skip(1) {
-                    let operand = |o: ValueId| match Self::operand_of(g, o, &computed, &inputs, &at, mt, tm) {
-                        Operand::Row(a) => Operand::Row(add_term(&offset(&a, nt.first * tn), nt.step * tn, nt.depth)),
-                        other => other,
-                    };
-                    e.vector_op(v, block(r), &operand)?;
-                }
-                for &(k, hbm) in &outputs {
-                    let dst = Block { addr: corner(hbm), rows: mt.rows, cols: nt.rows, stride: n };
-                    e.instrs.push(Instr::DmaStore { src: block(results[k]), dst, sem: SEM_STORES });
-                }
-                Ok(())
-            })
-        })
+            load_b(e, mt, first_cols, b_slot(mt, 0));
+        };
+        let rows_pipeline = Pipeline { sem: SEM_ROWS, per_tile: 1, preloaded: false, load_ahead: false };
+        self.tile_pipeline(
+            (m / tm, tm, m % tm),
+            rows_pipeline,
+            load_row_block,
+            |e, mt, ms, next_rows| {
+                let a = a_rows(mt, ms).addr;
+                let cols_pipeline = Pipeline { sem: SEM_LOADS, per_tile: 1 + full, preloaded: true, load_ahead: true };
+                let load_next_cols = |e: &mut Self, nt: Tile, ns: usize| load_b(e, mt, nt, b_slot(mt, ns));
+                let load_next_rows = |e: &mut Self| {
+                    if let Some((next, slot)) = next_rows {
+                        load_row_block(e, next, slot);
+                    }
+                };
+                e.tile_pipeline(
+                    (n_blocks, tn, n_last),
+                    cols_pipeline,
+                    load_next_cols,
+                    |e, nt, ns, _| {
+                        let bs = b_slot(mt, ns);
+                        let b = b_cols(nt, bs).addr;
+                        let c = block(results[0], mt, nt, bs);
+                        e.mxu_block((&a, kp), (&b, tnp), &c, (k, nt.rows), passes);
+                        let at = |base: u32| at(base, bs);
+                        let computed: Vec<(ValueId, Addr)> =
+                            fusion.ops.iter().zip(&results).map(|(&v, &r)| (v, at(r))).collect();
+                        // Row inputs are indexed from this block's first column (columns from its first
+                        // row, which `operand_of` does with the row tile).
+                        for (&v, &r) in fusion.ops.iter().zip(&results).skip(1) {
+                            let operand = |o: ValueId| match Self::operand_of(g, o, &computed, &inputs, &at, mt, tm) {
+                                Operand::Row(a) => {
+                                    Operand::Row(add_term(&offset(&a, nt.first * tn), nt.step * tn, nt.depth))
+                                }
+                                other => other,
+                            };
+                            e.vector_op(v, block(r, mt, nt, bs), &operand)?;
+                        }
+                        for &(k, hbm) in &outputs {
+                            let dst = Block { addr: corner(hbm, mt, nt), rows: mt.rows, cols: nt.rows, stride: n };
+                            e.instrs.push(Instr::DmaStore { src: block(results[k], mt, nt, bs), dst, sem: SEM_STORES });
+                        }
+                        Ok(())
+                    },
+                    load_next_rows,
+                )
+            },
+            |_| {},
+        )
     }
 
     /// One block of results on the core's MXUs: for every bf16 pass, every round of column

@@ -43,10 +43,10 @@ fn check_invariants(c: &Counters) {
 
 /// A large matmul keeps the core's four arrays streaming: M·K·N / (128·128) row-cycles in all,
 /// a quarter of that each, and the whole program within a few percent of a quarter, FLOPs over
-/// peak: weights shift in behind the stream and the next tiles load during this one's compute.
-/// What is left (7 %) is the first tiles' load (16 MiB of A's rows and 8 MiB of B's columns,
-/// 46k cycles at 546 bytes per cycle) before the arrays can start, the first B tile of each
-/// later block of rows, which is not prefetched (docs/compiler.md), and the last store.
+/// peak: weights shift in behind the stream and every next tile of A and B loads during this
+/// one's compute. What is left (5 %) is the first tiles' load (16 MiB of A's rows and 8 MiB of
+/// B's columns, 46k cycles at 546 bytes per cycle) before the arrays can start, and the last
+/// results' drain and store.
 #[test]
 fn a_large_matmul_is_compute_bound() {
     let c = matmul_counters(4096, 4096, 4096);
@@ -55,10 +55,10 @@ fn a_large_matmul_is_compute_bound() {
     assert_eq!(c.mxu_busy_cycles, stream);
     assert_eq!(c.mxus_used, 4);
     let per_mxu = stream / 4;
-    assert!((c.cycles as f64) < 1.08 * per_mxu as f64, "{} cycles for {per_mxu} of streaming per MXU: {c:?}", c.cycles);
-    assert!(c.mxu_utilization > 0.925, "{}", c.mxu_utilization);
-    assert!(c.breakdown.array_active > 0.925, "{:?}", c.breakdown);
-    // The arrays wait only for data at the start of a block of rows.
+    assert!((c.cycles as f64) < 1.06 * per_mxu as f64, "{} cycles for {per_mxu} of streaming per MXU: {c:?}", c.cycles);
+    assert!(c.mxu_utilization > 0.94, "{}", c.mxu_utilization);
+    assert!(c.breakdown.array_active > 0.94, "{:?}", c.breakdown);
+    // The arrays wait only for the first tiles' data.
     assert!(c.breakdown.weight_stall + c.breakdown.array_active > 0.99, "{:?}", c.breakdown);
     assert_eq!(c.mxu_unused_macs, 0, "every dimension is a multiple of 128");
 }
@@ -79,7 +79,9 @@ fn one_mxu_takes_four_times_as_long() {
 }
 
 /// A matrix-vector product is bound by HBM: reading the 4096×4096 matrix takes
-/// 64 MiB / 546 bytes per cycle, and the program is within 25 % of that.
+/// 64 MiB / 546 bytes per cycle, and the program is within 5 % of that (each block of B's
+/// columns loads while the previous one computes; the first block's compute and the last
+/// store are not hidden).
 #[test]
 fn a_matrix_vector_product_is_memory_bound() {
     let c = matmul_counters(8, 4096, 4096);
@@ -88,7 +90,7 @@ fn a_matrix_vector_product_is_memory_bound() {
     let memory_bound = bytes / TpuConfig::v5e().hbm_bytes_per_cycle();
     assert!(c.hbm_bytes_read >= 4096 * 4096 * 4);
     assert!(
-        (c.cycles as f64) >= memory_bound && (c.cycles as f64) < 1.25 * memory_bound,
+        (c.cycles as f64) >= memory_bound && (c.cycles as f64) < 1.05 * memory_bound,
         "{} vs {memory_bound}",
         c.cycles
     );

@@ -55,9 +55,9 @@ fn skeleton_jaxpr_and_assembly() {
         input in0 f32[3,4] hbm[0]
         input in1 f32[4,5] hbm[12]
         output out0 f32[3,5] hbm[32]
-           0: dma.load    hbm[0] 3x4/4 -> vmem[0] 3x4/128 sem=0
-           1: wait        sem=0 count=1
-           2: dma.load    hbm[12] 4x5/5 -> vmem[2048] 4x5/128 sem=0
+           0: dma.load    hbm[0] 3x4/4 -> vmem[0] 3x4/128 sem=2
+           1: dma.load    hbm[12] 4x5/5 -> vmem[2048] 4x5/128 sem=0
+           2: wait        sem=2 count=1
            3: wait        sem=0 count=1
            4: mxu.weights vmem[2048] 4x5/128 part=hi mxu=0
            5: mxu.matmul  vmem[0] 3x4/128 -> vmem[34816] 3x5/128 part=hi set mxu=0
@@ -154,8 +154,8 @@ fn bias_and_activation_fuse_into_the_matmul() {
 }
 
 /// Loops with affine addresses keep programs small: a 4096³ matmul (whose operands do not fit
-/// VMEM together, so they stream through it tile by tile) is a few hundred instructions, at
-/// every precision.
+/// VMEM together, so they stream through it tile by tile) is a few hundred instructions (about
+/// a thousand at HIGHEST's six passes), while it executes millions of operations.
 #[test]
 fn a_4096_cubed_matmul_is_a_short_program() {
     let mut ctx = Context::new(Box::new(ReferenceExecutor::default()));
@@ -166,7 +166,11 @@ fn a_4096_cubed_matmul_is_a_short_program() {
     });
     for precision in [Precision::Default, Precision::Highest] {
         let program = compile("big", &closed.jaxpr, &opts(precision)).unwrap();
-        assert!(program.instrs.len() < 300, "{precision:?}: {} instructions", program.instrs.len());
+        // Software pipelining emits a tile loop's body four times here (the pair loop's two,
+        // the tail's two), and the matmul nests two such loops; HIGHEST repeats the MXU code
+        // for each of its six passes.
+        let limit = if precision == Precision::Default { 400 } else { 1200 };
+        assert!(program.instrs.len() < limit, "{precision:?}: {} instructions", program.instrs.len());
         assert!(program.vmem_words <= 32 << 20);
         let matmuls: Vec<u32> = program
             .ops()
