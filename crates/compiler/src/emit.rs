@@ -72,6 +72,11 @@ impl Tile {
     fn addr(&self, base: u32, tile_words: u32) -> Addr {
         affine(base + self.first * tile_words, self.step * tile_words, self.depth)
     }
+
+    /// `addr` from a base that is itself affine (a batch element's array).
+    fn addr_in(&self, base: &Addr, tile_words: u32) -> Addr {
+        add_term(&offset(base, self.first * tile_words), self.step * tile_words, self.depth)
+    }
 }
 
 /// How a kernel reads an input, relative to its R×C iteration space.
@@ -175,6 +180,7 @@ struct Input {
 /// How a tile loop overlaps loads with compute (see `Emitter::tile_pipeline`): the semaphore
 /// its loads signal and how many each tile issues, whether the caller already loaded the
 /// first tile, and whether the loop loads each next tile itself.
+#[derive(Clone, Copy)]
 struct Pipeline {
     sem: u8,
     per_tile: u32,
@@ -246,12 +252,12 @@ impl<'a> Emitter<'a> {
     fn input(&self, v: ValueId, shape: &[usize]) -> Result<(u32, Access), CompileError> {
         let g = self.graph();
         let (addr, strides) = view_strides(g, &self.hbm, v).ok_or_else(|| {
-            err(format!("%{} is read through a view the compiler cannot express yet", g.value_name(v)))
+            err(format!("%{} is read through a view not supported by the compiler yet", g.value_name(v)))
         })?;
         let access = if g.instrs[v].shape.is_empty() { Some(Access::Scalar) } else { classify(&strides, shape) };
         let access = access.ok_or_else(|| {
             err(format!(
-                "%{} is broadcast in a pattern the compiler does not support yet (only rows, columns and scalars)",
+                "%{} is broadcast in a pattern not supported by the compiler yet (only rows, columns and scalars)",
                 g.value_name(v)
             ))
         })?;
@@ -738,20 +744,15 @@ impl<'a> Emitter<'a> {
         Ok(())
     }
 
-    /// A transpose of a matrix on the cross-lane unit, a band of rows at a time: each band
-    /// of the source becomes a band of columns of the result.
+    /// A transpose. Merging the axes that stay together (and dropping size-1 axes) leaves one
+    /// of two patterns: `(A, X, Y) → (A, Y, X)`, A matrices transposed on the cross-lane unit,
+    /// or `(A, X, Y, C) → (A, Y, X, C)` with C > 1, rows of C words moved by DMA alone.
     fn transpose_kernel(&mut self, fusion: &Fusion) -> Result<(), CompileError> {
         let g = self.graph();
         let root = fusion.root();
         let Op::Transpose { permutation } = &g.instrs[root].op else { unreachable!("a transpose fusion") };
         let source = g.instrs[root].operands[0];
         let shape = g.instrs[source].shape.clone();
-        if permutation.len() != 2 || permutation[..] != [1, 0] {
-            return Err(err(format!(
-                "transposing f32{shape:?} by {permutation:?} is not supported by the compiler yet (only matrices)"
-            )));
-        }
-        let (rows, cols) = (shape[0] as u32, shape[1] as u32);
         let src_hbm = match view_strides(g, &self.hbm, source) {
             Some((addr, strides)) if contiguous(&strides, &shape) => addr,
             _ => {
@@ -762,6 +763,30 @@ impl<'a> Emitter<'a> {
             }
         };
         let out_hbm = self.hbm_alloc(root);
+        let (dims, perm) = merge_transpose(&shape, permutation);
+        let d = |i: usize| dims[i] as u32;
+        match perm.as_slice() {
+            [] | [0] => self.move_rows(src_hbm, out_hbm, (1, 1, 1, dims.iter().product::<usize>() as u32)),
+            [1, 0] => self.transpose_matrices(src_hbm, out_hbm, (1, d(0), d(1))),
+            [0, 2, 1] => self.transpose_matrices(src_hbm, out_hbm, (d(0), d(1), d(2))),
+            [1, 0, 2] => self.move_rows(src_hbm, out_hbm, (1, d(0), d(1), d(2))),
+            [0, 2, 1, 3] => self.move_rows(src_hbm, out_hbm, (d(0), d(1), d(2), d(3))),
+            _ => Err(err(format!(
+                "transposing f32{shape:?} by {permutation:?} is not supported by the compiler yet \
+                 (after merging axes that stay together it is a {}-axis permutation {perm:?})",
+                perm.len()
+            ))),
+        }
+    }
+
+    /// `batch` R×C matrices transposed on the cross-lane unit, a band of rows at a time: each
+    /// band of the source becomes a band of columns of the result.
+    fn transpose_matrices(
+        &mut self,
+        src_hbm: u32,
+        out_hbm: u32,
+        (batch, rows, cols): (u32, u32, u32),
+    ) -> Result<(), CompileError> {
         let padded = round_up(cols, LANES);
         let mut vmem = Vmem { top: 0, limit: self.opts.vmem_words };
         // A band of at most 128 rows becomes 128 padded columns of the result.
@@ -770,6 +795,8 @@ impl<'a> Emitter<'a> {
         let src_buf = vmem.alloc(2 * tile * padded, "the source band")?;
         let dst_buf = vmem.alloc(2 * cols * band, "the transposed band")?;
         self.vmem_peak = self.vmem_peak.max(vmem.top);
+        let db = self.open_loop(batch);
+        let (src_base, out_base) = (affine(src_hbm, rows * cols, db), affine(out_hbm, rows * cols, db));
         let src_block = move |t: Tile, s: usize| Block {
             addr: Addr::from(src_buf + s as u32 * tile * padded),
             rows: t.rows,
@@ -777,35 +804,76 @@ impl<'a> Emitter<'a> {
             stride: padded,
         };
         let load = |e: &mut Self, t: Tile, s: usize| {
-            e.dma_load(Block { addr: t.addr(src_hbm, tile * cols), rows: t.rows, cols, stride: cols }, src_block(t, s));
+            let src = Block { addr: t.addr_in(&src_base, tile * cols), rows: t.rows, cols, stride: cols };
+            e.dma_load(src, src_block(t, s));
         };
         self.for_tiles((rows / tile, tile, rows % tile), 1, load, |e, t, s| {
             let src = src_block(t, s);
             let dst =
                 Block { addr: Addr::from(dst_buf + s as u32 * cols * band), rows: cols, cols: t.rows, stride: band };
             e.instrs.push(Instr::Transpose { src, dst: dst.clone() });
-            let out = Block { addr: t.addr(out_hbm, tile), rows: cols, cols: t.rows, stride: rows };
+            let out = Block { addr: t.addr_in(&out_base, tile), rows: cols, cols: t.rows, stride: rows };
             e.instrs.push(Instr::DmaStore { src: dst, dst: out, sem: SEM_STORES });
             Ok(())
-        })
+        })?;
+        self.close_loop(db);
+        Ok(())
     }
 
-    /// An output fusion: `(M,K)·(K,N)` on the MXU, then its elementwise epilogue.
+    /// `(A, X, Y, C) → (A, Y, X, C)` by DMA alone: a tile of the source's X rows (each Y·C
+    /// contiguous words) comes into VMEM, and each of its rows goes out as Y runs of C words,
+    /// X·C apart. No unit computes, so VMEM rows need no padding.
+    fn move_rows(
+        &mut self,
+        src_hbm: u32,
+        out_hbm: u32,
+        (a, x, y, c): (u32, u32, u32, u32),
+    ) -> Result<(), CompileError> {
+        let row = y * c;
+        let mut vmem = Vmem { top: 0, limit: self.opts.vmem_words };
+        let tile = self.tile_rows(x, 2 * row, vmem.limit)?;
+        let buf = vmem.alloc(2 * tile * row, "a tile of rows")?;
+        self.vmem_peak = self.vmem_peak.max(vmem.top);
+        let da = self.open_loop(a);
+        let (src_base, out_base) = (affine(src_hbm, x * row, da), affine(out_hbm, x * row, da));
+        let slot = move |s: usize| buf + s as u32 * tile * row;
+        let load = |e: &mut Self, t: Tile, s: usize| {
+            let src = Block { addr: t.addr_in(&src_base, tile * row), rows: t.rows, cols: row, stride: row };
+            e.dma_load(src, Block { addr: slot(s).into(), rows: t.rows, cols: row, stride: row });
+        };
+        self.for_tiles((x / tile, tile, x % tile), 1, load, |e, t, s| {
+            // Row r of the tile (source row x = tile start + r) lands at column x·C of each of
+            // the result's Y rows.
+            let dr = e.open_loop(t.rows);
+            let src = Block { addr: affine(slot(s), row, dr), rows: y, cols: c, stride: c };
+            let dst = Block { addr: add_term(&t.addr_in(&out_base, tile * c), c, dr), rows: y, cols: c, stride: x * c };
+            e.instrs.push(Instr::DmaStore { src, dst, sem: SEM_STORES });
+            e.close_loop(dr);
+            Ok(())
+        })?;
+        self.close_loop(da);
+        Ok(())
+    }
+
+    /// An output fusion: `(M,K)·(K,N)` on the MXU, then its elementwise epilogue; or a batched
+    /// `(B,M,K)·(B,K,N)`, a loop over the batch of the same kernel (without epilogue).
     fn matmul_kernel(&mut self, fusion: &Fusion) -> Result<(), CompileError> {
         let g = self.graph();
         let dot = fusion.ops[0];
         let Op::Dot { precision } = g.instrs[dot].op else { unreachable!("an output fusion starts with its dot") };
         let outputs = self.alloc_outputs(fusion);
         let (lhs, rhs) = (g.instrs[dot].operands[0], g.instrs[dot].operands[1]);
-        let (m, k) = (g.instrs[lhs].shape[0] as u32, g.instrs[lhs].shape[1] as u32);
-        let n = g.instrs[rhs].shape[1] as u32;
+        let (ls, rs) = (&g.instrs[lhs].shape, &g.instrs[rhs].shape);
+        let batch = if ls.len() == 3 { ls[0] as u32 } else { 1 };
+        let (m, k) = (ls[ls.len() - 2] as u32, ls[ls.len() - 1] as u32);
+        let n = rs[rs.len() - 1] as u32;
         let mut operand_hbm = [0u32; 2];
         for (slot, v) in operand_hbm.iter_mut().zip([lhs, rhs]) {
             match view_strides(g, &self.hbm, v) {
                 Some((addr, strides)) if contiguous(&strides, &g.instrs[v].shape) => *slot = addr,
                 _ => {
                     return Err(err(format!(
-                        "the matmul operand %{} is a broadcast; the compiler needs it materialised",
+                        "a broadcast matmul operand (%{}) is not supported by the compiler yet",
                         g.value_name(v)
                     )))
                 }
@@ -848,6 +916,12 @@ impl<'a> Emitter<'a> {
         self.flops += fusion.ops[1..].iter().map(|&v| g.instrs[v].size() as u64).sum::<u64>();
         let passes = precision_passes(precision);
         let (n_blocks, n_last) = (n / tn, n % tn);
+        self.flops += 2 * (batch as u64 - 1) * m as u64 * k as u64 * n as u64;
+        // Each batch element is a matmul of its own: its arrays are M·K, K·N and M·N words on.
+        let db = self.open_loop(batch);
+        let a_base = affine(a_hbm, m * k, db);
+        let b_base = affine(b_hbm, k * n, db);
+        let outputs: Vec<(usize, Addr)> = outputs.iter().map(|&(i, hbm)| (i, affine(hbm, m * n, db))).collect();
         // Row blocks (A's rows) outside, column blocks (B's columns) inside, as one pipeline:
         // each block of columns loads during the previous block's compute, and the last
         // block of a row block loads the next row block's rows and first columns. A's loads
@@ -875,75 +949,68 @@ impl<'a> Emitter<'a> {
             stride: tnp,
         };
         // The block's first element in an M×N array: row tile `mt`, column tile `nt`.
-        let corner = |base: u32, mt: Tile, nt: Tile| {
-            add_term(&offset(&mt.addr(base, tm * n), nt.first * tn), nt.step * tn, nt.depth)
+        let corner = |base: &Addr, mt: Tile, nt: Tile| {
+            add_term(&offset(&mt.addr_in(base, tm * n), nt.first * tn), nt.step * tn, nt.depth)
         };
         let first_cols = Tile { first: 0, step: 0, depth: None, rows: if n_blocks > 0 { tn } else { n_last } };
         // B's columns for column block `nt` of row block `mt`, then that block's full
         // epilogue inputs.
         let load_b = |e: &mut Self, mt: Tile, nt: Tile, bs: usize| {
-            e.dma_load(Block { addr: nt.addr(b_hbm, tn), rows: k, cols: nt.rows, stride: n }, b_cols(nt, bs));
+            let src = Block { addr: nt.addr_in(&b_base, tn), rows: k, cols: nt.rows, stride: n };
+            e.dma_load(src, b_cols(nt, bs));
             for input in inputs.iter().filter(|i| i.access == Access::Full) {
-                let src = Block { addr: corner(input.hbm, mt, nt), rows: mt.rows, cols: nt.rows, stride: n };
+                let src = Block { addr: corner(&input.hbm.into(), mt, nt), rows: mt.rows, cols: nt.rows, stride: n };
                 e.dma_load(src, block(input.vmem, mt, nt, bs));
             }
         };
         let load_row_block = |e: &mut Self, mt: Tile, ms: usize| {
-            e.dma_load_on(
-                SEM_ROWS,
-                Block { addr: mt.addr(a_hbm, tm * k), rows: mt.rows, cols: k, stride: k },
-                a_rows(mt, ms),
-            );
+            let src = Block { addr: mt.addr_in(&a_base, tm * k), rows: mt.rows, cols: k, stride: k };
+            e.dma_load_on(SEM_ROWS, src, a_rows(mt, ms));
             load_b(e, mt, first_cols, b_slot(mt, 0));
         };
-        let rows_pipeline = Pipeline { sem: SEM_ROWS, per_tile: 1, preloaded: false, load_ahead: false };
-        self.tile_pipeline(
-            (m / tm, tm, m % tm),
-            rows_pipeline,
-            load_row_block,
-            |e, mt, ms, next_rows| {
-                let a = a_rows(mt, ms).addr;
-                let cols_pipeline = Pipeline { sem: SEM_LOADS, per_tile: 1 + full, preloaded: true, load_ahead: true };
-                let load_next_cols = |e: &mut Self, nt: Tile, ns: usize| load_b(e, mt, nt, b_slot(mt, ns));
-                let load_next_rows = |e: &mut Self| {
-                    if let Some((next, slot)) = next_rows {
-                        load_row_block(e, next, slot);
-                    }
+        // One block of results: the MXUs, the epilogue, the stores.
+        let compute_block = |e: &mut Self, mt: Tile, ms: usize, nt: Tile, ns: usize| {
+            let bs = b_slot(mt, ns);
+            let (a, b) = (a_rows(mt, ms).addr, b_cols(nt, bs).addr);
+            e.mxu_block((&a, kp), (&b, tnp), &block(results[0], mt, nt, bs), (k, nt.rows), passes);
+            let at = |base: u32| at(base, bs);
+            let computed: Vec<(ValueId, Addr)> = fusion.ops.iter().zip(&results).map(|(&v, &r)| (v, at(r))).collect();
+            // Row inputs are indexed from this block's first column (columns from its first
+            // row, which `operand_of` does with the row tile).
+            for (&v, &r) in fusion.ops.iter().zip(&results).skip(1) {
+                let operand = |o: ValueId| match Self::operand_of(g, o, &computed, &inputs, &at, mt, tm) {
+                    Operand::Row(a) => Operand::Row(add_term(&offset(&a, nt.first * tn), nt.step * tn, nt.depth)),
+                    other => other,
                 };
-                e.tile_pipeline(
-                    (n_blocks, tn, n_last),
-                    cols_pipeline,
-                    load_next_cols,
-                    |e, nt, ns, _| {
-                        let bs = b_slot(mt, ns);
-                        let b = b_cols(nt, bs).addr;
-                        let c = block(results[0], mt, nt, bs);
-                        e.mxu_block((&a, kp), (&b, tnp), &c, (k, nt.rows), passes);
-                        let at = |base: u32| at(base, bs);
-                        let computed: Vec<(ValueId, Addr)> =
-                            fusion.ops.iter().zip(&results).map(|(&v, &r)| (v, at(r))).collect();
-                        // Row inputs are indexed from this block's first column (columns from its first
-                        // row, which `operand_of` does with the row tile).
-                        for (&v, &r) in fusion.ops.iter().zip(&results).skip(1) {
-                            let operand = |o: ValueId| match Self::operand_of(g, o, &computed, &inputs, &at, mt, tm) {
-                                Operand::Row(a) => {
-                                    Operand::Row(add_term(&offset(&a, nt.first * tn), nt.step * tn, nt.depth))
-                                }
-                                other => other,
-                            };
-                            e.vector_op(v, block(r, mt, nt, bs), &operand)?;
-                        }
-                        for &(k, hbm) in &outputs {
-                            let dst = Block { addr: corner(hbm, mt, nt), rows: mt.rows, cols: nt.rows, stride: n };
-                            e.instrs.push(Instr::DmaStore { src: block(results[k], mt, nt, bs), dst, sem: SEM_STORES });
-                        }
-                        Ok(())
-                    },
-                    load_next_rows,
-                )
-            },
-            |_| {},
-        )
+                e.vector_op(v, block(r, mt, nt, bs), &operand)?;
+            }
+            for (i, hbm) in &outputs {
+                let dst = Block { addr: corner(hbm, mt, nt), rows: mt.rows, cols: nt.rows, stride: n };
+                e.instrs.push(Instr::DmaStore { src: block(results[*i], mt, nt, bs), dst, sem: SEM_STORES });
+            }
+            Ok(())
+        };
+        let rows_pipeline = Pipeline { sem: SEM_ROWS, per_tile: 1, preloaded: false, load_ahead: false };
+        let cols_pipeline = Pipeline { sem: SEM_LOADS, per_tile: 1 + full, preloaded: true, load_ahead: true };
+        let row_block = |e: &mut Self, mt: Tile, ms: usize, next_rows: Option<(Tile, usize)>| {
+            let load_next_cols = |e: &mut Self, nt: Tile, ns: usize| load_b(e, mt, nt, b_slot(mt, ns));
+            let load_next_rows = |e: &mut Self| {
+                if let Some((next, slot)) = next_rows {
+                    load_row_block(e, next, slot);
+                }
+            };
+            let cols = (n_blocks, tn, n_last);
+            e.tile_pipeline(
+                cols,
+                cols_pipeline,
+                load_next_cols,
+                |e, nt, ns, _| compute_block(e, mt, ms, nt, ns),
+                load_next_rows,
+            )
+        };
+        self.tile_pipeline((m / tm, tm, m % tm), rows_pipeline, load_row_block, row_block, |_| {})?;
+        self.close_loop(db);
+        Ok(())
     }
 
     /// One block of results on the core's MXUs: for every bf16 pass, every round of column
@@ -1118,6 +1185,27 @@ pub fn emit(fused: &FusedGraph, opts: &CompileOptions) -> Result<Program, Compil
         program.instrs.push(Instr::Wait { sem: SEM_STORES, count: stores });
     }
     Ok(program)
+}
+
+/// A transpose with its size-1 axes dropped and the axes that stay adjacent (in order) merged:
+/// the source's merged shape and the permutation of the merged axes. `(2,3,4)` by `(0,2,1)` stays
+/// as it is; `(2,3,4,5)` by `(2,3,0,1)` becomes `(6,20)` by `(1,0)`.
+fn merge_transpose(shape: &[usize], permutation: &[usize]) -> (Vec<usize>, Vec<usize>) {
+    let kept: Vec<usize> = permutation.iter().copied().filter(|&a| shape[a] != 1).collect();
+    // Runs of output axes whose source axes are consecutive.
+    let mut runs: Vec<Vec<usize>> = Vec::new();
+    for &a in &kept {
+        match runs.last_mut() {
+            Some(run) if *run.last().expect("runs are not empty") + 1 == a => run.push(a),
+            _ => runs.push(vec![a]),
+        }
+    }
+    // The merged source axes are the runs in source order.
+    let mut by_source: Vec<usize> = (0..runs.len()).collect();
+    by_source.sort_by_key(|&r| runs[r][0]);
+    let dims = by_source.iter().map(|&r| runs[r].iter().map(|&a| shape[a]).product()).collect();
+    let perm = (0..runs.len()).map(|r| by_source.iter().position(|&s| s == r).expect("every run")).collect();
+    (dims, perm)
 }
 
 /// Bytes as a person reads them: `18.3 GiB`, `4.0 MiB`, `512 bytes`.

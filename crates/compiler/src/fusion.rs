@@ -111,7 +111,11 @@ pub fn fuse(graph: Graph) -> FusedGraph {
             // same elements; values it shares with ops outside become extra outputs.
             Op::Unary(_) | Op::Binary(_) | Op::Compare(_) | Op::Select => instr.operands.iter().find_map(|&o| {
                 owner[o].filter(|&f| {
+                    // A batched matmul's kernel has no epilogue (yet): the ops after it loop.
+                    let batched_dot =
+                        fusions[f].kind == FusionKind::Output && graph.instrs[fusions[f].ops[0]].shape.len() == 3;
                     matches!(fusions[f].kind, FusionKind::Loop | FusionKind::Output)
+                        && !batched_dot
                         && graph.instrs[o].shape == instr.shape
                         && ready_before(instr, f, &owner)
                 })

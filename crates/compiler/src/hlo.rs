@@ -27,7 +27,7 @@ pub enum Op {
     Select,
     /// A boolean read as float32: the same words, so a view.
     Convert,
-    /// `(M,K)·(K,N)`.
+    /// `(M,K)·(K,N)`, or batched, `(B,M,K)·(B,K,N)`.
     Dot {
         precision: Precision,
     },
@@ -257,25 +257,18 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
                 None => g.add(Op::Binary(*b), ins, shape),
             },
             Primitive::DotGeneral { dims, precision, .. } => {
-                if !dims.lhs_batch.is_empty() || dims.lhs_contracting.len() != 1 {
-                    return Err(at(format!(
-                        "dot_general with dimension numbers {dims} is not supported by the compiler yet"
-                    )));
-                }
-                let (ls, rs) = (g.instrs[ins[0]].shape.clone(), g.instrs[ins[1]].shape.clone());
-                if ls.len() > 2 || rs.len() > 2 {
-                    return Err(at(
-                        "dot_general of operands with more than two dimensions is not supported by the compiler yet"
-                            .into(),
-                    ));
-                }
-                // Canonical form: lhs (M,K) contracting its last dim, rhs (K,N) its first.
-                let lhs = canonical_operand(&mut g, ins[0], dims.lhs_contracting[0], true);
-                let rhs = canonical_operand(&mut g, ins[1], dims.rhs_contracting[0], false);
-                let (m, n) = (g.instrs[lhs].shape[0], g.instrs[rhs].shape[1]);
+                // Canonical form: lhs (B,M,K), rhs (B,K,N) (no B without batch dimensions):
+                // transpose each operand to batch, free, contracting order (rhs: batch,
+                // contracting, free), then reshape, multiply, and reshape to JAX's result
+                // shape (batch, lhs free, rhs free), which is (B,M,N)'s row-major order.
+                let lhs = canonical_operand(&mut g, ins[0], &dims.lhs_batch, &dims.lhs_contracting, true);
+                let rhs = canonical_operand(&mut g, ins[1], &dims.rhs_batch, &dims.rhs_contracting, false);
+                let (ls, rs) = (&g.instrs[lhs].shape, &g.instrs[rhs].shape);
+                let mut out = ls[..ls.len() - 1].to_vec();
+                out.push(rs[rs.len() - 1]);
                 let precision = precision.unwrap_or(default_precision);
-                let dot = g.add(Op::Dot { precision }, vec![lhs, rhs], vec![m, n]);
-                if shape != [m, n] {
+                let dot = g.add(Op::Dot { precision }, vec![lhs, rhs], out.clone());
+                if shape != out {
                     g.add(Op::Reshape, vec![dot], shape)
                 } else {
                     dot
@@ -315,17 +308,31 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
     Ok(g)
 }
 
-/// Reshapes a 1-D dot operand to 2-D and transposes a 2-D one whose contracting dimension is
-/// on the wrong side, so the lhs is (M,K) and the rhs (K,N).
-fn canonical_operand(g: &mut Graph, v: ValueId, contracting: usize, is_lhs: bool) -> ValueId {
+/// A dot operand in canonical form: the lhs as (M,K) or (B,M,K), the rhs as (K,N) or (B,K,N),
+/// by a transpose to batch, free, contracting order (batch, contracting, free for the rhs)
+/// when the axes are not in it already, then a reshape that merges each group.
+fn canonical_operand(g: &mut Graph, v: ValueId, batch: &[usize], contracting: &[usize], is_lhs: bool) -> ValueId {
     let shape = g.instrs[v].shape.clone();
-    if shape.len() == 1 {
-        let s2 = if is_lhs { vec![1, shape[0]] } else { vec![shape[0], 1] };
-        return g.add(Op::Reshape, vec![v], s2);
+    let free: Vec<usize> = (0..shape.len()).filter(|d| !batch.contains(d) && !contracting.contains(d)).collect();
+    let mut order = batch.to_vec();
+    if is_lhs {
+        order.extend(&free);
+        order.extend(contracting);
+    } else {
+        order.extend(contracting);
+        order.extend(&free);
     }
-    let wrong_side = if is_lhs { contracting == 0 } else { contracting == 1 };
-    if wrong_side {
-        return g.add(Op::Transpose { permutation: vec![1, 0] }, vec![v], vec![shape[1], shape[0]]);
+    let size = |axes: &[usize]| axes.iter().map(|&d| shape[d]).product::<usize>();
+    let (b, k, f) = (size(batch), size(contracting), size(&free));
+    let mut target = if batch.is_empty() { vec![] } else { vec![b] };
+    target.extend(if is_lhs { [f, k] } else { [k, f] });
+    let mut v = v;
+    if order.iter().enumerate().any(|(i, &d)| i != d) {
+        let transposed: Vec<usize> = order.iter().map(|&d| shape[d]).collect();
+        v = g.add(Op::Transpose { permutation: order }, vec![v], transposed);
+    }
+    if g.instrs[v].shape != target {
+        v = g.add(Op::Reshape, vec![v], target);
     }
     v
 }

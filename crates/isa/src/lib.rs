@@ -23,8 +23,9 @@ pub use validate::{validate, IsaError};
 
 use serde::{Deserialize, Serialize};
 
-/// Loops nest at most this deep (indices `i0` … `i3`).
-pub const MAX_LOOP_DEPTH: usize = 4;
+/// Loops nest at most this deep (indices `i0` … `i5`): a batched matmul nests its batch, row
+/// and column tiles, column pieces and K pieces.
+pub const MAX_LOOP_DEPTH: usize = 6;
 
 /// A core has at most this many MXUs (`mxu=0` … `mxu=7`); published TPUs have one to four.
 pub const MAX_MXUS: u8 = 8;

@@ -184,8 +184,9 @@ fn the_validator_names_the_instruction() {
     expect!["1 loop(s) not closed by end"].assert_eq(&invalid("loop i0 2"));
     expect!["instruction 0: vector destination address uses i0 outside a loop of that depth"]
         .assert_eq(&invalid("v.neg vmem[0] -> vmem[0+1*i0] 1x1/1"));
-    expect!["instruction 4: loops nest deeper than 4"]
-        .assert_eq(&invalid("loop i0 1\nloop i1 1\nloop i2 1\nloop i3 1\nloop i4 1\nend\nend\nend\nend\nend"));
+    expect!["instruction 6: loops nest deeper than 6"].assert_eq(&invalid(
+        "loop i0 1\nloop i1 1\nloop i2 1\nloop i3 1\nloop i4 1\nloop i5 1\nloop i6 1\nend\nend\nend\nend\nend\nend\nend",
+    ));
 }
 
 #[test]

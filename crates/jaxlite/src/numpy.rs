@@ -180,37 +180,53 @@ pub async fn unary(ctx: &mut Context, op: UnaryOp, x: &Tensor) -> Result<Tensor>
     bind1(ctx, Primitive::Unary(op), &[x]).await
 }
 
-/// `a @ b` / `jnp.matmul` for 1-D and 2-D operands.
+/// `a @ b` / `jnp.matmul`, as JAX lowers it: the last axis of `a` contracts with the
+/// second-to-last of `b` (its only one when 1-D); leading axes of two operands of rank 3 or
+/// more are batch axes and must be equal (NumPy would broadcast them; not supported yet); a
+/// matrix times a stack of matrices is a dot_general without batch axes, then a transpose
+/// that puts the stack first.
 pub async fn matmul(ctx: &mut Context, a: &Tensor, b: &Tensor, precision: Option<Precision>) -> Result<Tensor> {
     let (aa, ba) = (a.aval().clone(), b.aval().clone());
-    if aa.rank() == 0 || ba.rank() == 0 {
+    let (ra, rb) = (aa.rank(), ba.rank());
+    if ra == 0 || rb == 0 {
         return Err(JaxError("matmul: operands must have at least one dimension, got a scalar".into()));
     }
-    if aa.rank() > 2 || ba.rank() > 2 {
+    let (ka, kb) = (ra - 1, if rb == 1 { 0 } else { rb - 2 });
+    if aa.shape[ka] != ba.shape[kb] {
         return Err(JaxError(format!(
-            "matmul of operands with more than two dimensions ({} @ {}) is not supported by the playground yet",
-            shape_str(&aa.shape),
-            shape_str(&ba.shape)
+            "dot_general requires contracting dimensions to have the same shape, got ({},) and ({},)",
+            aa.shape[ka], ba.shape[kb]
         )));
     }
-    let ka = aa.shape[aa.rank() - 1];
-    let kb = ba.shape[0];
-    if ka != kb {
-        return Err(JaxError(format!(
-            "dot_general requires contracting dimensions to have the same shape, got ({ka},) and ({kb},)"
-        )));
-    }
+    let batch = if ra >= 3 && rb >= 3 {
+        let (sa, sb) = (&aa.shape[..ra - 2], &ba.shape[..rb - 2]);
+        if sa != sb {
+            return Err(JaxError(format!(
+                "matmul of {} and {}: batch dimensions {} and {} that differ (broadcast) are not supported by the playground yet",
+                shape_str(&aa.shape),
+                shape_str(&ba.shape),
+                shape_str(sa),
+                shape_str(sb)
+            )));
+        }
+        (0..ra - 2).collect()
+    } else {
+        vec![]
+    };
     let (dtype, _) = promote(aa.dtype, aa.weak_type, ba.dtype, ba.weak_type);
     let a = astype(ctx, a, dtype).await?;
     let b = astype(ctx, b, dtype).await?;
-    let dims = DotDims {
-        lhs_contracting: vec![aa.rank() - 1],
-        rhs_contracting: vec![0],
-        lhs_batch: vec![],
-        rhs_batch: vec![],
-    };
+    let dims =
+        DotDims { lhs_contracting: vec![ka], rhs_contracting: vec![kb], lhs_batch: batch.clone(), rhs_batch: batch };
     let prim = Primitive::DotGeneral { dims, precision, preferred_element_type: Some(dtype) };
-    bind1(ctx, prim, &[a, b]).await
+    let y = bind1(ctx, prim, &[a, b]).await?;
+    if ra == 2 && rb >= 3 {
+        // (M, stack..., N) → (stack..., M, N).
+        let mut perm: Vec<usize> = (1..rb - 1).collect();
+        perm.extend([0, rb - 1]);
+        return transpose(ctx, &y, Some(&perm)).await;
+    }
+    Ok(y)
 }
 
 /// `jnp.reshape`, with one `-1` dimension inferred.

@@ -24,7 +24,6 @@ const NOT_LOWERED: &[&str] = &[
     "concatenate",
     "grad_concatenate",
     "grad_stack",
-    "per_example_grads",
     "jacfwd_matrix",
 ];
 
