@@ -1,7 +1,7 @@
 // End-to-end: the built page (web/dist) in headless Chromium runs scripts through the real engine.
 // Run with `cargo xtask test` (which builds web/dist first), or `node --test web/e2e/`.
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { REPO_ROOT, launchChromium, openPage, serveStatic, waitForRunEnd } from './harness.mjs';
@@ -192,6 +192,115 @@ test('a link with machine and precision selects them, and the run reports that m
     await waitForRunEnd(page);
     await page.click($('stage-asm'));
     await page.screenshot({ path: join(shots, 'dark.png'), fullPage: true });
+  } finally {
+    await p.close();
+  }
+});
+
+/** Clicks `selector` and returns the download it starts: its file name and its text. */
+async function downloadOf(page, selector) {
+  const [download] = await Promise.all([page.waitForEvent('download', { timeout: 10_000 }), page.click(selector)]);
+  const path = await download.path();
+  return { name: download.suggestedFilename(), text: await readFile(path, 'utf8') };
+}
+
+function assertClose(actual, expected, what) {
+  assert.ok(Math.abs(actual - expected) <= 1e-9 * Math.abs(expected), `${what}: ${actual} is not ${expected}`);
+}
+
+test('program f: cycle breakdown, roofline, timeline, listing with cycles, and the exports', { timeout: 180_000 }, async () => {
+  const p = await openPage(browser, server.url);
+  try {
+    const { page } = p;
+    await page.goto(`${server.url}${link(SKELETON)}`);
+    await page.click($('run'));
+    const status = await waitForRunEnd(page);
+    assert.equal(status, 'done', `run failed; output:\n${await page.textContent($('output'))}${diagnostics(p)}`);
+    await page.selectOption($('program-select'), 'f');
+    // f's counters as the table holds them (data-value keeps every digit).
+    const counter = async (name) =>
+      Number(await page.getAttribute(`${$('counters')} tr[data-program="f"] td[data-counter="${name}"]`, 'data-value'));
+
+    // The cycle breakdown: segments that add up to every MXU cycle, the array active in some.
+    const segments = await page.$$eval(`${$('breakdown')} .segment`, (els) =>
+      els.map((el) => [el.dataset.category, Number(el.dataset.fraction)]),
+    );
+    const sum = segments.reduce((total, [, f]) => total + f, 0);
+    assert.ok(Math.abs(sum - 1) <= 1e-6, `the segments sum to ${sum}: ${JSON.stringify(segments)}`);
+    const active = segments.find(([name]) => name === 'array_active');
+    assert.ok(active && active[1] > 0, `array_active is a segment above 0: ${JSON.stringify(segments)}`);
+    assert.equal(active[1], await counter('breakdown.array_active'), 'the bar shows the counter');
+
+    // The roofline: f's point sits at (FLOPs per HBM byte, FLOPs per second).
+    const point = page.locator(`${$('roofline')} [data-testid="roofline-point"]`);
+    const [x, y] = [Number(await point.getAttribute('data-x')), Number(await point.getAttribute('data-y'))];
+    const flops = await counter('flops');
+    assertClose(x, flops / ((await counter('hbm_bytes_read')) + (await counter('hbm_bytes_written'))), 'x');
+    assertClose(y, flops / (await counter('seconds')), 'y');
+    assert.match(await page.textContent($('roofline')), /ridge [\d.]+ FLOP\/byte/, 'the ridge point is labelled');
+    assert.match(await page.textContent($('roofline')), /f: .*% of roof/, 'the point is labelled with its share of the roof');
+
+    // The timeline: a row per track (v5e: four MXUs), and f's operations drawn.
+    const tracks = await page.$$eval(`${$('timeline')} .timeline-track`, (els) => els.map((el) => el.textContent));
+    assert.deepEqual(tracks, ['scalar', 'dma load', 'dma store', 'mxu0', 'mxu1', 'mxu2', 'mxu3', 'vector', 'xlu']);
+    assert.equal(await page.getAttribute($('timeline'), 'data-tracks'), String(tracks.length));
+    assert.ok(Number(await page.getAttribute($('timeline'), 'data-drawn')) > 0, 'spans are drawn');
+    assert.equal(await page.isHidden($('timeline-note')), true, 'the skeleton fits in the timeline');
+
+    // The listing: every instruction with its executions, busy and wait cycles.
+    await page.click($('stage-asm'));
+    const matmul = page.locator(`${$('listing')} [data-index]`, { hasText: 'mxu.matmul' }).first();
+    const cells = await matmul.locator('span').allTextContents();
+    assert.equal(cells.length, 5, `index, executions, busy, wait, instruction: ${cells}`);
+    assert.equal(cells[1], '1', 'the matmul runs once');
+    assert.ok(Number(cells[2].replace(/,/g, '')) > 0, `it is busy for some cycles: ${cells}`);
+    // Hovering its line highlights its spans on the timeline.
+    assert.equal(await page.getAttribute($('timeline'), 'data-highlighted'), '0');
+    await matmul.hover();
+    assert.ok(Number(await page.getAttribute($('timeline'), 'data-highlighted')) >= 1, 'the matmul’s spans are highlighted');
+    // And hovering its span (on mxu0's row) highlights its line.
+    await page.locator(`${$('timeline')} canvas`).scrollIntoViewIfNeeded();
+    const row = await page.locator(`${$('timeline')} .timeline-track[data-track="mxu0"]`).boundingBox();
+    const canvas = await page.locator(`${$('timeline')} canvas`).boundingBox();
+    const matmulIndex = await matmul.getAttribute('data-index');
+    let found = null;
+    for (let px = 1; px < canvas.width && !found; px += 2) {
+      await page.mouse.move(canvas.x + px, row.y + row.height * 0.75);
+      const tip = await page.$eval(`${$('timeline')} .timeline-tip`, (el) => (el.hidden ? null : el.textContent));
+      if (tip?.includes('mxu.matmul')) found = tip;
+    }
+    assert.ok(found, 'the matmul has a span on mxu0');
+    assert.ok(found.startsWith(`${matmulIndex}: mxu.matmul`), `the tooltip names the instruction: ${found}`);
+    assert.equal(await page.getAttribute(`${$('listing')} [data-highlighted]`, 'data-index'), matmulIndex);
+
+    // Export trace: Chrome trace-event JSON with the matmul on the mxu0 thread of f's process.
+    const trace = await downloadOf(page, $('export-trace'));
+    assert.match(trace.name, /\.json$/);
+    const { traceEvents } = JSON.parse(trace.text);
+    const proc = traceEvents.find((e) => e.ph === 'M' && e.name === 'process_name' && e.args.name === 'f');
+    assert.ok(proc, 'a process named f');
+    const thread = traceEvents.find((e) => e.ph === 'M' && e.name === 'thread_name' && e.pid === proc.pid && e.args.name === 'mxu0');
+    assert.ok(thread, 'f has a thread named mxu0');
+    const event = traceEvents.find((e) => e.ph === 'X' && e.name === 'mxu.matmul' && e.pid === proc.pid && e.tid === thread.tid);
+    assert.ok(event, 'an X event named mxu.matmul on mxu0');
+    // Microseconds of emulated time: cycles / clock, with the clock being cycles / seconds.
+    const clock = (await counter('cycles')) / (await counter('seconds'));
+    assertClose(event.dur, ((event.args.end_cycle - event.args.start_cycle) / clock) * 1e6, 'dur');
+    assertClose(event.ts, (event.args.start_cycle / clock) * 1e6, 'ts');
+
+    // Export counters: CSV with a header row and a row per program, and the same as JSON.
+    const csv = await downloadOf(page, $('export-counters-csv'));
+    assert.match(csv.name, /\.csv$/);
+    const [header, ...rows] = csv.text.trim().split(/\r?\n/).map((line) => line.split(','));
+    assert.deepEqual(header.slice(0, 4), ['program', 'calls', 'eager', 'cycles']);
+    assert.ok(header.includes('breakdown.array_active'), `the breakdown is flattened: ${header}`);
+    const f = rows.find((r) => r[0] === 'f');
+    assert.equal(Number(f[header.indexOf('cycles')]), await counter('cycles'));
+    const json = JSON.parse((await downloadOf(page, $('export-counters-json'))).text);
+    assert.equal(json.programs.find((prog) => prog.name === 'f').counters['breakdown.array_active'], active[1]);
+    assert.equal(json.programs.length, rows.length);
+
+    assert.deepEqual(p.foreignRequests, [], 'the page fetches nothing from outside its own server');
   } finally {
     await p.close();
   }

@@ -1,14 +1,20 @@
 // Wires the page: editor, Run, machine/precision/backend choices, output, counters, backend line,
-// status and the compiled programs' stages. The engine lives in a worker (engine.ts); everything
+// status, the compiled programs' stages and, for the chosen program, its timeline, cycle
+// breakdown and roofline; and the exports. The engine lives in a worker (engine.ts); everything
 // the script produces is written with textContent only.
 import './style.css';
+import { BreakdownView } from './breakdown';
 import { clearCounters, renderCounters } from './counters';
 import { ScriptEditor } from './editor';
 import { Engine } from './engine';
+import { countersCsv, countersJson, download, traceJson } from './exports';
+import { ListingView } from './listing';
 import { ProgramView } from './programs';
-import type { BackendChoice, RunResult } from './protocol';
+import type { BackendChoice, RunOk, RunResult } from './protocol';
+import { RooflineView } from './roofline';
 import { fromHash, type Machine, type Precision, toHash } from './share';
 import { SKELETON_SCRIPT } from './skeleton';
+import { TimelineView } from './timeline';
 
 function byTestId<T extends HTMLElement>(id: string): T {
   const el = document.querySelector<T>(`[data-testid="${id}"]`);
@@ -26,13 +32,39 @@ const backendLine = byTestId<HTMLElement>('backend');
 const status = byTestId<HTMLElement>('status');
 const elapsed = byTestId<HTMLElement>('elapsed');
 
+const exportTrace = byTestId<HTMLButtonElement>('export-trace');
+const exportJson = byTestId<HTMLButtonElement>('export-counters-json');
+const exportCsv = byTestId<HTMLButtonElement>('export-counters-csv');
+
 const editor = new ScriptEditor(byTestId('editor'), () => void run());
+const breakdown = new BreakdownView(byTestId('breakdown'));
+const roofline = new RooflineView(byTestId('roofline'));
+const timeline = new TimelineView(byTestId('timeline'), {
+  zoomIn: byTestId('timeline-zoom-in'),
+  zoomOut: byTestId('timeline-zoom-out'),
+  fit: byTestId('timeline-fit'),
+  note: byTestId('timeline-note'),
+});
+const listing = new ListingView();
+/** The last successful run: what the views show and the exports write. */
+let lastRun: RunOk | null = null;
 const programs = new ProgramView(
   byTestId<HTMLSelectElement>('program-select'),
   byTestId<HTMLInputElement>('show-eager'),
   document.querySelector<HTMLElement>('.stages[role="tablist"]')!,
   byTestId('stage-text'),
+  listing,
+  (program) => {
+    const machine = lastRun?.machine_info;
+    timeline.show(program, machine);
+    breakdown.show(program, machine);
+    roofline.show(program, machine);
+  },
 );
+// The listing and the timeline point at each other: an instruction's line and its spans.
+listing.onHover = (i) => timeline.highlight(i);
+timeline.onHover = (i) => listing.highlight(i);
+timeline.onPick = (i) => programs.reveal(i);
 
 const engine = new Engine();
 
@@ -79,6 +111,9 @@ async function run(): Promise<void> {
 
 function show(result: RunResult): void {
   output.replaceChildren(document.createTextNode(result.stdout));
+  lastRun = result.ok ? result : null;
+  exportCsv.disabled = exportJson.disabled = !result.ok;
+  exportTrace.disabled = !result.ok || !result.machine_info;
   if (result.ok) {
     renderCounters(counters, result.programs);
     programs.show(result.programs);
@@ -107,7 +142,22 @@ function quiet(text: string): HTMLSpanElement {
   return span;
 }
 
+/** `tpu-counters-v5e.csv`: named after the machine, which is what tells two exports apart. */
+function exportName(kind: string, extension: string): string {
+  return `tpu-${kind}-${(lastRun?.machine ?? 'run').replace(/[^\w.+-]/g, '_')}.${extension}`;
+}
+
 runButton.addEventListener('click', () => void run());
+exportTrace.addEventListener('click', () => {
+  const trace = lastRun && traceJson(lastRun);
+  if (trace) download(exportName('trace', 'json'), trace, 'application/json');
+});
+exportJson.addEventListener('click', () => {
+  if (lastRun) download(exportName('counters', 'json'), countersJson(lastRun), 'application/json');
+});
+exportCsv.addEventListener('click', () => {
+  if (lastRun) download(exportName('counters', 'csv'), countersCsv(lastRun), 'text/csv');
+});
 window.addEventListener('hashchange', loadFromHash);
 
 loadFromHash();

@@ -1,5 +1,8 @@
 // The compiled programs of a run, one stage at a time, following the pipeline:
-// Jaxpr → HLO → fused graph → TPU assembly. Text only (textContent), never markup.
+// Jaxpr → HLO → fused graph → TPU assembly (with each instruction's cycles, when the engine sent
+// them). Text only (textContent), never markup. The other views of a program (timeline, cycle
+// breakdown, roofline) follow the program chosen here through `onSelect`.
+import type { ListingView } from './listing';
 import type { ProgramReport } from './protocol';
 
 export const STAGES = ['jaxpr', 'hlo', 'fused', 'asm'] as const;
@@ -11,12 +14,16 @@ export class ProgramView {
   private keys: string[] = [];
   private stage: Stage = 'jaxpr';
   private readonly tabs: HTMLButtonElement[];
+  /** The program the other views show; `onSelect` runs when it changes. */
+  private selected: ProgramReport | undefined;
 
   constructor(
     private readonly select: HTMLSelectElement,
     private readonly showEager: HTMLInputElement,
     tablist: HTMLElement,
     private readonly pane: HTMLElement,
+    private readonly listing: ListingView,
+    private readonly onSelect: (program: ProgramReport | undefined) => void,
   ) {
     this.tabs = Array.from(tablist.querySelectorAll<HTMLButtonElement>('button[data-stage]'));
     select.addEventListener('change', () => this.renderText());
@@ -48,6 +55,13 @@ export class ProgramView {
 
   clear(): void {
     this.show([]);
+  }
+
+  /** Shows an instruction's line in the assembly listing (a span clicked on the timeline). */
+  reveal(instruction: number): void {
+    if (!this.selected?.listing?.length) return;
+    if (this.stage !== 'asm') this.setStage('asm', false);
+    this.listing.reveal(instruction);
   }
 
   private setStage(stage: Stage, focus: boolean): void {
@@ -95,13 +109,28 @@ export class ProgramView {
   private renderText(): void {
     const i = this.select.value === '' ? -1 : this.keys.indexOf(this.select.value);
     const program = i < 0 ? undefined : this.programs[i];
+    if (program !== this.selected) {
+      this.selected = program;
+      this.listing.show(program);
+      this.onSelect(program);
+    }
     for (const tab of this.tabs) tab.disabled = program === undefined;
+    this.pane.tabIndex = 0;
+    delete this.pane.dataset.mode;
     if (!program) {
       this.pane.textContent = '';
       this.pane.dataset.empty = 'true';
       return;
     }
     delete this.pane.dataset.empty;
+    if (this.stage === 'asm' && program.listing && program.listing.length > 0) {
+      // The listing scrolls (and takes focus) itself.
+      this.pane.dataset.mode = 'listing';
+      this.pane.tabIndex = -1;
+      this.pane.replaceChildren(this.listing.element);
+      this.listing.refresh();
+      return;
+    }
     const text = program[this.stage];
     this.pane.textContent = text && text.trim() !== '' ? text : `(no ${this.stage} text for ${program.name})`;
     this.pane.scrollTop = 0;

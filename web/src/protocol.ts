@@ -11,14 +11,68 @@ export interface RunOptions {
   machine: Machine;
 }
 
+/** The emulated machine (`machine_info`): its published figures and those derived from them. */
+export interface MachineInfo {
+  name: string;
+  clock_hz: number;
+  cores_per_chip: number;
+  mxus_per_core: number;
+  mxu_rows: number;
+  mxu_cols: number;
+  hbm_bytes_per_second: number;
+  /** What one TensorCore's DMAs see: the roofline's memory roof. */
+  hbm_bytes_per_second_per_core: number;
+  hbm_bytes_per_cycle: number;
+  peak_bf16_flops_per_core: number;
+  vmem_bytes: number;
+  [field: string]: unknown;
+}
+
+/**
+ * Timing-model counters of one call (docs/timing.md); the set grows with the engine. Most are
+ * numbers; some are groups of numbers (`breakdown`: each cause's share of the MXUs' cycles).
+ */
+export interface Counters {
+  cycles: number;
+  seconds: number;
+  flops: number;
+  hbm_bytes_read: number;
+  hbm_bytes_written: number;
+  arithmetic_intensity: number;
+  roofline_fraction: number;
+  /** Fractions of `cycles × mxus_per_core`, summing to 1, in the engine's order. */
+  breakdown: Record<string, number>;
+  [counter: string]: number | Record<string, number>;
+}
+
+export type Unit = 'scalar' | 'dma' | 'mxu' | 'vector' | 'xlu';
+
+/** One instruction of the assembly with the time it took over one call. */
+export interface ListingLine {
+  /** As the assembly prints it, without its index. */
+  text: string;
+  /** Loop nesting depth. */
+  depth: number;
+  unit: Unit;
+  executions: number;
+  busy_cycles: number;
+  wait_cycles: number;
+}
+
+/** When each operation of one call ran. */
+export interface Timeline {
+  /** Row names: scalar, dma load, dma store, mxu0..., vector, xlu. */
+  tracks: string[];
+  /** `[instruction index, track index, start cycle, end cycle]`, at most 20000 of them. */
+  spans: [number, number, number, number][];
+  /** True when the program ran more operations than `spans` holds. */
+  truncated: boolean;
+}
+
 export interface ProgramReport {
   name: string;
   calls: number;
-  /**
-   * Timing-model counters (cycles, flops, bytes, ...); the set grows with the engine. Most are
-   * numbers; some are groups of numbers (`breakdown`: each cause's share of the cycles).
-   */
-  counters: Record<string, number | Record<string, number>>;
+  counters: Counters;
   /** True for a single op run outside jit (op-by-op), false for a jitted function. */
   eager?: boolean;
   /** Each compiler stage as text: the Jaxpr, the HLO graph, the fused graph, TPU assembly. */
@@ -26,6 +80,9 @@ export interface ProgramReport {
   hlo?: string;
   fused?: string;
   asm?: string;
+  /** One entry per instruction of `asm`, indexed like the program's instructions. */
+  listing?: ListingLine[];
+  timeline?: Timeline;
 }
 
 export interface RunOk {
@@ -34,6 +91,7 @@ export interface RunOk {
   prints: unknown[][];
   programs: ProgramReport[];
   machine: string;
+  machine_info?: MachineInfo;
   backend: 'cpu' | 'gpu';
   adapter: string | null;
   backend_reason: string;
