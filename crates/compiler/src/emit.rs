@@ -92,17 +92,19 @@ enum Access {
     Scalar,
 }
 
+/// The strides (in elements) of a row-major array of `shape`.
+fn row_major(shape: &[usize]) -> Vec<usize> {
+    let mut s = vec![1usize; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        s[d] = s[d + 1] * shape[d + 1];
+    }
+    s
+}
+
 /// The HBM buffer behind a value and the strides (in elements) at which a view of shape
 /// `shape` reads it, or `None` if the view is not affine.
 fn view_strides(g: &Graph, hbm: &[Option<u32>], v: ValueId) -> Option<(u32, Vec<usize>)> {
     let instr = &g.instrs[v];
-    let row_major = |shape: &[usize]| {
-        let mut s = vec![1usize; shape.len()];
-        for d in (0..shape.len().saturating_sub(1)).rev() {
-            s[d] = s[d + 1] * shape[d + 1];
-        }
-        s
-    };
     if let Some(addr) = hbm[v] {
         return Some((addr, row_major(&instr.shape)));
     }
@@ -855,6 +857,149 @@ impl<'a> Emitter<'a> {
         Ok(())
     }
 
+    /// A concatenation, slice or pad: boxes of the source copied by DMA (through VMEM) to
+    /// their place in the result; a pad first fills the result with its value.
+    fn copy_kernel(&mut self, fusion: &Fusion) -> Result<(), CompileError> {
+        let g = self.graph();
+        let root = fusion.root();
+        let instr = &g.instrs[root];
+        let whole = |e: &Self, v: ValueId| -> Result<(u32, Vec<usize>), CompileError> {
+            match view_strides(g, &e.hbm, v) {
+                Some((addr, strides)) if contiguous(&strides, &g.instrs[v].shape) => Ok((addr, strides)),
+                _ => {
+                    Err(err(format!("copying the broadcast %{} is not supported by the compiler yet", g.value_name(v))))
+                }
+            }
+        };
+        let out_hbm = self.hbm_alloc(root);
+        let out_strides = row_major(&instr.shape);
+        match &instr.op {
+            Op::Concatenate { dimension } => {
+                let mut at = 0;
+                for &o in &instr.operands {
+                    let src = whole(self, o)?;
+                    let dst = (out_hbm + (at * out_strides[*dimension]) as u32, out_strides.clone());
+                    self.copy_box(src, dst, &g.instrs[o].shape)?;
+                    at += g.instrs[o].shape[*dimension];
+                }
+            }
+            Op::Slice { start, strides } => {
+                let (addr, src) = whole(self, instr.operands[0])?;
+                let first: usize = start.iter().zip(&src).map(|(a, s)| a * s).sum();
+                let stepped = src.iter().zip(strides).map(|(s, k)| s * k).collect();
+                self.copy_box((addr + first as u32, stepped), (out_hbm, out_strides), &instr.shape)?;
+            }
+            Op::Pad { low } => {
+                self.fill(out_hbm, &instr.shape, instr.operands[1])?;
+                let x = instr.operands[0];
+                let first: usize = low.iter().zip(&out_strides).map(|(a, s)| a * s).sum();
+                let src = whole(self, x)?;
+                self.copy_box(src, (out_hbm + first as u32, out_strides), &g.instrs[x].shape)?;
+            }
+            other => unreachable!("a copy fusion of {other:?}"),
+        }
+        Ok(())
+    }
+
+    /// Writes the scalar `value` (a constant, or a word in HBM) over the whole array at `hbm`:
+    /// one VMEM tile filled once, stored tile after tile.
+    fn fill(&mut self, hbm: u32, shape: &[usize], value: ValueId) -> Result<(), CompileError> {
+        let (rows, cols) = rows_cols(shape);
+        let padded = round_up(cols, LANES);
+        let mut vmem = Vmem { top: 0, limit: self.opts.vmem_words };
+        let word = vmem.alloc(1, "the padding value")?;
+        let tile = self.tile_rows(rows, padded, vmem.limit - vmem.top)?;
+        let buf = vmem.alloc(tile * padded, "the filled tile")?;
+        self.vmem_peak = self.vmem_peak.max(vmem.top);
+        let g = self.graph();
+        let b = match g.constant_value(value) {
+            Some(x) => Operand::Imm(x),
+            None => {
+                let (addr, _) = view_strides(g, &self.hbm, value)
+                    .ok_or_else(|| err(format!("the padding value %{} has no place in HBM", g.value_name(value))))?;
+                let one = |a: u32| Block { addr: a.into(), rows: 1, cols: 1, stride: 1 };
+                self.dma_load(one(addr), one(word));
+                self.instrs.push(Instr::Wait { sem: SEM_LOADS, count: 1 });
+                Operand::Splat(word.into())
+            }
+        };
+        // A masked move keeps the value's bits (-0.0, NaN payloads) where an add would not.
+        let dst = Block { addr: buf.into(), rows: tile.min(rows), cols, stride: padded };
+        self.instrs.push(Instr::Vector { op: VectorOp::Where, dst, a: Operand::Imm(1.0), b });
+        self.for_tiles(
+            (rows / tile, tile, rows % tile),
+            0,
+            |_, _, _| {},
+            |e, t, _| {
+                let src = Block { addr: buf.into(), rows: t.rows, cols, stride: padded };
+                let dst = Block { addr: t.addr(hbm, tile * cols), rows: t.rows, cols, stride: cols };
+                e.instrs.push(Instr::DmaStore { src, dst, sem: SEM_STORES });
+                Ok(())
+            },
+        )
+    }
+
+    /// Copies a box of `shape` elements from `src` to `dst`, each an HBM address and a stride
+    /// per axis: axes that are contiguous on both sides merge, the leading ones loop, and the
+    /// last two stream through VMEM in tiles of rows (a strided DMA in, a strided DMA out).
+    fn copy_box(
+        &mut self,
+        (src, src_strides): (u32, Vec<usize>),
+        (dst, dst_strides): (u32, Vec<usize>),
+        shape: &[usize],
+    ) -> Result<(), CompileError> {
+        // (count, source stride, destination stride) per axis, size-1 axes dropped.
+        let mut axes: Vec<(u32, u32, u32)> = Vec::new();
+        for d in 0..shape.len() {
+            if shape[d] == 1 {
+                continue;
+            }
+            let axis = (shape[d] as u32, src_strides[d] as u32, dst_strides[d] as u32);
+            match axes.last_mut() {
+                Some(last) if last.1 == axis.0 * axis.1 && last.2 == axis.0 * axis.2 => {
+                    *last = (last.0 * axis.0, axis.1, axis.2);
+                }
+                _ => axes.push(axis),
+            }
+        }
+        let (cols, s_last, d_last) = axes.pop().unwrap_or((1, 1, 1));
+        if s_last != 1 || d_last != 1 {
+            return Err(err("a slice with a step along the last axis is not supported by the compiler yet"));
+        }
+        let (rows, s_row, d_row) = axes.pop().unwrap_or((1, cols, cols));
+        let mut vmem = Vmem { top: 0, limit: self.opts.vmem_words };
+        let tile = self.tile_rows(rows, 2 * cols, vmem.limit)?;
+        let buf = vmem.alloc(2 * tile * cols, "a tile of the copy")?;
+        self.vmem_peak = self.vmem_peak.max(vmem.top);
+        let (mut src_base, mut dst_base) = (Addr::from(src), Addr::from(dst));
+        let mut loops = Vec::new();
+        for &(count, s, d) in &axes {
+            let depth = self.open_loop(count);
+            src_base = add_term(&src_base, s, depth);
+            dst_base = add_term(&dst_base, d, depth);
+            loops.push(depth);
+        }
+        let slot = move |t: Tile, s: usize| Block {
+            addr: (buf + s as u32 * tile * cols).into(),
+            rows: t.rows,
+            cols,
+            stride: cols,
+        };
+        let load = |e: &mut Self, t: Tile, s: usize| {
+            let from = Block { addr: t.addr_in(&src_base, tile * s_row), rows: t.rows, cols, stride: s_row };
+            e.dma_load(from, slot(t, s));
+        };
+        self.for_tiles((rows / tile, tile, rows % tile), 1, load, |e, t, s| {
+            let to = Block { addr: t.addr_in(&dst_base, tile * d_row), rows: t.rows, cols, stride: d_row };
+            e.instrs.push(Instr::DmaStore { src: slot(t, s), dst: to, sem: SEM_STORES });
+            Ok(())
+        })?;
+        for depth in loops.into_iter().rev() {
+            self.close_loop(depth);
+        }
+        Ok(())
+    }
+
     /// An output fusion: `(M,K)·(K,N)` on the MXU, then its elementwise epilogue; or a batched
     /// `(B,M,K)·(B,K,N)`, a loop over the batch of the same kernel (without epilogue).
     fn matmul_kernel(&mut self, fusion: &Fusion) -> Result<(), CompileError> {
@@ -1159,6 +1304,7 @@ pub fn emit(fused: &FusedGraph, opts: &CompileOptions) -> Result<Program, Compil
             FusionKind::Output => e.matmul_kernel(fusion).map_err(at)?,
             FusionKind::Reduction => e.reduce_kernel(fusion).map_err(at)?,
             FusionKind::Transpose => e.transpose_kernel(fusion).map_err(at)?,
+            FusionKind::Copy => e.copy_kernel(fusion).map_err(at)?,
         }
     }
     let mut outputs = Vec::new();

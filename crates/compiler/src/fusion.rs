@@ -13,7 +13,7 @@
 //! - Broadcasts and reshapes are views: a kernel reads through them, nothing is materialised.
 //! - Constants (scalars) are immediates of the kernels that use them.
 
-use crate::hlo::{shape_text, Graph, Op, ValueId};
+use crate::hlo::{shape_text, Graph, Instruction, Op, ValueId};
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,6 +26,8 @@ pub enum FusionKind {
     Reduction,
     /// A transpose on the cross-lane unit.
     Transpose,
+    /// Data movement by DMA: a concatenation, a slice or a pad.
+    Copy,
 }
 
 impl FusionKind {
@@ -36,6 +38,7 @@ impl FusionKind {
             FusionKind::Output => "kOutput",
             FusionKind::Reduction => "kInput",
             FusionKind::Transpose => "kTranspose",
+            FusionKind::Copy => "kCopy",
         }
     }
 }
@@ -97,9 +100,15 @@ pub fn fuse(graph: Graph) -> FusedGraph {
     for (v, instr) in graph.instrs.iter().enumerate() {
         let target = match &instr.op {
             Op::Parameter(_) | Op::Constant(_) | Op::Broadcast { .. } | Op::Reshape | Op::Convert => continue,
-            Op::Dot { .. } => None,
-            Op::Transpose { .. } => {
-                fusions.push(Fusion { kind: FusionKind::Transpose, ops: vec![v], outputs: vec![] });
+            Op::Dot { .. } => {
+                materialise_operands(&graph, instr, &mut fusions, &mut owner);
+                None
+            }
+            Op::Transpose { .. } | Op::Concatenate { .. } | Op::Slice { .. } | Op::Pad { .. } => {
+                materialise_operands(&graph, instr, &mut fusions, &mut owner);
+                let kind =
+                    if matches!(instr.op, Op::Transpose { .. }) { FusionKind::Transpose } else { FusionKind::Copy };
+                fusions.push(Fusion { kind, ops: vec![v], outputs: vec![] });
                 owner[v] = Some(fusions.len() - 1);
                 continue;
             }
@@ -161,6 +170,19 @@ pub fn fuse(graph: Graph) -> FusedGraph {
             .collect();
     }
     FusedGraph { graph, fusions }
+}
+
+/// Kernels that read their operands as whole arrays from HBM (matmuls, transposes, copies) need
+/// a broadcast or constant operand written out first: a loop fusion of its own, before them.
+/// (A pad's scalar value is read as a constant or a word, so it needs nothing.)
+fn materialise_operands(graph: &Graph, instr: &Instruction, fusions: &mut Vec<Fusion>, owner: &mut [Option<usize>]) {
+    let operands = if matches!(instr.op, Op::Pad { .. }) { &instr.operands[..1] } else { &instr.operands[..] };
+    for &o in operands {
+        if owner[o].is_none() && needs_materialising(graph, o) && graph.instrs[o].op != Op::Reshape {
+            fusions.push(Fusion { kind: FusionKind::Loop, ops: vec![o], outputs: vec![] });
+            owner[o] = Some(fusions.len() - 1);
+        }
+    }
 }
 
 /// Whether a value has no HBM buffer it could be read from as is (row-major).

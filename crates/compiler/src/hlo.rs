@@ -43,6 +43,20 @@ pub enum Op {
         op: ReduceOp,
         axes: Vec<usize>,
     },
+    /// The operands side by side along `dimension`.
+    Concatenate {
+        dimension: usize,
+    },
+    /// Elements `start + i·stride` along each axis (the result's shape says how many).
+    Slice {
+        start: Vec<usize>,
+        strides: Vec<usize>,
+    },
+    /// `(x, value)`: x placed `low` elements from the start of each axis of a result filled with
+    /// the scalar `value` (XLA's pad without interior padding).
+    Pad {
+        low: Vec<usize>,
+    },
 }
 #[derive(Clone, Debug, PartialEq)]
 pub struct Instruction {
@@ -90,6 +104,9 @@ impl Instruction {
             Op::Reshape => "reshape",
             Op::Transpose { .. } => "transpose",
             Op::Reduce { .. } => "reduce",
+            Op::Concatenate { .. } => "concatenate",
+            Op::Slice { .. } => "slice",
+            Op::Pad { .. } => "pad",
         }
     }
 
@@ -187,6 +204,19 @@ impl fmt::Display for Graph {
                 Op::Reduce { op, axes } => {
                     let f = ["add", "maximum", "minimum"][*op as usize];
                     format!(", dimensions={{{}}}, to_apply={f}", list(axes))
+                }
+                Op::Concatenate { dimension } => format!(", dimensions={{{dimension}}}"),
+                Op::Slice { start, strides } => {
+                    let axes: Vec<String> = (0..i.shape.len())
+                        .map(|d| format!("[{}:{}:{}]", start[d], start[d] + i.shape[d] * strides[d], strides[d]))
+                        .collect();
+                    format!(", slice={{{}}}", axes.join(", "))
+                }
+                Op::Pad { low } => {
+                    let src = &self.instrs[i.operands[0]].shape;
+                    let axes: Vec<String> =
+                        (0..i.shape.len()).map(|d| format!("{}_{}", low[d], i.shape[d] - src[d] - low[d])).collect();
+                    format!(", padding={}", axes.join("x"))
                 }
                 _ => String::new(),
             };
@@ -288,6 +318,19 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
             Primitive::ReduceSum { axes } => g.add(Op::Reduce { op: ReduceOp::Sum, axes: axes.clone() }, ins, shape),
             Primitive::ReduceMax { axes } => g.add(Op::Reduce { op: ReduceOp::Max, axes: axes.clone() }, ins, shape),
             Primitive::ReduceMin { axes } => g.add(Op::Reduce { op: ReduceOp::Min, axes: axes.clone() }, ins, shape),
+            Primitive::Concatenate { dimension } => g.add(Op::Concatenate { dimension: *dimension }, ins, shape),
+            Primitive::Slice { start_indices, strides, .. } => {
+                let strides = strides.clone().unwrap_or_else(|| vec![1; shape.len()]);
+                g.add(Op::Slice { start: start_indices.clone(), strides }, ins, shape)
+            }
+            Primitive::Pad { config } => {
+                if config.iter().any(|&(lo, hi, interior)| lo < 0 || hi < 0 || interior != 0) {
+                    return Err(
+                        at("pad with negative or interior padding is not supported by the compiler yet".into()),
+                    );
+                }
+                g.add(Op::Pad { low: config.iter().map(|c| c.0 as usize).collect() }, ins, shape)
+            }
             // Squares and small integer powers are multiplications (as XLA expands them).
             Primitive::IntegerPow { y } => integer_pow(&mut g, ins[0], *y, shape).map_err(at)?,
             #[allow(unreachable_patterns)]

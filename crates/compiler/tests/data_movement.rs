@@ -1,7 +1,8 @@
-//! Batched matmuls (`dot_general` with batch dimensions, as `jnp.matmul` of stacks and `vmap`
-//! produce them), dot_generals whose axes need transposing first, and transposes of more than
-//! two axes: compiled, run on the CPU backend and compared with the reference evaluator bit for
-//! bit (K fits one MXU tile, so the sums run in the same order).
+//! Operations that move data as much as they compute: batched matmuls (`dot_general` with batch
+//! dimensions, as `jnp.matmul` of stacks and `vmap` produce them), dot_generals whose axes need
+//! transposing first, transposes of more than two axes, concatenations, slices and pads:
+//! compiled, run on the CPU backend and compared with the reference evaluator bit for bit (K
+//! fits one MXU tile, so the sums run in the same order).
 
 use compiler::{compile, CompileOptions};
 use emu::CpuBackend;
@@ -132,4 +133,63 @@ fn transposes_that_do_not_merge_are_a_clear_error() {
     let closed = trace(&[&[2, 3, 4, 5]], async |ctx, a| jnp::transpose(ctx, &a[0], Some(&[3, 1, 0, 2])).await.unwrap());
     let e = compile("f", &closed.jaxpr, &opts(Precision::Default)).unwrap_err().to_string();
     assert!(e.contains("transposing f32[2, 3, 4, 5] by [3, 1, 0, 2] is not supported"), "{e}");
+}
+
+fn bind(prim: Primitive) -> impl AsyncFnOnce(&mut Context, Vec<Tensor>) -> Tensor {
+    async move |ctx: &mut Context, a: Vec<Tensor>| ctx.bind(prim, &a).await.unwrap().remove(0)
+}
+
+#[test]
+fn concatenations_along_every_axis() {
+    for dimension in 0..3 {
+        let mut b = vec![2, 3, 130];
+        b[dimension] = 5;
+        let closed = trace(&[&[2, 3, 130], &b, &[2, 3, 130]], bind(Primitive::Concatenate { dimension }));
+        let asm = check(&closed, Precision::Default);
+        assert!(!asm.contains("v."), "a concatenation only moves data:\n{asm}");
+    }
+}
+
+#[test]
+fn slices_with_steps() {
+    for (shape, start, limit, strides) in [
+        (vec![10, 300], vec![1, 5], vec![9, 260], None),
+        (vec![10, 300], vec![0, 0], vec![10, 300], Some(vec![3, 1])),
+        (vec![4, 6, 8], vec![1, 0, 2], vec![4, 6, 7], Some(vec![2, 5, 1])),
+        (vec![7], vec![2], vec![3], None),
+    ] {
+        let prim = Primitive::Slice { start_indices: start, limit_indices: limit, strides };
+        check(&trace(&[&shape], bind(prim)), Precision::Default);
+    }
+    // A step along the last axis cannot be one DMA row: a clear error, not a wrong answer.
+    let prim = Primitive::Slice { start_indices: vec![0, 0], limit_indices: vec![4, 8], strides: Some(vec![1, 2]) };
+    let e = compile("f", &trace(&[&[4, 8]], bind(prim)).jaxpr, &opts(Precision::Default)).unwrap_err();
+    assert!(e.to_string().contains("step along the last axis is not supported"), "{e}");
+}
+
+/// `jnp.pad` with a constant and with a computed value (kept to the bit, -0.0 included).
+#[test]
+fn pads() {
+    let closed = trace(&[&[3, 140]], async |ctx, a| {
+        let value = Tensor::from(Array::weak_scalar_f32(-0.0));
+        let prim = Primitive::Pad { config: vec![(1, 2, 0), (0, 5, 0)] };
+        ctx.bind(prim, &[a[0].clone(), value]).await.unwrap().remove(0)
+    });
+    check(&closed, Precision::Default);
+    let closed = trace(&[&[2, 3, 4], &[]], async |ctx, a| {
+        let prim = Primitive::Pad { config: vec![(0, 1, 0), (2, 0, 0), (1, 1, 0)] };
+        ctx.bind(prim, &a).await.unwrap().remove(0)
+    });
+    check(&closed, Precision::Default);
+}
+
+/// A matmul by a constant made inside the function (`jnp.ones` under `jit`): the broadcast is
+/// written out by a loop kernel first.
+#[test]
+fn a_broadcast_matmul_operand_is_materialised() {
+    let closed = trace(&[&[5, 7]], async |ctx, a| {
+        let ones = jnp::broadcast_to(ctx, &Array::weak_scalar_f32(0.5).into(), &[7, 3]).await.unwrap();
+        jnp::matmul(ctx, &a[0], &ones, None).await.unwrap()
+    });
+    check(&closed, Precision::Default);
 }
