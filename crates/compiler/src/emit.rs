@@ -101,25 +101,38 @@ fn row_major(shape: &[usize]) -> Vec<usize> {
     s
 }
 
-/// The HBM buffer behind a value and the strides (in elements) at which a view of shape
-/// `shape` reads it, or `None` if the view is not affine.
-fn view_strides(g: &Graph, hbm: &[Option<u32>], v: ValueId) -> Option<(u32, Vec<usize>)> {
+/// Where a view's elements come from: an array in HBM, or an iota, which the kernels that read
+/// it generate in VMEM (its "array" is 0, 1, 2, ..., read with the view's strides).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Source {
+    Hbm(u32),
+    Iota,
+}
+
+/// The source behind a value and the strides (in elements) at which a view of shape `shape`
+/// reads it, or `None` if the view is not affine.
+fn view_source(g: &Graph, hbm: &[Option<u32>], v: ValueId) -> Option<(Source, Vec<usize>)> {
     let instr = &g.instrs[v];
     if let Some(addr) = hbm[v] {
-        return Some((addr, row_major(&instr.shape)));
+        return Some((Source::Hbm(addr), row_major(&instr.shape)));
     }
     match &instr.op {
-        // A boolean read as float32 is the same words.
-        Op::Convert => view_strides(g, hbm, instr.operands[0]),
+        Op::Iota { dimension } => {
+            let mut strides = vec![0; instr.shape.len()];
+            strides[*dimension] = 1;
+            Some((Source::Iota, strides))
+        }
+        // A boolean or integer read as float32 is the same words.
+        Op::Convert => view_source(g, hbm, instr.operands[0]),
         Op::Reshape => {
-            let (addr, src) = view_strides(g, hbm, instr.operands[0])?;
+            let (source, src) = view_source(g, hbm, instr.operands[0])?;
             // Only a reshape of contiguous data is a view.
             let src_shape = &g.instrs[instr.operands[0]].shape;
-            (src == row_major(src_shape)).then(|| (addr, row_major(&instr.shape)))
+            (src == row_major(src_shape)).then(|| (source, row_major(&instr.shape)))
         }
         Op::Broadcast { dims } => {
             let operand = instr.operands[0];
-            let (addr, src) = view_strides(g, hbm, operand)?;
+            let (source, src) = view_source(g, hbm, operand)?;
             let src_shape = &g.instrs[operand].shape;
             let mut strides = vec![0usize; instr.shape.len()];
             for (k, &d) in dims.iter().enumerate() {
@@ -127,9 +140,17 @@ fn view_strides(g: &Graph, hbm: &[Option<u32>], v: ValueId) -> Option<(u32, Vec<
                     strides[d] = src[k];
                 }
             }
-            Some((addr, strides))
+            Some((source, strides))
         }
         _ => None,
+    }
+}
+
+/// `view_source` for views of arrays in HBM.
+fn view_strides(g: &Graph, hbm: &[Option<u32>], v: ValueId) -> Option<(u32, Vec<usize>)> {
+    match view_source(g, hbm, v)? {
+        (Source::Hbm(addr), strides) => Some((addr, strides)),
+        (Source::Iota, _) => None,
     }
 }
 
@@ -173,7 +194,10 @@ fn classify(strides: &[usize], shape: &[usize]) -> Option<Access> {
 #[derive(Clone, Debug)]
 struct Input {
     value: ValueId,
+    /// Its HBM address (0 for a generated iota).
     hbm: u32,
+    /// For an iota: the axes its row or column spans, as (count, stride), outermost first.
+    iota: Option<Vec<(u32, u32)>>,
     access: Access,
     /// VMEM address of a whole-kernel input (Row, Col, Scalar), or of slot 0 (Full).
     vmem: u32,
@@ -251,19 +275,52 @@ impl<'a> Emitter<'a> {
     }
 
     /// How the kernel over `shape` reads `v`.
-    fn input(&self, v: ValueId, shape: &[usize]) -> Result<(u32, Access), CompileError> {
+    fn input(&self, v: ValueId, shape: &[usize]) -> Result<Input, CompileError> {
         let g = self.graph();
-        let (addr, strides) = view_strides(g, &self.hbm, v).ok_or_else(|| {
+        let (source, strides) = view_source(g, &self.hbm, v).ok_or_else(|| {
             err(format!("%{} is read through a view not supported by the compiler yet", g.value_name(v)))
         })?;
-        let access = if g.instrs[v].shape.is_empty() { Some(Access::Scalar) } else { classify(&strides, shape) };
+        let access = if g.instrs[v].shape.is_empty() {
+            Some(Access::Scalar)
+        } else if source == Source::Iota {
+            // Generated, so any strides will do for a row or a column.
+            let rank = shape.len();
+            let leading = strides[..rank - 1].iter().zip(shape).any(|(&s, &n)| s != 0 && n != 1);
+            let last = strides[rank - 1] != 0 && shape[rank - 1] != 1;
+            Some(match (leading, last) {
+                (false, false) => Access::Scalar,
+                (false, true) => Access::Row,
+                (true, false) => Access::Col,
+                (true, true) => Access::Full,
+            })
+        } else {
+            classify(&strides, shape)
+        };
         let access = access.ok_or_else(|| {
             err(format!(
                 "%{} is broadcast in a pattern not supported by the compiler yet (only rows, columns and scalars)",
                 g.value_name(v)
             ))
         })?;
-        Ok((addr, access))
+        let (hbm, iota) = match (source, access) {
+            (Source::Hbm(addr), _) => (addr, None),
+            // An iota is generated once per kernel, as a row or a column, not tile by tile.
+            (Source::Iota, Access::Full) => {
+                return Err(err(format!(
+                    "%{} reads an iota as a whole array, which is not supported by the compiler yet",
+                    g.value_name(v)
+                )))
+            }
+            (Source::Iota, Access::Row) => {
+                (0, Some(vec![(shape[shape.len() - 1] as u32, strides[shape.len() - 1] as u32)]))
+            }
+            (Source::Iota, Access::Col) => {
+                let leading = shape.len() - 1;
+                (0, Some((0..leading).map(|k| (shape[k] as u32, strides[k] as u32)).collect()))
+            }
+            (Source::Iota, Access::Scalar) => (0, Some(vec![])),
+        };
+        Ok(Input { value: v, hbm, iota, access, vmem: 0 })
     }
 
     fn dma_load(&mut self, src: Block, dst: Block) {
@@ -291,6 +348,10 @@ impl<'a> Emitter<'a> {
                 Access::Scalar => 1,
             };
             input.vmem = vmem.alloc(round_up(words, LANES), "an input")?;
+            if let Some(axes) = &input.iota {
+                self.generate_iota(input.vmem, axes);
+                continue;
+            }
             self.dma_load(
                 Block { addr: input.hbm.into(), rows: 1, cols: words, stride: words },
                 Block { addr: input.vmem.into(), rows: 1, cols: words, stride: words },
@@ -298,6 +359,37 @@ impl<'a> Emitter<'a> {
             n += 1;
         }
         Ok(n)
+    }
+
+    /// Writes an iota's row or column at `at` in VMEM: word w holds `sum of index_k * stride_k`
+    /// over the `axes` (count, stride) it spans, w's indices taken row-major. Built by doubling,
+    /// innermost axis first: the words so far (one block per index of the inner axes) are
+    /// copied after themselves with `have * stride` added, until the axis is complete; log(n)
+    /// vector ops on single rows per axis.
+    fn generate_iota(&mut self, at: u32, axes: &[(u32, u32)]) {
+        let row = |addr: u32, n: u32| Block { addr: addr.into(), rows: 1, cols: n, stride: n };
+        // Word 0 is 0 (a masked move of the immediate).
+        self.instrs.push(Instr::Vector {
+            op: VectorOp::Where,
+            dst: row(at, 1),
+            a: Operand::Imm(1.0),
+            b: Operand::Imm(0.0),
+        });
+        let mut block = 1;
+        for &(count, stride) in axes.iter().rev() {
+            let mut have = 1;
+            while have < count {
+                let more = have.min(count - have);
+                self.instrs.push(Instr::Vector {
+                    op: VectorOp::Add,
+                    dst: row(at + have * block, more * block),
+                    a: Operand::Vmem(at.into()),
+                    b: Operand::Imm((have * stride) as f32),
+                });
+                have += more;
+            }
+            block *= count;
+        }
     }
 
     /// Vector code for one elementwise op of a fusion, over a tile block.
@@ -377,7 +469,7 @@ impl<'a> Emitter<'a> {
                 push(self, VectorOp::Where, Operand::Imm(1.0), on_false);
                 push(self, VectorOp::Where, pred, on_true);
             }
-            Op::Broadcast { .. } | Op::Reshape | Op::Convert | Op::Constant(_) => {
+            Op::Broadcast { .. } | Op::Reshape | Op::Convert | Op::Constant(_) | Op::Iota { .. } => {
                 let x = operand(v);
                 self.instrs.push(Instr::Vector { op: VectorOp::Mul, dst, a: x, b: Operand::Imm(1.0) });
             }
@@ -493,10 +585,7 @@ impl<'a> Emitter<'a> {
 
     /// The inputs of a kernel over `shape`, with how it reads each.
     fn inputs(&self, sources: &[ValueId], shape: &[usize]) -> Result<Vec<Input>, CompileError> {
-        sources
-            .iter()
-            .map(|&v| self.input(v, shape).map(|(hbm, access)| Input { value: v, hbm, access, vmem: 0 }))
-            .collect()
+        sources.iter().map(|&v| self.input(v, shape)).collect()
     }
 
     /// The operand for value `v` in a tile: a computed value's tile, an input, or an immediate.

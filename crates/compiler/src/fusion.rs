@@ -99,7 +99,9 @@ pub fn fuse(graph: Graph) -> FusedGraph {
     };
     for (v, instr) in graph.instrs.iter().enumerate() {
         let target = match &instr.op {
-            Op::Parameter(_) | Op::Constant(_) | Op::Broadcast { .. } | Op::Reshape | Op::Convert => continue,
+            Op::Parameter(_) | Op::Constant(_) | Op::Iota { .. } | Op::Broadcast { .. } | Op::Reshape | Op::Convert => {
+                continue
+            }
             Op::Dot { .. } => {
                 materialise_operands(&graph, instr, &mut fusions, &mut owner);
                 None
@@ -190,7 +192,7 @@ fn needs_materialising(g: &Graph, v: ValueId) -> bool {
     match &g.instrs[v].op {
         Op::Parameter(_) => false,
         Op::Reshape | Op::Convert => needs_materialising(g, g.instrs[v].operands[0]),
-        Op::Constant(_) | Op::Broadcast { .. } => true,
+        Op::Constant(_) | Op::Iota { .. } | Op::Broadcast { .. } => true,
         _ => false,
     }
 }
@@ -213,7 +215,7 @@ impl fmt::Display for FusedGraph {
             writeln!(
                 f,
                 "  {marker}%fusion.{i} = {} fusion({}), kind={}, calls={{{}}}{outputs}",
-                shape_text(g.instrs[root].pred, &g.instrs[root].shape),
+                shape_text(g.instrs[root].elem, &g.instrs[root].shape),
                 inputs.join(", "),
                 fusion.kind.name(),
                 calls.join(", ")

@@ -43,6 +43,10 @@ pub enum Op {
         op: ReduceOp,
         axes: Vec<usize>,
     },
+    /// `0, 1, 2, …` along `dimension` (no operands; kernels generate it where they read it).
+    Iota {
+        dimension: usize,
+    },
     /// The operands side by side along `dimension`.
     Concatenate {
         dimension: usize,
@@ -63,8 +67,8 @@ pub struct Instruction {
     pub op: Op,
     pub operands: Vec<ValueId>,
     pub shape: Vec<usize>,
-    /// A boolean (XLA's `pred`), stored as 1.0 or 0.0; otherwise float32.
-    pub pred: bool,
+    /// What the value's words hold (every word is a float32).
+    pub elem: Elem,
 }
 impl Instruction {
     pub fn size(&self) -> usize {
@@ -104,6 +108,7 @@ impl Instruction {
             Op::Reshape => "reshape",
             Op::Transpose { .. } => "transpose",
             Op::Reduce { .. } => "reduce",
+            Op::Iota { .. } => "iota",
             Op::Concatenate { .. } => "concatenate",
             Op::Slice { .. } => "slice",
             Op::Pad { .. } => "pad",
@@ -163,20 +168,49 @@ impl Graph {
     }
 
     fn add(&mut self, op: Op, operands: Vec<ValueId>, shape: Vec<usize>) -> ValueId {
-        self.instrs.push(Instruction { op, operands, shape, pred: false });
+        self.instrs.push(Instruction { op, operands, shape, elem: Elem::F32 });
         self.instrs.len() - 1
     }
 }
 
-pub fn shape_text(pred: bool, shape: &[usize]) -> String {
-    format!("{}[{}]", if pred { "pred" } else { "f32" }, list(shape))
+pub fn shape_text(elem: Elem, shape: &[usize]) -> String {
+    format!("{}[{}]", elem.name(), list(shape))
 }
 
-/// The dtypes the compiler handles: float32, and booleans stored as 1.0 / 0.0.
+/// The dtypes the compiler handles: float32, booleans stored as 1.0 / 0.0, and int32 stored as
+/// the float32 of the integer (exact up to ±2^24, which the runtime checks at the program's
+/// inputs and outputs; docs/compiler.md).
 fn supported(dtype: DType) -> Result<(), String> {
     match dtype {
-        DType::F32 | DType::Bool => Ok(()),
-        other => Err(format!("{other} arrays are not supported by the compiler yet (only float32 and bool)")),
+        DType::F32 | DType::Bool | DType::I32 => Ok(()),
+        other => Err(format!("{other} arrays are not supported by the compiler yet (only float32, int32 and bool)")),
+    }
+}
+
+/// An element type as XLA prints it. Every element is one 32-bit word holding a float32: a
+/// `pred` is 1.0 or 0.0, an `s32` the integer's exact float32.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Elem {
+    F32,
+    Pred,
+    S32,
+}
+
+impl Elem {
+    pub fn of(dtype: DType) -> Elem {
+        match dtype {
+            DType::Bool => Elem::Pred,
+            DType::I32 => Elem::S32,
+            _ => Elem::F32,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Elem::F32 => "f32",
+            Elem::Pred => "pred",
+            Elem::S32 => "s32",
+        }
     }
 }
 
@@ -206,6 +240,7 @@ impl fmt::Display for Graph {
                     format!(", dimensions={{{}}}, to_apply={f}", list(axes))
                 }
                 Op::Concatenate { dimension } => format!(", dimensions={{{dimension}}}"),
+                Op::Iota { dimension } => format!(", iota_dimension={dimension}"),
                 Op::Slice { start, strides } => {
                     let axes: Vec<String> = (0..i.shape.len())
                         .map(|d| format!("[{}:{}:{}]", start[d], start[d] + i.shape[d] * strides[d], strides[d]))
@@ -225,7 +260,7 @@ impl fmt::Display for Graph {
                 f,
                 "  {root}%{} = {} {}({args}){attrs}",
                 self.value_name(v),
-                shape_text(i.pred, &i.shape),
+                shape_text(i.elem, &i.shape),
                 i.opcode()
             )?;
         }
@@ -241,7 +276,7 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
         let aval = jaxpr.aval(v);
         supported(aval.dtype).map_err(|m| CompileError { message: format!("input {i} is {}: {m}", aval.short()) })?;
         let id = g.add(Op::Parameter(i), vec![], aval.shape.clone());
-        g.instrs[id].pred = aval.dtype == DType::Bool;
+        g.instrs[id].elem = Elem::of(aval.dtype);
         g.params.push(id);
         values.insert(v, id);
     }
@@ -269,7 +304,21 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
                 let from = jaxpr.atom_aval(&eqn.inputs[0]).dtype;
                 match (from, *new_dtype) {
                     (a, b) if a == b => ins[0],
-                    (DType::Bool, DType::F32) => g.add(Op::Convert, ins, shape),
+                    // The words already hold the value: a view.
+                    (DType::Bool | DType::I32, DType::F32) | (DType::Bool, DType::I32) => {
+                        g.add(Op::Convert, ins, shape)
+                    }
+                    // Toward zero, as XLA converts float to int: ceil below zero, floor above.
+                    (DType::F32, DType::I32) => {
+                        let zero = g.add(Op::Constant(0.0), vec![], vec![]);
+                        let negative = g.add(Op::Compare(CompareOp::Lt), vec![ins[0], zero], shape.clone());
+                        g.instrs[negative].elem = Elem::Pred;
+                        let floor = g.add(Op::Unary(UnaryOp::Floor), vec![ins[0]], shape.clone());
+                        let ceil = g.add(Op::Unary(UnaryOp::Ceil), vec![ins[0]], shape.clone());
+                        let trunc = g.add(Op::Select, vec![negative, floor, ceil], shape.clone());
+                        // ceil(-0.5) is -0.0, which no integer is: + 0.0 makes it 0.
+                        g.add(Op::Binary(BinaryOp::Add), vec![trunc, zero], shape)
+                    }
                     // x != 0, as XLA converts to pred.
                     _ => {
                         let zero = g.add(Op::Constant(0.0), vec![], vec![]);
@@ -277,11 +326,34 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
                     }
                 }
             }
+            Primitive::Unary(u)
+                if out_aval.dtype == DType::I32
+                    && !matches!(u, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign | UnaryOp::Square) =>
+            {
+                return Err(at(format!("int32 {} is not supported by the compiler yet", u.name())));
+            }
             Primitive::Unary(UnaryOp::Square) => g.add(Op::Binary(BinaryOp::Mul), vec![ins[0], ins[0]], shape),
             Primitive::Unary(u) => match fold(&g, Op::Unary(*u), &ins) {
                 Some(x) => g.add(Op::Constant(x), vec![], vec![]),
                 None => g.add(Op::Unary(*u), ins, shape),
             },
+            // Logical and/or of booleans (1.0 / 0.0) are min and max.
+            Primitive::Binary(BinaryOp::And) if out_aval.dtype == DType::Bool => {
+                g.add(Op::Binary(BinaryOp::Min), ins, shape)
+            }
+            Primitive::Binary(BinaryOp::Or) if out_aval.dtype == DType::Bool => {
+                g.add(Op::Binary(BinaryOp::Max), ins, shape)
+            }
+            // Integer arithmetic is float arithmetic on exact values, for the ops whose float
+            // result is the integer result (within ±2^24).
+            Primitive::Binary(b)
+                if out_aval.dtype == DType::I32
+                    && !matches!(b, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min) =>
+            {
+                return Err(at(format!("int32 {} is not supported by the compiler yet", b.name())));
+            }
+            Primitive::Iota { dimension, .. } => g.add(Op::Iota { dimension: *dimension }, vec![], shape),
+            Primitive::ArgReduce { axis, is_max, .. } => arg_reduce(&mut g, ins[0], *axis, *is_max, shape),
             Primitive::Binary(b) => match fold(&g, Op::Binary(*b), &ins) {
                 Some(x) => g.add(Op::Constant(x), vec![], vec![]),
                 None => g.add(Op::Binary(*b), ins, shape),
@@ -337,7 +409,7 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
             other => return Err(at(format!("{} is not supported by the compiler yet", other.name()))),
         };
         if id >= first_new {
-            g.instrs[id].pred = out_aval.dtype == DType::Bool;
+            g.instrs[id].elem = Elem::of(out_aval.dtype);
         }
         values.insert(eqn.outputs[0], id);
     }
@@ -378,6 +450,30 @@ fn canonical_operand(g: &mut Graph, v: ValueId, batch: &[usize], contracting: &[
         v = g.add(Op::Reshape, vec![v], target);
     }
     v
+}
+
+/// `argmax`/`argmin` along `axis`, as XLA expands it: the extreme value `m` (NaN if any
+/// element is NaN, since max and min propagate it), then the smallest index whose element is
+/// `m` or NaN: `min over axis of select(x == m or x != x, iota, n)`.
+fn arg_reduce(g: &mut Graph, x: ValueId, axis: usize, is_max: bool, out: Vec<usize>) -> ValueId {
+    let shape = g.instrs[x].shape.clone();
+    let op = if is_max { ReduceOp::Max } else { ReduceOp::Min };
+    let m = g.add(Op::Reduce { op, axes: vec![axis] }, vec![x], out.clone());
+    let kept: Vec<usize> = (0..shape.len()).filter(|&d| d != axis).collect();
+    let m = g.add(Op::Broadcast { dims: kept }, vec![m], shape.clone());
+    let hit = g.add(Op::Compare(CompareOp::Eq), vec![x, m], shape.clone());
+    let nan = g.add(Op::Compare(CompareOp::Ne), vec![x, x], shape.clone());
+    let found = g.add(Op::Binary(BinaryOp::Max), vec![hit, nan], shape.clone());
+    let index = g.add(Op::Iota { dimension: axis }, vec![], shape.clone());
+    let none = g.add(Op::Constant(shape[axis] as f32), vec![], vec![]);
+    let candidate = g.add(Op::Select, vec![found, none, index], shape.clone());
+    for v in [hit, nan, found] {
+        g.instrs[v].elem = Elem::Pred;
+    }
+    for v in [index, none, candidate] {
+        g.instrs[v].elem = Elem::S32;
+    }
+    g.add(Op::Reduce { op: ReduceOp::Min, axes: vec![axis] }, vec![candidate], out)
 }
 
 /// `x ** y` for an integer `y` by repeated squaring; negative powers divide 1 by the result.

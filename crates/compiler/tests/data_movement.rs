@@ -4,64 +4,12 @@
 //! compiled, run on the CPU backend and compared with the reference evaluator bit for bit (K
 //! fits one MXU tile, so the sums run in the same order).
 
-use compiler::{compile, CompileOptions};
-use emu::CpuBackend;
-use jaxlite::eval::{eval_jaxpr, ReferenceExecutor};
+mod common;
+
+use common::{check, opts, trace};
+use compiler::compile;
 use jaxlite::numpy as jnp;
-use jaxlite::{Array, Aval, ClosedJaxpr, Context, DType, DotDims, Precision, Primitive, Tensor};
-
-fn opts(precision: Precision) -> CompileOptions {
-    CompileOptions { mxu_rows: 128, mxu_cols: 128, mxus: 4, vmem_words: 32 << 20, default_precision: precision }
-}
-
-fn values(n: usize, seed: u32) -> Vec<f32> {
-    let mut s = seed.wrapping_mul(2_654_435_761).wrapping_add(1);
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 17;
-            s ^= s << 5;
-            (s as f32 / u32::MAX as f32) * 4.0 - 2.0
-        })
-        .collect()
-}
-
-/// Traces `f` over arguments of `shapes`.
-fn trace(shapes: &[&[usize]], f: impl AsyncFnOnce(&mut Context, Vec<Tensor>) -> Tensor) -> ClosedJaxpr {
-    let mut ctx = Context::new(Box::new(ReferenceExecutor::default()));
-    let avals: Vec<Aval> = shapes.iter().map(|s| Aval::new(s.to_vec(), DType::F32)).collect();
-    pollster::block_on(async {
-        let args = ctx.begin_trace(&avals);
-        let y = f(&mut ctx, args).await;
-        ctx.end_trace(&[y]).unwrap()
-    })
-}
-
-/// Compiles `closed`, runs it on random inputs, and checks it bit for bit against the
-/// reference evaluator; returns the program's text.
-fn check(closed: &ClosedJaxpr, precision: Precision) -> String {
-    let program = compile("f", &closed.jaxpr, &opts(precision)).unwrap_or_else(|e| panic!("{e}\n{}", closed.jaxpr));
-    let inputs: Vec<Vec<f32>> = closed
-        .jaxpr
-        .invars
-        .iter()
-        .enumerate()
-        .map(|(i, &v)| values(closed.jaxpr.aval(v).size(), i as u32 + 1))
-        .collect();
-    let bits: Vec<Vec<u32>> = inputs.iter().map(|v| v.iter().map(|f| f.to_bits()).collect()).collect();
-    let out = CpuBackend.run_sync(&program, &bits).unwrap();
-    let args: Vec<Array> = closed
-        .jaxpr
-        .invars
-        .iter()
-        .zip(inputs)
-        .map(|(&v, x)| Array::from_f32(closed.jaxpr.aval(v).shape.clone(), x))
-        .collect();
-    let want = eval_jaxpr(&closed.jaxpr, &args, precision).unwrap()[0].to_f32_vec();
-    let want: Vec<u32> = want.iter().map(|f| f.to_bits()).collect();
-    assert_eq!(out[0], want, "{precision:?}\n{}\n{program}", closed.jaxpr);
-    program.to_string()
-}
+use jaxlite::{Array, Context, DType, DotDims, Precision, Primitive, Tensor};
 
 #[test]
 fn a_stack_of_matmuls_is_one_batched_kernel() {

@@ -290,6 +290,12 @@ pub enum Reduction {
 /// `jnp.sum` / `jnp.max` / `jnp.min` over `axes` (all when `None`).
 pub async fn reduce(ctx: &mut Context, x: &Tensor, axes: Option<&[i64]>, kind: Reduction) -> Result<Tensor> {
     let axes = normalize_axes(axes, x.aval().rank())?;
+    // As jnp.sum: booleans count, as int32.
+    let x = &if kind == Reduction::Sum && x.aval().dtype == DType::Bool {
+        astype(ctx, x, DType::I32).await?
+    } else {
+        x.clone()
+    };
     let prim = match kind {
         Reduction::Sum => Primitive::ReduceSum { axes },
         Reduction::Max => Primitive::ReduceMax { axes },

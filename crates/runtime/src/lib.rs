@@ -201,15 +201,45 @@ impl EngineExecutor {
     }
 }
 
-fn to_words(a: &Array) -> Vec<u32> {
-    a.to_f32_vec().iter().map(|x| x.to_bits()).collect()
+/// Integers travel as the exact float32 of their value: within ±2^24 every int32 has one.
+const EXACT_INT: f32 = 16_777_216.0;
+
+/// An argument as the machine's words. Integers beyond ±2^24 have no exact float32, so they are
+/// refused rather than silently rounded.
+fn to_words(a: &Array, name: &str) -> Result<Vec<u32>, JaxError> {
+    if let jaxlite::Data::I32(ints) = &a.data {
+        if let Some(x) = ints.iter().find(|x| x.unsigned_abs() > 1 << 24) {
+            return Err(JaxError(format!(
+                "{name}: the int32 argument holds {x}, beyond ±2^24 = ±16777216, which the emulated TPU's float32 words cannot hold exactly"
+            )));
+        }
+    }
+    Ok(a.to_f32_vec().iter().map(|x| x.to_bits()).collect())
+}
+
+/// A result's words as an array of `dtype`: an int32 result must be an integer within ±2^24
+/// (anything else means an integer computation left the exact range).
+fn from_words(shape: Vec<usize>, words: Vec<u32>, dtype: jaxlite::DType, name: &str) -> Result<Array, JaxError> {
+    let values: Vec<f32> = words.into_iter().map(f32::from_bits).collect();
+    if dtype == jaxlite::DType::I32 {
+        if let Some(x) = values.iter().find(|x| !(x.abs() <= EXACT_INT && x.fract() == 0.0)) {
+            return Err(JaxError(format!(
+                "{name}: an int32 result is {x}, outside the integers within ±2^24 that the emulated TPU's float32 words hold exactly"
+            )));
+        }
+    }
+    let values = Array::from_f32(shape, values);
+    Ok(match dtype {
+        jaxlite::DType::F32 => values,
+        dtype => values.astype(dtype),
+    })
 }
 
 impl Executor for EngineExecutor {
     fn execute(&mut self, call: ProgramCall) -> LocalFuture<'_, Result<Vec<Array>, JaxError>> {
         Box::pin(async move {
             let (program, report) = self.compile(&call)?;
-            let inputs: Vec<Vec<u32>> = call.args.iter().map(to_words).collect();
+            let inputs: Vec<Vec<u32>> = call.args.iter().map(|a| to_words(a, &call.name)).collect::<Result<_, _>>()?;
             let mut backend = self
                 .backend
                 .borrow_mut()
@@ -220,20 +250,16 @@ impl Executor for EngineExecutor {
             let outputs =
                 result.map_err(|e| JaxError(format!("{} failed on the {} backend: {e}", call.name, "emulated TPU")))?;
             self.programs.borrow_mut()[report].calls += 1;
-            Ok(program
+            // Every word is a float32; booleans are 1.0 and 0.0, integers their exact value.
+            program
                 .outputs
                 .iter()
                 .zip(outputs)
                 .zip(&call.jaxpr.outvars)
                 .map(|((buf, words), out)| {
-                    // Every word is an f32; booleans are 1.0 and 0.0.
-                    let values = Array::from_f32(buf.shape.clone(), words.into_iter().map(f32::from_bits).collect());
-                    match call.jaxpr.atom_aval(out).dtype {
-                        jaxlite::DType::F32 => values,
-                        dtype => values.astype(dtype),
-                    }
+                    from_words(buf.shape.clone(), words, call.jaxpr.atom_aval(out).dtype, &call.name)
                 })
-                .collect())
+                .collect()
         })
     }
 }

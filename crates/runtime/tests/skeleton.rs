@@ -156,3 +156,23 @@ fn programs_larger_than_hbm_are_refused_with_both_sizes() {
     assert!(message.contains("needs 2.0 MiB of HBM; v5e has 1.0 MiB per chip"), "{message}");
     assert_eq!((failure.errors[0].line, failure.errors[0].col), (4, 7));
 }
+
+/// int32 values travel as the exact float32 of the integer: within ±2^24 they are exact, and
+/// beyond it the run stops with the reason, at the argument or at the result, rather than
+/// printing a rounded integer.
+#[test]
+fn int32_beyond_two_to_the_24_is_refused_not_rounded() {
+    let opts = RunOptions { backend: BackendChoice::Cpu, ..RunOptions::default() };
+    let run = |script: &str| pollster::block_on(Engine::new().run_script(script, &opts));
+    let header = "import jax\nimport jax.numpy as jnp\nf = jax.jit(lambda a: a * 2 - 1)\n";
+    let ok = run(&format!("{header}print(f(jnp.array([8000000, -3])))\n")).unwrap();
+    assert_eq!(ok.stdout, "[15999999       -7]\n");
+    let failure = run(&format!("{header}print(f(jnp.array([20000000])))\n")).unwrap_err();
+    assert!(failure.errors[0].message.contains("int32 argument holds 20000000, beyond ±2^24"), "{:?}", failure.errors);
+    let failure = run(&format!("{header}print(f(jnp.array([9000000])))\n")).unwrap_err();
+    assert!(
+        failure.errors[0].message.contains("an int32 result is 18000000, outside the integers within ±2^24"),
+        "{:?}",
+        failure.errors
+    );
+}
