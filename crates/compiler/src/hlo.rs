@@ -5,7 +5,7 @@
 //! `(M,K)·(K,N)` with explicit reshapes and transposes, so later passes see one kind of
 //! matmul; float32 → float32 conversions disappear.
 
-use crate::CompileError;
+use crate::{expand, CompileError};
 use isa::ReduceOp;
 use jaxlite::{Atom, BinaryOp, CompareOp, DType, Jaxpr, Precision, Primitive, UnaryOp, Var};
 use std::collections::HashMap;
@@ -167,7 +167,7 @@ impl Graph {
         }
     }
 
-    fn add(&mut self, op: Op, operands: Vec<ValueId>, shape: Vec<usize>) -> ValueId {
+    pub(crate) fn add(&mut self, op: Op, operands: Vec<ValueId>, shape: Vec<usize>) -> ValueId {
         self.instrs.push(Instruction { op, operands, shape, elem: Elem::F32 });
         self.instrs.len() - 1
     }
@@ -353,7 +353,9 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
                 return Err(at(format!("int32 {} is not supported by the compiler yet", b.name())));
             }
             Primitive::Iota { dimension, .. } => g.add(Op::Iota { dimension: *dimension }, vec![], shape),
-            Primitive::ArgReduce { axis, is_max, .. } => arg_reduce(&mut g, ins[0], *axis, *is_max, shape),
+            Primitive::ArgReduce { axis, is_max, .. } => expand::arg_reduce(&mut g, ins[0], *axis, *is_max, shape),
+            Primitive::Binary(BinaryOp::Pow) => expand::pow(&mut g, ins[0], ins[1], shape),
+            Primitive::Binary(BinaryOp::Atan2) => expand::atan2(&mut g, ins[0], ins[1], shape),
             Primitive::Binary(b) => match fold(&g, Op::Binary(*b), &ins) {
                 Some(x) => g.add(Op::Constant(x), vec![], vec![]),
                 None => g.add(Op::Binary(*b), ins, shape),
@@ -450,30 +452,6 @@ fn canonical_operand(g: &mut Graph, v: ValueId, batch: &[usize], contracting: &[
         v = g.add(Op::Reshape, vec![v], target);
     }
     v
-}
-
-/// `argmax`/`argmin` along `axis`, as XLA expands it: the extreme value `m` (NaN if any
-/// element is NaN, since max and min propagate it), then the smallest index whose element is
-/// `m` or NaN: `min over axis of select(x == m or x != x, iota, n)`.
-fn arg_reduce(g: &mut Graph, x: ValueId, axis: usize, is_max: bool, out: Vec<usize>) -> ValueId {
-    let shape = g.instrs[x].shape.clone();
-    let op = if is_max { ReduceOp::Max } else { ReduceOp::Min };
-    let m = g.add(Op::Reduce { op, axes: vec![axis] }, vec![x], out.clone());
-    let kept: Vec<usize> = (0..shape.len()).filter(|&d| d != axis).collect();
-    let m = g.add(Op::Broadcast { dims: kept }, vec![m], shape.clone());
-    let hit = g.add(Op::Compare(CompareOp::Eq), vec![x, m], shape.clone());
-    let nan = g.add(Op::Compare(CompareOp::Ne), vec![x, x], shape.clone());
-    let found = g.add(Op::Binary(BinaryOp::Max), vec![hit, nan], shape.clone());
-    let index = g.add(Op::Iota { dimension: axis }, vec![], shape.clone());
-    let none = g.add(Op::Constant(shape[axis] as f32), vec![], vec![]);
-    let candidate = g.add(Op::Select, vec![found, none, index], shape.clone());
-    for v in [hit, nan, found] {
-        g.instrs[v].elem = Elem::Pred;
-    }
-    for v in [index, none, candidate] {
-        g.instrs[v].elem = Elem::S32;
-    }
-    g.add(Op::Reduce { op: ReduceOp::Min, axes: vec![axis] }, vec![candidate], out)
 }
 
 /// `x ** y` for an integer `y` by repeated squaring; negative powers divide 1 by the result.

@@ -8,6 +8,7 @@
 //!    on the vector unit; loops with affine addresses keep the program small.
 
 pub mod emit;
+pub mod expand;
 pub mod fusion;
 pub mod hlo;
 

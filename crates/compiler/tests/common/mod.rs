@@ -1,6 +1,9 @@
 //! What the compiler's end-to-end tests share: compile a traced function, run it on the CPU
 //! backend and compare it bit for bit with the reference evaluator.
 
+// Each test binary that includes this module uses a different part of it.
+#![allow(dead_code)]
+
 use compiler::{compile, CompileOptions};
 use emu::CpuBackend;
 use jaxlite::eval::{eval_jaxpr, ReferenceExecutor};

@@ -1,0 +1,181 @@
+//! Operations the machine has no instruction for, written as graphs of ones it has, as XLA
+//! expands them: `pow`, `atan2`, `argmax`/`argmin`. Every op here is exact IEEE arithmetic or
+//! one of the vector unit's functions, so the CPU and GPU backends agree to the bit.
+
+use crate::hlo::{Elem, Graph, Op, ValueId};
+use isa::ReduceOp;
+use jaxlite::{BinaryOp, CompareOp, UnaryOp};
+use std::f32::consts::{FRAC_PI_2, FRAC_PI_4, PI};
+
+/// Adds elementwise instructions over one shape (rank-0 operands broadcast).
+struct Builder<'g> {
+    g: &'g mut Graph,
+    shape: Vec<usize>,
+}
+
+impl Builder<'_> {
+    fn constant(&mut self, x: f32) -> ValueId {
+        self.g.add(Op::Constant(x), vec![], vec![])
+    }
+    fn unary(&mut self, op: UnaryOp, x: ValueId) -> ValueId {
+        self.g.add(Op::Unary(op), vec![x], self.shape.clone())
+    }
+    fn binary(&mut self, op: BinaryOp, a: ValueId, b: ValueId) -> ValueId {
+        self.g.add(Op::Binary(op), vec![a, b], self.shape.clone())
+    }
+    /// `a op x` with a constant `x`.
+    fn with(&mut self, op: BinaryOp, a: ValueId, x: f32) -> ValueId {
+        let c = self.constant(x);
+        self.binary(op, a, c)
+    }
+    fn compare(&mut self, op: CompareOp, a: ValueId, b: ValueId) -> ValueId {
+        let v = self.g.add(Op::Compare(op), vec![a, b], self.shape.clone());
+        self.g.instrs[v].elem = Elem::Pred;
+        v
+    }
+    fn compare_with(&mut self, op: CompareOp, a: ValueId, x: f32) -> ValueId {
+        let c = self.constant(x);
+        self.compare(op, a, c)
+    }
+    /// Logical and / or of predicates (1.0 or 0.0): min and max.
+    fn and(&mut self, a: ValueId, b: ValueId) -> ValueId {
+        let v = self.binary(BinaryOp::Min, a, b);
+        self.g.instrs[v].elem = Elem::Pred;
+        v
+    }
+    fn or(&mut self, a: ValueId, b: ValueId) -> ValueId {
+        let v = self.binary(BinaryOp::Max, a, b);
+        self.g.instrs[v].elem = Elem::Pred;
+        v
+    }
+    fn not(&mut self, a: ValueId) -> ValueId {
+        self.compare_with(CompareOp::Eq, a, 0.0)
+    }
+    /// `pred ? on_true : on_false`.
+    fn select(&mut self, pred: ValueId, on_true: ValueId, on_false: ValueId) -> ValueId {
+        self.g.add(Op::Select, vec![pred, on_false, on_true], self.shape.clone())
+    }
+    fn select_constant(&mut self, pred: ValueId, x: f32, on_false: ValueId) -> ValueId {
+        let c = self.constant(x);
+        self.select(pred, c, on_false)
+    }
+    /// Whether `x` is negative, -0.0 and -inf included (`1 / -0.0` is -inf).
+    fn sign_bit(&mut self, x: ValueId) -> ValueId {
+        let below = self.compare_with(CompareOp::Lt, x, 0.0);
+        let one = self.constant(1.0);
+        let inverse = self.binary(BinaryOp::Div, one, x);
+        let negative_zero = self.compare_with(CompareOp::Lt, inverse, 0.0);
+        self.or(below, negative_zero)
+    }
+}
+
+/// `x ** y` with C's `pow` special cases: `exp(y · log|x|)`, negated for a negative `x` and an
+/// odd integer `y`, NaN for a finite negative `x` and a non-integer `y`, and 1 when `y` is 0,
+/// `x` is 1, or `|x|` is 1 and `y` infinite. Within a few ulp of the exact power while
+/// `|y · log x|` is small; the error grows with it (docs/compiler.md).
+pub fn pow(g: &mut Graph, x: ValueId, y: ValueId, shape: Vec<usize>) -> ValueId {
+    let b = &mut Builder { g, shape };
+    let ax = b.unary(UnaryOp::Abs, x);
+    let log = b.unary(UnaryOp::Log, ax);
+    let product = b.binary(BinaryOp::Mul, y, log);
+    let magnitude = b.unary(UnaryOp::Exp, product);
+    // y is an integer, and an odd one (y/2 is not an integer).
+    let floor = b.unary(UnaryOp::Floor, y);
+    let integer = b.compare(CompareOp::Eq, floor, y);
+    let half = b.with(BinaryOp::Mul, y, 0.5);
+    let half_floor = b.unary(UnaryOp::Floor, half);
+    let half_fractional = b.compare(CompareOp::Ne, half_floor, half);
+    let odd = b.and(integer, half_fractional);
+    let negative = b.sign_bit(x);
+    let flip = b.and(negative, odd);
+    let flipped = b.unary(UnaryOp::Neg, magnitude);
+    let signed = b.select(flip, flipped, magnitude);
+    // A finite negative base to a fractional power has no real value.
+    let below = b.compare_with(CompareOp::Lt, x, 0.0);
+    let finite = b.compare_with(CompareOp::Gt, x, f32::NEG_INFINITY);
+    let fractional = b.not(integer);
+    let finite_negative = b.and(below, finite);
+    let no_value = b.and(finite_negative, fractional);
+    let result = b.select_constant(no_value, f32::NAN, signed);
+    let y_zero = b.compare_with(CompareOp::Eq, y, 0.0);
+    let x_one = b.compare_with(CompareOp::Eq, x, 1.0);
+    let unit = b.compare_with(CompareOp::Eq, ax, 1.0);
+    let ay = b.unary(UnaryOp::Abs, y);
+    let infinite = b.compare_with(CompareOp::Eq, ay, f32::INFINITY);
+    let unit_infinite = b.and(unit, infinite);
+    let trivial = b.or(y_zero, x_one);
+    let one = b.or(trivial, unit_infinite);
+    b.select_constant(one, 1.0, result)
+}
+
+/// `atan(t)` for `t` in [0, 1] (or NaN), Cephes' `atanf`: above tan(π/8), `π/4 + atan((t-1)/(t+1))`;
+/// then an odd polynomial of degree 9 (relative error about 1e-7).
+fn atan_unit(b: &mut Builder, t: ValueId) -> ValueId {
+    let big = b.compare_with(CompareOp::Gt, t, 0.414_213_57);
+    let below = b.with(BinaryOp::Sub, t, 1.0);
+    let above = b.with(BinaryOp::Add, t, 1.0);
+    let reduced = b.binary(BinaryOp::Div, below, above);
+    let u = b.select(big, reduced, t);
+    let zero = b.constant(0.0);
+    let quarter = b.constant(FRAC_PI_4);
+    let base = b.select(big, quarter, zero);
+    let z = b.binary(BinaryOp::Mul, u, u);
+    let mut p = b.with(BinaryOp::Mul, z, 8.053_744_5e-2);
+    for c in [-1.387_768_6e-1, 1.997_771_1e-1, -3.333_295e-1] {
+        p = b.with(BinaryOp::Add, p, c);
+        p = b.binary(BinaryOp::Mul, p, z);
+    }
+    let pu = b.binary(BinaryOp::Mul, p, u);
+    let series = b.binary(BinaryOp::Add, pu, u);
+    b.binary(BinaryOp::Add, base, series)
+}
+
+/// `atan2(y, x)` with C's special cases: the angle of `min(|x|,|y|) / max(|x|,|y|)` (0 when both
+/// are 0, π/4 when both are infinite), reflected about π/4 when `|y| > |x|`, about π/2 when `x`
+/// is negative (or -0.0), and given `y`'s sign (-0.0 included). NaN in, NaN out.
+pub fn atan2(g: &mut Graph, y: ValueId, x: ValueId, shape: Vec<usize>) -> ValueId {
+    let b = &mut Builder { g, shape };
+    let ax = b.unary(UnaryOp::Abs, x);
+    let ay = b.unary(UnaryOp::Abs, y);
+    let small = b.binary(BinaryOp::Min, ax, ay);
+    let large = b.binary(BinaryOp::Max, ax, ay);
+    let ratio = b.binary(BinaryOp::Div, small, large);
+    let angle = atan_unit(b, ratio);
+    let both_zero = b.compare_with(CompareOp::Eq, large, 0.0);
+    let angle = b.select_constant(both_zero, 0.0, angle);
+    let small_infinite = b.compare_with(CompareOp::Eq, small, f32::INFINITY);
+    let angle = b.select_constant(small_infinite, FRAC_PI_4, angle);
+    let steep = b.compare(CompareOp::Gt, ay, ax);
+    let complement = b.constant(FRAC_PI_2);
+    let complement = b.binary(BinaryOp::Sub, complement, angle);
+    let angle = b.select(steep, complement, angle);
+    let left = b.sign_bit(x);
+    let pi = b.constant(PI);
+    let supplement = b.binary(BinaryOp::Sub, pi, angle);
+    let angle = b.select(left, supplement, angle);
+    let down = b.sign_bit(y);
+    let negated = b.unary(UnaryOp::Neg, angle);
+    b.select(down, negated, angle)
+}
+
+/// `argmax`/`argmin` along `axis`, as XLA expands it: the extreme value `m` (NaN if any
+/// element is NaN, since max and min propagate it), then the smallest index whose element is
+/// `m` or NaN: `min over axis of select(x == m or x != x, iota, n)`.
+pub fn arg_reduce(g: &mut Graph, x: ValueId, axis: usize, is_max: bool, out: Vec<usize>) -> ValueId {
+    let shape = g.instrs[x].shape.clone();
+    let op = if is_max { ReduceOp::Max } else { ReduceOp::Min };
+    let m = g.add(Op::Reduce { op, axes: vec![axis] }, vec![x], out.clone());
+    let kept: Vec<usize> = (0..shape.len()).filter(|&d| d != axis).collect();
+    let m = g.add(Op::Broadcast { dims: kept }, vec![m], shape.clone());
+    let b = &mut Builder { g, shape: shape.clone() };
+    let hit = b.compare(CompareOp::Eq, x, m);
+    let nan = b.compare(CompareOp::Ne, x, x);
+    let found = b.or(hit, nan);
+    let index = b.g.add(Op::Iota { dimension: axis }, vec![], shape.clone());
+    let none = b.constant(shape[axis] as f32);
+    let candidate = b.select(found, index, none);
+    for v in [index, none, candidate] {
+        b.g.instrs[v].elem = Elem::S32;
+    }
+    g.add(Op::Reduce { op: ReduceOp::Min, axes: vec![axis] }, vec![candidate], out)
+}
