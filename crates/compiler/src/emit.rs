@@ -275,7 +275,7 @@ impl<'a> Emitter<'a> {
     }
 
     /// How the kernel over `shape` reads `v`.
-    fn input(&self, v: ValueId, shape: &[usize]) -> Result<Input, CompileError> {
+    fn input(&mut self, v: ValueId, shape: &[usize]) -> Result<Input, CompileError> {
         let g = self.graph();
         let (source, strides) = view_source(g, &self.hbm, v).ok_or_else(|| {
             err(format!("%{} is read through a view not supported by the compiler yet", g.value_name(v)))
@@ -296,6 +296,12 @@ impl<'a> Emitter<'a> {
         } else {
             classify(&strides, shape)
         };
+        if let (None, Source::Hbm(addr)) = (access, source) {
+            // Broadcast along a middle axis: written out first, by DMA, then read whole.
+            let out = self.hbm_alloc(v);
+            self.copy_box((addr, strides), (out, row_major(&g.instrs[v].shape)), &g.instrs[v].shape)?;
+            return Ok(Input { value: v, hbm: out, iota: None, access: Access::Full, vmem: 0 });
+        }
         let access = access.ok_or_else(|| {
             err(format!(
                 "%{} is broadcast in a pattern not supported by the compiler yet (only rows, columns and scalars)",
@@ -584,7 +590,7 @@ impl<'a> Emitter<'a> {
     }
 
     /// The inputs of a kernel over `shape`, with how it reads each.
-    fn inputs(&self, sources: &[ValueId], shape: &[usize]) -> Result<Vec<Input>, CompileError> {
+    fn inputs(&mut self, sources: &[ValueId], shape: &[usize]) -> Result<Vec<Input>, CompileError> {
         sources.iter().map(|&v| self.input(v, shape)).collect()
     }
 
@@ -1053,9 +1059,17 @@ impl<'a> Emitter<'a> {
         }
         let (cols, s_last, d_last) = axes.pop().unwrap_or((1, 1, 1));
         if s_last != 1 || d_last != 1 {
-            return Err(err("a slice with a step along the last axis is not supported by the compiler yet"));
+            return Err(err(
+                "a slice with a step along the last axis, or a broadcast along it, is not supported by the compiler yet",
+            ));
         }
-        let (rows, s_row, d_row) = axes.pop().unwrap_or((1, cols, cols));
+        // Axes the source repeats (stride 0, a broadcast) loop outermost: a DMA block's rows
+        // must not overlap. Any order of a box's axes copies the same elements.
+        axes.sort_by_key(|a| a.1 != 0);
+        let (rows, s_row, d_row) = match axes.last() {
+            Some(&(_, s, _)) if s != 0 => axes.pop().expect("just looked"),
+            _ => (1, cols, cols),
+        };
         let mut vmem = Vmem { top: 0, limit: self.opts.vmem_words };
         let tile = self.tile_rows(rows, 2 * cols, vmem.limit)?;
         let buf = vmem.alloc(2 * tile * cols, "a tile of the copy")?;
