@@ -1057,12 +1057,15 @@ impl<'a> Emitter<'a> {
                 _ => axes.push(axis),
             }
         }
-        let (cols, s_last, d_last) = axes.pop().unwrap_or((1, 1, 1));
-        if s_last != 1 || d_last != 1 {
-            return Err(err(
-                "a slice with a step along the last axis, or a broadcast along it, is not supported by the compiler yet",
-            ));
-        }
+        // A DMA row is contiguous on both sides: without such a last axis (a step along it,
+        // a single column), rows are one word each.
+        let cols = match axes.last() {
+            Some(&(n, 1, 1)) => {
+                axes.pop();
+                n
+            }
+            _ => 1,
+        };
         // Axes the source repeats (stride 0, a broadcast) loop outermost: a DMA block's rows
         // must not overlap. Any order of a box's axes copies the same elements.
         axes.sort_by_key(|a| a.1 != 0);

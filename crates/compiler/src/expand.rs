@@ -1,5 +1,5 @@
 //! Operations the machine has no instruction for, written as graphs of ones it has, as XLA
-//! expands them: `pow`, `atan2`, `argmax`/`argmin`. Every op here is exact IEEE arithmetic or
+//! expands them: `pow`, `atan2`, `argmax`/`argmin`, `cumsum`, `exp2`. Every op here is exact IEEE arithmetic or
 //! one of the vector unit's functions, so the CPU and GPU backends agree to the bit.
 
 use crate::hlo::{Elem, Graph, Op, ValueId};
@@ -178,4 +178,44 @@ pub fn arg_reduce(g: &mut Graph, x: ValueId, axis: usize, is_max: bool, out: Vec
         b.g.instrs[v].elem = Elem::S32;
     }
     g.add(Op::Reduce { op: ReduceOp::Min, axes: vec![axis] }, vec![candidate], out)
+}
+
+/// `cumsum` along `axis` by doubling (Hillis and Steele): log2(n) rounds of `x + x shifted by
+/// k` for k = 1, 2, 4, …, each shift a slice padded with zeros at the front (at the back when
+/// `reverse`). The sums associate as a tree, not left to right: within a few ulp of JAX's
+/// sequential sums.
+pub fn cumsum(g: &mut Graph, x: ValueId, axis: usize, reverse: bool) -> ValueId {
+    let shape = g.instrs[x].shape.clone();
+    let n = shape[axis];
+    let zero = g.add(Op::Constant(0.0), vec![], vec![]);
+    let mut sum = x;
+    let mut k = 1;
+    while k < n {
+        let mut start = vec![0; shape.len()];
+        let mut kept = shape.clone();
+        kept[axis] = n - k;
+        let mut low = vec![0; shape.len()];
+        if reverse {
+            start[axis] = k;
+        } else {
+            low[axis] = k;
+        }
+        let strides = vec![1; shape.len()];
+        let part = g.add(Op::Slice { start, strides }, vec![sum], kept);
+        let shifted = g.add(Op::Pad { low }, vec![part, zero], shape.clone());
+        sum = g.add(Op::Binary(BinaryOp::Add), vec![sum, shifted], shape.clone());
+        k *= 2;
+    }
+    if sum == x {
+        // A length-1 axis: the sum is x itself, as a value of its own.
+        return g.add(Op::Binary(BinaryOp::Add), vec![x, zero], shape);
+    }
+    sum
+}
+
+/// `2^x` as `exp(x · ln 2)`: the product's rounding adds about |x| ulp.
+pub fn exp2(g: &mut Graph, x: ValueId, shape: Vec<usize>) -> ValueId {
+    let b = &mut Builder { g, shape };
+    let scaled = b.with(BinaryOp::Mul, x, std::f32::consts::LN_2);
+    b.unary(UnaryOp::Exp, scaled)
 }

@@ -332,6 +332,7 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
             {
                 return Err(at(format!("int32 {} is not supported by the compiler yet", u.name())));
             }
+            Primitive::Unary(UnaryOp::Exp2) => expand::exp2(&mut g, ins[0], shape),
             Primitive::Unary(UnaryOp::Square) => g.add(Op::Binary(BinaryOp::Mul), vec![ins[0], ins[0]], shape),
             Primitive::Unary(u) => match fold(&g, Op::Unary(*u), &ins) {
                 Some(x) => g.add(Op::Constant(x), vec![], vec![]),
@@ -355,6 +356,7 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
             Primitive::Iota { dimension, .. } => g.add(Op::Iota { dimension: *dimension }, vec![], shape),
             Primitive::ArgReduce { axis, is_max, .. } => expand::arg_reduce(&mut g, ins[0], *axis, *is_max, shape),
             Primitive::Binary(BinaryOp::Pow) => expand::pow(&mut g, ins[0], ins[1], shape),
+            Primitive::Cumsum { axis, reverse } => expand::cumsum(&mut g, ins[0], *axis, *reverse),
             Primitive::Binary(BinaryOp::Atan2) => expand::atan2(&mut g, ins[0], ins[1], shape),
             Primitive::Binary(b) => match fold(&g, Op::Binary(*b), &ins) {
                 Some(x) => g.add(Op::Constant(x), vec![], vec![]),

@@ -55,3 +55,34 @@ fn atan2_matches_c_atan2() {
         assert!(close(got, want, 4.0), "atan2({y}, {x}) = {got}, C says {want}");
     }
 }
+
+/// `cumsum` by doubling, along each axis, forwards and reversed, against float64 running sums:
+/// the tree order is a few ulp from the sequential one.
+#[test]
+fn cumsum_by_doubling() {
+    let shape = [5usize, 7, 130];
+    let x = common::values(shape.iter().product(), 3);
+    let bits: Vec<u32> = x.iter().map(|f| f.to_bits()).collect();
+    for axis in 0..3 {
+        for reverse in [false, true] {
+            let prim = Primitive::Cumsum { axis, reverse };
+            let closed = trace(&[&shape], async |ctx, a| ctx.bind(prim, &a).await.unwrap().remove(0));
+            let program = compile("f", &closed.jaxpr, &opts(Precision::Default)).unwrap();
+            let out = CpuBackend.run_sync(&program, std::slice::from_ref(&bits)).unwrap();
+            let stride: usize = shape[axis + 1..].iter().product();
+            for (i, &got) in out[0].iter().enumerate() {
+                // The elements of i's line along the axis, up to i (from i, reversed).
+                let at = (i / stride) % shape[axis];
+                let line = |k: usize| x[i - at * stride + k * stride] as f64;
+                let range: Vec<usize> = if reverse { (at..shape[axis]).collect() } else { (0..=at).collect() };
+                let want: f64 = range.iter().map(|&k| line(k)).sum();
+                let scale: f64 = range.iter().map(|&k| line(k).abs()).sum();
+                let got = f32::from_bits(got) as f64;
+                assert!(
+                    (got - want).abs() <= 4.0 * f32::EPSILON as f64 * scale,
+                    "axis {axis} reverse {reverse} [{i}]: {got} vs {want}"
+                );
+            }
+        }
+    }
+}

@@ -14,7 +14,7 @@ use jaxlite::Precision;
 use runtime::{BackendChoice, Engine, RunOptions};
 
 /// Fixtures that need a primitive the compiler cannot lower yet.
-const NOT_LOWERED: &[&str] = &["cumsum"];
+const NOT_LOWERED: &[&str] = &[];
 
 /// Fixtures that fail on the reference evaluator too (see `crates/lang/tests/fixtures.rs`).
 const KNOWN_FAILURES: &[&str] =
