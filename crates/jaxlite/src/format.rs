@@ -14,12 +14,34 @@ pub fn format_array(a: &Array) -> String {
     if a.shape().is_empty() {
         return format_scalar(a);
     }
+    format_elements(a, " ", "")
+}
+
+/// The bracketed elements of `repr(x)` (what goes inside `Array(...)`): NumPy's formatter
+/// with the `, ` separator and continuation lines indented past the `Array(` prefix.
+pub fn format_array_repr(a: &Array) -> String {
+    if a.shape().is_empty() {
+        return format_scalar(a);
+    }
+    format_elements(a, ", ", "Array(")
+}
+
+/// NumPy's `array2string` for a non-empty shape.
+fn format_elements(a: &Array, separator: &str, prefix: &str) -> String {
     let summarise = a.size() > THRESHOLD;
     let shown = shown_indices(a.shape(), summarise);
     let formatter = ElementFormatter::new(a, &shown);
     let mut out = String::new();
-    recurse(a, &formatter, &mut Vec::new(), " ", LINE_WIDTH, summarise, &mut out);
+    let indent = format!(" {}", " ".repeat(prefix.len()));
+    let layout = Layout { separator, summarise };
+    recurse(a, &formatter, &mut Vec::new(), &indent, LINE_WIDTH, &layout, &mut out);
     out
+}
+
+/// How elements are laid out: between elements of a row, and whether the array is summarised.
+struct Layout<'a> {
+    separator: &'a str,
+    summarise: bool,
 }
 
 /// A 0-d array prints as its element does (`2.0`, `3`, `True`).
@@ -265,9 +287,10 @@ fn recurse(
     index: &mut Vec<usize>,
     indent: &str,
     width: usize,
-    summarise: bool,
+    layout: &Layout,
     out: &mut String,
 ) {
+    let summarise = layout.summarise;
     let axis = index.len();
     let shape = a.shape();
     let strides = crate::eval::strides(shape);
@@ -296,19 +319,19 @@ fn recurse(
             };
             extend_line(&mut s, &mut line, &word, elem_width, indent);
             if k + 1 < items.len() {
-                line.push(' ');
+                line.push_str(layout.separator);
             }
         }
         s.push_str(&line);
     } else {
-        let line_sep = "\n".repeat(axes_left - 1);
+        let line_sep = format!("{}{}", layout.separator.trim_end(), "\n".repeat(axes_left - 1));
         for (k, item) in items.iter().enumerate() {
             s.push_str(indent);
             match item {
                 Some(i) => {
                     index.push(*i);
                     let mut nested = String::new();
-                    recurse(a, f, index, &next_indent, next_width, summarise, &mut nested);
+                    recurse(a, f, index, &next_indent, next_width, layout, &mut nested);
                     index.pop();
                     s.push_str(&nested);
                 }

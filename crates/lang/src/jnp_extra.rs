@@ -1,6 +1,7 @@
-//! Array operations the playground needs that `jaxlite` does not have yet. They work on
-//! concrete arrays on the host; `jaxlite` has no slice, gather or comparison primitive, so none
-//! of them can be traced. They belong in `jaxlite::numpy` (as primitives) once it grows them.
+//! Array operations on concrete arrays on the host (basic indexing, comparisons, `repr`), and
+//! the plan that turns a basic index of a traced array into `lax.slice` and a reshape. The
+//! host versions belong in `jaxlite::numpy`, as primitives, once the playground dispatches
+//! them to the emulator as JAX does.
 
 use jaxlite::{Array, Data, JaxError};
 
@@ -107,24 +108,40 @@ fn plan(shape: &[usize], items: &[IndexItem]) -> Result<Vec<Selection>, JaxError
     Ok(out)
 }
 
-/// The shape of `x[items]` when the index only adds axes or takes whole dimensions, so it is
-/// a reshape (which traces); `None` when it selects elements.
-pub fn reshape_only(shape: &[usize], items: &[IndexItem]) -> Result<Option<Vec<usize>>, JaxError> {
-    let mut dims = shape.iter();
-    let mut out = Vec::new();
-    for s in plan(shape, items)? {
-        match s.positions {
-            None => out.push(1),
-            Some(p) => {
-                let n = dims.next().copied().unwrap_or(0);
-                if !s.keeps_dim || p.len() != n || p.iter().enumerate().any(|(k, &i)| k != i) {
-                    return Ok(None);
-                }
-                out.push(n);
-            }
+/// `x[items]` as `lax.slice` then a reshape, as JAX rewrites a basic index with static bounds:
+/// per input axis (start, limit, stride) and the result's shape. `None` for a negative step
+/// (a reversal, which has no slice).
+pub struct BasicSlice {
+    pub start: Vec<usize>,
+    pub limit: Vec<usize>,
+    pub strides: Vec<usize>,
+    /// The input axes an integer index removes (a squeeze after the slice).
+    pub dropped: Vec<usize>,
+    pub shape: Vec<usize>,
+}
+
+pub fn basic_slice(shape: &[usize], items: &[IndexItem]) -> Result<Option<BasicSlice>, JaxError> {
+    let mut s = BasicSlice { start: vec![], limit: vec![], strides: vec![], dropped: vec![], shape: vec![] };
+    for selection in plan(shape, items)? {
+        let Some(p) = selection.positions else {
+            s.shape.push(1);
+            continue;
+        };
+        let step = if p.len() > 1 { p[1] as i64 - p[0] as i64 } else { 1 };
+        if step < 0 {
+            return Ok(None);
+        }
+        let first = p.first().copied().unwrap_or(0);
+        s.start.push(first);
+        s.limit.push(p.last().map_or(first, |&l| l + 1));
+        s.strides.push(step as usize);
+        if selection.keeps_dim {
+            s.shape.push(p.len());
+        } else {
+            s.dropped.push(s.start.len() - 1);
         }
     }
-    Ok(Some(out))
+    Ok(Some(s))
 }
 
 /// `x[items]` for a concrete array (NumPy basic indexing).
@@ -182,36 +199,14 @@ fn broadcast_strides(shape: &[usize], target: &[usize]) -> Vec<usize> {
     (0..target.len()).map(|d| if d < offset || shape[d - offset] == 1 { 0 } else { own[d - offset] }).collect()
 }
 
-/// `repr(x)` as JAX writes it (`Array([1., 2.], dtype=float32)`), derived from the `str`
-/// form: elements get NumPy's `, ` separators and continuation lines the prefix's indent.
-/// Exact unless a row is long enough to wrap (the commas change where NumPy would wrap).
+/// `repr(x)` as JAX writes it (`Array([1. , 2.5], dtype=float32)`): NumPy's formatter with
+/// `, ` separators, continuation lines indented past `Array(`.
 pub fn array_repr(a: &Array) -> String {
-    let text = jaxlite::format::format_array(a);
-    let body = if a.shape().is_empty() {
+    let body = jaxlite::format::format_array_repr(a);
+    let body = match body.strip_suffix(".0") {
         // A 0-d float prints with NumPy's array formatter: `21.`, not `21.0`.
-        match text.strip_suffix(".0") {
-            Some(int) if a.dtype().is_float() => format!("{int}."),
-            _ => text,
-        }
-    } else {
-        let mut out = String::new();
-        let chars: Vec<char> = text.chars().collect();
-        for (i, &c) in chars.iter().enumerate() {
-            let next = chars.get(i + 1).copied();
-            if c == '\n' {
-                out.push('\n');
-                if next != Some('\n') {
-                    out.push_str("      ");
-                }
-                continue;
-            }
-            out.push(c);
-            let ends_item = c != '[' && c != ' ' && c != '\n';
-            if ends_item && matches!(next, Some(' ' | '\n')) {
-                out.push(',');
-            }
-        }
-        out
+        Some(int) if a.shape().is_empty() && a.dtype().is_float() => format!("{int}."),
+        _ => body,
     };
     let weak = if a.aval.weak_type { ", weak_type=True" } else { "" };
     format!("Array({body}, dtype={}{weak})", a.dtype().name())

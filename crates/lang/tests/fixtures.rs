@@ -19,17 +19,7 @@ fn run(script: &str, precision: Precision) -> Result<String, (String, String)> {
 
 /// Fixtures known to differ, each for a reason still to fix. The test fails if one of them
 /// starts passing, so this list only shrinks.
-const KNOWN_FAILURES: &[&str] = &[
-    // `repr` of a padded float array puts commas after the padding (`Array([2.,  0.5, 3., ]`).
-    "binop_mul",
-    "binop_pow",
-    "jnp_maximum",
-    "jnp_minimum",
-    "vjp_basic",
-    "grad_matmul",
-    // Slicing a traced array (`x[:, 1]` inside a transformation) is not lowered to `slice` yet.
-    "logistic_regression",
-];
+const KNOWN_FAILURES: &[&str] = &[];
 
 #[test]
 fn fixtures_match_jax_on_the_reference_evaluator() {

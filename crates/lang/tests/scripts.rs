@@ -254,14 +254,14 @@ fn python_control_flow_on_tracers_fails_as_in_jax() {
         "import jax\nimport jax.numpy as jnp\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return -x\nf(jnp.ones(3))",
         "import jax\nimport jax.numpy as jnp\n@jax.jit\ndef g(x):\n    return float(x) + 1\ng(jnp.ones(()))",
         "import jax\nimport jax.numpy as jnp\nleak = []\n@jax.jit\ndef h(x):\n    leak.append(x)\n    return x\nh(jnp.ones(2))\nprint(leak[0] + 1)",
-        "import jax\nimport jax.numpy as jnp\n@jax.jit\ndef k(x):\n    return x[1:]\nk(jnp.ones(2))",
+        "import jax\nimport jax.numpy as jnp\n@jax.jit\ndef k(x):\n    return x[::-1]\nk(jnp.ones(2))",
     ];
     let text: Vec<String> = cases.iter().map(|src| output(src)).collect();
     expect![[r#"
         error 5:8: Attempted boolean conversion of traced array with shape bool[3]. The error occurred while tracing the function f. Use jnp.where or jax.lax.cond instead of Python if on traced values.
         error 5:12: Attempted to convert a traced array with shape float32[] to a Python float. The error occurred while tracing the function g. A traced value has no concrete value inside jit; keep the computation in jnp, or mark the argument static with static_argnums.
         error 9:15: Encountered an unexpected tracer (float32[2]): a value computed inside a jitted function escaped it (for example by being stored in a global) and was used after the trace ended
-        error 5:12: indexing a traced array (float32[2]) with slice(1, None, None) is not supported by the playground yet (jaxlite has no slice or gather primitive)"#]]
+        error 5:12: indexing a traced array (float32[2]) with slice(None, None, -1) (a negative step) is not supported by the playground yet"#]]
     .assert_eq(&text.join("\n"));
 }
 
@@ -341,4 +341,31 @@ fn mutated_scripts_never_panic() {
         }
     }
     assert!(count > 500, "only {count} variants");
+}
+
+/// Basic indexing of a traced array is `lax.slice` and a reshape, as JAX rewrites it: ints,
+/// slices with steps, negative indices, `None` and `...`.
+#[test]
+fn indexing_traced_arrays() {
+    let src = "import jax\nimport jax.numpy as jnp\nx = jnp.arange(24.0).reshape(2, 3, 4)\nf = jax.jit(lambda v: (v[1], v[:, -1], v[..., 1:4:2], v[0, None, :2, 3]))\nfor y in f(x):\n    print(y)\nprint(jax.make_jaxpr(lambda v: v[:, 1])(x))";
+    expect![[r#"
+        [[12. 13. 14. 15.]
+         [16. 17. 18. 19.]
+         [20. 21. 22. 23.]]
+        [[ 8.  9. 10. 11.]
+         [20. 21. 22. 23.]]
+        [[[ 1.  3.]
+          [ 5.  7.]
+          [ 9. 11.]]
+
+         [[13. 15.]
+          [17. 19.]
+          [21. 23.]]]
+        [[3. 7.]]
+        { lambda ; a:f32[2,3,4]. let
+            b:f32[2,1,4] = slice[limit_indices=(2, 2, 4) start_indices=(0, 1, 0) strides=None] a
+            c:f32[2,4] = squeeze[dimensions=(1,)] b
+          in (c,) }
+    "#]]
+    .assert_eq(&output(src));
 }

@@ -46,7 +46,7 @@ fn source(name: &str) -> String {
 }
 
 /// The header the page shows: `# Title`, then `#`, then the explanation's lines, each starting
-/// with `# `, up to the first line that is not a comment. (web/src/examples.ts reads it the same
+/// a comment, up to the first line that is not. (web/src/examples.ts reads it the same
 /// way.)
 fn header(source: &str) -> Option<(String, String)> {
     let mut lines = source.lines();
@@ -115,7 +115,7 @@ fn bounds(p: &ProgramReport, machine: &TpuConfig) -> (f64, f64) {
 }
 
 #[test]
-fn every_example_has_a_header_and_a_test() {
+fn every_example_has_a_header() {
     let names = example_names();
     assert!(names.len() >= TESTED.len(), "examples/: {names:?}");
     for name in &names {

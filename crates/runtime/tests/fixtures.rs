@@ -17,8 +17,7 @@ use runtime::{BackendChoice, Engine, RunOptions};
 const NOT_LOWERED: &[&str] = &[];
 
 /// Fixtures that fail on the reference evaluator too (see `crates/lang/tests/fixtures.rs`).
-const KNOWN_FAILURES: &[&str] =
-    &["binop_mul", "binop_pow", "jnp_maximum", "jnp_minimum", "vjp_basic", "grad_matmul", "logistic_regression"];
+const KNOWN_FAILURES: &[&str] = &[];
 
 enum Outcome {
     Pass,

@@ -678,13 +678,30 @@ impl Interp<'_> {
             let items = index_items(index)?;
             match t {
                 Tensor::Concrete(a) => Ok(Value::array(jnp_extra::index(a, &items)?)),
-                Tensor::Traced(tr) => match jnp_extra::reshape_only(&tr.aval.shape, &items)? {
-                    Some(shape) => {
-                        let dims: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
-                        Ok(Value::Array(jnp::reshape(self.ctx, t, &dims).await?))
+                Tensor::Traced(tr) => match jnp_extra::basic_slice(&tr.aval.shape, &items)? {
+                    Some(s) => {
+                        let whole =
+                            s.start.iter().zip(&s.limit).zip(&tr.aval.shape).all(|((&a, &b), &n)| a == 0 && b == n)
+                                && s.strides.iter().all(|&k| k == 1);
+                        let mut x = t.clone();
+                        if !whole {
+                            let prim = jaxlite::Primitive::Slice {
+                                start_indices: s.start,
+                                limit_indices: s.limit,
+                                strides: s.strides.iter().any(|&k| k != 1).then_some(s.strides),
+                            };
+                            x = jnp::apply1(self.ctx, prim, &x).await?;
+                        }
+                        if !s.dropped.is_empty() {
+                            x = jnp::apply1(self.ctx, jaxlite::Primitive::Squeeze { dimensions: s.dropped }, &x)
+                                .await?;
+                        }
+                        // `None` axes.
+                        let dims: Vec<i64> = s.shape.iter().map(|&d| d as i64).collect();
+                        Ok(Value::Array(jnp::reshape(self.ctx, &x, &dims).await?))
                     }
                     None => err(format!(
-                        "indexing a traced array ({}) with {} is not supported by the playground yet (jaxlite has no slice or gather primitive)",
+                        "indexing a traced array ({}) with {} (a negative step) is not supported by the playground yet",
                         aval_text(&tr.aval),
                         repr(index)
                     )),
