@@ -1,7 +1,7 @@
 // End-to-end: the built page (web/dist) in headless Chromium runs scripts through the real engine.
 // Run with `cargo xtask test` (which builds web/dist first), or `node --test web/e2e/`.
 import assert from 'node:assert/strict';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { REPO_ROOT, launchChromium, openPage, serveStatic, waitForRunEnd } from './harness.mjs';
@@ -301,6 +301,173 @@ test('program f: cycle breakdown, roofline, timeline, listing with cycles, and t
     assert.equal(json.programs.length, rows.length);
 
     assert.deepEqual(p.foreignRequests, [], 'the page fetches nothing from outside its own server');
+  } finally {
+    await p.close();
+  }
+});
+
+/**
+ * examples/*.py with the header the page shows: `# Title`, `#`, then the explanation's comment
+ * lines (web/src/examples.ts and crates/runtime/tests/examples.rs read it the same way).
+ */
+async function examplesOnDisk() {
+  const dir = join(REPO_ROOT, 'examples');
+  const files = (await readdir(dir)).filter((f) => f.endsWith('.py')).sort();
+  const examples = [];
+  for (const file of files) {
+    const source = await readFile(join(dir, file), 'utf8');
+    const lines = source.split(/\r?\n/);
+    assert.match(lines[0], /^# \S/, `${file} opens with its title`);
+    assert.equal(lines[1].trimEnd(), '#', `${file}: a bare # after the title`);
+    const paragraph = [];
+    for (const line of lines.slice(2)) {
+      if (!line.startsWith('#')) break;
+      if (line.slice(1).trim()) paragraph.push(line.slice(1).trim());
+    }
+    examples.push({ name: file.replace(/\.py$/, ''), title: lines[0].slice(2).trim(), explanation: paragraph.join(' '), source });
+  }
+  return examples;
+}
+
+test('every example loads from the menu with its explanation and runs to done', { timeout: 600_000 }, async () => {
+  const examples = await examplesOnDisk();
+  assert.ok(examples.length >= 10, `examples: ${examples.map((e) => e.name)}`);
+  const p = await openPage(browser, server.url);
+  try {
+    const { page } = p;
+    await page.goto(server.url);
+    assert.equal(await page.isHidden($('example-explanation')), true, 'no explanation for the skeleton');
+    const options = await page.$$eval(`${$('examples')} option:not([disabled])`, (os) => os.map((o) => [o.value, o.textContent]));
+    assert.deepEqual(
+      options.map(([name]) => name).sort(),
+      examples.map((e) => e.name),
+      'the menu lists every example',
+    );
+    for (const [name, label] of options) assert.equal(label, examples.find((e) => e.name === name).title);
+    await page.selectOption($('backend-select'), 'cpu');
+
+    for (const example of examples) {
+      await page.selectOption($('examples'), example.name);
+      assert.equal(await page.textContent($('example-explanation')), example.explanation, example.name);
+      assert.equal(await page.isVisible($('example-explanation')), true);
+      // The share link follows the choice at once: it carries the example's code.
+      assert.equal(await page.evaluate(() => location.hash), `${link(example.source)}&machine=v5e&precision=default`);
+      const firstLine = await page.locator(`${$('editor')} .cm-line`).first().textContent();
+      assert.equal(firstLine, example.source.split('\n')[0], 'the editor holds the example');
+
+      const started = Date.now();
+      await page.click($('run'));
+      const status = await waitForRunEnd(page);
+      const output = await page.textContent($('output'));
+      assert.equal(status, 'done', `${example.name} failed; output:\n${output}${diagnostics(p)}`);
+      assert.ok(output.trim().length > 0 && !output.includes('(the script printed nothing)'), `${example.name} prints`);
+      // Running rewrites the link from the editor's text: the same, so the editor held all of it.
+      assert.equal(await page.evaluate(() => location.hash), `${link(example.source)}&machine=v5e&precision=default`);
+      console.log(`# ${example.name}: done in ${Date.now() - started} ms`);
+    }
+
+    // A link to an unedited example opens with its explanation and its name in the menu.
+    const shared = examples.find((e) => e.name === 'padding_128') ?? examples[0];
+    await page.goto(`${server.url}${link(shared.source)}&machine=v4`);
+    await page.reload();
+    assert.equal(await page.inputValue($('examples')), shared.name);
+    assert.equal(await page.textContent($('example-explanation')), shared.explanation);
+    assert.equal(await page.inputValue($('machine')), 'v4');
+
+    const shots = join(REPO_ROOT, 'target', 'screenshots');
+    await mkdir(shots, { recursive: true });
+    await page.screenshot({ path: join(shots, 'example.png'), fullPage: true });
+    assert.deepEqual(p.foreignRequests, [], 'the page fetches nothing from outside its own server');
+  } finally {
+    await p.close();
+  }
+});
+
+test('every example prints the same on WebGPU (SwiftShader) as on the CPU', { timeout: 900_000 }, async () => {
+  const examples = await examplesOnDisk();
+  const p = await openPage(browser, server.url);
+  try {
+    const { page } = p;
+    await page.goto(server.url);
+    const outputOn = async (backend) => {
+      await page.selectOption($('backend-select'), backend);
+      await page.click($('run'));
+      const status = await waitForRunEnd(page, 300_000);
+      const output = await page.textContent($('output'));
+      return { status, output, backend: await page.textContent($('backend')) };
+    };
+    for (const example of examples) {
+      await page.selectOption($('examples'), example.name);
+      const cpu = await outputOn('cpu');
+      assert.equal(cpu.status, 'done', `${example.name} on the CPU; output:\n${cpu.output}${diagnostics(p)}`);
+      const started = Date.now();
+      const gpu = await outputOn('gpu');
+      assert.equal(gpu.status, 'done', `${example.name} on WebGPU; output:\n${gpu.output}${diagnostics(p)}`);
+      assert.match(gpu.backend, /^WebGPU: /);
+      // The backends agree bit for bit, so the printed text is identical.
+      assert.equal(gpu.output, cpu.output, `${example.name}${diagnostics(p)}`);
+      console.log(`# ${example.name}: WebGPU in ${Date.now() - started} ms`);
+    }
+  } finally {
+    await p.close();
+  }
+});
+
+// Thousands of 256×256 matmuls, each emulated in full: minutes of work, far below the
+// interpreter's step budget, so only Stop ends it.
+const LONG_LOOP = `import jax
+import jax.numpy as jnp
+
+step = jax.jit(lambda x: jnp.tanh(x @ x))
+x = jnp.ones((256, 256)) * 0.01
+for i in range(100000):
+    x = step(x)
+print(x.sum())
+`;
+
+test('Stop ends a long run within a second, and the next run works', { timeout: 180_000 }, async () => {
+  const p = await openPage(browser, server.url);
+  try {
+    const { page } = p;
+    await page.goto(`${server.url}${link(LONG_LOOP)}`);
+    await page.selectOption($('backend-select'), 'cpu');
+    assert.equal(await page.isHidden($('stop')), true, 'no Stop before a run');
+    await page.click($('run'));
+    assert.equal(await page.textContent($('status')), 'running');
+    assert.equal(await page.isVisible($('stop')), true, 'Stop shows while running');
+    assert.equal(await page.isHidden($('run')), true, 'in place of Run');
+
+    // The elapsed time ticks while the run goes on.
+    await page.waitForTimeout(1_500);
+    const before = await page.textContent($('elapsed'));
+    await page.waitForTimeout(400);
+    const later = await page.textContent($('elapsed'));
+    assert.match(later, /^\d+(\.\d)? m?s$/, `elapsed: ${later}`);
+    assert.notEqual(later, before, 'the elapsed time ticks');
+    assert.equal(await page.textContent($('status')), 'running', `the loop still runs; output:\n${await page.textContent($('output'))}${diagnostics(p)}`);
+
+    const clicked = Date.now();
+    await page.click($('stop'));
+    await page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent === 'stopped', null, {
+      timeout: 1_000,
+      polling: 20,
+    });
+    console.log(`# stopped ${Date.now() - clicked} ms after the click`);
+    assert.equal(await page.isHidden($('stop')), true, 'Stop hides again');
+    assert.equal(await page.isVisible($('run')), true, 'Run is back');
+    assert.equal(await page.isEnabled($('run')), true);
+    assert.match(await page.textContent($('output')), /stopped after/);
+    const frozen = await page.textContent($('elapsed'));
+    await page.waitForTimeout(300);
+    assert.equal(await page.textContent($('elapsed')), frozen, 'the clock stops with the run');
+
+    // A fresh engine runs the next script.
+    await page.goto(`${server.url}${link(SKELETON)}`);
+    await page.click($('run'));
+    const status = await waitForRunEnd(page);
+    const output = await page.textContent($('output'));
+    assert.equal(status, 'done', `the run after Stop failed; output:\n${output}${diagnostics(p)}`);
+    assert.equal(output, SKELETON_STDOUT, diagnostics(p));
   } finally {
     await p.close();
   }

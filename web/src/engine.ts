@@ -1,9 +1,14 @@
 // The page's handle on the engine worker: one promise per run. After an engine failure the
 // worker is dropped and the next run starts a fresh one (a fresh wasm instance), because an
-// instance that panicked cannot be trusted again.
+// instance that panicked cannot be trusted again. Stop works the same way: wasm cannot be
+// interrupted from outside, so the worker is terminated mid-run and a fresh one takes its place.
 import type { RunOptions, RunReply, RunResult } from './protocol';
 
-type Resolve = (result: RunResult) => void;
+/** What a run's promise resolves to when `stop` ended it. */
+export const STOPPED = 'stopped';
+export type RunOutcome = RunResult | typeof STOPPED;
+
+type Resolve = (outcome: RunOutcome) => void;
 
 export class Engine {
   private worker: Worker | null;
@@ -15,7 +20,7 @@ export class Engine {
     this.worker = this.spawn();
   }
 
-  run(source: string, options: RunOptions): Promise<RunResult> {
+  run(source: string, options: RunOptions): Promise<RunOutcome> {
     const id = this.nextId++;
     this.worker ??= this.spawn();
     const worker = this.worker;
@@ -23,6 +28,19 @@ export class Engine {
       this.pending.set(id, resolve);
       worker.postMessage({ id, source, options });
     });
+  }
+
+  /**
+   * Ends every run in progress now: their promises resolve to STOPPED. A fresh worker starts
+   * loading at once, so the next run does not wait for it. Returns whether a run was stopped.
+   */
+  stop(): boolean {
+    if (this.pending.size === 0) return false;
+    this.worker?.terminate();
+    this.worker = this.spawn();
+    for (const resolve of this.pending.values()) resolve(STOPPED);
+    this.pending.clear();
+    return true;
   }
 
   private spawn(): Worker {

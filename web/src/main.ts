@@ -1,12 +1,13 @@
-// Wires the page: editor, Run, machine/precision/backend choices, output, counters, backend line,
-// status, the compiled programs' stages and, for the chosen program, its timeline, cycle
-// breakdown and roofline; and the exports. The engine lives in a worker (engine.ts); everything
-// the script produces is written with textContent only.
+// Wires the page: the examples menu, editor, Run and Stop, machine/precision/backend choices,
+// output, counters, backend line, status and elapsed time, the compiled programs' stages and, for
+// the chosen program, its timeline, cycle breakdown and roofline; and the exports. The engine
+// lives in a worker (engine.ts); everything the script produces is written with textContent only.
 import './style.css';
 import { BreakdownView } from './breakdown';
 import { clearCounters, renderCounters } from './counters';
 import { ScriptEditor } from './editor';
-import { Engine } from './engine';
+import { Engine, STOPPED } from './engine';
+import { EXAMPLES, type Example, exampleWithSource } from './examples';
 import { countersCsv, countersJson, download, traceJson } from './exports';
 import { ListingView } from './listing';
 import { ProgramView } from './programs';
@@ -23,6 +24,9 @@ function byTestId<T extends HTMLElement>(id: string): T {
 }
 
 const runButton = byTestId<HTMLButtonElement>('run');
+const stopButton = byTestId<HTMLButtonElement>('stop');
+const examplesSelect = byTestId<HTMLSelectElement>('examples');
+const explanation = byTestId<HTMLElement>('example-explanation');
 const backendSelect = byTestId<HTMLSelectElement>('backend-select');
 const machineSelect = byTestId<HTMLSelectElement>('machine');
 const precisionSelect = byTestId<HTMLSelectElement>('precision');
@@ -68,7 +72,7 @@ timeline.onPick = (i) => programs.reveal(i);
 
 const engine = new Engine();
 
-type Status = 'ready' | 'running' | 'done' | 'error';
+type Status = 'ready' | 'running' | 'done' | 'error' | 'stopped';
 
 function setStatus(s: Status): void {
   status.textContent = s; // tests read this exact word
@@ -78,9 +82,45 @@ function setStatus(s: Status): void {
 function loadFromHash(): void {
   const shared = fromHash(location.hash);
   editor.code = shared.source ?? SKELETON_SCRIPT;
+  // A link to an unedited example shows its explanation too.
+  showExample(exampleWithSource(editor.code));
   // Absent or unknown values fall back to the defaults.
   machineSelect.value = shared.machine ?? 'v5e';
   precisionSelect.value = shared.precision ?? 'default';
+}
+
+/** The menu's choice and the explanation above the editor; none: the placeholder, no text. */
+function showExample(example: Example | undefined): void {
+  examplesSelect.value = example?.name ?? '';
+  explanation.textContent = example?.explanation ?? '';
+  explanation.hidden = !example;
+}
+
+function loadExample(name: string): void {
+  const example = EXAMPLES.find((e) => e.name === name);
+  if (!example) return;
+  editor.code = example.source;
+  showExample(example);
+  shareLink();
+}
+
+/** Keeps the URL a shareable link to the script, machine and precision the page shows. */
+function shareLink(): void {
+  const run = { source: editor.code, machine: machineSelect.value as Machine, precision: precisionSelect.value as Precision };
+  history.replaceState(null, '', toHash(run));
+}
+
+function formatElapsed(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** While a run is in progress Stop takes Run's place (and focus, if Run had it), and back. */
+function setRunning(running: boolean): void {
+  const hadFocus = document.activeElement === (running ? runButton : stopButton);
+  runButton.disabled = running;
+  runButton.hidden = running;
+  stopButton.hidden = !running;
+  if (hadFocus) (running ? stopButton : runButton).focus();
 }
 
 async function run(): Promise<void> {
@@ -89,24 +129,43 @@ async function run(): Promise<void> {
   const machine = machineSelect.value as Machine;
   const precision = precisionSelect.value as Precision;
   // Keep the URL a shareable link to what was run.
-  history.replaceState(null, '', toHash({ source, machine, precision }));
-  runButton.disabled = true;
+  shareLink();
+  setRunning(true);
   setStatus('running');
-  elapsed.textContent = '';
   editor.showErrors([]);
+  // The elapsed time ticks while the engine works (it runs in a worker, so the page can).
   const started = performance.now();
+  const tick = () => (elapsed.textContent = formatElapsed(performance.now() - started));
+  tick();
+  const ticker = setInterval(tick, 100);
   const result = await engine.run(source, { backend: backendSelect.value as BackendChoice, precision, machine });
-  elapsed.textContent = `${Math.round(performance.now() - started)} ms`;
+  clearInterval(ticker);
+  tick();
   try {
-    show(result);
-    setStatus(result.ok ? 'done' : 'error');
+    if (result === STOPPED) {
+      showStopped();
+      setStatus('stopped');
+    } else {
+      show(result);
+      setStatus(result.ok ? 'done' : 'error');
+    }
   } catch (err) {
     // A page bug (say, a report field of a new shape) must not leave the page stuck in `running`.
     output.append(`\npage error while showing the result: ${err instanceof Error ? err.message : String(err)}`);
     setStatus('error');
   } finally {
-    runButton.disabled = false;
+    setRunning(false);
   }
+}
+
+/** A stopped run leaves no results: what it printed went with its worker. */
+function showStopped(): void {
+  output.replaceChildren(quiet(`(stopped after ${elapsed.textContent}; the engine was restarted)`));
+  lastRun = null;
+  exportCsv.disabled = exportJson.disabled = exportTrace.disabled = true;
+  clearCounters(counters);
+  programs.clear();
+  backendLine.textContent = '';
 }
 
 function show(result: RunResult): void {
@@ -148,6 +207,14 @@ function exportName(kind: string, extension: string): string {
 }
 
 runButton.addEventListener('click', () => void run());
+stopButton.addEventListener('click', () => engine.stop());
+for (const example of EXAMPLES) {
+  const option = document.createElement('option');
+  option.value = example.name;
+  option.textContent = example.title;
+  examplesSelect.append(option);
+}
+examplesSelect.addEventListener('change', () => loadExample(examplesSelect.value));
 exportTrace.addEventListener('click', () => {
   const trace = lastRun && traceJson(lastRun);
   if (trace) download(exportName('trace', 'json'), trace, 'application/json');
