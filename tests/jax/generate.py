@@ -188,6 +188,20 @@ def loss(w):
 print(jax.grad(loss)(jnp.array([0.1, 0.2, 0.3])))
 """)
 
+# Contractions and indexing: einsum, N-D matmul, outer, slicing traced arrays.
+T = "q = jnp.arange(24.0).reshape(2, 3, 4) / 10.0\nk = jnp.cos(jnp.arange(40.0)).reshape(2, 5, 4)\n"
+program("einsum_matmul", M + "print(jnp.einsum('ij,jk->ik', a, b))\n")
+program("einsum_attention", T + "print(jax.jit(lambda u, v: jnp.einsum('bqd,bkd->bqk', u, v))(q, k))\n")
+program("einsum_sum_transpose", M + "print(jnp.einsum('ij->j', a))\nprint(jnp.einsum('ij->ji', a))\n")
+program("einsum_three", M + "c = jnp.array([1.0, -2.0])\nprint(jnp.einsum('ij,jk,k->i', a, b, c))\n")
+program("grad_einsum", M + "print(jax.grad(lambda w: jnp.sum(jnp.einsum('ij,jk->ik', a, w) ** 2))(b))\n")
+program("matmul_batched", T + "print(q @ jnp.swapaxes(k, 1, 2))\nprint(jax.jit(lambda u: u @ jnp.ones((4, 3)))(q))\n")
+program("jnp_outer", X + "print(jnp.outer(x, x[:3]))\n")
+program("jnp_isnan", "print(jnp.isnan(jnp.array([1.0, jnp.nan, 0.0])))\n")
+program("broadcast_to", X + "print(jax.jit(lambda v: jnp.broadcast_to(v, (2, 4)) * 2.0)(x))\n")
+program("index_traced", M + "f = jax.jit(lambda v: (v[1], v[:, -1], v[:, 1:3], v[None, 0]))\nprint(f(a))\n")
+program("grad_index", M + "print(jax.grad(lambda v: jnp.sum(v[:, 1:] ** 2) + v[0, 0])(a))\n")
+
 # Errors.
 program("error_grad_nonscalar", X + "print(jax.grad(lambda v: v * 2.0)(x))\n")
 program("error_grad_int", "print(jax.grad(lambda v: v * 2)(3))\n")

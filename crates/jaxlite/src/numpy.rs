@@ -328,3 +328,107 @@ pub fn full(shape: &[usize], value: f64, dtype: DType) -> Array {
     };
     Array::new(shape.to_vec(), data)
 }
+
+/// `jnp.einsum(spec, *operands)` for an explicit spec (`"bqd,bkd->bqk"`) of one to three
+/// operands: each label summed away where it appears once and not in the output, then
+/// operands contracted left to right with `dot_general` (shared labels kept for the output or
+/// a later operand are batch axes, the others contracted), then a transpose to the output's
+/// order. Repeated labels within one operand (diagonals) and `...` are not supported yet.
+pub async fn einsum(
+    ctx: &mut Context,
+    spec: &str,
+    operands: &[Tensor],
+    precision: Option<Precision>,
+) -> Result<Tensor> {
+    let bad = |m: String| JaxError(format!("einsum '{spec}': {m}"));
+    let spec_clean: String = spec.chars().filter(|c| !c.is_whitespace()).collect();
+    let Some((inputs, output)) = spec_clean.split_once("->") else {
+        return Err(bad("only explicit specs ('ij,jk->ik') are supported by the playground yet".into()));
+    };
+    if spec_clean.contains("...") {
+        return Err(bad("'...' is not supported by the playground yet".into()));
+    }
+    let inputs: Vec<Vec<char>> = inputs.split(',').map(|s| s.chars().collect()).collect();
+    let output: Vec<char> = output.chars().collect();
+    if inputs.len() != operands.len() {
+        return Err(bad(format!("{} operands in the spec, {} given", inputs.len(), operands.len())));
+    }
+    if operands.is_empty() || operands.len() > 3 {
+        return Err(bad("one to three operands are supported".into()));
+    }
+    let mut sizes: Vec<(char, usize)> = Vec::new();
+    for (labels, x) in inputs.iter().zip(operands) {
+        let shape = &x.aval().shape;
+        if labels.len() != shape.len() {
+            return Err(bad(format!(
+                "'{}' names {} axes but the operand has shape {}",
+                labels.iter().collect::<String>(),
+                labels.len(),
+                shape_str(shape)
+            )));
+        }
+        for (k, (&c, &n)) in labels.iter().zip(shape).enumerate() {
+            if !c.is_ascii_alphabetic() {
+                return Err(bad(format!("'{c}' is not a label (letters only)")));
+            }
+            if labels[..k].contains(&c) {
+                return Err(bad(format!(
+                    "the repeated label '{c}' (a diagonal) is not supported by the playground yet"
+                )));
+            }
+            match sizes.iter().find(|(l, _)| *l == c) {
+                Some(&(_, m)) if m != n => return Err(bad(format!("label '{c}' has sizes {m} and {n}"))),
+                Some(_) => {}
+                None => sizes.push((c, n)),
+            }
+        }
+    }
+    if let Some(c) = output.iter().find(|c| !sizes.iter().any(|(l, _)| l == *c)) {
+        return Err(bad(format!("the output label '{c}' is in no operand")));
+    }
+    // Labels still needed after operand `i`: by the output or a later operand.
+    let needed_after = |i: usize, c: char| output.contains(&c) || inputs[i + 1..].iter().any(|l| l.contains(&c));
+    // Sum each operand's labels that appear nowhere else.
+    let mut terms: Vec<(Vec<char>, Tensor)> = Vec::new();
+    for (i, (labels, x)) in inputs.iter().zip(operands).enumerate() {
+        let elsewhere =
+            |c: char| output.contains(&c) || inputs.iter().enumerate().any(|(j, l)| j != i && l.contains(&c));
+        let lone: Vec<i64> = (0..labels.len()).filter(|&k| !elsewhere(labels[k])).map(|k| k as i64).collect();
+        let (labels, x) = if lone.is_empty() {
+            (labels.clone(), x.clone())
+        } else {
+            let kept = labels.iter().copied().filter(|&c| elsewhere(c)).collect();
+            (kept, reduce(ctx, x, Some(&lone), Reduction::Sum).await?)
+        };
+        terms.push((labels, x));
+    }
+    let (mut labels, mut acc) = terms.remove(0);
+    for (i, (rl, rhs)) in terms.into_iter().enumerate() {
+        // `acc` holds operands 0..=i; `rhs` is operand i + 1.
+        let shared: Vec<char> = labels.iter().copied().filter(|c| rl.contains(c)).collect();
+        let (batch, contract): (Vec<char>, Vec<char>) = shared.iter().partition(|&&c| needed_after(i + 1, c));
+        let pos = |ls: &[char], c: char| ls.iter().position(|&l| l == c).expect("label present");
+        let dims = DotDims {
+            lhs_contracting: contract.iter().map(|&c| pos(&labels, c)).collect(),
+            rhs_contracting: contract.iter().map(|&c| pos(&rl, c)).collect(),
+            lhs_batch: batch.iter().map(|&c| pos(&labels, c)).collect(),
+            rhs_batch: batch.iter().map(|&c| pos(&rl, c)).collect(),
+        };
+        let (dtype, _) = promote(acc.aval().dtype, acc.aval().weak_type, rhs.aval().dtype, rhs.aval().weak_type);
+        let a = astype(ctx, &acc, dtype).await?;
+        let b = astype(ctx, &rhs, dtype).await?;
+        let prim = Primitive::DotGeneral { dims, precision, preferred_element_type: Some(dtype) };
+        acc = bind1(ctx, prim, &[a, b]).await?;
+        // dot_general's result axes: batch, lhs free, rhs free.
+        let mut next = batch.clone();
+        next.extend(labels.iter().copied().filter(|c| !shared.contains(c)));
+        next.extend(rl.iter().copied().filter(|c| !shared.contains(c)));
+        labels = next;
+    }
+    let perm: Vec<usize> = output.iter().map(|c| labels.iter().position(|l| l == c).expect("checked above")).collect();
+    if perm.iter().enumerate().all(|(i, &p)| i == p) {
+        Ok(acc)
+    } else {
+        transpose(ctx, &acc, Some(&perm)).await
+    }
+}

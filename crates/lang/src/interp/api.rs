@@ -43,6 +43,11 @@ pub const JNP_MORE: &[&str] = &[
     "logical_and",
     "logical_or",
     "logical_not",
+    "einsum",
+    "broadcast_to",
+    "outer",
+    "isnan",
+    "swapaxes",
 ];
 
 fn weak(x: f32) -> Tensor {
@@ -295,6 +300,33 @@ impl Interp<'_> {
                     let x = self.to_tensor(&args[0])?;
                     return self.power(&x, &args[1]).await;
                 }
+                "einsum" => {
+                    let Some(Value::Str(spec)) = args.first() else {
+                        return err("einsum expects a subscripts string first ('ij,jk->ik')");
+                    };
+                    let operands: Vec<Tensor> = args[1..].iter().map(|a| self.to_tensor(a)).collect::<R<_>>()?;
+                    jnp::einsum(self.ctx, spec, &operands, None).await?
+                }
+                "broadcast_to" => {
+                    arity(name, &args, 2, 2)?;
+                    let x = self.to_tensor(&args[0])?;
+                    let shape: Vec<usize> = super::jax::shape_arg(&args[1])?;
+                    jnp::broadcast_to(self.ctx, &x, &shape).await?
+                }
+                // The flattened operands' products: a[:, None] * b[None, :].
+                "outer" => {
+                    arity(name, &args, 2, 2)?;
+                    let (a, b) = (self.to_tensor(&args[0])?, self.to_tensor(&args[1])?);
+                    let a = jnp::reshape(self.ctx, &a, &[-1, 1]).await?;
+                    let b = jnp::reshape(self.ctx, &b, &[1, -1]).await?;
+                    jnp::binary(self.ctx, BinaryOp::Mul, &a, &b).await?
+                }
+                // NaN is the only value unequal to itself.
+                "isnan" => {
+                    arity(name, &args, 1, 1)?;
+                    let x = self.to_tensor(&args[0])?;
+                    jnp::compare(self.ctx, CompareOp::Ne, &x, &x).await?
+                }
                 "arctan2" | "logical_and" | "logical_or" => {
                     arity(name, &args, 2, 2)?;
                     let (mut x, mut y) = (self.to_tensor(&args[0])?, self.to_tensor(&args[1])?);
@@ -375,6 +407,21 @@ impl Interp<'_> {
                     let v = self.bin(BinaryOp::Div, &ss, &weak((n as i64 - ddof) as f32)).await?;
                     let v = if name == "std" { self.un(UnaryOp::Sqrt, &v).await? } else { v };
                     self.maybe_keepdims(v, &x, Some(axes), keepdims).await?
+                }
+                "swapaxes" => {
+                    arity(name, &args, 3, 3)?;
+                    let x = self.to_tensor(&args[0])?;
+                    let rank = x.aval().rank();
+                    let pair = [axes_arg(Some(&args[1]))?, axes_arg(Some(&args[2]))?];
+                    let [a, b] = pair.map(|p| p.unwrap_or_default());
+                    let (a, b) = match (a.as_slice(), b.as_slice()) {
+                        ([a], [b]) => (*a, *b),
+                        _ => return err("swapaxes expects two integer axes"),
+                    };
+                    let (a, b) = (jnp::normalize_axes(Some(&[a]), rank)?[0], jnp::normalize_axes(Some(&[b]), rank)?[0]);
+                    let mut perm: Vec<usize> = (0..rank).collect();
+                    perm.swap(a, b);
+                    jnp::transpose(self.ctx, &x, Some(&perm)).await?
                 }
                 "expand_dims" => {
                     arity(name, &args, 1, 2)?;
