@@ -202,6 +202,18 @@ program("broadcast_to", X + "print(jax.jit(lambda v: jnp.broadcast_to(v, (2, 4))
 program("index_traced", M + "f = jax.jit(lambda v: (v[1], v[:, -1], v[:, 1:3], v[None, 0]))\nprint(f(a))\n")
 program("grad_index", M + "print(jax.grad(lambda v: jnp.sum(v[:, 1:] ** 2) + v[0, 0])(a))\n")
 
+# jax.random: keys, splits and draws (on the host in the playground, bit for bit).
+program("random_keys", "key = jax.random.PRNGKey(0)\nprint(key)\nprint(repr(jax.random.PRNGKey(5)))\nkeys = jax.random.split(key, 3)\nprint(keys)\nprint(repr(keys))\nk1, k2 = jax.random.split(key)\nprint(k1, k2, keys[-1], jax.random.fold_in(key, 7))\n")
+program("random_draws", "key = jax.random.PRNGKey(42)\nk1, k2, k3 = jax.random.split(key, 3)\nprint(jax.random.uniform(k1, (2, 3)))\nprint(jax.random.normal(k2, (5,)))\nprint(jax.random.uniform(k3, (4,), minval=-1.0, maxval=2.0))\nprint(jax.random.bernoulli(key, 0.3, (8,)))\n")
+program("random_mlp_init", """
+key = jax.random.PRNGKey(1)
+k1, k2 = jax.random.split(key)
+w1 = jax.random.normal(k1, (4, 8)) * 0.5
+w2 = jax.random.normal(k2, (8, 2)) * 0.5
+x = jax.random.uniform(jax.random.PRNGKey(2), (3, 4))
+print(jax.jit(lambda x: jnp.tanh(x @ w1) @ w2)(x))
+""")
+
 # Errors.
 program("error_grad_nonscalar", X + "print(jax.grad(lambda v: v * 2.0)(x))\n")
 program("error_grad_int", "print(jax.grad(lambda v: v * 2)(3))\n")
@@ -230,6 +242,8 @@ def run(source, default_precision):
     out = io.StringIO()
     error = None
     lax_internal.dot_general = dot_general_bf16 if default_precision else ORIGINAL_DOT
+    # A jitted function traced in the other run must be traced again with this dot_general.
+    jax.clear_caches()
     with jax.default_matmul_precision("highest"), contextlib.redirect_stdout(out):
         try:
             exec(compile(source, "<script>", "exec"), {"__name__": "__main__"})

@@ -13,6 +13,7 @@ pub mod format;
 pub mod jaxpr;
 pub mod numpy;
 pub mod prim;
+pub mod random;
 pub mod trace;
 pub mod transform;
 

@@ -369,3 +369,14 @@ fn indexing_traced_arrays() {
     "#]]
     .assert_eq(&output(src));
 }
+
+/// jax.random keys live on the host: unpacking, indexing and printing work; using one as an
+/// array (inside jit) is refused with what to do instead.
+#[test]
+fn random_keys_stay_on_the_host() {
+    let src = "import jax\nkey = jax.random.PRNGKey(0)\na, b = jax.random.split(key)\nprint(a, len(jax.random.split(key, 4)))\nprint(jax.jit(lambda k: k)(key))";
+    expect![[r#"
+        [1797259609 2579123966] 4
+        error 5:7: a jax.random key cannot be used as an array in the playground yet (inside jit, grad or a jnp function): draw the random arrays outside and pass them in"#]]
+    .assert_eq(&output(src));
+}

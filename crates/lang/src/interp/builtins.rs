@@ -379,6 +379,7 @@ impl Interp<'_> {
             Value::Tuple(t) => t.len(),
             Value::Dict(d) => d.borrow().entries.len(),
             Value::Range { .. } => self.iterate(v)?.len(),
+            Value::Key(k) => k.full_shape()[0],
             Value::Array(t) => match t.aval().shape.first() {
                 Some(&n) => n,
                 None => return err("len() of unsized object"),

@@ -146,7 +146,6 @@ const LAX_FUNCTIONS: &[&str] = &[
 
 const JAX_MISSING: &[&str] = &[
     "pmap",
-    "random",
     "checkpoint",
     "remat",
     "tree_util",
@@ -180,6 +179,7 @@ pub fn import_module(name: &str) -> R<ModuleId> {
         "jax" => ModuleId::Jax,
         "jax.numpy" => ModuleId::Numpy,
         "jax.nn" => ModuleId::Nn,
+        "jax.random" => ModuleId::Random,
         "math" => ModuleId::Math,
         "functools" => ModuleId::Functools,
         "numpy" => return err("numpy is not available in the playground; use jax.numpy"),
@@ -210,6 +210,7 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             "nn" => Ok(Value::Module(ModuleId::Nn)),
             "config" => Ok(Value::Module(ModuleId::Config)),
             "lax" => Ok(Value::Module(ModuleId::Lax)),
+            "random" => Ok(Value::Module(ModuleId::Random)),
             _ if find(JAX_FUNCTIONS, name).is_some() => {
                 Ok(Value::native(Native::Jax(find(JAX_FUNCTIONS, name).unwrap_or("jit"))))
             }
@@ -232,6 +233,11 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
         ModuleId::Lax => match find(LAX_FUNCTIONS, name) {
             Some(f) => Ok(Value::native(Native::Lax(f))),
             None => Err(missing("jax.lax")),
+        },
+        ModuleId::Random => match find(super::random::RANDOM_FUNCTIONS, name) {
+            Some(f) => Ok(Value::native(Native::Random(f))),
+            None if super::random::RANDOM_MISSING.contains(&name) => Err(missing("jax.random")),
+            None => Err(no_attr()),
         },
         ModuleId::Nn => match find(NN_FUNCTIONS, name) {
             Some(f) => Ok(Value::native(Native::Nn(f))),
@@ -365,7 +371,7 @@ fn optional_dtype(v: Option<Value>) -> R<Option<DType>> {
     }
 }
 
-fn check_size(shape: &[usize]) -> R<()> {
+pub(super) fn check_size(shape: &[usize]) -> R<()> {
     let n = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
     match n {
         Some(n) if n <= MAX_ELEMENTS => Ok(()),
@@ -573,6 +579,9 @@ impl Interp<'_> {
                 aval_text(&t.aval)
             )),
             Value::Array(t) => Ok(t.clone()),
+            Value::Key(_) => err(
+                "a jax.random key cannot be used as an array in the playground yet (inside jit, grad or a jnp function): draw the random arrays outside and pass them in",
+            ),
             Value::List(_) | Value::Tuple(_) => Ok(Tensor::from(literal_array(v)?)),
             other => match weak_scalar(other)? {
                 Some(a) => Ok(Tensor::from(a)),
@@ -1102,7 +1111,8 @@ impl Interp<'_> {
                     .map(|(k, v)| Ok((k.clone(), self.flatten(v, leaves, depth + 1)?)))
                     .collect::<R<_>>()?,
             ),
-            Value::Array(_) | Value::Int(_) | Value::Float(_) | Value::Bool(_) => {
+            // to_tensor says why a key cannot be traced.
+            Value::Array(_) | Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::Key(_) => {
                 leaves.push(self.to_tensor(v)?);
                 Tree::Leaf
             }

@@ -13,6 +13,7 @@ mod exec;
 mod format;
 mod jax;
 mod ops;
+mod random;
 mod transforms;
 mod value;
 
@@ -199,6 +200,7 @@ impl<'c> Interp<'c> {
             Value::Array(Tensor::Concrete(a)) => {
                 crate::jnp_extra::rows(a).map_err(RtError::from)?.into_iter().map(Value::array).collect()
             }
+            Value::Key(k) => k.rows()?,
             Value::Array(Tensor::Traced(t)) => {
                 return err(format!(
                     "iterating over a traced array ({}) is not supported by the playground yet",
@@ -272,6 +274,7 @@ impl<'c> Interp<'c> {
                     d.borrow().get(key).cloned().ok_or_else(|| RtError::new(format!("KeyError: {}", value::repr(key))))
                 }
                 (Value::Array(t), index) => self.index_array(t, index).await,
+                (Value::Key(k), i) => k.index(self.to_index(i)?),
                 (other, _) => err(format!("'{}' object is not subscriptable", other.type_name())),
             }
         })
@@ -304,6 +307,7 @@ impl<'c> Interp<'c> {
                 Native::Nn(name) => self.call_nn(name, args, kwargs).await,
                 Native::Lax(name) => self.call_lax(name, args, kwargs).await,
                 Native::Jax(name) => self.call_jax(name, args, kwargs).await,
+                Native::Random(name) => self.call_random(name, args, kwargs).await,
                 Native::Partial { func, args: bound, kwargs: bound_kw } => {
                     let mut all = bound.clone();
                     all.extend(args);

@@ -33,6 +33,8 @@ pub enum Value {
     DType(DType),
     /// The result of `jax.make_jaxpr(f)(...)`.
     Jaxpr(Rc<ClosedJaxpr>),
+    /// `jax.random` keys (uint32 pairs), which live on the host.
+    Key(Rc<super::random::Keys>),
     /// `a:b:c` in a subscript; bounds are ints or None.
     Slice(Option<i64>, Option<i64>, Option<i64>),
     Ellipsis,
@@ -76,6 +78,7 @@ pub enum Native {
     Math(&'static str),
     Nn(&'static str),
     Lax(&'static str),
+    Random(&'static str),
     /// A method bound to its receiver (`xs.append`, `x.reshape`).
     Method(Value, &'static str),
     Partial {
@@ -105,6 +108,7 @@ pub enum ModuleId {
     Jax,
     Numpy,
     Nn,
+    Random,
     Lax,
     Math,
     Functools,
@@ -118,6 +122,7 @@ impl ModuleId {
             ModuleId::Jax => "jax",
             ModuleId::Numpy => "jax.numpy",
             ModuleId::Nn => "jax.nn",
+            ModuleId::Random => "jax.random",
             ModuleId::Lax => "jax.lax",
             ModuleId::Math => "math",
             ModuleId::Functools => "functools",
@@ -171,6 +176,7 @@ impl Value {
             Value::Array(_) => "Array",
             Value::DType(_) => "dtype",
             Value::Jaxpr(_) => "ClosedJaxpr",
+            Value::Key(_) => "Array",
         }
     }
 
@@ -184,6 +190,7 @@ pub fn to_str(v: &Value) -> String {
     match v {
         Value::Str(s) => s.to_string(),
         Value::Array(Tensor::Concrete(a)) => jaxlite::format::format_array(a),
+        Value::Key(k) => k.to_str(),
         _ => repr(v),
     }
 }
@@ -255,6 +262,7 @@ fn write_repr(v: &Value, out: &mut String, open: &mut Vec<*const ()>) {
         Value::Array(Tensor::Traced(t)) => out.push_str(&format!("JitTracer({})", aval_text(&t.aval))),
         Value::DType(d) => out.push_str(d.name()),
         Value::Jaxpr(j) => out.push_str(&j.jaxpr.to_string()),
+        Value::Key(k) => out.push_str(&k.repr()),
     }
     if ptr.is_some() {
         open.pop();
@@ -272,6 +280,7 @@ fn native_repr(n: &Native) -> String {
         Native::Math(name) => format!("<built-in function {name}>"),
         Native::Nn(name) => format!("<function jax.nn.{name}>"),
         Native::Lax(name) => format!("<function jax.lax.{name}>"),
+        Native::Random(name) => format!("<function jax.random.{name}>"),
         Native::Method(recv, name) => format!("<bound method {}.{name}>", recv.type_name()),
         Native::Partial { func, .. } => format!("functools.partial({})", repr(func)),
         Native::Jitted(j) => format!("<PjitFunction of {}>", repr(&j.func)),

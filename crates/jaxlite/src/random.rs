@@ -1,0 +1,141 @@
+//! `jax.random`'s generator on the host: Threefry-2x32 (20 rounds) in the layout JAX uses by
+//! default (`jax_threefry_partitionable`): element i of a draw is `threefry(key, (0, i))`, a
+//! split's i-th key too, and 32 random bits are the two output words XORed. Keys are
+//! `[u32; 2]`. Keys, bits and uniforms match real JAX to the bit; normals go through XLA's
+//! float32 `erf_inv` polynomial with XLA's fused multiply-adds, and match JAX 0.10 to the bit in
+//! the tests, though `log1p` comes from the host's libm and may differ from XLA's by an ulp.
+
+/// The Threefry-2x32 block cipher: `count` encrypted under `key`.
+pub fn threefry2x32(key: [u32; 2], count: [u32; 2]) -> [u32; 2] {
+    const ROTATIONS: [[u32; 4]; 2] = [[13, 15, 26, 6], [17, 29, 16, 24]];
+    let ks = [key[0], key[1], key[0] ^ key[1] ^ 0x1BD1_1BDA];
+    let mut x = [count[0].wrapping_add(ks[0]), count[1].wrapping_add(ks[1])];
+    for i in 0..5 {
+        for &r in &ROTATIONS[i % 2] {
+            x[0] = x[0].wrapping_add(x[1]);
+            x[1] = x[1].rotate_left(r) ^ x[0];
+        }
+        x[0] = x[0].wrapping_add(ks[(i + 1) % 3]);
+        x[1] = x[1].wrapping_add(ks[(i + 2) % 3]).wrapping_add(i as u32 + 1);
+    }
+    x
+}
+
+/// `jax.random.PRNGKey(seed)`: the high 32 bits of the seed (0 for an int32) and the low 32.
+pub fn seed(seed: i32) -> [u32; 2] {
+    [0, seed as u32]
+}
+
+/// `jax.random.split(key, n)`.
+pub fn split(key: [u32; 2], n: usize) -> Vec<[u32; 2]> {
+    (0..n).map(|i| threefry2x32(key, [0, i as u32])).collect()
+}
+
+/// `jax.random.fold_in(key, data)`: the key encrypting the seed of `data`.
+pub fn fold_in(key: [u32; 2], data: u32) -> [u32; 2] {
+    threefry2x32(key, [0, data])
+}
+
+/// `n` words of 32 random bits.
+pub fn bits(key: [u32; 2], n: usize) -> Vec<u32> {
+    (0..n)
+        .map(|i| {
+            let [a, b] = threefry2x32(key, [0, i as u32]);
+            a ^ b
+        })
+        .collect()
+}
+
+/// `jax.random.uniform(key, (n,), minval, maxval)` in float32: 23 random mantissa bits make a
+/// float in [1, 2), minus 1, scaled and shifted, and at least `minval` (as JAX).
+pub fn uniform(key: [u32; 2], n: usize, minval: f32, maxval: f32) -> Vec<f32> {
+    bits(key, n)
+        .into_iter()
+        .map(|b| {
+            let unit = f32::from_bits((b >> 9) | 0x3F80_0000) - 1.0;
+            // XLA fuses the scale and shift into one fused multiply-add.
+            unit.mul_add(maxval - minval, minval).max(minval)
+        })
+        .collect()
+}
+
+/// `jax.random.normal(key, (n,))`: `sqrt(2) · erf_inv(u)` for `u` uniform in (-1, 1).
+pub fn normal(key: [u32; 2], n: usize) -> Vec<f32> {
+    let lo = f32::from_bits((-1.0f32).to_bits() - 1); // nextafter(-1, 0)
+    uniform(key, n, lo, 1.0).into_iter().map(|u| std::f32::consts::SQRT_2 * erf_inv(u)).collect()
+}
+
+/// `jax.random.bernoulli(key, p, (n,))`: uniform below `p`.
+pub fn bernoulli(key: [u32; 2], p: f32, n: usize) -> Vec<bool> {
+    uniform(key, n, 0.0, 1.0).into_iter().map(|u| u < p).collect()
+}
+
+/// XLA's float32 `ErfInv` (Giles' approximation), operation for operation (its Horner steps
+/// are fused multiply-adds on XLA's CPU backend, as here).
+pub fn erf_inv(x: f32) -> f32 {
+    // XLA's literals, verbatim (xla/client/lib/math.cc, ErfInv32).
+    #[allow(clippy::excessive_precision)]
+    const LT5: [f32; 9] = [
+        2.81022636e-08,
+        3.43273939e-07,
+        -3.5233877e-06,
+        -4.39150654e-06,
+        0.00021858087,
+        -0.00125372503,
+        -0.00417768164,
+        0.246640727,
+        1.50140941,
+    ];
+    #[allow(clippy::excessive_precision)]
+    const GT5: [f32; 9] = [
+        -0.000200214257,
+        0.000100950558,
+        0.00134934322,
+        -0.00367342844,
+        0.00573950773,
+        -0.0076224613,
+        0.00943887047,
+        1.00167406,
+        2.83297682,
+    ];
+    let w = -(-x * x).ln_1p();
+    let (c, w) = if w < 5.0 { (&LT5, w - 2.5) } else { (&GT5, w.sqrt() - 3.0) };
+    let mut p = c[0];
+    for &k in &c[1..] {
+        p = p.mul_add(w, k);
+    }
+    if x.abs() == 1.0 {
+        x * f32::MAX
+    } else {
+        p * x
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Printed by JAX 0.10.2: `jax.random.split(jax.random.PRNGKey(0), 3)`,
+    /// `jax.random.fold_in(jax.random.PRNGKey(3), 7)`, `jax.random.uniform(PRNGKey(1), (5,))`.
+    #[test]
+    fn matches_jax() {
+        assert_eq!(split(seed(0), 3), [[1797259609, 2579123966], [928981903, 3453687069], [4146024105, 2718843009]]);
+        assert_eq!(fold_in(seed(3), 7), [2647473427, 4234374204]);
+        let u = uniform(seed(1), 5, 0.0, 1.0);
+        assert_eq!(u, [0.4386325, 0.5337529, 0.44591832, 0.43839633, 0.8973628]);
+        let u = uniform(seed(0), 6, -1.0, 2.0);
+        assert_eq!(u, [1.843001, 1.9357396, -0.0031255484, 0.40600538, 0.70966613, -0.5034909]);
+        // jax.random.normal(PRNGKey(0), (6,)) and the bits of jax.random.normal(PRNGKey(1), (3, 2)).
+        assert_eq!(normal(seed(0), 6), [1.6226422, 2.0252647, -0.43359444, -0.07861735, 0.1760909, -0.97208923]);
+        let bits: Vec<u32> = normal(seed(1), 6).iter().map(|x| x.to_bits()).collect();
+        assert_eq!(bits, [3189646536, 1034779394, 3188407928, 3189686739, 1067590184, 1041750866]);
+    }
+
+    /// Known values of the Threefry-2x32 (20 rounds) test vectors of Random123.
+    #[test]
+    fn threefry_known_answers() {
+        assert_eq!(threefry2x32([0, 0], [0, 0]), [0x6b200159, 0x99ba4efe]);
+        assert_eq!(threefry2x32([0xffffffff, 0xffffffff], [0xffffffff, 0xffffffff]), [0x1cb996fc, 0xbb002be7]);
+        assert_eq!(threefry2x32([0x13198a2e, 0x03707344], [0x243f6a88, 0x85a308d3]), [0xc4923a9c, 0x483df7a0]);
+    }
+}

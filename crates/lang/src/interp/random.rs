@@ -1,0 +1,231 @@
+//! `jax.random`: keys and draws on the host, with JAX's generator (`jaxlite::random`), so a
+//! script's random numbers are JAX's. Keys are arrays of uint32 pairs (JAX's raw keys); they
+//! print as JAX prints them and can be split, indexed and unpacked, but not traced: draw the
+//! arrays outside `jit` and pass them in. (JAX would run threefry on the device; here it runs
+//! on the host, so it adds no program to the report.)
+
+use super::builtins::{no_more_kwargs, take_kwarg};
+use super::value::{as_f64, Value};
+use super::{err, Interp, RtError, R};
+use jaxlite::{random, Array, DType, Data, LocalFuture};
+use std::rc::Rc;
+
+pub const RANDOM_FUNCTIONS: &[&str] = &["PRNGKey", "split", "fold_in", "uniform", "normal", "bernoulli"];
+pub const RANDOM_MISSING: &[&str] = &[
+    "key",
+    "key_data",
+    "randint",
+    "permutation",
+    "choice",
+    "shuffle",
+    "truncated_normal",
+    "categorical",
+    "gumbel",
+    "exponential",
+    "beta",
+    "gamma",
+    "multivariate_normal",
+    "orthogonal",
+    "ball",
+    "laplace",
+    "logistic",
+    "poisson",
+    "rademacher",
+    "t",
+    "cauchy",
+    "dirichlet",
+];
+
+/// An array of raw keys: `shape` of them, each two uint32 words (JAX's shape is `shape + (2,)`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Keys {
+    pub shape: Vec<usize>,
+    pub words: Vec<[u32; 2]>,
+}
+
+impl Keys {
+    fn one(key: [u32; 2]) -> Value {
+        Value::Key(Rc::new(Keys { shape: vec![], words: vec![key] }))
+    }
+
+    /// The single key of a 0-d key array.
+    fn single(&self, what: &str) -> R<[u32; 2]> {
+        match (self.shape.as_slice(), self.words.as_slice()) {
+            ([], [k]) => Ok(*k),
+            _ => err(format!(
+                "{what} expects a single key (shape (2,)), got an array of keys of shape {:?}; index or split it first",
+                self.full_shape()
+            )),
+        }
+    }
+
+    pub fn full_shape(&self) -> Vec<usize> {
+        let mut s = self.shape.clone();
+        s.push(2);
+        s
+    }
+
+    /// The keys along the first axis (what iterating and unpacking give).
+    pub fn rows(&self) -> R<Vec<Value>> {
+        let Some(&n) = self.shape.first() else {
+            return err("iteration over a single key: it is one array of 2 words; split it first");
+        };
+        let per = self.words.len() / n.max(1);
+        Ok((0..n)
+            .map(|i| {
+                let words = self.words[i * per..(i + 1) * per].to_vec();
+                Value::Key(Rc::new(Keys { shape: self.shape[1..].to_vec(), words }))
+            })
+            .collect())
+    }
+
+    /// `keys[i]` along the first axis.
+    pub fn index(&self, i: i64) -> R<Value> {
+        let rows = self.rows()?;
+        let n = rows.len() as i64;
+        let k = if i < 0 { i + n } else { i };
+        if !(0..n).contains(&k) {
+            return err(format!("index {i} is out of bounds for axis 0 with size {n}"));
+        }
+        Ok(rows[k as usize].clone())
+    }
+
+    /// `str(keys)`: NumPy's integer array format.
+    pub fn to_str(&self) -> String {
+        format_u32(&self.full_shape(), &self.flat(), " ", " ")
+    }
+
+    /// `repr(keys)`: `Array([0, 42], dtype=uint32)`.
+    pub fn repr(&self) -> String {
+        format!("Array({}, dtype=uint32)", format_u32(&self.full_shape(), &self.flat(), ", ", "       "))
+    }
+
+    fn flat(&self) -> Vec<u32> {
+        self.words.iter().flat_map(|w| w.iter().copied()).collect()
+    }
+}
+
+/// NumPy's layout of an integer array: every number right-aligned to the widest, rows of the
+/// last axis on one line (a key row is two numbers, so never wrapped), blank lines between
+/// blocks of higher axes.
+fn format_u32(shape: &[usize], values: &[u32], separator: &str, indent: &str) -> String {
+    let width = values.iter().map(|v| v.to_string().len()).max().unwrap_or(1);
+    fn go(shape: &[usize], values: &[u32], width: usize, separator: &str, indent: &str) -> String {
+        if shape.len() == 1 {
+            let items: Vec<String> = values.iter().map(|v| format!("{v:>width$}")).collect();
+            return format!("[{}]", items.join(separator));
+        }
+        let per = values.len() / shape[0].max(1);
+        let inner = format!("{indent} ");
+        let rows: Vec<String> =
+            values.chunks(per.max(1)).map(|chunk| go(&shape[1..], chunk, width, separator, &inner)).collect();
+        let newlines = "\n".repeat(shape.len() - 1);
+        format!("[{}]", rows.join(&format!("{}{newlines}{inner}", separator.trim_end())))
+    }
+    go(shape, values, width, separator, &indent[..indent.len() - 1])
+}
+
+impl Interp<'_> {
+    pub(super) fn call_random<'a>(
+        &'a mut self,
+        name: &'a str,
+        args: Vec<Value>,
+        mut kwargs: Vec<(String, Value)>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            // An argument by position or by name.
+            let arg = |kwargs: &mut Vec<(String, Value)>, i: usize, key: &str| -> Option<Value> {
+                take_kwarg(kwargs, key).or_else(|| args.get(i).cloned())
+            };
+            let key = |v: Option<Value>| -> R<[u32; 2]> {
+                match v {
+                    Some(Value::Key(k)) => k.single(&format!("jax.random.{name}")),
+                    Some(Value::Array(_)) => err(format!(
+                        "jax.random.{name}: this key is a traced or ordinary array; in the playground keys come from jax.random.PRNGKey and are used outside jit"
+                    )),
+                    Some(other) => err(format!("jax.random.{name} expects a key, got {}", other.type_name())),
+                    None => err(format!("jax.random.{name} is missing its key argument")),
+                }
+            };
+            let shape = |v: Option<Value>| -> R<Vec<usize>> {
+                match v {
+                    None | Some(Value::None) => Ok(vec![]),
+                    Some(v) => super::jax::shape_arg(&v),
+                }
+            };
+            let number = |v: Option<Value>, default: f64| -> R<f64> {
+                match v {
+                    None => Ok(default),
+                    Some(v) => as_f64(&v).ok_or_else(|| RtError::new(format!("jax.random.{name}: expected a number"))),
+                }
+            };
+            let out = match name {
+                "PRNGKey" => {
+                    let seed = match arg(&mut kwargs, 0, "seed") {
+                        Some(Value::Int(s)) => i32::try_from(s).map_err(|_| {
+                            RtError::new(format!(
+                                "PRNGKey: seed {s} does not fit int32 (JAX without x64 keeps 32 bits)"
+                            ))
+                        })?,
+                        Some(other) => return err(format!("PRNGKey expects an int seed, got {}", other.type_name())),
+                        None => return err("PRNGKey() missing required argument 'seed'"),
+                    };
+                    Keys::one(random::seed(seed))
+                }
+                "split" => {
+                    let k = key(arg(&mut kwargs, 0, "key"))?;
+                    let n = match arg(&mut kwargs, 1, "num") {
+                        None => 2,
+                        Some(Value::Int(n)) if n >= 0 => n as usize,
+                        Some(other) => {
+                            return err(format!(
+                                "split: num must be a non-negative int, got {}",
+                                super::value::repr(&other)
+                            ))
+                        }
+                    };
+                    Value::Key(Rc::new(Keys { shape: vec![n], words: random::split(k, n) }))
+                }
+                "fold_in" => {
+                    let k = key(arg(&mut kwargs, 0, "key"))?;
+                    let data = match arg(&mut kwargs, 1, "data") {
+                        Some(Value::Int(d)) => d as u32,
+                        _ => return err("fold_in expects an int data argument"),
+                    };
+                    Keys::one(random::fold_in(k, data))
+                }
+                "uniform" | "normal" | "bernoulli" => {
+                    let k = key(arg(&mut kwargs, 0, "key"))?;
+                    let (p, shape_at) =
+                        if name == "bernoulli" { (number(arg(&mut kwargs, 1, "p"), 0.5)?, 2) } else { (0.0, 1) };
+                    let shape = shape(arg(&mut kwargs, shape_at, "shape"))?;
+                    super::jax::check_size(&shape)?;
+                    let n: usize = shape.iter().product();
+                    let dtype = match take_kwarg(&mut kwargs, "dtype") {
+                        None => DType::F32,
+                        Some(d) => super::jax::dtype_arg(&d)?,
+                    };
+                    if name != "bernoulli" && dtype != DType::F32 {
+                        return err(format!(
+                            "jax.random.{name} supports float32 in the playground, not {}",
+                            dtype.name()
+                        ));
+                    }
+                    let data = match name {
+                        "uniform" => {
+                            let lo = number(arg(&mut kwargs, 3, "minval"), 0.0)? as f32;
+                            let hi = number(arg(&mut kwargs, 4, "maxval"), 1.0)? as f32;
+                            Data::F32(random::uniform(k, n, lo, hi))
+                        }
+                        "normal" => Data::F32(random::normal(k, n)),
+                        _ => Data::Bool(random::bernoulli(k, p as f32, n)),
+                    };
+                    Value::array(Array::new(shape, data))
+                }
+                _ => return err(format!("jax.random.{name} is not supported by the playground yet")),
+            };
+            no_more_kwargs(&format!("jax.random.{name}"), &kwargs)?;
+            Ok(out)
+        })
+    }
+}
