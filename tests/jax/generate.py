@@ -202,6 +202,10 @@ program("broadcast_to", X + "print(jax.jit(lambda v: jnp.broadcast_to(v, (2, 4))
 program("index_traced", M + "f = jax.jit(lambda v: (v[1], v[:, -1], v[:, 1:3], v[None, 0]))\nprint(f(a))\n")
 program("grad_index", M + "print(jax.grad(lambda v: jnp.sum(v[:, 1:] ** 2) + v[0, 0])(a))\n")
 
+program("reduce_keepdims", "x = jnp.arange(24.0).reshape(2, 3, 4)\nprint(jnp.sum(x, axis=1, keepdims=True), x.mean(axis=-1, keepdims=True).shape)\nprint(jax.jit(lambda v: v - jnp.max(v, axis=(0, 2), keepdims=True))(x))\n")
+program("reduce_middle_axes", "x = jnp.cos(jnp.arange(120.0)).reshape(2, 3, 4, 5)\nprint(jax.jit(lambda v: (jnp.sum(v, axis=(0, 2)), jnp.max(v, axis=1), jnp.min(v, axis=(1, 3))))(x))\n")
+program("long_vector", "x = jnp.arange(2048 * 2048.0) / 1e6\ny = jax.jit(lambda v: jnp.sin(v) * 2.0)(x)\nprint(y[:3], y[-1], y.shape)\n")
+
 # jax.random: keys, splits and draws (on the host in the playground, bit for bit).
 program("random_keys", "key = jax.random.PRNGKey(0)\nprint(key)\nprint(repr(jax.random.PRNGKey(5)))\nkeys = jax.random.split(key, 3)\nprint(keys)\nprint(repr(keys))\nk1, k2 = jax.random.split(key)\nprint(k1, k2, keys[-1], jax.random.fold_in(key, 7))\n")
 program("random_draws", "key = jax.random.PRNGKey(42)\nk1, k2, k3 = jax.random.split(key, 3)\nprint(jax.random.uniform(k1, (2, 3)))\nprint(jax.random.normal(k2, (5,)))\nprint(jax.random.uniform(k3, (4,), minval=-1.0, maxval=2.0))\nprint(jax.random.bernoulli(key, 0.3, (8,)))\n")

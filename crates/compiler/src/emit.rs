@@ -161,6 +161,23 @@ fn rows_cols(shape: &[usize]) -> (u32, u32) {
     (r, c)
 }
 
+/// The rows × cols a loop kernel walks. Rows and columns of the shape when some input is read
+/// as a row or a column; otherwise (every input whole or a scalar) the elements are one flat
+/// run, which may be cut into any rows: a long last axis (a 1-D array of millions) becomes rows
+/// of at most 1024 lanes, so a tile of 8 rows fits VMEM.
+fn iteration_space(shape: &[usize], inputs: &[Input]) -> (u32, u32) {
+    let (rows, cols) = rows_cols(shape);
+    let flat = inputs.iter().all(|i| matches!(i.access, Access::Full | Access::Scalar));
+    if !flat || cols <= 1024 {
+        return (rows, cols);
+    }
+    let total = rows as u64 * cols as u64;
+    match (1..=8u64).rev().map(|k| k * LANES as u64).find(|c| total.is_multiple_of(*c)) {
+        Some(c) => ((total / c) as u32, c as u32),
+        None => (rows, cols),
+    }
+}
+
 /// Whether a view reads row-major data as is (dimensions of size 1 have no stride to match).
 fn contiguous(strides: &[usize], shape: &[usize]) -> bool {
     let mut expect = 1usize;
@@ -625,8 +642,6 @@ impl<'a> Emitter<'a> {
         let g = self.graph();
         let root = fusion.root();
         let shape = g.instrs[root].shape.clone();
-        let (rows, cols) = rows_cols(&shape);
-        let padded = round_up(cols, LANES);
         let mut vmem = Vmem { top: 0, limit: self.opts.vmem_words };
         // A materialised view reads through itself; otherwise the fusion's inputs.
         let materialising = !g.instrs[root].is_elementwise();
@@ -644,6 +659,8 @@ impl<'a> Emitter<'a> {
             .map(|&v| g.instrs[v].size() as u64)
             .sum::<u64>();
         let mut inputs = self.inputs(&sources, &shape)?;
+        let (rows, cols) = iteration_space(&shape, &inputs);
+        let padded = round_up(cols, LANES);
         // Allocated after its inputs are resolved: a materialised view must not read itself.
         let outputs: Vec<(usize, u32)> = self.alloc_outputs(fusion);
         let resident = self.load_resident(&mut inputs, rows, cols, &mut vmem)?;

@@ -391,9 +391,9 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
             Primitive::Transpose { permutation } => {
                 g.add(Op::Transpose { permutation: permutation.clone() }, ins, shape)
             }
-            Primitive::ReduceSum { axes } => g.add(Op::Reduce { op: ReduceOp::Sum, axes: axes.clone() }, ins, shape),
-            Primitive::ReduceMax { axes } => g.add(Op::Reduce { op: ReduceOp::Max, axes: axes.clone() }, ins, shape),
-            Primitive::ReduceMin { axes } => g.add(Op::Reduce { op: ReduceOp::Min, axes: axes.clone() }, ins, shape),
+            Primitive::ReduceSum { axes } => reduce(&mut g, ins[0], ReduceOp::Sum, axes, shape),
+            Primitive::ReduceMax { axes } => reduce(&mut g, ins[0], ReduceOp::Max, axes, shape),
+            Primitive::ReduceMin { axes } => reduce(&mut g, ins[0], ReduceOp::Min, axes, shape),
             Primitive::Concatenate { dimension } => g.add(Op::Concatenate { dimension: *dimension }, ins, shape),
             Primitive::Slice { start_indices, strides, .. } => {
                 let strides = strides.clone().unwrap_or_else(|| vec![1; shape.len()]);
@@ -453,6 +453,52 @@ fn canonical_operand(g: &mut Graph, v: ValueId, batch: &[usize], contracting: &[
     if g.instrs[v].shape != target {
         v = g.add(Op::Reshape, vec![v], target);
     }
+    v
+}
+
+/// A reduction in a form the kernels take: over the last axis, all leading axes, or all. Other
+/// axes are reduced one contiguous run at a time, last run first: a trailing run merges into
+/// one last axis and a leading run into one leading axis (reshapes, free); a run in the middle
+/// moves to the end first (`(A, X, Y) → (A, Y, X)`, a transpose on the XLU).
+fn reduce(g: &mut Graph, x: ValueId, op: ReduceOp, axes: &[usize], out: Vec<usize>) -> ValueId {
+    let shape = g.instrs[x].shape.clone();
+    let rank = shape.len();
+    let mut sorted = axes.to_vec();
+    sorted.sort_unstable();
+    let direct = sorted.len() == rank || sorted == [rank - 1] || sorted == (0..rank - 1).collect::<Vec<_>>();
+    if rank <= 2 || direct {
+        return g.add(Op::Reduce { op, axes: axes.to_vec() }, vec![x], out);
+    }
+    // Contiguous runs of reduced axes.
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for &d in &sorted {
+        match runs.last_mut() {
+            Some(run) if run.1 + 1 == d => run.1 = d,
+            _ => runs.push((d, d)),
+        }
+    }
+    let mut v = x;
+    let mut dims = shape;
+    for &(first, last) in runs.iter().rev() {
+        let size = |range: std::ops::Range<usize>, dims: &[usize]| dims[range].iter().product::<usize>();
+        let (before, run, after) =
+            (size(0..first, &dims), size(first..last + 1, &dims), size(last + 1..dims.len(), &dims));
+        let reduced = if after == 1 {
+            let matrix = g.add(Op::Reshape, vec![v], vec![before, run]);
+            g.add(Op::Reduce { op, axes: vec![1] }, vec![matrix], vec![before])
+        } else if before == 1 {
+            let matrix = g.add(Op::Reshape, vec![v], vec![run, after]);
+            g.add(Op::Reduce { op, axes: vec![0] }, vec![matrix], vec![after])
+        } else {
+            let cube = g.add(Op::Reshape, vec![v], vec![before, run, after]);
+            let moved = g.add(Op::Transpose { permutation: vec![0, 2, 1] }, vec![cube], vec![before, after, run]);
+            let matrix = g.add(Op::Reshape, vec![moved], vec![before * after, run]);
+            g.add(Op::Reduce { op, axes: vec![1] }, vec![matrix], vec![before * after])
+        };
+        dims.drain(first..=last);
+        v = g.add(Op::Reshape, vec![reduced], dims.clone());
+    }
+    debug_assert_eq!(dims, out);
     v
 }
 

@@ -158,3 +158,28 @@ fn broadcasts_along_middle_axes() {
     });
     check(&closed, Precision::Default);
 }
+
+/// An elementwise kernel over a long 1-D array walks it as rows of up to 1024 lanes (tiles of
+/// 512 such rows): one row of 4M lanes, tiled by 8 rows, would not fit VMEM.
+#[test]
+fn long_vectors_are_cut_into_rows() {
+    let closed = trace(&[&[1 << 22]], async |ctx, a| jnp::unary(ctx, jaxlite::UnaryOp::Sin, &a[0]).await.unwrap());
+    let program = compile("f", &closed.jaxpr, &opts(Precision::Default)).unwrap();
+    assert!(program.to_string().contains("512x1024/1024"), "{program}");
+    // 3456 = 9 · 384: not a multiple of 1024, cut into rows of 384.
+    let closed = trace(&[&[3456]], async |ctx, a| jnp::unary(ctx, jaxlite::UnaryOp::Neg, &a[0]).await.unwrap());
+    assert!(check(&closed, Precision::Default).contains("9x384/384"));
+}
+
+/// Reductions over any axes: a leading run becomes one leading axis, a trailing run one last
+/// axis, and axes in the middle move to the end by a transpose first.
+#[test]
+fn reductions_over_any_axes() {
+    for axes in [vec![1], vec![0], vec![0, 1], vec![1, 2], vec![0, 2], vec![1, 3], vec![0, 1, 2]] {
+        let closed = trace(&[&[2, 3, 4, 130]], async |ctx, a| {
+            let axes: Vec<i64> = axes.iter().map(|&d| d as i64).collect();
+            jnp::reduce(ctx, &a[0], Some(&axes), jnp::Reduction::Max).await.unwrap()
+        });
+        check(&closed, Precision::Default);
+    }
+}

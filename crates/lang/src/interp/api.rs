@@ -515,7 +515,7 @@ impl Interp<'_> {
         })
     }
 
-    fn maybe_keepdims<'a>(
+    pub(super) fn maybe_keepdims<'a>(
         &'a mut self,
         r: Tensor,
         x: &'a Tensor,

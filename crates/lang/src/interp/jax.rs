@@ -809,10 +809,11 @@ impl Interp<'_> {
                 }
                 "sum" | "max" | "min" | "mean" => {
                     let axis = take_kwarg(&mut kwargs, "axis");
+                    let keep = take_kwarg(&mut kwargs, "keepdims");
                     no_more_kwargs(name, &kwargs)?;
                     arity(name, &args, 0, 1)?;
                     let axes = axes_arg(axis.as_ref().or(args.first()))?;
-                    self.reduce(name, &x, axes).await
+                    self.reduce_keeping(name, &x, axes, keep).await
                 }
                 "astype" => {
                     no_more_kwargs(name, &kwargs)?;
@@ -840,6 +841,29 @@ impl Interp<'_> {
                 }
                 _ => err(format!("'ArrayImpl' object has no attribute '{name}'")),
             }
+        })
+    }
+
+    /// `jnp.sum(x, axis, keepdims=...)` and its kin: the reduction, with the reduced axes kept
+    /// as size 1 when asked.
+    fn reduce_keeping<'a>(
+        &'a mut self,
+        name: &'a str,
+        x: &'a Tensor,
+        axes: Option<Vec<i64>>,
+        keep: Option<Value>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let keep = match &keep {
+                Some(v) => self.truthy(v)?,
+                None => false,
+            };
+            let r = self.reduce(name, x, axes.clone()).await?;
+            if !keep {
+                return Ok(r);
+            }
+            let r = self.to_tensor(&r)?;
+            Ok(Value::Array(self.maybe_keepdims(r, x, axes, true).await?))
         })
     }
 
@@ -921,6 +945,7 @@ impl Interp<'_> {
             } else {
                 None
             };
+            let keep = if matches!(name, "sum" | "max" | "mean") { take_kwarg(&mut kwargs, "keepdims") } else { None };
             let fill = if name == "full" { take_kwarg(&mut kwargs, "fill_value") } else { None };
             no_more_kwargs(name, &kwargs)?;
             let creation = |shape: Vec<usize>, value: f64, dtype: DType| Value::array(jnp::full(&shape, value, dtype));
@@ -1011,7 +1036,7 @@ impl Interp<'_> {
                     arity(name, &args, 1, 2)?;
                     let x = self.to_tensor(&args[0])?;
                     let axes = axes_arg(axis.as_ref().or(args.get(1)))?;
-                    self.reduce(name, &x, axes).await
+                    self.reduce_keeping(name, &x, axes, keep).await
                 }
                 _ => err(format!("jnp.{name} is not implemented")),
             }
