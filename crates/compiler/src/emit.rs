@@ -969,8 +969,9 @@ impl<'a> Emitter<'a> {
         Ok(())
     }
 
-    /// A concatenation, slice or pad: boxes of the source copied by DMA (through VMEM) to
-    /// their place in the result; a pad first fills the result with its value.
+    /// A concatenation, slice, pad or slice update: boxes of the source copied by DMA (through
+    /// VMEM) to their place in the result; a pad first fills the result with its value, an
+    /// update first copies the whole operand.
     fn copy_kernel(&mut self, fusion: &Fusion) -> Result<(), CompileError> {
         let g = self.graph();
         let root = fusion.root();
@@ -1007,6 +1008,14 @@ impl<'a> Emitter<'a> {
                 let first: usize = low.iter().zip(&out_strides).map(|(a, s)| a * s).sum();
                 let src = whole(self, x)?;
                 self.copy_box(src, (out_hbm + first as u32, out_strides), &g.instrs[x].shape)?;
+            }
+            Op::UpdateSlice { start } => {
+                let (x, update) = (instr.operands[0], instr.operands[1]);
+                let src = whole(self, x)?;
+                self.copy_box(src, (out_hbm, out_strides.clone()), &instr.shape)?;
+                let first: usize = start.iter().zip(&out_strides).map(|(a, s)| a * s).sum();
+                let src = whole(self, update)?;
+                self.copy_box(src, (out_hbm + first as u32, out_strides), &g.instrs[update].shape)?;
             }
             other => unreachable!("a copy fusion of {other:?}"),
         }

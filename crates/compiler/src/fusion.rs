@@ -26,7 +26,7 @@ pub enum FusionKind {
     Reduction,
     /// A transpose on the cross-lane unit.
     Transpose,
-    /// Data movement by DMA: a concatenation, a slice or a pad.
+    /// Data movement by DMA: a concatenation, a slice, a pad or an update of a slice.
     Copy,
 }
 
@@ -106,7 +106,11 @@ pub fn fuse(graph: Graph) -> FusedGraph {
                 materialise_operands(&graph, instr, &mut fusions, &mut owner);
                 None
             }
-            Op::Transpose { .. } | Op::Concatenate { .. } | Op::Slice { .. } | Op::Pad { .. } => {
+            Op::Transpose { .. }
+            | Op::Concatenate { .. }
+            | Op::Slice { .. }
+            | Op::Pad { .. }
+            | Op::UpdateSlice { .. } => {
                 materialise_operands(&graph, instr, &mut fusions, &mut owner);
                 let kind =
                     if matches!(instr.op, Op::Transpose { .. }) { FusionKind::Transpose } else { FusionKind::Copy };

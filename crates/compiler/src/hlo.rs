@@ -61,6 +61,11 @@ pub enum Op {
     Pad {
         low: Vec<usize>,
     },
+    /// `(x, update)`: x with `update` written over it from `start` (a dynamic_update_slice
+    /// whose indices are constants).
+    UpdateSlice {
+        start: Vec<usize>,
+    },
 }
 #[derive(Clone, Debug, PartialEq)]
 pub struct Instruction {
@@ -112,6 +117,7 @@ impl Instruction {
             Op::Concatenate { .. } => "concatenate",
             Op::Slice { .. } => "slice",
             Op::Pad { .. } => "pad",
+            Op::UpdateSlice { .. } => "dynamic-update-slice",
         }
     }
 
@@ -241,6 +247,7 @@ impl fmt::Display for Graph {
                 }
                 Op::Concatenate { dimension } => format!(", dimensions={{{dimension}}}"),
                 Op::Iota { dimension } => format!(", iota_dimension={dimension}"),
+                Op::UpdateSlice { start } => format!(", start={{{}}}", list(start)),
                 Op::Slice { start, strides } => {
                     let axes: Vec<String> = (0..i.shape.len())
                         .map(|d| format!("[{}:{}:{}]", start[d], start[d] + i.shape[d] * strides[d], strides[d]))
@@ -398,6 +405,28 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
             Primitive::Slice { start_indices, strides, .. } => {
                 let strides = strides.clone().unwrap_or_else(|| vec![1; shape.len()]);
                 g.add(Op::Slice { start: start_indices.clone(), strides }, ins, shape)
+            }
+            // With constant indices (clamped into range, as XLA does) these are a slice and a
+            // copy; traced indices would need addresses computed at run time.
+            Primitive::DynamicSlice { .. } | Primitive::DynamicUpdateSlice => {
+                let (data, indices) = if matches!(eqn.prim, Primitive::DynamicSlice { .. }) { (1, 1) } else { (2, 2) };
+                let x = &g.instrs[ins[0]].shape;
+                let window = if data == 1 { shape.clone() } else { g.instrs[ins[1]].shape.clone() };
+                let mut start = Vec::new();
+                for (axis, &i) in ins[indices..].iter().enumerate() {
+                    let Some(at) = g.constant_value(i) else {
+                        return Err(at(format!(
+                            "{} with an index computed at run time is not supported by the compiler yet (the emulated TPU has no computed addresses yet)",
+                            eqn.prim.name()
+                        )));
+                    };
+                    start.push((at.max(0.0) as usize).min(x[axis] - window[axis]));
+                }
+                if data == 1 {
+                    g.add(Op::Slice { start, strides: vec![1; shape.len()] }, vec![ins[0]], shape)
+                } else {
+                    g.add(Op::UpdateSlice { start }, vec![ins[0], ins[1]], shape)
+                }
             }
             Primitive::Pad { config } => {
                 if config.iter().any(|&(lo, hi, interior)| lo < 0 || hi < 0 || interior != 0) {

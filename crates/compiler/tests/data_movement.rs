@@ -183,3 +183,29 @@ fn reductions_over_any_axes() {
         check(&closed, Precision::Default);
     }
 }
+
+/// `dynamic_slice` and `dynamic_update_slice` with constant indices are a slice and a copy,
+/// indices clamped into range as XLA does; an index computed at run time is refused.
+#[test]
+fn dynamic_slices_with_constant_indices() {
+    let index = |i: i32| Tensor::from(Array::from_f32(vec![], vec![i as f32]).astype(DType::I32));
+    let closed = trace(&[&[6, 140]], async |ctx, a| {
+        let prim = Primitive::DynamicSlice { slice_sizes: vec![2, 130] };
+        ctx.bind(prim, &[a[0].clone(), index(5), index(3)]).await.unwrap().remove(0)
+    });
+    assert!(closed.jaxpr.to_string().contains("dynamic_slice"), "{}", closed.jaxpr);
+    check(&closed, Precision::Default);
+    let closed = trace(&[&[6, 140], &[2, 3]], async |ctx, a| {
+        ctx.bind(Primitive::DynamicUpdateSlice, &[a[0].clone(), a[1].clone(), index(1), index(-4)])
+            .await
+            .unwrap()
+            .remove(0)
+    });
+    check(&closed, Precision::Default);
+    let closed = common::trace_avals(
+        &[jaxlite::Aval::new(vec![6], DType::F32), jaxlite::Aval::new(vec![], DType::I32)],
+        async |ctx, a| ctx.bind(Primitive::DynamicSlice { slice_sizes: vec![2] }, &a).await.unwrap().remove(0),
+    );
+    let e = compile("f", &closed.jaxpr, &opts(Precision::Default)).unwrap_err().to_string();
+    assert!(e.contains("dynamic_slice with an index computed at run time is not supported"), "{e}");
+}
