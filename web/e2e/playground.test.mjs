@@ -472,3 +472,197 @@ test('Stop ends a long run within a second, and the next run works', { timeout: 
     await p.close();
   }
 });
+
+/** A matrix from a table of the systolic view: a row per <tr>, the numbers of its <td>s. */
+async function matrixOf(page, testid) {
+  return page.$$eval(`${$(testid)} tr`, (rows) =>
+    rows.map((tr) => [...tr.querySelectorAll('td:not(.mark)')].map((td) => (td.dataset.value === undefined ? null : Number(td.dataset.value)))),
+  );
+}
+
+test('the systolic array steps to the end in 2·rows + cols + M − 2 cycles and leaves A·W', { timeout: 120_000 }, async () => {
+  const p = await openPage(browser, server.url);
+  try {
+    const { page } = p;
+    await page.goto(server.url);
+    const view = $('systolic');
+    // Before any run, the real MXU it points at is 128×128.
+    assert.equal(await page.getAttribute($('systolic-mxu'), 'data-rows'), '128');
+    assert.match(await page.textContent($('systolic-mxu')), /2·128 \+ 128 \+ M − 2 = 382 \+ M/);
+
+    for (const [rows, cols, m] of [[4, 4, 4], [3, 5, 6], [8, 2, 1]]) {
+      await page.selectOption($('systolic-rows'), String(rows));
+      await page.selectOption($('systolic-cols'), String(cols));
+      await page.selectOption($('systolic-m'), String(m));
+      const formula = 2 * rows + cols + m - 2;
+      const what = `${rows}×${cols} array, M = ${m}`;
+      assert.equal(await page.getAttribute(view, 'data-cycle'), '0', what);
+      assert.equal(Number(await page.getAttribute(view, 'data-total')), formula, `${what}: the simulation's length`);
+      assert.ok((await page.textContent($('systolic-formula'))).includes(`= 2·${rows} + ${cols} + ${m} − 2 = ${formula}`), what);
+      const a = await matrixOf(page, 'systolic-a');
+      const w = await matrixOf(page, 'systolic-w');
+      assert.equal(a.length, m);
+      assert.equal(w.length, rows);
+      assert.equal(w[0].length, cols);
+
+      let steps = 0;
+      while ((await page.getAttribute(view, 'data-finished')) !== 'true' && steps < 100) {
+        await page.click($('systolic-step'));
+        steps++;
+        if (steps === rows) {
+          // The weights are in: PE (i, j) holds W[i][j].
+          const held = await page.$$eval(`${view} .systolic-pe`, (els) => els.map((e) => [Number(e.dataset.i), Number(e.dataset.j), Number(e.dataset.weight)]));
+          for (const [i, j, weight] of held) assert.equal(weight, w[i][j], `${what}: PE (${i}, ${j}) after loading`);
+        }
+      }
+      assert.equal(steps, formula, `${what}: steps to the last result`);
+      assert.match(await page.textContent($('systolic-cycle')), new RegExp(`^cycle ${formula} of ${formula}$`));
+      assert.equal(await page.isDisabled($('systolic-step')), true, 'nothing left to step');
+      const expected = a.map((row) => w[0].map((_, n) => row.reduce((sum, x, k) => sum + x * w[k][n], 0)));
+      assert.deepEqual(await matrixOf(page, 'systolic-c'), expected, `${what}: C = A·W`);
+      assert.equal(await page.getAttribute($('systolic-check'), 'data-ok'), 'true', await page.textContent($('systolic-check')));
+    }
+
+    // Reset goes back to cycle 0; Play runs to the end by itself.
+    await page.click($('systolic-reset'));
+    assert.equal(await page.getAttribute(view, 'data-cycle'), '0');
+    assert.deepEqual((await matrixOf(page, 'systolic-c')).flat().filter((v) => v !== null), [], 'C is empty again');
+    await page.selectOption($('systolic-speed'), { label: 'fast' });
+    await page.click($('systolic-play'));
+    await page.waitForFunction((sel) => document.querySelector(sel)?.dataset.finished === 'true', view, { timeout: 20_000 });
+    assert.equal(await page.getAttribute(view, 'data-cycle'), String(2 * 8 + 2 + 1 - 2));
+    assert.match(await page.textContent($('systolic-play')), /Play/, 'the player stops at the end');
+
+    const shots = join(REPO_ROOT, 'target', 'screenshots');
+    await mkdir(shots, { recursive: true });
+    await page.selectOption($('systolic-rows'), '4');
+    await page.selectOption($('systolic-cols'), '4');
+    await page.selectOption($('systolic-m'), '4');
+    for (let i = 0; i < 8; i++) await page.click($('systolic-step'));
+    await page.locator('.systolic-panel').screenshot({ path: join(shots, 'systolic.png') });
+    assert.deepEqual(p.log, [], 'no console errors');
+  } finally {
+    await p.close();
+  }
+});
+
+test('running on v5e then on v2 compares the two runs, counter by counter', { timeout: 240_000 }, async () => {
+  const p = await openPage(browser, server.url);
+  try {
+    const { page } = p;
+    await page.goto(`${server.url}${link(SKELETON)}`);
+    await page.selectOption($('backend-select'), 'cpu');
+    const counter = async (name) =>
+      Number(await page.getAttribute(`${$('counters')} tr[data-program="f"] td[data-counter="${name}"]`, 'data-value'));
+    const runOn = async (machine) => {
+      await page.selectOption($('machine'), machine);
+      await page.click($('run'));
+      const status = await waitForRunEnd(page);
+      assert.equal(status, 'done', `run on ${machine} failed; output:\n${await page.textContent($('output'))}${diagnostics(p)}`);
+      return { cycles: await counter('cycles'), seconds: await counter('seconds') };
+    };
+
+    const v5e = await runOn('v5e');
+    assert.equal(await page.getAttribute($('compare'), 'data-runs'), '1');
+    assert.match(await page.textContent($('compare')), /Run again/, 'one run: nothing to compare yet');
+    const v2 = await runOn('v2');
+    assert.equal(await page.getAttribute($('compare'), 'data-runs'), '2');
+    assert.match(await page.textContent($('compare-setup')), /machine v5e → v2/);
+    assert.match(await page.textContent($('compare-setup')), /precision default\b/);
+
+    const row = (name) => `${$('compare')} tr[data-program="f"][data-counter="${name}"]`;
+    for (const [name, before, after] of [['cycles', v5e.cycles, v2.cycles], ['seconds', v5e.seconds, v2.seconds]]) {
+      assert.equal(Number(await page.getAttribute(`${row(name)} td[data-run="a"]`, 'data-value')), before, `${name} on v5e`);
+      assert.equal(Number(await page.getAttribute(`${row(name)} td[data-run="b"]`, 'data-value')), after, `${name} on v2`);
+      assert.equal(Number(await page.getAttribute(`${row(name)} td[data-cell="change"]`, 'data-value')), after - before, `${name} change`);
+      const ratio = after / before;
+      assertClose(Number(await page.getAttribute(`${row(name)} td[data-cell="ratio"]`, 'data-value')), ratio, `${name} ratio`);
+      assert.equal(await page.textContent(`${row(name)} td[data-cell="ratio"]`), `×${ratio.toPrecision(3)}`, `${name} ratio as text`);
+      assert.equal(await page.getAttribute(row(name), 'class'), before === after ? 'same' : 'changed');
+    }
+    const cyclesText = await page.$$eval(`${row('cycles')} td`, (tds) => tds.map((td) => td.textContent));
+    const NUMBER = new Intl.NumberFormat('en-US');
+    assert.deepEqual(cyclesText.slice(1, 3), [NUMBER.format(v5e.cycles), NUMBER.format(v2.cycles)]);
+    // v2's clock is slower than v5e's: the same cycles take longer.
+    assert.equal(await page.getAttribute(row('seconds'), 'class'), 'changed');
+    // The program's title line sums it up.
+    assert.ok(
+      (await page.textContent(`${$('compare')} tbody[data-program="f"] .program-title`)).includes(
+        `${NUMBER.format(v5e.cycles)} → ${NUMBER.format(v2.cycles)} cycles, ×${(v2.cycles / v5e.cycles).toPrecision(3)}`,
+      ),
+    );
+    // "Only what changed" hides the rows that did not.
+    await page.check($('compare-only-changed'));
+    assert.equal(await page.isVisible(row('seconds')), true);
+    assert.equal(await page.isVisible(row('flops')), false, 'FLOPs are the same on both machines');
+    // The systolic view now names the machine of the latest run.
+    assert.match(await page.textContent($('systolic-mxu')), /TPU v2’s MXU is 128×128/);
+
+    // Precision HIGHEST on the same machine: three more bf16 passes through the MXU. The latest
+    // run is compared with the one before unless an earlier one is chosen.
+    await page.selectOption($('precision'), 'highest');
+    const highest = await runOn('v2');
+    assert.match(await page.textContent($('compare-setup')), /machine v2 · precision default → highest/);
+    assert.equal(Number(await page.getAttribute(`${row('cycles')} td[data-run="a"]`, 'data-value')), v2.cycles);
+    assert.equal(Number(await page.getAttribute(`${row('cycles')} td[data-run="b"]`, 'data-value')), highest.cycles);
+    console.log(`# f: ${v5e.cycles} cycles on v5e, ${v2.cycles} on v2, ${highest.cycles} on v2 at highest precision`);
+    await page.selectOption($('compare-baseline'), { label: 'run 1 · v5e · default' });
+    assert.match(await page.textContent($('compare-setup')), /machine v5e → v2 · precision default → highest/);
+    assert.equal(
+      await page.textContent(`${row('cycles')} td[data-cell="ratio"]`),
+      `×${(highest.cycles / v5e.cycles).toPrecision(3)}`,
+    );
+
+    const shots = join(REPO_ROOT, 'target', 'screenshots');
+    await mkdir(shots, { recursive: true });
+    await page.locator('.compare-panel').screenshot({ path: join(shots, 'compare.png') });
+  } finally {
+    await p.close();
+  }
+});
+
+test('a script with two errors lists two problems; clicking one puts the cursor there', { timeout: 180_000 }, async () => {
+  const p = await openPage(browser, server.url);
+  try {
+    const { page } = p;
+    const script = 'import jax.numpy as jnp\nx = jnp.ones((2, 2)) +\ny = 3\nz = y * * 2\nprint(x)\n';
+    await page.goto(`${server.url}${link(script)}`);
+    assert.equal(await page.isHidden($('problems')), true, 'no problems before a run');
+    await page.click($('run'));
+    const status = await waitForRunEnd(page);
+    assert.equal(status, 'error', `expected an error; output:\n${await page.textContent($('output'))}${diagnostics(p)}`);
+    assert.equal(await page.isVisible($('problems')), true);
+    const problems = await page.$$eval(`${$('problems')} .problem`, (els) =>
+      els.map((el) => ({ line: Number(el.dataset.line), col: Number(el.dataset.col), text: el.textContent })),
+    );
+    assert.equal(problems.length, 2, JSON.stringify(problems));
+    assert.deepEqual(problems.map((e) => e.line), [2, 4]);
+    for (const e of problems) assert.ok(e.text.startsWith(`${e.line}:${e.col}`), `line:col first: ${e.text}`);
+    // The output lists the same errors.
+    const output = await page.textContent($('output'));
+    for (const e of problems) assert.ok(output.includes(`${e.line}:${e.col}: `), output);
+
+    const cursor = () =>
+      page.evaluate(() => {
+        const line = Number(document.querySelector('.cm-lineNumbers .cm-activeLineGutter')?.textContent);
+        const selection = getSelection();
+        const lineEl = selection.focusNode?.parentElement?.closest('.cm-line') ?? (selection.focusNode?.classList?.contains('cm-line') ? selection.focusNode : null);
+        const range = document.createRange();
+        range.setStart(lineEl, 0);
+        range.setEnd(selection.focusNode, selection.focusOffset);
+        return { line, col: range.toString().length + 1, focused: document.activeElement?.classList.contains('cm-content') };
+      });
+    await page.locator(`${$('problems')} .problem`).nth(1).click();
+    assert.deepEqual(await cursor(), { line: problems[1].line, col: problems[1].col, focused: true }, 'at the second problem');
+    await page.locator(`${$('problems')} .problem`).nth(0).click();
+    assert.deepEqual(await cursor(), { line: problems[0].line, col: problems[0].col, focused: true }, 'at the first problem');
+
+    // A successful run clears the list.
+    await page.goto(`${server.url}${link(SKELETON)}`);
+    await page.click($('run'));
+    assert.equal(await waitForRunEnd(page), 'done');
+    assert.equal(await page.isHidden($('problems')), true, 'no problems after a good run');
+  } finally {
+    await p.close();
+  }
+});

@@ -57,16 +57,31 @@ export class ScriptEditor {
 
   /** Marks each error that has a place in the script; the rest are only in the output. */
   showErrors(errors: ScriptError[]): void {
-    const doc = this.view.state.doc;
     const diagnostics: Diagnostic[] = [];
     for (const e of errors) {
-      if (e.line < 1 || e.line > doc.lines) continue;
-      const line = doc.line(e.line);
-      const from = Math.min(line.from + Math.max(e.col - 1, 0), line.to);
+      const at = this.offsetOf(e.line, e.col);
+      if (at === null) continue;
+      const line = this.view.state.doc.lineAt(at);
       // One character wide, or the whole line when the column is at its end (a missing token).
-      const to = from < line.to ? from + 1 : line.to;
-      diagnostics.push({ from: to === from ? line.from : from, to, severity: 'error', message: e.message });
+      const to = at < line.to ? at + 1 : line.to;
+      diagnostics.push({ from: to === at ? line.from : at, to, severity: 'error', message: e.message });
     }
     this.view.dispatch(setDiagnostics(this.view.state, diagnostics));
+  }
+
+  /** Puts the cursor at a 1-based line and column (clamped to the line), scrolled into view. */
+  goTo(line: number, col: number): void {
+    const at = this.offsetOf(line, col);
+    if (at === null) return;
+    this.view.dispatch({ selection: { anchor: at }, scrollIntoView: true });
+    this.view.focus();
+  }
+
+  /** The document offset of a 1-based line and column, or null when the line is not there. */
+  private offsetOf(lineNumber: number, col: number): number | null {
+    const doc = this.view.state.doc;
+    if (lineNumber < 1 || lineNumber > doc.lines) return null;
+    const line = doc.line(lineNumber);
+    return Math.min(line.from + Math.max(col - 1, 0), line.to);
   }
 }

@@ -1,20 +1,24 @@
-// Wires the page: the examples menu, editor, Run and Stop, machine/precision/backend choices,
-// output, counters, backend line, status and elapsed time, the compiled programs' stages and, for
-// the chosen program, its timeline, cycle breakdown and roofline; and the exports. The engine
+// Wires the page: the examples menu, editor and its problems list, Run and Stop,
+// machine/precision/backend choices, output, counters and the comparison of runs, backend line,
+// status and elapsed time, the compiled programs' stages and, for the chosen program, its
+// timeline, cycle breakdown and roofline; the exports; and the systolic-array view. The engine
 // lives in a worker (engine.ts); everything the script produces is written with textContent only.
 import './style.css';
 import { BreakdownView } from './breakdown';
+import { CompareView } from './compare';
 import { clearCounters, renderCounters } from './counters';
 import { ScriptEditor } from './editor';
 import { Engine, STOPPED } from './engine';
 import { EXAMPLES, type Example, exampleWithSource } from './examples';
 import { countersCsv, countersJson, download, traceJson } from './exports';
 import { ListingView } from './listing';
+import { ProblemsView } from './problems';
 import { ProgramView } from './programs';
 import type { BackendChoice, RunOk, RunResult } from './protocol';
 import { RooflineView } from './roofline';
 import { fromHash, type Machine, type Precision, toHash } from './share';
 import { SKELETON_SCRIPT } from './skeleton';
+import { SystolicView } from './systolic';
 import { TimelineView } from './timeline';
 
 function byTestId<T extends HTMLElement>(id: string): T {
@@ -41,6 +45,9 @@ const exportJson = byTestId<HTMLButtonElement>('export-counters-json');
 const exportCsv = byTestId<HTMLButtonElement>('export-counters-csv');
 
 const editor = new ScriptEditor(byTestId('editor'), () => void run());
+const problems = new ProblemsView(byTestId('problems'), (line, col) => editor.goTo(line, col));
+const compare = new CompareView(byTestId('compare'));
+const systolic = new SystolicView(byTestId('systolic'));
 const breakdown = new BreakdownView(byTestId('breakdown'));
 const roofline = new RooflineView(byTestId('roofline'));
 const timeline = new TimelineView(byTestId('timeline'), {
@@ -82,6 +89,7 @@ function setStatus(s: Status): void {
 function loadFromHash(): void {
   const shared = fromHash(location.hash);
   editor.code = shared.source ?? SKELETON_SCRIPT;
+  problems.show([]);
   // A link to an unedited example shows its explanation too.
   showExample(exampleWithSource(editor.code));
   // Absent or unknown values fall back to the defaults.
@@ -100,6 +108,7 @@ function loadExample(name: string): void {
   const example = EXAMPLES.find((e) => e.name === name);
   if (!example) return;
   editor.code = example.source;
+  problems.show([]);
   showExample(example);
   shareLink();
 }
@@ -133,6 +142,7 @@ async function run(): Promise<void> {
   setRunning(true);
   setStatus('running');
   editor.showErrors([]);
+  problems.show([]);
   // The elapsed time ticks while the engine works (it runs in a worker, so the page can).
   const started = performance.now();
   const tick = () => (elapsed.textContent = formatElapsed(performance.now() - started));
@@ -147,6 +157,7 @@ async function run(): Promise<void> {
       setStatus('stopped');
     } else {
       show(result);
+      if (result.ok) compare.add(result, source, precision);
       setStatus(result.ok ? 'done' : 'error');
     }
   } catch (err) {
@@ -176,6 +187,7 @@ function show(result: RunResult): void {
   if (result.ok) {
     renderCounters(counters, result.programs);
     programs.show(result.programs);
+    systolic.setMachine(result.machine_info);
     const where = result.backend === 'gpu' ? `WebGPU: ${result.adapter?.trim() || 'unknown adapter'}` : 'CPU (wasm)';
     const reason = result.backend_reason ? ` — ${result.backend_reason}` : '';
     backendLine.textContent = `${where}${reason} · emulating TPU ${result.machine}`;
@@ -185,6 +197,7 @@ function show(result: RunResult): void {
     programs.clear();
     backendLine.textContent = '';
     editor.showErrors(result.errors);
+    problems.show(result.errors);
     for (const e of result.errors) {
       const line = document.createElement('span');
       line.className = 'error';
