@@ -14,6 +14,7 @@ import sys
 
 import jax
 import jax.numpy as jnp
+from jax._src.lax import convolution as conv_internal
 from jax._src.lax import lax as lax_internal
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -206,6 +207,13 @@ program("reduce_keepdims", "x = jnp.arange(24.0).reshape(2, 3, 4)\nprint(jnp.sum
 program("reduce_middle_axes", "x = jnp.cos(jnp.arange(120.0)).reshape(2, 3, 4, 5)\nprint(jax.jit(lambda v: (jnp.sum(v, axis=(0, 2)), jnp.max(v, axis=1), jnp.min(v, axis=(1, 3))))(x))\n")
 program("long_vector", "x = jnp.arange(2048 * 2048.0) / 1e6\ny = jax.jit(lambda v: jnp.sin(v) * 2.0)(x)\nprint(y[:3], y[-1], y.shape)\n")
 
+# Convolutions (NCHW/OIHW by default, NHWC/HWIO by name), strided and padded, and their gradients.
+C = "x = jnp.sin(jnp.arange(2 * 3 * 7 * 6.0)).reshape(2, 3, 7, 6)\nw = jnp.cos(jnp.arange(4 * 3 * 3 * 3.0)).reshape(4, 3, 3, 3)\n"
+program("conv_same", C + "print(jax.lax.conv(x, w, (1, 1), 'SAME'))\n")
+program("conv_valid_strided", C + "print(jax.jit(lambda a, b: jax.lax.conv_general_dilated(a, b, (2, 2), 'VALID'))(x, w))\n")
+program("conv_nhwc_padded", C + "xh = jnp.transpose(x, (0, 2, 3, 1))\nwh = jnp.transpose(w, (2, 3, 1, 0))\nprint(jax.jit(lambda a, b: jax.lax.conv_general_dilated(a, b, (2, 1), [(1, 0), (2, 1)], dimension_numbers=('NHWC', 'HWIO', 'NHWC')))(xh, wh))\n")
+program("grad_conv", C + "print(jax.grad(lambda a, b: jnp.sum(jax.lax.conv(a, b, (1, 1), 'SAME') ** 2), argnums=(0, 1))(x, w)[1][0])\n")
+
 # jax.random: keys, splits and draws (on the host in the playground, bit for bit).
 program("random_keys", "key = jax.random.PRNGKey(0)\nprint(key)\nprint(repr(jax.random.PRNGKey(5)))\nkeys = jax.random.split(key, 3)\nprint(keys)\nprint(repr(keys))\nk1, k2 = jax.random.split(key)\nprint(k1, k2, keys[-1], jax.random.fold_in(key, 7))\n")
 program("random_draws", "key = jax.random.PRNGKey(42)\nk1, k2, k3 = jax.random.split(key, 3)\nprint(jax.random.uniform(k1, (2, 3)))\nprint(jax.random.normal(k2, (5,)))\nprint(jax.random.uniform(k3, (4,), minval=-1.0, maxval=2.0))\nprint(jax.random.bernoulli(key, 0.3, (8,)))\n")
@@ -240,12 +248,24 @@ def dot_general_bf16(lhs, rhs, dimension_numbers, precision=None, preferred_elem
 
 
 ORIGINAL_DOT = lax_internal.dot_general
+ORIGINAL_CONV = conv_internal.conv_general_dilated
+
+
+def conv_bf16(lhs, rhs, *args, precision=None, preferred_element_type=None, **kwargs):
+    """A convolution as a TPU computes it at DEFAULT: operands rounded to bf16 as for dot_general."""
+    def rounded(v):
+        v = jnp.asarray(v)
+        return v.astype(jnp.bfloat16).astype(jnp.float32) if v.dtype == jnp.float32 else v
+    return ORIGINAL_CONV(rounded(lhs), rounded(rhs), *args, precision=jax.lax.Precision.HIGHEST,
+                         preferred_element_type=preferred_element_type, **kwargs)
 
 
 def run(source, default_precision):
     out = io.StringIO()
     error = None
     lax_internal.dot_general = dot_general_bf16 if default_precision else ORIGINAL_DOT
+    conv_internal.conv_general_dilated = conv_bf16 if default_precision else ORIGINAL_CONV
+    jax.lax.conv_general_dilated = conv_internal.conv_general_dilated
     # A jitted function traced in the other run must be traced again with this dot_general.
     jax.clear_caches()
     with jax.default_matmul_precision("highest"), contextlib.redirect_stdout(out):
@@ -254,6 +274,7 @@ def run(source, default_precision):
         except Exception as e:  # noqa: BLE001 - recorded as the expected error
             error = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
     lax_internal.dot_general = ORIGINAL_DOT
+    conv_internal.conv_general_dilated = jax.lax.conv_general_dilated = ORIGINAL_CONV
     return out.getvalue(), error
 
 

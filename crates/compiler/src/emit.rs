@@ -877,7 +877,7 @@ impl<'a> Emitter<'a> {
             }
         };
         let out_hbm = self.hbm_alloc(root);
-        let (dims, perm) = merge_transpose(&shape, permutation);
+        let (dims, perm) = crate::hlo::merge_transpose(&shape, permutation);
         let d = |i: usize| dims[i] as u32;
         match perm.as_slice() {
             [] | [0] => self.move_rows(src_hbm, out_hbm, (1, 1, 1, dims.iter().product::<usize>() as u32)),
@@ -1002,12 +1002,27 @@ impl<'a> Emitter<'a> {
                 let stepped = src.iter().zip(strides).map(|(s, k)| s * k).collect();
                 self.copy_box((addr + first as u32, stepped), (out_hbm, out_strides), &instr.shape)?;
             }
-            Op::Pad { low } => {
+            Op::Pad { low, interior } => {
                 self.fill(out_hbm, &instr.shape, instr.operands[1])?;
                 let x = instr.operands[0];
-                let first: usize = low.iter().zip(&out_strides).map(|(a, s)| a * s).sum();
-                let src = whole(self, x)?;
-                self.copy_box(src, (out_hbm + first as u32, out_strides), &g.instrs[x].shape)?;
+                let (addr, src_strides) = whole(self, x)?;
+                // Per axis, the source elements that land inside the result (a negative low
+                // or a short result crops), where the first lands, and the step between them.
+                let (mut src_at, mut dst_at) = (addr as i64, out_hbm as i64);
+                let mut dst_strides = Vec::new();
+                let mut counts = Vec::new();
+                for (d, &n) in g.instrs[x].shape.iter().enumerate() {
+                    let (k, lo, out) = (interior[d] as i64 + 1, low[d], instr.shape[d] as i64);
+                    let first = if lo < 0 { (-lo + k - 1) / k } else { 0 };
+                    let end = if out - 1 - lo < 0 { 0 } else { (n as i64).min((out - 1 - lo) / k + 1) };
+                    counts.push((end - first).max(0) as usize);
+                    src_at += first * src_strides[d] as i64;
+                    dst_at += (lo + first * k) * out_strides[d] as i64;
+                    dst_strides.push(out_strides[d] * k as usize);
+                }
+                if counts.iter().all(|&c| c > 0) {
+                    self.copy_box((src_at as u32, src_strides), (dst_at as u32, dst_strides), &counts)?;
+                }
             }
             Op::UpdateSlice { start } => {
                 let (x, update) = (instr.operands[0], instr.operands[1]);
@@ -1463,27 +1478,6 @@ pub fn emit(fused: &FusedGraph, opts: &CompileOptions) -> Result<Program, Compil
         program.instrs.push(Instr::Wait { sem: SEM_STORES, count: stores });
     }
     Ok(program)
-}
-
-/// A transpose with its size-1 axes dropped and the axes that stay adjacent (in order) merged:
-/// the source's merged shape and the permutation of the merged axes. `(2,3,4)` by `(0,2,1)` stays
-/// as it is; `(2,3,4,5)` by `(2,3,0,1)` becomes `(6,20)` by `(1,0)`.
-fn merge_transpose(shape: &[usize], permutation: &[usize]) -> (Vec<usize>, Vec<usize>) {
-    let kept: Vec<usize> = permutation.iter().copied().filter(|&a| shape[a] != 1).collect();
-    // Runs of output axes whose source axes are consecutive.
-    let mut runs: Vec<Vec<usize>> = Vec::new();
-    for &a in &kept {
-        match runs.last_mut() {
-            Some(run) if *run.last().expect("runs are not empty") + 1 == a => run.push(a),
-            _ => runs.push(vec![a]),
-        }
-    }
-    // The merged source axes are the runs in source order.
-    let mut by_source: Vec<usize> = (0..runs.len()).collect();
-    by_source.sort_by_key(|&r| runs[r][0]);
-    let dims = by_source.iter().map(|&r| runs[r].iter().map(|&a| shape[a]).product()).collect();
-    let perm = (0..runs.len()).map(|r| by_source.iter().position(|&s| s == r).expect("every run")).collect();
-    (dims, perm)
 }
 
 /// Bytes as a person reads them: `18.3 GiB`, `4.0 MiB`, `512 bytes`.

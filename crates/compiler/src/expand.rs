@@ -194,15 +194,15 @@ pub fn cumsum(g: &mut Graph, x: ValueId, axis: usize, reverse: bool) -> ValueId 
         let mut start = vec![0; shape.len()];
         let mut kept = shape.clone();
         kept[axis] = n - k;
-        let mut low = vec![0; shape.len()];
+        let mut low = vec![0i64; shape.len()];
         if reverse {
             start[axis] = k;
         } else {
-            low[axis] = k;
+            low[axis] = k as i64;
         }
         let strides = vec![1; shape.len()];
         let part = g.add(Op::Slice { start, strides }, vec![sum], kept);
-        let shifted = g.add(Op::Pad { low }, vec![part, zero], shape.clone());
+        let shifted = g.add(Op::Pad { low, interior: vec![0; shape.len()] }, vec![part, zero], shape.clone());
         sum = g.add(Op::Binary(BinaryOp::Add), vec![sum, shifted], shape.clone());
         k *= 2;
     }

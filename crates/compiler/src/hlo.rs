@@ -56,10 +56,12 @@ pub enum Op {
         start: Vec<usize>,
         strides: Vec<usize>,
     },
-    /// `(x, value)`: x placed `low` elements from the start of each axis of a result filled with
-    /// the scalar `value` (XLA's pad without interior padding).
+    /// `(x, value)`: XLA's pad. Along each axis x's elements land `interior + 1` apart from
+    /// `low` on (a negative `low` or a short result crops them) in a result filled with the
+    /// scalar `value`.
     Pad {
-        low: Vec<usize>,
+        low: Vec<i64>,
+        interior: Vec<usize>,
     },
     /// `(x, update)`: x with `update` written over it from `start` (a dynamic_update_slice
     /// whose indices are constants).
@@ -254,10 +256,19 @@ impl fmt::Display for Graph {
                         .collect();
                     format!(", slice={{{}}}", axes.join(", "))
                 }
-                Op::Pad { low } => {
+                Op::Pad { low, interior } => {
                     let src = &self.instrs[i.operands[0]].shape;
-                    let axes: Vec<String> =
-                        (0..i.shape.len()).map(|d| format!("{}_{}", low[d], i.shape[d] - src[d] - low[d])).collect();
+                    let axes: Vec<String> = (0..i.shape.len())
+                        .map(|d| {
+                            // The elements span (n - 1)·(interior + 1) + 1 positions.
+                            let span = if src[d] == 0 { 0 } else { (src[d] as i64 - 1) * (interior[d] as i64 + 1) + 1 };
+                            let high = i.shape[d] as i64 - low[d] - span;
+                            match interior[d] {
+                                0 => format!("{}_{high}", low[d]),
+                                k => format!("{}_{high}_{k}", low[d]),
+                            }
+                        })
+                        .collect();
                     format!(", padding={}", axes.join("x"))
                 }
                 _ => String::new(),
@@ -395,9 +406,7 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
                 g.add(Op::Broadcast { dims: broadcast_dimensions.clone() }, ins, shape)
             }
 
-            Primitive::Transpose { permutation } => {
-                g.add(Op::Transpose { permutation: permutation.clone() }, ins, shape)
-            }
+            Primitive::Transpose { permutation } => transpose(&mut g, ins[0], permutation),
             Primitive::ReduceSum { axes } => reduce(&mut g, ins[0], ReduceOp::Sum, axes, shape),
             Primitive::ReduceMax { axes } => reduce(&mut g, ins[0], ReduceOp::Max, axes, shape),
             Primitive::ReduceMin { axes } => reduce(&mut g, ins[0], ReduceOp::Min, axes, shape),
@@ -429,12 +438,8 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
                 }
             }
             Primitive::Pad { config } => {
-                if config.iter().any(|&(lo, hi, interior)| lo < 0 || hi < 0 || interior != 0) {
-                    return Err(
-                        at("pad with negative or interior padding is not supported by the compiler yet".into()),
-                    );
-                }
-                g.add(Op::Pad { low: config.iter().map(|c| c.0 as usize).collect() }, ins, shape)
+                let (low, interior) = config.iter().map(|&(lo, _, interior)| (lo, interior)).unzip();
+                g.add(Op::Pad { low, interior }, ins, shape)
             }
             // Squares and small integer powers are multiplications (as XLA expands them).
             Primitive::IntegerPow { y } => integer_pow(&mut g, ins[0], *y, shape).map_err(at)?,
@@ -476,8 +481,7 @@ fn canonical_operand(g: &mut Graph, v: ValueId, batch: &[usize], contracting: &[
     target.extend(if is_lhs { [f, k] } else { [k, f] });
     let mut v = v;
     if order.iter().enumerate().any(|(i, &d)| i != d) {
-        let transposed: Vec<usize> = order.iter().map(|&d| shape[d]).collect();
-        v = g.add(Op::Transpose { permutation: order }, vec![v], transposed);
+        v = transpose(g, v, &order);
     }
     if g.instrs[v].shape != target {
         v = g.add(Op::Reshape, vec![v], target);
@@ -587,4 +591,54 @@ fn fold(g: &Graph, op: Op, ins: &[ValueId]) -> Option<f32> {
         _ => return None,
     };
     (!x.is_nan()).then_some(x)
+}
+
+/// A transpose with its size-1 axes dropped and the axes that stay adjacent (in order) merged:
+/// the source's merged shape and the permutation of the merged axes. `(2,3,4)` by `(0,2,1)` stays
+/// as it is; `(2,3,4,5)` by `(2,3,0,1)` becomes `(6,20)` by `(1,0)`.
+pub fn merge_transpose(shape: &[usize], permutation: &[usize]) -> (Vec<usize>, Vec<usize>) {
+    let kept: Vec<usize> = permutation.iter().copied().filter(|&a| shape[a] != 1).collect();
+    // Runs of output axes whose source axes are consecutive.
+    let mut runs: Vec<Vec<usize>> = Vec::new();
+    for &a in &kept {
+        match runs.last_mut() {
+            Some(run) if *run.last().expect("runs are not empty") + 1 == a => run.push(a),
+            _ => runs.push(vec![a]),
+        }
+    }
+    // The merged source axes are the runs in source order.
+    let mut by_source: Vec<usize> = (0..runs.len()).collect();
+    by_source.sort_by_key(|&r| runs[r][0]);
+    let dims = by_source.iter().map(|&r| runs[r].iter().map(|&a| shape[a]).product()).collect();
+    let perm = (0..runs.len()).map(|r| by_source.iter().position(|&s| s == r).expect("every run")).collect();
+    (dims, perm)
+}
+
+/// Whether the transpose kernels take `permutation` of `shape` as it is: after merging it is a
+/// matrix transpose, a stack of them, or rows of the last axis moved as a whole.
+pub fn transpose_supported(shape: &[usize], permutation: &[usize]) -> bool {
+    let (_, perm) = merge_transpose(shape, permutation);
+    matches!(perm.as_slice(), [] | [0] | [1, 0] | [0, 2, 1] | [1, 0, 2] | [0, 2, 1, 3])
+}
+
+/// `x` transposed by `permutation`: one transpose when the kernels take it, else a chain of
+/// them, each moving one axis to the end (`(A, X, Y) → (A, Y, X)`), which any permutation is.
+fn transpose(g: &mut Graph, x: ValueId, permutation: &[usize]) -> ValueId {
+    let shape = g.instrs[x].shape.clone();
+    let out: Vec<usize> = permutation.iter().map(|&d| shape[d]).collect();
+    if transpose_supported(&shape, permutation) {
+        return g.add(Op::Transpose { permutation: permutation.to_vec() }, vec![x], out);
+    }
+    // `order[k]` is the source axis now at position k.
+    let mut order: Vec<usize> = (0..shape.len()).collect();
+    let mut v = x;
+    for &axis in permutation {
+        let at = order.iter().position(|&a| a == axis).expect("a permutation");
+        let mut step: Vec<usize> = (0..order.len()).filter(|&k| k != at).collect();
+        step.push(at);
+        let dims: Vec<usize> = step.iter().map(|&k| g.instrs[v].shape[k]).collect();
+        v = g.add(Op::Transpose { permutation: step.clone() }, vec![v], dims);
+        order = step.iter().map(|&k| order[k]).collect();
+    }
+    v
 }

@@ -76,11 +76,14 @@ fn transposes_of_more_axes() {
     }
 }
 
+/// Permutations the kernels do not take directly become a chain of transposes, each moving
+/// one axis to the end.
 #[test]
-fn transposes_that_do_not_merge_are_a_clear_error() {
-    let closed = trace(&[&[2, 3, 4, 5]], async |ctx, a| jnp::transpose(ctx, &a[0], Some(&[3, 1, 0, 2])).await.unwrap());
-    let e = compile("f", &closed.jaxpr, &opts(Precision::Default)).unwrap_err().to_string();
-    assert!(e.contains("transposing f32[2, 3, 4, 5] by [3, 1, 0, 2] is not supported"), "{e}");
+fn any_permutation_transposes() {
+    for perm in [vec![3, 1, 0, 2], vec![2, 1, 0, 3], vec![2, 3, 1, 0], vec![1, 3, 0, 2]] {
+        let closed = trace(&[&[2, 3, 4, 5]], async |ctx, a| jnp::transpose(ctx, &a[0], Some(&perm)).await.unwrap());
+        check(&closed, Precision::Default);
+    }
 }
 
 fn bind(prim: Primitive) -> impl AsyncFnOnce(&mut Context, Vec<Tensor>) -> Tensor {
@@ -114,7 +117,8 @@ fn slices_with_steps() {
     check(&trace(&[&[4, 8]], bind(prim)), Precision::Default);
 }
 
-/// `jnp.pad` with a constant and with a computed value (kept to the bit, -0.0 included).
+/// `lax.pad` with a constant and with a computed value (kept to the bit, -0.0 included), with
+/// interior and negative padding.
 #[test]
 fn pads() {
     let closed = trace(&[&[3, 140]], async |ctx, a| {
@@ -128,6 +132,13 @@ fn pads() {
         ctx.bind(prim, &a).await.unwrap().remove(0)
     });
     check(&closed, Precision::Default);
+    // Interior padding (a strided slice's gradient) and negative padding (a crop).
+    for config in [vec![(1, 0, 2), (0, 3, 1)], vec![(-1, 2, 0), (3, -2, 1)], vec![(-3, -1, 1), (0, 0, 0)]] {
+        let closed = trace(&[&[4, 6], &[]], async |ctx, a| {
+            ctx.bind(Primitive::Pad { config: config.clone() }, &a).await.unwrap().remove(0)
+        });
+        check(&closed, Precision::Default);
+    }
 }
 
 /// A matmul by a constant made inside the function (`jnp.ones` under `jit`): the broadcast is

@@ -28,6 +28,10 @@ pub fn format_array_repr(a: &Array) -> String {
 
 /// NumPy's `array2string` for a non-empty shape.
 fn format_elements(a: &Array, separator: &str, prefix: &str) -> String {
+    // No elements (a shape with a 0): NumPy prints `[]` whatever the rank.
+    if a.size() == 0 {
+        return "[]".into();
+    }
     let summarise = a.size() > THRESHOLD;
     let shown = shown_indices(a.shape(), summarise);
     let formatter = ElementFormatter::new(a, &shown);
@@ -399,5 +403,12 @@ mod tests {
         expect!["[ True False]"].assert_eq(&format_array(&Array::new(vec![2], Data::Bool(vec![true, false]))));
         expect!["2.0"].assert_eq(&f32s(&[], &[2.0]));
         expect!["0.1"].assert_eq(&f32s(&[], &[0.1]));
+    }
+
+    #[test]
+    fn empty_arrays_print_as_empty_brackets() {
+        for shape in [&[0][..], &[2, 0], &[0, 3, 1]] {
+            assert_eq!(f32s(shape, &[]), "[]", "shape {shape:?}");
+        }
     }
 }

@@ -265,17 +265,26 @@ pub async fn transpose(ctx: &mut Context, x: &Tensor, axes: Option<&[usize]>) ->
 pub fn normalize_axes(axes: Option<&[i64]>, rank: usize) -> Result<Vec<usize>> {
     match axes {
         None => Ok((0..rank).collect()),
-        Some(list) => list
-            .iter()
-            .map(|&a| {
-                let r = rank as i64;
-                if a < -r || a >= r {
-                    Err(JaxError(format!("axis {a} is out of bounds for array of dimension {rank}")))
-                } else {
-                    Ok(((a + r) % r.max(1)) as usize)
-                }
-            })
-            .collect(),
+        Some(list) => {
+            let axes: Vec<usize> = list
+                .iter()
+                .map(|&a| {
+                    let r = rank as i64;
+                    if a < -r || a >= r {
+                        Err(JaxError(format!("axis {a} is out of bounds for array of dimension {rank}")))
+                    } else {
+                        Ok(((a + r) % r.max(1)) as usize)
+                    }
+                })
+                .collect::<Result<_>>()?;
+            // `axis=(0, 0)`, or `(0, -2)` of a matrix: NumPy refuses an axis named twice (the
+            // compiler would otherwise be handed a reduction it cannot express).
+            if let Some(a) = axes.iter().enumerate().find(|&(i, a)| axes[..i].contains(a)).map(|(_, a)| a) {
+                let list: Vec<String> = list.iter().map(i64::to_string).collect();
+                return Err(JaxError(format!("axes ({}) name axis {a} twice", list.join(", "))));
+            }
+            Ok(axes)
+        }
     }
 }
 
@@ -430,5 +439,136 @@ pub async fn einsum(
         Ok(acc)
     } else {
         transpose(ctx, &acc, Some(&perm)).await
+    }
+}
+
+/// A convolution's padding: as `'SAME'` or `'VALID'` name it, or (low, high) per spatial axis.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ConvPadding {
+    Same,
+    Valid,
+    Explicit(Vec<(i64, i64)>),
+}
+
+/// `jax.lax.conv_general_dilated` for two spatial dimensions, without dilation or feature
+/// groups, written as JAX ops rather than one primitive: the input (as NHWC) padded, then for
+/// every tap (kh, kw) of the kernel a strided slice of the input, (N·OH·OW, C), times that tap's
+/// (C, O) weights with `dot_general`, the taps summed, and the (N, OH, OW, O) result laid out as
+/// asked. This is how a TPU computes a convolution on its matrix unit (a sum of matmuls over
+/// the kernel's taps, rather than an im2col copy of the input K·K times larger); channels last
+/// keeps each slice's rows contiguous for the DMA engine. Made of ordinary ops, it needs no
+/// rules of its own for `grad`, `vmap` or the compiler. `specs` are the dimension numbers as
+/// strings (`"NCHW"`, `"OIHW"`, `"NCHW"` by default).
+pub async fn conv(
+    ctx: &mut Context,
+    lhs: &Tensor,
+    rhs: &Tensor,
+    strides: &[usize],
+    padding: &ConvPadding,
+    specs: [&str; 3],
+    precision: Option<Precision>,
+) -> Result<Tensor> {
+    let bad = |m: String| JaxError(format!("conv_general_dilated: {m}"));
+    // Where the named axes (batch or output features, input features) and then the two spatial
+    // axes (in the spec's order) are.
+    let axes = |spec: &str, names: [char; 2], rank: usize| -> Result<[usize; 4]> {
+        let chars: Vec<char> = spec.chars().collect();
+        if chars.len() != 4 || rank != 4 {
+            return Err(bad(format!(
+                "only two spatial dimensions are supported by the playground yet (spec '{spec}', operand rank {rank})"
+            )));
+        }
+        let find =
+            |name: char| chars.iter().position(|&c| c == name).ok_or_else(|| bad(format!("'{spec}' has no '{name}'")));
+        let (a, b) = (find(names[0])?, find(names[1])?);
+        let spatial: Vec<usize> = (0..4).filter(|&k| k != a && k != b).collect();
+        Ok([a, b, spatial[0], spatial[1]])
+    };
+    let (la, ra) = (lhs.aval().clone(), rhs.aval().clone());
+    let [ln, lc, lh, lw] = axes(specs[0], ['N', 'C'], la.rank())?;
+    let [ro, ri, rh, rw] = axes(specs[1], ['O', 'I'], ra.rank())?;
+    let [on, oc, oh_axis, ow_axis] = axes(specs[2], ['N', 'C'], 4)?;
+    if strides.len() != 2 || strides.contains(&0) {
+        return Err(bad("window_strides needs a positive stride per spatial dimension (2)".into()));
+    }
+    let x = transpose(ctx, lhs, Some(&[ln, lh, lw, lc])).await?; // NHWC
+    let w = transpose(ctx, rhs, Some(&[rh, rw, ri, ro])).await?; // HWIO
+    let (xs, ws) = (x.aval().shape.clone(), w.aval().shape.clone());
+    let (n, c, kh, kw, o) = (xs[0], xs[3], ws[0], ws[1], ws[3]);
+    if ws[2] != c {
+        return Err(bad(format!(
+            "the kernel has {} input features but the input has {c} (feature_group_count > 1 is not supported by the playground yet)",
+            ws[2]
+        )));
+    }
+    let padding: Vec<(i64, i64)> = match padding {
+        ConvPadding::Explicit(p) if p.len() == 2 => p.clone(),
+        ConvPadding::Explicit(p) => {
+            return Err(bad(format!("padding needs one (low, high) pair per spatial dimension (2), got {}", p.len())))
+        }
+        ConvPadding::Valid => vec![(0, 0); 2],
+        // As XLA: the output is ceil(in / stride) long, padding split with the extra at the end.
+        ConvPadding::Same => (0..2)
+            .map(|d| {
+                let (size, k, s) = (xs[1 + d] as i64, ws[d] as i64, strides[d] as i64);
+                let total = (((size + s - 1) / s - 1) * s + k - size).max(0);
+                (total / 2, total - total / 2)
+            })
+            .collect(),
+    };
+    let (dtype, _) = promote(la.dtype, la.weak_type, ra.dtype, ra.weak_type);
+    let x = astype(ctx, &x, dtype).await?;
+    let w = astype(ctx, &w, dtype).await?;
+    // Pad the spatial axes (negative padding crops, as XLA's pad).
+    let x = if padding.iter().any(|&p| p != (0, 0)) {
+        let config = vec![(0, 0, 0), (padding[0].0, padding[0].1, 0), (padding[1].0, padding[1].1, 0), (0, 0, 0)];
+        let zero = Tensor::from(Array::new(vec![], crate::array::Data::F32(vec![0.0])).astype(dtype));
+        bind1(ctx, Primitive::Pad { config }, &[x, zero]).await?
+    } else {
+        x
+    };
+    let (hp, wp) = (x.aval().shape[1], x.aval().shape[2]);
+    if hp < kh || wp < kw {
+        return Err(bad(format!("a {kh}x{kw} kernel does not fit the padded {hp}x{wp} input")));
+    }
+    let (oh, ow) = ((hp - kh) / strides[0] + 1, (wp - kw) / strides[1] + 1);
+    let mut acc: Option<Tensor> = None;
+    for i in 0..kh {
+        for j in 0..kw {
+            let window = Primitive::Slice {
+                start_indices: vec![0, i, j, 0],
+                limit_indices: vec![n, i + (oh - 1) * strides[0] + 1, j + (ow - 1) * strides[1] + 1, c],
+                strides: (strides != [1, 1]).then(|| vec![1, strides[0], strides[1], 1]),
+            };
+            let patch = bind1(ctx, window, std::slice::from_ref(&x)).await?;
+            let patch = reshape(ctx, &patch, &[(n * oh * ow) as i64, c as i64]).await?;
+            let tap = Primitive::Slice {
+                start_indices: vec![i, j, 0, 0],
+                limit_indices: vec![i + 1, j + 1, c, o],
+                strides: None,
+            };
+            let tap = bind1(ctx, tap, std::slice::from_ref(&w)).await?;
+            let tap = reshape(ctx, &tap, &[c as i64, o as i64]).await?;
+            let dims =
+                DotDims { lhs_contracting: vec![1], rhs_contracting: vec![0], lhs_batch: vec![], rhs_batch: vec![] };
+            let prim = Primitive::DotGeneral { dims, precision, preferred_element_type: Some(dtype) };
+            let term = bind1(ctx, prim, &[patch, tap]).await?; // (N·OH·OW, O)
+            acc = Some(match acc {
+                None => term,
+                Some(a) => binary(ctx, BinaryOp::Add, &a, &term).await?,
+            });
+        }
+    }
+    let acc = acc.ok_or_else(|| bad("the kernel has no taps".into()))?;
+    let nhwc = reshape(ctx, &acc, &[n as i64, oh as i64, ow as i64, o as i64]).await?;
+    // Output axis k of the spec holds NHWC axis `from[k]`.
+    let mut from = [0; 4];
+    for (nhwc_axis, spec_axis) in [on, oh_axis, ow_axis, oc].into_iter().enumerate() {
+        from[spec_axis] = nhwc_axis;
+    }
+    if from == [0, 1, 2, 3] {
+        Ok(nhwc)
+    } else {
+        transpose(ctx, &nhwc, Some(&from)).await
     }
 }

@@ -209,7 +209,13 @@ pub fn array_repr(a: &Array) -> String {
         _ => body,
     };
     let weak = if a.aval.weak_type { ", weak_type=True" } else { "" };
-    format!("Array({body}, dtype={}{weak})", a.dtype().name())
+    // `[]` does not say the shape of an empty array unless it is (0,): NumPy adds it.
+    let shape = if a.size() == 0 && a.shape() != [0] {
+        format!(", shape={}", jaxlite::numpy::shape_str(a.shape()))
+    } else {
+        String::new()
+    };
+    format!("Array({body}{shape}, dtype={}{weak})", a.dtype().name())
 }
 
 #[cfg(test)]
@@ -259,5 +265,7 @@ mod tests {
         assert_eq!(array_repr(&Array::from_f32(vec![], vec![21.0])), "Array(21., dtype=float32)");
         assert_eq!(array_repr(&Array::weak_scalar_i32(3)), "Array(3, dtype=int32, weak_type=True)");
         assert_eq!(array_repr(&iota(&[2, 1, 2])), "Array([[[0, 1]],\n\n       [[2, 3]]], dtype=int32)");
+        assert_eq!(array_repr(&iota(&[0])), "Array([], dtype=int32)");
+        assert_eq!(array_repr(&iota(&[2, 0])), "Array([], shape=(2, 0), dtype=int32)");
     }
 }

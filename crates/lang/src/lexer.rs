@@ -429,10 +429,42 @@ impl Lexer {
             if closes_string || (c == '\n' && !triple) {
                 return false;
             }
+            let here = self.span();
             self.bump();
             match (c, &mut spec) {
                 ('}', _) if depth == 0 => break,
+                // `{x:{width}}`: reported, and its braces kept inside the spec so the field
+                // still ends at its own `}` (not with a confusing "single '}'").
+                ('{', Some(s)) => {
+                    self.error(
+                        here,
+                        "f-string: nested fields in a format spec are not supported by the playground yet",
+                    );
+                    depth += 1;
+                    s.push(c);
+                }
+                ('}', Some(s)) => {
+                    depth -= 1;
+                    s.push(c);
+                }
                 (_, Some(s)) => s.push(c),
+                // `{x!r}` (not `{a != b}`): a conversion. The rest of the field is skipped as a spec.
+                ('!', None) if depth == 0 && self.peek(0) != Some('=') => {
+                    self.error(
+                        here,
+                        "f-string: conversions (!r, !s, !a) are not supported by the playground yet; call repr() or str() in the field",
+                    );
+                    spec = Some(String::new());
+                }
+                // `{x=}` (not `{a == b}`, `{a <= b}`): the self-documenting form.
+                ('=', None)
+                    if depth == 0
+                        && matches!(self.peek(0), Some('}' | ':' | '!'))
+                        && !source.trim_end().ends_with(['=', '!', '<', '>']) =>
+                {
+                    self.error(here, "f-string: the '=' specifier (f\"{x=}\") is not supported by the playground yet");
+                    spec = Some(String::new());
+                }
                 ('(' | '[' | '{', None) => {
                     depth += 1;
                     source.push(c);
@@ -522,6 +554,20 @@ mod tests {
             "if x : NL IN y = ( 1 , 2 ) NL DE z **= 5.0 NL EOF"
         );
         assert_eq!(kinds("a = 1_000 + 1e-3 \\\n  + 'a\\'b'"), "a = 1000 + 0.001 + \"a'b\" NL EOF");
+    }
+
+    #[test]
+    fn fstring_comparisons_are_not_conversions_or_specifiers() {
+        let (_, errors) = tokenize("f'{a == b} {a != b} {a <= b} {a >= b} {x:>{w}} {x!r} {x=}'\n");
+        let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+        assert_eq!(
+            text,
+            [
+                "1:43: f-string: nested fields in a format spec are not supported by the playground yet",
+                "1:50: f-string: conversions (!r, !s, !a) are not supported by the playground yet; call repr() or str() in the field",
+                "1:56: f-string: the '=' specifier (f\"{x=}\") is not supported by the playground yet",
+            ]
+        );
     }
 
     #[test]

@@ -15,18 +15,32 @@ type PResult<T> = Result<T, ScriptError>;
 const MAX_NESTING: u32 = 100;
 
 pub fn parse(source: &str) -> (Module, Vec<ScriptError>) {
-    let (tokens, errors) = tokenize(source);
-    // An unclosed bracket swallows the rest of the script; the parser's complaint about the
-    // missing bracket at the very end would only repeat the lexer's.
-    let unclosed = errors.iter().any(|e| e.message.ends_with("was never closed"));
-    let end = tokens.last().map(|t| t.span);
-    let mut parser = Parser::new(tokens, errors);
+    let (tokens, lex_errors) = tokenize(source);
+    let mut parser = Parser::new(tokens, Vec::new());
     let body = parser.statements_until_eof();
-    let mut errors = parser.errors;
-    if unclosed {
-        errors.retain(|e| Some(Span { line: e.line, col: e.col }) != end);
-    }
+    // A parser error that follows a lexer error is usually its echo: the lexer dropped a stray
+    // character (`x = 2 $ 3` → "found a number"), closed a bracket the parser still waits for
+    // (`[1, 2)`), or an unclosed bracket swallowed the rest of the script, which the parser then
+    // reads as one long line. Keep the lexer's error, which names the cause, and drop parser
+    // errors after it on its line, or anywhere after an unclosed bracket.
+    let unclosed = lex_errors.iter().filter(|e| e.message.ends_with("was never closed")).map(|e| (e.line, e.col)).min();
+    let echo = |e: &ScriptError| {
+        unclosed.is_some_and(|at| (e.line, e.col) >= at)
+            || lex_errors.iter().any(|l| l.line == e.line && l.col <= e.col)
+    };
+    let parse_errors: Vec<ScriptError> = parser.errors.into_iter().filter(|e| !echo(e)).collect();
+    // A string left open after the bracket on its line most likely holds the closing bracket
+    // (`print("hi)`): the unterminated string is then the one mistake to report.
+    let string_ate_bracket = |at: &(u32, u32)| {
+        lex_errors.iter().any(|e| e.message == "unterminated string" && e.line == at.0 && e.col > at.1)
+    };
+    let eaten = unclosed.filter(string_ate_bracket);
+    let mut errors = lex_errors;
+    errors.retain(|e| Some((e.line, e.col)) != eaten);
+    errors.extend(parse_errors);
     errors.sort_by_key(|e| (e.line, e.col));
+    // One error per place: the first reported there (sorting is stable).
+    errors.dedup_by_key(|e| (e.line, e.col));
     (Module { body }, errors)
 }
 
@@ -256,9 +270,20 @@ impl Parser {
                 out.push(Stmt { span, kind: StmtKind::For { target, iter, body } });
                 Ok(())
             }
-            Tok::Keyword(
-                kw @ ("class" | "try" | "with" | "del" | "global" | "nonlocal" | "raise" | "assert" | "yield"),
-            ) => Err(error(span, format!("'{kw}' statements are not supported by the playground yet"))),
+            Tok::Keyword("try") => {
+                // Report the statement once: skip the `try` block and then each `except`,
+                // `else` and `finally` clause with its block, which would otherwise each be
+                // reported as a stray keyword.
+                self.errors.push(error(span, "'try' statements are not supported by the playground yet"));
+                self.synchronize(self.pos);
+                while matches!(self.peek(), Tok::Keyword("except" | "else" | "finally")) {
+                    self.synchronize(self.pos);
+                }
+                Ok(())
+            }
+            Tok::Keyword(kw @ ("class" | "with" | "del" | "global" | "nonlocal" | "raise" | "assert" | "yield")) => {
+                Err(error(span, format!("'{kw}' statements are not supported by the playground yet")))
+            }
             Tok::Keyword(kw @ ("else" | "elif")) => Err(error(span, format!("'{kw}' without a matching 'if'"))),
             _ => self.simple_statements(out),
         }
@@ -958,11 +983,17 @@ impl Parser {
         }
         let mut sub = Parser::new(tokens, Vec::new());
         sub.nesting = self.nesting;
-        let expr = sub.test()?;
-        if !matches!(sub.peek(), Tok::Eof) {
-            return Err(sub.unexpected("'}' after the f-string expression"));
-        }
-        Ok(expr)
+        let parsed = sub.test().and_then(|expr| match sub.peek() {
+            Tok::Eof => Ok(expr),
+            _ => Err(sub.unexpected("'}' after the f-string expression")),
+        });
+        // The fragment's end is the field's closing brace, not the end of the script.
+        parsed.map_err(|mut e| {
+            if let Some(start) = e.message.strip_suffix("found the end of the script") {
+                e.message = format!("{start}found the '}}' that ends the f-string field");
+            }
+            e
+        })
     }
 }
 
@@ -1103,6 +1134,20 @@ mod tests {
                 6:11: expected ':' after the iterable of 'for', found the end of the line
                 8:1: cannot assign to literal
                 9:8: positional argument follows keyword argument"#]],
+        );
+    }
+
+    #[test]
+    fn each_mistake_is_reported_once() {
+        // Not also "found a number", "expected ']'", "found 'except'", "'(' was never closed".
+        check_errors(
+            "x = 2 $ 3\nxs = [1, 2)\ntry:\n    pass\nexcept E:\n    pass\nf'{x +}'\nprint(\"hi)\n",
+            expect![[r#"
+                1:7: invalid character '$'
+                2:11: closing parenthesis ')' does not match opening parenthesis '['
+                3:1: 'try' statements are not supported by the playground yet
+                7:7: expected an expression, found the '}' that ends the f-string field
+                8:7: unterminated string"#]],
         );
     }
 }

@@ -480,6 +480,17 @@ impl Interp<'_> {
                     for i in &items {
                         ts.push(self.to_tensor(i)?);
                     }
+                    // Stacking is concatenating after a reshape; say what is wrong in the
+                    // caller's terms rather than the reshaped arrays'.
+                    if name == "stack" {
+                        if let Some(t) = ts.iter().find(|t| t.aval().shape != ts[0].aval().shape) {
+                            return err(format!(
+                                "stack requires arrays of one shape, got {} and {}",
+                                jnp::shape_str(&ts[0].aval().shape),
+                                jnp::shape_str(&t.aval().shape)
+                            ));
+                        }
+                    }
                     // Promote to one dtype.
                     let mut dtype = ts[0].aval().dtype;
                     let mut weak_all = ts[0].aval().weak_type;
@@ -553,6 +564,75 @@ impl Interp<'_> {
                     }
                     return Ok(carry);
                 }
+                "conv_general_dilated" | "conv" => {
+                    let mut kwargs = kwargs;
+                    let mut arg = |i: usize, key: &str| take_kwarg(&mut kwargs, key).or_else(|| args.get(i).cloned());
+                    let (lhs, rhs) = (arg(0, "lhs"), arg(1, "rhs"));
+                    let (strides, padding) = (arg(2, "window_strides"), arg(3, "padding"));
+                    let general = name == "conv_general_dilated";
+                    let dilations =
+                        if general { [arg(4, "lhs_dilation"), arg(5, "rhs_dilation")] } else { [None, None] };
+                    let numbers = if general { arg(6, "dimension_numbers") } else { None };
+                    let groups = if general { arg(7, "feature_group_count") } else { None };
+                    let _ = take_kwarg(&mut kwargs, "precision");
+                    no_more_kwargs(name, &kwargs)?;
+                    let (Some(lhs), Some(rhs), Some(strides), Some(padding)) = (lhs, rhs, strides, padding) else {
+                        return err(format!("{name}() needs lhs, rhs, window_strides and padding"));
+                    };
+                    for d in dilations.iter().flatten() {
+                        if !matches!(d, Value::None) && self.iterate(d)?.iter().any(|v| !matches!(v, Value::Int(1))) {
+                            return err(format!("{name}: dilation is not supported by the playground yet"));
+                        }
+                    }
+                    if let Some(g) = &groups {
+                        if !matches!(g, Value::Int(1)) {
+                            return err(format!(
+                                "{name}: feature_group_count other than 1 is not supported by the playground yet"
+                            ));
+                        }
+                    }
+                    let strides: Vec<usize> =
+                        self.iterate(&strides)?.iter().map(int_arg).map(|r| r.map(|i| i as usize)).collect::<R<_>>()?;
+                    let padding = match &padding {
+                        Value::Str(p) if &**p == "SAME" => jnp::ConvPadding::Same,
+                        Value::Str(p) if &**p == "VALID" => jnp::ConvPadding::Valid,
+                        Value::Str(p) => return err(format!("{name}: padding '{p}' is not 'SAME' or 'VALID'")),
+                        pairs => {
+                            let pairs = self.iterate(pairs)?;
+                            let mut out = Vec::new();
+                            for p in &pairs {
+                                match self.iterate(p)?.as_slice() {
+                                    [lo, hi] => out.push((int_arg(lo)?, int_arg(hi)?)),
+                                    _ => {
+                                        return err(format!(
+                                            "{name}: padding must be 'SAME', 'VALID' or (low, high) pairs"
+                                        ))
+                                    }
+                                }
+                            }
+                            jnp::ConvPadding::Explicit(out)
+                        }
+                    };
+                    let specs: Vec<String> = match numbers {
+                        None | Some(Value::None) => vec!["NCHW".into(), "OIHW".into(), "NCHW".into()],
+                        Some(v) => self
+                            .iterate(&v)?
+                            .iter()
+                            .map(|s| match s {
+                                Value::Str(s) => Ok(s.to_string()),
+                                _ => err(format!(
+                                    "{name}: dimension_numbers must be three strings such as ('NHWC', 'HWIO', 'NHWC')"
+                                )),
+                            })
+                            .collect::<R<_>>()?,
+                    };
+                    let [a, b, c] = specs.as_slice() else {
+                        return err(format!("{name}: dimension_numbers must be three strings"));
+                    };
+                    let (x, w) = (self.to_tensor(&lhs)?, self.to_tensor(&rhs)?);
+                    let y = jnp::conv(self.ctx, &x, &w, &strides, &padding, [a, b, c], None).await?;
+                    return Ok(Value::Array(y));
+                }
                 "cond" => {
                     no_more_kwargs(name, &kwargs)?;
                     arity(name, &args, 3, usize::MAX)?;
@@ -612,6 +692,24 @@ impl Interp<'_> {
             if let Some(op) = binary {
                 arity(name, &args, 2, 2)?;
                 let (x, y) = (self.to_tensor(&args[0])?, self.to_tensor(&args[1])?);
+                // lax does not promote (jnp does): two arrays of different dtypes are an error in
+                // JAX. Python scalars are weakly typed and take the other operand's dtype.
+                // (`pow` is left out: JAX lets an integer exponent raise a float.)
+                let (xa, ya) = (x.aval(), y.aval());
+                if name != "pow" && xa.dtype != ya.dtype && !xa.weak_type && !ya.weak_type {
+                    let jnp_name = match name {
+                        "sub" => "subtract",
+                        "mul" => "multiply",
+                        "div" => "divide",
+                        "max" => "maximum",
+                        "min" => "minimum",
+                        other => other,
+                    };
+                    return err(format!(
+                        "lax.{name} requires arguments to have the same dtypes, got {}, {}. (Tip: jnp.{jnp_name} is a similar function that does automatic type promotion on inputs).",
+                        xa.dtype, ya.dtype
+                    ));
+                }
                 return Ok(Value::Array(jnp::binary(self.ctx, op, &x, &y).await?));
             }
             match name {
@@ -635,6 +733,32 @@ impl Interp<'_> {
                 "select" => {
                     arity(name, &args, 3, 3)?;
                     let (c, x, y) = (self.to_tensor(&args[0])?, self.to_tensor(&args[1])?, self.to_tensor(&args[2])?);
+                    // Unlike jnp.where, lax.select neither broadcasts nor promotes: JAX refuses
+                    // what jnp.where would accept, so the playground does too.
+                    let (ca, xa, ya) = (c.aval(), x.aval(), y.aval());
+                    if xa.shape != ya.shape {
+                        return err(format!(
+                            "lax.select cases must have the same shapes, got {} and {}",
+                            jnp::shape_str(&xa.shape),
+                            jnp::shape_str(&ya.shape)
+                        ));
+                    }
+                    if !ca.shape.is_empty() && ca.shape != xa.shape {
+                        return err(format!(
+                            "lax.select: the predicate must be a scalar or have the cases' shape {}, got shape {}",
+                            jnp::shape_str(&xa.shape),
+                            jnp::shape_str(&ca.shape)
+                        ));
+                    }
+                    if ca.dtype != DType::Bool {
+                        return err(format!("lax.select: the predicate must be boolean, got {}", ca.dtype));
+                    }
+                    if xa.dtype != ya.dtype && !xa.weak_type && !ya.weak_type {
+                        return err(format!(
+                            "lax.select cases must have the same dtypes, got {} and {}",
+                            xa.dtype, ya.dtype
+                        ));
+                    }
                     Ok(Value::Array(jnp::where_(self.ctx, &c, &x, &y).await?))
                 }
                 _ => err(format!("jax.lax.{name} is not supported by the playground yet")),

@@ -433,6 +433,8 @@ impl Interp<'_> {
             "extend" => {
                 arity(name, &args, 1, 1)?;
                 let items = self.iterate(&args[0])?;
+                // `xs.extend(xs)` doubles: bounded like `xs + xs`.
+                super::ops::check_len(n + items.len())?;
                 l.borrow_mut().extend(items);
             }
             "insert" => {
@@ -548,7 +550,16 @@ fn str_method(s: &str, name: &str, args: &[Value]) -> R<Value> {
                 Value::list(s.split(sep.as_str()).map(Value::str).collect())
             }
         },
-        "replace" => Value::str(&s.replace(&str_arg(0)?, &str_arg(1)?)),
+        "replace" => {
+            let (from, to) = (str_arg(0)?, str_arg(1)?);
+            // `s = s.replace("a", "aa")` in a loop doubles: bounded like `s + s`, by the length
+            // the result would have (an empty pattern matches around every character).
+            if to.len() > from.len() {
+                let matches = if from.is_empty() { s.chars().count() + 1 } else { s.matches(from.as_str()).count() };
+                super::ops::check_len(s.len() + matches * (to.len() - from.len()))?;
+            }
+            Value::str(&s.replace(&from, &to))
+        }
         "startswith" => Value::Bool(s.starts_with(&str_arg(0)?)),
         "endswith" => Value::Bool(s.ends_with(&str_arg(0)?)),
         "join" => {
@@ -567,6 +578,7 @@ fn str_method(s: &str, name: &str, args: &[Value]) -> R<Value> {
                     }
                 }
             }
+            super::ops::check_len(parts.iter().map(String::len).sum::<usize>() + s.len() * parts.len())?;
             Value::str(&parts.join(s))
         }
         _ => return err(format!("'str' object has no attribute '{name}'")),

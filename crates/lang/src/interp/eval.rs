@@ -64,6 +64,8 @@ impl Interp<'_> {
                         s.push_str(&format_value(&v, spec).map_err(|e| e.at(expr.span))?);
                     }
                 }
+                // `x = f"{x}{x}"` in a loop doubles: bounded like `x + x`.
+                super::ops::check_len(s.len())?;
             }
             Ok(Value::str(&s))
         })

@@ -247,14 +247,14 @@ impl Interp<'_> {
         Box::pin(async move {
             let scope = new_scope(Some(f.env.clone()), f.locals.clone());
             super::bind_arguments(f, args, kwargs, &scope)?;
-            if self.depth >= self.limits.recursion {
+            // Both limits give one message, so what a script sees does not depend on which
+            // fires first (in an unoptimised build, the stack does).
+            if self.depth >= self.limits.recursion || self.stack_base.saturating_sub(stack_position()) > STACK_BUDGET {
                 return Err(RtError::new(format!(
-                    "maximum recursion depth exceeded (the playground allows {} nested calls)",
+                    "maximum recursion depth exceeded (the playground allows {} nested calls, fewer when \
+                     the interpreter's stack runs out first)",
                     self.limits.recursion
                 )));
-            }
-            if self.stack_base.saturating_sub(stack_position()) > STACK_BUDGET {
-                return Err(RtError::new("maximum recursion depth exceeded (the interpreter's stack is exhausted)"));
             }
             self.depth += 1;
             let result = self.exec_block(&f.def.body, &scope).await;

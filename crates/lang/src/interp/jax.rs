@@ -16,7 +16,7 @@ use std::rc::Rc;
 
 /// The most elements an array created by a script may have: large enough for any
 /// demonstration, small enough that a typo cannot exhaust a browser tab's memory.
-const MAX_ELEMENTS: usize = 1 << 24;
+pub(super) const MAX_ELEMENTS: usize = 1 << 24;
 
 const JNP_FUNCTIONS: &[&str] = &[
     "array",
@@ -114,10 +114,16 @@ const JNP_MISSING: &[&str] = &[
     "sigmoid",
 ];
 
+/// `jnp` dtypes the playground does not have.
+const UNSUPPORTED_DTYPES: &[&str] =
+    &["float16", "float64", "int8", "int16", "int64", "uint8", "uint16", "uint32", "uint64", "complex64", "complex128"];
+
 const JAX_FUNCTIONS: &[&str] =
     &["jit", "make_jaxpr", "Array", "grad", "value_and_grad", "jvp", "vjp", "vmap", "jacfwd", "jacrev", "hessian"];
 
 const LAX_FUNCTIONS: &[&str] = &[
+    "conv_general_dilated",
+    "conv",
     "stop_gradient",
     "integer_pow",
     "rsqrt",
@@ -226,6 +232,10 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             "ndarray" => Ok(Value::native(Native::Jax("Array"))),
             _ => match find(JNP_FUNCTIONS, name).or_else(|| find(super::api::JNP_MORE, name)) {
                 Some(f) => Ok(Value::native(Native::Jnp(f))),
+                // A dtype JAX has but the playground does not: say which dtypes there are.
+                None if UNSUPPORTED_DTYPES.contains(&name) => Err(RtError::new(format!(
+                    "dtype {name} is not supported by the playground (it supports float32, bfloat16, int32 and bool)"
+                ))),
                 None if JNP_MISSING.contains(&name) => Err(missing("jnp")),
                 None => Err(no_attr()),
             },
@@ -431,6 +441,13 @@ fn reshape_dims(args: &[Value]) -> R<Vec<i64>> {
     if dims.iter().any(|&d| d < -1) {
         return err(format!("cannot reshape into shape {:?}: negative dimensions are not allowed", dims));
     }
+    if dims.iter().filter(|&&d| d == -1).count() > 1 {
+        let dims: Vec<String> = dims.iter().map(i64::to_string).collect();
+        return err(format!(
+            "cannot reshape into shape ({}): can only specify one unknown dimension (-1)",
+            dims.join(", ")
+        ));
+    }
     check_size(&known)?;
     Ok(dims)
 }
@@ -533,6 +550,9 @@ fn literal_array(v: &Value) -> R<Array> {
     Ok(array_from_f64(shape, &values, dtype.unwrap_or(DType::F32)))
 }
 
+const GATHER_INDEX: &str =
+    "indexing with an array or list of integers or booleans (a gather or a mask) is not supported by the playground yet";
+
 fn index_items(index: &Value) -> R<Vec<IndexItem>> {
     let item = |v: &Value| -> R<IndexItem> {
         Ok(match v {
@@ -549,6 +569,10 @@ fn index_items(index: &Value) -> R<Vec<IndexItem>> {
                     aval_text(&t.aval)
                 ))
             }
+            // Valid JAX (a gather, or a boolean mask), just not here yet: say so rather than
+            // call the index invalid.
+            Value::List(_) => return err(GATHER_INDEX),
+            Value::Array(Tensor::Concrete(a)) if !a.dtype().is_float() => return err(GATHER_INDEX),
             _ => {
                 return err(
                     "only integers, slices (`:`), ellipsis (`...`) and None are valid indices in the playground",
@@ -763,7 +787,7 @@ impl Interp<'_> {
         }
     }
 
-    fn concretization_error(&self, aval: &Aval, to: &str) -> RtError {
+    pub(super) fn concretization_error(&self, aval: &Aval, to: &str) -> RtError {
         RtError::new(format!(
             "Attempted to convert a traced array with shape {} to a Python {to}. {}A traced value has no concrete value inside jit; keep the computation in jnp, or mark the argument static with static_argnums.",
             aval_text(aval),
@@ -990,7 +1014,8 @@ impl Interp<'_> {
                     let all_int = args.iter().all(|a| matches!(a, Value::Int(_)));
                     let n = ((stop - start) / step).ceil();
                     if n.is_finite() && n > MAX_ELEMENTS as f64 {
-                        check_size(&[usize::MAX])?;
+                        // The real length in the message (`as` saturates beyond usize).
+                        check_size(&[n as usize])?;
                     }
                     let dtype = dtype.unwrap_or(if all_int { DType::I32 } else { DType::F32 });
                     Ok(Value::array(jnp::arange(start, stop, step, dtype)?))
@@ -1215,7 +1240,7 @@ impl Interp<'_> {
                 if is_static(i) {
                     check_hashable(a).map_err(|_| {
                         RtError::new(format!(
-                            "Non-hashable static arguments are not supported: argument {i} is a {}",
+                            "Non-hashable static arguments are not supported: argument {i} is of type {}",
                             a.type_name()
                         ))
                     })?;

@@ -228,11 +228,9 @@ impl<'c> Interp<'c> {
             Value::Array(Tensor::Concrete(a)) if !a.dtype().is_float() && a.size() == 1 => {
                 Ok(a.scalar_f64().unwrap_or(0.0) as i64)
             }
-            Value::Array(Tensor::Traced(t)) => err(format!(
-                "indexing with a traced value ({}) is not supported by the playground yet. {}",
-                value::aval_text(&t.aval),
-                self.while_tracing()
-            )),
+            // A list index, a range bound, a count: all need the value while tracing, which a
+            // tracer does not have (JAX's TracerIntegerConversionError).
+            Value::Array(Tensor::Traced(t)) => Err(self.concretization_error(&t.aval, "int")),
             other => err(format!("indices must be integers, not {}", other.type_name())),
         }
     }

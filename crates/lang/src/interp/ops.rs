@@ -167,7 +167,9 @@ fn seq_order(x: &[Value], y: &[Value]) -> Option<Ordering> {
     Some(x.len().cmp(&y.len()))
 }
 
-fn check_len(n: usize) -> R<()> {
+/// Refuses a list or string longer than the playground allows (before it is built, where the
+/// caller can).
+pub(super) fn check_len(n: usize) -> R<()> {
     if n > MAX_SEQUENCE {
         return err(format!("sequence too long ({n} items; the playground allows {MAX_SEQUENCE})"));
     }

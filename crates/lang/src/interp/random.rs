@@ -150,7 +150,15 @@ impl Interp<'_> {
             let shape = |v: Option<Value>| -> R<Vec<usize>> {
                 match v {
                     None | Some(Value::None) => Ok(vec![]),
-                    Some(v) => super::jax::shape_arg(&v),
+                    // "expected an integer, got float" alone would not say which argument.
+                    Some(v) => super::jax::shape_arg(&v).map_err(|e| {
+                        if e.message.starts_with("expected an integer") {
+                            let got = super::value::repr(&v);
+                            RtError::new(format!("jax.random.{name}: shape must be a tuple of ints, got {got}"))
+                        } else {
+                            e
+                        }
+                    }),
                 }
             };
             let number = |v: Option<Value>, default: f64| -> R<f64> {
@@ -184,6 +192,8 @@ impl Interp<'_> {
                             ))
                         }
                     };
+                    // Each key is two words: the same cap as arrays, before anything is allocated.
+                    super::jax::check_size(&[n, 2])?;
                     Value::Key(Rc::new(Keys { shape: vec![n], words: random::split(k, n) }))
                 }
                 "fold_in" => {

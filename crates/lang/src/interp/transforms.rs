@@ -56,15 +56,24 @@ struct Traced {
 }
 
 /// One for scalars and the identity for vectors: `eye(n)` reshaped to `(n, *shape)`.
-fn basis(shape: &[usize], dtype: DType) -> Tensor {
+fn basis(shape: &[usize], dtype: DType, what: &str) -> R<Tensor> {
     let n: usize = shape.iter().product();
+    // n one-hot vectors of n elements: refuse before allocating what could be gigabytes.
+    if n.checked_mul(n).is_none_or(|size| size > super::jax::MAX_ELEMENTS) {
+        return err(format!(
+            "{what}: the Jacobian for shape {} needs {n} one-hot vectors of {n} elements, more than the \
+             playground's {} elements per array",
+            jnp::shape_str(shape),
+            super::jax::MAX_ELEMENTS
+        ));
+    }
     let mut values = vec![0.0f32; n * n];
     for i in 0..n {
         values[i * n + i] = 1.0;
     }
     let mut full = vec![n];
     full.extend(shape);
-    Tensor::from(Array::from_f32(full, values).astype(dtype))
+    Ok(Tensor::from(Array::from_f32(full, values).astype(dtype)))
 }
 
 fn argnums_arg(v: Option<Value>) -> R<(Vec<usize>, bool)> {
@@ -291,7 +300,7 @@ impl Interp<'_> {
                     batched.push(true);
                     let batched_lin = transform::vmap(&lin, &batched, n)?;
                     let mut all = inputs.clone();
-                    all.push(basis(&in_shape, x.aval().dtype));
+                    all.push(basis(&in_shape, x.aval().dtype, "jacfwd")?);
                     let results = self.ctx.apply_jaxpr(&batched_lin, &all).await?;
                     let mut jac = Vec::new();
                     for tangent in &results[n_out..] {
@@ -325,7 +334,7 @@ impl Interp<'_> {
                     batched.push(true);
                     let batched_bwd = transform::vmap(&vjp.backward, &batched, m)?;
                     let mut all = res;
-                    all.push(basis(&out_aval.shape, out_aval.dtype));
+                    all.push(basis(&out_aval.shape, out_aval.dtype, "jacrev")?);
                     let cts = self.ctx.apply_jaxpr(&batched_bwd, &all).await?;
                     let mut shape: Vec<i64> = out_aval.shape.iter().map(|&d| d as i64).collect();
                     shape.extend(in_shape.iter().map(|&d| d as i64));

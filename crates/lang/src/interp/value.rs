@@ -196,6 +196,9 @@ pub fn to_str(v: &Value) -> String {
 }
 
 /// `repr(v)`.
+/// How deeply nested containers `repr` prints (Python's default recursion limit).
+const MAX_REPR_DEPTH: usize = 1000;
+
 pub fn repr(v: &Value) -> String {
     let mut out = String::new();
     write_repr(v, &mut out, &mut Vec::new());
@@ -218,11 +221,19 @@ fn write_repr(v: &Value, out: &mut String, open: &mut Vec<*const ()>) {
     let ptr = match v {
         Value::List(l) => Some(Rc::as_ptr(l) as *const ()),
         Value::Dict(d) => Some(Rc::as_ptr(d) as *const ()),
+        // Tuples cannot contain themselves, but count towards the depth below.
+        Value::Tuple(t) => Some(Rc::as_ptr(t) as *const ()),
         _ => None,
     };
     if let Some(p) = ptr {
-        if open.contains(&p) {
-            out.push_str(if matches!(v, Value::List(_)) { "[...]" } else { "{...}" });
+        // A list nested thousands deep (`x = [x]` in a loop) would overflow the native stack
+        // here; Python stops at its recursion limit too. Elide what is deeper than that.
+        if open.contains(&p) || open.len() >= MAX_REPR_DEPTH {
+            out.push_str(match v {
+                Value::List(_) => "[...]",
+                Value::Dict(_) => "{...}",
+                _ => "(...)",
+            });
             return;
         }
         open.push(p);

@@ -1,0 +1,5 @@
+# Bitwise operators on floats.
+import jax.numpy as jnp
+
+x = jnp.ones(3)
+print(x & 1)

@@ -1,0 +1,3 @@
+# A module the playground does not have.
+import jax
+import torch

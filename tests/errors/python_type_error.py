@@ -1,0 +1,3 @@
+# Adding a string and a number.
+epoch = 3
+print("epoch " + epoch)

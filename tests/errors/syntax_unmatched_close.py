@@ -1,0 +1,3 @@
+# A closing bracket with nothing open.
+x = 1 + 2)
+print(x)

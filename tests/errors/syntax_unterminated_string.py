@@ -1,0 +1,3 @@
+# A string whose closing quote is missing: reported at the opening quote.
+print("hello)
+print('world')
