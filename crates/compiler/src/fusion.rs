@@ -14,6 +14,7 @@
 //! - Constants (scalars) are immediates of the kernels that use them.
 
 use crate::hlo::{shape_text, Graph, Instruction, Op, ValueId};
+use std::collections::HashSet;
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,12 +61,13 @@ impl Fusion {
     /// Values the kernel reads from HBM (directly or through a view), in first-use order.
     /// Constants (and splats of them) are not inputs: they become immediates.
     pub fn inputs(&self, g: &Graph) -> Vec<ValueId> {
+        let ops: HashSet<ValueId> = self.ops.iter().copied().collect();
+        let mut seen = HashSet::new();
         let mut inputs = Vec::new();
         for &v in &self.ops {
             // A materialising fusion's root may itself be a view: its input is the source.
-            let operands = &g.instrs[v].operands;
-            for &o in operands {
-                if !self.ops.contains(&o) && g.constant_value(o).is_none() && !inputs.contains(&o) {
+            for &o in &g.instrs[v].operands {
+                if !ops.contains(&o) && g.constant_value(o).is_none() && seen.insert(o) {
                     inputs.push(o);
                 }
             }
@@ -162,17 +164,23 @@ pub fn fuse(graph: Graph) -> FusedGraph {
             fusions.push(Fusion { kind: FusionKind::Loop, ops: vec![o], outputs: vec![] });
         }
     }
+    // Each value's users, so finding a fusion's outputs is linear in the graph (a long chain of
+    // ops traced from a Python loop is one fusion of thousands).
+    let mut users: Vec<Vec<ValueId>> = vec![Vec::new(); graph.instrs.len()];
+    for (u, i) in graph.instrs.iter().enumerate() {
+        for &o in &i.operands {
+            users[o].push(u);
+        }
+    }
+    let returned: HashSet<ValueId> = graph.outputs.iter().copied().collect();
     for fusion in &mut fusions {
         let root = fusion.root();
+        let inside: HashSet<ValueId> = fusion.ops.iter().copied().collect();
         fusion.outputs = fusion
             .ops
             .iter()
             .copied()
-            .filter(|&v| {
-                v == root
-                    || graph.outputs.contains(&v)
-                    || graph.instrs.iter().enumerate().any(|(u, i)| i.operands.contains(&v) && !fusion.ops.contains(&u))
-            })
+            .filter(|&v| v == root || returned.contains(&v) || users[v].iter().any(|u| !inside.contains(u)))
             .collect();
     }
     FusedGraph { graph, fusions }

@@ -17,7 +17,8 @@
 //!   str     = len:u32 UTF-8 bytes
 //! ```
 //!
-//! Decoding never panics and never allocates more than the input could describe.
+//! Decoding never panics and never allocates more than the input could describe. An error's byte
+//! offset is where the offending field starts.
 
 use crate::{Addr, Block, Buffer, ElemType, Instr, Operand, Part, Program, ReduceOp, VectorOp, MAX_MXUS};
 use std::fmt;
@@ -184,6 +185,8 @@ pub fn encode(p: &Program) -> Vec<u8> {
 struct Reader<'a> {
     bytes: &'a [u8],
     pos: usize,
+    /// Where the field read last starts: what an error about its value points at.
+    field: usize,
     instr: Option<usize>,
 }
 
@@ -191,9 +194,10 @@ type R<T> = Result<T, DecodeError>;
 
 impl Reader<'_> {
     fn err<T>(&self, message: impl Into<String>) -> R<T> {
-        Err(DecodeError { offset: self.pos, instr: self.instr, message: message.into() })
+        Err(DecodeError { offset: self.field, instr: self.instr, message: message.into() })
     }
     fn take(&mut self, n: usize) -> R<&[u8]> {
+        self.field = self.pos;
         if self.bytes.len() - self.pos < n {
             return self.err(format!("unexpected end of input (needed {n} more bytes)"));
         }
@@ -220,11 +224,7 @@ impl Reader<'_> {
     }
     fn str(&mut self) -> R<String> {
         let n = self.count(1)?;
-        let start = self.pos;
-        String::from_utf8(self.take(n)?.to_vec()).or_else(|_| {
-            self.pos = start;
-            self.err("a name is not valid UTF-8")
-        })
+        String::from_utf8(self.take(n)?.to_vec()).or_else(|_| self.err("a name is not valid UTF-8"))
     }
     fn addr(&mut self) -> R<Addr> {
         let base = self.u32()?;
@@ -322,7 +322,7 @@ impl Reader<'_> {
 
 /// Decodes a program encoded by [`encode`].
 pub fn decode(bytes: &[u8]) -> Result<Program, DecodeError> {
-    let mut r = Reader { bytes, pos: 0, instr: None };
+    let mut r = Reader { bytes, pos: 0, field: 0, instr: None };
     if r.take(4)? != MAGIC {
         return Err(DecodeError {
             offset: 0,
@@ -352,6 +352,8 @@ pub fn decode(bytes: &[u8]) -> Result<Program, DecodeError> {
     }
     r.instr = None;
     if r.pos != bytes.len() {
+        // Points at the first extra byte.
+        r.field = r.pos;
         return r.err(format!("{} bytes after the last instruction", bytes.len() - r.pos));
     }
     Ok(Program { name, instrs, hbm_words, vmem_words, inputs, outputs, flops })

@@ -198,7 +198,7 @@ fn assembly_errors_name_the_line() {
     let e = text::parse("program p hbm=1 vmem=1 flops=0\nmxu.weights vmem[0] 1x1/1 part=hi mxu=8\n").unwrap_err();
     expect!["line 2: MXU 8 is not below 8"].assert_eq(&e.to_string());
     let e = binary::decode(b"TPUP\x02\x01\x00\x00\x00").unwrap_err();
-    expect!["byte 9: count 1 is larger than the rest of the input allows"].assert_eq(&e.to_string());
+    expect!["byte 5: count 1 is larger than the rest of the input allows"].assert_eq(&e.to_string());
     let e = binary::decode(b"TPUP\x01").unwrap_err();
-    expect!["byte 5: version 1 is not supported (this build reads version 2)"].assert_eq(&e.to_string());
+    expect!["byte 4: version 1 is not supported (this build reads version 2)"].assert_eq(&e.to_string());
 }
