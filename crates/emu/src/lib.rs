@@ -43,6 +43,9 @@ pub trait Backend {
     /// The GPU adapter's name, for a GPU backend.
     fn adapter(&self) -> Option<String>;
     fn run<'a>(&'a mut self, program: &'a Program, inputs: &'a [Vec<u32>]) -> RunFuture<'a>;
+    /// Destroys the backend's device, as a GPU reset or a driver crash would: for the tests of
+    /// what a run does when its device is lost. Nothing to lose on the CPU.
+    fn lose_device(&mut self) {}
 }
 
 /// Validates a program for execution (see [`isa::validate`]).

@@ -20,6 +20,7 @@ use isa::{Program, VectorOp};
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::{Arc, Mutex};
 
 const WORKGROUP_SIZE: u32 = 64;
 const WORD: u64 = 4;
@@ -152,6 +153,9 @@ pub struct GpuBackend {
     /// Pipelines by kernel, built on first use (see `Kernel`).
     pipelines: HashMap<Kernel, wgpu::ComputePipeline>,
     pool: Pool,
+    /// Why the device was lost, once it is (set by wgpu's device-lost callback): every later
+    /// run fails at once with this reason, and the runtime falls back to the CPU.
+    lost: Arc<Mutex<Option<String>>>,
 }
 
 impl GpuBackend {
@@ -181,6 +185,14 @@ impl GpuBackend {
             })
             .await
             .map_err(|e| format!("could not open the GPU device: {e}"))?;
+        let lost = Arc::new(Mutex::new(None));
+        let on_lost = lost.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            *on_lost.lock().unwrap_or_else(|p| p.into_inner()) = Some(format!("{reason:?}: {message}"));
+        });
+        // Errors outside the run's error scopes (a lost device, say) are reported by the run
+        // that meets them; wgpu's default handler would panic.
+        device.on_uncaptured_error(Arc::new(|_| {}));
 
         let storage = |binding| wgpu::BindGroupLayoutEntry {
             binding,
@@ -225,7 +237,13 @@ impl GpuBackend {
             pipeline_layout,
             pipelines: HashMap::new(),
             pool: Pool::default(),
+            lost,
         })
+    }
+
+    /// Why the device was lost, if it was.
+    pub fn lost(&self) -> Option<String> {
+        self.lost.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// Whether the adapter is a software rasteriser (lavapipe/llvmpipe, SwiftShader): correct
@@ -321,6 +339,9 @@ impl GpuBackend {
     /// Runs `program` on `inputs` (one `Vec` of words per input buffer) and returns the
     /// output buffers' words.
     pub async fn run_program(&mut self, program: &Program, inputs: &[Vec<u32>]) -> Result<Vec<Vec<u32>>, EmuError> {
+        if let Some(reason) = self.lost() {
+            return Err(run_error(format!("the GPU device was lost ({reason})")));
+        }
         emu::validate(program)?;
         check_inputs(program, inputs)?;
         let plan = plan(program);
@@ -405,7 +426,10 @@ impl GpuBackend {
         if let Some(message) = failure {
             // Cancel any pending mapping so the pooled staging buffer is usable next run.
             staging.unmap();
-            return Err(run_error(message));
+            return Err(run_error(match self.lost() {
+                Some(reason) => format!("the GPU device was lost ({reason})"),
+                None => message,
+            }));
         }
         let words: Vec<u32> = {
             let view = staging
@@ -453,6 +477,10 @@ impl Backend for GpuBackend {
         inputs: &'a [Vec<u32>],
     ) -> Pin<Box<dyn Future<Output = Result<Vec<Vec<u32>>, EmuError>> + 'a>> {
         Box::pin(self.run_program(program, inputs))
+    }
+
+    fn lose_device(&mut self) {
+        self.device.destroy();
     }
 }
 

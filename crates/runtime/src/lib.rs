@@ -57,6 +57,8 @@ pub struct Engine {
     gpu: Option<BackendSlot>,
     gpu_error: Option<String>,
     gpu_is_software: bool,
+    /// Why a run on the GPU failed (a lost device, out of memory): later runs use the CPU.
+    gpu_failure: Rc<RefCell<Option<String>>>,
 }
 
 impl Engine {
@@ -87,9 +89,21 @@ impl Engine {
         }
     }
 
+    /// Destroys the GPU backend's device, as a driver reset would (for the fault tests).
+    pub fn lose_gpu_device(&mut self) {
+        if let Some(slot) = &self.gpu {
+            if let Some(backend) = slot.borrow_mut().as_mut() {
+                backend.lose_device();
+            }
+        }
+    }
+
     /// The backend for this run and why it was chosen.
     async fn choose(&mut self, choice: BackendChoice) -> Result<(BackendSlot, String), String> {
         let cpu = || -> BackendSlot { Rc::new(RefCell::new(Some(Box::new(CpuBackend)))) };
+        if let (Some(why), BackendChoice::Gpu | BackendChoice::Auto) = (self.gpu_failure.borrow().as_ref(), choice) {
+            return Ok((cpu(), format!("the GPU failed in an earlier run ({why}); using the CPU backend")));
+        }
         match choice {
             BackendChoice::Cpu => Ok((cpu(), "the CPU backend was requested".into())),
             BackendChoice::Gpu => Ok((self.gpu().await?, "the GPU backend was requested".into())),
@@ -113,6 +127,7 @@ impl Engine {
         };
         let programs = Rc::new(RefCell::new(Vec::new()));
         let executor = EngineExecutor {
+            gpu_failure: self.gpu_failure.clone(),
             backend: slot,
             machine: opts.machine.clone(),
             cache: HashMap::new(),
@@ -146,6 +161,8 @@ struct Compiled {
 
 struct EngineExecutor {
     backend: BackendSlot,
+    /// Set when a program fails on the GPU, which the executor then gives up for the CPU.
+    gpu_failure: Rc<RefCell<Option<String>>>,
     machine: TpuConfig,
     /// Keyed by name, precision and the Jaxpr's text (which includes every shape and dtype).
     cache: HashMap<String, Compiled>,
@@ -246,9 +263,25 @@ impl Executor for EngineExecutor {
                 .take()
                 .ok_or_else(|| JaxError("the backend was lost by an earlier failed run".into()))?;
             let result = backend.run(&program, &inputs).await;
-            *self.backend.borrow_mut() = Some(backend);
-            let outputs =
-                result.map_err(|e| JaxError(format!("{} failed on the {} backend: {e}", call.name, "emulated TPU")))?;
+            let outputs = match result {
+                Ok(outputs) => {
+                    *self.backend.borrow_mut() = Some(backend);
+                    outputs
+                }
+                // A GPU that failed (lost, out of memory) is not trusted again: the rest of this
+                // run has no backend, and later runs use the CPU.
+                Err(e) if backend.name() == "gpu" => {
+                    *self.gpu_failure.borrow_mut() = Some(e.to_string());
+                    return Err(JaxError(format!(
+                        "{} failed on the GPU: {e}; the next run will use the CPU backend",
+                        call.name
+                    )));
+                }
+                Err(e) => {
+                    *self.backend.borrow_mut() = Some(backend);
+                    return Err(JaxError(format!("{} failed on the emulated TPU: {e}", call.name)));
+                }
+            };
             self.programs.borrow_mut()[report].calls += 1;
             // Every word is a float32; booleans are 1.0 and 0.0, integers their exact value.
             program

@@ -176,3 +176,23 @@ fn int32_beyond_two_to_the_24_is_refused_not_rounded() {
         failure.errors
     );
 }
+
+/// A GPU device lost in the middle of a session (a driver reset; here `Device::destroy`): the
+/// run that meets it fails with the reason, without a panic, and the next run uses the CPU and
+/// says why. Needs a GPU adapter (lavapipe here), like the other GPU tests.
+#[test]
+fn a_lost_gpu_device_falls_back_to_the_cpu() {
+    let opts = RunOptions { backend: BackendChoice::Gpu, ..RunOptions::default() };
+    let mut engine = Engine::new();
+    let first = pollster::block_on(engine.run_script(SCRIPT, &opts)).expect("a GPU adapter (lavapipe) runs the script");
+    assert_eq!(first.backend, "gpu");
+    engine.lose_gpu_device();
+    let failure = pollster::block_on(engine.run_script(SCRIPT, &opts)).unwrap_err();
+    let message = &failure.errors[0].message;
+    assert!(message.contains("failed on the GPU: the GPU device was lost"), "{message}");
+    assert!(message.contains("the next run will use the CPU backend"), "{message}");
+    let next = pollster::block_on(engine.run_script(SCRIPT, &opts)).expect("the CPU takes over");
+    assert_eq!(next.backend, "cpu");
+    assert!(next.backend_reason.contains("the GPU failed in an earlier run"), "{}", next.backend_reason);
+    assert_eq!(next.stdout, EXPECTED);
+}
