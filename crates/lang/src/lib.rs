@@ -14,7 +14,7 @@ mod parser;
 
 use std::fmt;
 
-pub use interp::{DEFAULT_RECURSION_LIMIT, DEFAULT_STEP_BUDGET};
+pub use interp::{DEFAULT_OUTPUT_LIMIT, DEFAULT_RECURSION_LIMIT, DEFAULT_STEP_BUDGET};
 
 /// An error with its place in the script: 1-based line and column (in chars).
 #[derive(Clone, Debug, PartialEq)]
@@ -64,11 +64,13 @@ pub struct Limits {
     pub steps: u64,
     /// Python call frames.
     pub recursion: usize,
+    /// Bytes of printed output.
+    pub output_bytes: usize,
 }
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { steps: DEFAULT_STEP_BUDGET, recursion: DEFAULT_RECURSION_LIMIT }
+        Limits { steps: DEFAULT_STEP_BUDGET, recursion: DEFAULT_RECURSION_LIMIT, output_bytes: DEFAULT_OUTPUT_LIMIT }
     }
 }
 

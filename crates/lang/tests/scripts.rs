@@ -314,7 +314,7 @@ fn mutated_scripts_never_panic() {
         "(", ")", "[", "]", ":", "'", "\"", "\n", "    ", "\\", "@", "*", "{", "}", ".", "=", "0", "-", "#", "f'{",
         "lambda", "if",
     ];
-    let limits = Limits { steps: 2_000, recursion: 20 };
+    let limits = Limits { steps: 2_000, recursion: 20, ..Limits::default() };
     let mut count = 0;
     for src in scripts {
         let chars: Vec<char> = src.chars().collect();

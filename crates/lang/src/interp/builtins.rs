@@ -178,8 +178,14 @@ impl Interp<'_> {
                     let end = optional_str(take_kwarg(&mut kwargs, "end"), name, "end", "\n")?;
                     no_more_kwargs(name, &kwargs)?;
                     let text: Vec<String> = args.iter().map(to_str).collect();
-                    self.out.stdout.push_str(&text.join(&sep));
-                    self.out.stdout.push_str(&end);
+                    let line = text.join(&sep) + &end;
+                    if self.out.stdout.len() + line.len() > self.limits.output_bytes {
+                        return err(format!(
+                            "the script printed more than {} bytes, the playground's output limit",
+                            self.limits.output_bytes
+                        ));
+                    }
+                    self.out.stdout.push_str(&line);
                     self.out.prints.push(args.iter().map(print_item).collect());
                     return Ok(Value::None);
                 }

@@ -30,6 +30,9 @@ pub const DEFAULT_STEP_BUDGET: u64 = 10_000_000;
 /// Python frames a script may nest. Modest, because wasm stacks are small.
 pub const DEFAULT_RECURSION_LIMIT: usize = 200;
 
+/// Bytes a script may print: a page shows far less, and a runaway print loop must end.
+pub const DEFAULT_OUTPUT_LIMIT: usize = 4 << 20;
+
 /// A runtime error. Helpers raise it without a place; the innermost expression or statement
 /// being evaluated attaches its own, which is the code that raised it.
 #[derive(Debug)]

@@ -205,12 +205,24 @@ pub fn repr(v: &Value) -> String {
     out
 }
 
+/// Beyond this many bytes `repr` stops descending (more than the default output limit).
+const MAX_REPR: usize = 8 << 20;
+
 /// Writes `repr(v)`; `open` holds the containers being printed, so a list that contains
 /// itself prints as `[[...]]` instead of recursing forever.
 fn write_repr(v: &Value, out: &mut String, open: &mut Vec<*const ()>) {
+    // A text far beyond what any print may show (the output limit) is not built: a list that
+    // shares one nested list many times (`x = [x, x]` repeated) would be gigabytes.
+    if out.len() > MAX_REPR {
+        return;
+    }
     let seq = |items: &[Value], (l, r): (&str, &str), out: &mut String, open: &mut Vec<*const ()>| {
         out.push_str(l);
         for (i, item) in items.iter().enumerate() {
+            if out.len() > MAX_REPR {
+                out.push_str(", ...");
+                break;
+            }
             if i > 0 {
                 out.push_str(", ");
             }
