@@ -564,6 +564,107 @@ impl Interp<'_> {
                     }
                     return Ok(carry);
                 }
+                // Unrolled at trace time, as fori_loop: `f(carry, x)` for each leading slice
+                // of `xs` (a pytree of arrays, or None with `length`), the `ys` stacked.
+                "scan" => {
+                    let mut kwargs = kwargs;
+                    let mut arg = |i: usize, key: &str| take_kwarg(&mut kwargs, key).or_else(|| args.get(i).cloned());
+                    let (f, init, xs) = (arg(0, "f"), arg(1, "init"), arg(2, "xs"));
+                    let (length, reverse) = (arg(3, "length"), arg(4, "reverse"));
+                    let _ = take_kwarg(&mut kwargs, "unroll");
+                    no_more_kwargs(name, &kwargs)?;
+                    let (Some(f), Some(init)) = (f, init) else {
+                        return err("scan() needs f and init");
+                    };
+                    let reverse = match &reverse {
+                        Some(v) => self.truthy(v)?,
+                        None => false,
+                    };
+                    let mut leaves = Vec::new();
+                    let tree = match &xs {
+                        None | Some(Value::None) => None,
+                        Some(v) => Some(self.flatten(v, &mut leaves, 0)?),
+                    };
+                    let leading: Vec<usize> =
+                        leaves.iter().map(|l| l.aval().shape.first().copied().unwrap_or(0)).collect();
+                    let n = match (&length, leading.first()) {
+                        (Some(Value::Int(n)), _) if *n >= 0 => *n as usize,
+                        (Some(Value::None) | None, Some(&n)) => n,
+                        (Some(Value::None) | None, None) => return err("scan: with xs=None, length must be given"),
+                        (Some(other), _) => {
+                            return err(format!("scan: length must be an int, got {}", other.type_name()))
+                        }
+                    };
+                    if leaves.iter().any(|l| l.aval().rank() == 0) || leading.iter().any(|&m| m != n) {
+                        return err(format!("scan got xs whose leading axes do not all have length {n}: {leading:?}"));
+                    }
+                    // As JAX, the carry's numbers become arrays before the first step.
+                    let mut carry_leaves = Vec::new();
+                    let carry_tree = self.flatten(&init, &mut carry_leaves, 0)?;
+                    let mut carry = carry_tree.unflatten(&mut carry_leaves.into_iter());
+                    let mut ys: Vec<Value> = Vec::with_capacity(n);
+                    let order: Vec<usize> = if reverse { (0..n).rev().collect() } else { (0..n).collect() };
+                    for i in order {
+                        self.step()?;
+                        let x = match &tree {
+                            None => Value::None,
+                            Some(tree) => {
+                                let mut slices = Vec::with_capacity(leaves.len());
+                                for l in &leaves {
+                                    match self.index_array(l, &Value::Int(i as i64)).await? {
+                                        Value::Array(t) => slices.push(t),
+                                        _ => return err("scan: could not slice xs"),
+                                    }
+                                }
+                                tree.unflatten(&mut slices.into_iter())
+                            }
+                        };
+                        let out = self.call(f.clone(), vec![carry, x], vec![]).await?;
+                        let (c, y) = match out {
+                            Value::Tuple(t) if t.len() == 2 => (t[0].clone(), t[1].clone()),
+                            other => {
+                                return err(format!(
+                                    "scan body must return a pair (carry, y), got {}",
+                                    other.type_name()
+                                ))
+                            }
+                        };
+                        carry = c;
+                        ys.push(y);
+                    }
+                    if reverse {
+                        ys.reverse();
+                    }
+                    // Stack each leaf of the ys across the steps.
+                    let stacked = match ys.first() {
+                        None => Value::None,
+                        Some(first) => {
+                            let mut first_leaves = Vec::new();
+                            let y_tree = self.flatten(first, &mut first_leaves, 0)?;
+                            let mut columns: Vec<Vec<Value>> = vec![Vec::new(); first_leaves.len()];
+                            for y in &ys {
+                                let mut ls = Vec::new();
+                                self.flatten(y, &mut ls, 0)?;
+                                if ls.len() != columns.len() {
+                                    return err("scan body returned ys of different structures");
+                                }
+                                for (col, l) in columns.iter_mut().zip(ls) {
+                                    col.push(Value::Array(l));
+                                }
+                            }
+                            let mut out = Vec::new();
+                            for col in columns {
+                                let list = Value::List(std::rc::Rc::new(std::cell::RefCell::new(col)));
+                                match self.call_jnp_more("stack", vec![list], vec![]).await? {
+                                    Value::Array(t) => out.push(t),
+                                    _ => return err("scan: could not stack ys"),
+                                }
+                            }
+                            y_tree.unflatten(&mut out.into_iter())
+                        }
+                    };
+                    return Ok(Value::tuple(vec![carry, stacked]));
+                }
                 "conv_general_dilated" | "conv" => {
                     let mut kwargs = kwargs;
                     let mut arg = |i: usize, key: &str| take_kwarg(&mut kwargs, key).or_else(|| args.get(i).cloned());

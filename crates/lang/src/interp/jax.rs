@@ -122,6 +122,7 @@ const JAX_FUNCTIONS: &[&str] =
     &["jit", "make_jaxpr", "Array", "grad", "value_and_grad", "jvp", "vjp", "vmap", "jacfwd", "jacrev", "hessian"];
 
 const LAX_FUNCTIONS: &[&str] = &[
+    "scan",
     "conv_general_dilated",
     "conv",
     "stop_gradient",
