@@ -405,6 +405,12 @@ impl Interp<'_> {
             if let Value::Array(t) = recv {
                 return self.call_array_method(t, name, args, kwargs).await;
             }
+            if let Some(op) = name.strip_prefix("at.") {
+                no_more_kwargs(&format!("at[...].{op}"), &kwargs)?;
+                let Value::Tuple(target) = recv else { return err("x.at[...] needs an array") };
+                let (Value::Array(x), index) = (&target[0], &target[1]) else { return err("x.at[...] needs an array") };
+                return self.at_update(x, index, op, args).await;
+            }
             if name == "format" {
                 if let Value::Str(template) = recv {
                     return Ok(Value::str(&str_format(template, &args, &kwargs)?));

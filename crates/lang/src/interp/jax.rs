@@ -741,6 +741,75 @@ impl Interp<'_> {
         })
     }
 
+    /// `x.at[index].set(v)` and its kin, for basic indices: the indexed box of x, as a strided
+    /// slice from `start`, gets `v` (broadcast to it): `v` is padded into x's shape (interior
+    /// padding for steps) and selected where a padded mask is set (`set`), added (`add`) or
+    /// multiplied in (`multiply`, padding with 1). JAX uses a scatter; the values are the same
+    /// and the ops differentiate and compile as they are.
+    pub(super) fn at_update<'a>(
+        &'a mut self,
+        x: &'a Tensor,
+        index: &'a Value,
+        op: &'a str,
+        args: Vec<Value>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            if op == "get" {
+                arity("get", &args, 0, 0)?;
+                return self.index_array(x, index).await;
+            }
+            arity(op, &args, 1, 1)?;
+            let shape = x.aval().shape.clone();
+            let dtype = x.aval().dtype;
+            let items = index_items(index)?;
+            let Some(s) = jnp_extra::basic_slice(&shape, &items)? else {
+                return err(format!(
+                    "x.at[{}] with a negative step is not supported by the playground yet",
+                    repr(index)
+                ));
+            };
+            let counts: Vec<usize> = (0..shape.len())
+                .map(|d| if s.limit[d] > s.start[d] { (s.limit[d] - s.start[d] - 1) / s.strides[d] + 1 } else { 0 })
+                .collect();
+            if counts.contains(&0) {
+                return Ok(Value::Array(x.clone()));
+            }
+            let v = self.to_tensor(&args[0])?;
+            let v = jnp::astype(self.ctx, &v, dtype).await?;
+            let v = jnp::broadcast_to(self.ctx, &v, &s.shape).await?;
+            let dims: Vec<i64> = counts.iter().map(|&c| c as i64).collect();
+            let v = jnp::reshape(self.ctx, &v, &dims).await?;
+            let config: Vec<(i64, i64, usize)> = (0..shape.len())
+                .map(|d| {
+                    let end = s.start[d] + (counts[d] - 1) * s.strides[d] + 1;
+                    (s.start[d] as i64, (shape[d] - end) as i64, s.strides[d] - 1)
+                })
+                .collect();
+            let scalar = |x: f64| Tensor::from(Array::from_f32(vec![], vec![x as f32]).astype(dtype));
+            // The fill is the pad's second operand: 0 to place, 1 to multiply.
+            let pad = || jaxlite::Primitive::Pad { config: config.clone() };
+            let out = match op {
+                "set" => {
+                    let placed = jnp::apply(self.ctx, pad(), &[v, scalar(0.0)]).await?;
+                    let ones = Tensor::from(jnp::full(&counts, 1.0, DType::F32));
+                    let zero = Tensor::from(Array::from_f32(vec![], vec![0.0]));
+                    let mask = jnp::apply(self.ctx, pad(), &[ones, zero.clone()]).await?;
+                    let mask = jnp::compare(self.ctx, CompareOp::Ne, &mask, &zero).await?;
+                    jnp::where_(self.ctx, &mask, &placed, x).await?
+                }
+                "add" => {
+                    let placed = jnp::apply(self.ctx, pad(), &[v, scalar(0.0)]).await?;
+                    jnp::binary(self.ctx, BinaryOp::Add, x, &placed).await?
+                }
+                _ => {
+                    let placed = jnp::apply(self.ctx, pad(), &[v, scalar(1.0)]).await?;
+                    jnp::binary(self.ctx, BinaryOp::Mul, x, &placed).await?
+                }
+            };
+            Ok(Value::Array(out))
+        })
+    }
+
     /// `float(v)`.
     pub(super) fn to_float(&self, v: &Value) -> R<Value> {
         Ok(Value::Float(match v {
@@ -808,7 +877,8 @@ impl Interp<'_> {
                 "size" => Value::Int(aval.size() as i64),
                 "dtype" => Value::DType(aval.dtype),
                 "T" => Value::Array(jnp::transpose(self.ctx, t, None).await?),
-                "at" => return err("x.at[...] updates are not supported by the playground yet"),
+                // `x.at[index]` then `.set(v)`, `.add(v)`, `.multiply(v)` or `.get()`.
+                "at" => Value::native(Native::Method(obj.clone(), "at")),
                 _ => match find(&["reshape", "sum", "max", "mean", "astype", "transpose", "item"], name) {
                     Some(m) => Value::native(Native::Method(obj.clone(), m)),
                     None => return err(format!("'ArrayImpl' object has no attribute '{name}'")),

@@ -275,6 +275,10 @@ impl<'c> Interp<'c> {
                     d.borrow().get(key).cloned().ok_or_else(|| RtError::new(format!("KeyError: {}", value::repr(key))))
                 }
                 (Value::Array(t), index) => self.index_array(t, index).await,
+                (Value::Native(n), index) if matches!(&**n, Native::Method(Value::Array(_), "at")) => {
+                    let Native::Method(x, _) = &**n else { unreachable!("matched above") };
+                    Ok(Value::native(Native::Method(Value::tuple(vec![x.clone(), index.clone()]), "at[]")))
+                }
                 (Value::Key(k), i) => k.index(self.to_index(i)?),
                 (other, _) => err(format!("'{}' object is not subscriptable", other.type_name())),
             }
@@ -334,6 +338,18 @@ impl<'c> Interp<'c> {
             match obj {
                 Value::Module(m) => jax::module_attr(*m, name),
                 Value::Array(_) => self.array_attr(obj, name).await,
+                Value::Native(n) if matches!(&**n, Native::Method(_, "at[]")) => {
+                    let Native::Method(target, _) = &**n else { unreachable!("matched above") };
+                    match name {
+                        "set" => Ok(Value::native(Native::Method(target.clone(), "at.set"))),
+                        "add" => Ok(Value::native(Native::Method(target.clone(), "at.add"))),
+                        "multiply" => Ok(Value::native(Native::Method(target.clone(), "at.multiply"))),
+                        "get" => Ok(Value::native(Native::Method(target.clone(), "at.get"))),
+                        _ => err(format!(
+                            "x.at[...].{name} is not supported by the playground yet (set, add, multiply and get are)"
+                        )),
+                    }
+                }
                 _ => builtins::method(obj, name),
             }
         })
@@ -411,9 +427,9 @@ fn set_item(obj: &Value, index: Value, value: Value) -> R<()> {
             }
         }
         Value::Dict(d) => d.borrow_mut().insert(index, value),
-        Value::Array(_) => {
-            err("JAX arrays are immutable; use x.at[i].set(v), which the playground does not support yet")
-        }
+        Value::Array(_) => err(
+            "JAX arrays are immutable: use x = x.at[i].set(v) (or .add, .multiply) instead of assigning to an element",
+        ),
         other => err(format!("'{}' object does not support item assignment", other.type_name())),
     }
 }
