@@ -44,11 +44,15 @@ export function flatten(counters: Record<string, unknown>, prefix = ''): Record<
   return flat;
 }
 
-export function renderCounters(table: HTMLTableElement, programs: ProgramReport[]): void {
-  // Columns: every counter any program reports, in the order the engine lists them.
+/**
+ * `only`: the counters to show, in that order (names as `flatten` gives them); by default every
+ * counter any program reports, in the order the engine lists them.
+ */
+export function renderCounters(table: HTMLTableElement, programs: ProgramReport[], only?: readonly string[]): void {
   const flat = programs.map((p) => flatten(p.counters as Record<string, unknown>));
   const names: string[] = [];
   for (const counters of flat) for (const name of Object.keys(counters)) if (!names.includes(name)) names.push(name);
+  if (only) names.splice(0, names.length, ...only.filter((name) => names.includes(name)));
 
   const head = document.createElement('thead');
   const headRow = head.insertRow();

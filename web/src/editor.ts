@@ -4,7 +4,7 @@ import { indentWithTab } from '@codemirror/commands';
 import { python } from '@codemirror/lang-python';
 import { HighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { type Diagnostic, lintGutter, setDiagnostics } from '@codemirror/lint';
-import { EditorState, Prec } from '@codemirror/state';
+import { Compartment, EditorState, Prec } from '@codemirror/state';
 import { EditorView, keymap } from '@codemirror/view';
 import { tags as t } from '@lezer/highlight';
 import { basicSetup } from 'codemirror';
@@ -25,11 +25,15 @@ const highlight = HighlightStyle.define([
 
 export class ScriptEditor {
   readonly view: EditorView;
+  /** Whether typing may change the text (an embedded example can be read-only). */
+  private readonly editable = new Compartment();
 
-  constructor(parent: HTMLElement, onRun: () => void) {
+  /** `root`: the document or shadow root the editor lives in, where CodeMirror mounts its styles. */
+  constructor(parent: HTMLElement, onRun: () => void, options: { readOnly?: boolean; root?: Document | ShadowRoot } = {}) {
     const runKey = { key: 'Mod-Enter', preventDefault: true, run: () => (onRun(), true) };
     this.view = new EditorView({
       parent,
+      root: options.root,
       state: EditorState.create({
         doc: '',
         extensions: [
@@ -41,9 +45,15 @@ export class ScriptEditor {
           keymap.of([indentWithTab]),
           Prec.highest(keymap.of([runKey])),
           EditorView.contentAttributes.of({ 'aria-label': 'Python script' }),
+          this.editable.of(editability(options.readOnly ?? false)),
         ],
       }),
     });
+  }
+
+  /** Read-only: the user can select, copy and run the text, not change it. */
+  set readOnly(readOnly: boolean) {
+    this.view.dispatch({ effects: this.editable.reconfigure(editability(readOnly)) });
   }
 
   get code(): string {
@@ -84,4 +94,8 @@ export class ScriptEditor {
     const line = doc.line(lineNumber);
     return Math.min(line.from + Math.max(col - 1, 0), line.to);
   }
+}
+
+function editability(readOnly: boolean) {
+  return [EditorState.readOnly.of(readOnly), EditorView.editable.of(!readOnly)];
 }

@@ -12,6 +12,7 @@ import { Engine, STOPPED } from './engine';
 import { EXAMPLES, type Example, exampleWithSource } from './examples';
 import { countersCsv, countersJson, download, traceJson } from './exports';
 import { ListingView } from './listing';
+import { backendText, formatElapsed, quiet, showOutput } from './output';
 import { ProblemsView } from './problems';
 import { ProgramView } from './programs';
 import type { BackendChoice, RunOk, RunResult } from './protocol';
@@ -119,10 +120,6 @@ function shareLink(): void {
   history.replaceState(null, '', toHash(run));
 }
 
-function formatElapsed(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
-}
-
 /** While a run is in progress Stop takes Run's place (and focus, if Run had it), and back. */
 function setRunning(running: boolean): void {
   const hadFocus = document.activeElement === (running ? runButton : stopButton);
@@ -180,7 +177,7 @@ function showStopped(): void {
 }
 
 function show(result: RunResult): void {
-  output.replaceChildren(document.createTextNode(result.stdout));
+  showOutput(output, result);
   lastRun = result.ok ? result : null;
   exportCsv.disabled = exportJson.disabled = !result.ok;
   exportTrace.disabled = !result.ok || !result.machine_info;
@@ -188,30 +185,14 @@ function show(result: RunResult): void {
     renderCounters(counters, result.programs);
     programs.show(result.programs);
     systolic.setMachine(result.machine_info);
-    const where = result.backend === 'gpu' ? `WebGPU: ${result.adapter?.trim() || 'unknown adapter'}` : 'CPU (wasm)';
-    const reason = result.backend_reason ? ` — ${result.backend_reason}` : '';
-    backendLine.textContent = `${where}${reason} · emulating TPU ${result.machine}`;
-    if (result.stdout === '') output.append(quiet('(the script printed nothing)'));
+    backendLine.textContent = backendText(result);
   } else {
     clearCounters(counters);
     programs.clear();
     backendLine.textContent = '';
     editor.showErrors(result.errors);
     problems.show(result.errors);
-    for (const e of result.errors) {
-      const line = document.createElement('span');
-      line.className = 'error';
-      line.textContent = (e.line > 0 ? `${e.line}:${e.col}: ${e.message}` : e.message) + '\n';
-      output.append(line);
-    }
   }
-}
-
-function quiet(text: string): HTMLSpanElement {
-  const span = document.createElement('span');
-  span.className = 'quiet';
-  span.textContent = text;
-  return span;
 }
 
 /** `tpu-counters-v5e.csv`: named after the machine, which is what tells two exports apart. */

@@ -14,6 +14,8 @@ export class ProgramView {
   private keys: string[] = [];
   private stage: Stage = 'jaxpr';
   private readonly tabs: HTMLButtonElement[];
+  /** The stages that have a tab, in the tablist's order (the page has all four). */
+  private readonly stages: Stage[];
   /** The program the other views show; `onSelect` runs when it changes. */
   private selected: ProgramReport | undefined;
 
@@ -26,22 +28,28 @@ export class ProgramView {
     private readonly onSelect: (program: ProgramReport | undefined) => void,
   ) {
     this.tabs = Array.from(tablist.querySelectorAll<HTMLButtonElement>('button[data-stage]'));
+    this.stages = this.tabs.map((tab) => tab.dataset.stage as Stage);
+    this.stage = this.stages[0] ?? 'jaxpr';
     select.addEventListener('change', () => this.renderText());
     showEager.addEventListener('change', () => this.renderOptions(select.value));
     for (const tab of this.tabs) tab.addEventListener('click', () => this.setStage(tab.dataset.stage as Stage, false));
     // Arrow keys move between tabs (the WAI-ARIA tabs pattern).
     tablist.addEventListener('keydown', (event) => {
       const step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
-      if (step === 0) return;
+      if (step === 0 || this.stages.length === 0) return;
       event.preventDefault();
-      const next = (STAGES.indexOf(this.stage) + step + STAGES.length) % STAGES.length;
-      this.setStage(STAGES[next], true);
+      const n = this.stages.length;
+      const next = (this.stages.indexOf(this.stage) + step + n) % n;
+      this.setStage(this.stages[next], true);
     });
     this.renderText();
   }
 
-  /** A new run's programs; the selected program stays selected when it is still there. */
-  show(programs: ProgramReport[]): void {
+  /**
+   * A new run's programs; `preferred` (a program's name) is selected when the run has it, else
+   * the selected program stays selected when it is still there.
+   */
+  show(programs: ProgramReport[], preferred?: string): void {
     const previous = this.select.value;
     this.programs = programs;
     const seen = new Map<string, number>();
@@ -50,7 +58,7 @@ export class ProgramView {
       seen.set(p.name, n + 1);
       return n === 0 ? p.name : `${p.name}#${n + 1}`;
     });
-    this.renderOptions(previous);
+    this.renderOptions(preferred !== undefined && this.keys.includes(preferred) ? preferred : previous);
   }
 
   clear(): void {
@@ -59,7 +67,7 @@ export class ProgramView {
 
   /** Shows an instruction's line in the assembly listing (a span clicked on the timeline). */
   reveal(instruction: number): void {
-    if (!this.selected?.listing?.length) return;
+    if (!this.selected?.listing?.length || !this.stages.includes('asm')) return;
     if (this.stage !== 'asm') this.setStage('asm', false);
     this.listing.reveal(instruction);
   }
