@@ -220,6 +220,9 @@ program("grad_scan", "f = lambda w: jax.lax.scan(lambda c, x: (jnp.tanh(c * w + 
 program("at_updates", "x = jnp.arange(12.0).reshape(3, 4)\nprint(x.at[1].set(0.0), x.at[:, 1::2].add(10.0), x.at[0, 2].multiply(-1.0), x.at[2, :].get())\nprint(jax.jit(lambda v, u: v.at[1:, ::3].set(u))(x, jnp.array([[7.0, 8.0], [9.0, 10.0]])))\nprint(jnp.zeros(5, dtype=jnp.int32).at[-1].set(3))\n")
 program("grad_at_set", "x = jnp.arange(12.0).reshape(3, 4)\nprint(jax.grad(lambda v: jnp.sum(v.at[0].set(5.0) * v))(x))\n")
 
+program("creation_and_splits", "print(jnp.linspace(0.0, 1.0, 7), jnp.linspace(-2.0, 3.0, 5, endpoint=False))\nprint(jnp.eye(3), jnp.eye(2, 4, k=1))\nx = jnp.arange(12.0).reshape(3, 4)\nprint(jnp.split(x, 2, axis=1), jnp.split(x, [1, 2]))\nprint(jnp.allclose(x, x + 1e-7), jnp.allclose(x, x + 1.0))\n")
+program("tensordot", "a = jnp.arange(24.0).reshape(2, 3, 4)\nb = jnp.arange(12.0).reshape(4, 3)\nprint(jnp.tensordot(a, b, axes=1))\nprint(jax.jit(lambda u, v: jnp.tensordot(u, v, axes=([1, 2], [1, 0])))(a, b))\n")
+
 # jax.random: keys, splits and draws (on the host in the playground, bit for bit).
 program("random_keys", "key = jax.random.PRNGKey(0)\nprint(key)\nprint(repr(jax.random.PRNGKey(5)))\nkeys = jax.random.split(key, 3)\nprint(keys)\nprint(repr(keys))\nk1, k2 = jax.random.split(key)\nprint(k1, k2, keys[-1], jax.random.fold_in(key, 7))\n")
 program("random_draws", "key = jax.random.PRNGKey(42)\nk1, k2, k3 = jax.random.split(key, 3)\nprint(jax.random.uniform(k1, (2, 3)))\nprint(jax.random.normal(k2, (5,)))\nprint(jax.random.uniform(k3, (4,), minval=-1.0, maxval=2.0))\nprint(jax.random.bernoulli(key, 0.3, (8,)))\n")

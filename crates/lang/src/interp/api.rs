@@ -48,7 +48,15 @@ pub const JNP_MORE: &[&str] = &[
     "outer",
     "isnan",
     "swapaxes",
+    "linspace",
+    "eye",
+    "split",
+    "tensordot",
+    "allclose",
 ];
+
+/// The `JNP_MORE` functions with keyword arguments of their own.
+const OWN_KWARGS: &[&str] = &["linspace", "eye", "split", "tensordot", "allclose"];
 
 fn weak(x: f32) -> Tensor {
     Tensor::from(Array::weak_scalar_f32(x))
@@ -240,6 +248,205 @@ impl Interp<'_> {
         })
     }
 
+    /// linspace, eye, split, tensordot and allclose, each with its own keywords.
+    fn call_jnp_own_kwargs<'a>(
+        &'a mut self,
+        name: &'a str,
+        args: Vec<Value>,
+        mut kwargs: Vec<(String, Value)>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let mut arg = |i: usize, key: &str| take_kwarg(&mut kwargs, key).or_else(|| args.get(i).cloned());
+            let number = |v: &Value| -> R<f64> {
+                super::value::as_f64(v)
+                    .ok_or_else(|| super::RtError::new(format!("{name}: expected a number, got {}", v.type_name())))
+            };
+            let out = match name {
+                // As JAX's jitted linspace after XLA's simplifier: with r = 1/div and
+                // c = stop·r, start·(1 − i·r) + i·c, the second product fused (an ulp from the
+                // formula's exact rounding at times; the endpoint exact).
+                "linspace" => {
+                    let (start, stop) = (arg(0, "start"), arg(1, "stop"));
+                    let num = match arg(2, "num") {
+                        None => 50,
+                        Some(v) => int_arg(&v)?,
+                    };
+                    let endpoint = match arg(3, "endpoint") {
+                        None => true,
+                        Some(v) => self.truthy(&v)?,
+                    };
+                    let dtype = super::jax::optional_dtype(take_kwarg(&mut kwargs, "dtype"))?.unwrap_or(DType::F32);
+                    let (Some(start), Some(stop)) = (start, stop) else {
+                        return err("linspace() needs start and stop");
+                    };
+                    if !(0..=super::jax::MAX_ELEMENTS as i64).contains(&num) {
+                        return err(format!("linspace: num must be from 0 to {}, got {num}", super::jax::MAX_ELEMENTS));
+                    }
+                    let (a, b) = (number(&start)? as f32, number(&stop)? as f32);
+                    let n = num as usize;
+                    let div = if endpoint { n.saturating_sub(1) } else { n };
+                    let mut values: Vec<f32> = (0..div.min(n))
+                        .map(|i| {
+                            let (r, i) = (1.0 / div as f32, i as f32);
+                            i.mul_add(b * r, a * (1.0 - i * r))
+                        })
+                        .collect();
+                    if n == 1 {
+                        values = vec![a];
+                    } else if endpoint && n > 1 {
+                        values.push(b);
+                    }
+                    let out = Array::from_f32(vec![values.len()], values);
+                    Tensor::from(if dtype == DType::F32 { out } else { out.astype(dtype) })
+                }
+                "eye" => {
+                    let n = int_arg(&arg(0, "N").ok_or_else(|| super::RtError::new("eye() needs N"))?)?;
+                    let m = match arg(1, "M") {
+                        None | Some(Value::None) => n,
+                        Some(v) => int_arg(&v)?,
+                    };
+                    let k = match arg(2, "k") {
+                        None => 0,
+                        Some(v) => int_arg(&v)?,
+                    };
+                    let dtype = super::jax::optional_dtype(take_kwarg(&mut kwargs, "dtype"))?.unwrap_or(DType::F32);
+                    if n < 0 || m < 0 {
+                        return err(format!("eye: negative dimensions are not allowed ({n}, {m})"));
+                    }
+                    let shape = vec![n as usize, m as usize];
+                    super::jax::check_size(&shape)?;
+                    let values: Vec<f32> =
+                        (0..n * m).map(|i| if i % m.max(1) - i / m.max(1) == k { 1.0 } else { 0.0 }).collect();
+                    Tensor::from(Array::from_f32(shape, values).astype(dtype))
+                }
+                // Equal sections, or the pieces between the given indices, along an axis.
+                "split" => {
+                    let x =
+                        self.to_tensor(&arg(0, "ary").ok_or_else(|| super::RtError::new("split() needs an array"))?)?;
+                    let how = arg(1, "indices_or_sections")
+                        .ok_or_else(|| super::RtError::new("split() needs indices_or_sections"))?;
+                    let axis = match arg(2, "axis") {
+                        None => 0,
+                        Some(v) => int_arg(&v)?,
+                    };
+                    no_more_kwargs(name, &kwargs)?;
+                    let shape = x.aval().shape.clone();
+                    let axis = jnp::normalize_axes(Some(&[axis]), shape.len())?[0];
+                    let n = shape[axis];
+                    let bounds: Vec<usize> = match &how {
+                        Value::Int(k) if *k > 0 && n % *k as usize == 0 => {
+                            (0..=*k as usize).map(|i| i * n / *k as usize).collect()
+                        }
+                        Value::Int(k) => {
+                            return err(format!("array split does not result in an equal division: {n} into {k}"))
+                        }
+                        v => {
+                            let mut b = vec![0];
+                            for i in self.iterate(v)? {
+                                b.push((int_arg(&i)?.max(0) as usize).min(n));
+                            }
+                            b.push(n);
+                            b
+                        }
+                    };
+                    let mut pieces = Vec::new();
+                    for w in bounds.windows(2) {
+                        let (lo, hi) = (w[0], w[1].max(w[0]));
+                        let mut start = vec![0; shape.len()];
+                        let mut limit = shape.clone();
+                        start[axis] = lo;
+                        limit[axis] = hi;
+                        let prim =
+                            jaxlite::Primitive::Slice { start_indices: start, limit_indices: limit, strides: None };
+                        pieces.push(Value::Array(jnp::apply1(self.ctx, prim, &x).await?));
+                    }
+                    return Ok(Value::List(std::rc::Rc::new(std::cell::RefCell::new(pieces))));
+                }
+                // The last `axes` axes of a against the first of b, or the named pairs.
+                "tensordot" => {
+                    let (a, b) = (arg(0, "a"), arg(1, "b"));
+                    let axes = arg(2, "axes");
+                    no_more_kwargs(name, &kwargs)?;
+                    let (Some(a), Some(b)) = (a, b) else { return err("tensordot() needs a and b") };
+                    let (a, b) = (self.to_tensor(&a)?, self.to_tensor(&b)?);
+                    let (ra, rb) = (a.aval().rank(), b.aval().rank());
+                    let (ca, cb): (Vec<usize>, Vec<usize>) = match &axes {
+                        None => ((ra.saturating_sub(2)..ra).collect(), (0..2.min(rb)).collect()),
+                        Some(Value::Int(k)) if *k >= 0 && *k as usize <= ra.min(rb) => {
+                            let k = *k as usize;
+                            ((ra - k..ra).collect(), (0..k).collect())
+                        }
+                        Some(v) => {
+                            let pair = self.iterate(v)?;
+                            let [pa, pb] = pair.as_slice() else {
+                                return err("tensordot: axes must be an int or a pair of axis lists");
+                            };
+                            let list = |p: &Value, r: usize| -> R<Vec<usize>> {
+                                let items = match p {
+                                    Value::Int(_) => vec![p.clone()],
+                                    other => self.iterate(other)?,
+                                };
+                                let ints: Vec<i64> = items.iter().map(int_arg).collect::<R<_>>()?;
+                                Ok(jnp::normalize_axes(Some(&ints), r)?)
+                            };
+                            (list(pa, ra)?, list(pb, rb)?)
+                        }
+                    };
+                    if ca.iter().zip(&cb).any(|(&i, &j)| a.aval().shape[i] != b.aval().shape[j]) || ca.len() != cb.len()
+                    {
+                        return err(format!(
+                            "tensordot: the contracted axes of {} and {} do not match",
+                            jnp::shape_str(&a.aval().shape),
+                            jnp::shape_str(&b.aval().shape)
+                        ));
+                    }
+                    let dims = jaxlite::DotDims {
+                        lhs_contracting: ca,
+                        rhs_contracting: cb,
+                        lhs_batch: vec![],
+                        rhs_batch: vec![],
+                    };
+                    let (dtype, _) =
+                        jaxlite::dtype::promote(a.aval().dtype, a.aval().weak_type, b.aval().dtype, b.aval().weak_type);
+                    let a = jnp::astype(self.ctx, &a, dtype).await?;
+                    let b = jnp::astype(self.ctx, &b, dtype).await?;
+                    let prim =
+                        jaxlite::Primitive::DotGeneral { dims, precision: None, preferred_element_type: Some(dtype) };
+                    jnp::apply(self.ctx, prim, &[a, b]).await?
+                }
+                // |a − b| <= atol + rtol·|b| everywhere, NaN never close (equal_nan=False).
+                _ => {
+                    let (a, b) = (arg(0, "a"), arg(1, "b"));
+                    let rtol = match arg(2, "rtol") {
+                        None => 1e-5,
+                        Some(v) => number(&v)?,
+                    };
+                    let atol = match arg(3, "atol") {
+                        None => 1e-8,
+                        Some(v) => number(&v)?,
+                    };
+                    no_more_kwargs(name, &kwargs)?;
+                    let (Some(a), Some(b)) = (a, b) else { return err("allclose() needs a and b") };
+                    let (a, b) = (self.to_tensor(&a)?, self.to_tensor(&b)?);
+                    let a = jnp::astype(self.ctx, &a, DType::F32).await?;
+                    let b = jnp::astype(self.ctx, &b, DType::F32).await?;
+                    let diff = jnp::binary(self.ctx, BinaryOp::Sub, &a, &b).await?;
+                    let diff = jnp::unary(self.ctx, UnaryOp::Abs, &diff).await?;
+                    let scale = jnp::unary(self.ctx, UnaryOp::Abs, &b).await?;
+                    let scale = jnp::binary(self.ctx, BinaryOp::Mul, &scale, &weak(rtol as f32)).await?;
+                    let bound = jnp::binary(self.ctx, BinaryOp::Add, &scale, &weak(atol as f32)).await?;
+                    let close = jnp::compare(self.ctx, CompareOp::Le, &diff, &bound).await?;
+                    let close = jnp::astype(self.ctx, &close, DType::F32).await?;
+                    let all = jnp::reduce(self.ctx, &close, None, jnp::Reduction::Min).await?;
+                    let one = weak(1.0);
+                    jnp::compare(self.ctx, CompareOp::Eq, &all, &one).await?
+                }
+            };
+            no_more_kwargs(name, &kwargs)?;
+            Ok(Value::Array(out))
+        })
+    }
+
     pub(super) fn call_jnp_more<'a>(
         &'a mut self,
         name: &'a str,
@@ -247,6 +454,9 @@ impl Interp<'_> {
         mut kwargs: Vec<(String, Value)>,
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
+            if OWN_KWARGS.contains(&name) {
+                return self.call_jnp_own_kwargs(name, args, kwargs).await;
+            }
             let axis = take_kwarg(&mut kwargs, "axis");
             let keepdims = match take_kwarg(&mut kwargs, "keepdims") {
                 Some(v) => self.truthy(&v)?,
