@@ -5,6 +5,9 @@
 //! several MXU tiles sums tile by tile, so values agree to a relative 1e-4 (or 1e-5 of the
 //! result's largest magnitude, for values that cancel).
 
+mod common;
+
+use common::values;
 use compiler::{compile, CompileOptions};
 use emu::CpuBackend;
 use jaxlite::eval::{eval_jaxpr, ReferenceExecutor};
@@ -50,19 +53,6 @@ fn step() -> impl Strategy<Value = Step> {
 
 fn dims() -> impl Strategy<Value = usize> {
     proptest::sample::select(vec![1usize, 7, 129, 257])
-}
-
-/// A deterministic spread of values in [-2, 2).
-fn values(n: usize, seed: u32) -> Vec<f32> {
-    let mut s = seed.wrapping_mul(2_654_435_761).wrapping_add(1);
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 17;
-            s ^= s << 5;
-            (s as f32 / u32::MAX as f32) * 4.0 - 2.0
-        })
-        .collect()
 }
 
 async fn apply(ctx: &mut Context, x: Tensor, bias: &Tensor, step: &Step) -> Tensor {

@@ -1,6 +1,9 @@
 //! The skeleton function through the compiler: its assembly (golden) and its values on the CPU
 //! backend against the reference evaluator, at every precision.
 
+mod common;
+
+use common::values;
 use compiler::{compile, CompileOptions};
 use emu::CpuBackend;
 use expect_test::expect;
@@ -23,19 +26,6 @@ fn trace_skeleton(m: usize, k: usize, n: usize) -> ClosedJaxpr {
 
 fn opts(precision: Precision) -> CompileOptions {
     CompileOptions { mxu_rows: 128, mxu_cols: 128, mxus: 4, vmem_words: 32 << 20, default_precision: precision }
-}
-
-/// A deterministic spread of values with all bits of the mantissa in play.
-fn values(n: usize, seed: u32) -> Vec<f32> {
-    let mut s = seed.wrapping_mul(2_654_435_761).wrapping_add(1);
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 17;
-            s ^= s << 5;
-            (s as f32 / u32::MAX as f32) * 4.0 - 2.0
-        })
-        .collect()
 }
 
 #[test]
