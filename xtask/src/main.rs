@@ -16,6 +16,9 @@ commands:
   serve [--port N]   build-web, then serve web/dist on http://127.0.0.1:N/ (default 4173)
   test               fmt, clippy, native tests, wasm tests, build-web and end-to-end page tests,
                      stopping at the first failure (what CI runs, through .ci/run)
+  bench [--json]     the native benchmarks as a table (docs/benchmarks.md): matmul GFLOP/s per
+                     backend beside the CPU's peak, every example's time to result and emulated
+                     cycles per second, the wasm module's size
 ";
 
 fn main() -> ExitCode {
@@ -27,6 +30,11 @@ fn main() -> ExitCode {
             Err(e) => Err(e),
         },
         Some("test") if args.len() == 1 => test::test(),
+        Some("bench") if args[1..].iter().all(|a| a == "--json") => {
+            let mut bench = cmd::cargo();
+            bench.args(["run", "--release", "-q", "-p", "bench", "--"]).args(&args[1..]);
+            cmd::run(&mut bench)
+        }
         Some("help" | "--help" | "-h") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;

@@ -1,0 +1,201 @@
+//! The native benchmarks, printed as a table (`--json` for one JSON object): what
+//! docs/benchmarks.md records. Numbers for speed live here, never in tests.
+//!
+//! - Matmul throughput: an n×n×n jitted matmul at DEFAULT precision (one bf16 MXU pass, f32
+//!   accumulation, bit-exact with the reference), compiled once, then run on each backend with
+//!   its inputs uploaded and its result read back; median of several runs after a warm-up;
+//!   GFLOP/s of useful work (2n³ / s), beside the CPU's peak.
+//! - Emulation speed and time to result: each example script (examples/*.py) end to end on each
+//!   backend (parse, trace, compile, run, print); emulated TPU cycles per wall-clock second.
+//! - The wasm module's size, raw and gzipped, when web/pkg holds a build.
+
+use emu::{Backend, CpuBackend, TpuConfig};
+use jaxlite::eval::ReferenceExecutor;
+use jaxlite::{Aval, Context, DType, Precision};
+use runtime::{BackendChoice, Engine, RunOptions};
+use std::path::Path;
+use std::time::Instant;
+
+/// Runs `f` `runs` times after one warm-up; the median wall time in seconds.
+fn median_seconds(runs: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    let mut times: Vec<f64> = (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64()
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+/// The program of `jax.jit(lambda a, b: a @ b)` for n×n operands on v5e at DEFAULT.
+fn matmul_program(n: usize) -> isa::Program {
+    let mut ctx = Context::new(Box::new(ReferenceExecutor::default()));
+    let closed = pollster::block_on(async {
+        let args = ctx.begin_trace(&[Aval::new(vec![n, n], DType::F32), Aval::new(vec![n, n], DType::F32)]);
+        let y = jaxlite::numpy::matmul(&mut ctx, &args[0], &args[1], None).await.expect("a square matmul traces");
+        ctx.end_trace(&[y]).expect("one output")
+    });
+    let cfg = TpuConfig::v5e();
+    let opts = compiler::CompileOptions {
+        mxu_rows: cfg.mxu_rows,
+        mxu_cols: cfg.mxu_cols,
+        mxus: cfg.mxus_per_core,
+        vmem_words: (cfg.vmem_bytes / 4) as u32,
+        default_precision: Precision::Default,
+    };
+    compiler::compile("matmul", &closed.jaxpr, &opts).expect("a square matmul compiles")
+}
+
+/// The host CPU's peak float32 rate: cores × SIMD lanes × 2 (a fused multiply-add) × FMA units
+/// × clock, assuming two FMA units per core (every x86 core since Haswell and Zen 2).
+fn cpu_peak() -> (String, f64) {
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let field = |name: &str| {
+        info.lines().find(|l| l.starts_with(name)).and_then(|l| l.split(':').nth(1)).map(|v| v.trim().to_string())
+    };
+    let model = field("model name").unwrap_or_else(|| "unknown CPU".into());
+    let mhz: f64 = field("cpu MHz").and_then(|v| v.parse().ok()).unwrap_or(0.0);
+    let flags = field("flags").unwrap_or_default();
+    let lanes = if flags.contains("avx512f") {
+        16.0
+    } else if flags.contains("avx2") {
+        8.0
+    } else {
+        4.0
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    (model, cores * lanes * 2.0 * 2.0 * mhz * 1e6)
+}
+
+struct Row {
+    what: String,
+    backend: String,
+    value: f64,
+    unit: &'static str,
+    note: String,
+}
+
+fn main() {
+    let json = std::env::args().any(|a| a == "--json");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut rows: Vec<Row> = Vec::new();
+    let (cpu_model, peak) = cpu_peak();
+    let mut gpu = pollster::block_on(gpu::GpuBackend::new()).ok();
+    let adapter = gpu.as_ref().and_then(|g| g.adapter()).unwrap_or_else(|| "none".into());
+    eprintln!("cpu: {cpu_model}; gpu adapter: {adapter}");
+
+    for n in [128usize, 256, 512, 1024] {
+        let program = matmul_program(n);
+        let a: Vec<u32> = (0..n * n).map(|i| ((i % 97) as f32 * 0.01 - 0.3).to_bits()).collect();
+        let b: Vec<u32> = (0..n * n).map(|i| ((i % 89) as f32 * 0.02 - 0.7).to_bits()).collect();
+        let inputs = [a, b];
+        let flops = 2.0 * (n as f64).powi(3);
+        let runs = if n >= 1024 { 3 } else { 5 };
+        let t = median_seconds(runs, || {
+            CpuBackend.run_sync(&program, &inputs).expect("the CPU backend runs it");
+        });
+        rows.push(Row {
+            what: format!("matmul {n}³ (DEFAULT)"),
+            backend: "cpu".into(),
+            value: flops / t / 1e9,
+            unit: "GFLOP/s",
+            note: format!("{:.1} % of the CPU's peak", 100.0 * flops / t / peak),
+        });
+        if let Some(g) = gpu.as_mut() {
+            // Software adapters are slow: the largest size once is enough there.
+            let runs = if g.is_software() && n >= 512 { 1 } else { runs };
+            let t = median_seconds(runs, || {
+                pollster::block_on(g.run_program(&program, &inputs)).expect("the GPU backend runs it");
+            });
+            rows.push(Row {
+                what: format!("matmul {n}³ (DEFAULT)"),
+                backend: "gpu".into(),
+                value: flops / t / 1e9,
+                unit: "GFLOP/s",
+                note: adapter.clone(),
+            });
+        }
+    }
+    rows.push(Row {
+        what: "CPU peak (f32, 2 FMA units per core)".into(),
+        backend: "host".into(),
+        value: peak / 1e9,
+        unit: "GFLOP/s",
+        note: cpu_model.clone(),
+    });
+
+    // Examples end to end: time to result and emulated cycles per second.
+    let mut names: Vec<String> = std::fs::read_dir(root.join("examples"))
+        .map(|d| d.filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".py").map(String::from)).collect())
+        .unwrap_or_default();
+    names.sort();
+    let backends: &[(BackendChoice, &str)] = if gpu.is_some() {
+        &[(BackendChoice::Cpu, "cpu"), (BackendChoice::Gpu, "gpu")]
+    } else {
+        &[(BackendChoice::Cpu, "cpu")]
+    };
+    drop(gpu);
+    for name in &names {
+        let source = std::fs::read_to_string(root.join("examples").join(format!("{name}.py"))).unwrap_or_default();
+        for &(choice, label) in backends {
+            let mut engine = Engine::new();
+            let opts = RunOptions { backend: choice, ..RunOptions::default() };
+            let t = Instant::now();
+            let report = match pollster::block_on(engine.run_script(&source, &opts)) {
+                Ok(r) => r,
+                Err(f) => {
+                    eprintln!("{name} on {label}: {:?}", f.errors);
+                    continue;
+                }
+            };
+            let seconds = t.elapsed().as_secs_f64();
+            let cycles: u64 = report.programs.iter().map(|p| p.counters.cycles * p.calls).sum();
+            rows.push(Row {
+                what: format!("example {name}"),
+                backend: label.into(),
+                value: seconds * 1e3,
+                unit: "ms to result",
+                note: format!("{:.3e} emulated cycles/s", cycles as f64 / seconds),
+            });
+        }
+    }
+
+    // The wasm module, when built.
+    if let Some(wasm) = std::fs::read_dir(root.join("web/pkg"))
+        .ok()
+        .and_then(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).find(|p| p.extension().is_some_and(|x| x == "wasm")))
+    {
+        let raw = std::fs::metadata(&wasm).map_or(0, |m| m.len());
+        let gzipped = std::process::Command::new("gzip")
+            .args(["-9", "-c"])
+            .arg(&wasm)
+            .output()
+            .map_or(0, |o| o.stdout.len() as u64);
+        rows.push(Row {
+            what: "wasm module".into(),
+            backend: "web".into(),
+            value: raw as f64 / 1024.0,
+            unit: "KiB",
+            note: format!("{:.0} KiB gzipped (gzip -9)", gzipped as f64 / 1024.0),
+        });
+    }
+
+    if json {
+        let items: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|r| {
+                serde_json::json!({"what": r.what, "backend": r.backend, "value": r.value, "unit": r.unit, "note": r.note})
+            })
+            .collect();
+        println!("{}", serde_json::json!({"cpu": cpu_model, "adapter": adapter, "rows": items}));
+    } else {
+        println!("| benchmark | backend | value | unit | note |");
+        println!("| --- | --- | ---: | --- | --- |");
+        for r in &rows {
+            println!("| {} | {} | {:.2} | {} | {} |", r.what, r.backend, r.value, r.unit, r.note);
+        }
+    }
+}
