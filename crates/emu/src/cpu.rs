@@ -152,18 +152,20 @@ impl Machine {
             Instr::MxuMatmul { src, dst, part, accumulate, mxu } => {
                 let w = std::mem::take(&mut self.mxus[*mxu as usize]);
                 let (k, n) = (w.rows, w.cols);
-                let mut act = vec![0.0f32; k];
+                // Column j's partial sum flows down the array adding one product per row, in
+                // order of k, from +0. Looping k outside j keeps each column's sum in that order
+                // while the inner loop runs over contiguous weights (vectorised); the products
+                // of two bf16 values are exact in f32, and Rust never fuses them into the adds.
+                let mut sums = vec![0.0f32; n];
                 for ((s, _), (d, _)) in rows(src).zip(rows(dst)) {
-                    for (kk, a) in act.iter_mut().enumerate() {
-                        *a = bf16_part(self.vf(s + kk), *part);
-                    }
-                    for j in 0..n {
-                        // Partial sums flow down the array's column j, adding one product
-                        // per row, starting from +0.
-                        let mut sum = 0.0f32;
-                        for (kk, &a) in act.iter().enumerate() {
-                            sum += a * w.values[kk * n + j];
+                    sums.fill(0.0);
+                    for kk in 0..k {
+                        let a = bf16_part(self.vf(s + kk), *part);
+                        for (sum, &wv) in sums.iter_mut().zip(&w.values[kk * n..(kk + 1) * n]) {
+                            *sum += a * wv;
                         }
+                    }
+                    for (j, &sum) in sums.iter().enumerate() {
                         let out = canonical(if *accumulate { self.vf(d + j) + sum } else { sum });
                         self.vmem[d + j] = out.to_bits();
                     }
