@@ -221,6 +221,7 @@ program("at_updates", "x = jnp.arange(12.0).reshape(3, 4)\nprint(x.at[1].set(0.0
 program("grad_at_set", "x = jnp.arange(12.0).reshape(3, 4)\nprint(jax.grad(lambda v: jnp.sum(v.at[0].set(5.0) * v))(x))\n")
 
 program("creation_and_splits", "print(jnp.linspace(0.0, 1.0, 7), jnp.linspace(-2.0, 3.0, 5, endpoint=False))\nprint(jnp.eye(3), jnp.eye(2, 4, k=1))\nx = jnp.arange(12.0).reshape(3, 4)\nprint(jnp.split(x, 2, axis=1), jnp.split(x, [1, 2]))\nprint(jnp.allclose(x, x + 1e-7), jnp.allclose(x, x + 1.0))\n")
+program("tril_triu", "x = jnp.arange(1.0, 13.0).reshape(3, 4)\nprint(jnp.tril(x), jnp.triu(x, k=1), jnp.tril(x, -1))\nprint(jnp.triu(jnp.arange(18, dtype=jnp.int32).reshape(2, 3, 3), 1))\nprint(jax.jit(lambda v: jnp.tril(v) @ jnp.triu(v).T)(x))\nprint(jax.grad(lambda v: jnp.sum(jnp.triu(v, -1) ** 2))(x))\n")
 program("tensordot", "a = jnp.arange(24.0).reshape(2, 3, 4)\nb = jnp.arange(12.0).reshape(4, 3)\nprint(jnp.tensordot(a, b, axes=1))\nprint(jax.jit(lambda u, v: jnp.tensordot(u, v, axes=([1, 2], [1, 0])))(a, b))\n")
 
 # jax.random: keys, splits and draws (on the host in the playground, bit for bit).

@@ -53,10 +53,12 @@ pub const JNP_MORE: &[&str] = &[
     "split",
     "tensordot",
     "allclose",
+    "tril",
+    "triu",
 ];
 
 /// The `JNP_MORE` functions with keyword arguments of their own.
-const OWN_KWARGS: &[&str] = &["linspace", "eye", "split", "tensordot", "allclose"];
+const OWN_KWARGS: &[&str] = &["linspace", "eye", "split", "tensordot", "allclose", "tril", "triu"];
 
 fn weak(x: f32) -> Tensor {
     Tensor::from(Array::weak_scalar_f32(x))
@@ -248,7 +250,7 @@ impl Interp<'_> {
         })
     }
 
-    /// linspace, eye, split, tensordot and allclose, each with its own keywords.
+    /// linspace, eye, split, tensordot, allclose, tril and triu, each with its own keywords.
     fn call_jnp_own_kwargs<'a>(
         &'a mut self,
         name: &'a str,
@@ -413,6 +415,35 @@ impl Interp<'_> {
                     let prim =
                         jaxlite::Primitive::DotGeneral { dims, precision: None, preferred_element_type: Some(dtype) };
                     jnp::apply(self.ctx, prim, &[a, b]).await?
+                }
+                // The lower (upper) triangle of the last two axes, the rest zero: a constant mask
+                // and a select, so it traces, differentiates and batches like any `where`.
+                "tril" | "triu" => {
+                    let x =
+                        self.to_tensor(&arg(0, "m").ok_or_else(|| super::RtError::new(format!("{name}() needs m")))?)?;
+                    let k = match arg(1, "k") {
+                        None => 0,
+                        Some(v) => int_arg(&v)?,
+                    };
+                    let shape = x.aval().shape.clone();
+                    let [.., n, m] = shape[..] else {
+                        return err(format!(
+                            "{name}: the argument must be at least 2-D, got shape {}",
+                            jnp::shape_str(&shape)
+                        ));
+                    };
+                    let keep = |i: usize, j: usize| {
+                        let d = j as i64 - i as i64;
+                        if name == "tril" {
+                            d <= k
+                        } else {
+                            d >= k
+                        }
+                    };
+                    let mask: Vec<f32> = (0..n * m).map(|e| f32::from(u8::from(keep(e / m, e % m)))).collect();
+                    let mask = Tensor::from(Array::from_f32(vec![n, m], mask));
+                    let zero = jnp::astype(self.ctx, &weak(0.0), x.aval().dtype).await?;
+                    jnp::where_(self.ctx, &mask, &x, &zero).await?
                 }
                 // |a − b| <= atol + rtol·|b| everywhere, NaN never close (equal_nan=False).
                 _ => {
