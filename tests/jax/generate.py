@@ -2,8 +2,9 @@
 
 Run with `python3 tests/jax/generate.py` (needs jax[cpu] and numpy). Each program is run
 twice in CPython with real JAX: at `highest` matmul precision (full float32) and at DEFAULT as
-a TPU computes it, emulated on CPU by rounding every dot_general's operands to bfloat16
-(products and sums stay float32). A program that raises records the exception instead.
+a TPU computes it, emulated on CPU by rounding the operands of every dot_general and
+convolution that runs at DEFAULT (its own `precision=`, else the run's) to bfloat16 (products
+and sums stay float32). A program that raises records the exception instead.
 """
 
 import contextlib
@@ -222,6 +223,7 @@ program("grad_at_set", "x = jnp.arange(12.0).reshape(3, 4)\nprint(jax.grad(lambd
 
 program("creation_and_splits", "print(jnp.linspace(0.0, 1.0, 7), jnp.linspace(-2.0, 3.0, 5, endpoint=False))\nprint(jnp.eye(3), jnp.eye(2, 4, k=1))\nx = jnp.arange(12.0).reshape(3, 4)\nprint(jnp.split(x, 2, axis=1), jnp.split(x, [1, 2]))\nprint(jnp.allclose(x, x + 1e-7), jnp.allclose(x, x + 1.0))\n")
 program("tril_triu", "x = jnp.arange(1.0, 13.0).reshape(3, 4)\nprint(jnp.tril(x), jnp.triu(x, k=1), jnp.tril(x, -1))\nprint(jnp.triu(jnp.arange(18, dtype=jnp.int32).reshape(2, 3, 3), 1))\nprint(jax.jit(lambda v: jnp.tril(v) @ jnp.triu(v).T)(x))\nprint(jax.grad(lambda v: jnp.sum(jnp.triu(v, -1) ** 2))(x))\n")
+program("precision_kwarg", "a = jnp.array([[1.001, 2.003], [0.3337, -1.1113]])\nb = jnp.array([[1.0009, 0.5], [3.14159, 2.71828]])\nprint(jnp.matmul(a, b, precision=jax.lax.Precision.HIGHEST), jnp.dot(a, b, precision='highest'))\nprint(jnp.matmul(a, b, precision=jax.lax.Precision.DEFAULT), jnp.einsum('ij,jk->ik', a, b, precision=jax.lax.Precision.HIGHEST))\nprint(jax.jit(lambda u, v: jnp.tensordot(u, v, axes=1, precision=(jax.lax.Precision.HIGHEST, jax.lax.Precision.HIGHEST)))(a, b))\nprint(jax.grad(lambda u: jnp.sum(jnp.dot(u, b, precision=jax.lax.Precision.HIGHEST) ** 2))(a))\n")
 program("tensordot", "a = jnp.arange(24.0).reshape(2, 3, 4)\nb = jnp.arange(12.0).reshape(4, 3)\nprint(jnp.tensordot(a, b, axes=1))\nprint(jax.jit(lambda u, v: jnp.tensordot(u, v, axes=([1, 2], [1, 0])))(a, b))\n")
 
 # jax.random: keys, splits and draws (on the host in the playground, bit for bit).
@@ -244,41 +246,62 @@ program("error_vmap_sizes", M + "print(jax.vmap(lambda p, q: p + q)(a, b))\n")
 program("error_shapes", M + "print(a + b)\n")
 
 
-def dot_general_bf16(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
-                     out_sharding=None, **kwargs):
-    """dot_general as a TPU computes it at DEFAULT: operands rounded to bf16, f32 products."""
-    def rounded(v):
-        v = jnp.asarray(v)
-        if v.dtype == jnp.float32:
-            return v.astype(jnp.bfloat16).astype(jnp.float32)
-        return v
-    return ORIGINAL_DOT(rounded(lhs), rounded(rhs), dimension_numbers,
-                        precision=jax.lax.Precision.HIGHEST,
+# Whether a dot_general or convolution that names no precision runs at DEFAULT in this run.
+RUN_AT_DEFAULT = False
+
+
+def run_precision(precision):
+    """The precision an op runs at: its own, else the run's. The op is then bound with it, so
+    JAX's grad rules pass it on to the transposed ops as a TPU would run them (XLA's CPU
+    computes f32 either way; only the rounding here differs)."""
+    if isinstance(precision, tuple):
+        precision = precision[0]
+    if precision is None:
+        return jax.lax.Precision.DEFAULT if RUN_AT_DEFAULT else jax.lax.Precision.HIGHEST
+    return jax.lax.Precision(str(precision).lower())
+
+
+def rounded(v):
+    """An f32 operand as the MXU reads it at DEFAULT: rounded to bf16 (products and sums stay f32)."""
+    v = jnp.asarray(v)
+    return v.astype(jnp.bfloat16).astype(jnp.float32) if v.dtype == jnp.float32 else v
+
+
+def dot_general_tpu(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
+                    out_sharding=None, **kwargs):
+    """dot_general as a TPU computes it: at DEFAULT on bf16-rounded operands, else in f32."""
+    precision = run_precision(precision)
+    if precision == jax.lax.Precision.DEFAULT:
+        lhs, rhs = rounded(lhs), rounded(rhs)
+    return ORIGINAL_DOT(lhs, rhs, dimension_numbers, precision=precision,
                         preferred_element_type=preferred_element_type)
+
+
+def conv_tpu(lhs, rhs, *args, precision=None, preferred_element_type=None, **kwargs):
+    """A convolution as a TPU computes it, rounded at DEFAULT as for dot_general."""
+    precision = run_precision(precision)
+    if precision == jax.lax.Precision.DEFAULT:
+        lhs, rhs = rounded(lhs), rounded(rhs)
+    return ORIGINAL_CONV(lhs, rhs, *args, precision=precision,
+                         preferred_element_type=preferred_element_type, **kwargs)
 
 
 ORIGINAL_DOT = lax_internal.dot_general
 ORIGINAL_CONV = conv_internal.conv_general_dilated
 
 
-def conv_bf16(lhs, rhs, *args, precision=None, preferred_element_type=None, **kwargs):
-    """A convolution as a TPU computes it at DEFAULT: operands rounded to bf16 as for dot_general."""
-    def rounded(v):
-        v = jnp.asarray(v)
-        return v.astype(jnp.bfloat16).astype(jnp.float32) if v.dtype == jnp.float32 else v
-    return ORIGINAL_CONV(rounded(lhs), rounded(rhs), *args, precision=jax.lax.Precision.HIGHEST,
-                         preferred_element_type=preferred_element_type, **kwargs)
-
-
 def run(source, default_precision):
+    global RUN_AT_DEFAULT
     out = io.StringIO()
     error = None
-    lax_internal.dot_general = dot_general_bf16 if default_precision else ORIGINAL_DOT
-    conv_internal.conv_general_dilated = conv_bf16 if default_precision else ORIGINAL_CONV
-    jax.lax.conv_general_dilated = conv_internal.conv_general_dilated
-    # A jitted function traced in the other run must be traced again with this dot_general.
+    RUN_AT_DEFAULT = default_precision
+    lax_internal.dot_general = dot_general_tpu
+    conv_internal.conv_general_dilated = jax.lax.conv_general_dilated = conv_tpu
+    # A jitted function traced in the other run must be traced again with the other default.
     jax.clear_caches()
-    with jax.default_matmul_precision("highest"), contextlib.redirect_stdout(out):
+    # No default_matmul_precision context: JAX's grad rules would pass its precision on
+    # explicitly, indistinguishable from a program's own `precision=`.
+    with contextlib.redirect_stdout(out):
         try:
             exec(compile(source, "<script>", "exec"), {"__name__": "__main__"})
         except Exception as e:  # noqa: BLE001 - recorded as the expected error

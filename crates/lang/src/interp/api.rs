@@ -2,7 +2,7 @@
 //! `jaxlite::numpy` (so every one of them traces, differentiates and batches).
 
 use super::builtins::{arity, no_more_kwargs, take_kwarg};
-use super::jax::{axes_arg, int_arg};
+use super::jax::{axes_arg, int_arg, precision_arg};
 use super::value::Value;
 use super::{err, Interp, R};
 use jaxlite::numpy::{self as jnp, Reduction};
@@ -368,6 +368,7 @@ impl Interp<'_> {
                 "tensordot" => {
                     let (a, b) = (arg(0, "a"), arg(1, "b"));
                     let axes = arg(2, "axes");
+                    let precision = precision_arg(take_kwarg(&mut kwargs, "precision"))?;
                     no_more_kwargs(name, &kwargs)?;
                     let (Some(a), Some(b)) = (a, b) else { return err("tensordot() needs a and b") };
                     let (a, b) = (self.to_tensor(&a)?, self.to_tensor(&b)?);
@@ -412,8 +413,7 @@ impl Interp<'_> {
                         jaxlite::dtype::promote(a.aval().dtype, a.aval().weak_type, b.aval().dtype, b.aval().weak_type);
                     let a = jnp::astype(self.ctx, &a, dtype).await?;
                     let b = jnp::astype(self.ctx, &b, dtype).await?;
-                    let prim =
-                        jaxlite::Primitive::DotGeneral { dims, precision: None, preferred_element_type: Some(dtype) };
+                    let prim = jaxlite::Primitive::DotGeneral { dims, precision, preferred_element_type: Some(dtype) };
                     jnp::apply(self.ctx, prim, &[a, b]).await?
                 }
                 // The lower (upper) triangle of the last two axes, the rest zero: a constant mask
@@ -494,6 +494,7 @@ impl Interp<'_> {
                 None => false,
             };
             let ddof = take_kwarg(&mut kwargs, "ddof");
+            let precision = if name == "einsum" { precision_arg(take_kwarg(&mut kwargs, "precision"))? } else { None };
             no_more_kwargs(name, &kwargs)?;
             let unary = match name {
                 "sin" => Some(UnaryOp::Sin),
@@ -546,7 +547,7 @@ impl Interp<'_> {
                         return err("einsum expects a subscripts string first ('ij,jk->ik')");
                     };
                     let operands: Vec<Tensor> = args[1..].iter().map(|a| self.to_tensor(a)).collect::<R<_>>()?;
-                    jnp::einsum(self.ctx, spec, &operands, None).await?
+                    jnp::einsum(self.ctx, spec, &operands, precision).await?
                 }
                 "broadcast_to" => {
                     arity(name, &args, 2, 2)?;
@@ -916,7 +917,7 @@ impl Interp<'_> {
                         if general { [arg(4, "lhs_dilation"), arg(5, "rhs_dilation")] } else { [None, None] };
                     let numbers = if general { arg(6, "dimension_numbers") } else { None };
                     let groups = if general { arg(7, "feature_group_count") } else { None };
-                    let _ = take_kwarg(&mut kwargs, "precision");
+                    let precision = precision_arg(take_kwarg(&mut kwargs, "precision"))?;
                     no_more_kwargs(name, &kwargs)?;
                     let (Some(lhs), Some(rhs), Some(strides), Some(padding)) = (lhs, rhs, strides, padding) else {
                         return err(format!("{name}() needs lhs, rhs, window_strides and padding"));
@@ -972,7 +973,7 @@ impl Interp<'_> {
                         return err(format!("{name}: dimension_numbers must be three strings"));
                     };
                     let (x, w) = (self.to_tensor(&lhs)?, self.to_tensor(&rhs)?);
-                    let y = jnp::conv(self.ctx, &x, &w, &strides, &padding, [a, b, c], None).await?;
+                    let y = jnp::conv(self.ctx, &x, &w, &strides, &padding, [a, b, c], precision).await?;
                     return Ok(Value::Array(y));
                 }
                 "cond" => {

@@ -182,6 +182,7 @@ pub fn import_module(name: &str) -> R<ModuleId> {
         "jax.numpy" => ModuleId::Numpy,
         "jax.nn" => ModuleId::Nn,
         "jax.random" => ModuleId::Random,
+        "jax.lax" => ModuleId::Lax,
         "math" => ModuleId::Math,
         "functools" => ModuleId::Functools,
         "numpy" => return err("numpy is not available in the playground; use jax.numpy"),
@@ -238,7 +239,12 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
         },
         ModuleId::Lax => match find(LAX_FUNCTIONS, name) {
             Some(f) => Ok(Value::native(Native::Lax(f))),
+            None if name == "Precision" => Ok(Value::Module(ModuleId::Precision)),
             None => Err(missing("jax.lax")),
+        },
+        ModuleId::Precision => match name {
+            "DEFAULT" | "HIGH" | "HIGHEST" => Ok(Value::str(name)),
+            _ => Err(RtError::new(format!("type object 'Precision' has no attribute '{name}'"))),
         },
         ModuleId::Random => match find(super::random::RANDOM_FUNCTIONS, name) {
             Some(f) => Ok(Value::native(Native::Random(f))),
@@ -367,6 +373,27 @@ pub(super) fn dtype_arg(v: &Value) -> R<DType> {
             _ => Err(unsupported(&repr(v))),
         },
         _ => Err(unsupported(&repr(v))),
+    }
+}
+
+/// A `precision=` argument: absent or None for the configured default, else a
+/// `jax.lax.Precision` member or its name (`"highest"`, `"bfloat16_3x"`, …), or a pair of them
+/// (one per operand) when both are the same.
+pub(super) fn precision_arg(v: Option<Value>) -> R<Option<Precision>> {
+    let one = |v: &Value| match v {
+        Value::None => Ok(None),
+        Value::Str(s) => Precision::parse(&s.to_lowercase())
+            .map(Some)
+            .ok_or_else(|| RtError::new(format!("unknown matmul precision {}", repr(v)))),
+        _ => err(format!("precision must be a jax.lax.Precision, a string or None, got {}", v.type_name())),
+    };
+    match v {
+        None => Ok(None),
+        Some(Value::Tuple(pair)) if pair.len() == 2 => match (one(&pair[0])?, one(&pair[1])?) {
+            (a, b) if a == b => Ok(a),
+            _ => err("a different precision for each operand is not supported by the playground"),
+        },
+        Some(v) => one(&v),
     }
 }
 
@@ -1025,10 +1052,14 @@ impl Interp<'_> {
                 _ => None,
             };
             if let Some(op) = binary_op {
+                let precision = if op == BinOp::MatMul { take_kwarg(&mut kwargs, "precision") } else { None };
                 no_more_kwargs(name, &kwargs)?;
                 arity(name, &args, 2, 2)?;
-                let (a, b) = (Value::Array(self.to_tensor(&args[0])?), Value::Array(self.to_tensor(&args[1])?));
-                return self.array_binary(op, &a, &b).await;
+                let (x, y) = (self.to_tensor(&args[0])?, self.to_tensor(&args[1])?);
+                if op == BinOp::MatMul {
+                    return Ok(Value::Array(jnp::matmul(self.ctx, &x, &y, precision_arg(precision)?).await?));
+                }
+                return self.array_binary(op, &Value::Array(x), &Value::Array(y)).await;
             }
             let axis = if matches!(name, "sum" | "max" | "mean" | "transpose") {
                 take_kwarg(&mut kwargs, if name == "transpose" { "axes" } else { "axis" })
@@ -1037,6 +1068,7 @@ impl Interp<'_> {
             };
             let keep = if matches!(name, "sum" | "max" | "mean") { take_kwarg(&mut kwargs, "keepdims") } else { None };
             let fill = if name == "full" { take_kwarg(&mut kwargs, "fill_value") } else { None };
+            let precision = if name == "dot" { take_kwarg(&mut kwargs, "precision") } else { None };
             no_more_kwargs(name, &kwargs)?;
             let creation = |shape: Vec<usize>, value: f64, dtype: DType| Value::array(jnp::full(&shape, value, dtype));
             match name {
@@ -1105,8 +1137,10 @@ impl Interp<'_> {
                 "dot" => {
                     arity(name, &args, 2, 2)?;
                     let (x, y) = (self.to_tensor(&args[0])?, self.to_tensor(&args[1])?);
-                    let op = if x.aval().rank() == 0 || y.aval().rank() == 0 { BinOp::Mul } else { BinOp::MatMul };
-                    self.array_binary(op, &Value::Array(x), &Value::Array(y)).await
+                    if x.aval().rank() == 0 || y.aval().rank() == 0 {
+                        return self.array_binary(BinOp::Mul, &Value::Array(x), &Value::Array(y)).await;
+                    }
+                    Ok(Value::Array(jnp::matmul(self.ctx, &x, &y, precision_arg(precision)?).await?))
                 }
                 "reshape" => {
                     arity(name, &args, 2, 2)?;

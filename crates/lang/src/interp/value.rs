@@ -114,6 +114,8 @@ pub enum ModuleId {
     Functools,
     /// `jax.config`
     Config,
+    /// `jax.lax.Precision`, the enum of matmul precisions (its members are their names).
+    Precision,
 }
 
 impl ModuleId {
@@ -127,6 +129,7 @@ impl ModuleId {
             ModuleId::Math => "math",
             ModuleId::Functools => "functools",
             ModuleId::Config => "jax.config",
+            ModuleId::Precision => "jax.lax.Precision",
         }
     }
 }
