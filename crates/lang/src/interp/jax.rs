@@ -150,9 +150,7 @@ const JAX_MISSING: &[&str] = &[
     "pmap",
     "checkpoint",
     "remat",
-    "tree_util",
     "tree_map",
-    "tree",
     "device_put",
     "devices",
     "scipy",
@@ -183,6 +181,8 @@ pub fn import_module(name: &str) -> R<ModuleId> {
         "jax.nn" => ModuleId::Nn,
         "jax.random" => ModuleId::Random,
         "jax.lax" => ModuleId::Lax,
+        "jax.tree_util" => ModuleId::TreeUtil,
+        "jax.tree" => ModuleId::Tree,
         "math" => ModuleId::Math,
         "functools" => ModuleId::Functools,
         "numpy" => return err("numpy is not available in the playground; use jax.numpy"),
@@ -214,6 +214,8 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             "config" => Ok(Value::Module(ModuleId::Config)),
             "lax" => Ok(Value::Module(ModuleId::Lax)),
             "random" => Ok(Value::Module(ModuleId::Random)),
+            "tree_util" => Ok(Value::Module(ModuleId::TreeUtil)),
+            "tree" => Ok(Value::Module(ModuleId::Tree)),
             _ if find(JAX_FUNCTIONS, name).is_some() => {
                 Ok(Value::native(Native::Jax(find(JAX_FUNCTIONS, name).unwrap_or("jit"))))
             }
@@ -241,6 +243,16 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             Some(f) => Ok(Value::native(Native::Lax(f))),
             None if name == "Precision" => Ok(Value::Module(ModuleId::Precision)),
             None => Err(missing("jax.lax")),
+        },
+        ModuleId::TreeUtil => match name {
+            "tree_map" => Ok(Value::native(Native::Jax("tree_map"))),
+            "tree_leaves" => Ok(Value::native(Native::Jax("tree_leaves"))),
+            _ => Err(missing("jax.tree_util")),
+        },
+        ModuleId::Tree => match name {
+            "map" => Ok(Value::native(Native::Jax("tree_map"))),
+            "leaves" => Ok(Value::native(Native::Jax("tree_leaves"))),
+            _ => Err(missing("jax.tree")),
         },
         ModuleId::Precision => match name {
             "DEFAULT" | "HIGH" | "HIGHEST" => Ok(Value::str(name)),
@@ -305,20 +317,66 @@ impl Tree {
 
     /// Rebuilds the structure with `leaves` in order.
     pub(super) fn unflatten(&self, leaves: &mut impl Iterator<Item = Tensor>) -> Value {
+        self.unflatten_values(&mut leaves.map(Value::Array))
+    }
+
+    /// Rebuilds the structure with any values as its leaves (`jax.tree.map`).
+    pub(super) fn unflatten_values(&self, leaves: &mut impl Iterator<Item = Value>) -> Value {
         match self {
-            Tree::Leaf => leaves.next().map_or(Value::None, Value::Array),
+            Tree::Leaf => leaves.next().unwrap_or(Value::None),
             Tree::None => Value::None,
-            Tree::List(items) => Value::list(items.iter().map(|t| t.unflatten(leaves)).collect()),
-            Tree::Tuple(items) => Value::tuple(items.iter().map(|t| t.unflatten(leaves)).collect()),
+            Tree::List(items) => Value::list(items.iter().map(|t| t.unflatten_values(leaves)).collect()),
+            Tree::Tuple(items) => Value::tuple(items.iter().map(|t| t.unflatten_values(leaves)).collect()),
             Tree::Dict(items) => {
                 let mut d = super::value::Dict::default();
                 for (k, t) in items {
-                    d.entries.push((k.clone(), t.unflatten(leaves)));
+                    d.entries.push((k.clone(), t.unflatten_values(leaves)));
                 }
                 Value::Dict(Rc::new(RefCell::new(d)))
             }
         }
     }
+
+    /// Splits a pytree into its structure and its leaves, which may be any values: lists,
+    /// tuples and dicts are nodes, None an empty node, everything else a leaf.
+    pub(super) fn of_values(v: &Value, leaves: &mut Vec<Value>, depth: usize) -> R<Tree> {
+        if depth > 32 {
+            return err("pytree nested too deeply");
+        }
+        Ok(match v {
+            Value::None => Tree::None,
+            Value::List(l) => {
+                Tree::List(l.borrow().iter().map(|i| Tree::of_values(i, leaves, depth + 1)).collect::<R<_>>()?)
+            }
+            Value::Tuple(t) => Tree::Tuple(t.iter().map(|i| Tree::of_values(i, leaves, depth + 1)).collect::<R<_>>()?),
+            Value::Dict(d) => Tree::Dict(
+                sorted_entries(&d.borrow())
+                    .into_iter()
+                    .map(|(k, v)| Ok((k, Tree::of_values(&v, leaves, depth + 1)?)))
+                    .collect::<R<_>>()?,
+            ),
+            _ => {
+                leaves.push(v.clone());
+                Tree::Leaf
+            }
+        })
+    }
+}
+
+/// A dict's entries in pytree order: JAX flattens a dict by its sorted keys (and rebuilds it
+/// in that order), so `grad` of a dict of parameters prints `{'b': …, 'w': …}`. Keys of mixed
+/// types, which Python cannot sort, keep their insertion order.
+pub(super) fn sorted_entries(d: &super::value::Dict) -> Vec<(Value, Value)> {
+    let mut entries = d.entries.clone();
+    if entries.iter().all(|(k, _)| matches!(k, Value::Str(_))) {
+        entries.sort_by(|(a, _), (b, _)| match (a, b) {
+            (Value::Str(a), Value::Str(b)) => a.cmp(b),
+            _ => std::cmp::Ordering::Equal,
+        });
+    } else if entries.iter().all(|(k, _)| matches!(k, Value::Int(_))) {
+        entries.sort_by_key(|(k, _)| if let Value::Int(i) = k { *i } else { 0 });
+    }
+    entries
 }
 
 pub(super) fn function_name(f: &Value) -> String {
@@ -1198,6 +1256,50 @@ impl Interp<'_> {
                     let jitted = Jitted { func: args[0].clone(), static_argnums, cache: RefCell::new(HashMap::new()) };
                     Ok(Value::native(Native::Jitted(jitted)))
                 }
+                // f applied leaf by leaf to trees of one structure; the result has that structure.
+                "tree_map" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    arity("tree_map", &args, 2, usize::MAX)?;
+                    let mut args = args.into_iter();
+                    let f = args.next().unwrap_or(Value::None);
+                    let mut columns = Vec::new();
+                    let mut structure: Option<(Tree, String)> = None;
+                    for tree in args {
+                        let mut leaves = Vec::new();
+                        let t = Tree::of_values(&tree, &mut leaves, 0)?;
+                        let mut key = String::new();
+                        t.key(&mut key);
+                        match &structure {
+                            None => structure = Some((t, key)),
+                            Some((_, first)) if *first != key => {
+                                let shown = |k: &str| {
+                                    k.replace('*', "leaf").replace(",]", "]").replace(",)", ")").replace(",}", "}")
+                                };
+                                return err(format!(
+                                    "tree_map: pytree structure error: the trees differ ({} and {})",
+                                    shown(first),
+                                    shown(&key)
+                                ));
+                            }
+                            Some(_) => {}
+                        }
+                        columns.push(leaves);
+                    }
+                    let (tree, _) = structure.unwrap_or((Tree::None, String::new()));
+                    let mut results = Vec::new();
+                    for i in 0..columns[0].len() {
+                        let leaf_args = columns.iter().map(|c| c[i].clone()).collect();
+                        results.push(self.call(f.clone(), leaf_args, vec![]).await?);
+                    }
+                    Ok(tree.unflatten_values(&mut results.into_iter()))
+                }
+                "tree_leaves" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    arity("tree_leaves", &args, 1, 1)?;
+                    let mut leaves = Vec::new();
+                    Tree::of_values(&args[0], &mut leaves, 0)?;
+                    Ok(Value::list(leaves))
+                }
                 "make_jaxpr" => {
                     no_more_kwargs(name, &kwargs)?;
                     arity(name, &args, 1, 1)?;
@@ -1255,8 +1357,7 @@ impl Interp<'_> {
             Value::List(l) => Tree::List(l.borrow().iter().map(|i| self.flatten(i, leaves, depth + 1)).collect::<R<_>>()?),
             Value::Tuple(t) => Tree::Tuple(t.iter().map(|i| self.flatten(i, leaves, depth + 1)).collect::<R<_>>()?),
             Value::Dict(d) => Tree::Dict(
-                d.borrow()
-                    .entries
+                sorted_entries(&d.borrow())
                     .iter()
                     .map(|(k, v)| Ok((k.clone(), self.flatten(v, leaves, depth + 1)?)))
                     .collect::<R<_>>()?,

@@ -116,6 +116,10 @@ pub enum ModuleId {
     Config,
     /// `jax.lax.Precision`, the enum of matmul precisions (its members are their names).
     Precision,
+    /// `jax.tree_util`
+    TreeUtil,
+    /// `jax.tree`, the newer names for the same functions
+    Tree,
 }
 
 impl ModuleId {
@@ -130,6 +134,8 @@ impl ModuleId {
             ModuleId::Functools => "functools",
             ModuleId::Config => "jax.config",
             ModuleId::Precision => "jax.lax.Precision",
+            ModuleId::TreeUtil => "jax.tree_util",
+            ModuleId::Tree => "jax.tree",
         }
     }
 }
