@@ -128,6 +128,8 @@ def shadow():
     x = 1
     return x
 print(shadow(), x, (lambda a, b=2: a * b)(4), max([1, 5, 3], key=lambda v: -v))
+import math
+print(math.prod((2, 3, 4)), math.prod([1.5, 2]), math.prod([], start=7), math.floor(2.5))
 "#,
         expect![[r#"
             7 [1, 10, 2, 20] {0: 0, 1: 1, 2: 4}
@@ -135,6 +137,7 @@ print(shadow(), x, (lambda a, b=2: a * b)(4), max([1, 5, 3], key=lambda v: -v))
             0:   tpu 1.000 003
             2:   xla 0.667 002
             1 10 8 1
+            24 3.0 7 2
         "#]],
     );
 }

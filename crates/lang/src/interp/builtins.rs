@@ -42,7 +42,7 @@ pub fn lookup(name: &str) -> Option<Value> {
 }
 
 const MATH_FUNCTIONS: &[&str] =
-    &["sqrt", "exp", "log", "tanh", "cos", "sin", "floor", "ceil", "fabs", "isnan", "isinf", "isfinite"];
+    &["sqrt", "exp", "log", "tanh", "cos", "sin", "floor", "ceil", "fabs", "isnan", "isinf", "isfinite", "prod"];
 
 pub fn math_attr(name: &str) -> R<Value> {
     Ok(match name {
@@ -87,6 +87,9 @@ pub fn arity(func: &str, args: &[Value], min: usize, max: usize) -> R<()> {
 }
 
 pub fn call_math(name: &str, args: &[Value], kwargs: &[(String, Value)]) -> R<Value> {
+    if name == "prod" {
+        return math_prod(args, kwargs);
+    }
     no_more_kwargs(name, kwargs)?;
     let max_args = if name == "log" { 2 } else { 1 };
     arity(name, args, 1, max_args)?;
@@ -116,6 +119,30 @@ pub fn call_math(name: &str, args: &[Value], kwargs: &[(String, Value)]) -> R<Va
         "isfinite" => Value::Bool(x.is_finite()),
         _ => Value::Int(float_to_int(if name == "floor" { x.floor() } else { x.ceil() })?),
     })
+}
+
+/// `math.prod(iterable, start=1)` of a list or tuple of numbers (`math.prod(x.shape)`): ints
+/// stay ints (an error past 64 bits, where Python would go on), any float makes it a float.
+fn math_prod(args: &[Value], kwargs: &[(String, Value)]) -> R<Value> {
+    let mut kwargs = kwargs.to_vec();
+    let start = take_kwarg(&mut kwargs, "start").unwrap_or(Value::Int(1));
+    no_more_kwargs("prod", &kwargs)?;
+    arity("prod", args, 1, 1)?;
+    let items: Vec<Value> = match &args[0] {
+        Value::List(l) => l.borrow().clone(),
+        Value::Tuple(t) => t.to_vec(),
+        other => return err(format!("'{}' object is not iterable", other.type_name())),
+    };
+    let mut acc = start;
+    for item in &items {
+        acc = match (&acc, item) {
+            (Value::Int(a), Value::Int(b)) => Value::Int(a.checked_mul(*b).ok_or_else(|| {
+                RtError::new("math.prod: the product is too large for the playground's 64-bit integers")
+            })?),
+            _ => Value::Float(number(&acc, "prod")? * number(item, "prod")?),
+        };
+    }
+    Ok(acc)
 }
 
 /// A Python number (or a concrete one-element array) as f64.
