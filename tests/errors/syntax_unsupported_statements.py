@@ -5,7 +5,5 @@ try:
     x = 1
 except Exception:
     pass
-with open("f") as fh:
-    pass
 assert 1 == 1
 del x

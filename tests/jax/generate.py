@@ -225,6 +225,7 @@ program("creation_and_splits", "print(jnp.linspace(0.0, 1.0, 7), jnp.linspace(-2
 program("tril_triu", "x = jnp.arange(1.0, 13.0).reshape(3, 4)\nprint(jnp.tril(x), jnp.triu(x, k=1), jnp.tril(x, -1))\nprint(jnp.triu(jnp.arange(18, dtype=jnp.int32).reshape(2, 3, 3), 1))\nprint(jax.jit(lambda v: jnp.tril(v) @ jnp.triu(v).T)(x))\nprint(jax.grad(lambda v: jnp.sum(jnp.triu(v, -1) ** 2))(x))\n")
 program("precision_kwarg", "a = jnp.array([[1.001, 2.003], [0.3337, -1.1113]])\nb = jnp.array([[1.0009, 0.5], [3.14159, 2.71828]])\nprint(jnp.matmul(a, b, precision=jax.lax.Precision.HIGHEST), jnp.dot(a, b, precision='highest'))\nprint(jnp.matmul(a, b, precision=jax.lax.Precision.DEFAULT), jnp.einsum('ij,jk->ik', a, b, precision=jax.lax.Precision.HIGHEST))\nprint(jax.jit(lambda u, v: jnp.tensordot(u, v, axes=1, precision=(jax.lax.Precision.HIGHEST, jax.lax.Precision.HIGHEST)))(a, b))\nprint(jax.grad(lambda u: jnp.sum(jnp.dot(u, b, precision=jax.lax.Precision.HIGHEST) ** 2))(a))\n")
 program("tree_map", "params = {'w': jnp.arange(4.0).reshape(2, 2), 'b': jnp.ones(2)}\ngrads = jax.grad(lambda p: jnp.sum(jnp.tanh(jnp.array([0.5, -1.0]) @ p['w'] + p['b'])))(params)\nprint(grads)\nprint(jax.tree_util.tree_map(lambda p, g: p - 0.1 * g, params, grads))\nprint(jax.tree.map(lambda a, b: a * b, {'z': 2, 'a': (3.0, None)}, {'z': 5, 'a': (0.5, None)}))\nprint(jax.tree.leaves([params, 7, None]))\n")
+program("with_matmul_precision", "a = jnp.array([[1.001, 2.003], [0.3337, -1.1113]])\nf = jax.jit(lambda u: u @ u)\nwith jax.default_matmul_precision('float32') as p:\n    print(a @ a, f(a), p)\nprint(a @ a, f(a))\ndef g():\n    with jax.default_matmul_precision('bfloat16'):\n        return jnp.dot(a, a)\nprint(g(), a @ a)\n")
 program("tensordot", "a = jnp.arange(24.0).reshape(2, 3, 4)\nb = jnp.arange(12.0).reshape(4, 3)\nprint(jnp.tensordot(a, b, axes=1))\nprint(jax.jit(lambda u, v: jnp.tensordot(u, v, axes=([1, 2], [1, 0])))(a, b))\n")
 
 # jax.random: keys, splits and draws (on the host in the playground, bit for bit).
@@ -258,8 +259,14 @@ def run_precision(precision):
     if isinstance(precision, tuple):
         precision = precision[0]
     if precision is None:
+        # A program's own `with jax.default_matmul_precision(...)` or config.update.
+        precision = jax.config.jax_default_matmul_precision
+    if precision is None:
         return jax.lax.Precision.DEFAULT if RUN_AT_DEFAULT else jax.lax.Precision.HIGHEST
-    return jax.lax.Precision(str(precision).lower())
+    aliases = {"bfloat16": "default", "fastest": "default", "bfloat16_3x": "high",
+               "tensorfloat32": "high", "float32": "highest"}
+    name = str(precision).lower()
+    return jax.lax.Precision(aliases.get(name, name))
 
 
 def rounded(v):
@@ -309,6 +316,7 @@ def run(source, default_precision):
             error = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
     lax_internal.dot_general = ORIGINAL_DOT
     conv_internal.conv_general_dilated = jax.lax.conv_general_dilated = ORIGINAL_CONV
+    jax.config.update("jax_default_matmul_precision", None)
     return out.getvalue(), error
 
 

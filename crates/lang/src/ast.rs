@@ -50,6 +50,12 @@ pub enum StmtKind {
         cond: Expr,
         body: Vec<Stmt>,
     },
+    /// `with context [as target]:` (one context manager).
+    With {
+        context: Expr,
+        target: Option<Expr>,
+        body: Vec<Stmt>,
+    },
     Def(Rc<FuncDef>),
     Return(Option<Expr>),
     Break,
@@ -382,6 +388,14 @@ impl Stmt {
                 block(out, body);
                 writeln!(out, "{pad})")
             }
+            StmtKind::With { context, target, body } => {
+                let _ = match target {
+                    Some(t) => writeln!(out, "{pad}(with {context} as {t}"),
+                    None => writeln!(out, "{pad}(with {context}"),
+                };
+                block(out, body);
+                writeln!(out, "{pad})")
+            }
             StmtKind::Def(def) => {
                 for d in &def.decorators {
                     let _ = writeln!(out, "{pad}@{d}");
@@ -444,6 +458,12 @@ pub fn bound_names(body: &[Stmt], out: &mut Vec<String>) {
                 bound_names(orelse, out);
             }
             StmtKind::While { body, .. } => bound_names(body, out),
+            StmtKind::With { target: t, body, .. } => {
+                if let Some(t) = t {
+                    target(t, out);
+                }
+                bound_names(body, out);
+            }
             StmtKind::Def(def) => add(&def.name, out),
             StmtKind::Import { module, alias } => {
                 add(alias.as_deref().unwrap_or(module.split('.').next().unwrap_or(module)), out)

@@ -281,7 +281,19 @@ impl Parser {
                 }
                 Ok(())
             }
-            Tok::Keyword(kw @ ("class" | "with" | "del" | "global" | "nonlocal" | "raise" | "assert" | "yield")) => {
+            Tok::Keyword("with") => {
+                self.advance();
+                let context = self.test()?;
+                if self.at_op(",") {
+                    return Err(self.unexpected("':' ('with' takes one context manager in the playground)"));
+                }
+                let target = if self.eat_kw("as") { Some(self.target_list()?) } else { None };
+                self.expect_op(":", "after the context manager of 'with'")?;
+                let body = self.block("with")?;
+                out.push(Stmt { span, kind: StmtKind::With { context, target, body } });
+                Ok(())
+            }
+            Tok::Keyword(kw @ ("class" | "del" | "global" | "nonlocal" | "raise" | "assert" | "yield")) => {
                 Err(error(span, format!("'{kw}' statements are not supported by the playground yet")))
             }
             Tok::Keyword(kw @ ("else" | "elif")) => Err(error(span, format!("'{kw}' without a matching 'if'"))),
@@ -1089,7 +1101,7 @@ mod tests {
     #[test]
     fn statements_and_collections() {
         check(
-            "from jax import grad, jit as J\nfor i, (a, b) in enumerate(zip(xs, ys)):\n    if a: continue\n    elif b:\n        break\n    else:\n        pass\nwhile n > 0: n -= 1\nd = {k: v for k, v in d.items() if v}\ny = [x * 2 for x in range(3)][1:][::2]\nz = x[:, 0], x[None, ...], f'{a:.3f} and {b}!'\ndef g(a, b=2, *rest):\n    return\n",
+            "from jax import grad, jit as J\nfor i, (a, b) in enumerate(zip(xs, ys)):\n    if a: continue\n    elif b:\n        break\n    else:\n        pass\nwhile n > 0: n -= 1\nwith jax.default_matmul_precision('highest') as p:\n    y = a @ b\nwith s: pass\nd = {k: v for k, v in d.items() if v}\ny = [x * 2 for x in range(3)][1:][::2]\nz = x[:, 0], x[None, ...], f'{a:.3f} and {b}!'\ndef g(a, b=2, *rest):\n    return\n",
             expect![[r#"
                 (from jax import grad, jit as J)
                 (for (tuple i (tuple a b)) in (call enumerate (call zip xs ys))
@@ -1105,6 +1117,12 @@ mod tests {
                 )
                 (while (cmp n > 0)
                   (-= n 1)
+                )
+                (with (call jax.default_matmul_precision "highest") as p
+                  (= y (@ a b))
+                )
+                (with s
+                  pass
                 )
                 (= d (dictcomp k: v for (tuple k v) in (call d.items) if v))
                 (= y (index (index (listcomp (* x 2) for x in (call range 3)) (slice 1 _ _)) (slice _ _ 2)))

@@ -33,6 +33,7 @@ impl Interp<'_> {
                 StmtKind::AugAssign { target, op, value } => self.aug_assign(target, *op, value, env).await,
                 StmtKind::If { cond, body, orelse } => self.exec_if(cond, body, orelse, env).await,
                 StmtKind::While { cond, body } => self.exec_while(cond, body, env).await,
+                StmtKind::With { context, target, body } => self.exec_with(context, target.as_ref(), body, env).await,
                 StmtKind::For { target, iter, body } => self.exec_for(target, iter, body, env).await,
                 StmtKind::Def(def) => self.exec_def(def, env).await,
                 StmtKind::Return(Some(e)) => self.eval(e, env).await.map(Flow::Return),
@@ -67,6 +68,41 @@ impl Interp<'_> {
             let c = self.eval(cond, env).await?;
             let branch = if self.truthy(&c).map_err(|e| e.at(cond.span))? { body } else { orelse };
             self.exec_block(branch, env).await
+        })
+    }
+
+    /// `with jax.default_matmul_precision(name):`, the one context manager there is: the
+    /// precision holds for the body and is restored after it, however the body ends.
+    fn exec_with<'a>(
+        &'a mut self,
+        context: &'a Expr,
+        target: Option<&'a Expr>,
+        body: &'a [Stmt],
+        env: &'a Env,
+    ) -> LocalFuture<'a, R<Flow>> {
+        Box::pin(async move {
+            let manager = self.eval(context, env).await?;
+            let precision = match &manager {
+                Value::Native(n) => match &**n {
+                    super::value::Native::PrecisionScope(p) => Some(*p),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let Some(precision) = precision else {
+                return Err(RtError::new(format!(
+                    "'{}' object does not support the context manager protocol",
+                    manager.type_name()
+                ))
+                .at(context.span));
+            };
+            if let Some(t) = target {
+                self.assign(t, Value::None, env).await?;
+            }
+            let saved = std::mem::replace(&mut self.ctx.default_precision, precision);
+            let flow = self.exec_block(body, env).await;
+            self.ctx.default_precision = saved;
+            flow
         })
     }
 

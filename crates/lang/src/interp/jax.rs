@@ -113,8 +113,20 @@ const JNP_MISSING: &[&str] = &[
 const UNSUPPORTED_DTYPES: &[&str] =
     &["float16", "float64", "int8", "int16", "int64", "uint8", "uint16", "uint32", "uint64", "complex64", "complex128"];
 
-const JAX_FUNCTIONS: &[&str] =
-    &["jit", "make_jaxpr", "Array", "grad", "value_and_grad", "jvp", "vjp", "vmap", "jacfwd", "jacrev", "hessian"];
+const JAX_FUNCTIONS: &[&str] = &[
+    "jit",
+    "make_jaxpr",
+    "Array",
+    "default_matmul_precision",
+    "grad",
+    "value_and_grad",
+    "jvp",
+    "vjp",
+    "vmap",
+    "jacfwd",
+    "jacrev",
+    "hessian",
+];
 
 const LAX_FUNCTIONS: &[&str] = &[
     "scan",
@@ -1292,6 +1304,14 @@ impl Interp<'_> {
                         results.push(self.call(f.clone(), leaf_args, vec![]).await?);
                     }
                     Ok(tree.unflatten_values(&mut results.into_iter()))
+                }
+                "default_matmul_precision" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    arity(name, &args, 1, 1)?;
+                    match precision_arg(Some(args[0].clone()))? {
+                        Some(p) => Ok(Value::native(Native::PrecisionScope(p))),
+                        None => err("default_matmul_precision: expected a precision name such as 'highest'"),
+                    }
                 }
                 "tree_leaves" => {
                     no_more_kwargs(name, &kwargs)?;

@@ -328,6 +328,7 @@ impl<'c> Interp<'c> {
                     builtins::no_more_kwargs("vjp_fun", &kwargs)?;
                     self.call_vjp_fn(f, args).await
                 }
+                Native::PrecisionScope(_) => err("'_GeneratorContextManager' object is not callable"),
             }
         })
     }

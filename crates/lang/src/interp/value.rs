@@ -94,6 +94,8 @@ pub enum Native {
     Vmapped(super::transforms::Vmapped),
     /// The backward function `jax.vjp` returns.
     VjpFn(super::transforms::VjpFn),
+    /// `jax.default_matmul_precision(name)`: a context manager for `with`.
+    PrecisionScope(jaxlite::Precision),
 }
 
 /// `jax.jit(f)`: the function and its compiled programs, keyed by argument types.
@@ -320,6 +322,7 @@ fn native_repr(n: &Native) -> String {
         Native::Transformed(t) => format!("<function {:?} of {}>", t.kind, repr(&t.func)),
         Native::Vmapped(v) => format!("<function vmap of {}>", repr(&v.func)),
         Native::VjpFn(_) => "<function vjp_fun>".to_string(),
+        Native::PrecisionScope(_) => "<contextlib._GeneratorContextManager object>".to_string(),
     }
 }
 
