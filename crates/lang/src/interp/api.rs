@@ -141,6 +141,9 @@ impl Interp<'_> {
         mut kwargs: Vec<(String, Value)>,
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
+            if name == "dot_product_attention" {
+                return self.dot_product_attention(args, kwargs).await;
+            }
             let axis = take_kwarg(&mut kwargs, "axis");
             let approximate = take_kwarg(&mut kwargs, "approximate");
             let num_classes = if name == "one_hot" { take_kwarg(&mut kwargs, "num_classes") } else { None };
@@ -246,6 +249,131 @@ impl Interp<'_> {
                 }
                 _ => return err(format!("jax.nn.{name} is not supported by the playground yet")),
             };
+            Ok(Value::Array(out))
+        })
+    }
+
+    /// `jax.nn.dot_product_attention` as JAX's XLA implementation computes it: logits
+    /// `einsum('BTNH,BSNH->BNTS')` times the scale (1/√H unless given), plus the bias, masked
+    /// to −0.7·f32::MAX where `mask` is false or (`is_causal`) above the diagonal, a softmax
+    /// over S, then `einsum('BNTS,BSNH->BTNH')` with the values. Inputs of rank 3 lack the B axis.
+    fn dot_product_attention(
+        &mut self,
+        args: Vec<Value>,
+        mut kwargs: Vec<(String, Value)>,
+    ) -> LocalFuture<'_, R<Value>> {
+        Box::pin(async move {
+            let name = "dot_product_attention";
+            let mut arg = |i: usize, key: &str| take_kwarg(&mut kwargs, key).or_else(|| args.get(i).cloned());
+            let (q, k, v) = (arg(0, "query"), arg(1, "key"), arg(2, "value"));
+            let (bias, mask) = (arg(3, "bias"), arg(4, "mask"));
+            let scale = take_kwarg(&mut kwargs, "scale");
+            let is_causal = take_kwarg(&mut kwargs, "is_causal");
+            for unsupported in ["query_seq_lengths", "key_value_seq_lengths", "local_window_size"] {
+                if let Some(v) = take_kwarg(&mut kwargs, unsupported) {
+                    if !matches!(v, Value::None) {
+                        return err(format!("{name}: {unsupported} is not supported by the playground yet"));
+                    }
+                }
+            }
+            match take_kwarg(&mut kwargs, "implementation") {
+                None | Some(Value::None) => {}
+                Some(Value::Str(s)) if &*s == "xla" => {}
+                Some(other) => {
+                    return err(format!(
+                        "{name}: the playground has only implementation='xla', got {}",
+                        super::value::repr(&other)
+                    ))
+                }
+            }
+            no_more_kwargs(name, &kwargs)?;
+            let (Some(q), Some(k), Some(v)) = (q, k, v) else {
+                return err(format!("{name}() needs query, key and value"));
+            };
+            let is_causal = match is_causal {
+                Some(c) => self.truthy(&c)?,
+                None => false,
+            };
+            let (mut q, mut k, mut v) = (self.to_tensor(&q)?, self.to_tensor(&k)?, self.to_tensor(&v)?);
+            let rank = q.aval().rank();
+            if !(rank == 3 || rank == 4) || k.aval().rank() != rank || v.aval().rank() != rank {
+                return err(format!(
+                    "{name}: query, key and value must all be (B, T, N, H) or (T, N, H), got {}, {} and {}",
+                    jnp::shape_str(&q.aval().shape),
+                    jnp::shape_str(&k.aval().shape),
+                    jnp::shape_str(&v.aval().shape)
+                ));
+            }
+            if rank == 3 {
+                for t in [&mut q, &mut k, &mut v] {
+                    let shape: Vec<i64> = std::iter::once(1).chain(t.aval().shape.iter().map(|&d| d as i64)).collect();
+                    *t = jnp::reshape(self.ctx, t, &shape).await?;
+                }
+            }
+            let (qs, ks, vs) = (q.aval().shape.clone(), k.aval().shape.clone(), v.aval().shape.clone());
+            if ks != vs || qs[0] != ks[0] || qs[3] != ks[3] {
+                return err(format!(
+                    "{name}: key and value must have equal shapes, with query's batch and head size (query {}, key {}, value {})",
+                    jnp::shape_str(&qs),
+                    jnp::shape_str(&ks),
+                    jnp::shape_str(&vs)
+                ));
+            }
+            if qs[2] != ks[2] {
+                return err(format!(
+                    "{name}: {} query heads over {} key/value heads (grouped-query attention) is not supported by the playground yet",
+                    qs[2], ks[2]
+                ));
+            }
+            if [&q, &k, &v].iter().any(|t| t.aval().dtype != DType::F32) {
+                return err(format!(
+                    "{name}: the playground supports float32 inputs only (bfloat16 needs preferred_element_type)"
+                ));
+            }
+            let logits = jnp::einsum(self.ctx, "BTNH,BSNH->BNTS", &[q, k], None).await?;
+            let scale = match scale {
+                None | Some(Value::None) => 1.0 / (qs[3] as f64).sqrt(),
+                Some(s) => super::value::as_f64(&s)
+                    .ok_or_else(|| super::RtError::new(format!("{name}: scale must be a number")))?,
+            };
+            let scale = Tensor::from(Array::from_f32(vec![], vec![scale as f32]));
+            let mut logits = self.bin(BinaryOp::Mul, &logits, &scale).await?;
+            if let Some(b) = bias.filter(|b| !matches!(b, Value::None)) {
+                let b = self.to_tensor(&b)?;
+                logits = self.bin(BinaryOp::Add, &logits, &b).await?;
+                logits = jnp::astype(self.ctx, &logits, DType::F32).await?;
+            }
+            let mask = mask.filter(|m| !matches!(m, Value::None));
+            if mask.is_some() || is_causal {
+                let (t, s) = (qs[1], ks[1]);
+                let mut keep = jnp::astype(self.ctx, &weak(1.0), DType::Bool).await?;
+                if let Some(m) = mask {
+                    let m = self.to_tensor(&m)?;
+                    if m.aval().dtype != DType::Bool {
+                        return err(format!("{name}: mask must be a bool array, got {}", m.aval().dtype.name()));
+                    }
+                    keep = jnp::binary(self.ctx, BinaryOp::And, &keep, &m).await?;
+                }
+                if is_causal {
+                    let causal: Vec<f32> = (0..t * s).map(|e| f32::from(u8::from(e % s <= e / s))).collect();
+                    let causal = Array::from_f32(vec![1, 1, t, s], causal).astype(DType::Bool);
+                    keep = jnp::binary(self.ctx, BinaryOp::And, &keep, &Tensor::from(causal)).await?;
+                }
+                let large_negative = Tensor::from(Array::from_f32(vec![], vec![-0.7 * f32::MAX]));
+                logits = jnp::where_(self.ctx, &keep, &logits, &large_negative).await?;
+            }
+            let last = [-1i64];
+            let m = self.shift_max(&logits, &last).await?;
+            let shifted = self.bin(BinaryOp::Sub, &logits, &m).await?;
+            let e = self.un(UnaryOp::Exp, &shifted).await?;
+            let total = self.sum_axes(&e, &last).await?;
+            let total = self.keepdims(&total, 4, &last).await?;
+            let probs = self.bin(BinaryOp::Div, &e, &total).await?;
+            let mut out = jnp::einsum(self.ctx, "BNTS,BSNH->BTNH", &[probs, v], None).await?;
+            if rank == 3 {
+                let shape: Vec<i64> = out.aval().shape[1..].iter().map(|&d| d as i64).collect();
+                out = jnp::reshape(self.ctx, &out, &shape).await?;
+            }
             Ok(Value::Array(out))
         })
     }

@@ -181,8 +181,19 @@ const JAX_MISSING: &[&str] = &[
     "ensure_compile_time_eval",
 ];
 
-const NN_FUNCTIONS: &[&str] =
-    &["relu", "sigmoid", "gelu", "softplus", "silu", "swish", "softmax", "log_softmax", "logsumexp", "one_hot"];
+const NN_FUNCTIONS: &[&str] = &[
+    "relu",
+    "sigmoid",
+    "gelu",
+    "softplus",
+    "silu",
+    "swish",
+    "softmax",
+    "log_softmax",
+    "logsumexp",
+    "one_hot",
+    "dot_product_attention",
+];
 const NN_MISSING: &[&str] =
     &["elu", "leaky_relu", "initializers", "tanh", "log_sigmoid", "celu", "selu", "glu", "normalize", "standardize"];
 
