@@ -122,7 +122,7 @@ export class CompareView {
       this.setup.textContent = '';
       this.setup.hidden = true;
       this.note.textContent = latest
-        ? 'Run again, say on another machine or precision, to compare the counters with this run.'
+        ? 'Choose another machine or precision (the script runs again), or edit and Run, to compare the counters with this run.'
         : 'Each finished run is kept: run twice to compare the counters side by side.';
       this.note.hidden = false;
       this.table.replaceChildren();

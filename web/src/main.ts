@@ -129,15 +129,38 @@ function setRunning(running: boolean): void {
   if (hadFocus) (running ? stopButton : runButton).focus();
 }
 
+let runsStarted = 0;
+
+/** The choices the results on display were computed with (null when none are on display). */
+let shownSettings: string | null = null;
+
+function settings(): string {
+  return `${backendSelect.value} ${machineSelect.value} ${precisionSelect.value}`;
+}
+
+/**
+ * Changing the machine, precision or backend while results are on display runs the script again
+ * with the new choice, so the counters always describe what the selectors say (and the run
+ * comparison gets the pair to compare). With nothing on display, or a run in progress, the
+ * choice waits for the next Run.
+ */
+function rerunOnChange(): void {
+  shareLink();
+  if (shownSettings !== null && shownSettings !== settings() && !runButton.disabled) void run();
+}
+
 async function run(): Promise<void> {
   if (runButton.disabled) return;
   const source = editor.code;
   const machine = machineSelect.value as Machine;
   const precision = precisionSelect.value as Precision;
+  const chosen = settings();
   // Keep the URL a shareable link to what was run.
   shareLink();
   setRunning(true);
   setStatus('running');
+  // How many runs this page has started: tests tell a re-run that already ended from none.
+  status.dataset.runs = String(++runsStarted);
   editor.showErrors([]);
   problems.show([]);
   // The elapsed time ticks while the engine works (it runs in a worker, so the page can).
@@ -154,6 +177,7 @@ async function run(): Promise<void> {
       setStatus('stopped');
     } else {
       show(result);
+      shownSettings = result.ok ? chosen : null;
       if (result.ok) compare.add(result, source, precision);
       setStatus(result.ok ? 'done' : 'error');
     }
@@ -168,6 +192,7 @@ async function run(): Promise<void> {
 
 /** A stopped run leaves no results: what it printed went with its worker. */
 function showStopped(): void {
+  shownSettings = null;
   output.replaceChildren(quiet(`(stopped after ${elapsed.textContent}; the engine was restarted)`));
   lastRun = null;
   exportCsv.disabled = exportJson.disabled = exportTrace.disabled = true;
@@ -209,6 +234,7 @@ for (const example of EXAMPLES) {
   examplesSelect.append(option);
 }
 examplesSelect.addEventListener('change', () => loadExample(examplesSelect.value));
+for (const select of [machineSelect, precisionSelect, backendSelect]) select.addEventListener('change', rerunOnChange);
 exportTrace.addEventListener('click', () => {
   const trace = lastRun && traceJson(lastRun);
   if (trace) download(exportName('trace', 'json'), trace, 'application/json');
