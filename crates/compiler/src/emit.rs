@@ -607,6 +607,23 @@ impl<'a> Emitter<'a> {
     }
 
     /// The inputs of a kernel over `shape`, with how it reads each.
+    /// DMAs tile `t` of every whole-tile (`Full`) input from HBM, where tiles are `tile` rows of
+    /// `cols`, into VMEM slot `s` of that input (slots `slot` words apart, rows `padded` apart).
+    fn load_full_inputs(
+        &mut self,
+        inputs: &[Input],
+        t: Tile,
+        s: usize,
+        (tile, cols): (u32, u32),
+        (slot, padded): (u32, u32),
+    ) {
+        for input in inputs.iter().filter(|i| i.access == Access::Full) {
+            let src = Block { addr: t.addr(input.hbm, tile * cols), rows: t.rows, cols, stride: cols };
+            let dst = Block { addr: Addr::from(input.vmem + s as u32 * slot), rows: t.rows, cols, stride: padded };
+            self.dma_load(src, dst);
+        }
+    }
+
     fn inputs(&mut self, sources: &[ValueId], shape: &[usize]) -> Result<Vec<Input>, CompileError> {
         sources.iter().map(|&v| self.input(v, shape)).collect()
     }
@@ -677,14 +694,7 @@ impl<'a> Emitter<'a> {
         }
         let results: Vec<u32> = fusion.ops.iter().map(|_| vmem.alloc(2 * slot, "a tile")).collect::<Result<_, _>>()?;
         self.vmem_peak = self.vmem_peak.max(vmem.top);
-        let load = |e: &mut Self, t: Tile, s: usize| {
-            let block =
-                |base: u32| Block { addr: Addr::from(base + s as u32 * slot), rows: t.rows, cols, stride: padded };
-            for input in inputs.iter().filter(|i| i.access == Access::Full) {
-                let src = Block { addr: t.addr(input.hbm, tile * cols), rows: t.rows, cols, stride: cols };
-                e.dma_load(src, block(input.vmem));
-            }
-        };
+        let load = |e: &mut Self, t: Tile, s: usize| e.load_full_inputs(&inputs, t, s, (tile, cols), (slot, padded));
         self.for_tiles((rows / tile, tile, rows % tile), full, load, |e, t, s| {
             let at = |base: u32| Addr::from(base + s as u32 * slot);
             let block = |base: u32| Block { addr: at(base), rows: t.rows, cols, stride: padded };
@@ -788,14 +798,7 @@ impl<'a> Emitter<'a> {
                 b: Operand::Imm(0.0),
             });
         }
-        let load = |e: &mut Self, t: Tile, s: usize| {
-            let block =
-                |base: u32| Block { addr: Addr::from(base + s as u32 * slot), rows: t.rows, cols, stride: padded };
-            for input in inputs.iter().filter(|i| i.access == Access::Full) {
-                let src = Block { addr: t.addr(input.hbm, tile * cols), rows: t.rows, cols, stride: cols };
-                e.dma_load(src, block(input.vmem));
-            }
-        };
+        let load = |e: &mut Self, t: Tile, s: usize| e.load_full_inputs(&inputs, t, s, (tile, cols), (slot, padded));
         self.for_tiles((rows / tile, tile, rows % tile), full, load, |e, t, s| {
             let at = |base: u32| Addr::from(base + s as u32 * slot);
             let block = |base: u32| Block { addr: at(base), rows: t.rows, cols, stride: padded };

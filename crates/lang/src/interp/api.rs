@@ -110,14 +110,31 @@ impl Interp<'_> {
         Box::pin(async move { Ok(jnp::reduce(self.ctx, x, Some(axes), Reduction::Sum).await?) })
     }
 
+    /// The max of `x` over `axes` (its gradient stopped), `x` minus it, that exp, and the exp's
+    /// sum, each with the axes kept: how jax.nn's softmax, log_softmax and logsumexp begin.
+    fn shifted_exp_sum<'a>(&'a mut self, x: &'a Tensor, axes: &'a [i64]) -> LocalFuture<'a, R<[Tensor; 4]>> {
+        Box::pin(async move {
+            let m = self.shift_max(x, axes).await?;
+            let shifted = self.bin(BinaryOp::Sub, x, &m).await?;
+            let e = self.un(UnaryOp::Exp, &shifted).await?;
+            let s = self.sum_axes(&e, axes).await?;
+            let s = self.keepdims(&s, x.aval().rank(), axes).await?;
+            Ok([m, shifted, e, s])
+        })
+    }
+
+    /// `jax.nn.softmax(x, axes)`.
+    fn softmax<'a>(&'a mut self, x: &'a Tensor, axes: &'a [i64]) -> LocalFuture<'a, R<Tensor>> {
+        Box::pin(async move {
+            let [_, _, e, s] = self.shifted_exp_sum(x, axes).await?;
+            self.bin(BinaryOp::Div, &e, &s).await
+        })
+    }
+
     /// `logsumexp(x, axis)`, shifted by the stopped max for stability.
     fn logsumexp<'a>(&'a mut self, x: &'a Tensor, axis: &'a [i64], keep: bool) -> LocalFuture<'a, R<Tensor>> {
         Box::pin(async move {
-            let m = self.shift_max(x, axis).await?;
-            let shifted = self.bin(BinaryOp::Sub, x, &m).await?;
-            let e = self.un(UnaryOp::Exp, &shifted).await?;
-            let s = self.sum_axes(&e, axis).await?;
-            let s = self.keepdims(&s, x.aval().rank(), axis).await?;
+            let [m, _, _, s] = self.shifted_exp_sum(x, axis).await?;
             let l = self.un(UnaryOp::Log, &s).await?;
             let out = self.bin(BinaryOp::Add, &l, &m).await?;
             if keep {
@@ -205,20 +222,9 @@ impl Interp<'_> {
                         self.bin(BinaryOp::Mul, &h, &e).await?
                     }
                 }
-                "softmax" => {
-                    let m = self.shift_max(&x, &axis_vec).await?;
-                    let shifted = self.bin(BinaryOp::Sub, &x, &m).await?;
-                    let e = self.un(UnaryOp::Exp, &shifted).await?;
-                    let s = self.sum_axes(&e, &axis_vec).await?;
-                    let s = self.keepdims(&s, rank, &axis_vec).await?;
-                    self.bin(BinaryOp::Div, &e, &s).await?
-                }
+                "softmax" => self.softmax(&x, &axis_vec).await?,
                 "log_softmax" => {
-                    let m = self.shift_max(&x, &axis_vec).await?;
-                    let shifted = self.bin(BinaryOp::Sub, &x, &m).await?;
-                    let e = self.un(UnaryOp::Exp, &shifted).await?;
-                    let s = self.sum_axes(&e, &axis_vec).await?;
-                    let s = self.keepdims(&s, rank, &axis_vec).await?;
+                    let [_, shifted, _, s] = self.shifted_exp_sum(&x, &axis_vec).await?;
                     let l = self.un(UnaryOp::Log, &s).await?;
                     self.bin(BinaryOp::Sub, &shifted, &l).await?
                 }
@@ -362,13 +368,7 @@ impl Interp<'_> {
                 let large_negative = Tensor::from(Array::from_f32(vec![], vec![-0.7 * f32::MAX]));
                 logits = jnp::where_(self.ctx, &keep, &logits, &large_negative).await?;
             }
-            let last = [-1i64];
-            let m = self.shift_max(&logits, &last).await?;
-            let shifted = self.bin(BinaryOp::Sub, &logits, &m).await?;
-            let e = self.un(UnaryOp::Exp, &shifted).await?;
-            let total = self.sum_axes(&e, &last).await?;
-            let total = self.keepdims(&total, 4, &last).await?;
-            let probs = self.bin(BinaryOp::Div, &e, &total).await?;
+            let probs = self.softmax(&logits, &[-1]).await?;
             let mut out = jnp::einsum(self.ctx, "BNTS,BSNH->BTNH", &[probs, v], None).await?;
             if rank == 3 {
                 let shape: Vec<i64> = out.aval().shape[1..].iter().map(|&d| d as i64).collect();
@@ -953,7 +953,7 @@ impl Interp<'_> {
                     let mut leaves = Vec::new();
                     let tree = match &xs {
                         None | Some(Value::None) => None,
-                        Some(v) => Some(self.flatten(v, &mut leaves, 0)?),
+                        Some(v) => Some(self.flatten(v, &mut leaves)?),
                     };
                     let leading: Vec<usize> =
                         leaves.iter().map(|l| l.aval().shape.first().copied().unwrap_or(0)).collect();
@@ -970,7 +970,7 @@ impl Interp<'_> {
                     }
                     // As JAX, the carry's numbers become arrays before the first step.
                     let mut carry_leaves = Vec::new();
-                    let carry_tree = self.flatten(&init, &mut carry_leaves, 0)?;
+                    let carry_tree = self.flatten(&init, &mut carry_leaves)?;
                     let mut carry = carry_tree.unflatten(&mut carry_leaves.into_iter());
                     let mut ys: Vec<Value> = Vec::with_capacity(n);
                     let order: Vec<usize> = if reverse { (0..n).rev().collect() } else { (0..n).collect() };
@@ -1010,11 +1010,11 @@ impl Interp<'_> {
                         None => Value::None,
                         Some(first) => {
                             let mut first_leaves = Vec::new();
-                            let y_tree = self.flatten(first, &mut first_leaves, 0)?;
+                            let y_tree = self.flatten(first, &mut first_leaves)?;
                             let mut columns: Vec<Vec<Value>> = vec![Vec::new(); first_leaves.len()];
                             for y in &ys {
                                 let mut ls = Vec::new();
-                                self.flatten(y, &mut ls, 0)?;
+                                self.flatten(y, &mut ls)?;
                                 if ls.len() != columns.len() {
                                     return err("scan body returned ys of different structures");
                                 }
@@ -1115,8 +1115,8 @@ impl Interp<'_> {
                         let f = self.call(args[2].clone(), operands, vec![]).await?;
                         let p = self.to_tensor(pred)?;
                         let (mut tl, mut fl) = (Vec::new(), Vec::new());
-                        let tree = self.flatten(&t, &mut tl, 0)?;
-                        self.flatten(&f, &mut fl, 0)?;
+                        let tree = self.flatten(&t, &mut tl)?;
+                        self.flatten(&f, &mut fl)?;
                         if tl.len() != fl.len() {
                             return err("true_fun and false_fun output must have identical types");
                         }
@@ -1187,7 +1187,7 @@ impl Interp<'_> {
                 "stop_gradient" => {
                     arity(name, &args, 1, 1)?;
                     let mut leaves = Vec::new();
-                    let tree = self.flatten(&args[0], &mut leaves, 0)?;
+                    let tree = self.flatten(&args[0], &mut leaves)?;
                     let mut outs = Vec::new();
                     for l in &leaves {
                         outs.push(self.stop_gradient(l).await?);

@@ -1379,32 +1379,24 @@ impl Interp<'_> {
     }
 
     /// Flattens a pytree of arrays and Python scalars into tensors.
-    pub(super) fn flatten(&self, v: &Value, leaves: &mut Vec<Tensor>, depth: usize) -> R<Tree> {
-        if depth > 32 {
-            return err("pytree nested too deeply");
+    pub(super) fn flatten(&self, v: &Value, leaves: &mut Vec<Tensor>) -> R<Tree> {
+        let mut values = Vec::new();
+        let tree = Tree::of_values(v, &mut values, 0)?;
+        for leaf in &values {
+            match leaf {
+                // to_tensor says why a key cannot be traced.
+                Value::Array(_) | Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::Key(_) => {
+                    leaves.push(self.to_tensor(leaf)?)
+                }
+                other => {
+                    return err(format!(
+                        "a value of type {} is not a valid JAX type (jit arguments and results must be arrays, numbers, or lists, tuples and dicts of them; mark other arguments static)",
+                        other.type_name()
+                    ))
+                }
+            }
         }
-        Ok(match v {
-            Value::None => Tree::None,
-            Value::List(l) => Tree::List(l.borrow().iter().map(|i| self.flatten(i, leaves, depth + 1)).collect::<R<_>>()?),
-            Value::Tuple(t) => Tree::Tuple(t.iter().map(|i| self.flatten(i, leaves, depth + 1)).collect::<R<_>>()?),
-            Value::Dict(d) => Tree::Dict(
-                sorted_entries(&d.borrow())
-                    .iter()
-                    .map(|(k, v)| Ok((k.clone(), self.flatten(v, leaves, depth + 1)?)))
-                    .collect::<R<_>>()?,
-            ),
-            // to_tensor says why a key cannot be traced.
-            Value::Array(_) | Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::Key(_) => {
-                leaves.push(self.to_tensor(v)?);
-                Tree::Leaf
-            }
-            other => {
-                return err(format!(
-                    "a value of type {} is not a valid JAX type (jit arguments and results must be arrays, numbers, or lists, tuples and dicts of them; mark other arguments static)",
-                    other.type_name()
-                ))
-            }
-        })
+        Ok(tree)
     }
 
     /// Traces `f` on abstract versions of `args`: each argument with a tree is replaced by
@@ -1431,7 +1423,7 @@ impl Interp<'_> {
             let result = self.call(f.clone(), traced_args, vec![]).await;
             self.tracing.pop();
             let mut outs = Vec::new();
-            let out_tree = match result.and_then(|out| self.flatten(&out, &mut outs, 0)) {
+            let out_tree = match result.and_then(|out| self.flatten(&out, &mut outs)) {
                 Ok(tree) => tree,
                 Err(e) => {
                     self.ctx.abort_trace();
@@ -1479,7 +1471,7 @@ impl Interp<'_> {
                     key.push_str(&format!("static {}", repr(a)));
                     trees.push(None);
                 } else {
-                    let tree = self.flatten(a, &mut leaves, 0)?;
+                    let tree = self.flatten(a, &mut leaves)?;
                     tree.key(&mut key);
                     trees.push(Some(tree));
                 }
@@ -1521,7 +1513,7 @@ impl Interp<'_> {
         Box::pin(async move {
             no_more_kwargs("make_jaxpr", &kwargs)?;
             let mut leaves = Vec::new();
-            let trees = args.iter().map(|a| self.flatten(a, &mut leaves, 0).map(Some)).collect::<R<Vec<_>>>()?;
+            let trees = args.iter().map(|a| self.flatten(a, &mut leaves).map(Some)).collect::<R<Vec<_>>>()?;
             let compiled = self.trace(&f, &args, &leaves, trees).await?;
             Ok(Value::Jaxpr(Rc::new(compiled.closed)))
         })

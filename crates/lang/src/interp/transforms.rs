@@ -146,7 +146,7 @@ impl Interp<'_> {
             let result = self.call(f.clone(), traced_args, vec![]).await;
             self.tracing.pop();
             let mut outs = Vec::new();
-            let out_tree = match result.and_then(|out| self.flatten(&out, &mut outs, 0)) {
+            let out_tree = match result.and_then(|out| self.flatten(&out, &mut outs)) {
                 Ok(tree) => tree,
                 Err(e) => {
                     self.ctx.abort_trace();
@@ -169,7 +169,7 @@ impl Interp<'_> {
         let mut counts = Vec::new();
         for a in args {
             let before = leaves.len();
-            trees.push(self.flatten(a, &mut leaves, 0)?);
+            trees.push(self.flatten(a, &mut leaves)?);
             counts.push(leaves.len() - before);
         }
         Ok((leaves, trees, counts))
@@ -445,7 +445,7 @@ impl Interp<'_> {
                 return err("the function returned by jax.vjp takes one argument, the output cotangent");
             };
             let mut cts = Vec::new();
-            self.flatten(ct, &mut cts, 0)?;
+            self.flatten(ct, &mut cts)?;
             if cts.len() != f.num_outs {
                 return err(
                     "the cotangent passed to the vjp function does not match the structure of the function's output",
@@ -471,11 +471,11 @@ impl Interp<'_> {
         let mut count = Vec::new();
         match axes {
             Value::None => {
-                self.flatten(v, &mut count, 0)?;
+                self.flatten(v, &mut count)?;
                 out.extend(std::iter::repeat_n(None, count.len()));
             }
             Value::Int(i) => {
-                self.flatten(v, &mut count, 0)?;
+                self.flatten(v, &mut count)?;
                 out.extend(std::iter::repeat_n(Some(*i), count.len()));
             }
             Value::Tuple(_) | Value::List(_) => {
