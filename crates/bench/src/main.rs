@@ -10,10 +10,11 @@
 //! - The wasm module's size, raw and gzipped, when web/pkg holds a build.
 
 use emu::{Backend, CpuBackend, TpuConfig};
+use gpu::MatmulKernel;
 use jaxlite::eval::ReferenceExecutor;
 use jaxlite::{Aval, Context, DType, Precision};
 use runtime::{BackendChoice, Engine, RunOptions};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Runs `f` `runs` times after one warm-up; the median wall time in seconds.
@@ -80,43 +81,74 @@ struct Row {
 
 fn main() {
     let json = std::env::args().any(|a| a == "--json");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    // The workspace this binary was built in, or the current directory when the binary was
+    // carried elsewhere (a machine with another GPU).
+    let built_in = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = if built_in.join("examples").is_dir() { built_in } else { PathBuf::from(".") };
     let mut rows: Vec<Row> = Vec::new();
     let (cpu_model, peak) = cpu_peak();
     let mut gpu = pollster::block_on(gpu::GpuBackend::new()).ok();
     let adapter = gpu.as_ref().and_then(|g| g.adapter()).unwrap_or_else(|| "none".into());
     eprintln!("cpu: {cpu_model}; gpu adapter: {adapter}");
 
-    for n in [128usize, 256, 512, 1024] {
+    let mut matmuls: Vec<serde_json::Value> = Vec::new();
+    // A hardware GPU also gets the sizes the CPU backend would take seconds over.
+    let sizes: &[usize] = match &gpu {
+        Some(g) if !g.is_software() => &[128, 256, 512, 1024, 2048, 4096],
+        _ => &[128, 256, 512, 1024],
+    };
+    for &n in sizes {
         let program = matmul_program(n);
         let a: Vec<u32> = (0..n * n).map(|i| ((i % 97) as f32 * 0.01 - 0.3).to_bits()).collect();
         let b: Vec<u32> = (0..n * n).map(|i| ((i % 89) as f32 * 0.02 - 0.7).to_bits()).collect();
         let inputs = [a, b];
         let flops = 2.0 * (n as f64).powi(3);
         let runs = if n >= 1024 { 3 } else { 5 };
-        let t = median_seconds(runs, || {
-            CpuBackend.run_sync(&program, &inputs).expect("the CPU backend runs it");
-        });
-        rows.push(Row {
-            what: format!("matmul {n}³ (DEFAULT)"),
-            backend: "cpu".into(),
-            value: flops / t / 1e9,
-            unit: "GFLOP/s",
-            note: format!("{:.1} % of the CPU's peak", 100.0 * flops / t / peak),
-        });
-        if let Some(g) = gpu.as_mut() {
-            // Software adapters are slow: the largest size once is enough there.
-            let runs = if g.is_software() && n >= 512 { 1 } else { runs };
+        let mut want = None;
+        if n <= 1024 {
+            want = Some(CpuBackend.run_sync(&program, &inputs).expect("the CPU backend runs it"));
             let t = median_seconds(runs, || {
-                pollster::block_on(g.run_program(&program, &inputs)).expect("the GPU backend runs it");
+                CpuBackend.run_sync(&program, &inputs).expect("the CPU backend runs it");
             });
+            let gflops = flops / t / 1e9;
+            matmuls.push(serde_json::json!({"where": "native-cpu", "impl": "tpu-playground", "n": n,
+                "gflops": gflops, "adapter": cpu_model}));
             rows.push(Row {
                 what: format!("matmul {n}³ (DEFAULT)"),
-                backend: "gpu".into(),
-                value: flops / t / 1e9,
+                backend: "cpu".into(),
+                value: gflops,
                 unit: "GFLOP/s",
-                note: adapter.clone(),
+                note: format!("{:.1} % of the CPU's peak", 100.0 * flops / t / peak),
             });
+        }
+        if let Some(g) = gpu.as_mut() {
+            let chosen = g.matmul_kernel();
+            for kernel in MatmulKernel::ALL {
+                g.set_matmul_kernel(kernel);
+                let got = pollster::block_on(g.run_program(&program, &inputs)).expect("the GPU backend runs it");
+                // A fast wrong answer is no result: every kernel must give the CPU's bits, and a
+                // row says loudly when one does not.
+                let exact = want.as_ref().map(|w| *w == got);
+                let wrong = if exact == Some(false) { "; WRONG: differs from the CPU backend" } else { "" };
+                // Software adapters are slow: the largest sizes once is enough there.
+                let runs = if g.is_software() && n >= 512 { 1 } else { runs };
+                let t = median_seconds(runs, || {
+                    pollster::block_on(g.run_program(&program, &inputs)).expect("the GPU backend runs it");
+                });
+                let gflops = flops / t / 1e9;
+                let kernel_note = if kernel == chosen { "(the adapter's choice)" } else { "" };
+                matmuls.push(serde_json::json!({"where": "native-gpu", "impl": "tpu-playground", "n": n,
+                    "gflops": gflops, "adapter": adapter, "kernel": kernel.name(), "chosen": kernel == chosen,
+                    "same_bits_as_cpu": exact}));
+                rows.push(Row {
+                    what: format!("matmul {n}³ (DEFAULT)"),
+                    backend: "gpu".into(),
+                    value: gflops,
+                    unit: "GFLOP/s",
+                    note: format!("{adapter}; {} kernel {kernel_note}", kernel.name()).trim_end().to_string() + wrong,
+                });
+            }
+            g.set_matmul_kernel(chosen);
         }
     }
     rows.push(Row {
@@ -132,6 +164,10 @@ fn main() {
         .map(|d| d.filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".py").map(String::from)).collect())
         .unwrap_or_default();
     names.sort();
+    let mut sim_cycles = serde_json::json!({});
+    for name in &names {
+        sim_cycles[name.as_str()] = serde_json::json!({});
+    }
     let backends: &[(BackendChoice, &str)] = if gpu.is_some() {
         &[(BackendChoice::Cpu, "cpu"), (BackendChoice::Gpu, "gpu")]
     } else {
@@ -153,6 +189,7 @@ fn main() {
             };
             let seconds = t.elapsed().as_secs_f64();
             let cycles: u64 = report.programs.iter().map(|p| p.counters.cycles * p.calls).sum();
+            sim_cycles[name.as_str()][label] = serde_json::json!(cycles as f64 / seconds);
             rows.push(Row {
                 what: format!("example {name}"),
                 backend: label.into(),
@@ -164,6 +201,7 @@ fn main() {
     }
 
     // The wasm module, when built.
+    let mut wasm_bytes = (serde_json::Value::Null, serde_json::Value::Null);
     if let Some(wasm) = std::fs::read_dir(root.join("web/pkg"))
         .ok()
         .and_then(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).find(|p| p.extension().is_some_and(|x| x == "wasm")))
@@ -174,6 +212,7 @@ fn main() {
             .arg(&wasm)
             .output()
             .map_or(0, |o| o.stdout.len() as u64);
+        wasm_bytes = (raw.into(), gzipped.into());
         rows.push(Row {
             what: "wasm module".into(),
             backend: "web".into(),
@@ -190,7 +229,13 @@ fn main() {
                 serde_json::json!({"what": r.what, "backend": r.backend, "value": r.value, "unit": r.unit, "note": r.note})
             })
             .collect();
-        println!("{}", serde_json::json!({"cpu": cpu_model, "adapter": adapter, "rows": items}));
+        // The shape issue 10 names; `first_result_ms` is measured in the browser, not here.
+        println!(
+            "{}",
+            serde_json::json!({"matmul": matmuls, "wasm_bytes": wasm_bytes.0, "wasm_gzip_bytes": wasm_bytes.1,
+                "first_result_ms": null, "sim_cycles_per_second": sim_cycles,
+                "cpu": cpu_model, "adapter": adapter, "rows": items})
+        );
     } else {
         println!("| benchmark | backend | value | unit | note |");
         println!("| --- | --- | ---: | --- | --- |");

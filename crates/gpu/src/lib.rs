@@ -12,8 +12,10 @@
 
 mod plan;
 mod readback;
+#[cfg(not(target_arch = "wasm32"))]
+mod subnormals;
 
-pub use plan::{grid, plan, Dispatch, Kernel, Params, Plan};
+pub use plan::{grid, plan, Dispatch, Kernel, MatmulKernel, Params, Plan};
 
 use emu::{Backend, EmuError};
 use isa::{Program, VectorOp};
@@ -103,6 +105,34 @@ fn apply_expr(op: VectorOp) -> String {
     }
 }
 
+/// The matmul kernel for an adapter, from `cargo xtask bench` (GFLOP/s of an n³ DEFAULT
+/// matmul program, 2026-11-30; docs/gpu.md has the whole table):
+///
+/// | adapter                      | kernel     | n=256 | n=512 | n=1024 | n=4096 |
+/// |------------------------------|------------|------:|------:|-------:|-------:|
+/// | NVIDIA H200 (Vulkan)         | per-output |  49.2 | 177.4 |  324.9 |  304.5 |
+/// | NVIDIA H200 (Vulkan)         | block-4x4  |  40.5 | 153.3 |  332.7 |  265.2 |
+/// | llvmpipe, 2 cores (Vulkan)   | per-output |   1.2 |   1.2 |    1.5 |      — |
+/// | llvmpipe, 2 cores (Vulkan)   | block-4x4  |   2.4 |   4.3 |    6.6 |      — |
+///
+/// A hardware GPU has threads to spare and wants them all busy; a software rasteriser runs
+/// invocations a SIMD row at a time on a few cores and wants the fewest loads per product.
+/// GPUs not measured yet (AMD, Intel, Apple) take the hardware choice.
+pub fn matmul_kernel_for(info: &wgpu::AdapterInfo) -> MatmulKernel {
+    if is_software_adapter(info) {
+        MatmulKernel::Block4x4
+    } else {
+        MatmulKernel::PerOutput
+    }
+}
+
+/// Whether `info` names a software rasteriser (lavapipe/llvmpipe, SwiftShader).
+fn is_software_adapter(info: &wgpu::AdapterInfo) -> bool {
+    let name = info.name.to_lowercase();
+    info.device_type == wgpu::DeviceType::Cpu
+        || ["llvmpipe", "lavapipe", "swiftshader"].iter().any(|s| name.contains(s))
+}
+
 fn run_error(message: impl Into<String>) -> EmuError {
     EmuError { instr: None, message: message.into() }
 }
@@ -153,6 +183,16 @@ pub struct GpuBackend {
     /// Pipelines by kernel, built on first use (see `Kernel`).
     pipelines: HashMap<Kernel, wgpu::ComputePipeline>,
     pool: Pool,
+    /// How matmuls run on this adapter (`matmul_kernel_for`).
+    matmul: MatmulKernel,
+    /// The device turned a subnormal sum or product into zero when probed (browsers on most
+    /// hardware GPUs; see `probe_flushes_subnormals`).
+    flushes_subnormals: bool,
+    /// Natively on Vulkan, shaders go to the driver as our own SPIR-V translation (see
+    /// `subnormals`), which tells the driver to keep subnormals where it can.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    spirv: bool,
+    keep_subnormals: bool,
     /// Why the device was lost, once it is (set by wgpu's device-lost callback): every later
     /// run fails at once with this reason, and the runtime falls back to the CPU.
     lost: Arc<Mutex<Option<String>>>,
@@ -171,6 +211,14 @@ impl GpuBackend {
             .await
             .map_err(|e| format!("no GPU adapter found (WebGPU/Vulkan): {e}"))?;
         let supported = adapter.limits();
+        #[cfg(not(target_arch = "wasm32"))]
+        let (spirv, keep_subnormals) = {
+            let spirv = adapter.get_info().backend == wgpu::Backend::Vulkan
+                && adapter.features().contains(wgpu::Features::PASSTHROUGH_SHADERS);
+            (spirv, spirv && subnormals::vulkan_can_keep_subnormals(&adapter))
+        };
+        #[cfg(target_arch = "wasm32")]
+        let (spirv, keep_subnormals) = (false, false);
         // WebGPU's defaults, except that big programs want the largest buffers on offer.
         let limits = wgpu::Limits {
             max_storage_buffer_binding_size: supported.max_storage_buffer_binding_size,
@@ -181,6 +229,7 @@ impl GpuBackend {
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("tpu-emulator"),
                 required_limits: limits.clone(),
+                required_features: if spirv { wgpu::Features::PASSTHROUGH_SHADERS } else { wgpu::Features::empty() },
                 ..Default::default()
             })
             .await
@@ -228,17 +277,64 @@ impl GpuBackend {
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
-        Ok(GpuBackend {
+        let info = adapter.get_info();
+        let mut backend = GpuBackend {
             device,
             queue,
-            info: adapter.get_info(),
+            matmul: matmul_kernel_for(&info),
+            flushes_subnormals: false,
+            spirv,
+            keep_subnormals,
+            info,
             limits,
             layout,
             pipeline_layout,
             pipelines: HashMap::new(),
             pool: Pool::default(),
             lost,
-        })
+        };
+        backend.flushes_subnormals = backend.probe_flushes_subnormals().await?;
+        Ok(backend)
+    }
+
+    /// Whether the device flushes subnormal floats to zero, found by running one sum and one
+    /// product whose exact results are subnormal. WGSL allows flushing and Vulkan devices that
+    /// can be told not to are told (`subnormals`); elsewhere (browsers) the device decides,
+    /// and a device that flushes differs from the CPU backend on values below 2⁻¹²⁶.
+    async fn probe_flushes_subnormals(&mut self) -> Result<bool, String> {
+        use isa::{Block, Buffer, ElemType, Instr, Operand};
+        let words = |w: &[f32]| w.iter().map(|v| v.to_bits()).collect::<Vec<u32>>();
+        // -6.5e-39 = 2.8e-39 + -9.4e-39 (all subnormal); 1e-40 = 1e-20 * 1e-20.
+        let (a, b) = (words(&[2.833_847e-39, 1e-20]), words(&[-9.376_217e-39, 1e-20]));
+        let buffer = |name: &str, addr| Buffer { name: name.into(), addr, shape: vec![2], elem: ElemType::F32 };
+        let op = |op, dst| Instr::Vector {
+            op,
+            dst: Block::flat(dst, 1),
+            a: Operand::Vmem(dst - 4),
+            b: Operand::Vmem(dst - 2),
+        };
+        let program = Program {
+            name: "subnormal probe".into(),
+            instrs: [
+                Instr::DmaLoad { src: Block::flat(0, 4), dst: Block::flat(0, 4), sem: 0 },
+                op(VectorOp::Add, 4),
+                op(VectorOp::Mul, 5),
+                Instr::DmaStore { src: Block::flat(4, 2), dst: Block::flat(4, 2), sem: 0 },
+            ]
+            .into_iter()
+            .map(Instr::from)
+            .collect(),
+            hbm_words: 6,
+            vmem_words: 6,
+            inputs: vec![buffer("a", 0), buffer("b", 2)],
+            outputs: vec![buffer("sums", 4)],
+            flops: 0,
+        };
+        let inputs = [a, b];
+        let want = emu::CpuBackend.run_sync(&program, &inputs).map_err(|e| e.to_string())?;
+        let got =
+            self.run_program(&program, &inputs).await.map_err(|e| format!("the GPU could not run a probe: {e}"))?;
+        Ok(got != want)
     }
 
     /// Why the device was lost, if it was.
@@ -249,9 +345,56 @@ impl GpuBackend {
     /// Whether the adapter is a software rasteriser (lavapipe/llvmpipe, SwiftShader): correct
     /// but slower than the CPU backend, so `auto` device choice prefers the CPU.
     pub fn is_software(&self) -> bool {
-        let name = self.info.name.to_lowercase();
-        self.info.device_type == wgpu::DeviceType::Cpu
-            || ["llvmpipe", "lavapipe", "swiftshader"].iter().any(|s| name.contains(s))
+        is_software_adapter(&self.info)
+    }
+
+    /// The matmul kernel in use (chosen for the adapter when the backend was made).
+    pub fn matmul_kernel(&self) -> MatmulKernel {
+        self.matmul
+    }
+
+    /// Uses another matmul kernel from the next run on (benchmarks and tests compare them;
+    /// every kernel gives the same bits).
+    pub fn set_matmul_kernel(&mut self, kernel: MatmulKernel) {
+        self.matmul = kernel;
+    }
+
+    /// Whether the device flushes subnormals to zero (and so can differ from the CPU backend
+    /// below 2⁻¹²⁶); the adapter's description says so too.
+    pub fn flushes_subnormals(&self) -> bool {
+        self.flushes_subnormals
+    }
+
+    /// Whether the driver was told to keep subnormals (see `subnormals`); otherwise it decides.
+    pub fn keeps_subnormals_explicitly(&self) -> bool {
+        self.keep_subnormals
+    }
+
+    /// The module for one entry point of `wgsl`.
+    fn shader_module(&self, wgsl: &str, entry_point: &str) -> wgpu::ShaderModule {
+        #[cfg(not(target_arch = "wasm32"))]
+        if self.spirv {
+            // Our shaders always translate; if one did not, wgpu's own path below reports why.
+            if let Ok(spirv) = subnormals::to_spirv(wgsl, entry_point, self.keep_subnormals) {
+                // SAFETY: the SPIR-V is naga's translation of our own WGSL, validated by naga,
+                // plus at most one execution mode the device reported support for.
+                return unsafe {
+                    self.device.create_shader_module_passthrough(wgpu::ShaderModuleDescriptorPassthrough {
+                        label: Some(entry_point),
+                        entry_points: std::borrow::Cow::Owned(vec![wgpu::PassthroughShaderEntryPoint {
+                            name: entry_point.to_string().into(),
+                            workgroup_size: (WORKGROUP_SIZE, 1, 1),
+                        }]),
+                        spirv: Some(std::borrow::Cow::Owned(spirv)),
+                        ..Default::default()
+                    })
+                };
+            }
+        }
+        self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(entry_point),
+            source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+        })
     }
 
     /// Builds the pipelines a plan needs that no earlier run built.
@@ -262,14 +405,13 @@ impl GpuBackend {
             }
             let source = match d.kernel {
                 Kernel::Dma => DMA_WGSL.to_string(),
-                Kernel::MxuWeights | Kernel::MxuActivations | Kernel::MxuMatmul => MXU_WGSL.to_string(),
+                Kernel::MxuWeights | Kernel::MxuActivations | Kernel::MxuMatmul | Kernel::MxuMatmulBlock => {
+                    MXU_WGSL.to_string()
+                }
                 Kernel::Vector(op) => vector_module(Some(op)),
                 Kernel::Reduce | Kernel::Transpose => vector_module(None),
             };
-            let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(d.kernel.entry_point()),
-                source: wgpu::ShaderSource::Wgsl(source.into()),
-            });
+            let module = self.shader_module(&source, d.kernel.entry_point());
             let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(d.kernel.entry_point()),
                 layout: Some(&self.pipeline_layout),
@@ -344,7 +486,7 @@ impl GpuBackend {
         }
         emu::validate(program)?;
         check_inputs(program, inputs)?;
-        let plan = plan(program);
+        let plan = plan(program, self.matmul);
         let input_words: u64 = inputs.iter().map(|i| i.len() as u64).sum();
         self.build_pipelines(&plan);
         self.prepare(program, &plan, input_words)?;
@@ -469,7 +611,8 @@ impl Backend for GpuBackend {
             ("", _) => "unnamed adapter",
             (name, _) => name,
         };
-        Some(format!("{name} ({:?})", self.info.backend))
+        let flushes = if self.flushes_subnormals { ", flushes subnormals to zero" } else { "" };
+        Some(format!("{name} ({:?}{flushes})", self.info.backend))
     }
     fn run<'a>(
         &'a mut self,

@@ -39,6 +39,7 @@ pub enum Kernel {
     MxuWeights,
     MxuActivations,
     MxuMatmul,
+    MxuMatmulBlock,
     Vector(VectorOp),
     Reduce,
     Transpose,
@@ -52,9 +53,41 @@ impl Kernel {
             Kernel::MxuWeights => "mxu_weights",
             Kernel::MxuActivations => "mxu_activations",
             Kernel::MxuMatmul => "mxu_matmul",
+            Kernel::MxuMatmulBlock => "mxu_matmul_block",
             Kernel::Vector(_) => "vector_op",
             Kernel::Reduce => "xlu_reduce",
             Kernel::Transpose => "xlu_transpose",
+        }
+    }
+}
+
+/// How the GPU computes an `MxuMatmul`'s outputs. Both give the same bits (each output's
+/// sum keeps the systolic order); which is faster depends on the adapter (`GpuBackend` picks
+/// one per adapter, see `matmul_kernel_for`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MatmulKernel {
+    /// One output per invocation: the most parallelism, two loads per product.
+    PerOutput,
+    /// A 4×4 block of outputs per invocation: a sixteenth of the invocations, a quarter of
+    /// the loads per product.
+    Block4x4,
+}
+
+impl MatmulKernel {
+    pub const ALL: [MatmulKernel; 2] = [MatmulKernel::PerOutput, MatmulKernel::Block4x4];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            MatmulKernel::PerOutput => "per-output",
+            MatmulKernel::Block4x4 => "block-4x4",
+        }
+    }
+
+    /// The kernel and its invocations for an M×N result.
+    fn dispatch(self, rows: u32, cols: u32) -> (Kernel, u32) {
+        match self {
+            MatmulKernel::PerOutput => (Kernel::MxuMatmul, rows * cols),
+            MatmulKernel::Block4x4 => (Kernel::MxuMatmulBlock, rows.div_ceil(4) * cols.div_ceil(4)),
         }
     }
 }
@@ -127,8 +160,8 @@ fn block_params(src: &Block<u32>, dst: &Block<u32>) -> Params {
 }
 
 /// Lowers a validated program (see `emu::validate`): one or two dispatches per operation,
-/// loops unrolled.
-pub fn plan(program: &Program) -> Plan {
+/// loops unrolled; matmul outputs computed by `matmul`.
+pub fn plan(program: &Program, matmul: MatmulKernel) -> Plan {
     let mut plan = Plan::default();
     // Each MXU's weight registers are a slot of the weights buffer, as large as the largest
     // weight block the program loads.
@@ -201,8 +234,9 @@ pub fn plan(program: &Program) -> Plan {
                         params: Params { code: part.index() as u32, ..block_params(&src, &src) },
                         invocations: rows * k,
                     });
+                    let (kernel, invocations) = matmul.dispatch(rows, n);
                     plan.dispatches.push(Dispatch {
-                        kernel: Kernel::MxuMatmul,
+                        kernel,
                         params: Params {
                             cols: n,
                             inner: k,
@@ -210,7 +244,7 @@ pub fn plan(program: &Program) -> Plan {
                             weights_at: *mxu as u32 * slot,
                             ..block_params(&src, &dst)
                         },
-                        invocations: rows * n,
+                        invocations,
                     });
                 }
             }

@@ -431,7 +431,7 @@ fn check_matmul(name: &str, (m, k, n): (u32, u32, u32), act: &[f32], w: &[f32], 
         ],
         instrs,
     );
-    assert_same_bits(&p, &[bits(act), bits(w), bits(init)], &|o, i| {
+    assert_same_bits_every_matmul_kernel(&p, &[bits(act), bits(w), bits(init)], &|o, i| {
         format!("{} output {o}, m={} n={}", name, i / n as usize, i % n as usize)
     });
 }
@@ -506,7 +506,7 @@ fn matmul_whose_result_overwrites_its_activations() {
             store(0, 0, m * k),
         ],
     );
-    assert_same_bits(&p, &[act, w], &|_, i| format!("word {i}"));
+    assert_same_bits_every_matmul_kernel(&p, &[act, w], &|_, i| format!("word {i}"));
 }
 
 #[test]
@@ -548,5 +548,13 @@ fn backend_identifies_itself() {
     assert_eq!(g.name(), "gpu");
     let adapter = g.adapter().unwrap();
     assert!(!adapter.is_empty());
-    println!("adapter: {adapter}, software: {}", g.is_software());
+    println!(
+        "adapter: {adapter}, software: {}, subnormals kept explicitly: {}, matmul kernel: {}",
+        g.is_software(),
+        g.keeps_subnormals_explicitly(),
+        g.matmul_kernel().name()
+    );
+    // Native devices keep subnormals, told to where they would flush them (NVIDIA does).
+    assert!(!g.flushes_subnormals(), "{adapter} flushes subnormals to zero");
+    assert!(!adapter.contains("flushes"));
 }

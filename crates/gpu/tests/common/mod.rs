@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use emu::{Backend, CpuBackend};
-use gpu::GpuBackend;
+use gpu::{GpuBackend, MatmulKernel};
 use isa::{Block, Buffer, ElemType, Instr, Program};
 use std::sync::{Mutex, OnceLock};
 
@@ -98,10 +98,40 @@ pub fn store(vmem: u32, hbm: u32, words: u32) -> Instr<u32> {
 /// Runs `program` on both backends and asserts identical output bits. `describe(output,
 /// index)` names the input of a mismatching word for the failure message.
 pub fn assert_same_bits(program: &Program, inputs: &[Vec<u32>], describe: &dyn Fn(usize, usize) -> String) {
-    let want =
-        CpuBackend.run_sync(program, inputs).unwrap_or_else(|e| panic!("{}: CPU backend failed: {e}", program.name));
-    let got = pollster::block_on(gpu().run(program, inputs))
-        .unwrap_or_else(|e| panic!("{}: GPU backend failed: {e}", program.name));
+    let got = pollster::block_on(gpu().run(program, inputs));
+    compare(program, inputs, got, "", describe);
+}
+
+/// `assert_same_bits` with each of the GPU's matmul kernels in turn.
+pub fn assert_same_bits_every_matmul_kernel(
+    program: &Program,
+    inputs: &[Vec<u32>],
+    describe: &dyn Fn(usize, usize) -> String,
+) {
+    for kernel in MatmulKernel::ALL {
+        // One lock for the run, so no other test changes the kernel in between.
+        let got = {
+            let mut g = gpu();
+            let chosen = g.matmul_kernel();
+            g.set_matmul_kernel(kernel);
+            let got = pollster::block_on(g.run(program, inputs));
+            g.set_matmul_kernel(chosen);
+            got
+        };
+        compare(program, inputs, got, &format!(" (matmul kernel {})", kernel.name()), describe);
+    }
+}
+
+fn compare(
+    program: &Program,
+    inputs: &[Vec<u32>],
+    got: Result<Vec<Vec<u32>>, emu::EmuError>,
+    how: &str,
+    describe: &dyn Fn(usize, usize) -> String,
+) {
+    let name = &program.name;
+    let want = CpuBackend.run_sync(program, inputs).unwrap_or_else(|e| panic!("{name}: CPU backend failed: {e}"));
+    let got = got.unwrap_or_else(|e| panic!("{name}{how}: GPU backend failed: {e}"));
     assert_eq!(want.len(), got.len());
     let mut mismatches = Vec::new();
     for (o, (w, g)) in want.iter().zip(&got).enumerate() {
@@ -120,6 +150,6 @@ pub fn assert_same_bits(program: &Program, inputs: &[Vec<u32>], describe: &dyn F
     if !mismatches.is_empty() {
         let n = mismatches.len();
         mismatches.truncate(24);
-        panic!("{}: {n} words differ between the CPU and GPU backends:\n{}", program.name, mismatches.join("\n"));
+        panic!("{name}{how}: {n} words differ between the CPU and GPU backends:\n{}", mismatches.join("\n"));
     }
 }
