@@ -420,7 +420,9 @@ pub fn parse(text: &str) -> Result<Program, ParseError> {
     let mut program: Option<Program> = None;
     for (n, raw) in text.lines().enumerate() {
         let err = |message: String| ParseError { line: n + 1, message };
-        let mut line = raw.split(';').next().unwrap_or("").trim();
+        // `;` starts a comment, and so does `#` (`tpu compile --emit asm` heads each program
+        // with `# name (called N times)`).
+        let mut line = raw.split([';', '#']).next().unwrap_or("").trim();
         // Drop an instruction-index label.
         if let Some((label, rest)) = line.split_once(':') {
             if !label.is_empty() && label.trim().chars().all(|c| c.is_ascii_digit()) {

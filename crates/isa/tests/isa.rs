@@ -159,6 +159,19 @@ fn loops_unroll_with_affine_addresses() {
     assert_eq!(p.to_string().trim(), LOOPED.trim());
 }
 
+/// What `tpu compile --emit asm` prints (a `# name` line over each program) assembles as it is;
+/// `;` and `#` both start comments.
+#[test]
+fn comments_and_compiler_headers_are_ignored() {
+    let commented: String = LOOPED
+        .lines()
+        .enumerate()
+        .map(|(i, line)| if i % 2 == 0 { format!("{line} # note {i}\n") } else { format!("{line} ; note {i}\n") })
+        .collect();
+    let printed = format!("# f (called 2 times)\n{commented}# the end\n");
+    assert_eq!(text::parse(&printed).unwrap(), text::parse(LOOPED).unwrap());
+}
+
 fn invalid(src: &str) -> String {
     let p = text::parse(&format!("program p hbm=100 vmem=100 flops=0\n{src}")).unwrap();
     validate(&p).unwrap_err().to_string()
