@@ -33,6 +33,10 @@ struct ScriptArgs {
     /// `weight_double_buffer=false` (repeatable; see docs/machines.md).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
+    /// The interpreter's step budget (statements and expressions evaluated) before a run is
+    /// stopped as a runaway loop.
+    #[arg(long, default_value_t = runtime::DEFAULT_STEP_BUDGET)]
+    max_steps: u64,
 }
 
 #[derive(Subcommand)]
@@ -157,6 +161,7 @@ impl ScriptArgs {
                 Precision::High => jaxlite::Precision::High,
                 Precision::Highest => jaxlite::Precision::Highest,
             },
+            limits: runtime::Limits { steps: self.max_steps, ..runtime::Limits::default() },
         };
         pollster::block_on(Engine::new().run_script(&source, &opts)).map_err(|failure: RunFailure| {
             if echo_stdout {

@@ -9,6 +9,7 @@ pub use report::{ProgramReport, RunFailure, RunReport};
 
 use emu::{Backend, CpuBackend, TpuConfig};
 use jaxlite::{Array, Context, Executor, JaxError, LocalFuture, Precision, ProgramCall};
+pub use lang::{Limits, DEFAULT_STEP_BUDGET};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -39,13 +40,25 @@ pub struct RunOptions {
     pub machine: TpuConfig,
     /// The initial `jax_default_matmul_precision`; the script may change it.
     pub precision: Precision,
+    /// The interpreter's budgets (steps, recursion, printed bytes).
+    pub limits: Limits,
 }
 
 impl Default for RunOptions {
     fn default() -> RunOptions {
-        RunOptions { backend: BackendChoice::Auto, machine: TpuConfig::v5e(), precision: Precision::Default }
+        RunOptions {
+            backend: BackendChoice::Auto,
+            machine: TpuConfig::v5e(),
+            precision: Precision::Default,
+            limits: Limits::default(),
+        }
     }
 }
+
+/// The most HBM a program may use, whatever the emulated machine has: both backends hold the
+/// whole of a program's HBM in the host's memory (and wasm32 has at most 4 GiB of it), so a
+/// program that fits a 16 GiB v5e can still be too large to emulate.
+pub const MAX_EMULATED_HBM_BYTES: u64 = 1 << 30;
 
 /// The backend shared between the engine and a run's executor. The executor takes it out
 /// while a program runs, so no borrow is held across an await.
@@ -135,7 +148,7 @@ impl Engine {
         };
         let mut ctx = Context::new(Box::new(executor));
         ctx.default_precision = opts.precision;
-        let result = lang::run_script(source, &mut ctx).await;
+        let result = lang::run_script_with_limits(source, &mut ctx, opts.limits).await;
         let programs = programs.borrow().clone();
         match result {
             Ok(out) => Ok(RunReport {
@@ -194,6 +207,16 @@ impl EngineExecutor {
                 compiler::emit::human_bytes(needed),
                 self.machine.name,
                 compiler::emit::human_bytes(self.machine.hbm_bytes)
+            )));
+        }
+        if needed > MAX_EMULATED_HBM_BYTES {
+            return Err(JaxError(format!(
+                "{} needs {} of HBM, which {} has, but the playground emulates at most {} of HBM \
+                 (the limit is the memory of the computer running the emulator, not the TPU's)",
+                call.name,
+                compiler::emit::human_bytes(needed),
+                self.machine.name,
+                compiler::emit::human_bytes(MAX_EMULATED_HBM_BYTES)
             )));
         }
         let timing = emu::simulate(&program, &self.machine);
