@@ -755,7 +755,10 @@ impl<'a> Emitter<'a> {
         let padded = round_up(cols, LANES);
         let prefix = &fusion.ops[..fusion.ops.len() - 1];
         let mut inputs = self.inputs(&fusion.inputs(g), &shape)?;
-        if prefix.is_empty() && inputs.iter().any(|i| i.value == operand && i.access != Access::Full) {
+        // The reduced value must be a tile in VMEM: computed in the fusion, or a full input.
+        // (A fusion can hold elementwise ops that feed only its extra outputs while it
+        // reduces a broadcast input: the fuzzer found one in a gradient.)
+        if !prefix.contains(&operand) && inputs.iter().any(|i| i.value == operand && i.access != Access::Full) {
             return Err(err(format!(
                 "reducing the broadcast %{} is not supported by the compiler yet",
                 g.value_name(operand)
@@ -767,13 +770,22 @@ impl<'a> Emitter<'a> {
             self.instrs.push(Instr::Wait { sem: SEM_LOADS, count: resident });
         }
         let full = inputs.iter().filter(|i| i.access == Access::Full).count() as u32;
-        // Per row: two slots of each full input and computed value, and a word of output.
-        let tile = self.tile_rows(rows, 2 * (full + prefix.len() as u32) * padded + 2, vmem.limit - vmem.top)?;
+        // A constant being reduced (the broadcast `1/n` of a mean's gradient, say) is written
+        // into a tile of its own each time round, so the reduction sums it as the reference
+        // does, word by word.
+        let constant = if prefix.contains(&operand) { None } else { g.constant_value(operand) };
+        let tiles = full + prefix.len() as u32 + constant.is_some() as u32;
+        // Per row: two slots of each full input, computed value and constant, and a word of output.
+        let tile = self.tile_rows(rows, 2 * tiles * padded + 2, vmem.limit - vmem.top)?;
         let slot = tile * padded;
         for input in inputs.iter_mut().filter(|i| i.access == Access::Full) {
             input.vmem = vmem.alloc(2 * slot, "an input tile")?;
         }
         let results: Vec<u32> = prefix.iter().map(|_| vmem.alloc(2 * slot, "a tile")).collect::<Result<_, _>>()?;
+        let constant_tile = match constant {
+            Some(c) => Some((c, vmem.alloc(2 * slot, "a constant tile")?)),
+            None => None,
+        };
         // Lanes: each tile's row results (two slots). Rows: the accumulator row. All: one word
         // per row of the whole input, then the total.
         let (column, column_words) = match over {
@@ -811,8 +823,19 @@ impl<'a> Emitter<'a> {
                 let dst = Block { addr: t.addr(hbm, tile * cols), rows: t.rows, cols, stride: cols };
                 e.instrs.push(Instr::DmaStore { src: block(results[k]), dst, sem: SEM_STORES });
             }
-            let source = match Self::operand_of(g, operand, &computed, &inputs, &at, t, tile) {
-                Operand::Vmem(a) => Block { addr: a, rows: t.rows, cols, stride: padded },
+            let source = match (constant_tile, Self::operand_of(g, operand, &computed, &inputs, &at, t, tile)) {
+                // c · 1 is c to the bit, -0 and NaN included (c + 0 would turn -0 into +0).
+                (Some((c, base)), _) => {
+                    let fill = block(base);
+                    e.instrs.push(Instr::Vector {
+                        op: VectorOp::Mul,
+                        dst: fill.clone(),
+                        a: Operand::Imm(c),
+                        b: Operand::Imm(1.0),
+                    });
+                    fill
+                }
+                (None, Operand::Vmem(a)) => Block { addr: a, rows: t.rows, cols, stride: padded },
                 _ => unreachable!("checked above: the reduced value is a full tile"),
             };
             match over {

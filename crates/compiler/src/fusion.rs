@@ -192,7 +192,13 @@ pub fn fuse(graph: Graph) -> FusedGraph {
 fn materialise_operands(graph: &Graph, instr: &Instruction, fusions: &mut Vec<Fusion>, owner: &mut [Option<usize>]) {
     let operands = if matches!(instr.op, Op::Pad { .. }) { &instr.operands[..1] } else { &instr.operands[..] };
     for &o in operands {
-        if owner[o].is_none() && needs_materialising(graph, o) && graph.instrs[o].op != Op::Reshape {
+        // A reshape is a view: write out what it reshapes (a broadcast, say), and read that
+        // through the reshape.
+        let mut o = o;
+        while graph.instrs[o].op == Op::Reshape {
+            o = graph.instrs[o].operands[0];
+        }
+        if owner[o].is_none() && needs_materialising(graph, o) {
             fusions.push(Fusion { kind: FusionKind::Loop, ops: vec![o], outputs: vec![] });
             owner[o] = Some(fusions.len() - 1);
         }

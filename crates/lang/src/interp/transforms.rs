@@ -267,6 +267,13 @@ impl Interp<'_> {
                                 a.aval.weak_type = true;
                                 Tensor::from(a)
                             }
+                            // Under jit too: the same variable, typed weak, so that what is
+                            // computed from it promotes as in JAX.
+                            Tensor::Traced(t) if leaf.aval().weak_type => {
+                                let mut t = (**t).clone();
+                                t.aval.weak_type = true;
+                                Tensor::Traced(std::rc::Rc::new(t))
+                            }
                             _ => g,
                         })
                         .collect();
