@@ -204,6 +204,9 @@ impl Interp<'_> {
             let mut locals = def.params.iter().map(|p| p.name.clone()).collect::<Vec<_>>();
             locals.extend(def.vararg.clone());
             ast::bound_names(&def.body, &mut locals);
+            if self.closure_scopes.last().is_none_or(|s| !std::ptr::eq(s.as_ptr(), Rc::as_ptr(env))) {
+                self.closure_scopes.push(Rc::downgrade(env));
+            }
             let f = Function { def: def.clone(), defaults, env: env.clone(), locals: Rc::new(locals) };
             Ok(Value::Function(Rc::new(f)))
         })

@@ -97,6 +97,10 @@ pub struct Interp<'c> {
     tracing: Vec<String>,
     /// `exec::stack_position()` when the script started.
     stack_base: usize,
+    /// Every scope a function closed over. A function stored in the scope it closes over (any
+    /// `def` at the top level) is a reference cycle, so these are emptied when the run ends:
+    /// otherwise every run would leak its functions and all they hold (a worker runs many).
+    closure_scopes: Vec<std::rc::Weak<Scope>>,
 }
 
 pub async fn run(module: &ast::Module, ctx: &mut Context, limits: Limits) -> Result<RunOutput, ScriptFailure> {
@@ -109,9 +113,16 @@ pub async fn run(module: &ast::Module, ctx: &mut Context, limits: Limits) -> Res
         out: RunOutput::default(),
         tracing: Vec::new(),
         stack_base: exec::stack_position(),
+        closure_scopes: Vec::new(),
     };
     let result = interp.exec_block(&module.body, &globals).await;
     let output = std::mem::take(&mut interp.out);
+    globals.vars.borrow_mut().clear();
+    for scope in interp.closure_scopes.drain(..).filter_map(|s| s.upgrade()) {
+        // Taken out first: dropping the values may drop other scopes.
+        let vars = std::mem::take(&mut *scope.vars.borrow_mut());
+        drop(vars);
+    }
     match result {
         Ok(_) => Ok(output),
         Err(e) => {
