@@ -429,7 +429,7 @@ for i in range(100000):
 print(x.sum())
 `;
 
-test('Stop ends a long run within a second, and the next run works', { timeout: 180_000 }, async () => {
+test('a long loop shows its progress; Stop ends it within a second, and the next run works', { timeout: 180_000 }, async () => {
   const p = await openPage(browser, server.url);
   try {
     const { page } = p;
@@ -450,6 +450,20 @@ test('Stop ends a long run within a second, and the next run works', { timeout: 
     assert.notEqual(later, before, 'the elapsed time ticks');
     assert.equal(await page.textContent($('status')), 'running', `the loop still runs; output:\n${await page.textContent($('output'))}${diagnostics(p)}`);
 
+    // The loop's progress shows and moves: its line, iterations done of the range's length.
+    const progressOf = async () => {
+      const text = await page.textContent($('progress-text'));
+      const m = /^line 6: (\d+) \/ 100000$/.exec(text ?? '');
+      assert.ok(m, `progress: ${text}`);
+      return Number(m[1]);
+    };
+    assert.equal(await page.isVisible($('progress')), true, 'progress shows during a long loop');
+    const first = await progressOf();
+    await page.waitForTimeout(500);
+    const second = await progressOf();
+    assert.ok(second > first && first >= 1, `progress moves: ${first} then ${second}`);
+    assert.equal(await page.getAttribute($('progress-bar'), 'max'), '100000');
+
     const clicked = Date.now();
     await page.click($('stop'));
     await page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent === 'stopped', null, {
@@ -461,6 +475,7 @@ test('Stop ends a long run within a second, and the next run works', { timeout: 
     assert.equal(await page.isVisible($('run')), true, 'Run is back');
     assert.equal(await page.isEnabled($('run')), true);
     assert.match(await page.textContent($('output')), /stopped after/);
+    assert.equal(await page.isHidden($('progress')), true, 'progress hides when the run ends');
     const frozen = await page.textContent($('elapsed'));
     await page.waitForTimeout(300);
     assert.equal(await page.textContent($('elapsed')), frozen, 'the clock stops with the run');

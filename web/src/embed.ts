@@ -14,7 +14,7 @@ import { Engine, type RunTicket, STOPPED } from './engine';
 import { ListingView } from './listing';
 import { backendText, formatElapsed, quiet, showOutput } from './output';
 import { ProgramView, type Stage } from './programs';
-import type { BackendChoice, RunOk, RunOptions, RunResult } from './protocol';
+import type { BackendChoice, RunOk, RunOptions, RunProgress, RunResult } from './protocol';
 import { RooflineView } from './roofline';
 import { MACHINES, type Machine, PRECISIONS, type Precision } from './share';
 import pageCss from './style.css?inline';
@@ -42,6 +42,8 @@ export interface RunProgressDetail {
   elapsedMs: number;
   /** True while another element's run holds the engine. */
   queued: boolean;
+  /** The outermost loop running, once one has reported: its line, iteration (from 1) and length. */
+  loop?: RunProgress;
 }
 export interface RunCompleteDetail {
   result: RunOk;
@@ -310,15 +312,17 @@ export class TpuPlaygroundElement extends HTMLElement {
     this.#emit<RunStartDetail>('run-start', { code, options });
 
     let queued = true;
+    let loop: RunProgress | undefined;
     const tick = () => {
       views.elapsed.textContent = formatElapsed(since());
-      this.#emit<RunProgressDetail>('run-progress', { elapsedMs: since(), queued });
+      this.#emit<RunProgressDetail>('run-progress', { elapsedMs: since(), queued, ...(loop && { loop }) });
     };
-    const ticket = sharedEngine().submit(code, options, () => {
+    const onStart = () => {
       queued = false;
       this.#setState('running');
       tick();
-    });
+    };
+    const ticket = sharedEngine().submit(code, options, onStart, (p) => (loop = p));
     this.#ticket = ticket;
     tick();
     const ticker = setInterval(tick, 100);

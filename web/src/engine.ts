@@ -4,7 +4,7 @@
 // and the next run starts a fresh one (a fresh wasm instance), because an instance that panicked
 // cannot be trusted again. Stop works the same way: wasm cannot be interrupted from outside, so
 // the worker is terminated mid-run and a fresh one takes its place; runs still queued go to it.
-import type { RunOptions, RunReply, RunResult } from './protocol';
+import type { RunOptions, RunProgress, RunReply, RunResult } from './protocol';
 
 /** What a run's promise resolves to when `stop` (or its ticket's `cancel`) ended it. */
 export const STOPPED = 'stopped';
@@ -24,6 +24,8 @@ interface Job {
   resolve: (outcome: RunOutcome) => void;
   /** Called when the run leaves the queue for the worker. */
   onStart?: () => void;
+  /** Called with each progress report of the run (at most ten a second). */
+  onProgress?: (progress: RunProgress) => void;
 }
 
 export class Engine {
@@ -50,16 +52,21 @@ export class Engine {
     this.worker ??= this.spawn();
   }
 
-  run(source: string, options: RunOptions): Promise<RunOutcome> {
-    return this.submit(source, options).promise;
+  run(source: string, options: RunOptions, onProgress?: (progress: RunProgress) => void): Promise<RunOutcome> {
+    return this.submit(source, options, undefined, onProgress).promise;
   }
 
-  /** Queues a run; `onStart` is called when the worker takes it. */
-  submit(source: string, options: RunOptions, onStart?: () => void): RunTicket {
+  /** Queues a run; `onStart` is called when the worker takes it, `onProgress` as it goes. */
+  submit(
+    source: string,
+    options: RunOptions,
+    onStart?: () => void,
+    onProgress?: (progress: RunProgress) => void,
+  ): RunTicket {
     const id = this.nextId++;
     let job!: Job;
     const promise = new Promise<RunOutcome>((resolve) => {
-      job = { id, source, options, resolve, onStart };
+      job = { id, source, options, resolve, onStart, onProgress };
     });
     this.queue.push(job);
     this.pump();
@@ -118,6 +125,10 @@ export class Engine {
       const msg = event.data;
       const job = this.current;
       if (!job || job.id !== msg.id || this.worker !== worker) return;
+      if ('progress' in msg) {
+        job.onProgress?.(msg.progress);
+        return;
+      }
       this.current = null;
       if ('json' in msg) {
         job.resolve(parseResult(msg.json));

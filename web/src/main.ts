@@ -15,7 +15,7 @@ import { ListingView } from './listing';
 import { backendText, formatElapsed, quiet, showOutput } from './output';
 import { ProblemsView } from './problems';
 import { ProgramView } from './programs';
-import type { BackendChoice, RunOk, RunResult } from './protocol';
+import type { BackendChoice, RunOk, RunProgress, RunResult } from './protocol';
 import { RooflineView } from './roofline';
 import { fromHash, type Machine, type Precision, toHash } from './share';
 import { SKELETON_SCRIPT } from './skeleton';
@@ -40,6 +40,9 @@ const counters = byTestId<HTMLTableElement>('counters');
 const backendLine = byTestId<HTMLElement>('backend');
 const status = byTestId<HTMLElement>('status');
 const elapsed = byTestId<HTMLElement>('elapsed');
+const progress = byTestId<HTMLElement>('progress');
+const progressText = byTestId<HTMLElement>('progress-text');
+const progressBar = byTestId<HTMLProgressElement>('progress-bar');
 
 const exportTrace = byTestId<HTMLButtonElement>('export-trace');
 const exportJson = byTestId<HTMLButtonElement>('export-counters-json');
@@ -168,9 +171,11 @@ async function run(): Promise<void> {
   const tick = () => (elapsed.textContent = formatElapsed(performance.now() - started));
   tick();
   const ticker = setInterval(tick, 100);
-  const result = await engine.run(source, { backend: backendSelect.value as BackendChoice, precision, machine });
+  const options = { backend: backendSelect.value as BackendChoice, precision, machine };
+  const result = await engine.run(source, options, showProgress);
   clearInterval(ticker);
   tick();
+  progress.hidden = true;
   try {
     if (result === STOPPED) {
       showStopped();
@@ -187,6 +192,20 @@ async function run(): Promise<void> {
     setStatus('error');
   } finally {
     setRunning(false);
+  }
+}
+
+/** Where a long run's outermost loop is: "line 14: 312 / 1000" and a bar (none for a while loop). */
+function showProgress(p: RunProgress): void {
+  progress.hidden = false;
+  progressText.textContent =
+    p.total === undefined ? `line ${p.line}: iteration ${p.iteration}` : `line ${p.line}: ${p.iteration} / ${p.total}`;
+  if (p.total === undefined) {
+    progressBar.hidden = true;
+  } else {
+    progressBar.hidden = false;
+    progressBar.max = p.total;
+    progressBar.value = p.iteration;
   }
 }
 

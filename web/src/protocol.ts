@@ -119,5 +119,22 @@ export interface RunRequest {
   options: RunOptions;
 }
 
-/** Worker → page: the engine's JSON text, or why the engine itself failed (a bug, not a script error). */
-export type RunReply = { id: number; json: string } | { id: number; engineError: string };
+/**
+ * Where a long run is: the outermost loop running, at its `iteration`-th pass (from 1) of
+ * `total` (absent for a `while`), after `steps` interpreter steps.
+ */
+export interface RunProgress {
+  line: number;
+  iteration: number;
+  total?: number;
+  steps: number;
+}
+
+/**
+ * Worker → page: the engine's JSON text, or why the engine itself failed (a bug, not a script
+ * error); before either, any number of progress reports.
+ */
+export type RunReply =
+  | { id: number; json: string }
+  | { id: number; engineError: string }
+  | { id: number; progress: RunProgress };

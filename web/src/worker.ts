@@ -12,11 +12,23 @@ function reply(msg: RunReply): void {
   self.postMessage(msg);
 }
 
+/** Progress is posted at most this often, whatever the loop's pace. */
+const PROGRESS_INTERVAL_MS = 100;
+
 self.onmessage = async (event: MessageEvent<RunRequest>) => {
   const { id, source, options } = event.data;
+  // The engine calls this at every iteration of the outermost loop, synchronously, in the
+  // middle of the run; a posted message reaches the page while the run goes on.
+  let posted = -Infinity;
+  const onProgress = (line: number, iteration: number, total: number | undefined, steps: number) => {
+    const now = performance.now();
+    if (now - posted < PROGRESS_INTERVAL_MS) return;
+    posted = now;
+    reply({ id, progress: { line, iteration, total, steps } });
+  };
   try {
     await ready;
-    reply({ id, json: await run_script(source, JSON.stringify(options)) });
+    reply({ id, json: await run_script(source, JSON.stringify(options), onProgress) });
   } catch (err) {
     // run_script never rejects for script errors, so this is an engine bug (or a failed load).
     reply({ id, engineError: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });

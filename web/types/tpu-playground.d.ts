@@ -84,6 +84,8 @@ export interface RunProgressDetail {
   elapsedMs: number;
   /** True while another element's run holds the shared engine. */
   queued: boolean;
+  /** The outermost loop running, once one has reported: its line, iteration (from 1) and length. */
+  loop?: { line: number; iteration: number; total?: number; steps: number };
 }
 
 export interface RunCompleteDetail {

@@ -90,9 +90,35 @@ pub async fn run_script_with_limits(
     ctx: &mut jaxlite::Context,
     limits: Limits,
 ) -> Result<RunOutput, ScriptFailure> {
+    run_script_with_progress(source, ctx, limits, None).await
+}
+
+/// Where a long run is: the outermost loop running (a training loop, usually), reported to a
+/// [`run_script_with_progress`] callback as each of its iterations starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// The line of the loop's `for` or `while`.
+    pub line: u32,
+    /// Iterations started, this one included (1 for the first).
+    pub iteration: u64,
+    /// How many iterations a `for` will make, when its iterable says (ranges, lists, tuples,
+    /// arrays); `None` for `while`.
+    pub total: Option<u64>,
+    /// Evaluation steps so far (see [`Limits::steps`]).
+    pub steps: u64,
+}
+
+/// [`run_script_with_limits`], calling `progress` at each iteration of the outermost loop
+/// running (how often to show it is the caller's choice: the page redraws ten times a second).
+pub async fn run_script_with_progress(
+    source: &str,
+    ctx: &mut jaxlite::Context,
+    limits: Limits,
+    progress: Option<&mut dyn FnMut(Progress)>,
+) -> Result<RunOutput, ScriptFailure> {
     let (module, errors) = parse(source);
     if !errors.is_empty() {
         return Err(ScriptFailure { errors, output: RunOutput::default() });
     }
-    interp::run(&module, ctx, limits).await
+    interp::run(&module, ctx, limits, progress).await
 }

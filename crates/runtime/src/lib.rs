@@ -9,7 +9,7 @@ pub use report::{ProgramReport, RunFailure, RunReport};
 
 use emu::{Backend, CpuBackend, TpuConfig};
 use jaxlite::{Array, Context, Executor, JaxError, LocalFuture, Precision, ProgramCall};
-pub use lang::{Limits, DEFAULT_STEP_BUDGET};
+pub use lang::{Limits, Progress, DEFAULT_STEP_BUDGET};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -132,6 +132,17 @@ impl Engine {
 
     /// Runs `source` and reports what it printed and what each program cost.
     pub async fn run_script(&mut self, source: &str, opts: &RunOptions) -> Result<RunReport, RunFailure> {
+        self.run_script_with_progress(source, opts, None).await
+    }
+
+    /// [`Engine::run_script`], telling `progress` where the outermost loop is at each of its
+    /// iterations (see [`Progress`]).
+    pub async fn run_script_with_progress(
+        &mut self,
+        source: &str,
+        opts: &RunOptions,
+        progress: Option<&mut dyn FnMut(Progress)>,
+    ) -> Result<RunReport, RunFailure> {
         let (slot, reason) = self.choose(opts.backend).await.map_err(RunFailure::without_location)?;
         let (backend, adapter) = {
             let b = slot.borrow();
@@ -148,7 +159,7 @@ impl Engine {
         };
         let mut ctx = Context::new(Box::new(executor));
         ctx.default_precision = opts.precision;
-        let result = lang::run_script_with_limits(source, &mut ctx, opts.limits).await;
+        let result = lang::run_script_with_progress(source, &mut ctx, opts.limits, progress).await;
         let programs = programs.borrow().clone();
         match result {
             Ok(out) => Ok(RunReport {

@@ -32,15 +32,32 @@ fn parse_options(json: &str) -> Result<RunOptions, String> {
 
 /// Runs a script. Resolves to `{"ok": true, "stdout", "prints", "programs", "machine",
 /// "backend", "adapter", "backend_reason"}` or `{"ok": false, "errors": [{"message", "line",
-/// "col"}], "stdout"}`.
+/// "col"}], "stdout"}`. `on_progress(line, iteration, total, steps)` is called at each iteration
+/// of the outermost loop running (`total` is `undefined` for a `while`), synchronously: a
+/// worker can post it to the page while the run goes on.
 #[wasm_bindgen]
-pub async fn run_script(source: String, options_json: String) -> String {
+pub async fn run_script(source: String, options_json: String, on_progress: Option<js_sys::Function>) -> String {
     let opts = match parse_options(&options_json) {
         Ok(o) => o,
         Err(e) => return RunFailure::without_location(e).to_json(),
     };
     let mut engine = ENGINE.with(|e| e.borrow_mut().take()).unwrap_or_default();
-    let json = match engine.run_script(&source, &opts).await {
+    let mut report = |p: runtime::Progress| {
+        if let Some(f) = &on_progress {
+            let total = p.total.map_or(JsValue::UNDEFINED, |t| JsValue::from_f64(t as f64));
+            let args = js_sys::Array::of4(
+                &JsValue::from(p.line),
+                &JsValue::from_f64(p.iteration as f64),
+                &total,
+                &JsValue::from_f64(p.steps as f64),
+            );
+            // A throwing callback is the page's problem, not the run's.
+            let _ = f.apply(&JsValue::NULL, &args);
+        }
+    };
+    let progress: Option<&mut dyn FnMut(runtime::Progress)> =
+        if on_progress.is_some() { Some(&mut report) } else { None };
+    let json = match engine.run_script_with_progress(&source, &opts, progress).await {
         Ok(report) => report.to_json(true),
         Err(failure) => failure.to_json(),
     };

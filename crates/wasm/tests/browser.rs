@@ -12,7 +12,7 @@ const EXPECTED: &str = include_str!("../../../tests/scripts/skeleton.expected");
 
 async fn run(backend: &str) -> serde_json::Value {
     let options = format!(r#"{{"backend": "{backend}", "precision": "default", "machine": "v5e"}}"#);
-    let json = tpu_wasm::run_script(SCRIPT.to_string(), options).await;
+    let json = tpu_wasm::run_script(SCRIPT.to_string(), options, None).await;
     serde_json::from_str(&json).expect("run_script resolves to JSON")
 }
 
@@ -40,7 +40,7 @@ async fn webgpu_and_wasm_cpu_agree_bit_for_bit() {
 
 #[wasm_bindgen_test]
 async fn script_errors_come_back_as_values() {
-    let json = tpu_wasm::run_script("x = (1,\n".to_string(), "{}".to_string()).await;
+    let json = tpu_wasm::run_script("x = (1,\n".to_string(), "{}".to_string(), None).await;
     let report: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(report["ok"], false);
     let e = &report["errors"][0];

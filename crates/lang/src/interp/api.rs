@@ -64,7 +64,7 @@ fn weak(x: f32) -> Tensor {
     Tensor::from(Array::weak_scalar_f32(x))
 }
 
-impl Interp<'_> {
+impl Interp<'_, '_> {
     fn un<'a>(&'a mut self, op: UnaryOp, x: &'a Tensor) -> LocalFuture<'a, R<Tensor>> {
         Box::pin(async move { Ok(jnp::unary(self.ctx, op, x).await?) })
     }

@@ -191,7 +191,7 @@ fn optional_str(v: Option<Value>, func: &str, name: &str, default: &str) -> R<St
     }
 }
 
-impl Interp<'_> {
+impl Interp<'_, '_> {
     pub(super) fn call_builtin<'a>(
         &'a mut self,
         name: &'a str,

@@ -9,7 +9,7 @@ use jaxlite::LocalFuture;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-impl Interp<'_> {
+impl Interp<'_, '_> {
     pub(super) fn eval<'a>(&'a mut self, e: &'a Expr, env: &'a Env) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             self.step().map_err(|err| err.at(e.span))?;

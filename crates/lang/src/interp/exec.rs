@@ -6,12 +6,12 @@
 //! big `match` of inline awaits would cost tens of kilobytes per Python call.
 
 use super::value::{Function, Value};
-use super::{jax, new_scope, range_iter, set_item, Env, Flow, Interp, RtError, R};
+use super::{jax, new_scope, range_iter, range_len, set_item, Env, Flow, Interp, RtError, R};
 use crate::ast::{self, BinOp, Expr, ExprKind, FuncDef, Stmt, StmtKind};
 use jaxlite::LocalFuture;
 use std::rc::Rc;
 
-impl Interp<'_> {
+impl Interp<'_, '_> {
     pub(super) fn exec_block<'a>(&'a mut self, body: &'a [Stmt], env: &'a Env) -> LocalFuture<'a, R<Flow>> {
         Box::pin(async move {
             for stmt in body {
@@ -108,17 +108,36 @@ impl Interp<'_> {
 
     fn exec_while<'a>(&'a mut self, cond: &'a Expr, body: &'a [Stmt], env: &'a Env) -> LocalFuture<'a, R<Flow>> {
         Box::pin(async move {
-            loop {
+            let outer = self.begin_loop();
+            let flow = self.while_iterations(cond, body, env, outer).await;
+            self.end_loop(outer);
+            flow
+        })
+    }
+
+    fn while_iterations<'a>(
+        &'a mut self,
+        cond: &'a Expr,
+        body: &'a [Stmt],
+        env: &'a Env,
+        report: bool,
+    ) -> LocalFuture<'a, R<Flow>> {
+        Box::pin(async move {
+            for iteration in 1.. {
                 let c = self.eval(cond, env).await?;
                 if !self.truthy(&c).map_err(|e| e.at(cond.span))? {
-                    return Ok(Flow::Normal);
+                    break;
+                }
+                if report {
+                    self.report(cond.span.line, iteration, None);
                 }
                 match self.exec_block(body, env).await? {
-                    Flow::Break => return Ok(Flow::Normal),
+                    Flow::Break => break,
                     Flow::Return(v) => return Ok(Flow::Return(v)),
                     Flow::Normal | Flow::Continue => {}
                 }
             }
+            Ok(Flow::Normal)
         })
     }
 
@@ -133,12 +152,40 @@ impl Interp<'_> {
             let iterable = self.eval(iter, env).await?;
             // Ranges are walked lazily, so a huge range is stopped by the step budget rather
             // than by memory.
-            let items: Box<dyn Iterator<Item = Value>> = match iterable {
-                Value::Range { start, stop, step } => Box::new(range_iter(start, stop, step).map(Value::Int)),
-                other => Box::new(self.iterate(&other).map_err(|e| e.at(iter.span))?.into_iter()),
+            let (items, total): (Box<dyn Iterator<Item = Value>>, u64) = match iterable {
+                Value::Range { start, stop, step } => (
+                    Box::new(range_iter(start, stop, step).map(Value::Int)),
+                    u64::try_from(range_len(start, stop, step)).unwrap_or(u64::MAX),
+                ),
+                other => {
+                    let items = self.iterate(&other).map_err(|e| e.at(iter.span))?;
+                    let n = items.len() as u64;
+                    (Box::new(items.into_iter()), n)
+                }
             };
-            for item in items {
+            let outer = self.begin_loop();
+            let flow = self.for_iterations(target, items, body, env, outer.then_some((iter.span.line, total))).await;
+            self.end_loop(outer);
+            flow
+        })
+    }
+
+    /// The iterations of a `for`; `report` is the loop's line and length when it reports
+    /// progress.
+    fn for_iterations<'a>(
+        &'a mut self,
+        target: &'a Expr,
+        items: Box<dyn Iterator<Item = Value>>,
+        body: &'a [Stmt],
+        env: &'a Env,
+        report: Option<(u32, u64)>,
+    ) -> LocalFuture<'a, R<Flow>> {
+        Box::pin(async move {
+            for (i, item) in items.enumerate() {
                 self.step()?;
+                if let Some((line, total)) = report {
+                    self.report(line, i as u64 + 1, Some(total));
+                }
                 self.assign(target, item, env).await?;
                 match self.exec_block(body, env).await? {
                     Flow::Break => break,

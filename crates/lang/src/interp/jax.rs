@@ -690,7 +690,7 @@ fn index_items(index: &Value) -> R<Vec<IndexItem>> {
     }
 }
 
-impl Interp<'_> {
+impl Interp<'_, '_> {
     /// An operand for `jaxlite`: arrays as they are, Python scalars weakly typed, lists as
     /// arrays. A tracer that escaped its `jit` trace is an error (as in JAX).
     /// `name(x)` for an elementwise op: exactly one argument, taken as an array.

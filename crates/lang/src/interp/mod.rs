@@ -87,7 +87,7 @@ enum Flow {
     Continue,
 }
 
-pub struct Interp<'c> {
+pub struct Interp<'c, 'p> {
     ctx: &'c mut Context,
     limits: Limits,
     steps: u64,
@@ -101,9 +101,18 @@ pub struct Interp<'c> {
     /// `def` at the top level) is a reference cycle, so these are emptied when the run ends:
     /// otherwise every run would leak its functions and all they hold (a worker runs many).
     closure_scopes: Vec<std::rc::Weak<Scope>>,
+    /// Told where the outermost loop is (see `Progress`), when the caller asked.
+    progress: Option<&'p mut dyn FnMut(crate::Progress)>,
+    /// Whether a loop is running: only the outermost reports progress.
+    in_loop: bool,
 }
 
-pub async fn run(module: &ast::Module, ctx: &mut Context, limits: Limits) -> Result<RunOutput, ScriptFailure> {
+pub async fn run(
+    module: &ast::Module,
+    ctx: &mut Context,
+    limits: Limits,
+    progress: Option<&mut dyn FnMut(crate::Progress)>,
+) -> Result<RunOutput, ScriptFailure> {
     let globals = new_scope(None, Rc::new(Vec::new()));
     let mut interp = Interp {
         ctx,
@@ -114,6 +123,8 @@ pub async fn run(module: &ast::Module, ctx: &mut Context, limits: Limits) -> Res
         tracing: Vec::new(),
         stack_base: exec::stack_position(),
         closure_scopes: Vec::new(),
+        progress,
+        in_loop: false,
     };
     let result = interp.exec_block(&module.body, &globals).await;
     let output = std::mem::take(&mut interp.out);
@@ -133,7 +144,28 @@ pub async fn run(module: &ast::Module, ctx: &mut Context, limits: Limits) -> Res
     }
 }
 
-impl<'c> Interp<'c> {
+impl Interp<'_, '_> {
+    /// Starts reporting a loop's iterations if it is the outermost loop and someone listens;
+    /// returns whether it did (the caller ends it with `end_loop`).
+    fn begin_loop(&mut self) -> bool {
+        let outer = self.progress.is_some() && !self.in_loop;
+        self.in_loop |= outer;
+        outer
+    }
+
+    fn end_loop(&mut self, outer: bool) {
+        if outer {
+            self.in_loop = false;
+        }
+    }
+
+    fn report(&mut self, line: u32, iteration: u64, total: Option<u64>) {
+        let steps = self.steps;
+        if let Some(progress) = self.progress.as_mut() {
+            progress(crate::Progress { line, iteration, total, steps });
+        }
+    }
+
     fn step(&mut self) -> R<()> {
         self.steps += 1;
         if self.steps > self.limits.steps {

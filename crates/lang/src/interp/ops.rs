@@ -16,7 +16,7 @@ fn overflow() -> super::RtError {
     super::RtError::new("integer overflow (the playground's ints are 64-bit)")
 }
 
-impl Interp<'_> {
+impl Interp<'_, '_> {
     pub(super) fn binary<'a>(&'a mut self, op: BinOp, a: Value, b: Value) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             if matches!(a, Value::Array(_)) || matches!(b, Value::Array(_)) {

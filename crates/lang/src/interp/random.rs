@@ -125,7 +125,7 @@ fn format_u32(shape: &[usize], values: &[u32], separator: &str, indent: &str) ->
     go(shape, values, width, separator, &indent[..indent.len() - 1])
 }
 
-impl Interp<'_> {
+impl Interp<'_, '_> {
     pub(super) fn call_random<'a>(
         &'a mut self,
         name: &'a str,

@@ -88,7 +88,7 @@ fn argnums_arg(v: Option<Value>) -> R<(Vec<usize>, bool)> {
     }
 }
 
-impl Interp<'_> {
+impl Interp<'_, '_> {
     /// `jax.grad`, `value_and_grad`, `jacfwd`, `jacrev`, `hessian`, `vmap`: the wrapped function.
     pub(super) fn make_transformed(
         &mut self,
