@@ -303,7 +303,17 @@ impl Reader<'_> {
                 let Some(op) = VectorOp::from_code(code as u32) else {
                     return self.err(format!("vector opcode {code} is unknown"));
                 };
-                Instr::Vector { op, dst: self.block()?, a: self.operand()?, b: self.operand()? }
+                let (dst, a, b) = (self.block()?, self.operand()?, self.operand()?);
+                // A unary op's second operand is unused and always encoded as the immediate +0,
+                // which the text form leaves out: anything else would not survive the trip
+                // through the disassembler (the binary fuzzer found such a program).
+                if op.arity() == 1 && !matches!(b, Operand::Imm(x) if x.to_bits() == 0) {
+                    return self.err(format!(
+                        "v.{} takes one operand; its unused second must be the immediate 0.0",
+                        op.name()
+                    ));
+                }
+                Instr::Vector { op, dst, a, b }
             }
             7 => Instr::Loop { count: self.u32()? },
             8 => Instr::End,
