@@ -598,11 +598,15 @@ fn fold(g: &Graph, op: Op, ins: &[ValueId]) -> Option<f32> {
 /// as it is; `(2,3,4,5)` by `(2,3,0,1)` becomes `(6,20)` by `(1,0)`.
 pub fn merge_transpose(shape: &[usize], permutation: &[usize]) -> (Vec<usize>, Vec<usize>) {
     let kept: Vec<usize> = permutation.iter().copied().filter(|&a| shape[a] != 1).collect();
+    // Axes of size 1 are gone, so source axes on either side of one are neighbours: number the
+    // kept axes by their position among the kept (the fuzzer found [3, 1, 2] by [0, 2, 1],
+    // which moves nothing, refused as a permutation of two axes).
+    let position = |a: usize| (0..a).filter(|&b| shape[b] != 1).count();
     // Runs of output axes whose source axes are consecutive.
     let mut runs: Vec<Vec<usize>> = Vec::new();
     for &a in &kept {
         match runs.last_mut() {
-            Some(run) if *run.last().expect("runs are not empty") + 1 == a => run.push(a),
+            Some(run) if position(*run.last().expect("runs are not empty")) + 1 == position(a) => run.push(a),
             _ => runs.push(vec![a]),
         }
     }
