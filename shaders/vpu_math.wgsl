@@ -423,3 +423,71 @@ fn vpu_round_away(x: f32) -> f32 {
     }
     return t;
 }
+
+// `a` modulo `b` with the sign of `a` (fmod, `lax.rem`): `emu::vpu_math::rem` line by line,
+// long division of the significands on the bits, so the exact result needs no float rounding.
+fn vpu_rem(a: f32, b: f32) -> f32 {
+    var ux = bitcast<u32>(a);
+    var uy = bitcast<u32>(b);
+    var ex = i32((ux >> 23u) & 0xffu);
+    var ey = i32((uy >> 23u) & 0xffu);
+    let sign = ux & 0x80000000u;
+    if (uy << 1u) == 0u || (uy & 0x7fffffffu) > 0x7f800000u || ex == 0xff {
+        return f(F32_NAN);
+    }
+    if (ux << 1u) <= (uy << 1u) {
+        if (ux << 1u) == (uy << 1u) {
+            return f(sign);
+        }
+        return a;
+    }
+    if ex == 0 {
+        var i = ux << 9u;
+        while (i >> 31u) == 0u {
+            ex = ex - 1;
+            i = i << 1u;
+        }
+        ux = ux << u32(-ex + 1);
+    } else {
+        ux = (ux & 0x007fffffu) | 0x00800000u;
+    }
+    if ey == 0 {
+        var i = uy << 9u;
+        while (i >> 31u) == 0u {
+            ey = ey - 1;
+            i = i << 1u;
+        }
+        uy = uy << u32(-ey + 1);
+    } else {
+        uy = (uy & 0x007fffffu) | 0x00800000u;
+    }
+    while ex > ey {
+        let i = ux - uy;
+        if (i >> 31u) == 0u {
+            if i == 0u {
+                return f(sign);
+            }
+            ux = i;
+        }
+        ux = ux << 1u;
+        ex = ex - 1;
+    }
+    let i = ux - uy;
+    if (i >> 31u) == 0u {
+        if i == 0u {
+            return f(sign);
+        }
+        ux = i;
+    }
+    while (ux >> 23u) == 0u {
+        ux = ux << 1u;
+        ex = ex - 1;
+    }
+    if ex > 0 {
+        ux = ux - (1u << 23u);
+        ux = ux | (u32(ex) << 23u);
+    } else {
+        ux = ux >> u32(-ex + 1);
+    }
+    return f(ux | sign);
+}

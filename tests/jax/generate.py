@@ -244,6 +244,25 @@ print(jax.jit(lambda x: jnp.tanh(x @ w1) @ w2)(x))
 # Errors.
 program("error_grad_nonscalar", X + "print(jax.grad(lambda v: v * 2.0)(x))\n")
 program("error_grad_int", "print(jax.grad(lambda v: v * 2)(3))\n")
+# Python's % and // on arrays (jnp.remainder, jnp.floor_divide), the C remainder (jnp.fmod,
+# lax.rem), divmod; floats of both signs, ints, Python scalars, under jit and grad.
+program("mod_floordiv", """
+x = jnp.array([5.5, -5.5, 7.0, -7.0, 0.0, -0.0, 1e-3, 3.0])
+y = jnp.array([2.0, 2.0, -3.0, -3.0, 2.0, -2.0, -0.75, 0.25])
+print(x % y)
+print(x // y)
+print(jnp.fmod(x, y), jax.lax.rem(x, y))
+print(divmod(x, 1.5))
+print(jnp.remainder(x, -4.0), jnp.floor_divide(100.0, y))
+i = jnp.arange(-7, 8)
+print(i % 3, i // 3, i % -4, i // -4)
+print(jnp.divmod(i, 5))
+f = jax.jit(lambda a, b: (a % b, a // b, jnp.fmod(a, b)))
+print(f(x, y))
+print(jax.jit(lambda k: (k % 3, k // 3))(i))
+print(jax.grad(lambda v: jnp.sum(v % 2.0 + (v // 2.0) * v))(x))
+print(jax.grad(lambda v: jnp.sum(jnp.fmod(3.0, v)))(jnp.array([0.7, -1.1, 2.5])))
+""")
 # Found by the `script` fuzzer (docs/reliability.md): a loss linear in its prediction, whose
 # gradient reduces and multiplies the constant broadcast 1/n of the mean.
 program("fuzz_linear_loss_grad", """

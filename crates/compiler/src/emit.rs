@@ -469,6 +469,7 @@ impl<'a> Emitter<'a> {
                     BinaryOp::Div => VectorOp::Div,
                     BinaryOp::Max => VectorOp::Max,
                     BinaryOp::Min => VectorOp::Min,
+                    BinaryOp::Rem => VectorOp::Rem,
                     _ => return Err(err(format!("{} is not supported by the compiler yet", instr.opcode()))),
                 };
                 push(self, op, operand(instr.operands[0]), operand(instr.operands[1]));

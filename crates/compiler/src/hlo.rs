@@ -367,7 +367,10 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
             // result is the integer result (within ±2^24).
             Primitive::Binary(b)
                 if out_aval.dtype == DType::I32
-                    && !matches!(b, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min) =>
+                    && !matches!(
+                        b,
+                        BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min | BinaryOp::Rem
+                    ) =>
             {
                 return Err(at(format!("int32 {} is not supported by the compiler yet", b.name())));
             }
@@ -588,6 +591,8 @@ fn fold(g: &Graph, op: Op, ins: &[ValueId]) -> Option<f32> {
         (Op::Binary(BinaryOp::Sub), [a, b]) => a - b,
         (Op::Binary(BinaryOp::Mul), [a, b]) => a * b,
         (Op::Binary(BinaryOp::Div), [a, b]) if (a / b).is_normal() => a / b,
+        // Exact (fmod), as the vector unit computes it.
+        (Op::Binary(BinaryOp::Rem), [a, b]) => a % b,
         _ => return None,
     };
     (!x.is_nan()).then_some(x)

@@ -66,6 +66,7 @@ pub fn vector_op(op: VectorOp, a: f32, b: f32) -> f32 {
         VectorOp::Expm1 => vpu_math::expm1(a),
         VectorOp::Log1p => vpu_math::log1p(a),
         VectorOp::Erf => vpu_math::erf(a),
+        VectorOp::Rem => vpu_math::rem(a, b),
     };
     match op {
         VectorOp::Neg | VectorOp::Abs => r,

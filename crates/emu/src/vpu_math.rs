@@ -399,6 +399,75 @@ pub fn erf(x: f32) -> f32 {
     }
 }
 
+/// `a` modulo `b` with the sign of `a`: C's `fmodf`, `lax.rem`. The result is always exact, so
+/// it is computed on the bits by long division of the significands (musl's fmodf), which the
+/// shader ports line by line; no float operation whose rounding a GPU could change is used.
+/// NaN when `a` is infinite or `b` is zero (or either is NaN); `a` itself when `|a| < |b|`.
+pub fn rem(a: f32, b: f32) -> f32 {
+    let (mut ux, mut uy) = (a.to_bits(), b.to_bits());
+    let mut ex = (ux >> 23 & 0xff) as i32;
+    let mut ey = (uy >> 23 & 0xff) as i32;
+    let sign = ux & 0x8000_0000;
+    if uy << 1 == 0 || (uy & 0x7fff_ffff) > 0x7f80_0000 || ex == 0xff {
+        return f32::NAN;
+    }
+    if ux << 1 <= uy << 1 {
+        return if ux << 1 == uy << 1 { f32::from_bits(sign) } else { a };
+    }
+    // The significands as integers with the implicit bit; subnormals shifted up to it.
+    if ex == 0 {
+        let mut i = ux << 9;
+        while i >> 31 == 0 {
+            ex -= 1;
+            i <<= 1;
+        }
+        ux <<= -ex + 1;
+    } else {
+        ux = (ux & 0x007f_ffff) | 0x0080_0000;
+    }
+    if ey == 0 {
+        let mut i = uy << 9;
+        while i >> 31 == 0 {
+            ey -= 1;
+            i <<= 1;
+        }
+        uy <<= -ey + 1;
+    } else {
+        uy = (uy & 0x007f_ffff) | 0x0080_0000;
+    }
+    // Long division, one bit of the quotient per exponent step; only the remainder is kept.
+    while ex > ey {
+        let i = ux.wrapping_sub(uy);
+        if i >> 31 == 0 {
+            if i == 0 {
+                return f32::from_bits(sign);
+            }
+            ux = i;
+        }
+        ux <<= 1;
+        ex -= 1;
+    }
+    let i = ux.wrapping_sub(uy);
+    if i >> 31 == 0 {
+        if i == 0 {
+            return f32::from_bits(sign);
+        }
+        ux = i;
+    }
+    while ux >> 23 == 0 {
+        ux <<= 1;
+        ex -= 1;
+    }
+    // Back to a float: normal, or shifted down into a subnormal (exactly: the low bits are 0).
+    if ex > 0 {
+        ux -= 1 << 23;
+        ux |= (ex as u32) << 23;
+    } else {
+        ux >>= -ex + 1;
+    }
+    f32::from_bits(ux | sign)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -529,5 +598,60 @@ mod tests {
         let x = f32::from_bits(5);
         let (m, e) = split_exp(x);
         assert_eq!(scale(m, e), x);
+    }
+
+    /// `rem` is C's fmodf to the bit (Rust's `%` on f32 calls it), on a sweep of the range,
+    /// random pairs of every magnitude, and the edge values.
+    #[test]
+    fn rem_is_fmod_exactly() {
+        let check = |a: f32, b: f32| {
+            let (got, want) = (rem(a, b), a % b);
+            assert!(
+                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                "rem({a:e}, {b:e}) = {got:e}, fmodf gives {want:e}"
+            );
+        };
+        let edges = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            1e-45,
+            -1e-45,
+            1.1754942e-38,
+            f32::MIN_POSITIVE,
+            3.0,
+            0.1,
+            f32::MAX,
+            -f32::MAX,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            16777216.0,
+            7.5,
+            -2.25,
+        ];
+        for &a in &edges {
+            for &b in &edges {
+                check(a, b);
+            }
+        }
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 32) as u32
+        };
+        for _ in 0..200_000 {
+            check(f32::from_bits(next()), f32::from_bits(next()));
+            // Close exponents too, where the quotient is small.
+            let a = f32::from_bits(next());
+            check(a, f32::from_bits((a.to_bits() & 0xff80_0000) ^ (next() & 0x00ff_ffff)));
+        }
+        for a in samples(-1e6, 1e6).step_by(7) {
+            check(a, 0.7);
+            check(a, -3.0);
+        }
     }
 }

@@ -102,6 +102,7 @@ fn apply_expr(op: VectorOp) -> String {
         VectorOp::Expm1 => arith("vpu_expm1(a)"),
         VectorOp::Log1p => arith("vpu_log1p(a)"),
         VectorOp::Erf => arith("vpu_erf(a)"),
+        VectorOp::Rem => arith("vpu_rem(a, b)"),
     }
 }
 

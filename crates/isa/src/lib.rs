@@ -91,11 +91,13 @@ pub enum VectorOp {
     Expm1,
     Log1p,
     Erf,
+    /// `a` modulo `b` with the sign of `a` (`lax.rem`, C's fmod): exact.
+    Rem,
 }
 
 impl VectorOp {
     /// In opcode order: `code()` is the position here.
-    pub const ALL: [VectorOp; 30] = [
+    pub const ALL: [VectorOp; 31] = [
         VectorOp::Add,
         VectorOp::Sub,
         VectorOp::Mul,
@@ -126,6 +128,7 @@ impl VectorOp {
         VectorOp::Expm1,
         VectorOp::Log1p,
         VectorOp::Erf,
+        VectorOp::Rem,
     ];
 
     pub fn name(self) -> &'static str {
@@ -160,6 +163,7 @@ impl VectorOp {
             "expm1",
             "log1p",
             "erf",
+            "rem",
         ][self.code() as usize]
     }
 
@@ -172,6 +176,7 @@ impl VectorOp {
             | VectorOp::Div
             | VectorOp::Max
             | VectorOp::Min
+            | VectorOp::Rem
             | VectorOp::Where => 2,
             op if op.is_comparison() => 2,
             _ => 1,
@@ -196,6 +201,7 @@ impl VectorOp {
                 | VectorOp::Expm1
                 | VectorOp::Log1p
                 | VectorOp::Erf
+                | VectorOp::Rem
         )
     }
 

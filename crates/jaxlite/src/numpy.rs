@@ -174,6 +174,61 @@ pub async fn true_divide(ctx: &mut Context, a: &Tensor, b: &Tensor) -> Result<Te
     }
 }
 
+/// `jnp.fmod`: the C remainder, with the sign of `a` (`lax.rem` after promotion).
+pub async fn fmod(ctx: &mut Context, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    binary(ctx, BinaryOp::Rem, a, b).await
+}
+
+/// `jnp.remainder` / `a % b`: Python's modulo, with the sign of `b`, as JAX builds it from
+/// `lax.rem` (so the bits are JAX's): the C remainder, plus `b` where its sign differs from
+/// `b`'s and it is not zero.
+pub async fn remainder(ctx: &mut Context, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let dtype = result_dtype(a, b);
+    let (a, b) = promote_pair(ctx, "remainder", a, b, dtype).await?;
+    let zero = Tensor::from(Array::from_f32(vec![], vec![0.0]).astype(dtype));
+    let trunc = binary(ctx, BinaryOp::Rem, &a, &b).await?;
+    let nonzero = compare(ctx, CompareOp::Ne, &trunc, &zero).await?;
+    let trunc_negative = compare(ctx, CompareOp::Lt, &trunc, &zero).await?;
+    let b_negative = compare(ctx, CompareOp::Lt, &b, &zero).await?;
+    let signs_differ = compare(ctx, CompareOp::Ne, &trunc_negative, &b_negative).await?;
+    let fix = binary(ctx, BinaryOp::And, &signs_differ, &nonzero).await?;
+    let fixed = binary(ctx, BinaryOp::Add, &trunc, &b).await?;
+    where_(ctx, &fix, &fixed, &trunc).await
+}
+
+/// `jnp.floor_divide` / `a // b`: the quotient rounded toward −∞, as JAX builds it. Floats:
+/// `(a − rem(a, b)) / b`, one less where the remainder's sign differs from `b`'s, then rounded.
+/// Integers (float32 words here): the same exact quotient (an exact multiple divided is
+/// exact), computed in float32 and converted back.
+pub async fn floor_divide(ctx: &mut Context, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let dtype = result_dtype(a, b);
+    let (a, b) = promote_pair(ctx, "floor_divide", a, b, dtype).await?;
+    let (a, b) = if dtype.is_float() {
+        (a, b)
+    } else {
+        (astype(ctx, &a, DType::F32).await?, astype(ctx, &b, DType::F32).await?)
+    };
+    let float = a.aval().dtype;
+    let constant = |x: f32| Tensor::from(Array::from_f32(vec![], vec![x]).astype(float));
+    let zero = constant(0.0);
+    let rem = binary(ctx, BinaryOp::Rem, &a, &b).await?;
+    let exact = binary(ctx, BinaryOp::Sub, &a, &rem).await?;
+    let div = binary(ctx, BinaryOp::Div, &exact, &b).await?;
+    let nonzero = compare(ctx, CompareOp::Ne, &rem, &zero).await?;
+    let sign_b = unary(ctx, UnaryOp::Sign, &b).await?;
+    let sign_rem = unary(ctx, UnaryOp::Sign, &rem).await?;
+    let signs_differ = compare(ctx, CompareOp::Ne, &sign_b, &sign_rem).await?;
+    let fix = binary(ctx, BinaryOp::And, &nonzero, &signs_differ).await?;
+    let less = binary(ctx, BinaryOp::Sub, &div, &constant(1.0)).await?;
+    let div = where_(ctx, &fix, &less, &div).await?;
+    let q = unary(ctx, UnaryOp::Round, &div).await?;
+    if dtype.is_float() {
+        Ok(q)
+    } else {
+        astype(ctx, &q, dtype).await
+    }
+}
+
 /// An elementwise unary op; integer inputs to float functions become float32 first.
 pub async fn unary(ctx: &mut Context, op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     let x = if op.needs_float() && !x.aval().dtype.is_float() { astype(ctx, x, DType::F32).await? } else { x.clone() };

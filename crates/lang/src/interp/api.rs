@@ -22,6 +22,11 @@ pub const JNP_MORE: &[&str] = &[
     "square",
     "power",
     "arctan2",
+    "remainder",
+    "mod",
+    "floor_divide",
+    "fmod",
+    "divmod",
     "where",
     "min",
     "argmax",
@@ -697,6 +702,20 @@ impl Interp<'_, '_> {
                     let x = self.to_tensor(&args[0])?;
                     jnp::compare(self.ctx, CompareOp::Ne, &x, &x).await?
                 }
+                "remainder" | "mod" | "floor_divide" | "fmod" | "divmod" => {
+                    arity(name, &args, 2, 2)?;
+                    let (x, y) = (self.to_tensor(&args[0])?, self.to_tensor(&args[1])?);
+                    match name {
+                        "floor_divide" => jnp::floor_divide(self.ctx, &x, &y).await?,
+                        "fmod" => jnp::fmod(self.ctx, &x, &y).await?,
+                        "divmod" => {
+                            let q = jnp::floor_divide(self.ctx, &x, &y).await?;
+                            let r = jnp::remainder(self.ctx, &x, &y).await?;
+                            return Ok(Value::tuple(vec![Value::Array(q), Value::Array(r)]));
+                        }
+                        _ => jnp::remainder(self.ctx, &x, &y).await?,
+                    }
+                }
                 "arctan2" | "logical_and" | "logical_or" => {
                     arity(name, &args, 2, 2)?;
                     let (mut x, mut y) = (self.to_tensor(&args[0])?, self.to_tensor(&args[1])?);
@@ -1158,6 +1177,7 @@ impl Interp<'_, '_> {
                 "max" => Some(BinaryOp::Max),
                 "min" => Some(BinaryOp::Min),
                 "pow" => Some(BinaryOp::Pow),
+                "rem" => Some(BinaryOp::Rem),
                 _ => None,
             };
             if let Some(op) = binary {

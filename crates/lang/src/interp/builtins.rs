@@ -35,6 +35,7 @@ const BUILTINS: &[&str] = &[
     "reversed",
     "any",
     "all",
+    "divmod",
 ];
 
 pub fn lookup(name: &str) -> Option<Value> {
@@ -236,6 +237,12 @@ impl Interp<'_, '_> {
                             None => err(format!("bad operand type for abs(): '{}'", v.type_name())),
                         },
                     };
+                }
+                "divmod" => {
+                    arity(name, &args, 2, 2)?;
+                    let q = self.binary(BinOp::FloorDiv, args[0].clone(), args[1].clone()).await?;
+                    let r = self.binary(BinOp::Mod, args[0].clone(), args[1].clone()).await?;
+                    return Ok(Value::tuple(vec![q, r]));
                 }
                 "any" | "all" => {
                     arity(name, &args, 1, 1)?;

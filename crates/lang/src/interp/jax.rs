@@ -156,6 +156,7 @@ const LAX_FUNCTIONS: &[&str] = &[
     "mul",
     "div",
     "pow",
+    "rem",
 ];
 
 const JAX_MISSING: &[&str] = &[
@@ -750,6 +751,8 @@ impl Interp<'_, '_> {
                 BinOp::Mul => jnp::binary(ctx, BinaryOp::Mul, &x, &y).await?,
                 BinOp::Div => jnp::true_divide(ctx, &x, &y).await?,
                 BinOp::MatMul => jnp::matmul(ctx, &x, &y, None).await?,
+                BinOp::Mod => jnp::remainder(ctx, &x, &y).await?,
+                BinOp::FloorDiv => jnp::floor_divide(ctx, &x, &y).await?,
                 _ => {
                     return err(format!(
                         "the '{}' operator on arrays is not supported by the playground yet",
