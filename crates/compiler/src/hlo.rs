@@ -497,6 +497,11 @@ fn canonical_operand(g: &mut Graph, v: ValueId, batch: &[usize], contracting: &[
 /// one last axis and a leading run into one leading axis (reshapes, free); a run in the middle
 /// moves to the end first (`(A, X, Y) → (A, Y, X)`, a transpose on the XLU).
 fn reduce(g: &mut Graph, x: ValueId, op: ReduceOp, axes: &[usize], out: Vec<usize>) -> ValueId {
+    // Reducing no axes (`jnp.sum` of a scalar) is the value itself (the jit fuzzer found that
+    // it was refused).
+    if axes.is_empty() {
+        return x;
+    }
     let shape = g.instrs[x].shape.clone();
     let rank = shape.len();
     let mut sorted = axes.to_vec();

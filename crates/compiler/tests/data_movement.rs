@@ -225,3 +225,14 @@ fn dynamic_slices_with_constant_indices() {
     let e = compile("f", &closed.jaxpr, &opts(Precision::Default)).unwrap_err().to_string();
     assert!(e.contains("dynamic_slice with an index computed at run time is not supported"), "{e}");
 }
+
+/// `jnp.sum` of a scalar reduces no axes: the value itself (the jit fuzzer found it refused).
+#[test]
+fn reducing_no_axes_is_the_value() {
+    let closed = trace(&[&[1, 7]], async |ctx, a| {
+        let total = jnp::reduce(ctx, &a[0], None, jnp::Reduction::Sum).await.unwrap();
+        jnp::reduce(ctx, &total, None, jnp::Reduction::Sum).await.unwrap()
+    });
+    assert!(closed.jaxpr.to_string().contains("reduce_sum[axes=()"), "{}", closed.jaxpr);
+    check(&closed, Precision::Default);
+}
