@@ -263,6 +263,31 @@ print(jax.jit(lambda k: (k % 3, k // 3))(i))
 print(jax.grad(lambda v: jnp.sum(v % 2.0 + (v // 2.0) * v))(x))
 print(jax.grad(lambda v: jnp.sum(jnp.fmod(3.0, v)))(jnp.array([0.7, -1.1, 2.5])))
 """)
+# Integer-array indexing (a gather) and jnp.take: rows of a table, columns, two index arrays
+# (the cross-entropy idiom), an int beside an array, negative and out-of-range indices, take's
+# modes, and under jit, grad (a scatter-add) and vmap.
+program("gather_take", """
+table = jnp.arange(12.0).reshape(4, 3)
+ids = jnp.array([2, 0, 3, -1, 7])
+print(table[ids], table[:, jnp.array([2, 0])], table[1, jnp.array([2, 0])])
+print(jax.jit(lambda t, i: t[i])(table, ids))
+logp = jnp.log(jnp.array([[0.1, 0.7, 0.2], [0.5, 0.25, 0.25]]))
+y = jnp.array([1, 0])
+print(-jnp.mean(logp[jnp.arange(2), y]))
+print(jax.grad(lambda t: jnp.sum(t[jnp.array([0, 0, 2])] * 2.0))(table))
+print(jax.jit(jax.grad(lambda t: -jnp.mean(t[jnp.arange(2), y])))(logp))
+print(jax.vmap(lambda row, i: row[i])(table[:2], jnp.array([1, 2])))
+print(jax.jit(lambda t, i: t[i])(table, jnp.array(3)))
+x = jnp.arange(12.0).reshape(3, 4)
+i = jnp.array([[0, -1], [5, 2]])
+print(jnp.take(x, i), jnp.take(x, i, axis=1))
+print(jnp.take(x, i, axis=1, mode="clip"), jnp.take(x, i, axis=0, mode="wrap"))
+print(jax.jit(lambda a, b: jnp.take(a, b, axis=1))(x, i))
+print(jax.grad(lambda a: jnp.sum(jnp.take(a, jnp.array([1, 1, 3]), axis=1)))(x))
+e = jnp.arange(20.0).reshape(5, 4)
+tokens = jnp.array([[1, 4, 4], [0, 2, 3]])
+print(e[tokens])
+""")
 # Found by the `script` fuzzer (docs/reliability.md): a loss linear in its prediction, whose
 # gradient reduces and multiplies the constant broadcast 1/n of the mean.
 program("fuzz_linear_loss_grad", """

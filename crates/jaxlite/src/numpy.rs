@@ -229,6 +229,58 @@ pub async fn floor_divide(ctx: &mut Context, a: &Tensor, b: &Tensor) -> Result<T
     }
 }
 
+/// Elements of `x` along `axis` at the (int32) indices `idx`: the result has `x`'s shape with
+/// that axis replaced by `idx`'s shape (`jnp.take`, `x[idx]`). Indices must already be in
+/// range (callers clamp or mask them as their JAX function does).
+///
+/// Traced as what the emulated TPU runs for a gather, with no primitive of its own: the indices
+/// compared with an iota select, for each index, the one row of `x` it names, and a sum over the
+/// axis keeps it (every other term is zero). The sum of one value and zeros is that value,
+/// infinities and NaN included (a one-hot matmul would turn `0 · inf` into NaN), except that
+/// −0 comes back as +0. `grad` and `vmap` need no rules of their own: the gradient is the
+/// same selection of the cotangent, summed over the indices, which is scatter-add.
+pub async fn take(ctx: &mut Context, x: &Tensor, idx: &Tensor, axis: usize) -> Result<Tensor> {
+    let xa = x.aval().clone();
+    if axis >= xa.rank() {
+        return Err(JaxError(format!("take: axis {axis} is out of bounds for an array of rank {}", xa.rank())));
+    }
+    if xa.dtype == DType::Bool {
+        let as_int = astype(ctx, x, DType::I32).await?;
+        let taken = Box::pin(take(ctx, &as_int, idx, axis)).await?;
+        return astype(ctx, &taken, DType::Bool).await;
+    }
+    let n = xa.shape[axis];
+    let index_shape = idx.aval().shape.clone();
+    let m: usize = index_shape.iter().product();
+    // x as (n, rest): the indexed axis first, the others flattened.
+    let mut order = vec![axis];
+    order.extend((0..xa.rank()).filter(|&d| d != axis));
+    let moved = if axis == 0 { x.clone() } else { transpose(ctx, x, Some(&order)).await? };
+    let rest_shape: Vec<usize> = order[1..].iter().map(|&d| xa.shape[d]).collect();
+    let rest: usize = rest_shape.iter().product();
+    let rows = reshape(ctx, &moved, &[1, n as i64, rest as i64]).await?;
+    let idx = reshape(ctx, idx, &[m as i64, 1, 1]).await?;
+    let positions = bind1(ctx, Primitive::Iota { dtype: DType::I32, shape: vec![1, n, 1], dimension: 1 }, &[]).await?;
+    let picked = compare(ctx, CompareOp::Eq, &idx, &positions).await?;
+    let zero = Tensor::from(Array::from_f32(vec![], vec![0.0]).astype(xa.dtype));
+    let selected = where_(ctx, &picked, &rows, &zero).await?;
+    let taken = reduce(ctx, &selected, Some(&[1]), Reduction::Sum).await?;
+    // (m, rest) back to x's axes with the index's shape in place of `axis`.
+    let mut shape: Vec<i64> = index_shape.iter().map(|&d| d as i64).collect();
+    shape.extend(rest_shape.iter().map(|&d| d as i64));
+    let out = reshape(ctx, &taken, &shape).await?;
+    let k = index_shape.len();
+    // Axes now: index dims (k), then x's other axes in order; x's axes before `axis` go first.
+    let mut back: Vec<usize> = (k..k + axis).collect();
+    back.extend(0..k);
+    back.extend(k + axis..k + xa.rank() - 1);
+    if back.iter().enumerate().all(|(i, &d)| i == d) {
+        Ok(out)
+    } else {
+        transpose(ctx, &out, Some(&back)).await
+    }
+}
+
 /// An elementwise unary op; integer inputs to float functions become float32 first.
 pub async fn unary(ctx: &mut Context, op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     let x = if op.needs_float() && !x.aval().dtype.is_float() { astype(ctx, x, DType::F32).await? } else { x.clone() };

@@ -22,6 +22,7 @@ pub const JNP_MORE: &[&str] = &[
     "square",
     "power",
     "arctan2",
+    "take",
     "remainder",
     "mod",
     "floor_divide",
@@ -63,7 +64,7 @@ pub const JNP_MORE: &[&str] = &[
 ];
 
 /// The `JNP_MORE` functions with keyword arguments of their own.
-const OWN_KWARGS: &[&str] = &["linspace", "eye", "split", "tensordot", "allclose", "tril", "triu"];
+const OWN_KWARGS: &[&str] = &["linspace", "eye", "split", "tensordot", "allclose", "tril", "triu", "take"];
 
 fn weak(x: f32) -> Tensor {
     Tensor::from(Array::weak_scalar_f32(x))
@@ -551,6 +552,90 @@ impl Interp<'_, '_> {
                 }
                 // The lower (upper) triangle of the last two axes, the rest zero: a constant mask
                 // and a select, so it traces, differentiates and batches like any `where`.
+                // jnp.take: a gather along `axis` (the flattened array when None). Negative
+                // indices count from the end; out-of-range ones give NaN for floats (mode
+                // "fill", JAX's default), the nearest element ("clip"), or wrap ("wrap").
+                "take" => {
+                    let need = |v: Option<Value>, what: &str| {
+                        v.ok_or_else(|| super::RtError::new(format!("take() needs {what}")))
+                    };
+                    let mut x = self.to_tensor(&need(arg(0, "a"), "a")?)?;
+                    let idx = self.as_array(&need(arg(1, "indices"), "indices")?, None).await?;
+                    if idx.aval().dtype != DType::I32 {
+                        return err(format!("take: indices must be integers, got {}", idx.aval().dtype));
+                    }
+                    let axis = match arg(2, "axis") {
+                        None | Some(Value::None) => {
+                            x = jnp::reshape(self.ctx, &x, &[-1]).await?;
+                            0
+                        }
+                        Some(v) => jnp::normalize_axes(Some(&[int_arg(&v)?]), x.aval().rank())?[0],
+                    };
+                    let mode = match arg(3, "mode") {
+                        None | Some(Value::None) => "fill".to_string(),
+                        Some(Value::Str(m)) if ["fill", "clip", "wrap"].contains(&&*m) => m.to_string(),
+                        Some(other) => {
+                            return err(format!(
+                                "take: mode must be 'fill', 'clip' or 'wrap', got {}",
+                                super::value::repr(&other)
+                            ))
+                        }
+                    };
+                    let n = x.aval().shape[axis] as i32;
+                    let int = |v: i32| Tensor::from(Array::from_f32(vec![], vec![v as f32]).astype(DType::I32));
+                    let ctx = &mut *self.ctx;
+                    let clip = async |ctx: &mut jaxlite::Context, idx: &Tensor| -> R<Tensor> {
+                        let idx = jnp::binary(ctx, BinaryOp::Max, idx, &int(0)).await?;
+                        Ok(jnp::binary(ctx, BinaryOp::Min, &idx, &int((n - 1).max(0))).await?)
+                    };
+                    let (idx, valid) = match mode.as_ref() {
+                        "wrap" => (jnp::remainder(ctx, &idx, &int(n)).await?, None),
+                        // "clip" takes negative indices to the first element, as JAX.
+                        "clip" => (clip(ctx, &idx).await?, None),
+                        _ => {
+                            let negative = jnp::compare(ctx, CompareOp::Lt, &idx, &int(0)).await?;
+                            let wrapped = jnp::binary(ctx, BinaryOp::Add, &idx, &int(n)).await?;
+                            let idx = jnp::where_(ctx, &negative, &wrapped, &idx).await?;
+                            let low = jnp::compare(ctx, CompareOp::Ge, &idx, &int(0)).await?;
+                            let high = jnp::compare(ctx, CompareOp::Lt, &idx, &int(n)).await?;
+                            let valid = jnp::binary(ctx, BinaryOp::And, &low, &high).await?;
+                            (clip(ctx, &idx).await?, Some(valid))
+                        }
+                    };
+                    let out = jnp::take(ctx, &x, &idx, axis).await?;
+                    match valid {
+                        None => out,
+                        Some(valid) => {
+                            // The index's validity, placed where its axes sit in the result.
+                            let rank = x.aval().rank();
+                            let mut shape: Vec<i64> = vec![1; axis];
+                            shape.extend(idx.aval().shape.iter().map(|&d| d as i64));
+                            shape.extend(std::iter::repeat_n(1, rank - axis - 1));
+                            let valid = jnp::reshape(ctx, &valid, &shape).await?;
+                            // JAX's fill: NaN, or int32's minimum (which the emulated machine's
+                            // float32 words hold exactly; an int32 result that far out is then
+                            // refused loudly by the runtime rather than rounded).
+                            // (Selected in float32 and converted back, so that only a result
+                            // that holds it is an int32 array outside that range.)
+                            match x.aval().dtype {
+                                DType::I32 => {
+                                    let out = jnp::astype(ctx, &out, DType::F32).await?;
+                                    let fill = Tensor::from(Array::from_f32(vec![], vec![i32::MIN as f32]));
+                                    let out = jnp::where_(ctx, &valid, &out, &fill).await?;
+                                    jnp::astype(ctx, &out, DType::I32).await?
+                                }
+                                DType::Bool => {
+                                    let fill = Tensor::from(Array::new(vec![], jaxlite::Data::Bool(vec![true])));
+                                    jnp::where_(ctx, &valid, &out, &fill).await?
+                                }
+                                dtype => {
+                                    let nan = jnp::astype(ctx, &weak(f32::NAN), dtype).await?;
+                                    jnp::where_(ctx, &valid, &out, &nan).await?
+                                }
+                            }
+                        }
+                    }
+                }
                 "tril" | "triu" => {
                     let x =
                         self.to_tensor(&arg(0, "m").ok_or_else(|| super::RtError::new(format!("{name}() needs m")))?)?;

@@ -655,8 +655,7 @@ fn literal_array(v: &Value) -> R<Array> {
     Ok(array_from_f64(shape, &values, dtype.unwrap_or(DType::F32)))
 }
 
-const GATHER_INDEX: &str =
-    "indexing with an array or list of integers or booleans (a gather or a mask) is not supported by the playground yet";
+const GATHER_INDEX: &str = "IndexError: indexer must have integer or boolean type (an array of floats is neither)";
 
 fn index_items(index: &Value) -> R<Vec<IndexItem>> {
     let item = |v: &Value| -> R<IndexItem> {
@@ -674,10 +673,9 @@ fn index_items(index: &Value) -> R<Vec<IndexItem>> {
                     aval_text(&t.aval)
                 ))
             }
-            // Valid JAX (a gather, or a boolean mask), just not here yet: say so rather than
-            // call the index invalid.
+            // (Integer arrays and lists are gathers, taken by `integer_array_index` first.)
             Value::List(_) => return err(GATHER_INDEX),
-            Value::Array(Tensor::Concrete(a)) if !a.dtype().is_float() => return err(GATHER_INDEX),
+            Value::Array(_) => return err(GATHER_INDEX),
             _ => {
                 return err(
                     "only integers, slices (`:`), ellipsis (`...`) and None are valid indices in the playground",
@@ -724,7 +722,7 @@ impl Interp<'_, '_> {
     }
 
     /// `jnp.asarray(v, dtype)`: strongly typed (a Python scalar becomes a plain 0-d array).
-    fn as_array<'a>(&'a mut self, v: &'a Value, dtype: Option<DType>) -> LocalFuture<'a, R<Tensor>> {
+    pub(super) fn as_array<'a>(&'a mut self, v: &'a Value, dtype: Option<DType>) -> LocalFuture<'a, R<Tensor>> {
         Box::pin(async move {
             let t = match v {
                 Value::Array(_) => self.to_tensor(v)?,
@@ -812,6 +810,9 @@ impl Interp<'_, '_> {
 
     pub(super) fn index_array<'a>(&'a mut self, t: &'a Tensor, index: &'a Value) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
+            if let Some(gather) = self.integer_array_index(t, index).await? {
+                return Ok(Value::Array(gather));
+            }
             let items = index_items(index)?;
             match t {
                 Tensor::Concrete(a) => Ok(Value::array(jnp_extra::index(a, &items)?)),
@@ -844,6 +845,104 @@ impl Interp<'_, '_> {
                     )),
                 },
             }
+        })
+    }
+
+    /// `x[i]`, `x[:, i]`, `x[i, j]` with integer arrays (or lists, or traced integers) `i`, `j`
+    /// at consecutive positions and full slices elsewhere: a gather, as `jnp.take` along the
+    /// indexed axes flattened into one. The index arrays broadcast together; negative indices
+    /// count from the end and out-of-range ones are clamped (JAX's default for indexing).
+    /// `None` when `index` has no integer arrays (basic indexing handles it).
+    fn integer_array_index<'a>(&'a mut self, x: &'a Tensor, index: &'a Value) -> LocalFuture<'a, R<Option<Tensor>>> {
+        Box::pin(async move {
+            let items: Vec<&Value> = match index {
+                Value::Tuple(items) => items.iter().collect(),
+                // As JAX: a list as the whole index is refused (inside a tuple it is an array).
+                Value::List(_) => {
+                    return err(
+                        "TypeError: Using a non-tuple sequence for multidimensional indexing is not allowed; use `arr[array(seq)]` instead of `arr[seq]`.",
+                    )
+                }
+                other => vec![other],
+            };
+            let is_array_index = |v: &Value| match v {
+                Value::List(_) => true,
+                Value::Array(t) => {
+                    !t.aval().dtype.is_float() && (t.aval().rank() > 0 || matches!(t, Tensor::Traced(_)))
+                }
+                _ => false,
+            };
+            if !items.iter().any(|v| is_array_index(v)) {
+                return Ok(None);
+            }
+            // Beside an integer array, an integer is one too (a 0-d one), as in NumPy.
+            let is_int = |v: &Value| {
+                matches!(v, Value::Int(_) | Value::Bool(_))
+                    || is_array_index(v)
+                    || matches!(v, Value::Array(t) if t.aval().dtype == DType::I32)
+            };
+            let positions: Vec<usize> = (0..items.len()).filter(|&i| is_int(items[i])).collect();
+            let first = positions[0];
+            let full = |v: &Value| matches!(v, Value::Slice(None, None, None));
+            let consecutive = positions.iter().enumerate().all(|(k, &p)| p == first + k);
+            let others_full = (0..items.len()).all(|i| positions.contains(&i) || full(items[i]));
+            if !consecutive || !others_full {
+                return err(format!(
+                    "indexing with {}: integer-array indices must sit next to each other, with only `:` elsewhere, in the playground",
+                    repr(index)
+                ));
+            }
+            let shape = x.aval().shape.clone();
+            if first + positions.len() > shape.len() {
+                return err(format!(
+                    "too many indices for array: array is {}-dimensional, but {} were indexed",
+                    shape.len(),
+                    first + positions.len()
+                ));
+            }
+            let mut indices = Vec::new();
+            for &p in &positions {
+                let t = self.as_array(items[p], None).await?;
+                match t.aval().dtype {
+                    DType::I32 => indices.push(t),
+                    DType::Bool => {
+                        return err("indexing with a boolean mask is not supported by the playground (the result's shape depends on the values); use jnp.where")
+                    }
+                    _ => return err(GATHER_INDEX),
+                }
+            }
+            // Broadcast the index arrays together, then each into range for its axis.
+            let mut common: Vec<usize> = Vec::new();
+            for t in &indices {
+                common = jnp::broadcast_shapes("index", &common, &t.aval().shape)?;
+            }
+            let ctx = &mut *self.ctx;
+            let int = |v: i32| Tensor::from(Array::from_f32(vec![], vec![v as f32]).astype(DType::I32));
+            let mut flat: Option<Tensor> = None;
+            for (t, &p) in indices.iter().zip(&positions) {
+                let n = shape[p] as i32;
+                let t = jnp::broadcast_to(ctx, t, &common).await?;
+                let negative = jnp::compare(ctx, CompareOp::Lt, &t, &int(0)).await?;
+                let wrapped = jnp::binary(ctx, BinaryOp::Add, &t, &int(n)).await?;
+                let t = jnp::where_(ctx, &negative, &wrapped, &t).await?;
+                let t = jnp::binary(ctx, BinaryOp::Max, &t, &int(0)).await?;
+                let t = jnp::binary(ctx, BinaryOp::Min, &t, &int((n - 1).max(0))).await?;
+                flat = Some(match flat {
+                    None => t,
+                    Some(f) => {
+                        let scaled = jnp::binary(ctx, BinaryOp::Mul, &f, &int(n)).await?;
+                        jnp::binary(ctx, BinaryOp::Add, &scaled, &t).await?
+                    }
+                });
+            }
+            let flat = flat.expect("one index at least");
+            // The indexed axes of x as one.
+            let last = first + positions.len();
+            let mut merged: Vec<i64> = shape[..first].iter().map(|&d| d as i64).collect();
+            merged.push(shape[first..last].iter().product::<usize>() as i64);
+            merged.extend(shape[last..].iter().map(|&d| d as i64));
+            let x = jnp::reshape(ctx, x, &merged).await?;
+            Ok(Some(jnp::take(ctx, &x, &flat, first).await?))
         })
     }
 
