@@ -64,3 +64,80 @@ pub async fn run_script(source: String, options_json: String, on_progress: Optio
     ENGINE.with(|e| *e.borrow_mut() = Some(engine));
     json
 }
+
+thread_local! {
+    /// The benchmark's compiled matmul programs by n, and its GPU backend, made once.
+    static BENCH_PROGRAMS: RefCell<std::collections::HashMap<u32, std::rc::Rc<isa::Program>>> = RefCell::default();
+    static BENCH_GPU: RefCell<Option<gpu::GpuBackend>> = const { RefCell::new(None) };
+}
+
+/// The program of `jax.jit(lambda a, b: a @ b)` for n×n float32 operands on v5e at DEFAULT (one
+/// bf16 MXU pass, f32 accumulation), as `crates/bench` compiles it natively.
+fn matmul_program(n: u32) -> Result<std::rc::Rc<isa::Program>, String> {
+    if let Some(p) = BENCH_PROGRAMS.with(|m| m.borrow().get(&n).cloned()) {
+        return Ok(p);
+    }
+    use jaxlite::{Aval, Context, DType, Precision};
+    let n = n as usize;
+    let mut ctx = Context::new(Box::new(jaxlite::eval::ReferenceExecutor::default()));
+    let args = ctx.begin_trace(&[Aval::new(vec![n, n], DType::F32), Aval::new(vec![n, n], DType::F32)]);
+    // Tracing runs no program: the future is ready at its first poll.
+    let traced = futures_ready(jaxlite::numpy::matmul(&mut ctx, &args[0], &args[1], None)).map_err(|e| e.to_string())?;
+    let closed = ctx.end_trace(&[traced]).map_err(|e| e.to_string())?;
+    let cfg = emu::TpuConfig::v5e();
+    let opts = compiler::CompileOptions {
+        mxu_rows: cfg.mxu_rows,
+        mxu_cols: cfg.mxu_cols,
+        mxus: cfg.mxus_per_core,
+        vmem_words: (cfg.vmem_bytes / 4) as u32,
+        default_precision: Precision::Default,
+    };
+    let program = std::rc::Rc::new(compiler::compile("matmul", &closed.jaxpr, &opts).map_err(|e| e.to_string())?);
+    BENCH_PROGRAMS.with(|m| m.borrow_mut().insert(n as u32, program.clone()));
+    Ok(program)
+}
+
+/// Polls a future that needs no waiting (tracing) to its end.
+fn futures_ready<T>(f: impl std::future::Future<Output = T>) -> T {
+    let waker = std::task::Waker::noop();
+    let mut cx = std::task::Context::from_waker(waker);
+    let mut f = std::pin::pin!(f);
+    match f.as_mut().poll(&mut cx) {
+        std::task::Poll::Ready(v) => v,
+        std::task::Poll::Pending => unreachable!("tracing never waits"),
+    }
+}
+
+/// The inputs of the benchmark's n³ matmul, as the native benchmark makes them:
+/// `a[i] = (i mod 97)·0.01 − 0.3`, `b[i] = (i mod 89)·0.02 − 0.7` (row-major).
+fn bench_inputs(n: u32) -> [Vec<u32>; 2] {
+    let len = (n * n) as usize;
+    let a = (0..len).map(|i| ((i % 97) as f32 * 0.01 - 0.3).to_bits()).collect();
+    let b = (0..len).map(|i| ((i % 89) as f32 * 0.02 - 0.7).to_bits()).collect();
+    [a, b]
+}
+
+/// One step of the in-browser matmul benchmark (issue 10, `web/bench.html`): the n³ DEFAULT
+/// matmul program, compiled once per n, run once on `backend` (`"cpu"`: this wasm module;
+/// `"gpu"`: WebGPU) with its inputs uploaded and its result read back. Resolves to the sum of
+/// the result, which the page compares with the other implementations'; rejects with the
+/// reason when the program cannot run (no WebGPU adapter, say).
+#[wasm_bindgen]
+pub async fn bench_matmul(n: u32, backend: String) -> Result<f64, JsValue> {
+    let program = matmul_program(n).map_err(|e| JsValue::from_str(&e))?;
+    let inputs = bench_inputs(n);
+    let outputs = match backend.as_str() {
+        "cpu" => emu::CpuBackend.run_sync(&program, &inputs).map_err(|e| JsValue::from_str(&e.to_string()))?,
+        "gpu" => {
+            let mut g = match BENCH_GPU.with(|g| g.borrow_mut().take()) {
+                Some(g) => g,
+                None => gpu::GpuBackend::new().await.map_err(|e| JsValue::from_str(&e))?,
+            };
+            let result = g.run_program(&program, &inputs).await;
+            BENCH_GPU.with(|slot| *slot.borrow_mut() = Some(g));
+            result.map_err(|e| JsValue::from_str(&e.to_string()))?
+        }
+        other => return Err(JsValue::from_str(&format!("unknown backend '{other}' (cpu or gpu)"))),
+    };
+    Ok(outputs[0].iter().map(|&w| f32::from_bits(w) as f64).sum())
+}
