@@ -288,6 +288,21 @@ e = jnp.arange(20.0).reshape(5, 4)
 tokens = jnp.array([[1, 4, 4], [0, 2, 3]])
 print(e[tokens])
 """)
+# jnp.take_along_axis (the other cross-entropy idiom) and array methods that are jnp functions.
+program("take_along_axis_methods", """
+logp = jnp.log(jnp.array([[0.1, 0.7, 0.2], [0.5, 0.25, 0.25]]))
+y = jnp.array([1, 0])
+print(jnp.take_along_axis(logp, y[:, None], axis=-1).squeeze())
+x = jnp.arange(24.0).reshape(2, 3, 4)
+i = jnp.array([[[3, 0], [1, 1], [-1, 5]], [[0, 0], [2, 3], [1, 2]]])
+print(jnp.take_along_axis(x, i, axis=2), jnp.take_along_axis(x, i, axis=2, mode="clip"))
+print(jnp.take_along_axis(x, jnp.array([[[2]], [[0]]]), axis=1))
+print(jnp.take_along_axis(x, jnp.array([[[1, 0, 1, 0]]]), axis=0))
+print(jax.jit(lambda a, b: jnp.take_along_axis(a, b, axis=1))(logp, y[:, None]))
+print(jax.grad(lambda a: -jnp.mean(jnp.take_along_axis(a, y[:, None], axis=1)))(logp))
+print(x.min(), x.min(axis=1), x.argmax(axis=-1), x[0].flatten(), x[:1].squeeze(0).ravel()[:5])
+print(x.clip(3.0, 7.5)[0], x[1].swapaxes(0, 1), x.var(), x[0].dot(jnp.ones(4)))
+""")
 # Found by the `script` fuzzer (docs/reliability.md): a loss linear in its prediction, whose
 # gradient reduces and multiplies the constant broadcast 1/n of the mean.
 program("fuzz_linear_loss_grad", """

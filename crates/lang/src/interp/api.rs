@@ -23,6 +23,7 @@ pub const JNP_MORE: &[&str] = &[
     "power",
     "arctan2",
     "take",
+    "take_along_axis",
     "remainder",
     "mod",
     "floor_divide",
@@ -64,7 +65,8 @@ pub const JNP_MORE: &[&str] = &[
 ];
 
 /// The `JNP_MORE` functions with keyword arguments of their own.
-const OWN_KWARGS: &[&str] = &["linspace", "eye", "split", "tensordot", "allclose", "tril", "triu", "take"];
+const OWN_KWARGS: &[&str] =
+    &["linspace", "eye", "split", "tensordot", "allclose", "tril", "triu", "take", "take_along_axis"];
 
 fn weak(x: f32) -> Tensor {
     Tensor::from(Array::weak_scalar_f32(x))
@@ -581,27 +583,9 @@ impl Interp<'_, '_> {
                             ))
                         }
                     };
-                    let n = x.aval().shape[axis] as i32;
-                    let int = |v: i32| Tensor::from(Array::from_f32(vec![], vec![v as f32]).astype(DType::I32));
+                    let n = x.aval().shape[axis];
                     let ctx = &mut *self.ctx;
-                    let clip = async |ctx: &mut jaxlite::Context, idx: &Tensor| -> R<Tensor> {
-                        let idx = jnp::binary(ctx, BinaryOp::Max, idx, &int(0)).await?;
-                        Ok(jnp::binary(ctx, BinaryOp::Min, &idx, &int((n - 1).max(0))).await?)
-                    };
-                    let (idx, valid) = match mode.as_ref() {
-                        "wrap" => (jnp::remainder(ctx, &idx, &int(n)).await?, None),
-                        // "clip" takes negative indices to the first element, as JAX.
-                        "clip" => (clip(ctx, &idx).await?, None),
-                        _ => {
-                            let negative = jnp::compare(ctx, CompareOp::Lt, &idx, &int(0)).await?;
-                            let wrapped = jnp::binary(ctx, BinaryOp::Add, &idx, &int(n)).await?;
-                            let idx = jnp::where_(ctx, &negative, &wrapped, &idx).await?;
-                            let low = jnp::compare(ctx, CompareOp::Ge, &idx, &int(0)).await?;
-                            let high = jnp::compare(ctx, CompareOp::Lt, &idx, &int(n)).await?;
-                            let valid = jnp::binary(ctx, BinaryOp::And, &low, &high).await?;
-                            (clip(ctx, &idx).await?, Some(valid))
-                        }
-                    };
+                    let (idx, valid) = index_mode(ctx, &idx, n, &mode, false).await?;
                     let out = jnp::take(ctx, &x, &idx, axis).await?;
                     match valid {
                         None => out,
@@ -612,28 +596,82 @@ impl Interp<'_, '_> {
                             shape.extend(idx.aval().shape.iter().map(|&d| d as i64));
                             shape.extend(std::iter::repeat_n(1, rank - axis - 1));
                             let valid = jnp::reshape(ctx, &valid, &shape).await?;
-                            // JAX's fill: NaN, or int32's minimum (which the emulated machine's
-                            // float32 words hold exactly; an int32 result that far out is then
-                            // refused loudly by the runtime rather than rounded).
-                            // (Selected in float32 and converted back, so that only a result
-                            // that holds it is an int32 array outside that range.)
-                            match x.aval().dtype {
-                                DType::I32 => {
-                                    let out = jnp::astype(ctx, &out, DType::F32).await?;
-                                    let fill = Tensor::from(Array::from_f32(vec![], vec![i32::MIN as f32]));
-                                    let out = jnp::where_(ctx, &valid, &out, &fill).await?;
-                                    jnp::astype(ctx, &out, DType::I32).await?
-                                }
-                                DType::Bool => {
-                                    let fill = Tensor::from(Array::new(vec![], jaxlite::Data::Bool(vec![true])));
-                                    jnp::where_(ctx, &valid, &out, &fill).await?
-                                }
-                                dtype => {
-                                    let nan = jnp::astype(ctx, &weak(f32::NAN), dtype).await?;
-                                    jnp::where_(ctx, &valid, &out, &nan).await?
-                                }
-                            }
+                            fill_invalid(ctx, &out, &valid).await?
                         }
+                    }
+                }
+                // jnp.take_along_axis: out[..., j, ...] = a[..., idx[..., j, ...], ...] along
+                // `axis`, the other axes broadcast between a and the indices: one gather of the
+                // flattened array at row-major offsets (an iota per other axis, times its stride,
+                // plus the index times the axis's stride). Modes as jnp.take ("fill" default).
+                "take_along_axis" => {
+                    let need = |v: Option<Value>, what: &str| {
+                        v.ok_or_else(|| super::RtError::new(format!("take_along_axis() needs {what}")))
+                    };
+                    let x = self.to_tensor(&need(arg(0, "arr"), "arr")?)?;
+                    let idx = self.as_array(&need(arg(1, "indices"), "indices")?, None).await?;
+                    let axis = need(arg(2, "axis"), "axis")?;
+                    let mode = match arg(3, "mode") {
+                        None | Some(Value::None) => "fill".to_string(),
+                        Some(Value::Str(m)) if ["fill", "clip"].contains(&&*m) => m.to_string(),
+                        Some(other) => {
+                            return err(format!(
+                                "take_along_axis: mode must be 'fill' or 'clip', got {}",
+                                super::value::repr(&other)
+                            ))
+                        }
+                    };
+                    let (xs, is) = (x.aval().shape.clone(), idx.aval().shape.clone());
+                    if idx.aval().dtype != DType::I32 {
+                        return err(format!("take_along_axis: indices must be integers, got {}", idx.aval().dtype));
+                    }
+                    if xs.len() != is.len() {
+                        return err(format!(
+                            "take_along_axis: indices and arr must have the same number of dimensions; {} vs. {}",
+                            is.len(),
+                            xs.len()
+                        ));
+                    }
+                    let rank = xs.len();
+                    let axis = match axis {
+                        Value::None => {
+                            return err("take_along_axis with axis=None is not supported by the playground yet")
+                        }
+                        v => jnp::normalize_axes(Some(&[int_arg(&v)?]), rank)?[0],
+                    };
+                    let ctx = &mut *self.ctx;
+                    // The result's shape: the indices' along `axis`, broadcast elsewhere.
+                    let mut out_shape = Vec::with_capacity(rank);
+                    let mut arr_shape = Vec::with_capacity(rank);
+                    for d in 0..rank {
+                        if d == axis {
+                            out_shape.push(is[d]);
+                            arr_shape.push(xs[d]);
+                        } else {
+                            let b = jnp::broadcast_shapes("take_along_axis", &[xs[d]], &[is[d]])?[0];
+                            out_shape.push(b);
+                            arr_shape.push(b);
+                        }
+                    }
+                    let x = jnp::broadcast_to(ctx, &x, &arr_shape).await?;
+                    let idx = jnp::broadcast_to(ctx, &idx, &out_shape).await?;
+                    // (Unlike jnp.take, negative indices count from the end under "clip" too.)
+                    let (idx, valid) = index_mode(ctx, &idx, xs[axis], &mode, true).await?;
+                    let stride = |d: usize| arr_shape[d + 1..].iter().product::<usize>() as i32;
+                    let int = |v: i32| Tensor::from(Array::from_f32(vec![], vec![v as f32]).astype(DType::I32));
+                    let mut flat = jnp::binary(ctx, BinaryOp::Mul, &idx, &int(stride(axis))).await?;
+                    for d in (0..rank).filter(|&d| d != axis && out_shape[d] > 1) {
+                        let prim =
+                            jaxlite::Primitive::Iota { dtype: DType::I32, shape: out_shape.clone(), dimension: d };
+                        let along = jnp::apply(ctx, prim, &[]).await?;
+                        let offset = jnp::binary(ctx, BinaryOp::Mul, &along, &int(stride(d))).await?;
+                        flat = jnp::binary(ctx, BinaryOp::Add, &flat, &offset).await?;
+                    }
+                    let x = jnp::reshape(ctx, &x, &[-1]).await?;
+                    let out = jnp::take(ctx, &x, &flat, 0).await?;
+                    match valid {
+                        None => out,
+                        Some(valid) => fill_invalid(ctx, &out, &valid).await?,
                     }
                 }
                 "tril" | "triu" => {
@@ -1341,4 +1379,65 @@ impl Interp<'_, '_> {
             }
         })
     }
+}
+
+/// Indices for `n` elements under a `jnp.take` mode: "wrap" takes them modulo n, "clip" into
+/// [0, n) (negative ones to the first, unless `negative_from_end`), "fill" counts negative ones
+/// from the end and clips the rest, returning also which were in range (for `fill_invalid`).
+async fn index_mode(
+    ctx: &mut jaxlite::Context,
+    idx: &Tensor,
+    n: usize,
+    mode: &str,
+    negative_from_end: bool,
+) -> R<(Tensor, Option<Tensor>)> {
+    let n = n as i32;
+    let int = |v: i32| Tensor::from(Array::from_f32(vec![], vec![v as f32]).astype(DType::I32));
+    let clip = async |ctx: &mut jaxlite::Context, idx: &Tensor| -> R<Tensor> {
+        let idx = jnp::binary(ctx, BinaryOp::Max, idx, &int(0)).await?;
+        Ok(jnp::binary(ctx, BinaryOp::Min, &idx, &int((n - 1).max(0))).await?)
+    };
+    let from_end = async |ctx: &mut jaxlite::Context, idx: &Tensor| -> R<Tensor> {
+        let negative = jnp::compare(ctx, CompareOp::Lt, idx, &int(0)).await?;
+        let wrapped = jnp::binary(ctx, BinaryOp::Add, idx, &int(n)).await?;
+        Ok(jnp::where_(ctx, &negative, &wrapped, idx).await?)
+    };
+    Ok(match mode {
+        "wrap" => (jnp::remainder(ctx, idx, &int(n)).await?, None),
+        "clip" if negative_from_end => {
+            let idx = from_end(ctx, idx).await?;
+            (clip(ctx, &idx).await?, None)
+        }
+        "clip" => (clip(ctx, idx).await?, None),
+        _ => {
+            let idx = from_end(ctx, idx).await?;
+            let low = jnp::compare(ctx, CompareOp::Ge, &idx, &int(0)).await?;
+            let high = jnp::compare(ctx, CompareOp::Lt, &idx, &int(n)).await?;
+            let valid = jnp::binary(ctx, BinaryOp::And, &low, &high).await?;
+            (clip(ctx, &idx).await?, Some(valid))
+        }
+    })
+}
+
+/// JAX's fill for out-of-range indices (where `valid`, broadcast to `out`, is false): NaN, or
+/// int32's minimum, which the emulated machine's float32 words hold exactly (selected in
+/// float32 and converted back, so only a result that holds it is an int32 array out of the
+/// exact range, which the runtime then refuses loudly rather than rounds).
+async fn fill_invalid(ctx: &mut jaxlite::Context, out: &Tensor, valid: &Tensor) -> R<Tensor> {
+    Ok(match out.aval().dtype {
+        DType::I32 => {
+            let out = jnp::astype(ctx, out, DType::F32).await?;
+            let fill = Tensor::from(Array::from_f32(vec![], vec![i32::MIN as f32]));
+            let out = jnp::where_(ctx, valid, &out, &fill).await?;
+            jnp::astype(ctx, &out, DType::I32).await?
+        }
+        DType::Bool => {
+            let fill = Tensor::from(Array::new(vec![], jaxlite::Data::Bool(vec![true])));
+            jnp::where_(ctx, valid, out, &fill).await?
+        }
+        dtype => {
+            let nan = jnp::astype(ctx, &weak(f32::NAN), dtype).await?;
+            jnp::where_(ctx, valid, out, &nan).await?
+        }
+    })
 }

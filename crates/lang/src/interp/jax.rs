@@ -128,6 +128,12 @@ const JAX_FUNCTIONS: &[&str] = &[
     "hessian",
 ];
 
+/// Array methods that are the `jnp` function of the same name with the array first.
+const ARRAY_METHODS_OF_JNP: &[&str] = &[
+    "min", "squeeze", "argmax", "argmin", "var", "std", "cumsum", "clip", "round", "swapaxes", "dot", "take",
+    "flatten", "ravel",
+];
+
 const LAX_FUNCTIONS: &[&str] = &[
     "scan",
     "conv_general_dilated",
@@ -1084,7 +1090,9 @@ impl Interp<'_, '_> {
                 "T" => Value::Array(jnp::transpose(self.ctx, t, None).await?),
                 // `x.at[index]` then `.set(v)`, `.add(v)`, `.multiply(v)` or `.get()`.
                 "at" => Value::native(Native::Method(obj.clone(), "at")),
-                _ => match find(&["reshape", "sum", "max", "mean", "astype", "transpose", "item"], name) {
+                _ => match find(&["reshape", "sum", "max", "mean", "astype", "transpose", "item"], name)
+                    .or_else(|| find(ARRAY_METHODS_OF_JNP, name))
+                {
                     Some(m) => Value::native(Native::Method(obj.clone(), m)),
                     None => return err(format!("'ArrayImpl' object has no attribute '{name}'")),
                 },
@@ -1138,6 +1146,17 @@ impl Interp<'_, '_> {
                         DType::Bool => Value::Bool(scalar != 0.0),
                         _ => Value::Float(scalar),
                     })
+                }
+                "flatten" | "ravel" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    arity(name, &args, 0, 0)?;
+                    Ok(Value::Array(jnp::reshape(self.ctx, &x, &[-1]).await?))
+                }
+                // `x.f(args)` is `jnp.f(x, args)` for these, as in JAX.
+                _ if ARRAY_METHODS_OF_JNP.contains(&name) => {
+                    let mut all = vec![Value::Array(x.clone())];
+                    all.extend(args);
+                    self.call_jnp(name, all, kwargs).await
                 }
                 _ => err(format!("'ArrayImpl' object has no attribute '{name}'")),
             }
