@@ -1200,7 +1200,11 @@ impl<'a> Emitter<'a> {
         }
         let [a_hbm, b_hbm] = operand_hbm;
         let shape = g.instrs[dot].shape.clone();
-        let epilogue_inputs: Vec<ValueId> = fusion.inputs(g).into_iter().filter(|&v| v != lhs && v != rhs).collect();
+        // The matmul's operands are loaded as its A and B; an epilogue op may read one of them
+        // too (`a + a @ w` with a square w: the jit fuzzer found it), as an input of its own.
+        let read_by_epilogue = |v: ValueId| fusion.ops[1..].iter().any(|&o| g.instrs[o].operands.contains(&v));
+        let epilogue_inputs: Vec<ValueId> =
+            fusion.inputs(g).into_iter().filter(|&v| (v != lhs && v != rhs) || read_by_epilogue(v)).collect();
         let mut inputs = self.inputs(&epilogue_inputs, &shape)?;
         let mut vmem = Vmem { top: 0, limit: self.opts.vmem_words };
         let resident = self.load_resident(&mut inputs, m, n, &mut vmem)?;

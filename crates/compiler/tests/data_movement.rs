@@ -236,3 +236,14 @@ fn reducing_no_axes_is_the_value() {
     assert!(closed.jaxpr.to_string().contains("reduce_sum[axes=()"), "{}", closed.jaxpr);
     check(&closed, Precision::Default);
 }
+
+/// An epilogue that reads the matmul's own lhs (`a + a @ w`, w square): the lhs is loaded as
+/// an epilogue input too (the jit fuzzer found the compiler panicking on it).
+#[test]
+fn an_epilogue_may_read_the_matmuls_operand() {
+    let closed = trace(&[&[3, 64], &[64, 64]], async |ctx, a| {
+        let y = jnp::matmul(ctx, &a[0], &a[1], None).await.unwrap();
+        jnp::binary(ctx, jaxlite::BinaryOp::Add, &a[0], &y).await.unwrap()
+    });
+    check(&closed, Precision::Default);
+}
