@@ -303,6 +303,14 @@ print(jax.grad(lambda a: -jnp.mean(jnp.take_along_axis(a, y[:, None], axis=1)))(
 print(x.min(), x.min(axis=1), x.argmax(axis=-1), x[0].flatten(), x[:1].squeeze(0).ravel()[:5])
 print(x.clip(3.0, 7.5)[0], x[1].swapaxes(0, 1), x.var(), x[0].dot(jnp.ones(4)))
 """)
+# Arrays with no elements (the script fuzzer found a 0x0 matmul crashing the compiler).
+program("empty_arrays", """
+x = jnp.ones((0, 3))
+print(x + 1.0, jnp.sum(x), jnp.sum(x, axis=0), jnp.max(x, axis=1))
+print(jax.jit(lambda a: jnp.tanh(a) * 2.0)(x), jax.jit(lambda a: a.T)(x).shape)
+print(jax.jit(lambda a, b: a @ b)(jnp.ones((2, 0)), jnp.ones((0, 3))))
+print(jax.jit(lambda a: a[2:2] + 1.0)(jnp.arange(4.0)), jax.jit(jnp.matmul)(jnp.ones((0, 0)), jnp.ones((0, 0))))
+""")
 # Found by the `script` fuzzer (docs/reliability.md): a loss linear in its prediction, whose
 # gradient reduces and multiplies the constant broadcast 1/n of the mean.
 program("fuzz_linear_loss_grad", """

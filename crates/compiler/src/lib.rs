@@ -53,10 +53,26 @@ pub fn compile(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Result<isa::
 
 /// Compiles and keeps every intermediate stage.
 pub fn compile_stages(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Result<Compiled, CompileError> {
+    if let Some(aval) = empty_array(jaxpr) {
+        return Err(CompileError {
+            message: format!(
+                "{name} has an array with no elements ({}): there is nothing for the TPU to do, so it is not compiled",
+                aval.short()
+            ),
+        });
+    }
     let hlo = hlo::from_jaxpr(name, jaxpr, opts.default_precision)?;
     let fused = fusion::fuse(hlo.clone());
     let program = emit::emit(&fused, opts)?;
     isa::validate(&program)
         .map_err(|e| CompileError { message: format!("internal error: the compiled program is invalid: {e}") })?;
     Ok(Compiled { hlo, fused, program })
+}
+
+/// An array with no elements among `jaxpr`'s inputs and values, if there is one. The kernels
+/// assume every array has elements (the script fuzzer found a 0×0 matmul dividing by zero);
+/// such a program has no work for the TPU, and the runtime evaluates it on the host instead.
+pub fn empty_array(jaxpr: &Jaxpr) -> Option<&jaxlite::Aval> {
+    let vars = jaxpr.all_inputs().chain(jaxpr.eqns.iter().flat_map(|e| e.outputs.iter().copied()));
+    vars.map(|v| jaxpr.aval(v)).find(|a| a.shape.contains(&0))
 }

@@ -247,3 +247,12 @@ fn an_epilogue_may_read_the_matmuls_operand() {
     });
     check(&closed, Precision::Default);
 }
+
+/// A program with an empty array is refused with a message, not compiled into kernels that
+/// assume elements (a 0×0 matmul divided by zero: the script fuzzer's find).
+#[test]
+fn empty_arrays_are_an_error_not_a_panic() {
+    let closed = trace(&[&[0, 0], &[0, 0]], async |ctx, a| jnp::matmul(ctx, &a[0], &a[1], None).await.unwrap());
+    let e = compile("f", &closed.jaxpr, &opts(Precision::Default)).unwrap_err();
+    assert!(e.to_string().contains("no elements (f32[0,0])"), "{e}");
+}
