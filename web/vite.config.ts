@@ -14,11 +14,18 @@ export default defineConfig({
     emptyOutDir: true,
     chunkSizeWarningLimit: 640,
     rolldownOptions: {
-      // Three entries (paths relative to web/, where the build runs): the page, the embedding
-      // demo, and the <tpu-playground> element's module, which keeps a fixed name
-      // (dist/tpu-playground.js, the package's export) so authors can link it. The worker and the
-      // wasm sit in dist/assets beside the chunks they share, found relative to the module.
-      input: { index: 'index.html', 'embed-demo': 'embed-demo.html', 'tpu-playground': 'src/embed.ts' },
+      // Four entries (paths relative to web/, where the build runs): the page, the embedding
+      // demo, the <tpu-playground> element's module, which keeps a fixed name
+      // (dist/tpu-playground.js, the package's export) so authors can link it, and the matmul
+      // benchmark page (bench.html, driven by bench/run.mjs), the only one that imports the peers
+      // (jax-js, TF.js). The worker and the wasm sit in dist/assets beside the chunks they share,
+      // found relative to the module.
+      input: {
+        index: 'index.html',
+        'embed-demo': 'embed-demo.html',
+        'tpu-playground': 'src/embed.ts',
+        bench: 'bench.html',
+      },
       output: {
         entryFileNames: (chunk) => (chunk.name === 'tpu-playground' ? '[name].js' : 'assets/[name]-[hash].js'),
         chunkFileNames: 'assets/shared-[hash].js',

@@ -82,7 +82,8 @@ fn matmul_program(n: u32) -> Result<std::rc::Rc<isa::Program>, String> {
     let mut ctx = Context::new(Box::new(jaxlite::eval::ReferenceExecutor::default()));
     let args = ctx.begin_trace(&[Aval::new(vec![n, n], DType::F32), Aval::new(vec![n, n], DType::F32)]);
     // Tracing runs no program: the future is ready at its first poll.
-    let traced = futures_ready(jaxlite::numpy::matmul(&mut ctx, &args[0], &args[1], None)).map_err(|e| e.to_string())?;
+    let traced =
+        futures_ready(jaxlite::numpy::matmul(&mut ctx, &args[0], &args[1], None)).map_err(|e| e.to_string())?;
     let closed = ctx.end_trace(&[traced]).map_err(|e| e.to_string())?;
     let cfg = emu::TpuConfig::v5e();
     let opts = compiler::CompileOptions {
