@@ -21,14 +21,38 @@ pub fn cargo() -> Command {
     Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
 }
 
+/// While set, `run` echoes to stderr and sends each command's stdout there too, so that this
+/// process's stdout holds only what the last command means to print (`bench --json`).
+static STDOUT_FOR_RESULTS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+pub fn keep_stdout_for_results() {
+    STDOUT_FOR_RESULTS.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Runs `command` in the repository root (unless it has its own directory), echoing it first;
-/// an exit status other than 0 is an error.
+/// an exit status other than 0 is an error. `last`: its stdout is the result (see
+/// `keep_stdout_for_results`).
 pub fn run(command: &mut Command) -> Result {
+    run_as(command, false)
+}
+
+pub fn run_last(command: &mut Command) -> Result {
+    run_as(command, true)
+}
+
+fn run_as(command: &mut Command, last: bool) -> Result {
     if command.get_current_dir().is_none() {
         command.current_dir(root());
     }
     let shown = show(command);
-    println!("$ {shown}");
+    if STDOUT_FOR_RESULTS.load(std::sync::atomic::Ordering::Relaxed) {
+        eprintln!("$ {shown}");
+        if !last {
+            command.stdout(std::process::Stdio::from(std::io::stderr()));
+        }
+    } else {
+        println!("$ {shown}");
+    }
     let status = command.status().map_err(|e| format!("could not start `{shown}`: {e}"))?;
     if status.success() {
         Ok(())

@@ -16,9 +16,12 @@ commands:
   serve [--port N]   build-web, then serve web/dist on http://127.0.0.1:N/ (default 4173)
   test               fmt, clippy, native tests, wasm tests, build-web and end-to-end page tests,
                      stopping at the first failure (what CI runs, through .ci/run)
-  bench [--json]     the native benchmarks as a table (docs/benchmarks.md): matmul GFLOP/s per
-                     backend beside the CPU's peak, every example's time to result and emulated
-                     cycles per second, the wasm module's size
+  bench [--json] [--native]
+                     the benchmarks as a table (docs/benchmarks.md): matmul GFLOP/s per backend
+                     natively beside the CPU's peak and in headless Chromium beside jax-js and
+                     TF.js (wasm and WebGPU; build-web first), time to first result in the page,
+                     every example's time to result and emulated cycles per second, the wasm
+                     module's size; --native skips the browser half
 ";
 
 fn main() -> ExitCode {
@@ -30,11 +33,7 @@ fn main() -> ExitCode {
             Err(e) => Err(e),
         },
         Some("test") if args.len() == 1 => test::test(),
-        Some("bench") if args[1..].iter().all(|a| a == "--json") => {
-            let mut bench = cmd::cargo();
-            bench.args(["run", "--release", "-q", "-p", "bench", "--"]).args(&args[1..]);
-            cmd::run(&mut bench)
-        }
+        Some("bench") if args[1..].iter().all(|a| a == "--json" || a == "--native") => web::bench(&args[1..]),
         Some("help" | "--help" | "-h") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;

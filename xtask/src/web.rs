@@ -14,7 +14,7 @@ pub fn build_web() -> Result {
     npm_ci_if_stale()?;
     run(&mut npx(["tsc", "--noEmit"]))?;
     run(&mut npx(["vite", "build"]))?;
-    println!("built {}", root().join("web/dist").display());
+    eprintln!("built {}", root().join("web/dist").display());
     Ok(())
 }
 
@@ -71,4 +71,45 @@ fn npx<const N: usize>(args: [&str; N]) -> Command {
     let mut command = Command::new("npx");
     command.arg("--no-install").args(args).current_dir(root().join("web"));
     command
+}
+
+/// `cargo xtask bench`: the browser half (build-web, then `web/bench/run.mjs` in headless
+/// Chromium, its JSON kept in the target directory) unless `--native`, then the native
+/// benchmarks, which print one table (or JSON object) with the browser's rows merged in.
+pub fn bench(args: &[String]) -> Result {
+    let json = args.iter().any(|a| a == "--json");
+    if json {
+        crate::cmd::keep_stdout_for_results();
+    }
+    let mut native = cargo();
+    native.args(["run", "--release", "-q", "-p", "bench", "--"]);
+    if json {
+        native.arg("--json");
+    }
+    if !args.iter().any(|a| a == "--native") {
+        build_web()?;
+        let out = target_dir()?.join("browser-bench.json");
+        let mut browser = Command::new("node");
+        browser.current_dir(root().join("web")).args(["bench/run.mjs", "--json"]);
+        let shown = "node bench/run.mjs --json";
+        eprintln!("$ {shown} > {}", out.display());
+        let result = browser
+            .stderr(std::process::Stdio::inherit())
+            .output()
+            .map_err(|e| format!("could not start `{shown}`: {e}"))?;
+        std::fs::write(&out, &result.stdout).map_err(|e| format!("could not write {}: {e}", out.display()))?;
+        match result.status.code() {
+            Some(0) => {}
+            // A checksum disagreed: the numbers are printed (the rows say which), and the
+            // command fails after them.
+            Some(2) => {
+                native.arg("--browser").arg(&out);
+                crate::cmd::run_last(&mut native)?;
+                return Err("the browser benchmark found a result that disagrees with the others".into());
+            }
+            _ => return Err(format!("`{shown}` failed ({})", result.status)),
+        }
+        native.arg("--browser").arg(&out);
+    }
+    crate::cmd::run_last(&mut native)
 }

@@ -80,6 +80,7 @@ struct Row {
 }
 
 fn main() {
+    // `--json`; `--browser FILE`: the browser half's result to merge (see `cargo xtask bench`).
     let json = std::env::args().any(|a| a == "--json");
     // The workspace this binary was built in, or the current directory when the binary was
     // carried elsewhere (a machine with another GPU).
@@ -159,6 +160,41 @@ fn main() {
         note: cpu_model.clone(),
     });
 
+    // The browser half, when `cargo xtask bench` ran it (web/bench/run.mjs): its rows as they
+    // are, and the page's time to first result.
+    let mut first_result_ms = serde_json::Value::Null;
+    if let Some(path) = std::env::args().skip_while(|a| a != "--browser").nth(1) {
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
+        let browser: serde_json::Value =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path} is not the browser benchmark's JSON: {e}"));
+        for m in browser["matmul"].as_array().into_iter().flatten() {
+            let (place, implementation) = (m["where"].as_str().unwrap_or("?"), m["impl"].as_str().unwrap_or("?"));
+            let precision = if implementation == "tpu-playground" { "DEFAULT" } else { "f32" };
+            let note = match m["error"].as_str() {
+                Some(e) => format!("{implementation}: {e}"),
+                None => format!("{implementation}; {}", m["adapter"].as_str().unwrap_or("")),
+            };
+            rows.push(Row {
+                what: format!("matmul {}³ ({precision})", m["n"]),
+                backend: place.into(),
+                value: m["gflops"].as_f64().unwrap_or(f64::NAN),
+                unit: "GFLOP/s",
+                note,
+            });
+            matmuls.push(m.clone());
+        }
+        first_result_ms = browser["first_result_ms"].clone();
+        if let Some(ms) = first_result_ms.as_f64() {
+            rows.push(Row {
+                what: "first result after page load".into(),
+                backend: "chromium-wasm".into(),
+                value: ms,
+                unit: "ms",
+                note: "navigation start to the first 128³ matmul's result (bench.html)".into(),
+            });
+        }
+    }
+
     // Examples end to end: time to result and emulated cycles per second.
     let mut names: Vec<String> = std::fs::read_dir(root.join("examples"))
         .map(|d| d.filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".py").map(String::from)).collect())
@@ -233,7 +269,7 @@ fn main() {
         println!(
             "{}",
             serde_json::json!({"matmul": matmuls, "wasm_bytes": wasm_bytes.0, "wasm_gzip_bytes": wasm_bytes.1,
-                "first_result_ms": null, "sim_cycles_per_second": sim_cycles,
+                "first_result_ms": first_result_ms, "sim_cycles_per_second": sim_cycles,
                 "cpu": cpu_model, "adapter": adapter, "rows": items})
         );
     } else {
