@@ -162,7 +162,7 @@ test('each stage of program f follows the pipeline: Jaxpr, HLO, fused graph, ass
   }
 });
 
-test('a link with machine and precision selects them, and the run reports that machine', { timeout: 180_000 }, async () => {
+test('a link with machine, precision and MXU size selects them, and the run reports that machine', { timeout: 180_000 }, async () => {
   const p = await openPage(browser, server.url);
   try {
     const { page } = p;
@@ -178,11 +178,25 @@ test('a link with machine and precision selects them, and the run reports that m
     assert.ok(Number(cycles) > 0, `program f has ${cycles} cycles${diagnostics(p)}`);
     assert.match(await page.evaluate(() => location.hash), /&machine=v4&precision=highest$/, 'the link keeps both');
 
+    // A custom MXU size travels in the link too, and the run emulates it: the same program takes
+    // other cycles (fewer here: a 3×4 by 4×5 matmul is all fill and drain, 62 cycles through a
+    // 32×32 array against 254 through v4's 128×128).
+    await page.goto(`${server.url}${link(SKELETON, '&machine=v4&precision=highest&mxu=32')}`);
+    await page.reload();
+    assert.equal(await page.inputValue($('mxu')), '32');
+    await page.click($('run'));
+    assert.equal(await waitForRunEnd(page), 'done', diagnostics(p));
+    assert.match(await page.textContent($('backend')), /emulating TPU v4\+mxu=32x32/, diagnostics(p));
+    const small = await page.getAttribute(`${$('counters')} tr[data-program="f"] td[data-counter="cycles"]`, 'data-value');
+    assert.ok(Number(small) > 0 && Number(small) !== Number(cycles), `32×32: ${small} cycles, 128×128: ${cycles}`);
+    assert.match(await page.evaluate(() => location.hash), /&mxu=32$/, 'the link keeps the MXU size');
+
     // Unknown values are ignored: the defaults stay.
-    await page.goto(`${server.url}${link(SKELETON, '&machine=v99&precision=extreme')}`);
+    await page.goto(`${server.url}${link(SKELETON, '&machine=v99&precision=extreme&mxu=7')}`);
     await page.reload();
     assert.equal(await page.inputValue($('machine')), 'v5e');
     assert.equal(await page.inputValue($('precision')), 'default');
+    assert.equal(await page.inputValue($('mxu')), '');
 
     const shots = join(REPO_ROOT, 'target', 'screenshots');
     await mkdir(shots, { recursive: true });

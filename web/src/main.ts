@@ -17,7 +17,7 @@ import { ProblemsView } from './problems';
 import { ProgramView } from './programs';
 import type { BackendChoice, RunOk, RunProgress, RunResult } from './protocol';
 import { RooflineView } from './roofline';
-import { fromHash, type Machine, type Precision, toHash } from './share';
+import { fromHash, type Machine, type MxuSize, type Precision, toHash } from './share';
 import { SKELETON_SCRIPT } from './skeleton';
 import { SystolicView } from './systolic';
 import { TimelineView } from './timeline';
@@ -34,6 +34,7 @@ const examplesSelect = byTestId<HTMLSelectElement>('examples');
 const explanation = byTestId<HTMLElement>('example-explanation');
 const backendSelect = byTestId<HTMLSelectElement>('backend-select');
 const machineSelect = byTestId<HTMLSelectElement>('machine');
+const mxuSelect = byTestId<HTMLSelectElement>('mxu');
 const precisionSelect = byTestId<HTMLSelectElement>('precision');
 const output = byTestId<HTMLPreElement>('output');
 const counters = byTestId<HTMLTableElement>('counters');
@@ -98,6 +99,7 @@ function loadFromHash(): void {
   showExample(exampleWithSource(editor.code));
   // Absent or unknown values fall back to the defaults.
   machineSelect.value = shared.machine ?? 'v5e';
+  mxuSelect.value = shared.mxu ?? '';
   precisionSelect.value = shared.precision ?? 'default';
 }
 
@@ -117,9 +119,14 @@ function loadExample(name: string): void {
   shareLink();
 }
 
-/** Keeps the URL a shareable link to the script, machine and precision the page shows. */
+/** Keeps the URL a shareable link to the script, machine (MXU size too) and precision the page shows. */
 function shareLink(): void {
-  const run = { source: editor.code, machine: machineSelect.value as Machine, precision: precisionSelect.value as Precision };
+  const run = {
+    source: editor.code,
+    machine: machineSelect.value as Machine,
+    precision: precisionSelect.value as Precision,
+    mxu: mxuSelect.value as MxuSize,
+  };
   history.replaceState(null, '', toHash(run));
 }
 
@@ -138,7 +145,7 @@ let runsStarted = 0;
 let shownSettings: string | null = null;
 
 function settings(): string {
-  return `${backendSelect.value} ${machineSelect.value} ${precisionSelect.value}`;
+  return `${backendSelect.value} ${machineSelect.value} ${mxuSelect.value} ${precisionSelect.value}`;
 }
 
 /**
@@ -171,7 +178,8 @@ async function run(): Promise<void> {
   const tick = () => (elapsed.textContent = formatElapsed(performance.now() - started));
   tick();
   const ticker = setInterval(tick, 100);
-  const options = { backend: backendSelect.value as BackendChoice, precision, machine };
+  const mxu = mxuSelect.value ? Number(mxuSelect.value) : undefined;
+  const options = { backend: backendSelect.value as BackendChoice, precision, machine, ...(mxu && { mxu }) };
   const result = await engine.run(source, options, showProgress);
   clearInterval(ticker);
   tick();
@@ -253,7 +261,9 @@ for (const example of EXAMPLES) {
   examplesSelect.append(option);
 }
 examplesSelect.addEventListener('change', () => loadExample(examplesSelect.value));
-for (const select of [machineSelect, precisionSelect, backendSelect]) select.addEventListener('change', rerunOnChange);
+for (const select of [machineSelect, mxuSelect, precisionSelect, backendSelect]) {
+  select.addEventListener('change', rerunOnChange);
+}
 exportTrace.addEventListener('click', () => {
   const trace = lastRun && traceJson(lastRun);
   if (trace) download(exportName('trace', 'json'), trace, 'application/json');

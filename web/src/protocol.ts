@@ -9,6 +9,8 @@ export interface RunOptions {
   backend: BackendChoice;
   precision: Precision;
   machine: Machine;
+  /** A square MXU of this size in place of the machine's own (`--set mxu=N`). */
+  mxu?: number;
 }
 
 /** The emulated machine (`machine_info`): its published figures and those derived from them. */

@@ -1,16 +1,22 @@
 // Links carry the whole run setup in the URL fragment, so nothing is sent to a server:
-// `#code=<base64url of UTF-8, no padding>&machine=v5e&precision=highest`. The older form with
-// `code` alone keeps working; unknown keys and unknown values are ignored.
+// `#code=<base64url of UTF-8, no padding>&machine=v5e&precision=highest`, plus `&mxu=32` when
+// the systolic array's size is not the machine's own. The older form with `code` alone keeps
+// working; unknown keys and unknown values are ignored.
 
 export const MACHINES = ['v1', 'v2', 'v3', 'v4', 'v5e', 'v5p', 'v6e'] as const;
 export const PRECISIONS = ['default', 'high', 'highest'] as const;
+/** Square MXU sizes the page offers in place of the machine's own (`''`). */
+export const MXU_SIZES = ['', '8', '16', '32', '64', '128', '256'] as const;
 export type Machine = (typeof MACHINES)[number];
 export type Precision = (typeof PRECISIONS)[number];
+export type MxuSize = (typeof MXU_SIZES)[number];
 
 export interface SharedRun {
   source: string;
   machine: Machine;
   precision: Precision;
+  /** The MXU's rows and columns when not the machine's own. */
+  mxu?: MxuSize;
 }
 
 export function encodeSource(source: string): string {
@@ -34,17 +40,24 @@ export function sourceFromHash(hash: string): string | null {
 }
 
 /** Everything a fragment says, each part null when absent or not understood. */
-export function fromHash(hash: string): { source: string | null; machine: Machine | null; precision: Precision | null } {
+export function fromHash(hash: string): {
+  source: string | null;
+  machine: Machine | null;
+  precision: Precision | null;
+  mxu: MxuSize | null;
+} {
   const p = params(hash);
   return {
     source: sourceFromHash(hash),
     machine: oneOf(MACHINES, p.get('machine')),
     precision: oneOf(PRECISIONS, p.get('precision')),
+    mxu: oneOf(MXU_SIZES, p.get('mxu')),
   };
 }
 
 export function toHash(run: SharedRun): string {
-  return `#code=${encodeSource(run.source)}&machine=${run.machine}&precision=${run.precision}`;
+  const mxu = run.mxu ? `&mxu=${run.mxu}` : '';
+  return `#code=${encodeSource(run.source)}&machine=${run.machine}&precision=${run.precision}${mxu}`;
 }
 
 function params(hash: string): URLSearchParams {

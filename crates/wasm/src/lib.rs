@@ -13,7 +13,7 @@ thread_local! {
 }
 
 /// Options as the page sends them: `{"backend": "auto"|"cpu"|"gpu", "precision":
-/// "default"|"high"|"highest", "machine": "v5e"}`; every field optional.
+/// "default"|"high"|"highest", "machine": "v5e", "mxu": 32}`; every field optional.
 fn parse_options(json: &str) -> Result<RunOptions, String> {
     let value: serde_json::Value = serde_json::from_str(json).map_err(|e| format!("bad options JSON: {e}"))?;
     let field = |name: &str| value.get(name).and_then(|v| v.as_str());
@@ -26,6 +26,12 @@ fn parse_options(json: &str) -> Result<RunOptions, String> {
     }
     if let Some(m) = field("machine") {
         opts.machine = emu::TpuConfig::preset(m).ok_or_else(|| format!("unknown machine '{m}'"))?;
+    }
+    // A square MXU in place of the machine's own, as `tpu run --set mxu=N`.
+    if let Some(n) = value.get("mxu").filter(|v| !v.is_null()) {
+        let n = n.as_u64().map(|n| n.to_string()).or_else(|| n.as_str().map(String::from)).unwrap_or_default();
+        let dims = if n.contains('x') { n } else { format!("{n}x{n}") };
+        opts.machine.with_override(&format!("mxu={dims}")).map_err(|e| e.to_string())?;
     }
     Ok(opts)
 }
