@@ -154,6 +154,49 @@ fn view_strides(g: &Graph, hbm: &[Option<u32>], v: ValueId) -> Option<(u32, Vec<
     }
 }
 
+/// Where each value a kernel computes sits in the tile being worked on (looked up per operand:
+/// a map, since a fusion may hold a hundred thousand ops).
+type Computed = std::collections::HashMap<ValueId, Addr>;
+
+/// VMEM liveness inside a kernel: a tile slot for each of `ops` (a fusion's elementwise ops, in
+/// order), reusing the slot of a value no later op reads. A value lives from its op to its last
+/// reader, or to the tile's end when it is `kept` (stored, or read after the ops, as a
+/// reduction's operand); a slot is free again only after the op that read it last, so no op
+/// writes over what it reads (a select moves its operands in two steps). Returns each op's slot
+/// and how many slots there are: a long chain of elementwise ops needs two or three, not one
+/// per op, so its tiles stay large (and a chain of a hundred thousand fits VMEM at all).
+fn tile_slots(g: &Graph, ops: &[ValueId], kept: &[ValueId]) -> (Vec<usize>, usize) {
+    let position: std::collections::HashMap<ValueId, usize> = ops.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+    let mut last_use: Vec<usize> = (0..ops.len()).collect();
+    for (j, &v) in ops.iter().enumerate() {
+        for o in &g.instrs[v].operands {
+            if let Some(&i) = position.get(o) {
+                last_use[i] = last_use[i].max(j);
+            }
+        }
+    }
+    for v in kept {
+        if let Some(&i) = position.get(v) {
+            last_use[i] = usize::MAX;
+        }
+    }
+    // Slots to free after op j.
+    let mut frees: Vec<Vec<usize>> = vec![Vec::new(); ops.len()];
+    let (mut free, mut count, mut slot_of) = (Vec::new(), 0, Vec::with_capacity(ops.len()));
+    for j in 0..ops.len() {
+        let slot = free.pop().unwrap_or_else(|| {
+            count += 1;
+            count - 1
+        });
+        slot_of.push(slot);
+        if last_use[j] < ops.len() {
+            frees[last_use[j]].push(slot);
+        }
+        free.append(&mut frees[j]);
+    }
+    (slot_of, count)
+}
+
 /// A kernel's iteration space: R rows of C columns (leading dims flattened).
 fn rows_cols(shape: &[usize]) -> (u32, u32) {
     let c = shape.last().copied().unwrap_or(1) as u32;
@@ -633,13 +676,13 @@ impl<'a> Emitter<'a> {
     fn operand_of(
         g: &Graph,
         v: ValueId,
-        computed: &[(ValueId, Addr)],
+        computed: &Computed,
         inputs: &[Input],
         full_tile: &dyn Fn(u32) -> Addr,
         t: Tile,
         tile_rows: u32,
     ) -> Operand {
-        if let Some((_, addr)) = computed.iter().find(|(c, _)| *c == v) {
+        if let Some(addr) = computed.get(&v) {
             return Operand::Vmem(addr.clone());
         }
         if let Some(x) = g.constant_value(v) {
@@ -686,21 +729,22 @@ impl<'a> Emitter<'a> {
             self.instrs.push(Instr::Wait { sem: SEM_LOADS, count: resident });
         }
         let full = inputs.iter().filter(|i| i.access == Access::Full).count() as u32;
-        let ops = fusion.ops.len() as u32;
-        // Per row: two slots of every full input and of every computed value.
-        let tile = self.tile_rows(rows, 2 * (full + ops) * padded, vmem.limit - vmem.top)?;
+        let (slot_of, slots) = tile_slots(g, &fusion.ops, &fusion.outputs);
+        // Per row: two slots of every full input and of every value alive at once.
+        let tile = self.tile_rows(rows, 2 * (full + slots as u32) * padded, vmem.limit - vmem.top)?;
         let slot = tile * padded;
         for input in inputs.iter_mut().filter(|i| i.access == Access::Full) {
             input.vmem = vmem.alloc(2 * slot, "an input tile")?;
         }
-        let results: Vec<u32> = fusion.ops.iter().map(|_| vmem.alloc(2 * slot, "a tile")).collect::<Result<_, _>>()?;
+        let bases: Vec<u32> = (0..slots).map(|_| vmem.alloc(2 * slot, "a tile")).collect::<Result<_, _>>()?;
+        let results: Vec<u32> = slot_of.iter().map(|&k| bases[k]).collect();
         self.vmem_peak = self.vmem_peak.max(vmem.top);
         let load = |e: &mut Self, t: Tile, s: usize| e.load_full_inputs(&inputs, t, s, (tile, cols), (slot, padded));
         self.for_tiles((rows / tile, tile, rows % tile), full, load, |e, t, s| {
             let at = |base: u32| Addr::from(base + s as u32 * slot);
             let block = |base: u32| Block { addr: at(base), rows: t.rows, cols, stride: padded };
-            let computed: Vec<(ValueId, Addr)> = if materialising {
-                vec![]
+            let computed: Computed = if materialising {
+                Computed::new()
             } else {
                 fusion.ops.iter().zip(&results).map(|(&v, &r)| (v, at(r))).collect()
             };
@@ -775,14 +819,19 @@ impl<'a> Emitter<'a> {
         // into a tile of its own each time round, so the reduction sums it as the reference
         // does, word by word.
         let constant = if prefix.contains(&operand) { None } else { g.constant_value(operand) };
-        let tiles = full + prefix.len() as u32 + constant.is_some() as u32;
+        // The reduced operand and the extra outputs live to the tile's end.
+        let mut kept = vec![operand];
+        kept.extend(fusion.outputs.iter().filter(|&&v| v != root));
+        let (slot_of, slots) = tile_slots(g, prefix, &kept);
+        let tiles = full + slots as u32 + constant.is_some() as u32;
         // Per row: two slots of each full input, computed value and constant, and a word of output.
         let tile = self.tile_rows(rows, 2 * tiles * padded + 2, vmem.limit - vmem.top)?;
         let slot = tile * padded;
         for input in inputs.iter_mut().filter(|i| i.access == Access::Full) {
             input.vmem = vmem.alloc(2 * slot, "an input tile")?;
         }
-        let results: Vec<u32> = prefix.iter().map(|_| vmem.alloc(2 * slot, "a tile")).collect::<Result<_, _>>()?;
+        let bases: Vec<u32> = (0..slots).map(|_| vmem.alloc(2 * slot, "a tile")).collect::<Result<_, _>>()?;
+        let results: Vec<u32> = slot_of.iter().map(|&k| bases[k]).collect();
         let constant_tile = match constant {
             Some(c) => Some((c, vmem.alloc(2 * slot, "a constant tile")?)),
             None => None,
@@ -815,7 +864,7 @@ impl<'a> Emitter<'a> {
         self.for_tiles((rows / tile, tile, rows % tile), full, load, |e, t, s| {
             let at = |base: u32| Addr::from(base + s as u32 * slot);
             let block = |base: u32| Block { addr: at(base), rows: t.rows, cols, stride: padded };
-            let computed: Vec<(ValueId, Addr)> = prefix.iter().zip(&results).map(|(&v, &r)| (v, at(r))).collect();
+            let computed: Computed = prefix.iter().zip(&results).map(|(&v, &r)| (v, at(r))).collect();
             for (&v, &r) in prefix.iter().zip(&results) {
                 let operand = |o: ValueId| Self::operand_of(g, o, &computed, &inputs, &at, t, tile);
                 e.vector_op(v, block(r), &operand)?;
@@ -1297,7 +1346,7 @@ impl<'a> Emitter<'a> {
             let (a, b) = (a_rows(mt, ms).addr, b_cols(nt, bs).addr);
             e.mxu_block((&a, kp), (&b, tnp), &block(results[0], mt, nt, bs), (k, nt.rows), passes);
             let at = |base: u32| at(base, bs);
-            let computed: Vec<(ValueId, Addr)> = fusion.ops.iter().zip(&results).map(|(&v, &r)| (v, at(r))).collect();
+            let computed: Computed = fusion.ops.iter().zip(&results).map(|(&v, &r)| (v, at(r))).collect();
             // Row inputs are indexed from this block's first column (columns from its first
             // row, which `operand_of` does with the row tile).
             for (&v, &r) in fusion.ops.iter().zip(&results).skip(1) {

@@ -256,3 +256,25 @@ fn empty_arrays_are_an_error_not_a_panic() {
     let e = compile("f", &closed.jaxpr, &opts(Precision::Default)).unwrap_err();
     assert!(e.to_string().contains("no elements (f32[0,0])"), "{e}");
 }
+
+/// VMEM liveness inside a kernel: a chain of 2,000 elementwise ops fuses into one loop whose
+/// values reuse a few tile slots (each is dead once the next op has read it), so its tiles
+/// are as large as a short chain's; with a slot per op it needed 8 MiB a row of tiles.
+#[test]
+fn a_long_elementwise_chain_reuses_its_tile_slots() {
+    let chain = |ops: usize| {
+        trace(&[&[64, 256]], async move |ctx, a| {
+            let mut x = a[0].clone();
+            for _ in 0..ops / 2 {
+                x = jnp::binary(ctx, jaxlite::BinaryOp::Mul, &x, &Array::weak_scalar_f32(1.0001).into()).await.unwrap();
+                x = jnp::binary(ctx, jaxlite::BinaryOp::Add, &x, &Array::weak_scalar_f32(0.5).into()).await.unwrap();
+            }
+            x
+        })
+    };
+    let short = compile("f", &chain(2).jaxpr, &opts(Precision::Default)).unwrap();
+    let long = chain(2000);
+    check(&long, Precision::Default);
+    let long = compile("f", &long.jaxpr, &opts(Precision::Default)).unwrap();
+    assert_eq!(long.vmem_words, short.vmem_words, "the long chain's tiles take what the short one's do");
+}
