@@ -222,9 +222,16 @@ impl Reader<'_> {
         }
         Ok(n)
     }
+    /// A program's or buffer's name: non-empty, of the characters the text form's names have
+    /// (the binary fuzzer found a name with a control character, which printed as text that
+    /// does not assemble).
     fn str(&mut self) -> R<String> {
         let n = self.count(1)?;
-        String::from_utf8(self.take(n)?.to_vec()).or_else(|_| self.err("a name is not valid UTF-8"))
+        let name = String::from_utf8(self.take(n)?.to_vec()).or_else(|_| self.err("a name is not valid UTF-8"))?;
+        if name.is_empty() || !name.chars().all(crate::text::is_name_char) {
+            return self.err(format!("the name {name:?} is not letters, digits and ._-+:<>"));
+        }
+        Ok(name)
     }
     fn addr(&mut self) -> R<Addr> {
         let base = self.u32()?;

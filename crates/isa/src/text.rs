@@ -184,8 +184,7 @@ impl<'a> Cursor<'a> {
     /// A run of characters that can make up a word or a number.
     fn word(&mut self) -> R<&'a str> {
         self.skip_ws();
-        let end =
-            self.rest.find(|c: char| !(c.is_ascii_alphanumeric() || "._-+:".contains(c))).unwrap_or(self.rest.len());
+        let end = self.rest.find(|c: char| !is_name_char(c)).unwrap_or(self.rest.len());
         if end == 0 {
             return Err(self.expected("a word"));
         }
@@ -412,6 +411,13 @@ fn parse_buffer(c: &mut Cursor) -> R<Buffer> {
     }
     c.end()?;
     Ok(Buffer { name, addr: addr.base, shape, elem: ElemType::F32 })
+}
+
+/// The characters of a program's or buffer's name in the text form: letters, digits and
+/// `._-+:<>` (the compiler names a lambda's program `<lambda>`). The binary decoder holds names to
+/// the same rule, so every decoded program prints as text that assembles.
+pub fn is_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "._-+:<>".contains(c)
 }
 
 /// Parses assembly text into a program (the inverse of `Display`). Loop index names must be

@@ -215,3 +215,13 @@ fn assembly_errors_name_the_line() {
     let e = binary::decode(b"TPUP\x01").unwrap_err();
     expect!["byte 4: version 1 is not supported (this build reads version 2)"].assert_eq(&e.to_string());
 }
+
+/// The compiler names a lambda's program `<lambda>`: its listing assembles, and its binary
+/// decodes to the same program (the binary fuzzer's find: names the text could not print).
+#[test]
+fn lambda_programs_round_trip_through_text_and_binary() {
+    let p = text::parse("program <lambda> hbm=4 vmem=4 flops=0\ninput in0 f32[4] hbm[0]\n").unwrap();
+    assert_eq!(p.name, "<lambda>");
+    assert_eq!(text::parse(&p.to_string()).unwrap(), p);
+    assert_eq!(isa::binary::decode(&isa::binary::encode(&p)).unwrap(), p);
+}
