@@ -239,6 +239,10 @@ impl Reader<'_> {
         let mut strides = Vec::with_capacity(n as usize);
         for _ in 0..n {
             let depth = self.u8()?;
+            // As the text form: one stride per loop (the binary fuzzer found a repeated one).
+            if strides.iter().any(|&(d, _)| d == depth) {
+                return self.err(format!("loop index i{depth} appears twice in one address"));
+            }
             strides.push((depth, self.u32()? as i32));
         }
         Ok(Addr { base, strides })
