@@ -263,7 +263,9 @@ impl Interp<'_, '_> {
         Box::pin(async move {
             match &target.kind {
                 ExprKind::Name(n) => {
-                    env.vars.borrow_mut().insert(n.clone(), value);
+                    let old = env.vars.borrow_mut().insert(n.clone(), value);
+                    // (A deeply nested old value is taken apart without recursion.)
+                    super::dismantle(old);
                     Ok(())
                 }
                 ExprKind::Tuple(targets) | ExprKind::List(targets) => {

@@ -128,11 +128,12 @@ pub async fn run(
     };
     let result = interp.exec_block(&module.body, &globals).await;
     let output = std::mem::take(&mut interp.out);
-    globals.vars.borrow_mut().clear();
+    let globals_vars = std::mem::take(&mut *globals.vars.borrow_mut());
+    dismantle(globals_vars.into_values());
     for scope in interp.closure_scopes.drain(..).filter_map(|s| s.upgrade()) {
         // Taken out first: dropping the values may drop other scopes.
         let vars = std::mem::take(&mut *scope.vars.borrow_mut());
-        drop(vars);
+        dismantle(vars.into_values());
     }
     match result {
         Ok(_) => Ok(output),
@@ -140,6 +141,37 @@ pub async fn run(
             let span = e.span.unwrap_or(Span { line: 1, col: 1 });
             let error = ScriptError { message: e.message, line: span.line, col: span.col };
             Err(ScriptFailure { errors: vec![error], output })
+        }
+    }
+}
+
+/// Drops `values` without recursion: a list nested a hundred thousand deep (`x = [x]` in a
+/// loop) would otherwise overflow the native stack when the run's variables go, one drop frame
+/// per level. Containers held nowhere else are emptied onto a work list first.
+pub(super) fn dismantle(values: impl IntoIterator<Item = Value>) {
+    let mut stack: Vec<Value> = values.into_iter().collect();
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::List(items) => {
+                if let Ok(items) = Rc::try_unwrap(items) {
+                    stack.extend(items.into_inner());
+                }
+            }
+            Value::Tuple(items) => {
+                if let Ok(items) = Rc::try_unwrap(items) {
+                    stack.extend(items);
+                }
+            }
+            Value::Dict(dict) => {
+                if let Ok(dict) = Rc::try_unwrap(dict) {
+                    for (k, v) in dict.into_inner().entries {
+                        stack.push(k);
+                        stack.push(v);
+                    }
+                }
+            }
+            // Anything else holds no deep nesting of values; it drops here.
+            _ => {}
         }
     }
 }

@@ -43,7 +43,7 @@ pub struct Vmapped {
 pub struct VjpFn {
     pub backward: Rc<Jaxpr>,
     pub residuals: Vec<Tensor>,
-    pub in_trees: Vec<Tree>,
+    in_trees: Vec<Tree>,
     pub num_outs: usize,
 }
 
