@@ -179,7 +179,25 @@ impl ScriptArgs {
     }
 }
 
+/// As other Unix tools: when the reader of our output goes away (`tpu disasm f.tbin | head`),
+/// the process ends quietly, rather than Rust's default of ignoring SIGPIPE, which turns the
+/// next print into a panic.
+#[cfg(unix)]
+fn die_quietly_on_closed_pipe() {
+    extern "C" {
+        fn signal(signum: i32, handler: usize) -> usize;
+    }
+    const SIGPIPE: i32 = 13;
+    const SIG_DFL: usize = 0;
+    // SAFETY: restoring a signal's default disposition, before any thread is started.
+    unsafe {
+        signal(SIGPIPE, SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    #[cfg(unix)]
+    die_quietly_on_closed_pipe();
     match Cli::parse().command {
         Command::Run { script, json, trace } => match script.run(!json) {
             Ok(report) => {

@@ -80,3 +80,29 @@ fn trace_is_chrome_trace_json_with_a_thread_per_unit() {
     assert_eq!(threads[matmul["tid"].as_u64().unwrap() as usize], "mxu0");
     std::fs::remove_file(&path).ok();
 }
+
+/// A reader that stops early (`tpu run f.py | head -1`) ends tpu quietly, as any Unix tool: no
+/// panic on the closed pipe.
+#[test]
+fn a_closed_pipe_ends_tpu_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    // Two megabytes of output: far more than a pipe buffers.
+    let path = std::env::temp_dir().join(format!("tpu-pipe-{}.py", std::process::id()));
+    std::fs::write(&path, "for i in range(20000):\n    print('x' * 100)\n").unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tpu"))
+        .args(["run", "--backend", "cpu", path.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tpu runs");
+    // Read one byte, then close our end before tpu has written everything.
+    let mut stdout = child.stdout.take().expect("piped");
+    let mut byte = [0u8; 1];
+    stdout.read_exact(&mut byte).expect("tpu prints something");
+    drop(stdout);
+    let out = child.wait_with_output().expect("tpu ends");
+    let _ = std::fs::remove_file(&path);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "tpu panicked on a closed pipe:\n{stderr}");
+}
