@@ -311,6 +311,16 @@ print(jax.jit(lambda a: jnp.tanh(a) * 2.0)(x), jax.jit(lambda a: a.T)(x).shape)
 print(jax.jit(lambda a, b: a @ b)(jnp.ones((2, 0)), jnp.ones((0, 3))))
 print(jax.jit(lambda a: a[2:2] + 1.0)(jnp.arange(4.0)), jax.jit(jnp.matmul)(jnp.ones((0, 0)), jnp.ones((0, 0))))
 """)
+# preferred_element_type naming the operands' own dtype (float32), as mixed-precision code does.
+program("preferred_element_type", """
+a = jnp.arange(6.0).reshape(2, 3)
+b = jnp.ones((3, 2)) * 0.5
+print(jnp.matmul(a, b, preferred_element_type=jnp.float32))
+print(jnp.dot(a, b, preferred_element_type=jnp.float32), jnp.einsum("ij,jk->ik", a, b, preferred_element_type=jnp.float32))
+print(jnp.tensordot(a, b, axes=1, preferred_element_type=jnp.float32))
+f = jax.jit(lambda x, y: jnp.matmul(x, y, preferred_element_type=jnp.float32))
+print(f(a, b), jax.grad(lambda x: jnp.sum(jnp.matmul(x, b, preferred_element_type=jnp.float32)))(a))
+""")
 # Found by the `script` fuzzer (docs/reliability.md): a loss linear in its prediction, whose
 # gradient reduces and multiplies the constant broadcast 1/n of the mean.
 program("fuzz_linear_loss_grad", """

@@ -505,9 +505,11 @@ impl Interp<'_, '_> {
                     let (a, b) = (arg(0, "a"), arg(1, "b"));
                     let axes = arg(2, "axes");
                     let precision = precision_arg(take_kwarg(&mut kwargs, "precision"))?;
+                    let preferred = take_kwarg(&mut kwargs, "preferred_element_type");
                     no_more_kwargs(name, &kwargs)?;
                     let (Some(a), Some(b)) = (a, b) else { return err("tensordot() needs a and b") };
                     let (a, b) = (self.to_tensor(&a)?, self.to_tensor(&b)?);
+                    super::jax::check_preferred_element_type(name, preferred, &[&a, &b])?;
                     let (ra, rb) = (a.aval().rank(), b.aval().rank());
                     let (ca, cb): (Vec<usize>, Vec<usize>) = match &axes {
                         None => ((ra.saturating_sub(2)..ra).collect(), (0..2.min(rb)).collect()),
@@ -751,7 +753,14 @@ impl Interp<'_, '_> {
             };
             let ddof = take_kwarg(&mut kwargs, "ddof");
             let precision = if name == "einsum" { precision_arg(take_kwarg(&mut kwargs, "precision"))? } else { None };
+            let preferred = if name == "einsum" { take_kwarg(&mut kwargs, "preferred_element_type") } else { None };
             no_more_kwargs(name, &kwargs)?;
+            if name == "einsum" && preferred.is_some() {
+                let operands: Vec<Tensor> =
+                    args.iter().skip(1).map(|a| self.to_tensor(a)).collect::<R<Vec<Tensor>>>()?;
+                let refs: Vec<&Tensor> = operands.iter().collect();
+                super::jax::check_preferred_element_type(name, preferred, &refs)?;
+            }
             let unary = match name {
                 "sin" => Some(UnaryOp::Sin),
                 "cos" => Some(UnaryOp::Cos),
@@ -1188,10 +1197,16 @@ impl Interp<'_, '_> {
                     let numbers = if general { arg(6, "dimension_numbers") } else { None };
                     let groups = if general { arg(7, "feature_group_count") } else { None };
                     let precision = precision_arg(take_kwarg(&mut kwargs, "precision"))?;
+                    let preferred = take_kwarg(&mut kwargs, "preferred_element_type");
                     no_more_kwargs(name, &kwargs)?;
                     let (Some(lhs), Some(rhs), Some(strides), Some(padding)) = (lhs, rhs, strides, padding) else {
                         return err(format!("{name}() needs lhs, rhs, window_strides and padding"));
                     };
+                    super::jax::check_preferred_element_type(
+                        name,
+                        preferred,
+                        &[&self.to_tensor(&lhs)?, &self.to_tensor(&rhs)?],
+                    )?;
                     for d in dilations.iter().flatten() {
                         if !matches!(d, Value::None) && self.iterate(d)?.iter().any(|v| !matches!(v, Value::Int(1))) {
                             return err(format!("{name}: dilation is not supported by the playground yet"));

@@ -128,6 +128,34 @@ const JAX_FUNCTIONS: &[&str] = &[
     "hessian",
 ];
 
+/// `preferred_element_type=` of a dot (matmul, dot, einsum, tensordot, conv): the playground
+/// computes a dot in the dtype its operands promote to, so it takes that one (the float32 that
+/// code with float32 operands names) or None, and says so for any other.
+pub(super) fn check_preferred_element_type(name: &str, v: Option<Value>, operands: &[&Tensor]) -> R<()> {
+    let wanted = match v {
+        None | Some(Value::None) => return Ok(()),
+        Some(v) => dtype_arg(&v)?,
+    };
+    let mut result: Option<(DType, bool)> = None;
+    for t in operands {
+        let a = t.aval();
+        result = Some(match result {
+            None => (a.dtype, a.weak_type),
+            Some((d, w)) => jaxlite::dtype::promote(d, w, a.dtype, a.weak_type),
+        });
+    }
+    match result {
+        Some((dtype, _)) if dtype == wanted => Ok(()),
+        Some((dtype, _)) => err(format!(
+            "{name}: preferred_element_type={} with {} operands is not supported by the playground yet (only their own dtype, {})",
+            wanted.name(),
+            dtype.name(),
+            dtype.name()
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Array methods that are the `jnp` function of the same name with the array first.
 const ARRAY_METHODS_OF_JNP: &[&str] = &[
     "min", "squeeze", "argmax", "argmin", "var", "std", "cumsum", "clip", "round", "swapaxes", "dot", "take",
@@ -1255,9 +1283,12 @@ impl Interp<'_, '_> {
             };
             if let Some(op) = binary_op {
                 let precision = if op == BinOp::MatMul { take_kwarg(&mut kwargs, "precision") } else { None };
+                let preferred =
+                    if op == BinOp::MatMul { take_kwarg(&mut kwargs, "preferred_element_type") } else { None };
                 no_more_kwargs(name, &kwargs)?;
                 arity(name, &args, 2, 2)?;
                 let (x, y) = (self.to_tensor(&args[0])?, self.to_tensor(&args[1])?);
+                check_preferred_element_type(name, preferred, &[&x, &y])?;
                 if op == BinOp::MatMul {
                     return Ok(Value::Array(jnp::matmul(self.ctx, &x, &y, precision_arg(precision)?).await?));
                 }
@@ -1271,7 +1302,12 @@ impl Interp<'_, '_> {
             let keep = if matches!(name, "sum" | "max" | "mean") { take_kwarg(&mut kwargs, "keepdims") } else { None };
             let fill = if name == "full" { take_kwarg(&mut kwargs, "fill_value") } else { None };
             let precision = if name == "dot" { take_kwarg(&mut kwargs, "precision") } else { None };
+            let preferred = if name == "dot" { take_kwarg(&mut kwargs, "preferred_element_type") } else { None };
             no_more_kwargs(name, &kwargs)?;
+            if name == "dot" && args.len() == 2 {
+                let (x, y) = (self.to_tensor(&args[0])?, self.to_tensor(&args[1])?);
+                check_preferred_element_type(name, preferred, &[&x, &y])?;
+            }
             let creation = |shape: Vec<usize>, value: f64, dtype: DType| Value::array(jnp::full(&shape, value, dtype));
             match name {
                 "array" | "asarray" => {
