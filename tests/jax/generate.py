@@ -321,6 +321,15 @@ print(jnp.tensordot(a, b, axes=1, preferred_element_type=jnp.float32))
 f = jax.jit(lambda x, y: jnp.matmul(x, y, preferred_element_type=jnp.float32))
 print(f(a, b), jax.grad(lambda x: jnp.sum(jnp.matmul(x, b, preferred_element_type=jnp.float32)))(a))
 """)
+# jnp.prod over axes, keepdims, ints, bools, empty; under jit, grad (zeros included) and vmap.
+program("prod", """
+x = jnp.array([[1.5, -2.0, 0.5], [3.0, 0.25, -1.0]])
+print(jnp.prod(x), jnp.prod(x, axis=0), jnp.prod(x, axis=1, keepdims=True), x.prod(axis=-1))
+print(jnp.prod(jnp.arange(1, 7)), jnp.prod(jnp.array([True, True])), jnp.prod(jnp.ones((2, 0)), axis=1))
+print(jax.jit(lambda a: jnp.prod(a, axis=1))(x))
+print(jax.grad(lambda a: jnp.prod(a))(x), jax.grad(lambda a: jnp.prod(a))(jnp.array([2.0, 0.0, 3.0])))
+print(jax.vmap(jnp.prod)(x))
+""")
 # Found by the `script` fuzzer (docs/reliability.md): a loss linear in its prediction, whose
 # gradient reduces and multiplies the constant broadcast 1/n of the mean.
 program("fuzz_linear_loss_grad", """

@@ -24,6 +24,7 @@ pub const JNP_MORE: &[&str] = &[
     "arctan2",
     "take",
     "take_along_axis",
+    "prod",
     "remainder",
     "mod",
     "floor_divide",
@@ -67,6 +68,9 @@ pub const JNP_MORE: &[&str] = &[
 /// The `JNP_MORE` functions with keyword arguments of their own.
 const OWN_KWARGS: &[&str] =
     &["linspace", "eye", "split", "tensordot", "allclose", "tril", "triu", "take", "take_along_axis"];
+
+/// The most factors `jnp.prod` multiplies (one traced op each).
+const MAX_PROD_FACTORS: usize = 4096;
 
 fn weak(x: f32) -> Tensor {
     Tensor::from(Array::weak_scalar_f32(x))
@@ -928,6 +932,60 @@ impl Interp<'_, '_> {
                     let v = self.bin(BinaryOp::Div, &ss, &weak((n as i64 - ddof) as f32)).await?;
                     let v = if name == "std" { self.un(UnaryOp::Sqrt, &v).await? } else { v };
                     self.maybe_keepdims(v, &x, Some(axes), keepdims).await?
+                }
+                // jnp.prod: the emulated TPU has no product reduction, so the product is traced as
+                // what it runs instead: the reduced axes moved last and flattened, then a chain
+                // of multiplies of the slices along them, in order. The product rule gives grad
+                // (zeros included) and vmap batches it; at most MAX_PROD_FACTORS factors.
+                "prod" => {
+                    arity(name, &args, 1, 2)?;
+                    let mut x = self.to_tensor(&args[0])?;
+                    if x.aval().dtype == DType::Bool {
+                        x = jnp::astype(self.ctx, &x, DType::I32).await?;
+                    }
+                    let shape = x.aval().shape.clone();
+                    let rank = shape.len();
+                    let axes = self.axis_list(axis.as_ref().or(args.get(1)), rank)?;
+                    let reduced = jnp::normalize_axes(Some(&axes), rank)?;
+                    let kept: Vec<usize> = (0..rank).filter(|d| !reduced.contains(d)).collect();
+                    let kept_shape: Vec<usize> = kept.iter().map(|&d| shape[d]).collect();
+                    let n: usize = reduced.iter().map(|&d| shape[d]).product();
+                    if n > MAX_PROD_FACTORS {
+                        return err(format!(
+                            "prod over {n} elements is not supported by the playground yet (at most {MAX_PROD_FACTORS}: it is traced as a chain of multiplies)"
+                        ));
+                    }
+                    let order: Vec<usize> = kept.iter().chain(&reduced).copied().collect();
+                    let ctx = &mut *self.ctx;
+                    let moved = if order.iter().enumerate().all(|(i, &d)| i == d) {
+                        x.clone()
+                    } else {
+                        jnp::transpose(ctx, &x, Some(&order)).await?
+                    };
+                    let mut rows: Vec<i64> = kept_shape.iter().map(|&d| d as i64).collect();
+                    rows.push(n as i64);
+                    let rows_t = jnp::reshape(ctx, &moved, &rows).await?;
+                    let kept_dims: Vec<i64> = kept_shape.iter().map(|&d| d as i64).collect();
+                    let mut product: Option<Tensor> = None;
+                    for i in 0..n {
+                        let mut start = vec![0; kept.len() + 1];
+                        start[kept.len()] = i;
+                        let mut limit = kept_shape.clone();
+                        limit.push(i + 1);
+                        let prim = Primitive::Slice { start_indices: start, limit_indices: limit, strides: None };
+                        let factor = jnp::apply1(ctx, prim, &rows_t).await?;
+                        let factor = jnp::reshape(ctx, &factor, &kept_dims).await?;
+                        product = Some(match product {
+                            None => factor,
+                            Some(p) => jnp::binary(ctx, BinaryOp::Mul, &p, &factor).await?,
+                        });
+                    }
+                    let product = match product {
+                        Some(p) => p,
+                        // The empty product.
+                        None => Tensor::from(jnp::full(&kept_shape, 1.0, x.aval().dtype)),
+                    };
+                    self.maybe_keepdims(product, &x, Some(axes), keepdims).await?
                 }
                 "swapaxes" => {
                     arity(name, &args, 3, 3)?;

@@ -159,7 +159,7 @@ pub(super) fn check_preferred_element_type(name: &str, v: Option<Value>, operand
 /// Array methods that are the `jnp` function of the same name with the array first.
 const ARRAY_METHODS_OF_JNP: &[&str] = &[
     "min", "squeeze", "argmax", "argmin", "var", "std", "cumsum", "clip", "round", "swapaxes", "dot", "take",
-    "flatten", "ravel",
+    "flatten", "ravel", "prod",
 ];
 
 const LAX_FUNCTIONS: &[&str] = &[
