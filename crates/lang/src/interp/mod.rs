@@ -129,11 +129,11 @@ pub async fn run(
     let result = interp.exec_block(&module.body, &globals).await;
     let output = std::mem::take(&mut interp.out);
     let globals_vars = std::mem::take(&mut *globals.vars.borrow_mut());
-    dismantle(globals_vars.into_values());
+    dismantle_all(globals_vars.into_values());
     for scope in interp.closure_scopes.drain(..).filter_map(|s| s.upgrade()) {
         // Taken out first: dropping the values may drop other scopes.
         let vars = std::mem::take(&mut *scope.vars.borrow_mut());
-        dismantle(vars.into_values());
+        dismantle_all(vars.into_values());
     }
     match result {
         Ok(_) => Ok(output),
@@ -146,28 +146,45 @@ pub async fn run(
 }
 
 /// Drops `values` without recursion: a list nested a hundred thousand deep (`x = [x]` in a
-/// loop) would otherwise overflow the native stack when the run's variables go, one drop frame
-/// per level. Containers held nowhere else are emptied onto a work list first.
+/// loop) would otherwise overflow the native stack when dropped, one drop frame per level.
+/// Containers held nowhere else are emptied onto a work list first.
 pub(super) fn dismantle(values: impl IntoIterator<Item = Value>) {
+    take_apart(values, false);
+}
+
+/// `dismantle` at the end of a run, when no value will be used again: shared lists and dicts
+/// are emptied too, which also breaks the cycles of a list that contains itself.
+fn dismantle_all(values: impl IntoIterator<Item = Value>) {
+    take_apart(values, true);
+}
+
+fn take_apart(values: impl IntoIterator<Item = Value>, shared_too: bool) {
     let mut stack: Vec<Value> = values.into_iter().collect();
     while let Some(v) = stack.pop() {
         match v {
-            Value::List(items) => {
-                if let Ok(items) = Rc::try_unwrap(items) {
-                    stack.extend(items.into_inner());
+            Value::List(items) => match Rc::try_unwrap(items) {
+                Ok(items) => stack.extend(items.into_inner()),
+                Err(items) if shared_too => {
+                    // Taken first, so no borrow is held while its items drop.
+                    let taken = std::mem::take(&mut *items.borrow_mut());
+                    stack.extend(taken);
                 }
-            }
+                Err(_) => {}
+            },
             Value::Tuple(items) => {
                 if let Ok(items) = Rc::try_unwrap(items) {
                     stack.extend(items);
                 }
             }
             Value::Dict(dict) => {
-                if let Ok(dict) = Rc::try_unwrap(dict) {
-                    for (k, v) in dict.into_inner().entries {
-                        stack.push(k);
-                        stack.push(v);
-                    }
+                let entries = match Rc::try_unwrap(dict) {
+                    Ok(dict) => dict.into_inner().entries,
+                    Err(dict) if shared_too => std::mem::take(&mut dict.borrow_mut().entries),
+                    Err(_) => Vec::new(),
+                };
+                for (k, v) in entries {
+                    stack.push(k);
+                    stack.push(v);
                 }
             }
             // Anything else holds no deep nesting of values; it drops here.
