@@ -347,6 +347,12 @@ impl Interp<'_, '_> {
             self.depth += 1;
             let result = self.exec_block(&f.def.body, &scope).await;
             self.depth -= 1;
+            // The call's locals go without recursion when nothing closed over them (a deeply
+            // nested local list would otherwise overflow the stack as the scope drops).
+            if Rc::strong_count(&scope) == 1 {
+                let locals = std::mem::take(&mut *scope.vars.borrow_mut());
+                super::dismantle(locals.into_values());
+            }
             match result? {
                 Flow::Return(v) => Ok(v),
                 _ => Ok(Value::None),
