@@ -424,6 +424,25 @@ fn vpu_round_away(x: f32) -> f32 {
     return t;
 }
 
+struct Significand {
+    bits: u32,
+    exponent: i32,
+}
+
+// `emu::vpu_math::significand`: the significand with its implicit bit, a subnormal shifted up.
+fn significand(bits: u32, exponent: i32) -> Significand {
+    if exponent != 0 {
+        return Significand((bits & 0x007fffffu) | 0x00800000u, exponent);
+    }
+    var e = 0;
+    var i = bits << 9u;
+    while (i >> 31u) == 0u {
+        e = e - 1;
+        i = i << 1u;
+    }
+    return Significand(bits << u32(-e + 1), e);
+}
+
 // `a` modulo `b` with the sign of `a` (fmod, `lax.rem`): `emu::vpu_math::rem` line by line,
 // long division of the significands on the bits, so the exact result needs no float rounding.
 fn vpu_rem(a: f32, b: f32) -> f32 {
@@ -441,26 +460,12 @@ fn vpu_rem(a: f32, b: f32) -> f32 {
         }
         return a;
     }
-    if ex == 0 {
-        var i = ux << 9u;
-        while (i >> 31u) == 0u {
-            ex = ex - 1;
-            i = i << 1u;
-        }
-        ux = ux << u32(-ex + 1);
-    } else {
-        ux = (ux & 0x007fffffu) | 0x00800000u;
-    }
-    if ey == 0 {
-        var i = uy << 9u;
-        while (i >> 31u) == 0u {
-            ey = ey - 1;
-            i = i << 1u;
-        }
-        uy = uy << u32(-ey + 1);
-    } else {
-        uy = (uy & 0x007fffffu) | 0x00800000u;
-    }
+    let sx = significand(ux, ex);
+    ux = sx.bits;
+    ex = sx.exponent;
+    let sy = significand(uy, ey);
+    uy = sy.bits;
+    ey = sy.exponent;
     while ex > ey {
         let i = ux - uy;
         if (i >> 31u) == 0u {

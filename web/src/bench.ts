@@ -213,6 +213,17 @@ interface Impl {
   run(n: number, a: Float32Array, b: Float32Array): Promise<number>;
 }
 
+/** A peer's WebGPU and wasm rows before its setup gives them a `run` (or an `error`). */
+function uninitialised(impl: ImplName, webgpuAdapter: string): [Impl, Impl] {
+  const row = (where: Where, adapter: string): Impl => ({
+    impl,
+    where,
+    adapter,
+    run: () => Promise.reject(new Error('not initialised')),
+  });
+  return [row('chromium-webgpu', webgpuAdapter), row('chromium-wasm', 'none')];
+}
+
 function errText(err: unknown): string {
   return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }
@@ -265,14 +276,7 @@ function oursImpls(webgpuAdapter: string): Impl[] {
 }
 
 async function jaxImpls(webgpuAdapter: string): Promise<Impl[]> {
-  const mk = (where: Where, adapter: string): Impl => ({
-    impl: 'jax-js',
-    where,
-    adapter,
-    run: () => Promise.reject(new Error('not initialised')),
-  });
-  const wasmImpl = mk('chromium-wasm', 'none');
-  const gpuImpl = mk('chromium-webgpu', webgpuAdapter);
+  const [gpuImpl, wasmImpl] = uninitialised('jax-js', webgpuAdapter);
   try {
     const jax = await import('@jax-js/jax');
     const available = await jax.init('wasm', 'webgpu');
@@ -301,14 +305,7 @@ async function jaxImpls(webgpuAdapter: string): Promise<Impl[]> {
 }
 
 async function tfjsImpls(webgpuAdapter: string): Promise<Impl[]> {
-  const mk = (where: Where, adapter: string): Impl => ({
-    impl: 'tfjs',
-    where,
-    adapter,
-    run: () => Promise.reject(new Error('not initialised')),
-  });
-  const wasmImpl = mk('chromium-wasm', 'none');
-  const gpuImpl = mk('chromium-webgpu', webgpuAdapter);
+  const [gpuImpl, wasmImpl] = uninitialised('tfjs', webgpuAdapter);
   try {
     const tf = await import('@tensorflow/tfjs-core');
     // Importing a backend registers it with tfjs-core.

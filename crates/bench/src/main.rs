@@ -9,10 +9,8 @@
 //!   backend (parse, trace, compile, run, print); emulated TPU cycles per wall-clock second.
 //! - The wasm module's size, raw and gzipped, when web/pkg holds a build.
 
-use emu::{Backend, CpuBackend, TpuConfig};
+use emu::{Backend, CpuBackend};
 use gpu::MatmulKernel;
-use jaxlite::eval::ReferenceExecutor;
-use jaxlite::{Aval, Context, DType, Precision};
 use runtime::{BackendChoice, Engine, RunOptions};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -29,25 +27,6 @@ fn median_seconds(runs: usize, mut f: impl FnMut()) -> f64 {
         .collect();
     times.sort_by(f64::total_cmp);
     times[times.len() / 2]
-}
-
-/// The program of `jax.jit(lambda a, b: a @ b)` for n×n operands on v5e at DEFAULT.
-fn matmul_program(n: usize) -> isa::Program {
-    let mut ctx = Context::new(Box::new(ReferenceExecutor::default()));
-    let closed = pollster::block_on(async {
-        let args = ctx.begin_trace(&[Aval::new(vec![n, n], DType::F32), Aval::new(vec![n, n], DType::F32)]);
-        let y = jaxlite::numpy::matmul(&mut ctx, &args[0], &args[1], None).await.expect("a square matmul traces");
-        ctx.end_trace(&[y]).expect("one output")
-    });
-    let cfg = TpuConfig::v5e();
-    let opts = compiler::CompileOptions {
-        mxu_rows: cfg.mxu_rows,
-        mxu_cols: cfg.mxu_cols,
-        mxus: cfg.mxus_per_core,
-        vmem_words: (cfg.vmem_bytes / 4) as u32,
-        default_precision: Precision::Default,
-    };
-    compiler::compile("matmul", &closed.jaxpr, &opts).expect("a square matmul compiles")
 }
 
 /// The host CPU's peak float32 rate: cores × SIMD lanes × 2 (a fused multiply-add) × FMA units
@@ -99,10 +78,8 @@ fn main() {
         _ => &[128, 256, 512, 1024],
     };
     for &n in sizes {
-        let program = matmul_program(n);
-        let a: Vec<u32> = (0..n * n).map(|i| ((i % 97) as f32 * 0.01 - 0.3).to_bits()).collect();
-        let b: Vec<u32> = (0..n * n).map(|i| ((i % 89) as f32 * 0.02 - 0.7).to_bits()).collect();
-        let inputs = [a, b];
+        let program = runtime::benchmark::matmul_program(n).expect("a square matmul compiles");
+        let inputs = runtime::benchmark::matmul_inputs(n);
         let flops = 2.0 * (n as f64).powi(3);
         let runs = if n >= 1024 { 3 } else { 5 };
         let mut want = None;

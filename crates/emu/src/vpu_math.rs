@@ -399,6 +399,21 @@ pub fn erf(x: f32) -> f32 {
     }
 }
 
+/// A finite float's significand as an integer with the implicit bit set, and its exponent
+/// field; a subnormal is shifted up to the implicit bit, its exponent going below 1 to match.
+fn significand(bits: u32, exponent: i32) -> (u32, i32) {
+    if exponent != 0 {
+        return ((bits & 0x007f_ffff) | 0x0080_0000, exponent);
+    }
+    let mut e = 0;
+    let mut i = bits << 9;
+    while i >> 31 == 0 {
+        e -= 1;
+        i <<= 1;
+    }
+    (bits << (-e + 1), e)
+}
+
 /// `a` modulo `b` with the sign of `a`: C's `fmodf`, `lax.rem`. The result is always exact, so
 /// it is computed on the bits by long division of the significands (musl's fmodf), which the
 /// shader ports line by line; no float operation whose rounding a GPU could change is used.
@@ -414,27 +429,8 @@ pub fn rem(a: f32, b: f32) -> f32 {
     if ux << 1 <= uy << 1 {
         return if ux << 1 == uy << 1 { f32::from_bits(sign) } else { a };
     }
-    // The significands as integers with the implicit bit; subnormals shifted up to it.
-    if ex == 0 {
-        let mut i = ux << 9;
-        while i >> 31 == 0 {
-            ex -= 1;
-            i <<= 1;
-        }
-        ux <<= -ex + 1;
-    } else {
-        ux = (ux & 0x007f_ffff) | 0x0080_0000;
-    }
-    if ey == 0 {
-        let mut i = uy << 9;
-        while i >> 31 == 0 {
-            ey -= 1;
-            i <<= 1;
-        }
-        uy <<= -ey + 1;
-    } else {
-        uy = (uy & 0x007f_ffff) | 0x0080_0000;
-    }
+    (ux, ex) = significand(ux, ex);
+    (uy, ey) = significand(uy, ey);
     // Long division, one bit of the quotient per exponent step; only the remainder is kept.
     while ex > ey {
         let i = ux.wrapping_sub(uy);

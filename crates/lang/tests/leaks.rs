@@ -34,9 +34,20 @@ fn run(source: &str) {
     pollster::block_on(lang::run_script(source, &mut ctx)).expect("the script runs");
 }
 
+/// Bytes still allocated after 50 runs of `script` that were not after the first (one
+/// measuring test at a time).
+fn bytes_left_by_50_runs(script: &str) -> isize {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    run(script);
+    let before = LIVE.load(Ordering::Relaxed);
+    for _ in 0..50 {
+        run(script);
+    }
+    LIVE.load(Ordering::Relaxed) - before
+}
+
 #[test]
 fn functions_and_closures_are_freed_when_a_run_ends() {
-    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     // A top-level function, a recursive one, a closure returned from a function (its scope
     // holds a function of its own), a lambda, and a decorated (jitted) function.
     let script = r#"
@@ -64,25 +75,14 @@ def f(x):
 
 print(add(1), fact(5), make_counter(3)(4), square(3), f(jnp.ones(4)))
 "#;
-    run(script);
-    let before = LIVE.load(Ordering::Relaxed);
-    for _ in 0..50 {
-        run(script);
-    }
-    let grown = LIVE.load(Ordering::Relaxed) - before;
+    let grown = bytes_left_by_50_runs(script);
     // Before the fix each run kept about 13 KB; allow a little for lazily grown caches.
     assert!(grown < 8 * 1024, "50 runs left {grown} bytes allocated");
 }
 
 #[test]
 fn lists_and_dicts_that_contain_themselves_are_freed_when_a_run_ends() {
-    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let script = "x = [1, 2]\nx.append(x)\nd = {'self': None}\nd['self'] = d\nd['x'] = x\nprint(len(x), len(d))\n";
-    run(script);
-    let before = LIVE.load(Ordering::Relaxed);
-    for _ in 0..50 {
-        run(script);
-    }
-    let grown = LIVE.load(Ordering::Relaxed) - before;
+    let grown = bytes_left_by_50_runs(script);
     assert!(grown < 8 * 1024, "50 runs left {grown} bytes allocated");
 }

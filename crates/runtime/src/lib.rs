@@ -176,6 +176,50 @@ impl Engine {
     }
 }
 
+/// What the compiler needs to know of `machine`.
+pub fn compile_options(machine: &TpuConfig, default_precision: Precision) -> compiler::CompileOptions {
+    compiler::CompileOptions {
+        mxu_rows: machine.mxu_rows,
+        mxu_cols: machine.mxu_cols,
+        mxus: machine.mxus_per_core,
+        vmem_words: u32::try_from(machine.vmem_bytes / 4).unwrap_or(u32::MAX),
+        default_precision,
+    }
+}
+
+/// The matmul both benchmarks time (`crates/bench` natively, `bench_matmul` in the browser):
+/// `jax.jit(lambda a, b: a @ b)` for n×n float32 operands on v5e at DEFAULT (one bf16 MXU pass,
+/// f32 accumulation), and its inputs `a[i] = (i mod 97)·0.01 − 0.3`, `b[i] = (i mod 89)·0.02 −
+/// 0.7` as words.
+pub mod benchmark {
+    use jaxlite::{Aval, Context, DType, Precision};
+
+    pub fn matmul_program(n: usize) -> Result<isa::Program, String> {
+        let mut ctx = Context::new(Box::new(jaxlite::eval::ReferenceExecutor::default()));
+        let args = ctx.begin_trace(&[Aval::new(vec![n, n], DType::F32), Aval::new(vec![n, n], DType::F32)]);
+        let traced = ready(jaxlite::numpy::matmul(&mut ctx, &args[0], &args[1], None)).map_err(|e| e.to_string())?;
+        let closed = ctx.end_trace(&[traced]).map_err(|e| e.to_string())?;
+        let opts = super::compile_options(&emu::TpuConfig::v5e(), Precision::Default);
+        compiler::compile("matmul", &closed.jaxpr, &opts).map_err(|e| e.to_string())
+    }
+
+    pub fn matmul_inputs(n: usize) -> [Vec<u32>; 2] {
+        let a = (0..n * n).map(|i| ((i % 97) as f32 * 0.01 - 0.3).to_bits()).collect();
+        let b = (0..n * n).map(|i| ((i % 89) as f32 * 0.02 - 0.7).to_bits()).collect();
+        [a, b]
+    }
+
+    /// Polls a future that never waits (tracing runs no program) to its end, natively and in
+    /// wasm alike.
+    fn ready<T>(f: impl std::future::Future<Output = T>) -> T {
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        match std::pin::pin!(f).poll(&mut cx) {
+            std::task::Poll::Ready(v) => v,
+            std::task::Poll::Pending => unreachable!("tracing never waits"),
+        }
+    }
+}
+
 /// A compiled program and its timing, shared by every call with the same Jaxpr.
 struct Compiled {
     program: Rc<isa::Program>,
@@ -200,13 +244,7 @@ impl EngineExecutor {
         if let Some(c) = self.cache.get(&key) {
             return Ok((c.program.clone(), c.report));
         }
-        let opts = compiler::CompileOptions {
-            mxu_rows: self.machine.mxu_rows,
-            mxu_cols: self.machine.mxu_cols,
-            mxus: self.machine.mxus_per_core,
-            vmem_words: u32::try_from(self.machine.vmem_bytes / 4).unwrap_or(u32::MAX),
-            default_precision: call.default_precision,
-        };
+        let opts = compile_options(&self.machine, call.default_precision);
         let stages = compiler::compile_stages(&call.name, &call.jaxpr, &opts)
             .map_err(|e| JaxError(format!("cannot compile {}: {e}", call.name)))?;
         let program = Rc::new(stages.program);

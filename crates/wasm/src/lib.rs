@@ -77,51 +77,14 @@ thread_local! {
     static BENCH_GPU: RefCell<Option<gpu::GpuBackend>> = const { RefCell::new(None) };
 }
 
-/// The program of `jax.jit(lambda a, b: a @ b)` for n×n float32 operands on v5e at DEFAULT (one
-/// bf16 MXU pass, f32 accumulation), as `crates/bench` compiles it natively.
+/// The benchmark's matmul program for n, compiled once.
 fn matmul_program(n: u32) -> Result<std::rc::Rc<isa::Program>, String> {
     if let Some(p) = BENCH_PROGRAMS.with(|m| m.borrow().get(&n).cloned()) {
         return Ok(p);
     }
-    use jaxlite::{Aval, Context, DType, Precision};
-    let n = n as usize;
-    let mut ctx = Context::new(Box::new(jaxlite::eval::ReferenceExecutor::default()));
-    let args = ctx.begin_trace(&[Aval::new(vec![n, n], DType::F32), Aval::new(vec![n, n], DType::F32)]);
-    // Tracing runs no program: the future is ready at its first poll.
-    let traced =
-        futures_ready(jaxlite::numpy::matmul(&mut ctx, &args[0], &args[1], None)).map_err(|e| e.to_string())?;
-    let closed = ctx.end_trace(&[traced]).map_err(|e| e.to_string())?;
-    let cfg = emu::TpuConfig::v5e();
-    let opts = compiler::CompileOptions {
-        mxu_rows: cfg.mxu_rows,
-        mxu_cols: cfg.mxu_cols,
-        mxus: cfg.mxus_per_core,
-        vmem_words: (cfg.vmem_bytes / 4) as u32,
-        default_precision: Precision::Default,
-    };
-    let program = std::rc::Rc::new(compiler::compile("matmul", &closed.jaxpr, &opts).map_err(|e| e.to_string())?);
-    BENCH_PROGRAMS.with(|m| m.borrow_mut().insert(n as u32, program.clone()));
+    let program = std::rc::Rc::new(runtime::benchmark::matmul_program(n as usize)?);
+    BENCH_PROGRAMS.with(|m| m.borrow_mut().insert(n, program.clone()));
     Ok(program)
-}
-
-/// Polls a future that needs no waiting (tracing) to its end.
-fn futures_ready<T>(f: impl std::future::Future<Output = T>) -> T {
-    let waker = std::task::Waker::noop();
-    let mut cx = std::task::Context::from_waker(waker);
-    let mut f = std::pin::pin!(f);
-    match f.as_mut().poll(&mut cx) {
-        std::task::Poll::Ready(v) => v,
-        std::task::Poll::Pending => unreachable!("tracing never waits"),
-    }
-}
-
-/// The inputs of the benchmark's n³ matmul, as the native benchmark makes them:
-/// `a[i] = (i mod 97)·0.01 − 0.3`, `b[i] = (i mod 89)·0.02 − 0.7` (row-major).
-fn bench_inputs(n: u32) -> [Vec<u32>; 2] {
-    let len = (n * n) as usize;
-    let a = (0..len).map(|i| ((i % 97) as f32 * 0.01 - 0.3).to_bits()).collect();
-    let b = (0..len).map(|i| ((i % 89) as f32 * 0.02 - 0.7).to_bits()).collect();
-    [a, b]
 }
 
 /// One step of the in-browser matmul benchmark (issue 10, `web/bench.html`): the n³ DEFAULT
@@ -132,7 +95,7 @@ fn bench_inputs(n: u32) -> [Vec<u32>; 2] {
 #[wasm_bindgen]
 pub async fn bench_matmul(n: u32, backend: String) -> Result<f64, JsValue> {
     let program = matmul_program(n).map_err(|e| JsValue::from_str(&e))?;
-    let inputs = bench_inputs(n);
+    let inputs = runtime::benchmark::matmul_inputs(n as usize);
     let outputs = match backend.as_str() {
         "cpu" => emu::CpuBackend.run_sync(&program, &inputs).map_err(|e| JsValue::from_str(&e.to_string()))?,
         "gpu" => {

@@ -72,6 +72,11 @@ const OWN_KWARGS: &[&str] =
 /// The most factors `jnp.prod` multiplies (one traced op each).
 const MAX_PROD_FACTORS: usize = 4096;
 
+/// A (strongly typed) int32 scalar, as an index computation's constant.
+pub(super) fn int32(v: i32) -> Tensor {
+    Tensor::from(Array::new(vec![], jaxlite::Data::I32(vec![v])))
+}
+
 fn weak(x: f32) -> Tensor {
     Tensor::from(Array::weak_scalar_f32(x))
 }
@@ -664,13 +669,12 @@ impl Interp<'_, '_> {
                     // (Unlike jnp.take, negative indices count from the end under "clip" too.)
                     let (idx, valid) = index_mode(ctx, &idx, xs[axis], &mode, true).await?;
                     let stride = |d: usize| arr_shape[d + 1..].iter().product::<usize>() as i32;
-                    let int = |v: i32| Tensor::from(Array::from_f32(vec![], vec![v as f32]).astype(DType::I32));
-                    let mut flat = jnp::binary(ctx, BinaryOp::Mul, &idx, &int(stride(axis))).await?;
+                    let mut flat = jnp::binary(ctx, BinaryOp::Mul, &idx, &int32(stride(axis))).await?;
                     for d in (0..rank).filter(|&d| d != axis && out_shape[d] > 1) {
                         let prim =
                             jaxlite::Primitive::Iota { dtype: DType::I32, shape: out_shape.clone(), dimension: d };
                         let along = jnp::apply(ctx, prim, &[]).await?;
-                        let offset = jnp::binary(ctx, BinaryOp::Mul, &along, &int(stride(d))).await?;
+                        let offset = jnp::binary(ctx, BinaryOp::Mul, &along, &int32(stride(d))).await?;
                         flat = jnp::binary(ctx, BinaryOp::Add, &flat, &offset).await?;
                     }
                     let x = jnp::reshape(ctx, &x, &[-1]).await?;
@@ -1457,7 +1461,7 @@ impl Interp<'_, '_> {
 /// Indices for `n` elements under a `jnp.take` mode: "wrap" takes them modulo n, "clip" into
 /// [0, n) (negative ones to the first, unless `negative_from_end`), "fill" counts negative ones
 /// from the end and clips the rest, returning also which were in range (for `fill_invalid`).
-async fn index_mode(
+pub(super) async fn index_mode(
     ctx: &mut jaxlite::Context,
     idx: &Tensor,
     n: usize,
@@ -1465,18 +1469,17 @@ async fn index_mode(
     negative_from_end: bool,
 ) -> R<(Tensor, Option<Tensor>)> {
     let n = n as i32;
-    let int = |v: i32| Tensor::from(Array::from_f32(vec![], vec![v as f32]).astype(DType::I32));
     let clip = async |ctx: &mut jaxlite::Context, idx: &Tensor| -> R<Tensor> {
-        let idx = jnp::binary(ctx, BinaryOp::Max, idx, &int(0)).await?;
-        Ok(jnp::binary(ctx, BinaryOp::Min, &idx, &int((n - 1).max(0))).await?)
+        let idx = jnp::binary(ctx, BinaryOp::Max, idx, &int32(0)).await?;
+        Ok(jnp::binary(ctx, BinaryOp::Min, &idx, &int32((n - 1).max(0))).await?)
     };
     let from_end = async |ctx: &mut jaxlite::Context, idx: &Tensor| -> R<Tensor> {
-        let negative = jnp::compare(ctx, CompareOp::Lt, idx, &int(0)).await?;
-        let wrapped = jnp::binary(ctx, BinaryOp::Add, idx, &int(n)).await?;
+        let negative = jnp::compare(ctx, CompareOp::Lt, idx, &int32(0)).await?;
+        let wrapped = jnp::binary(ctx, BinaryOp::Add, idx, &int32(n)).await?;
         Ok(jnp::where_(ctx, &negative, &wrapped, idx).await?)
     };
     Ok(match mode {
-        "wrap" => (jnp::remainder(ctx, idx, &int(n)).await?, None),
+        "wrap" => (jnp::remainder(ctx, idx, &int32(n)).await?, None),
         "clip" if negative_from_end => {
             let idx = from_end(ctx, idx).await?;
             (clip(ctx, &idx).await?, None)
@@ -1484,8 +1487,8 @@ async fn index_mode(
         "clip" => (clip(ctx, idx).await?, None),
         _ => {
             let idx = from_end(ctx, idx).await?;
-            let low = jnp::compare(ctx, CompareOp::Ge, &idx, &int(0)).await?;
-            let high = jnp::compare(ctx, CompareOp::Lt, &idx, &int(n)).await?;
+            let low = jnp::compare(ctx, CompareOp::Ge, &idx, &int32(0)).await?;
+            let high = jnp::compare(ctx, CompareOp::Lt, &idx, &int32(n)).await?;
             let valid = jnp::binary(ctx, BinaryOp::And, &low, &high).await?;
             (clip(ctx, &idx).await?, Some(valid))
         }

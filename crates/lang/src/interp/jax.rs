@@ -951,20 +951,14 @@ impl Interp<'_, '_> {
                 common = jnp::broadcast_shapes("index", &common, &t.aval().shape)?;
             }
             let ctx = &mut *self.ctx;
-            let int = |v: i32| Tensor::from(Array::from_f32(vec![], vec![v as f32]).astype(DType::I32));
             let mut flat: Option<Tensor> = None;
             for (t, &p) in indices.iter().zip(&positions) {
-                let n = shape[p] as i32;
                 let t = jnp::broadcast_to(ctx, t, &common).await?;
-                let negative = jnp::compare(ctx, CompareOp::Lt, &t, &int(0)).await?;
-                let wrapped = jnp::binary(ctx, BinaryOp::Add, &t, &int(n)).await?;
-                let t = jnp::where_(ctx, &negative, &wrapped, &t).await?;
-                let t = jnp::binary(ctx, BinaryOp::Max, &t, &int(0)).await?;
-                let t = jnp::binary(ctx, BinaryOp::Min, &t, &int((n - 1).max(0))).await?;
+                let (t, _) = super::api::index_mode(ctx, &t, shape[p], "clip", true).await?;
                 flat = Some(match flat {
                     None => t,
                     Some(f) => {
-                        let scaled = jnp::binary(ctx, BinaryOp::Mul, &f, &int(n)).await?;
+                        let scaled = jnp::binary(ctx, BinaryOp::Mul, &f, &super::api::int32(shape[p] as i32)).await?;
                         jnp::binary(ctx, BinaryOp::Add, &scaled, &t).await?
                     }
                 });

@@ -159,7 +159,11 @@ fn dismantle_all(values: impl IntoIterator<Item = Value>) {
 }
 
 fn take_apart(values: impl IntoIterator<Item = Value>, shared_too: bool) {
-    let mut stack: Vec<Value> = values.into_iter().collect();
+    // Only containers go on the work list (which allocates only then): this runs at every
+    // assignment and every return.
+    let mut stack: Vec<Value> = Vec::new();
+    let is_container = |v: &Value| matches!(v, Value::List(_) | Value::Tuple(_) | Value::Dict(_));
+    stack.extend(values.into_iter().filter(is_container));
     while let Some(v) = stack.pop() {
         match v {
             Value::List(items) => match Rc::try_unwrap(items) {
