@@ -2,21 +2,33 @@
 
 use crate::vpu_math;
 use crate::{Backend, EmuError, RunFuture};
-use half::bf16;
 use isa::{Block, Instr, Operand, Part, Program, ReduceOp, VectorOp};
 
 /// The bf16 `part` of an f32 (see [`isa::Part`]).
+#[inline]
 pub fn bf16_part(x: f32, part: Part) -> f32 {
-    let hi = bf16::from_f32(x).to_f32();
+    let hi = bf16_round(x);
     if part == Part::Hi {
         return hi;
     }
     let rest = x - hi;
-    let mid = bf16::from_f32(rest).to_f32();
+    let mid = bf16_round(rest);
     if part == Part::Mid {
         return mid;
     }
-    bf16::from_f32(rest - mid).to_f32()
+    bf16_round(rest - mid)
+}
+
+/// `x` rounded to bf16 (to nearest, ties to even; a NaN stays NaN, made quiet), as an f32:
+/// `half::bf16::from_f32(x).to_f32()` without its branches, so loops over it vectorise. Adding
+/// 0x7fff plus the lowest kept bit carries into the kept bits exactly when the dropped half is
+/// above one half, or one half with an odd kept part.
+#[inline]
+pub fn bf16_round(x: f32) -> f32 {
+    let bits = x.to_bits();
+    let rounded = bits.wrapping_add(0x7fff + ((bits >> 16) & 1)) & 0xffff_0000;
+    let quiet_nan = (bits & 0xffff_0000) | 0x0040_0000;
+    f32::from_bits(if x.is_nan() { quiet_nan } else { rounded })
 }
 
 /// The one NaN that arithmetic produces. Hosts differ in the NaN an invalid operation returns
@@ -152,23 +164,35 @@ impl Machine {
             }
             Instr::MxuMatmul { src, dst, part, accumulate, mxu } => {
                 let w = std::mem::take(&mut self.mxus[*mxu as usize]);
-                let (k, n) = (w.rows, w.cols);
-                // Column j's partial sum flows down the array adding one product per row, in
-                // order of k, from +0. Looping k outside j keeps each column's sum in that order
-                // while the inner loop runs over contiguous weights (vectorised); the products
-                // of two bf16 values are exact in f32, and Rust never fuses them into the adds.
-                let mut sums = vec![0.0f32; n];
-                for ((s, _), (d, _)) in rows(src).zip(rows(dst)) {
-                    sums.fill(0.0);
-                    for kk in 0..k {
-                        let a = bf16_part(self.vf(s + kk), *part);
-                        for (sum, &wv) in sums.iter_mut().zip(&w.values[kk * n..(kk + 1) * n]) {
-                            *sum += a * wv;
+                // Rows go through in order, each read before its result is written; when the
+                // result block overlaps the activations a later row may read an earlier row's
+                // result, so then they go one at a time.
+                let ((s0, s1), (d0, d1)) = (src.span(), dst.span());
+                let rows_at_once = if s0 < d1 && d0 < s1 { 1 } else { src.rows.max(1) as usize };
+                let (src_rows, dst_rows): (Vec<_>, Vec<_>) = rows(src).zip(rows(dst)).unzip();
+                let mut lhs = Vec::with_capacity(rows_at_once * w.rows);
+                let mut sums = Vec::with_capacity(rows_at_once * w.cols);
+                for (srcs, dsts) in src_rows.chunks(rows_at_once).zip(dst_rows.chunks(rows_at_once)) {
+                    lhs.clear();
+                    for &(s, _) in srcs {
+                        let row = &self.vmem[s..s + w.rows];
+                        match part {
+                            Part::Hi => lhs.extend(row.iter().map(|&x| bf16_round(f32::from_bits(x)))),
+                            _ => lhs.extend(row.iter().map(|&x| bf16_part(f32::from_bits(x), *part))),
                         }
                     }
-                    for (j, &sum) in sums.iter().enumerate() {
-                        let out = canonical(if *accumulate { self.vf(d + j) + sum } else { sum });
-                        self.vmem[d + j] = out.to_bits();
+                    sums.clear();
+                    sums.resize(srcs.len() * w.cols, 0.0);
+                    systolic_matmul(&lhs, &w.values, w.rows, w.cols, &mut sums);
+                    for (&(d, n), row) in dsts.iter().zip(sums.chunks_exact(w.cols.max(1))) {
+                        let out = &mut self.vmem[d..d + n];
+                        if *accumulate {
+                            out.iter_mut()
+                                .zip(row)
+                                .for_each(|(o, &sum)| *o = canonical(f32::from_bits(*o) + sum).to_bits());
+                        } else {
+                            out.iter_mut().zip(row).for_each(|(o, &sum)| *o = canonical(sum).to_bits());
+                        }
                     }
                 }
                 self.mxus[*mxu as usize] = w;
@@ -200,6 +224,77 @@ impl Machine {
                     }
                 }
             }
+        }
+    }
+}
+
+/// Output rows and columns one step of [`systolic_matmul`] keeps in registers: 4 × 8 sums are
+/// eight 128-bit vectors (wasm SIMD, SSE), which leaves registers for the weights and the
+/// broadcast operand on every target.
+const BLOCK_ROWS: usize = 4;
+const BLOCK_COLS: usize = 8;
+
+/// `out` (m×n) = `lhs` (m×k) · `weights` (k×n), each sum in the MXU's order: output (i, j)'s
+/// partial sum flows down column j of the array adding one product per row, in order of k,
+/// from +0. The products of two bf16 values are exact in f32, and Rust never fuses them into the
+/// adds, so only that order decides the bits.
+///
+/// The loops are register-blocked (the way BLIS and every fast GEMM are): a block of
+/// [`BLOCK_ROWS`] × [`BLOCK_COLS`] sums stays in registers while k runs, so each weight row
+/// loaded serves four rows of `lhs` and no sum goes back to memory until it is final. Blocking
+/// over i and j never reorders a sum; it only chooses which sums advance together.
+pub fn systolic_matmul(lhs: &[f32], weights: &[f32], k: usize, n: usize, out: &mut [f32]) {
+    if n == 0 {
+        return;
+    }
+    let m = out.len() / n;
+    debug_assert_eq!((lhs.len(), weights.len(), out.len()), (m * k, k * n, m * n));
+    let blocked_cols = n - n % BLOCK_COLS;
+    let mut i = 0;
+    while i + BLOCK_ROWS <= m {
+        sum_block::<BLOCK_ROWS>(lhs, weights, k, n, i, blocked_cols, out);
+        i += BLOCK_ROWS;
+    }
+    for i in i..m {
+        sum_block::<1>(lhs, weights, k, n, i, blocked_cols, out);
+    }
+    // The last n % BLOCK_COLS columns, one sum at a time.
+    for i in 0..m {
+        for j in blocked_cols..n {
+            let mut sum = 0.0f32;
+            for kk in 0..k {
+                sum += lhs[i * k + kk] * weights[kk * n + j];
+            }
+            out[i * n + j] = sum;
+        }
+    }
+}
+
+/// Rows `first..first + R` of `out`, columns `0..cols` (a multiple of [`BLOCK_COLS`]).
+#[inline(always)]
+fn sum_block<const R: usize>(
+    lhs: &[f32],
+    weights: &[f32],
+    k: usize,
+    n: usize,
+    first: usize,
+    cols: usize,
+    out: &mut [f32],
+) {
+    let lhs_rows: [&[f32]; R] = std::array::from_fn(|r| &lhs[(first + r) * k..][..k]);
+    for j in (0..cols).step_by(BLOCK_COLS) {
+        let mut sums = [[0.0f32; BLOCK_COLS]; R];
+        for (kk, weight_row) in weights.chunks_exact(n).enumerate() {
+            let w: &[f32; BLOCK_COLS] = weight_row[j..j + BLOCK_COLS].try_into().unwrap();
+            for (row_sums, lhs_row) in sums.iter_mut().zip(&lhs_rows) {
+                let x = lhs_row[kk];
+                for (sum, &wv) in row_sums.iter_mut().zip(w) {
+                    *sum += x * wv;
+                }
+            }
+        }
+        for (r, row_sums) in sums.iter().enumerate() {
+            out[(first + r) * n + j..][..BLOCK_COLS].copy_from_slice(row_sums);
         }
     }
 }
@@ -238,6 +333,41 @@ impl Backend for CpuBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use half::bf16;
+
+    #[test]
+    fn blocked_matmul_sums_in_the_systolic_order() {
+        // Every shape around the block sizes, against one sum per output in order of k; values
+        // of mixed magnitude so that any other order would round differently somewhere.
+        let mut seed = 7u32;
+        let mut next = move || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            bf16_round(((seed >> 8) as f32 / 16_777_216.0 - 0.5) * [1.0, 1e-3, 1e4][(seed % 3) as usize])
+        };
+        for (m, k, n) in [(1, 1, 1), (3, 5, 7), (4, 8, 8), (5, 0, 9), (9, 17, 17), (13, 130, 25)] {
+            let lhs: Vec<f32> = (0..m * k).map(|_| next()).collect();
+            let weights: Vec<f32> = (0..k * n).map(|_| next()).collect();
+            let mut out = vec![f32::NAN; m * n];
+            systolic_matmul(&lhs, &weights, k, n, &mut out);
+            for i in 0..m {
+                for j in 0..n {
+                    let want = (0..k).fold(0.0f32, |sum, kk| sum + lhs[i * k + kk] * weights[kk * n + j]);
+                    assert_eq!(out[i * n + j].to_bits(), want.to_bits(), "{m}x{k}x{n} at ({i}, {j})");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bf16_round_is_halfs_conversion() {
+        let edges =
+            [0x7f7f_ffff, 0x7f7f_8000, 0x7f80_0000, 0xff80_0001, 0x7fc0_0000, 0x0000_8000, 0x0001_8000, 0x0000_0001];
+        let sample = (0..=u32::MAX).step_by(0x0000_0101).chain(edges).chain(edges.map(|b| b | 0x8000_0000));
+        for bits in sample {
+            let x = f32::from_bits(bits);
+            assert_eq!(bf16_round(x).to_bits(), bf16::from_f32(x).to_f32().to_bits(), "{bits:#010x}");
+        }
+    }
 
     #[test]
     fn arithmetic_nans_are_canonical_and_sign_ops_keep_bits() {
