@@ -304,6 +304,59 @@ print(jax.grad(lambda a: -jnp.mean(jnp.take_along_axis(a, y[:, None], axis=1)))(
 print(x.min(), x.min(axis=1), x.argmax(axis=-1), x[0].flatten(), x[:1].squeeze(0).ravel()[:5])
 print(x.clip(3.0, 7.5)[0], x[1].swapaxes(0, 1), x.var(), x[0].dot(jnp.ones(4)))
 """)
+# Reversals (lax.rev): jnp.flip and friends, negative steps in indexing and in .at[].
+program("flip_and_negative_steps", """
+x = jnp.arange(12.0).reshape(4, 3)
+print(jnp.flip(x), jnp.flip(x, 1), jnp.flip(x, axis=(0, 1)), jnp.fliplr(x), jnp.flipud(x[:, 0]))
+print(jax.lax.rev(x, (0,)), x[::-1], x[::-2, ::-1], x[2:0:-1, 1])
+print(jax.jit(lambda a: a[::-1, ::2] * 2.0)(x), jax.jit(jnp.flip)(x[0]))
+print(jax.grad(lambda a: jnp.sum(jnp.flip(a, 0) * jnp.arange(3.0)))(x))
+print(jax.vmap(jnp.flip)(x), jax.jit(jax.vmap(lambda r: r[::-1]))(x))
+print(x.at[::-1].set(jnp.arange(4.0)[:, None]), jax.jit(lambda a: a.at[::-2, 0].add(100.0))(x))
+print(jax.make_jaxpr(lambda a: a[::-1])(x[0]))
+""")
+# jnp.roll, jnp.pad in every mode the playground has, repeat, tile and meshgrid.
+program("roll_pad_repeat_tile", """
+x = jnp.arange(12.0).reshape(4, 3)
+print(jnp.roll(x, 1, axis=0), jnp.roll(x, -2), jnp.roll(x, (1, -1), axis=(0, 1)), jnp.roll(x, 7, axis=1))
+print(jax.jit(lambda a: jnp.roll(a, 1, axis=1))(x), jax.grad(lambda a: jnp.sum(jnp.roll(a, 1) * jnp.arange(12.0).reshape(4, 3)))(x))
+print(jnp.pad(x, 1), jnp.pad(x, ((1, 0), (0, 2)), constant_values=-1.0), jnp.pad(jnp.arange(3), (2, 1)))
+v = jnp.arange(4.0) * 1.5
+for mode in ["edge", "wrap", "reflect", "symmetric"]:
+    print(mode, jnp.pad(v, (1, 2), mode=mode), jax.jit(lambda a: jnp.pad(a, 1, mode=mode))(x)[0])
+print(jax.grad(lambda a: jnp.sum(jnp.pad(a, 2, mode="reflect") ** 2))(v))
+print(jnp.repeat(x, 2, axis=0), jnp.repeat(jnp.arange(3), 2), jnp.repeat(x, 3, axis=1)[1], jnp.repeat(x, 2).shape)
+print(jax.jit(lambda a: jnp.repeat(a, 2, axis=1))(x), jax.grad(lambda a: jnp.sum(jnp.repeat(a, 3) * 2.0))(v))
+print(jnp.tile(x, (2, 1)), jnp.tile(jnp.arange(3), 2), jnp.tile(v, (2, 2)), jnp.tile(x, 2).shape)
+print(jax.jit(lambda a: jnp.tile(a, (1, 3)))(x), jax.grad(lambda a: jnp.sum(jnp.tile(a, 2) * jnp.arange(8.0)))(v))
+gx, gy = jnp.meshgrid(jnp.arange(3), jnp.arange(2.0))
+print(gx, gy, jnp.meshgrid(jnp.arange(2), jnp.arange(3), indexing="ij")[1])
+""")
+# jnp.sort and argsort: stable, NaN last, -0 and 0 equal; axes, jit, grad, vmap.
+program("sort_argsort", """
+v = jnp.array([3.0, -0.0, jnp.nan, 1.0, 0.0, -jnp.inf, 1.0, jnp.inf])
+print(jnp.sort(v), jnp.argsort(v), jnp.sort(v, descending=True), jax.jit(jnp.sort)(v))
+x = jnp.cos(jnp.arange(12.0)).reshape(4, 3)
+print(jnp.sort(x), jnp.sort(x, axis=0), jnp.argsort(x, axis=0), jnp.sort(x, axis=None))
+print(jax.jit(lambda a: jnp.argsort(a, axis=1))(x), jnp.sort(jnp.array([3, -1, 2, -1])), jnp.argsort(jnp.array([True, False, True])))
+print(jax.grad(lambda a: jnp.sort(a)[0] * 3.0 + jnp.sort(a)[-1])(jnp.array([2.0, 5.0, 1.0])))
+print(jax.vmap(jnp.sort)(x), x.sort(), x.argsort(axis=0))
+t = jnp.array([0.5, 0.1, 0.9, 0.3])
+print(t[jnp.argsort(t)[::-1][:2]])
+""")
+# lax.dynamic_slice and friends: starts clamped into range, negative ones counting from the end.
+program("lax_dynamic_slices", """
+from jax import lax
+x = jnp.arange(12.0).reshape(4, 3)
+print(lax.dynamic_slice(x, (1, 0), (2, 3)), lax.dynamic_slice(x, (3, 2), (2, 2)), lax.dynamic_slice(x, (jnp.array(-1), 0), (1, 3)))
+print(lax.dynamic_update_slice(x, jnp.ones((1, 3)), (1, 0)), lax.dynamic_update_slice(x, -jnp.ones((2, 2)), (5, -1)))
+print(lax.dynamic_slice_in_dim(x, 1, 2), lax.dynamic_slice_in_dim(x, 1, 2, axis=1))
+print(lax.dynamic_index_in_dim(x, 2), lax.dynamic_index_in_dim(x, 2, axis=1, keepdims=False))
+print(lax.dynamic_update_slice_in_dim(x, jnp.zeros((4, 1)), 1, axis=1))
+print(jax.jit(lambda a: lax.dynamic_slice(a, (1, 1), (2, 2)))(x))
+print(lax.fori_loop(0, 2, lambda i, acc: acc + lax.dynamic_slice_in_dim(x, i * 2, 2), jnp.zeros((2, 3))))
+print(jax.grad(lambda a: jnp.sum(lax.dynamic_slice(a, (1, 0), (2, 2)) ** 2))(x))
+""")
 # Arrays with no elements (the script fuzzer found a 0x0 matmul crashing the compiler).
 program("empty_arrays", """
 x = jnp.ones((0, 3))

@@ -15,7 +15,7 @@
 //! epilogue runs on the vector unit and the block goes back to HBM.
 
 use crate::fusion::{FusedGraph, Fusion, FusionKind};
-use crate::hlo::{Graph, Op, ValueId};
+use crate::hlo::{row_major, Graph, Op, ValueId};
 use crate::{CompileError, CompileOptions};
 use isa::{Addr, Block, Buffer, ElemType, Instr, Operand, Part, Program, ReduceOp, VectorOp};
 use jaxlite::eval::precision_passes;
@@ -51,6 +51,10 @@ fn add_term(a: &Addr, stride: u32, depth: Option<usize>) -> Addr {
         a.strides.push((d as u8, stride as i32));
     }
     a
+}
+
+fn signed(strides: &[usize]) -> Vec<i64> {
+    strides.iter().map(|&s| s as i64).collect()
 }
 
 fn offset(a: &Addr, by: u32) -> Addr {
@@ -90,15 +94,6 @@ enum Access {
     Col,
     /// One value for everything.
     Scalar,
-}
-
-/// The strides (in elements) of a row-major array of `shape`.
-fn row_major(shape: &[usize]) -> Vec<usize> {
-    let mut s = vec![1usize; shape.len()];
-    for d in (0..shape.len().saturating_sub(1)).rev() {
-        s[d] = s[d + 1] * shape[d + 1];
-    }
-    s
 }
 
 /// Where a view's elements come from: an array in HBM, or an iota, which the kernels that read
@@ -359,7 +354,7 @@ impl<'a> Emitter<'a> {
         if let (None, Source::Hbm(addr)) = (access, source) {
             // Broadcast along a middle axis: written out first, by DMA, then read whole.
             let out = self.hbm_alloc(v);
-            self.copy_box((addr, strides), (out, row_major(&g.instrs[v].shape)), &g.instrs[v].shape)?;
+            self.copy_box((addr, signed(&strides)), (out, row_major(&g.instrs[v].shape)), &g.instrs[v].shape)?;
             return Ok(Input { value: v, hbm: out, iota: None, access: Access::Full, vmem: 0 });
         }
         let access = access.ok_or_else(|| {
@@ -720,6 +715,10 @@ impl<'a> Emitter<'a> {
             .map(|&v| g.instrs[v].size() as u64)
             .sum::<u64>();
         let mut inputs = self.inputs(&sources, &shape)?;
+        if materialising && self.hbm[root].is_some() {
+            // A broadcast along a middle axis: reading it wrote it out whole, by DMA.
+            return Ok(());
+        }
         let (rows, cols) = iteration_space(&shape, &inputs);
         let padded = round_up(cols, LANES);
         // Allocated after its inputs are resolved: a materialised view must not read itself.
@@ -1066,17 +1065,25 @@ impl<'a> Emitter<'a> {
             Op::Concatenate { dimension } => {
                 let mut at = 0;
                 for &o in &instr.operands {
-                    let src = whole(self, o)?;
+                    let (addr, strides) = whole(self, o)?;
                     let dst = (out_hbm + (at * out_strides[*dimension]) as u32, out_strides.clone());
-                    self.copy_box(src, dst, &g.instrs[o].shape)?;
+                    self.copy_box((addr, signed(&strides)), dst, &g.instrs[o].shape)?;
                     at += g.instrs[o].shape[*dimension];
                 }
             }
             Op::Slice { start, strides } => {
                 let (addr, src) = whole(self, instr.operands[0])?;
                 let first: usize = start.iter().zip(&src).map(|(a, s)| a * s).sum();
-                let stepped = src.iter().zip(strides).map(|(s, k)| s * k).collect();
+                let stepped = src.iter().zip(strides).map(|(s, k)| (s * k) as i64).collect();
                 self.copy_box((addr + first as u32, stepped), (out_hbm, out_strides), &instr.shape)?;
+            }
+            // The source read from its far end along each reversed axis, stepping back.
+            Op::Reverse { dims } => {
+                let (addr, src) = whole(self, instr.operands[0])?;
+                let shape = &instr.shape;
+                let last: usize = dims.iter().map(|&d| shape[d].saturating_sub(1) * src[d]).sum();
+                let steps = (0..shape.len()).map(|d| if dims.contains(&d) { -(src[d] as i64) } else { src[d] as i64 });
+                self.copy_box((addr + last as u32, steps.collect()), (out_hbm, out_strides), shape)?;
             }
             Op::Pad { low, interior } => {
                 self.fill(out_hbm, &instr.shape, instr.operands[1])?;
@@ -1097,16 +1104,20 @@ impl<'a> Emitter<'a> {
                     dst_strides.push(out_strides[d] * k as usize);
                 }
                 if counts.iter().all(|&c| c > 0) {
-                    self.copy_box((src_at as u32, src_strides), (dst_at as u32, dst_strides), &counts)?;
+                    self.copy_box((src_at as u32, signed(&src_strides)), (dst_at as u32, dst_strides), &counts)?;
                 }
             }
             Op::UpdateSlice { start } => {
                 let (x, update) = (instr.operands[0], instr.operands[1]);
-                let src = whole(self, x)?;
-                self.copy_box(src, (out_hbm, out_strides.clone()), &instr.shape)?;
+                let (addr, strides) = whole(self, x)?;
+                self.copy_box((addr, signed(&strides)), (out_hbm, out_strides.clone()), &instr.shape)?;
                 let first: usize = start.iter().zip(&out_strides).map(|(a, s)| a * s).sum();
-                let src = whole(self, update)?;
-                self.copy_box(src, (out_hbm + first as u32, out_strides), &g.instrs[update].shape)?;
+                let (addr, strides) = whole(self, update)?;
+                self.copy_box(
+                    (addr, signed(&strides)),
+                    (out_hbm + first as u32, out_strides),
+                    &g.instrs[update].shape,
+                )?;
             }
             other => unreachable!("a copy fusion of {other:?}"),
         }
@@ -1152,30 +1163,31 @@ impl<'a> Emitter<'a> {
     }
 
     /// Copies a box of `shape` elements from `src` to `dst`, each an HBM address and a stride
-    /// per axis: axes that are contiguous on both sides merge, the leading ones loop, and the
-    /// last two stream through VMEM in tiles of rows (a strided DMA in, a strided DMA out).
+    /// per axis (the source's may be negative: a reversal reads backwards): axes that are
+    /// contiguous on both sides merge, the leading ones loop, and the last two stream through
+    /// VMEM in tiles of rows (a strided DMA in, a strided DMA out).
     fn copy_box(
         &mut self,
-        (src, src_strides): (u32, Vec<usize>),
+        (src, src_strides): (u32, Vec<i64>),
         (dst, dst_strides): (u32, Vec<usize>),
         shape: &[usize],
     ) -> Result<(), CompileError> {
         // (count, source stride, destination stride) per axis, size-1 axes dropped.
-        let mut axes: Vec<(u32, u32, u32)> = Vec::new();
+        let mut axes: Vec<(u32, i64, u32)> = Vec::new();
         for d in 0..shape.len() {
             if shape[d] == 1 {
                 continue;
             }
-            let axis = (shape[d] as u32, src_strides[d] as u32, dst_strides[d] as u32);
+            let axis = (shape[d] as u32, src_strides[d], dst_strides[d] as u32);
             match axes.last_mut() {
-                Some(last) if last.1 == axis.0 * axis.1 && last.2 == axis.0 * axis.2 => {
+                Some(last) if last.1 == axis.0 as i64 * axis.1 && last.2 == axis.0 * axis.2 => {
                     *last = (last.0 * axis.0, axis.1, axis.2);
                 }
                 _ => axes.push(axis),
             }
         }
         // A DMA row is contiguous on both sides: without such a last axis (a step along it,
-        // a single column), rows are one word each.
+        // a single column, a reversal), rows are one word each.
         let cols = match axes.last() {
             Some(&(n, 1, 1)) => {
                 axes.pop();
@@ -1184,10 +1196,14 @@ impl<'a> Emitter<'a> {
             _ => 1,
         };
         // Axes the source repeats (stride 0, a broadcast) loop outermost: a DMA block's rows
-        // must not overlap. Any order of a box's axes copies the same elements.
-        axes.sort_by_key(|a| a.1 != 0);
+        // must not overlap. Any order of a box's axes copies the same elements. A DMA block's
+        // rows step forward, so an axis read backwards loops.
+        axes.sort_by_key(|a| a.1 > 0);
         let (rows, s_row, d_row) = match axes.last() {
-            Some(&(_, s, _)) if s != 0 => axes.pop().expect("just looked"),
+            Some(&(_, s, _)) if s > 0 => {
+                let (rows, s, d) = axes.pop().expect("just looked");
+                (rows, s as u32, d)
+            }
             _ => (1, cols, cols),
         };
         let mut vmem = Vmem { top: 0, limit: self.opts.vmem_words };
@@ -1198,7 +1214,9 @@ impl<'a> Emitter<'a> {
         let mut loops = Vec::new();
         for &(count, s, d) in &axes {
             let depth = self.open_loop(count);
-            src_base = add_term(&src_base, s, depth);
+            if let (Some(depth), true) = (depth, s != 0) {
+                src_base.strides.push((depth as u8, s as i32));
+            }
             dst_base = add_term(&dst_base, d, depth);
             loops.push(depth);
         }

@@ -13,7 +13,7 @@
 //! - Broadcasts and reshapes are views: a kernel reads through them, nothing is materialised.
 //! - Constants (scalars) are immediates of the kernels that use them.
 
-use crate::hlo::{shape_text, Graph, Instruction, Op, ValueId};
+use crate::hlo::{row_major, shape_text, Graph, Instruction, Op, ValueId};
 use std::collections::HashSet;
 use std::fmt;
 
@@ -93,13 +93,18 @@ pub fn fuse(graph: Graph) -> FusedGraph {
     let ready_before = |instr: &crate::hlo::Instruction, f: usize, owner: &[Option<usize>]| {
         instr.operands.iter().all(|&o| {
             let mut s = o;
-            while graph.instrs[s].is_view() {
+            while graph.instrs[s].is_view() && owner[s].is_none() {
                 s = graph.instrs[s].operands[0];
             }
             owner[s].is_none_or(|g| if s == o { g <= f } else { g < f })
         })
     };
     for (v, instr) in graph.instrs.iter().enumerate() {
+        if !instr.is_view() {
+            for &o in &instr.operands {
+                materialise_unviewable(&graph, o, &mut fusions, &mut owner);
+            }
+        }
         let target = match &instr.op {
             Op::Parameter(_) | Op::Constant(_) | Op::Iota { .. } | Op::Broadcast { .. } | Op::Reshape | Op::Convert => {
                 continue
@@ -111,6 +116,7 @@ pub fn fuse(graph: Graph) -> FusedGraph {
             Op::Transpose { .. }
             | Op::Concatenate { .. }
             | Op::Slice { .. }
+            | Op::Reverse { .. }
             | Op::Pad { .. }
             | Op::UpdateSlice { .. } => {
                 materialise_operands(&graph, instr, &mut fusions, &mut owner);
@@ -160,7 +166,8 @@ pub fn fuse(graph: Graph) -> FusedGraph {
     // An output that no kernel computes (a broadcast, a constant) is materialised by a loop
     // fusion of its own; parameters and reshapes of computed values need nothing.
     for &o in &graph.outputs {
-        if owner[o].is_none() && needs_materialising(&graph, o) && !fusions.iter().any(|f| f.root() == o) {
+        materialise_unviewable(&graph, o, &mut fusions, &mut owner);
+        if owner[o].is_none() && needs_materialising(&graph, o, &owner) && !fusions.iter().any(|f| f.root() == o) {
             fusions.push(Fusion { kind: FusionKind::Loop, ops: vec![o], outputs: vec![] });
         }
     }
@@ -198,18 +205,71 @@ fn materialise_operands(graph: &Graph, instr: &Instruction, fusions: &mut Vec<Fu
         while graph.instrs[o].op == Op::Reshape {
             o = graph.instrs[o].operands[0];
         }
-        if owner[o].is_none() && needs_materialising(graph, o) {
+        if owner[o].is_none() && needs_materialising(graph, o, owner) {
             fusions.push(Fusion { kind: FusionKind::Loop, ops: vec![o], outputs: vec![] });
             owner[o] = Some(fusions.len() - 1);
         }
     }
 }
 
+/// A reshape is a view only of elements laid out row-major: a reshape that merges a broadcast
+/// axis with another (`jnp.tile`'s) reads what no strides describe. Then what it reshapes is
+/// written out first, by a loop fusion of its own, and read through the reshape as a whole.
+fn materialise_unviewable(graph: &Graph, v: ValueId, fusions: &mut Vec<Fusion>, owner: &mut [Option<usize>]) {
+    while let Err(source) = view_strides(graph, v, owner) {
+        materialise_unviewable(graph, graph.instrs[source].operands[0], fusions, owner);
+        fusions.push(Fusion { kind: FusionKind::Loop, ops: vec![source], outputs: vec![] });
+        owner[source] = Some(fusions.len() - 1);
+    }
+}
+
+/// The strides at which the kernels will read `v` through its chain of views, each computed
+/// value row-major (as the emitter's `view_source` sees them); or the operand of the first
+/// reshape in the chain that is not a view.
+fn view_strides(g: &Graph, v: ValueId, owner: &[Option<usize>]) -> Result<Vec<usize>, ValueId> {
+    let instr = &g.instrs[v];
+    if owner[v].is_some() {
+        return Ok(row_major(&instr.shape));
+    }
+    match &instr.op {
+        Op::Iota { dimension } => {
+            let mut strides = vec![0; instr.shape.len()];
+            strides[*dimension] = 1;
+            Ok(strides)
+        }
+        Op::Convert => view_strides(g, instr.operands[0], owner),
+        Op::Reshape => {
+            let operand = instr.operands[0];
+            let src = view_strides(g, operand, owner)?;
+            if src == row_major(&g.instrs[operand].shape) {
+                Ok(row_major(&instr.shape))
+            } else {
+                Err(operand)
+            }
+        }
+        Op::Broadcast { dims } => {
+            let operand = instr.operands[0];
+            let (src, src_shape) = (view_strides(g, operand, owner)?, &g.instrs[operand].shape);
+            let mut strides = vec![0; instr.shape.len()];
+            for (k, &d) in dims.iter().enumerate() {
+                if src_shape[k] != 1 {
+                    strides[d] = src[k];
+                }
+            }
+            Ok(strides)
+        }
+        _ => Ok(row_major(&instr.shape)),
+    }
+}
+
 /// Whether a value has no HBM buffer it could be read from as is (row-major).
-fn needs_materialising(g: &Graph, v: ValueId) -> bool {
+fn needs_materialising(g: &Graph, v: ValueId, owner: &[Option<usize>]) -> bool {
+    if owner[v].is_some() {
+        return false;
+    }
     match &g.instrs[v].op {
         Op::Parameter(_) => false,
-        Op::Reshape | Op::Convert => needs_materialising(g, g.instrs[v].operands[0]),
+        Op::Reshape | Op::Convert => needs_materialising(g, g.instrs[v].operands[0], owner),
         Op::Constant(_) | Op::Iota { .. } | Op::Broadcast { .. } => true,
         _ => false,
     }

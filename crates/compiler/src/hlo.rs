@@ -56,6 +56,10 @@ pub enum Op {
         start: Vec<usize>,
         strides: Vec<usize>,
     },
+    /// The elements in reverse order along each of `dims`.
+    Reverse {
+        dims: Vec<usize>,
+    },
     /// `(x, value)`: XLA's pad. Along each axis x's elements land `interior + 1` apart from
     /// `low` on (a negative `low` or a short result crops them) in a result filled with the
     /// scalar `value`.
@@ -69,6 +73,15 @@ pub enum Op {
         start: Vec<usize>,
     },
 }
+/// Row-major strides (in elements) of an array of `shape`.
+pub fn row_major(shape: &[usize]) -> Vec<usize> {
+    let mut s = vec![1usize; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        s[d] = s[d + 1] * shape[d + 1];
+    }
+    s
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Instruction {
     pub op: Op,
@@ -118,6 +131,7 @@ impl Instruction {
             Op::Iota { .. } => "iota",
             Op::Concatenate { .. } => "concatenate",
             Op::Slice { .. } => "slice",
+            Op::Reverse { .. } => "reverse",
             Op::Pad { .. } => "pad",
             Op::UpdateSlice { .. } => "dynamic-update-slice",
         }
@@ -248,6 +262,7 @@ impl fmt::Display for Graph {
                     format!(", dimensions={{{}}}, to_apply={f}", list(axes))
                 }
                 Op::Concatenate { dimension } => format!(", dimensions={{{dimension}}}"),
+                Op::Reverse { dims } => format!(", dimensions={{{}}}", list(dims)),
                 Op::Iota { dimension } => format!(", iota_dimension={dimension}"),
                 Op::UpdateSlice { start } => format!(", start={{{}}}", list(start)),
                 Op::Slice { start, strides } => {
@@ -414,6 +429,7 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
             Primitive::ReduceMax { axes } => reduce(&mut g, ins[0], ReduceOp::Max, axes, shape),
             Primitive::ReduceMin { axes } => reduce(&mut g, ins[0], ReduceOp::Min, axes, shape),
             Primitive::Concatenate { dimension } => g.add(Op::Concatenate { dimension: *dimension }, ins, shape),
+            Primitive::Rev { dimensions } => g.add(Op::Reverse { dims: dimensions.clone() }, ins, shape),
             Primitive::Slice { start_indices, strides, .. } => {
                 let strides = strides.clone().unwrap_or_else(|| vec![1; shape.len()]);
                 g.add(Op::Slice { start: start_indices.clone(), strides }, ins, shape)

@@ -278,3 +278,42 @@ fn a_long_elementwise_chain_reuses_its_tile_slots() {
     let long = compile("f", &long.jaxpr, &opts(Precision::Default)).unwrap();
     assert_eq!(long.vmem_words, short.vmem_words, "the long chain's tiles take what the short one's do");
 }
+
+/// `rev` along any set of axes is a copy that reads its source backwards: a loop with a
+/// negative address stride (rows one word each when the last axis turns), the rest forward.
+#[test]
+fn reversals_read_backwards() {
+    for (shape, dims) in [
+        (vec![7], vec![0]),
+        (vec![5, 130], vec![0]),
+        (vec![5, 130], vec![1]),
+        (vec![3, 4, 6], vec![0, 2]),
+        (vec![2, 1, 9], vec![1, 2]),
+    ] {
+        let closed = trace(&[&shape], async |ctx, a| {
+            ctx.bind(Primitive::Rev { dimensions: dims.clone() }, &a).await.unwrap().remove(0)
+        });
+        let asm = check(&closed, Precision::Default);
+        let backwards = asm.lines().any(|l| l.contains("dma.load") && l.contains("-1*i") || l.contains("-130*i"));
+        assert!(backwards, "{shape:?} reversed along {dims:?} steps back:\n{asm}");
+    }
+}
+
+/// `jnp.tile`'s reshape merges a broadcast axis with another, which no strides describe: the
+/// broadcast is written out by a kernel of its own and the reshape reads that.
+#[test]
+fn a_reshape_of_a_broadcast_that_is_no_view() {
+    let closed = trace(&[&[4, 3]], async |ctx, a| {
+        let x = jnp::reshape(ctx, &a[0], &[1, 4, 1, 3]).await.unwrap();
+        let x = jnp::broadcast_to(ctx, &x, &[2, 4, 2, 3]).await.unwrap();
+        let x = jnp::reshape(ctx, &x, &[8, 6]).await.unwrap();
+        jnp::unary(ctx, jaxlite::UnaryOp::Neg, &x).await.unwrap()
+    });
+    check(&closed, Precision::Default);
+    let closed = trace(&[&[4, 3]], async |ctx, a| {
+        let x = jnp::reshape(ctx, &a[0], &[4, 1, 3]).await.unwrap();
+        let x = jnp::broadcast_to(ctx, &x, &[4, 5, 3]).await.unwrap();
+        jnp::reshape(ctx, &x, &[20, 3]).await.unwrap()
+    });
+    check(&closed, Precision::Default);
+}

@@ -249,6 +249,20 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
                 })
                 .collect()
         }
+        Primitive::Rev { dimensions } => {
+            let f = x.to_f64_vec();
+            let in_strides = strides(x.shape());
+            (0..out_aval.size())
+                .map(|i| {
+                    let idx = unravel(i, x.shape());
+                    let src = (0..idx.len()).map(|d| {
+                        let at = if dimensions.contains(&d) { x.shape()[d] - 1 - idx[d] } else { idx[d] };
+                        at * in_strides[d]
+                    });
+                    f[src.sum::<usize>()]
+                })
+                .collect()
+        }
         Primitive::DynamicSlice { slice_sizes } => {
             let starts = clamped_starts(&ins[1..], x.shape(), slice_sizes);
             let f = x.to_f64_vec();

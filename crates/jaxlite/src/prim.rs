@@ -247,6 +247,10 @@ pub enum Primitive {
     Squeeze {
         dimensions: Vec<usize>,
     },
+    /// The elements in reverse order along each of `dimensions` (`lax.rev`, `jnp.flip`).
+    Rev {
+        dimensions: Vec<usize>,
+    },
     /// Operands `x` and one scalar integer start index per axis (clamped into range, as XLA).
     DynamicSlice {
         slice_sizes: Vec<usize>,
@@ -281,6 +285,7 @@ impl Primitive {
             Primitive::Pad { .. } => "pad",
             Primitive::Slice { .. } => "slice",
             Primitive::Squeeze { .. } => "squeeze",
+            Primitive::Rev { .. } => "rev",
             Primitive::DynamicSlice { .. } => "dynamic_slice",
             Primitive::DynamicUpdateSlice => "dynamic_update_slice",
             Primitive::StopGradient => "stop_gradient",
@@ -506,6 +511,10 @@ impl Primitive {
                 }
                 same((0..x.rank()).filter(|d| !dimensions.contains(d)).map(|d| x.shape[d]).collect())
             }
+            Primitive::Rev { dimensions } => {
+                check_axes(name, dimensions, x)?;
+                x.clone()
+            }
             Primitive::DynamicSlice { slice_sizes } => {
                 check_indices(name, &inputs[1..], x)?;
                 if slice_sizes.len() != x.rank() || slice_sizes.iter().zip(&x.shape).any(|(s, n)| s > n) {
@@ -702,7 +711,9 @@ impl fmt::Display for Primitive {
                 tuple(start_indices),
                 strides.as_ref().map_or("None".into(), |s| tuple(s))
             ),
-            Primitive::Squeeze { dimensions } => write!(f, "[dimensions={}]", tuple(dimensions)),
+            Primitive::Squeeze { dimensions } | Primitive::Rev { dimensions } => {
+                write!(f, "[dimensions={}]", tuple(dimensions))
+            }
             Primitive::DynamicSlice { slice_sizes } => {
                 write!(f, "[slice_sizes={}]", tuple(slice_sizes))
             }

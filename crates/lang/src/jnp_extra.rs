@@ -108,10 +108,11 @@ fn plan(shape: &[usize], items: &[IndexItem]) -> Result<Vec<Selection>, JaxError
     Ok(out)
 }
 
-/// `x[items]` as `lax.slice` then a reshape, as JAX rewrites a basic index with static bounds:
-/// per input axis (start, limit, stride) and the result's shape. `None` for a negative step
-/// (a reversal, which has no slice).
+/// `x[items]` as `lax.rev`, `lax.slice` then a reshape, as JAX rewrites a basic index with
+/// static bounds: the axes a negative step reverses, per input axis (start, limit, stride) in
+/// the reversed array, and the result's shape.
 pub struct BasicSlice {
+    pub reversed: Vec<usize>,
     pub start: Vec<usize>,
     pub limit: Vec<usize>,
     pub strides: Vec<usize>,
@@ -120,16 +121,21 @@ pub struct BasicSlice {
     pub shape: Vec<usize>,
 }
 
-pub fn basic_slice(shape: &[usize], items: &[IndexItem]) -> Result<Option<BasicSlice>, JaxError> {
-    let mut s = BasicSlice { start: vec![], limit: vec![], strides: vec![], dropped: vec![], shape: vec![] };
+pub fn basic_slice(shape: &[usize], items: &[IndexItem]) -> Result<BasicSlice, JaxError> {
+    let mut s =
+        BasicSlice { reversed: vec![], start: vec![], limit: vec![], strides: vec![], dropped: vec![], shape: vec![] };
     for selection in plan(shape, items)? {
-        let Some(p) = selection.positions else {
+        let Some(mut p) = selection.positions else {
             s.shape.push(1);
             continue;
         };
-        let step = if p.len() > 1 { p[1] as i64 - p[0] as i64 } else { 1 };
+        let mut step = if p.len() > 1 { p[1] as i64 - p[0] as i64 } else { 1 };
         if step < 0 {
-            return Ok(None);
+            // Position q of the axis is n - 1 - q once reversed, where the steps go forward.
+            let n = shape[s.start.len()];
+            s.reversed.push(s.start.len());
+            p.iter_mut().for_each(|q| *q = n - 1 - *q);
+            step = -step;
         }
         let first = p.first().copied().unwrap_or(0);
         s.start.push(first);
@@ -141,7 +147,7 @@ pub fn basic_slice(shape: &[usize], items: &[IndexItem]) -> Result<Option<BasicS
             s.dropped.push(s.start.len() - 1);
         }
     }
-    Ok(Some(s))
+    Ok(s)
 }
 
 /// `x[items]` for a concrete array (NumPy basic indexing).

@@ -220,6 +220,7 @@ fn jvp_rule(
         | Primitive::ReduceSum { .. }
         | Primitive::Cumsum { .. }
         | Primitive::Slice { .. }
+        | Primitive::Rev { .. }
         | Primitive::Squeeze { .. } => match t0 {
             Some(t0) => Some(b.bind1(prim.clone(), &[t0])?),
             None => None,

@@ -205,6 +205,11 @@ fn transpose_rule(b: &mut Builder, prim: &Primitive, ins: &[LinIn], ct: &Atom) -
             let aval = linear(0).ok_or_else(not_linear)?;
             out[0] = Some(b.reshape(ct, &aval.shape)?);
         }
+        // Its own transpose: a permutation that undoes itself.
+        Primitive::Rev { .. } => {
+            linear(0).ok_or_else(not_linear)?;
+            out[0] = Some(b.bind1(prim.clone(), std::slice::from_ref(ct))?);
+        }
         Primitive::BroadcastInDim { shape, broadcast_dimensions } => {
             let aval = linear(0).ok_or_else(not_linear)?;
             let mut axes: Vec<usize> = (0..shape.len()).filter(|d| !broadcast_dimensions.contains(d)).collect();

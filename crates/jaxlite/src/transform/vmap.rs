@@ -177,6 +177,7 @@ fn batch_rule(b: &mut Builder, prim: &Primitive, ins: &[(Atom, bool)], size: usi
             b.bind1(Primitive::Cumsum { axis: axis + 1, reverse: *reverse }, &[x])?
         }
         Primitive::Squeeze { dimensions } => b.bind1(Primitive::Squeeze { dimensions: shift(dimensions) }, &[x])?,
+        Primitive::Rev { dimensions } => b.bind1(Primitive::Rev { dimensions: shift(dimensions) }, &[x])?,
         Primitive::Iota { .. } => unreachable!("iota has no operands to batch"),
         Primitive::Concatenate { dimension } => {
             let args = ins.iter().map(|i| to_batched(b, i, size)).collect::<Result<Vec<_>>>()?;

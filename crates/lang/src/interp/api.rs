@@ -1134,6 +1134,7 @@ impl Interp<'_, '_> {
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             match name {
+                _ if super::arrange::LAX_ARRANGE.contains(&name) => return self.call_arrange(name, args, kwargs).await,
                 "fori_loop" => {
                     no_more_kwargs(name, &kwargs)?;
                     arity(name, &args, 4, 4)?;

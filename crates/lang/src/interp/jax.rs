@@ -74,9 +74,6 @@ const JNP_MISSING: &[&str] = &[
     "std",
     "prod",
     "cumsum",
-    "sort",
-    "tile",
-    "repeat",
     "squeeze",
     "expand_dims",
     "round",
@@ -100,7 +97,6 @@ const JNP_MISSING: &[&str] = &[
     "arctan",
     "vstack",
     "hstack",
-    "pad",
     "take",
     "diag",
     "trace",
@@ -159,7 +155,7 @@ pub(super) fn check_preferred_element_type(name: &str, v: Option<Value>, operand
 /// Array methods that are the `jnp` function of the same name with the array first.
 const ARRAY_METHODS_OF_JNP: &[&str] = &[
     "min", "squeeze", "argmax", "argmin", "var", "std", "cumsum", "clip", "round", "swapaxes", "dot", "take",
-    "flatten", "ravel", "prod",
+    "flatten", "ravel", "prod", "sort", "argsort", "repeat",
 ];
 
 const LAX_FUNCTIONS: &[&str] = &[
@@ -287,7 +283,10 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             "nan" => Ok(Value::Float(f64::NAN)),
             "newaxis" => Ok(Value::None),
             "ndarray" => Ok(Value::native(Native::Jax("Array"))),
-            _ => match find(JNP_FUNCTIONS, name).or_else(|| find(super::api::JNP_MORE, name)) {
+            _ => match find(JNP_FUNCTIONS, name)
+                .or_else(|| find(super::api::JNP_MORE, name))
+                .or_else(|| find(super::arrange::JNP_ARRANGE, name))
+            {
                 Some(f) => Ok(Value::native(Native::Jnp(f))),
                 // A dtype JAX has but the playground does not: say which dtypes there are.
                 None if UNSUPPORTED_DTYPES.contains(&name) => Err(RtError::new(format!(
@@ -297,7 +296,7 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
                 None => Err(no_attr()),
             },
         },
-        ModuleId::Lax => match find(LAX_FUNCTIONS, name) {
+        ModuleId::Lax => match find(LAX_FUNCTIONS, name).or_else(|| find(super::arrange::LAX_ARRANGE, name)) {
             Some(f) => Ok(Value::native(Native::Lax(f))),
             None if name == "Precision" => Ok(Value::Module(ModuleId::Precision)),
             None => Err(missing("jax.lax")),
@@ -850,34 +849,29 @@ impl Interp<'_, '_> {
             let items = index_items(index)?;
             match t {
                 Tensor::Concrete(a) => Ok(Value::array(jnp_extra::index(a, &items)?)),
-                Tensor::Traced(tr) => match jnp_extra::basic_slice(&tr.aval.shape, &items)? {
-                    Some(s) => {
-                        let whole =
-                            s.start.iter().zip(&s.limit).zip(&tr.aval.shape).all(|((&a, &b), &n)| a == 0 && b == n)
-                                && s.strides.iter().all(|&k| k == 1);
-                        let mut x = t.clone();
-                        if !whole {
-                            let prim = jaxlite::Primitive::Slice {
-                                start_indices: s.start,
-                                limit_indices: s.limit,
-                                strides: s.strides.iter().any(|&k| k != 1).then_some(s.strides),
-                            };
-                            x = jnp::apply1(self.ctx, prim, &x).await?;
-                        }
-                        if !s.dropped.is_empty() {
-                            x = jnp::apply1(self.ctx, jaxlite::Primitive::Squeeze { dimensions: s.dropped }, &x)
-                                .await?;
-                        }
-                        // `None` axes.
-                        let dims: Vec<i64> = s.shape.iter().map(|&d| d as i64).collect();
-                        Ok(Value::Array(jnp::reshape(self.ctx, &x, &dims).await?))
+                Tensor::Traced(tr) => {
+                    let s = jnp_extra::basic_slice(&tr.aval.shape, &items)?;
+                    let whole = s.start.iter().zip(&s.limit).zip(&tr.aval.shape).all(|((&a, &b), &n)| a == 0 && b == n)
+                        && s.strides.iter().all(|&k| k == 1);
+                    let mut x = t.clone();
+                    if !s.reversed.is_empty() {
+                        x = jnp::apply1(self.ctx, jaxlite::Primitive::Rev { dimensions: s.reversed }, &x).await?;
                     }
-                    None => err(format!(
-                        "indexing a traced array ({}) with {} (a negative step) is not supported by the playground yet",
-                        aval_text(&tr.aval),
-                        repr(index)
-                    )),
-                },
+                    if !whole {
+                        let prim = jaxlite::Primitive::Slice {
+                            start_indices: s.start,
+                            limit_indices: s.limit,
+                            strides: s.strides.iter().any(|&k| k != 1).then_some(s.strides),
+                        };
+                        x = jnp::apply1(self.ctx, prim, &x).await?;
+                    }
+                    if !s.dropped.is_empty() {
+                        x = jnp::apply1(self.ctx, jaxlite::Primitive::Squeeze { dimensions: s.dropped }, &x).await?;
+                    }
+                    // `None` axes.
+                    let dims: Vec<i64> = s.shape.iter().map(|&d| d as i64).collect();
+                    Ok(Value::Array(jnp::reshape(self.ctx, &x, &dims).await?))
+                }
             }
         })
     }
@@ -995,12 +989,7 @@ impl Interp<'_, '_> {
             let shape = x.aval().shape.clone();
             let dtype = x.aval().dtype;
             let items = index_items(index)?;
-            let Some(s) = jnp_extra::basic_slice(&shape, &items)? else {
-                return err(format!(
-                    "x.at[{}] with a negative step is not supported by the playground yet",
-                    repr(index)
-                ));
-            };
+            let s = jnp_extra::basic_slice(&shape, &items)?;
             let counts: Vec<usize> = (0..shape.len())
                 .map(|d| if s.limit[d] > s.start[d] { (s.limit[d] - s.start[d] - 1) / s.strides[d] + 1 } else { 0 })
                 .collect();
@@ -1019,24 +1008,33 @@ impl Interp<'_, '_> {
                 })
                 .collect();
             let scalar = |x: f64| Tensor::from(Array::from_f32(vec![], vec![x as f32]).astype(dtype));
-            // The fill is the pad's second operand: 0 to place, 1 to multiply.
-            let pad = || jaxlite::Primitive::Pad { config: config.clone() };
+            // The fill is the pad's second operand: 0 to place, 1 to multiply. The pad places
+            // the values where the slice took them from, in the array reversed along the axes a
+            // negative step walks; a reversal puts them back.
+            let ctx = &mut *self.ctx;
+            let place = async |ctx: &mut jaxlite::Context, v: Tensor, fill: Tensor| -> R<Tensor> {
+                let placed = jnp::apply(ctx, jaxlite::Primitive::Pad { config: config.clone() }, &[v, fill]).await?;
+                if s.reversed.is_empty() {
+                    return Ok(placed);
+                }
+                Ok(jnp::apply1(ctx, jaxlite::Primitive::Rev { dimensions: s.reversed.clone() }, &placed).await?)
+            };
             let out = match op {
                 "set" => {
-                    let placed = jnp::apply(self.ctx, pad(), &[v, scalar(0.0)]).await?;
+                    let placed = place(ctx, v, scalar(0.0)).await?;
                     let ones = Tensor::from(jnp::full(&counts, 1.0, DType::F32));
                     let zero = Tensor::from(Array::from_f32(vec![], vec![0.0]));
-                    let mask = jnp::apply(self.ctx, pad(), &[ones, zero.clone()]).await?;
-                    let mask = jnp::compare(self.ctx, CompareOp::Ne, &mask, &zero).await?;
-                    jnp::where_(self.ctx, &mask, &placed, x).await?
+                    let mask = place(ctx, ones, zero.clone()).await?;
+                    let mask = jnp::compare(ctx, CompareOp::Ne, &mask, &zero).await?;
+                    jnp::where_(ctx, &mask, &placed, x).await?
                 }
                 "add" => {
-                    let placed = jnp::apply(self.ctx, pad(), &[v, scalar(0.0)]).await?;
-                    jnp::binary(self.ctx, BinaryOp::Add, x, &placed).await?
+                    let placed = place(ctx, v, scalar(0.0)).await?;
+                    jnp::binary(ctx, BinaryOp::Add, x, &placed).await?
                 }
                 _ => {
-                    let placed = jnp::apply(self.ctx, pad(), &[v, scalar(1.0)]).await?;
-                    jnp::binary(self.ctx, BinaryOp::Mul, x, &placed).await?
+                    let placed = place(ctx, v, scalar(1.0)).await?;
+                    jnp::binary(ctx, BinaryOp::Mul, x, &placed).await?
                 }
             };
             Ok(Value::Array(out))
@@ -1251,6 +1249,9 @@ impl Interp<'_, '_> {
         Box::pin(async move {
             if super::api::JNP_MORE.contains(&name) {
                 return self.call_jnp_more(name, args, kwargs).await;
+            }
+            if super::arrange::JNP_ARRANGE.contains(&name) {
+                return self.call_arrange(name, args, kwargs).await;
             }
             let dtype = optional_dtype(take_kwarg(&mut kwargs, "dtype"))?;
             let unary = |op| Some(op);

@@ -7,6 +7,7 @@
 //! `jax.numpy` and `math` modules, array methods and `jax.jit`), `format` (number formatting).
 
 mod api;
+mod arrange;
 mod builtins;
 mod eval;
 mod exec;
@@ -315,6 +316,11 @@ impl Interp<'_, '_> {
             Value::None => Ok(None),
             Value::Int(i) => Ok(Some(*i)),
             Value::Bool(b) => Ok(Some(*b as i64)),
+            // JAX's IndexError for a traced bound: a slice's length must be known when tracing.
+            Value::Array(Tensor::Traced(t)) => err(format!(
+                "Array slice indices must have static start/stop/step to be used with NumPy indexing syntax; this one is a traced {}. To index a statically sized array at a dynamic position, try lax.dynamic_slice or lax.dynamic_index_in_dim",
+                value::aval_text(&t.aval)
+            )),
             Value::Array(_) => Ok(Some(self.to_index(v)?)),
             other => err(format!("slice indices must be integers or None, not {}", other.type_name())),
         }
