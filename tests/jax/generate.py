@@ -357,6 +357,22 @@ print(jax.jit(lambda a: lax.dynamic_slice(a, (1, 1), (2, 2)))(x))
 print(lax.fori_loop(0, 2, lambda i, acc: acc + lax.dynamic_slice_in_dim(x, i * 2, 2), jnp.zeros((2, 3))))
 print(jax.grad(lambda a: jnp.sum(lax.dynamic_slice(a, (1, 0), (2, 2)) ** 2))(x))
 """)
+# jax.random.randint, permutation and choice (without p): bit for bit JAX's, minibatches by index.
+program("random_integers_and_shuffles", """
+key = jax.random.PRNGKey(42)
+print(jax.random.randint(key, (2, 3), 0, 10), jax.random.randint(key, (4,), -5, 1000), jax.random.randint(key, (), 3, 4))
+print(jax.random.randint(key, (3,), 7, 2), jax.random.randint(key, (5,), -2147483648, 2147483647))
+print(jax.random.permutation(key, 10), jax.random.permutation(key, jnp.arange(12.0).reshape(4, 3)))
+print(jax.random.permutation(key, jnp.arange(6.0).reshape(2, 3), axis=1), jax.random.permutation(key, 2000)[:8])
+print(jax.random.choice(key, 5, (3,)), jax.random.choice(key, jnp.arange(10.0) * 2, (2, 2)))
+print(jax.random.choice(key, 5, (3,), replace=False), jax.random.choice(key, jnp.arange(12.0).reshape(4, 3), (2,), replace=False))
+print(jax.random.choice(key, jnp.arange(12.0).reshape(4, 3), (2,), axis=1), jax.random.choice(key, 7))
+k1, k2 = jax.random.split(key)
+idx = jax.random.permutation(k1, 8)
+x = jnp.arange(16.0).reshape(8, 2)
+for i in range(0, 8, 4):
+    print(x[idx[i:i + 4]].sum(axis=0))
+""")
 # Arrays with no elements (the script fuzzer found a 0x0 matmul crashing the compiler).
 program("empty_arrays", """
 x = jnp.ones((0, 3))

@@ -70,6 +70,42 @@ pub fn bernoulli(key: [u32; 2], p: f32, n: usize) -> Vec<bool> {
     uniform(key, n, 0.0, 1.0).into_iter().map(|u| u < p).collect()
 }
 
+/// `jax.random.randint(key, (n,), minval, maxval)` in int32, as JAX computes it: two words of
+/// random bits per value (from the two halves of a split) reduced modulo the span
+/// (`maxval - minval`, or 1 when that is empty), the high word weighted by 2^32 mod span.
+pub fn randint(key: [u32; 2], n: usize, minval: i32, maxval: i32) -> Vec<i32> {
+    let [k1, k2] = [split(key, 2)[0], split(key, 2)[1]];
+    let span = if maxval <= minval { 1 } else { maxval.wrapping_sub(minval) as u32 };
+    let multiplier = (1u32 << 16) % span;
+    let multiplier = multiplier.wrapping_mul(multiplier) % span;
+    bits(k1, n)
+        .into_iter()
+        .zip(bits(k2, n))
+        .map(|(high, low)| {
+            let offset = (high % span).wrapping_mul(multiplier).wrapping_add(low % span) % span;
+            minval.wrapping_add(offset as i32)
+        })
+        .collect()
+}
+
+/// `jax.random.permutation(key, n)`: 0..n shuffled as JAX's `_shuffle` does it, by stable
+/// sorts on fresh 32-bit random keys, as many rounds as make a collision in every round
+/// unlikely (⌈3 ln n / ln(2^32 − 1)⌉: one up to n = 1625).
+pub fn permutation(key: [u32; 2], n: usize) -> Vec<usize> {
+    let rounds = (3.0 * (n.max(1) as f64).ln() / (u32::MAX as f64).ln()).ceil() as usize;
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut key = key;
+    for _ in 0..rounds {
+        let keys = split(key, 2);
+        key = keys[0];
+        let sort_keys = bits(keys[1], n);
+        let mut by: Vec<usize> = (0..n).collect();
+        by.sort_by_key(|&i| sort_keys[i]);
+        order = by.into_iter().map(|i| order[i]).collect();
+    }
+    order
+}
+
 /// XLA's float32 `ErfInv` (Giles' approximation), operation for operation (its Horner steps
 /// are fused multiply-adds on XLA's CPU backend, as here).
 pub fn erf_inv(x: f32) -> f32 {
@@ -132,6 +168,15 @@ mod tests {
     }
 
     /// Known values of the Threefry-2x32 (20 rounds) test vectors of Random123.
+    #[test]
+    fn randint_and_permutation_match_jax() {
+        // jax.random.randint(jax.random.PRNGKey(0), (6,), 0, 10) and (3,), 5, 5; JAX 0.10.
+        assert_eq!(randint(seed(0), 6, 0, 10), [9, 0, 2, 3, 1, 7]);
+        assert_eq!(randint(seed(0), 3, 5, 5), [5, 5, 5]);
+        // jax.random.permutation(jax.random.PRNGKey(1), 8)
+        assert_eq!(permutation(seed(1), 8), [7, 6, 3, 2, 0, 1, 5, 4]);
+    }
+
     #[test]
     fn threefry_known_answers() {
         assert_eq!(threefry2x32([0, 0], [0, 0]), [0x6b200159, 0x99ba4efe]);

@@ -7,16 +7,15 @@
 use super::builtins::{no_more_kwargs, take_kwarg};
 use super::value::{as_f64, Value};
 use super::{err, Interp, RtError, R};
-use jaxlite::{random, Array, DType, Data, LocalFuture};
+use jaxlite::numpy as jnp;
+use jaxlite::{random, Array, DType, Data, LocalFuture, Tensor};
 use std::rc::Rc;
 
-pub const RANDOM_FUNCTIONS: &[&str] = &["PRNGKey", "split", "fold_in", "uniform", "normal", "bernoulli"];
+pub const RANDOM_FUNCTIONS: &[&str] =
+    &["PRNGKey", "split", "fold_in", "uniform", "normal", "bernoulli", "randint", "permutation", "choice"];
 pub const RANDOM_MISSING: &[&str] = &[
     "key",
     "key_data",
-    "randint",
-    "permutation",
-    "choice",
     "shuffle",
     "truncated_normal",
     "categorical",
@@ -232,10 +231,143 @@ impl Interp<'_, '_> {
                     };
                     Value::array(Array::new(shape, data))
                 }
+                "randint" => {
+                    let k = key(arg(&mut kwargs, 0, "key"))?;
+                    let shape = shape(arg(&mut kwargs, 1, "shape"))?;
+                    super::jax::check_size(&shape)?;
+                    let bound = |v: Option<Value>, what: &str| -> R<i32> {
+                        let v = v.ok_or_else(|| RtError::new(format!("randint() missing argument '{what}'")))?;
+                        let i = super::jax::int_arg(&v).map_err(|_| {
+                            RtError::new(format!(
+                                "jax.random.randint: {what} must be an int in the playground, got {}",
+                                super::value::repr(&v)
+                            ))
+                        })?;
+                        i32::try_from(i)
+                            .map_err(|_| RtError::new(format!("jax.random.randint: {what}={i} does not fit int32")))
+                    };
+                    let (lo, hi) = (
+                        bound(arg(&mut kwargs, 2, "minval"), "minval")?,
+                        bound(arg(&mut kwargs, 3, "maxval"), "maxval")?,
+                    );
+                    if let Some(d) = take_kwarg(&mut kwargs, "dtype") {
+                        if super::jax::dtype_arg(&d)? != DType::I32 {
+                            return err("jax.random.randint supports int32 in the playground");
+                        }
+                    }
+                    let n: usize = shape.iter().product();
+                    Value::array(Array::new(shape, Data::I32(random::randint(k, n, lo, hi))))
+                }
+                "permutation" => {
+                    let k = key(arg(&mut kwargs, 0, "key"))?;
+                    let x =
+                        arg(&mut kwargs, 1, "x").ok_or_else(|| RtError::new("permutation() missing argument 'x'"))?;
+                    let axis = arg(&mut kwargs, 2, "axis");
+                    if let Some(v) = arg(&mut kwargs, 3, "independent") {
+                        if self.truthy(&v)? {
+                            return err(
+                                "jax.random.permutation with independent=True is not supported by the playground yet",
+                            );
+                        }
+                    }
+                    no_more_kwargs(&format!("jax.random.{name}"), &kwargs)?;
+                    return self.shuffled(k, &x, axis, None).await;
+                }
+                "choice" => {
+                    let k = key(arg(&mut kwargs, 0, "key"))?;
+                    let a = arg(&mut kwargs, 1, "a").ok_or_else(|| RtError::new("choice() missing argument 'a'"))?;
+                    let shape = shape(arg(&mut kwargs, 2, "shape"))?;
+                    let replace = match arg(&mut kwargs, 3, "replace") {
+                        Some(v) => self.truthy(&v)?,
+                        None => true,
+                    };
+                    if !matches!(arg(&mut kwargs, 4, "p"), None | Some(Value::None)) {
+                        return err("jax.random.choice with probabilities p is not supported by the playground yet");
+                    }
+                    let axis = arg(&mut kwargs, 5, "axis");
+                    no_more_kwargs(&format!("jax.random.{name}"), &kwargs)?;
+                    super::jax::check_size(&shape)?;
+                    let draws: usize = shape.iter().product();
+                    if !replace {
+                        return self.shuffled(k, &a, axis, Some(shape)).await;
+                    }
+                    let (array, n, axis) = self.population(&a, axis)?;
+                    if n == 0 && draws > 0 {
+                        return err("jax.random.choice: a must be greater than 0 unless no samples are taken");
+                    }
+                    let picks = random::randint(k, draws, 0, n as i32);
+                    let picks = Tensor::from(Array::new(shape, Data::I32(picks)));
+                    match array {
+                        None => Value::Array(picks),
+                        Some(x) => Value::Array(jnp::take(self.ctx, &x, &picks, axis).await?),
+                    }
+                }
                 _ => return err(format!("jax.random.{name} is not supported by the playground yet")),
             };
             no_more_kwargs(&format!("jax.random.{name}"), &kwargs)?;
             Ok(out)
+        })
+    }
+
+    /// `a` of `choice` or `x` of `permutation`: an int n (drawing from 0..n) or a concrete array
+    /// (drawing along `axis`); the array, the population's size and the axis.
+    fn population(&self, a: &Value, axis: Option<Value>) -> R<(Option<Tensor>, usize, usize)> {
+        if let Value::Int(n) = a {
+            return match usize::try_from(*n) {
+                Ok(n) => Ok((None, n, 0)),
+                Err(_) => err(format!("jax.random: a population of {n} is negative")),
+            };
+        }
+        let x = self.to_tensor(a)?;
+        let rank = x.aval().rank();
+        if rank == 0 {
+            return err("jax.random: x must be an integer or at least 1-dimensional");
+        }
+        let axis = match axis {
+            None | Some(Value::None) => 0,
+            Some(v) => super::jax::int_arg(&v)?,
+        };
+        let axis = jaxlite::numpy::normalize_axes(Some(&[axis]), rank)?[0];
+        let n = x.aval().shape[axis];
+        Ok((Some(x), n, axis))
+    }
+
+    /// `permutation(key, x, axis)`, or `choice(key, x, shape, replace=False, axis=axis)`: the
+    /// first of the shuffled elements along `axis`, as many as `shape` holds, in that shape.
+    fn shuffled<'a>(
+        &'a mut self,
+        key: [u32; 2],
+        x: &'a Value,
+        axis: Option<Value>,
+        draws: Option<Vec<usize>>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let (array, n, axis) = self.population(x, axis)?;
+            let wanted: usize = draws.as_ref().map_or(n, |s| s.iter().product());
+            if wanted > n {
+                return err(format!(
+                    "Cannot take a larger sample (size {wanted}) than population (size {n}) when 'replace=False'"
+                ));
+            }
+            super::jax::check_size(&[n])?;
+            let order: Vec<i32> = random::permutation(key, n).into_iter().take(wanted).map(|i| i as i32).collect();
+            let index_shape = match (&array, &draws) {
+                (None, Some(s)) => s.clone(),
+                _ => vec![wanted],
+            };
+            let picks = Tensor::from(Array::new(index_shape.clone(), Data::I32(order)));
+            let Some(x) = array else { return Ok(Value::Array(picks)) };
+            let taken = jnp::take(self.ctx, &x, &picks, axis).await?;
+            match draws {
+                // choice: the drawn axis becomes `shape`.
+                Some(shape) => {
+                    let mut out: Vec<i64> = x.aval().shape[..axis].iter().map(|&d| d as i64).collect();
+                    out.extend(shape.iter().map(|&d| d as i64));
+                    out.extend(x.aval().shape[axis + 1..].iter().map(|&d| d as i64));
+                    Ok(Value::Array(jnp::reshape(self.ctx, &taken, &out).await?))
+                }
+                None => Ok(Value::Array(taken)),
+            }
         })
     }
 }
