@@ -373,6 +373,35 @@ x = jnp.arange(16.0).reshape(8, 2)
 for i in range(0, 8, 4):
     print(x[idx[i:i + 4]].sum(axis=0))
 """)
+# Logical reductions, expanded elementwise functions, diagonals, stacking, median, average, diff,
+# aliases and jnp.linalg.norm.
+program("more_jnp_functions", """
+x = jnp.arange(12.0).reshape(4, 3) - 4.0
+print(jnp.any(x > 3), jnp.all(x > -5), jnp.any(x > 3, axis=0), x.any(), (x > 2).all(axis=1), jnp.all(x, axis=1, keepdims=True))
+print(jnp.count_nonzero(x > 2), jnp.count_nonzero(x, axis=0), jnp.count_nonzero(jnp.array([True, False, True])))
+print(jnp.log2(8.0), jnp.log2(jnp.array([1.0, 3.0, 0.5])), jnp.log10(jnp.array([100.0, 2.0, 7.0])), jnp.log2(4))
+v = jnp.array([-0.9, -0.3, 0.0, 0.25, 0.7])
+for f in [jnp.tan, jnp.arctan, jnp.arcsin, jnp.arccos, jnp.sinh, jnp.cosh, jnp.arcsinh, jnp.arctanh]:
+    print(f(v))
+print(jnp.arccosh(jnp.array([1.0, 1.5, 3.0, 10.0])), jnp.sinh(jnp.array([5.0, -12.0, 89.0])), jnp.cosh(jnp.array([5.0, -12.0, -89.0])))
+print(jax.grad(lambda a: jnp.sum(jnp.arcsin(a) + jnp.tan(a) + jnp.sinh(a) + jnp.log2(a + 1.0)))(v))
+w = jnp.array([1.0, jnp.inf, -jnp.inf, jnp.nan, -0.0])
+print(jnp.isinf(w), jnp.isfinite(w), jnp.isinf(jnp.arange(3)), jnp.nan_to_num(w), jnp.nan_to_num(w, nan=-1.0, posinf=9.0))
+print(jnp.reciprocal(jnp.array([2.0, -4.0, 0.0])), jnp.logical_xor(x > 0, x > 3), jnp.logical_xor(True, False))
+print(jnp.diag(jnp.arange(3.0)), jnp.diag(jnp.arange(1, 3), k=1), jnp.diag(jnp.arange(2.0), -2), jnp.diag(x), jnp.diag(x, 1), jnp.diag(x, -2))
+print(jnp.trace(x), jnp.trace(x, 1), x.diagonal(), jnp.diagonal(x, offset=-1), x.trace())
+print(jax.jit(jnp.trace)(x), jax.grad(lambda a: jnp.trace(a) * 2.0)(x), jax.jit(lambda a: jnp.diag(a))(jnp.arange(3.0)))
+print(jnp.vstack([x, x]).shape, jnp.hstack([x, x]).shape, jnp.vstack([jnp.arange(3), jnp.arange(3)]), jnp.hstack([jnp.arange(2), jnp.arange(3)]))
+print(jnp.column_stack([jnp.arange(3.0), jnp.ones(3)]), jnp.column_stack((x, x[:, :1])).shape)
+print(jnp.median(x), jnp.median(x, axis=0), jnp.median(x, axis=1, keepdims=True), jnp.median(jnp.array([3.0, 1.0, 2.0, 10.0])))
+print(jnp.average(x), jnp.average(x, axis=0), jnp.average(x, axis=1, weights=jnp.array([1.0, 2.0, 3.0])), jnp.average(x, weights=x + 5.0))
+print(jnp.diff(jnp.array([1.0, 4.0, 9.0, 16.0])), jnp.diff(x, axis=0), jnp.diff(jnp.array([1.0, 4.0, 9.0, 16.0]), n=2), jnp.diff(jnp.array([True, False, False])))
+print(jnp.identity(3), jnp.empty((2,)), jnp.full_like(x, 2.0).sum(), jnp.full_like(x, 7, dtype=jnp.int32)[0], jnp.ravel(x).shape)
+print(jnp.size(x), jnp.size(x, 1), jnp.shape(x), jnp.ndim(x), jnp.array_equal(x, x), jnp.array_equal(x, x[:2]), jnp.array_equal(w, w), jnp.array_equal(w, w, equal_nan=True))
+print(jnp.linalg.norm(x), jnp.linalg.norm(x, axis=1), jnp.linalg.norm(v, 1), jnp.linalg.norm(v, jnp.inf), jnp.linalg.norm(v, -jnp.inf), jnp.linalg.norm(v, 0), jnp.linalg.norm(v, 3))
+print(jnp.linalg.norm(x, 'fro'), jnp.linalg.norm(x, 1), jnp.linalg.norm(x, jnp.inf), jnp.linalg.norm(x, -1), jnp.linalg.norm(x, axis=0, keepdims=True))
+print(jax.grad(lambda a: jnp.linalg.norm(a))(jnp.array([3.0, 4.0])), jax.jit(lambda a: jnp.linalg.norm(a, axis=-1))(x))
+""")
 # Arrays with no elements (the script fuzzer found a 0x0 matmul crashing the compiler).
 program("empty_arrays", """
 x = jnp.ones((0, 3))

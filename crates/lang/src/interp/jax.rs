@@ -56,9 +56,16 @@ const JNP_FUNCTIONS: &[&str] = &[
 /// Real `jax.numpy` names the playground lacks, so users get "not supported yet" rather
 /// than "no attribute".
 const JNP_MISSING: &[&str] = &[
+    "cumprod",
+    "searchsorted",
+    "nonzero",
+    "argwhere",
+    "unique",
+    "histogram",
+    "interp",
+    "kron",
     "where",
     "fft",
-    "linalg",
     "concatenate",
     "stack",
     "sin",
@@ -87,21 +94,11 @@ const JNP_MISSING: &[&str] = &[
     "uint8",
     "logical_and",
     "logical_or",
-    "all",
-    "any",
     "equal",
     "greater",
     "less",
     "exp2",
-    "tan",
-    "arctan",
-    "vstack",
-    "hstack",
     "take",
-    "diag",
-    "trace",
-    "identity",
-    "empty",
     "sigmoid",
 ];
 
@@ -155,7 +152,7 @@ pub(super) fn check_preferred_element_type(name: &str, v: Option<Value>, operand
 /// Array methods that are the `jnp` function of the same name with the array first.
 const ARRAY_METHODS_OF_JNP: &[&str] = &[
     "min", "squeeze", "argmax", "argmin", "var", "std", "cumsum", "clip", "round", "swapaxes", "dot", "take",
-    "flatten", "ravel", "prod", "sort", "argsort", "repeat",
+    "flatten", "ravel", "prod", "sort", "argsort", "repeat", "any", "all", "diagonal", "trace",
 ];
 
 const LAX_FUNCTIONS: &[&str] = &[
@@ -282,10 +279,12 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             "inf" => Ok(Value::Float(f64::INFINITY)),
             "nan" => Ok(Value::Float(f64::NAN)),
             "newaxis" => Ok(Value::None),
+            "linalg" => Ok(Value::Module(ModuleId::Linalg)),
             "ndarray" => Ok(Value::native(Native::Jax("Array"))),
             _ => match find(JNP_FUNCTIONS, name)
                 .or_else(|| find(super::api::JNP_MORE, name))
                 .or_else(|| find(super::arrange::JNP_ARRANGE, name))
+                .or_else(|| find(super::numeric::JNP_NUMERIC, name))
             {
                 Some(f) => Ok(Value::native(Native::Jnp(f))),
                 // A dtype JAX has but the playground does not: say which dtypes there are.
@@ -295,6 +294,10 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
                 None if JNP_MISSING.contains(&name) => Err(missing("jnp")),
                 None => Err(no_attr()),
             },
+        },
+        ModuleId::Linalg => match super::numeric::LINALG.iter().find(|&&f| f == name) {
+            Some(_) => Ok(Value::native(Native::Jnp(if name == "norm" { "linalg.norm" } else { "linalg" }))),
+            None => Err(missing("jnp.linalg")),
         },
         ModuleId::Lax => match find(LAX_FUNCTIONS, name).or_else(|| find(super::arrange::LAX_ARRANGE, name)) {
             Some(f) => Ok(Value::native(Native::Lax(f))),
@@ -1252,6 +1255,9 @@ impl Interp<'_, '_> {
             }
             if super::arrange::JNP_ARRANGE.contains(&name) {
                 return self.call_arrange(name, args, kwargs).await;
+            }
+            if super::numeric::JNP_NUMERIC.contains(&name) {
+                return self.call_numeric(name, args, kwargs).await;
             }
             let dtype = optional_dtype(take_kwarg(&mut kwargs, "dtype"))?;
             let unary = |op| Some(op);

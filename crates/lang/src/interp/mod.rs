@@ -13,6 +13,7 @@ mod eval;
 mod exec;
 mod format;
 mod jax;
+mod numeric;
 mod ops;
 mod random;
 mod transforms;

@@ -122,6 +122,8 @@ pub enum ModuleId {
     TreeUtil,
     /// `jax.tree`, the newer names for the same functions
     Tree,
+    /// `jax.numpy.linalg`
+    Linalg,
 }
 
 impl ModuleId {
@@ -138,6 +140,7 @@ impl ModuleId {
             ModuleId::Precision => "jax.lax.Precision",
             ModuleId::TreeUtil => "jax.tree_util",
             ModuleId::Tree => "jax.tree",
+            ModuleId::Linalg => "jax.numpy.linalg",
         }
     }
 }

@@ -1,0 +1,704 @@
+//! More of `jax.numpy`: logical reductions (any, all, count_nonzero), elementwise functions
+//! JAX expands into others (log2, log10, the inverse and hyperbolic trigonometric functions,
+//! isinf, isfinite, nan_to_num, reciprocal, logical_xor), diagonals (diag, diagonal, trace),
+//! stacking (vstack, hstack, column_stack), statistics (median, average), diff,
+//! `jnp.linalg.norm`, and the array constructors and queries that are aliases (identity,
+//! empty, full_like, ravel, size, shape, ndim, array_equal). Each is a composition of
+//! primitives, so it traces, differentiates, batches and compiles like the rest.
+
+use super::builtins::{no_more_kwargs, take_kwarg};
+use super::jax::{axes_arg, int_arg, optional_dtype};
+use super::value::{repr, Value};
+use super::{err, Interp, R};
+use jaxlite::numpy::{self as jnp, Reduction};
+use jaxlite::{Array, BinaryOp, CompareOp, Context, DType, LocalFuture, Primitive, Tensor, UnaryOp};
+
+/// `jax.numpy` names implemented here.
+pub const JNP_NUMERIC: &[&str] = &[
+    "any",
+    "all",
+    "count_nonzero",
+    "log2",
+    "log10",
+    "isinf",
+    "isfinite",
+    "nan_to_num",
+    "reciprocal",
+    "logical_xor",
+    "tan",
+    "arctan",
+    "arcsin",
+    "arccos",
+    "sinh",
+    "cosh",
+    "arcsinh",
+    "arccosh",
+    "arctanh",
+    "diag",
+    "diagonal",
+    "trace",
+    "vstack",
+    "hstack",
+    "column_stack",
+    "median",
+    "average",
+    "diff",
+    "identity",
+    "empty",
+    "full_like",
+    "ravel",
+    "size",
+    "shape",
+    "ndim",
+    "array_equal",
+    "linalg.norm",
+];
+
+/// `jax.numpy.linalg` names implemented here (as `linalg.NAME` in [`JNP_NUMERIC`]).
+pub const LINALG: &[&str] = &["norm"];
+
+type Ctx = Context;
+
+fn weak(x: f32) -> Tensor {
+    Tensor::from(Array::weak_scalar_f32(x))
+}
+
+fn shape_i64(shape: &[usize]) -> Vec<i64> {
+    shape.iter().map(|&d| d as i64).collect()
+}
+
+async fn un(ctx: &mut Ctx, op: UnaryOp, x: &Tensor) -> R<Tensor> {
+    Ok(jnp::unary(ctx, op, x).await?)
+}
+
+async fn bin(ctx: &mut Ctx, op: BinaryOp, x: &Tensor, y: &Tensor) -> R<Tensor> {
+    Ok(jnp::binary(ctx, op, x, y).await?)
+}
+
+/// `x` as a float (integers and booleans promote to float32, as jnp's inexact functions do).
+async fn inexact(ctx: &mut Ctx, x: &Tensor) -> R<Tensor> {
+    if x.aval().dtype.is_float() {
+        return Ok(x.clone());
+    }
+    Ok(jnp::astype(ctx, x, DType::F32).await?)
+}
+
+/// `x != 0`, as a boolean array.
+async fn nonzero(ctx: &mut Ctx, x: &Tensor) -> R<Tensor> {
+    if x.aval().dtype == DType::Bool {
+        return Ok(x.clone());
+    }
+    Ok(jnp::compare(ctx, CompareOp::Ne, x, &Tensor::from(Array::weak_scalar_i32(0))).await?)
+}
+
+/// √(1 − x²), as the inverse sine and cosine need it.
+async fn sqrt_one_minus_square(ctx: &mut Ctx, x: &Tensor) -> R<Tensor> {
+    let sq = jnp::integer_pow(ctx, x, 2).await?;
+    let d = bin(ctx, BinaryOp::Sub, &weak(1.0), &sq).await?;
+    un(ctx, UnaryOp::Sqrt, &d).await
+}
+
+/// The elementwise functions JAX lowers to others: the formulas XLA expands them into.
+async fn expanded(ctx: &mut Ctx, name: &str, x: &Tensor) -> R<Tensor> {
+    let x = &inexact(ctx, x).await?;
+    Ok(match name {
+        // log(x) / log(base), as jnp.log2 and jnp.log10.
+        "log2" | "log10" => {
+            let l = un(ctx, UnaryOp::Log, x).await?;
+            let base = if name == "log2" { std::f32::consts::LN_2 } else { std::f32::consts::LN_10 };
+            bin(ctx, BinaryOp::Div, &l, &weak(base)).await?
+        }
+        "tan" => {
+            let (s, c) = (un(ctx, UnaryOp::Sin, x).await?, un(ctx, UnaryOp::Cos, x).await?);
+            bin(ctx, BinaryOp::Div, &s, &c).await?
+        }
+        "arctan" => bin(ctx, BinaryOp::Atan2, x, &weak(1.0)).await?,
+        // 2·atan2(x, 1 + √(1 − x²)) and 2·atan2(√(1 − x²), 1 + x): XLA's expansions.
+        "arcsin" => {
+            let r = sqrt_one_minus_square(ctx, x).await?;
+            let d = bin(ctx, BinaryOp::Add, &weak(1.0), &r).await?;
+            let a = bin(ctx, BinaryOp::Atan2, x, &d).await?;
+            bin(ctx, BinaryOp::Mul, &weak(2.0), &a).await?
+        }
+        "arccos" => {
+            let r = sqrt_one_minus_square(ctx, x).await?;
+            let d = bin(ctx, BinaryOp::Add, &weak(1.0), x).await?;
+            let a = bin(ctx, BinaryOp::Atan2, &r, &d).await?;
+            bin(ctx, BinaryOp::Mul, &weak(2.0), &a).await?
+        }
+        // XLA's: e^(x − ln 2) ± e^(−x − ln 2), which overflows only where the result does;
+        // sinh below 1 in magnitude as (expm1(x) − expm1(−x))/2, accurate near 0.
+        "sinh" | "cosh" => {
+            let n = un(ctx, UnaryOp::Neg, x).await?;
+            let half = weak(-std::f32::consts::LN_2);
+            let up = bin(ctx, BinaryOp::Add, x, &half).await?;
+            let down = bin(ctx, BinaryOp::Add, &n, &half).await?;
+            let (up, down) = (un(ctx, UnaryOp::Exp, &up).await?, un(ctx, UnaryOp::Exp, &down).await?);
+            if name == "cosh" {
+                bin(ctx, BinaryOp::Add, &up, &down).await?
+            } else {
+                let large = bin(ctx, BinaryOp::Sub, &up, &down).await?;
+                let (e, f) = (un(ctx, UnaryOp::Expm1, x).await?, un(ctx, UnaryOp::Expm1, &n).await?);
+                let small = bin(ctx, BinaryOp::Sub, &e, &f).await?;
+                let small = bin(ctx, BinaryOp::Mul, &small, &weak(0.5)).await?;
+                let a = un(ctx, UnaryOp::Abs, x).await?;
+                let near_zero = jnp::compare(ctx, CompareOp::Lt, &a, &weak(1.0)).await?;
+                jnp::where_(ctx, &near_zero, &small, &large).await?
+            }
+        }
+        // sign(x)·log(|x| + √(x² + 1)); log(x + √(x² − 1)); ½·log1p(2x / (1 − x)).
+        "arcsinh" | "arccosh" => {
+            let sq = jnp::integer_pow(ctx, x, 2).await?;
+            let one = weak(if name == "arcsinh" { 1.0 } else { -1.0 });
+            let r = bin(ctx, BinaryOp::Add, &sq, &one).await?;
+            let r = un(ctx, UnaryOp::Sqrt, &r).await?;
+            let a = if name == "arcsinh" { un(ctx, UnaryOp::Abs, x).await? } else { x.clone() };
+            let s = bin(ctx, BinaryOp::Add, &a, &r).await?;
+            let l = un(ctx, UnaryOp::Log, &s).await?;
+            if name == "arcsinh" {
+                let sign = un(ctx, UnaryOp::Sign, x).await?;
+                bin(ctx, BinaryOp::Mul, &sign, &l).await?
+            } else {
+                l
+            }
+        }
+        "arctanh" => {
+            let twice = bin(ctx, BinaryOp::Mul, &weak(2.0), x).await?;
+            let d = bin(ctx, BinaryOp::Sub, &weak(1.0), x).await?;
+            let q = bin(ctx, BinaryOp::Div, &twice, &d).await?;
+            let l = un(ctx, UnaryOp::Log1p, &q).await?;
+            bin(ctx, BinaryOp::Mul, &weak(0.5), &l).await?
+        }
+        _ => return err(format!("jnp.{name} is not supported by the playground yet")),
+    })
+}
+
+/// The elements `a[i, i + offset]` of a matrix: the flattened matrix sliced with a step of one
+/// row plus one (a strided slice, so exact, -0 and NaN kept).
+async fn diagonal(ctx: &mut Ctx, a: &Tensor, offset: i64) -> R<Tensor> {
+    let [rows, cols] = a.aval().shape[..] else {
+        return err(format!(
+            "diagonal: the playground takes the diagonal of a 2-D array, got shape {}",
+            jnp::shape_str(&a.aval().shape)
+        ));
+    };
+    let (start, len) = if offset >= 0 {
+        let k = offset as usize;
+        (k, rows.min(cols.saturating_sub(k)))
+    } else {
+        let k = offset.unsigned_abs() as usize;
+        (k * cols, rows.saturating_sub(k).min(cols))
+    };
+    let flat = jnp::reshape(ctx, a, &[-1]).await?;
+    let step = cols + 1;
+    let (start, limit) = if len == 0 { (0, 0) } else { (start, start + (len - 1) * step + 1) };
+    let prim = Primitive::Slice { start_indices: vec![start], limit_indices: vec![limit], strides: Some(vec![step]) };
+    Ok(jnp::apply1(ctx, prim, &flat).await?)
+}
+
+impl Interp<'_, '_> {
+    pub(super) fn call_numeric<'a>(
+        &'a mut self,
+        name: &'a str,
+        args: Vec<Value>,
+        mut kwargs: Vec<(String, Value)>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let mut arg = |i: usize, key: &str| take_kwarg(&mut kwargs, key).or_else(|| args.get(i).cloned());
+            let first = match name {
+                "diag" => "v",
+                "vstack" | "hstack" | "column_stack" => "tup",
+                "identity" => "n",
+                "empty" => "shape",
+                "array_equal" => "a1",
+                "linalg.norm" => "x",
+                "logical_xor" => "x1",
+                "any" | "all" | "count_nonzero" | "diagonal" | "trace" | "median" | "average" | "diff"
+                | "full_like" | "ravel" | "size" | "shape" | "ndim" => "a",
+                _ => "x",
+            };
+            let first =
+                arg(0, first).ok_or_else(|| super::RtError::new(format!("{name}() missing argument '{first}'")))?;
+            // The functions that take no array first.
+            match name {
+                "identity" | "empty" => {
+                    let dtype = optional_dtype(take_kwarg(&mut kwargs, "dtype"))?.unwrap_or(DType::F32);
+                    no_more_kwargs(name, &kwargs)?;
+                    let shape = match name {
+                        "identity" => {
+                            let n = int_arg(&first)?;
+                            if n < 0 {
+                                return err(format!("identity: negative dimensions are not allowed ({n})"));
+                            }
+                            vec![n as usize; 2]
+                        }
+                        _ => super::jax::shape_arg(&first)?,
+                    };
+                    super::jax::check_size(&shape)?;
+                    let n = if name == "identity" { shape[0] } else { 0 };
+                    let values = (0..shape.iter().product::<usize>())
+                        .map(|i| if name == "identity" && i % (n + 1) == 0 { 1.0 } else { 0.0 })
+                        .collect();
+                    return Ok(Value::array(Array::from_f32(shape, values).astype(dtype)));
+                }
+                "vstack" | "hstack" | "column_stack" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    return self.stack_along(name, &first).await;
+                }
+                _ => {}
+            }
+            let x = self.to_tensor(&first)?;
+            let rank = x.aval().rank();
+            let out = match name {
+                "any" | "all" | "count_nonzero" => {
+                    let axis = arg(1, "axis");
+                    let keepdims = match take_kwarg(&mut kwargs, "keepdims") {
+                        Some(v) => self.truthy(&v)?,
+                        None => false,
+                    };
+                    no_more_kwargs(name, &kwargs)?;
+                    let axes = axes_arg(axis.as_ref())?;
+                    let ctx = &mut *self.ctx;
+                    let b = nonzero(ctx, &x).await?;
+                    let r = match name {
+                        "count_nonzero" => jnp::reduce(ctx, &b, axes.as_deref(), Reduction::Sum).await?,
+                        // As reduce_or and reduce_and: the largest and smallest of 0s and 1s.
+                        _ => {
+                            let kind = if name == "any" { Reduction::Max } else { Reduction::Min };
+                            let i = jnp::astype(ctx, &b, DType::I32).await?;
+                            let r = jnp::reduce(ctx, &i, axes.as_deref(), kind).await?;
+                            jnp::astype(ctx, &r, DType::Bool).await?
+                        }
+                    };
+                    self.maybe_keepdims(r, &x, axes, keepdims).await?
+                }
+                "log2" | "log10" | "tan" | "arctan" | "arcsin" | "arccos" | "sinh" | "cosh" | "arcsinh" | "arccosh"
+                | "arctanh" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    expanded(self.ctx, name, &x).await?
+                }
+                // |x| = inf; |x| < inf (NaN neither); integers are always finite.
+                "isinf" | "isfinite" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    if !x.aval().dtype.is_float() {
+                        let full = jnp::full(&x.aval().shape, f64::from(u8::from(name == "isfinite")), DType::Bool);
+                        return Ok(Value::array(full));
+                    }
+                    let a = un(self.ctx, UnaryOp::Abs, &x).await?;
+                    let op = if name == "isinf" { CompareOp::Eq } else { CompareOp::Lt };
+                    jnp::compare(self.ctx, op, &a, &weak(f32::INFINITY)).await?
+                }
+                "nan_to_num" => {
+                    let _ = arg(1, "copy");
+                    let number = |v: Option<Value>, default: f32| -> R<f32> {
+                        match v {
+                            None | Some(Value::None) => Ok(default),
+                            Some(v) => super::value::as_f64(&v).map(|f| f as f32).ok_or_else(|| {
+                                super::RtError::new(format!("nan_to_num: expected a number, got {}", repr(&v)))
+                            }),
+                        }
+                    };
+                    let nan = number(arg(2, "nan"), 0.0)?;
+                    let posinf = number(arg(3, "posinf"), f32::MAX)?;
+                    let neginf = number(arg(4, "neginf"), f32::MIN)?;
+                    no_more_kwargs(name, &kwargs)?;
+                    if !x.aval().dtype.is_float() {
+                        return Ok(Value::Array(x));
+                    }
+                    let ctx = &mut *self.ctx;
+                    let mut out = x.clone();
+                    for (value, replace) in [(f32::NAN, nan), (f32::INFINITY, posinf), (f32::NEG_INFINITY, neginf)] {
+                        let hit = if value.is_nan() {
+                            jnp::compare(ctx, CompareOp::Ne, &x, &x).await?
+                        } else {
+                            jnp::compare(ctx, CompareOp::Eq, &x, &weak(value)).await?
+                        };
+                        let r = jnp::astype(ctx, &weak(replace), x.aval().dtype).await?;
+                        out = jnp::where_(ctx, &hit, &r, &out).await?;
+                    }
+                    out
+                }
+                "reciprocal" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    let x = inexact(self.ctx, &x).await?;
+                    jnp::integer_pow(self.ctx, &x, -1).await?
+                }
+                "logical_xor" => {
+                    let y = arg(1, "x2").ok_or_else(|| super::RtError::new("logical_xor() missing argument 'x2'"))?;
+                    no_more_kwargs(name, &kwargs)?;
+                    let y = self.to_tensor(&y)?;
+                    let ctx = &mut *self.ctx;
+                    let (a, b) = (nonzero(ctx, &x).await?, nonzero(ctx, &y).await?);
+                    jnp::compare(ctx, CompareOp::Ne, &a, &b).await?
+                }
+                "diag" | "diagonal" | "trace" => {
+                    let offset = match arg(1, if name == "diag" { "k" } else { "offset" }) {
+                        None => 0,
+                        Some(v) => int_arg(&v)?,
+                    };
+                    no_more_kwargs(name, &kwargs)?;
+                    let ctx = &mut *self.ctx;
+                    match (name, rank) {
+                        ("diag", 1) => {
+                            // v on the offset-th diagonal of a square of side n + |offset|: v
+                            // (padded) down the rows above the main diagonal, along the
+                            // columns below it, selected where j − i = offset.
+                            let n = x.aval().shape[0] + offset.unsigned_abs() as usize;
+                            let extra = offset.unsigned_abs() as i64;
+                            let zero = jnp::astype(ctx, &weak(0.0), x.aval().dtype).await?;
+                            let config = vec![(0, extra, 0)];
+                            let padded = jnp::apply(ctx, Primitive::Pad { config }, &[x.clone(), zero.clone()]).await?;
+                            let line: &[i64] = if offset >= 0 { &[n as i64, 1] } else { &[1, n as i64] };
+                            let line = jnp::reshape(ctx, &padded, line).await?;
+                            let square = jnp::broadcast_to(ctx, &line, &[n, n]).await?;
+                            let mask: Vec<f32> = (0..n * n)
+                                .map(|e| f32::from(u8::from((e % n) as i64 - (e / n) as i64 == offset)))
+                                .collect();
+                            let mask = Tensor::from(Array::from_f32(vec![n, n], mask).astype(DType::Bool));
+                            jnp::where_(ctx, &mask, &square, &zero).await?
+                        }
+                        ("diag", _) if rank != 2 => return err("diag: the input must be 1-D or 2-D"),
+                        ("trace", _) => {
+                            let d = diagonal(ctx, &x, offset).await?;
+                            jnp::reduce(ctx, &d, None, Reduction::Sum).await?
+                        }
+                        _ => diagonal(ctx, &x, offset).await?,
+                    }
+                }
+                "median" | "average" => {
+                    let axis = arg(1, "axis");
+                    let weights = if name == "average" { arg(2, "weights") } else { None };
+                    let keepdims = match take_kwarg(&mut kwargs, "keepdims") {
+                        Some(v) => self.truthy(&v)?,
+                        None => false,
+                    };
+                    no_more_kwargs(name, &kwargs)?;
+                    let axes = axes_arg(axis.as_ref())?;
+                    let r = match name {
+                        "median" => self.median(&x, axes.clone()).await?,
+                        _ => self.average(&x, axes.clone(), weights).await?,
+                    };
+                    self.maybe_keepdims(r, &x, axes, keepdims).await?
+                }
+                // a[1:] − a[:-1] along the axis, n times.
+                "diff" => {
+                    let n = match arg(1, "n") {
+                        None => 1,
+                        Some(v) => int_arg(&v)?,
+                    };
+                    let axis = match arg(2, "axis") {
+                        None => -1,
+                        Some(v) => int_arg(&v)?,
+                    };
+                    no_more_kwargs(name, &kwargs)?;
+                    if n < 0 {
+                        return err(format!("diff: order must be non-negative but got {n}"));
+                    }
+                    if rank == 0 {
+                        return err("diff requires input that is at least one dimensional");
+                    }
+                    let axis = jnp::normalize_axes(Some(&[axis]), rank)?[0];
+                    let ctx = &mut *self.ctx;
+                    let mut out = x.clone();
+                    for _ in 0..n {
+                        let len = out.aval().shape[axis];
+                        if len == 0 {
+                            break;
+                        }
+                        let part = |lo: usize, hi: usize| {
+                            let mut start = vec![0; rank];
+                            let mut limit = out.aval().shape.clone();
+                            start[axis] = lo;
+                            limit[axis] = hi;
+                            Primitive::Slice { start_indices: start, limit_indices: limit, strides: None }
+                        };
+                        let (hi, lo) = (part(1, len), part(0, len - 1));
+                        let a = jnp::apply1(ctx, hi, &out).await?;
+                        let b = jnp::apply1(ctx, lo, &out).await?;
+                        out = if out.aval().dtype == DType::Bool {
+                            jnp::compare(ctx, CompareOp::Ne, &a, &b).await?
+                        } else {
+                            bin(ctx, BinaryOp::Sub, &a, &b).await?
+                        };
+                    }
+                    out
+                }
+                "full_like" => {
+                    let fill = arg(1, "fill_value")
+                        .ok_or_else(|| super::RtError::new("full_like() missing argument 'fill_value'"))?;
+                    let dtype = optional_dtype(arg(2, "dtype"))?.unwrap_or(x.aval().dtype);
+                    let shape = match arg(3, "shape") {
+                        None | Some(Value::None) => x.aval().shape.clone(),
+                        Some(v) => super::jax::shape_arg(&v)?,
+                    };
+                    no_more_kwargs(name, &kwargs)?;
+                    let fill = self.to_tensor(&fill)?;
+                    let ctx = &mut *self.ctx;
+                    let fill = jnp::astype(ctx, &fill, dtype).await?;
+                    jnp::broadcast_to(ctx, &fill, &shape).await?
+                }
+                "ravel" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    jnp::reshape(self.ctx, &x, &[-1]).await?
+                }
+                "size" | "shape" | "ndim" => {
+                    let axis = if name == "size" { arg(1, "axis") } else { None };
+                    no_more_kwargs(name, &kwargs)?;
+                    let shape = &x.aval().shape;
+                    return Ok(match (name, axis) {
+                        ("size", None | Some(Value::None)) => Value::Int(shape.iter().product::<usize>() as i64),
+                        ("size", Some(a)) => {
+                            Value::Int(shape[jnp::normalize_axes(Some(&[int_arg(&a)?]), rank)?[0]] as i64)
+                        }
+                        ("shape", _) => Value::tuple(shape.iter().map(|&d| Value::Int(d as i64)).collect()),
+                        _ => Value::Int(rank as i64),
+                    });
+                }
+                "array_equal" => {
+                    let y = arg(1, "a2").ok_or_else(|| super::RtError::new("array_equal() missing argument 'a2'"))?;
+                    let equal_nan = match arg(2, "equal_nan") {
+                        Some(v) => self.truthy(&v)?,
+                        None => false,
+                    };
+                    no_more_kwargs(name, &kwargs)?;
+                    let y = self.to_tensor(&y)?;
+                    if x.aval().shape != y.aval().shape {
+                        return Ok(Value::array(jnp::full(&[], 0.0, DType::Bool)));
+                    }
+                    let ctx = &mut *self.ctx;
+                    let mut same = jnp::compare(ctx, CompareOp::Eq, &x, &y).await?;
+                    if equal_nan {
+                        let (nx, ny) = (
+                            jnp::compare(ctx, CompareOp::Ne, &x, &x).await?,
+                            jnp::compare(ctx, CompareOp::Ne, &y, &y).await?,
+                        );
+                        let both = bin(ctx, BinaryOp::And, &nx, &ny).await?;
+                        same = bin(ctx, BinaryOp::Or, &same, &both).await?;
+                    }
+                    let i = jnp::astype(ctx, &same, DType::I32).await?;
+                    let r = jnp::reduce(ctx, &i, None, Reduction::Min).await?;
+                    jnp::astype(ctx, &r, DType::Bool).await?
+                }
+                "linalg.norm" => {
+                    let ord = arg(1, "ord");
+                    let axis = arg(2, "axis");
+                    let keepdims = match arg(3, "keepdims") {
+                        Some(v) => self.truthy(&v)?,
+                        None => false,
+                    };
+                    no_more_kwargs("norm", &kwargs)?;
+                    let axes = axes_arg(axis.as_ref())?;
+                    let r = self.norm(&x, ord, axes.clone()).await?;
+                    self.maybe_keepdims(r, &x, axes, keepdims).await?
+                }
+                _ => return err(format!("jnp.{name} is not supported by the playground yet")),
+            };
+            Ok(Value::Array(out))
+        })
+    }
+
+    /// vstack: 1-D arrays become rows, then concatenate along axis 0; hstack: along axis 1
+    /// (axis 0 for 1-D arrays); column_stack: 1-D arrays become columns, then along axis 1.
+    fn stack_along<'a>(&'a mut self, name: &'a str, tup: &'a Value) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let items = match tup {
+                Value::List(_) | Value::Tuple(_) => self.iterate(tup)?,
+                other => return err(format!("{name} expects a list or tuple of arrays, got {}", other.type_name())),
+            };
+            if items.is_empty() {
+                return err(format!("need at least one array to {name}"));
+            }
+            let mut parts = Vec::new();
+            for item in &items {
+                let t = self.to_tensor(item)?;
+                let shape = t.aval().shape.clone();
+                let t = match (name, shape.len()) {
+                    ("vstack", 0) => jnp::reshape(self.ctx, &t, &[1, 1]).await?,
+                    ("vstack", 1) => jnp::reshape(self.ctx, &t, &[1, shape[0] as i64]).await?,
+                    ("hstack", 0) => jnp::reshape(self.ctx, &t, &[1]).await?,
+                    ("column_stack", 0) => jnp::reshape(self.ctx, &t, &[1, 1]).await?,
+                    ("column_stack", 1) => jnp::reshape(self.ctx, &t, &[shape[0] as i64, 1]).await?,
+                    _ => t,
+                };
+                parts.push(t);
+            }
+            let axis = match name {
+                "vstack" => 0,
+                "hstack" if parts[0].aval().rank() == 1 => 0,
+                _ => 1,
+            };
+            if let Some(p) = parts.iter().find(|p| p.aval().rank() != parts[0].aval().rank()) {
+                return err(format!(
+                    "{name}: all the input arrays must have the same number of dimensions, got shapes {} and {}",
+                    jnp::shape_str(&parts[0].aval().shape),
+                    jnp::shape_str(&p.aval().shape)
+                ));
+            }
+            Ok(Value::Array(jnp::apply(self.ctx, Primitive::Concatenate { dimension: axis }, &parts).await?))
+        })
+    }
+
+    /// jnp.median: the mean of the two middle elements of the sorted axis (one element twice
+    /// when the count is odd), as JAX's quantile at 0.5 with the midpoint method.
+    fn median<'a>(&'a mut self, x: &'a Tensor, axes: Option<Vec<i64>>) -> LocalFuture<'a, R<Tensor>> {
+        Box::pin(async move {
+            let x = inexact(self.ctx, x).await?;
+            // The reduced axes flattened, last.
+            let rank = x.aval().rank();
+            let reduced = jnp::normalize_axes(axes.as_deref(), rank)?;
+            let mut order: Vec<usize> = (0..rank).filter(|d| !reduced.contains(d)).collect();
+            let kept: Vec<usize> = order.iter().map(|&d| x.aval().shape[d]).collect();
+            order.extend(&reduced);
+            let moved = jnp::transpose(self.ctx, &x, Some(&order)).await?;
+            let n: usize = reduced.iter().map(|&d| x.aval().shape[d]).product();
+            if n == 0 {
+                return err("median of an empty axis");
+            }
+            let mut flat = shape_i64(&kept);
+            flat.push(n as i64);
+            let rows = jnp::reshape(self.ctx, &moved, &flat).await?;
+            let sorted = self.call_arrange("sort", vec![Value::Array(rows)], vec![]).await?;
+            let Value::Array(sorted) = sorted else { return err("median: sort gave no array") };
+            let ctx = &mut *self.ctx;
+            let k = kept.len();
+            let pick = |i: usize| {
+                let mut start = vec![0; k + 1];
+                let mut limit = [&kept[..], &[n][..]].concat();
+                start[k] = i;
+                limit[k] = i + 1;
+                Primitive::Slice { start_indices: start, limit_indices: limit, strides: None }
+            };
+            let low = jnp::apply1(ctx, pick((n - 1) / 2), &sorted).await?;
+            let high = jnp::apply1(ctx, pick(n / 2), &sorted).await?;
+            let s = bin(ctx, BinaryOp::Add, &low, &high).await?;
+            let m = bin(ctx, BinaryOp::Mul, &s, &weak(0.5)).await?;
+            Ok(jnp::reshape(ctx, &m, &shape_i64(&kept)).await?)
+        })
+    }
+
+    /// jnp.average: the mean, or Σ a·w / Σ w with weights of a's shape or 1-D along the one
+    /// axis.
+    fn average<'a>(
+        &'a mut self,
+        x: &'a Tensor,
+        axes: Option<Vec<i64>>,
+        weights: Option<Value>,
+    ) -> LocalFuture<'a, R<Tensor>> {
+        Box::pin(async move {
+            let x = inexact(self.ctx, x).await?;
+            let rank = x.aval().rank();
+            let reduced = jnp::normalize_axes(axes.as_deref(), rank)?;
+            let ctx = &mut *self.ctx;
+            let Some(w) = weights.filter(|w| !matches!(w, Value::None)) else {
+                let n: usize = reduced.iter().map(|&d| x.aval().shape[d]).product();
+                let s = jnp::reduce(ctx, &x, axes.as_deref(), Reduction::Sum).await?;
+                return bin(ctx, BinaryOp::Div, &s, &weak(n as f32)).await;
+            };
+            let w = self.to_tensor(&w)?;
+            let ctx = &mut *self.ctx;
+            let w = inexact(ctx, &w).await?;
+            let w = if w.aval().shape == x.aval().shape {
+                w
+            } else if w.aval().rank() == 1 && reduced.len() == 1 && w.aval().shape[0] == x.aval().shape[reduced[0]] {
+                let mut shape = vec![1i64; rank];
+                shape[reduced[0]] = w.aval().shape[0] as i64;
+                let w = jnp::reshape(ctx, &w, &shape).await?;
+                jnp::broadcast_to(ctx, &w, &x.aval().shape).await?
+            } else {
+                return err(format!(
+                    "average: weights of shape {} do not fit an array of shape {} averaged over {reduced:?}",
+                    jnp::shape_str(&w.aval().shape),
+                    jnp::shape_str(&x.aval().shape)
+                ));
+            };
+            let xw = bin(ctx, BinaryOp::Mul, &x, &w).await?;
+            let num = jnp::reduce(ctx, &xw, axes.as_deref(), Reduction::Sum).await?;
+            let den = jnp::reduce(ctx, &w, axes.as_deref(), Reduction::Sum).await?;
+            bin(ctx, BinaryOp::Div, &num, &den).await
+        })
+    }
+
+    /// jnp.linalg.norm: vector norms (None or 2, 1, inf, −inf, 0, any p) over one axis or the
+    /// whole array, and the matrix norms that need no decomposition ('fro', 1, −1, inf, −inf)
+    /// over two axes.
+    fn norm<'a>(&'a mut self, x: &'a Tensor, ord: Option<Value>, axes: Option<Vec<i64>>) -> LocalFuture<'a, R<Tensor>> {
+        Box::pin(async move {
+            let x = inexact(self.ctx, x).await?;
+            let rank = x.aval().rank();
+            let axes = match axes {
+                Some(a) => jnp::normalize_axes(Some(&a), rank)?,
+                None if matches!(ord, None | Some(Value::None)) => (0..rank).collect(),
+                None if rank <= 2 => (0..rank).collect(),
+                None => return err("norm: an ord with no axis needs a 1-D or 2-D array"),
+            };
+            let ord = match ord {
+                None | Some(Value::None) => None,
+                Some(Value::Str(s)) => Some(s.to_string()),
+                Some(v) => {
+                    let f = super::value::as_f64(&v)
+                        .ok_or_else(|| super::RtError::new(format!("norm: invalid ord {}", repr(&v))))?;
+                    Some(if f.is_infinite() {
+                        if f > 0.0 {
+                            "inf".into()
+                        } else {
+                            "-inf".into()
+                        }
+                    } else {
+                        f.to_string()
+                    })
+                }
+            };
+            let ax: Vec<i64> = axes.iter().map(|&d| d as i64).collect();
+            let ctx = &mut *self.ctx;
+            let abs = un(ctx, UnaryOp::Abs, &x).await?;
+            let sum_sq = async |ctx: &mut Ctx| -> R<Tensor> {
+                let sq = bin(ctx, BinaryOp::Mul, &x, &x).await?;
+                let s = jnp::reduce(ctx, &sq, Some(&ax), Reduction::Sum).await?;
+                un(ctx, UnaryOp::Sqrt, &s).await
+            };
+            if ord.is_none() || (axes.len() == 2 && ord.as_deref() == Some("fro")) {
+                return sum_sq(ctx).await;
+            }
+            let ord = ord.unwrap_or_default();
+            match axes.len() {
+                1 => Ok(match ord.as_str() {
+                    "inf" => jnp::reduce(ctx, &abs, Some(&ax), Reduction::Max).await?,
+                    "-inf" => jnp::reduce(ctx, &abs, Some(&ax), Reduction::Min).await?,
+                    "0" => {
+                        let nz = nonzero(ctx, &x).await?;
+                        let nz = jnp::astype(ctx, &nz, x.aval().dtype).await?;
+                        jnp::reduce(ctx, &nz, Some(&ax), Reduction::Sum).await?
+                    }
+                    "1" => jnp::reduce(ctx, &abs, Some(&ax), Reduction::Sum).await?,
+                    "2" => sum_sq(ctx).await?,
+                    p => {
+                        let p: f32 = p.parse().map_err(|_| super::RtError::new(format!("norm: invalid ord '{p}'")))?;
+                        let pw = bin(ctx, BinaryOp::Pow, &abs, &weak(p)).await?;
+                        let s = jnp::reduce(ctx, &pw, Some(&ax), Reduction::Sum).await?;
+                        bin(ctx, BinaryOp::Pow, &s, &weak(1.0 / p)).await?
+                    }
+                }),
+                2 => {
+                    // 1 and −1: the largest and smallest column sum of |x|; inf and −inf: rows.
+                    let (sum_over, kind) = match ord.as_str() {
+                        "1" => (ax[0], Reduction::Max),
+                        "-1" => (ax[0], Reduction::Min),
+                        "inf" => (ax[1], Reduction::Max),
+                        "-inf" => (ax[1], Reduction::Min),
+                        other => {
+                            return err(format!(
+                                "norm with ord={other} over a matrix is not supported by the playground yet (it needs a singular value decomposition)"
+                            ))
+                        }
+                    };
+                    let s = jnp::reduce(ctx, &abs, Some(&[sum_over]), Reduction::Sum).await?;
+                    // The other axis, renumbered after the sum removed one.
+                    let other = if sum_over == ax[0] { ax[1] } else { ax[0] };
+                    let other = if other > sum_over { other - 1 } else { other };
+                    Ok(jnp::reduce(ctx, &s, Some(&[other]), kind).await?)
+                }
+                n => err(format!("norm: improper number of axes ({n}) for a norm")),
+            }
+        })
+    }
+}
