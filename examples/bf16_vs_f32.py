@@ -6,9 +6,10 @@
 # matmul gives bit for bit the result of a float32-exact (HIGHEST) matmul of the operands rounded to
 # bfloat16: the error printed as 0. The float32-exact result of the unrounded operands costs six
 # bf16 passes instead of one: compare the first `matmul` program (HIGHEST, called twice) with the
-# second (DEFAULT) in mxu_macs and mxu_busy_cycles. (Storing arrays in bfloat16 would also halve
-# every hbm_bytes counter, but the compiler does not take bfloat16 arrays yet: the conversions here
-# run on the host, not on the emulated TPU.)
+# second (DEFAULT) in mxu_macs and mxu_busy_cycles. Arrays stored in bfloat16 (the third
+# `matmul` program) take one pass whatever the precision: they are their own bf16 part; the
+# result, accumulated in float32, is rounded to bfloat16. (In the emulator's memories a bfloat16
+# still fills a 32-bit word, so the hbm_bytes counters do not halve yet.)
 
 import jax
 import jax.numpy as jnp
@@ -46,3 +47,12 @@ mxu_default = matmul(x, w)
 same = float(max_error(mxu_default, exact_of_rounded))
 print("DEFAULT vs exact matmul of bf16-rounded operands:", same)
 print(f"DEFAULT vs exact float32 matmul: {float(max_error(mxu_default, exact)):.2e}")
+
+# bfloat16 arrays: one MXU pass even at HIGHEST; the float32 sums rounded to bfloat16 are
+# DEFAULT's result rounded to bfloat16.
+jax.config.update("jax_default_matmul_precision", "highest")
+in_bf16 = matmul(x.astype(jnp.bfloat16), w.astype(jnp.bfloat16))
+jax.config.update("jax_default_matmul_precision", "default")
+rounded_default = mxu_default.astype(jnp.bfloat16).astype(jnp.float32)
+print("bfloat16 arrays:", in_bf16.dtype, in_bf16[0, :4])
+print("bf16 matmul vs DEFAULT rounded to bf16:", float(max_error(in_bf16.astype(jnp.float32), rounded_default)))

@@ -78,3 +78,18 @@ fn nan_first(a: f32, b: f32, r: f32) -> f32 {
     }
     return r;
 }
+
+// bf16 rounding on the bits, exactly as `half::bf16::from_f32` (then widened back to f32):
+// round to nearest, ties to even; a NaN keeps its top mantissa bits and is made quiet.
+fn bf16_round(x: f32) -> f32 {
+    let b = bitcast<u32>(x);
+    if (b & 0x7fffffffu) > 0x7f800000u {
+        return bitcast<f32>(((b >> 16u) | 0x40u) << 16u);
+    }
+    var h = b >> 16u;
+    // Round up when the dropped half is above a tie, or a tie with an odd kept part.
+    if (b & 0x8000u) != 0u && (b & 0x17fffu) != 0u {
+        h = h + 1u;
+    }
+    return bitcast<f32>(h << 16u);
+}

@@ -4,21 +4,6 @@
 // their bf16 part once (instead of once per output column), then `mxu_matmul` computes one
 // output per invocation. `mxu_weights` fills the weight registers the same way.
 
-// bf16 rounding on the bits, exactly as `half::bf16::from_f32` (then widened back to f32):
-// round to nearest, ties to even; a NaN keeps its top mantissa bits and is made quiet.
-fn bf16_round(x: f32) -> f32 {
-    let b = bitcast<u32>(x);
-    if (b & 0x7fffffffu) > 0x7f800000u {
-        return bitcast<f32>(((b >> 16u) | 0x40u) << 16u);
-    }
-    var h = b >> 16u;
-    // Round up when the dropped half is above a tie, or a tie with an odd kept part.
-    if (b & 0x8000u) != 0u && (b & 0x17fffu) != 0u {
-        h = h + 1u;
-    }
-    return bitcast<f32>(h << 16u);
-}
-
 // The bf16 `part` (0 = hi, 1 = mid, 2 = lo) of an f32, as `emu::cpu::bf16_part`.
 fn bf16_part(x: f32, part: u32) -> f32 {
     let hi = bf16_round(x);

@@ -402,6 +402,22 @@ print(jnp.linalg.norm(x), jnp.linalg.norm(x, axis=1), jnp.linalg.norm(v, 1), jnp
 print(jnp.linalg.norm(x, 'fro'), jnp.linalg.norm(x, 1), jnp.linalg.norm(x, jnp.inf), jnp.linalg.norm(x, -1), jnp.linalg.norm(x, axis=0, keepdims=True))
 print(jax.grad(lambda a: jnp.linalg.norm(a))(jnp.array([3.0, 4.0])), jax.jit(lambda a: jnp.linalg.norm(a, axis=-1))(x))
 """)
+# bfloat16 arrays: every op computed in float32 and rounded to bfloat16, one MXU pass for bf16
+# operands, printing as NumPy prints ml_dtypes' bfloat16.
+program("bfloat16_arrays", """
+x = jnp.sin(jnp.arange(12.0).reshape(4, 3)).astype(jnp.bfloat16)
+w = jnp.cos(jnp.arange(6.0).reshape(3, 2)).astype(jnp.bfloat16)
+print(x, x.dtype)
+print(x @ w, (x @ w).dtype)
+print(x + 1, x * 3.7, jnp.exp(x), jnp.tanh(x) * x, (x / 3).dtype)
+print(jnp.sum(x), jnp.sum(x, axis=0), jnp.max(x, axis=1), jnp.mean(x))
+f = jax.jit(lambda a, b: jax.nn.relu(a @ b + 1.0))
+print(f(x, w))
+print(jax.jit(lambda a: a.astype(jnp.float32) * 1.001)(x))
+print(jax.grad(lambda a: jnp.sum((a @ w).astype(jnp.float32) ** 2))(x))
+print(x.T, x[1:3], jnp.concatenate([x, x]).shape, x.astype(jnp.int32))
+print(jnp.arange(300).astype(jnp.bfloat16)[-5:], jnp.ones(3, dtype=jnp.bfloat16) / 3)
+""")
 # Arrays with no elements (the script fuzzer found a 0x0 matmul crashing the compiler).
 program("empty_arrays", """
 x = jnp.ones((0, 3))

@@ -524,6 +524,7 @@ impl<'a> Emitter<'a> {
                 };
                 push(self, op, operand(instr.operands[0]), operand(instr.operands[1]));
             }
+            Op::ToBf16 => push(self, VectorOp::ToBf16, operand(instr.operands[0]), unused.clone()),
             Op::Select => {
                 // Move the on-false values in (an always-true mask moves bits exactly), then
                 // the on-true values where the predicate holds.

@@ -132,17 +132,19 @@ pub fn fuse(graph: Graph) -> FusedGraph {
                 .filter(|&f| fusions[f].kind == FusionKind::Loop && ready_before(instr, f, &owner)),
             // An elementwise op joins the fusion that computes one of its operands, over the
             // same elements; values it shares with ops outside become extra outputs.
-            Op::Unary(_) | Op::Binary(_) | Op::Compare(_) | Op::Select => instr.operands.iter().find_map(|&o| {
-                owner[o].filter(|&f| {
-                    // A batched matmul's kernel has no epilogue (yet): the ops after it loop.
-                    let batched_dot =
-                        fusions[f].kind == FusionKind::Output && graph.instrs[fusions[f].ops[0]].shape.len() == 3;
-                    matches!(fusions[f].kind, FusionKind::Loop | FusionKind::Output)
-                        && !batched_dot
-                        && graph.instrs[o].shape == instr.shape
-                        && ready_before(instr, f, &owner)
+            Op::Unary(_) | Op::Binary(_) | Op::Compare(_) | Op::Select | Op::ToBf16 => {
+                instr.operands.iter().find_map(|&o| {
+                    owner[o].filter(|&f| {
+                        // A batched matmul's kernel has no epilogue (yet): the ops after it loop.
+                        let batched_dot =
+                            fusions[f].kind == FusionKind::Output && graph.instrs[fusions[f].ops[0]].shape.len() == 3;
+                        matches!(fusions[f].kind, FusionKind::Loop | FusionKind::Output)
+                            && !batched_dot
+                            && graph.instrs[o].shape == instr.shape
+                            && ready_before(instr, f, &owner)
+                    })
                 })
-            }),
+            }
         };
         match target {
             Some(f) => {

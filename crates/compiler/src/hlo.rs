@@ -72,6 +72,9 @@ pub enum Op {
     UpdateSlice {
         start: Vec<usize>,
     },
+    /// A float32 rounded to bfloat16 (XLA's `convert` to bf16): the vector unit computes a
+    /// bfloat16 op in float32 and rounds what it writes.
+    ToBf16,
 }
 /// Row-major strides (in elements) of an array of `shape`.
 pub fn row_major(shape: &[usize]) -> Vec<usize> {
@@ -134,6 +137,7 @@ impl Instruction {
             Op::Reverse { .. } => "reverse",
             Op::Pad { .. } => "pad",
             Op::UpdateSlice { .. } => "dynamic-update-slice",
+            Op::ToBf16 => "convert",
         }
     }
 
@@ -144,7 +148,7 @@ impl Instruction {
     }
 
     pub fn is_elementwise(&self) -> bool {
-        matches!(self.op, Op::Unary(_) | Op::Binary(_) | Op::Compare(_) | Op::Select)
+        matches!(self.op, Op::Unary(_) | Op::Binary(_) | Op::Compare(_) | Op::Select | Op::ToBf16)
     }
 }
 
@@ -199,14 +203,44 @@ pub fn shape_text(elem: Elem, shape: &[usize]) -> String {
     format!("{}[{}]", elem.name(), list(shape))
 }
 
-/// The dtypes the compiler handles: float32, booleans stored as 1.0 / 0.0, and int32 stored as
-/// the float32 of the integer (exact up to ±2^24, which the runtime checks at the program's
-/// inputs and outputs; docs/compiler.md).
-fn supported(dtype: DType) -> Result<(), String> {
-    match dtype {
-        DType::F32 | DType::Bool | DType::I32 => Ok(()),
-        other => Err(format!("{other} arrays are not supported by the compiler yet (only float32, int32 and bool)")),
+// Every dtype compiles: float32; bfloat16 stored as the float32 of the value (computed in
+// float32, rounded to bfloat16 after every op that can leave it, as the TPU's vector unit
+// does); booleans stored as 1.0 / 0.0; and int32 stored as the float32 of the integer (exact
+// up to ±2^24, which the runtime checks at the program's inputs and outputs; docs/compiler.md).
+
+/// Whether a primitive with a bfloat16 result can compute a value bfloat16 does not hold (so
+/// its result is rounded): not the data movement, not the sign operations, not picking one of
+/// the operands (max, min, select), not rounding to an integer.
+fn may_leave_bf16(prim: &Primitive) -> bool {
+    match prim {
+        Primitive::Unary(u) => !matches!(
+            u,
+            UnaryOp::Neg
+                | UnaryOp::Abs
+                | UnaryOp::Sign
+                | UnaryOp::Floor
+                | UnaryOp::Ceil
+                | UnaryOp::Round
+                | UnaryOp::RoundEven
+        ),
+        Primitive::Binary(b) => !matches!(b, BinaryOp::Max | BinaryOp::Min),
+        Primitive::DotGeneral { .. }
+        | Primitive::ReduceSum { .. }
+        | Primitive::IntegerPow { .. }
+        | Primitive::Cumsum { .. }
+        | Primitive::Iota { .. } => true,
+        _ => false,
     }
+}
+
+/// `v` rounded to bfloat16: a constant folded, anything else an [`Op::ToBf16`].
+fn to_bf16(g: &mut Graph, v: ValueId) -> ValueId {
+    if let Some(x) = g.constant_value(v).filter(|_| g.instrs[v].shape.is_empty()) {
+        let rounded = jaxlite::Array::from_f32(vec![], vec![x]).astype(DType::BF16).to_f32_vec()[0];
+        return g.add(Op::Constant(rounded), vec![], vec![]);
+    }
+    let shape = g.instrs[v].shape.clone();
+    g.add(Op::ToBf16, vec![v], shape)
 }
 
 /// An element type as XLA prints it. Every element is one 32-bit word holding a float32: a
@@ -214,6 +248,7 @@ fn supported(dtype: DType) -> Result<(), String> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Elem {
     F32,
+    Bf16,
     Pred,
     S32,
 }
@@ -223,13 +258,15 @@ impl Elem {
         match dtype {
             DType::Bool => Elem::Pred,
             DType::I32 => Elem::S32,
-            _ => Elem::F32,
+            DType::BF16 => Elem::Bf16,
+            DType::F32 => Elem::F32,
         }
     }
 
     pub fn name(self) -> &'static str {
         match self {
             Elem::F32 => "f32",
+            Elem::Bf16 => "bf16",
             Elem::Pred => "pred",
             Elem::S32 => "s32",
         }
@@ -307,7 +344,6 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
     let mut values: HashMap<Var, ValueId> = HashMap::new();
     for (i, v) in jaxpr.all_inputs().enumerate() {
         let aval = jaxpr.aval(v);
-        supported(aval.dtype).map_err(|m| CompileError { message: format!("input {i} is {}: {m}", aval.short()) })?;
         let id = g.add(Op::Parameter(i), vec![], aval.shape.clone());
         g.instrs[id].elem = Elem::of(aval.dtype);
         g.params.push(id);
@@ -317,15 +353,12 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
         let at = |m: String| CompileError { message: format!("equation {index} ({}): {m}", eqn.prim.name()) };
         let mut ins = Vec::new();
         for a in &eqn.inputs {
-            let aval = jaxpr.atom_aval(a);
-            supported(aval.dtype).map_err(at)?;
             ins.push(match a {
                 Atom::Var(v) => values[v],
                 Atom::Literal(l) => g.add(Op::Constant(l.value as f32), vec![], vec![]),
             });
         }
         let out_aval = jaxpr.aval(eqn.outputs[0]);
-        supported(out_aval.dtype).map_err(at)?;
         let shape = out_aval.shape.clone();
         let first_new = g.instrs.len();
         let id = match &eqn.prim {
@@ -338,11 +371,12 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
                 match (from, *new_dtype) {
                     (a, b) if a == b => ins[0],
                     // The words already hold the value: a view.
-                    (DType::Bool | DType::I32, DType::F32) | (DType::Bool, DType::I32) => {
+                    (DType::Bool | DType::I32 | DType::BF16, DType::F32) | (DType::Bool, DType::I32 | DType::BF16) => {
                         g.add(Op::Convert, ins, shape)
                     }
+                    (DType::F32 | DType::I32, DType::BF16) => to_bf16(&mut g, ins[0]),
                     // Toward zero, as XLA converts float to int: ceil below zero, floor above.
-                    (DType::F32, DType::I32) => {
+                    (DType::F32 | DType::BF16, DType::I32) => {
                         let zero = g.add(Op::Constant(0.0), vec![], vec![]);
                         let negative = g.add(Op::Compare(CompareOp::Lt), vec![ins[0], zero], shape.clone());
                         g.instrs[negative].elem = Elem::Pred;
@@ -408,7 +442,10 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
                 let (ls, rs) = (&g.instrs[lhs].shape, &g.instrs[rhs].shape);
                 let mut out = ls[..ls.len() - 1].to_vec();
                 out.push(rs[rs.len() - 1]);
-                let precision = precision.unwrap_or(default_precision);
+                // bfloat16 operands need one pass whatever the precision asks: they are their
+                // own bfloat16 part (as on a TPU).
+                let bf16 = eqn.inputs.iter().all(|a| jaxpr.atom_aval(a).dtype == DType::BF16);
+                let precision = if bf16 { Precision::Default } else { precision.unwrap_or(default_precision) };
                 let dot = g.add(Op::Dot { precision }, vec![lhs, rhs], out.clone());
                 if shape != out {
                     g.add(Op::Reshape, vec![dot], shape)
@@ -464,6 +501,11 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
             Primitive::IntegerPow { y } => integer_pow(&mut g, ins[0], *y, shape).map_err(at)?,
             #[allow(unreachable_patterns)]
             other => return Err(at(format!("{} is not supported by the compiler yet", other.name()))),
+        };
+        let id = if out_aval.dtype == DType::BF16 && may_leave_bf16(&eqn.prim) && id >= first_new {
+            to_bf16(&mut g, id)
+        } else {
+            id
         };
         if id >= first_new {
             g.instrs[id].elem = Elem::of(out_aval.dtype);

@@ -79,6 +79,7 @@ pub fn vector_op(op: VectorOp, a: f32, b: f32) -> f32 {
         VectorOp::Log1p => vpu_math::log1p(a),
         VectorOp::Erf => vpu_math::erf(a),
         VectorOp::Rem => vpu_math::rem(a, b),
+        VectorOp::ToBf16 => bf16_round(a),
     };
     match op {
         VectorOp::Neg | VectorOp::Abs => r,

@@ -103,6 +103,7 @@ fn apply_expr(op: VectorOp) -> String {
         VectorOp::Log1p => arith("vpu_log1p(a)"),
         VectorOp::Erf => arith("vpu_erf(a)"),
         VectorOp::Rem => arith("vpu_rem(a, b)"),
+        VectorOp::ToBf16 => arith("bf16_round(a)"),
     }
 }
 

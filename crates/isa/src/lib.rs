@@ -93,11 +93,14 @@ pub enum VectorOp {
     Erf,
     /// `a` modulo `b` with the sign of `a` (`lax.rem`, C's fmod): exact.
     Rem,
+    /// `a` rounded to bfloat16 (to nearest, ties to even), kept as a float32 word: how the
+    /// vector unit, which computes in float32, writes a bfloat16 result.
+    ToBf16,
 }
 
 impl VectorOp {
     /// In opcode order: `code()` is the position here.
-    pub const ALL: [VectorOp; 31] = [
+    pub const ALL: [VectorOp; 32] = [
         VectorOp::Add,
         VectorOp::Sub,
         VectorOp::Mul,
@@ -129,6 +132,7 @@ impl VectorOp {
         VectorOp::Log1p,
         VectorOp::Erf,
         VectorOp::Rem,
+        VectorOp::ToBf16,
     ];
 
     pub fn name(self) -> &'static str {
@@ -164,6 +168,7 @@ impl VectorOp {
             "log1p",
             "erf",
             "rem",
+            "bf16",
         ][self.code() as usize]
     }
 

@@ -53,9 +53,40 @@ fn format_scalar(a: &Array) -> String {
     match &a.data {
         Data::Bool(v) => if v[0] { "True" } else { "False" }.to_string(),
         Data::I32(v) => v[0].to_string(),
-        Data::BF16(v) => float_repr(v[0].to_f32()),
+        Data::BF16(v) => bf16_str(v[0].to_f32()),
         Data::F32(v) => float_repr(v[0]),
     }
+}
+
+/// A bfloat16 element as NumPy prints one (ml_dtypes' bfloat16 is no NumPy float, so NumPy
+/// falls back to its `str`): C's `%g`, six significant digits, no padding (`0.839844`, `-1`,
+/// `123392`, `1.00117e-08`).
+pub fn bf16_str(x: f32) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf" } else { "-inf" }.into();
+    }
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0" } else { "0" }.into();
+    }
+    // The exponent after rounding to six digits decides the notation, as %g does.
+    let sci = format!("{:.5e}", x as f64);
+    let (mantissa, exponent) = sci.split_once('e').expect("Rust's {:e} has an exponent");
+    let exponent: i32 = exponent.parse().expect("an integer exponent");
+    let trim = |s: &str| -> String {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    if !(-4..6).contains(&exponent) {
+        let sign = if exponent < 0 { '-' } else { '+' };
+        return format!("{}e{sign}{:02}", trim(mantissa), exponent.abs());
+    }
+    trim(&format!("{:.*}", (5 - exponent) as usize, x as f64))
 }
 
 /// The repr of a NumPy float32 scalar: shortest round-trip digits, positional between 1e-4
@@ -166,8 +197,15 @@ fn scientific_parts(s: &str) -> (String, String) {
 
 impl ElementFormatter {
     fn new(a: &Array, shown: &[Vec<usize>]) -> ElementFormatter {
-        let values = shown_values(a, shown);
         let dtype = a.dtype();
+        if dtype == DType::BF16 {
+            return ElementFormatter {
+                dtype,
+                float_mode: FloatMode::Positional { pad_left: 0, pad_right: 0 },
+                width: 0,
+            };
+        }
+        let values = shown_values(a, shown);
         if !dtype.is_float() {
             // NumPy pads every boolean to the width of "False", even when all are True.
             let width = match dtype {
@@ -224,6 +262,7 @@ impl ElementFormatter {
         match self.dtype {
             DType::Bool => return format!("{:>w$}", if v != 0.0 { "True" } else { "False" }, w = self.width),
             DType::I32 => return format!("{:>w$}", v as i64, w = self.width),
+            DType::BF16 => return bf16_str(v as f32),
             _ => {}
         }
         let x = v as f32;
@@ -374,6 +413,19 @@ mod tests {
     fn small_and_large_values_switch_to_scientific() {
         expect!["[1.e-05 1.e+00]"].assert_eq(&f32s(&[2], &[1e-5, 1.0]));
         expect!["[1.5e+09 2.0e+00]"].assert_eq(&f32s(&[2], &[1.5e9, 2.0]));
+    }
+
+    #[test]
+    fn bfloat16_prints_as_numpy_prints_it() {
+        // print(jnp.array([...], dtype=jnp.bfloat16)) in JAX 0.10.
+        let v = [0.0, 0.83984375, -1.0, 1.078125, 1.0011717e-8, 9.999221e9, 123392.0, -0.0, f32::NAN, 0.008_850_098];
+        let a = Array::from_f32(vec![v.len()], v.to_vec()).astype(DType::BF16);
+        expect!["[0 0.839844 -1 1.07812 1.00117e-08 9.99922e+09 123392 -0 nan 0.0088501]"].assert_eq(&format_array(&a));
+        let m = Array::from_f32(vec![2, 2], vec![1.0, 2.5, -3.0, 0.5]).astype(DType::BF16);
+        expect![[r#"
+            [[1 2.5]
+             [-3 0.5]]"#]]
+        .assert_eq(&format_array(&m));
     }
 
     #[test]

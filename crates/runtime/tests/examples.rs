@@ -271,10 +271,13 @@ fn default_precision_is_a_matmul_of_bf16_rounded_operands() {
     assert_eq!(exact_of_rounded, [0.0], "bit for bit");
     assert!(printed_numbers(&report.stdout, "DEFAULT vs exact float32 matmul")[0] > 1e-4);
     let runs = programs(&report, "matmul");
-    assert_eq!(runs.len(), 2, "HIGHEST, then DEFAULT");
+    assert_eq!(runs.len(), 3, "HIGHEST, then DEFAULT, then bfloat16 arrays at HIGHEST");
     assert_eq!(runs[0].calls, 2);
     assert_eq!(runs[1].counters.mxu_macs, 128 * 256 * 128);
     assert_eq!(runs[0].counters.mxu_macs, 6 * runs[1].counters.mxu_macs);
+    // bfloat16 operands: one pass at HIGHEST, and DEFAULT's sums rounded to bf16.
+    assert_eq!(runs[2].counters.mxu_macs, runs[1].counters.mxu_macs);
+    assert_eq!(printed_numbers(&report.stdout, "bf16 matmul vs DEFAULT rounded to bf16"), [0.0]);
     // Rounded to 8 significant bits: each printed bf16 value is within 2⁻⁸ of its float32.
     let (f32s, bf16s) = (printed_numbers(&report.stdout, "float32:"), printed_numbers(&report.stdout, "bfloat16:"));
     assert_eq!(f32s.len(), bf16s.len());

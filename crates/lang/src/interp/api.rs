@@ -192,12 +192,14 @@ impl Interp<'_, '_> {
                 (Some(a), _) => self.axis_list(Some(a), rank)?,
             };
             let out = match name {
-                // relu'(0) = 0, as jax.nn.relu's custom JVP: select rather than max.
+                // max(x, 0), with relu'(0) = 0 as jax.nn.relu's custom JVP gives: x where
+                // positive, else max(x, 0) (0, or NaN for NaN) with its gradient stopped.
                 "relu" => {
                     let zero = Tensor::from(Array::weak_scalar_i32(0));
                     let positive = jnp::compare(self.ctx, CompareOp::Gt, &x, &zero).await?;
-                    let zeros = jnp::binary(self.ctx, BinaryOp::Mul, &x, &zero).await?;
-                    jnp::where_(self.ctx, &positive, &x, &zeros).await?
+                    let rest = jnp::binary(self.ctx, BinaryOp::Max, &x, &zero).await?;
+                    let rest = self.stop_gradient(&rest).await?;
+                    jnp::where_(self.ctx, &positive, &x, &rest).await?
                 }
                 "sigmoid" => self.un(UnaryOp::Logistic, &x).await?,
                 "silu" | "swish" => {
