@@ -418,6 +418,18 @@ print(jax.grad(lambda a: jnp.sum((a @ w).astype(jnp.float32) ** 2))(x))
 print(x.T, x[1:3], jnp.concatenate([x, x]).shape, x.astype(jnp.int32))
 print(jnp.arange(300).astype(jnp.bfloat16)[-5:], jnp.ones(3, dtype=jnp.bfloat16) / 3)
 """)
+# Mixed precision: bfloat16 operands with preferred_element_type=float32 sums, and their gradients.
+program("mixed_precision_dots", """
+x = jnp.sin(jnp.arange(12.0).reshape(4, 3)).astype(jnp.bfloat16)
+w = jnp.cos(jnp.arange(6.0).reshape(3, 2)).astype(jnp.bfloat16)
+y = jnp.dot(x, w, preferred_element_type=jnp.float32)
+print(y, y.dtype)
+print(jnp.matmul(x, w, preferred_element_type=jnp.float32), jnp.einsum("ij,jk->ik", x, w, preferred_element_type=jnp.float32).dtype)
+print(jnp.tensordot(x, w, axes=1, preferred_element_type=jnp.float32))
+f = jax.jit(lambda a, b: jnp.matmul(a, b, preferred_element_type=jnp.float32) + 1.0)
+print(f(x, w), f(x, w).dtype)
+print(jax.grad(lambda a: jnp.sum(jnp.matmul(a, w, preferred_element_type=jnp.float32) ** 2))(x))
+""")
 # Arrays with no elements (the script fuzzer found a 0x0 matmul crashing the compiler).
 program("empty_arrays", """
 x = jnp.ones((0, 3))

@@ -520,7 +520,8 @@ impl Interp<'_, '_> {
                     no_more_kwargs(name, &kwargs)?;
                     let (Some(a), Some(b)) = (a, b) else { return err("tensordot() needs a and b") };
                     let (a, b) = (self.to_tensor(&a)?, self.to_tensor(&b)?);
-                    super::jax::check_preferred_element_type(name, preferred, &[&a, &b])?;
+                    let ab = self.preferred_operands(name, preferred, vec![a, b]).await?;
+                    let (a, b) = (ab[0].clone(), ab[1].clone());
                     let (ra, rb) = (a.aval().rank(), b.aval().rank());
                     let (ca, cb): (Vec<usize>, Vec<usize>) = match &axes {
                         None => ((ra.saturating_sub(2)..ra).collect(), (0..2.min(rb)).collect()),
@@ -765,12 +766,6 @@ impl Interp<'_, '_> {
             let precision = if name == "einsum" { precision_arg(take_kwarg(&mut kwargs, "precision"))? } else { None };
             let preferred = if name == "einsum" { take_kwarg(&mut kwargs, "preferred_element_type") } else { None };
             no_more_kwargs(name, &kwargs)?;
-            if name == "einsum" && preferred.is_some() {
-                let operands: Vec<Tensor> =
-                    args.iter().skip(1).map(|a| self.to_tensor(a)).collect::<R<Vec<Tensor>>>()?;
-                let refs: Vec<&Tensor> = operands.iter().collect();
-                super::jax::check_preferred_element_type(name, preferred, &refs)?;
-            }
             let unary = match name {
                 "sin" => Some(UnaryOp::Sin),
                 "cos" => Some(UnaryOp::Cos),
@@ -822,6 +817,7 @@ impl Interp<'_, '_> {
                         return err("einsum expects a subscripts string first ('ij,jk->ik')");
                     };
                     let operands: Vec<Tensor> = args[1..].iter().map(|a| self.to_tensor(a)).collect::<R<_>>()?;
+                    let operands = self.preferred_operands(name, preferred, operands).await?;
                     jnp::einsum(self.ctx, spec, &operands, precision).await?
                 }
                 "broadcast_to" => {
@@ -1267,11 +1263,8 @@ impl Interp<'_, '_> {
                     let (Some(lhs), Some(rhs), Some(strides), Some(padding)) = (lhs, rhs, strides, padding) else {
                         return err(format!("{name}() needs lhs, rhs, window_strides and padding"));
                     };
-                    super::jax::check_preferred_element_type(
-                        name,
-                        preferred,
-                        &[&self.to_tensor(&lhs)?, &self.to_tensor(&rhs)?],
-                    )?;
+                    let operands = vec![self.to_tensor(&lhs)?, self.to_tensor(&rhs)?];
+                    let xw = self.preferred_operands(name, preferred, operands).await?;
                     for d in dilations.iter().flatten() {
                         if !matches!(d, Value::None) && self.iterate(d)?.iter().any(|v| !matches!(v, Value::Int(1))) {
                             return err(format!("{name}: dilation is not supported by the playground yet"));
@@ -1322,8 +1315,7 @@ impl Interp<'_, '_> {
                     let [a, b, c] = specs.as_slice() else {
                         return err(format!("{name}: dimension_numbers must be three strings"));
                     };
-                    let (x, w) = (self.to_tensor(&lhs)?, self.to_tensor(&rhs)?);
-                    let y = jnp::conv(self.ctx, &x, &w, &strides, &padding, [a, b, c], precision).await?;
+                    let y = jnp::conv(self.ctx, &xw[0], &xw[1], &strides, &padding, [a, b, c], precision).await?;
                     return Ok(Value::Array(y));
                 }
                 "cond" => {

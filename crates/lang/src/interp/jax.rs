@@ -121,12 +121,15 @@ const JAX_FUNCTIONS: &[&str] = &[
     "hessian",
 ];
 
-/// `preferred_element_type=` of a dot (matmul, dot, einsum, tensordot, conv): the playground
-/// computes a dot in the dtype its operands promote to, so it takes that one (the float32 that
-/// code with float32 operands names) or None, and says so for any other.
-pub(super) fn check_preferred_element_type(name: &str, v: Option<Value>, operands: &[&Tensor]) -> R<()> {
+/// `preferred_element_type=` of a dot (matmul, dot, einsum, tensordot, conv): None or the
+/// operands' own dtype computes the dot as it is (`false`); float32 with bfloat16 operands,
+/// mixed precision's bf16 inputs with float32 sums, is `true`: the caller widens the operands to
+/// float32, exactly, and multiplies them (at DEFAULT one MXU pass gives the exact products, a
+/// bfloat16 value being its own bf16 part) with the float32 sums left unrounded; gradients then
+/// flow through float32 dots at the precision asked for. Any other dtype is refused.
+pub(super) fn check_preferred_element_type(name: &str, v: Option<Value>, operands: &[&Tensor]) -> R<bool> {
     let wanted = match v {
-        None | Some(Value::None) => return Ok(()),
+        None | Some(Value::None) => return Ok(false),
         Some(v) => dtype_arg(&v)?,
     };
     let mut result: Option<(DType, bool)> = None;
@@ -138,14 +141,40 @@ pub(super) fn check_preferred_element_type(name: &str, v: Option<Value>, operand
         });
     }
     match result {
-        Some((dtype, _)) if dtype == wanted => Ok(()),
+        Some((dtype, _)) if dtype == wanted => Ok(false),
+        Some((DType::BF16, _)) if wanted == DType::F32 => Ok(true),
         Some((dtype, _)) => err(format!(
-            "{name}: preferred_element_type={} with {} operands is not supported by the playground yet (only their own dtype, {})",
+            "{name}: preferred_element_type={} with {} operands is not supported by the playground yet (only their own dtype, {}{})",
             wanted.name(),
             dtype.name(),
-            dtype.name()
+            dtype.name(),
+            if dtype == DType::BF16 { ", or float32" } else { "" }
         )),
-        None => Ok(()),
+        None => Ok(false),
+    }
+}
+
+impl Interp<'_, '_> {
+    /// The operands of a dot with `preferred_element_type=` (see
+    /// [`check_preferred_element_type`]): widened to float32 when it asks for float32 sums of
+    /// bfloat16 operands, as they are otherwise.
+    pub(super) fn preferred_operands<'a>(
+        &'a mut self,
+        name: &'a str,
+        preferred: Option<Value>,
+        operands: Vec<Tensor>,
+    ) -> LocalFuture<'a, R<Vec<Tensor>>> {
+        Box::pin(async move {
+            let refs: Vec<&Tensor> = operands.iter().collect();
+            if !check_preferred_element_type(name, preferred, &refs)? {
+                return Ok(operands);
+            }
+            let mut wide = Vec::new();
+            for t in &operands {
+                wide.push(jnp::astype(self.ctx, t, DType::F32).await?);
+            }
+            Ok(wide)
+        })
     }
 }
 
@@ -1289,9 +1318,9 @@ impl Interp<'_, '_> {
                 no_more_kwargs(name, &kwargs)?;
                 arity(name, &args, 2, 2)?;
                 let (x, y) = (self.to_tensor(&args[0])?, self.to_tensor(&args[1])?);
-                check_preferred_element_type(name, preferred, &[&x, &y])?;
                 if op == BinOp::MatMul {
-                    return Ok(Value::Array(jnp::matmul(self.ctx, &x, &y, precision_arg(precision)?).await?));
+                    let xy = self.preferred_operands(name, preferred, vec![x, y]).await?;
+                    return Ok(Value::Array(jnp::matmul(self.ctx, &xy[0], &xy[1], precision_arg(precision)?).await?));
                 }
                 return self.array_binary(op, &Value::Array(x), &Value::Array(y)).await;
             }
@@ -1305,10 +1334,6 @@ impl Interp<'_, '_> {
             let precision = if name == "dot" { take_kwarg(&mut kwargs, "precision") } else { None };
             let preferred = if name == "dot" { take_kwarg(&mut kwargs, "preferred_element_type") } else { None };
             no_more_kwargs(name, &kwargs)?;
-            if name == "dot" && args.len() == 2 {
-                let (x, y) = (self.to_tensor(&args[0])?, self.to_tensor(&args[1])?);
-                check_preferred_element_type(name, preferred, &[&x, &y])?;
-            }
             let creation = |shape: Vec<usize>, value: f64, dtype: DType| Value::array(jnp::full(&shape, value, dtype));
             match name {
                 "array" | "asarray" => {
@@ -1376,10 +1401,12 @@ impl Interp<'_, '_> {
                 "dot" => {
                     arity(name, &args, 2, 2)?;
                     let (x, y) = (self.to_tensor(&args[0])?, self.to_tensor(&args[1])?);
+                    let xy = self.preferred_operands(name, preferred, vec![x, y]).await?;
+                    let [x, y] = [&xy[0], &xy[1]];
                     if x.aval().rank() == 0 || y.aval().rank() == 0 {
-                        return self.array_binary(BinOp::Mul, &Value::Array(x), &Value::Array(y)).await;
+                        return self.array_binary(BinOp::Mul, &Value::Array(x.clone()), &Value::Array(y.clone())).await;
                     }
-                    Ok(Value::Array(jnp::matmul(self.ctx, &x, &y, precision_arg(precision)?).await?))
+                    Ok(Value::Array(jnp::matmul(self.ctx, x, y, precision_arg(precision)?).await?))
                 }
                 "reshape" => {
                     arity(name, &args, 2, 2)?;
