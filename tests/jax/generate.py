@@ -430,6 +430,14 @@ f = jax.jit(lambda a, b: jnp.matmul(a, b, preferred_element_type=jnp.float32) + 
 print(f(x, w), f(x, w).dtype)
 print(jax.grad(lambda a: jnp.sum(jnp.matmul(a, w, preferred_element_type=jnp.float32) ** 2))(x))
 """)
+# Masks combined with &, |, ^ and ~ (logical on booleans, as in JAX).
+program("boolean_mask_operators", """
+x = jnp.arange(-3.0, 5.0)
+m = (x > -2) & (x < 3)
+print(m, (x < -1) | (x > 3), (x > 0) ^ (x > 2), ~m, ~(x > 0) & True)
+print(jnp.where(m, x, 0.0), jax.jit(lambda a: jnp.where((a > 0) & ~(a > 3), a * 2.0, a))(x))
+print(jax.grad(lambda a: jnp.sum(jnp.where((a > -1) | (a < -2), a ** 2, 0.0)))(x))
+""")
 # Arrays with no elements (the script fuzzer found a 0x0 matmul crashing the compiler).
 program("empty_arrays", """
 x = jnp.ones((0, 3))
