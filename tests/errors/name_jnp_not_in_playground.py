@@ -1,6 +1,6 @@
-# jnp.cumprod exists in JAX but not (yet) in the playground: the message says so, rather than
+# jnp.unique exists in JAX but not (yet) in the playground: the message says so, rather than
 # claiming the attribute does not exist.
 import jax.numpy as jnp
 
 print("before")
-x = jnp.cumprod(jnp.arange(5.0))
+x = jnp.unique(jnp.arange(5.0))

@@ -438,6 +438,20 @@ print(m, (x < -1) | (x > 3), (x > 0) ^ (x > 2), ~m, ~(x > 0) & True)
 print(jnp.where(m, x, 0.0), jax.jit(lambda a: jnp.where((a > 0) & ~(a > 3), a * 2.0, a))(x))
 print(jax.grad(lambda a: jnp.sum(jnp.where((a > -1) | (a < -2), a ** 2, 0.0)))(x))
 """)
+# searchsorted (NaN last), kron, the NaN-ignoring reductions and cumprod.
+program("searchsorted_kron_nan_cumprod", """
+a = jnp.array([1.0, 2.0, 2.0, 3.5, jnp.nan])
+v = jnp.array([[2.0, 0.5], [4.0, jnp.nan]])
+print(jnp.searchsorted(a, v), jnp.searchsorted(a, v, side="right"), jnp.searchsorted(jnp.arange(10), 3), jnp.searchsorted(a[:4], 2.5))
+print(jax.jit(lambda s, q: jnp.searchsorted(s, q))(a[:4], jnp.array([0.0, 2.0, 9.0])))
+x = jnp.arange(6.0).reshape(2, 3)
+print(jnp.kron(x, jnp.eye(2)), jnp.kron(jnp.array([1, 2]), jnp.array([1, 10, 100])), jnp.kron(x, jnp.ones(2)).shape)
+w = jnp.array([[1.0, jnp.nan, 3.0], [jnp.nan, jnp.nan, jnp.nan]])
+print(jnp.nansum(w), jnp.nansum(w, axis=1), jnp.nanmean(w, axis=1), jnp.nanmax(w, axis=1), jnp.nanmin(w), jnp.nanmean(x))
+print(jnp.cumprod(jnp.array([1.0, 2.0, 3.0, 0.5])), jnp.cumprod(x, axis=1), jnp.cumprod(jnp.arange(1, 6)), jnp.cumprod(x))
+print(jax.grad(lambda t: jnp.sum(jnp.cumprod(t)))(jnp.array([1.0, 2.0, 3.0])), jax.jit(lambda t: jnp.cumprod(t, axis=0))(x))
+print(jax.grad(lambda t: jnp.nansum(t * 2.0))(w))
+""")
 # Arrays with no elements (the script fuzzer found a 0x0 matmul crashing the compiler).
 program("empty_arrays", """
 x = jnp.ones((0, 3))

@@ -56,8 +56,6 @@ const JNP_FUNCTIONS: &[&str] = &[
 /// Real `jax.numpy` names the playground lacks, so users get "not supported yet" rather
 /// than "no attribute".
 const JNP_MISSING: &[&str] = &[
-    "cumprod",
-    "searchsorted",
     "nonzero",
     "argwhere",
     "unique",

@@ -1,7 +1,8 @@
 //! More of `jax.numpy`: logical reductions (any, all, count_nonzero), elementwise functions
 //! JAX expands into others (log2, log10, the inverse and hyperbolic trigonometric functions,
 //! isinf, isfinite, nan_to_num, reciprocal, logical_xor), diagonals (diag, diagonal, trace),
-//! stacking (vstack, hstack, column_stack), statistics (median, average), diff,
+//! stacking (vstack, hstack, column_stack), statistics (median, average, the NaN-ignoring
+//! reductions), diff, cumprod, searchsorted, kron,
 //! `jnp.linalg.norm`, and the array constructors and queries that are aliases (identity,
 //! empty, full_like, ravel, size, shape, ndim, array_equal). Each is a composition of
 //! primitives, so it traces, differentiates, batches and compiles like the rest.
@@ -51,8 +52,18 @@ pub const JNP_NUMERIC: &[&str] = &[
     "shape",
     "ndim",
     "array_equal",
+    "searchsorted",
+    "kron",
+    "nansum",
+    "nanmean",
+    "nanmax",
+    "nanmin",
+    "cumprod",
     "linalg.norm",
 ];
+
+/// The most factors `jnp.cumprod` multiplies along its axis (one traced op each).
+const MAX_CUMPROD_LENGTH: usize = 4096;
 
 /// `jax.numpy.linalg` names implemented here (as `linalg.NAME` in [`JNP_NUMERIC`]).
 pub const LINALG: &[&str] = &["norm"];
@@ -173,6 +184,15 @@ async fn expanded(ctx: &mut Ctx, name: &str, x: &Tensor) -> R<Tensor> {
     })
 }
 
+/// p sorts before q: p < q, or q is NaN and p is not (NaN last, as `jnp.sort`).
+async fn sorts_before(ctx: &mut Ctx, p: &Tensor, q: &Tensor) -> R<Tensor> {
+    let lt = jnp::compare(ctx, CompareOp::Lt, p, q).await?;
+    let q_nan = jnp::compare(ctx, CompareOp::Ne, q, q).await?;
+    let p_number = jnp::compare(ctx, CompareOp::Eq, p, p).await?;
+    let nan_last = bin(ctx, BinaryOp::And, &q_nan, &p_number).await?;
+    bin(ctx, BinaryOp::Or, &lt, &nan_last).await
+}
+
 /// The elements `a[i, i + offset]` of a matrix: the flattened matrix sliced with a step of one
 /// row plus one (a strided slice, so exact, -0 and NaN kept).
 async fn diagonal(ctx: &mut Ctx, a: &Tensor, offset: i64) -> R<Tensor> {
@@ -213,8 +233,10 @@ impl Interp<'_, '_> {
                 "array_equal" => "a1",
                 "linalg.norm" => "x",
                 "logical_xor" => "x1",
+                "kron" => "a",
                 "any" | "all" | "count_nonzero" | "diagonal" | "trace" | "median" | "average" | "diff"
-                | "full_like" | "ravel" | "size" | "shape" | "ndim" => "a",
+                | "full_like" | "ravel" | "size" | "shape" | "ndim" | "searchsorted" | "nansum" | "nanmean"
+                | "nanmax" | "nanmin" | "cumprod" => "a",
                 _ => "x",
             };
             let first =
@@ -479,6 +501,123 @@ impl Interp<'_, '_> {
                     let r = jnp::reduce(ctx, &i, None, Reduction::Min).await?;
                     jnp::astype(ctx, &r, DType::Bool).await?
                 }
+                // The count of a's elements that sort before v ("left") or not after it
+                // ("right"), NaN sorting last as in jnp.sort: a compare against every element,
+                // exact and branch-free, as the vector unit would do it.
+                "searchsorted" => {
+                    let v = arg(1, "v").ok_or_else(|| super::RtError::new("searchsorted() missing argument 'v'"))?;
+                    let side = match arg(2, "side") {
+                        None => "left".to_string(),
+                        Some(Value::Str(s)) if &*s == "left" || &*s == "right" => s.to_string(),
+                        Some(other) => {
+                            return err(format!("searchsorted: side must be 'left' or 'right', got {}", repr(&other)))
+                        }
+                    };
+                    if !matches!(arg(3, "sorter"), None | Some(Value::None)) {
+                        return err("searchsorted with sorter= is not supported by the playground yet");
+                    }
+                    let _ = take_kwarg(&mut kwargs, "method");
+                    no_more_kwargs(name, &kwargs)?;
+                    if rank != 1 {
+                        return err(format!(
+                            "searchsorted: a must be 1-D, got shape {}",
+                            jnp::shape_str(&x.aval().shape)
+                        ));
+                    }
+                    let v = self.to_tensor(&v)?;
+                    let ctx = &mut *self.ctx;
+                    let n = x.aval().shape[0];
+                    // v with a new last axis against a along it.
+                    let mut vs = shape_i64(&v.aval().shape);
+                    vs.push(1);
+                    let v = jnp::reshape(ctx, &v, &vs).await?;
+                    let mut square: Vec<usize> = v.aval().shape.clone();
+                    *square.last_mut().expect("just pushed") = n;
+                    let v = jnp::broadcast_to(ctx, &v, &square).await?;
+                    let a = jnp::broadcast_to(ctx, &x, &square).await?;
+                    let counted = if side == "left" {
+                        sorts_before(ctx, &a, &v).await?
+                    } else {
+                        let after = sorts_before(ctx, &v, &a).await?;
+                        jnp::unary(ctx, UnaryOp::Not, &after).await?
+                    };
+                    let last = [counted.aval().rank() as i64 - 1];
+                    jnp::reduce(ctx, &counted, Some(&last), Reduction::Sum).await?
+                }
+                // Every product a[i] · b[j], laid out block by block: a's axes interleaved with
+                // b's, multiplied, merged pairwise.
+                "kron" => {
+                    let b = arg(1, "b").ok_or_else(|| super::RtError::new("kron() missing argument 'b'"))?;
+                    no_more_kwargs(name, &kwargs)?;
+                    let b = self.to_tensor(&b)?;
+                    let ctx = &mut *self.ctx;
+                    let r = rank.max(b.aval().rank());
+                    let padded = |t: &Tensor| -> Vec<usize> {
+                        let s = &t.aval().shape;
+                        [vec![1; r - s.len()], s.clone()].concat()
+                    };
+                    let (sa, sb) = (padded(&x), padded(&b));
+                    let ia: Vec<i64> = sa.iter().flat_map(|&n| [n as i64, 1]).collect();
+                    let ib: Vec<i64> = sb.iter().flat_map(|&n| [1, n as i64]).collect();
+                    let a = jnp::reshape(ctx, &x, &ia).await?;
+                    let b = jnp::reshape(ctx, &b, &ib).await?;
+                    let p = bin(ctx, BinaryOp::Mul, &a, &b).await?;
+                    let merged: Vec<i64> = sa.iter().zip(&sb).map(|(&m, &n)| (m * n) as i64).collect();
+                    jnp::reshape(ctx, &p, &merged).await?
+                }
+                // NaN counts as nothing: 0 in a sum, −inf in a max, +inf in a min; an all-NaN
+                // max or min is NaN, an all-NaN mean 0/0.
+                "nansum" | "nanmean" | "nanmax" | "nanmin" => {
+                    let axis = arg(1, "axis");
+                    let keepdims = match take_kwarg(&mut kwargs, "keepdims") {
+                        Some(v) => self.truthy(&v)?,
+                        None => false,
+                    };
+                    no_more_kwargs(name, &kwargs)?;
+                    let axes = axes_arg(axis.as_ref())?;
+                    let r = self.nan_reduce(name, &x, axes.clone()).await?;
+                    self.maybe_keepdims(r, &x, axes, keepdims).await?
+                }
+                // A chain of multiplies along the axis, in order (what reduce_window computes
+                // for each prefix), concatenated; at most MAX_CUMPROD_LENGTH long.
+                "cumprod" => {
+                    let axis = arg(1, "axis");
+                    let _ = arg(2, "dtype");
+                    no_more_kwargs(name, &kwargs)?;
+                    let ctx = &mut *self.ctx;
+                    let x = if x.aval().dtype == DType::Bool { jnp::astype(ctx, &x, DType::I32).await? } else { x };
+                    let (x, axis) = match axis {
+                        None | Some(Value::None) => (jnp::reshape(ctx, &x, &[-1]).await?, 0),
+                        Some(v) => (x.clone(), jnp::normalize_axes(Some(&[int_arg(&v)?]), rank)?[0]),
+                    };
+                    let shape = x.aval().shape.clone();
+                    let n = shape[axis];
+                    if n > MAX_CUMPROD_LENGTH {
+                        return err(format!(
+                            "cumprod along an axis of {n} is not supported by the playground yet (at most {MAX_CUMPROD_LENGTH}: it is traced as a chain of multiplies)"
+                        ));
+                    }
+                    if n <= 1 {
+                        return Ok(Value::Array(x));
+                    }
+                    let mut parts = Vec::with_capacity(n);
+                    let mut product: Option<Tensor> = None;
+                    for k in 0..n {
+                        let mut start = vec![0; shape.len()];
+                        let mut limit = shape.clone();
+                        start[axis] = k;
+                        limit[axis] = k + 1;
+                        let prim = Primitive::Slice { start_indices: start, limit_indices: limit, strides: None };
+                        let xk = jnp::apply1(ctx, prim, &x).await?;
+                        let p = match &product {
+                            None => xk,
+                            Some(p) => bin(ctx, BinaryOp::Mul, p, &xk).await?,
+                        };
+                        parts.push(p.clone());
+                        product = Some(p);
+                    }
+                    jnp::apply(ctx, Primitive::Concatenate { dimension: axis }, &parts).await?
+                }
                 "linalg.norm" => {
                     let ord = arg(1, "ord");
                     let axis = arg(2, "axis");
@@ -573,6 +712,60 @@ impl Interp<'_, '_> {
             let s = bin(ctx, BinaryOp::Add, &low, &high).await?;
             let m = bin(ctx, BinaryOp::Mul, &s, &weak(0.5)).await?;
             Ok(jnp::reshape(ctx, &m, &shape_i64(&kept)).await?)
+        })
+    }
+
+    /// nansum, nanmean, nanmax, nanmin over `axes`: NaN replaced by what changes nothing (0,
+    /// −inf, +inf), then the reduction; a max or min of NaN alone is NaN, a mean over no
+    /// numbers 0/0. Integers have no NaN: the plain reduction.
+    fn nan_reduce<'a>(
+        &'a mut self,
+        name: &'a str,
+        x: &'a Tensor,
+        axes: Option<Vec<i64>>,
+    ) -> LocalFuture<'a, R<Tensor>> {
+        Box::pin(async move {
+            let ctx = &mut *self.ctx;
+            let kind = match name {
+                "nanmax" => Reduction::Max,
+                "nanmin" => Reduction::Min,
+                _ => Reduction::Sum,
+            };
+            let rank = x.aval().rank();
+            if !x.aval().dtype.is_float() {
+                let s = jnp::reduce(ctx, x, axes.as_deref(), kind).await?;
+                if name != "nanmean" {
+                    return Ok(s);
+                }
+                let n: usize = jnp::normalize_axes(axes.as_deref(), rank)?.iter().map(|&d| x.aval().shape[d]).product();
+                let s = inexact(ctx, &s).await?;
+                return bin(ctx, BinaryOp::Div, &s, &weak(n as f32)).await;
+            }
+            let dtype = x.aval().dtype;
+            let nan = jnp::compare(ctx, CompareOp::Ne, x, x).await?;
+            let fill = match kind {
+                Reduction::Max => f32::NEG_INFINITY,
+                Reduction::Min => f32::INFINITY,
+                Reduction::Sum => 0.0,
+            };
+            let fill = jnp::astype(ctx, &weak(fill), dtype).await?;
+            let clean = jnp::where_(ctx, &nan, &fill, x).await?;
+            let r = jnp::reduce(ctx, &clean, axes.as_deref(), kind).await?;
+            let numbers = jnp::unary(ctx, UnaryOp::Not, &nan).await?;
+            let count = jnp::reduce(ctx, &numbers, axes.as_deref(), Reduction::Sum).await?;
+            Ok(match name {
+                "nansum" => r,
+                "nanmean" => {
+                    let count = jnp::astype(ctx, &count, dtype).await?;
+                    bin(ctx, BinaryOp::Div, &r, &count).await?
+                }
+                _ => {
+                    let zero = Tensor::from(Array::weak_scalar_i32(0));
+                    let none = jnp::compare(ctx, CompareOp::Eq, &count, &zero).await?;
+                    let nan = jnp::astype(ctx, &weak(f32::NAN), dtype).await?;
+                    jnp::where_(ctx, &none, &nan, &r).await?
+                }
+            })
         })
     }
 
