@@ -184,7 +184,7 @@ impl Machine {
                     }
                     sums.clear();
                     sums.resize(srcs.len() * w.cols, 0.0);
-                    systolic_matmul(&lhs, &w.values, w.rows, w.cols, &mut sums);
+                    systolic_matmul_threaded(&lhs, &w.values, w.rows, w.cols, &mut sums);
                     for (&(d, n), row) in dsts.iter().zip(sums.chunks_exact(w.cols.max(1))) {
                         let out = &mut self.vmem[d..d + n];
                         if *accumulate {
@@ -271,6 +271,38 @@ pub fn systolic_matmul(lhs: &[f32], weights: &[f32], k: usize, n: usize, out: &m
     }
 }
 
+/// Multiply-adds below which one thread does a matmul alone (a thread costs tens of µs).
+const MACS_PER_THREAD: usize = 1 << 22;
+
+/// [`systolic_matmul`] with the rows of `out` shared among the host's cores: each row's sums
+/// are independent, so the bits are the same however they are split. (In the browser wasm has
+/// no threads here; there it is one.)
+pub fn systolic_matmul_threaded(lhs: &[f32], weights: &[f32], k: usize, n: usize, out: &mut [f32]) {
+    let m = out.len().checked_div(n).unwrap_or(0);
+    let threads = if cfg!(target_arch = "wasm32") {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |p| p.get()).min((m * k * n / MACS_PER_THREAD).max(1))
+    };
+    systolic_matmul_on(threads, lhs, weights, k, n, out);
+}
+
+/// [`systolic_matmul`] on `threads` threads, each a run of `out`'s rows.
+fn systolic_matmul_on(threads: usize, lhs: &[f32], weights: &[f32], k: usize, n: usize, out: &mut [f32]) {
+    let m = out.len().checked_div(n).unwrap_or(0);
+    if threads <= 1 || m == 0 {
+        return systolic_matmul(lhs, weights, k, n, out);
+    }
+    // Rows per thread, a multiple of the register block so only the last chunk has a remainder.
+    let rows = m.div_ceil(threads).div_ceil(BLOCK_ROWS) * BLOCK_ROWS;
+    std::thread::scope(|scope| {
+        for (chunk, out) in out.chunks_mut(rows * n).enumerate() {
+            let lhs = &lhs[chunk * rows * k..][..out.len() / n * k];
+            scope.spawn(move || systolic_matmul(lhs, weights, k, n, out));
+        }
+    });
+}
+
 /// Rows `first..first + R` of `out`, columns `0..cols` (a multiple of [`BLOCK_COLS`]).
 #[inline(always)]
 fn sum_block<const R: usize>(
@@ -350,6 +382,12 @@ mod tests {
             let weights: Vec<f32> = (0..k * n).map(|_| next()).collect();
             let mut out = vec![f32::NAN; m * n];
             systolic_matmul(&lhs, &weights, k, n, &mut out);
+            let mut shared = vec![f32::NAN; m * n];
+            systolic_matmul_on(3, &lhs, &weights, k, n, &mut shared);
+            assert_eq!(
+                out.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                shared.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+            );
             for i in 0..m {
                 for j in 0..n {
                     let want = (0..k).fold(0.0f32, |sum, kk| sum + lhs[i * k + kk] * weights[kk * n + j]);
