@@ -513,7 +513,10 @@ impl Interp<'_, '_> {
                 return Ok(Value::Int(l.borrow().iter().filter(|v| py_eq(v, &args[0])).count() as i64));
             }
             "reverse" => l.borrow_mut().reverse(),
-            "clear" => l.borrow_mut().clear(),
+            "clear" => {
+                let items = std::mem::take(&mut *l.borrow_mut());
+                super::dismantle(items);
+            }
             "copy" => return Ok(Value::list(l.borrow().clone())),
             _ => return err(format!("'list' object has no attribute '{name}'")),
         }

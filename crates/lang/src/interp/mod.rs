@@ -517,18 +517,20 @@ fn bind_arguments(f: &Function, args: Vec<Value>, kwargs: Vec<(String, Value)>, 
 fn set_item(obj: &Value, index: Value, value: Value) -> R<()> {
     match obj {
         Value::List(l) => {
-            let mut l = l.borrow_mut();
-            let n = l.len() as i64;
-            let i = as_int(&index)
-                .ok_or_else(|| RtError::new(format!("list indices must be integers, not {}", index.type_name())))?;
-            let j = if i < 0 { i + n } else { i };
-            match l.get_mut(usize::try_from(j).unwrap_or(usize::MAX)) {
-                Some(slot) => {
-                    *slot = value;
-                    Ok(())
+            let old = {
+                let mut l = l.borrow_mut();
+                let n = l.len() as i64;
+                let i = as_int(&index)
+                    .ok_or_else(|| RtError::new(format!("list indices must be integers, not {}", index.type_name())))?;
+                let j = if i < 0 { i + n } else { i };
+                match l.get_mut(usize::try_from(j).unwrap_or(usize::MAX)) {
+                    Some(slot) => std::mem::replace(slot, value),
+                    None => return err("list assignment index out of range"),
                 }
-                None => err("list assignment index out of range"),
-            }
+            };
+            // The replaced item may be nested deep: taken apart without recursion.
+            dismantle([old]);
+            Ok(())
         }
         Value::Dict(d) => d.borrow_mut().insert(index, value),
         Value::Array(_) => err(

@@ -54,7 +54,8 @@ impl Dict {
     pub fn insert(&mut self, key: Value, value: Value) -> R<()> {
         check_hashable(&key)?;
         match self.entries.iter_mut().find(|(k, _)| py_eq(k, &key)) {
-            Some(entry) => entry.1 = value,
+            // The replaced value may be nested deep: taken apart without recursion.
+            Some(entry) => super::dismantle([std::mem::replace(&mut entry.1, value)]),
             None => self.entries.push((key, value)),
         }
         Ok(())
