@@ -1,6 +1,6 @@
-# A list nested 200,000 deep, dropped when the list item or dict value holding it is replaced
-# and when its list is cleared: each without one native stack frame per level (the CLI aborted
-# with a stack overflow on each).
+# A list nested 200,000 deep, dropped when the list item or dict value holding it is replaced,
+# when its list is cleared, and when a statement discards it: each without one native stack
+# frame per level (the CLI aborted with a stack overflow on each).
 def deep(n):
     x = []
     for i in range(n):
@@ -13,5 +13,7 @@ table = {"deep": deep(200000)}
 table["deep"] = 2
 bag = [deep(200000)]
 bag.clear()
-print("replaced three times")
+stack = [deep(200000)]
+stack.pop()
+print("replaced four times")
 print(holder[1])

@@ -28,7 +28,11 @@ impl Interp<'_, '_> {
         Box::pin(async move {
             self.step()?;
             match &stmt.kind {
-                StmtKind::Expr(e) => self.eval(e, env).await.map(|_| Flow::Normal),
+                // A discarded value (`xs.pop()`) may be nested deep: taken apart without recursion.
+                StmtKind::Expr(e) => self.eval(e, env).await.map(|v| {
+                    super::dismantle([v]);
+                    Flow::Normal
+                }),
                 StmtKind::Assign { targets, value } => self.exec_assign(targets, value, env).await,
                 StmtKind::AugAssign { target, op, value } => self.aug_assign(target, *op, value, env).await,
                 StmtKind::If { cond, body, orelse } => self.exec_if(cond, body, orelse, env).await,
