@@ -273,13 +273,7 @@ impl Interp<'_, '_> {
             let rank = x.aval().rank();
             let out = match name {
                 "any" | "all" | "count_nonzero" => {
-                    let axis = arg(1, "axis");
-                    let keepdims = match take_kwarg(&mut kwargs, "keepdims") {
-                        Some(v) => self.truthy(&v)?,
-                        None => false,
-                    };
-                    no_more_kwargs(name, &kwargs)?;
-                    let axes = axes_arg(axis.as_ref())?;
+                    let (axes, keepdims) = self.axes_and_keepdims(name, arg(1, "axis"), &mut kwargs)?;
                     let ctx = &mut *self.ctx;
                     let b = nonzero(ctx, &x).await?;
                     let r = match name {
@@ -390,12 +384,7 @@ impl Interp<'_, '_> {
                 "median" | "average" => {
                     let axis = arg(1, "axis");
                     let weights = if name == "average" { arg(2, "weights") } else { None };
-                    let keepdims = match take_kwarg(&mut kwargs, "keepdims") {
-                        Some(v) => self.truthy(&v)?,
-                        None => false,
-                    };
-                    no_more_kwargs(name, &kwargs)?;
-                    let axes = axes_arg(axis.as_ref())?;
+                    let (axes, keepdims) = self.axes_and_keepdims(name, axis, &mut kwargs)?;
                     let r = match name {
                         "median" => self.median(&x, axes.clone()).await?,
                         _ => self.average(&x, axes.clone(), weights).await?,
@@ -568,13 +557,7 @@ impl Interp<'_, '_> {
                 // NaN counts as nothing: 0 in a sum, −inf in a max, +inf in a min; an all-NaN
                 // max or min is NaN, an all-NaN mean 0/0.
                 "nansum" | "nanmean" | "nanmax" | "nanmin" => {
-                    let axis = arg(1, "axis");
-                    let keepdims = match take_kwarg(&mut kwargs, "keepdims") {
-                        Some(v) => self.truthy(&v)?,
-                        None => false,
-                    };
-                    no_more_kwargs(name, &kwargs)?;
-                    let axes = axes_arg(axis.as_ref())?;
+                    let (axes, keepdims) = self.axes_and_keepdims(name, arg(1, "axis"), &mut kwargs)?;
                     let r = self.nan_reduce(name, &x, axes.clone()).await?;
                     self.maybe_keepdims(r, &x, axes, keepdims).await?
                 }
@@ -634,6 +617,22 @@ impl Interp<'_, '_> {
             };
             Ok(Value::Array(out))
         })
+    }
+
+    /// A reduction's `axis` (None, an int or a tuple) and `keepdims=`; any other keyword is
+    /// refused.
+    fn axes_and_keepdims(
+        &self,
+        name: &str,
+        axis: Option<Value>,
+        kwargs: &mut Vec<(String, Value)>,
+    ) -> R<(Option<Vec<i64>>, bool)> {
+        let keepdims = match take_kwarg(kwargs, "keepdims") {
+            Some(v) => self.truthy(&v)?,
+            None => false,
+        };
+        no_more_kwargs(name, kwargs)?;
+        Ok((axes_arg(axis.as_ref())?, keepdims))
     }
 
     /// vstack: 1-D arrays become rows, then concatenate along axis 0; hstack: along axis 1
