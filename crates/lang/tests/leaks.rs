@@ -6,19 +6,32 @@
 use jaxlite::eval::ReferenceExecutor;
 use jaxlite::Context;
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicIsize, Ordering};
 
 struct Counting;
 
 static LIVE: AtomicIsize = AtomicIsize::new(0);
 
+thread_local! {
+    /// Only the measuring thread counts: the test harness allocates on other threads at any
+    /// time (starting the next test's thread, ~10 KB), which once made these tests flaky.
+    static MEASURING: Cell<bool> = const { Cell::new(false) };
+}
+
+fn counted(bytes: isize) {
+    if MEASURING.try_with(Cell::get).unwrap_or(false) {
+        LIVE.fetch_add(bytes, Ordering::Relaxed);
+    }
+}
+
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
+        counted(layout.size() as isize);
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
+        counted(-(layout.size() as isize));
         unsafe { System.dealloc(ptr, layout) }
     }
 }
@@ -39,11 +52,14 @@ fn run(source: &str) {
 fn bytes_left_by_50_runs(script: &str) -> isize {
     let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     run(script);
+    MEASURING.with(|m| m.set(true));
     let before = LIVE.load(Ordering::Relaxed);
     for _ in 0..50 {
         run(script);
     }
-    LIVE.load(Ordering::Relaxed) - before
+    let after = LIVE.load(Ordering::Relaxed);
+    MEASURING.with(|m| m.set(false));
+    after - before
 }
 
 #[test]
