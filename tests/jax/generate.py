@@ -452,6 +452,34 @@ print(jnp.cumprod(jnp.array([1.0, 2.0, 3.0, 0.5])), jnp.cumprod(x, axis=1), jnp.
 print(jax.grad(lambda t: jnp.sum(jnp.cumprod(t)))(jnp.array([1.0, 2.0, 3.0])), jax.jit(lambda t: jnp.cumprod(t, axis=0))(x))
 print(jax.grad(lambda t: jnp.nansum(t * 2.0))(w))
 """)
+# lax.reduce_window: max and average pooling (VALID, SAME, explicit padding, strides), min and mul,
+# under jit and grad.
+program("lax_reduce_window", """
+from jax import lax
+x = jnp.sin(jnp.arange(2 * 5 * 5 * 3.0)).reshape(2, 5, 5, 3)
+mx = lax.reduce_window(x, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+print(mx.shape, mx[0, :, :, 0])
+avg = lax.reduce_window(x, 0.0, lax.add, (1, 3, 3, 1), (1, 2, 2, 1), "SAME") / 9.0
+print(avg.shape, avg[1, :, :, 2])
+print(lax.reduce_window(jnp.arange(6.0), 0.0, lax.add, (3,), (1,), ((1, 1),)))
+print(lax.reduce_window(jnp.arange(8.0).reshape(2, 4), 1.0, lax.mul, (1, 2), (1, 2), "VALID"), lax.reduce_window(x[0, :, :, 0], jnp.inf, lax.min, (2, 2), (1, 1), "VALID"))
+pool = jax.jit(lambda a: lax.reduce_window(a, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID"))
+print(pool(x)[1, :, :, 1])
+print(jax.grad(lambda a: jnp.sum(lax.reduce_window(a, 0.0, lax.add, (1, 2, 2, 1), (1, 1, 1, 1), "VALID") ** 2))(x)[0, :, :, 0])
+print(jax.grad(lambda a: jnp.sum(lax.reduce_window(a, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")))(x)[0, :, :, 0])
+""")
+# Typed keys (jax.random.key): the same draws as PRNGKey, printed as key<fry> arrays; key_data.
+program("random_typed_keys", """
+k = jax.random.key(0)
+print(k)
+print(repr(k))
+ks = jax.random.split(k)
+print(ks)
+print(jax.random.key_data(k), jax.random.key_data(ks))
+print(jax.random.normal(k, (2,)), jax.random.normal(jax.random.PRNGKey(0), (2,)))
+a, b = jax.random.split(k)
+print(a, jax.random.uniform(b, (3,)), jax.random.fold_in(k, 7))
+""")
 # Arrays with no elements (the script fuzzer found a 0x0 matmul crashing the compiler).
 program("empty_arrays", """
 x = jnp.ones((0, 3))

@@ -1,5 +1,6 @@
 //! `jax.numpy` functions that move elements rather than compute them: flip, roll, pad, repeat,
-//! tile, meshgrid, sort and argsort; and `lax.rev` and the `lax.dynamic_*slice*` family. Each is a composition of primitives
+//! tile, meshgrid, sort and argsort; and `lax.rev`, `lax.reduce_window` and the
+//! `lax.dynamic_*slice*` family. Each is a composition of primitives
 //! (`rev`, `slice`, `concatenate`, `pad`, `broadcast_in_dim`, `reshape`, compares and sums), as
 //! JAX's own `jnp` writes them, so they trace, differentiate, batch and compile like the rest.
 
@@ -17,12 +18,16 @@ pub const JNP_ARRANGE: &[&str] =
 /// `jax.lax` names implemented here.
 pub const LAX_ARRANGE: &[&str] = &[
     "rev",
+    "reduce_window",
     "dynamic_slice",
     "dynamic_update_slice",
     "dynamic_slice_in_dim",
     "dynamic_index_in_dim",
     "dynamic_update_slice_in_dim",
 ];
+
+/// The most elements one `reduce_window` window may hold (one traced slice each).
+const MAX_WINDOW: usize = 1024;
 
 /// The most comparisons one sort may make (rows × n²): it sorts by counting (below).
 const MAX_SORT_COMPARISONS: usize = 1 << 24;
@@ -90,6 +95,9 @@ impl Interp<'_, '_> {
             }
             if name.starts_with("dynamic_") {
                 return self.dynamic_slice(name, args, kwargs).await;
+            }
+            if name == "reduce_window" {
+                return self.reduce_window(args, kwargs).await;
             }
             let mut arg = |i: usize, key: &str| take_kwarg(&mut kwargs, key).or_else(|| args.get(i).cloned());
             let first = match name {
@@ -350,6 +358,134 @@ impl Interp<'_, '_> {
                 }
             };
             Ok(Value::Array(out))
+        })
+    }
+
+    /// `lax.reduce_window(operand, init_value, computation, window_dimensions, window_strides,
+    /// padding)` with `lax.max`, `lax.min`, `lax.add` or `lax.mul` (max and average pooling):
+    /// the operand padded with the initial value, then for each position in the window a
+    /// strided slice, combined in row-major window order after the initial value, as XLA
+    /// reduces each window. No window or base dilation.
+    fn reduce_window(&mut self, args: Vec<Value>, mut kwargs: Vec<(String, Value)>) -> LocalFuture<'_, R<Value>> {
+        Box::pin(async move {
+            let name = "reduce_window";
+            let mut arg = |i: usize, key: &str| take_kwarg(&mut kwargs, key).or_else(|| args.get(i).cloned());
+            let need = |v: Option<Value>, what: &str| {
+                v.ok_or_else(|| super::RtError::new(format!("reduce_window() missing argument '{what}'")))
+            };
+            let x = self.to_tensor(&need(arg(0, "operand"), "operand")?)?;
+            let init = self.to_tensor(&need(arg(1, "init_value"), "init_value")?)?;
+            let computation = need(arg(2, "computation"), "computation")?;
+            let window = need(arg(3, "window_dimensions"), "window_dimensions")?;
+            let strides = arg(4, "window_strides");
+            let padding = arg(5, "padding");
+            for unsupported in ["base_dilation", "window_dilation"] {
+                if let Some(v) = arg(usize::MAX, unsupported) {
+                    if !matches!(&v, Value::None) && ints(self, &v)?.iter().any(|&d| d != 1) {
+                        return err(format!("reduce_window: {unsupported} is not supported by the playground yet"));
+                    }
+                }
+            }
+            no_more_kwargs(name, &kwargs)?;
+            let op = match &computation {
+                Value::Native(n) => match &**n {
+                    super::value::Native::Lax("max") => BinaryOp::Max,
+                    super::value::Native::Lax("min") => BinaryOp::Min,
+                    super::value::Native::Lax("add") => BinaryOp::Add,
+                    super::value::Native::Lax("mul") => BinaryOp::Mul,
+                    _ => return err(
+                        "reduce_window: the computation must be lax.max, lax.min, lax.add or lax.mul in the playground",
+                    ),
+                },
+                _ => {
+                    return err(
+                        "reduce_window: the computation must be lax.max, lax.min, lax.add or lax.mul in the playground",
+                    )
+                }
+            };
+            let shape = x.aval().shape.clone();
+            let rank = shape.len();
+            let window: Vec<usize> = ints(self, &window)?.iter().map(|&d| d.max(0) as usize).collect();
+            let strides: Vec<usize> = match &strides {
+                None | Some(Value::None) => vec![1; rank],
+                Some(v) => ints(self, v)?.iter().map(|&d| d.max(0) as usize).collect(),
+            };
+            if window.len() != rank || strides.len() != rank || window.contains(&0) || strides.contains(&0) {
+                return err(format!(
+                    "reduce_window: window_dimensions and window_strides need one positive size per axis of the operand {}",
+                    jnp::shape_str(&shape)
+                ));
+            }
+            let taps: usize = window.iter().product();
+            if taps > MAX_WINDOW {
+                return err(format!(
+                    "reduce_window: a window of {taps} elements is more than the playground's {MAX_WINDOW} (one slice each)"
+                ));
+            }
+            let padding: Vec<(i64, i64)> = match &padding {
+                None => vec![(0, 0); rank],
+                Some(Value::Str(p)) if &**p == "VALID" => vec![(0, 0); rank],
+                // As XLA: ceil(n / stride) windows, the padding split with the extra at the end.
+                Some(Value::Str(p)) if &**p == "SAME" => (0..rank)
+                    .map(|d| {
+                        let (n, k, s) = (shape[d] as i64, window[d] as i64, strides[d] as i64);
+                        let total = (((n + s - 1) / s - 1) * s + k - n).max(0);
+                        (total / 2, total - total / 2)
+                    })
+                    .collect(),
+                Some(Value::Str(p)) => return err(format!("reduce_window: padding '{p}' is not 'SAME' or 'VALID'")),
+                Some(pairs) => {
+                    let mut out = Vec::new();
+                    for p in self.iterate(pairs)? {
+                        match ints(self, &p)?.as_slice() {
+                            [lo, hi] => out.push((*lo, *hi)),
+                            _ => return err("reduce_window: padding must be 'SAME', 'VALID' or (low, high) pairs"),
+                        }
+                    }
+                    if out.len() != rank {
+                        return err("reduce_window: padding needs one (low, high) pair per axis");
+                    }
+                    out
+                }
+            };
+            let ctx = &mut *self.ctx;
+            let dtype = x.aval().dtype;
+            let init = jnp::astype(ctx, &init, dtype).await?;
+            if init.aval().rank() != 0 {
+                return err("reduce_window: init_value must be a scalar");
+            }
+            let x = if padding.iter().any(|&p| p != (0, 0)) {
+                let config = padding.iter().map(|&(lo, hi)| (lo, hi, 0)).collect();
+                jnp::apply(ctx, Primitive::Pad { config }, &[x.clone(), init.clone()]).await?
+            } else {
+                x.clone()
+            };
+            let padded = x.aval().shape.clone();
+            if padded.iter().zip(&window).any(|(&n, &k)| n < k) {
+                return err(format!(
+                    "reduce_window: the window {} does not fit the padded operand {}",
+                    jnp::shape_str(&window),
+                    jnp::shape_str(&padded)
+                ));
+            }
+            let out_shape: Vec<usize> = (0..rank).map(|d| (padded[d] - window[d]) / strides[d] + 1).collect();
+            let mut acc = jnp::broadcast_to(ctx, &init, &out_shape).await?;
+            for tap in 0..taps {
+                // The tap's offset in the window, row-major.
+                let mut offset = vec![0; rank];
+                let mut t = tap;
+                for d in (0..rank).rev() {
+                    offset[d] = t % window[d];
+                    t /= window[d];
+                }
+                let start = offset.clone();
+                let limit: Vec<usize> = (0..rank).map(|d| offset[d] + (out_shape[d] - 1) * strides[d] + 1).collect();
+                let step = strides.iter().any(|&s| s != 1).then(|| strides.clone());
+                let prim = Primitive::Slice { start_indices: start, limit_indices: limit, strides: step };
+                let part = jnp::apply1(ctx, prim, &x).await?;
+                acc = jnp::binary(ctx, op, &acc, &part).await?;
+            }
+            Ok(Value::Array(acc))
         })
     }
 

@@ -11,11 +11,20 @@ use jaxlite::numpy as jnp;
 use jaxlite::{random, Array, DType, Data, LocalFuture, Tensor};
 use std::rc::Rc;
 
-pub const RANDOM_FUNCTIONS: &[&str] =
-    &["PRNGKey", "split", "fold_in", "uniform", "normal", "bernoulli", "randint", "permutation", "choice"];
-pub const RANDOM_MISSING: &[&str] = &[
+pub const RANDOM_FUNCTIONS: &[&str] = &[
+    "PRNGKey",
     "key",
     "key_data",
+    "split",
+    "fold_in",
+    "uniform",
+    "normal",
+    "bernoulli",
+    "randint",
+    "permutation",
+    "choice",
+];
+pub const RANDOM_MISSING: &[&str] = &[
     "shuffle",
     "truncated_normal",
     "categorical",
@@ -35,16 +44,19 @@ pub const RANDOM_MISSING: &[&str] = &[
     "dirichlet",
 ];
 
-/// An array of raw keys: `shape` of them, each two uint32 words (JAX's shape is `shape + (2,)`).
+/// An array of keys: `shape` of them, each two uint32 words. Raw keys (`PRNGKey`) are uint32
+/// arrays of shape `shape + (2,)`; typed keys (`jax.random.key`, dtype `key<fry>`) have shape
+/// `shape` and print the words they overlay.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Keys {
     pub shape: Vec<usize>,
     pub words: Vec<[u32; 2]>,
+    pub typed: bool,
 }
 
 impl Keys {
-    fn one(key: [u32; 2]) -> Value {
-        Value::Key(Rc::new(Keys { shape: vec![], words: vec![key] }))
+    fn one(key: [u32; 2], typed: bool) -> Value {
+        Value::Key(Rc::new(Keys { shape: vec![], words: vec![key], typed }))
     }
 
     /// The single key of a 0-d key array.
@@ -73,7 +85,7 @@ impl Keys {
         Ok((0..n)
             .map(|i| {
                 let words = self.words[i * per..(i + 1) * per].to_vec();
-                Value::Key(Rc::new(Keys { shape: self.shape[1..].to_vec(), words }))
+                Value::Key(Rc::new(Keys { shape: self.shape[1..].to_vec(), words, typed: self.typed }))
             })
             .collect())
     }
@@ -89,14 +101,30 @@ impl Keys {
         Ok(rows[k as usize].clone())
     }
 
-    /// `str(keys)`: NumPy's integer array format.
+    /// `str(keys)`: NumPy's integer array format; a typed key's header, then its words.
     pub fn to_str(&self) -> String {
-        format_u32(&self.full_shape(), &self.flat(), " ", " ")
+        let words = format_u32(&self.full_shape(), &self.flat(), " ", " ");
+        if self.typed {
+            return format!("{}\n{words}", self.typed_header());
+        }
+        words
     }
 
-    /// `repr(keys)`: `Array([0, 42], dtype=uint32)`.
+    /// `repr(keys)`: `Array([0, 42], dtype=uint32)`, or a typed key's `str`.
     pub fn repr(&self) -> String {
+        if self.typed {
+            return self.to_str();
+        }
         format!("Array({}, dtype=uint32)", format_u32(&self.full_shape(), &self.flat(), ", ", "       "))
+    }
+
+    fn typed_header(&self) -> String {
+        let dims: Vec<String> = self.shape.iter().map(|d| d.to_string()).collect();
+        let shape = match dims.len() {
+            1 => format!("({},)", dims[0]),
+            _ => format!("({})", dims.join(", ")),
+        };
+        format!("Array({shape}, dtype=key<fry>) overlaying:")
     }
 
     fn flat(&self) -> Vec<u32> {
@@ -167,20 +195,24 @@ impl Interp<'_, '_> {
                 }
             };
             let out = match name {
-                "PRNGKey" => {
+                "PRNGKey" | "key" => {
                     let seed = match arg(&mut kwargs, 0, "seed") {
                         Some(Value::Int(s)) => i32::try_from(s).map_err(|_| {
-                            RtError::new(format!(
-                                "PRNGKey: seed {s} does not fit int32 (JAX without x64 keeps 32 bits)"
-                            ))
+                            RtError::new(format!("{name}: seed {s} does not fit int32 (JAX without x64 keeps 32 bits)"))
                         })?,
-                        Some(other) => return err(format!("PRNGKey expects an int seed, got {}", other.type_name())),
-                        None => return err("PRNGKey() missing required argument 'seed'"),
+                        Some(other) => return err(format!("{name} expects an int seed, got {}", other.type_name())),
+                        None => return err(format!("{name}() missing required argument 'seed'")),
                     };
-                    Keys::one(random::seed(seed))
+                    Keys::one(random::seed(seed), name == "key")
                 }
+                "key_data" => match arg(&mut kwargs, 0, "keys") {
+                    Some(Value::Key(k)) => Value::Key(Rc::new(Keys { typed: false, ..(*k).clone() })),
+                    _ => return err("jax.random.key_data expects a key"),
+                },
                 "split" => {
-                    let k = key(arg(&mut kwargs, 0, "key"))?;
+                    let given = arg(&mut kwargs, 0, "key");
+                    let typed = matches!(&given, Some(Value::Key(k)) if k.typed);
+                    let k = key(given)?;
                     let n = match arg(&mut kwargs, 1, "num") {
                         None => 2,
                         Some(Value::Int(n)) if n >= 0 => n as usize,
@@ -193,15 +225,17 @@ impl Interp<'_, '_> {
                     };
                     // Each key is two words: the same cap as arrays, before anything is allocated.
                     super::jax::check_size(&[n, 2])?;
-                    Value::Key(Rc::new(Keys { shape: vec![n], words: random::split(k, n) }))
+                    Value::Key(Rc::new(Keys { shape: vec![n], words: random::split(k, n), typed }))
                 }
                 "fold_in" => {
-                    let k = key(arg(&mut kwargs, 0, "key"))?;
+                    let given = arg(&mut kwargs, 0, "key");
+                    let typed = matches!(&given, Some(Value::Key(k)) if k.typed);
+                    let k = key(given)?;
                     let data = match arg(&mut kwargs, 1, "data") {
                         Some(Value::Int(d)) => d as u32,
                         _ => return err("fold_in expects an int data argument"),
                     };
-                    Keys::one(random::fold_in(k, data))
+                    Keys::one(random::fold_in(k, data), typed)
                 }
                 "uniform" | "normal" | "bernoulli" => {
                     let k = key(arg(&mut kwargs, 0, "key"))?;
