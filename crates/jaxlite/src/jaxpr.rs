@@ -84,6 +84,9 @@ fn literal_text(l: &Literal) -> String {
     format!("{value}:{}", l.aval.short())
 }
 
+/// The line width of JAX's jaxpr printer.
+const JAXPR_WIDTH: usize = 80;
+
 impl fmt::Display for Jaxpr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Names follow first appearance, so printing is stable whatever the variable ids are.
@@ -99,7 +102,7 @@ impl fmt::Display for Jaxpr {
         };
         let consts: Vec<String> = self.constvars.iter().map(|&v| binder(v, &mut names, &mut name)).collect();
         let ins: Vec<String> = self.invars.iter().map(|&v| binder(v, &mut names, &mut name)).collect();
-        let mut out = format!("{{ lambda {}; {}. let\n", consts.join(" "), ins.join(" "));
+        let mut lines = Vec::with_capacity(self.eqns.len());
         for eqn in &self.eqns {
             let inputs: Vec<String> = eqn
                 .inputs
@@ -110,7 +113,7 @@ impl fmt::Display for Jaxpr {
                 })
                 .collect();
             let outs: Vec<String> = eqn.outputs.iter().map(|&v| binder(v, &mut names, &mut name)).collect();
-            writeln!(out, "    {} = {} {}", outs.join(" "), eqn.prim, inputs.join(" "))?;
+            lines.push(format!("{} = {} {}", outs.join(" "), eqn.prim, inputs.join(" ")));
         }
         let outs: Vec<String> = self
             .outvars
@@ -121,7 +124,19 @@ impl fmt::Display for Jaxpr {
             })
             .collect();
         let trailing = if outs.len() == 1 { "," } else { "" };
-        write!(out, "  in ({}{trailing}) }}", outs.join(", "))?;
+        let head = format!("{{ lambda {}; {}. let", consts.join(" "), ins.join(" "));
+        let tail = format!("in ({}{trailing}) }}", outs.join(", "));
+        // As JAX's pretty printer: on one line, equations separated by "; ", when that fits in
+        // 80 columns; otherwise one equation per line.
+        let one_line = format!("{head} {} {tail}", lines.join("; "));
+        if one_line.chars().count() <= JAXPR_WIDTH {
+            return f.write_str(&one_line);
+        }
+        let mut out = head + "\n";
+        for line in &lines {
+            writeln!(out, "    {line}")?;
+        }
+        write!(out, "  {tail}")?;
         f.write_str(&out)
     }
 }

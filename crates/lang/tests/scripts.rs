@@ -382,3 +382,36 @@ fn random_keys_stay_on_the_host() {
         error 5:7: a jax.random key cannot be used as an array in the playground yet (inside jit, grad or a jnp function): draw the random arrays outside and pass them in"#]]
     .assert_eq(&output(src));
 }
+
+#[test]
+fn short_jaxprs_print_on_one_line_as_in_jax() {
+    // What JAX 0.10 prints for each: one line when it fits in 80 columns (the second is 79),
+    // one equation per line otherwise.
+    check(
+        r#"
+import jax
+import jax.numpy as jnp
+print(jax.make_jaxpr(lambda a: a[::-1])(jnp.ones(3)))
+print(jax.make_jaxpr(lambda a: jnp.sin(a) * 2)(jnp.ones(3)))
+print(jax.make_jaxpr(lambda a, b: jnp.sin(a) * b + 1)(jnp.ones(3), jnp.ones(3)))
+print(jax.make_jaxpr(lambda a: a.sum())(jnp.ones((3, 4))))
+print(jax.make_jaxpr(lambda a: a)(jnp.ones(3)))
+c = jnp.arange(3.0)
+print(jax.make_jaxpr(lambda a: a + c)(jnp.ones(3)))
+"#,
+        expect![[r#"
+            { lambda ; a:f32[3]. let b:f32[3] = rev[dimensions=(0,)] a in (b,) }
+            { lambda ; a:f32[3]. let b:f32[3] = sin a; c:f32[3] = mul b 2.0:f32[] in (c,) }
+            { lambda ; a:f32[3] b:f32[3]. let
+                c:f32[3] = sin a
+                d:f32[3] = mul c b
+                e:f32[3] = add d 1.0:f32[]
+              in (e,) }
+            { lambda ; a:f32[3,4]. let
+                b:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] a
+              in (b,) }
+            { lambda ; a:f32[3]. let  in (a,) }
+            { lambda a:f32[3]; b:f32[3]. let c:f32[3] = add b a in (c,) }
+        "#]],
+    );
+}
