@@ -480,6 +480,23 @@ print(jax.random.normal(k, (2,)), jax.random.normal(jax.random.PRNGKey(0), (2,))
 a, b = jax.random.split(k)
 print(a, jax.random.uniform(b, (3,)), jax.random.fold_in(k, 7))
 """)
+# conv_general_dilated with kernel (atrous) and input (transposed) dilation and feature groups
+# (depthwise included), under jit and grad.
+program("conv_dilation_and_groups", """
+from jax import lax
+x = jnp.sin(jnp.arange(2 * 4 * 7 * 7.0)).reshape(2, 4, 7, 7)
+w = jnp.cos(jnp.arange(6 * 4 * 3 * 3.0)).reshape(6, 4, 3, 3)
+print(lax.conv_general_dilated(x, w, (1, 1), "VALID", rhs_dilation=(2, 2))[0, 0])
+print(lax.conv_general_dilated(x, w, (1, 1), "SAME", rhs_dilation=(2, 1))[1, 2, 3])
+print(lax.conv_general_dilated(x, w, (1, 1), ((2, 2), (2, 2)), lhs_dilation=(2, 2))[0, 1, :3])
+wg = jnp.cos(jnp.arange(6 * 2 * 3 * 3.0)).reshape(6, 2, 3, 3)
+print(lax.conv_general_dilated(x, wg, (2, 2), "SAME", feature_group_count=2)[1, :, 1])
+dw = jnp.cos(jnp.arange(4 * 1 * 3 * 3.0)).reshape(4, 1, 3, 3)
+print(lax.conv_general_dilated(x, dw, (1, 1), "SAME", feature_group_count=4).shape)
+f = jax.jit(lambda a, k: lax.conv_general_dilated(a, k, (1, 1), "VALID", rhs_dilation=(2, 2)))
+print(f(x, w)[1, 5, 1])
+print(jax.grad(lambda k: jnp.sum(lax.conv_general_dilated(x, k, (1, 1), "SAME", feature_group_count=2) ** 2))(wg)[0, 0])
+""")
 # Arrays with no elements (the script fuzzer found a 0x0 matmul crashing the compiler).
 program("empty_arrays", """
 x = jnp.ones((0, 3))

@@ -557,21 +557,40 @@ pub enum ConvPadding {
     Explicit(Vec<(i64, i64)>),
 }
 
-/// `jax.lax.conv_general_dilated` for two spatial dimensions, without dilation or feature
-/// groups, written as JAX ops rather than one primitive: the input (as NHWC) padded, then for
-/// every tap (kh, kw) of the kernel a strided slice of the input, (N·OH·OW, C), times that tap's
-/// (C, O) weights with `dot_general`, the taps summed, and the (N, OH, OW, O) result laid out as
-/// asked. This is how a TPU computes a convolution on its matrix unit (a sum of matmuls over
+/// A convolution's input (lhs) and kernel (rhs) dilation per spatial axis, and its feature
+/// groups.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ConvDilation {
+    pub lhs: [usize; 2],
+    pub rhs: [usize; 2],
+    pub groups: usize,
+}
+
+impl Default for ConvDilation {
+    fn default() -> Self {
+        ConvDilation { lhs: [1, 1], rhs: [1, 1], groups: 1 }
+    }
+}
+
+/// `jax.lax.conv_general_dilated` for two spatial dimensions, written as JAX ops rather than
+/// one primitive: the input (as NHWC) padded, then for every tap (kh, kw) of the kernel a
+/// strided slice of the input, (N·OH·OW, C), times that tap's (C, O) weights with
+/// `dot_general`, the taps summed, and the (N, OH, OW, O) result laid out as asked. Input
+/// (lhs) dilation is interior padding of the input; kernel (rhs) dilation spaces the taps'
+/// slices `d` apart; `groups` feature groups are that many convolutions of channel slices,
+/// concatenated along the output features. This is how a TPU computes a convolution on its matrix unit (a sum of matmuls over
 /// the kernel's taps, rather than an im2col copy of the input K·K times larger); channels last
 /// keeps each slice's rows contiguous for the DMA engine. Made of ordinary ops, it needs no
 /// rules of its own for `grad`, `vmap` or the compiler. `specs` are the dimension numbers as
 /// strings (`"NCHW"`, `"OIHW"`, `"NCHW"` by default).
+#[allow(clippy::too_many_arguments)]
 pub async fn conv(
     ctx: &mut Context,
     lhs: &Tensor,
     rhs: &Tensor,
     strides: &[usize],
     padding: &ConvPadding,
+    dilation: ConvDilation,
     specs: [&str; 3],
     precision: Option<Precision>,
 ) -> Result<Tensor> {
@@ -602,12 +621,21 @@ pub async fn conv(
     let w = transpose(ctx, rhs, Some(&[rh, rw, ri, ro])).await?; // HWIO
     let (xs, ws) = (x.aval().shape.clone(), w.aval().shape.clone());
     let (n, c, kh, kw, o) = (xs[0], xs[3], ws[0], ws[1], ws[3]);
-    if ws[2] != c {
+    let ConvDilation { lhs: ld, rhs: rd, groups } = dilation;
+    if ld.contains(&0) || rd.contains(&0) || groups == 0 {
+        return Err(bad("dilations and feature_group_count must be positive".into()));
+    }
+    if ws[2] * groups != c || o % groups != 0 {
         return Err(bad(format!(
-            "the kernel has {} input features but the input has {c} (feature_group_count > 1 is not supported by the playground yet)",
+            "the kernel has {} input features and {o} output features, which {groups} feature group(s) of the input's {c} features do not fit",
             ws[2]
         )));
     }
+    // The input as its dilation spaces it (d - 1 zeros between elements), and the kernel's
+    // extent once its taps are spaced.
+    let dilated = |size: usize, d: usize| if size == 0 { 0 } else { (size - 1) * d + 1 };
+    let (xh, xw) = (dilated(xs[1], ld[0]), dilated(xs[2], ld[1]));
+    let (eh, ew) = (dilated(kh, rd[0]), dilated(kw, rd[1]));
     let padding: Vec<(i64, i64)> = match padding {
         ConvPadding::Explicit(p) if p.len() == 2 => p.clone(),
         ConvPadding::Explicit(p) => {
@@ -617,7 +645,7 @@ pub async fn conv(
         // As XLA: the output is ceil(in / stride) long, padding split with the extra at the end.
         ConvPadding::Same => (0..2)
             .map(|d| {
-                let (size, k, s) = (xs[1 + d] as i64, ws[d] as i64, strides[d] as i64);
+                let (size, k, s) = ([xh, xw][d] as i64, [eh, ew][d] as i64, strides[d] as i64);
                 let total = (((size + s - 1) / s - 1) * s + k - size).max(0);
                 (total / 2, total - total / 2)
             })
@@ -626,47 +654,72 @@ pub async fn conv(
     let (dtype, _) = promote(la.dtype, la.weak_type, ra.dtype, ra.weak_type);
     let x = astype(ctx, &x, dtype).await?;
     let w = astype(ctx, &w, dtype).await?;
-    // Pad the spatial axes (negative padding crops, as XLA's pad).
-    let x = if padding.iter().any(|&p| p != (0, 0)) {
-        let config = vec![(0, 0, 0), (padding[0].0, padding[0].1, 0), (padding[1].0, padding[1].1, 0), (0, 0, 0)];
+    // Pad the spatial axes (negative padding crops, as XLA's pad), dilating the input too.
+    let x = if padding.iter().any(|&p| p != (0, 0)) || ld != [1, 1] {
+        let config = vec![
+            (0, 0, 0),
+            (padding[0].0, padding[0].1, ld[0] - 1),
+            (padding[1].0, padding[1].1, ld[1] - 1),
+            (0, 0, 0),
+        ];
         let zero = Tensor::from(Array::new(vec![], crate::array::Data::F32(vec![0.0])).astype(dtype));
         bind1(ctx, Primitive::Pad { config }, &[x, zero]).await?
     } else {
         x
     };
     let (hp, wp) = (x.aval().shape[1], x.aval().shape[2]);
-    if hp < kh || wp < kw {
-        return Err(bad(format!("a {kh}x{kw} kernel does not fit the padded {hp}x{wp} input")));
+    if hp < eh || wp < ew {
+        return Err(bad(format!("a {eh}x{ew} kernel (dilated) does not fit the padded {hp}x{wp} input")));
     }
-    let (oh, ow) = ((hp - kh) / strides[0] + 1, (wp - kw) / strides[1] + 1);
-    let mut acc: Option<Tensor> = None;
-    for i in 0..kh {
-        for j in 0..kw {
-            let window = Primitive::Slice {
-                start_indices: vec![0, i, j, 0],
-                limit_indices: vec![n, i + (oh - 1) * strides[0] + 1, j + (ow - 1) * strides[1] + 1, c],
-                strides: (strides != [1, 1]).then(|| vec![1, strides[0], strides[1], 1]),
-            };
-            let patch = bind1(ctx, window, std::slice::from_ref(&x)).await?;
-            let patch = reshape(ctx, &patch, &[(n * oh * ow) as i64, c as i64]).await?;
-            let tap = Primitive::Slice {
-                start_indices: vec![i, j, 0, 0],
-                limit_indices: vec![i + 1, j + 1, c, o],
-                strides: None,
-            };
-            let tap = bind1(ctx, tap, std::slice::from_ref(&w)).await?;
-            let tap = reshape(ctx, &tap, &[c as i64, o as i64]).await?;
-            let dims =
-                DotDims { lhs_contracting: vec![1], rhs_contracting: vec![0], lhs_batch: vec![], rhs_batch: vec![] };
-            let prim = Primitive::DotGeneral { dims, precision, preferred_element_type: Some(dtype) };
-            let term = bind1(ctx, prim, &[patch, tap]).await?; // (N·OH·OW, O)
-            acc = Some(match acc {
-                None => term,
-                Some(a) => binary(ctx, BinaryOp::Add, &a, &term).await?,
-            });
+    let (oh, ow) = ((hp - eh) / strides[0] + 1, (wp - ew) / strides[1] + 1);
+    // Each group: its input channels' slice against its output features' weights.
+    let (gc, go) = (c / groups, o / groups);
+    let mut outputs = Vec::with_capacity(groups);
+    for g in 0..groups {
+        let mut acc: Option<Tensor> = None;
+        for i in 0..kh {
+            for j in 0..kw {
+                let (ti, tj) = (i * rd[0], j * rd[1]);
+                let window = Primitive::Slice {
+                    start_indices: vec![0, ti, tj, g * gc],
+                    limit_indices: vec![
+                        n,
+                        ti + (oh - 1) * strides[0] + 1,
+                        tj + (ow - 1) * strides[1] + 1,
+                        (g + 1) * gc,
+                    ],
+                    strides: (strides != [1, 1]).then(|| vec![1, strides[0], strides[1], 1]),
+                };
+                let patch = bind1(ctx, window, std::slice::from_ref(&x)).await?;
+                let patch = reshape(ctx, &patch, &[(n * oh * ow) as i64, gc as i64]).await?;
+                let tap = Primitive::Slice {
+                    start_indices: vec![i, j, 0, g * go],
+                    limit_indices: vec![i + 1, j + 1, gc, (g + 1) * go],
+                    strides: None,
+                };
+                let tap = bind1(ctx, tap, std::slice::from_ref(&w)).await?;
+                let tap = reshape(ctx, &tap, &[gc as i64, go as i64]).await?;
+                let dims = DotDims {
+                    lhs_contracting: vec![1],
+                    rhs_contracting: vec![0],
+                    lhs_batch: vec![],
+                    rhs_batch: vec![],
+                };
+                let prim = Primitive::DotGeneral { dims, precision, preferred_element_type: Some(dtype) };
+                let term = bind1(ctx, prim, &[patch, tap]).await?; // (N·OH·OW, O / groups)
+                acc = Some(match acc {
+                    None => term,
+                    Some(a) => binary(ctx, BinaryOp::Add, &a, &term).await?,
+                });
+            }
         }
+        outputs.push(acc.ok_or_else(|| bad("the kernel has no taps".into()))?);
     }
-    let acc = acc.ok_or_else(|| bad("the kernel has no taps".into()))?;
+    let acc = if groups == 1 {
+        outputs.remove(0)
+    } else {
+        bind1(ctx, Primitive::Concatenate { dimension: 1 }, &outputs).await?
+    };
     let nhwc = reshape(ctx, &acc, &[n as i64, oh as i64, ow as i64, o as i64]).await?;
     // Output axis k of the spec holds NHWC axis `from[k]`.
     let mut from = [0; 4];

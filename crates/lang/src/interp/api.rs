@@ -1265,16 +1265,25 @@ impl Interp<'_, '_> {
                     };
                     let operands = vec![self.to_tensor(&lhs)?, self.to_tensor(&rhs)?];
                     let xw = self.preferred_operands(name, preferred, operands).await?;
-                    for d in dilations.iter().flatten() {
-                        if !matches!(d, Value::None) && self.iterate(d)?.iter().any(|v| !matches!(v, Value::Int(1))) {
-                            return err(format!("{name}: dilation is not supported by the playground yet"));
+                    let mut dilation = jnp::ConvDilation::default();
+                    for (d, slot) in dilations.iter().zip([&mut dilation.lhs, &mut dilation.rhs]) {
+                        if let Some(d) = d.as_ref().filter(|d| !matches!(d, Value::None)) {
+                            let ds: Vec<i64> = self.iterate(d)?.iter().map(int_arg).collect::<R<_>>()?;
+                            match ds[..] {
+                                [a, b] if a > 0 && b > 0 => *slot = [a as usize, b as usize],
+                                _ => {
+                                    return err(format!(
+                                        "{name}: a dilation needs a positive factor per spatial dimension (2), got {}",
+                                        super::value::repr(d)
+                                    ))
+                                }
+                            }
                         }
                     }
-                    if let Some(g) = &groups {
-                        if !matches!(g, Value::Int(1)) {
-                            return err(format!(
-                                "{name}: feature_group_count other than 1 is not supported by the playground yet"
-                            ));
+                    if let Some(g) = groups.as_ref().filter(|g| !matches!(g, Value::None)) {
+                        match int_arg(g)? {
+                            g if g > 0 => dilation.groups = g as usize,
+                            g => return err(format!("{name}: feature_group_count must be positive, got {g}")),
                         }
                     }
                     let strides: Vec<usize> =
@@ -1315,7 +1324,8 @@ impl Interp<'_, '_> {
                     let [a, b, c] = specs.as_slice() else {
                         return err(format!("{name}: dimension_numbers must be three strings"));
                     };
-                    let y = jnp::conv(self.ctx, &xw[0], &xw[1], &strides, &padding, [a, b, c], precision).await?;
+                    let y =
+                        jnp::conv(self.ctx, &xw[0], &xw[1], &strides, &padding, dilation, [a, b, c], precision).await?;
                     return Ok(Value::Array(y));
                 }
                 "cond" => {
