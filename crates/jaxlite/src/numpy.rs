@@ -557,6 +557,32 @@ pub enum ConvPadding {
     Explicit(Vec<(i64, i64)>),
 }
 
+impl ConvPadding {
+    /// (low, high) padding per axis for windows of `windows` elements moving `strides` over
+    /// axes of `sizes`: none for VALID; for SAME, as XLA, enough for ceil(size / stride)
+    /// windows, split with the extra at the end; explicit pairs as given, one per axis.
+    pub fn pairs(&self, sizes: &[usize], windows: &[usize], strides: &[usize]) -> Result<Vec<(i64, i64)>> {
+        Ok(match self {
+            ConvPadding::Explicit(p) if p.len() == sizes.len() => p.clone(),
+            ConvPadding::Explicit(p) => {
+                return Err(JaxError(format!(
+                    "padding needs one (low, high) pair per spatial dimension ({}), got {}",
+                    sizes.len(),
+                    p.len()
+                )))
+            }
+            ConvPadding::Valid => vec![(0, 0); sizes.len()],
+            ConvPadding::Same => (0..sizes.len())
+                .map(|d| {
+                    let (size, k, s) = (sizes[d] as i64, windows[d] as i64, strides[d].max(1) as i64);
+                    let total = (((size + s - 1) / s - 1) * s + k - size).max(0);
+                    (total / 2, total - total / 2)
+                })
+                .collect(),
+        })
+    }
+}
+
 /// A convolution's input (lhs) and kernel (rhs) dilation per spatial axis, and its feature
 /// groups.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -636,21 +662,7 @@ pub async fn conv(
     let dilated = |size: usize, d: usize| if size == 0 { 0 } else { (size - 1) * d + 1 };
     let (xh, xw) = (dilated(xs[1], ld[0]), dilated(xs[2], ld[1]));
     let (eh, ew) = (dilated(kh, rd[0]), dilated(kw, rd[1]));
-    let padding: Vec<(i64, i64)> = match padding {
-        ConvPadding::Explicit(p) if p.len() == 2 => p.clone(),
-        ConvPadding::Explicit(p) => {
-            return Err(bad(format!("padding needs one (low, high) pair per spatial dimension (2), got {}", p.len())))
-        }
-        ConvPadding::Valid => vec![(0, 0); 2],
-        // As XLA: the output is ceil(in / stride) long, padding split with the extra at the end.
-        ConvPadding::Same => (0..2)
-            .map(|d| {
-                let (size, k, s) = ([xh, xw][d] as i64, [eh, ew][d] as i64, strides[d] as i64);
-                let total = (((size + s - 1) / s - 1) * s + k - size).max(0);
-                (total / 2, total - total / 2)
-            })
-            .collect(),
-    };
+    let padding = padding.pairs(&[xh, xw], &[eh, ew], strides).map_err(|e| bad(e.0))?;
     let (dtype, _) = promote(la.dtype, la.weak_type, ra.dtype, ra.weak_type);
     let x = astype(ctx, &x, dtype).await?;
     let w = astype(ctx, &w, dtype).await?;

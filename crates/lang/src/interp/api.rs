@@ -397,6 +397,26 @@ impl Interp<'_, '_> {
         })
     }
 
+    /// A window's `padding=` (convolutions, `reduce_window`): `'SAME'`, `'VALID'` or (low, high)
+    /// pairs.
+    pub(super) fn padding_arg(&self, name: &str, v: &Value) -> R<jnp::ConvPadding> {
+        Ok(match v {
+            Value::Str(p) if &**p == "SAME" => jnp::ConvPadding::Same,
+            Value::Str(p) if &**p == "VALID" => jnp::ConvPadding::Valid,
+            Value::Str(p) => return err(format!("{name}: padding '{p}' is not 'SAME' or 'VALID'")),
+            pairs => {
+                let mut out = Vec::new();
+                for p in &self.iterate(pairs)? {
+                    match self.iterate(p)?.as_slice() {
+                        [lo, hi] => out.push((int_arg(lo)?, int_arg(hi)?)),
+                        _ => return err(format!("{name}: padding must be 'SAME', 'VALID' or (low, high) pairs")),
+                    }
+                }
+                jnp::ConvPadding::Explicit(out)
+            }
+        })
+    }
+
     /// linspace, eye, split, tensordot, allclose, tril and triu, each with its own keywords.
     fn call_jnp_own_kwargs<'a>(
         &'a mut self,
@@ -1288,26 +1308,7 @@ impl Interp<'_, '_> {
                     }
                     let strides: Vec<usize> =
                         self.iterate(&strides)?.iter().map(int_arg).map(|r| r.map(|i| i as usize)).collect::<R<_>>()?;
-                    let padding = match &padding {
-                        Value::Str(p) if &**p == "SAME" => jnp::ConvPadding::Same,
-                        Value::Str(p) if &**p == "VALID" => jnp::ConvPadding::Valid,
-                        Value::Str(p) => return err(format!("{name}: padding '{p}' is not 'SAME' or 'VALID'")),
-                        pairs => {
-                            let pairs = self.iterate(pairs)?;
-                            let mut out = Vec::new();
-                            for p in &pairs {
-                                match self.iterate(p)?.as_slice() {
-                                    [lo, hi] => out.push((int_arg(lo)?, int_arg(hi)?)),
-                                    _ => {
-                                        return err(format!(
-                                            "{name}: padding must be 'SAME', 'VALID' or (low, high) pairs"
-                                        ))
-                                    }
-                                }
-                            }
-                            jnp::ConvPadding::Explicit(out)
-                        }
-                    };
+                    let padding = self.padding_arg(name, &padding)?;
                     let specs: Vec<String> = match numbers {
                         None | Some(Value::None) => vec!["NCHW".into(), "OIHW".into(), "NCHW".into()],
                         Some(v) => self

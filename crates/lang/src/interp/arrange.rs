@@ -422,32 +422,13 @@ impl Interp<'_, '_> {
                     "reduce_window: a window of {taps} elements is more than the playground's {MAX_WINDOW} (one slice each)"
                 ));
             }
-            let padding: Vec<(i64, i64)> = match &padding {
-                None => vec![(0, 0); rank],
-                Some(Value::Str(p)) if &**p == "VALID" => vec![(0, 0); rank],
-                // As XLA: ceil(n / stride) windows, the padding split with the extra at the end.
-                Some(Value::Str(p)) if &**p == "SAME" => (0..rank)
-                    .map(|d| {
-                        let (n, k, s) = (shape[d] as i64, window[d] as i64, strides[d] as i64);
-                        let total = (((n + s - 1) / s - 1) * s + k - n).max(0);
-                        (total / 2, total - total / 2)
-                    })
-                    .collect(),
-                Some(Value::Str(p)) => return err(format!("reduce_window: padding '{p}' is not 'SAME' or 'VALID'")),
-                Some(pairs) => {
-                    let mut out = Vec::new();
-                    for p in self.iterate(pairs)? {
-                        match ints(self, &p)?.as_slice() {
-                            [lo, hi] => out.push((*lo, *hi)),
-                            _ => return err("reduce_window: padding must be 'SAME', 'VALID' or (low, high) pairs"),
-                        }
-                    }
-                    if out.len() != rank {
-                        return err("reduce_window: padding needs one (low, high) pair per axis");
-                    }
-                    out
-                }
+            let padding = match &padding {
+                None => jnp::ConvPadding::Valid,
+                Some(p) => self.padding_arg(name, p)?,
             };
+            let padding = padding
+                .pairs(&shape, &window, &strides)
+                .map_err(|e| super::RtError::new(format!("{name}: {}", e.0)))?;
             let ctx = &mut *self.ctx;
             let dtype = x.aval().dtype;
             let init = jnp::astype(ctx, &init, dtype).await?;
