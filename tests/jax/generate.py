@@ -497,6 +497,16 @@ f = jax.jit(lambda a, k: lax.conv_general_dilated(a, k, (1, 1), "VALID", rhs_dil
 print(f(x, w)[1, 5, 1])
 print(jax.grad(lambda k: jnp.sum(lax.conv_general_dilated(x, k, (1, 1), "SAME", feature_group_count=2) ** 2))(wg)[0, 0])
 """)
+# jax.random.gumbel and categorical (the Gumbel-max trick), shapes and axes as JAX takes them.
+program("random_gumbel_categorical", """
+key = jax.random.PRNGKey(3)
+print(jax.random.gumbel(key, (2, 3)), jax.random.gumbel(jax.random.key(1), (4,)))
+logits = jnp.log(jnp.array([[0.1, 0.2, 0.7], [0.5, 0.25, 0.25]]))
+print(jax.random.categorical(key, logits), jax.random.categorical(key, logits, axis=0), jax.random.categorical(key, logits[0], shape=(8,)))
+print(jax.random.categorical(key, logits, shape=(4, 2)))
+ks = jax.random.split(key, 5)
+print([int(jax.random.categorical(k, jnp.array([0.0, 1.0, 2.0]))) for k in ks])
+""")
 # Arrays with no elements (the script fuzzer found a 0x0 matmul crashing the compiler).
 program("empty_arrays", """
 x = jnp.ones((0, 3))

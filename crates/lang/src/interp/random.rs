@@ -23,12 +23,12 @@ pub const RANDOM_FUNCTIONS: &[&str] = &[
     "randint",
     "permutation",
     "choice",
+    "gumbel",
+    "categorical",
 ];
 pub const RANDOM_MISSING: &[&str] = &[
     "shuffle",
     "truncated_normal",
-    "categorical",
-    "gumbel",
     "exponential",
     "beta",
     "gamma",
@@ -265,6 +265,69 @@ impl Interp<'_, '_> {
                     };
                     Value::array(Array::new(shape, data))
                 }
+                // -log(-log(u)) for u uniform in [tiny, 1), JAX's default ("low") mode; the
+                // uniform bits on the host, the logs on the machine, as JAX runs them there.
+                "gumbel" => {
+                    let k = key(arg(&mut kwargs, 0, "key"))?;
+                    let shape = shape(arg(&mut kwargs, 1, "shape"))?;
+                    self.check_gumbel_options(name, arg(&mut kwargs, 2, "dtype"), arg(&mut kwargs, 3, "mode"))?;
+                    no_more_kwargs(&format!("jax.random.{name}"), &kwargs)?;
+                    return Ok(Value::Array(self.gumbel(k, shape).await?));
+                }
+                // argmax(logits + gumbel noise) along the axis: the Gumbel-max trick, as JAX.
+                "categorical" => {
+                    let k = key(arg(&mut kwargs, 0, "key"))?;
+                    let logits = arg(&mut kwargs, 1, "logits")
+                        .ok_or_else(|| RtError::new("categorical() missing argument 'logits'"))?;
+                    let axis = match arg(&mut kwargs, 2, "axis") {
+                        None => -1,
+                        Some(v) => super::jax::int_arg(&v)?,
+                    };
+                    let wanted = arg(&mut kwargs, 3, "shape");
+                    if let Some(v) = arg(&mut kwargs, 4, "replace") {
+                        if !self.truthy(&v)? {
+                            return err(
+                                "jax.random.categorical with replace=False is not supported by the playground yet",
+                            );
+                        }
+                    }
+                    self.check_gumbel_options(name, None, arg(&mut kwargs, 5, "mode"))?;
+                    no_more_kwargs(&format!("jax.random.{name}"), &kwargs)?;
+                    let logits = self.to_tensor(&logits)?;
+                    let logits = if logits.aval().dtype.is_float() {
+                        logits
+                    } else {
+                        jnp::astype(self.ctx, &logits, DType::F32).await?
+                    };
+                    let rank = logits.aval().rank();
+                    if rank == 0 {
+                        return err("jax.random.categorical: logits must have at least one dimension");
+                    }
+                    let axis = jnp::normalize_axes(Some(&[axis]), rank)?[0];
+                    let mut batch = logits.aval().shape.clone();
+                    let n = batch.remove(axis);
+                    let wanted = match wanted {
+                        None | Some(Value::None) => batch.clone(),
+                        v => shape(v)?,
+                    };
+                    if wanted.len() < batch.len() || wanted[wanted.len() - batch.len()..] != batch[..] {
+                        return err(format!(
+                            "jax.random.categorical: shape {} must end with the logits' batch shape {}",
+                            jnp::shape_str(&wanted),
+                            jnp::shape_str(&batch)
+                        ));
+                    }
+                    // The noise's shape: the extra leading axes, then the logits' own.
+                    let prefix = wanted.len() - batch.len();
+                    let mut noise_shape = wanted.clone();
+                    noise_shape.insert(prefix + axis, n);
+                    super::jax::check_size(&noise_shape)?;
+                    let noise = self.gumbel(k, noise_shape.clone()).await?;
+                    let ctx = &mut *self.ctx;
+                    let logits = jnp::broadcast_to(ctx, &logits, &noise_shape).await?;
+                    let scores = jnp::binary(ctx, jaxlite::BinaryOp::Add, &noise, &logits).await?;
+                    return Ok(Value::Array(jnp::arg_reduce(ctx, &scores, Some((prefix + axis) as i64), true).await?));
+                }
                 "randint" => {
                     let k = key(arg(&mut kwargs, 0, "key"))?;
                     let shape = shape(arg(&mut kwargs, 1, "shape"))?;
@@ -402,6 +465,37 @@ impl Interp<'_, '_> {
                 }
                 None => Ok(Value::Array(taken)),
             }
+        })
+    }
+
+    /// Only float32 and JAX's default "low" mode of the Gumbel sampler.
+    fn check_gumbel_options(&self, name: &str, dtype: Option<Value>, mode: Option<Value>) -> R<()> {
+        if let Some(d) = dtype.filter(|d| !matches!(d, Value::None)) {
+            if super::jax::dtype_arg(&d)? != DType::F32 {
+                return err(format!("jax.random.{name} supports float32 in the playground"));
+            }
+        }
+        match mode {
+            None | Some(Value::None) => Ok(()),
+            Some(Value::Str(m)) if &*m == "low" => Ok(()),
+            Some(other) => err(format!(
+                "jax.random.{name}: mode={} is not supported by the playground yet (only the default, 'low')",
+                super::value::repr(&other)
+            )),
+        }
+    }
+
+    /// `jax.random.gumbel(key, shape)` in JAX's "low" mode.
+    fn gumbel(&mut self, key: [u32; 2], shape: Vec<usize>) -> LocalFuture<'_, R<Tensor>> {
+        Box::pin(async move {
+            super::jax::check_size(&shape)?;
+            let n: usize = shape.iter().product();
+            let u = Tensor::from(Array::new(shape, Data::F32(random::uniform(key, n, f32::MIN_POSITIVE, 1.0))));
+            let ctx = &mut *self.ctx;
+            let l = jnp::unary(ctx, jaxlite::UnaryOp::Log, &u).await?;
+            let l = jnp::unary(ctx, jaxlite::UnaryOp::Neg, &l).await?;
+            let l = jnp::unary(ctx, jaxlite::UnaryOp::Log, &l).await?;
+            Ok(jnp::unary(ctx, jaxlite::UnaryOp::Neg, &l).await?)
         })
     }
 }
