@@ -507,6 +507,15 @@ print(jax.random.categorical(key, logits, shape=(4, 2)))
 ks = jax.random.split(key, 5)
 print([int(jax.random.categorical(k, jnp.array([0.0, 1.0, 2.0]))) for k in ks])
 """)
+# int32 lax.div (toward zero, -1 for a zero divisor) and lax.rem (the dividend for a zero divisor).
+program("int32_div_rem", """
+from jax import lax
+a = jnp.array([[7, -7, 0], [16777215, -16777216, 5]])
+b = jnp.array([[2, 2, 3], [7, 0, -3]])
+print(lax.div(a, b), lax.rem(a, b), lax.div(a, 3), lax.rem(a, -4), lax.div(a, 0), lax.rem(a, 0))
+print(jax.jit(lambda x, y: lax.div(x, y) * 2 + lax.rem(x, y))(a // 4, b), jax.jit(lambda x: lax.div(x, 0))(a))
+print(lax.div(jnp.int32(9), jnp.array([2, -2, 0])), lax.rem(jnp.int32(-9), jnp.array([2, 4, 0])))
+""")
 # Arrays with no elements (the script fuzzer found a 0x0 matmul crashing the compiler).
 program("empty_arrays", """
 x = jnp.ones((0, 3))

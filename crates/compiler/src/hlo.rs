@@ -233,6 +233,29 @@ fn may_leave_bf16(prim: &Primitive) -> bool {
     }
 }
 
+/// A float rounded toward zero, as XLA converts float to int: ceil below zero, floor above,
+/// then + 0.0 (ceil(-0.5) is -0.0, which no integer is).
+fn toward_zero(g: &mut Graph, v: ValueId, shape: Vec<usize>) -> ValueId {
+    let zero = g.add(Op::Constant(0.0), vec![], vec![]);
+    let negative = g.add(Op::Compare(CompareOp::Lt), vec![v, zero], shape.clone());
+    g.instrs[negative].elem = Elem::Pred;
+    let floor = g.add(Op::Unary(UnaryOp::Floor), vec![v], shape.clone());
+    let ceil = g.add(Op::Unary(UnaryOp::Ceil), vec![v], shape.clone());
+    let trunc = g.add(Op::Select, vec![negative, floor, ceil], shape.clone());
+    g.add(Op::Binary(BinaryOp::Add), vec![trunc, zero], shape)
+}
+
+/// `v` over `shape` when it is a scalar there (a select's operands share its shape).
+fn broadcast_scalar(g: &mut Graph, v: ValueId, shape: &[usize]) -> ValueId {
+    if g.instrs[v].shape == shape {
+        return v;
+    }
+    let elem = g.instrs[v].elem;
+    let b = g.add(Op::Broadcast { dims: vec![] }, vec![v], shape.to_vec());
+    g.instrs[b].elem = elem;
+    b
+}
+
 /// `v` rounded to bfloat16: a constant folded, anything else an [`Op::ToBf16`].
 fn to_bf16(g: &mut Graph, v: ValueId) -> ValueId {
     if let Some(x) = g.constant_value(v).filter(|_| g.instrs[v].shape.is_empty()) {
@@ -375,17 +398,7 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
                         g.add(Op::Convert, ins, shape)
                     }
                     (DType::F32 | DType::I32, DType::BF16) => to_bf16(&mut g, ins[0]),
-                    // Toward zero, as XLA converts float to int: ceil below zero, floor above.
-                    (DType::F32 | DType::BF16, DType::I32) => {
-                        let zero = g.add(Op::Constant(0.0), vec![], vec![]);
-                        let negative = g.add(Op::Compare(CompareOp::Lt), vec![ins[0], zero], shape.clone());
-                        g.instrs[negative].elem = Elem::Pred;
-                        let floor = g.add(Op::Unary(UnaryOp::Floor), vec![ins[0]], shape.clone());
-                        let ceil = g.add(Op::Unary(UnaryOp::Ceil), vec![ins[0]], shape.clone());
-                        let trunc = g.add(Op::Select, vec![negative, floor, ceil], shape.clone());
-                        // ceil(-0.5) is -0.0, which no integer is: + 0.0 makes it 0.
-                        g.add(Op::Binary(BinaryOp::Add), vec![trunc, zero], shape)
-                    }
+                    (DType::F32 | DType::BF16, DType::I32) => toward_zero(&mut g, ins[0], shape),
                     // x != 0, as XLA converts to pred.
                     _ => {
                         let zero = g.add(Op::Constant(0.0), vec![], vec![]);
@@ -412,14 +425,26 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
             Primitive::Binary(BinaryOp::Or) if out_aval.dtype == DType::Bool => {
                 g.add(Op::Binary(BinaryOp::Max), ins, shape)
             }
+            // Integer division and remainder, as XLA defines them: the quotient truncated toward
+            // zero (the float quotient of integers within ±2^24 never rounds across an integer:
+            // it is at least 1/|b| from the next one), -1 when dividing by zero; the remainder
+            // exact (fmod), the dividend itself for a zero divisor.
+            Primitive::Binary(op @ (BinaryOp::Div | BinaryOp::Rem)) if out_aval.dtype == DType::I32 => {
+                let value = g.add(Op::Binary(*op), ins.clone(), shape.clone());
+                let value = if *op == BinaryOp::Div { toward_zero(&mut g, value, shape.clone()) } else { value };
+                let zero = g.add(Op::Constant(0.0), vec![], vec![]);
+                let by_zero = g.add(Op::Compare(CompareOp::Eq), vec![ins[1], zero], g.instrs[ins[1]].shape.clone());
+                g.instrs[by_zero].elem = Elem::Pred;
+                let by_zero = broadcast_scalar(&mut g, by_zero, &shape);
+                let instead = if *op == BinaryOp::Div { g.add(Op::Constant(-1.0), vec![], vec![]) } else { ins[0] };
+                let instead = broadcast_scalar(&mut g, instead, &shape);
+                g.add(Op::Select, vec![by_zero, value, instead], shape)
+            }
             // Integer arithmetic is float arithmetic on exact values, for the ops whose float
             // result is the integer result (within ±2^24).
             Primitive::Binary(b)
                 if out_aval.dtype == DType::I32
-                    && !matches!(
-                        b,
-                        BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min | BinaryOp::Rem
-                    ) =>
+                    && !matches!(b, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min) =>
             {
                 return Err(at(format!("int32 {} is not supported by the compiler yet", b.name())));
             }
