@@ -516,6 +516,18 @@ print(lax.div(a, b), lax.rem(a, b), lax.div(a, 3), lax.rem(a, -4), lax.div(a, 0)
 print(jax.jit(lambda x, y: lax.div(x, y) * 2 + lax.rem(x, y))(a // 4, b), jax.jit(lambda x: lax.div(x, 0))(a))
 print(lax.div(jnp.int32(9), jnp.array([2, -2, 0])), lax.rem(jnp.int32(-9), jnp.array([2, 4, 0])))
 """)
+# More jax.nn activations (with their gradients, relu6's custom JVP included), standardize and glu.
+program("nn_more_activations", """
+x = jnp.array([-3.0, -1.0, -0.25, 0.0, 0.5, 2.0, 6.0, 7.5])
+for f in [jax.nn.leaky_relu, jax.nn.elu, jax.nn.selu, jax.nn.celu, jax.nn.relu6, jax.nn.hard_tanh,
+          jax.nn.hard_sigmoid, jax.nn.hard_silu, jax.nn.hard_swish, jax.nn.soft_sign, jax.nn.log_sigmoid, jax.nn.mish]:
+    print(f(x), jax.grad(lambda v: jnp.sum(f(v)))(x))
+print(jax.nn.leaky_relu(x, negative_slope=0.2), jax.nn.elu(x, alpha=0.5), jax.nn.celu(x, 2.0))
+m = jnp.arange(12.0).reshape(3, 4) ** 1.5
+print(jax.nn.standardize(m), jax.nn.standardize(m, axis=0), jax.nn.standardize(m, epsilon=0.1))
+print(jax.nn.glu(m), jax.nn.glu(jnp.arange(12.0).reshape(4, 3), axis=0))
+print(jax.jit(lambda v: jax.nn.selu(v) + jax.nn.mish(v))(x))
+""")
 # Arrays with no elements (the script fuzzer found a 0x0 matmul crashing the compiler).
 program("empty_arrays", """
 x = jnp.ones((0, 3))

@@ -178,6 +178,9 @@ impl Interp<'_, '_> {
             if name == "dot_product_attention" {
                 return self.dot_product_attention(args, kwargs).await;
             }
+            if super::numeric::NN_MORE.contains(&name) {
+                return self.call_nn_more(name, args, kwargs).await;
+            }
             let axis = take_kwarg(&mut kwargs, "axis");
             let approximate = take_kwarg(&mut kwargs, "approximate");
             let num_classes = if name == "one_hot" { take_kwarg(&mut kwargs, "num_classes") } else { None };

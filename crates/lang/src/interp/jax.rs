@@ -249,8 +249,7 @@ const NN_FUNCTIONS: &[&str] = &[
     "one_hot",
     "dot_product_attention",
 ];
-const NN_MISSING: &[&str] =
-    &["elu", "leaky_relu", "initializers", "tanh", "log_sigmoid", "celu", "selu", "glu", "normalize", "standardize"];
+const NN_MISSING: &[&str] = &["initializers", "tanh", "normalize", "sparse_plus", "squareplus", "sparse_sigmoid"];
 
 pub fn import_module(name: &str) -> R<ModuleId> {
     Ok(match name {
@@ -350,7 +349,7 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             None if super::random::RANDOM_MISSING.contains(&name) => Err(missing("jax.random")),
             None => Err(no_attr()),
         },
-        ModuleId::Nn => match find(NN_FUNCTIONS, name) {
+        ModuleId::Nn => match find(NN_FUNCTIONS, name).or_else(|| find(super::numeric::NN_MORE, name)) {
             Some(f) => Ok(Value::native(Native::Nn(f))),
             None if NN_MISSING.contains(&name) => Err(missing("jax.nn")),
             None => Err(no_attr()),

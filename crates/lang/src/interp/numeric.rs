@@ -894,3 +894,201 @@ impl Interp<'_, '_> {
         })
     }
 }
+
+/// More `jax.nn` activations and normalisations, as JAX's `jax.nn` writes them.
+pub const NN_MORE: &[&str] = &[
+    "leaky_relu",
+    "elu",
+    "selu",
+    "celu",
+    "relu6",
+    "hard_tanh",
+    "hard_sigmoid",
+    "hard_silu",
+    "hard_swish",
+    "soft_sign",
+    "log_sigmoid",
+    "mish",
+    "standardize",
+    "glu",
+];
+
+impl Interp<'_, '_> {
+    pub(super) fn call_nn_more<'a>(
+        &'a mut self,
+        name: &'a str,
+        args: Vec<Value>,
+        mut kwargs: Vec<(String, Value)>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let mut arg = |i: usize, key: &str| take_kwarg(&mut kwargs, key).or_else(|| args.get(i).cloned());
+            let x = arg(0, "x").ok_or_else(|| super::RtError::new(format!("{name}() missing argument 'x'")))?;
+            let number = |v: Option<Value>, default: f64| -> R<f32> {
+                match v {
+                    None => Ok(default as f32),
+                    Some(v) => super::value::as_f64(&v)
+                        .map(|f| f as f32)
+                        .ok_or_else(|| super::RtError::new(format!("{name}: expected a number, got {}", repr(&v)))),
+                }
+            };
+            let (param, axis) = match name {
+                "leaky_relu" => (number(arg(1, "negative_slope"), 0.01)?, None),
+                "elu" | "celu" => (number(arg(1, "alpha"), 1.0)?, None),
+                "standardize" => {
+                    let axis = arg(1, "axis");
+                    for unsupported in ["mean", "variance", "where"] {
+                        if !matches!(take_kwarg(&mut kwargs, unsupported), None | Some(Value::None)) {
+                            return err(format!(
+                                "jax.nn.standardize: {unsupported}= is not supported by the playground yet"
+                            ));
+                        }
+                    }
+                    (number(take_kwarg(&mut kwargs, "epsilon"), 1e-5)?, axis)
+                }
+                "glu" => (0.0, arg(1, "axis")),
+                _ => (0.0, None),
+            };
+            no_more_kwargs(name, &kwargs)?;
+            let x = inexact(self.ctx, &self.to_tensor(&x)?).await?;
+            let rank = x.aval().rank();
+            let ctx = &mut *self.ctx;
+            let zero = weak(0.0);
+            let out = match name {
+                "leaky_relu" => {
+                    let keep = jnp::compare(ctx, CompareOp::Ge, &x, &zero).await?;
+                    let scaled = bin(ctx, BinaryOp::Mul, &weak(param), &x).await?;
+                    jnp::where_(ctx, &keep, &x, &scaled).await?
+                }
+                // where(x > 0, x, α·expm1(x)), the expm1 of the negative part only (so its
+                // gradient never overflows); selu scales elu with α and λ fixed.
+                "elu" | "selu" => {
+                    const SELU_ALPHA: f32 = 1.673_263_2;
+                    const SELU_SCALE: f32 = 1.050_701;
+                    let alpha = if name == "selu" { SELU_ALPHA } else { param };
+                    let positive = jnp::compare(ctx, CompareOp::Gt, &x, &zero).await?;
+                    let typed_zero = jnp::astype(ctx, &zero, x.aval().dtype).await?;
+                    let zeros = jnp::broadcast_to(ctx, &typed_zero, &x.aval().shape).await?;
+                    let safe = jnp::where_(ctx, &positive, &zeros, &x).await?;
+                    let e = un(ctx, UnaryOp::Expm1, &safe).await?;
+                    let e = bin(ctx, BinaryOp::Mul, &weak(alpha), &e).await?;
+                    let out = jnp::where_(ctx, &positive, &x, &e).await?;
+                    if name == "selu" {
+                        bin(ctx, BinaryOp::Mul, &weak(SELU_SCALE), &out).await?
+                    } else {
+                        out
+                    }
+                }
+                "celu" => {
+                    let pos = bin(ctx, BinaryOp::Max, &x, &zero).await?;
+                    let neg = bin(ctx, BinaryOp::Min, &x, &zero).await?;
+                    let neg = bin(ctx, BinaryOp::Div, &neg, &weak(param)).await?;
+                    let e = un(ctx, UnaryOp::Expm1, &neg).await?;
+                    let e = bin(ctx, BinaryOp::Mul, &weak(param), &e).await?;
+                    bin(ctx, BinaryOp::Add, &pos, &e).await?
+                }
+                "relu6" | "hard_sigmoid" | "hard_silu" | "hard_swish" => {
+                    let shifted =
+                        if name == "relu6" { x.clone() } else { bin(ctx, BinaryOp::Add, &x, &weak(3.0)).await? };
+                    let r6 = relu6(ctx, &shifted).await?;
+                    match name {
+                        "relu6" => r6,
+                        "hard_sigmoid" => bin(ctx, BinaryOp::Div, &r6, &weak(6.0)).await?,
+                        _ => {
+                            let s = bin(ctx, BinaryOp::Div, &r6, &weak(6.0)).await?;
+                            bin(ctx, BinaryOp::Mul, &x, &s).await?
+                        }
+                    }
+                }
+                "hard_tanh" => {
+                    let one = jnp::astype(ctx, &weak(1.0), x.aval().dtype).await?;
+                    let minus = jnp::astype(ctx, &weak(-1.0), x.aval().dtype).await?;
+                    let below = jnp::compare(ctx, CompareOp::Lt, &x, &minus).await?;
+                    let inner = jnp::where_(ctx, &below, &minus, &x).await?;
+                    let above = jnp::compare(ctx, CompareOp::Gt, &x, &one).await?;
+                    jnp::where_(ctx, &above, &one, &inner).await?
+                }
+                "soft_sign" => {
+                    let a = un(ctx, UnaryOp::Abs, &x).await?;
+                    let d = bin(ctx, BinaryOp::Add, &a, &weak(1.0)).await?;
+                    bin(ctx, BinaryOp::Div, &x, &d).await?
+                }
+                "log_sigmoid" | "mish" => {
+                    let input = if name == "log_sigmoid" { un(ctx, UnaryOp::Neg, &x).await? } else { x.clone() };
+                    let sp = self.call_nn("softplus", vec![Value::Array(input)], vec![]).await?;
+                    let Value::Array(sp) = sp else { return err("softplus gave no array") };
+                    let ctx = &mut *self.ctx;
+                    if name == "log_sigmoid" {
+                        un(ctx, UnaryOp::Neg, &sp).await?
+                    } else {
+                        let t = un(ctx, UnaryOp::Tanh, &sp).await?;
+                        bin(ctx, BinaryOp::Mul, &x, &t).await?
+                    }
+                }
+                // (x − mean) · rsqrt(mean(x²) − mean² + ε) over the axis, as jax.nn does.
+                "standardize" => {
+                    let axes = match axis {
+                        None => vec![-1],
+                        Some(v) => axes_arg(Some(&v))?.unwrap_or_else(|| (0..rank as i64).collect()),
+                    };
+                    let n: usize = jnp::normalize_axes(Some(&axes), rank)?.iter().map(|&d| x.aval().shape[d]).product();
+                    let mean_of = async |ctx: &mut Ctx, t: &Tensor| -> R<Tensor> {
+                        let s = jnp::reduce(ctx, t, Some(&axes), Reduction::Sum).await?;
+                        let m = bin(ctx, BinaryOp::Div, &s, &weak(n as f32)).await?;
+                        let mut shape = t.aval().shape.clone();
+                        for d in jnp::normalize_axes(Some(&axes), rank)? {
+                            shape[d] = 1;
+                        }
+                        Ok(jnp::reshape(ctx, &m, &shape_i64(&shape)).await?)
+                    };
+                    let mean = mean_of(ctx, &x).await?;
+                    let sq = jnp::integer_pow(ctx, &x, 2).await?;
+                    let mean_sq = mean_of(ctx, &sq).await?;
+                    let mean2 = jnp::integer_pow(ctx, &mean, 2).await?;
+                    let var = bin(ctx, BinaryOp::Sub, &mean_sq, &mean2).await?;
+                    let var = bin(ctx, BinaryOp::Add, &var, &weak(param)).await?;
+                    let r = un(ctx, UnaryOp::Rsqrt, &var).await?;
+                    let d = bin(ctx, BinaryOp::Sub, &x, &mean).await?;
+                    bin(ctx, BinaryOp::Mul, &d, &r).await?
+                }
+                // The first half along the axis gated by the sigmoid of the second.
+                "glu" => {
+                    let axis = match axis {
+                        None | Some(Value::None) => -1,
+                        Some(v) => int_arg(&v)?,
+                    };
+                    let axis = jnp::normalize_axes(Some(&[axis]), rank)?[0];
+                    let size = x.aval().shape[axis];
+                    if size % 2 != 0 {
+                        return err(format!("jax.nn.glu: the axis to split has odd size {size}"));
+                    }
+                    let half = |lo: usize| {
+                        let mut start = vec![0; rank];
+                        let mut limit = x.aval().shape.clone();
+                        start[axis] = lo;
+                        limit[axis] = lo + size / 2;
+                        Primitive::Slice { start_indices: start, limit_indices: limit, strides: None }
+                    };
+                    let a = jnp::apply1(ctx, half(0), &x).await?;
+                    let b = jnp::apply1(ctx, half(size / 2), &x).await?;
+                    let s = un(ctx, UnaryOp::Logistic, &b).await?;
+                    bin(ctx, BinaryOp::Mul, &a, &s).await?
+                }
+                _ => return err(format!("jax.nn.{name} is not supported by the playground yet")),
+            };
+            Ok(Value::Array(out))
+        })
+    }
+}
+
+/// min(max(x, 0), 6) with the gradient of jax.nn.relu6's custom JVP: 1 strictly between 0
+/// and 6, 0 at and beyond them.
+async fn relu6(ctx: &mut Ctx, x: &Tensor) -> R<Tensor> {
+    let zero = weak(0.0);
+    let clipped = bin(ctx, BinaryOp::Max, x, &zero).await?;
+    let clipped = bin(ctx, BinaryOp::Min, &clipped, &weak(6.0)).await?;
+    let clipped = if ctx.is_tracing() { jnp::apply1(ctx, Primitive::StopGradient, &clipped).await? } else { clipped };
+    let above = jnp::compare(ctx, CompareOp::Gt, x, &zero).await?;
+    let below = jnp::compare(ctx, CompareOp::Lt, x, &weak(6.0)).await?;
+    let inside = bin(ctx, BinaryOp::And, &above, &below).await?;
+    Ok(jnp::where_(ctx, &inside, x, &clipped).await?)
+}
