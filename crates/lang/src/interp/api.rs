@@ -77,7 +77,7 @@ pub(super) fn int32(v: i32) -> Tensor {
     Tensor::from(Array::new(vec![], jaxlite::Data::I32(vec![v])))
 }
 
-fn weak(x: f32) -> Tensor {
+pub(super) fn weak(x: f32) -> Tensor {
     Tensor::from(Array::weak_scalar_f32(x))
 }
 

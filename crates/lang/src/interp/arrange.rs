@@ -9,7 +9,7 @@ use super::jax::{axes_arg, int_arg};
 use super::value::{repr, Value};
 use super::{err, Interp, R};
 use jaxlite::numpy::{self as jnp, Reduction};
-use jaxlite::{Array, BinaryOp, CompareOp, Context, DType, LocalFuture, Primitive, Tensor, UnaryOp};
+use jaxlite::{Array, BinaryOp, CompareOp, Context, DType, LocalFuture, Primitive, Tensor};
 
 /// `jax.numpy` names implemented here.
 pub const JNP_ARRANGE: &[&str] =
@@ -34,7 +34,7 @@ const MAX_SORT_COMPARISONS: usize = 1 << 24;
 
 type Ctx = Context;
 
-fn shape_i64(shape: &[usize]) -> Vec<i64> {
+pub(super) fn shape_i64(shape: &[usize]) -> Vec<i64> {
     shape.iter().map(|&d| d as i64).collect()
 }
 
@@ -46,7 +46,7 @@ async fn rev(ctx: &mut Ctx, x: &Tensor, dimensions: Vec<usize>) -> R<Tensor> {
 }
 
 /// `x[lo:hi]` along `axis`.
-async fn slice_axis(ctx: &mut Ctx, x: &Tensor, axis: usize, lo: usize, hi: usize) -> R<Tensor> {
+pub(super) async fn slice_axis(ctx: &mut Ctx, x: &Tensor, axis: usize, lo: usize, hi: usize) -> R<Tensor> {
     let shape = &x.aval().shape;
     let mut start = vec![0; shape.len()];
     let mut limit = shape.clone();
@@ -664,16 +664,15 @@ impl Interp<'_, '_> {
             let xj = jnp::broadcast_to(ctx, &xj, &square).await?;
             let iota = |d: usize| Primitive::Iota { dtype: DType::I32, shape: square.clone(), dimension: d };
             let (i, j) = (jnp::apply(ctx, iota(rank - 1), &[]).await?, jnp::apply(ctx, iota(rank), &[]).await?);
-            let mut before = jnp::compare(ctx, CompareOp::Lt, &xj, &xi).await?;
             let mut equal = jnp::compare(ctx, CompareOp::Eq, &xj, &xi).await?;
-            if dtype.is_float() {
+            let before = if dtype.is_float() {
                 let (nan_i, nan_j) = (isnan(ctx, &xi).await?, isnan(ctx, &xj).await?);
-                let not_nan_j = jnp::unary(ctx, UnaryOp::Not, &nan_j).await?;
-                let nan_last = jnp::binary(ctx, BinaryOp::And, &nan_i, &not_nan_j).await?;
-                before = jnp::binary(ctx, BinaryOp::Or, &before, &nan_last).await?;
                 let both_nan = jnp::binary(ctx, BinaryOp::And, &nan_i, &nan_j).await?;
                 equal = jnp::binary(ctx, BinaryOp::Or, &equal, &both_nan).await?;
-            }
+                sorts_before(ctx, &xj, &xi).await?
+            } else {
+                jnp::compare(ctx, CompareOp::Lt, &xj, &xi).await?
+            };
             let earlier = jnp::compare(ctx, CompareOp::Lt, &j, &i).await?;
             let tie = jnp::binary(ctx, BinaryOp::And, &equal, &earlier).await?;
             let before = jnp::binary(ctx, BinaryOp::Or, &before, &tie).await?;
@@ -711,6 +710,15 @@ impl Interp<'_, '_> {
             Ok(jnp::transpose(ctx, &sorted, Some(&back)).await?)
         })
     }
+}
+
+/// p sorts before q: p < q, or q is NaN and p is not (NaN last, as `jnp.sort`).
+pub(super) async fn sorts_before(ctx: &mut Ctx, p: &Tensor, q: &Tensor) -> R<Tensor> {
+    let lt = jnp::compare(ctx, CompareOp::Lt, p, q).await?;
+    let q_nan = jnp::compare(ctx, CompareOp::Ne, q, q).await?;
+    let p_number = jnp::compare(ctx, CompareOp::Eq, p, p).await?;
+    let nan_last = jnp::binary(ctx, BinaryOp::And, &q_nan, &p_number).await?;
+    Ok(jnp::binary(ctx, BinaryOp::Or, &lt, &nan_last).await?)
 }
 
 async fn isnan(ctx: &mut Ctx, x: &Tensor) -> R<Tensor> {

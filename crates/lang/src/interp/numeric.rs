@@ -7,6 +7,8 @@
 //! empty, full_like, ravel, size, shape, ndim, array_equal). Each is a composition of
 //! primitives, so it traces, differentiates, batches and compiles like the rest.
 
+use super::api::weak;
+use super::arrange::{shape_i64, slice_axis, sorts_before};
 use super::builtins::{no_more_kwargs, take_kwarg};
 use super::jax::{axes_arg, int_arg, optional_dtype};
 use super::value::{repr, Value};
@@ -69,14 +71,6 @@ const MAX_CUMPROD_LENGTH: usize = 4096;
 pub const LINALG: &[&str] = &["norm"];
 
 type Ctx = Context;
-
-fn weak(x: f32) -> Tensor {
-    Tensor::from(Array::weak_scalar_f32(x))
-}
-
-fn shape_i64(shape: &[usize]) -> Vec<i64> {
-    shape.iter().map(|&d| d as i64).collect()
-}
 
 async fn un(ctx: &mut Ctx, op: UnaryOp, x: &Tensor) -> R<Tensor> {
     Ok(jnp::unary(ctx, op, x).await?)
@@ -182,15 +176,6 @@ async fn expanded(ctx: &mut Ctx, name: &str, x: &Tensor) -> R<Tensor> {
         }
         _ => return err(format!("jnp.{name} is not supported by the playground yet")),
     })
-}
-
-/// p sorts before q: p < q, or q is NaN and p is not (NaN last, as `jnp.sort`).
-async fn sorts_before(ctx: &mut Ctx, p: &Tensor, q: &Tensor) -> R<Tensor> {
-    let lt = jnp::compare(ctx, CompareOp::Lt, p, q).await?;
-    let q_nan = jnp::compare(ctx, CompareOp::Ne, q, q).await?;
-    let p_number = jnp::compare(ctx, CompareOp::Eq, p, p).await?;
-    let nan_last = bin(ctx, BinaryOp::And, &q_nan, &p_number).await?;
-    bin(ctx, BinaryOp::Or, &lt, &nan_last).await
 }
 
 /// The elements `a[i, i + offset]` of a matrix: the flattened matrix sliced with a step of one
@@ -416,16 +401,8 @@ impl Interp<'_, '_> {
                         if len == 0 {
                             break;
                         }
-                        let part = |lo: usize, hi: usize| {
-                            let mut start = vec![0; rank];
-                            let mut limit = out.aval().shape.clone();
-                            start[axis] = lo;
-                            limit[axis] = hi;
-                            Primitive::Slice { start_indices: start, limit_indices: limit, strides: None }
-                        };
-                        let (hi, lo) = (part(1, len), part(0, len - 1));
-                        let a = jnp::apply1(ctx, hi, &out).await?;
-                        let b = jnp::apply1(ctx, lo, &out).await?;
+                        let a = slice_axis(ctx, &out, axis, 1, len).await?;
+                        let b = slice_axis(ctx, &out, axis, 0, len - 1).await?;
                         out = if out.aval().dtype == DType::Bool {
                             jnp::compare(ctx, CompareOp::Ne, &a, &b).await?
                         } else {
@@ -586,12 +563,7 @@ impl Interp<'_, '_> {
                     let mut parts = Vec::with_capacity(n);
                     let mut product: Option<Tensor> = None;
                     for k in 0..n {
-                        let mut start = vec![0; shape.len()];
-                        let mut limit = shape.clone();
-                        start[axis] = k;
-                        limit[axis] = k + 1;
-                        let prim = Primitive::Slice { start_indices: start, limit_indices: limit, strides: None };
-                        let xk = jnp::apply1(ctx, prim, &x).await?;
+                        let xk = slice_axis(ctx, &x, axis, k, k + 1).await?;
                         let p = match &product {
                             None => xk,
                             Some(p) => bin(ctx, BinaryOp::Mul, p, &xk).await?,
@@ -698,16 +670,9 @@ impl Interp<'_, '_> {
             let sorted = self.call_arrange("sort", vec![Value::Array(rows)], vec![]).await?;
             let Value::Array(sorted) = sorted else { return err("median: sort gave no array") };
             let ctx = &mut *self.ctx;
-            let k = kept.len();
-            let pick = |i: usize| {
-                let mut start = vec![0; k + 1];
-                let mut limit = [&kept[..], &[n][..]].concat();
-                start[k] = i;
-                limit[k] = i + 1;
-                Primitive::Slice { start_indices: start, limit_indices: limit, strides: None }
-            };
-            let low = jnp::apply1(ctx, pick((n - 1) / 2), &sorted).await?;
-            let high = jnp::apply1(ctx, pick(n / 2), &sorted).await?;
+            let (k, lo, hi) = (kept.len(), (n - 1) / 2, n / 2);
+            let low = slice_axis(ctx, &sorted, k, lo, lo + 1).await?;
+            let high = slice_axis(ctx, &sorted, k, hi, hi + 1).await?;
             let s = bin(ctx, BinaryOp::Add, &low, &high).await?;
             let m = bin(ctx, BinaryOp::Mul, &s, &weak(0.5)).await?;
             Ok(jnp::reshape(ctx, &m, &shape_i64(&kept)).await?)
@@ -1061,15 +1026,8 @@ impl Interp<'_, '_> {
                     if size % 2 != 0 {
                         return err(format!("jax.nn.glu: the axis to split has odd size {size}"));
                     }
-                    let half = |lo: usize| {
-                        let mut start = vec![0; rank];
-                        let mut limit = x.aval().shape.clone();
-                        start[axis] = lo;
-                        limit[axis] = lo + size / 2;
-                        Primitive::Slice { start_indices: start, limit_indices: limit, strides: None }
-                    };
-                    let a = jnp::apply1(ctx, half(0), &x).await?;
-                    let b = jnp::apply1(ctx, half(size / 2), &x).await?;
+                    let a = slice_axis(ctx, &x, axis, 0, size / 2).await?;
+                    let b = slice_axis(ctx, &x, axis, size / 2, size).await?;
                     let s = un(ctx, UnaryOp::Logistic, &b).await?;
                     bin(ctx, BinaryOp::Mul, &a, &s).await?
                 }
