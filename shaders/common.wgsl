@@ -30,11 +30,8 @@ struct Params {
 
 @group(0) @binding(0) var<storage, read_write> hbm: array<u32>;
 @group(0) @binding(1) var<storage, read_write> vmem: array<u32>;
-// The MXUs' weight registers: a slot per MXU of K×N bf16 parts of its loaded weights, stored
-// as f32 bits.
-@group(0) @binding(2) var<storage, read_write> weights: array<u32>;
-// Activations of the matmul in flight, already reduced to their bf16 part (M×K, row-major).
-@group(0) @binding(3) var<storage, read_write> act: array<u32>;
+// Bindings 2 and 3 are the MXU kernels' scratch (the weight registers and the activations of
+// the matmul in flight); `mxu.wgsl` and `mxu_packed.wgsl` declare them, each in its layout.
 @group(0) @binding(4) var<uniform> P: Params;
 
 const WORKGROUP_SIZE: u32 = 64u;
@@ -92,4 +89,18 @@ fn bf16_round(x: f32) -> f32 {
         h = h + 1u;
     }
     return bitcast<f32>(h << 16u);
+}
+
+// The bf16 `part` (0 = hi, 1 = mid, 2 = lo) of an f32, as `emu::cpu::bf16_part`.
+fn bf16_part(x: f32, part: u32) -> f32 {
+    let hi = bf16_round(x);
+    if part == 0u {
+        return hi;
+    }
+    let rest = nan_first(x, hi, x - hi);
+    let mid = bf16_round(rest);
+    if part == 1u {
+        return mid;
+    }
+    return bf16_round(nan_first(rest, mid, rest - mid));
 }

@@ -35,6 +35,8 @@ const DMA_WGSL: &str =
     concat!(include_str!("../../../shaders/common.wgsl"), include_str!("../../../shaders/dma.wgsl"),);
 const MXU_WGSL: &str =
     concat!(include_str!("../../../shaders/common.wgsl"), include_str!("../../../shaders/mxu.wgsl"),);
+const MXU_PACKED_WGSL: &str =
+    concat!(include_str!("../../../shaders/common.wgsl"), include_str!("../../../shaders/mxu_packed.wgsl"),);
 const COMMON_WGSL: &str = include_str!("../../../shaders/common.wgsl");
 const EXACT_FMA_WGSL: &str = include_str!("../../../shaders/exact_fma.wgsl");
 const VPU_MATH_WGSL: &str = include_str!("../../../shaders/vpu_math.wgsl");
@@ -108,21 +110,26 @@ fn apply_expr(op: VectorOp) -> String {
 }
 
 /// The matmul kernel for an adapter, from `cargo xtask bench` (GFLOP/s of an n³ DEFAULT
-/// matmul program, 2026-11-30; docs/gpu.md has the whole table):
+/// matmul program, 2026-11-30; docs/gpu.md has the whole table and how it was measured):
 ///
-/// | adapter                      | kernel     | n=256 | n=512 | n=1024 | n=4096 |
-/// |------------------------------|------------|------:|------:|-------:|-------:|
-/// | NVIDIA H200 (Vulkan)         | per-output |  49.2 | 177.4 |  324.9 |  304.5 |
-/// | NVIDIA H200 (Vulkan)         | block-4x4  |  40.5 | 153.3 |  332.7 |  265.2 |
-/// | llvmpipe, 2 cores (Vulkan)   | per-output |   1.2 |   1.2 |    1.5 |      — |
-/// | llvmpipe, 2 cores (Vulkan)   | block-4x4  |   2.4 |   4.3 |    6.6 |      — |
+/// | adapter                      | kernel      | n=256 | n=512 | n=1024 | n=4096 |
+/// |------------------------------|-------------|------:|------:|-------:|-------:|
+/// | NVIDIA H200 (Vulkan)         | per-output  |  49.2 | 177.4 |  324.9 |  304.5 |
+/// | NVIDIA H200 (Vulkan)         | 4×4 blocks¹ |  40.5 | 153.3 |  332.7 |  265.2 |
+/// | llvmpipe, 2 cores (Vulkan)   | per-output  |   1.5 |   1.6 |    1.5 |      — |
+/// | llvmpipe, 2 cores (Vulkan)   | packed-4x4  |   6.9 |   7.5 |   12.2 |      — |
+/// | SwiftShader (Vulkan)         | per-output  |   0.4 |   0.5 |    0.4 |      — |
+/// | SwiftShader (Vulkan)         | packed-4x4  |   1.8 |   2.5 |    2.8 |      — |
+///
+/// ¹ The kernel packed-4x4 replaced (same blocks, scalar loads); packed-4x4 itself has not
+/// run on the H200 yet.
 ///
 /// A hardware GPU has threads to spare and wants them all busy; a software rasteriser runs
 /// invocations a SIMD row at a time on a few cores and wants the fewest loads per product.
 /// GPUs not measured yet (AMD, Intel, Apple) take the hardware choice.
 pub fn matmul_kernel_for(info: &wgpu::AdapterInfo) -> MatmulKernel {
     if is_software_adapter(info) {
-        MatmulKernel::Block4x4
+        MatmulKernel::Packed4x4
     } else {
         MatmulKernel::PerOutput
     }
@@ -407,8 +414,9 @@ impl GpuBackend {
             }
             let source = match d.kernel {
                 Kernel::Dma => DMA_WGSL.to_string(),
-                Kernel::MxuWeights | Kernel::MxuActivations | Kernel::MxuMatmul | Kernel::MxuMatmulBlock => {
-                    MXU_WGSL.to_string()
+                Kernel::MxuWeights | Kernel::MxuActivations | Kernel::MxuMatmul => MXU_WGSL.to_string(),
+                Kernel::MxuPackedWeights | Kernel::MxuPackedActivations | Kernel::MxuPackedMatmul => {
+                    MXU_PACKED_WGSL.to_string()
                 }
                 Kernel::Vector(op) => vector_module(Some(op)),
                 Kernel::Reduce | Kernel::Transpose => vector_module(None),
@@ -455,7 +463,7 @@ impl GpuBackend {
         rebind |= ensure(d, &mut p.act, "act", storage[3].1, U::STORAGE);
         rebind |= ensure(d, &mut p.params, "params", params_bytes, U::UNIFORM | U::COPY_DST);
         ensure(d, &mut p.upload, "upload", input_words.max(1) * WORD, U::COPY_SRC | U::COPY_DST);
-        ensure(d, &mut p.staging, "staging", hbm_bytes, U::MAP_READ | U::COPY_DST);
+        ensure(d, &mut p.staging, "staging", output_bytes(program), U::MAP_READ | U::COPY_DST);
         if rebind {
             fn whole(b: &Option<wgpu::Buffer>) -> wgpu::BindingResource<'_> {
                 b.as_ref().expect("ensured").as_entire_binding()
@@ -555,10 +563,19 @@ impl GpuBackend {
                 pass.dispatch_workgroups(x, y, 1);
             }
         }
-        encoder.copy_buffer_to_buffer(hbm, 0, staging, 0, hbm_bytes);
+        // Only the outputs come back, one after another.
+        let mut at = 0;
+        for buf in &program.outputs {
+            let bytes = buf.words() as u64 * WORD;
+            if bytes > 0 {
+                encoder.copy_buffer_to_buffer(hbm, buf.addr as u64 * WORD, staging, at, bytes);
+            }
+            at += bytes;
+        }
+        let read_bytes = output_bytes(program);
         self.queue.submit([encoder.finish()]);
 
-        let mapped = readback::map_read(staging.slice(..hbm_bytes));
+        let mapped = readback::map_read(staging.slice(..read_bytes));
         // Natively, wait for the GPU here so the map callback runs; on the web this returns
         // at once and the browser completes the mapping while we await.
         let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
@@ -575,15 +592,28 @@ impl GpuBackend {
                 None => message,
             }));
         }
-        let words: Vec<u32> = {
+        let outputs = {
             let view = staging
-                .get_mapped_range(..hbm_bytes)
+                .get_mapped_range(..read_bytes)
                 .map_err(|e| run_error(format!("reading back HBM failed: {e:?}")))?;
-            bytemuck::cast_slice(&view).to_vec()
+            let mut words: &[u32] = bytemuck::cast_slice(&view);
+            let mut outputs = Vec::with_capacity(program.outputs.len());
+            for buf in &program.outputs {
+                let (output, rest) = words.split_at(buf.words() as usize);
+                outputs.push(output.to_vec());
+                words = rest;
+            }
+            outputs
         };
         staging.unmap();
-        Ok(emu::read_outputs(program, &words))
+        Ok(outputs)
     }
+}
+
+/// Bytes of a program's outputs, read back one after another (at least a word: a mapping is
+/// never empty).
+fn output_bytes(program: &Program) -> u64 {
+    (program.outputs.iter().map(|b| b.words() as u64).sum::<u64>() * WORD).max(WORD)
 }
 
 /// The checks of `emu::place_inputs`, without building an HBM image on the host.

@@ -39,7 +39,9 @@ pub enum Kernel {
     MxuWeights,
     MxuActivations,
     MxuMatmul,
-    MxuMatmulBlock,
+    MxuPackedWeights,
+    MxuPackedActivations,
+    MxuPackedMatmul,
     Vector(VectorOp),
     Reduce,
     Transpose,
@@ -53,7 +55,9 @@ impl Kernel {
             Kernel::MxuWeights => "mxu_weights",
             Kernel::MxuActivations => "mxu_activations",
             Kernel::MxuMatmul => "mxu_matmul",
-            Kernel::MxuMatmulBlock => "mxu_matmul_block",
+            Kernel::MxuPackedWeights => "mxu_packed_weights",
+            Kernel::MxuPackedActivations => "mxu_packed_activations",
+            Kernel::MxuPackedMatmul => "mxu_packed_matmul",
             Kernel::Vector(_) => "vector_op",
             Kernel::Reduce => "xlu_reduce",
             Kernel::Transpose => "xlu_transpose",
@@ -61,33 +65,67 @@ impl Kernel {
     }
 }
 
-/// How the GPU computes an `MxuMatmul`'s outputs. Both give the same bits (each output's
-/// sum keeps the systolic order); which is faster depends on the adapter (`GpuBackend` picks
-/// one per adapter, see `matmul_kernel_for`).
+/// How the GPU runs the MXU: the layout of its weight registers and activations, and the
+/// kernels over them. All give the same bits (each output's sum keeps the systolic order);
+/// which is faster depends on the adapter (`GpuBackend` picks one per adapter, see
+/// `matmul_kernel_for`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MatmulKernel {
-    /// One output per invocation: the most parallelism, two loads per product.
+    /// Word-per-word layouts (`shaders/mxu.wgsl`), one output per invocation: the most
+    /// parallelism, two loads per product.
     PerOutput,
-    /// A 4×4 block of outputs per invocation: a sixteenth of the invocations, a quarter of
-    /// the loads per product.
-    Block4x4,
+    /// Words packed four to a `vec4` (`shaders/mxu_packed.wgsl`), a 4×4 block of outputs per
+    /// invocation: a sixteenth of the invocations, two `vec4` loads per sixteen products.
+    Packed4x4,
 }
 
 impl MatmulKernel {
-    pub const ALL: [MatmulKernel; 2] = [MatmulKernel::PerOutput, MatmulKernel::Block4x4];
+    pub const ALL: [MatmulKernel; 2] = [MatmulKernel::PerOutput, MatmulKernel::Packed4x4];
 
     pub fn name(self) -> &'static str {
         match self {
             MatmulKernel::PerOutput => "per-output",
-            MatmulKernel::Block4x4 => "block-4x4",
+            MatmulKernel::Packed4x4 => "packed-4x4",
+        }
+    }
+
+    /// Words of one MXU's weight registers holding a K×N block.
+    fn weight_words(self, k: u32, n: u32) -> u32 {
+        match self {
+            MatmulKernel::PerOutput => k * n,
+            MatmulKernel::Packed4x4 => k * n.div_ceil(4) * 4,
+        }
+    }
+
+    /// Words of the activations of an M×K block.
+    fn act_words(self, m: u32, k: u32) -> u64 {
+        match self {
+            MatmulKernel::PerOutput => m as u64 * k as u64,
+            MatmulKernel::Packed4x4 => m.div_ceil(4) as u64 * 4 * k as u64,
+        }
+    }
+
+    /// The kernel and its invocations that load a K×N block of weights.
+    fn weights(self, k: u32, n: u32) -> (Kernel, u32) {
+        match self {
+            MatmulKernel::PerOutput => (Kernel::MxuWeights, k * n),
+            MatmulKernel::Packed4x4 => (Kernel::MxuPackedWeights, k * n.div_ceil(4)),
+        }
+    }
+
+    /// The kernel and its invocations that reduce an M×K block of activations to a part.
+    fn activations(self, m: u32, k: u32) -> (Kernel, u32) {
+        match self {
+            MatmulKernel::PerOutput => (Kernel::MxuActivations, m * k),
+            MatmulKernel::Packed4x4 => (Kernel::MxuPackedActivations, m.div_ceil(4) * k),
         }
     }
 
     /// The kernel and its invocations for an M×N result.
-    fn dispatch(self, rows: u32, cols: u32) -> (Kernel, u32) {
+    fn matmul(self, m: u32, n: u32) -> (Kernel, u32) {
         match self {
-            MatmulKernel::PerOutput => (Kernel::MxuMatmul, rows * cols),
-            MatmulKernel::Block4x4 => (Kernel::MxuMatmulBlock, rows.div_ceil(4) * cols.div_ceil(4)),
+            MatmulKernel::PerOutput => (Kernel::MxuMatmul, m * n),
+            MatmulKernel::Packed4x4 => (Kernel::MxuPackedMatmul, m.div_ceil(4) * n.div_ceil(4)),
         }
     }
 }
@@ -169,12 +207,16 @@ pub fn plan(program: &Program, matmul: MatmulKernel) -> Plan {
         .instrs
         .iter()
         .filter_map(|i| match i {
-            Instr::MxuWeights { src, .. } => Some(src.rows * src.cols),
+            Instr::MxuWeights { src, .. } => Some(matmul.weight_words(src.rows, src.cols)),
             _ => None,
         })
         .max()
         .unwrap_or(0);
     let mut weight_cols = [0u32; isa::MAX_MXUS as usize];
+    // What the activations buffer holds: a source block reduced to a part, as long as nothing
+    // has written to that block since. Consecutive matmuls over the same activations (one per
+    // block of weight columns) then reduce them once.
+    let mut act_holds: Option<(Block<u32>, usize)> = None;
     for (_, instr) in program.ops() {
         match &instr {
             Instr::DmaLoad { src, dst, .. } | Instr::DmaStore { src, dst, .. } => {
@@ -207,14 +249,15 @@ pub fn plan(program: &Program, matmul: MatmulKernel) -> Plan {
             Instr::MxuWeights { src, part, mxu } => {
                 weight_cols[*mxu as usize] = src.cols;
                 plan.weight_words = plan.weight_words.max((*mxu as u64 + 1) * slot as u64);
+                let (kernel, invocations) = matmul.weights(src.rows, src.cols);
                 plan.dispatches.push(Dispatch {
-                    kernel: Kernel::MxuWeights,
+                    kernel,
                     params: Params {
                         code: part.index() as u32,
                         weights_at: *mxu as u32 * slot,
                         ..block_params(src, src)
                     },
-                    invocations: src.rows * src.cols,
+                    invocations,
                 });
             }
             Instr::MxuMatmul { src, dst, part, accumulate, mxu } => {
@@ -224,17 +267,21 @@ pub fn plan(program: &Program, matmul: MatmulKernel) -> Plan {
                 let row_by_row = overlaps(src.span(), dst.span());
                 let chunk = if row_by_row { 1 } else { src.rows.max(1) };
                 let (k, n) = (src.cols, weight_cols[*mxu as usize]);
-                plan.act_words = plan.act_words.max(chunk as u64 * k as u64);
+                plan.act_words = plan.act_words.max(matmul.act_words(chunk, k));
                 for row in (0..src.rows).step_by(chunk as usize) {
                     let rows = chunk.min(src.rows - row);
                     let src = Block { addr: src.addr + row * src.stride, rows, ..*src };
                     let dst = Block { addr: dst.addr + row * dst.stride, rows, ..*dst };
-                    plan.dispatches.push(Dispatch {
-                        kernel: Kernel::MxuActivations,
-                        params: Params { code: part.index() as u32, ..block_params(&src, &src) },
-                        invocations: rows * k,
-                    });
-                    let (kernel, invocations) = matmul.dispatch(rows, n);
+                    if act_holds != Some((src, part.index())) {
+                        let (kernel, invocations) = matmul.activations(rows, k);
+                        plan.dispatches.push(Dispatch {
+                            kernel,
+                            params: Params { code: part.index() as u32, ..block_params(&src, &src) },
+                            invocations,
+                        });
+                        act_holds = Some((src, part.index()));
+                    }
+                    let (kernel, invocations) = matmul.matmul(rows, n);
                     plan.dispatches.push(Dispatch {
                         kernel,
                         params: Params {
@@ -274,6 +321,9 @@ pub fn plan(program: &Program, matmul: MatmulKernel) -> Plan {
                 });
             }
         }
+        if act_holds.is_some_and(|(held, _)| instr.vmem_writes().into_iter().any(|w| overlaps(held.span(), w))) {
+            act_holds = None;
+        }
     }
     plan
 }
@@ -306,6 +356,40 @@ mod tests {
         assert_eq!(grid(65535 * 64 + 1, 64, 65535), (65535, 2));
         let (x, y) = grid(u32::MAX, 64, 65535);
         assert!(x as u64 * y as u64 * 64 >= u32::MAX as u64);
+    }
+
+    #[test]
+    fn consecutive_matmuls_reduce_their_activations_once() {
+        let src = Block { addr: 0, rows: 8, cols: 4, stride: 4 };
+        let weights = Block { addr: 32, rows: 4, cols: 4, stride: 4 };
+        let matmul = |dst, mxu| Instr::MxuMatmul {
+            src,
+            dst: Block { addr: dst, rows: 8, cols: 4, stride: 4 },
+            part: isa::Part::Hi,
+            accumulate: false,
+            mxu,
+        };
+        let program = |instrs: Vec<Instr<u32>>| Program {
+            name: "p".into(),
+            instrs: instrs.into_iter().map(Instr::from).collect(),
+            hbm_words: 0,
+            vmem_words: 200,
+            inputs: vec![],
+            outputs: vec![],
+            flops: 0,
+        };
+        let weights_to = |mxu| Instr::MxuWeights { src: weights, part: isa::Part::Hi, mxu };
+        let rewrite = Instr::Vector { op: VectorOp::Neg, dst: src, a: Operand::Vmem(0), b: Operand::Imm(0.0) };
+        let reductions = |p: &Program, kernel: MatmulKernel| {
+            let (reduce, _) = kernel.activations(1, 1);
+            plan(p, kernel).dispatches.iter().filter(|d| d.kernel == reduce).count()
+        };
+        let twice = program(vec![weights_to(0), weights_to(1), matmul(48, 0), matmul(80, 1)]);
+        let rewritten = program(vec![weights_to(0), matmul(48, 0), rewrite, matmul(80, 0)]);
+        for kernel in MatmulKernel::ALL {
+            assert_eq!(reductions(&twice, kernel), 1, "{}", kernel.name());
+            assert_eq!(reductions(&rewritten, kernel), 2, "{}", kernel.name());
+        }
     }
 
     #[test]

@@ -510,6 +510,44 @@ fn matmul_whose_result_overwrites_its_activations() {
 }
 
 #[test]
+fn matmuls_over_the_same_activations_see_writes_between_them() {
+    // The GPU reduces a matmul's activations to their bf16 part once for consecutive matmuls
+    // over the same block; a vector op that rewrites the block in between must be seen.
+    let (m, k, n) = (9u32, 6u32, 5u32);
+    let mut rng = Rng::new(21);
+    let act: Vec<u32> = (0..m * k).map(|_| rng.f32_in(-1.0, 1.0).to_bits()).collect();
+    let w: Vec<u32> = (0..k * n).map(|_| rng.f32_in(-1.0, 1.0).to_bits()).collect();
+    let (va, vw, vd) = (0, m * k, m * k + k * n);
+    let src = Block { addr: va, rows: m, cols: k, stride: k };
+    let dst = |i: u32| Block { addr: vd + i * m * n, rows: m, cols: n, stride: n };
+    let matmul = |i: u32, mxu: u8| Instr::MxuMatmul { src, dst: dst(i), part: Part::Hi, accumulate: false, mxu };
+    let weights = Block { addr: vw, rows: k, cols: n, stride: n };
+    let p = program(
+        "matmul.reuse",
+        m * k + k * n + 3 * m * n,
+        m * k + k * n + 3 * m * n,
+        vec![buffer("act", 0, &[(m * k) as usize]), buffer("w", m * k, &[(k * n) as usize])],
+        vec![buffer("out", m * k + k * n, &[3 * (m * n) as usize])],
+        vec![
+            load(0, 0, m * k + k * n),
+            Instr::MxuWeights { src: weights, part: Part::Hi, mxu: 0 },
+            Instr::MxuWeights { src: weights, part: Part::Mid, mxu: 1 },
+            matmul(0, 0),
+            matmul(1, 1),
+            Instr::Vector { op: VectorOp::Mul, dst: src, a: Operand::Vmem(va), b: Operand::Imm(3.0) },
+            matmul(2, 0),
+            store(vd, vd, 3 * m * n),
+        ],
+    );
+    let inputs = [act, w];
+    // The reference itself tells the first and third results apart (else the test shows nothing).
+    let want = emu::CpuBackend.run_sync(&p, &inputs).expect("the CPU backend runs it");
+    let mn = (m * n) as usize;
+    assert_ne!(want[0][..mn], want[0][2 * mn..]);
+    assert_same_bits_every_matmul_kernel(&p, &inputs, &|_, i| format!("word {i}"));
+}
+
+#[test]
 fn buffers_are_reused_and_runs_are_independent() {
     // A small program after a large one must see zeroed memories, not the old contents.
     let big = program(
