@@ -498,6 +498,58 @@ print(f(x, w)[1, 5, 1])
 print(jax.grad(lambda k: jnp.sum(lax.conv_general_dilated(x, k, (1, 1), "SAME", feature_group_count=2) ** 2))(wg)[0, 0])
 """)
 # jax.random.gumbel and categorical (the Gumbel-max trick), shapes and axes as JAX takes them.
+# jax.custom_jvp: the rule replaces the function's own derivative (at a kink, under jit, vmap
+# and jacfwd, through closed-over constants, for a tuple result) and is itself differentiated
+# for second derivatives; make_jaxpr shows the call with the function's Jaxpr.
+CUSTOM_JVP = """
+@jax.custom_jvp
+def safe_log(x):
+    return jnp.log(jnp.maximum(x, 1e-6))
+
+@safe_log.defjvp
+def safe_log_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return safe_log(x), t / jnp.maximum(x, 1e-6)
+
+scale = jnp.array([2.0, -1.0, 0.5])
+
+@jax.custom_jvp
+def scaled_softplus(x):
+    return jnp.log1p(jnp.exp(x * scale))
+
+@scaled_softplus.defjvp
+def scaled_softplus_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return scaled_softplus(x), t * scale * jax.nn.sigmoid(x * scale)
+
+@jax.custom_jvp
+def sin_cos(x):
+    return jnp.sin(x), jnp.cos(x)
+
+@sin_cos.defjvp
+def sin_cos_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    s, c = jnp.sin(x), jnp.cos(x)
+    return (s, c), (c * t, -s * t)
+"""
+program("custom_jvp", CUSTOM_JVP + """
+x = jnp.array([0.5, 2.0, 0.0])
+print(safe_log(x))
+print(jax.grad(lambda v: safe_log(v).sum())(x))
+print(jax.jit(jax.grad(lambda v: safe_log(v).sum()))(x))
+print(jax.vmap(jax.grad(safe_log))(x))
+print(jax.grad(lambda v: jax.vmap(safe_log)(v).sum())(x))
+print(jax.jacfwd(safe_log)(x))
+print(jax.grad(lambda v: scaled_softplus(v).sum())(jnp.array([0.3, -1.0, 2.0])))
+print(jax.hessian(lambda v: safe_log(v).sum())(jnp.array([0.5, 2.0])))
+print(jax.grad(lambda v: sum(sin_cos(v)).sum())(x))
+print(jax.jit(lambda v: sin_cos(v)[1] * 2.0)(x))
+""")
+program("custom_jvp_jaxpr", CUSTOM_JVP + """
+print(jax.make_jaxpr(safe_log)(jnp.ones(3)))
+print(jax.make_jaxpr(lambda v: safe_log(v) * 2.0)(1.0))
+""")
+
 program("random_gumbel_categorical", """
 key = jax.random.PRNGKey(3)
 print(jax.random.gumbel(key, (2, 3)), jax.random.gumbel(jax.random.key(1), (4,)))

@@ -53,6 +53,14 @@ pub fn compile(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Result<isa::
 
 /// Compiles and keeps every intermediate stage.
 pub fn compile_stages(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Result<Compiled, CompileError> {
+    // A `custom_jvp` function that nothing differentiates runs as its body.
+    let inlined;
+    let jaxpr = if jaxlite::transform::has_custom_calls(jaxpr) {
+        inlined = jaxlite::transform::inline_custom_calls(jaxpr).map_err(|e| CompileError { message: e.0 })?;
+        &inlined
+    } else {
+        jaxpr
+    };
     if let Some(aval) = empty_array(jaxpr) {
         return Err(CompileError {
             message: format!(
@@ -74,5 +82,10 @@ pub fn compile_stages(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Resul
 /// such a program has no work for the TPU, and the runtime evaluates it on the host instead.
 pub fn empty_array(jaxpr: &Jaxpr) -> Option<&jaxlite::Aval> {
     let vars = jaxpr.all_inputs().chain(jaxpr.eqns.iter().flat_map(|e| e.outputs.iter().copied()));
-    vars.map(|v| jaxpr.aval(v)).find(|a| a.shape.contains(&0))
+    vars.map(|v| jaxpr.aval(v)).find(|a| a.shape.contains(&0)).or_else(|| {
+        jaxpr.eqns.iter().find_map(|e| match &e.prim {
+            jaxlite::Primitive::CustomJvpCall { function, .. } => empty_array(&function.call),
+            _ => None,
+        })
+    })
 }

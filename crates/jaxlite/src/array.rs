@@ -25,6 +25,11 @@ impl Aval {
         self.shape.len()
     }
 
+    /// Same shape and dtype (weak typing aside).
+    pub fn same_type(&self, other: &Aval) -> bool {
+        self.shape == other.shape && self.dtype == other.dtype
+    }
+
     /// `f32[3,4]`, as a Jaxpr writes a type.
     pub fn short(&self) -> String {
         let dims: Vec<String> = self.shape.iter().map(|d| d.to_string()).collect();

@@ -47,6 +47,11 @@ pub(crate) fn literal_array(value: f64, aval: &Aval) -> Array {
 pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> Result<Array, JaxError> {
     let avals: Vec<Aval> = ins.iter().map(|a| a.aval.clone()).collect();
     let out_aval = prim.abstract_eval(&avals)?.remove(0);
+    if let Primitive::CustomJvpCall { function, output } = prim {
+        let (consts, _, args) = function.split(ins);
+        let call_args: Vec<Array> = consts.iter().chain(args).cloned().collect();
+        return Ok(eval_jaxpr(&function.call, &call_args, default_precision)?.swap_remove(*output));
+    }
     if let Primitive::Iota { shape, dimension, .. } = prim {
         let values: Vec<f64> = (0..out_aval.size()).map(|i| unravel(i, shape)[*dimension] as f64).collect();
         return Ok(from_f64(&out_aval, &values));
@@ -54,7 +59,7 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
     let x = &ins[0];
     let float = x.dtype().is_float();
     let values: Vec<f64> = match prim {
-        Primitive::Iota { .. } => unreachable!("handled above"),
+        Primitive::Iota { .. } | Primitive::CustomJvpCall { .. } => unreachable!("handled above"),
         Primitive::Unary(op) => {
             let f = x.to_f64_vec();
             if float {

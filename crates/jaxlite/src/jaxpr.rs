@@ -3,7 +3,7 @@
 use crate::array::Aval;
 use crate::prim::Primitive;
 use std::collections::HashMap;
-use std::fmt::{self, Write};
+use std::fmt;
 
 /// A variable, unique within its Jaxpr.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -69,13 +69,40 @@ fn var_name(mut index: usize) -> String {
     digits.iter().rev().collect()
 }
 
-fn literal_text(l: &Literal) -> String {
-    let value = if l.aval.dtype.is_float() {
-        let mut s = format!("{}", l.value as f32);
-        if !s.contains(['.', 'e', 'n', 'i']) {
+/// As Python writes a float whose shortest round-trip digits are `digits` (Rust's `{}` or
+/// `{:e}` of it): positional from 1e-4 up to 1e16 (`0.5`, `2.0`), scientific outside with a
+/// signed two-digit exponent (`1e-06`, `1.5e+16`).
+fn python_float(magnitude: f64, positional: String, scientific: String) -> String {
+    if !magnitude.is_finite() || magnitude == 0.0 || (1e-4..1e16).contains(&magnitude) {
+        let mut s = positional;
+        if !s.contains(['.', 'n', 'i']) {
             s.push_str(".0");
         }
-        s
+        return s;
+    }
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+    let (sign, digits) = exponent.strip_prefix('-').map_or(('+', exponent), |d| ('-', d));
+    format!("{mantissa}e{sign}{digits:0>2}")
+}
+
+/// A float literal as JAX prints it: a weakly typed one is the Python number it came from
+/// (the shortest digits that give the float32 back, here); a float32 one is that float32
+/// widened to a Python float (`9.999999974752427e-07` for float32 1e-6).
+fn float_literal(value: f64, weak: bool) -> String {
+    let x = value as f32;
+    if weak {
+        // The Python number those digits write, which decides between the two notations.
+        let digits = format!("{x}");
+        python_float(digits.parse::<f64>().map_or(f64::NAN, f64::abs), digits, format!("{x:e}"))
+    } else {
+        let x = x as f64;
+        python_float(x.abs(), format!("{x}"), format!("{x:e}"))
+    }
+}
+
+fn literal_text(l: &Literal) -> String {
+    let value = if l.aval.dtype.is_float() {
+        float_literal(l.value, l.aval.weak_type)
     } else if l.aval.dtype == crate::DType::Bool {
         if l.value != 0.0 { "True" } else { "False" }.to_string()
     } else {
@@ -89,61 +116,106 @@ const JAXPR_WIDTH: usize = 80;
 
 impl fmt::Display for Jaxpr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Names follow first appearance, so printing is stable whatever the variable ids are.
-        let mut names: HashMap<Var, String> = HashMap::new();
-        let mut name = |v: Var, names: &mut HashMap<Var, String>| -> String {
-            let n = names.len();
-            names.entry(v).or_insert_with(|| var_name(n)).clone()
-        };
-        let binder = |v: Var,
-                      names: &mut HashMap<Var, String>,
-                      name: &mut dyn FnMut(Var, &mut HashMap<Var, String>) -> String| {
-            format!("{}:{}", name(v, names), self.aval(v).short())
-        };
-        let consts: Vec<String> = self.constvars.iter().map(|&v| binder(v, &mut names, &mut name)).collect();
-        let ins: Vec<String> = self.invars.iter().map(|&v| binder(v, &mut names, &mut name)).collect();
-        let mut lines = Vec::with_capacity(self.eqns.len());
-        for eqn in &self.eqns {
-            let inputs: Vec<String> = eqn
-                .inputs
-                .iter()
-                .map(|a| match a {
-                    Atom::Var(v) => name(*v, &mut names),
-                    Atom::Literal(l) => literal_text(l),
-                })
-                .collect();
-            let outs: Vec<String> = eqn.outputs.iter().map(|&v| binder(v, &mut names, &mut name)).collect();
-            lines.push(format!("{} = {} {}", outs.join(" "), eqn.prim, inputs.join(" ")));
+        f.write_str(&Printer::default().jaxpr(self, 0))
+    }
+}
+
+/// Prints Jaxprs as JAX does. Names follow first appearance, so printing is stable whatever
+/// the variable ids are, and continue into nested Jaxprs (a `custom_jvp_call`'s).
+#[derive(Default)]
+struct Printer {
+    names: HashMap<Var, String>,
+}
+
+impl Printer {
+    fn name(&mut self, v: Var) -> String {
+        let n = self.names.len();
+        self.names.entry(v).or_insert_with(|| var_name(n)).clone()
+    }
+
+    fn binder(&mut self, jaxpr: &Jaxpr, v: Var) -> String {
+        format!("{}:{}", self.name(v), jaxpr.aval(v).short())
+    }
+
+    fn atom(&mut self, a: &Atom) -> String {
+        match a {
+            Atom::Var(v) => self.name(*v),
+            Atom::Literal(l) => literal_text(l),
         }
-        let outs: Vec<String> = self
-            .outvars
-            .iter()
-            .map(|a| match a {
-                Atom::Var(v) => name(*v, &mut names),
-                Atom::Literal(l) => literal_text(l),
-            })
-            .collect();
+    }
+
+    /// `jaxpr` with its equations at `indent + 4` columns when it does not fit on one line
+    /// (JAX's pretty printer, 80 columns, counting the `prefix` that precedes it).
+    fn jaxpr(&mut self, jaxpr: &Jaxpr, indent: usize) -> String {
+        self.jaxpr_after(jaxpr, indent, 0)
+    }
+
+    fn jaxpr_after(&mut self, jaxpr: &Jaxpr, indent: usize, prefix: usize) -> String {
+        let consts: Vec<String> = jaxpr.constvars.iter().map(|&v| self.binder(jaxpr, v)).collect();
+        let ins: Vec<String> = jaxpr.invars.iter().map(|&v| self.binder(jaxpr, v)).collect();
+        let lines: Vec<String> = jaxpr.eqns.iter().map(|eqn| self.eqn(jaxpr, eqn, indent + 4)).collect();
+        let outs: Vec<String> = jaxpr.outvars.iter().map(|a| self.atom(a)).collect();
         let trailing = if outs.len() == 1 { "," } else { "" };
         let head = format!("{{ lambda {}; {}. let", consts.join(" "), ins.join(" "));
         let tail = format!("in ({}{trailing}) }}", outs.join(", "));
-        // As JAX's pretty printer: on one line, equations separated by "; ", when that fits in
-        // 80 columns; otherwise one equation per line.
         let one_line = format!("{head} {} {tail}", lines.join("; "));
-        if one_line.chars().count() <= JAXPR_WIDTH {
-            return f.write_str(&one_line);
+        if indent + prefix + one_line.chars().count() <= JAXPR_WIDTH && !one_line.contains('\n') {
+            return one_line;
         }
         let mut out = head + "\n";
         for line in &lines {
-            writeln!(out, "    {line}")?;
+            out.push_str(&" ".repeat(indent + 4));
+            out.push_str(line);
+            out.push('\n');
         }
-        write!(out, "  {tail}")?;
-        f.write_str(&out)
+        out.push_str(&" ".repeat(indent + 2));
+        out.push_str(&tail);
+        out
+    }
+
+    /// One equation, without its leading indentation (`indent`, which nested lines follow).
+    fn eqn(&mut self, jaxpr: &Jaxpr, eqn: &Eqn, indent: usize) -> String {
+        let outs: Vec<String> = eqn.outputs.iter().map(|&v| self.binder(jaxpr, v)).collect();
+        let prim = match &eqn.prim {
+            // As JAX prints it: one parameter per line, the called Jaxpr among them.
+            Primitive::CustomJvpCall { function, .. } => {
+                let pad = " ".repeat(indent + 2);
+                let call = self.jaxpr_after(&function.call, indent + 2, "call_jaxpr=".len());
+                format!(
+                    "custom_jvp_call[\n{pad}name={}\n{pad}call_jaxpr={call}\n{pad}jvp={}\n{pad}symbolic_zeros=False\n{}]",
+                    function.name,
+                    function.rule_name,
+                    " ".repeat(indent)
+                )
+            }
+            prim => prim.to_string(),
+        };
+        let inputs: Vec<String> = eqn.inputs.iter().map(|a| self.atom(a)).collect();
+        format!("{} = {prim} {}", outs.join(" "), inputs.join(" "))
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::var_name;
+    use super::{float_literal, var_name};
+
+    #[test]
+    fn literals_print_as_python_floats() {
+        let weak = |x| float_literal(x, true);
+        assert_eq!(weak(1e-6), "1e-06");
+        assert_eq!(weak(1.5e-5), "1.5e-05");
+        assert_eq!(weak(1e16), "1e+16");
+        assert_eq!(weak(0.0001), "0.0001");
+        assert_eq!(weak(2.0), "2.0");
+        assert_eq!(weak(-0.5), "-0.5");
+        assert_eq!(weak(0.1), "0.1");
+        assert_eq!(weak(f64::INFINITY), "inf");
+        // What JAX prints for a float32 literal: the float32 as a Python float.
+        assert_eq!(float_literal(1e-6, false), "9.999999974752427e-07");
+        assert_eq!(float_literal(0.1, false), "0.10000000149011612");
+        assert_eq!(float_literal(2.0, false), "2.0");
+        assert_eq!(float_literal(-0.5, false), "-0.5");
+    }
 
     #[test]
     fn names_follow_jax() {

@@ -5,7 +5,9 @@
 
 use crate::array::Aval;
 use crate::dtype::DType;
+use crate::jaxpr::Jaxpr;
 use std::fmt;
+use std::rc::Rc;
 
 /// Matmul precision, as `jax.lax.Precision` and `jax_default_matmul_precision` name it.
 /// On a TPU an f32 matmul at DEFAULT is one bf16 pass, HIGH three (bf16_3x), HIGHEST six.
@@ -259,6 +261,61 @@ pub enum Primitive {
     DynamicUpdateSlice,
     /// Identity on values, zero derivative.
     StopGradient,
+    /// Output `output` of a function with its own JVP rule (`jax.custom_jvp`). Operands: the
+    /// values `call` closes over, then those `rule` closes over, then the arguments.
+    CustomJvpCall {
+        function: Rc<CustomJvp>,
+        output: usize,
+    },
+}
+
+/// A function with its own JVP rule (`jax.custom_jvp`), both traced to Jaxprs whose leading
+/// inputs are the values they close over. Evaluating it evaluates `call`; differentiating it
+/// applies `rule` instead (and differentiates `rule` itself for higher derivatives), as JAX's
+/// `custom_jvp_call` does. Two are equal only when they are the same traced function.
+#[derive(Debug)]
+pub struct CustomJvp {
+    pub name: String,
+    pub rule_name: String,
+    /// (closed-over values, arguments) -> outputs.
+    pub call: Jaxpr,
+    pub call_consts: usize,
+    /// (closed-over values, arguments, their tangents) -> outputs, then their tangents.
+    pub rule: Jaxpr,
+    pub rule_consts: usize,
+}
+
+impl CustomJvp {
+    /// How many arguments (not closed-over values) the function takes.
+    pub fn arguments(&self) -> usize {
+        self.call.all_inputs().count() - self.call_consts
+    }
+
+    /// How many operands an equation applying it takes.
+    pub fn operands(&self) -> usize {
+        self.call_consts + self.rule_consts + self.arguments()
+    }
+
+    /// Splits an equation's operands into (call's closed-over values, rule's, arguments).
+    pub fn split<'a, T>(&self, operands: &'a [T]) -> (&'a [T], &'a [T], &'a [T]) {
+        let (call, rest) = operands.split_at(self.call_consts);
+        let (rule, args) = rest.split_at(self.rule_consts);
+        (call, rule, args)
+    }
+}
+
+impl PartialEq for CustomJvp {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+impl Eq for CustomJvp {}
+
+impl std::hash::Hash for CustomJvp {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        std::ptr::hash(self, state)
+    }
 }
 
 impl Primitive {
@@ -289,6 +346,7 @@ impl Primitive {
             Primitive::DynamicSlice { .. } => "dynamic_slice",
             Primitive::DynamicUpdateSlice => "dynamic_update_slice",
             Primitive::StopGradient => "stop_gradient",
+            Primitive::CustomJvpCall { .. } => "custom_jvp_call",
         }
     }
 
@@ -303,6 +361,7 @@ impl Primitive {
             | Primitive::Concatenate { .. }
             | Primitive::DynamicSlice { .. }
             | Primitive::DynamicUpdateSlice => None,
+            Primitive::CustomJvpCall { function, .. } => Some(function.operands()),
             _ => Some(1),
         }
     }
@@ -322,6 +381,20 @@ impl Primitive {
                 return Err(format!("iota dimension {dimension} out of range for {shape:?}"));
             }
             return Ok(vec![Aval::new(shape.clone(), *dtype)]);
+        }
+        if let Primitive::CustomJvpCall { function, output } = self {
+            let declared = function.call.all_inputs().map(|v| function.call.aval(v));
+            let (call_consts, _, args) = function.split(inputs);
+            if let Some((want, got)) = declared.zip(call_consts.iter().chain(args)).find(|(w, g)| !w.same_type(g)) {
+                return Err(format!(
+                    "custom_jvp function {} was traced for {} and called with {}",
+                    function.name,
+                    want.short(),
+                    got.short()
+                ));
+            }
+            let out = function.call.outvars.get(*output).ok_or("custom_jvp_call output out of range")?;
+            return Ok(vec![function.call.atom_aval(out).clone()]);
         }
         let x = &inputs[0];
         let same = |shape: Vec<usize>| Aval { shape, dtype: x.dtype, weak_type: x.weak_type };
@@ -543,6 +616,7 @@ impl Primitive {
                 x.clone()
             }
             Primitive::StopGradient => x.clone(),
+            Primitive::CustomJvpCall { .. } => unreachable!("handled above"),
         };
         Ok(vec![out])
     }
@@ -716,6 +790,10 @@ impl fmt::Display for Primitive {
             }
             Primitive::DynamicSlice { slice_sizes } => {
                 write!(f, "[slice_sizes={}]", tuple(slice_sizes))
+            }
+            // The Jaxpr printer shows the called Jaxpr too (see `Jaxpr`'s `Display`).
+            Primitive::CustomJvpCall { function, .. } => {
+                write!(f, "[name={} jvp={} symbolic_zeros=False]", function.name, function.rule_name)
             }
         }
     }

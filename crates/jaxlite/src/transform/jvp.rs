@@ -7,7 +7,8 @@
 
 use super::{Builder, Result};
 use crate::jaxpr::{Atom, Jaxpr, Var};
-use crate::prim::{BinaryOp, CompareOp, Primitive, UnaryOp};
+use crate::prim::{BinaryOp, CompareOp, CustomJvp, Primitive, UnaryOp};
+use crate::trace::JaxError;
 use std::collections::HashMap;
 
 /// The JVP of `jaxpr` with respect to the inputs marked in `diff`: a Jaxpr taking every
@@ -34,6 +35,14 @@ pub fn jvp(jaxpr: &Jaxpr, diff: &[bool]) -> Result<Jaxpr> {
     for eqn in &jaxpr.eqns {
         let xs: Vec<Atom> = eqn.inputs.iter().map(|a| read(&primal, a).unwrap_or_else(|| a.clone())).collect();
         let ts: Vec<Option<Atom>> = eqn.inputs.iter().map(|a| read(&tangent, a)).collect();
+        if let Primitive::CustomJvpCall { function, output } = &eqn.prim {
+            if ts.iter().any(Option::is_some) {
+                let (p, t) = custom_jvp(&mut b, function, *output, &xs, &ts)?;
+                primal.insert(eqn.outputs[0], p);
+                tangent.insert(eqn.outputs[0], t);
+                continue;
+            }
+        }
         let outs = b.bind(eqn.prim.clone(), &xs)?;
         if ts.iter().any(Option::is_some) {
             let touts = jvp_rule(&mut b, &eqn.prim, &xs, &ts, &outs)?;
@@ -54,6 +63,35 @@ pub fn jvp(jaxpr: &Jaxpr, diff: &[bool]) -> Result<Jaxpr> {
         outs.push(t);
     }
     Ok(b.finish(outs))
+}
+
+/// The JVP of a `custom_jvp` function: its rule applied to the arguments and their tangents
+/// (zeros where symbolic); returns output `output` and its tangent.
+fn custom_jvp(
+    b: &mut Builder,
+    function: &CustomJvp,
+    output: usize,
+    xs: &[Atom],
+    ts: &[Option<Atom>],
+) -> Result<(Atom, Atom)> {
+    let (_, rule_consts, args) = function.split(xs);
+    let (call_closed, rule_closed, arg_tangents) = function.split(ts);
+    if call_closed.iter().chain(rule_closed).any(Option::is_some) {
+        return Err(JaxError(format!(
+            "Detected differentiation of a custom_jvp function ({}) with respect to a closed-over \
+             value. That isn't supported because the custom JVP rule only specifies how to \
+             differentiate the custom_jvp function with respect to explicit input parameters; \
+             pass the value as an argument instead",
+            function.name
+        )));
+    }
+    let mut inputs: Vec<Atom> = rule_consts.iter().chain(args).cloned().collect();
+    for (t, x) in arg_tangents.iter().zip(args) {
+        inputs.push(instantiate(b, t, x)?);
+    }
+    let outs = b.inline(&function.rule, &inputs)?;
+    let n = function.call.outvars.len();
+    Ok((outs[output].clone(), outs[n + output].clone()))
 }
 
 /// A tangent, materialised as zeros when symbolic.
@@ -176,6 +214,9 @@ fn jvp_rule(
         Primitive::Binary(op) => binary_jvp(b, *op, &x[0], &x[1], &t0, &t[1], ans)?,
         Primitive::Compare(_) | Primitive::ArgReduce { .. } | Primitive::Iota { .. } => None,
         Primitive::StopGradient => None,
+        Primitive::CustomJvpCall { .. } => {
+            return Err(JaxError("internal error: custom_jvp_call is differentiated by its rule".into()))
+        }
         Primitive::SelectN => {
             if t[1..].iter().all(Option::is_none) {
                 None

@@ -28,6 +28,41 @@ use std::collections::HashMap;
 
 type Result<T> = std::result::Result<T, JaxError>;
 
+/// `jaxpr` with every `custom_jvp_call` replaced by the equations of the function it calls:
+/// what runs once nothing differentiates it any more (JAX lowers it the same way). A function
+/// with several outputs is an equation per output, so its body is copied once per output.
+pub fn inline_custom_calls(jaxpr: &Jaxpr) -> Result<Jaxpr> {
+    let mut b = Builder::new();
+    let mut env: HashMap<Var, Atom> = HashMap::new();
+    for v in jaxpr.all_inputs() {
+        env.insert(v, b.input(jaxpr.aval(v).clone()));
+    }
+    let read = |env: &HashMap<Var, Atom>, a: &Atom| match a {
+        Atom::Var(v) => env[v].clone(),
+        lit => lit.clone(),
+    };
+    for eqn in &jaxpr.eqns {
+        let ins: Vec<Atom> = eqn.inputs.iter().map(|a| read(&env, a)).collect();
+        let outs = match &eqn.prim {
+            Primitive::CustomJvpCall { function, output } => {
+                let body = inline_custom_calls(&function.call)?;
+                let (consts, _, args) = function.split(&ins);
+                let call_ins: Vec<Atom> = consts.iter().chain(args).cloned().collect();
+                vec![b.inline(&body, &call_ins)?.swap_remove(*output)]
+            }
+            prim => b.bind(prim.clone(), &ins)?,
+        };
+        env.extend(eqn.outputs.iter().copied().zip(outs));
+    }
+    let outs = jaxpr.outvars.iter().map(|a| read(&env, a)).collect();
+    Ok(b.finish(outs))
+}
+
+/// Whether any equation of `jaxpr` is a `custom_jvp_call`.
+pub fn has_custom_calls(jaxpr: &Jaxpr) -> bool {
+    jaxpr.eqns.iter().any(|e| matches!(e.prim, Primitive::CustomJvpCall { .. }))
+}
+
 /// Builds a Jaxpr equation by equation, checking each with its primitive's shape rule.
 #[derive(Default)]
 pub struct Builder {

@@ -166,8 +166,14 @@ fn transpose_rule(b: &mut Builder, prim: &Primitive, ins: &[LinIn], ct: &Atom) -
         Some(LinIn::Known(a)) => Some(a.clone()),
         _ => None,
     };
-    let not_linear =
-        || JaxError(format!("internal error: {} is not linear in the operands it was transposed for", prim.name()));
+    // Every built-in JVP rule is linear in its tangents; a custom_jvp rule may not be.
+    let not_linear = || {
+        JaxError(format!(
+            "Transpose rule (for reverse-mode differentiation) for '{}' not implemented: the tangents \
+             a custom_jvp rule returns must be linear in its input tangents",
+            prim.name()
+        ))
+    };
     let mut out: Vec<Option<Atom>> = vec![None; ins.len()];
     match prim {
         Primitive::Unary(UnaryOp::Neg) => out[0] = Some(b.neg(ct)?),

@@ -4,9 +4,10 @@
 use super::{Builder, Result};
 use crate::dtype::DType;
 use crate::jaxpr::{Atom, Jaxpr, Var};
-use crate::prim::{DotDims, Primitive};
+use crate::prim::{CustomJvp, DotDims, Primitive};
 use crate::trace::JaxError;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// Batches `jaxpr` over a new leading axis of length `size` on the inputs marked in
 /// `batched`. Every output has the batch axis first.
@@ -73,6 +74,23 @@ fn batch_rule(b: &mut Builder, prim: &Primitive, ins: &[(Atom, bool)], size: usi
         Err(JaxError(format!("vmap of {} with {what} is not supported by the playground yet", prim.name())))
     };
     let out = match prim {
+        // Both the function and its rule batched alike; the tangents as their arguments.
+        Primitive::CustomJvpCall { function, output } => {
+            let flags: Vec<bool> = ins.iter().map(|(_, bt)| *bt).collect();
+            let (call_closed, rule_closed, args) = function.split(&flags);
+            let call_flags: Vec<bool> = call_closed.iter().chain(args).copied().collect();
+            let rule_flags: Vec<bool> = rule_closed.iter().chain(args).chain(args).copied().collect();
+            let batched = CustomJvp {
+                name: function.name.clone(),
+                rule_name: function.rule_name.clone(),
+                call: vmap(&function.call, &call_flags, size)?,
+                call_consts: function.call_consts,
+                rule: vmap(&function.rule, &rule_flags, size)?,
+                rule_consts: function.rule_consts,
+            };
+            let atoms: Vec<Atom> = ins.iter().map(|(a, _)| a.clone()).collect();
+            b.bind1(Primitive::CustomJvpCall { function: Rc::new(batched), output: *output }, &atoms)?
+        }
         Primitive::Unary(_)
         | Primitive::IntegerPow { .. }
         | Primitive::ConvertElementType { .. }

@@ -445,6 +445,17 @@ impl Interp<'_, '_> {
                 let (Value::Array(x), index) = (&target[0], &target[1]) else { return err("x.at[...] needs an array") };
                 return self.at_update(x, index, op, args).await;
             }
+            if name == "defjvp" {
+                if let Value::Native(n) = recv {
+                    if let Native::CustomJvp(c) = &**n {
+                        no_more_kwargs("defjvp", &kwargs)?;
+                        arity("defjvp", &args, 1, 1)?;
+                        *c.rule.borrow_mut() = Some(args[0].clone());
+                        // As in JAX, so `@f.defjvp` leaves the rule's name bound to the rule.
+                        return Ok(args[0].clone());
+                    }
+                }
+            }
             if name == "format" {
                 if let Value::Str(template) = recv {
                     return Ok(Value::str(&str_format(template, &args, &kwargs)?));

@@ -106,6 +106,7 @@ const UNSUPPORTED_DTYPES: &[&str] =
 
 const JAX_FUNCTIONS: &[&str] = &[
     "jit",
+    "custom_jvp",
     "make_jaxpr",
     "Array",
     "default_matmul_precision",
@@ -223,7 +224,6 @@ const JAX_MISSING: &[&str] = &[
     "scipy",
     "debug",
     "block_until_ready",
-    "custom_jvp",
     "custom_vjp",
     "linearize",
     "eval_shape",
@@ -374,7 +374,7 @@ pub(super) enum Tree {
 
 impl Tree {
     /// A text key for the jit cache.
-    fn key(&self, out: &mut String) {
+    pub(super) fn key(&self, out: &mut String) {
         let seq = |open: char, items: &[Tree], close: char, out: &mut String| {
             out.push(open);
             for t in items {
@@ -471,6 +471,7 @@ pub(super) fn function_name(f: &Value) -> String {
         Value::Native(n) => match &**n {
             Native::Partial { func, .. } => function_name(func),
             Native::Jitted(j) => function_name(&j.func),
+            Native::CustomJvp(c) => function_name(&c.func),
             Native::Builtin(name)
             | Native::Jnp(name)
             | Native::Jax(name)
@@ -1476,6 +1477,18 @@ impl Interp<'_, '_> {
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             match name {
+                "custom_jvp" => {
+                    if take_kwarg(&mut kwargs, "nondiff_argnums").is_some() {
+                        return err("jax.custom_jvp with nondiff_argnums is not supported by the playground yet; \
+                                    close over the non-differentiable values instead");
+                    }
+                    no_more_kwargs("custom_jvp", &kwargs)?;
+                    arity("custom_jvp", &args, 1, 1)?;
+                    Ok(Value::native(Native::CustomJvp(super::transforms::CustomJvpFn {
+                        func: args[0].clone(),
+                        rule: std::cell::RefCell::new(None),
+                    })))
+                }
                 "jit" => {
                     let static_argnums = match take_kwarg(&mut kwargs, "static_argnums") {
                         None | Some(Value::None) => vec![],

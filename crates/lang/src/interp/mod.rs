@@ -107,6 +107,9 @@ pub struct Interp<'c, 'p> {
     progress: Option<&'p mut dyn FnMut(crate::Progress)>,
     /// Whether a loop is running: only the outermost reports progress.
     in_loop: bool,
+    /// The `custom_jvp` functions whose rules are being traced (by address): a rule that calls
+    /// its own function gets the plain function there (see `call_custom_jvp`).
+    tracing_rules: Vec<usize>,
 }
 
 pub async fn run(
@@ -123,6 +126,7 @@ pub async fn run(
         depth: 0,
         out: RunOutput::default(),
         tracing: Vec::new(),
+        tracing_rules: Vec::new(),
         stack_base: exec::stack_position(),
         closure_scopes: Vec::new(),
         progress,
@@ -432,6 +436,7 @@ impl Interp<'_, '_> {
                     self.call_vjp_fn(f, args).await
                 }
                 Native::PrecisionScope(_) => err("'_GeneratorContextManager' object is not callable"),
+                Native::CustomJvp(c) => self.call_custom_jvp(c, args, kwargs).await,
             }
         })
     }
@@ -454,6 +459,10 @@ impl Interp<'_, '_> {
                         )),
                     }
                 }
+                Value::Native(n) if matches!(&**n, Native::CustomJvp(_)) => match name {
+                    "defjvp" => Ok(Value::native(Native::Method(obj.clone(), "defjvp"))),
+                    _ => err(format!("'custom_jvp' object has no attribute '{name}'")),
+                },
                 _ => builtins::method(obj, name),
             }
         })

@@ -47,6 +47,12 @@ pub struct VjpFn {
     pub num_outs: usize,
 }
 
+/// `jax.custom_jvp(f)`: the function and, once `f.defjvp(rule)` ran, its JVP rule.
+pub struct CustomJvpFn {
+    pub func: Value,
+    pub rule: std::cell::RefCell<Option<Value>>,
+}
+
 /// A traced function: its Jaxpr (closed-over values as leading inputs), those values, and the
 /// structure of its result.
 struct Traced {
@@ -630,4 +636,101 @@ impl Interp<'_, '_> {
             Ok(traced.out_tree.unflatten(&mut placed.into_iter()))
         })
     }
+
+    /// Calls a `jax.custom_jvp` function. Outside any trace it is just the function. Inside
+    /// one, the function and its rule are traced on the arguments' types and recorded as one
+    /// `custom_jvp_call` per output, which differentiation replaces by the rule.
+    pub(super) fn call_custom_jvp<'a>(
+        &'a mut self,
+        c: &'a CustomJvpFn,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let name = super::jax::function_name(&c.func);
+            let Some(rule) = c.rule.borrow().clone() else {
+                return err(format!("No JVP defined for custom_jvp function {name} using defjvp."));
+            };
+            // JAX traces a rule only when differentiating; this traces it at the call, so a rule
+            // that calls its own function (`return f(x), ...`, the usual way to write one) would
+            // recurse. There the plain function runs: the same values, and the same derivatives
+            // unless something differentiates the rule's primal output again.
+            let address = c as *const CustomJvpFn as usize;
+            if !self.ctx.is_tracing() || self.tracing_rules.contains(&address) {
+                return self.call(c.func.clone(), args, kwargs).await;
+            }
+            if !kwargs.is_empty() {
+                return err("keyword arguments to custom_jvp functions are not supported by the playground yet; pass them positionally");
+            }
+            let rule_name = super::jax::function_name(&rule);
+            let (leaves, trees, _) = self.flatten_args(&args)?;
+            let call = self.trace_open(&c.func, &leaves, &trees).await?;
+            // The rule takes (primals, tangents): two tuples shaped like the arguments.
+            let pair = [Value::tuple(args.clone()), Value::tuple(args)];
+            let (rule_leaves, rule_trees, _) = self.flatten_args(&pair)?;
+            self.tracing_rules.push(address);
+            let jvp = self.trace_open(&rule, &rule_leaves, &rule_trees).await;
+            self.tracing_rules.pop();
+            let jvp = jvp?;
+            check_rule_outputs(&name, &rule_name, &call, &jvp)?;
+            let function = Rc::new(jaxlite::prim::CustomJvp {
+                name,
+                rule_name,
+                call_consts: call.closed.len(),
+                rule_consts: jvp.closed.len(),
+                call: call.jaxpr,
+                rule: jvp.jaxpr,
+            });
+            let mut operands = call.closed;
+            operands.extend(jvp.closed);
+            operands.extend(leaves);
+            let mut outs = Vec::new();
+            for output in 0..function.call.outvars.len() {
+                let prim = jaxlite::Primitive::CustomJvpCall { function: function.clone(), output };
+                outs.extend(self.ctx.bind(prim, &operands).await?);
+            }
+            Ok(call.out_tree.unflatten(&mut outs.into_iter()))
+        })
+    }
+}
+
+/// The checks JAX makes of a custom JVP rule's result: a (primal, tangent) pair, both shaped
+/// like the function's result, with tangents of the primals' types.
+fn check_rule_outputs(name: &str, rule_name: &str, call: &Traced, jvp: &Traced) -> R<()> {
+    let key = |t: &Tree| {
+        let mut k = String::new();
+        t.key(&mut k);
+        k
+    };
+    let want = key(&call.out_tree);
+    let got = key(&jvp.out_tree);
+    if got != format!("({want},{want},)") {
+        return err(format!(
+            "Custom JVP rule {rule_name} for function {name} must produce a pair (list or tuple of length two) \
+             of primal and tangent outputs shaped like the function's output {want}, but got {got}"
+        ));
+    }
+    let outs: Vec<&jaxlite::Aval> = call.jaxpr.outvars.iter().map(|a| call.jaxpr.atom_aval(a)).collect();
+    let rule_outs: Vec<&jaxlite::Aval> = jvp.jaxpr.outvars.iter().map(|a| jvp.jaxpr.atom_aval(a)).collect();
+    let (primals, tangents) = rule_outs.split_at(outs.len());
+    for ((out, primal), tangent) in outs.iter().zip(primals).zip(tangents) {
+        if !out.same_type(primal) {
+            return err(format!(
+                "Custom JVP rule {rule_name} for function {name} must produce primal outputs with the same \
+                 shapes and dtypes as the function: expected {} but got {}",
+                aval_text(out),
+                aval_text(primal)
+            ));
+        }
+        if !out.same_type(tangent) {
+            return err(format!(
+                "Custom JVP rule must produce primal and tangent outputs with corresponding shapes and dtypes. \
+                 Expected {} (tangent type of {}) but got {}.",
+                aval_text(out),
+                aval_text(out),
+                aval_text(tangent)
+            ));
+        }
+    }
+    Ok(())
 }

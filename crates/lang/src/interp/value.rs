@@ -97,6 +97,8 @@ pub enum Native {
     VjpFn(super::transforms::VjpFn),
     /// `jax.default_matmul_precision(name)`: a context manager for `with`.
     PrecisionScope(jaxlite::Precision),
+    /// `jax.custom_jvp(f)`, with the rule `f.defjvp` gave it.
+    CustomJvp(super::transforms::CustomJvpFn),
 }
 
 /// `jax.jit(f)`: the function and its compiled programs, keyed by argument types.
@@ -327,6 +329,7 @@ fn native_repr(n: &Native) -> String {
         Native::Vmapped(v) => format!("<function vmap of {}>", repr(&v.func)),
         Native::VjpFn(_) => "<function vjp_fun>".to_string(),
         Native::PrecisionScope(_) => "<contextlib._GeneratorContextManager object>".to_string(),
+        Native::CustomJvp(c) => format!("<jax._src.custom_derivatives.custom_jvp object of {}>", repr(&c.func)),
     }
 }
 
