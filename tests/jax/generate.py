@@ -550,6 +550,67 @@ print(jax.make_jaxpr(safe_log)(jnp.ones(3)))
 print(jax.make_jaxpr(lambda v: safe_log(v) * 2.0)(1.0))
 """)
 
+# jax.custom_vjp: fwd/bwd replace reverse mode (a backward pass that is not even linear, under
+# jit and vmap, residual pytrees, None cotangents, closed-over arrays); forward mode is JAX's
+# error.
+CUSTOM_VJP = """
+@jax.custom_vjp
+def clip_gradient(x):
+    return x
+
+def clip_fwd(x):
+    return x, None
+
+def clip_bwd(res, g):
+    return (jnp.clip(g, -1.0, 1.0),)
+
+clip_gradient.defvjp(clip_fwd, clip_bwd)
+
+@jax.custom_vjp
+def round_ste(x):
+    return jnp.round(x)
+
+round_ste.defvjp(lambda x: (round_ste(x), None), lambda _, g: (g,))
+
+weights = jnp.array([1.0, 2.0, 3.0])
+
+@jax.custom_vjp
+def weighted_norm(x, eps):
+    return jnp.sqrt(jnp.sum(weights * x * x) + eps)
+
+def weighted_norm_fwd(x, eps):
+    n = weighted_norm(x, eps)
+    return n, {"x": x, "n": n}
+
+def weighted_norm_bwd(res, g):
+    return (g * weights * res["x"] / res["n"], None)
+
+weighted_norm.defvjp(weighted_norm_fwd, weighted_norm_bwd)
+"""
+program("custom_vjp", CUSTOM_VJP + """
+x = jnp.array([0.3, -1.7, 2.5])
+print(jax.grad(lambda v: (10.0 * clip_gradient(v)).sum())(x))
+print(jax.jit(jax.grad(lambda v: (10.0 * clip_gradient(v)).sum()))(x))
+print(jax.vmap(jax.grad(lambda s: 10.0 * clip_gradient(s)))(x))
+print(jax.grad(lambda v: (10.0 * jax.vmap(clip_gradient)(v)).sum())(x))
+print(round_ste(x), jax.grad(lambda v: (round_ste(v) * v).sum())(x))
+print(weighted_norm(x, 0.5))
+print(jax.grad(weighted_norm, argnums=(0, 1))(x, 0.5))
+print(jax.value_and_grad(lambda v: weighted_norm(v, 1e-3) ** 2)(x))
+print(jax.jacrev(lambda v: clip_gradient(v) * 5.0)(x))
+print(jax.make_jaxpr(clip_gradient)(1.0))
+
+@jax.custom_vjp
+def double_sin(x):
+    return jnp.sin(x)
+
+double_sin.defvjp(lambda x: (double_sin(x), jnp.cos(x)), lambda c, g: (2.0 * g * c,))
+print(jax.grad(jax.grad(double_sin))(1.0))
+""")
+program("custom_vjp_forward_mode", CUSTOM_VJP + """
+print(jax.jvp(clip_gradient, (1.0,), (1.0,)))
+""")
+
 program("random_gumbel_categorical", """
 key = jax.random.PRNGKey(3)
 print(jax.random.gumbel(key, (2, 3)), jax.random.gumbel(jax.random.key(1), (4,)))

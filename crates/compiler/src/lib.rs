@@ -85,6 +85,7 @@ pub fn empty_array(jaxpr: &Jaxpr) -> Option<&jaxlite::Aval> {
     vars.map(|v| jaxpr.aval(v)).find(|a| a.shape.contains(&0)).or_else(|| {
         jaxpr.eqns.iter().find_map(|e| match &e.prim {
             jaxlite::Primitive::CustomJvpCall { function, .. } => empty_array(&function.call),
+            jaxlite::Primitive::CustomVjpCall { function } => empty_array(&function.call),
             _ => None,
         })
     })

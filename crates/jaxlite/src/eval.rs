@@ -43,6 +43,9 @@ pub(crate) fn literal_array(value: f64, aval: &Aval) -> Array {
     a
 }
 
+/// JAX's message when forward mode meets a `custom_vjp` function.
+pub const CUSTOM_VJP_FORWARD: &str = "can't apply forward-mode autodiff (jvp) to a custom_vjp function.";
+
 /// Applies one primitive to concrete arrays.
 pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> Result<Array, JaxError> {
     let avals: Vec<Aval> = ins.iter().map(|a| a.aval.clone()).collect();
@@ -52,6 +55,14 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
         let call_args: Vec<Array> = consts.iter().chain(args).cloned().collect();
         return Ok(eval_jaxpr(&function.call, &call_args, default_precision)?.swap_remove(*output));
     }
+    if let Primitive::CustomVjpCall { function } = prim {
+        let [consts, _, _, args] = function.split(ins);
+        let call_args: Vec<Array> = consts.iter().chain(args).cloned().collect();
+        return Ok(eval_jaxpr(&function.call, &call_args, default_precision)?.swap_remove(0));
+    }
+    if let Primitive::CustomVjpTangent { .. } = prim {
+        return Err(JaxError(CUSTOM_VJP_FORWARD.into()));
+    }
     if let Primitive::Iota { shape, dimension, .. } = prim {
         let values: Vec<f64> = (0..out_aval.size()).map(|i| unravel(i, shape)[*dimension] as f64).collect();
         return Ok(from_f64(&out_aval, &values));
@@ -59,7 +70,10 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
     let x = &ins[0];
     let float = x.dtype().is_float();
     let values: Vec<f64> = match prim {
-        Primitive::Iota { .. } | Primitive::CustomJvpCall { .. } => unreachable!("handled above"),
+        Primitive::Iota { .. }
+        | Primitive::CustomJvpCall { .. }
+        | Primitive::CustomVjpCall { .. }
+        | Primitive::CustomVjpTangent { .. } => unreachable!("handled above"),
         Primitive::Unary(op) => {
             let f = x.to_f64_vec();
             if float {

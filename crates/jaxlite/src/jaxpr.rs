@@ -188,6 +188,17 @@ impl Printer {
                     " ".repeat(indent)
                 )
             }
+            Primitive::CustomVjpCall { function } => {
+                let pad = " ".repeat(indent + 2);
+                let call = self.jaxpr_after(&function.call, indent + 2, "call_jaxpr=".len());
+                format!(
+                    "custom_vjp_call[\n{pad}name={}\n{pad}bwd={}\n{pad}call_jaxpr={call}\n{pad}fwd={}\n{pad}symbolic_zeros=False\n{}]",
+                    function.name,
+                    function.bwd_name,
+                    function.fwd_name,
+                    " ".repeat(indent)
+                )
+            }
             prim => prim.to_string(),
         };
         let inputs: Vec<String> = eqn.inputs.iter().map(|a| self.atom(a)).collect();

@@ -267,6 +267,17 @@ pub enum Primitive {
         function: Rc<CustomJvp>,
         output: usize,
     },
+    /// A function with its own forward and backward passes (`jax.custom_vjp`), one output.
+    /// Operands: the values `call`, `fwd` and `bwd` close over, then the arguments.
+    CustomVjpCall {
+        function: Rc<CustomVjp>,
+    },
+    /// The tangent of a `custom_vjp` function's output: the linear map whose transpose is
+    /// `bwd`, which is all reverse mode needs of it (forward mode cannot evaluate it, as in
+    /// JAX). Operands: the values `bwd` closes over, the residuals, the arguments' tangents.
+    CustomVjpTangent {
+        function: Rc<CustomVjp>,
+    },
 }
 
 /// A function with its own JVP rule (`jax.custom_jvp`), both traced to Jaxprs whose leading
@@ -301,6 +312,64 @@ impl CustomJvp {
         let (call, rest) = operands.split_at(self.call_consts);
         let (rule, args) = rest.split_at(self.rule_consts);
         (call, rule, args)
+    }
+}
+
+/// A function with its own VJP (`jax.custom_vjp`), its three parts traced to Jaxprs whose
+/// leading inputs are the values they close over. Compared by identity, as `CustomJvp`.
+#[derive(Debug)]
+pub struct CustomVjp {
+    pub name: String,
+    pub fwd_name: String,
+    pub bwd_name: String,
+    /// (closed-over values, arguments) -> the output.
+    pub call: Jaxpr,
+    pub call_consts: usize,
+    /// (closed-over values, arguments) -> the output, then the residuals.
+    pub fwd: Jaxpr,
+    pub fwd_consts: usize,
+    /// (closed-over values, residuals, the output's cotangent) -> one cotangent per argument.
+    pub bwd: Jaxpr,
+    pub bwd_consts: usize,
+}
+
+impl CustomVjp {
+    pub fn arguments(&self) -> usize {
+        self.call.all_inputs().count() - self.call_consts
+    }
+
+    pub fn residuals(&self) -> usize {
+        self.fwd.outvars.len() - 1
+    }
+
+    /// Splits a call's operands into (call's, fwd's, bwd's closed-over values, arguments).
+    pub fn split<'a, T>(&self, operands: &'a [T]) -> [&'a [T]; 4] {
+        let (call, rest) = operands.split_at(self.call_consts);
+        let (fwd, rest) = rest.split_at(self.fwd_consts);
+        let (bwd, args) = rest.split_at(self.bwd_consts);
+        [call, fwd, bwd, args]
+    }
+
+    /// Splits a tangent equation's operands into (bwd's closed-over values, residuals,
+    /// tangents).
+    pub fn split_tangent<'a, T>(&self, operands: &'a [T]) -> [&'a [T]; 3] {
+        let (bwd, rest) = operands.split_at(self.bwd_consts);
+        let (residuals, tangents) = rest.split_at(self.residuals());
+        [bwd, residuals, tangents]
+    }
+}
+
+impl PartialEq for CustomVjp {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+impl Eq for CustomVjp {}
+
+impl std::hash::Hash for CustomVjp {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        std::ptr::hash(self, state)
     }
 }
 
@@ -347,6 +416,8 @@ impl Primitive {
             Primitive::DynamicUpdateSlice => "dynamic_update_slice",
             Primitive::StopGradient => "stop_gradient",
             Primitive::CustomJvpCall { .. } => "custom_jvp_call",
+            Primitive::CustomVjpCall { .. } => "custom_vjp_call",
+            Primitive::CustomVjpTangent { .. } => "custom_lin",
         }
     }
 
@@ -362,6 +433,12 @@ impl Primitive {
             | Primitive::DynamicSlice { .. }
             | Primitive::DynamicUpdateSlice => None,
             Primitive::CustomJvpCall { function, .. } => Some(function.operands()),
+            Primitive::CustomVjpCall { function } => {
+                Some(function.call_consts + function.fwd_consts + function.bwd_consts + function.arguments())
+            }
+            Primitive::CustomVjpTangent { function } => {
+                Some(function.bwd_consts + function.residuals() + function.arguments())
+            }
             _ => Some(1),
         }
     }
@@ -395,6 +472,29 @@ impl Primitive {
             }
             let out = function.call.outvars.get(*output).ok_or("custom_jvp_call output out of range")?;
             return Ok(vec![function.call.atom_aval(out).clone()]);
+        }
+        if let Primitive::CustomVjpCall { function } | Primitive::CustomVjpTangent { function } = self {
+            let operands: Vec<&Aval> = match self {
+                Primitive::CustomVjpCall { .. } => {
+                    let [call_consts, _, _, args] = function.split(inputs);
+                    call_consts.iter().chain(args).collect()
+                }
+                _ => function.split_tangent(inputs)[2].iter().collect(),
+            };
+            let declared = function.call.all_inputs().map(|v| function.call.aval(v));
+            let declared: Vec<&Aval> = match self {
+                Primitive::CustomVjpCall { .. } => declared.collect(),
+                _ => declared.skip(function.call_consts).collect(),
+            };
+            if let Some((want, got)) = declared.iter().zip(&operands).find(|(w, g)| !w.same_type(g)) {
+                return Err(format!(
+                    "custom_vjp function {} was traced for {} and called with {}",
+                    function.name,
+                    want.short(),
+                    got.short()
+                ));
+            }
+            return Ok(vec![function.call.atom_aval(&function.call.outvars[0]).clone()]);
         }
         let x = &inputs[0];
         let same = |shape: Vec<usize>| Aval { shape, dtype: x.dtype, weak_type: x.weak_type };
@@ -616,7 +716,9 @@ impl Primitive {
                 x.clone()
             }
             Primitive::StopGradient => x.clone(),
-            Primitive::CustomJvpCall { .. } => unreachable!("handled above"),
+            Primitive::CustomJvpCall { .. } | Primitive::CustomVjpCall { .. } | Primitive::CustomVjpTangent { .. } => {
+                unreachable!("handled above")
+            }
         };
         Ok(vec![out])
     }
@@ -794,6 +896,9 @@ impl fmt::Display for Primitive {
             // The Jaxpr printer shows the called Jaxpr too (see `Jaxpr`'s `Display`).
             Primitive::CustomJvpCall { function, .. } => {
                 write!(f, "[name={} jvp={} symbolic_zeros=False]", function.name, function.rule_name)
+            }
+            Primitive::CustomVjpCall { function } | Primitive::CustomVjpTangent { function } => {
+                write!(f, "[name={}]", function.name)
             }
         }
     }

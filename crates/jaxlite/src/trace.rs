@@ -249,6 +249,9 @@ impl Context {
             frame.eqns.push(Eqn { prim, inputs: atoms, outputs: outs.iter().map(|t| t.var).collect() });
             return Ok(outs.into_iter().map(Tensor::Traced).collect());
         }
+        if let Primitive::CustomVjpTangent { .. } = prim {
+            return Err(JaxError(crate::eval::CUSTOM_VJP_FORWARD.into()));
+        }
         self.run_eager(prim, inputs).await
     }
 

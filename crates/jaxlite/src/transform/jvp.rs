@@ -7,9 +7,10 @@
 
 use super::{Builder, Result};
 use crate::jaxpr::{Atom, Jaxpr, Var};
-use crate::prim::{BinaryOp, CompareOp, CustomJvp, Primitive, UnaryOp};
+use crate::prim::{BinaryOp, CompareOp, CustomJvp, CustomVjp, Primitive, UnaryOp};
 use crate::trace::JaxError;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// The JVP of `jaxpr` with respect to the inputs marked in `diff`: a Jaxpr taking every
 /// primal input, then one tangent per marked input, and returning the primal outputs followed
@@ -35,9 +36,13 @@ pub fn jvp(jaxpr: &Jaxpr, diff: &[bool]) -> Result<Jaxpr> {
     for eqn in &jaxpr.eqns {
         let xs: Vec<Atom> = eqn.inputs.iter().map(|a| read(&primal, a).unwrap_or_else(|| a.clone())).collect();
         let ts: Vec<Option<Atom>> = eqn.inputs.iter().map(|a| read(&tangent, a)).collect();
-        if let Primitive::CustomJvpCall { function, output } = &eqn.prim {
-            if ts.iter().any(Option::is_some) {
-                let (p, t) = custom_jvp(&mut b, function, *output, &xs, &ts)?;
+        if ts.iter().any(Option::is_some) {
+            let custom = match &eqn.prim {
+                Primitive::CustomJvpCall { function, output } => Some(custom_jvp(&mut b, function, *output, &xs, &ts)?),
+                Primitive::CustomVjpCall { function } => Some(custom_vjp(&mut b, function, &xs, &ts)?),
+                _ => None,
+            };
+            if let Some((p, t)) = custom {
                 primal.insert(eqn.outputs[0], p);
                 tangent.insert(eqn.outputs[0], t);
                 continue;
@@ -92,6 +97,32 @@ fn custom_jvp(
     let outs = b.inline(&function.rule, &inputs)?;
     let n = function.call.outvars.len();
     Ok((outs[output].clone(), outs[n + output].clone()))
+}
+
+/// The JVP of a `custom_vjp` function: its forward pass gives the output and the residuals;
+/// the tangent is a `custom_lin` equation, which reverse mode transposes by running `bwd`.
+fn custom_vjp(b: &mut Builder, function: &Rc<CustomVjp>, xs: &[Atom], ts: &[Option<Atom>]) -> Result<(Atom, Atom)> {
+    let [_, fwd_consts, bwd_consts, args] = function.split(xs);
+    let [call_t, fwd_t, bwd_t, arg_tangents] = function.split(ts);
+    if call_t.iter().chain(fwd_t).chain(bwd_t).any(Option::is_some) {
+        return Err(JaxError(format!(
+            "Detected differentiation of a custom_vjp function ({}) with respect to a closed-over \
+             value. That isn't supported because the custom VJP rule only specifies how to \
+             differentiate the custom_vjp function with respect to explicit input parameters; \
+             pass the value as an argument instead",
+            function.name
+        )));
+    }
+    let fwd_ins: Vec<Atom> = fwd_consts.iter().chain(args).cloned().collect();
+    let mut outs = b.inline(&function.fwd, &fwd_ins)?;
+    let output = outs.remove(0);
+    let mut operands: Vec<Atom> = bwd_consts.to_vec();
+    operands.extend(outs);
+    for (t, x) in arg_tangents.iter().zip(args) {
+        operands.push(instantiate(b, t, x)?);
+    }
+    let tangent = b.bind1(Primitive::CustomVjpTangent { function: function.clone() }, &operands)?;
+    Ok((output, tangent))
 }
 
 /// A tangent, materialised as zeros when symbolic.
@@ -214,8 +245,14 @@ fn jvp_rule(
         Primitive::Binary(op) => binary_jvp(b, *op, &x[0], &x[1], &t0, &t[1], ans)?,
         Primitive::Compare(_) | Primitive::ArgReduce { .. } | Primitive::Iota { .. } => None,
         Primitive::StopGradient => None,
-        Primitive::CustomJvpCall { .. } => {
-            return Err(JaxError("internal error: custom_jvp_call is differentiated by its rule".into()))
+        Primitive::CustomJvpCall { .. } | Primitive::CustomVjpCall { .. } => {
+            return Err(JaxError(format!("internal error: {} is differentiated by its rule", prim.name())))
+        }
+        Primitive::CustomVjpTangent { function } => {
+            return Err(JaxError(format!(
+                "higher-order derivatives of a custom_vjp function ({}) are not supported by the playground yet",
+                function.name
+            )))
         }
         Primitive::SelectN => {
             if t[1..].iter().all(Option::is_none) {

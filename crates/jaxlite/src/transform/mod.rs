@@ -28,9 +28,10 @@ use std::collections::HashMap;
 
 type Result<T> = std::result::Result<T, JaxError>;
 
-/// `jaxpr` with every `custom_jvp_call` replaced by the equations of the function it calls:
-/// what runs once nothing differentiates it any more (JAX lowers it the same way). A function
-/// with several outputs is an equation per output, so its body is copied once per output.
+/// `jaxpr` with every `custom_jvp_call` and `custom_vjp_call` replaced by the equations of the
+/// function it calls: what runs once nothing differentiates it any more (JAX lowers them the
+/// same way). A `custom_jvp` function with several outputs is an equation per output, so its
+/// body is copied once per output.
 pub fn inline_custom_calls(jaxpr: &Jaxpr) -> Result<Jaxpr> {
     let mut b = Builder::new();
     let mut env: HashMap<Var, Atom> = HashMap::new();
@@ -50,6 +51,13 @@ pub fn inline_custom_calls(jaxpr: &Jaxpr) -> Result<Jaxpr> {
                 let call_ins: Vec<Atom> = consts.iter().chain(args).cloned().collect();
                 vec![b.inline(&body, &call_ins)?.swap_remove(*output)]
             }
+            Primitive::CustomVjpCall { function } => {
+                let body = inline_custom_calls(&function.call)?;
+                let [consts, _, _, args] = function.split(&ins);
+                let call_ins: Vec<Atom> = consts.iter().chain(args).cloned().collect();
+                b.inline(&body, &call_ins)?
+            }
+            Primitive::CustomVjpTangent { .. } => return Err(JaxError(crate::eval::CUSTOM_VJP_FORWARD.into())),
             prim => b.bind(prim.clone(), &ins)?,
         };
         env.extend(eqn.outputs.iter().copied().zip(outs));
@@ -58,9 +66,14 @@ pub fn inline_custom_calls(jaxpr: &Jaxpr) -> Result<Jaxpr> {
     Ok(b.finish(outs))
 }
 
-/// Whether any equation of `jaxpr` is a `custom_jvp_call`.
+/// Whether any equation of `jaxpr` is a custom derivative's (see `inline_custom_calls`).
 pub fn has_custom_calls(jaxpr: &Jaxpr) -> bool {
-    jaxpr.eqns.iter().any(|e| matches!(e.prim, Primitive::CustomJvpCall { .. }))
+    jaxpr.eqns.iter().any(|e| {
+        matches!(
+            e.prim,
+            Primitive::CustomJvpCall { .. } | Primitive::CustomVjpCall { .. } | Primitive::CustomVjpTangent { .. }
+        )
+    })
 }
 
 /// Builds a Jaxpr equation by equation, checking each with its primitive's shape rule.

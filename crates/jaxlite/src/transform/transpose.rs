@@ -176,6 +176,18 @@ fn transpose_rule(b: &mut Builder, prim: &Primitive, ins: &[LinIn], ct: &Atom) -
     };
     let mut out: Vec<Option<Atom>> = vec![None; ins.len()];
     match prim {
+        // The user's backward pass: residuals and the output's cotangent to the arguments'.
+        Primitive::CustomVjpTangent { function } => {
+            let mut bwd_ins = Vec::new();
+            for i in 0..function.bwd_consts + function.residuals() {
+                bwd_ins.push(known(i).ok_or_else(not_linear)?);
+            }
+            bwd_ins.push(ct.clone());
+            let cts = b.inline(&function.bwd, &bwd_ins)?;
+            for (slot, c) in out[bwd_ins.len() - 1..].iter_mut().zip(cts) {
+                *slot = Some(c);
+            }
+        }
         Primitive::Unary(UnaryOp::Neg) => out[0] = Some(b.neg(ct)?),
         Primitive::Binary(op @ (BinaryOp::Add | BinaryOp::Sub)) => {
             for i in 0..2 {

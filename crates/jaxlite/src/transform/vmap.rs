@@ -4,7 +4,7 @@
 use super::{Builder, Result};
 use crate::dtype::DType;
 use crate::jaxpr::{Atom, Jaxpr, Var};
-use crate::prim::{CustomJvp, DotDims, Primitive};
+use crate::prim::{CustomJvp, CustomVjp, DotDims, Primitive};
 use crate::trace::JaxError;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -91,6 +91,29 @@ fn batch_rule(b: &mut Builder, prim: &Primitive, ins: &[(Atom, bool)], size: usi
             let atoms: Vec<Atom> = ins.iter().map(|(a, _)| a.clone()).collect();
             b.bind1(Primitive::CustomJvpCall { function: Rc::new(batched), output: *output }, &atoms)?
         }
+        Primitive::CustomVjpCall { function } => {
+            let flags: Vec<bool> = ins.iter().map(|(_, bt)| *bt).collect();
+            let [call_closed, fwd_closed, bwd_closed, args] = function.split(&flags);
+            let call_flags: Vec<bool> = call_closed.iter().chain(args).copied().collect();
+            let fwd_flags: Vec<bool> = fwd_closed.iter().chain(args).copied().collect();
+            // The batched forward pass batches every residual; the cotangent is batched too.
+            let mut bwd_flags: Vec<bool> = bwd_closed.to_vec();
+            bwd_flags.extend(std::iter::repeat_n(true, function.residuals() + 1));
+            let batched = CustomVjp {
+                name: function.name.clone(),
+                fwd_name: function.fwd_name.clone(),
+                bwd_name: function.bwd_name.clone(),
+                call: vmap(&function.call, &call_flags, size)?,
+                call_consts: function.call_consts,
+                fwd: vmap(&function.fwd, &fwd_flags, size)?,
+                fwd_consts: function.fwd_consts,
+                bwd: vmap(&function.bwd, &bwd_flags, size)?,
+                bwd_consts: function.bwd_consts,
+            };
+            let atoms: Vec<Atom> = ins.iter().map(|(a, _)| a.clone()).collect();
+            b.bind1(Primitive::CustomVjpCall { function: Rc::new(batched) }, &atoms)?
+        }
+        Primitive::CustomVjpTangent { .. } => return unsupported("its tangent (differentiate inside vmap instead)"),
         Primitive::Unary(_)
         | Primitive::IntegerPow { .. }
         | Primitive::ConvertElementType { .. }

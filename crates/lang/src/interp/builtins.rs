@@ -456,6 +456,16 @@ impl Interp<'_, '_> {
                     }
                 }
             }
+            if name == "defvjp" {
+                if let Value::Native(n) = recv {
+                    if let Native::CustomVjp(c) = &**n {
+                        no_more_kwargs("defvjp", &kwargs)?;
+                        arity("defvjp", &args, 2, 2)?;
+                        *c.passes.borrow_mut() = Some((args[0].clone(), args[1].clone()));
+                        return Ok(Value::None);
+                    }
+                }
+            }
             if name == "format" {
                 if let Value::Str(template) = recv {
                     return Ok(Value::str(&str_format(template, &args, &kwargs)?));

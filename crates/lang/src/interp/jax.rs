@@ -107,6 +107,7 @@ const UNSUPPORTED_DTYPES: &[&str] =
 const JAX_FUNCTIONS: &[&str] = &[
     "jit",
     "custom_jvp",
+    "custom_vjp",
     "make_jaxpr",
     "Array",
     "default_matmul_precision",
@@ -224,7 +225,6 @@ const JAX_MISSING: &[&str] = &[
     "scipy",
     "debug",
     "block_until_ready",
-    "custom_vjp",
     "linearize",
     "eval_shape",
     "ShapeDtypeStruct",
@@ -472,6 +472,7 @@ pub(super) fn function_name(f: &Value) -> String {
             Native::Partial { func, .. } => function_name(func),
             Native::Jitted(j) => function_name(&j.func),
             Native::CustomJvp(c) => function_name(&c.func),
+            Native::CustomVjp(c) => function_name(&c.func),
             Native::Builtin(name)
             | Native::Jnp(name)
             | Native::Jax(name)
@@ -1487,6 +1488,18 @@ impl Interp<'_, '_> {
                     Ok(Value::native(Native::CustomJvp(super::transforms::CustomJvpFn {
                         func: args[0].clone(),
                         rule: std::cell::RefCell::new(None),
+                    })))
+                }
+                "custom_vjp" => {
+                    if take_kwarg(&mut kwargs, "nondiff_argnums").is_some() {
+                        return err("jax.custom_vjp with nondiff_argnums is not supported by the playground yet; \
+                                    close over the non-differentiable values instead");
+                    }
+                    no_more_kwargs("custom_vjp", &kwargs)?;
+                    arity("custom_vjp", &args, 1, 1)?;
+                    Ok(Value::native(Native::CustomVjp(super::transforms::CustomVjpFn {
+                        func: args[0].clone(),
+                        passes: std::cell::RefCell::new(None),
                     })))
                 }
                 "jit" => {

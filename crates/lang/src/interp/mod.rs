@@ -437,6 +437,7 @@ impl Interp<'_, '_> {
                 }
                 Native::PrecisionScope(_) => err("'_GeneratorContextManager' object is not callable"),
                 Native::CustomJvp(c) => self.call_custom_jvp(c, args, kwargs).await,
+                Native::CustomVjp(c) => self.call_custom_vjp(c, args, kwargs).await,
             }
         })
     }
@@ -462,6 +463,10 @@ impl Interp<'_, '_> {
                 Value::Native(n) if matches!(&**n, Native::CustomJvp(_)) => match name {
                     "defjvp" => Ok(Value::native(Native::Method(obj.clone(), "defjvp"))),
                     _ => err(format!("'custom_jvp' object has no attribute '{name}'")),
+                },
+                Value::Native(n) if matches!(&**n, Native::CustomVjp(_)) => match name {
+                    "defvjp" => Ok(Value::native(Native::Method(obj.clone(), "defvjp"))),
+                    _ => err(format!("'custom_vjp' object has no attribute '{name}'")),
                 },
                 _ => builtins::method(obj, name),
             }

@@ -53,6 +53,12 @@ pub struct CustomJvpFn {
     pub rule: std::cell::RefCell<Option<Value>>,
 }
 
+/// `jax.custom_vjp(f)`: the function and, once `f.defvjp(fwd, bwd)` ran, its two passes.
+pub struct CustomVjpFn {
+    pub func: Value,
+    pub passes: std::cell::RefCell<Option<(Value, Value)>>,
+}
+
 /// A traced function: its Jaxpr (closed-over values as leading inputs), those values, and the
 /// structure of its result.
 struct Traced {
@@ -691,6 +697,202 @@ impl Interp<'_, '_> {
             }
             Ok(call.out_tree.unflatten(&mut outs.into_iter()))
         })
+    }
+}
+
+impl Interp<'_, '_> {
+    /// Calls a `jax.custom_vjp` function: outside any trace the function itself; inside one,
+    /// the function, `fwd` and `bwd` traced on the arguments' types and recorded as one
+    /// `custom_vjp_call`, which reverse mode differentiates with `bwd`.
+    pub(super) fn call_custom_vjp<'a>(
+        &'a mut self,
+        c: &'a CustomVjpFn,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let name = super::jax::function_name(&c.func);
+            let Some((fwd, bwd)) = c.passes.borrow().clone() else {
+                return err(format!("No VJP defined for custom_vjp function {name} using defvjp."));
+            };
+            // As in `call_custom_jvp`: fwd usually calls the function itself.
+            let address = c as *const CustomVjpFn as usize;
+            if !self.ctx.is_tracing() || self.tracing_rules.contains(&address) {
+                return self.call(c.func.clone(), args, kwargs).await;
+            }
+            if !kwargs.is_empty() {
+                return err("keyword arguments to custom_vjp functions are not supported by the playground yet; pass them positionally");
+            }
+            let (fwd_name, bwd_name) = (super::jax::function_name(&fwd), super::jax::function_name(&bwd));
+            let (leaves, trees, _) = self.flatten_args(&args)?;
+            let call = self.trace_open(&c.func, &leaves, &trees).await?;
+            let mut key = String::new();
+            call.out_tree.key(&mut key);
+            if key != "*" {
+                return err(format!(
+                    "custom_vjp function {name} returns {key}: custom_vjp functions that return anything but \
+                     one array are not supported by the playground yet"
+                ));
+            }
+            self.tracing_rules.push(address);
+            let passes = self.trace_passes(&fwd, &bwd, &leaves, &trees, &args, &call).await;
+            self.tracing_rules.pop();
+            let (fwd, bwd) = passes?;
+            let function = Rc::new(jaxlite::prim::CustomVjp {
+                name,
+                fwd_name,
+                bwd_name,
+                call_consts: call.closed.len(),
+                fwd_consts: fwd.closed.len(),
+                bwd_consts: bwd.closed.len(),
+                call: call.jaxpr,
+                fwd: fwd.jaxpr,
+                bwd: bwd.jaxpr,
+            });
+            let mut operands = call.closed;
+            operands.extend(fwd.closed);
+            operands.extend(bwd.closed);
+            operands.extend(leaves);
+            let outs = self.ctx.bind(jaxlite::Primitive::CustomVjpCall { function }, &operands).await?;
+            Ok(call.out_tree.unflatten(&mut outs.into_iter()))
+        })
+    }
+
+    /// Traces a custom VJP's `fwd` (arguments to the output and residuals) and `bwd`
+    /// (residuals and the output's cotangent to one cotangent per argument, `None` for zero),
+    /// with JAX's checks of what each returns.
+    fn trace_passes<'a>(
+        &'a mut self,
+        fwd: &'a Value,
+        bwd: &'a Value,
+        leaves: &'a [Tensor],
+        trees: &'a [Tree],
+        args: &'a [Value],
+        call: &'a Traced,
+    ) -> LocalFuture<'a, R<(Traced, Traced)>> {
+        Box::pin(async move {
+            let output = call.jaxpr.atom_aval(&call.jaxpr.outvars[0]).clone();
+            let traced = self.trace_open(fwd, leaves, trees).await?;
+            let residual_tree = match traced.out_tree {
+                Tree::Tuple(mut items) | Tree::List(mut items)
+                    if items.len() == 2 && matches!(items[0], Tree::Leaf) =>
+                {
+                    items.pop().unwrap_or(Tree::None)
+                }
+                _ => {
+                    let mut key = String::new();
+                    traced.out_tree.key(&mut key);
+                    let got = if key == "*" { "one array".to_string() } else { format!("{key} (* is an array)") };
+                    return err(format!(
+                        "Custom VJP fwd rule must produce a pair (list or tuple of length two) where the first element \
+                         represents the primal output (one array, as the function returns) and the second the residuals, \
+                         but got {got}"
+                    ));
+                }
+            };
+            let fwd_out = traced.jaxpr.atom_aval(&traced.jaxpr.outvars[0]);
+            if !fwd_out.same_type(&output) {
+                return err(format!(
+                    "Custom VJP fwd rule must produce a primal output with the same shape and dtype as the function's: \
+                     expected {} but got {}",
+                    aval_text(&output),
+                    aval_text(fwd_out)
+                ));
+            }
+            let mut avals: Vec<jaxlite::Aval> =
+                traced.jaxpr.outvars[1..].iter().map(|a| traced.jaxpr.atom_aval(a).clone()).collect();
+            avals.push(output);
+            let fwd = Traced { out_tree: Tree::Leaf, ..traced };
+
+            let mut tracers = self.ctx.begin_trace(&avals);
+            let cotangent = tracers.pop().map(Value::Array).unwrap_or(Value::None);
+            let residuals = residual_tree.unflatten(&mut tracers.into_iter());
+            self.tracing.push(super::jax::function_name(bwd));
+            let result = self.call(bwd.clone(), vec![residuals, cotangent], vec![]).await;
+            self.tracing.pop();
+            let cts = match result {
+                Ok(v) => self.argument_cotangents(&v, args, leaves, trees),
+                Err(e) => Err(e),
+            };
+            let cts = match cts {
+                Ok(cts) => cts,
+                Err(e) => {
+                    self.ctx.abort_trace();
+                    return Err(e);
+                }
+            };
+            match self.ctx.end_trace_open(&cts) {
+                Ok((jaxpr, closed)) => Ok((fwd, Traced { jaxpr, closed, out_tree: Tree::Leaf })),
+                Err(e) => {
+                    self.ctx.abort_trace();
+                    Err(e.into())
+                }
+            }
+        })
+    }
+
+    /// The leaves of what a custom VJP's `bwd` returned: one entry per argument, each shaped
+    /// like it (its leaves' shapes and dtypes), or `None` for zeros.
+    fn argument_cotangents(&self, v: &Value, args: &[Value], leaves: &[Tensor], trees: &[Tree]) -> R<Vec<Tensor>> {
+        let items = match v {
+            Value::Tuple(items) => items.to_vec(),
+            Value::List(items) => items.borrow().clone(),
+            other => {
+                return err(format!(
+                    "Custom VJP bwd rule must produce a tuple of length equal to the number of arguments ({}), \
+                     but got {}",
+                    args.len(),
+                    other.type_name()
+                ))
+            }
+        };
+        if items.len() != args.len() {
+            return err(format!(
+                "Custom VJP bwd rule must produce a tuple of length equal to the primal args tuple, but got length {} \
+                 instead of {}",
+                items.len(),
+                args.len()
+            ));
+        }
+        let mut cts = Vec::new();
+        let mut arg_leaves = leaves.iter();
+        for (i, (item, tree)) in items.iter().zip(trees).enumerate() {
+            let mut want_key = String::new();
+            tree.key(&mut want_key);
+            let mut arg_leaves_here = Vec::new();
+            for _ in 0..want_key.matches('*').count() {
+                arg_leaves_here.extend(arg_leaves.next().cloned());
+            }
+            if matches!(item, Value::None) {
+                for leaf in &arg_leaves_here {
+                    let aval = leaf.aval();
+                    cts.push(Tensor::from(jnp::full(&aval.shape, 0.0, aval.dtype)));
+                }
+                continue;
+            }
+            let mut got = Vec::new();
+            let got_tree = self.flatten(item, &mut got)?;
+            let mut got_key = String::new();
+            got_tree.key(&mut got_key);
+            if got_key != want_key {
+                return err(format!(
+                    "Custom VJP bwd rule must produce an output with the same container (pytree) structure as the \
+                     args tuple of the primal function: argument {i} is {want_key} but its cotangent is {got_key}"
+                ));
+            }
+            for (leaf, ct) in arg_leaves_here.iter().zip(got) {
+                if !leaf.aval().same_type(ct.aval()) {
+                    return err(format!(
+                        "Custom VJP bwd rule must produce an output with the same shape/dtypes as the args tuple of \
+                         the primal function: expected {} for argument {i} but got {}",
+                        aval_text(leaf.aval()),
+                        aval_text(ct.aval())
+                    ));
+                }
+                cts.push(ct);
+            }
+        }
+        Ok(cts)
     }
 }
 

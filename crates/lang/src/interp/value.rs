@@ -99,6 +99,8 @@ pub enum Native {
     PrecisionScope(jaxlite::Precision),
     /// `jax.custom_jvp(f)`, with the rule `f.defjvp` gave it.
     CustomJvp(super::transforms::CustomJvpFn),
+    /// `jax.custom_vjp(f)`, with the passes `f.defvjp` gave it.
+    CustomVjp(super::transforms::CustomVjpFn),
 }
 
 /// `jax.jit(f)`: the function and its compiled programs, keyed by argument types.
@@ -330,6 +332,7 @@ fn native_repr(n: &Native) -> String {
         Native::VjpFn(_) => "<function vjp_fun>".to_string(),
         Native::PrecisionScope(_) => "<contextlib._GeneratorContextManager object>".to_string(),
         Native::CustomJvp(c) => format!("<jax._src.custom_derivatives.custom_jvp object of {}>", repr(&c.func)),
+        Native::CustomVjp(c) => format!("<jax._src.custom_derivatives.custom_vjp object of {}>", repr(&c.func)),
     }
 }
 
