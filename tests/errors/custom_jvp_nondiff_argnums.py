@@ -1,12 +1,17 @@
-# nondiff_argnums is not there yet: the message says what to do instead.
+# nondiff_argnums names an argument the call does not have.
 from functools import partial
 
 import jax
 
 
-@partial(jax.custom_jvp, nondiff_argnums=(0,))
+@partial(jax.custom_jvp, nondiff_argnums=(2,))
 def f(n, x):
     return x**n
 
 
-print(f(2, 3.0))
+@f.defjvp
+def f_jvp(k, primals, tangents):
+    return f(*primals), tangents[1]
+
+
+print(jax.grad(f, argnums=1)(2, 3.0))

@@ -611,6 +611,49 @@ program("custom_vjp_forward_mode", CUSTOM_VJP + """
 print(jax.jvp(clip_gradient, (1.0,), (1.0,)))
 """)
 
+program("custom_derivatives_nondiff_argnums", """
+from functools import partial
+
+@partial(jax.custom_vjp, nondiff_argnums=(0, 1))
+def clip_gradient(lo, hi, x):
+    return x
+
+def clip_gradient_fwd(lo, hi, x):
+    return x, None
+
+def clip_gradient_bwd(lo, hi, _, g):
+    return (jnp.clip(g, lo, hi),)
+
+clip_gradient.defvjp(clip_gradient_fwd, clip_gradient_bwd)
+print(jax.grad(lambda x: jnp.sum(jnp.sin(clip_gradient(-0.75, 0.75, x)) * 5.0))(jnp.array([0.1, 1.0, 3.0])))
+
+@partial(jax.custom_jvp, nondiff_argnums=(0,))
+def app(f, x):
+    return f(x)
+
+@app.defjvp
+def app_jvp(f, primals, tangents):
+    return app(f, primals[0]), 3.0 * tangents[0]
+
+print(jax.grad(lambda x: app(jnp.sin, x))(1.0), app(jnp.sin, 1.0))
+
+@partial(jax.custom_jvp, nondiff_argnums=(1,))
+def power(x, n):
+    return x ** n
+
+@power.defjvp
+def power_jvp(n, primals, tangents):
+    (x,), (t,) = primals, tangents
+    return power(x, n), n * x ** (n - 1) * t
+
+print(jax.jit(jax.grad(power), static_argnums=1)(2.0, 3), jax.vmap(power, in_axes=(0, None))(jnp.arange(3.0), 2))
+""")
+# An unmapped Python int under vmap: its conversion to float32 is a constant, not a view.
+program("vmap_unmapped_python_int", """
+print(jax.vmap(lambda x, n: x * n, in_axes=(0, None))(jnp.arange(3.0), 2))
+print(jax.jit(lambda: jnp.asarray(3).astype(jnp.float32))())
+""")
+
 program("random_gumbel_categorical", """
 key = jax.random.PRNGKey(3)
 print(jax.random.gumbel(key, (2, 3)), jax.random.gumbel(jax.random.key(1), (4,)))

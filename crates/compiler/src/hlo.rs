@@ -393,9 +393,13 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
                 let from = jaxpr.atom_aval(&eqn.inputs[0]).dtype;
                 match (from, *new_dtype) {
                     (a, b) if a == b => ins[0],
-                    // The words already hold the value: a view.
+                    // The words already hold the value: a view, or the same constant (a view of
+                    // a constant would be an output with nothing behind it).
                     (DType::Bool | DType::I32 | DType::BF16, DType::F32) | (DType::Bool, DType::I32 | DType::BF16) => {
-                        g.add(Op::Convert, ins, shape)
+                        match g.instrs[ins[0]].op {
+                            Op::Constant(c) => g.add(Op::Constant(c), vec![], vec![]),
+                            _ => g.add(Op::Convert, ins, shape),
+                        }
                     }
                     (DType::F32 | DType::I32, DType::BF16) => to_bf16(&mut g, ins[0]),
                     (DType::F32 | DType::BF16, DType::I32) => toward_zero(&mut g, ins[0], shape),

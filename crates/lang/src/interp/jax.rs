@@ -1478,29 +1478,39 @@ impl Interp<'_, '_> {
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             match name {
-                "custom_jvp" => {
-                    if take_kwarg(&mut kwargs, "nondiff_argnums").is_some() {
-                        return err("jax.custom_jvp with nondiff_argnums is not supported by the playground yet; \
-                                    close over the non-differentiable values instead");
+                "custom_jvp" | "custom_vjp" => {
+                    let nondiff = match take_kwarg(&mut kwargs, "nondiff_argnums") {
+                        None | Some(Value::None) => vec![],
+                        Some(Value::Int(i)) => vec![i],
+                        Some(Value::Tuple(t)) => t.iter().map(int_arg).collect::<R<_>>()?,
+                        Some(Value::List(l)) => l.borrow().iter().map(int_arg).collect::<R<_>>()?,
+                        Some(other) => {
+                            return err(format!(
+                                "nondiff_argnums must be an int or a tuple of ints, not {}",
+                                other.type_name()
+                            ))
+                        }
+                    };
+                    if nondiff.iter().any(|&i| i < 0) {
+                        return err("negative nondiff_argnums are not supported by the playground yet");
                     }
-                    no_more_kwargs("custom_jvp", &kwargs)?;
-                    arity("custom_jvp", &args, 1, 1)?;
-                    Ok(Value::native(Native::CustomJvp(super::transforms::CustomJvpFn {
-                        func: args[0].clone(),
-                        rule: std::cell::RefCell::new(None),
-                    })))
-                }
-                "custom_vjp" => {
-                    if take_kwarg(&mut kwargs, "nondiff_argnums").is_some() {
-                        return err("jax.custom_vjp with nondiff_argnums is not supported by the playground yet; \
-                                    close over the non-differentiable values instead");
-                    }
-                    no_more_kwargs("custom_vjp", &kwargs)?;
-                    arity("custom_vjp", &args, 1, 1)?;
-                    Ok(Value::native(Native::CustomVjp(super::transforms::CustomVjpFn {
-                        func: args[0].clone(),
-                        passes: std::cell::RefCell::new(None),
-                    })))
+                    let nondiff: Vec<usize> = nondiff.into_iter().map(|i| i as usize).collect();
+                    no_more_kwargs(name, &kwargs)?;
+                    arity(name, &args, 1, 1)?;
+                    let func = args[0].clone();
+                    Ok(Value::native(if name == "custom_jvp" {
+                        Native::CustomJvp(super::transforms::CustomJvpFn {
+                            func,
+                            rule: std::cell::RefCell::new(None),
+                            nondiff,
+                        })
+                    } else {
+                        Native::CustomVjp(super::transforms::CustomVjpFn {
+                            func,
+                            passes: std::cell::RefCell::new(None),
+                            nondiff,
+                        })
+                    }))
                 }
                 "jit" => {
                     let static_argnums = match take_kwarg(&mut kwargs, "static_argnums") {

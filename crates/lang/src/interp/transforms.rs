@@ -51,12 +51,52 @@ pub struct VjpFn {
 pub struct CustomJvpFn {
     pub func: Value,
     pub rule: std::cell::RefCell<Option<Value>>,
+    /// `nondiff_argnums`: arguments passed to the rule first, as they are, not differentiated.
+    pub nondiff: Vec<usize>,
+}
+
+/// An argument of a traced call: a pytree of tracers, or a value passed as it is.
+enum Arg<'a> {
+    Traced(&'a Tree),
+    Fixed(Value),
+}
+
+/// A custom derivative's arguments split by `nondiff_argnums`: those differentiated (their
+/// leaves and structures) and the others, in `nondiff_argnums` order.
+struct SplitArgs {
+    diff: Vec<Value>,
+    leaves: Vec<Tensor>,
+    trees: Vec<Tree>,
+    fixed: Vec<Value>,
+}
+
+impl SplitArgs {
+    /// The arguments of the function itself: every one at its position.
+    fn in_place(&self, nondiff: &[usize]) -> Vec<Arg<'_>> {
+        let mut trees = self.trees.iter();
+        let mut fixed = nondiff.iter().zip(&self.fixed).collect::<Vec<_>>();
+        fixed.sort_by_key(|(i, _)| **i);
+        let mut fixed = fixed.into_iter().peekable();
+        let mut out = Vec::new();
+        while out.len() < self.trees.len() + self.fixed.len() {
+            match fixed.peek() {
+                Some((&i, v)) if i == out.len() => {
+                    out.push(Arg::Fixed((*v).clone()));
+                    fixed.next();
+                }
+                _ => out.push(trees.next().map_or(Arg::Fixed(Value::None), Arg::Traced)),
+            }
+        }
+        out
+    }
 }
 
 /// `jax.custom_vjp(f)`: the function and, once `f.defvjp(fwd, bwd)` ran, its two passes.
 pub struct CustomVjpFn {
     pub func: Value,
     pub passes: std::cell::RefCell<Option<(Value, Value)>>,
+    /// `nondiff_argnums`: arguments passed to `bwd` first and given no cotangent.
+    pub nondiff: Vec<usize>,
 }
 
 /// A traced function: its Jaxpr (closed-over values as leading inputs), those values, and the
@@ -150,10 +190,27 @@ impl Interp<'_, '_> {
         leaves: &'a [Tensor],
         trees: &'a [Tree],
     ) -> LocalFuture<'a, R<Traced>> {
+        let avals = leaves.iter().map(|t| t.aval().clone()).collect();
+        self.trace_call(f, avals, trees.iter().map(Arg::Traced).collect())
+    }
+
+    /// Traces `f` called with `args`: pytrees rebuilt from tracers of `avals`, in order, and
+    /// fixed values.
+    fn trace_call<'a>(
+        &'a mut self,
+        f: &'a Value,
+        avals: Vec<jaxlite::Aval>,
+        args: Vec<Arg<'a>>,
+    ) -> LocalFuture<'a, R<Traced>> {
         Box::pin(async move {
-            let avals: Vec<_> = leaves.iter().map(|t| t.aval().clone()).collect();
             let mut tracers = self.ctx.begin_trace(&avals).into_iter();
-            let traced_args: Vec<Value> = trees.iter().map(|t| t.unflatten(&mut tracers)).collect();
+            let traced_args: Vec<Value> = args
+                .into_iter()
+                .map(|a| match a {
+                    Arg::Traced(t) => t.unflatten(&mut tracers),
+                    Arg::Fixed(v) => v,
+                })
+                .collect();
             self.tracing.push(super::jax::function_name(f));
             let result = self.call(f.clone(), traced_args, vec![]).await;
             self.tracing.pop();
@@ -669,13 +726,17 @@ impl Interp<'_, '_> {
                 return err("keyword arguments to custom_jvp functions are not supported by the playground yet; pass them positionally");
             }
             let rule_name = super::jax::function_name(&rule);
-            let (leaves, trees, _) = self.flatten_args(&args)?;
-            let call = self.trace_open(&c.func, &leaves, &trees).await?;
-            // The rule takes (primals, tangents): two tuples shaped like the arguments.
-            let pair = [Value::tuple(args.clone()), Value::tuple(args)];
-            let (rule_leaves, rule_trees, _) = self.flatten_args(&pair)?;
+            let split = self.split_args(args, &c.nondiff)?;
+            let avals: Vec<jaxlite::Aval> = split.leaves.iter().map(|t| t.aval().clone()).collect();
+            let call = self.trace_call(&c.func, avals.clone(), split.in_place(&c.nondiff)).await?;
+            // The rule takes (nondiff arguments..., primals, tangents): two tuples shaped like
+            // the differentiated arguments.
+            let pair = [Value::tuple(split.diff.clone()), Value::tuple(split.diff.clone())];
+            let (_, rule_trees, _) = self.flatten_args(&pair)?;
+            let mut rule_args: Vec<Arg> = split.fixed.iter().cloned().map(Arg::Fixed).collect();
+            rule_args.extend(rule_trees.iter().map(Arg::Traced));
             self.tracing_rules.push(address);
-            let jvp = self.trace_open(&rule, &rule_leaves, &rule_trees).await;
+            let jvp = self.trace_call(&rule, [avals.clone(), avals].concat(), rule_args).await;
             self.tracing_rules.pop();
             let jvp = jvp?;
             check_rule_outputs(&name, &rule_name, &call, &jvp)?;
@@ -689,7 +750,7 @@ impl Interp<'_, '_> {
             });
             let mut operands = call.closed;
             operands.extend(jvp.closed);
-            operands.extend(leaves);
+            operands.extend(split.leaves);
             let mut outs = Vec::new();
             for output in 0..function.call.outvars.len() {
                 let prim = jaxlite::Primitive::CustomJvpCall { function: function.clone(), output };
@@ -724,8 +785,9 @@ impl Interp<'_, '_> {
                 return err("keyword arguments to custom_vjp functions are not supported by the playground yet; pass them positionally");
             }
             let (fwd_name, bwd_name) = (super::jax::function_name(&fwd), super::jax::function_name(&bwd));
-            let (leaves, trees, _) = self.flatten_args(&args)?;
-            let call = self.trace_open(&c.func, &leaves, &trees).await?;
+            let split = self.split_args(args, &c.nondiff)?;
+            let avals: Vec<jaxlite::Aval> = split.leaves.iter().map(|t| t.aval().clone()).collect();
+            let call = self.trace_call(&c.func, avals, split.in_place(&c.nondiff)).await?;
             let mut key = String::new();
             call.out_tree.key(&mut key);
             if key != "*" {
@@ -735,7 +797,7 @@ impl Interp<'_, '_> {
                 ));
             }
             self.tracing_rules.push(address);
-            let passes = self.trace_passes(&fwd, &bwd, &leaves, &trees, &args, &call).await;
+            let passes = self.trace_passes(&fwd, &bwd, &split, &c.nondiff, &call).await;
             self.tracing_rules.pop();
             let (fwd, bwd) = passes?;
             let function = Rc::new(jaxlite::prim::CustomVjp {
@@ -752,7 +814,7 @@ impl Interp<'_, '_> {
             let mut operands = call.closed;
             operands.extend(fwd.closed);
             operands.extend(bwd.closed);
-            operands.extend(leaves);
+            operands.extend(split.leaves);
             let outs = self.ctx.bind(jaxlite::Primitive::CustomVjpCall { function }, &operands).await?;
             Ok(call.out_tree.unflatten(&mut outs.into_iter()))
         })
@@ -765,14 +827,14 @@ impl Interp<'_, '_> {
         &'a mut self,
         fwd: &'a Value,
         bwd: &'a Value,
-        leaves: &'a [Tensor],
-        trees: &'a [Tree],
-        args: &'a [Value],
+        split: &'a SplitArgs,
+        nondiff: &'a [usize],
         call: &'a Traced,
     ) -> LocalFuture<'a, R<(Traced, Traced)>> {
         Box::pin(async move {
             let output = call.jaxpr.atom_aval(&call.jaxpr.outvars[0]).clone();
-            let traced = self.trace_open(fwd, leaves, trees).await?;
+            let avals = split.leaves.iter().map(|t| t.aval().clone()).collect();
+            let traced = self.trace_call(fwd, avals, split.in_place(nondiff)).await?;
             let residual_tree = match traced.out_tree {
                 Tree::Tuple(mut items) | Tree::List(mut items)
                     if items.len() == 2 && matches!(items[0], Tree::Leaf) =>
@@ -808,10 +870,12 @@ impl Interp<'_, '_> {
             let cotangent = tracers.pop().map(Value::Array).unwrap_or(Value::None);
             let residuals = residual_tree.unflatten(&mut tracers.into_iter());
             self.tracing.push(super::jax::function_name(bwd));
-            let result = self.call(bwd.clone(), vec![residuals, cotangent], vec![]).await;
+            let mut bwd_args = split.fixed.clone();
+            bwd_args.extend([residuals, cotangent]);
+            let result = self.call(bwd.clone(), bwd_args, vec![]).await;
             self.tracing.pop();
             let cts = match result {
-                Ok(v) => self.argument_cotangents(&v, args, leaves, trees),
+                Ok(v) => self.argument_cotangents(&v, &split.diff, &split.leaves, &split.trees),
                 Err(e) => Err(e),
             };
             let cts = match cts {
@@ -829,6 +893,18 @@ impl Interp<'_, '_> {
                 }
             }
         })
+    }
+
+    /// Splits a custom derivative's arguments by `nondiff_argnums`.
+    fn split_args(&self, args: Vec<Value>, nondiff: &[usize]) -> R<SplitArgs> {
+        if let Some(i) = nondiff.iter().find(|&&i| i >= args.len()) {
+            return err(format!("nondiff_argnums {i} is out of range for a call with {} arguments", args.len()));
+        }
+        let fixed = nondiff.iter().map(|&i| args[i].clone()).collect();
+        let diff: Vec<Value> =
+            args.into_iter().enumerate().filter(|(i, _)| !nondiff.contains(i)).map(|(_, v)| v).collect();
+        let (leaves, trees, _) = self.flatten_args(&diff)?;
+        Ok(SplitArgs { diff, leaves, trees, fixed })
     }
 
     /// The leaves of what a custom VJP's `bwd` returned: one entry per argument, each shaped
