@@ -654,6 +654,18 @@ print(jax.vmap(lambda x, n: x * n, in_axes=(0, None))(jnp.arange(3.0), 2))
 print(jax.jit(lambda: jnp.asarray(3).astype(jnp.float32))())
 """)
 
+program("tree_util_flatten_map_filter", """
+params = {"w": jnp.ones((2, 3)), "b": (jnp.zeros(3), None, [1.0, 2.0])}
+leaves, treedef = jax.tree_util.tree_flatten(params)
+print(treedef, treedef.num_leaves, len(leaves))
+print(jax.tree_util.tree_unflatten(treedef, [x * 2 for x in leaves]))
+print(jax.tree.structure([1, (2, 3)]), jax.tree.unflatten(jax.tree.structure((1, 2)), [5, 6]))
+print(jax.tree_util.tree_structure((jnp.ones(2),)))
+print(list(map(lambda a, b: a + b, [1, 2, 3], (10, 20))), list(filter(None, [0, 1, 2, 0])))
+q, k, v = map(jnp.sin, jnp.split(jnp.arange(6.0), 3))
+print(q, k, v, list(filter(lambda t: t.sum() > 1, [q, k, v])))
+""")
+
 program("random_gumbel_categorical", """
 key = jax.random.PRNGKey(3)
 print(jax.random.gumbel(key, (2, 3)), jax.random.gumbel(jax.random.key(1), (4,)))

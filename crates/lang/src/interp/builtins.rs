@@ -36,6 +36,8 @@ const BUILTINS: &[&str] = &[
     "any",
     "all",
     "divmod",
+    "map",
+    "filter",
 ];
 
 pub fn lookup(name: &str) -> Option<Value> {
@@ -243,6 +245,40 @@ impl Interp<'_, '_> {
                     let q = self.binary(BinOp::FloorDiv, args[0].clone(), args[1].clone()).await?;
                     let r = self.binary(BinOp::Mod, args[0].clone(), args[1].clone()).await?;
                     return Ok(Value::tuple(vec![q, r]));
+                }
+                // Lists rather than Python's lazy iterators: the same for unpacking, loops,
+                // `list(...)` and `len(list(...))`, which is how scripts use them.
+                "map" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    if args.len() < 2 {
+                        return err("map() must have at least two arguments.");
+                    }
+                    let lists: Vec<Vec<Value>> = args[1..].iter().map(|a| self.iterate(a)).collect::<R<_>>()?;
+                    let n = lists.iter().map(Vec::len).min().unwrap_or(0);
+                    let mut out = Vec::with_capacity(n);
+                    for i in 0..n {
+                        let call_args = lists.iter().map(|l| l[i].clone()).collect();
+                        out.push(self.call(args[0].clone(), call_args, vec![]).await?);
+                    }
+                    return Ok(Value::list(out));
+                }
+                "filter" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    arity(name, &args, 2, 2)?;
+                    let mut out = Vec::new();
+                    for item in self.iterate(&args[1])? {
+                        let keep = match &args[0] {
+                            Value::None => self.truthy(&item)?,
+                            f => {
+                                let r = self.call(f.clone(), vec![item.clone()], vec![]).await?;
+                                self.truthy(&r)?
+                            }
+                        };
+                        if keep {
+                            out.push(item);
+                        }
+                    }
+                    return Ok(Value::list(out));
                 }
                 "any" | "all" => {
                     arity(name, &args, 1, 1)?;

@@ -104,6 +104,9 @@ const JNP_MISSING: &[&str] = &[
 const UNSUPPORTED_DTYPES: &[&str] =
     &["float16", "float64", "int8", "int16", "int64", "uint8", "uint16", "uint32", "uint64", "complex64", "complex128"];
 
+/// `jax.tree_util.tree_X`, also `jax.tree.X`.
+const TREE_FUNCTIONS: &[&str] = &["tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure"];
+
 const JAX_FUNCTIONS: &[&str] = &[
     "jit",
     "custom_jvp",
@@ -331,13 +334,16 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             None => Err(missing("jax.lax")),
         },
         ModuleId::TreeUtil => match name {
-            "tree_map" => Ok(Value::native(Native::Jax("tree_map"))),
-            "tree_leaves" => Ok(Value::native(Native::Jax("tree_leaves"))),
+            "tree_map" | "tree_leaves" | "tree_flatten" | "tree_unflatten" | "tree_structure" => {
+                Ok(Value::native(Native::Jax(find(TREE_FUNCTIONS, name).unwrap_or("tree_map"))))
+            }
             _ => Err(missing("jax.tree_util")),
         },
         ModuleId::Tree => match name {
-            "map" => Ok(Value::native(Native::Jax("tree_map"))),
-            "leaves" => Ok(Value::native(Native::Jax("tree_leaves"))),
+            "map" | "leaves" | "flatten" | "unflatten" | "structure" => {
+                let full = format!("tree_{name}");
+                Ok(Value::native(Native::Jax(find(TREE_FUNCTIONS, &full).unwrap_or("tree_map"))))
+            }
             _ => Err(missing("jax.tree")),
         },
         ModuleId::Precision => match name {
@@ -364,7 +370,7 @@ pub struct Compiled {
 }
 
 /// The container structure of a jit argument or result (a pytree), with arrays as leaves.
-pub(super) enum Tree {
+pub(crate) enum Tree {
     Leaf,
     None,
     List(Vec<Tree>),
@@ -398,6 +404,32 @@ impl Tree {
                 }
                 out.push('}');
             }
+        }
+    }
+
+    /// How JAX prints a PyTreeDef's structure: `{'b': (*, None), 'w': *}`.
+    pub(super) fn describe(&self) -> String {
+        let seq = |items: &[Tree]| items.iter().map(Tree::describe).collect::<Vec<_>>().join(", ");
+        match self {
+            Tree::Leaf => "*".into(),
+            Tree::None => "None".into(),
+            Tree::List(items) => format!("[{}]", seq(items)),
+            Tree::Tuple(items) if items.len() == 1 => format!("({},)", items[0].describe()),
+            Tree::Tuple(items) => format!("({})", seq(items)),
+            Tree::Dict(items) => {
+                let entries: Vec<String> =
+                    items.iter().map(|(k, t)| format!("{}: {}", repr(k), t.describe())).collect();
+                format!("{{{}}}", entries.join(", "))
+            }
+        }
+    }
+
+    pub(super) fn num_leaves(&self) -> usize {
+        match self {
+            Tree::Leaf => 1,
+            Tree::None => 0,
+            Tree::List(items) | Tree::Tuple(items) => items.iter().map(Tree::num_leaves).sum(),
+            Tree::Dict(items) => items.iter().map(|(_, t)| t.num_leaves()).sum(),
         }
     }
 
@@ -1579,12 +1611,33 @@ impl Interp<'_, '_> {
                         None => err("default_matmul_precision: expected a precision name such as 'highest'"),
                     }
                 }
-                "tree_leaves" => {
+                "tree_leaves" | "tree_flatten" | "tree_structure" => {
                     no_more_kwargs(name, &kwargs)?;
-                    arity("tree_leaves", &args, 1, 1)?;
+                    arity(name, &args, 1, 1)?;
                     let mut leaves = Vec::new();
-                    Tree::of_values(&args[0], &mut leaves, 0)?;
-                    Ok(Value::list(leaves))
+                    let tree = Tree::of_values(&args[0], &mut leaves, 0)?;
+                    let treedef = || Value::native(Native::TreeDef(tree));
+                    Ok(match name {
+                        "tree_leaves" => Value::list(leaves),
+                        "tree_flatten" => Value::tuple(vec![Value::list(leaves), treedef()]),
+                        _ => treedef(),
+                    })
+                }
+                "tree_unflatten" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    arity(name, &args, 2, 2)?;
+                    let Value::Native(n) = &args[0] else {
+                        return err(format!("tree_unflatten expects a PyTreeDef, got {}", args[0].type_name()));
+                    };
+                    let Native::TreeDef(tree) = &**n else {
+                        return err("tree_unflatten expects a PyTreeDef");
+                    };
+                    let leaves = self.iterate(&args[1])?;
+                    let want = tree.num_leaves();
+                    if leaves.len() != want {
+                        return err(format!("Too few leaves for PyTreeDef; expected {want}, got {}", leaves.len()));
+                    }
+                    Ok(tree.unflatten_values(&mut leaves.into_iter()))
                 }
                 "make_jaxpr" => {
                     no_more_kwargs(name, &kwargs)?;

@@ -438,6 +438,7 @@ impl Interp<'_, '_> {
                 Native::PrecisionScope(_) => err("'_GeneratorContextManager' object is not callable"),
                 Native::CustomJvp(c) => self.call_custom_jvp(c, args, kwargs).await,
                 Native::CustomVjp(c) => self.call_custom_vjp(c, args, kwargs).await,
+                Native::TreeDef(_) => err("'jaxlib._jax.pytree.PyTreeDef' object is not callable"),
             }
         })
     }
@@ -463,6 +464,10 @@ impl Interp<'_, '_> {
                 Value::Native(n) if matches!(&**n, Native::CustomJvp(_)) => match name {
                     "defjvp" => Ok(Value::native(Native::Method(obj.clone(), "defjvp"))),
                     _ => err(format!("'custom_jvp' object has no attribute '{name}'")),
+                },
+                Value::Native(n) if matches!(&**n, Native::TreeDef(_)) => match (&**n, name) {
+                    (Native::TreeDef(t), "num_leaves") => Ok(Value::Int(t.num_leaves() as i64)),
+                    _ => err(format!("'jaxlib._jax.pytree.PyTreeDef' object has no attribute '{name}'")),
                 },
                 Value::Native(n) if matches!(&**n, Native::CustomVjp(_)) => match name {
                     "defvjp" => Ok(Value::native(Native::Method(obj.clone(), "defvjp"))),

@@ -101,6 +101,8 @@ pub enum Native {
     CustomJvp(super::transforms::CustomJvpFn),
     /// `jax.custom_vjp(f)`, with the passes `f.defvjp` gave it.
     CustomVjp(super::transforms::CustomVjpFn),
+    /// The structure of a pytree (`jax.tree_util.tree_structure`), printed as `PyTreeDef(...)`.
+    TreeDef(super::jax::Tree),
 }
 
 /// `jax.jit(f)`: the function and its compiled programs, keyed by argument types.
@@ -333,6 +335,7 @@ fn native_repr(n: &Native) -> String {
         Native::PrecisionScope(_) => "<contextlib._GeneratorContextManager object>".to_string(),
         Native::CustomJvp(c) => format!("<jax._src.custom_derivatives.custom_jvp object of {}>", repr(&c.func)),
         Native::CustomVjp(c) => format!("<jax._src.custom_derivatives.custom_vjp object of {}>", repr(&c.func)),
+        Native::TreeDef(t) => format!("PyTreeDef({})", t.describe()),
     }
 }
 
