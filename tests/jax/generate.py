@@ -666,6 +666,20 @@ q, k, v = map(jnp.sin, jnp.split(jnp.arange(6.0), 3))
 print(q, k, v, list(filter(lambda t: t.sum() > 1, [q, k, v])))
 """)
 
+program("quantile_percentile", """
+a = jnp.array([[3.0, 1.0, 4.0, 1.5], [9.0, -2.0, 6.0, 5.0], [0.5, 0.25, 8.0, 7.0]])
+print(jnp.percentile(jnp.arange(10.0), 30), jnp.quantile(jnp.arange(10.0), 0.5))
+print(jnp.quantile(a, 0.3), jnp.quantile(a, 0.3, axis=0), jnp.quantile(a, 0.75, axis=1, keepdims=True))
+print(jnp.quantile(a, jnp.array([0.1, 0.5, 0.9]), axis=1))
+print(jnp.percentile(a, jnp.array([25, 50, 75])))
+for m in ["linear", "lower", "higher", "midpoint", "nearest"]:
+    print(m, jnp.quantile(a, 0.4, axis=1, method=m), jnp.percentile(a, 62.5, method=m))
+print(jnp.median(a, axis=0), jnp.median(a))
+""")
+program("percentile_of_a_list", """
+print(jnp.percentile(jnp.arange(4.0), [25, 50]))
+""")
+
 program("random_gumbel_categorical", """
 key = jax.random.PRNGKey(3)
 print(jax.random.gumbel(key, (2, 3)), jax.random.gumbel(jax.random.key(1), (4,)))

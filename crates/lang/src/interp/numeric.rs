@@ -44,6 +44,8 @@ pub const JNP_NUMERIC: &[&str] = &[
     "hstack",
     "column_stack",
     "median",
+    "quantile",
+    "percentile",
     "average",
     "diff",
     "identity",
@@ -219,9 +221,9 @@ impl Interp<'_, '_> {
                 "linalg.norm" => "x",
                 "logical_xor" => "x1",
                 "kron" => "a",
-                "any" | "all" | "count_nonzero" | "diagonal" | "trace" | "median" | "average" | "diff"
-                | "full_like" | "ravel" | "size" | "shape" | "ndim" | "searchsorted" | "nansum" | "nanmean"
-                | "nanmax" | "nanmin" | "cumprod" => "a",
+                "any" | "all" | "count_nonzero" | "diagonal" | "trace" | "median" | "quantile" | "percentile"
+                | "average" | "diff" | "full_like" | "ravel" | "size" | "shape" | "ndim" | "searchsorted"
+                | "nansum" | "nanmean" | "nanmax" | "nanmin" | "cumprod" => "a",
                 _ => "x",
             };
             let first =
@@ -371,10 +373,64 @@ impl Interp<'_, '_> {
                     let weights = if name == "average" { arg(2, "weights") } else { None };
                     let (axes, keepdims) = self.axes_and_keepdims(name, axis, &mut kwargs)?;
                     let r = match name {
-                        "median" => self.median(&x, axes.clone()).await?,
+                        "median" => self.quantile(&x, 0.5, axes.clone(), "midpoint").await?,
                         _ => self.average(&x, axes.clone(), weights).await?,
                     };
                     self.maybe_keepdims(r, &x, axes, keepdims).await?
+                }
+                // One quantile, or one per q stacked first, as NumPy.
+                "quantile" | "percentile" => {
+                    let q = arg(1, "q").ok_or_else(|| super::RtError::new(format!("{name}() missing argument 'q'")))?;
+                    let axis = arg(2, "axis");
+                    let method = match take_kwarg(&mut kwargs, "method") {
+                        None => "linear".to_string(),
+                        Some(Value::Str(m)) => m.to_string(),
+                        Some(other) => {
+                            return err(format!("{name}: method must be a string, not {}", other.type_name()))
+                        }
+                    };
+                    let (axes, keepdims) = self.axes_and_keepdims(name, axis, &mut kwargs)?;
+                    let scale = if name == "percentile" { 100.0f32 } else { 1.0 };
+                    let (qs, many) = match &q {
+                        Value::List(_) | Value::Tuple(_) => {
+                            let class = if matches!(q, Value::List(_)) { "list" } else { "tuple" };
+                            return err(format!(
+                                "{name} requires ndarray or scalar arguments, got <class '{class}'> at position 1."
+                            ));
+                        }
+                        Value::Array(t) if t.aval().rank() == 1 => (self.iterate(&q)?, true),
+                        _ => (vec![q.clone()], false),
+                    };
+                    let mut parts = Vec::new();
+                    for q in &qs {
+                        // q decides which elements are read: it must be known while tracing.
+                        let q = match q {
+                            Value::Array(t) if t.aval().rank() == 0 => match t.concrete() {
+                                Some(a) => Some(a.to_f64_vec()[0]),
+                                None => {
+                                    return err(format!("{name}: q must be a concrete value, not traced inside jit"))
+                                }
+                            },
+                            other => super::value::as_f64(other),
+                        };
+                        let q = q.ok_or_else(|| {
+                            super::RtError::new(format!("{name}: q must be a number or an array of numbers"))
+                        })? as f32;
+                        let r = self.quantile(&x, q / scale, axes.clone(), &method).await?;
+                        parts.push(self.maybe_keepdims(r, &x, axes.clone(), keepdims).await?);
+                    }
+                    if many {
+                        let ctx = &mut *self.ctx;
+                        let mut stacked = Vec::new();
+                        for p in &parts {
+                            let mut shape = shape_i64(&p.aval().shape);
+                            shape.insert(0, 1);
+                            stacked.push(jnp::reshape(ctx, p, &shape).await?);
+                        }
+                        jnp::apply(ctx, Primitive::Concatenate { dimension: 0 }, &stacked).await?
+                    } else {
+                        parts.remove(0)
+                    }
                 }
                 // a[1:] − a[:-1] along the axis, n times.
                 "diff" => {
@@ -648,10 +704,21 @@ impl Interp<'_, '_> {
         })
     }
 
-    /// jnp.median: the mean of the two middle elements of the sorted axis (one element twice
-    /// when the count is odd), as JAX's quantile at 0.5 with the midpoint method.
-    fn median<'a>(&'a mut self, x: &'a Tensor, axes: Option<Vec<i64>>) -> LocalFuture<'a, R<Tensor>> {
+    /// jnp.quantile (and percentile, median) at `q` in [0, 1] along `axes`: the reduced axes
+    /// sorted, then the order statistics around position q·(n−1) combined as `method` says,
+    /// with JAX's float32 arithmetic for the position and weights (`linear`: low·(1−w) +
+    /// high·w). median is the `midpoint` method at 0.5, as in JAX.
+    fn quantile<'a>(
+        &'a mut self,
+        x: &'a Tensor,
+        q: f32,
+        axes: Option<Vec<i64>>,
+        method: &'a str,
+    ) -> LocalFuture<'a, R<Tensor>> {
         Box::pin(async move {
+            if !(0.0..=1.0).contains(&q) {
+                return err("quantile: q must be in the range [0, 1] (percentile: [0, 100])");
+            }
             let x = inexact(self.ctx, x).await?;
             // The reduced axes flattened, last.
             let rank = x.aval().rank();
@@ -662,19 +729,40 @@ impl Interp<'_, '_> {
             let moved = jnp::transpose(self.ctx, &x, Some(&order)).await?;
             let n: usize = reduced.iter().map(|&d| x.aval().shape[d]).product();
             if n == 0 {
-                return err("median of an empty axis");
+                return err("quantile of an empty axis");
             }
             let mut flat = shape_i64(&kept);
             flat.push(n as i64);
             let rows = jnp::reshape(self.ctx, &moved, &flat).await?;
             let sorted = self.call_arrange("sort", vec![Value::Array(rows)], vec![]).await?;
-            let Value::Array(sorted) = sorted else { return err("median: sort gave no array") };
+            let Value::Array(sorted) = sorted else { return err("quantile: sort gave no array") };
+            let position = q * (n - 1) as f32;
+            let (lo, hi) = (position.floor(), position.ceil());
+            let high_weight = position - lo;
             let ctx = &mut *self.ctx;
-            let (k, lo, hi) = (kept.len(), (n - 1) / 2, n / 2);
-            let low = slice_axis(ctx, &sorted, k, lo, lo + 1).await?;
-            let high = slice_axis(ctx, &sorted, k, hi, hi + 1).await?;
-            let s = bin(ctx, BinaryOp::Add, &low, &high).await?;
-            let m = bin(ctx, BinaryOp::Mul, &s, &weak(0.5)).await?;
+            let k = kept.len();
+            let low = slice_axis(ctx, &sorted, k, lo as usize, lo as usize + 1).await?;
+            let high = slice_axis(ctx, &sorted, k, hi as usize, hi as usize + 1).await?;
+            let m = match method {
+                "linear" => {
+                    let l = bin(ctx, BinaryOp::Mul, &low, &weak(1.0 - high_weight)).await?;
+                    let h = bin(ctx, BinaryOp::Mul, &high, &weak(high_weight)).await?;
+                    bin(ctx, BinaryOp::Add, &l, &h).await?
+                }
+                "lower" => low,
+                "higher" => high,
+                "nearest" if high_weight <= 0.5 => low,
+                "nearest" => high,
+                "midpoint" => {
+                    let s = bin(ctx, BinaryOp::Add, &low, &high).await?;
+                    bin(ctx, BinaryOp::Mul, &s, &weak(0.5)).await?
+                }
+                other => {
+                    return err(format!(
+                        "quantile: method must be one of linear, lower, higher, midpoint, nearest; got '{other}'"
+                    ))
+                }
+            };
             Ok(jnp::reshape(ctx, &m, &shape_i64(&kept)).await?)
         })
     }
