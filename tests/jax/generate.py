@@ -680,6 +680,20 @@ program("percentile_of_a_list", """
 print(jnp.percentile(jnp.arange(4.0), [25, 50]))
 """)
 
+program("lax_switch_while_loop_scipy_special", """
+from jax import lax
+fs = [lambda x: x * 2.0, lambda x: x - 1.0, lambda x: -x]
+print([float(lax.switch(i, fs, 3.0)) for i in range(-1, 5)])
+print(jax.jit(lambda i, x: lax.switch(i, fs, x))(1, jnp.arange(3.0)))
+print(jax.vmap(lambda i: lax.switch(i, fs, 3.0))(jnp.array([0, 1, 2, 7, -3])))
+print(jax.grad(lambda x, i: lax.switch(i, fs, x))(2.0, 2))
+print(lax.while_loop(lambda c: c[0] < 10, lambda c: (c[0] + 1, c[1] * 1.5), (0, jnp.ones(2))))
+print(lax.fori_loop(0, 3, lambda i, c: c + 1, 0), lax.fori_loop(0, 3, lambda i, c: (c[0] + i, c[1] * 2.0), (0, 1.0)))
+x = jnp.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]])
+print(jax.scipy.special.logsumexp(x), jax.scipy.special.logsumexp(x, axis=1), jax.scipy.special.expit(x[0]))
+print(jax.scipy.special.erf(x[1]), jax.scipy.special.softmax(x, axis=0), jax.scipy.special.log_softmax(x[0]))
+""")
+
 program("random_gumbel_categorical", """
 key = jax.random.PRNGKey(3)
 print(jax.random.gumbel(key, (2, 3)), jax.random.gumbel(jax.random.key(1), (4,)))

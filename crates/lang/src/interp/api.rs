@@ -82,6 +82,21 @@ pub(super) fn weak(x: f32) -> Tensor {
 }
 
 impl Interp<'_, '_> {
+    /// A loop's final carry as JAX returns it: Python numbers among its leaves become
+    /// (weakly typed) arrays.
+    fn carry_arrays(&self, carry: &Value) -> R<Value> {
+        let mut leaves = Vec::new();
+        let tree = super::jax::Tree::of_values(carry, &mut leaves, 0)?;
+        let mut arrays = Vec::with_capacity(leaves.len());
+        for leaf in leaves {
+            arrays.push(match leaf {
+                Value::Int(_) | Value::Float(_) | Value::Bool(_) => Value::Array(self.to_tensor(&leaf)?),
+                other => other,
+            });
+        }
+        Ok(tree.unflatten_values(&mut arrays.into_iter()))
+    }
+
     fn un<'a>(&'a mut self, op: UnaryOp, x: &'a Tensor) -> LocalFuture<'a, R<Tensor>> {
         Box::pin(async move { Ok(jnp::unary(self.ctx, op, x).await?) })
     }
@@ -1167,7 +1182,34 @@ impl Interp<'_, '_> {
                         self.step()?;
                         carry = self.call(args[2].clone(), vec![Value::Int(i), carry], vec![]).await?;
                     }
-                    return Ok(carry);
+                    return self.carry_arrays(&carry);
+                }
+                // Run while the condition holds, which it must be known to: outside jit the
+                // condition is a concrete value each time round, as JAX evaluates it. Under
+                // jit or a transformation its trip count would depend on traced values, which
+                // loops unrolled at trace time cannot follow.
+                "while_loop" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    arity(name, &args, 3, 3)?;
+                    let mut carry = args[2].clone();
+                    loop {
+                        self.step()?;
+                        let keep_going = self.call(args[0].clone(), vec![carry.clone()], vec![]).await?;
+                        if let Value::Array(t) = &keep_going {
+                            if t.concrete().is_none() {
+                                return err(
+                                    "lax.while_loop with a condition on traced values (inside jit or a transformation) \
+                                     is not supported by the playground yet: it unrolls loops while tracing, so the trip \
+                                     count must be known. Use lax.fori_loop or lax.scan with a fixed trip count, or run \
+                                     the loop outside jit",
+                                );
+                            }
+                        }
+                        if !self.truthy(&keep_going)? {
+                            return self.carry_arrays(&carry);
+                        }
+                        carry = self.call(args[1].clone(), vec![carry], vec![]).await?;
+                    }
                 }
                 // Unrolled at trace time, as fori_loop: `f(carry, x)` for each leading slice
                 // of `xs` (a pytree of arrays, or None with `length`), the `ys` stacked.
@@ -1356,6 +1398,51 @@ impl Interp<'_, '_> {
                     }
                     let branch = if self.truthy(pred)? { &args[1] } else { &args[2] };
                     return self.call(branch.clone(), operands, vec![]).await;
+                }
+                // `branches[index]` with the index clamped into range, as JAX; a traced index
+                // runs every branch and selects, as `cond` does.
+                "switch" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    arity(name, &args, 2, usize::MAX)?;
+                    let branches = self.iterate(&args[1])?;
+                    if branches.is_empty() {
+                        return err("Empty branch sequence");
+                    }
+                    let operands = args[2..].to_vec();
+                    let last = branches.len() as i64 - 1;
+                    let index = match &args[0] {
+                        Value::Array(t) => match t.concrete() {
+                            Some(a) if a.aval.rank() == 0 => Some(a.to_f64_vec()[0] as i64),
+                            Some(_) => return err("switch: the index must be a scalar"),
+                            None if t.aval().rank() == 0 => None,
+                            None => return err("switch: the index must be a scalar"),
+                        },
+                        other => Some(int_arg(other)?),
+                    };
+                    if let Some(i) = index {
+                        let branch = branches[i.clamp(0, last) as usize].clone();
+                        return self.call(branch, operands, vec![]).await;
+                    }
+                    let index = self.to_tensor(&args[0])?;
+                    let mut results = Vec::new();
+                    for branch in &branches {
+                        let out = self.call(branch.clone(), operands.clone(), vec![]).await?;
+                        let mut leaves = Vec::new();
+                        let tree = self.flatten(&out, &mut leaves)?;
+                        results.push((tree, leaves));
+                    }
+                    let Some((tree, mut selected)) = results.pop() else { return err("Empty branch sequence") };
+                    for (i, (_, leaves)) in results.iter().enumerate().rev() {
+                        if leaves.len() != selected.len() {
+                            return err("branch outputs must have identical types");
+                        }
+                        let bound = self.to_tensor(&Value::Int(i as i64))?;
+                        let take = jnp::compare(self.ctx, CompareOp::Le, &index, &bound).await?;
+                        for (out, leaf) in selected.iter_mut().zip(leaves) {
+                            *out = jnp::where_(self.ctx, &take, leaf, out).await?;
+                        }
+                    }
+                    return Ok(tree.unflatten(&mut selected.into_iter()));
                 }
                 _ => {}
             }

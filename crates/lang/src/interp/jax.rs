@@ -197,6 +197,8 @@ const LAX_FUNCTIONS: &[&str] = &[
     "erf",
     "select",
     "fori_loop",
+    "while_loop",
+    "switch",
     "cond",
     "exp",
     "log",
@@ -225,7 +227,6 @@ const JAX_MISSING: &[&str] = &[
     "tree_map",
     "device_put",
     "devices",
-    "scipy",
     "debug",
     "block_until_ready",
     "linearize",
@@ -263,6 +264,8 @@ pub fn import_module(name: &str) -> R<ModuleId> {
         "jax.lax" => ModuleId::Lax,
         "jax.tree_util" => ModuleId::TreeUtil,
         "jax.tree" => ModuleId::Tree,
+        "jax.scipy" => ModuleId::Scipy,
+        "jax.scipy.special" => ModuleId::ScipySpecial,
         "math" => ModuleId::Math,
         "functools" => ModuleId::Functools,
         "numpy" => return err("numpy is not available in the playground; use jax.numpy"),
@@ -295,6 +298,7 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             "lax" => Ok(Value::Module(ModuleId::Lax)),
             "random" => Ok(Value::Module(ModuleId::Random)),
             "tree_util" => Ok(Value::Module(ModuleId::TreeUtil)),
+            "scipy" => Ok(Value::Module(ModuleId::Scipy)),
             "tree" => Ok(Value::Module(ModuleId::Tree)),
             _ if find(JAX_FUNCTIONS, name).is_some() => {
                 Ok(Value::native(Native::Jax(find(JAX_FUNCTIONS, name).unwrap_or("jit"))))
@@ -332,6 +336,19 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             Some(f) => Ok(Value::native(Native::Lax(f))),
             None if name == "Precision" => Ok(Value::Module(ModuleId::Precision)),
             None => Err(missing("jax.lax")),
+        },
+        ModuleId::Scipy => match name {
+            "special" => Ok(Value::Module(ModuleId::ScipySpecial)),
+            _ => Err(missing("jax.scipy")),
+        },
+        // The functions jax.nn and jax.lax already have, under the names scipy gives them.
+        ModuleId::ScipySpecial => match name {
+            "logsumexp" | "softmax" | "log_softmax" => {
+                Ok(Value::native(Native::Nn(find(NN_FUNCTIONS, name).unwrap_or("logsumexp"))))
+            }
+            "expit" => Ok(Value::native(Native::Nn("sigmoid"))),
+            "erf" => Ok(Value::native(Native::Lax("erf"))),
+            _ => Err(missing("jax.scipy.special")),
         },
         ModuleId::TreeUtil => match name {
             "tree_map" | "tree_leaves" | "tree_flatten" | "tree_unflatten" | "tree_structure" => {

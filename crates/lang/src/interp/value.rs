@@ -131,6 +131,9 @@ pub enum ModuleId {
     Tree,
     /// `jax.numpy.linalg`
     Linalg,
+    /// `jax.scipy` and `jax.scipy.special`
+    Scipy,
+    ScipySpecial,
 }
 
 impl ModuleId {
@@ -148,6 +151,8 @@ impl ModuleId {
             ModuleId::TreeUtil => "jax.tree_util",
             ModuleId::Tree => "jax.tree",
             ModuleId::Linalg => "jax.numpy.linalg",
+            ModuleId::Scipy => "jax.scipy",
+            ModuleId::ScipySpecial => "jax.scipy.special",
         }
     }
 }
