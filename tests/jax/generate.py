@@ -694,6 +694,30 @@ print(jax.scipy.special.logsumexp(x), jax.scipy.special.logsumexp(x, axis=1), ja
 print(jax.scipy.special.erf(x[1]), jax.scipy.special.softmax(x, axis=0), jax.scipy.special.log_softmax(x[0]))
 """)
 
+program("random_initializers_at_minmax", """
+from jax import random
+
+k = random.PRNGKey(0)
+print(random.truncated_normal(k, -2.0, 2.0, (3,)))
+init = jax.nn.initializers.glorot_uniform()
+print(init(k, (2, 3)))
+print(jax.nn.initializers.normal(0.02)(k, (3,)), jax.nn.initializers.zeros(k, (2,)))
+print(jax.nn.initializers.he_normal()(k, (2, 2)), jax.nn.initializers.lecun_normal()(k, (2,2)))
+x = jnp.array([3.0, 1.0, 2.0])
+print(x.at[1].max(5.0), x.at[0].min(-1.0), x.at[2].get())
+print(jnp.sort(x)[::-1], jnp.argsort(-x), jnp.flip(jnp.cumsum(jnp.flip(x))))
+print(jnp.ones_like(x, dtype=jnp.int32), jnp.zeros((2,), jnp.bool_))
+print(jax.nn.one_hot(jnp.array([0, 2]), 3, dtype=jnp.int32))
+print(f"{x.sum():.3f}")
+print(random.randint(k, (3,), 0, 10))
+print(random.exponential(k, (2,)), random.laplace(k, (2,)))
+print(random.logistic(k, (3,)), random.truncated_normal(k, -1.0, 0.5, (2, 2)))
+w = jax.nn.initializers.variance_scaling(0.5, "fan_out", "normal")(k, (3, 4))
+print(w, jax.nn.initializers.xavier_normal()(random.PRNGKey(7), (3, 3, 2, 4)).std())
+print(jax.nn.initializers.constant(0.5)(k, (2,)), jax.nn.initializers.uniform(1.0)(k, (2,)), jax.nn.initializers.ones(k, (1, 2)))
+print(jax.nn.initializers.he_uniform()(k, (4, 2)), jax.nn.initializers.lecun_uniform()(k, (2, 2)))
+""")
+
 program("random_gumbel_categorical", """
 key = jax.random.PRNGKey(3)
 print(jax.random.gumbel(key, (2, 3)), jax.random.gumbel(jax.random.key(1), (4,)))

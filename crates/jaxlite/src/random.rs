@@ -5,6 +5,9 @@
 //! float32 `erf_inv` polynomial with XLA's fused multiply-adds, and match JAX 0.10 to the bit in
 //! the tests, though `log1p` comes from the host's libm and may differ from XLA's by an ulp.
 
+use crate::eval::unary_f32;
+use crate::prim::UnaryOp;
+
 /// The Threefry-2x32 block cipher: `count` encrypted under `key`.
 pub fn threefry2x32(key: [u32; 2], count: [u32; 2]) -> [u32; 2] {
     const ROTATIONS: [[u32; 4]; 2] = [[13, 15, 26, 6], [17, 29, 16, 24]];
@@ -63,6 +66,46 @@ pub fn uniform(key: [u32; 2], n: usize, minval: f32, maxval: f32) -> Vec<f32> {
 pub fn normal(key: [u32; 2], n: usize) -> Vec<f32> {
     let lo = f32::from_bits((-1.0f32).to_bits() - 1); // nextafter(-1, 0)
     uniform(key, n, lo, 1.0).into_iter().map(|u| std::f32::consts::SQRT_2 * erf_inv(u)).collect()
+}
+
+/// `jax.random.truncated_normal(key, lower, upper, (n,))`: the normal inverse CDF of a
+/// uniform between the bounds' CDFs, kept strictly inside the bounds, as JAX.
+pub fn truncated_normal(key: [u32; 2], n: usize, lower: f32, upper: f32) -> Vec<f32> {
+    let sqrt2 = std::f32::consts::SQRT_2;
+    let cdf = |x: f32| unary_f32(UnaryOp::Erf, x / sqrt2);
+    let (lo, hi) = (next_toward(lower, f32::INFINITY), next_toward(upper, f32::NEG_INFINITY));
+    uniform(key, n, cdf(lower), cdf(upper)).into_iter().map(|u| (sqrt2 * erf_inv(u)).max(lo).min(hi)).collect()
+}
+
+/// `jax.random.exponential(key, (n,))`: −log1p(−u).
+pub fn exponential(key: [u32; 2], n: usize) -> Vec<f32> {
+    uniform(key, n, 0.0, 1.0).into_iter().map(|u| -unary_f32(UnaryOp::Log1p, -u)).collect()
+}
+
+/// `jax.random.laplace(key, (n,))`: sign(u)·log1p(−|u|) for u uniform in (−1, 1).
+pub fn laplace(key: [u32; 2], n: usize) -> Vec<f32> {
+    let epsneg = f32::EPSILON / 2.0;
+    uniform(key, n, -1.0 + epsneg, 1.0)
+        .into_iter()
+        .map(|u| unary_f32(UnaryOp::Sign, u) * unary_f32(UnaryOp::Log1p, -u.abs()))
+        .collect()
+}
+
+/// `jax.random.logistic(key, (n,))`: log(u / (1 − u)) for u uniform in (0, 1).
+pub fn logistic(key: [u32; 2], n: usize) -> Vec<f32> {
+    uniform(key, n, f32::MIN_POSITIVE, 1.0).into_iter().map(|u| unary_f32(UnaryOp::Log, u / (1.0 - u))).collect()
+}
+
+/// The next float after `x` toward `to` (`lax.nextafter`).
+fn next_toward(x: f32, to: f32) -> f32 {
+    if x.is_nan() || x == to {
+        return x;
+    }
+    if x == 0.0 {
+        return f32::from_bits(1).copysign(to);
+    }
+    let bits = x.to_bits();
+    f32::from_bits(if (to > x) == (x > 0.0) { bits + 1 } else { bits - 1 })
 }
 
 /// `jax.random.bernoulli(key, p, (n,))`: uniform below `p`.

@@ -199,6 +199,7 @@ impl Interp<'_, '_> {
             let axis = take_kwarg(&mut kwargs, "axis");
             let approximate = take_kwarg(&mut kwargs, "approximate");
             let num_classes = if name == "one_hot" { take_kwarg(&mut kwargs, "num_classes") } else { None };
+            let one_hot_dtype = if name == "one_hot" { take_kwarg(&mut kwargs, "dtype") } else { None };
             no_more_kwargs(name, &kwargs)?;
             arity(name, &args, 1, 2)?;
             let x = self.to_tensor(&args[0])?;
@@ -288,7 +289,8 @@ impl Interp<'_, '_> {
                     let xr = jnp::reshape(self.ctx, &xi, &dims).await?;
                     let xb = jnp::broadcast_to(self.ctx, &xr, &shape).await?;
                     let eq = jnp::compare(self.ctx, CompareOp::Eq, &xb, &iota).await?;
-                    jnp::astype(self.ctx, &eq, DType::F32).await?
+                    let dtype = super::jax::optional_dtype(one_hot_dtype)?.unwrap_or(DType::F32);
+                    jnp::astype(self.ctx, &eq, dtype).await?
                 }
                 _ => return err(format!("jax.nn.{name} is not supported by the playground yet")),
             };

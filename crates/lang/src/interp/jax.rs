@@ -253,7 +253,7 @@ const NN_FUNCTIONS: &[&str] = &[
     "one_hot",
     "dot_product_attention",
 ];
-const NN_MISSING: &[&str] = &["initializers", "tanh", "normalize", "sparse_plus", "squareplus", "sparse_sigmoid"];
+const NN_MISSING: &[&str] = &["tanh", "normalize", "sparse_plus", "squareplus", "sparse_sigmoid"];
 
 pub fn import_module(name: &str) -> R<ModuleId> {
     Ok(match name {
@@ -265,6 +265,7 @@ pub fn import_module(name: &str) -> R<ModuleId> {
         "jax.tree_util" => ModuleId::TreeUtil,
         "jax.tree" => ModuleId::Tree,
         "jax.scipy" => ModuleId::Scipy,
+        "jax.nn.initializers" => ModuleId::Initializers,
         "jax.scipy.special" => ModuleId::ScipySpecial,
         "math" => ModuleId::Math,
         "functools" => ModuleId::Functools,
@@ -372,6 +373,8 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             None if super::random::RANDOM_MISSING.contains(&name) => Err(missing("jax.random")),
             None => Err(no_attr()),
         },
+        ModuleId::Initializers => super::random::initializer_attr(name),
+        ModuleId::Nn if name == "initializers" => Ok(Value::Module(ModuleId::Initializers)),
         ModuleId::Nn => match find(NN_FUNCTIONS, name).or_else(|| find(super::numeric::NN_MORE, name)) {
             Some(f) => Ok(Value::native(Native::Nn(f))),
             None if NN_MISSING.contains(&name) => Err(missing("jax.nn")),
@@ -1149,6 +1152,13 @@ impl Interp<'_, '_> {
                     let placed = place(ctx, v, scalar(0.0)).await?;
                     jnp::binary(ctx, BinaryOp::Add, x, &placed).await?
                 }
+                // Elsewhere the fill is what changes nothing: −inf for max, +inf for min.
+                "max" | "min" => {
+                    let (fill, op) =
+                        if op == "max" { (f64::NEG_INFINITY, BinaryOp::Max) } else { (f64::INFINITY, BinaryOp::Min) };
+                    let placed = place(ctx, v, scalar(fill)).await?;
+                    jnp::binary(ctx, op, x, &placed).await?
+                }
                 _ => {
                     let placed = place(ctx, v, scalar(1.0)).await?;
                     jnp::binary(ctx, BinaryOp::Mul, x, &placed).await?
@@ -1426,7 +1436,22 @@ impl Interp<'_, '_> {
                     Ok(Value::Array(self.as_array(&args[0], dtype).await?))
                 }
                 "zeros" | "ones" => {
-                    arity(name, &args, 1, 1)?;
+                    // zeros(shape, dtype=None): the dtype by position too.
+                    arity(name, &args, 1, 2)?;
+                    let dtype = match (args.get(1), dtype) {
+                        (Some(_), Some(_)) => return err(format!("{name}() got multiple values for argument 'dtype'")),
+                        (Some(Value::Int(n)), None) => {
+                            return err(format!(
+                                "Cannot interpret '{n}' as a data type. Did you accidentally write \
+                                 `jax.numpy.{name}({}, {n})` when you meant `jax.numpy.{name}(({}, {n}))`, i.e. with a \
+                                 single tuple argument for the shape?",
+                                repr(&args[0]),
+                                repr(&args[0])
+                            ))
+                        }
+                        (Some(d), None) => optional_dtype(Some(d.clone()))?,
+                        (None, d) => d,
+                    };
                     let value = if name == "ones" { 1.0 } else { 0.0 };
                     Ok(creation(shape_arg(&args[0])?, value, dtype.unwrap_or(DType::F32)))
                 }

@@ -455,9 +455,11 @@ impl Interp<'_, '_> {
                         "set" => Ok(Value::native(Native::Method(target.clone(), "at.set"))),
                         "add" => Ok(Value::native(Native::Method(target.clone(), "at.add"))),
                         "multiply" => Ok(Value::native(Native::Method(target.clone(), "at.multiply"))),
+                        "max" => Ok(Value::native(Native::Method(target.clone(), "at.max"))),
+                        "min" => Ok(Value::native(Native::Method(target.clone(), "at.min"))),
                         "get" => Ok(Value::native(Native::Method(target.clone(), "at.get"))),
                         _ => err(format!(
-                            "x.at[...].{name} is not supported by the playground yet (set, add, multiply and get are)"
+                            "x.at[...].{name} is not supported by the playground yet (set, add, multiply, min, max and get are)"
                         )),
                     }
                 }

@@ -5,7 +5,7 @@
 //! on the host, so it adds no program to the report.)
 
 use super::builtins::{no_more_kwargs, take_kwarg};
-use super::value::{as_f64, Value};
+use super::value::{as_f64, Native, Value};
 use super::{err, Interp, RtError, R};
 use jaxlite::numpy as jnp;
 use jaxlite::{random, Array, DType, Data, LocalFuture, Tensor};
@@ -25,18 +25,54 @@ pub const RANDOM_FUNCTIONS: &[&str] = &[
     "choice",
     "gumbel",
     "categorical",
-];
-pub const RANDOM_MISSING: &[&str] = &[
-    "shuffle",
     "truncated_normal",
     "exponential",
+    "laplace",
+    "logistic",
+];
+
+/// `jax.nn.initializers`: factories of initializers, and the initializers themselves
+/// (`init(key, shape, dtype=float32)`), which are the private functions below with their
+/// parameters bound first (`functools.partial`).
+pub const INITIALIZERS: &[&str] = &[
+    "initializers.constant",
+    "initializers.normal",
+    "initializers.uniform",
+    "initializers.variance_scaling",
+    "initializers.glorot_uniform",
+    "initializers.glorot_normal",
+    "initializers.xavier_uniform",
+    "initializers.xavier_normal",
+    "initializers.lecun_uniform",
+    "initializers.lecun_normal",
+    "initializers.he_uniform",
+    "initializers.he_normal",
+    "initializers.kaiming_uniform",
+    "initializers.kaiming_normal",
+];
+
+/// The value of `jax.nn.initializers.NAME`.
+pub fn initializer_attr(name: &str) -> R<Value> {
+    let bound = |func: &'static str, args: Vec<Value>| {
+        Value::native(Native::Partial { func: Value::native(Native::Random(func)), args, kwargs: vec![] })
+    };
+    Ok(match name {
+        "zeros" => bound("_init_constant", vec![Value::Float(0.0)]),
+        "ones" => bound("_init_constant", vec![Value::Float(1.0)]),
+        _ => match INITIALIZERS.iter().find(|&&n| n.strip_prefix("initializers.") == Some(name)) {
+            Some(n) => Value::native(Native::Random(n)),
+            None => return err(format!("jax.nn.initializers.{name} is not supported by the playground yet")),
+        },
+    })
+}
+
+pub const RANDOM_MISSING: &[&str] = &[
+    "shuffle",
     "beta",
     "gamma",
     "multivariate_normal",
     "orthogonal",
     "ball",
-    "laplace",
-    "logistic",
     "poisson",
     "rademacher",
     "t",
@@ -153,6 +189,93 @@ fn format_u32(shape: &[usize], values: &[u32], separator: &str, indent: &str) ->
 }
 
 impl Interp<'_, '_> {
+    /// A `jax.nn.initializers` factory applied: the initializer, its parameters bound.
+    fn initializer(&mut self, name: &str, args: Vec<Value>, mut kwargs: Vec<(String, Value)>) -> R<Value> {
+        let factory = name.strip_prefix("initializers.").unwrap_or(name);
+        let mut arg = |i: usize, key: &str| take_kwarg(&mut kwargs, key).or_else(|| args.get(i).cloned());
+        let bound = |func: &'static str, params: Vec<Value>| {
+            Value::native(Native::Partial { func: Value::native(Native::Random(func)), args: params, kwargs: vec![] })
+        };
+        let check_dtype = |d: Option<Value>| -> R<()> {
+            match d {
+                None => Ok(()),
+                Some(d) => match super::jax::dtype_arg(&d)? {
+                    DType::F32 => Ok(()),
+                    other => {
+                        err(format!("jax.nn.initializers supports float32 in the playground, not {}", other.name()))
+                    }
+                },
+            }
+        };
+        let number = |v: Option<Value>, default: f64| -> R<Value> {
+            match v {
+                None => Ok(Value::Float(default)),
+                Some(v) => as_f64(&v)
+                    .map(Value::Float)
+                    .ok_or_else(|| RtError::new(format!("jax.nn.initializers.{factory}: expected a number"))),
+            }
+        };
+        let axis = |v: Option<Value>, default: i64| -> R<Value> {
+            match v {
+                None => Ok(Value::Int(default)),
+                Some(Value::Int(a)) => Ok(Value::Int(a)),
+                Some(_) => err(format!("jax.nn.initializers.{factory}: in_axis and out_axis must be ints")),
+            }
+        };
+        let no_batch = |v: Option<Value>| -> R<()> {
+            match v {
+                None | Some(Value::None) => Ok(()),
+                Some(Value::Tuple(t)) if t.is_empty() => Ok(()),
+                Some(_) => err("jax.nn.initializers: batch_axis is not supported by the playground yet"),
+            }
+        };
+        let out = match factory {
+            "constant" => {
+                let value = arg(0, "value").ok_or_else(|| RtError::new("constant() missing argument 'value'"))?;
+                check_dtype(arg(1, "dtype"))?;
+                bound("_init_constant", vec![number(Some(value), 0.0)?])
+            }
+            "normal" | "uniform" => {
+                let p = number(arg(0, if factory == "normal" { "stddev" } else { "scale" }), 1e-2)?;
+                check_dtype(arg(1, "dtype"))?;
+                bound(if factory == "normal" { "_init_normal" } else { "_init_uniform" }, vec![p])
+            }
+            _ => {
+                let (scale, mode, distribution, first) = match factory {
+                    "variance_scaling" => {
+                        let scale = number(arg(0, "scale"), f64::NAN)?;
+                        let text = |v: Option<Value>, what: &str| match v {
+                            Some(Value::Str(s)) => Ok(s.to_string()),
+                            _ => err(format!("variance_scaling() needs {what} as a string")),
+                        };
+                        (scale, text(arg(1, "mode"), "mode")?, text(arg(2, "distribution"), "distribution")?, 3)
+                    }
+                    _ => {
+                        let (s, mode, dist) = match factory {
+                            "glorot_uniform" | "xavier_uniform" => (1.0, "fan_avg", "uniform"),
+                            "glorot_normal" | "xavier_normal" => (1.0, "fan_avg", "truncated_normal"),
+                            "lecun_uniform" => (1.0, "fan_in", "uniform"),
+                            "lecun_normal" => (1.0, "fan_in", "truncated_normal"),
+                            "he_uniform" | "kaiming_uniform" => (2.0, "fan_in", "uniform"),
+                            _ => (2.0, "fan_in", "truncated_normal"),
+                        };
+                        (Value::Float(s), mode.to_string(), dist.to_string(), 0)
+                    }
+                };
+                let in_axis = axis(arg(first, "in_axis"), -2)?;
+                let out_axis = axis(arg(first + 1, "out_axis"), -1)?;
+                no_batch(arg(first + 2, "batch_axis"))?;
+                check_dtype(arg(first + 3, "dtype"))?;
+                bound(
+                    "_init_variance_scaling",
+                    vec![scale, Value::str(&mode), Value::str(&distribution), in_axis, out_axis],
+                )
+            }
+        };
+        no_more_kwargs(&format!("jax.nn.initializers.{factory}"), &kwargs)?;
+        Ok(out)
+    }
+
     pub(super) fn call_random<'a>(
         &'a mut self,
         name: &'a str,
@@ -194,7 +317,58 @@ impl Interp<'_, '_> {
                     Some(v) => as_f64(&v).ok_or_else(|| RtError::new(format!("jax.random.{name}: expected a number"))),
                 }
             };
+            let dtype_f32 = |v: Option<Value>| -> R<()> {
+                match v {
+                    None => Ok(()),
+                    Some(d) => match super::jax::dtype_arg(&d)? {
+                        DType::F32 => Ok(()),
+                        other => {
+                            err(format!("jax.random.{name} supports float32 in the playground, not {}", other.name()))
+                        }
+                    },
+                }
+            };
             let out = match name {
+                "truncated_normal" => {
+                    let k = key(arg(&mut kwargs, 0, "key"))?;
+                    let lower = number(arg(&mut kwargs, 1, "lower"), -2.0)? as f32;
+                    let upper = number(arg(&mut kwargs, 2, "upper"), 2.0)? as f32;
+                    let shape = shape(arg(&mut kwargs, 3, "shape"))?;
+                    dtype_f32(arg(&mut kwargs, 4, "dtype"))?;
+                    no_more_kwargs(&format!("jax.random.{name}"), &kwargs)?;
+                    super::jax::check_size(&shape)?;
+                    let n = shape.iter().product();
+                    Value::array(Array::new(shape, Data::F32(random::truncated_normal(k, n, lower, upper))))
+                }
+                "exponential" | "laplace" | "logistic" => {
+                    let k = key(arg(&mut kwargs, 0, "key"))?;
+                    let shape = shape(arg(&mut kwargs, 1, "shape"))?;
+                    dtype_f32(arg(&mut kwargs, 2, "dtype"))?;
+                    no_more_kwargs(&format!("jax.random.{name}"), &kwargs)?;
+                    super::jax::check_size(&shape)?;
+                    let n = shape.iter().product();
+                    let values = match name {
+                        "exponential" => random::exponential(k, n),
+                        "laplace" => random::laplace(k, n),
+                        _ => random::logistic(k, n),
+                    };
+                    Value::array(Array::new(shape, Data::F32(values)))
+                }
+                _ if name.starts_with("initializers.") => return self.initializer(name, args, kwargs),
+                _ if name.starts_with("_init_") => {
+                    // (the bound parameters, then) key, shape, dtype=float32
+                    let bound = match name {
+                        "_init_variance_scaling" => 5,
+                        _ => 1,
+                    };
+                    let k = key(arg(&mut kwargs, bound, "key"))?;
+                    let shape = shape(arg(&mut kwargs, bound + 1, "shape"))?;
+                    dtype_f32(arg(&mut kwargs, bound + 2, "dtype"))?;
+                    no_more_kwargs("init", &kwargs)?;
+                    super::jax::check_size(&shape)?;
+                    let values = init_values(name, &args[..bound.min(args.len())], k, &shape)?;
+                    Value::array(Array::new(shape, Data::F32(values)))
+                }
                 "PRNGKey" | "key" => {
                     let seed = match arg(&mut kwargs, 0, "seed") {
                         Some(Value::Int(s)) => i32::try_from(s).map_err(|_| {
@@ -498,4 +672,81 @@ impl Interp<'_, '_> {
             Ok(jnp::unary(ctx, jaxlite::UnaryOp::Neg, &l).await?)
         })
     }
+}
+
+/// An initializer's values (the `_init_*` functions, after their bound parameters), computed
+/// as jax.nn.initializers does in float32.
+fn init_values(name: &str, params: &[Value], key: [u32; 2], shape: &[usize]) -> R<Vec<f32>> {
+    let n: usize = shape.iter().product();
+    let number = |i: usize| -> R<f32> {
+        params
+            .get(i)
+            .and_then(as_f64)
+            .map(|x| x as f32)
+            .ok_or_else(|| RtError::new(format!("initializer parameter {i} must be a number")))
+    };
+    Ok(match name {
+        "_init_constant" => vec![number(0)?; n],
+        "_init_normal" => {
+            let stddev = number(0)?;
+            random::normal(key, n).into_iter().map(|x| x * stddev).collect()
+        }
+        "_init_uniform" => {
+            let scale = number(0)?;
+            random::uniform(key, n, 0.0, 1.0).into_iter().map(|x| x * scale).collect()
+        }
+        _ => {
+            let text = |i: usize| match params.get(i) {
+                Some(Value::Str(s)) => Ok(s.to_string()),
+                _ => err(format!("variance_scaling: parameter {i} must be a string")),
+            };
+            let axis = |i: usize| match params.get(i) {
+                Some(Value::Int(a)) => Ok(*a),
+                _ => err("variance_scaling: in_axis and out_axis must be ints"),
+            };
+            let (scale, mode, distribution) = (number(0)? as f64, text(1)?, text(2)?);
+            // JAX's _compute_fans: the in and out axes' sizes times the receptive field (the
+            // product of every other axis).
+            let rank = shape.len() as i64;
+            let (in_axis, out_axis) = (axis(3)?, axis(4)?);
+            let resolve = |a: i64| if a < 0 { a + rank } else { a };
+            let (i, o) = (resolve(in_axis), resolve(out_axis));
+            if rank < 2 || !(0..rank).contains(&i) || !(0..rank).contains(&o) || i == o {
+                return err(format!(
+                    "variance_scaling needs an array of at least 2 dimensions with distinct in_axis and out_axis, got shape {shape:?}"
+                ));
+            }
+            let total: f64 = shape.iter().map(|&d| d as f64).product();
+            let (in_size, out_size) = (shape[i as usize] as f64, shape[o as usize] as f64);
+            let receptive = total / in_size / out_size;
+            let (fan_in, fan_out) = (in_size * receptive, out_size * receptive);
+            let denominator = match mode.as_str() {
+                "fan_in" => fan_in,
+                "fan_out" => fan_out,
+                "fan_avg" => (fan_in + fan_out) / 2.0,
+                other => return err(format!("invalid mode for variance scaling initializer: {other}")),
+            };
+            let variance = (scale / denominator) as f32;
+            match distribution.as_str() {
+                "truncated_normal" => {
+                    // The standard deviation of a unit normal truncated to (-2, 2).
+                    let stddev = 0.879_625_661_034_239_8_f64 as f32;
+                    let root = variance.sqrt();
+                    // x · sqrt(variance) / stddev, the division as XLA compiles one by a constant:
+                    // a multiplication by its reciprocal.
+                    let inverse = 1.0 / stddev;
+                    random::truncated_normal(key, n, -2.0, 2.0).into_iter().map(|x| x * root * inverse).collect()
+                }
+                "normal" | "untruncated_normal" => {
+                    let root = variance.sqrt();
+                    random::normal(key, n).into_iter().map(|x| x * root).collect()
+                }
+                "uniform" => {
+                    let root = (3.0 * variance).sqrt();
+                    random::uniform(key, n, -1.0, 1.0).into_iter().map(|x| x * root).collect()
+                }
+                other => return err(format!("invalid distribution for variance scaling initializer: {other}")),
+            }
+        }
+    })
 }

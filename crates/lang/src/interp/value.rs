@@ -134,6 +134,8 @@ pub enum ModuleId {
     /// `jax.scipy` and `jax.scipy.special`
     Scipy,
     ScipySpecial,
+    /// `jax.nn.initializers`
+    Initializers,
 }
 
 impl ModuleId {
@@ -153,6 +155,7 @@ impl ModuleId {
             ModuleId::Linalg => "jax.numpy.linalg",
             ModuleId::Scipy => "jax.scipy",
             ModuleId::ScipySpecial => "jax.scipy.special",
+            ModuleId::Initializers => "jax.nn.initializers",
         }
     }
 }
