@@ -1,8 +1,9 @@
-# f-string features the playground does not have yet: a conversion, the self-documenting '=',
-# and a nested field in a format spec. (Comparisons inside a field are fine.)
+# f-string features the playground does not have yet: the self-documenting '=' and a nested
+# field in a format spec; and a conversion Python does not have. (Comparisons inside a
+# field and !r, !s, !a are fine.)
 x = 1.5
 w = 8
-print(f"{x == 1.5} {x != 2} {x <= 3}")
-print(f"{x!r}")
+print(f"{x == 1.5} {x != 2} {x <= 3} {x!r:>6}")
+print(f"{x!q}")
 print(f"{x=}")
 print(f"{x:>{w}}")

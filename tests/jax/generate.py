@@ -718,6 +718,13 @@ print(jax.nn.initializers.constant(0.5)(k, (2,)), jax.nn.initializers.uniform(1.
 print(jax.nn.initializers.he_uniform()(k, (4, 2)), jax.nn.initializers.lecun_uniform()(k, (2, 2)))
 """)
 
+program("fstring_conversions", """
+x = jnp.array([1.5, 2.0])
+name = "w"
+print(f"{name!r} {name!s} {x!r} {x!s} {x.sum()!r:>12} {3.5!s:<6}| {[1, 'a']!r} {name!a}")
+print(f"{x[0] != 1.0} {(1, 2)!s}")
+""")
+
 program("random_gumbel_categorical", """
 key = jax.random.PRNGKey(3)
 print(jax.random.gumbel(key, (2, 3)), jax.random.gumbel(jax.random.key(1), (4,)))

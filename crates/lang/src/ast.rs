@@ -144,7 +144,12 @@ pub enum ExprKind {
 #[derive(Clone, Debug, PartialEq)]
 pub enum FPart {
     Text(String),
-    Field { expr: Expr, spec: String },
+    /// `conversion`: `r`, `s` or `a` (`{x!r}`), applied before the spec.
+    Field {
+        expr: Expr,
+        spec: String,
+        conversion: Option<char>,
+    },
 }
 
 /// `for target in iter if cond...` inside a comprehension.
@@ -269,8 +274,11 @@ impl fmt::Display for Expr {
                 for p in parts {
                     match p {
                         FPart::Text(t) => write!(f, " {t:?}")?,
-                        FPart::Field { expr, spec } if spec.is_empty() => write!(f, " {{{expr}}}")?,
-                        FPart::Field { expr, spec } => write!(f, " {{{expr}:{spec}}}")?,
+                        FPart::Field { expr, spec, conversion } => {
+                            let conversion = conversion.map_or(String::new(), |c| format!("!{c}"));
+                            let spec = if spec.is_empty() { String::new() } else { format!(":{spec}") };
+                            write!(f, " {{{expr}{conversion}{spec}}}")?
+                        }
                     }
                 }
                 f.write_str(")")

@@ -26,7 +26,13 @@ pub enum Tok {
 #[derive(Clone, Debug, PartialEq)]
 pub enum FStrPart {
     Text(String),
-    Field { source: String, span: Span, spec: String },
+    /// `conversion`: `!r`, `!s` or `!a`, applied before the spec.
+    Field {
+        source: String,
+        span: Span,
+        spec: String,
+        conversion: Option<char>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -423,6 +429,7 @@ impl Lexer {
         let mut source = String::new();
         let mut depth = 0usize;
         let mut spec = None::<String>;
+        let mut conversion = None;
         loop {
             let Some(c) = self.peek(0) else { return false };
             let closes_string = c == quote && (!triple || (self.peek(1) == Some(quote) && self.peek(2) == Some(quote)));
@@ -448,14 +455,25 @@ impl Lexer {
                     s.push(c);
                 }
                 (_, Some(s)) => s.push(c),
-                // `{x!r}` (not `{a != b}`): a conversion. The rest of the field is skipped as a spec.
-                ('!', None) if depth == 0 && self.peek(0) != Some('=') => {
-                    self.error(
-                        here,
-                        "f-string: conversions (!r, !s, !a) are not supported by the playground yet; call repr() or str() in the field",
-                    );
-                    spec = Some(String::new());
-                }
+                // `{x!r}` (not `{a != b}`): a conversion, then the end of the field or a spec.
+                ('!', None) if depth == 0 && self.peek(0) != Some('=') => match (self.peek(0), self.peek(1)) {
+                    (Some(c @ ('r' | 's' | 'a')), Some('}' | ':')) => {
+                        self.bump();
+                        conversion = Some(c);
+                        if self.peek(0) == Some(':') {
+                            self.bump();
+                            spec = Some(String::new());
+                        }
+                    }
+                    (c, _) => {
+                        let c = c.map_or(String::new(), |c| format!(" '{c}'"));
+                        self.error(
+                            here,
+                            format!("f-string: invalid conversion character{c}: expected 's', 'r', or 'a'"),
+                        );
+                        spec = Some(String::new());
+                    }
+                },
                 // `{x=}` (not `{a == b}`, `{a <= b}`): the self-documenting form.
                 ('=', None)
                     if depth == 0
@@ -480,7 +498,7 @@ impl Lexer {
         if source.trim().is_empty() {
             self.error(span, "f-string: empty expression not allowed");
         }
-        parts.push(FStrPart::Field { source, span, spec: spec.unwrap_or_default() });
+        parts.push(FStrPart::Field { source, span, spec: spec.unwrap_or_default(), conversion });
         true
     }
 
@@ -558,14 +576,14 @@ mod tests {
 
     #[test]
     fn fstring_comparisons_are_not_conversions_or_specifiers() {
-        let (_, errors) = tokenize("f'{a == b} {a != b} {a <= b} {a >= b} {x:>{w}} {x!r} {x=}'\n");
+        let (_, errors) = tokenize("f'{a == b} {a != b} {a <= b} {a >= b} {x:>{w}} {x!r} {x=} {x!q}'\n");
         let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
         assert_eq!(
             text,
             [
                 "1:43: f-string: nested fields in a format spec are not supported by the playground yet",
-                "1:50: f-string: conversions (!r, !s, !a) are not supported by the playground yet; call repr() or str() in the field",
                 "1:56: f-string: the '=' specifier (f\"{x=}\") is not supported by the playground yet",
+                "1:61: f-string: invalid conversion character 'q': expected 's', 'r', or 'a'",
             ]
         );
     }

@@ -965,8 +965,8 @@ impl Parser {
                     for p in fparts {
                         parts.push(match p {
                             FStrPart::Text(t) => FPart::Text(t),
-                            FStrPart::Field { source, span, spec } => {
-                                FPart::Field { expr: self.fstring_field(&source, span)?, spec }
+                            FStrPart::Field { source, span, spec, conversion } => {
+                                FPart::Field { expr: self.fstring_field(&source, span)?, spec, conversion }
                             }
                         });
                     }

@@ -59,8 +59,13 @@ impl Interp<'_, '_> {
             for p in parts {
                 match p {
                     FPart::Text(t) => s.push_str(t),
-                    FPart::Field { expr, spec } => {
+                    FPart::Field { expr, spec, conversion } => {
                         let v = self.eval(expr, env).await?;
+                        let v = match conversion {
+                            Some('s') => Value::str(&super::value::to_str(&v)),
+                            Some(_) => Value::str(&super::value::repr(&v)),
+                            None => v,
+                        };
                         s.push_str(&format_value(&v, spec).map_err(|e| e.at(expr.span))?);
                     }
                 }
