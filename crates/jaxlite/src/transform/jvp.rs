@@ -82,13 +82,7 @@ fn custom_jvp(
     let (_, rule_consts, args) = function.split(xs);
     let (call_closed, rule_closed, arg_tangents) = function.split(ts);
     if call_closed.iter().chain(rule_closed).any(Option::is_some) {
-        return Err(JaxError(format!(
-            "Detected differentiation of a custom_jvp function ({}) with respect to a closed-over \
-             value. That isn't supported because the custom JVP rule only specifies how to \
-             differentiate the custom_jvp function with respect to explicit input parameters; \
-             pass the value as an argument instead",
-            function.name
-        )));
+        return Err(closed_over("JVP", &function.name));
     }
     let mut inputs: Vec<Atom> = rule_consts.iter().chain(args).cloned().collect();
     for (t, x) in arg_tangents.iter().zip(args) {
@@ -105,13 +99,7 @@ fn custom_vjp(b: &mut Builder, function: &Rc<CustomVjp>, xs: &[Atom], ts: &[Opti
     let [_, fwd_consts, bwd_consts, args] = function.split(xs);
     let [call_t, fwd_t, bwd_t, arg_tangents] = function.split(ts);
     if call_t.iter().chain(fwd_t).chain(bwd_t).any(Option::is_some) {
-        return Err(JaxError(format!(
-            "Detected differentiation of a custom_vjp function ({}) with respect to a closed-over \
-             value. That isn't supported because the custom VJP rule only specifies how to \
-             differentiate the custom_vjp function with respect to explicit input parameters; \
-             pass the value as an argument instead",
-            function.name
-        )));
+        return Err(closed_over("VJP", &function.name));
     }
     let fwd_ins: Vec<Atom> = fwd_consts.iter().chain(args).cloned().collect();
     let mut outs = b.inline(&function.fwd, &fwd_ins)?;
@@ -123,6 +111,17 @@ fn custom_vjp(b: &mut Builder, function: &Rc<CustomVjp>, xs: &[Atom], ts: &[Opti
     }
     let tangent = b.bind1(Primitive::CustomVjpTangent { function: function.clone() }, &operands)?;
     Ok((output, tangent))
+}
+
+/// JAX's error for a custom derivative differentiated with respect to a value it closes over.
+fn closed_over(kind: &str, name: &str) -> JaxError {
+    let lower = kind.to_lowercase();
+    JaxError(format!(
+        "Detected differentiation of a custom_{lower} function ({name}) with respect to a closed-over \
+         value. That isn't supported because the custom {kind} rule only specifies how to \
+         differentiate the custom_{lower} function with respect to explicit input parameters; \
+         pass the value as an argument instead"
+    ))
 }
 
 /// A tangent, materialised as zeros when symbolic.

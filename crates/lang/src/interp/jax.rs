@@ -595,6 +595,17 @@ pub(super) fn precision_arg(v: Option<Value>) -> R<Option<Precision>> {
     }
 }
 
+/// An `argnums`-style argument: absent or None for none, an int, or a tuple or list of ints.
+fn int_list_arg(what: &str, v: Option<Value>) -> R<Vec<i64>> {
+    match v {
+        None | Some(Value::None) => Ok(vec![]),
+        Some(Value::Int(i)) => Ok(vec![i]),
+        Some(Value::Tuple(t)) => t.iter().map(int_arg).collect(),
+        Some(Value::List(l)) => l.borrow().iter().map(int_arg).collect(),
+        Some(other) => err(format!("{what} must be an int or a tuple of ints, not {}", other.type_name())),
+    }
+}
+
 pub(super) fn optional_dtype(v: Option<Value>) -> R<Option<DType>> {
     match v {
         None | Some(Value::None) => Ok(None),
@@ -1553,18 +1564,7 @@ impl Interp<'_, '_> {
         Box::pin(async move {
             match name {
                 "custom_jvp" | "custom_vjp" => {
-                    let nondiff = match take_kwarg(&mut kwargs, "nondiff_argnums") {
-                        None | Some(Value::None) => vec![],
-                        Some(Value::Int(i)) => vec![i],
-                        Some(Value::Tuple(t)) => t.iter().map(int_arg).collect::<R<_>>()?,
-                        Some(Value::List(l)) => l.borrow().iter().map(int_arg).collect::<R<_>>()?,
-                        Some(other) => {
-                            return err(format!(
-                                "nondiff_argnums must be an int or a tuple of ints, not {}",
-                                other.type_name()
-                            ))
-                        }
-                    };
+                    let nondiff = int_list_arg("nondiff_argnums", take_kwarg(&mut kwargs, "nondiff_argnums"))?;
                     if nondiff.iter().any(|&i| i < 0) {
                         return err("negative nondiff_argnums are not supported by the playground yet");
                     }
@@ -1587,18 +1587,7 @@ impl Interp<'_, '_> {
                     }))
                 }
                 "jit" => {
-                    let static_argnums = match take_kwarg(&mut kwargs, "static_argnums") {
-                        None | Some(Value::None) => vec![],
-                        Some(Value::Int(i)) => vec![i],
-                        Some(Value::Tuple(t)) => t.iter().map(int_arg).collect::<R<_>>()?,
-                        Some(Value::List(l)) => l.borrow().iter().map(int_arg).collect::<R<_>>()?,
-                        Some(other) => {
-                            return err(format!(
-                                "static_argnums must be an int or a tuple of ints, not {}",
-                                other.type_name()
-                            ))
-                        }
-                    };
+                    let static_argnums = int_list_arg("static_argnums", take_kwarg(&mut kwargs, "static_argnums"))?;
                     no_more_kwargs(name, &kwargs)?;
                     arity(name, &args, 1, 1)?;
                     if !matches!(args[0], Value::Function(_) | Value::Native(_)) {
