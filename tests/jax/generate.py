@@ -725,6 +725,15 @@ print(f"{name!r} {name!s} {x!r} {x!s} {x.sum()!r:>12} {3.5!s:<6}| {[1, 'a']!r} {
 print(f"{x[0] != 1.0} {(1, 2)!s}")
 """)
 
+program("softmax_where", """
+x = jnp.array([[1.0, 2.0, 3.0], [0.5, -1.0, 4.0]])
+m = jnp.array([[True, False, True], [False, False, True]])
+print(jax.nn.softmax(x, where=m), jax.nn.log_softmax(x, where=m))
+print(jax.nn.softmax(x, axis=0, where=jnp.array([True, False, True])))
+print(jax.grad(lambda v: (jax.nn.softmax(v, where=m) * jnp.arange(3.0)).sum())(x))
+print(jax.jit(lambda v: jax.nn.log_softmax(v, where=m)[:, 0])(x))
+""")
+
 program("random_gumbel_categorical", """
 key = jax.random.PRNGKey(3)
 print(jax.random.gumbel(key, (2, 3)), jax.random.gumbel(jax.random.key(1), (4,)))

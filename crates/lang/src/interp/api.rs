@@ -163,6 +163,40 @@ impl Interp<'_, '_> {
         })
     }
 
+    /// softmax and log_softmax with `where=`, as JAX computes them: the masked-out elements are
+    /// −inf for the max and left out of the sum, and come out as 0 (softmax) or −inf.
+    fn masked_softmax<'a>(
+        &'a mut self,
+        name: &'a str,
+        x: &'a Tensor,
+        axes: &'a [i64],
+        mask: &'a Value,
+    ) -> LocalFuture<'a, R<Tensor>> {
+        Box::pin(async move {
+            let mask = self.to_tensor(mask)?;
+            let mask = jnp::astype(self.ctx, &mask, DType::Bool).await?;
+            let mask = jnp::broadcast_to(self.ctx, &mask, &x.aval().shape).await?;
+            let x =
+                jnp::astype(self.ctx, x, if x.aval().dtype.is_float() { x.aval().dtype } else { DType::F32 }).await?;
+            let dtype = x.aval().dtype;
+            let full = |v: f32| Tensor::from(Array::from_f32(vec![], vec![v]).astype(dtype));
+            let x_safe = jnp::where_(self.ctx, &mask, &x, &full(f32::NEG_INFINITY)).await?;
+            let m = self.shift_max(&x_safe, axes).await?;
+            let shifted = self.bin(BinaryOp::Sub, &x_safe, &m).await?;
+            let e = self.un(UnaryOp::Exp, &shifted).await?;
+            let kept = jnp::where_(self.ctx, &mask, &e, &full(0.0)).await?;
+            let s = self.sum_axes(&kept, axes).await?;
+            let s = self.keepdims(&s, x.aval().rank(), axes).await?;
+            if name == "softmax" {
+                let r = self.bin(BinaryOp::Div, &e, &s).await?;
+                return Ok(jnp::where_(self.ctx, &mask, &r, &full(0.0)).await?);
+            }
+            let l = self.un(UnaryOp::Log, &s).await?;
+            let r = self.bin(BinaryOp::Sub, &shifted, &l).await?;
+            Ok(jnp::where_(self.ctx, &mask, &r, &full(f32::NEG_INFINITY)).await?)
+        })
+    }
+
     /// `logsumexp(x, axis)`, shifted by the stopped max for stability.
     fn logsumexp<'a>(&'a mut self, x: &'a Tensor, axis: &'a [i64], keep: bool) -> LocalFuture<'a, R<Tensor>> {
         Box::pin(async move {
@@ -200,6 +234,10 @@ impl Interp<'_, '_> {
             let approximate = take_kwarg(&mut kwargs, "approximate");
             let num_classes = if name == "one_hot" { take_kwarg(&mut kwargs, "num_classes") } else { None };
             let one_hot_dtype = if name == "one_hot" { take_kwarg(&mut kwargs, "dtype") } else { None };
+            let mask = match name {
+                "softmax" | "log_softmax" => take_kwarg(&mut kwargs, "where").filter(|w| !matches!(w, Value::None)),
+                _ => None,
+            };
             no_more_kwargs(name, &kwargs)?;
             arity(name, &args, 1, 2)?;
             let x = self.to_tensor(&args[0])?;
@@ -210,6 +248,10 @@ impl Interp<'_, '_> {
                 (None, _) => last.to_vec(),
                 (Some(a), _) => self.axis_list(Some(a), rank)?,
             };
+            if let Some(mask) = mask {
+                let out = self.masked_softmax(name, &x, &axis_vec, &mask).await?;
+                return Ok(Value::Array(out));
+            }
             let out = match name {
                 // max(x, 0), with relu'(0) = 0 as jax.nn.relu's custom JVP gives: x where
                 // positive, else max(x, 0) (0, or NaN for NaN) with its gradient stopped.
