@@ -53,7 +53,7 @@ pub fn compile(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Result<isa::
 
 /// Compiles and keeps every intermediate stage.
 pub fn compile_stages(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Result<Compiled, CompileError> {
-    // A `custom_jvp` function that nothing differentiates runs as its body.
+    // A custom derivative's function that nothing differentiates runs as its body.
     let inlined;
     let jaxpr = if jaxlite::transform::has_custom_calls(jaxpr) {
         inlined = jaxlite::transform::inline_custom_calls(jaxpr).map_err(|e| CompileError { message: e.0 })?;
@@ -83,10 +83,6 @@ pub fn compile_stages(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Resul
 pub fn empty_array(jaxpr: &Jaxpr) -> Option<&jaxlite::Aval> {
     let vars = jaxpr.all_inputs().chain(jaxpr.eqns.iter().flat_map(|e| e.outputs.iter().copied()));
     vars.map(|v| jaxpr.aval(v)).find(|a| a.shape.contains(&0)).or_else(|| {
-        jaxpr.eqns.iter().find_map(|e| match &e.prim {
-            jaxlite::Primitive::CustomJvpCall { function, .. } => empty_array(&function.call),
-            jaxlite::Primitive::CustomVjpCall { function } => empty_array(&function.call),
-            _ => None,
-        })
+        jaxpr.eqns.iter().find_map(|e| e.prim.custom_body(&e.inputs).and_then(|(call, _, _)| empty_array(call)))
     })
 }

@@ -50,15 +50,8 @@ pub const CUSTOM_VJP_FORWARD: &str = "can't apply forward-mode autodiff (jvp) to
 pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> Result<Array, JaxError> {
     let avals: Vec<Aval> = ins.iter().map(|a| a.aval.clone()).collect();
     let out_aval = prim.abstract_eval(&avals)?.remove(0);
-    if let Primitive::CustomJvpCall { function, output } = prim {
-        let (consts, _, args) = function.split(ins);
-        let call_args: Vec<Array> = consts.iter().chain(args).cloned().collect();
-        return Ok(eval_jaxpr(&function.call, &call_args, default_precision)?.swap_remove(*output));
-    }
-    if let Primitive::CustomVjpCall { function } = prim {
-        let [consts, _, _, args] = function.split(ins);
-        let call_args: Vec<Array> = consts.iter().chain(args).cloned().collect();
-        return Ok(eval_jaxpr(&function.call, &call_args, default_precision)?.swap_remove(0));
+    if let Some((call, call_args, output)) = prim.custom_body(ins) {
+        return Ok(eval_jaxpr(call, &call_args, default_precision)?.swap_remove(output));
     }
     if let Primitive::CustomVjpTangent { .. } = prim {
         return Err(JaxError(CUSTOM_VJP_FORWARD.into()));

@@ -338,6 +338,11 @@ impl CustomVjp {
         self.call.all_inputs().count() - self.call_consts
     }
 
+    /// How many operands a `custom_vjp_call` takes.
+    pub fn operands(&self) -> usize {
+        self.call_consts + self.fwd_consts + self.bwd_consts + self.arguments()
+    }
+
     pub fn residuals(&self) -> usize {
         self.fwd.outvars.len() - 1
     }
@@ -359,35 +364,46 @@ impl CustomVjp {
     }
 }
 
-impl PartialEq for CustomVjp {
-    fn eq(&self, other: &Self) -> bool {
-        std::ptr::eq(self, other)
-    }
+/// Equality and hashing by identity: two traced functions are the same only if they are one.
+macro_rules! identity_eq {
+    ($($t:ty),*) => {$(
+        impl PartialEq for $t {
+            fn eq(&self, other: &Self) -> bool {
+                std::ptr::eq(self, other)
+            }
+        }
+
+        impl Eq for $t {}
+
+        impl std::hash::Hash for $t {
+            fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+                std::ptr::hash(self, state)
+            }
+        }
+    )*};
 }
 
-impl Eq for CustomVjp {}
-
-impl std::hash::Hash for CustomVjp {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        std::ptr::hash(self, state)
-    }
-}
-
-impl PartialEq for CustomJvp {
-    fn eq(&self, other: &Self) -> bool {
-        std::ptr::eq(self, other)
-    }
-}
-
-impl Eq for CustomJvp {}
-
-impl std::hash::Hash for CustomJvp {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        std::ptr::hash(self, state)
-    }
-}
+identity_eq!(CustomJvp, CustomVjp);
 
 impl Primitive {
+    /// For a call of a custom derivative's function (`custom_jvp_call`, `custom_vjp_call`):
+    /// the function's Jaxpr, its inputs picked from the equation's `operands`, and which of
+    /// its outputs the equation is. What evaluating, compiling or shape-checking it runs.
+    pub fn custom_body<'a, T: Clone>(&'a self, operands: &[T]) -> Option<(&'a Jaxpr, Vec<T>, usize)> {
+        let (call, consts, args, output) = match self {
+            Primitive::CustomJvpCall { function, output } => {
+                let (consts, _, args) = function.split(operands);
+                (&function.call, consts, args, *output)
+            }
+            Primitive::CustomVjpCall { function } => {
+                let [consts, _, _, args] = function.split(operands);
+                (&function.call, consts, args, 0)
+            }
+            _ => return None,
+        };
+        Some((call, consts.iter().chain(args).cloned().collect(), output))
+    }
+
     pub fn name(&self) -> &'static str {
         match self {
             Primitive::Unary(op) => op.name(),
@@ -433,9 +449,7 @@ impl Primitive {
             | Primitive::DynamicSlice { .. }
             | Primitive::DynamicUpdateSlice => None,
             Primitive::CustomJvpCall { function, .. } => Some(function.operands()),
-            Primitive::CustomVjpCall { function } => {
-                Some(function.call_consts + function.fwd_consts + function.bwd_consts + function.arguments())
-            }
+            Primitive::CustomVjpCall { function } => Some(function.operands()),
             Primitive::CustomVjpTangent { function } => {
                 Some(function.bwd_consts + function.residuals() + function.arguments())
             }
@@ -459,42 +473,22 @@ impl Primitive {
             }
             return Ok(vec![Aval::new(shape.clone(), *dtype)]);
         }
-        if let Primitive::CustomJvpCall { function, output } = self {
-            let declared = function.call.all_inputs().map(|v| function.call.aval(v));
-            let (call_consts, _, args) = function.split(inputs);
-            if let Some((want, got)) = declared.zip(call_consts.iter().chain(args)).find(|(w, g)| !w.same_type(g)) {
-                return Err(format!(
-                    "custom_jvp function {} was traced for {} and called with {}",
-                    function.name,
-                    want.short(),
-                    got.short()
-                ));
+        // A custom derivative's call takes the types its function was traced for; the tangent
+        // of a custom_vjp function takes the types of its arguments.
+        let custom = match self {
+            Primitive::CustomVjpTangent { function } => {
+                let args = function.split_tangent(inputs)[2].to_vec();
+                Some((&function.call, function.call_consts, args, 0))
             }
-            let out = function.call.outvars.get(*output).ok_or("custom_jvp_call output out of range")?;
-            return Ok(vec![function.call.atom_aval(out).clone()]);
-        }
-        if let Primitive::CustomVjpCall { function } | Primitive::CustomVjpTangent { function } = self {
-            let operands: Vec<&Aval> = match self {
-                Primitive::CustomVjpCall { .. } => {
-                    let [call_consts, _, _, args] = function.split(inputs);
-                    call_consts.iter().chain(args).collect()
-                }
-                _ => function.split_tangent(inputs)[2].iter().collect(),
-            };
-            let declared = function.call.all_inputs().map(|v| function.call.aval(v));
-            let declared: Vec<&Aval> = match self {
-                Primitive::CustomVjpCall { .. } => declared.collect(),
-                _ => declared.skip(function.call_consts).collect(),
-            };
-            if let Some((want, got)) = declared.iter().zip(&operands).find(|(w, g)| !w.same_type(g)) {
-                return Err(format!(
-                    "custom_vjp function {} was traced for {} and called with {}",
-                    function.name,
-                    want.short(),
-                    got.short()
-                ));
+            _ => self.custom_body(inputs).map(|(call, ins, output)| (call, 0, ins, output)),
+        };
+        if let Some((call, skip, operands, output)) = custom {
+            let declared = call.all_inputs().skip(skip).map(|v| call.aval(v));
+            if let Some((want, got)) = declared.zip(&operands).find(|(w, g)| !w.same_type(g)) {
+                return Err(format!("{name} was traced for {} and called with {}", want.short(), got.short()));
             }
-            return Ok(vec![function.call.atom_aval(&function.call.outvars[0]).clone()]);
+            let out = call.outvars.get(output).ok_or_else(|| format!("{name} output {output} out of range"))?;
+            return Ok(vec![call.atom_aval(out).clone()]);
         }
         let x = &inputs[0];
         let same = |shape: Vec<usize>| Aval { shape, dtype: x.dtype, weak_type: x.weak_type };

@@ -36,7 +36,8 @@ pub fn jvp(jaxpr: &Jaxpr, diff: &[bool]) -> Result<Jaxpr> {
     for eqn in &jaxpr.eqns {
         let xs: Vec<Atom> = eqn.inputs.iter().map(|a| read(&primal, a).unwrap_or_else(|| a.clone())).collect();
         let ts: Vec<Option<Atom>> = eqn.inputs.iter().map(|a| read(&tangent, a)).collect();
-        if ts.iter().any(Option::is_some) {
+        let differentiated = ts.iter().any(Option::is_some);
+        if differentiated {
             let custom = match &eqn.prim {
                 Primitive::CustomJvpCall { function, output } => Some(custom_jvp(&mut b, function, *output, &xs, &ts)?),
                 Primitive::CustomVjpCall { function } => Some(custom_vjp(&mut b, function, &xs, &ts)?),
@@ -49,7 +50,7 @@ pub fn jvp(jaxpr: &Jaxpr, diff: &[bool]) -> Result<Jaxpr> {
             }
         }
         let outs = b.bind(eqn.prim.clone(), &xs)?;
-        if ts.iter().any(Option::is_some) {
+        if differentiated {
             let touts = jvp_rule(&mut b, &eqn.prim, &xs, &ts, &outs)?;
             for (&v, t) in eqn.outputs.iter().zip(touts) {
                 if let Some(t) = t {

@@ -44,21 +44,13 @@ pub fn inline_custom_calls(jaxpr: &Jaxpr) -> Result<Jaxpr> {
     };
     for eqn in &jaxpr.eqns {
         let ins: Vec<Atom> = eqn.inputs.iter().map(|a| read(&env, a)).collect();
-        let outs = match &eqn.prim {
-            Primitive::CustomJvpCall { function, output } => {
-                let body = inline_custom_calls(&function.call)?;
-                let (consts, _, args) = function.split(&ins);
-                let call_ins: Vec<Atom> = consts.iter().chain(args).cloned().collect();
-                vec![b.inline(&body, &call_ins)?.swap_remove(*output)]
+        let outs = match (&eqn.prim, eqn.prim.custom_body(&ins)) {
+            (_, Some((call, call_ins, output))) => {
+                let body = inline_custom_calls(call)?;
+                vec![b.inline(&body, &call_ins)?.swap_remove(output)]
             }
-            Primitive::CustomVjpCall { function } => {
-                let body = inline_custom_calls(&function.call)?;
-                let [consts, _, _, args] = function.split(&ins);
-                let call_ins: Vec<Atom> = consts.iter().chain(args).cloned().collect();
-                b.inline(&body, &call_ins)?
-            }
-            Primitive::CustomVjpTangent { .. } => return Err(JaxError(crate::eval::CUSTOM_VJP_FORWARD.into())),
-            prim => b.bind(prim.clone(), &ins)?,
+            (Primitive::CustomVjpTangent { .. }, _) => return Err(JaxError(crate::eval::CUSTOM_VJP_FORWARD.into())),
+            (prim, None) => b.bind(prim.clone(), &ins)?,
         };
         env.extend(eqn.outputs.iter().copied().zip(outs));
     }

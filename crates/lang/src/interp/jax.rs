@@ -400,7 +400,7 @@ pub(crate) enum Tree {
 
 impl Tree {
     /// A text key for the jit cache.
-    pub(super) fn key(&self, out: &mut String) {
+    fn key(&self, out: &mut String) {
         let seq = |open: char, items: &[Tree], close: char, out: &mut String| {
             out.push(open);
             for t in items {
@@ -1666,7 +1666,8 @@ impl Interp<'_, '_> {
                     let leaves = self.iterate(&args[1])?;
                     let want = tree.num_leaves();
                     if leaves.len() != want {
-                        return err(format!("Too few leaves for PyTreeDef; expected {want}, got {}", leaves.len()));
+                        let few = if leaves.len() < want { "few" } else { "many" };
+                        return err(format!("Too {few} leaves for PyTreeDef; expected {want}, got {}", leaves.len()));
                     }
                     Ok(tree.unflatten_values(&mut leaves.into_iter()))
                 }

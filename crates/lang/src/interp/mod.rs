@@ -107,8 +107,8 @@ pub struct Interp<'c, 'p> {
     progress: Option<&'p mut dyn FnMut(crate::Progress)>,
     /// Whether a loop is running: only the outermost reports progress.
     in_loop: bool,
-    /// The `custom_jvp` functions whose rules are being traced (by address): a rule that calls
-    /// its own function gets the plain function there (see `call_custom_jvp`).
+    /// The `custom_jvp`/`custom_vjp` functions whose rules are being traced (by address): a rule
+    /// that calls its own function gets the plain function there (see `call_custom_jvp`).
     tracing_rules: Vec<usize>,
 }
 

@@ -196,17 +196,7 @@ impl Interp<'_, '_> {
         let bound = |func: &'static str, params: Vec<Value>| {
             Value::native(Native::Partial { func: Value::native(Native::Random(func)), args: params, kwargs: vec![] })
         };
-        let check_dtype = |d: Option<Value>| -> R<()> {
-            match d {
-                None => Ok(()),
-                Some(d) => match super::jax::dtype_arg(&d)? {
-                    DType::F32 => Ok(()),
-                    other => {
-                        err(format!("jax.nn.initializers supports float32 in the playground, not {}", other.name()))
-                    }
-                },
-            }
-        };
+        let check_dtype = |d: Option<Value>| float32_only("jax.nn.initializers", d);
         let number = |v: Option<Value>, default: f64| -> R<Value> {
             match v {
                 None => Ok(Value::Float(default)),
@@ -243,7 +233,9 @@ impl Interp<'_, '_> {
             _ => {
                 let (scale, mode, distribution, first) = match factory {
                     "variance_scaling" => {
-                        let scale = number(arg(0, "scale"), f64::NAN)?;
+                        let scale = arg(0, "scale")
+                            .ok_or_else(|| RtError::new("variance_scaling() missing argument 'scale'"))?;
+                        let scale = number(Some(scale), 0.0)?;
                         let text = |v: Option<Value>, what: &str| match v {
                             Some(Value::Str(s)) => Ok(s.to_string()),
                             _ => err(format!("variance_scaling() needs {what} as a string")),
@@ -317,17 +309,7 @@ impl Interp<'_, '_> {
                     Some(v) => as_f64(&v).ok_or_else(|| RtError::new(format!("jax.random.{name}: expected a number"))),
                 }
             };
-            let dtype_f32 = |v: Option<Value>| -> R<()> {
-                match v {
-                    None => Ok(()),
-                    Some(d) => match super::jax::dtype_arg(&d)? {
-                        DType::F32 => Ok(()),
-                        other => {
-                            err(format!("jax.random.{name} supports float32 in the playground, not {}", other.name()))
-                        }
-                    },
-                }
-            };
+            let dtype_f32 = |v: Option<Value>| float32_only(&format!("jax.random.{name}"), v);
             let out = match name {
                 "truncated_normal" => {
                     let k = key(arg(&mut kwargs, 0, "key"))?;
@@ -674,25 +656,35 @@ impl Interp<'_, '_> {
     }
 }
 
+/// A `dtype=` argument where only float32 is there: absent, or float32.
+fn float32_only(what: &str, d: Option<Value>) -> R<()> {
+    match d {
+        None => Ok(()),
+        Some(d) => match super::jax::dtype_arg(&d)? {
+            DType::F32 => Ok(()),
+            other => err(format!("{what} supports float32 in the playground, not {}", other.name())),
+        },
+    }
+}
+
 /// An initializer's values (the `_init_*` functions, after their bound parameters), computed
-/// as jax.nn.initializers does in float32.
+/// as jax.nn.initializers does in float32 (the variance from Python floats, as JAX).
 fn init_values(name: &str, params: &[Value], key: [u32; 2], shape: &[usize]) -> R<Vec<f32>> {
     let n: usize = shape.iter().product();
-    let number = |i: usize| -> R<f32> {
+    let number = |i: usize| -> R<f64> {
         params
             .get(i)
             .and_then(as_f64)
-            .map(|x| x as f32)
             .ok_or_else(|| RtError::new(format!("initializer parameter {i} must be a number")))
     };
     Ok(match name {
-        "_init_constant" => vec![number(0)?; n],
+        "_init_constant" => vec![number(0)? as f32; n],
         "_init_normal" => {
-            let stddev = number(0)?;
+            let stddev = number(0)? as f32;
             random::normal(key, n).into_iter().map(|x| x * stddev).collect()
         }
         "_init_uniform" => {
-            let scale = number(0)?;
+            let scale = number(0)? as f32;
             random::uniform(key, n, 0.0, 1.0).into_iter().map(|x| x * scale).collect()
         }
         _ => {
@@ -704,7 +696,7 @@ fn init_values(name: &str, params: &[Value], key: [u32; 2], shape: &[usize]) -> 
                 Some(Value::Int(a)) => Ok(*a),
                 _ => err("variance_scaling: in_axis and out_axis must be ints"),
             };
-            let (scale, mode, distribution) = (number(0)? as f64, text(1)?, text(2)?);
+            let (scale, mode, distribution) = (number(0)?, text(1)?, text(2)?);
             // JAX's _compute_fans: the in and out axes' sizes times the receptive field (the
             // product of every other axis).
             let rank = shape.len() as i64;

@@ -759,9 +759,7 @@ impl Interp<'_, '_> {
             Ok(call.out_tree.unflatten(&mut outs.into_iter()))
         })
     }
-}
 
-impl Interp<'_, '_> {
     /// Calls a `jax.custom_vjp` function: outside any trace the function itself; inside one,
     /// the function, `fwd` and `bwd` traced on the arguments' types and recorded as one
     /// `custom_vjp_call`, which reverse mode differentiates with `bwd`.
@@ -788,12 +786,11 @@ impl Interp<'_, '_> {
             let split = self.split_args(args, &c.nondiff)?;
             let avals: Vec<jaxlite::Aval> = split.leaves.iter().map(|t| t.aval().clone()).collect();
             let call = self.trace_call(&c.func, avals, split.in_place(&c.nondiff)).await?;
-            let mut key = String::new();
-            call.out_tree.key(&mut key);
-            if key != "*" {
+            if !matches!(call.out_tree, Tree::Leaf) {
                 return err(format!(
-                    "custom_vjp function {name} returns {key}: custom_vjp functions that return anything but \
-                     one array are not supported by the playground yet"
+                    "custom_vjp function {name} returns {}: custom_vjp functions that return anything but \
+                     one array are not supported by the playground yet",
+                    call.out_tree.describe()
                 ));
             }
             self.tracing_rules.push(address);
@@ -841,10 +838,11 @@ impl Interp<'_, '_> {
                 {
                     items.pop().unwrap_or(Tree::None)
                 }
-                _ => {
-                    let mut key = String::new();
-                    traced.out_tree.key(&mut key);
-                    let got = if key == "*" { "one array".to_string() } else { format!("{key} (* is an array)") };
+                tree => {
+                    let got = match tree {
+                        Tree::Leaf => "one array".to_string(),
+                        other => format!("{} (* is an array)", other.describe()),
+                    };
                     return err(format!(
                         "Custom VJP fwd rule must produce a pair (list or tuple of length two) where the first element \
                          represents the primal output (one array, as the function returns) and the second the residuals, \
@@ -875,7 +873,7 @@ impl Interp<'_, '_> {
             let result = self.call(bwd.clone(), bwd_args, vec![]).await;
             self.tracing.pop();
             let cts = match result {
-                Ok(v) => self.argument_cotangents(&v, &split.diff, &split.leaves, &split.trees),
+                Ok(v) => self.argument_cotangents(&v, &split.leaves, &split.trees),
                 Err(e) => Err(e),
             };
             let cts = match cts {
@@ -909,36 +907,31 @@ impl Interp<'_, '_> {
 
     /// The leaves of what a custom VJP's `bwd` returned: one entry per argument, each shaped
     /// like it (its leaves' shapes and dtypes), or `None` for zeros.
-    fn argument_cotangents(&self, v: &Value, args: &[Value], leaves: &[Tensor], trees: &[Tree]) -> R<Vec<Tensor>> {
+    fn argument_cotangents(&self, v: &Value, leaves: &[Tensor], trees: &[Tree]) -> R<Vec<Tensor>> {
+        let arguments = trees.len();
         let items = match v {
             Value::Tuple(items) => items.to_vec(),
             Value::List(items) => items.borrow().clone(),
             other => {
                 return err(format!(
-                    "Custom VJP bwd rule must produce a tuple of length equal to the number of arguments ({}), \
-                     but got {}",
-                    args.len(),
+                    "Custom VJP bwd rule must produce a tuple of length equal to the number of arguments \
+                     ({arguments}), but got {}",
                     other.type_name()
                 ))
             }
         };
-        if items.len() != args.len() {
+        if items.len() != arguments {
             return err(format!(
                 "Custom VJP bwd rule must produce a tuple of length equal to the primal args tuple, but got length {} \
-                 instead of {}",
-                items.len(),
-                args.len()
+                 instead of {arguments}",
+                items.len()
             ));
         }
         let mut cts = Vec::new();
         let mut arg_leaves = leaves.iter();
         for (i, (item, tree)) in items.iter().zip(trees).enumerate() {
-            let mut want_key = String::new();
-            tree.key(&mut want_key);
-            let mut arg_leaves_here = Vec::new();
-            for _ in 0..want_key.matches('*').count() {
-                arg_leaves_here.extend(arg_leaves.next().cloned());
-            }
+            let want = tree.describe();
+            let arg_leaves_here: Vec<&Tensor> = arg_leaves.by_ref().take(tree.num_leaves()).collect();
             if matches!(item, Value::None) {
                 for leaf in &arg_leaves_here {
                     let aval = leaf.aval();
@@ -948,12 +941,11 @@ impl Interp<'_, '_> {
             }
             let mut got = Vec::new();
             let got_tree = self.flatten(item, &mut got)?;
-            let mut got_key = String::new();
-            got_tree.key(&mut got_key);
-            if got_key != want_key {
+            let got_structure = got_tree.describe();
+            if got_structure != want {
                 return err(format!(
                     "Custom VJP bwd rule must produce an output with the same container (pytree) structure as the \
-                     args tuple of the primal function: argument {i} is {want_key} but its cotangent is {got_key}"
+                     args tuple of the primal function: argument {i} is {want} but its cotangent is {got_structure}"
                 ));
             }
             for (leaf, ct) in arg_leaves_here.iter().zip(got) {
@@ -975,17 +967,16 @@ impl Interp<'_, '_> {
 /// The checks JAX makes of a custom JVP rule's result: a (primal, tangent) pair, both shaped
 /// like the function's result, with tangents of the primals' types.
 fn check_rule_outputs(name: &str, rule_name: &str, call: &Traced, jvp: &Traced) -> R<()> {
-    let key = |t: &Tree| {
-        let mut k = String::new();
-        t.key(&mut k);
-        k
+    let want = call.out_tree.describe();
+    let pair = match &jvp.out_tree {
+        Tree::Tuple(items) | Tree::List(items) if items.len() == 2 => items.iter().all(|t| t.describe() == want),
+        _ => false,
     };
-    let want = key(&call.out_tree);
-    let got = key(&jvp.out_tree);
-    if got != format!("({want},{want},)") {
+    if !pair {
         return err(format!(
             "Custom JVP rule {rule_name} for function {name} must produce a pair (list or tuple of length two) \
-             of primal and tangent outputs shaped like the function's output {want}, but got {got}"
+             of primal and tangent outputs shaped like the function's output {want}, but got {}",
+            jvp.out_tree.describe()
         ));
     }
     let outs: Vec<&jaxlite::Aval> = call.jaxpr.outvars.iter().map(|a| call.jaxpr.atom_aval(a)).collect();
