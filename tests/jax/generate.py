@@ -357,6 +357,32 @@ print(jax.jit(lambda a: lax.dynamic_slice(a, (1, 1), (2, 2)))(x))
 print(lax.fori_loop(0, 2, lambda i, acc: acc + lax.dynamic_slice_in_dim(x, i * 2, 2), jnp.zeros((2, 3))))
 print(jax.grad(lambda a: jnp.sum(lax.dynamic_slice(a, (1, 0), (2, 2)) ** 2))(x))
 """)
+# Windows at positions computed under jit (the compiler selects them; no computed addresses).
+program("lax_dynamic_slices_traced", """
+from jax import lax
+x = jnp.arange(64.0).reshape(8, 8) * 0.5
+g = jax.jit(lambda a, i: lax.dynamic_slice(a, (i, 0), (2, 8)).sum())
+print(g(x, 3), g(x, 7), g(x, -2))
+u = jax.jit(lambda a, i, v: lax.dynamic_update_slice(a, v, (i, i + 1)))
+print(u(x, 2, jnp.ones((2, 3))), u(x, 7, -jnp.ones((2, 3))))
+print(jax.jit(lambda a, i: lax.dynamic_index_in_dim(a, i, axis=1, keepdims=False))(x, 5))
+print(jax.jit(lambda a, s: lax.dynamic_slice_in_dim(a, s, 3, axis=0).mean(axis=0))(x, 4))
+print(jax.grad(lambda a, i: g(a, i))(x, 1))
+print(jax.jit(lambda m, i: lax.dynamic_slice(m, (i,), (2,)))(jnp.array([True, False, True, True]), 1))
+""")
+# .at[] at integers computed under jit: selections where the positions match; out of range drops.
+program("at_updates_traced", """
+x = jnp.arange(12.0).reshape(3, 4)
+f = jax.jit(lambda a, i, v: a.at[i].set(v))
+print(f(x, 1, 7.0), f(x, -1, jnp.arange(4.0)), f(x, 5, 1.0))
+print(jax.jit(lambda a, i: a.at[:, i].add(100.0))(x, 2), jax.jit(lambda a, i, j: a.at[i, j].multiply(-1.0))(x, 2, -1))
+print(jax.jit(lambda a, i: a.at[0, i].max(5.0))(x, 3), jax.jit(lambda a, i: a.at[i, 0].min(-5.0))(x, 1))
+print(jax.grad(lambda a, i: jnp.sum(a.at[i].set(0.0) ** 2))(x, 1))
+print(jax.jit(jax.grad(lambda a, i: jnp.sum(a.at[i].add(a[0]) ** 2)))(x, 2))
+print(jax.jit(lambda n: jax.lax.fori_loop(0, 5, lambda i, acc: acc.at[i].set(i * 2.0), jnp.zeros(5)))(3))
+print(jax.vmap(lambda row, i: row.at[i].set(-1.0))(x, jnp.array([0, 3, 1])))
+print(jax.jit(lambda m, i: m.at[i].set(True))(jnp.zeros(4, dtype=bool), 2), jax.jit(lambda a, i: a.at[i].add(3))(jnp.arange(4), 2))
+""")
 # jax.random.randint, permutation and choice (without p): bit for bit JAX's, minibatches by index.
 program("random_integers_and_shuffles", """
 key = jax.random.PRNGKey(42)

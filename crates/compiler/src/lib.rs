@@ -53,11 +53,12 @@ pub fn compile(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Result<isa::
 
 /// Compiles and keeps every intermediate stage.
 pub fn compile_stages(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Result<Compiled, CompileError> {
-    // A custom derivative's function that nothing differentiates runs as its body.
-    let inlined;
-    let jaxpr = if jaxlite::transform::has_custom_calls(jaxpr) {
-        inlined = jaxlite::transform::inline_custom_calls(jaxpr).map_err(|e| CompileError { message: e.0 })?;
-        &inlined
+    // Custom derivatives run as their functions' bodies; windows at computed positions are
+    // selections (the machine has no computed addresses).
+    let lowered;
+    let jaxpr = if jaxlite::transform::needs_lowering(jaxpr) {
+        lowered = jaxlite::transform::lower(jaxpr).map_err(|e| CompileError { message: e.0 })?;
+        &lowered
     } else {
         jaxpr
     };

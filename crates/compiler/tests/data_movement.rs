@@ -9,7 +9,7 @@ mod common;
 use common::{check, opts, trace};
 use compiler::compile;
 use jaxlite::numpy as jnp;
-use jaxlite::{Array, Context, DType, DotDims, Precision, Primitive, Tensor};
+use jaxlite::{Array, Aval, Context, DType, DotDims, Precision, Primitive, Tensor};
 
 #[test]
 fn a_stack_of_matmuls_is_one_batched_kernel() {
@@ -201,7 +201,7 @@ fn reductions_over_any_axes() {
 }
 
 /// `dynamic_slice` and `dynamic_update_slice` with constant indices are a slice and a copy,
-/// indices clamped into range as XLA does; an index computed at run time is refused.
+/// indices clamped into range as XLA does.
 #[test]
 fn dynamic_slices_with_constant_indices() {
     let index = |i: i32| Tensor::from(Array::from_f32(vec![], vec![i as f32]).astype(DType::I32));
@@ -210,7 +210,8 @@ fn dynamic_slices_with_constant_indices() {
         ctx.bind(prim, &[a[0].clone(), index(5), index(3)]).await.unwrap().remove(0)
     });
     assert!(closed.jaxpr.to_string().contains("dynamic_slice"), "{}", closed.jaxpr);
-    check(&closed, Precision::Default);
+    let asm = check(&closed, Precision::Default);
+    assert!(!asm.contains("v.eq"), "a constant window is a copy, not a selection:\n{asm}");
     let closed = trace(&[&[6, 140], &[2, 3]], async |ctx, a| {
         ctx.bind(Primitive::DynamicUpdateSlice, &[a[0].clone(), a[1].clone(), index(1), index(-4)])
             .await
@@ -218,12 +219,49 @@ fn dynamic_slices_with_constant_indices() {
             .remove(0)
     });
     check(&closed, Precision::Default);
-    let closed = common::trace_avals(
-        &[jaxlite::Aval::new(vec![6], DType::F32), jaxlite::Aval::new(vec![], DType::I32)],
-        async |ctx, a| ctx.bind(Primitive::DynamicSlice { slice_sizes: vec![2] }, &a).await.unwrap().remove(0),
-    );
-    let e = compile("f", &closed.jaxpr, &opts(Precision::Default)).unwrap_err().to_string();
-    assert!(e.contains("dynamic_slice with an index computed at run time is not supported"), "{e}");
+}
+
+/// Windows at positions computed at run time (an index that is an argument) are selections:
+/// each position compared with the start. In range, clamped (negative and past the end), in
+/// one or two axes, mixed with a constant index, for float32, int32 and bool arrays: bit for
+/// bit what the reference evaluator gives.
+#[test]
+fn dynamic_slices_at_computed_indices() {
+    let int = |i: i32| Array::from_f32(vec![], vec![i as f32]).astype(DType::I32);
+    let avals = |dtype: DType, shapes: &[&[usize]], indices: usize| {
+        let mut avals: Vec<Aval> = shapes.iter().map(|s| Aval::new(s.to_vec(), dtype)).collect();
+        avals.extend((0..indices).map(|_| Aval::new(vec![], DType::I32)));
+        avals
+    };
+    let data = |dtype: DType, shape: &[usize], seed: u32| {
+        Array::from_f32(shape.to_vec(), common::values(shape.iter().product(), seed)).astype(dtype)
+    };
+    for dtype in [DType::F32, DType::I32, DType::Bool] {
+        for (i, j) in [(2, 5), (-3, 0), (9, 200), (0, 131)] {
+            // Both indices computed.
+            let closed = common::trace_avals(&avals(dtype, &[&[7, 140]], 2), async |ctx, a| {
+                ctx.bind(Primitive::DynamicSlice { slice_sizes: vec![3, 9] }, &a).await.unwrap().remove(0)
+            });
+            let asm = common::check_with(&closed, Precision::Default, &[data(dtype, &[7, 140], 1), int(i), int(j)]);
+            assert!(asm.contains("v.eq"), "positions compared with the start:\n{asm}");
+            // The row computed, the columns constant.
+            let closed = common::trace_avals(&avals(dtype, &[&[7, 140]], 1), async |ctx, a| {
+                let prim = Primitive::DynamicSlice { slice_sizes: vec![1, 130] };
+                ctx.bind(prim, &[a[0].clone(), a[1].clone(), index_tensor(4)]).await.unwrap().remove(0)
+            });
+            common::check_with(&closed, Precision::Default, &[data(dtype, &[7, 140], 2), int(i)]);
+            // An update at a computed position.
+            let closed = common::trace_avals(&avals(dtype, &[&[7, 140], &[2, 9]], 2), async |ctx, a| {
+                ctx.bind(Primitive::DynamicUpdateSlice, &a).await.unwrap().remove(0)
+            });
+            let inputs = [data(dtype, &[7, 140], 3), data(dtype, &[2, 9], 4), int(i), int(j)];
+            common::check_with(&closed, Precision::Default, &inputs);
+        }
+    }
+}
+
+fn index_tensor(i: i32) -> Tensor {
+    Tensor::from(Array::from_f32(vec![], vec![i as f32]).astype(DType::I32))
 }
 
 /// `jnp.sum` of a scalar reduces no axes: the value itself (the jit fuzzer found it refused).

@@ -12,10 +12,12 @@
 //! function closed over into leading invars.
 
 mod jvp;
+mod lower;
 mod transpose;
 mod vmap;
 
 pub use jvp::jvp;
+pub use lower::{lower, needs_lowering};
 pub use transpose::{vjp, Vjp};
 pub use vmap::vmap;
 
@@ -27,46 +29,6 @@ use crate::trace::JaxError;
 use std::collections::HashMap;
 
 type Result<T> = std::result::Result<T, JaxError>;
-
-/// `jaxpr` with every `custom_jvp_call` and `custom_vjp_call` replaced by the equations of the
-/// function it calls: what runs once nothing differentiates it any more (JAX lowers them the
-/// same way). A `custom_jvp` function with several outputs is an equation per output, so its
-/// body is copied once per output.
-pub fn inline_custom_calls(jaxpr: &Jaxpr) -> Result<Jaxpr> {
-    let mut b = Builder::new();
-    let mut env: HashMap<Var, Atom> = HashMap::new();
-    for v in jaxpr.all_inputs() {
-        env.insert(v, b.input(jaxpr.aval(v).clone()));
-    }
-    let read = |env: &HashMap<Var, Atom>, a: &Atom| match a {
-        Atom::Var(v) => env[v].clone(),
-        lit => lit.clone(),
-    };
-    for eqn in &jaxpr.eqns {
-        let ins: Vec<Atom> = eqn.inputs.iter().map(|a| read(&env, a)).collect();
-        let outs = match (&eqn.prim, eqn.prim.custom_body(&ins)) {
-            (_, Some((call, call_ins, output))) => {
-                let body = inline_custom_calls(call)?;
-                vec![b.inline(&body, &call_ins)?.swap_remove(output)]
-            }
-            (Primitive::CustomVjpTangent { .. }, _) => return Err(JaxError(crate::eval::CUSTOM_VJP_FORWARD.into())),
-            (prim, None) => b.bind(prim.clone(), &ins)?,
-        };
-        env.extend(eqn.outputs.iter().copied().zip(outs));
-    }
-    let outs = jaxpr.outvars.iter().map(|a| read(&env, a)).collect();
-    Ok(b.finish(outs))
-}
-
-/// Whether any equation of `jaxpr` is a custom derivative's (see `inline_custom_calls`).
-pub fn has_custom_calls(jaxpr: &Jaxpr) -> bool {
-    jaxpr.eqns.iter().any(|e| {
-        matches!(
-            e.prim,
-            Primitive::CustomJvpCall { .. } | Primitive::CustomVjpCall { .. } | Primitive::CustomVjpTangent { .. }
-        )
-    })
-}
 
 /// Builds a Jaxpr equation by equation, checking each with its primitive's shape rule.
 #[derive(Default)]

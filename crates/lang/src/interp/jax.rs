@@ -816,6 +816,30 @@ fn index_items(index: &Value) -> R<Vec<IndexItem>> {
     }
 }
 
+/// For an `.at[]` index holding a traced integer scalar: per axis, the integer index (traced
+/// or a Python int) or `None` for a whole axis (`:` or an axis past the index's items). Other
+/// indices (slices with bounds, steps, `None`, arrays, no traced scalar) are `None`: they take
+/// the basic-indexing path, which explains what it cannot do.
+fn traced_positions(index: &Value, rank: usize) -> Option<Vec<Option<Value>>> {
+    let items = match index {
+        Value::Tuple(items) => items.to_vec(),
+        other => vec![other.clone()],
+    };
+    let traced = |v: &Value| matches!(v, Value::Array(Tensor::Traced(t)) if t.aval.shape.is_empty());
+    if items.len() > rank || !items.iter().any(traced) {
+        return None;
+    }
+    items
+        .into_iter()
+        .map(|item| match item {
+            Value::Slice(None, None, None) => Some(None),
+            Value::Int(_) => Some(Some(item)),
+            ref v if traced(v) => Some(Some(item)),
+            _ => None,
+        })
+        .collect()
+}
+
 impl Interp<'_, '_> {
     /// An operand for `jaxlite`: arrays as they are, Python scalars weakly typed, lists as
     /// arrays. A tracer that escaped its `jit` trace is an error (as in JAX).
@@ -1117,6 +1141,9 @@ impl Interp<'_, '_> {
                 return self.index_array(x, index).await;
             }
             arity(op, &args, 1, 1)?;
+            if let Some(positions) = traced_positions(index, x.aval().rank()) {
+                return self.at_update_traced(x, &positions, op, &args[0]).await;
+            }
             let shape = x.aval().shape.clone();
             let dtype = x.aval().dtype;
             let items = index_items(index)?;
@@ -1177,6 +1204,59 @@ impl Interp<'_, '_> {
             };
             Ok(Value::Array(out))
         })
+    }
+
+    /// `x.at[index].op(v)` where `index` holds integers computed under a trace (`positions`,
+    /// from `traced_positions`): each indexed axis compares its positions with the index
+    /// (negative ones counting from the end), and the elements where every axis matches take
+    /// the update. An index out of range matches nothing, so its update is dropped, as JAX's
+    /// scatter drops it. Elementwise selections over `x`, which differentiate, batch and
+    /// compile as they are (JAX uses a scatter; the values are the same).
+    async fn at_update_traced(&mut self, x: &Tensor, positions: &[Option<Value>], op: &str, v: &Value) -> R<Value> {
+        let (shape, dtype) = (x.aval().shape.clone(), x.aval().dtype);
+        let mut inside: Option<Tensor> = None;
+        let mut region = Vec::new();
+        let mut kept = Vec::new();
+        for (axis, &n) in shape.iter().enumerate() {
+            let Some(index) = positions.get(axis).cloned().flatten() else {
+                region.push(n);
+                kept.push(n as i64);
+                continue;
+            };
+            kept.push(1);
+            let index = self.to_tensor(&index)?;
+            if !matches!(index.aval().dtype, DType::I32) {
+                return err(format!("IndexError: indices must be integers, got {} in .at[]", aval_text(index.aval())));
+            }
+            let ctx = &mut *self.ctx;
+            let zero = Tensor::from(Array::from_f32(vec![], vec![0.0]).astype(DType::I32));
+            let length = Tensor::from(Array::from_f32(vec![], vec![n as f32]).astype(DType::I32));
+            let negative = jnp::compare(ctx, CompareOp::Lt, &index, &zero).await?;
+            let from_end = jnp::binary(ctx, BinaryOp::Add, &index, &length).await?;
+            let index = jnp::where_(ctx, &negative, &from_end, &index).await?;
+            let iota = jaxlite::Primitive::Iota { dtype: DType::I32, shape: shape.clone(), dimension: axis };
+            let here = jnp::apply(ctx, iota, &[]).await?;
+            let matches = jnp::compare(ctx, CompareOp::Eq, &here, &index).await?;
+            inside = Some(match inside {
+                None => matches,
+                Some(so_far) => jnp::binary(ctx, BinaryOp::And, &so_far, &matches).await?,
+            });
+        }
+        let Some(inside) = inside else { return err("an .at[] update indexes no axis") };
+        let v = self.to_tensor(v)?;
+        let ctx = &mut *self.ctx;
+        let v = jnp::astype(ctx, &v, dtype).await?;
+        let v = jnp::broadcast_to(ctx, &v, &region).await?;
+        let v = jnp::reshape(ctx, &v, &kept).await?;
+        let v = jnp::broadcast_to(ctx, &v, &shape).await?;
+        let updated = match op {
+            "set" => v,
+            "add" => jnp::binary(ctx, BinaryOp::Add, x, &v).await?,
+            "max" => jnp::binary(ctx, BinaryOp::Max, x, &v).await?,
+            "min" => jnp::binary(ctx, BinaryOp::Min, x, &v).await?,
+            _ => jnp::binary(ctx, BinaryOp::Mul, x, &v).await?,
+        };
+        Ok(Value::Array(jnp::where_(ctx, &inside, &updated, x).await?))
     }
 
     /// `float(v)`.

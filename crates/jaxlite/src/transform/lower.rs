@@ -1,0 +1,197 @@
+//! What a Jaxpr becomes once nothing differentiates or batches it any more, written in
+//! primitives the compiler has: custom-derivative calls inlined (JAX lowers them the same way),
+//! and `dynamic_slice`/`dynamic_update_slice` at indices computed at run time expanded into
+//! selections. The emulated TPU has no addresses computed at run time: its DMAs and vector ops
+//! name fixed addresses and loop strides, so a window whose position is data is picked out by
+//! comparing positions with the start, as XLA's one-hot gathers are. This reads the whole
+//! operand where a real TPU's scalar unit would compute the window's address and move only it;
+//! the counters show that cost (docs/compiler.md).
+
+use super::Builder;
+use crate::dtype::DType;
+use crate::jaxpr::{Atom, Jaxpr, Var};
+use crate::prim::{BinaryOp, CompareOp, Primitive};
+use crate::trace::JaxError;
+use std::collections::HashMap;
+
+type Result<T> = std::result::Result<T, JaxError>;
+
+/// Whether [`lower`] would change `jaxpr`.
+pub fn needs_lowering(jaxpr: &Jaxpr) -> bool {
+    jaxpr.eqns.iter().any(|e| match e.prim {
+        Primitive::CustomJvpCall { .. } | Primitive::CustomVjpCall { .. } | Primitive::CustomVjpTangent { .. } => true,
+        Primitive::DynamicSlice { .. } => computed(&e.inputs[1..]),
+        Primitive::DynamicUpdateSlice => computed(&e.inputs[2..]),
+        _ => false,
+    })
+}
+
+/// `jaxpr` with every custom-derivative call replaced by the equations of the function it
+/// calls, and every dynamic slice or update at a computed index replaced by selections (see
+/// the module's comment). A `custom_jvp` function with several outputs is an equation per
+/// output, so its body is copied once per output.
+pub fn lower(jaxpr: &Jaxpr) -> Result<Jaxpr> {
+    let mut b = Builder::new();
+    let mut env: HashMap<Var, Atom> = HashMap::new();
+    for v in jaxpr.all_inputs() {
+        env.insert(v, b.input(jaxpr.aval(v).clone()));
+    }
+    let read = |env: &HashMap<Var, Atom>, a: &Atom| match a {
+        Atom::Var(v) => env[v].clone(),
+        lit => lit.clone(),
+    };
+    for eqn in &jaxpr.eqns {
+        let ins: Vec<Atom> = eqn.inputs.iter().map(|a| read(&env, a)).collect();
+        let outs = match (&eqn.prim, eqn.prim.custom_body(&ins)) {
+            (_, Some((call, call_ins, output))) => {
+                let body = lower(call)?;
+                vec![b.inline(&body, &call_ins)?.swap_remove(output)]
+            }
+            (Primitive::CustomVjpTangent { .. }, _) => return Err(JaxError(crate::eval::CUSTOM_VJP_FORWARD.into())),
+            (Primitive::DynamicSlice { slice_sizes }, _) if computed(&ins[1..]) => {
+                vec![as_int_if_bool(&mut b, &[&ins[0]], |b, x| dynamic_slice(b, &x[0], &ins[1..], slice_sizes))?]
+            }
+            (Primitive::DynamicUpdateSlice, _) if computed(&ins[2..]) => {
+                vec![as_int_if_bool(&mut b, &[&ins[0], &ins[1]], |b, x| {
+                    dynamic_update_slice(b, &x[0], &x[1], &ins[2..])
+                })?]
+            }
+            (prim, None) => b.bind(prim.clone(), &ins)?,
+        };
+        env.extend(eqn.outputs.iter().copied().zip(outs));
+    }
+    let outs = jaxpr.outvars.iter().map(|a| read(&env, a)).collect();
+    Ok(b.finish(outs))
+}
+
+/// Whether any of a dynamic slice's start indices is a value rather than a literal.
+fn computed(indices: &[Atom]) -> bool {
+    indices.iter().any(|a| matches!(a, Atom::Var(_)))
+}
+
+/// `f` applied to `operands`, booleans among them as int32 (selections reduce with `max`,
+/// which booleans do not have) and the result back to bool.
+fn as_int_if_bool(
+    b: &mut Builder,
+    operands: &[&Atom],
+    f: impl FnOnce(&mut Builder, &[Atom]) -> Result<Atom>,
+) -> Result<Atom> {
+    if b.aval(operands[0]).dtype != DType::Bool {
+        let operands: Vec<Atom> = operands.iter().map(|&a| a.clone()).collect();
+        return f(b, &operands);
+    }
+    let ints = operands.iter().map(|a| b.convert(a, DType::I32)).collect::<Result<Vec<_>>>()?;
+    let out = f(b, &ints)?;
+    b.convert(&out, DType::Bool)
+}
+
+/// The start of a window of `size` along an axis of `n`, clamped so the window fits, as XLA
+/// does: a literal when the index is one, an int32 scalar otherwise.
+fn clamped_start(b: &mut Builder, index: &Atom, n: usize, size: usize) -> Result<Atom> {
+    let last = (n - size) as f64;
+    if let Atom::Literal(l) = index {
+        return Ok(b.lit(l.value.clamp(0.0, last), DType::I32));
+    }
+    let index = b.convert(index, DType::I32)?;
+    let (zero, last) = (b.lit(0.0, DType::I32), b.lit(last, DType::I32));
+    let above = b.binary(BinaryOp::Max, &index, &zero)?;
+    b.binary(BinaryOp::Min, &above, &last)
+}
+
+/// `[0, 1, …, n-1]` as int32.
+fn positions(b: &mut Builder, n: usize) -> Result<Atom> {
+    b.bind1(Primitive::Iota { dtype: DType::I32, shape: vec![n], dimension: 0 }, &[])
+}
+
+/// `x` at the int32 positions `idx` (rank 1, all within range) along `axis`: `x`'s shape with
+/// that axis as long as `idx`. Each position compares with every index; the one match is kept
+/// by a `max` over the axis whose other terms are −∞ (a sum would turn −0 into +0).
+fn take(b: &mut Builder, x: &Atom, idx: &Atom, axis: usize) -> Result<Atom> {
+    let aval = b.aval(x);
+    let (n, m) = (aval.shape[axis], b.shape(idx)[0]);
+    let mut rest: Vec<usize> = aval.shape.clone();
+    rest.remove(axis);
+    let r = rest.iter().product();
+    let moved = b.move_axis(x, axis, 0)?;
+    let rows = b.reshape(&moved, &[1, n, r])?;
+    let rows = b.broadcast_in_dim(&rows, &[m, n, r], vec![0, 1, 2])?;
+    let wanted = b.broadcast_in_dim(idx, &[m, n, 1], vec![0])?;
+    let here = b.bind1(Primitive::Iota { dtype: DType::I32, shape: vec![m, n, 1], dimension: 1 }, &[])?;
+    let picked = b.compare(CompareOp::Eq, &wanted, &here)?;
+    let picked = b.broadcast_in_dim(&picked, &[m, n, r], vec![0, 1, 2])?;
+    let lowest = if aval.dtype == DType::I32 { i32::MIN as f64 } else { f64::NEG_INFINITY };
+    let others = b.full(&[m, n, r], lowest, aval.dtype)?;
+    let selected = b.select(&picked, &others, &rows)?;
+    let kept = b.bind1(Primitive::ReduceMax { axes: vec![1] }, &[selected])?;
+    let mut shape = vec![m];
+    shape.extend(rest);
+    let out = b.reshape(&kept, &shape)?;
+    b.move_axis(&out, 0, axis)
+}
+
+/// `dynamic_slice`: axis by axis, a static slice where the start is a literal, and where it is
+/// computed, the window's positions `start + [0, size)` taken.
+fn dynamic_slice(b: &mut Builder, x: &Atom, indices: &[Atom], sizes: &[usize]) -> Result<Atom> {
+    let shape = b.shape(x);
+    let mut out = x.clone();
+    for (axis, index) in indices.iter().enumerate() {
+        let (n, size) = (shape[axis], sizes[axis]);
+        if size == n {
+            continue;
+        }
+        out = match clamped_start(b, index, n, size)? {
+            Atom::Literal(l) => {
+                let now = b.shape(&out);
+                let mut start_indices = vec![0; now.len()];
+                start_indices[axis] = l.value as usize;
+                let mut limit_indices = now.clone();
+                limit_indices[axis] = l.value as usize + size;
+                b.bind1(Primitive::Slice { start_indices, limit_indices, strides: None }, &[out])?
+            }
+            start => {
+                let start = b.expand_scalar(&start, &[size])?;
+                let offsets = positions(b, size)?;
+                let idx = b.add(&start, &offsets)?;
+                take(b, &out, &idx, axis)?
+            }
+        };
+    }
+    Ok(out)
+}
+
+/// `dynamic_update_slice`: the update spread over `x`'s shape, each position along an axis
+/// taking the update's row `position − start` (clamped; rows outside the window are masked),
+/// then selected where every axis's position is inside the window.
+fn dynamic_update_slice(b: &mut Builder, x: &Atom, update: &Atom, indices: &[Atom]) -> Result<Atom> {
+    let (shape, sizes) = (b.shape(x), b.shape(update));
+    let mut spread = update.clone();
+    let mut inside: Option<Atom> = None;
+    for (axis, index) in indices.iter().enumerate() {
+        let (n, size) = (shape[axis], sizes[axis]);
+        if size == n {
+            continue;
+        }
+        let start = clamped_start(b, index, n, size)?;
+        let start = b.expand_scalar(&start, &[n])?;
+        let here = positions(b, n)?;
+        let offset = b.sub(&here, &start)?;
+        let (zero, last) = (b.lit(0.0, DType::I32), b.lit((size - 1) as f64, DType::I32));
+        let offset = b.binary(BinaryOp::Max, &offset, &zero)?;
+        let offset = b.binary(BinaryOp::Min, &offset, &last)?;
+        spread = take(b, &spread, &offset, axis)?;
+        let size = b.lit(size as f64, DType::I32);
+        let end = b.add(&start, &size)?;
+        let after_start = b.compare(CompareOp::Ge, &here, &start)?;
+        let before_end = b.compare(CompareOp::Lt, &here, &end)?;
+        let covered = b.binary(BinaryOp::And, &after_start, &before_end)?;
+        let covered = b.broadcast_in_dim(&covered, &shape, vec![axis])?;
+        inside = Some(match inside {
+            None => covered,
+            Some(so_far) => b.binary(BinaryOp::And, &so_far, &covered)?,
+        });
+    }
+    match inside {
+        None => Ok(spread),
+        Some(inside) => b.select(&inside, x, &spread),
+    }
+}
