@@ -108,6 +108,53 @@ pub fn pow(g: &mut Graph, x: ValueId, y: ValueId, shape: Vec<usize>) -> ValueId 
     b.select_constant(one, 1.0, result)
 }
 
+/// `x ** y` for int32 `x` and `y` (their words hold the integers' float32 values), by
+/// squaring: the exponent's bits from the lowest, `x` squared at each and multiplied in where
+/// the bit is set; every product is exact while the result is within ±2^24, as every int32
+/// the machine holds. Five bits cover `y < 32`; beyond that only the bases 0, 1 and −1 stay
+/// in range (the others give +∞, which the runtime refuses as an int32 out of range, rather
+/// than wrapping silently). A negative power is 0, but 1 for the base 1 and ±1 for −1, as in
+/// the reference evaluator.
+pub fn int_pow(g: &mut Graph, x: ValueId, y: ValueId, shape: Vec<usize>) -> ValueId {
+    let b = &mut Builder { g, shape };
+    let bit = |b: &mut Builder, k: i32| {
+        let shifted = b.with(BinaryOp::Mul, y, 0.5f32.powi(k));
+        let whole = b.unary(UnaryOp::Floor, shifted);
+        let half = b.with(BinaryOp::Mul, whole, 0.5);
+        let half_floor = b.unary(UnaryOp::Floor, half);
+        b.compare(CompareOp::Ne, half_floor, half)
+    };
+    let odd = bit(b, 0);
+    let mut power = b.constant(1.0);
+    let mut square = x;
+    for k in 0..5 {
+        let set = if k == 0 { odd } else { bit(b, k) };
+        let times = b.binary(BinaryOp::Mul, power, square);
+        power = b.select(set, times, power);
+        if k < 4 {
+            square = b.binary(BinaryOp::Mul, square, square);
+        }
+    }
+    // The bases whose powers stay in range whatever the exponent: 1, and −1 by parity.
+    let one = b.constant(1.0);
+    let parity = b.select_constant(odd, -1.0, one);
+    let minus_one = b.compare_with(CompareOp::Eq, x, -1.0);
+    let unit = b.select(minus_one, parity, one);
+    let x_one = b.compare_with(CompareOp::Eq, x, 1.0);
+    let zero = b.constant(0.0);
+    let fraction = b.select(x_one, one, zero);
+    let negative_power = b.select(minus_one, unit, fraction);
+    let ax = b.unary(UnaryOp::Abs, x);
+    let large_base = b.compare_with(CompareOp::Gt, ax, 1.0);
+    let x_zero = b.compare_with(CompareOp::Eq, x, 0.0);
+    let small = b.select_constant(x_zero, 0.0, unit);
+    let large_power = b.select_constant(large_base, f32::INFINITY, small);
+    let large = b.compare_with(CompareOp::Ge, y, 32.0);
+    let power = b.select(large, large_power, power);
+    let negative = b.compare_with(CompareOp::Lt, y, 0.0);
+    b.select(negative, negative_power, power)
+}
+
 /// `atan(t)` for `t` in [0, 1] (or NaN), Cephes' `atanf`: above tan(π/8), `π/4 + atan((t-1)/(t+1))`;
 /// then an odd polynomial of degree 9 (relative error about 1e-7).
 fn atan_unit(b: &mut Builder, t: ValueId) -> ValueId {

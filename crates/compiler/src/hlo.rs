@@ -444,6 +444,9 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
                 let instead = broadcast_scalar(&mut g, instead, &shape);
                 g.add(Op::Select, vec![by_zero, value, instead], shape)
             }
+            Primitive::Binary(BinaryOp::Pow) if out_aval.dtype == DType::I32 => {
+                expand::int_pow(&mut g, ins[0], ins[1], shape)
+            }
             // Integer arithmetic is float arithmetic on exact values, for the ops whose float
             // result is the integer result (within ±2^24).
             Primitive::Binary(b)

@@ -472,13 +472,13 @@ fn binary_int(op: BinaryOp, a: i64, b: i64) -> i64 {
         }
         BinaryOp::Max => a.max(b),
         BinaryOp::Min => a.min(b),
-        BinaryOp::Pow => {
-            if b < 0 {
-                0
-            } else {
-                a.wrapping_pow(b.min(64) as u32)
-            }
-        }
+        // A negative power is 0 but for the bases 1 and -1, whose powers are ±1.
+        BinaryOp::Pow => match (a, b) {
+            (1, _) => 1,
+            (-1, _) => 1 - 2 * (b & 1),
+            (_, ..0) => 0,
+            _ => a.wrapping_pow(b as u32),
+        },
         BinaryOp::Atan2 => ((a as f64).atan2(b as f64)) as i64,
         BinaryOp::Rem => {
             if b == 0 {
