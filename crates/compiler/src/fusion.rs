@@ -128,8 +128,22 @@ pub fn fuse(graph: Graph) -> FusedGraph {
             }
             // A reduction joins the loop fusion computing its operand (which, if others read it
             // too, becomes an extra output: softmax's exp feeds both its sum and the divide).
-            Op::Reduce { .. } => owner[instr.operands[0]]
-                .filter(|&f| fusions[f].kind == FusionKind::Loop && ready_before(instr, f, &owner)),
+            // A broadcast being reduced (a max over an axis it repeats) is written out first:
+            // the reduction reads its operand as whole tiles. (A broadcast constant is written
+            // into a tile by the reduction itself.)
+            Op::Reduce { .. } => {
+                let operand = instr.operands[0];
+                let source = &graph.instrs[operand];
+                let spread = matches!(source.op, Op::Broadcast { .. } | Op::Iota { .. })
+                    && graph.constant_value(operand).is_none();
+                if spread && needs_materialising(&graph, operand, &owner) {
+                    fusions.push(Fusion { kind: FusionKind::Loop, ops: vec![operand], outputs: vec![] });
+                    owner[operand] = Some(fusions.len() - 1);
+                    None
+                } else {
+                    owner[operand].filter(|&f| fusions[f].kind == FusionKind::Loop && ready_before(instr, f, &owner))
+                }
+            }
             // An elementwise op joins the fusion that computes one of its operands, over the
             // same elements; values it shares with ops outside become extra outputs.
             Op::Unary(_) | Op::Binary(_) | Op::Compare(_) | Op::Select | Op::ToBf16 => {

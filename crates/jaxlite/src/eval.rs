@@ -159,11 +159,8 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
                 let idx = unravel(i, x.shape());
                 let o: usize = kept.iter().enumerate().map(|(k, &a)| idx[a] * out_strides[k]).sum();
                 acc[o] = match prim {
-                    // NaN propagates through max and min, as in XLA.
-                    Primitive::ReduceMax { .. } if v.is_nan() || acc[o].is_nan() => f64::NAN,
-                    Primitive::ReduceMin { .. } if v.is_nan() || acc[o].is_nan() => f64::NAN,
-                    Primitive::ReduceMax { .. } => acc[o].max(v),
-                    Primitive::ReduceMin { .. } => acc[o].min(v),
+                    Primitive::ReduceMax { .. } => max(acc[o], v),
+                    Primitive::ReduceMin { .. } => min(acc[o], v),
                     _ if float => (acc[o] as f32 + v as f32) as f64,
                     _ => (acc[o] as i64).wrapping_add(v as i64) as i32 as f64,
                 };
@@ -302,6 +299,29 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
     Ok(from_f64(&out_aval, &values))
 }
 
+/// XLA's max: NaN propagates, and +0 is greater than −0 whichever comes first (Rust's `max`
+/// may return either zero).
+fn max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if a > b || (a == b && b.is_sign_negative()) {
+        a
+    } else {
+        b
+    }
+}
+
+/// XLA's min: NaN propagates, and −0 is less than +0.
+fn min(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if a < b || (a == b && b.is_sign_positive()) {
+        a
+    } else {
+        b
+    }
+}
+
 /// Start indices of a dynamic slice, clamped so the window fits, as XLA does.
 fn clamped_starts(indices: &[Array], shape: &[usize], sizes: &[usize]) -> Vec<usize> {
     indices
@@ -436,20 +456,8 @@ pub fn binary_f32(op: BinaryOp, a: f32, b: f32) -> f32 {
         BinaryOp::Sub => a - b,
         BinaryOp::Mul => a * b,
         BinaryOp::Div => a / b,
-        BinaryOp::Max => {
-            if a.is_nan() || b.is_nan() {
-                f32::NAN
-            } else {
-                a.max(b)
-            }
-        }
-        BinaryOp::Min => {
-            if a.is_nan() || b.is_nan() {
-                f32::NAN
-            } else {
-                a.min(b)
-            }
-        }
+        BinaryOp::Max => max(a as f64, b as f64) as f32,
+        BinaryOp::Min => min(a as f64, b as f64) as f32,
         BinaryOp::Pow => a.powf(b),
         BinaryOp::Atan2 => a.atan2(b),
         BinaryOp::Rem => a % b,
