@@ -1,4 +1,7 @@
 import { defineConfig } from 'vite';
+// The Content-Security-Policy the page is served with, shared with the end-to-end tests' server
+// (docs/reliability.md says why each directive is there).
+import securityHeaders from './security-headers.json';
 
 export default defineConfig({
   // Relative asset URLs: the built page works from any folder, not only from a server root.
@@ -32,7 +35,7 @@ export default defineConfig({
       },
     },
   },
-  preview: { host: '127.0.0.1', strictPort: true },
+  preview: { host: '127.0.0.1', strictPort: true, headers: securityHeaders },
   // The examples gallery bundles ../examples/*.py (src/examples.ts); the dev server may read them.
-  server: { host: '127.0.0.1', fs: { allow: ['..'] } },
+  server: { host: '127.0.0.1', fs: { allow: ['..'] }, headers: securityHeaders },
 });

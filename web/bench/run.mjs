@@ -63,18 +63,26 @@ try {
     const text = msg.text();
     if (text.startsWith('[bench] ')) log(`${elapsed()} ${text.slice(8)}`);
   });
-  page.on('pageerror', (err) => log(`page error: ${err.message}`));
+  // An uncaught error (a wasm trap, say) ends the run at once: the page will not report
+  // done or error after one, and waiting out the timeout only hides it.
+  let onPageError;
+  const pageError = new Promise((resolve) => (onPageError = resolve));
+  page.on('pageerror', (err) => {
+    log(`page error: ${err.message}`);
+    onPageError(err);
+  });
   const url = `${server.url}bench.html${query.size ? `?${query}` : ''}`;
   log(`opening ${url}`);
   await page.goto(url);
   let status;
   try {
-    await page.waitForFunction(
+    const finished = page.waitForFunction(
       () => ['done', 'error'].includes(document.querySelector('[data-testid="bench-status"]')?.textContent ?? ''),
       null,
       { timeout: timeoutMs, polling: 500 },
     );
-    status = await page.locator('[data-testid="bench-status"]').textContent();
+    const failed = await Promise.race([finished.then(() => null), pageError]);
+    status = failed ? 'page error' : await page.locator('[data-testid="bench-status"]').textContent();
   } catch (err) {
     log(`the page did not finish within ${opts['timeout-min']} min: ${err.message}`);
     status = 'timeout';

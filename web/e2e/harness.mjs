@@ -1,6 +1,7 @@
 // What the end-to-end tests share: a static server for web/dist (node:http, so the tests do not
 // depend on xtask or vite for serving) and Debian's Chromium driven by playwright-core.
 import { createServer } from 'node:http';
+import { readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +9,10 @@ import { chromium } from 'playwright-core';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const DIST = join(REPO_ROOT, 'web', 'dist');
+
+// Served with every response, as `cargo xtask serve` (vite preview) serves them, so every test
+// runs the page under its Content-Security-Policy.
+export const SECURITY_HEADERS = JSON.parse(readFileSync(join(REPO_ROOT, 'web', 'security-headers.json'), 'utf8'));
 
 // Module scripts and workers need a JavaScript MIME type; instantiateStreaming needs application/wasm.
 const MIME = {
@@ -30,15 +35,15 @@ export async function serveStatic(root = DIST) {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     const file = normalize(join(root, path.endsWith('/') ? path + 'index.html' : path));
     if (!file.startsWith(root + sep)) {
-      res.writeHead(403).end();
+      res.writeHead(403, SECURITY_HEADERS).end();
       return;
     }
     try {
       const body = await readFile(file);
-      res.writeHead(200, { 'content-type': MIME[extname(file)] ?? 'application/octet-stream' });
+      res.writeHead(200, { 'content-type': MIME[extname(file)] ?? 'application/octet-stream', ...SECURITY_HEADERS });
       res.end(body);
     } catch {
-      res.writeHead(404).end('not found');
+      res.writeHead(404, SECURITY_HEADERS).end('not found');
     }
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));

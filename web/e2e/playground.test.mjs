@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { mkdir, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { REPO_ROOT, launchChromium, openPage, serveStatic, waitForRunEnd } from './harness.mjs';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { REPO_ROOT, SECURITY_HEADERS, launchChromium, openPage, serveStatic, waitForRunEnd } from './harness.mjs';
 
 const SKELETON = `import jax
 import jax.numpy as jnp
@@ -84,6 +86,65 @@ test('the skeleton script from #code= runs and prints what JAX prints', { timeou
     assert.equal(hash, `${link(SKELETON)}&machine=v5e&precision=default`);
 
     assert.deepEqual(p.foreignRequests, [], 'the page fetches nothing from outside its own server');
+  } finally {
+    await p.close();
+  }
+});
+
+test('`cargo xtask serve` (vite preview) sends the Content-Security-Policy', { timeout: 120_000 }, async () => {
+  const port = await new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+  const vite = join(REPO_ROOT, 'web', 'node_modules', 'vite', 'bin', 'vite.js');
+  const child = spawn(process.execPath, [vite, 'preview', '--port', String(port)], {
+    cwd: join(REPO_ROOT, 'web'),
+    stdio: 'ignore',
+  });
+  try {
+    let response;
+    for (let tries = 0; !response && tries < 200; tries++) {
+      response = await fetch(`http://127.0.0.1:${port}/`).catch(() => new Promise((r) => setTimeout(() => r(null), 100)));
+    }
+    assert.ok(response, 'vite preview answered');
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('content-security-policy'), SECURITY_HEADERS['Content-Security-Policy']);
+    assert.match(response.headers.get('content-security-policy'), /script-src 'self' 'wasm-unsafe-eval'(;|$)/);
+  } finally {
+    child.kill();
+  }
+});
+
+test('under that policy the page runs with no violation, printed HTML stays text, and an inline script is refused', { timeout: 180_000 }, async () => {
+  const p = await openPage(browser, server.url);
+  try {
+    const { page } = p;
+    await page.addInitScript(() => {
+      window.violations = [];
+      document.addEventListener('securitypolicyviolation', (e) => window.violations.push(e.effectiveDirective));
+    });
+    const html = '<img src=x onerror="window.pwned = 1"><script>window.pwned = 2</script><b>bold</b>';
+    const script = `import jax.numpy as jnp\nprint(${JSON.stringify(html)})\nprint(jnp.arange(3))\n`;
+    await page.goto(`${server.url}${link(script)}`);
+    await page.click($('run'));
+    const status = await waitForRunEnd(page);
+    const output = await page.textContent($('output'));
+    assert.equal(status, 'done', `run failed; output:\n${output}${diagnostics(p)}`);
+    assert.equal(output, `${html}\n[0 1 2]\n`, 'the string is printed as it is');
+    assert.equal(await page.locator(`${$('output')} img, ${$('output')} script, ${$('output')} b`).count(), 0, 'no element made of it');
+    assert.equal(await page.evaluate(() => window.pwned), undefined);
+    assert.deepEqual(await page.evaluate(() => window.violations), [], `the page itself needs nothing the policy forbids${diagnostics(p)}`);
+    const ran = await page.evaluate(async () => {
+      const inline = document.createElement('script');
+      inline.textContent = 'window.inlineRan = true';
+      document.body.append(inline);
+      await new Promise((r) => setTimeout(r, 100));
+      return window.inlineRan ?? false;
+    });
+    assert.equal(ran, false, 'an inline script does not run');
+    assert.deepEqual(await page.evaluate(() => window.violations), ['script-src-elem']);
   } finally {
     await p.close();
   }
