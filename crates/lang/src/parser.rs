@@ -14,6 +14,12 @@ type PResult<T> = Result<T, ScriptError>;
 /// interpreter's recursion can exhaust a wasm stack.
 const MAX_NESTING: u32 = 100;
 
+/// Operators chained onto one statement's left-deep expressions (`a + b + …`, `a or b or …`,
+/// `x.a.b`, `f()()`, `x[0][0]`): each deepens the tree by one without nesting, and evaluating
+/// (and dropping) the tree recurses that deep. 2,000 chained calls overflowed the page's wasm
+/// stack; 1,000 leave room for the nesting above.
+const MAX_CHAIN_LINKS: u32 = 1000;
+
 pub fn parse(source: &str) -> (Module, Vec<ScriptError>) {
     let (tokens, lex_errors) = tokenize(source);
     let mut parser = Parser::new(tokens, Vec::new());
@@ -49,6 +55,8 @@ struct Parser {
     pos: usize,
     errors: Vec<ScriptError>,
     nesting: u32,
+    /// Chained operators in the current statement (`MAX_CHAIN_LINKS`).
+    links: u32,
     /// How many `def`/`lambda` and loops enclose the current point, for `return` and `break`.
     functions: u32,
     loops: u32,
@@ -75,7 +83,7 @@ fn describe(tok: &Tok) -> String {
 
 impl Parser {
     fn new(tokens: Vec<Token>, errors: Vec<ScriptError>) -> Parser {
-        Parser { tokens, pos: 0, errors, nesting: 0, functions: 0, loops: 0 }
+        Parser { tokens, pos: 0, errors, nesting: 0, links: 0, functions: 0, loops: 0 }
     }
 
     // ---- token helpers ----
@@ -144,6 +152,20 @@ impl Parser {
             }
             _ => Err(self.unexpected(what)),
         }
+    }
+
+    /// Counts one operator chained onto a left-deep expression, refusing pathological chains.
+    fn chain_link(&mut self) -> PResult<()> {
+        self.links += 1;
+        if self.links > MAX_CHAIN_LINKS {
+            return Err(error(
+                self.span(),
+                format!(
+                    "too many chained operators, calls and subscripts in one statement (the playground allows {MAX_CHAIN_LINKS}); split it into several statements"
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Runs a rule one nesting level deeper, refusing pathological depths.
@@ -217,6 +239,7 @@ impl Parser {
 
     fn statement(&mut self, out: &mut Vec<Stmt>) -> PResult<()> {
         let span = self.span();
+        self.links = 0;
         match self.peek().clone() {
             Tok::Indent => Err(error(span, "unexpected indent")),
             Tok::Dedent => {
@@ -608,6 +631,7 @@ impl Parser {
     fn or_test(&mut self) -> PResult<Expr> {
         let mut left = self.and_test()?;
         while self.at_kw("or") {
+            self.chain_link()?;
             let span = self.span();
             self.advance();
             let right = self.and_test()?;
@@ -619,6 +643,7 @@ impl Parser {
     fn and_test(&mut self) -> PResult<Expr> {
         let mut left = self.not_test()?;
         while self.at_kw("and") {
+            self.chain_link()?;
             let span = self.span();
             self.advance();
             let right = self.not_test()?;
@@ -676,6 +701,7 @@ impl Parser {
     fn binary_level(&mut self, ops: &[(&str, BinOp)], next: fn(&mut Parser) -> PResult<Expr>) -> PResult<Expr> {
         let mut left = next(self)?;
         while let Some(&(_, op)) = ops.iter().find(|(sym, _)| self.at_op(sym)) {
+            self.chain_link()?;
             let span = self.span();
             self.advance();
             let right = next(self)?;
@@ -739,6 +765,9 @@ impl Parser {
     fn primary(&mut self) -> PResult<Expr> {
         let mut e = self.atom()?;
         loop {
+            if matches!(self.peek(), Tok::Op("." | "(" | "[")) {
+                self.chain_link()?;
+            }
             if self.eat_op(".") {
                 let name = self.name("an attribute name after '.'")?;
                 e = Expr { span: e.span, kind: ExprKind::Attr(Box::new(e), name) };

@@ -415,3 +415,25 @@ print(jax.make_jaxpr(lambda a: a + c)(jnp.ones(3)))
         "#]],
     );
 }
+
+/// Left-deep chains (`1 + 1 + …`, `f()()…`, `a or b or …`) deepen the syntax tree without
+/// nesting: 1,000 chained operators (a call's parentheses among them) in a statement run; beyond that the statement is an error
+/// at the operator past the limit (20,000 overflowed the native stack, and 2,000 chained calls
+/// the page's wasm stack).
+#[test]
+fn long_operator_chains_run_up_to_a_limit_and_fail_cleanly_beyond() {
+    let sum = |n: usize| vec!["1"; n].join(" + ");
+    assert_eq!(output(&format!("print({})\n", sum(1000))), "1000\n");
+    let calls = format!("f = lambda: f\nx = f{}\nprint(x is f)\n", "()".repeat(1000));
+    assert_eq!(output(&calls), "True\n");
+    for source in [
+        format!("x = {}\n", sum(20_000)),
+        format!("f = lambda: f\nx = f{}\n", "()".repeat(20_000)),
+        format!("x = {}\n", vec!["0"; 20_000].join(" or ")),
+    ] {
+        let out = output(&source);
+        assert!(out.contains("too many chained operators, calls and subscripts in one statement"), "{out}");
+        let line = if source.starts_with('f') { "error 2:" } else { "error 1:" };
+        assert!(out.starts_with(line), "the error names the statement's line: {out}");
+    }
+}

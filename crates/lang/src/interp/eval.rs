@@ -27,10 +27,8 @@ impl Interp<'_, '_> {
                 ExprKind::Dict(items) => self.eval_dict(items, env).await,
                 ExprKind::ListComp { elt, clauses } => self.eval_list_comp(elt, clauses, env).await,
                 ExprKind::DictComp { key, value, clauses } => self.eval_dict_comp(key, value, clauses, env).await,
-                ExprKind::Attr(obj, name) => self.eval_attr(obj, name, env).await,
-                ExprKind::Subscript(obj, index) => self.eval_subscript(obj, index, env).await,
+                ExprKind::Attr(..) | ExprKind::Subscript(..) | ExprKind::Call { .. } => self.eval_postfix(e, env).await,
                 ExprKind::Slice(a, b, c) => self.eval_slice([a, b, c], env).await,
-                ExprKind::Call { func, args } => self.eval_call(func, args, env).await,
                 ExprKind::Unary(op, operand) => self.eval_unary(*op, operand, env).await,
                 ExprKind::Binary(op, a, b) => self.eval_binary(*op, a, b, env).await,
                 ExprKind::And(a, b) => self.eval_logic(true, a, b, env).await,
@@ -159,21 +157,6 @@ impl Interp<'_, '_> {
         })
     }
 
-    fn eval_attr<'a>(&'a mut self, obj: &'a Expr, name: &'a str, env: &'a Env) -> LocalFuture<'a, R<Value>> {
-        Box::pin(async move {
-            let obj = self.eval(obj, env).await?;
-            self.get_attr(&obj, name).await
-        })
-    }
-
-    fn eval_subscript<'a>(&'a mut self, obj: &'a Expr, index: &'a Expr, env: &'a Env) -> LocalFuture<'a, R<Value>> {
-        Box::pin(async move {
-            let obj = self.eval(obj, env).await?;
-            let index = self.eval(index, env).await?;
-            self.get_item(&obj, &index).await
-        })
-    }
-
     fn eval_slice<'a>(&'a mut self, bounds: [&'a Option<Box<Expr>>; 3], env: &'a Env) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             let mut values = [None, None, None];
@@ -188,22 +171,60 @@ impl Interp<'_, '_> {
         })
     }
 
-    fn eval_call<'a>(&'a mut self, func: &'a Expr, args: &'a [Arg], env: &'a Env) -> LocalFuture<'a, R<Value>> {
+    /// `x.name`, `x[index]` and `f(args)`, and chains of them (`x.T.sum()`, `f()()`,
+    /// `x[0][1]`, up to the parser's 1,000 links): the innermost object first, then each link
+    /// in a loop rather than by recursing down the chain, which would nest futures on the
+    /// native stack. Each link's errors carry its own place, as its own expression's would.
+    fn eval_postfix<'a>(&'a mut self, e: &'a Expr, env: &'a Env) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
-            let f = self.eval(func, env).await?;
-            let mut positional = Vec::new();
-            let mut keywords = Vec::new();
-            for a in args {
-                match a {
-                    Arg::Positional(e) => positional.push(self.eval(e, env).await?),
-                    Arg::Star(e) => {
-                        let v = self.eval(e, env).await?;
-                        positional.extend(self.iterate(&v).map_err(|err| err.at(e.span))?);
-                    }
-                    Arg::Keyword(k, e) => keywords.push((k.clone(), self.eval(e, env).await?)),
-                }
+            let mut links = vec![e];
+            let mut base = e;
+            loop {
+                base = match &base.kind {
+                    ExprKind::Attr(obj, _) | ExprKind::Subscript(obj, _) => obj,
+                    ExprKind::Call { func, .. } => func,
+                    _ => break,
+                };
+                links.push(base);
             }
-            self.call(f, positional, keywords).await
+            links.pop();
+            let mut value = self.eval(base, env).await?;
+            for link in links.into_iter().rev() {
+                if !std::ptr::eq(link, e) {
+                    self.step().map_err(|err| err.at(link.span))?;
+                }
+                value = self.apply_link(value, link, env).await.map_err(|err| err.at(link.span))?;
+            }
+            Ok(value)
+        })
+    }
+
+    /// One link of a postfix chain applied to the value of what it follows.
+    fn apply_link<'a>(&'a mut self, value: Value, link: &'a Expr, env: &'a Env) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            match &link.kind {
+                ExprKind::Attr(_, name) => self.get_attr(&value, name).await,
+                ExprKind::Subscript(_, index) => {
+                    let index = self.eval(index, env).await?;
+                    self.get_item(&value, &index).await
+                }
+                ExprKind::Call { args, .. } => {
+                    let mut positional = Vec::new();
+                    let mut keywords = Vec::new();
+                    for a in args {
+                        match a {
+                            Arg::Positional(e) => positional.push(self.eval(e, env).await?),
+                            Arg::Star(e) => {
+                                let v = self.eval(e, env).await?;
+                                positional.extend(self.iterate(&v).map_err(|err| err.at(e.span))?);
+                            }
+                            Arg::Keyword(k, e) => keywords.push((k.clone(), self.eval(e, env).await?)),
+                        }
+                    }
+                    self.call(value, positional, keywords).await
+                }
+                _ => Ok(value),
+            }
         })
     }
 
@@ -217,22 +238,64 @@ impl Interp<'_, '_> {
         })
     }
 
+    /// `a op b`. A left-deep chain (`x + y - z`, up to the parser's 1,000 links) runs in a
+    /// loop from its leftmost operand rather than by recursing down the left operands, which
+    /// would nest a future per link on the native stack.
     fn eval_binary<'a>(&'a mut self, op: BinOp, a: &'a Expr, b: &'a Expr, env: &'a Env) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
-            let a = self.eval(a, env).await?;
-            let b = self.eval(b, env).await?;
-            self.binary(op, a, b).await
+            let mut links = vec![(op, b, None)];
+            let mut leftmost = a;
+            while let ExprKind::Binary(op, a, b) = &leftmost.kind {
+                links.push((*op, b, Some(leftmost.span)));
+                leftmost = a;
+            }
+            let mut value = self.eval(leftmost, env).await?;
+            for (op, b, span) in links.into_iter().rev() {
+                let at = |err: super::RtError| match span {
+                    Some(span) => err.at(span),
+                    None => err,
+                };
+                if span.is_some() {
+                    self.step().map_err(at)?;
+                }
+                let right = self.eval(b, env).await.map_err(at)?;
+                value = self.binary(op, value, right).await.map_err(at)?;
+            }
+            Ok(value)
         })
     }
 
-    /// `a and b` (`is_and`) or `a or b`: short-circuit, yielding an operand.
+    /// `a and b` (`is_and`) or `a or b`: short-circuit, yielding an operand. A left-deep chain
+    /// (`a or b or c`, `a and b or c`) runs in a loop, as `eval_binary`'s do.
     fn eval_logic<'a>(&'a mut self, is_and: bool, a: &'a Expr, b: &'a Expr, env: &'a Env) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
-            let left = self.eval(a, env).await?;
-            if self.truthy(&left).map_err(|e| e.at(a.span))? != is_and {
-                return Ok(left);
+            let mut links = vec![(is_and, b, None)];
+            let mut leftmost = a;
+            loop {
+                let (is_and, a, b) = match &leftmost.kind {
+                    ExprKind::And(a, b) => (true, a, b),
+                    ExprKind::Or(a, b) => (false, a, b),
+                    _ => break,
+                };
+                links.push((is_and, b, Some(leftmost.span)));
+                leftmost = a;
             }
-            self.eval(b, env).await
+            let mut value = self.eval(leftmost, env).await?;
+            let mut value_span = leftmost.span;
+            for (is_and, b, span) in links.into_iter().rev() {
+                let at = |err: super::RtError| match span {
+                    Some(span) => err.at(span),
+                    None => err,
+                };
+                if span.is_some() {
+                    self.step().map_err(at)?;
+                }
+                if self.truthy(&value).map_err(|e| e.at(value_span)).map_err(at)? == is_and {
+                    value = self.eval(b, env).await.map_err(at)?;
+                    value_span = b.span;
+                }
+            }
+            Ok(value)
         })
     }
 
