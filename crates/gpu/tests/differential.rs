@@ -596,3 +596,28 @@ fn backend_identifies_itself() {
     assert!(!g.flushes_subnormals(), "{adapter} flushes subnormals to zero");
     assert!(!adapter.contains("flushes"));
 }
+
+/// A program whose HBM is larger than any adapter binds as one storage buffer (4 GiB) is an
+/// error that says so, before anything is allocated; the backend runs the next program.
+#[test]
+fn memory_beyond_the_adapters_binding_limit_is_an_error() {
+    let huge = program(
+        "huge",
+        1 << 30,
+        4,
+        vec![buffer("x", 0, &[4])],
+        vec![buffer("x", 0, &[4])],
+        vec![load(0, 0, 4), store(0, 0, 4)],
+    );
+    let err = pollster::block_on(gpu().run(&huge, &[vec![0; 4]])).unwrap_err();
+    assert!(err.to_string().contains("HBM needs 4294967296 bytes; this adapter binds at most"), "{err}");
+    let small = program(
+        "small",
+        4,
+        4,
+        vec![buffer("x", 0, &[4])],
+        vec![buffer("x", 0, &[4])],
+        vec![load(0, 0, 4), store(0, 0, 4)],
+    );
+    assert_same_bits(&small, &[vec![7; 4]], &|_, i| format!("word {i}"));
+}
