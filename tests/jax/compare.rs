@@ -102,8 +102,12 @@ fn tokens(s: &str) -> Vec<Token> {
     out
 }
 
-/// `None` when `ours` matches `expected` within the tolerance, else a description.
-pub fn compare(ours: &str, expected: &str, default_precision: bool) -> Option<String> {
+/// `None` when `ours` matches `expected` within the tolerance (exactly, for a fixture whose
+/// name starts with `exact_`), else a description.
+pub fn compare(fixture: &Fixture, ours: &str, expected: &str, default_precision: bool) -> Option<String> {
+    if fixture.name.starts_with("exact_") {
+        return (ours != expected).then(|| format!("printed:\n{ours}\nJAX printed (compared exactly):\n{expected}"));
+    }
     let (a, b) = (tokens(ours), tokens(expected));
     let (rtol, atol) = if default_precision { (RTOL_DEFAULT, ATOL_DEFAULT) } else { (RTOL, ATOL) };
     let close =

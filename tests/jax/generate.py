@@ -383,6 +383,20 @@ print(jax.jit(lambda n: jax.lax.fori_loop(0, 5, lambda i, acc: acc.at[i].set(i *
 print(jax.vmap(lambda row, i: row.at[i].set(-1.0))(x, jnp.array([0, 3, 1])))
 print(jax.jit(lambda m, i: m.at[i].set(True))(jnp.zeros(4, dtype=bool), 2), jax.jit(lambda a, i: a.at[i].add(3))(jnp.arange(4), 2))
 """)
+# Division by a constant or a broadcast, which XLA's simplifier turns into a multiplication by
+# the reciprocal (`9 / 10` prints 0.90000004): compared digit for digit (the `exact_` prefix).
+# Sums stay within 13 terms: XLA:CPU adds longer rows in another order than the emulated TPU.
+program("exact_division_by_constants_and_broadcasts", """
+x = jnp.arange(1, 40, dtype=jnp.float32) * 1.37
+print(x / 10, x / 3.0)
+print(jnp.mean(x.reshape(3, 13), axis=1), jnp.mean(x[:13]))
+f = jax.jit(lambda v, c: v / c)
+print(f(x, jnp.float32(10.0)), f(x, 7.0))
+m = x.reshape(3, 13)
+print(jax.jit(lambda v: v / jnp.sum(v))(x[:13]), jax.jit(lambda v: v / jnp.sum(v, axis=1, keepdims=True))(m))
+print(jax.jit(lambda v, w: v / w)(m, m[0]), x.astype(jnp.bfloat16) / 3.0)
+print(jnp.linspace(0.0, 1.0, 7), jax.grad(lambda v: jnp.sum(v / 3.0))(x))
+""")
 # jax.random.randint, permutation and choice (without p): bit for bit JAX's, minibatches by index.
 program("random_integers_and_shuffles", """
 key = jax.random.PRNGKey(42)

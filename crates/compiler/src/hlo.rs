@@ -460,6 +460,32 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
             Primitive::Binary(BinaryOp::Pow) => expand::pow(&mut g, ins[0], ins[1], shape),
             Primitive::Cumsum { axis, reverse } => expand::cumsum(&mut g, ins[0], *axis, *reverse),
             Primitive::Binary(BinaryOp::Atan2) => expand::atan2(&mut g, ins[0], ins[1], shape),
+            // XLA's algebraic simplifier (on every backend, TPU included) divides by a
+            // constant or a broadcast as a multiplication by its reciprocal: `A / C` is
+            // `A * (1/C)` and `A / broadcast(B)` is `A * broadcast(1/B)`, the reciprocals taken
+            // once, before the broadcast. So JAX prints 0.90000004 for `9 / 10`, and softmax and
+            // normalisations (divided by a broadcast sum or norm) round as it does. float32
+            // only: bfloat16 divisions reach the simplifier as float32 ones of converted
+            // operands, and JAX divides them truly.
+            Primitive::Binary(BinaryOp::Div)
+                if out_aval.dtype == DType::F32
+                    && g.constant_value(ins[0]).is_none()
+                    && spread(&g, ins[1], &shape).is_some() =>
+            {
+                let (source, dims) = spread(&g, ins[1], &shape).unwrap_or((ins[1], vec![]));
+                let one = g.add(Op::Constant(1.0), vec![], vec![]);
+                let source_shape = g.instrs[source].shape.clone();
+                let reciprocal = match fold(&g, Op::Binary(BinaryOp::Div), &[one, source]) {
+                    Some(r) => g.add(Op::Constant(r), vec![], vec![]),
+                    None => g.add(Op::Binary(BinaryOp::Div), vec![one, source], source_shape.clone()),
+                };
+                let reciprocal = if source_shape.is_empty() {
+                    reciprocal
+                } else {
+                    g.add(Op::Broadcast { dims }, vec![reciprocal], shape.clone())
+                };
+                g.add(Op::Binary(BinaryOp::Mul), vec![ins[0], reciprocal], shape)
+            }
             Primitive::Binary(b) => match fold(&g, Op::Binary(*b), &ins) {
                 Some(x) => g.add(Op::Constant(x), vec![], vec![]),
                 None => g.add(Op::Binary(*b), ins, shape),
@@ -691,6 +717,19 @@ fn fold(g: &Graph, op: Op, ins: &[ValueId]) -> Option<f32> {
         _ => return None,
     };
     (!x.is_nan()).then_some(x)
+}
+
+/// A divisor that XLA's simplifier divides by through its reciprocal: a constant, or a value
+/// broadcast to `shape` (by a broadcast, or as a rank-0 operand of a larger op). Returns what
+/// is broadcast and the broadcast's dimensions (none for a scalar).
+fn spread(g: &Graph, divisor: ValueId, shape: &[usize]) -> Option<(ValueId, Vec<usize>)> {
+    let instr = &g.instrs[divisor];
+    match &instr.op {
+        Op::Constant(_) => Some((divisor, vec![])),
+        Op::Broadcast { dims } => Some((instr.operands[0], dims.clone())),
+        _ if instr.shape.is_empty() && !shape.is_empty() => Some((divisor, vec![])),
+        _ => None,
+    }
 }
 
 /// A transpose with its size-1 axes dropped and the axes that stay adjacent (in order) merged:

@@ -23,12 +23,61 @@ pub fn eval_jaxpr(jaxpr: &Jaxpr, args: &[Array], default_precision: Precision) -
             Atom::Literal(l) => literal_array(l.value, &l.aval),
         }
     };
+    // What each broadcast broadcasts: XLA divides by a broadcast through its reciprocal.
+    let mut broadcasts: HashMap<Var, (&Primitive, &Atom)> = HashMap::new();
     for eqn in &jaxpr.eqns {
         let ins: Vec<Array> = eqn.inputs.iter().map(|a| read(&env, a)).collect();
-        let out = apply(&eqn.prim, &ins, default_precision)?;
+        let out = match (&eqn.prim, reciprocal_divisor(eqn, &ins, &broadcasts)) {
+            (Primitive::Binary(BinaryOp::Div), Some(source)) => {
+                // XLA's algebraic simplifier, on every backend: `A / C` is `A * (1/C)` for a
+                // constant, `A / broadcast(B)` is `A * broadcast(1/B)`, float32 only (the
+                // compiler's `hlo` pass does the same).
+                let (prim, operand) = source;
+                let operand = read(&env, operand);
+                let one = literal_array(1.0, &Aval::new(vec![], DType::F32));
+                let mut reciprocal = apply(&Primitive::Binary(BinaryOp::Div), &[one, operand], default_precision)?;
+                if let Some(prim) = prim {
+                    reciprocal = apply(prim, &[reciprocal], default_precision)?;
+                }
+                apply(&Primitive::Binary(BinaryOp::Mul), &[ins[0].clone(), reciprocal], default_precision)?
+            }
+            _ => apply(&eqn.prim, &ins, default_precision)?,
+        };
+        if let Primitive::BroadcastInDim { .. } = eqn.prim {
+            broadcasts.insert(eqn.outputs[0], (&eqn.prim, &eqn.inputs[0]));
+        }
         env.insert(eqn.outputs[0], out);
     }
     Ok(jaxpr.outvars.iter().map(|a| read(&env, a)).collect())
+}
+
+/// For a float32 division that XLA turns into a multiplication by a reciprocal (see
+/// `eval_jaxpr`), the divisor's source: the broadcast that spreads it and what it broadcasts,
+/// or no broadcast and the divisor itself (a literal, or a scalar dividing a larger array).
+/// `None` when the dividend is a constant (XLA folds that instead) or the division stays one.
+fn reciprocal_divisor<'j>(
+    eqn: &'j crate::jaxpr::Eqn,
+    ins: &[Array],
+    broadcasts: &HashMap<Var, (&'j Primitive, &'j Atom)>,
+) -> Option<(Option<&'j Primitive>, &'j Atom)> {
+    if eqn.prim != Primitive::Binary(BinaryOp::Div) || ins[1].dtype() != DType::F32 {
+        return None;
+    }
+    let constant = |a: &Atom| match a {
+        Atom::Literal(_) => true,
+        Atom::Var(v) => broadcasts.get(v).is_some_and(|(_, source)| matches!(source, Atom::Literal(_))),
+    };
+    if constant(&eqn.inputs[0]) {
+        return None;
+    }
+    match &eqn.inputs[1] {
+        a @ Atom::Literal(_) => Some((None, a)),
+        Atom::Var(v) => match broadcasts.get(v) {
+            Some(&(prim, source)) => Some((Some(prim), source)),
+            None if ins[1].shape().is_empty() && !ins[0].shape().is_empty() => Some((None, &eqn.inputs[1])),
+            None => None,
+        },
+    }
 }
 
 pub(crate) fn literal_array(value: f64, aval: &Aval) -> Array {

@@ -31,14 +31,14 @@ fn fixtures_match_jax_on_the_reference_evaluator() {
             let label = format!("{} ({})", f.name, precision.name());
             match (run(&f.script, precision), &f.error) {
                 (Ok(out), None) => {
-                    if let Some(diff) = compare::compare(&out, expected, precision == Precision::Default) {
+                    if let Some(diff) = compare::compare(f, &out, expected, precision == Precision::Default) {
                         failures.push(format!("{label}: {diff}"));
                     }
                 }
                 (Ok(out), Some(e)) => failures.push(format!("{label}: JAX raised {e}, the playground printed\n{out}")),
                 (Err((out, msg)), None) => failures.push(format!("{label}: failed with {msg} after printing\n{out}")),
                 (Err((out, _)), Some(_)) => {
-                    if let Some(diff) = compare::compare(&out, expected, precision == Precision::Default) {
+                    if let Some(diff) = compare::compare(f, &out, expected, precision == Precision::Default) {
                         failures.push(format!("{label}: before the error, {diff}"));
                     }
                 }

@@ -29,7 +29,7 @@ fn run(f: &compare::Fixture, precision: Precision, expected: &str) -> Outcome {
     let opts = RunOptions { backend: BackendChoice::Cpu, precision, ..RunOptions::default() };
     let default = precision == Precision::Default;
     match (pollster::block_on(Engine::new().run_script(&f.script, &opts)), &f.error) {
-        (Ok(report), None) => match compare::compare(&report.stdout, expected, default) {
+        (Ok(report), None) => match compare::compare(f, &report.stdout, expected, default) {
             None => Outcome::Pass,
             Some(d) => Outcome::Differs(d),
         },
@@ -40,7 +40,7 @@ fn run(f: &compare::Fixture, precision: Precision, expected: &str) -> Outcome {
             if msg.contains("supported by the compiler yet") {
                 Outcome::NotLowered
             } else if error.is_some() {
-                match compare::compare(&failure.stdout, expected, default) {
+                match compare::compare(f, &failure.stdout, expected, default) {
                     None => Outcome::Pass,
                     Some(d) => Outcome::Differs(d),
                 }
