@@ -2,14 +2,18 @@
 // llvmpipe run four or eight invocations as the lanes of one CPU SIMD register, so every load
 // whose address differs between invocations becomes a gather, a handful of scalar loads, and
 // gathers dominate a matmul's time. Hence: the weight registers and the activations packed
-// four to a `vec4`, each invocation computing a 4×4 block of outputs (two `vec4` loads per
-// sixteen products; larger blocks no longer fit the CPU's sixteen SIMD registers), and no
-// workgroup memory or barriers (both slow there).
+// eight bfloat16 values to a `vec4` (four lanes, two values of k in each word), each
+// invocation computing a 4×4 block of outputs (two `vec4` loads per thirty-two products;
+// larger blocks no longer fit the CPU's sixteen SIMD registers), and no workgroup memory or
+// barriers (both slow there).
 //
-// Layouts (NB = ceil(N/4) column groups, MB = ceil(M/4) row groups; words past the matrix
-// are zero and never stored):
-//   weights[slot + k * NB + nb] = part(W[k][4nb .. 4nb+4])       (MxuWeights)
-//   act[mb * K + k]             = part(A[4mb .. 4mb+4][k])       (MxuMatmul, first half)
+// Every part an MXU multiplies is a bfloat16 value: a float32 word whose low half is zero, so
+// two fit one word losslessly, the first (even k) in the high half. Layouts (NB = ceil(N/4)
+// column groups, MB = ceil(M/4) row groups, KP = ceil(K/2) pairs of k; values past the matrix
+// are zero, so an odd K's last pair adds +0 products, which leave every sum as it is (a sum
+// from +0 is never -0); nothing past the matrix is stored):
+//   weights[slot + kp * NB + nb] = pair(part(W[2kp][4nb .. 4nb+4]), part(W[2kp+1][4nb .. 4nb+4]))
+//   act[mb * KP + kp]            = pair(part(A[4mb .. 4mb+4][2kp]), part(A[4mb .. 4mb+4][2kp+1]))
 
 @group(0) @binding(2) var<storage, read_write> weights: array<vec4<u32>>;
 @group(0) @binding(3) var<storage, read_write> act: array<vec4<u32>>;
@@ -22,7 +26,20 @@ fn part_at(r: u32, c: u32) -> u32 {
     return bitcast<u32>(bf16_part(bitcast<f32>(vmem[P.src_addr + r * P.src_stride + c]), P.code));
 }
 
-// MxuWeights: one invocation per (k, nb), P.rows = K, P.cols = N; P.weights_at is in words.
+// Two bfloat16 words in one: the first's value in the high half, the second's in the low.
+fn pair(first: u32, second: u32) -> u32 {
+    return (first & 0xffff0000u) | (second >> 16u);
+}
+
+fn firsts(v: vec4<u32>) -> vec4<f32> {
+    return bitcast<vec4<f32>>(v & vec4<u32>(0xffff0000u));
+}
+
+fn seconds(v: vec4<u32>) -> vec4<f32> {
+    return bitcast<vec4<f32>>(v << vec4<u32>(16u));
+}
+
+// MxuWeights: one invocation per (kp, nb), P.rows = K, P.cols = N; P.weights_at is in words.
 @compute @workgroup_size(64)
 fn mxu_packed_weights(
     @builtin(workgroup_id) wg: vec3<u32>,
@@ -31,15 +48,20 @@ fn mxu_packed_weights(
 ) {
     let i = thread_index(wg, groups, local);
     let col_groups = (P.cols + 3u) / 4u;
-    if i >= P.rows * col_groups {
+    if i >= ((P.rows + 1u) / 2u) * col_groups {
         return;
     }
-    let k = i / col_groups;
+    let k = (i / col_groups) * 2u;
     let n = (i % col_groups) * 4u;
-    weights[P.weights_at / 4u + i] = vec4<u32>(part_at(k, n), part_at(k, n + 1u), part_at(k, n + 2u), part_at(k, n + 3u));
+    weights[P.weights_at / 4u + i] = vec4<u32>(
+        pair(part_at(k, n), part_at(k + 1u, n)),
+        pair(part_at(k, n + 1u), part_at(k + 1u, n + 1u)),
+        pair(part_at(k, n + 2u), part_at(k + 1u, n + 2u)),
+        pair(part_at(k, n + 3u), part_at(k + 1u, n + 3u)),
+    );
 }
 
-// First half of MxuMatmul: one invocation per (mb, k), P.rows = M, P.cols = K.
+// First half of MxuMatmul: one invocation per (mb, kp), P.rows = M, P.cols = K.
 @compute @workgroup_size(64)
 fn mxu_packed_activations(
     @builtin(workgroup_id) wg: vec3<u32>,
@@ -47,12 +69,18 @@ fn mxu_packed_activations(
     @builtin(local_invocation_index) local: u32,
 ) {
     let i = thread_index(wg, groups, local);
-    if i >= ((P.rows + 3u) / 4u) * P.cols {
+    let pairs = (P.cols + 1u) / 2u;
+    if i >= ((P.rows + 3u) / 4u) * pairs {
         return;
     }
-    let m = (i / P.cols) * 4u;
-    let k = i % P.cols;
-    act[i] = vec4<u32>(part_at(m, k), part_at(m + 1u, k), part_at(m + 2u, k), part_at(m + 3u, k));
+    let m = (i / pairs) * 4u;
+    let k = (i % pairs) * 2u;
+    act[i] = vec4<u32>(
+        pair(part_at(m, k), part_at(m, k + 1u)),
+        pair(part_at(m + 1u, k), part_at(m + 1u, k + 1u)),
+        pair(part_at(m + 2u, k), part_at(m + 2u, k + 1u)),
+        pair(part_at(m + 3u, k), part_at(m + 3u, k + 1u)),
+    );
 }
 
 // Four products of one activation with four weights, each lane hidden from the optimiser (see
@@ -99,43 +127,56 @@ fn mxu_packed_matmul(
     var sum1 = sum0;
     var sum2 = sum0;
     var sum3 = sum0;
-    var a_at = mb * k_len;
+    let pairs = (k_len + 1u) / 2u;
+    var a_at = mb * pairs;
     var w_at = P.weights_at / 4u + nb;
-    // Four steps of k per iteration, each loading just before it uses: on SwiftShader this
-    // runs 1.25× faster than one step per iteration, and 1.3× faster than loading all four
-    // steps' operands first (the loads then no longer fit in registers); see docs/gpu.md.
-    var k = 0u;
-    for (; k + 4u <= k_len; k = k + 4u) {
-        let a0 = bitcast<vec4<f32>>(act[a_at]);
-        let w0 = bitcast<vec4<f32>>(weights[w_at]);
-        sum0 = sum0 + products(a0.x, w0, zero);
-        sum1 = sum1 + products(a0.y, w0, zero);
-        sum2 = sum2 + products(a0.z, w0, zero);
-        sum3 = sum3 + products(a0.w, w0, zero);
-        let a1 = bitcast<vec4<f32>>(act[a_at + 1u]);
-        let w1 = bitcast<vec4<f32>>(weights[w_at + col_groups]);
-        sum0 = sum0 + products(a1.x, w1, zero);
-        sum1 = sum1 + products(a1.y, w1, zero);
-        sum2 = sum2 + products(a1.z, w1, zero);
-        sum3 = sum3 + products(a1.w, w1, zero);
-        let a2 = bitcast<vec4<f32>>(act[a_at + 2u]);
-        let w2 = bitcast<vec4<f32>>(weights[w_at + 2u * col_groups]);
-        sum0 = sum0 + products(a2.x, w2, zero);
-        sum1 = sum1 + products(a2.y, w2, zero);
-        sum2 = sum2 + products(a2.z, w2, zero);
-        sum3 = sum3 + products(a2.w, w2, zero);
-        let a3 = bitcast<vec4<f32>>(act[a_at + 3u]);
-        let w3 = bitcast<vec4<f32>>(weights[w_at + 3u * col_groups]);
-        sum0 = sum0 + products(a3.x, w3, zero);
-        sum1 = sum1 + products(a3.y, w3, zero);
-        sum2 = sum2 + products(a3.z, w3, zero);
-        sum3 = sum3 + products(a3.w, w3, zero);
-        a_at = a_at + 4u;
-        w_at = w_at + 4u * col_groups;
+    // Two pairs of k (four steps) per iteration, each pair loaded just before it is used: on
+    // SwiftShader, loading every operand of an iteration first runs slower (the loads no
+    // longer fit in registers); see docs/gpu.md.
+    var kp = 0u;
+    for (; kp + 2u <= pairs; kp = kp + 2u) {
+        let a0 = act[a_at];
+        let w0 = weights[w_at];
+        var a = firsts(a0);
+        var w = firsts(w0);
+        sum0 = sum0 + products(a.x, w, zero);
+        sum1 = sum1 + products(a.y, w, zero);
+        sum2 = sum2 + products(a.z, w, zero);
+        sum3 = sum3 + products(a.w, w, zero);
+        a = seconds(a0);
+        w = seconds(w0);
+        sum0 = sum0 + products(a.x, w, zero);
+        sum1 = sum1 + products(a.y, w, zero);
+        sum2 = sum2 + products(a.z, w, zero);
+        sum3 = sum3 + products(a.w, w, zero);
+        let a1 = act[a_at + 1u];
+        let w1 = weights[w_at + col_groups];
+        a = firsts(a1);
+        w = firsts(w1);
+        sum0 = sum0 + products(a.x, w, zero);
+        sum1 = sum1 + products(a.y, w, zero);
+        sum2 = sum2 + products(a.z, w, zero);
+        sum3 = sum3 + products(a.w, w, zero);
+        a = seconds(a1);
+        w = seconds(w1);
+        sum0 = sum0 + products(a.x, w, zero);
+        sum1 = sum1 + products(a.y, w, zero);
+        sum2 = sum2 + products(a.z, w, zero);
+        sum3 = sum3 + products(a.w, w, zero);
+        a_at = a_at + 2u;
+        w_at = w_at + 2u * col_groups;
     }
-    for (; k < k_len; k = k + 1u) {
-        let a = bitcast<vec4<f32>>(act[a_at]);
-        let w = bitcast<vec4<f32>>(weights[w_at]);
+    for (; kp < pairs; kp = kp + 1u) {
+        let a0 = act[a_at];
+        let w0 = weights[w_at];
+        var a = firsts(a0);
+        var w = firsts(w0);
+        sum0 = sum0 + products(a.x, w, zero);
+        sum1 = sum1 + products(a.y, w, zero);
+        sum2 = sum2 + products(a.z, w, zero);
+        sum3 = sum3 + products(a.w, w, zero);
+        a = seconds(a0);
+        w = seconds(w0);
         sum0 = sum0 + products(a.x, w, zero);
         sum1 = sum1 + products(a.y, w, zero);
         sum2 = sum2 + products(a.z, w, zero);

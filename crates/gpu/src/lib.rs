@@ -117,12 +117,13 @@ fn apply_expr(op: VectorOp) -> String {
 /// | NVIDIA H200 (Vulkan)         | per-output  |  49.2 | 177.4 |  324.9 |  304.5 |
 /// | NVIDIA H200 (Vulkan)         | 4×4 blocks¹ |  40.5 | 153.3 |  332.7 |  265.2 |
 /// | llvmpipe, 2 cores (Vulkan)   | per-output  |   1.5 |   1.6 |    1.5 |      — |
-/// | llvmpipe, 2 cores (Vulkan)   | packed-4x4  |   6.9 |   7.5 |   12.2 |      — |
+/// | llvmpipe, 2 cores (Vulkan)   | packed-4x4² |     — |  11.2 |   13.7 |      — |
 /// | SwiftShader (Vulkan)         | per-output  |   0.4 |   0.5 |    0.4 |      — |
-/// | SwiftShader (Vulkan)         | packed-4x4  |   1.8 |   2.5 |    2.8 |      — |
+/// | SwiftShader (Vulkan)         | packed-4x4² |     — |   2.9 |    3.1 |      — |
 ///
 /// ¹ The kernel packed-4x4 replaced (same blocks, scalar loads); packed-4x4 itself has not
-/// run on the H200 yet.
+/// run on the H200 yet. ² With bf16 parts packed two to a word (`shaders/mxu_packed.wgsl`),
+/// measured with `crates/bench` natively.
 ///
 /// A hardware GPU has threads to spare and wants them all busy; a software rasteriser runs
 /// invocations a SIMD row at a time on a few cores and wants the fewest loads per product.

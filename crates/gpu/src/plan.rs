@@ -74,8 +74,9 @@ pub enum MatmulKernel {
     /// Word-per-word layouts (`shaders/mxu.wgsl`), one output per invocation: the most
     /// parallelism, two loads per product.
     PerOutput,
-    /// Words packed four to a `vec4` (`shaders/mxu_packed.wgsl`), a 4×4 block of outputs per
-    /// invocation: a sixteenth of the invocations, two `vec4` loads per sixteen products.
+    /// bfloat16 parts packed two to a word and four words to a `vec4`
+    /// (`shaders/mxu_packed.wgsl`), a 4×4 block of outputs per invocation: a sixteenth of the
+    /// invocations, two `vec4` loads per thirty-two products.
     Packed4x4,
 }
 
@@ -93,7 +94,7 @@ impl MatmulKernel {
     fn weight_words(self, k: u32, n: u32) -> u32 {
         match self {
             MatmulKernel::PerOutput => k * n,
-            MatmulKernel::Packed4x4 => k * n.div_ceil(4) * 4,
+            MatmulKernel::Packed4x4 => k.div_ceil(2) * n.div_ceil(4) * 4,
         }
     }
 
@@ -101,7 +102,7 @@ impl MatmulKernel {
     fn act_words(self, m: u32, k: u32) -> u64 {
         match self {
             MatmulKernel::PerOutput => m as u64 * k as u64,
-            MatmulKernel::Packed4x4 => m.div_ceil(4) as u64 * 4 * k as u64,
+            MatmulKernel::Packed4x4 => m.div_ceil(4) as u64 * 4 * k.div_ceil(2) as u64,
         }
     }
 
@@ -109,7 +110,7 @@ impl MatmulKernel {
     fn weights(self, k: u32, n: u32) -> (Kernel, u32) {
         match self {
             MatmulKernel::PerOutput => (Kernel::MxuWeights, k * n),
-            MatmulKernel::Packed4x4 => (Kernel::MxuPackedWeights, k * n.div_ceil(4)),
+            MatmulKernel::Packed4x4 => (Kernel::MxuPackedWeights, k.div_ceil(2) * n.div_ceil(4)),
         }
     }
 
@@ -117,7 +118,7 @@ impl MatmulKernel {
     fn activations(self, m: u32, k: u32) -> (Kernel, u32) {
         match self {
             MatmulKernel::PerOutput => (Kernel::MxuActivations, m * k),
-            MatmulKernel::Packed4x4 => (Kernel::MxuPackedActivations, m.div_ceil(4) * k),
+            MatmulKernel::Packed4x4 => (Kernel::MxuPackedActivations, m.div_ceil(4) * k.div_ceil(2)),
         }
     }
 
