@@ -211,7 +211,7 @@ pub fn atan2(g: &mut Graph, y: ValueId, x: ValueId, shape: Vec<usize>) -> ValueI
 pub fn arg_reduce(g: &mut Graph, x: ValueId, axis: usize, is_max: bool, out: Vec<usize>) -> ValueId {
     let shape = g.instrs[x].shape.clone();
     let op = if is_max { ReduceOp::Max } else { ReduceOp::Min };
-    let m = g.add(Op::Reduce { op, axes: vec![axis] }, vec![x], out.clone());
+    let m = crate::hlo::reduce(g, x, op, &[axis], out.clone());
     let kept: Vec<usize> = (0..shape.len()).filter(|&d| d != axis).collect();
     let m = g.add(Op::Broadcast { dims: kept }, vec![m], shape.clone());
     let b = &mut Builder { g, shape: shape.clone() };
@@ -224,7 +224,7 @@ pub fn arg_reduce(g: &mut Graph, x: ValueId, axis: usize, is_max: bool, out: Vec
     for v in [index, none, candidate] {
         b.g.instrs[v].elem = Elem::S32;
     }
-    g.add(Op::Reduce { op: ReduceOp::Min, axes: vec![axis] }, vec![candidate], out)
+    crate::hlo::reduce(g, candidate, ReduceOp::Min, &[axis], out)
 }
 
 /// `cumsum` along `axis` by doubling (Hillis and Steele): log2(n) rounds of `x + x shifted by

@@ -99,6 +99,13 @@ pub fn fuse(graph: Graph) -> FusedGraph {
             owner[s].is_none_or(|g| if s == o { g <= f } else { g < f })
         })
     };
+    // A loop fusion that writes out a view or a constant (a broadcast some kernel cannot read
+    // through) is that alone: its kernel copies, it does not compute (the data-movement
+    // property test found an elementwise op joining one, which the emitter then read as a
+    // view of the wrong rank).
+    let writes_out_a_view = |f: usize, fusions: &[Fusion]| {
+        fusions[f].kind == FusionKind::Loop && !graph.instrs[fusions[f].ops[0]].is_elementwise()
+    };
     for (v, instr) in graph.instrs.iter().enumerate() {
         if !instr.is_view() {
             for &o in &instr.operands {
@@ -141,7 +148,11 @@ pub fn fuse(graph: Graph) -> FusedGraph {
                     owner[operand] = Some(fusions.len() - 1);
                     None
                 } else {
-                    owner[operand].filter(|&f| fusions[f].kind == FusionKind::Loop && ready_before(instr, f, &owner))
+                    owner[operand].filter(|&f| {
+                        fusions[f].kind == FusionKind::Loop
+                            && !writes_out_a_view(f, &fusions)
+                            && ready_before(instr, f, &owner)
+                    })
                 }
             }
             // An elementwise op joins the fusion that computes one of its operands, over the
@@ -154,6 +165,7 @@ pub fn fuse(graph: Graph) -> FusedGraph {
                             fusions[f].kind == FusionKind::Output && graph.instrs[fusions[f].ops[0]].shape.len() == 3;
                         matches!(fusions[f].kind, FusionKind::Loop | FusionKind::Output)
                             && !batched_dot
+                            && !writes_out_a_view(f, &fusions)
                             && graph.instrs[o].shape == instr.shape
                             && ready_before(instr, f, &owner)
                     })

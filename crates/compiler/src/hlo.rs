@@ -612,7 +612,7 @@ fn canonical_operand(g: &mut Graph, v: ValueId, batch: &[usize], contracting: &[
 /// axes are reduced one contiguous run at a time, last run first: a trailing run merges into
 /// one last axis and a leading run into one leading axis (reshapes, free); a run in the middle
 /// moves to the end first (`(A, X, Y) → (A, Y, X)`, a transpose on the XLU).
-fn reduce(g: &mut Graph, x: ValueId, op: ReduceOp, axes: &[usize], out: Vec<usize>) -> ValueId {
+pub(crate) fn reduce(g: &mut Graph, x: ValueId, op: ReduceOp, axes: &[usize], out: Vec<usize>) -> ValueId {
     // Reducing no axes (`jnp.sum` of a scalar) is the value itself (the jit fuzzer found that
     // it was refused).
     if axes.is_empty() {

@@ -355,3 +355,18 @@ fn a_reshape_of_a_broadcast_that_is_no_view() {
     });
     check(&closed, Precision::Default);
 }
+
+/// An argmax over a size-1 axis of a max broadcast back (the data-movement property test
+/// found the emitter indexing a view's strides past their rank).
+#[test]
+fn an_argmax_over_a_broadcast_max() {
+    let closed = trace(&[&[1, 1, 2]], async |ctx, a| {
+        let max = ctx.bind(Primitive::ReduceMax { axes: vec![0] }, &a).await.unwrap().remove(0);
+        let prim = Primitive::BroadcastInDim { shape: vec![1, 1, 2], broadcast_dimensions: vec![1, 2] };
+        let spread = ctx.bind(prim, &[max]).await.unwrap().remove(0);
+        let prim = Primitive::ArgReduce { axis: 0, is_max: true, index_dtype: DType::I32 };
+        let index = ctx.bind(prim, &[spread]).await.unwrap().remove(0);
+        jnp::astype(ctx, &index, DType::F32).await.unwrap()
+    });
+    check(&closed, Precision::Default);
+}

@@ -178,6 +178,8 @@ enum Move {
     DynamicUpdate(usize),
     /// The max over `axis`, broadcast back.
     ReduceMax(usize),
+    /// The index of the max over `axis` (the first of ties), as float32, broadcast back.
+    ArgMax(usize),
     /// `(a, b, c)` seen as `(b, a, c)`.
     Reshape,
     /// Through bfloat16 (round to nearest even) or int32 (toward zero) and back.
@@ -199,7 +201,8 @@ fn movement() -> impl Strategy<Value = Move> {
         axis.clone().prop_map(Move::Concatenate),
         axis.clone().prop_map(Move::DynamicSlice),
         axis.clone().prop_map(Move::DynamicUpdate),
-        axis.prop_map(Move::ReduceMax),
+        axis.clone().prop_map(Move::ReduceMax),
+        axis.prop_map(Move::ArgMax),
         Just(Move::Reshape),
         prop_oneof![Just(DType::BF16), Just(DType::I32)].prop_map(Move::Convert),
     ]
@@ -263,6 +266,14 @@ async fn move_step(ctx: &mut Context, x: Tensor, i: &Tensor, step: &Move) -> Ten
             let prim = Primitive::BroadcastInDim { shape: shape.clone(), broadcast_dimensions: dims };
             bind(ctx, prim, &[reduced]).await
         }
+        Move::ArgMax(axis) => {
+            let prim = Primitive::ArgReduce { axis: *axis, is_max: true, index_dtype: DType::I32 };
+            let index = bind(ctx, prim, &[x]).await;
+            let index = jnp::astype(ctx, &index, DType::F32).await.unwrap();
+            let dims: Vec<usize> = (0..3).filter(|d| d != axis).collect();
+            let prim = Primitive::BroadcastInDim { shape: shape.clone(), broadcast_dimensions: dims };
+            bind(ctx, prim, &[index]).await
+        }
         Move::Reshape => bind(ctx, Primitive::Reshape { new_sizes: vec![shape[1], shape[0], shape[2]] }, &[x]).await,
         Move::Convert(dtype) => {
             let scaled = jnp::binary(ctx, BinaryOp::Mul, &x, &Array::weak_scalar_f32(37.0).into()).await.unwrap();
@@ -280,8 +291,8 @@ proptest! {
     })]
 
     /// Chains of transposes, reversals, strided slices, pads (with interior padding and
-    /// crops), concatenations, dynamic slices and updates at a computed index, reductions
-    /// broadcast back, reshapes and conversions, over 3-D arrays with odd sizes: compiled and
+    /// crops), concatenations, dynamic slices and updates at a computed index, reductions and
+    /// argmaxes broadcast back, reshapes and conversions, over 3-D arrays with odd sizes: compiled and
     /// run, bit for bit what the reference evaluator gives.
     #[test]
     fn data_movement_agrees_bit_for_bit(

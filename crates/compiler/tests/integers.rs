@@ -29,6 +29,13 @@ fn argmax_and_argmin() {
         }
         let flat = trace(&[&[6, 130]], async move |ctx, a| jnp::arg_reduce(ctx, &a[0], None, is_max).await.unwrap());
         check_with(&flat, Precision::Default, &input);
+        // Any axis of a 3-D array (the first alone was refused: the reductions took only the
+        // last axis or all the leading ones, until they went through the general reduction).
+        let cube = [Array::from_f32(vec![3, 10, 26], input[0].to_f32_vec())];
+        for axis in 0..3 {
+            let prim = Primitive::ArgReduce { axis, is_max, index_dtype: DType::I32 };
+            check_with(&trace(&[&[3, 10, 26]], bind(prim)), Precision::Default, &cube);
+        }
     }
 }
 
