@@ -437,3 +437,15 @@ fn long_operator_chains_run_up_to_a_limit_and_fail_cleanly_beyond() {
         assert!(out.starts_with(line), "the error names the statement's line: {out}");
     }
 }
+
+/// Equality and hashing of deeply nested values walk them with a work list: lists nested
+/// 100,000 deep compare equal (a depth cap once made equal lists nested 65 deep unequal, a
+/// silent wrong answer), and a tuple that deep is a dict key (hashing it overflowed the stack).
+/// A list containing itself equals another such list.
+#[test]
+fn deep_values_compare_and_hash_without_recursion() {
+    let src = "a = []\nb = []\nfor i in range(100000):\n    a = [a]\n    b = [b]\nprint(a == b, a != b)\n\
+               t = ()\nfor i in range(100000):\n    t = (t,)\nd = {t: 1}\nprint(d[t])\n\
+               c = []\nc.append(c)\ne = []\ne.append(e)\nprint(c == e, [1, [2]] == [1, [3]], {1: [2]} == {1: [2]})\n";
+    assert_eq!(output(src), "True False\n1\nTrue False True\n");
+}

@@ -383,8 +383,9 @@ impl Interp<'_, '_> {
                 "sorted" => {
                     let mut items = self.iterate(&one(&args)?)?;
                     let mut failure = None;
-                    items.sort_by(|a, b| {
-                        order(a, b).unwrap_or_else(|| {
+                    items.sort_by(|a, b| match order(a, b) {
+                        Ok(Some(ordering)) => ordering,
+                        Ok(None) => {
                             failure.get_or_insert_with(|| {
                                 format!(
                                     "'<' not supported between instances of '{}' and '{}'",
@@ -393,7 +394,11 @@ impl Interp<'_, '_> {
                                 )
                             });
                             std::cmp::Ordering::Equal
-                        })
+                        }
+                        Err(e) => {
+                            failure.get_or_insert(e.message);
+                            std::cmp::Ordering::Equal
+                        }
                     });
                     if let Some(f) = failure {
                         return err(f);

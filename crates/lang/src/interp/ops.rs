@@ -96,7 +96,7 @@ impl Interp<'_, '_> {
                 CmpOp::Eq => py_eq(a, b),
                 CmpOp::Ne => !py_eq(a, b),
                 _ => {
-                    let ord = order(a, b).ok_or_else(|| {
+                    let ord = order(a, b)?.ok_or_else(|| {
                         super::RtError::new(format!(
                             "'{}' not supported between instances of '{}' and '{}'",
                             op.symbol(),
@@ -145,26 +145,34 @@ fn identical(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// Python's ordering of numbers, strings, and (lexicographically) lists and tuples.
-pub fn order(a: &Value, b: &Value) -> Option<Ordering> {
-    match (a, b) {
-        (Value::Str(x), Value::Str(y)) => Some(x.cmp(y)),
-        (Value::List(x), Value::List(y)) => seq_order(&x.borrow(), &y.borrow()),
-        (Value::Tuple(x), Value::Tuple(y)) => seq_order(x, y),
-        _ => match (as_int(a), as_int(b)) {
-            (Some(x), Some(y)) => Some(x.cmp(&y)),
-            _ => as_f64(a)?.partial_cmp(&as_f64(b)?),
-        },
-    }
+/// Python's ordering of numbers, strings, and (lexicographically) lists and tuples; `None` for
+/// values that have none. Nested sequences recurse, up to Python's own limit of 1,000 levels.
+pub fn order(a: &Value, b: &Value) -> R<Option<Ordering>> {
+    order_at(a, b, 0)
 }
 
-fn seq_order(x: &[Value], y: &[Value]) -> Option<Ordering> {
+fn order_at(a: &Value, b: &Value, depth: usize) -> R<Option<Ordering>> {
+    if depth > 1000 {
+        return err("maximum recursion depth exceeded in comparison");
+    }
+    Ok(match (a, b) {
+        (Value::Str(x), Value::Str(y)) => Some(x.cmp(y)),
+        (Value::List(x), Value::List(y)) => seq_order(&x.borrow(), &y.borrow(), depth)?,
+        (Value::Tuple(x), Value::Tuple(y)) => seq_order(x, y, depth)?,
+        _ => match (as_int(a), as_int(b)) {
+            (Some(x), Some(y)) => Some(x.cmp(&y)),
+            _ => as_f64(a).zip(as_f64(b)).and_then(|(x, y)| x.partial_cmp(&y)),
+        },
+    })
+}
+
+fn seq_order(x: &[Value], y: &[Value], depth: usize) -> R<Option<Ordering>> {
     for (p, q) in x.iter().zip(y) {
         if !py_eq(p, q) {
-            return order(p, q);
+            return order_at(p, q, depth + 1);
         }
     }
-    Some(x.len().cmp(&y.len()))
+    Ok(Some(x.len().cmp(&y.len())))
 }
 
 /// Refuses a list or string longer than the playground allows (before it is built, where the

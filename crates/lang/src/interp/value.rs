@@ -376,17 +376,63 @@ pub fn str_repr(s: &str) -> String {
 }
 
 /// Python equality for non-array values; arrays compare by identity here (element-wise
-/// comparison is an operator, see `ops`).
+/// comparison is an operator, see `ops`). Nested lists, tuples and dicts are compared with a
+/// work list, not recursion, so any depth is fine (lists nested 100,000 deep compared equal
+/// where a depth cap once made them unequal); a pair of lists or dicts met again while being
+/// compared (a list that contains itself) is equal so far, as two such structures are when
+/// nothing else differs (Python raises RecursionError there instead).
 pub fn py_eq(a: &Value, b: &Value) -> bool {
-    eq_depth(a, b, 0)
+    let mut pending: Vec<(Value, Value)> = Vec::new();
+    let mut seen: std::collections::HashSet<(usize, usize)> = std::collections::HashSet::new();
+    let mut pair = (a.clone(), b.clone());
+    loop {
+        let equal = match (&pair.0, &pair.1) {
+            (Value::List(x), Value::List(y)) => {
+                if Rc::ptr_eq(x, y) || !seen.insert((Rc::as_ptr(x) as usize, Rc::as_ptr(y) as usize)) {
+                    true
+                } else {
+                    let (x, y) = (x.borrow(), y.borrow());
+                    x.len() == y.len() && {
+                        pending.extend(x.iter().cloned().zip(y.iter().cloned()));
+                        true
+                    }
+                }
+            }
+            (Value::Tuple(x), Value::Tuple(y)) => {
+                x.len() == y.len() && {
+                    pending.extend(x.iter().cloned().zip(y.iter().cloned()));
+                    true
+                }
+            }
+            (Value::Dict(x), Value::Dict(y)) => {
+                if Rc::ptr_eq(x, y) || !seen.insert((Rc::as_ptr(x) as usize, Rc::as_ptr(y) as usize)) {
+                    true
+                } else {
+                    let (x, y) = (x.borrow(), y.borrow());
+                    x.entries.len() == y.entries.len()
+                        && x.entries.iter().all(|(k, v)| match y.get(k) {
+                            Some(w) => {
+                                pending.push((v.clone(), w.clone()));
+                                true
+                            }
+                            None => false,
+                        })
+                }
+            }
+            (x, y) => leaf_eq(x, y),
+        };
+        if !equal {
+            return false;
+        }
+        match pending.pop() {
+            Some(next) => pair = next,
+            None => return true,
+        }
+    }
 }
 
-fn eq_depth(a: &Value, b: &Value, depth: usize) -> bool {
-    // Self-containing containers would recurse forever; Python raises RecursionError there.
-    if depth > 64 {
-        return false;
-    }
-    let seq = |x: &[Value], y: &[Value]| x.len() == y.len() && x.iter().zip(y).all(|(p, q)| eq_depth(p, q, depth + 1));
+/// Equality of values that hold no others (containers are `py_eq`'s).
+fn leaf_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::None, Value::None) | (Value::Ellipsis, Value::Ellipsis) => true,
         (Value::Str(x), Value::Str(y)) => x == y,
@@ -394,15 +440,6 @@ fn eq_depth(a: &Value, b: &Value, depth: usize) -> bool {
             (Some(i), Some(j)) => i == j,
             _ => as_f64(x) == as_f64(y),
         },
-        (Value::List(x), Value::List(y)) => Rc::ptr_eq(x, y) || seq(&x.borrow(), &y.borrow()),
-        (Value::Tuple(x), Value::Tuple(y)) => seq(x, y),
-        (Value::Dict(x), Value::Dict(y)) => {
-            Rc::ptr_eq(x, y) || {
-                let (x, y) = (x.borrow(), y.borrow());
-                x.entries.len() == y.entries.len()
-                    && x.entries.iter().all(|(k, v)| y.get(k).is_some_and(|w| eq_depth(v, w, depth + 1)))
-            }
-        }
         (Value::Range { .. }, Value::Range { .. }) => repr(a) == repr(b),
         (Value::Function(x), Value::Function(y)) => Rc::ptr_eq(x, y),
         (Value::Native(x), Value::Native(y)) => Rc::ptr_eq(x, y),
@@ -432,10 +469,18 @@ pub fn as_f64(v: &Value) -> Option<f64> {
     }
 }
 
+/// Refuses what Python cannot hash: lists, dicts and arrays, also inside tuples (walked with a
+/// work list: a tuple nested 100,000 deep as a dict key overflowed the stack when recursed).
 pub fn check_hashable(v: &Value) -> R<()> {
-    match v {
-        Value::List(_) | Value::Dict(_) | Value::Array(_) => err(format!("unhashable type: '{}'", v.type_name())),
-        Value::Tuple(items) => items.iter().try_for_each(check_hashable),
-        _ => Ok(()),
+    let mut pending = vec![v.clone()];
+    while let Some(v) = pending.pop() {
+        match &v {
+            Value::List(_) | Value::Dict(_) | Value::Array(_) => {
+                return err(format!("unhashable type: '{}'", v.type_name()))
+            }
+            Value::Tuple(items) => pending.extend(items.iter().cloned()),
+            _ => {}
+        }
     }
+    Ok(())
 }
