@@ -357,6 +357,18 @@ print(jax.jit(lambda a: lax.dynamic_slice(a, (1, 1), (2, 2)))(x))
 print(lax.fori_loop(0, 2, lambda i, acc: acc + lax.dynamic_slice_in_dim(x, i * 2, 2), jnp.zeros((2, 3))))
 print(jax.grad(lambda a: jnp.sum(lax.dynamic_slice(a, (1, 0), (2, 2)) ** 2))(x))
 """)
+# jax.random.choice with probabilities: cumulative sums with replacement, Gumbel top-k without.
+program("random_choice_with_p", """
+key = jax.random.PRNGKey(7)
+p = jnp.array([0.1, 0.2, 0.3, 0.4])
+print(jax.random.choice(key, 4, (12,), p=p), jax.random.choice(key, 4, (3,), replace=False, p=p))
+x = jnp.arange(10.0).reshape(5, 2)
+q = jnp.array([0.05, 0.5, 0.15, 0.2, 0.1])
+print(jax.random.choice(key, x, (2, 3), p=q), jax.random.choice(key, x, (4,), replace=False, p=q))
+print(jax.random.choice(jax.random.PRNGKey(1), 5, (2, 2), replace=False, p=q))
+print(jax.random.choice(key, jnp.arange(6.0).reshape(2, 3), (5,), p=jnp.array([0.2, 0.3, 0.5]), axis=1))
+print(sum(int(jax.random.choice(k, 3, p=jnp.array([0.7, 0.2, 0.1]))) for k in jax.random.split(key, 50)))
+""")
 # Windows at positions computed under jit (the compiler selects them; no computed addresses).
 program("lax_dynamic_slices_traced", """
 from jax import lax

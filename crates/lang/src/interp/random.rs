@@ -534,13 +534,14 @@ impl Interp<'_, '_> {
                         Some(v) => self.truthy(&v)?,
                         None => true,
                     };
-                    if !matches!(arg(&mut kwargs, 4, "p"), None | Some(Value::None)) {
-                        return err("jax.random.choice with probabilities p is not supported by the playground yet");
-                    }
+                    let p = arg(&mut kwargs, 4, "p").filter(|p| !matches!(p, Value::None));
                     let axis = arg(&mut kwargs, 5, "axis");
                     no_more_kwargs(&format!("jax.random.{name}"), &kwargs)?;
                     super::jax::check_size(&shape)?;
                     let draws: usize = shape.iter().product();
+                    if let Some(p) = p {
+                        return self.weighted_choice(k, &a, shape, replace, &p, axis).await;
+                    }
                     if !replace {
                         return self.shuffled(k, &a, axis, Some(shape)).await;
                     }
@@ -559,6 +560,82 @@ impl Interp<'_, '_> {
             };
             no_more_kwargs(&format!("jax.random.{name}"), &kwargs)?;
             Ok(out)
+        })
+    }
+
+    /// `choice(key, a, shape, replace, p, axis)` with probabilities `p`, as JAX draws them: with
+    /// replacement, the first index whose cumulative probability reaches `total · (1 − u)` for
+    /// a uniform `u`; without, the largest `gumbel + log p` (the Gumbel top-k trick), ties to
+    /// the lower index.
+    fn weighted_choice<'a>(
+        &'a mut self,
+        key: [u32; 2],
+        a: &'a Value,
+        shape: Vec<usize>,
+        replace: bool,
+        p: &'a Value,
+        axis: Option<Value>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let (array, n, axis) = self.population(a, axis)?;
+            let p = self.to_tensor(p)?;
+            let p = jnp::astype(self.ctx, &p, DType::F32).await?;
+            let Some(weights) = p.concrete() else {
+                return err("jax.random.choice: p must be a concrete array in the playground (not traced inside jit)");
+            };
+            if weights.shape() != [n] {
+                return err(format!(
+                    "p must be None or a 1D vector with the same size as a.shape[axis]. p has shape {:?} and a.shape[axis] is {n}.",
+                    weights.shape()
+                ));
+            }
+            let weights = weights.to_f32_vec();
+            let draws: usize = shape.iter().product();
+            let picks: Vec<i32> = if replace {
+                let mut total = 0.0f32;
+                let cumulative: Vec<f32> = weights
+                    .iter()
+                    .map(|w| {
+                        total += w;
+                        total
+                    })
+                    .collect();
+                random::uniform(key, draws, 0.0, 1.0)
+                    .into_iter()
+                    .map(|u| {
+                        let r = total * (1.0 - u);
+                        cumulative.iter().position(|&c| c >= r).unwrap_or(n) as i32
+                    })
+                    .collect()
+            } else {
+                if draws > n {
+                    return err(format!(
+                        "Cannot take a larger sample (size {draws}) than population (size {n}) when 'replace=False'"
+                    ));
+                }
+                let noise = self.gumbel(key, vec![n]).await?;
+                let p = Tensor::from(Array::new(vec![n], Data::F32(weights)));
+                let log_p = jnp::unary(self.ctx, jaxlite::UnaryOp::Log, &p).await?;
+                let scores = jnp::binary(self.ctx, jaxlite::BinaryOp::Add, &noise, &log_p).await?;
+                let Some(scores) = scores.concrete() else {
+                    return err("jax.random.choice: p must be a concrete array in the playground");
+                };
+                let scores = scores.to_f32_vec();
+                let mut order: Vec<usize> = (0..n).collect();
+                // Descending, NaN last, ties to the lower index (a stable sort), as lax.top_k.
+                order.sort_by(|&i, &j| {
+                    scores[j].partial_cmp(&scores[i]).unwrap_or_else(|| scores[i].is_nan().cmp(&scores[j].is_nan()))
+                });
+                order.into_iter().take(draws).map(|i| i as i32).collect()
+            };
+            let index_shape = if array.is_some() && !replace { vec![draws] } else { shape.clone() };
+            let picks = Tensor::from(Array::new(index_shape, Data::I32(picks)));
+            let Some(x) = array else { return Ok(Value::Array(picks)) };
+            let taken = jnp::take(self.ctx, &x, &picks, axis).await?;
+            let mut out: Vec<i64> = x.aval().shape[..axis].iter().map(|&d| d as i64).collect();
+            out.extend(shape.iter().map(|&d| d as i64));
+            out.extend(x.aval().shape[axis + 1..].iter().map(|&d| d as i64));
+            Ok(Value::Array(jnp::reshape(self.ctx, &taken, &out).await?))
         })
     }
 
