@@ -584,9 +584,10 @@ impl Interp<'_, '_> {
                 return err("jax.random.choice: p must be a concrete array in the playground (not traced inside jit)");
             };
             if weights.shape() != [n] {
+                let dims: Vec<String> = weights.shape().iter().map(|d| d.to_string()).collect();
+                let shape = if dims.len() == 1 { format!("({},)", dims[0]) } else { format!("({})", dims.join(", ")) };
                 return err(format!(
-                    "p must be None or a 1D vector with the same size as a.shape[axis]. p has shape {:?} and a.shape[axis] is {n}.",
-                    weights.shape()
+                    "p must be None or a 1D vector with the same size as a.shape[axis]. p has shape {shape} and a.shape[axis] is {n}."
                 ));
             }
             let weights = weights.to_f32_vec();
