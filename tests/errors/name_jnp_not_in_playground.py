@@ -1,6 +1,6 @@
-# jnp.unique exists in JAX but not (yet) in the playground: the message says so, rather than
+# jnp.histogram exists in JAX but not (yet) in the playground: the message says so, rather than
 # claiming the attribute does not exist.
 import jax.numpy as jnp
 
 print("before")
-x = jnp.unique(jnp.arange(5.0))
+x = jnp.histogram(jnp.arange(5.0))

@@ -369,6 +369,17 @@ print(jax.random.choice(jax.random.PRNGKey(1), 5, (2, 2), replace=False, p=q))
 print(jax.random.choice(key, jnp.arange(6.0).reshape(2, 3), (5,), p=jnp.array([0.2, 0.3, 0.5]), axis=1))
 print(sum(int(jax.random.choice(k, 3, p=jnp.array([0.7, 0.2, 0.1]))) for k in jax.random.split(key, 50)))
 """)
+# unique, nonzero, argwhere, flatnonzero: results sized by the values, outside jit (and size=).
+program("unique_and_nonzero", """
+x = jnp.array([[3, 1, 2], [1, 3, 3]])
+print(jnp.unique(x), jnp.unique(x, return_index=True, return_inverse=True, return_counts=True))
+print(jnp.unique(jnp.array([2.0, jnp.nan, -0.0, 0.0, jnp.nan, 1.0]), return_counts=True))
+print(jnp.nonzero(x > 1), jnp.argwhere(x > 1), jnp.flatnonzero(x > 1), x.nonzero())
+print(jnp.nonzero(x > 1, size=6, fill_value=-1), jnp.unique(x, size=5, fill_value=0), jnp.unique(x, size=2))
+print(jnp.unique(jnp.array([True, False, True])), jnp.argwhere(jnp.zeros((2, 2))))
+classes, counts = jnp.unique(jnp.array([0, 2, 2, 1, 0, 2]), return_counts=True)
+print(classes, counts, jnp.flatnonzero(jnp.array([0, 0, 3]), size=3, fill_value=9))
+""")
 # Windows at positions computed under jit (the compiler selects them; no computed addresses).
 program("lax_dynamic_slices_traced", """
 from jax import lax

@@ -56,9 +56,6 @@ const JNP_FUNCTIONS: &[&str] = &[
 /// Real `jax.numpy` names the playground lacks, so users get "not supported yet" rather
 /// than "no attribute".
 const JNP_MISSING: &[&str] = &[
-    "nonzero",
-    "argwhere",
-    "unique",
     "histogram",
     "interp",
     "kron",
@@ -184,7 +181,7 @@ impl Interp<'_, '_> {
 /// Array methods that are the `jnp` function of the same name with the array first.
 const ARRAY_METHODS_OF_JNP: &[&str] = &[
     "min", "squeeze", "argmax", "argmin", "var", "std", "cumsum", "clip", "round", "swapaxes", "dot", "take",
-    "flatten", "ravel", "prod", "sort", "argsort", "repeat", "any", "all", "diagonal", "trace",
+    "flatten", "ravel", "prod", "sort", "argsort", "repeat", "any", "all", "diagonal", "trace", "nonzero",
 ];
 
 const LAX_FUNCTIONS: &[&str] = &[
@@ -319,6 +316,7 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
                 .or_else(|| find(super::api::JNP_MORE, name))
                 .or_else(|| find(super::arrange::JNP_ARRANGE, name))
                 .or_else(|| find(super::numeric::JNP_NUMERIC, name))
+                .or_else(|| find(super::sets::JNP_SETS, name))
             {
                 Some(f) => Ok(Value::native(Native::Jnp(f))),
                 // A dtype JAX has but the playground does not: say which dtypes there are.
@@ -763,7 +761,7 @@ fn flatten_literal(v: &Value, shape: &[usize], values: &mut Vec<f64>, dtype: &mu
     }
 }
 
-fn array_from_f64(shape: Vec<usize>, values: &[f64], dtype: DType) -> Array {
+pub(super) fn array_from_f64(shape: Vec<usize>, values: &[f64], dtype: DType) -> Array {
     let data = match dtype {
         DType::Bool => Data::Bool(values.iter().map(|&x| x != 0.0).collect()),
         DType::I32 => Data::I32(values.iter().map(|&x| x as i32).collect()),
@@ -1473,6 +1471,9 @@ impl Interp<'_, '_> {
             }
             if super::numeric::JNP_NUMERIC.contains(&name) {
                 return self.call_numeric(name, args, kwargs).await;
+            }
+            if super::sets::JNP_SETS.contains(&name) {
+                return self.call_sets(name, args, kwargs).await;
             }
             let dtype = optional_dtype(take_kwarg(&mut kwargs, "dtype"))?;
             let unary = |op| Some(op);

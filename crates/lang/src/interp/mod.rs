@@ -16,6 +16,7 @@ mod jax;
 mod numeric;
 mod ops;
 mod random;
+mod sets;
 mod transforms;
 mod value;
 

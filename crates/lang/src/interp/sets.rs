@@ -1,0 +1,153 @@
+//! `jnp` functions whose result's shape depends on the values: `unique`, `nonzero`,
+//! `argwhere`, `flatnonzero`. Computed on the host from a concrete array, as JAX computes them
+//! outside `jit`; a traced array has no values to size the result by, and JAX itself needs
+//! `size=` there (the playground does not take that path yet). With `size=` the result is cut
+//! or padded to that length, with `fill_value` (default 0; for `unique`, the smallest value).
+
+use super::builtins::{no_more_kwargs, take_kwarg};
+use super::value::Value;
+use super::{err, Interp, R};
+use jaxlite::{Array, Data, LocalFuture};
+
+/// `jax.numpy` names implemented here.
+pub const JNP_SETS: &[&str] = &["unique", "nonzero", "argwhere", "flatnonzero"];
+
+impl Interp<'_, '_> {
+    pub(super) fn call_sets<'a>(
+        &'a mut self,
+        name: &'a str,
+        args: Vec<Value>,
+        mut kwargs: Vec<(String, Value)>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let mut arg = |i: usize, key: &str| take_kwarg(&mut kwargs, key).or_else(|| args.get(i).cloned());
+            let first = if name == "unique" { "ar" } else { "a" };
+            let x = arg(0, first).ok_or_else(|| super::RtError::new(format!("{name}() missing argument '{first}'")))?;
+            let flags: Vec<bool> = if name == "unique" {
+                let mut flags = Vec::new();
+                for (i, key) in ["return_index", "return_inverse", "return_counts"].iter().enumerate() {
+                    flags.push(match arg(i + 1, key) {
+                        Some(v) => self.truthy(&v)?,
+                        None => false,
+                    });
+                }
+                if !matches!(arg(4, "axis"), None | Some(Value::None)) {
+                    return err("jnp.unique with axis= is not supported by the playground yet");
+                }
+                flags
+            } else {
+                vec![]
+            };
+            let size = match take_kwarg(&mut kwargs, "size") {
+                None | Some(Value::None) => None,
+                Some(v) => Some(
+                    usize::try_from(super::jax::int_arg(&v)?)
+                        .map_err(|_| super::RtError::new(format!("jnp.{name}: size must be a non-negative integer")))?,
+                ),
+            };
+            let fill = take_kwarg(&mut kwargs, "fill_value").filter(|v| !matches!(v, Value::None));
+            if name == "unique" {
+                let _ = take_kwarg(&mut kwargs, "equal_nan");
+                let _ = take_kwarg(&mut kwargs, "sorted");
+            }
+            no_more_kwargs(&format!("jnp.{name}"), &kwargs)?;
+            let x = self.to_tensor(&x)?;
+            let Some(a) = x.concrete() else {
+                return err(format!(
+                    "jnp.{name} of a traced array ({}): its result's shape depends on the values, which a traced array does not have; call it outside jit (the playground does not take JAX's size= path under jit yet)",
+                    super::value::aval_text(x.aval())
+                ));
+            };
+            let fill = match fill {
+                Some(Value::Float(f)) => Some(f),
+                Some(v) => Some(super::jax::int_arg(&v)? as f64),
+                None => None,
+            };
+            let values = a.to_f64_vec();
+            let shape = a.shape().to_vec();
+            if name == "unique" {
+                return Ok(unique(a, &values, &flags, size, fill));
+            }
+            // Row-major positions of the nonzero elements (NaN is nonzero).
+            let at: Vec<usize> = (0..values.len()).filter(|&i| values[i] != 0.0).collect();
+            let n = size.unwrap_or(at.len());
+            let fill = fill.unwrap_or(0.0) as i32;
+            let int = |shape: Vec<usize>, v: Vec<i32>| Value::array(Array::new(shape, Data::I32(v)));
+            // Each nonzero element's index along `axis`, cut or padded to n.
+            let coordinate = |axis: usize| -> Vec<i32> {
+                let inner: usize = shape[axis + 1..].iter().product();
+                let mut v: Vec<i32> = at.iter().take(n).map(|&i| ((i / inner) % shape[axis]) as i32).collect();
+                v.resize(n, fill);
+                v
+            };
+            Ok(match name {
+                "flatnonzero" => {
+                    let mut v: Vec<i32> = at.iter().take(n).map(|&i| i as i32).collect();
+                    v.resize(n, fill);
+                    int(vec![n], v)
+                }
+                "nonzero" => {
+                    if shape.is_empty() {
+                        return err("Calling nonzero on 0d arrays is not allowed. Use jnp.atleast_1d(scalar).nonzero() instead.");
+                    }
+                    Value::tuple((0..shape.len()).map(|d| int(vec![n], coordinate(d))).collect())
+                }
+                // argwhere: one row of coordinates per element.
+                _ => {
+                    let columns: Vec<Vec<i32>> = (0..shape.len()).map(coordinate).collect();
+                    let rows = (0..n).flat_map(|r| columns.iter().map(move |c| c[r])).collect();
+                    int(vec![n, shape.len()], rows)
+                }
+            })
+        })
+    }
+}
+
+/// `jnp.unique` of a flattened array: the sorted distinct values (−0 and +0 one value, the
+/// first met; NaNs one value, last), then, as asked, the index of each value's first
+/// occurrence, the index of each element's value (in the array's shape), and the counts.
+fn unique(a: &Array, values: &[f64], flags: &[bool], size: Option<usize>, fill: Option<f64>) -> Value {
+    let dtype = a.dtype();
+    let order_of = |x: f64, y: f64| x.partial_cmp(&y).unwrap_or_else(|| x.is_nan().cmp(&y.is_nan()));
+    // A stable sort of the positions, so each run of equal values starts at its first occurrence.
+    let mut sorted: Vec<usize> = (0..values.len()).collect();
+    sorted.sort_by(|&i, &j| order_of(values[i], values[j]));
+    let same = |x: f64, y: f64| x == y || (x.is_nan() && y.is_nan());
+    let mut firsts: Vec<usize> = Vec::new();
+    let mut counts: Vec<i32> = Vec::new();
+    let mut inverse = vec![0i32; values.len()];
+    for &i in &sorted {
+        match firsts.last() {
+            Some(&f) if same(values[f], values[i]) => *counts.last_mut().expect("a count per value") += 1,
+            _ => {
+                firsts.push(i);
+                counts.push(1);
+            }
+        }
+        inverse[i] = firsts.len() as i32 - 1;
+    }
+    let n = size.unwrap_or(firsts.len());
+    let smallest = firsts.first().map_or(0.0, |&f| values[f]);
+    let mut distinct: Vec<f64> = firsts.iter().take(n).map(|&f| values[f]).collect();
+    distinct.resize(n, fill.unwrap_or(smallest));
+    let distinct = Value::array(super::jax::array_from_f64(vec![n], &distinct, dtype));
+    if !flags.iter().any(|&f| f) {
+        return distinct;
+    }
+    let int = |shape: Vec<usize>, v: Vec<i32>| Value::array(Array::new(shape, Data::I32(v)));
+    let mut index: Vec<i32> = firsts.iter().take(n).map(|&f| f as i32).collect();
+    index.resize(n, 0);
+    let mut counts: Vec<i32> = counts.into_iter().take(n).collect();
+    counts.resize(n, 0);
+    let mut out = vec![distinct];
+    if flags[0] {
+        out.push(int(vec![n], index));
+    }
+    if flags[1] {
+        out.push(int(a.shape().to_vec(), inverse));
+    }
+    if flags[2] {
+        out.push(int(vec![n], counts));
+    }
+    Value::tuple(out)
+}
