@@ -380,6 +380,20 @@ print(jnp.unique(jnp.array([True, False, True])), jnp.argwhere(jnp.zeros((2, 2))
 classes, counts = jnp.unique(jnp.array([0, 2, 2, 1, 0, 2]), return_counts=True)
 print(classes, counts, jnp.flatnonzero(jnp.array([0, 0, 3]), size=3, fill_value=9))
 """)
+# .at[] with integer-array indices: scatters (duplicates summed by add, the last wins for set).
+program("at_updates_scatter", """
+x = jnp.zeros(5)
+print(x.at[jnp.array([0, 2, 2])].add(1.0), x.at[jnp.array([0, 2, 2])].set(jnp.array([1.0, 2.0, 3.0])))
+print(jax.jit(lambda v, i: v.at[i].add(2.0))(x, jnp.array([4, 4, 1])))
+m = jnp.arange(6.0).reshape(3, 2)
+print(m.at[jnp.array([2, 0]), 1].add(5.0), m.at[jnp.array([0, -1])].set(7.0))
+print(m.at[:, jnp.array([1, 1])].add(jnp.array([10.0, 20.0])), m.at[jnp.array([[0], [2]]), jnp.array([0, 1])].max(4.5))
+print(m.at[jnp.array([0, 5])].min(-1.0), jnp.zeros(4, dtype=bool).at[jnp.array([1, 3])].set(True))
+print(jnp.zeros(3, dtype=jnp.int32).at[jnp.array([0, 0, 2])].add(jnp.array([1, 2, 3])))
+print(jax.grad(lambda v: jnp.sum(jnp.zeros(3).at[jnp.array([0, 0, 2])].add(v) ** 2))(jnp.array([1.0, 2.0, 3.0])))
+print(jnp.zeros(3).at[jnp.array([0, 2, 2, 1, 0, 2])].add(1.0))
+print(jax.vmap(lambda row, i: row.at[i].set(-1.0))(m, jnp.array([[0, 1], [1, 1], [0, 0]])))
+""")
 # Windows at positions computed under jit (the compiler selects them; no computed addresses).
 program("lax_dynamic_slices_traced", """
 from jax import lax

@@ -798,8 +798,14 @@ fn index_items(index: &Value) -> R<Vec<IndexItem>> {
                     aval_text(&t.aval)
                 ))
             }
-            // (Integer arrays and lists are gathers, taken by `integer_array_index` first.)
+            // (Integer arrays and lists are gathers, taken by `integer_array_index` first, and
+            // scatters on adjacent axes beside whole ones, by `scatter_indices`.)
             Value::List(_) => return err(GATHER_INDEX),
+            Value::Array(t) if t.aval().dtype == DType::I32 => {
+                return err(
+                    "integer-array indices in .at[] are supported on adjacent axes beside whole axes (`:`) only, in the playground",
+                )
+            }
             Value::Array(_) => return err(GATHER_INDEX),
             _ => {
                 return err(
@@ -836,6 +842,26 @@ fn traced_positions(index: &Value, rank: usize) -> Option<Vec<Option<Value>>> {
             _ => None,
         })
         .collect()
+}
+
+/// For an `.at[]` index with integer arrays (`x.at[ids]`, `x.at[:, ids]`, `x.at[rows, cols]`):
+/// the first indexed axis and the indices of the adjacent indexed axes (arrays, or integers
+/// beside them); the other items must be whole axes (`:`). `None` otherwise.
+fn scatter_indices(index: &Value, rank: usize) -> Option<(usize, Vec<Value>)> {
+    let items = match index {
+        Value::Tuple(items) => items.to_vec(),
+        other => vec![other.clone()],
+    };
+    let array = |v: &Value| matches!(v, Value::Array(t) if t.aval().rank() > 0);
+    let advanced = |v: &Value| array(v) || matches!(v, Value::Int(_) | Value::Array(_));
+    if items.len() > rank || !items.iter().any(array) {
+        return None;
+    }
+    let first = items.iter().position(advanced)?;
+    let count = items[first..].iter().take_while(|v| advanced(v)).count();
+    let rest_whole =
+        items[first + count..].iter().chain(&items[..first]).all(|v| matches!(v, Value::Slice(None, None, None)));
+    rest_whole.then(|| (first, items[first..first + count].to_vec()))
 }
 
 impl Interp<'_, '_> {
@@ -1142,6 +1168,9 @@ impl Interp<'_, '_> {
             if let Some(positions) = traced_positions(index, x.aval().rank()) {
                 return self.at_update_traced(x, &positions, op, &args[0]).await;
             }
+            if let Some((first, indices)) = scatter_indices(index, x.aval().rank()) {
+                return self.at_update_scatter(x, first, &indices, op, &args[0]).await;
+            }
             let shape = x.aval().shape.clone();
             let dtype = x.aval().dtype;
             let items = index_items(index)?;
@@ -1255,6 +1284,154 @@ impl Interp<'_, '_> {
             _ => jnp::binary(ctx, BinaryOp::Mul, x, &v).await?,
         };
         Ok(Value::Array(jnp::where_(ctx, &inside, &updated, x).await?))
+    }
+
+    /// `x.at[indices].op(v)` with integer arrays on adjacent axes from `first`: a scatter, as
+    /// selections. The index arrays broadcast together to the update positions B (negative
+    /// indices counting from the end); each position compares with every element of `x` along
+    /// the indexed axes, and the matches take the update: added (duplicates summed), combined
+    /// by max or min, or set (the last of duplicates wins, as XLA's scatter applies them in
+    /// order on the CPU). Out-of-range indices match nothing: dropped, as JAX's scatter drops
+    /// them. Costs |B|·|x| elements, which the playground's array-size cap bounds.
+    async fn at_update_scatter(
+        &mut self,
+        x: &Tensor,
+        first: usize,
+        indices: &[Value],
+        op: &str,
+        v: &Value,
+    ) -> R<Value> {
+        if x.aval().dtype == DType::Bool {
+            let ints = jnp::astype(self.ctx, x, DType::I32).await?;
+            let v = self.to_tensor(v)?;
+            let v = Value::Array(jnp::astype(self.ctx, &v, DType::I32).await?);
+            let Value::Array(out) = Box::pin(self.at_update_scatter(&ints, first, indices, op, &v)).await? else {
+                return err("an .at[] update gave no array");
+            };
+            return Ok(Value::Array(jnp::astype(self.ctx, &out, DType::Bool).await?));
+        }
+        if !matches!(op, "set" | "add" | "max" | "min") {
+            return err(format!(".at[].{op} with integer-array indices is not supported by the playground yet"));
+        }
+        let (shape, dtype) = (x.aval().shape.clone(), x.aval().dtype);
+        let count = indices.len();
+        let mut idx = Vec::new();
+        let mut positions: Vec<usize> = vec![];
+        for i in indices {
+            let t = self.to_tensor(i)?;
+            if t.aval().dtype != DType::I32 {
+                return err(format!(
+                    "IndexError: indexer must have integer type in .at[], got {}",
+                    aval_text(t.aval())
+                ));
+            }
+            positions = jnp::broadcast_shapes("scatter", &positions, &t.aval().shape)?;
+            idx.push(t);
+        }
+        let n: usize = positions.iter().product();
+        super::jax::check_size(&[n, shape.iter().product()])?;
+        let ctx = &mut *self.ctx;
+        let rank = shape.len();
+        // [n] ++ x's shape: one copy of x's positions per update.
+        let mut full = vec![n];
+        full.extend(&shape);
+        let mut inside: Option<Tensor> = None;
+        let int = |v: i64| Tensor::from(Array::from_f32(vec![], vec![v as f32]).astype(DType::I32));
+        for (j, i) in idx.iter().enumerate() {
+            let axis = first + j;
+            let i = jnp::broadcast_to(ctx, i, &positions).await?;
+            let i = jnp::reshape(ctx, &i, &[n as i64]).await?;
+            let negative = jnp::compare(ctx, CompareOp::Lt, &i, &int(0)).await?;
+            let from_end = jnp::binary(ctx, BinaryOp::Add, &i, &int(shape[axis] as i64)).await?;
+            let i = jnp::where_(ctx, &negative, &from_end, &i).await?;
+            let mut column = vec![n as i64];
+            column.extend(std::iter::repeat_n(1, rank));
+            let i = jnp::reshape(ctx, &i, &column).await?;
+            let here = jnp::apply(
+                ctx,
+                jaxlite::Primitive::Iota { dtype: DType::I32, shape: full.clone(), dimension: axis + 1 },
+                &[],
+            )
+            .await?;
+            let matches = jnp::compare(ctx, CompareOp::Eq, &here, &i).await?;
+            inside = Some(match inside {
+                None => matches,
+                Some(so_far) => jnp::binary(ctx, BinaryOp::And, &so_far, &matches).await?,
+            });
+        }
+        let Some(inside) = inside else { return err("an .at[] update indexes no axis") };
+        // The updates as [n] ++ x's shape: v in the indexed region's shape (x's axes before
+        // `first`, the positions, the axes after), the positions moved first, spread over the
+        // indexed axes.
+        let v = self.to_tensor(v)?;
+        let ctx = &mut *self.ctx;
+        let v = jnp::astype(ctx, &v, dtype).await?;
+        let mut region: Vec<usize> = shape[..first].to_vec();
+        region.extend(&positions);
+        region.extend(&shape[first + count..]);
+        let v = jnp::broadcast_to(ctx, &v, &region).await?;
+        let mut flat: Vec<i64> = shape[..first].iter().map(|&d| d as i64).collect();
+        flat.push(n as i64);
+        flat.extend(shape[first + count..].iter().map(|&d| d as i64));
+        let v = jnp::reshape(ctx, &v, &flat).await?;
+        let mut order = vec![first];
+        order.extend((0..flat.len()).filter(|&d| d != first));
+        let v = jnp::transpose(ctx, &v, Some(&order)).await?;
+        let mut spread: Vec<i64> = vec![n as i64];
+        spread.extend(shape[..first].iter().map(|&d| d as i64));
+        spread.extend(std::iter::repeat_n(1, count));
+        spread.extend(shape[first + count..].iter().map(|&d| d as i64));
+        let v = jnp::reshape(ctx, &v, &spread).await?;
+        let v = jnp::broadcast_to(ctx, &v, &full).await?;
+        let scalar = |x: f64| Tensor::from(Array::from_f32(vec![], vec![x as f32]).astype(dtype));
+        // Fills that lose to every value: ±2^24 bounds the int32 values the machine holds.
+        let (lowest, highest) =
+            if dtype == DType::I32 { (-16_777_216.0, 16_777_216.0) } else { (f64::NEG_INFINITY, f64::INFINITY) };
+        let hit = {
+            let any = jnp::astype(ctx, &inside, DType::I32).await?;
+            let any = jnp::reduce(ctx, &any, Some(&[0]), jnp::Reduction::Max).await?;
+            jnp::compare(ctx, CompareOp::Gt, &any, &int(0)).await?
+        };
+        let updated = match op {
+            "add" => {
+                let terms = jnp::where_(ctx, &inside, &v, &scalar(0.0)).await?;
+                let total = jnp::reduce(ctx, &terms, Some(&[0]), jnp::Reduction::Sum).await?;
+                jnp::binary(ctx, BinaryOp::Add, x, &total).await?
+            }
+            "max" | "min" => {
+                let (fill, reduction, combine) = if op == "max" {
+                    (lowest, jnp::Reduction::Max, BinaryOp::Max)
+                } else {
+                    (highest, jnp::Reduction::Min, BinaryOp::Min)
+                };
+                let terms = jnp::where_(ctx, &inside, &v, &scalar(fill)).await?;
+                let extreme = jnp::reduce(ctx, &terms, Some(&[0]), reduction).await?;
+                jnp::binary(ctx, combine, x, &extreme).await?
+            }
+            // set: the last update to reach each element.
+            _ => {
+                let order = jnp::apply(
+                    ctx,
+                    jaxlite::Primitive::Iota { dtype: DType::I32, shape: full.clone(), dimension: 0 },
+                    &[],
+                )
+                .await?;
+                let candidates = jnp::where_(ctx, &inside, &order, &int(-1)).await?;
+                let last = jnp::reduce(ctx, &candidates, Some(&[0]), jnp::Reduction::Max).await?;
+                let chosen = jnp::compare(ctx, CompareOp::Eq, &order, &last).await?;
+                let chosen = jnp::binary(ctx, BinaryOp::And, &chosen, &inside).await?;
+                // One term is chosen: a max keeps it exactly (a float sum would turn −0 into
+                // +0); an int sum does too, and needs no fill below every value.
+                if dtype == DType::I32 {
+                    let terms = jnp::where_(ctx, &chosen, &v, &scalar(0.0)).await?;
+                    jnp::reduce(ctx, &terms, Some(&[0]), jnp::Reduction::Sum).await?
+                } else {
+                    let terms = jnp::where_(ctx, &chosen, &v, &scalar(lowest)).await?;
+                    jnp::reduce(ctx, &terms, Some(&[0]), jnp::Reduction::Max).await?
+                }
+            }
+        };
+        Ok(Value::Array(jnp::where_(ctx, &hit, &updated, x).await?))
     }
 
     /// `float(v)`.
