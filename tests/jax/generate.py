@@ -394,6 +394,17 @@ print(jax.grad(lambda v: jnp.sum(jnp.zeros(3).at[jnp.array([0, 0, 2])].add(v) **
 print(jnp.zeros(3).at[jnp.array([0, 2, 2, 1, 0, 2])].add(1.0))
 print(jax.vmap(lambda row, i: row.at[i].set(-1.0))(m, jnp.array([[0, 1], [1, 1], [0, 0]])))
 """)
+# make_jaxpr printed as JAX 0.10 prints it: long parameter lists one per line, the implied
+# parameters of broadcast_in_dim and reduce_max left out, unused outputs as `_`. (No dots: at
+# DEFAULT the generator's bf16 emulation would show in the Jaxpr; crates/compiler/tests has one.)
+program("exact_make_jaxpr_printing", """
+def f(x):
+    h = jnp.tanh(x[1:, 2:, :3, 1:] + 1.0)
+    return jnp.sum(h ** 2, axis=1).mean() + jnp.max(x) * x.reshape(-1)[0]
+print(jax.make_jaxpr(f)(jnp.ones((12, 10, 11, 13))))
+print(jax.make_jaxpr(lambda x: (x.astype(jnp.int32), jnp.min(x), jnp.argmax(x), jnp.transpose(x.reshape(2, 2)), x[1:3], jnp.concatenate([x, x]), x ** 3, jax.lax.dynamic_slice(x, (1,), (2,))))(jnp.ones(4)))
+print(jax.make_jaxpr(jax.grad(lambda v: jnp.sum(v * 2.0)))(jnp.ones(3)))
+""")
 # Windows at positions computed under jit (the compiler selects them; no computed addresses).
 program("lax_dynamic_slices_traced", """
 from jax import lax

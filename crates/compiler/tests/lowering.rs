@@ -33,7 +33,10 @@ fn skeleton_jaxpr_and_assembly() {
     let closed = trace_skeleton(3, 4, 5);
     expect![[r#"
         { lambda ; a:f32[3,4] b:f32[4,5]. let
-            c:f32[3,5] = dot_general[dimension_numbers=(([1], [0]), ([], [])) preferred_element_type=float32] a b
+            c:f32[3,5] = dot_general[
+              dimension_numbers=(([1], [0]), ([], []))
+              preferred_element_type=float32
+            ] a b
             d:f32[3,5] = tanh c
             e:f32[3,5] = mul d 2.0:f32[]
             f:f32[3,5] = add e 1.0:f32[]

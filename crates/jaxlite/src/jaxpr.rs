@@ -125,6 +125,9 @@ impl fmt::Display for Jaxpr {
 #[derive(Default)]
 struct Printer {
     names: HashMap<Var, String>,
+    /// Variables some equation or output reads; JAX prints an equation's other outputs as `_`
+    /// (and gives them no name).
+    used: std::collections::HashSet<Var>,
 }
 
 impl Printer {
@@ -151,6 +154,11 @@ impl Printer {
     }
 
     fn jaxpr_after(&mut self, jaxpr: &Jaxpr, indent: usize, prefix: usize) -> String {
+        let reads = jaxpr.eqns.iter().flat_map(|e| e.inputs.iter()).chain(&jaxpr.outvars);
+        self.used.extend(reads.filter_map(|a| match a {
+            Atom::Var(v) => Some(*v),
+            Atom::Literal(_) => None,
+        }));
         let consts: Vec<String> = jaxpr.constvars.iter().map(|&v| self.binder(jaxpr, v)).collect();
         let ins: Vec<String> = jaxpr.invars.iter().map(|&v| self.binder(jaxpr, v)).collect();
         let lines: Vec<String> = jaxpr.eqns.iter().map(|eqn| self.eqn(jaxpr, eqn, indent + 4)).collect();
@@ -175,7 +183,17 @@ impl Printer {
 
     /// One equation, without its leading indentation (`indent`, which nested lines follow).
     fn eqn(&mut self, jaxpr: &Jaxpr, eqn: &Eqn, indent: usize) -> String {
-        let outs: Vec<String> = eqn.outputs.iter().map(|&v| self.binder(jaxpr, v)).collect();
+        let outs: Vec<String> =
+            eqn.outputs
+                .iter()
+                .map(|&v| {
+                    if self.used.contains(&v) {
+                        self.binder(jaxpr, v)
+                    } else {
+                        format!("_:{}", jaxpr.aval(v).short())
+                    }
+                })
+                .collect();
         let prim = match &eqn.prim {
             // As JAX prints it: one parameter per line, the called Jaxpr among them.
             Primitive::CustomJvpCall { function, .. } => {
@@ -199,7 +217,20 @@ impl Printer {
                     " ".repeat(indent)
                 )
             }
-            prim => prim.to_string(),
+            prim => {
+                // JAX's pretty printer: the parameters in brackets on the line when they fit in
+                // 80 columns from where they start, else one per line, two columns in.
+                let flat = prim.to_string();
+                let name = prim.name();
+                let start = indent + outs.join(" ").chars().count() + " = ".len() + name.len();
+                if start + flat.chars().count() - name.len() <= JAXPR_WIDTH {
+                    flat
+                } else {
+                    let pad = " ".repeat(indent + 2);
+                    let pairs: Vec<String> = prim.params().iter().map(|(k, v)| format!("{pad}{k}={v}\n")).collect();
+                    format!("{name}[\n{}{}]", pairs.concat(), " ".repeat(indent))
+                }
+            }
         };
         let inputs: Vec<String> = eqn.inputs.iter().map(|a| self.atom(a)).collect();
         format!("{} = {prim} {}", outs.join(" "), inputs.join(" "))

@@ -829,71 +829,88 @@ impl fmt::Display for DotDims {
 }
 
 /// `name[param=value ...]` as a Jaxpr prints an equation's primitive.
-impl fmt::Display for Primitive {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())?;
+impl Primitive {
+    /// The parameters JAX prints in brackets after the name, in its order and with its pretty
+    /// printing rules: the trivial or implied ones left out (a dot's default precision,
+    /// `broadcast_in_dim`'s shape, and its dimensions when there are none).
+    pub fn params(&self) -> Vec<(&'static str, String)> {
+        let s = |k: &'static str, v: String| (k, v);
         match self {
-            Primitive::Unary(_) | Primitive::Binary(_) => Ok(()),
+            Primitive::Unary(_) | Primitive::Binary(_) => vec![],
             Primitive::DotGeneral { dims, precision, preferred_element_type } => {
-                // Like JAX, the default precision is left out.
-                let precision = precision.map_or(String::new(), |p| format!(" precision={}", p.name()));
-                let preferred = preferred_element_type.map_or("None", |d| d.name());
-                write!(f, "[dimension_numbers={dims}{precision} preferred_element_type={preferred}]")
+                let mut p = vec![s("dimension_numbers", dims.to_string())];
+                if let Some(precision) = precision {
+                    let name = precision.name();
+                    p.push(s("precision", format!("(Precision.{name}, Precision.{name})")));
+                }
+                p.push(s("preferred_element_type", preferred_element_type.map_or("None", |d| d.name()).to_string()));
+                p
             }
             Primitive::Reshape { new_sizes } => {
-                write!(f, "[dimensions=None new_sizes={}]", tuple(new_sizes))
+                vec![s("dimensions", "None".into()), s("new_sizes", tuple(new_sizes)), s("sharding", "None".into())]
             }
-            Primitive::BroadcastInDim { shape, broadcast_dimensions } => {
-                write!(f, "[broadcast_dimensions={} shape={}]", tuple(broadcast_dimensions), tuple(shape))
+            Primitive::BroadcastInDim { broadcast_dimensions, .. } if broadcast_dimensions.is_empty() => vec![],
+            Primitive::BroadcastInDim { broadcast_dimensions, .. } => {
+                vec![s("broadcast_dimensions", tuple(broadcast_dimensions))]
             }
             Primitive::ConvertElementType { new_dtype } => {
-                write!(f, "[new_dtype={} weak_type=False]", new_dtype.name())
+                vec![s("new_dtype", new_dtype.name().to_string()), s("weak_type", "False".into())]
             }
-            Primitive::Transpose { permutation } => {
-                write!(f, "[permutation={}]", tuple(permutation))
-            }
-            Primitive::ReduceSum { axes } | Primitive::ReduceMax { axes } | Primitive::ReduceMin { axes } => {
-                write!(f, "[axes={} out_sharding=None]", tuple(axes))
-            }
+            Primitive::Transpose { permutation } => vec![s("permutation", tuple(permutation))],
+            Primitive::ReduceSum { axes } => vec![s("axes", tuple(axes)), s("out_sharding", "None".into())],
+            Primitive::ReduceMax { axes } | Primitive::ReduceMin { axes } => vec![s("axes", tuple(axes))],
             Primitive::ArgReduce { axis, index_dtype, .. } => {
-                write!(f, "[axes=({axis},) index_dtype={}]", index_dtype.name())
+                vec![s("axes", format!("({axis},)")), s("index_dtype", index_dtype.name().to_string())]
             }
             Primitive::Compare(_) | Primitive::SelectN | Primitive::DynamicUpdateSlice | Primitive::StopGradient => {
-                Ok(())
+                vec![]
             }
-            Primitive::IntegerPow { y } => write!(f, "[y={y}]"),
+            Primitive::IntegerPow { y } => vec![s("y", y.to_string())],
             Primitive::Cumsum { axis, reverse } => {
-                write!(f, "[axis={axis} reverse={}]", py_bool(*reverse))
+                vec![s("axis", axis.to_string()), s("reverse", py_bool(*reverse).into())]
             }
-            Primitive::Iota { dtype, shape, dimension } => {
-                write!(f, "[dimension={dimension} dtype={} shape={} sharding=None]", dtype.name(), tuple(shape))
-            }
-            Primitive::Concatenate { dimension } => write!(f, "[dimension={dimension}]"),
+            Primitive::Iota { dtype, shape, dimension } => vec![
+                s("dimension", dimension.to_string()),
+                s("dtype", dtype.name().to_string()),
+                s("shape", tuple(shape)),
+                s("sharding", "None".into()),
+            ],
+            Primitive::Concatenate { dimension } => vec![s("dimension", dimension.to_string())],
             Primitive::Pad { config } => {
                 let items: Vec<String> = config.iter().map(|(lo, hi, int)| format!("({lo}, {hi}, {int})")).collect();
                 let trailing = if items.len() == 1 { "," } else { "" };
-                write!(f, "[padding_config=({}{trailing})]", items.join(", "))
+                vec![s("padding_config", format!("({}{trailing})", items.join(", ")))]
             }
-            Primitive::Slice { start_indices, limit_indices, strides } => write!(
-                f,
-                "[limit_indices={} start_indices={} strides={}]",
-                tuple(limit_indices),
-                tuple(start_indices),
-                strides.as_ref().map_or("None".into(), |s| tuple(s))
-            ),
+            Primitive::Slice { start_indices, limit_indices, strides } => vec![
+                s("limit_indices", tuple(limit_indices)),
+                s("start_indices", tuple(start_indices)),
+                s("strides", strides.as_ref().map_or("None".into(), |s| tuple(s))),
+            ],
             Primitive::Squeeze { dimensions } | Primitive::Rev { dimensions } => {
-                write!(f, "[dimensions={}]", tuple(dimensions))
+                vec![s("dimensions", tuple(dimensions))]
             }
-            Primitive::DynamicSlice { slice_sizes } => {
-                write!(f, "[slice_sizes={}]", tuple(slice_sizes))
-            }
+            Primitive::DynamicSlice { slice_sizes } => vec![s("slice_sizes", tuple(slice_sizes))],
             // The Jaxpr printer shows the called Jaxpr too (see `Jaxpr`'s `Display`).
-            Primitive::CustomJvpCall { function, .. } => {
-                write!(f, "[name={} jvp={} symbolic_zeros=False]", function.name, function.rule_name)
-            }
+            Primitive::CustomJvpCall { function, .. } => vec![
+                s("name", function.name.clone()),
+                s("jvp", function.rule_name.clone()),
+                s("symbolic_zeros", "False".into()),
+            ],
             Primitive::CustomVjpCall { function } | Primitive::CustomVjpTangent { function } => {
-                write!(f, "[name={}]", function.name)
+                vec![s("name", function.name.clone())]
             }
         }
+    }
+}
+
+impl fmt::Display for Primitive {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())?;
+        let params = self.params();
+        if !params.is_empty() {
+            let pairs: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            write!(f, "[{}]", pairs.join(" "))?;
+        }
+        Ok(())
     }
 }

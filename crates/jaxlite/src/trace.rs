@@ -239,6 +239,16 @@ impl Context {
 
     /// Applies a primitive: records it when tracing, runs it as a one-op program otherwise.
     pub async fn bind(&mut self, prim: Primitive, inputs: &[Tensor]) -> Result<Vec<Tensor>, JaxError> {
+        // As JAX does, a dot with no precision of its own records the configured default when
+        // it is not DEFAULT (`jax_default_matmul_precision`), so the Jaxpr says what it runs at.
+        let prim = match prim {
+            Primitive::DotGeneral { dims, precision: None, preferred_element_type }
+                if self.default_precision != Precision::Default =>
+            {
+                Primitive::DotGeneral { dims, precision: Some(self.default_precision), preferred_element_type }
+            }
+            prim => prim,
+        };
         let in_avals: Vec<Aval> = inputs.iter().map(|t| t.aval().clone()).collect();
         let out_avals = prim.abstract_eval(&in_avals)?;
         // Under `jit` every op is staged out, even on constants (JAX's omnistaging).

@@ -365,7 +365,11 @@ fn indexing_traced_arrays() {
           [21. 23.]]]
         [[3. 7.]]
         { lambda ; a:f32[2,3,4]. let
-            b:f32[2,1,4] = slice[limit_indices=(2, 2, 4) start_indices=(0, 1, 0) strides=None] a
+            b:f32[2,1,4] = slice[
+              limit_indices=(2, 2, 4)
+              start_indices=(0, 1, 0)
+              strides=None
+            ] a
             c:f32[2,4] = squeeze[dimensions=(1,)] b
           in (c,) }
     "#]]

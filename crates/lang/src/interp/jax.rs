@@ -2079,6 +2079,9 @@ impl Interp<'_, '_> {
                 key.push_str(&t.aval().short());
                 key.push(if t.aval().weak_type { '~' } else { ' ' });
             }
+            // The configured matmul precision is part of the trace (dots record it), so it is
+            // part of the key, as in JAX's cache.
+            key.push_str(&format!("|{:?}", self.ctx.default_precision));
             let cached = j.cache.borrow().get(&key).cloned();
             let compiled = match cached {
                 Some(c) => c,
