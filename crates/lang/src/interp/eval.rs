@@ -238,6 +238,20 @@ impl Interp<'_, '_> {
         })
     }
 
+    /// Entering one link of a chain evaluated in a loop: the step the recursive evaluation of
+    /// its node would have counted (the outermost node, `None`, counted its own), and how its
+    /// errors take that node's place.
+    fn enter_link(&mut self, span: Option<crate::ast::Span>) -> R<impl Fn(super::RtError) -> super::RtError + Copy> {
+        let at = move |err: super::RtError| match span {
+            Some(span) => err.at(span),
+            None => err,
+        };
+        if span.is_some() {
+            self.step().map_err(at)?;
+        }
+        Ok(at)
+    }
+
     /// `a op b`. A left-deep chain (`x + y - z`, up to the parser's 1,000 links) runs in a
     /// loop from its leftmost operand rather than by recursing down the left operands, which
     /// would nest a future per link on the native stack.
@@ -251,13 +265,7 @@ impl Interp<'_, '_> {
             }
             let mut value = self.eval(leftmost, env).await?;
             for (op, b, span) in links.into_iter().rev() {
-                let at = |err: super::RtError| match span {
-                    Some(span) => err.at(span),
-                    None => err,
-                };
-                if span.is_some() {
-                    self.step().map_err(at)?;
-                }
+                let at = self.enter_link(span)?;
                 let right = self.eval(b, env).await.map_err(at)?;
                 value = self.binary(op, value, right).await.map_err(at)?;
             }
@@ -283,13 +291,7 @@ impl Interp<'_, '_> {
             let mut value = self.eval(leftmost, env).await?;
             let mut value_span = leftmost.span;
             for (is_and, b, span) in links.into_iter().rev() {
-                let at = |err: super::RtError| match span {
-                    Some(span) => err.at(span),
-                    None => err,
-                };
-                if span.is_some() {
-                    self.step().map_err(at)?;
-                }
+                let at = self.enter_link(span)?;
                 if self.truthy(&value).map_err(|e| e.at(value_span)).map_err(at)? == is_and {
                     value = self.eval(b, env).await.map_err(at)?;
                     value_span = b.span;

@@ -844,6 +844,30 @@ fn traced_positions(index: &Value, rank: usize) -> Option<Vec<Option<Value>>> {
         .collect()
 }
 
+/// `so_far` and where `index` (int32; negative values count from the end of an axis of `n`)
+/// equals the position along `dimension` of an array of `shape`: one axis's factor of an
+/// `.at[]` update's selection.
+async fn and_matching(
+    ctx: &mut jaxlite::Context,
+    so_far: Option<Tensor>,
+    index: &Tensor,
+    n: usize,
+    shape: &[usize],
+    dimension: usize,
+) -> R<Tensor> {
+    let int = |v: f32| Tensor::from(Array::from_f32(vec![], vec![v]).astype(DType::I32));
+    let negative = jnp::compare(ctx, CompareOp::Lt, index, &int(0.0)).await?;
+    let from_end = jnp::binary(ctx, BinaryOp::Add, index, &int(n as f32)).await?;
+    let index = jnp::where_(ctx, &negative, &from_end, index).await?;
+    let iota = jaxlite::Primitive::Iota { dtype: DType::I32, shape: shape.to_vec(), dimension };
+    let here = jnp::apply(ctx, iota, &[]).await?;
+    let matches = jnp::compare(ctx, CompareOp::Eq, &here, &index).await?;
+    Ok(match so_far {
+        None => matches,
+        Some(so_far) => jnp::binary(ctx, BinaryOp::And, &so_far, &matches).await?,
+    })
+}
+
 /// For an `.at[]` index with integer arrays (`x.at[ids]`, `x.at[:, ids]`, `x.at[rows, cols]`):
 /// the first indexed axis and the indices of the adjacent indexed axes (arrays, or integers
 /// beside them); the other items must be whole axes (`:`). `None` otherwise.
@@ -1255,19 +1279,7 @@ impl Interp<'_, '_> {
             if !matches!(index.aval().dtype, DType::I32) {
                 return err(format!("IndexError: indices must be integers, got {} in .at[]", aval_text(index.aval())));
             }
-            let ctx = &mut *self.ctx;
-            let zero = Tensor::from(Array::from_f32(vec![], vec![0.0]).astype(DType::I32));
-            let length = Tensor::from(Array::from_f32(vec![], vec![n as f32]).astype(DType::I32));
-            let negative = jnp::compare(ctx, CompareOp::Lt, &index, &zero).await?;
-            let from_end = jnp::binary(ctx, BinaryOp::Add, &index, &length).await?;
-            let index = jnp::where_(ctx, &negative, &from_end, &index).await?;
-            let iota = jaxlite::Primitive::Iota { dtype: DType::I32, shape: shape.clone(), dimension: axis };
-            let here = jnp::apply(ctx, iota, &[]).await?;
-            let matches = jnp::compare(ctx, CompareOp::Eq, &here, &index).await?;
-            inside = Some(match inside {
-                None => matches,
-                Some(so_far) => jnp::binary(ctx, BinaryOp::And, &so_far, &matches).await?,
-            });
+            inside = Some(and_matching(self.ctx, inside, &index, n, &shape, axis).await?);
         }
         let Some(inside) = inside else { return err("an .at[] update indexes no axis") };
         let v = self.to_tensor(v)?;
@@ -1340,24 +1352,10 @@ impl Interp<'_, '_> {
         for (j, i) in idx.iter().enumerate() {
             let axis = first + j;
             let i = jnp::broadcast_to(ctx, i, &positions).await?;
-            let i = jnp::reshape(ctx, &i, &[n as i64]).await?;
-            let negative = jnp::compare(ctx, CompareOp::Lt, &i, &int(0)).await?;
-            let from_end = jnp::binary(ctx, BinaryOp::Add, &i, &int(shape[axis] as i64)).await?;
-            let i = jnp::where_(ctx, &negative, &from_end, &i).await?;
             let mut column = vec![n as i64];
             column.extend(std::iter::repeat_n(1, rank));
             let i = jnp::reshape(ctx, &i, &column).await?;
-            let here = jnp::apply(
-                ctx,
-                jaxlite::Primitive::Iota { dtype: DType::I32, shape: full.clone(), dimension: axis + 1 },
-                &[],
-            )
-            .await?;
-            let matches = jnp::compare(ctx, CompareOp::Eq, &here, &i).await?;
-            inside = Some(match inside {
-                None => matches,
-                Some(so_far) => jnp::binary(ctx, BinaryOp::And, &so_far, &matches).await?,
-            });
+            inside = Some(and_matching(ctx, inside, &i, shape[axis], &full, axis + 1).await?);
         }
         let Some(inside) = inside else { return err("an .at[] update indexes no axis") };
         // The updates as [n] ++ x's shape: v in the indexed region's shape (x's axes before
