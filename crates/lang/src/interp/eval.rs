@@ -177,6 +177,16 @@ impl Interp<'_, '_> {
     /// native stack. Each link's errors carry its own place, as its own expression's would.
     fn eval_postfix<'a>(&'a mut self, e: &'a Expr, env: &'a Env) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
+            let object = match &e.kind {
+                ExprKind::Attr(obj, _) | ExprKind::Subscript(obj, _) => obj,
+                ExprKind::Call { func, .. } => func,
+                _ => e,
+            };
+            // A lone link (`x.T`, `f(a)`, most of them) needs no list of links.
+            if !matches!(object.kind, ExprKind::Attr(..) | ExprKind::Subscript(..) | ExprKind::Call { .. }) {
+                let value = self.eval(object, env).await?;
+                return self.apply_link(value, e, env).await;
+            }
             let mut links = vec![e];
             let mut base = e;
             loop {
@@ -257,6 +267,12 @@ impl Interp<'_, '_> {
     /// would nest a future per link on the native stack.
     fn eval_binary<'a>(&'a mut self, op: BinOp, a: &'a Expr, b: &'a Expr, env: &'a Env) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
+            // A lone operation (most of them) needs no list of links.
+            if !matches!(a.kind, ExprKind::Binary(..)) {
+                let a = self.eval(a, env).await?;
+                let b = self.eval(b, env).await?;
+                return self.binary(op, a, b).await;
+            }
             let mut links = vec![(op, b, None)];
             let mut leftmost = a;
             while let ExprKind::Binary(op, a, b) = &leftmost.kind {
@@ -277,6 +293,13 @@ impl Interp<'_, '_> {
     /// (`a or b or c`, `a and b or c`) runs in a loop, as `eval_binary`'s do.
     fn eval_logic<'a>(&'a mut self, is_and: bool, a: &'a Expr, b: &'a Expr, env: &'a Env) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
+            if !matches!(a.kind, ExprKind::And(..) | ExprKind::Or(..)) {
+                let left = self.eval(a, env).await?;
+                if self.truthy(&left).map_err(|e| e.at(a.span))? != is_and {
+                    return Ok(left);
+                }
+                return self.eval(b, env).await;
+            }
             let mut links = vec![(is_and, b, None)];
             let mut leftmost = a;
             loop {

@@ -382,6 +382,10 @@ pub fn str_repr(s: &str) -> String {
 /// compared (a list that contains itself) is equal so far, as two such structures are when
 /// nothing else differs (Python raises RecursionError there instead).
 pub fn py_eq(a: &Value, b: &Value) -> bool {
+    let container = |v: &Value| matches!(v, Value::List(_) | Value::Tuple(_) | Value::Dict(_));
+    if !container(a) || !container(b) {
+        return leaf_eq(a, b);
+    }
     let mut pending: Vec<(Value, Value)> = Vec::new();
     let mut seen: std::collections::HashSet<(usize, usize)> = std::collections::HashSet::new();
     let mut pair = (a.clone(), b.clone());
@@ -472,6 +476,9 @@ pub fn as_f64(v: &Value) -> Option<f64> {
 /// Refuses what Python cannot hash: lists, dicts and arrays, also inside tuples (walked with a
 /// work list: a tuple nested 100,000 deep as a dict key overflowed the stack when recursed).
 pub fn check_hashable(v: &Value) -> R<()> {
+    if !matches!(v, Value::Tuple(_) | Value::List(_) | Value::Dict(_) | Value::Array(_)) {
+        return Ok(());
+    }
     let mut pending = vec![v.clone()];
     while let Some(v) = pending.pop() {
         match &v {
