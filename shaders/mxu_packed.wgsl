@@ -89,6 +89,23 @@ fn products(a: f32, w: vec4<f32>, zero: vec4<u32>) -> vec4<f32> {
     return bitcast<vec4<f32>>(bitcast<vec4<u32>>(a * w) | zero);
 }
 
+// One pair of k: the four rows' products with the four columns at the pair's first k, then
+// at its second, each added to its row's sums in order of k.
+fn pair_step(sums: ptr<function, array<vec4<f32>, 4>>, a_pair: vec4<u32>, w_pair: vec4<u32>, zero: vec4<u32>) {
+    var a = firsts(a_pair);
+    var w = firsts(w_pair);
+    (*sums)[0] = (*sums)[0] + products(a.x, w, zero);
+    (*sums)[1] = (*sums)[1] + products(a.y, w, zero);
+    (*sums)[2] = (*sums)[2] + products(a.z, w, zero);
+    (*sums)[3] = (*sums)[3] + products(a.w, w, zero);
+    a = seconds(a_pair);
+    w = seconds(w_pair);
+    (*sums)[0] = (*sums)[0] + products(a.x, w, zero);
+    (*sums)[1] = (*sums)[1] + products(a.y, w, zero);
+    (*sums)[2] = (*sums)[2] + products(a.z, w, zero);
+    (*sums)[3] = (*sums)[3] + products(a.w, w, zero);
+}
+
 // Stores row `r` of a block (four outputs from column n0), adding to what is there when
 // P.flags says accumulate.
 fn store_row(m: u32, n0: u32, sums: vec4<f32>) {
@@ -123,10 +140,7 @@ fn mxu_packed_matmul(
     let nb = i % col_groups;
     let k_len = P.inner;
     let zero = vec4<u32>(P.zero);
-    var sum0 = bitcast<vec4<f32>>(zero);
-    var sum1 = sum0;
-    var sum2 = sum0;
-    var sum3 = sum0;
+    var sums = array<vec4<f32>, 4>(bitcast<vec4<f32>>(zero), bitcast<vec4<f32>>(zero), bitcast<vec4<f32>>(zero), bitcast<vec4<f32>>(zero));
     let pairs = (k_len + 1u) / 2u;
     var a_at = mb * pairs;
     var w_at = P.weights_at / 4u + nb;
@@ -135,59 +149,18 @@ fn mxu_packed_matmul(
     // longer fit in registers); see docs/gpu.md.
     var kp = 0u;
     for (; kp + 2u <= pairs; kp = kp + 2u) {
-        let a0 = act[a_at];
-        let w0 = weights[w_at];
-        var a = firsts(a0);
-        var w = firsts(w0);
-        sum0 = sum0 + products(a.x, w, zero);
-        sum1 = sum1 + products(a.y, w, zero);
-        sum2 = sum2 + products(a.z, w, zero);
-        sum3 = sum3 + products(a.w, w, zero);
-        a = seconds(a0);
-        w = seconds(w0);
-        sum0 = sum0 + products(a.x, w, zero);
-        sum1 = sum1 + products(a.y, w, zero);
-        sum2 = sum2 + products(a.z, w, zero);
-        sum3 = sum3 + products(a.w, w, zero);
-        let a1 = act[a_at + 1u];
-        let w1 = weights[w_at + col_groups];
-        a = firsts(a1);
-        w = firsts(w1);
-        sum0 = sum0 + products(a.x, w, zero);
-        sum1 = sum1 + products(a.y, w, zero);
-        sum2 = sum2 + products(a.z, w, zero);
-        sum3 = sum3 + products(a.w, w, zero);
-        a = seconds(a1);
-        w = seconds(w1);
-        sum0 = sum0 + products(a.x, w, zero);
-        sum1 = sum1 + products(a.y, w, zero);
-        sum2 = sum2 + products(a.z, w, zero);
-        sum3 = sum3 + products(a.w, w, zero);
+        pair_step(&sums, act[a_at], weights[w_at], zero);
+        pair_step(&sums, act[a_at + 1u], weights[w_at + col_groups], zero);
         a_at = a_at + 2u;
         w_at = w_at + 2u * col_groups;
     }
-    for (; kp < pairs; kp = kp + 1u) {
-        let a0 = act[a_at];
-        let w0 = weights[w_at];
-        var a = firsts(a0);
-        var w = firsts(w0);
-        sum0 = sum0 + products(a.x, w, zero);
-        sum1 = sum1 + products(a.y, w, zero);
-        sum2 = sum2 + products(a.z, w, zero);
-        sum3 = sum3 + products(a.w, w, zero);
-        a = seconds(a0);
-        w = seconds(w0);
-        sum0 = sum0 + products(a.x, w, zero);
-        sum1 = sum1 + products(a.y, w, zero);
-        sum2 = sum2 + products(a.z, w, zero);
-        sum3 = sum3 + products(a.w, w, zero);
-        a_at = a_at + 1u;
-        w_at = w_at + col_groups;
+    if kp < pairs {
+        pair_step(&sums, act[a_at], weights[w_at], zero);
     }
     let m0 = mb * 4u;
     let n0 = nb * 4u;
-    store_row(m0, n0, sum0);
-    store_row(m0 + 1u, n0, sum1);
-    store_row(m0 + 2u, n0, sum2);
-    store_row(m0 + 3u, n0, sum3);
+    store_row(m0, n0, sums[0]);
+    store_row(m0 + 1u, n0, sums[1]);
+    store_row(m0 + 2u, n0, sums[2]);
+    store_row(m0 + 3u, n0, sums[3]);
 }
