@@ -194,43 +194,45 @@ impl Printer {
                     }
                 })
                 .collect();
-        let prim = match &eqn.prim {
-            // As JAX prints it: one parameter per line, the called Jaxpr among them.
-            Primitive::CustomJvpCall { function, .. } => {
-                let pad = " ".repeat(indent + 2);
-                let call = self.jaxpr_after(&function.call, indent + 2, "call_jaxpr=".len());
-                format!(
-                    "custom_jvp_call[\n{pad}name={}\n{pad}call_jaxpr={call}\n{pad}jvp={}\n{pad}symbolic_zeros=False\n{}]",
-                    function.name,
-                    function.rule_name,
-                    " ".repeat(indent)
-                )
-            }
-            Primitive::CustomVjpCall { function } => {
-                let pad = " ".repeat(indent + 2);
-                let call = self.jaxpr_after(&function.call, indent + 2, "call_jaxpr=".len());
-                format!(
-                    "custom_vjp_call[\n{pad}name={}\n{pad}bwd={}\n{pad}call_jaxpr={call}\n{pad}fwd={}\n{pad}symbolic_zeros=False\n{}]",
-                    function.name,
-                    function.bwd_name,
-                    function.fwd_name,
-                    " ".repeat(indent)
-                )
-            }
-            prim => {
-                // JAX's pretty printer: the parameters in brackets on the line when they fit in
-                // 80 columns from where they start, else one per line, two columns in.
-                let flat = prim.to_string();
-                let name = prim.name();
-                let start = indent + outs.join(" ").chars().count() + " = ".len() + name.len();
-                if start + flat.chars().count() - name.len() <= JAXPR_WIDTH {
-                    flat
-                } else {
-                    let pad = " ".repeat(indent + 2);
-                    let pairs: Vec<String> = prim.params().iter().map(|(k, v)| format!("{pad}{k}={v}\n")).collect();
-                    format!("{name}[\n{}{}]", pairs.concat(), " ".repeat(indent))
-                }
-            }
+        let name = eqn.prim.name();
+        // A custom derivative's call prints the Jaxpr it calls among its parameters, always one
+        // parameter per line (as JAX prints it).
+        let call = |printer: &mut Printer, jaxpr: &Jaxpr| printer.jaxpr_after(jaxpr, indent + 2, "call_jaxpr=".len());
+        let (params, broken) = match &eqn.prim {
+            Primitive::CustomJvpCall { function, .. } => (
+                vec![
+                    ("name", function.name.clone()),
+                    ("call_jaxpr", call(self, &function.call)),
+                    ("jvp", function.rule_name.clone()),
+                    ("symbolic_zeros", "False".to_string()),
+                ],
+                true,
+            ),
+            Primitive::CustomVjpCall { function } => (
+                vec![
+                    ("name", function.name.clone()),
+                    ("bwd", function.bwd_name.clone()),
+                    ("call_jaxpr", call(self, &function.call)),
+                    ("fwd", function.fwd_name.clone()),
+                    ("symbolic_zeros", "False".to_string()),
+                ],
+                true,
+            ),
+            prim => (prim.params(), false),
+        };
+        // JAX's pretty printer: the parameters in brackets on the line when they fit in 80
+        // columns from where they start, else one per line, two columns in.
+        let pairs: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let flat = format!("[{}]", pairs.join(" "));
+        let start = indent + outs.join(" ").chars().count() + " = ".len() + name.len();
+        let prim = if params.is_empty() {
+            name.to_string()
+        } else if !broken && start + flat.chars().count() <= JAXPR_WIDTH {
+            format!("{name}{flat}")
+        } else {
+            let pad = " ".repeat(indent + 2);
+            let lines: Vec<String> = pairs.iter().map(|pair| format!("{pad}{pair}\n")).collect();
+            format!("{name}[\n{}{}]", lines.concat(), " ".repeat(indent))
         };
         let inputs: Vec<String> = eqn.inputs.iter().map(|a| self.atom(a)).collect();
         format!("{} = {prim} {}", outs.join(" "), inputs.join(" "))
