@@ -467,24 +467,24 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
             // normalisations (divided by a broadcast sum or norm) round as it does. float32
             // only: bfloat16 divisions reach the simplifier as float32 ones of converted
             // operands, and JAX divides them truly.
-            Primitive::Binary(BinaryOp::Div)
-                if out_aval.dtype == DType::F32
-                    && g.constant_value(ins[0]).is_none()
-                    && spread(&g, ins[1], &shape).is_some() =>
-            {
-                let (source, dims) = spread(&g, ins[1], &shape).unwrap_or((ins[1], vec![]));
-                let one = g.add(Op::Constant(1.0), vec![], vec![]);
-                let source_shape = g.instrs[source].shape.clone();
-                let reciprocal = match fold(&g, Op::Binary(BinaryOp::Div), &[one, source]) {
-                    Some(r) => g.add(Op::Constant(r), vec![], vec![]),
-                    None => g.add(Op::Binary(BinaryOp::Div), vec![one, source], source_shape.clone()),
-                };
-                let reciprocal = if source_shape.is_empty() {
-                    reciprocal
-                } else {
-                    g.add(Op::Broadcast { dims }, vec![reciprocal], shape.clone())
-                };
-                g.add(Op::Binary(BinaryOp::Mul), vec![ins[0], reciprocal], shape)
+            Primitive::Binary(BinaryOp::Div) if out_aval.dtype == DType::F32 && g.constant_value(ins[0]).is_none() => {
+                match spread(&g, ins[1], &shape) {
+                    Some((source, dims)) => {
+                        let one = g.add(Op::Constant(1.0), vec![], vec![]);
+                        let source_shape = g.instrs[source].shape.clone();
+                        let reciprocal = match fold(&g, Op::Binary(BinaryOp::Div), &[one, source]) {
+                            Some(r) => g.add(Op::Constant(r), vec![], vec![]),
+                            None => g.add(Op::Binary(BinaryOp::Div), vec![one, source], source_shape.clone()),
+                        };
+                        let reciprocal = if source_shape.is_empty() {
+                            reciprocal
+                        } else {
+                            g.add(Op::Broadcast { dims }, vec![reciprocal], shape.clone())
+                        };
+                        g.add(Op::Binary(BinaryOp::Mul), vec![ins[0], reciprocal], shape)
+                    }
+                    None => g.add(Op::Binary(BinaryOp::Div), ins, shape),
+                }
             }
             Primitive::Binary(b) => match fold(&g, Op::Binary(*b), &ins) {
                 Some(x) => g.add(Op::Constant(x), vec![], vec![]),
