@@ -11,9 +11,9 @@ struct Params {
     dst_stride: u32,
     rows: u32,
     cols: u32,
-    // K of a matmul (the loaded weights' rows).
-    inner: u32,
-    // DMA direction, bf16 part index, or vector opcode (`VectorOp::code`).
+    // A matmul's first step in `steps` (it has `len` of them).
+    first_step: u32,
+    // The vector opcode (`VectorOp::code`) or reduction.
     code: u32,
     a_kind: u32,
     a_value: u32,
@@ -24,15 +24,24 @@ struct Params {
     // Always 0, but unknown to the compiler: OR-ing it into a value's bits makes the value
     // opaque, so no optimiser can fuse the multiply that produced it into a later add.
     zero: u32,
-    // Where the instruction's MXU's weight registers start in `weights` (a slot per MXU).
-    weights_at: u32,
+    // Where the weights or activations a kernel reduces go in their scratch, in words.
+    scratch_at: u32,
 }
 
 @group(0) @binding(0) var<storage, read_write> hbm: array<u32>;
 @group(0) @binding(1) var<storage, read_write> vmem: array<u32>;
-// Bindings 2 and 3 are the MXU kernels' scratch (the weight registers and the activations of
-// the matmul in flight); `mxu.wgsl` and `mxu_packed.wgsl` declare them, each in its layout.
+// Bindings 2 and 3 are the MXU kernels' scratch (loaded weights and activations, reduced to
+// their bf16 parts); `mxu.wgsl` and `mxu_packed.wgsl` declare them, each in its layout.
 @group(0) @binding(4) var<uniform> P: Params;
+// A matmul dispatch runs a chain of MXU passes adding into one block (`crates/gpu/src/plan.rs`),
+// one step each: where its activations and weights start in the scratch, and its K.
+struct Step {
+    act_at: u32,
+    weights_at: u32,
+    k: u32,
+    unused: u32,
+}
+@group(0) @binding(5) var<storage, read> steps: array<Step>;
 
 const WORKGROUP_SIZE: u32 = 64u;
 

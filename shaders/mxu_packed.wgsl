@@ -12,18 +12,22 @@
 // column groups, MB = ceil(M/4) row groups, KP = ceil(K/2) pairs of k; values past the matrix
 // are zero, so an odd K's last pair adds +0 products, which leave every sum as it is (a sum
 // from +0 is never -0); nothing past the matrix is stored):
-//   weights[slot + kp * NB + nb] = pair(part(W[2kp][4nb .. 4nb+4]), part(W[2kp+1][4nb .. 4nb+4]))
-//   act[mb * KP + kp]            = pair(part(A[4mb .. 4mb+4][2kp]), part(A[4mb .. 4mb+4][2kp+1]))
+//   weights[at + kp * NB + nb] = pair(part(W[2kp][4nb .. 4nb+4]), part(W[2kp+1][4nb .. 4nb+4]))
+//   act[at + mb * KP + kp]     = pair(part(A[4mb .. 4mb+4][2kp]), part(A[4mb .. 4mb+4][2kp+1]))
+// where `at` (a step's `weights_at` or `act_at`, in words, a multiple of 4) is in vec4s here.
 
 @group(0) @binding(2) var<storage, read_write> weights: array<vec4<u32>>;
 @group(0) @binding(3) var<storage, read_write> act: array<vec4<u32>>;
+
+// PART, the part (0 = hi, 1 = mid, 2 = lo) this module's reducers produce, is a constant
+// crates/gpu writes before the module: one pipeline per part.
 
 // The bf16 part of the source block's word (r, c), or +0 outside the block.
 fn part_at(r: u32, c: u32) -> u32 {
     if r >= P.rows || c >= P.cols {
         return 0u;
     }
-    return bitcast<u32>(bf16_part(bitcast<f32>(vmem[P.src_addr + r * P.src_stride + c]), P.code));
+    return bitcast<u32>(bf16_part(bitcast<f32>(vmem[P.src_addr + r * P.src_stride + c]), PART));
 }
 
 // Two bfloat16 words in one: the first's value in the high half, the second's in the low.
@@ -39,7 +43,7 @@ fn seconds(v: vec4<u32>) -> vec4<f32> {
     return bitcast<vec4<f32>>(v << vec4<u32>(16u));
 }
 
-// MxuWeights: one invocation per (kp, nb), P.rows = K, P.cols = N; P.weights_at is in words.
+// MxuWeights: one invocation per (kp, nb), P.rows = K, P.cols = N; P.scratch_at is in words.
 @compute @workgroup_size(64)
 fn mxu_packed_weights(
     @builtin(workgroup_id) wg: vec3<u32>,
@@ -53,7 +57,7 @@ fn mxu_packed_weights(
     }
     let k = (i / col_groups) * 2u;
     let n = (i % col_groups) * 4u;
-    weights[P.weights_at / 4u + i] = vec4<u32>(
+    weights[P.scratch_at / 4u + i] = vec4<u32>(
         pair(part_at(k, n), part_at(k + 1u, n)),
         pair(part_at(k, n + 1u), part_at(k + 1u, n + 1u)),
         pair(part_at(k, n + 2u), part_at(k + 1u, n + 2u)),
@@ -75,7 +79,7 @@ fn mxu_packed_activations(
     }
     let m = (i / pairs) * 4u;
     let k = (i % pairs) * 2u;
-    act[i] = vec4<u32>(
+    act[P.scratch_at / 4u + i] = vec4<u32>(
         pair(part_at(m, k), part_at(m, k + 1u)),
         pair(part_at(m + 1u, k), part_at(m + 1u, k + 1u)),
         pair(part_at(m + 2u, k), part_at(m + 2u, k + 1u)),
@@ -106,44 +110,14 @@ fn pair_step(sums: ptr<function, array<vec4<f32>, 4>>, a_pair: vec4<u32>, w_pair
     (*sums)[3] = (*sums)[3] + products(a.w, w, zero);
 }
 
-// Stores row `r` of a block (four outputs from column n0), adding to what is there when
-// P.flags says accumulate.
-fn store_row(m: u32, n0: u32, sums: vec4<f32>) {
-    if m >= P.rows {
-        return;
-    }
-    for (var c = 0u; c < 4u && n0 + c < P.cols; c = c + 1u) {
-        let d = P.dst_addr + m * P.dst_stride + n0 + c;
-        var sum = sums[c];
-        if P.flags != 0u {
-            sum = bitcast<f32>(vmem[d]) + sum;
-        }
-        vmem[d] = canonical(sum);
-    }
-}
-
-// Second half of MxuMatmul: each invocation computes a 4×4 block of outputs, P.rows = M,
-// P.cols = N, P.inner = K. Every output is the same sum in the same order as `mxu_matmul`:
-// +0, then one product per k in increasing k. Invocations: MB × NB, column groups fastest.
-@compute @workgroup_size(64)
-fn mxu_packed_matmul(
-    @builtin(workgroup_id) wg: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let i = thread_index(wg, groups, local);
-    let col_groups = (P.cols + 3u) / 4u;
-    if i >= ((P.rows + 3u) / 4u) * col_groups {
-        return;
-    }
-    let mb = i / col_groups;
-    let nb = i % col_groups;
-    let k_len = P.inner;
+// The sums of one step of a chain (see `mxu.wgsl`) for the 4×4 block (mb, nb): from +0, one
+// product per k in increasing k, as `mxu_matmul` sums each output.
+fn step_sums(step: Step, mb: u32, nb: u32, col_groups: u32) -> array<vec4<f32>, 4> {
     let zero = vec4<u32>(P.zero);
     var sums = array<vec4<f32>, 4>(bitcast<vec4<f32>>(zero), bitcast<vec4<f32>>(zero), bitcast<vec4<f32>>(zero), bitcast<vec4<f32>>(zero));
-    let pairs = (k_len + 1u) / 2u;
-    var a_at = mb * pairs;
-    var w_at = P.weights_at / 4u + nb;
+    let pairs = (step.k + 1u) / 2u;
+    var a_at = step.act_at / 4u + mb * pairs;
+    var w_at = step.weights_at / 4u + nb;
     // Two pairs of k (four steps) per iteration, each pair loaded just before it is used: on
     // SwiftShader, loading every operand of an iteration first runs slower (the loads no
     // longer fit in registers); see docs/gpu.md.
@@ -157,10 +131,65 @@ fn mxu_packed_matmul(
     if kp < pairs {
         pair_step(&sums, act[a_at], weights[w_at], zero);
     }
+    return sums;
+}
+
+// Stores row `m` of a block (four outputs from column n0).
+fn store_row(m: u32, n0: u32, sums: vec4<f32>) {
+    if m >= P.rows {
+        return;
+    }
+    for (var c = 0u; c < 4u && n0 + c < P.cols; c = c + 1u) {
+        vmem[P.dst_addr + m * P.dst_stride + n0 + c] = canonical(sums[c]);
+    }
+}
+
+// Row `m` of the block as it was before the chain (four words from column n0; +0 outside).
+fn load_row(m: u32, n0: u32) -> vec4<f32> {
+    var row = vec4<f32>(0.0);
+    if m >= P.rows {
+        return row;
+    }
+    for (var c = 0u; c < 4u && n0 + c < P.cols; c = c + 1u) {
+        row[c] = bitcast<f32>(vmem[P.dst_addr + m * P.dst_stride + n0 + c]);
+    }
+    return row;
+}
+
+// Second half of MxuMatmul, for a chain of P.len steps from P.first_step (see `mxu_matmul`):
+// each invocation computes a 4×4 block of outputs, P.rows = M, P.cols = N. Every output is the
+// same sums in the same order as `mxu_matmul`. Invocations: MB × NB, column groups fastest.
+@compute @workgroup_size(64)
+fn mxu_packed_matmul(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let i = thread_index(wg, groups, local);
+    let col_groups = (P.cols + 3u) / 4u;
+    if i >= ((P.rows + 3u) / 4u) * col_groups {
+        return;
+    }
+    let mb = i / col_groups;
+    let nb = i % col_groups;
     let m0 = mb * 4u;
     let n0 = nb * 4u;
-    store_row(m0, n0, sums[0]);
-    store_row(m0 + 1u, n0, sums[1]);
-    store_row(m0 + 2u, n0, sums[2]);
-    store_row(m0 + 3u, n0, sums[3]);
+    var total = step_sums(steps[P.first_step], mb, nb, col_groups);
+    if P.flags != 0u {
+        total[0] = load_row(m0, n0) + total[0];
+        total[1] = load_row(m0 + 1u, n0) + total[1];
+        total[2] = load_row(m0 + 2u, n0) + total[2];
+        total[3] = load_row(m0 + 3u, n0) + total[3];
+    }
+    for (var s = 1u; s < P.len; s = s + 1u) {
+        let sums = step_sums(steps[P.first_step + s], mb, nb, col_groups);
+        total[0] = total[0] + sums[0];
+        total[1] = total[1] + sums[1];
+        total[2] = total[2] + sums[2];
+        total[3] = total[3] + sums[3];
+    }
+    store_row(m0, n0, total[0]);
+    store_row(m0 + 1u, n0, total[1]);
+    store_row(m0 + 2u, n0, total[2]);
+    store_row(m0 + 3u, n0, total[3]);
 }

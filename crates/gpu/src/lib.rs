@@ -5,9 +5,11 @@
 //! browser on WebGPU, producing the same bits as [`emu::CpuBackend`].
 //!
 //! A run is one command buffer and one submit: clear the memories, copy the inputs into HBM,
-//! one compute dispatch per instruction (two for a matmul), copy HBM out. Each dispatch reads
-//! its parameters from one uniform buffer at its own dynamic offset. Pipelines are built once
-//! in [`GpuBackend::new`]; buffers are kept between runs and grown when a program needs more.
+//! one compute dispatch per instruction (a matmul's operands reduced where it stands, its sums
+//! computed with the other matmuls adding into the same block: see [`plan()`]), copy HBM out.
+//! Each dispatch reads its parameters from one uniform buffer at its own dynamic offset.
+//! Pipelines are built on first use; buffers are kept between runs and grown when a program
+//! needs more.
 //! See `docs/gpu.md` for the buffer layout and how bit identity is kept.
 
 mod plan;
@@ -15,7 +17,7 @@ mod readback;
 #[cfg(not(target_arch = "wasm32"))]
 mod subnormals;
 
-pub use plan::{grid, plan, Dispatch, Kernel, MatmulKernel, Params, Plan};
+pub use plan::{grid, plan, Dispatch, Kernel, MatmulKernel, Params, Plan, Step, SCRATCH_WORDS};
 
 use emu::{Backend, EmuError};
 use isa::{Program, VectorOp};
@@ -155,9 +157,10 @@ struct Pool {
     weights: Option<wgpu::Buffer>,
     act: Option<wgpu::Buffer>,
     params: Option<wgpu::Buffer>,
+    steps: Option<wgpu::Buffer>,
     upload: Option<wgpu::Buffer>,
     staging: Option<wgpu::Buffer>,
-    /// Binds hbm, vmem, weights, act and params; rebuilt when one of them is replaced.
+    /// Binds hbm, vmem, weights, act, params and steps; rebuilt when one of them is replaced.
     bind_group: Option<wgpu::BindGroup>,
 }
 
@@ -195,6 +198,9 @@ pub struct GpuBackend {
     pool: Pool,
     /// How matmuls run on this adapter (`matmul_kernel_for`).
     matmul: MatmulKernel,
+    /// Words of each MXU scratch region (`plan::SCRATCH_WORDS` unless the adapter binds less
+    /// or a test asks for less).
+    scratch_words: u64,
     /// The device turned a subnormal sum or product into zero when probed (browsers on most
     /// hardware GPUs; see `probe_flushes_subnormals`).
     flushes_subnormals: bool,
@@ -257,7 +263,7 @@ impl GpuBackend {
             binding,
             visibility: wgpu::ShaderStages::COMPUTE,
             ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only: false },
+                ty: wgpu::BufferBindingType::Storage { read_only: binding == 5 },
                 has_dynamic_offset: false,
                 min_binding_size: None,
             },
@@ -280,6 +286,7 @@ impl GpuBackend {
                     },
                     count: None,
                 },
+                storage(5),
             ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -292,6 +299,9 @@ impl GpuBackend {
             device,
             queue,
             matmul: matmul_kernel_for(&info),
+            // A quarter of what the adapter binds: the weights' two halves fit one binding,
+            // with room to round up.
+            scratch_words: plan::SCRATCH_WORDS.min(limits.max_storage_buffer_binding_size / WORD / 4),
             flushes_subnormals: false,
             spirv,
             keep_subnormals,
@@ -380,6 +390,17 @@ impl GpuBackend {
         self.keep_subnormals
     }
 
+    /// Words of each MXU scratch region (see `plan::SCRATCH_WORDS`).
+    pub fn scratch_words(&self) -> u64 {
+        self.scratch_words
+    }
+
+    /// Bounds each MXU scratch region to `words` from the next run on (tests use a small
+    /// bound to make plans move weights and start scratch over; any bound gives the same bits).
+    pub fn set_scratch_words(&mut self, words: u64) {
+        self.scratch_words = words;
+    }
+
     /// The module for one entry point of `wgsl`.
     fn shader_module(&self, wgsl: &str, entry_point: &str) -> wgpu::ShaderModule {
         #[cfg(not(target_arch = "wasm32"))]
@@ -413,12 +434,14 @@ impl GpuBackend {
             if self.pipelines.contains_key(&d.kernel) {
                 continue;
             }
+            // The part reducers' modules start with the part they reduce to (see `Kernel`).
+            let part = |p: isa::Part| format!("const PART: u32 = {}u;\n", p.index());
             let source = match d.kernel {
-                Kernel::Dma => DMA_WGSL.to_string(),
-                Kernel::MxuWeights | Kernel::MxuActivations | Kernel::MxuMatmul => MXU_WGSL.to_string(),
-                Kernel::MxuPackedWeights | Kernel::MxuPackedActivations | Kernel::MxuPackedMatmul => {
-                    MXU_PACKED_WGSL.to_string()
-                }
+                Kernel::Dma(_) => DMA_WGSL.to_string(),
+                Kernel::MxuWeights(p) | Kernel::MxuActivations(p) => part(p) + MXU_WGSL,
+                Kernel::MxuMatmul | Kernel::MxuCopyWeights => part(isa::Part::Hi) + MXU_WGSL,
+                Kernel::MxuPackedWeights(p) | Kernel::MxuPackedActivations(p) => part(p) + MXU_PACKED_WGSL,
+                Kernel::MxuPackedMatmul => part(isa::Part::Hi) + MXU_PACKED_WGSL,
                 Kernel::Vector(op) => vector_module(Some(op)),
                 Kernel::Reduce | Kernel::Transpose => vector_module(None),
             };
@@ -445,6 +468,7 @@ impl GpuBackend {
             ("VMEM", program.vmem_words.max(1) as u64 * WORD),
             ("MXU weights", plan.weight_words.max(1) * WORD),
             ("MXU activations", plan.act_words.max(1) * WORD),
+            ("matmul steps", plan.steps.len().max(1) as u64 * std::mem::size_of::<plan::Step>() as u64),
         ];
         for (what, bytes) in storage {
             // Rounding up to a power of two must not cross the limit either.
@@ -463,6 +487,7 @@ impl GpuBackend {
         rebind |= ensure(d, &mut p.weights, "weights", storage[2].1, U::STORAGE);
         rebind |= ensure(d, &mut p.act, "act", storage[3].1, U::STORAGE);
         rebind |= ensure(d, &mut p.params, "params", params_bytes, U::UNIFORM | U::COPY_DST);
+        rebind |= ensure(d, &mut p.steps, "steps", storage[4].1, U::STORAGE | U::COPY_DST);
         ensure(d, &mut p.upload, "upload", input_words.max(1) * WORD, U::COPY_SRC | U::COPY_DST);
         ensure(d, &mut p.staging, "staging", output_bytes(program), U::MAP_READ | U::COPY_DST);
         if rebind {
@@ -483,6 +508,7 @@ impl GpuBackend {
                     wgpu::BindGroupEntry { binding: 2, resource: whole(&p.weights) },
                     wgpu::BindGroupEntry { binding: 3, resource: whole(&p.act) },
                     wgpu::BindGroupEntry { binding: 4, resource: wgpu::BindingResource::Buffer(params) },
+                    wgpu::BindGroupEntry { binding: 5, resource: whole(&p.steps) },
                 ],
             }));
         }
@@ -497,7 +523,7 @@ impl GpuBackend {
         }
         emu::validate(program)?;
         check_inputs(program, inputs)?;
-        let plan = plan(program, self.matmul);
+        let plan = plan(program, self.matmul, self.scratch_words);
         let input_words: u64 = inputs.iter().map(|i| i.len() as u64).sum();
         self.build_pipelines(&plan);
         self.prepare(program, &plan, input_words)?;
@@ -530,6 +556,9 @@ impl GpuBackend {
         }
         if !param_bytes.is_empty() {
             self.queue.write_buffer(params, 0, &param_bytes);
+        }
+        if !plan.steps.is_empty() {
+            self.queue.write_buffer(p.steps.as_ref().expect("prepared"), 0, bytemuck::cast_slice(&plan.steps));
         }
 
         let mut encoder = self.device.create_command_encoder(&Default::default());

@@ -2,7 +2,7 @@
 //! over how many invocations. Pure data, so it is testable without a GPU.
 
 use bytemuck::{Pod, Zeroable};
-use isa::{Block, Instr, Operand, Program, VectorOp};
+use isa::{Block, Instr, Operand, Part, Program, VectorOp};
 
 /// The parameters of one dispatch, as `struct Params` in `shaders/common.wgsl` (same field
 /// order; 16 words). Each dispatch's copy sits at its own 256-byte-aligned offset of one
@@ -16,7 +16,8 @@ pub struct Params {
     pub dst_stride: u32,
     pub rows: u32,
     pub cols: u32,
-    pub inner: u32,
+    /// A matmul's first step in `Plan::steps` (it has `len`).
+    pub first_step: u32,
     pub code: u32,
     pub a_kind: u32,
     pub a_value: u32,
@@ -26,8 +27,8 @@ pub struct Params {
     pub flags: u32,
     /// Always 0 (see `opaque` in the shader).
     pub zero: u32,
-    /// Where the MXU's weight registers start in the weights buffer (each MXU has a slot).
-    pub weights_at: u32,
+    /// Where the weights or activations a kernel reduces go in their scratch buffer, in words.
+    pub scratch_at: u32,
 }
 
 /// The compute kernels, one pipeline each. Every vector opcode has its own pipeline, so a
@@ -35,13 +36,19 @@ pub struct Params {
 /// function inlined in it far more slowly).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kernel {
-    Dma,
-    MxuWeights,
-    MxuActivations,
+    /// A DMA load (`false`) or store (`true`).
+    Dma(bool),
+    /// The reducers of operands to one bf16 part: a pipeline per part, so that each holds
+    /// only its part's arithmetic (a shader branching on the part at run time costs software
+    /// adapters all three).
+    MxuWeights(Part),
+    MxuActivations(Part),
     MxuMatmul,
-    MxuPackedWeights,
-    MxuPackedActivations,
+    MxuPackedWeights(Part),
+    MxuPackedActivations(Part),
     MxuPackedMatmul,
+    /// Moves loaded weights within the weights scratch (word for word, so for every layout).
+    MxuCopyWeights,
     Vector(VectorOp),
     Reduce,
     Transpose,
@@ -51,13 +58,15 @@ impl Kernel {
     /// The WGSL entry point.
     pub fn entry_point(self) -> &'static str {
         match self {
-            Kernel::Dma => "dma",
-            Kernel::MxuWeights => "mxu_weights",
-            Kernel::MxuActivations => "mxu_activations",
+            Kernel::Dma(false) => "dma_load",
+            Kernel::Dma(true) => "dma_store",
+            Kernel::MxuWeights(_) => "mxu_weights",
+            Kernel::MxuActivations(_) => "mxu_activations",
             Kernel::MxuMatmul => "mxu_matmul",
-            Kernel::MxuPackedWeights => "mxu_packed_weights",
-            Kernel::MxuPackedActivations => "mxu_packed_activations",
+            Kernel::MxuPackedWeights(_) => "mxu_packed_weights",
+            Kernel::MxuPackedActivations(_) => "mxu_packed_activations",
             Kernel::MxuPackedMatmul => "mxu_packed_matmul",
+            Kernel::MxuCopyWeights => "mxu_copy_weights",
             Kernel::Vector(_) => "vector_op",
             Kernel::Reduce => "xlu_reduce",
             Kernel::Transpose => "xlu_transpose",
@@ -107,18 +116,18 @@ impl MatmulKernel {
     }
 
     /// The kernel and its invocations that load a K×N block of weights.
-    fn weights(self, k: u32, n: u32) -> (Kernel, u32) {
+    fn weights(self, k: u32, n: u32, part: Part) -> (Kernel, u32) {
         match self {
-            MatmulKernel::PerOutput => (Kernel::MxuWeights, k * n),
-            MatmulKernel::Packed4x4 => (Kernel::MxuPackedWeights, k.div_ceil(2) * n.div_ceil(4)),
+            MatmulKernel::PerOutput => (Kernel::MxuWeights(part), k * n),
+            MatmulKernel::Packed4x4 => (Kernel::MxuPackedWeights(part), k.div_ceil(2) * n.div_ceil(4)),
         }
     }
 
     /// The kernel and its invocations that reduce an M×K block of activations to a part.
-    fn activations(self, m: u32, k: u32) -> (Kernel, u32) {
+    fn activations(self, m: u32, k: u32, part: Part) -> (Kernel, u32) {
         match self {
-            MatmulKernel::PerOutput => (Kernel::MxuActivations, m * k),
-            MatmulKernel::Packed4x4 => (Kernel::MxuPackedActivations, m.div_ceil(4) * k.div_ceil(2)),
+            MatmulKernel::PerOutput => (Kernel::MxuActivations(part), m * k),
+            MatmulKernel::Packed4x4 => (Kernel::MxuPackedActivations(part), m.div_ceil(4) * k.div_ceil(2)),
         }
     }
 
@@ -139,14 +148,36 @@ pub struct Dispatch {
     pub invocations: u32,
 }
 
+/// One matmul of a chain: where its activations and weights (already reduced to their bf16
+/// part, in the kernel's layout) start in their scratch buffers, in words, and its K.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct Step {
+    pub act_at: u32,
+    pub weights_at: u32,
+    pub k: u32,
+    pub unused: u32,
+}
+
 /// A program as dispatches, with the scratch sizes its MXU kernels need.
 #[derive(Debug, Default)]
 pub struct Plan {
     pub dispatches: Vec<Dispatch>,
-    /// Words of the weight registers (a slot per MXU used) and of the largest activation block.
+    /// The steps of every matmul dispatch: each reads `Params::len` steps from
+    /// `Params::first_step` (a storage buffer of its own).
+    pub steps: Vec<Step>,
+    /// Words of the weights scratch and of the activations scratch the plan uses.
     pub weight_words: u64,
     pub act_words: u64,
 }
+
+/// Words of each scratch region a plan fills before it flushes its pending matmuls and starts
+/// over (see `Planner`): enough for every chain of a 1024³ matmul at once, small beside any
+/// adapter's binding limit. A region is never smaller than the blocks it must hold.
+pub const SCRATCH_WORDS: u64 = 1 << 21;
+
+/// Words of a row each DMA invocation copies (`DMA_RUN` in `shaders/dma.wgsl`).
+const DMA_RUN: u32 = 32;
 
 const OPERAND_VMEM: u32 = 0;
 const OPERAND_SPLAT: u32 = 1;
@@ -186,6 +217,62 @@ fn vector_lanes_interfere(dst: &Block<u32>, operands: &[Operand<u32>]) -> bool {
     })
 }
 
+/// Whether two blocks share a word. Blocks of one stride are compared row by row (the column
+/// tiles of a matrix interleave without sharing a word); others by their spans, which may
+/// say they share one when they do not (conservative: the plan then only splits a chain).
+fn blocks_overlap(a: &Block<u32>, b: &Block<u32>) -> bool {
+    if !overlaps(a.span(), b.span()) {
+        return false;
+    }
+    // A single row fits any stride its columns fit in.
+    let stride = match (a.rows, b.rows) {
+        (1, _) => b.stride,
+        (_, 1) => a.stride,
+        _ if a.stride == b.stride => a.stride,
+        _ => return true,
+    };
+    if stride == 0 || a.cols > stride || b.cols > stride {
+        return true;
+    }
+    // A word of both is a + r1·s + c1 = b + r2·s + c2, so c1 - c2 ≡ b - a (mod s), and c1 - c2
+    // lies in (-b.cols, a.cols), an interval shorter than 2s: two candidates to try.
+    let (s, d) = (stride as i64, b.addr as i64 - a.addr as i64);
+    let first = d.rem_euclid(s);
+    [first, first - s].into_iter().any(|delta| {
+        if delta <= -(b.cols as i64) || delta >= a.cols as i64 {
+            return false;
+        }
+        // r1 = r2 + q with 0 <= r1 < a.rows and 0 <= r2 < b.rows.
+        let q = (d - delta) / s;
+        0.max(-q) < (b.rows as i64).min(a.rows as i64 - q)
+    })
+}
+
+/// The VMEM blocks an instruction reads or writes.
+fn blocks_touched(instr: &Instr<u32>) -> Vec<Block<u32>> {
+    match instr {
+        Instr::DmaLoad { dst, .. } => vec![*dst],
+        Instr::DmaStore { src, .. } | Instr::MxuWeights { src, .. } => vec![*src],
+        Instr::MxuMatmul { src, dst, .. } | Instr::Transpose { src, dst } => vec![*src, *dst],
+        Instr::Reduce { src, dst, .. } => vec![*src, Block::flat(*dst, src.rows)],
+        Instr::Vector { op, dst, a, b } => {
+            let operands: &[Operand<u32>] = if op.arity() == 2 { &[*a, *b] } else { &[*a] };
+            let mut blocks = vec![*dst];
+            for o in operands {
+                blocks.push(match *o {
+                    Operand::Vmem(x) => Block { addr: x, ..*dst },
+                    Operand::Row(x) => Block::flat(x, dst.cols),
+                    Operand::Col(x) => Block::flat(x, dst.rows),
+                    Operand::Splat(x) => Block::flat(x, 1),
+                    Operand::Imm(_) => continue,
+                });
+            }
+            blocks
+        }
+        Instr::Wait { .. } | Instr::Loop { .. } | Instr::End => vec![],
+    }
+}
+
 fn block_params(src: &Block<u32>, dst: &Block<u32>) -> Params {
     Params {
         src_addr: src.addr,
@@ -198,102 +285,170 @@ fn block_params(src: &Block<u32>, dst: &Block<u32>) -> Params {
     }
 }
 
-/// Lowers a validated program (see `emu::validate`): one or two dispatches per operation,
-/// loops unrolled; matmul outputs computed by `matmul`.
-pub fn plan(program: &Program, matmul: MatmulKernel) -> Plan {
-    let mut plan = Plan::default();
-    // Each MXU's weight registers are a slot of the weights buffer, as large as the largest
-    // weight block the program loads.
-    let slot = program
-        .instrs
-        .iter()
-        .filter_map(|i| match i {
-            Instr::MxuWeights { src, .. } => Some(matmul.weight_words(src.rows, src.cols)),
-            _ => None,
-        })
-        .max()
-        .unwrap_or(0);
-    let mut weight_cols = [0u32; isa::MAX_MXUS as usize];
-    // What the activations buffer holds: a source block reduced to a part, as long as nothing
-    // has written to that block since. Consecutive matmuls over the same activations (one per
-    // block of weight columns) then reduce them once.
-    let mut act_holds: Option<(Block<u32>, usize)> = None;
+/// Lowers a validated program (see `emu::validate`): one dispatch per operation, loops
+/// unrolled, except that the matmuls accumulating into one block run as one dispatch (see
+/// `Planner`). `scratch_words` bounds each scratch region (`SCRATCH_WORDS` unless an adapter
+/// binds less).
+pub fn plan(program: &Program, matmul: MatmulKernel, scratch_words: u64) -> Plan {
+    let mut planner = Planner::new(program, matmul, scratch_words);
     for (_, instr) in program.ops() {
-        match &instr {
+        planner.instr(&instr);
+    }
+    planner.flush_all();
+    planner.plan
+}
+
+/// Weights loaded into an MXU: where in the weights scratch, and their shape.
+#[derive(Clone, Copy, Debug)]
+struct Loaded {
+    at: u32,
+    k: u32,
+    n: u32,
+    words: u32,
+}
+
+/// Matmuls into one destination block not yet dispatched: the first overwrites it or adds to
+/// it (`accumulate`), each later one adds to it.
+#[derive(Debug)]
+struct Chain {
+    dst: Block<u32>,
+    n: u32,
+    accumulate: bool,
+    steps: Vec<Step>,
+}
+
+/// Builds a plan. On a TPU a K-tiled matmul is a chain of MXU passes adding into one output
+/// block; dispatched one by one, each pass would read and write every output again. Instead
+/// each pass's operands are reduced to their parts where the pass stands (so later writes to
+/// their sources do not matter), into scratch of their own, and the pass joins its
+/// destination's pending chain; the chain is dispatched, as one kernel that keeps the running
+/// sums in registers, when anything else reads or writes its destination, when scratch runs
+/// out, or at the end. The bits are those of one dispatch per pass: each pass's sum starts
+/// from +0 and is added to the running sum in program order.
+struct Planner {
+    plan: Plan,
+    matmul: MatmulKernel,
+    /// Each MXU's loaded weights.
+    mxus: [Option<Loaded>; isa::MAX_MXUS as usize],
+    /// The weights scratch is two halves of `weights_half` words; loads fill the one at
+    /// `weights_base` from `weights_in_half` on. When it is full, the weights still loaded
+    /// move to the start of the other (`Kernel::MxuCopyWeights`).
+    weights_half: u32,
+    weights_base: u32,
+    weights_in_half: u32,
+    act_size: u32,
+    act_used: u32,
+    /// Activation blocks already reduced: (source block, part) at an offset of the scratch,
+    /// as long as nothing has written to the block since.
+    acts: Vec<(Block<u32>, usize, u32)>,
+    chains: Vec<Chain>,
+}
+
+impl Planner {
+    fn new(program: &Program, matmul: MatmulKernel, scratch_words: u64) -> Planner {
+        let (mut largest_weights, mut largest_act) = (0u32, 0u64);
+        for instr in &program.instrs {
+            match instr {
+                Instr::MxuWeights { src, .. } => {
+                    largest_weights = largest_weights.max(matmul.weight_words(src.rows, src.cols))
+                }
+                Instr::MxuMatmul { src, .. } => largest_act = largest_act.max(matmul.act_words(src.rows, src.cols)),
+                _ => {}
+            }
+        }
+        // A half holds every MXU's weights plus one more load, so moving the live ones
+        // always leaves room for the load that needed it.
+        let weights_half = scratch_words.max((isa::MAX_MXUS as u64 + 1) * largest_weights as u64);
+        let act_size = scratch_words.max(largest_act);
+        Planner {
+            plan: Plan::default(),
+            matmul,
+            mxus: [None; isa::MAX_MXUS as usize],
+            weights_half: u32::try_from(weights_half).unwrap_or(u32::MAX / 2),
+            weights_base: 0,
+            weights_in_half: 0,
+            act_size: u32::try_from(act_size).unwrap_or(u32::MAX),
+            act_used: 0,
+            acts: Vec::new(),
+            chains: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, kernel: Kernel, params: Params, invocations: u32) {
+        self.plan.dispatches.push(Dispatch { kernel, params, invocations });
+    }
+
+    fn instr(&mut self, instr: &Instr<u32>) {
+        let writes = instr.vmem_writes();
+        // The chain this matmul continues, if any (by its destination): dispatching it now
+        // would only split it.
+        let continues = match instr {
+            Instr::MxuMatmul { src, dst, accumulate: true, mxu, .. } if !overlaps(src.span(), dst.span()) => {
+                let loaded = self.mxus[*mxu as usize];
+                self.chains
+                    .iter()
+                    .find(|c| c.dst == *dst && loaded.is_some_and(|w| w.n == c.n && w.k == src.cols))
+                    .map(|c| c.dst)
+            }
+            _ => None,
+        };
+        let blocks = blocks_touched(instr);
+        let (pending, touched): (Vec<Chain>, Vec<Chain>) = std::mem::take(&mut self.chains)
+            .into_iter()
+            .partition(|c| Some(c.dst) == continues || !blocks.iter().any(|b| blocks_overlap(b, &c.dst)));
+        self.chains = pending;
+        for chain in touched {
+            self.dispatch(chain);
+        }
+        match instr {
             Instr::DmaLoad { src, dst, .. } | Instr::DmaStore { src, dst, .. } => {
                 let store = matches!(instr, Instr::DmaStore { .. });
-                plan.dispatches.push(Dispatch {
-                    kernel: Kernel::Dma,
-                    params: Params { code: store as u32, ..block_params(src, dst) },
-                    invocations: src.rows * src.cols,
-                });
+                let invocations = src.rows * src.cols.div_ceil(DMA_RUN);
+                self.push(Kernel::Dma(store), block_params(src, dst), invocations);
             }
             // Dispatches already run in program order, each seeing all earlier writes; ops()
             // has already unrolled the loops.
             Instr::Wait { .. } | Instr::Loop { .. } | Instr::End => {}
+            // Source and destination never overlap (validated): one invocation per element.
+            Instr::Transpose { src, dst } => self.push(Kernel::Transpose, block_params(src, dst), src.rows * src.cols),
             // One invocation per row. The destination may overlap the source (the reference
             // reads a whole row before writing its word), so overlapping rows run in order.
-            // Source and destination never overlap (validated): one invocation per element.
-            Instr::Transpose { src, dst } => plan.dispatches.push(Dispatch {
-                kernel: Kernel::Transpose,
-                params: block_params(src, dst),
-                invocations: src.rows * src.cols,
-            }),
             Instr::Reduce { op, src, dst } => {
                 let serial = overlaps(src.span(), (*dst, dst.saturating_add(src.rows)));
-                plan.dispatches.push(Dispatch {
-                    kernel: Kernel::Reduce,
-                    params: Params { dst_addr: *dst, code: *op as u32, flags: serial as u32, ..block_params(src, src) },
-                    invocations: if serial { src.rows.min(1) } else { src.rows },
-                });
+                let params =
+                    Params { dst_addr: *dst, code: *op as u32, flags: serial as u32, ..block_params(src, src) };
+                self.push(Kernel::Reduce, params, if serial { src.rows.min(1) } else { src.rows });
             }
-            Instr::MxuWeights { src, part, mxu } => {
-                weight_cols[*mxu as usize] = src.cols;
-                plan.weight_words = plan.weight_words.max((*mxu as u64 + 1) * slot as u64);
-                let (kernel, invocations) = matmul.weights(src.rows, src.cols);
-                plan.dispatches.push(Dispatch {
-                    kernel,
-                    params: Params {
-                        code: part.index() as u32,
-                        weights_at: *mxu as u32 * slot,
-                        ..block_params(src, src)
-                    },
-                    invocations,
-                });
-            }
+            Instr::MxuWeights { src, part, mxu } => self.load_weights(src, *part, *mxu),
             Instr::MxuMatmul { src, dst, part, accumulate, mxu } => {
+                let Some(weights) = self.mxus[*mxu as usize] else {
+                    // Validation rejects a matmul before its MXU's first load; the reference
+                    // would multiply by an empty array, so there is nothing to do.
+                    return;
+                };
                 // The reference reads a row of activations, then writes that row of results.
-                // When the result block overlaps the activations, a later row may read what
-                // an earlier one wrote, so go row by row; otherwise all rows at once.
-                let row_by_row = overlaps(src.span(), dst.span());
-                let chunk = if row_by_row { 1 } else { src.rows.max(1) };
-                let (k, n) = (src.cols, weight_cols[*mxu as usize]);
-                plan.act_words = plan.act_words.max(matmul.act_words(chunk, k));
-                for row in (0..src.rows).step_by(chunk as usize) {
-                    let rows = chunk.min(src.rows - row);
-                    let src = Block { addr: src.addr + row * src.stride, rows, ..*src };
-                    let dst = Block { addr: dst.addr + row * dst.stride, rows, ..*dst };
-                    if act_holds != Some((src, part.index())) {
-                        let (kernel, invocations) = matmul.activations(rows, k);
-                        plan.dispatches.push(Dispatch {
-                            kernel,
-                            params: Params { code: part.index() as u32, ..block_params(&src, &src) },
-                            invocations,
-                        });
-                        act_holds = Some((src, part.index()));
+                // When the result block overlaps the activations, a later row may read what an
+                // earlier one wrote, so go row by row, each at once.
+                if overlaps(src.span(), dst.span()) {
+                    for row in 0..src.rows {
+                        let src = Block { addr: src.addr + row * src.stride, rows: 1, ..*src };
+                        let dst = Block { addr: dst.addr + row * dst.stride, rows: 1, ..*dst };
+                        let act_at = self.reduce_activations(&src, *part, false);
+                        let step = Step { act_at, weights_at: weights.at, k: src.cols, unused: 0 };
+                        self.dispatch(Chain { dst, n: weights.n, accumulate: *accumulate, steps: vec![step] });
                     }
-                    let (kernel, invocations) = matmul.matmul(rows, n);
-                    plan.dispatches.push(Dispatch {
-                        kernel,
-                        params: Params {
-                            cols: n,
-                            inner: k,
-                            flags: *accumulate as u32,
-                            weights_at: *mxu as u32 * slot,
-                            ..block_params(&src, &dst)
-                        },
-                        invocations,
-                    });
+                } else {
+                    let act_at = self.reduce_activations(src, *part, true);
+                    let step = Step { act_at, weights_at: weights.at, k: src.cols, unused: 0 };
+                    match self.chains.iter_mut().find(|c| Some(c.dst) == continues) {
+                        Some(chain) => chain.steps.push(step),
+                        None => self.chains.push(Chain {
+                            dst: *dst,
+                            n: weights.n,
+                            accumulate: *accumulate,
+                            steps: vec![step],
+                        }),
+                    }
                 }
             }
             Instr::Vector { op, dst, a, b } => {
@@ -302,31 +457,110 @@ pub fn plan(program: &Program, matmul: MatmulKernel) -> Plan {
                 let (a_kind, a_value) = operand(*a);
                 let (b_kind, b_value) = operand(*b);
                 let elements = dst.rows * dst.cols;
-                plan.dispatches.push(Dispatch {
-                    kernel: Kernel::Vector(*op),
-                    params: Params {
-                        dst_addr: dst.addr,
-                        dst_stride: dst.stride,
-                        rows: dst.rows,
-                        cols: dst.cols,
-                        code: op.code(),
-                        a_kind,
-                        a_value,
-                        b_kind,
-                        b_value,
-                        len: elements,
-                        flags: serial as u32,
-                        ..Params::default()
-                    },
-                    invocations: if serial { elements.min(1) } else { elements },
-                });
+                let params = Params {
+                    dst_addr: dst.addr,
+                    dst_stride: dst.stride,
+                    rows: dst.rows,
+                    cols: dst.cols,
+                    code: op.code(),
+                    a_kind,
+                    a_value,
+                    b_kind,
+                    b_value,
+                    len: elements,
+                    flags: serial as u32,
+                    ..Params::default()
+                };
+                self.push(Kernel::Vector(*op), params, if serial { elements.min(1) } else { elements });
             }
         }
-        if act_holds.is_some_and(|(held, _)| instr.vmem_writes().into_iter().any(|w| overlaps(held.span(), w))) {
-            act_holds = None;
+        self.acts.retain(|(held, _, _)| writes.iter().all(|&w| !overlaps(held.span(), w)));
+    }
+
+    /// Reduces a K×N block of weights into fresh weights scratch for `mxu`.
+    fn load_weights(&mut self, src: &Block<u32>, part: Part, mxu: u8) {
+        let words = self.matmul.weight_words(src.rows, src.cols);
+        if self.weights_in_half + words > self.weights_half {
+            self.move_weights_to_the_other_half(mxu);
+        }
+        let at = self.weights_base + self.weights_in_half;
+        self.weights_in_half += words;
+        self.plan.weight_words = self.plan.weight_words.max((at + words) as u64);
+        self.mxus[mxu as usize] = Some(Loaded { at, k: src.rows, n: src.cols, words });
+        let (kernel, invocations) = self.matmul.weights(src.rows, src.cols, part);
+        self.push(kernel, Params { scratch_at: at, ..block_params(src, src) }, invocations);
+    }
+
+    /// Dispatches every pending chain, then copies the weights still loaded (but those of
+    /// `reloading`, about to be replaced) to the start of the other half, which later loads
+    /// fill.
+    fn move_weights_to_the_other_half(&mut self, reloading: u8) {
+        self.flush_all();
+        self.weights_base = if self.weights_base == 0 { self.weights_half } else { 0 };
+        self.weights_in_half = 0;
+        for (mxu, slot) in self.mxus.iter_mut().enumerate() {
+            let Some(loaded) = slot.as_mut() else { continue };
+            if mxu == reloading as usize {
+                *slot = None;
+                continue;
+            }
+            let to = self.weights_base + self.weights_in_half;
+            let params = Params { src_addr: loaded.at, dst_addr: to, len: loaded.words, ..Params::default() };
+            self.plan.dispatches.push(Dispatch { kernel: Kernel::MxuCopyWeights, params, invocations: loaded.words });
+            loaded.at = to;
+            self.weights_in_half += loaded.words;
+            self.plan.weight_words = self.plan.weight_words.max((to + loaded.words) as u64);
         }
     }
-    plan
+
+    /// Where the parts of an M×K block of activations are in the activations scratch:
+    /// reduced there now unless `reuse` finds them already reduced.
+    fn reduce_activations(&mut self, src: &Block<u32>, part: Part, reuse: bool) -> u32 {
+        let key = (*src, part.index());
+        if let Some(&(_, _, at)) = self.acts.iter().find(|(block, p, _)| reuse && (*block, *p) == key) {
+            return at;
+        }
+        let words = u32::try_from(self.matmul.act_words(src.rows, src.cols)).unwrap_or(u32::MAX);
+        if self.act_used.saturating_add(words) > self.act_size {
+            self.flush_all();
+            self.acts.clear();
+            self.act_used = 0;
+        }
+        let at = self.act_used;
+        self.act_used += words;
+        self.plan.act_words = self.plan.act_words.max(self.act_used as u64);
+        if reuse {
+            self.acts.push((*src, part.index(), at));
+        }
+        let (kernel, invocations) = self.matmul.activations(src.rows, src.cols, part);
+        self.push(kernel, Params { scratch_at: at, ..block_params(src, src) }, invocations);
+        at
+    }
+
+    /// Dispatches a chain: its steps go to the plan's table, one matmul dispatch reads them.
+    fn dispatch(&mut self, chain: Chain) {
+        let first_step = self.plan.steps.len() as u32;
+        let len = chain.steps.len() as u32;
+        self.plan.steps.extend(chain.steps);
+        let (kernel, invocations) = self.matmul.matmul(chain.dst.rows, chain.n);
+        let params = Params {
+            dst_addr: chain.dst.addr,
+            dst_stride: chain.dst.stride,
+            rows: chain.dst.rows,
+            cols: chain.n,
+            first_step,
+            len,
+            flags: chain.accumulate as u32,
+            ..Params::default()
+        };
+        self.push(kernel, params, invocations);
+    }
+
+    fn flush_all(&mut self) {
+        for chain in std::mem::take(&mut self.chains) {
+            self.dispatch(chain);
+        }
+    }
 }
 
 /// Workgroups for `invocations` threads of `workgroup_size`: a 1-D grid while it fits in
@@ -366,7 +600,7 @@ mod tests {
         let matmul = |dst, mxu| Instr::MxuMatmul {
             src,
             dst: Block { addr: dst, rows: 8, cols: 4, stride: 4 },
-            part: isa::Part::Hi,
+            part: Part::Hi,
             accumulate: false,
             mxu,
         };
@@ -379,17 +613,99 @@ mod tests {
             outputs: vec![],
             flops: 0,
         };
-        let weights_to = |mxu| Instr::MxuWeights { src: weights, part: isa::Part::Hi, mxu };
+        let weights_to = |mxu| Instr::MxuWeights { src: weights, part: Part::Hi, mxu };
         let rewrite = Instr::Vector { op: VectorOp::Neg, dst: src, a: Operand::Vmem(0), b: Operand::Imm(0.0) };
         let reductions = |p: &Program, kernel: MatmulKernel| {
-            let (reduce, _) = kernel.activations(1, 1);
-            plan(p, kernel).dispatches.iter().filter(|d| d.kernel == reduce).count()
+            let (reduce, _) = kernel.activations(1, 1, Part::Hi);
+            plan(p, kernel, SCRATCH_WORDS).dispatches.iter().filter(|d| d.kernel == reduce).count()
         };
         let twice = program(vec![weights_to(0), weights_to(1), matmul(48, 0), matmul(80, 1)]);
         let rewritten = program(vec![weights_to(0), matmul(48, 0), rewrite, matmul(80, 0)]);
         for kernel in MatmulKernel::ALL {
             assert_eq!(reductions(&twice, kernel), 1, "{}", kernel.name());
             assert_eq!(reductions(&rewritten, kernel), 2, "{}", kernel.name());
+        }
+    }
+
+    /// A K-tiled matmul: `k_tiles` K tiles of 8 × two column tiles of 4, one MXU per column
+    /// tile, and, when `peek`, a store of the first column tile after the first K tile.
+    fn k_tiled(k_tiles: u32, peek: bool) -> Program {
+        let (m, k, n) = (8, 8 * k_tiles, 8);
+        let (a, w, d) = (0, m * k, m * k + k * n);
+        let mut instrs = vec![];
+        for kt in 0..k_tiles {
+            for nt in 0..2 {
+                let mxu = nt as u8;
+                let src = Block { addr: w + kt * 8 * n + nt * 4, rows: 8, cols: 4, stride: n };
+                instrs.push(Instr::MxuWeights { src, part: Part::Hi, mxu });
+                instrs.push(Instr::MxuMatmul {
+                    src: Block { addr: a + kt * 8, rows: m, cols: 8, stride: k },
+                    dst: Block { addr: d + nt * 4, rows: m, cols: 4, stride: n },
+                    part: Part::Hi,
+                    accumulate: kt > 0,
+                    mxu,
+                });
+            }
+            if peek && kt == 0 {
+                let src = Block { addr: d, rows: m, cols: 4, stride: n };
+                instrs.push(Instr::DmaStore { src, dst: Block::flat(0, 32), sem: 0 });
+            }
+        }
+        Program {
+            name: "k-tiled".into(),
+            instrs: instrs.into_iter().map(Instr::from).collect(),
+            hbm_words: 32,
+            vmem_words: d + m * n,
+            inputs: vec![],
+            outputs: vec![],
+            flops: 0,
+        }
+    }
+
+    #[test]
+    fn matmuls_adding_into_one_block_are_one_dispatch() {
+        for kernel in MatmulKernel::ALL {
+            let (matmul, _) = kernel.matmul(1, 1);
+            let count = |p: &Program, scratch, kernel_of_interest| {
+                plan(p, kernel, scratch).dispatches.iter().filter(|d| d.kernel == kernel_of_interest).count()
+            };
+            // One dispatch per column tile, each with all its K tiles.
+            let p = k_tiled(5, false);
+            assert_eq!(count(&p, SCRATCH_WORDS, matmul), 2, "{}", kernel.name());
+            let planned = plan(&p, kernel, SCRATCH_WORDS);
+            assert!(planned.dispatches.iter().filter(|d| d.kernel == matmul).all(|d| d.params.len == 5));
+            assert_eq!(planned.steps.len(), 10);
+            // Reading the first tile's sums ends its chain there; the second's goes on.
+            assert_eq!(count(&k_tiled(5, true), SCRATCH_WORDS, matmul), 3, "{}", kernel.name());
+            // Scratch for only a few loads: the plan dispatches what is pending and moves the
+            // loaded weights, more often the less scratch there is.
+            let small = count(&p, 16, Kernel::MxuCopyWeights);
+            assert!(small > 0 && count(&p, SCRATCH_WORDS, Kernel::MxuCopyWeights) == 0, "{}", kernel.name());
+            assert!(count(&p, 16, matmul) > 2, "{}", kernel.name());
+        }
+    }
+
+    #[test]
+    fn interleaved_blocks_do_not_overlap() {
+        let b = |addr, rows, cols, stride| Block { addr, rows, cols, stride };
+        let brute = |x: &Block<u32>, y: &Block<u32>| {
+            let words = |z: &Block<u32>| {
+                (0..z.rows).flat_map(move |r| (0..z.cols).map(move |c| z.addr + r * z.stride + c)).collect::<Vec<_>>()
+            };
+            let ys = words(y);
+            words(x).iter().any(|w| ys.contains(w))
+        };
+        // Column tiles of one matrix, a tile against a window of rows, single rows.
+        assert!(!blocks_overlap(&b(100, 8, 4, 8), &b(104, 8, 4, 8)));
+        assert!(blocks_overlap(&b(100, 8, 4, 8), &b(103, 8, 4, 8)));
+        assert!(!blocks_overlap(&b(100, 8, 4, 8), &b(164, 1, 4, 4)));
+        // Every small case against counting the words.
+        for (ar, ac, br, bc, stride) in [(3, 2, 2, 3, 5), (1, 7, 4, 2, 3), (4, 4, 4, 4, 4), (2, 1, 3, 2, 2)] {
+            for addr in 0..30 {
+                let (x, y) = (b(10, ar, ac, stride), b(addr, br, bc, if br == 1 { 1 } else { stride }));
+                assert_eq!(blocks_overlap(&x, &y), brute(&x, &y), "{x:?} {y:?}");
+                assert_eq!(blocks_overlap(&y, &x), brute(&x, &y), "{y:?} {x:?}");
+            }
         }
     }
 

@@ -621,3 +621,65 @@ fn memory_beyond_the_adapters_binding_limit_is_an_error() {
     );
     assert_same_bits(&small, &[vec![7; 4]], &|_, i| format!("word {i}"));
 }
+
+/// A K-tiled matmul as the compiler writes one: for each K tile, each column tile's weights
+/// into an MXU and a matmul adding into that column tile's outputs. The GPU dispatches each
+/// column tile's chain at once; a store of one column tile's partial sums between K tiles
+/// must see exactly the sums so far, and the other chain must go on unaffected.
+#[test]
+fn k_tiled_matmul_chains() {
+    let mut rng = Rng::new(77);
+    let edges = edge_values();
+    let (m, k_tiles, n_tiles) = (37u32, [16u32, 16, 5], [9u32, 7]);
+    let (k, n) = (k_tiles.iter().sum::<u32>(), n_tiles.iter().sum::<u32>());
+    let (va, vw, vd) = (0, m * k, m * k + k * n);
+    let (ha, hd, hpartial) = (0, m * k + k * n, m * k + k * n + m * n);
+    let block = |addr, rows, cols, stride| Block { addr, rows, cols, stride };
+    let mut instrs = vec![load(ha, va, m * k + k * n + m * n)];
+    let mut mxu = 0u8;
+    let mut k0 = 0;
+    for (kt, &kk) in k_tiles.iter().enumerate() {
+        let mut n0 = 0;
+        for (nt, &nn) in n_tiles.iter().enumerate() {
+            let part = if kt == 1 { Part::Lo } else { Part::Hi };
+            instrs.push(Instr::MxuWeights { src: block(vw + k0 * n + n0, kk, nn, n), part, mxu });
+            instrs.push(Instr::MxuMatmul {
+                src: block(va + k0, m, kk, k),
+                dst: block(vd + n0, m, nn, n),
+                part,
+                // The second column tile adds to the outputs loaded with the operands.
+                accumulate: kt > 0 || nt == 1,
+                mxu,
+            });
+            mxu = (mxu + 1) % 3;
+            n0 += nn;
+        }
+        if kt == 1 {
+            // The first column tile's sums after two K tiles.
+            instrs.push(Instr::DmaStore {
+                src: block(vd, m, n_tiles[0], n),
+                dst: block(hpartial, m, n_tiles[0], n_tiles[0]),
+                sem: 0,
+            });
+        }
+        k0 += kk;
+    }
+    instrs.push(store(vd, hd, m * n));
+    let value = |rng: &mut Rng| {
+        if rng.range(0, 20) == 0 {
+            edges[rng.range(0, edges.len() as u32 - 1) as usize]
+        } else {
+            rng.f32_in(-2.0, 2.0)
+        }
+    };
+    let words: Vec<u32> = (0..m * k + k * n + m * n).map(|_| value(&mut rng).to_bits()).collect();
+    let p = program(
+        "matmul.chains",
+        hpartial + m * n_tiles[0],
+        m * k + k * n + m * n,
+        vec![buffer("operands", 0, &[words.len()])],
+        vec![buffer("out", hd, &[(m * n) as usize]), buffer("partial", hpartial, &[(m * n_tiles[0]) as usize])],
+        instrs,
+    );
+    assert_same_bits_every_matmul_kernel(&p, &[words], &|o, i| format!("output {o} word {i}"));
+}

@@ -108,17 +108,25 @@ pub fn assert_same_bits_every_matmul_kernel(
     inputs: &[Vec<u32>],
     describe: &dyn Fn(usize, usize) -> String,
 ) {
-    for kernel in MatmulKernel::ALL {
-        // One lock for the run, so no other test changes the kernel in between.
-        let got = {
-            let mut g = gpu();
-            let chosen = g.matmul_kernel();
-            g.set_matmul_kernel(kernel);
-            let got = pollster::block_on(g.run(program, inputs));
-            g.set_matmul_kernel(chosen);
-            got
-        };
-        compare(program, inputs, got, &format!(" (matmul kernel {})", kernel.name()), describe);
+    // The default scratch, and one so small that plans move weights between the halves of
+    // theirs and start the activations' over all the time.
+    for small_scratch in [false, true] {
+        for kernel in MatmulKernel::ALL {
+            // One lock for the run, so no other test changes the settings in between.
+            let got = {
+                let mut g = gpu();
+                let (chosen, scratch) = (g.matmul_kernel(), g.scratch_words());
+                g.set_matmul_kernel(kernel);
+                g.set_scratch_words(if small_scratch { 64 } else { scratch });
+                let got = pollster::block_on(g.run(program, inputs));
+                g.set_matmul_kernel(chosen);
+                g.set_scratch_words(scratch);
+                got
+            };
+            let scratch = if small_scratch { "small" } else { "default" };
+            let how = format!(" (matmul kernel {}, {scratch} scratch)", kernel.name());
+            compare(program, inputs, got, &how, describe);
+        }
     }
 }
 
