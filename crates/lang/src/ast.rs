@@ -61,10 +61,9 @@ pub enum StmtKind {
     Break,
     Continue,
     Pass,
-    /// `import a.b as c`
+    /// `import a.b as c, d`
     Import {
-        module: String,
-        alias: Option<String>,
+        modules: Vec<(String, Option<String>)>,
     },
     /// `from a import b as c, d`
     FromImport {
@@ -417,8 +416,11 @@ impl Stmt {
             StmtKind::Break => writeln!(out, "{pad}break"),
             StmtKind::Continue => writeln!(out, "{pad}continue"),
             StmtKind::Pass => writeln!(out, "{pad}pass"),
-            StmtKind::Import { module, alias: Some(a) } => writeln!(out, "{pad}(import {module} as {a})"),
-            StmtKind::Import { module, alias: None } => writeln!(out, "{pad}(import {module})"),
+            StmtKind::Import { modules } => {
+                let modules: Vec<String> =
+                    modules.iter().map(|(m, a)| a.as_ref().map_or(m.clone(), |a| format!("{m} as {a}"))).collect();
+                writeln!(out, "{pad}(import {})", modules.join(", "))
+            }
             StmtKind::FromImport { module, names } => {
                 let names: Vec<String> =
                     names.iter().map(|(n, a)| a.as_ref().map_or(n.clone(), |a| format!("{n} as {a}"))).collect();
@@ -473,8 +475,10 @@ pub fn bound_names(body: &[Stmt], out: &mut Vec<String>) {
                 bound_names(body, out);
             }
             StmtKind::Def(def) => add(&def.name, out),
-            StmtKind::Import { module, alias } => {
-                add(alias.as_deref().unwrap_or(module.split('.').next().unwrap_or(module)), out)
+            StmtKind::Import { modules } => {
+                for (module, alias) in modules {
+                    add(alias.as_deref().unwrap_or(module.split('.').next().unwrap_or(module)), out)
+                }
             }
             StmtKind::FromImport { names, .. } => {
                 for (n, a) in names {

@@ -374,9 +374,16 @@ impl Parser {
             }
             Tok::Keyword("import") => {
                 self.advance();
-                let module = self.dotted_name()?;
-                let alias = if self.eat_kw("as") { Some(self.name("a name after 'as'")?) } else { None };
-                StmtKind::Import { module, alias }
+                let mut modules = Vec::new();
+                loop {
+                    let module = self.dotted_name()?;
+                    let alias = if self.eat_kw("as") { Some(self.name("a name after 'as'")?) } else { None };
+                    modules.push((module, alias));
+                    if !self.eat_op(",") {
+                        break;
+                    }
+                }
+                StmtKind::Import { modules }
             }
             Tok::Keyword("from") => {
                 self.advance();
@@ -1130,8 +1137,9 @@ mod tests {
     #[test]
     fn statements_and_collections() {
         check(
-            "from jax import grad, jit as J\nfor i, (a, b) in enumerate(zip(xs, ys)):\n    if a: continue\n    elif b:\n        break\n    else:\n        pass\nwhile n > 0: n -= 1\nwith jax.default_matmul_precision('highest') as p:\n    y = a @ b\nwith s: pass\nd = {k: v for k, v in d.items() if v}\ny = [x * 2 for x in range(3)][1:][::2]\nz = x[:, 0], x[None, ...], f'{a:.3f} and {b}!'\ndef g(a, b=2, *rest):\n    return\n",
+            "import math, jax.numpy as jnp\nfrom jax import grad, jit as J\nfor i, (a, b) in enumerate(zip(xs, ys)):\n    if a: continue\n    elif b:\n        break\n    else:\n        pass\nwhile n > 0: n -= 1\nwith jax.default_matmul_precision('highest') as p:\n    y = a @ b\nwith s: pass\nd = {k: v for k, v in d.items() if v}\ny = [x * 2 for x in range(3)][1:][::2]\nz = x[:, 0], x[None, ...], f'{a:.3f} and {b}!'\ndef g(a, b=2, *rest):\n    return\n",
             expect![[r#"
+                (import math, jax.numpy as jnp)
                 (from jax import grad, jit as J)
                 (for (tuple i (tuple a b)) in (call enumerate (call zip xs ys))
                   (if a

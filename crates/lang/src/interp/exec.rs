@@ -45,7 +45,12 @@ impl Interp<'_, '_> {
                 StmtKind::Break => Ok(Flow::Break),
                 StmtKind::Continue => Ok(Flow::Continue),
                 StmtKind::Pass => Ok(Flow::Normal),
-                StmtKind::Import { module, alias } => self.exec_import(module, alias.as_deref(), env),
+                StmtKind::Import { modules } => {
+                    for (module, alias) in modules {
+                        self.exec_import(module, alias.as_deref(), env)?;
+                    }
+                    Ok(Flow::Normal)
+                }
                 StmtKind::FromImport { module, names } => self.exec_from_import(module, names, env).await,
             }
         })
@@ -213,7 +218,7 @@ impl Interp<'_, '_> {
         })
     }
 
-    fn exec_import(&mut self, module: &str, alias: Option<&str>, env: &Env) -> R<Flow> {
+    fn exec_import(&mut self, module: &str, alias: Option<&str>, env: &Env) -> R<()> {
         let id = jax::import_module(module)?;
         let (name, value) = match alias {
             Some(a) => (a.to_string(), Value::Module(id)),
@@ -224,7 +229,7 @@ impl Interp<'_, '_> {
             }
         };
         env.vars.borrow_mut().insert(name, value);
-        Ok(Flow::Normal)
+        Ok(())
     }
 
     fn exec_from_import<'a>(
