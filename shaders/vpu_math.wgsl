@@ -496,3 +496,60 @@ fn vpu_rem(a: f32, b: f32) -> f32 {
     }
     return f(ux | sign);
 }
+
+// The vector unit's integer operations (`emu::vpu_math::integer_op`): words hold the float32
+// of an int32. WGSL leaves NaN and out-of-range float-to-int conversions, and the rounding of
+// int-to-float ones, to the platform, so each is spelled out as Rust's `as` does it.
+
+// Toward zero, saturating, NaN as 0.
+fn word_to_int(x: f32) -> i32 {
+    if is_nan(x) {
+        return 0i;
+    }
+    if x >= 2147483648.0 {
+        return 2147483647i;
+    }
+    if x <= -2147483648.0 {
+        return -2147483647i - 1i;
+    }
+    return i32(x);
+}
+
+// The nearest float32, ties to even, as its bits: exact up to 2^24, above that the integer's
+// top 24 bits rounded on the bits dropped.
+fn int_to_word(i: i32) -> u32 {
+    let negative = i < 0i;
+    // |i|, as u32 (the magnitude of -2^31 fits).
+    var u = bitcast<u32>(i);
+    if negative {
+        u = 0u - u;
+    }
+    let drop = max(8i - i32(countLeadingZeros(u)), 0i);
+    if drop == 0i {
+        return bitcast<u32>(select(f32(u), -f32(u), negative));
+    }
+    let d = u32(drop);
+    var kept = u >> d;
+    let rest = u & ((1u << d) - 1u);
+    let half = 1u << (d - 1u);
+    if rest > half || (rest == half && (kept & 1u) == 1u) {
+        kept = kept + 1u;
+    }
+    // kept ≤ 2^24 and the scale a power of two: both exact.
+    let magnitude = f32(kept) * bitcast<f32>((127u + d) << 23u);
+    return bitcast<u32>(select(magnitude, -magnitude, negative));
+}
+
+fn shift_left(x: i32, s: i32) -> i32 {
+    if s < 0i || s >= 32i {
+        return 0i;
+    }
+    return x << u32(s);
+}
+
+fn shift_right(x: i32, s: i32) -> i32 {
+    if s < 0i || s >= 32i {
+        return select(0i, -1i, x < 0i);
+    }
+    return x >> u32(s);
+}

@@ -242,6 +242,30 @@ x = jax.random.uniform(jax.random.PRNGKey(2), (3, 4))
 print(jax.jit(lambda x: jnp.tanh(x @ w1) @ w2)(x))
 """)
 
+# Bitwise operations on int32 (the vector unit's integer ops), logical ones on masks, shifts in
+# and out of 0..32, eagerly, under jit and vmap; also `import a, b as c`.
+program("bitwise_integer_ops", """
+import math, jax.numpy as np2
+x = jnp.array([1, -2, 300000, -7, 16777215, -16777216])
+y = jnp.array([3, 5, 12345, -1, 255, 1023])
+s = jnp.array([0, 1, 4, 3, 33, -1])
+print(x & y, x | y, x ^ y, ~x)
+print(x << s, x >> s, x >> 40)
+print(np2.bitwise_and(x, 6), jnp.bitwise_or(3, y), jnp.bitwise_xor(x, y), jnp.invert(y), jnp.bitwise_not(x))
+print(jnp.left_shift(y, 2), jnp.right_shift(x, 3), jnp.bitwise_left_shift(2, s))
+m = x > 0
+print(m & (y > 4), m | (y > 4), m ^ (y > 4), ~m)
+print(5 & 3, 5 | 3, 5 ^ 3, ~5, 1 << 4, -17 >> 2, math.floor(2.5))
+
+@jax.jit
+def f(a, b, n):
+    return (a & b) | (a ^ ~b), a << n, a >> n, jnp.left_shift(b, 3), (a > 0) ^ (b > 2)
+
+for r in f(x, y, s):
+    print(r)
+print(jax.vmap(lambda a, b: (a & b) ^ 7)(x, y))
+""")
+
 # Errors.
 program("error_grad_nonscalar", X + "print(jax.grad(lambda v: v * 2.0)(x))\n")
 program("error_grad_int", "print(jax.grad(lambda v: v * 2)(3))\n")

@@ -508,6 +508,12 @@ impl<'a> Emitter<'a> {
                     BinaryOp::Max => VectorOp::Max,
                     BinaryOp::Min => VectorOp::Min,
                     BinaryOp::Rem => VectorOp::Rem,
+                    // Only int32 operands get here (booleans became min, max and ne).
+                    BinaryOp::And => VectorOp::BitAnd,
+                    BinaryOp::Or => VectorOp::BitOr,
+                    BinaryOp::Xor => VectorOp::BitXor,
+                    BinaryOp::ShiftLeft => VectorOp::ShiftLeft,
+                    BinaryOp::ShiftRightArithmetic => VectorOp::ShiftRight,
                     _ => return Err(err(format!("{} is not supported by the compiler yet", instr.opcode()))),
                 };
                 push(self, op, operand(instr.operands[0]), operand(instr.operands[1]));

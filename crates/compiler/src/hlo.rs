@@ -121,6 +121,8 @@ impl Instruction {
                 BinaryOp::Div => "divide",
                 BinaryOp::Max => "maximum",
                 BinaryOp::Min => "minimum",
+                BinaryOp::ShiftLeft => "shift-left",
+                BinaryOp::ShiftRightArithmetic => "shift-right-arithmetic",
                 other => other.name(),
             },
             Op::Compare(_) => "compare",
@@ -410,6 +412,12 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
                     }
                 }
             }
+            // Bitwise not of an int32: exclusive or with -1, on the vector unit's integer ops.
+            Primitive::Unary(UnaryOp::Not) if out_aval.dtype == DType::I32 => {
+                let ones = g.add(Op::Constant(-1.0), vec![], vec![]);
+                let ones = broadcast_scalar(&mut g, ones, &shape);
+                g.add(Op::Binary(BinaryOp::Xor), vec![ins[0], ones], shape)
+            }
             Primitive::Unary(u)
                 if out_aval.dtype == DType::I32
                     && !matches!(u, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign | UnaryOp::Square) =>
@@ -428,6 +436,9 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
             }
             Primitive::Binary(BinaryOp::Or) if out_aval.dtype == DType::Bool => {
                 g.add(Op::Binary(BinaryOp::Max), ins, shape)
+            }
+            Primitive::Binary(BinaryOp::Xor) if out_aval.dtype == DType::Bool => {
+                g.add(Op::Compare(CompareOp::Ne), ins, shape)
             }
             // Integer division and remainder, as XLA defines them: the quotient truncated toward
             // zero (the float quotient of integers within ±2^24 never rounds across an integer:
@@ -451,6 +462,7 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
             // result is the integer result (within ±2^24).
             Primitive::Binary(b)
                 if out_aval.dtype == DType::I32
+                    && !b.is_bitwise()
                     && !matches!(b, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min) =>
             {
                 return Err(at(format!("int32 {} is not supported by the compiler yet", b.name())));

@@ -184,6 +184,9 @@ enum Move {
     Reshape,
     /// Through bfloat16 (round to nearest even) or int32 (toward zero) and back.
     Convert(DType),
+    /// To int32, a bitwise operation with another int32 array made from it (shifts in and out
+    /// of 0..32), or bitwise not (`None`), and back to float32.
+    Bitwise(Option<BinaryOp>),
 }
 
 fn movement() -> impl Strategy<Value = Move> {
@@ -205,6 +208,15 @@ fn movement() -> impl Strategy<Value = Move> {
         axis.prop_map(Move::ArgMax),
         Just(Move::Reshape),
         prop_oneof![Just(DType::BF16), Just(DType::I32)].prop_map(Move::Convert),
+        proptest::sample::select(vec![
+            None,
+            Some(BinaryOp::And),
+            Some(BinaryOp::Or),
+            Some(BinaryOp::Xor),
+            Some(BinaryOp::ShiftLeft),
+            Some(BinaryOp::ShiftRightArithmetic),
+        ])
+        .prop_map(Move::Bitwise),
     ]
 }
 
@@ -280,20 +292,48 @@ async fn move_step(ctx: &mut Context, x: Tensor, i: &Tensor, step: &Move) -> Ten
             let converted = jnp::astype(ctx, &scaled, *dtype).await.unwrap();
             jnp::astype(ctx, &converted, DType::F32).await.unwrap()
         }
+        Move::Bitwise(op) => {
+            let as_int = async |ctx: &mut Context, scale: f32| {
+                let scaled = jnp::binary(ctx, BinaryOp::Mul, &x, &Array::weak_scalar_f32(scale).into()).await.unwrap();
+                jnp::astype(ctx, &scaled, DType::I32).await.unwrap()
+            };
+            let a = as_int(ctx, 1000.0).await;
+            let result = match op {
+                None => jnp::bitwise_not(ctx, &a).await.unwrap(),
+                // Values within ±2^4 shifted by -4..12 (negative ones give 0): the results stay
+                // within ±2^24, where int32 values are exact (a later conversion of a larger
+                // one is outside what the compiled program promises: the runtime refuses it).
+                Some(BinaryOp::ShiftLeft) => {
+                    let small = async |ctx: &mut Context, v: &Tensor, bits: i64, less: i64| {
+                        let masked = jnp::bitwise(ctx, BinaryOp::And, v, &int(bits)).await.unwrap();
+                        jnp::binary(ctx, BinaryOp::Sub, &masked, &int(less)).await.unwrap()
+                    };
+                    let a = small(ctx, &a, 31, 16).await;
+                    let b = as_int(ctx, 77.0).await;
+                    let b = small(ctx, &b, 15, 4).await;
+                    jnp::bitwise(ctx, BinaryOp::ShiftLeft, &a, &b).await.unwrap()
+                }
+                Some(op) => {
+                    let b = as_int(ctx, if *op == BinaryOp::ShiftRightArithmetic { 40.0 } else { 77.0 }).await;
+                    jnp::bitwise(ctx, *op, &a, &b).await.unwrap()
+                }
+            };
+            jnp::astype(ctx, &result, DType::F32).await.unwrap()
+        }
     }
 }
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: 64,
+        cases: 256,
         rng_seed: proptest::test_runner::RngSeed::Fixed(0x6d6f_7665),
         ..ProptestConfig::default()
     })]
 
     /// Chains of transposes, reversals, strided slices, pads (with interior padding and
     /// crops), concatenations, dynamic slices and updates at a computed index, reductions and
-    /// argmaxes broadcast back, reshapes and conversions, over 3-D arrays with odd sizes: compiled and
-    /// run, bit for bit what the reference evaluator gives.
+    /// argmaxes broadcast back, reshapes, conversions and int32 bitwise operations, over 3-D
+    /// arrays with odd sizes: compiled and run, bit for bit what the reference evaluator gives.
     #[test]
     fn data_movement_agrees_bit_for_bit(
         shape in proptest::collection::vec(proptest::sample::select(vec![1usize, 2, 7, 129]), 3)

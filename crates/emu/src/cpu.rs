@@ -80,6 +80,9 @@ pub fn vector_op(op: VectorOp, a: f32, b: f32) -> f32 {
         VectorOp::Erf => vpu_math::erf(a),
         VectorOp::Rem => vpu_math::rem(a, b),
         VectorOp::ToBf16 => bf16_round(a),
+        VectorOp::BitAnd | VectorOp::BitOr | VectorOp::BitXor | VectorOp::ShiftLeft | VectorOp::ShiftRight => {
+            vpu_math::integer_op(op, a, b)
+        }
     };
     match op {
         VectorOp::Neg | VectorOp::Abs => r,

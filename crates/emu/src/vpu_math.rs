@@ -9,6 +9,8 @@
 //! Accuracy: exp, log and tanh are within a few ulp of the correctly rounded result over the
 //! whole f32 range (see the tests); division is correctly rounded for normal results.
 
+use isa::VectorOp;
+
 /// Splits a finite, non-zero `x` into a mantissa in [1, 2) and an exponent: `x = m * 2^e`
 /// (sign dropped). Subnormals are scaled up first, exactly.
 pub fn split_exp(x: f32) -> (f32, i32) {
@@ -412,6 +414,27 @@ fn significand(bits: u32, exponent: i32) -> (u32, i32) {
         i <<= 1;
     }
     (bits << (-e + 1), e)
+}
+
+/// An integer operation of the vector unit (`VectorOp::BitAnd` and the rest) on two words that
+/// hold int32 values as float32: read as int32 toward zero, saturating, NaN as 0 (what `as`
+/// does), computed in two's complement, written as the nearest float32 (what `as` does too).
+/// `shaders/vpu_math.wgsl` spells each step out, since WGSL leaves NaN and out-of-range
+/// conversions to the platform.
+pub fn integer_op(op: VectorOp, a: f32, b: f32) -> f32 {
+    let (x, y) = (a as i32, b as i32);
+    let r = match op {
+        VectorOp::BitAnd => x & y,
+        VectorOp::BitOr => x | y,
+        VectorOp::BitXor => x ^ y,
+        VectorOp::ShiftLeft => u32::try_from(y).ok().and_then(|s| x.checked_shl(s)).unwrap_or(0),
+        VectorOp::ShiftRight => match u32::try_from(y).ok().and_then(|s| x.checked_shr(s)) {
+            Some(r) => r,
+            None => x >> 31,
+        },
+        _ => unreachable!("{} is not an integer operation", op.name()),
+    };
+    r as f32
 }
 
 /// `a` modulo `b` with the sign of `a`: C's `fmodf`, `lax.rem`. The result is always exact, so

@@ -108,6 +108,12 @@ fn apply_expr(op: VectorOp) -> String {
         VectorOp::Erf => arith("vpu_erf(a)"),
         VectorOp::Rem => arith("vpu_rem(a, b)"),
         VectorOp::ToBf16 => arith("bf16_round(a)"),
+        // Results are whole numbers: never NaN.
+        VectorOp::BitAnd => "int_to_word(word_to_int(a) & word_to_int(b))".into(),
+        VectorOp::BitOr => "int_to_word(word_to_int(a) | word_to_int(b))".into(),
+        VectorOp::BitXor => "int_to_word(word_to_int(a) ^ word_to_int(b))".into(),
+        VectorOp::ShiftLeft => "int_to_word(shift_left(word_to_int(a), word_to_int(b)))".into(),
+        VectorOp::ShiftRight => "int_to_word(shift_right(word_to_int(a), word_to_int(b)))".into(),
     }
 }
 

@@ -154,6 +154,33 @@ fn vector_ops_on_random_values() {
 }
 
 #[test]
+fn vector_integer_ops_on_integers() {
+    // Words holding int32 values as the integer ops meet them: small and near ±2^24 (exact),
+    // beyond (already rounded), the extremes, and shift amounts in and out of 0..32; results
+    // past 2^24 exercise the rounding to float32.
+    let mut rng = Rng::new(5);
+    let int = |rng: &mut Rng| -> f32 {
+        match rng.range(0, 5) {
+            0 => rng.range(0, 64) as f32 - 32.0,
+            1 => (rng.u32() as i32 >> 7) as f32,
+            2 => (rng.u32() as i32) as f32,
+            3 => {
+                [16_777_215.0, 16_777_216.0, -16_777_217.0, 2_147_483_520.0, -2_147_483_648.0][rng.range(0, 4) as usize]
+            }
+            _ => (rng.u32() as i32 >> 20) as f32,
+        }
+    };
+    let len = 4096;
+    let a: Vec<f32> = (0..len).map(|_| int(&mut rng)).collect();
+    let values: Vec<f32> = (0..len).map(|_| int(&mut rng)).collect();
+    let shifts: Vec<f32> = (0..len).map(|_| rng.range(0, 40) as f32 - 4.0).collect();
+    for op in VectorOp::ALL.into_iter().filter(|op| op.is_integer()) {
+        let b = if matches!(op, VectorOp::ShiftLeft | VectorOp::ShiftRight) { &shifts } else { &values };
+        check_vector(&format!("ints.{}", op.name()), op, &a, b, 0);
+    }
+}
+
+#[test]
 fn vector_functions_densely_over_their_ranges() {
     // Many lanes of the transcendental functions, where the integer fma does its work.
     for (op, lo, hi) in [

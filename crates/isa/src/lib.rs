@@ -96,11 +96,22 @@ pub enum VectorOp {
     /// `a` rounded to bfloat16 (to nearest, ties to even), kept as a float32 word: how the
     /// vector unit, which computes in float32, writes a bfloat16 result.
     ToBf16,
+    /// Integer operations on words holding the float32 of an int32 (how every int32 is kept):
+    /// each operand is read as an int32 (toward zero, saturating, NaN as 0), the operation is
+    /// two's complement int32 arithmetic, and the result is written as the nearest float32
+    /// (ties to even). Bitwise and, or, exclusive or.
+    BitAnd,
+    BitOr,
+    BitXor,
+    /// `a << b`, wrapping; a shift outside 0..32 gives 0.
+    ShiftLeft,
+    /// `a >> b` with the sign copied in; a shift outside 0..32 gives 0 or -1 by `a`'s sign.
+    ShiftRight,
 }
 
 impl VectorOp {
     /// In opcode order: `code()` is the position here.
-    pub const ALL: [VectorOp; 32] = [
+    pub const ALL: [VectorOp; 37] = [
         VectorOp::Add,
         VectorOp::Sub,
         VectorOp::Mul,
@@ -133,6 +144,11 @@ impl VectorOp {
         VectorOp::Erf,
         VectorOp::Rem,
         VectorOp::ToBf16,
+        VectorOp::BitAnd,
+        VectorOp::BitOr,
+        VectorOp::BitXor,
+        VectorOp::ShiftLeft,
+        VectorOp::ShiftRight,
     ];
 
     pub fn name(self) -> &'static str {
@@ -169,6 +185,11 @@ impl VectorOp {
             "erf",
             "rem",
             "bf16",
+            "and",
+            "or",
+            "xor",
+            "shl",
+            "shr",
         ][self.code() as usize]
     }
 
@@ -183,6 +204,7 @@ impl VectorOp {
             | VectorOp::Min
             | VectorOp::Rem
             | VectorOp::Where => 2,
+            op if op.is_integer() => 2,
             op if op.is_comparison() => 2,
             _ => 1,
         }
@@ -190,6 +212,14 @@ impl VectorOp {
 
     pub fn is_comparison(self) -> bool {
         matches!(self, VectorOp::Eq | VectorOp::Ne | VectorOp::Lt | VectorOp::Le | VectorOp::Gt | VectorOp::Ge)
+    }
+
+    /// Whether the operation reads and writes its words as int32 values (see `BitAnd`).
+    pub fn is_integer(self) -> bool {
+        matches!(
+            self,
+            VectorOp::BitAnd | VectorOp::BitOr | VectorOp::BitXor | VectorOp::ShiftLeft | VectorOp::ShiftRight
+        )
     }
 
     pub fn is_transcendental(self) -> bool {

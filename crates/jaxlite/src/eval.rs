@@ -510,7 +510,7 @@ pub fn binary_f32(op: BinaryOp, a: f32, b: f32) -> f32 {
         BinaryOp::Pow => a.powf(b),
         BinaryOp::Atan2 => a.atan2(b),
         BinaryOp::Rem => a % b,
-        BinaryOp::And | BinaryOp::Or => f32::NAN,
+        BinaryOp::And | BinaryOp::Or | BinaryOp::Xor | BinaryOp::ShiftLeft | BinaryOp::ShiftRightArithmetic => f32::NAN,
     }
 }
 
@@ -546,6 +546,13 @@ fn binary_int(op: BinaryOp, a: i64, b: i64) -> i64 {
         }
         BinaryOp::And => a & b,
         BinaryOp::Or => a | b,
+        BinaryOp::Xor => a ^ b,
+        BinaryOp::ShiftLeft => match u32::try_from(b) {
+            Ok(s) if s < 32 => ((a as i32) << s) as i64,
+            _ => 0,
+        },
+        // A shift outside 0..32 fills with the sign.
+        BinaryOp::ShiftRightArithmetic => (a as i32 >> if (0..32).contains(&b) { b } else { 31 }) as i64,
     };
     r as i32 as i64
 }

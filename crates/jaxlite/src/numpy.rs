@@ -103,6 +103,42 @@ pub async fn binary(ctx: &mut Context, op: BinaryOp, a: &Tensor, b: &Tensor) -> 
     bind1(ctx, Primitive::Binary(op), &[a, b]).await
 }
 
+/// A bitwise operation with promotion and broadcasting (`x & y`, `jnp.left_shift`): on
+/// integers, or on booleans for and, or and xor (the logical ones, as in JAX; booleans are
+/// shifted as int32). Floats are JAX's TypeError.
+pub async fn bitwise(ctx: &mut Context, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let name = match op {
+        BinaryOp::And => "bitwise_and",
+        BinaryOp::Or => "bitwise_or",
+        BinaryOp::Xor => "bitwise_xor",
+        BinaryOp::ShiftLeft => "left_shift",
+        _ => "right_shift",
+    };
+    if let Some(f) = [a, b].into_iter().find(|t| t.aval().dtype.is_float()) {
+        return Err(JaxError(format!(
+            "{name} does not accept dtype {}. Accepted dtypes are boolean or integer",
+            f.aval().dtype.name()
+        )));
+    }
+    let mut dtype = result_dtype(a, b);
+    if matches!(op, BinaryOp::ShiftLeft | BinaryOp::ShiftRightArithmetic) && dtype == DType::Bool {
+        dtype = DType::I32;
+    }
+    let (a, b) = promote_pair(ctx, name, a, b, dtype).await?;
+    bind1(ctx, Primitive::Binary(op), &[a, b]).await
+}
+
+/// `~x`, `jnp.invert`: bitwise not of integers, logical not of booleans.
+pub async fn bitwise_not(ctx: &mut Context, x: &Tensor) -> Result<Tensor> {
+    if x.aval().dtype.is_float() {
+        return Err(JaxError(format!(
+            "bitwise_not does not accept dtype {}. Accepted dtypes are boolean or integer",
+            x.aval().dtype.name()
+        )));
+    }
+    bind1(ctx, Primitive::Unary(UnaryOp::Not), std::slice::from_ref(x)).await
+}
+
 /// An elementwise comparison with promotion and broadcasting (`x > 0`, `jnp.equal`).
 pub async fn compare(ctx: &mut Context, op: CompareOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let dtype = result_dtype(a, b);

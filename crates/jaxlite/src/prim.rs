@@ -110,8 +110,13 @@ pub enum BinaryOp {
     Atan2,
     /// C-style remainder (the sign of the dividend), as `lax.rem`.
     Rem,
+    /// Bitwise on integers, logical on booleans.
     And,
     Or,
+    Xor,
+    /// Integers only; a shift outside 0..32 gives 0, or the sign for the arithmetic right shift.
+    ShiftLeft,
+    ShiftRightArithmetic,
 }
 
 impl BinaryOp {
@@ -128,7 +133,18 @@ impl BinaryOp {
             BinaryOp::Rem => "rem",
             BinaryOp::And => "and",
             BinaryOp::Or => "or",
+            BinaryOp::Xor => "xor",
+            BinaryOp::ShiftLeft => "shift_left",
+            BinaryOp::ShiftRightArithmetic => "shift_right_arithmetic",
         }
+    }
+
+    /// Whether the operation is bitwise (or logical), defined on integers and booleans only.
+    pub fn is_bitwise(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::And | BinaryOp::Or | BinaryOp::Xor | BinaryOp::ShiftLeft | BinaryOp::ShiftRightArithmetic
+        )
     }
 }
 
@@ -512,6 +528,12 @@ impl Primitive {
                     ));
                 }
                 let shape = elementwise_shape(name, &x.shape, &y.shape)?;
+                if let Primitive::Binary(op) = self {
+                    let shift = matches!(op, BinaryOp::ShiftLeft | BinaryOp::ShiftRightArithmetic);
+                    if op.is_bitwise() && (x.dtype.is_float() || (shift && x.dtype == DType::Bool)) {
+                        return Err(format!("{name} does not accept dtype {}", x.dtype));
+                    }
+                }
                 if matches!(self, Primitive::Compare(_)) {
                     Aval::new(shape, DType::Bool)
                 } else {

@@ -312,6 +312,8 @@ fn from_words(shape: Vec<usize>, words: Vec<u32>, dtype: jaxlite::DType, name: &
     let values: Vec<f32> = words.into_iter().map(f32::from_bits).collect();
     if dtype == jaxlite::DType::I32 {
         if let Some(x) = values.iter().find(|x| !(x.abs() <= EXACT_INT && x.fract() == 0.0)) {
+            // Whole numbers in full (f32's shortest form would print 2^30 as 1073741800).
+            let x = if x.is_finite() && x.fract() == 0.0 { format!("{}", *x as i64) } else { x.to_string() };
             return Err(JaxError(format!(
                 "{name}: an int32 result is {x}, outside the integers within ±2^24 that the emulated TPU's float32 words hold exactly"
             )));

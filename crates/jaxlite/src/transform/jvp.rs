@@ -363,7 +363,9 @@ fn binary_jvp(
         return Ok(None);
     }
     let terms = match op {
-        BinaryOp::And | BinaryOp::Or => return Ok(None),
+        BinaryOp::And | BinaryOp::Or | BinaryOp::Xor | BinaryOp::ShiftLeft | BinaryOp::ShiftRightArithmetic => {
+            return Ok(None)
+        }
         BinaryOp::Add => vec![tx.clone(), ty.clone()],
         BinaryOp::Sub => {
             let ny = match ty {

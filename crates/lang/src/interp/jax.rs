@@ -950,39 +950,12 @@ impl Interp<'_, '_> {
                 BinOp::MatMul => jnp::matmul(ctx, &x, &y, None).await?,
                 BinOp::Mod => jnp::remainder(ctx, &x, &y).await?,
                 BinOp::FloorDiv => jnp::floor_divide(ctx, &x, &y).await?,
-                // On booleans (masks) the bitwise operators are the logical ones, as in JAX:
-                // `and`, `or`, and `ne` for exclusive or.
-                BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor
-                    if x.aval().dtype == DType::Bool && y.aval().dtype == DType::Bool =>
-                {
-                    match op {
-                        BinOp::BitAnd => jnp::binary(ctx, BinaryOp::And, &x, &y).await?,
-                        BinOp::BitOr => jnp::binary(ctx, BinaryOp::Or, &x, &y).await?,
-                        _ => jnp::compare(ctx, CompareOp::Ne, &x, &y).await?,
-                    }
-                }
-                BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::LShift | BinOp::RShift => {
-                    let name = match op {
-                        BinOp::BitAnd => "bitwise_and",
-                        BinOp::BitOr => "bitwise_or",
-                        BinOp::BitXor => "bitwise_xor",
-                        BinOp::LShift => "left_shift",
-                        _ => "right_shift",
-                    };
-                    // JAX's TypeError for floats; integers are valid JAX the playground lacks.
-                    if let Some(f) = [&x, &y].into_iter().find(|t| t.aval().dtype.is_float()) {
-                        return err(format!(
-                            "{name} does not accept dtype {}. Accepted dtypes are boolean or integer",
-                            f.aval().dtype.name()
-                        ));
-                    }
-                    return err(format!(
-                        "the bitwise '{}' operator on {} and {} arrays is not supported by the playground yet (on two boolean arrays, such as masks, it is the logical one)",
-                        op.symbol(),
-                        x.aval().dtype.name(),
-                        y.aval().dtype.name()
-                    ));
-                }
+                // Bitwise on integers; on booleans (masks) the logical operators, as in JAX.
+                BinOp::BitAnd => jnp::bitwise(ctx, BinaryOp::And, &x, &y).await?,
+                BinOp::BitOr => jnp::bitwise(ctx, BinaryOp::Or, &x, &y).await?,
+                BinOp::BitXor => jnp::bitwise(ctx, BinaryOp::Xor, &x, &y).await?,
+                BinOp::LShift => jnp::bitwise(ctx, BinaryOp::ShiftLeft, &x, &y).await?,
+                BinOp::RShift => jnp::bitwise(ctx, BinaryOp::ShiftRightArithmetic, &x, &y).await?,
                 _ => {
                     return err(format!(
                         "the '{}' operator on arrays is not supported by the playground yet",
@@ -1015,10 +988,8 @@ impl Interp<'_, '_> {
             match op {
                 UnaryOp::Neg => Ok(Value::Array(jnp::unary(self.ctx, JUnary::Neg, &x).await?)),
                 UnaryOp::Pos => Ok(Value::Array(x)),
-                // `~mask` is logical not, as in JAX; integers have no bitwise not here yet.
-                UnaryOp::Invert if x.aval().dtype == DType::Bool => {
-                    Ok(Value::Array(jnp::unary(self.ctx, JUnary::Not, &x).await?))
-                }
+                // `~mask` is logical not, `~n` bitwise not, as in JAX.
+                UnaryOp::Invert => Ok(Value::Array(jnp::bitwise_not(self.ctx, &x).await?)),
                 _ => err(format!(
                     "the unary '{}' operator on arrays is not supported by the playground yet",
                     op.symbol()

@@ -1,6 +1,7 @@
 //! More of `jax.numpy`: logical reductions (any, all, count_nonzero), elementwise functions
 //! JAX expands into others (log2, log10, the inverse and hyperbolic trigonometric functions,
-//! isinf, isfinite, nan_to_num, reciprocal, logical_xor), diagonals (diag, diagonal, trace),
+//! isinf, isfinite, nan_to_num, reciprocal, logical_xor), the bitwise functions (bitwise_and,
+//! left_shift, invert, ...), diagonals (diag, diagonal, trace),
 //! stacking (vstack, hstack, column_stack), statistics (median, average, the NaN-ignoring
 //! reductions), diff, cumprod, searchsorted, kron,
 //! `jnp.linalg.norm`, and the array constructors and queries that are aliases (identity,
@@ -28,6 +29,16 @@ pub const JNP_NUMERIC: &[&str] = &[
     "nan_to_num",
     "reciprocal",
     "logical_xor",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "bitwise_not",
+    "bitwise_invert",
+    "invert",
+    "left_shift",
+    "right_shift",
+    "bitwise_left_shift",
+    "bitwise_right_shift",
     "tan",
     "arctan",
     "arcsin",
@@ -219,7 +230,14 @@ impl Interp<'_, '_> {
                 "empty" => "shape",
                 "array_equal" => "a1",
                 "linalg.norm" => "x",
-                "logical_xor" => "x1",
+                "logical_xor"
+                | "bitwise_and"
+                | "bitwise_or"
+                | "bitwise_xor"
+                | "left_shift"
+                | "right_shift"
+                | "bitwise_left_shift"
+                | "bitwise_right_shift" => "x1",
                 "kron" => "a",
                 "any" | "all" | "count_nonzero" | "diagonal" | "trace" | "median" | "quantile" | "percentile"
                 | "average" | "diff" | "full_like" | "ravel" | "size" | "shape" | "ndim" | "searchsorted"
@@ -325,6 +343,30 @@ impl Interp<'_, '_> {
                     no_more_kwargs(name, &kwargs)?;
                     let x = inexact(self.ctx, &x).await?;
                     jnp::integer_pow(self.ctx, &x, -1).await?
+                }
+                "bitwise_and"
+                | "bitwise_or"
+                | "bitwise_xor"
+                | "left_shift"
+                | "right_shift"
+                | "bitwise_left_shift"
+                | "bitwise_right_shift" => {
+                    let y =
+                        arg(1, "x2").ok_or_else(|| super::RtError::new(format!("{name}() missing argument 'x2'")))?;
+                    no_more_kwargs(name, &kwargs)?;
+                    let y = self.to_tensor(&y)?;
+                    let op = match name {
+                        "bitwise_and" => BinaryOp::And,
+                        "bitwise_or" => BinaryOp::Or,
+                        "bitwise_xor" => BinaryOp::Xor,
+                        "left_shift" | "bitwise_left_shift" => BinaryOp::ShiftLeft,
+                        _ => BinaryOp::ShiftRightArithmetic,
+                    };
+                    jnp::bitwise(self.ctx, op, &x, &y).await?
+                }
+                "bitwise_not" | "bitwise_invert" | "invert" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    jnp::bitwise_not(self.ctx, &x).await?
                 }
                 "logical_xor" => {
                     let y = arg(1, "x2").ok_or_else(|| super::RtError::new("logical_xor() missing argument 'x2'"))?;
