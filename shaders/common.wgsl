@@ -28,7 +28,8 @@ struct Params {
     scratch_at: u32,
 }
 
-@group(0) @binding(0) var<storage, read_write> hbm: array<u32>;
+// Binding 0 (and, split, 6 to 8) is HBM, which only the DMA kernels touch: `hbm_whole.wgsl`
+// or `hbm_split.wgsl` declares it.
 @group(0) @binding(1) var<storage, read_write> vmem: array<u32>;
 // Bindings 2 and 3 are the MXU kernels' scratch (loaded weights and activations, reduced to
 // their bf16 parts); `mxu.wgsl` and `mxu_packed.wgsl` declare them, each in its layout.

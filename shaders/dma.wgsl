@@ -1,6 +1,8 @@
 // DmaLoad (HBM -> VMEM) and DmaStore (VMEM -> HBM): a strided 2-D copy. Each invocation copies
 // a run of up to DMA_RUN words of one row: an integer division per run rather than per word
 // (software adapters divide lane by lane, and a division per word cost more than the copy).
+// HBM is read and written through `hbm_read` and `hbm_write` (`hbm_whole.wgsl` or
+// `hbm_split.wgsl`, written before this file).
 
 const DMA_RUN: u32 = 32u;
 
@@ -24,7 +26,7 @@ fn dma_load(
 ) {
     let run = dma_run(thread_index(wg, groups, local));
     for (var j = 0u; j < run.z; j = j + 1u) {
-        vmem[run.y + j] = hbm[run.x + j];
+        vmem[run.y + j] = hbm_read(run.x + j);
     }
 }
 
@@ -36,6 +38,6 @@ fn dma_store(
 ) {
     let run = dma_run(thread_index(wg, groups, local));
     for (var j = 0u; j < run.z; j = j + 1u) {
-        hbm[run.y + j] = vmem[run.x + j];
+        hbm_write(run.y + j, vmem[run.x + j]);
     }
 }

@@ -17,7 +17,7 @@ mod readback;
 #[cfg(not(target_arch = "wasm32"))]
 mod subnormals;
 
-pub use plan::{grid, plan, Dispatch, Kernel, MatmulKernel, Params, Plan, Step, SCRATCH_WORDS};
+pub use plan::{grid, plan, Dispatch, Kernel, Limits, MatmulKernel, Params, Plan, Step, HBM_PARTS, SCRATCH_WORDS};
 
 use emu::{Backend, EmuError};
 use isa::{Program, VectorOp};
@@ -33,8 +33,9 @@ const WORD: u64 = 4;
 const PARAMS_STRIDE: u64 = 256;
 
 /// Each module is the shared prelude (bindings, `Params`) followed by its kernels.
-const DMA_WGSL: &str =
-    concat!(include_str!("../../../shaders/common.wgsl"), include_str!("../../../shaders/dma.wgsl"),);
+const DMA_WGSL: &str = include_str!("../../../shaders/dma.wgsl");
+const HBM_WHOLE_WGSL: &str = include_str!("../../../shaders/hbm_whole.wgsl");
+const HBM_SPLIT_WGSL: &str = include_str!("../../../shaders/hbm_split.wgsl");
 const MXU_WGSL: &str =
     concat!(include_str!("../../../shaders/common.wgsl"), include_str!("../../../shaders/mxu.wgsl"),);
 const MXU_PACKED_WGSL: &str =
@@ -158,7 +159,13 @@ fn run_error(message: impl Into<String>) -> EmuError {
 /// The buffers of a run, kept between runs and replaced by larger ones on demand.
 #[derive(Default)]
 struct Pool {
-    hbm: Option<wgpu::Buffer>,
+    /// HBM, in as many parts as the program's HBM needs (see `Limits::hbm_part_words`).
+    hbm: [Option<wgpu::Buffer>; HBM_PARTS as usize],
+    /// How many parts of `hbm` the bind group binds (the others bind `spare`).
+    hbm_parts_bound: usize,
+    /// Small buffers for the HBM bindings a program does not need, a 256-byte range each
+    /// (browsers refuse one writable range bound twice).
+    spare: Option<wgpu::Buffer>,
     vmem: Option<wgpu::Buffer>,
     weights: Option<wgpu::Buffer>,
     act: Option<wgpu::Buffer>,
@@ -204,9 +211,9 @@ pub struct GpuBackend {
     pool: Pool,
     /// How matmuls run on this adapter (`matmul_kernel_for`).
     matmul: MatmulKernel,
-    /// Words of each MXU scratch region (`plan::SCRATCH_WORDS` unless the adapter binds less
-    /// or a test asks for less).
-    scratch_words: u64,
+    /// What plans may use (scratch bounded by `plan::SCRATCH_WORDS` unless the adapter binds
+    /// less; HBM split in parts as large as one binding may be), or less when a test asks.
+    plan_limits: Limits,
     /// The device turned a subnormal sum or product into zero when probed (browsers on most
     /// hardware GPUs; see `probe_flushes_subnormals`).
     flushes_subnormals: bool,
@@ -293,6 +300,9 @@ impl GpuBackend {
                     count: None,
                 },
                 storage(5),
+                storage(6),
+                storage(7),
+                storage(8),
             ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -305,9 +315,13 @@ impl GpuBackend {
             device,
             queue,
             matmul: matmul_kernel_for(&info),
-            // A quarter of what the adapter binds: the weights' two halves fit one binding,
-            // with room to round up.
-            scratch_words: plan::SCRATCH_WORDS.min(limits.max_storage_buffer_binding_size / WORD / 4),
+            plan_limits: Limits {
+                // A quarter of what the adapter binds: the weights' two halves fit one
+                // binding, with room to round up.
+                scratch_words: plan::SCRATCH_WORDS.min(limits.max_storage_buffer_binding_size / WORD / 4),
+                // The largest power of two of words one binding holds.
+                hbm_part_words: 1 << (limits.max_storage_buffer_binding_size / WORD).max(1).ilog2(),
+            },
             flushes_subnormals: false,
             spirv,
             keep_subnormals,
@@ -396,15 +410,21 @@ impl GpuBackend {
         self.keep_subnormals
     }
 
-    /// Words of each MXU scratch region (see `plan::SCRATCH_WORDS`).
-    pub fn scratch_words(&self) -> u64 {
-        self.scratch_words
+    /// What plans may use: the scratch bound and the words of one HBM part.
+    pub fn plan_limits(&self) -> Limits {
+        self.plan_limits
     }
 
-    /// Bounds each MXU scratch region to `words` from the next run on (tests use a small
-    /// bound to make plans move weights and start scratch over; any bound gives the same bits).
-    pub fn set_scratch_words(&mut self, words: u64) {
-        self.scratch_words = words;
+    /// Plans within `limits` from the next run on, if the adapter allows them (tests use a small
+    /// scratch bound to make plans move weights and start scratch over, and small HBM parts to
+    /// split HBM; any limits give the same bits). `hbm_part_words` must be a power of two.
+    pub fn set_plan_limits(&mut self, limits: Limits) {
+        assert!(limits.hbm_part_words.is_power_of_two(), "HBM parts are a power of two of words");
+        if limits.hbm_part_words != self.plan_limits.hbm_part_words {
+            // The split DMA kernels have the part size built in.
+            self.pipelines.retain(|k, _| !matches!(k, Kernel::Dma { split: true, .. }));
+        }
+        self.plan_limits = limits;
     }
 
     /// The module for one entry point of `wgsl`.
@@ -443,7 +463,11 @@ impl GpuBackend {
             // The part reducers' modules start with the part they reduce to (see `Kernel`).
             let part = |p: isa::Part| format!("const PART: u32 = {}u;\n", p.index());
             let source = match d.kernel {
-                Kernel::Dma(_) => DMA_WGSL.to_string(),
+                Kernel::Dma { split: false, .. } => [COMMON_WGSL, HBM_WHOLE_WGSL, DMA_WGSL].concat(),
+                Kernel::Dma { split: true, .. } => {
+                    let shift = format!("const HBM_PART_SHIFT: u32 = {}u;\n", self.plan_limits.hbm_part_words.ilog2());
+                    [COMMON_WGSL, &shift, HBM_SPLIT_WGSL, DMA_WGSL].concat()
+                }
                 Kernel::MxuWeights(p) | Kernel::MxuActivations(p) => part(p) + MXU_WGSL,
                 Kernel::MxuMatmul | Kernel::MxuCopyWeights => part(isa::Part::Hi) + MXU_WGSL,
                 Kernel::MxuPackedWeights(p) | Kernel::MxuPackedActivations(p) => part(p) + MXU_PACKED_WGSL,
@@ -468,9 +492,18 @@ impl GpuBackend {
     fn prepare(&mut self, program: &Program, plan: &Plan, input_words: u64) -> Result<(), EmuError> {
         use wgpu::BufferUsages as U;
         let max_binding = self.limits.max_storage_buffer_binding_size;
-        let hbm_bytes = program.hbm_words.max(1) as u64 * WORD;
+        let hbm_words = program.hbm_words.max(1) as u64;
+        let part_words = self.plan_limits.hbm_part_words;
+        let parts = hbm_words.div_ceil(part_words);
+        if parts > HBM_PARTS {
+            return Err(run_error(format!(
+                "HBM needs {} bytes; this adapter binds at most {max_binding} bytes of storage, and the GPU backend splits HBM over at most {HBM_PARTS} bindings of {} bytes",
+                hbm_words * WORD,
+                part_words * WORD
+            )));
+        }
         let storage = [
-            ("HBM", hbm_bytes),
+            ("HBM", hbm_words.min(part_words) * WORD),
             ("VMEM", program.vmem_words.max(1) as u64 * WORD),
             ("MXU weights", plan.weight_words.max(1) * WORD),
             ("MXU activations", plan.act_words.max(1) * WORD),
@@ -488,7 +521,13 @@ impl GpuBackend {
         let d = &self.device;
         let p = &mut self.pool;
         let mut rebind = p.bind_group.is_none();
-        rebind |= ensure(d, &mut p.hbm, "hbm", storage[0].1, U::STORAGE | U::COPY_DST | U::COPY_SRC);
+        for (part, slot) in p.hbm.iter_mut().enumerate().take(parts as usize) {
+            let words = (hbm_words - part as u64 * part_words).min(part_words);
+            rebind |= ensure(d, slot, "hbm", words * WORD, U::STORAGE | U::COPY_DST | U::COPY_SRC);
+        }
+        rebind |= p.hbm_parts_bound != parts as usize;
+        p.hbm_parts_bound = parts as usize;
+        ensure(d, &mut p.spare, "spare", (HBM_PARTS - 1) * 256, U::STORAGE);
         rebind |= ensure(d, &mut p.vmem, "vmem", storage[1].1, U::STORAGE | U::COPY_DST);
         rebind |= ensure(d, &mut p.weights, "weights", storage[2].1, U::STORAGE);
         rebind |= ensure(d, &mut p.act, "act", storage[3].1, U::STORAGE);
@@ -500,6 +539,16 @@ impl GpuBackend {
             fn whole(b: &Option<wgpu::Buffer>) -> wgpu::BindingResource<'_> {
                 b.as_ref().expect("ensured").as_entire_binding()
             }
+            let hbm_part = |part: usize| {
+                if part < p.hbm_parts_bound {
+                    return whole(&p.hbm[part]);
+                }
+                wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: p.spare.as_ref().expect("ensured"),
+                    offset: (part as u64 - 1) * 256,
+                    size: wgpu::BufferSize::new(256),
+                })
+            };
             let params = wgpu::BufferBinding {
                 buffer: p.params.as_ref().expect("ensured"),
                 offset: 0,
@@ -509,12 +558,15 @@ impl GpuBackend {
                 label: Some("machine"),
                 layout: &self.layout,
                 entries: &[
-                    wgpu::BindGroupEntry { binding: 0, resource: whole(&p.hbm) },
+                    wgpu::BindGroupEntry { binding: 0, resource: whole(&p.hbm[0]) },
                     wgpu::BindGroupEntry { binding: 1, resource: whole(&p.vmem) },
                     wgpu::BindGroupEntry { binding: 2, resource: whole(&p.weights) },
                     wgpu::BindGroupEntry { binding: 3, resource: whole(&p.act) },
                     wgpu::BindGroupEntry { binding: 4, resource: wgpu::BindingResource::Buffer(params) },
                     wgpu::BindGroupEntry { binding: 5, resource: whole(&p.steps) },
+                    wgpu::BindGroupEntry { binding: 6, resource: hbm_part(1) },
+                    wgpu::BindGroupEntry { binding: 7, resource: hbm_part(2) },
+                    wgpu::BindGroupEntry { binding: 8, resource: hbm_part(3) },
                 ],
             }));
         }
@@ -529,7 +581,7 @@ impl GpuBackend {
         }
         emu::validate(program)?;
         check_inputs(program, inputs)?;
-        let plan = plan(program, self.matmul, self.scratch_words);
+        let plan = plan(program, self.matmul, self.plan_limits);
         let input_words: u64 = inputs.iter().map(|i| i.len() as u64).sum();
         self.build_pipelines(&plan);
         self.prepare(program, &plan, input_words)?;
@@ -537,14 +589,15 @@ impl GpuBackend {
         let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let invalid = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let p = &self.pool;
-        let (hbm, vmem, upload, params, staging) = (
-            p.hbm.as_ref().expect("prepared"),
+        let hbm: Vec<&wgpu::Buffer> =
+            p.hbm[..p.hbm_parts_bound].iter().map(|b| b.as_ref().expect("prepared")).collect();
+        let part_words = self.plan_limits.hbm_part_words;
+        let (vmem, upload, params, staging) = (
             p.vmem.as_ref().expect("prepared"),
             p.upload.as_ref().expect("prepared"),
             p.params.as_ref().expect("prepared"),
             p.staging.as_ref().expect("prepared"),
         );
-        let hbm_bytes = program.hbm_words.max(1) as u64 * WORD;
         let vmem_bytes = program.vmem_words.max(1) as u64 * WORD;
 
         // Queue writes land before the submit's commands; the encoder then zeroes the
@@ -568,15 +621,16 @@ impl GpuBackend {
         }
 
         let mut encoder = self.device.create_command_encoder(&Default::default());
-        encoder.clear_buffer(hbm, 0, Some(hbm_bytes));
+        for (part, at, words) in hbm_pieces(0, program.hbm_words.max(1) as u64, part_words) {
+            encoder.clear_buffer(hbm[part], at * WORD, Some(words * WORD));
+        }
         encoder.clear_buffer(vmem, 0, Some(vmem_bytes));
         let mut offset = 0;
         for (buf, data) in program.inputs.iter().zip(inputs) {
-            let bytes = data.len() as u64 * WORD;
-            if bytes > 0 {
-                encoder.copy_buffer_to_buffer(upload, offset, hbm, buf.addr as u64 * WORD, bytes);
+            for (part, at, words) in hbm_pieces(buf.addr as u64, data.len() as u64, part_words) {
+                encoder.copy_buffer_to_buffer(upload, offset, hbm[part], at * WORD, words * WORD);
+                offset += words * WORD;
             }
-            offset += bytes;
         }
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -600,13 +654,12 @@ impl GpuBackend {
             }
         }
         // Only the outputs come back, one after another.
-        let mut at = 0;
+        let mut to = 0;
         for buf in &program.outputs {
-            let bytes = buf.words() as u64 * WORD;
-            if bytes > 0 {
-                encoder.copy_buffer_to_buffer(hbm, buf.addr as u64 * WORD, staging, at, bytes);
+            for (part, at, words) in hbm_pieces(buf.addr as u64, buf.words() as u64, part_words) {
+                encoder.copy_buffer_to_buffer(hbm[part], at * WORD, staging, to, words * WORD);
+                to += words * WORD;
             }
-            at += bytes;
         }
         let read_bytes = output_bytes(program);
         self.queue.submit([encoder.finish()]);
@@ -644,6 +697,23 @@ impl GpuBackend {
         staging.unmap();
         Ok(outputs)
     }
+}
+
+/// Words `at .. at + words` of HBM split by part (`Limits::hbm_part_words`): (part, first word in
+/// the part, words). Nothing for no words.
+fn hbm_pieces(at: u64, words: u64, part_words: u64) -> impl Iterator<Item = (usize, u64, u64)> {
+    let end = at + words;
+    let mut next = at;
+    std::iter::from_fn(move || {
+        if next >= end {
+            return None;
+        }
+        let part = next / part_words;
+        let start = next % part_words;
+        let len = (part_words - start).min(end - next);
+        next += len;
+        Some((part as usize, start, len))
+    })
 }
 
 /// Bytes of a program's outputs, read back one after another (at least a word: a mapping is
@@ -697,6 +767,14 @@ impl Backend for GpuBackend {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn hbm_ranges_split_at_part_boundaries() {
+        let pieces = |at, words| super::hbm_pieces(at, words, 4).collect::<Vec<_>>();
+        assert_eq!(pieces(5, 10), [(1, 1, 3), (2, 0, 4), (3, 0, 3)]);
+        assert_eq!(pieces(8, 4), [(2, 0, 4)]);
+        assert_eq!(pieces(3, 0), []);
+    }
+
     /// The f32 constants of `shaders/vpu_math.wgsl` are written as bits; they must be the
     /// values `emu::vpu_math` computes in Rust (f32 division included).
     #[test]

@@ -36,8 +36,11 @@ pub struct Params {
 /// function inlined in it far more slowly).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kernel {
-    /// A DMA load (`false`) or store (`true`).
-    Dma(bool),
+    /// A DMA load or store; `split` when HBM is split over several bindings (`Limits`).
+    Dma {
+        store: bool,
+        split: bool,
+    },
     /// The reducers of operands to one bf16 part: a pipeline per part, so that each holds
     /// only its part's arithmetic (a shader branching on the part at run time costs software
     /// adapters all three).
@@ -58,8 +61,8 @@ impl Kernel {
     /// The WGSL entry point.
     pub fn entry_point(self) -> &'static str {
         match self {
-            Kernel::Dma(false) => "dma_load",
-            Kernel::Dma(true) => "dma_store",
+            Kernel::Dma { store: false, .. } => "dma_load",
+            Kernel::Dma { store: true, .. } => "dma_store",
             Kernel::MxuWeights(_) => "mxu_weights",
             Kernel::MxuActivations(_) => "mxu_activations",
             Kernel::MxuMatmul => "mxu_matmul",
@@ -176,6 +179,26 @@ pub struct Plan {
 /// adapter's binding limit. A region is never smaller than the blocks it must hold.
 pub const SCRATCH_WORDS: u64 = 1 << 21;
 
+/// Bindings HBM may be split over: with VMEM, the two scratch buffers and the steps, WebGPU's
+/// default of eight storage buffers per shader stage.
+pub const HBM_PARTS: u64 = 4;
+
+/// What an adapter allows a plan (`GpuBackend` derives it from the adapter's limits).
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Words of each MXU scratch region.
+    pub scratch_words: u64,
+    /// Words of one HBM binding, a power of two: a larger HBM is split over up to `HBM_PARTS`
+    /// bindings, word `a` in part `a / hbm_part_words`.
+    pub hbm_part_words: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits { scratch_words: SCRATCH_WORDS, hbm_part_words: 1 << 30 }
+    }
+}
+
 /// Words of a row each DMA invocation copies (`DMA_RUN` in `shaders/dma.wgsl`).
 const DMA_RUN: u32 = 32;
 
@@ -287,10 +310,10 @@ fn block_params(src: &Block<u32>, dst: &Block<u32>) -> Params {
 
 /// Lowers a validated program (see `emu::validate`): one dispatch per operation, loops
 /// unrolled, except that the matmuls accumulating into one block run as one dispatch (see
-/// `Planner`). `scratch_words` bounds each scratch region (`SCRATCH_WORDS` unless an adapter
-/// binds less).
-pub fn plan(program: &Program, matmul: MatmulKernel, scratch_words: u64) -> Plan {
-    let mut planner = Planner::new(program, matmul, scratch_words);
+/// `Planner`), within the adapter's `limits`.
+pub fn plan(program: &Program, matmul: MatmulKernel, limits: Limits) -> Plan {
+    let mut planner = Planner::new(program, matmul, limits.scratch_words);
+    planner.split_hbm = program.hbm_words as u64 > limits.hbm_part_words;
     for (_, instr) in program.ops() {
         planner.instr(&instr);
     }
@@ -342,6 +365,8 @@ struct Planner {
     /// as long as nothing has written to the block since.
     acts: Vec<(Block<u32>, usize, u32)>,
     chains: Vec<Chain>,
+    /// HBM is split over several bindings (`Limits::hbm_part_words`).
+    split_hbm: bool,
 }
 
 impl Planner {
@@ -371,6 +396,7 @@ impl Planner {
             act_used: 0,
             acts: Vec::new(),
             chains: Vec::new(),
+            split_hbm: false,
         }
     }
 
@@ -404,7 +430,7 @@ impl Planner {
             Instr::DmaLoad { src, dst, .. } | Instr::DmaStore { src, dst, .. } => {
                 let store = matches!(instr, Instr::DmaStore { .. });
                 let invocations = src.rows * src.cols.div_ceil(DMA_RUN);
-                self.push(Kernel::Dma(store), block_params(src, dst), invocations);
+                self.push(Kernel::Dma { store, split: self.split_hbm }, block_params(src, dst), invocations);
             }
             // Dispatches already run in program order, each seeing all earlier writes; ops()
             // has already unrolled the loops.
@@ -617,7 +643,7 @@ mod tests {
         let rewrite = Instr::Vector { op: VectorOp::Neg, dst: src, a: Operand::Vmem(0), b: Operand::Imm(0.0) };
         let reductions = |p: &Program, kernel: MatmulKernel| {
             let (reduce, _) = kernel.activations(1, 1, Part::Hi);
-            plan(p, kernel, SCRATCH_WORDS).dispatches.iter().filter(|d| d.kernel == reduce).count()
+            plan(p, kernel, Limits::default()).dispatches.iter().filter(|d| d.kernel == reduce).count()
         };
         let twice = program(vec![weights_to(0), weights_to(1), matmul(48, 0), matmul(80, 1)]);
         let rewritten = program(vec![weights_to(0), matmul(48, 0), rewrite, matmul(80, 0)]);
@@ -666,13 +692,17 @@ mod tests {
     fn matmuls_adding_into_one_block_are_one_dispatch() {
         for kernel in MatmulKernel::ALL {
             let (matmul, _) = kernel.matmul(1, 1);
-            let count = |p: &Program, scratch, kernel_of_interest| {
-                plan(p, kernel, scratch).dispatches.iter().filter(|d| d.kernel == kernel_of_interest).count()
+            let count = |p: &Program, scratch_words, kernel_of_interest| {
+                plan(p, kernel, Limits { scratch_words, ..Limits::default() })
+                    .dispatches
+                    .iter()
+                    .filter(|d| d.kernel == kernel_of_interest)
+                    .count()
             };
             // One dispatch per column tile, each with all its K tiles.
             let p = k_tiled(5, false);
             assert_eq!(count(&p, SCRATCH_WORDS, matmul), 2, "{}", kernel.name());
-            let planned = plan(&p, kernel, SCRATCH_WORDS);
+            let planned = plan(&p, kernel, Limits::default());
             assert!(planned.dispatches.iter().filter(|d| d.kernel == matmul).all(|d| d.params.len == 5));
             assert_eq!(planned.steps.len(), 10);
             // Reading the first tile's sums ends its chain there; the second's goes on.

@@ -649,6 +649,26 @@ fn memory_beyond_the_adapters_binding_limit_is_an_error() {
     assert_same_bits(&small, &[vec![7; 4]], &|_, i| format!("word {i}"));
 }
 
+/// HBM larger than the adapter binds at once (lavapipe: 128 MiB) is split over bindings: an
+/// input straddling the first boundary goes in, through VMEM, and back out from beyond it.
+#[test]
+fn hbm_larger_than_one_binding() {
+    let part = gpu().plan_limits().hbm_part_words as u32;
+    let (at, n) = (part - 500, 1000);
+    let p = program(
+        "hbm.large",
+        part + 2 * n,
+        n,
+        vec![buffer("x", at, &[n as usize])],
+        vec![buffer("y", part + n, &[n as usize])],
+        vec![load(at, 0, n), store(0, part + n, n)],
+    );
+    let mut rng = Rng::new(3);
+    let x: Vec<u32> = (0..n).map(|_| rng.u32()).collect();
+    let got = pollster::block_on(gpu().run(&p, std::slice::from_ref(&x))).expect("the GPU runs it");
+    assert_eq!(got, [x]);
+}
+
 /// A K-tiled matmul as the compiler writes one: for each K tile, each column tile's weights
 /// into an MXU and a matmul adding into that column tile's outputs. The GPU dispatches each
 /// column tile's chain at once; a store of one column tile's partial sums between K tiles

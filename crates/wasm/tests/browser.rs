@@ -47,3 +47,43 @@ async fn script_errors_come_back_as_values() {
     assert!(e["line"].as_u64().unwrap() >= 1, "{report}");
     assert!(!e["message"].as_str().unwrap().is_empty());
 }
+
+/// HBM split over several bindings (as a program larger than one binding is), on the
+/// browser's WebGPU, which validates bindings more strictly than native drivers: an input
+/// straddling part boundaries goes through VMEM and back out, bit for bit as on the CPU.
+#[wasm_bindgen_test]
+async fn hbm_split_over_bindings_on_webgpu() {
+    use emu::Backend;
+    use isa::{Block, Buffer, ElemType, Instr, Program};
+    let mut gpu = gpu::GpuBackend::new().await.expect("a WebGPU adapter");
+    gpu.set_plan_limits(gpu::Limits { hbm_part_words: 64, ..gpu.plan_limits() });
+    let buffer = |name: &str, addr, n| Buffer { name: name.into(), addr, shape: vec![n], elem: ElemType::F32 };
+    let program = Program {
+        name: "split hbm".into(),
+        instrs: [
+            Instr::DmaLoad {
+                src: Block { addr: 40, rows: 5, cols: 20, stride: 20 },
+                dst: Block { addr: 0, rows: 5, cols: 20, stride: 20 },
+                sem: 0,
+            },
+            Instr::DmaStore {
+                src: Block { addr: 0, rows: 10, cols: 10, stride: 10 },
+                dst: Block { addr: 150, rows: 10, cols: 10, stride: 10 },
+                sem: 0,
+            },
+        ]
+        .into_iter()
+        .map(Instr::from)
+        .collect(),
+        hbm_words: 250,
+        vmem_words: 100,
+        inputs: vec![buffer("x", 40, 100)],
+        outputs: vec![buffer("y", 150, 100)],
+        flops: 0,
+    };
+    let inputs = [(0..100u32).map(|i| i.wrapping_mul(2_654_435_761)).collect::<Vec<u32>>()];
+    let want = emu::CpuBackend.run_sync(&program, &inputs).expect("the CPU runs it");
+    let got = gpu.run(&program, &inputs).await.expect("the GPU runs it");
+    assert_eq!(got, want);
+    assert_eq!(got[0], inputs[0]);
+}

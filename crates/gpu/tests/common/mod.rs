@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use emu::{Backend, CpuBackend};
-use gpu::{GpuBackend, MatmulKernel};
+use gpu::{GpuBackend, Limits, MatmulKernel};
 use isa::{Block, Buffer, ElemType, Instr, Program};
 use std::sync::{Mutex, OnceLock};
 
@@ -95,11 +95,27 @@ pub fn store(vmem: u32, hbm: u32, words: u32) -> Instr<u32> {
     Instr::DmaStore { src: Block::flat(vmem, words), dst: Block::flat(hbm, words), sem: 0 }
 }
 
-/// Runs `program` on both backends and asserts identical output bits. `describe(output,
-/// index)` names the input of a mismatching word for the failure message.
+/// Runs `program` on both backends and asserts identical output bits, then again with HBM
+/// split over three or four bindings (as a program larger than one binding is).
+/// `describe(output, index)` names the input of a mismatching word for the failure message.
 pub fn assert_same_bits(program: &Program, inputs: &[Vec<u32>], describe: &dyn Fn(usize, usize) -> String) {
     let got = pollster::block_on(gpu().run(program, inputs));
     compare(program, inputs, got, "", describe);
+    let part_words = (program.hbm_words as u64).div_ceil(gpu::HBM_PARTS).next_power_of_two();
+    let limits = Limits { hbm_part_words: part_words, ..gpu().plan_limits() };
+    let got = with_limits(limits, |g| pollster::block_on(g.run(program, inputs)));
+    compare(program, inputs, got, &format!(" (HBM split in parts of {part_words} words)"), describe);
+}
+
+/// Runs `f` on the backend with other plan limits, under one lock so that no other test
+/// changes them in between.
+pub fn with_limits<T>(limits: Limits, f: impl FnOnce(&mut GpuBackend) -> T) -> T {
+    let mut g = gpu();
+    let before = g.plan_limits();
+    g.set_plan_limits(limits);
+    let result = f(&mut g);
+    g.set_plan_limits(before);
+    result
 }
 
 /// `assert_same_bits` with each of the GPU's matmul kernels in turn.
@@ -113,16 +129,15 @@ pub fn assert_same_bits_every_matmul_kernel(
     for small_scratch in [false, true] {
         for kernel in MatmulKernel::ALL {
             // One lock for the run, so no other test changes the settings in between.
-            let got = {
-                let mut g = gpu();
-                let (chosen, scratch) = (g.matmul_kernel(), g.scratch_words());
+            let defaults = gpu().plan_limits();
+            let scratch_words = if small_scratch { 64 } else { defaults.scratch_words };
+            let got = with_limits(Limits { scratch_words, ..defaults }, |g| {
+                let chosen = g.matmul_kernel();
                 g.set_matmul_kernel(kernel);
-                g.set_scratch_words(if small_scratch { 64 } else { scratch });
                 let got = pollster::block_on(g.run(program, inputs));
                 g.set_matmul_kernel(chosen);
-                g.set_scratch_words(scratch);
                 got
-            };
+            });
             let scratch = if small_scratch { "small" } else { "default" };
             let how = format!(" (matmul kernel {}, {scratch} scratch)", kernel.name());
             compare(program, inputs, got, &how, describe);
