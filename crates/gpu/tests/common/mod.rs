@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod edge;
+
 use emu::{Backend, CpuBackend};
 use gpu::{GpuBackend, Limits, MatmulKernel};
 use isa::{Block, Buffer, ElemType, Instr, Program};
