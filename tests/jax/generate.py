@@ -242,6 +242,20 @@ x = jax.random.uniform(jax.random.PRNGKey(2), (3, 4))
 print(jax.jit(lambda x: jnp.tanh(x @ w1) @ w2)(x))
 """)
 
+# nonzero, argwhere and flatnonzero under jit and vmap, sized by size= (JAX's way there).
+program("sets_traced_with_size", """
+x = jnp.array([[0.0, 1.5, 0.0], [2.0, 0.0, -1.0], [0.0, 0.0, jnp.nan]])
+
+@jax.jit
+def f(a):
+    return jnp.nonzero(a, size=5), jnp.argwhere(a, size=3, fill_value=-1), jnp.flatnonzero(a, size=6, fill_value=9)
+
+print(f(x))
+print(jax.jit(lambda v: jnp.nonzero(v, size=2))(jnp.array([0, 3, 0, 4, 5])))
+print(jax.jit(lambda v: v.nonzero(size=4, fill_value=7))(jnp.array([True, False, True])))
+print(jax.vmap(lambda v: jnp.flatnonzero(v, size=2))(jnp.array([[0, 1, 1], [1, 0, 0]])))
+""")
+
 # Bitwise operations on int32 (the vector unit's integer ops), logical ones on masks, shifts in
 # and out of 0..32, eagerly, under jit and vmap; also `import a, b as c`.
 program("bitwise_integer_ops", """

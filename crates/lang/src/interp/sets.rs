@@ -1,13 +1,15 @@
 //! `jnp` functions whose result's shape depends on the values: `unique`, `nonzero`,
 //! `argwhere`, `flatnonzero`. Computed on the host from a concrete array, as JAX computes them
-//! outside `jit`; a traced array has no values to size the result by, and JAX itself needs
-//! `size=` there (the playground does not take that path yet). With `size=` the result is cut
-//! or padded to that length, with `fill_value` (default 0; for `unique`, the smallest value).
+//! outside `jit`. With `size=` the result is cut or padded to that length, with `fill_value`
+//! (default 0; for `unique`, the smallest value); that is also how `nonzero`, `argwhere` and
+//! `flatnonzero` run on a traced array, as in JAX, where the length must be known before the
+//! values (`traced_positions`). A traced `unique` is not supported yet.
 
 use super::builtins::{no_more_kwargs, take_kwarg};
 use super::value::Value;
 use super::{err, Interp, R};
-use jaxlite::{Array, Data, LocalFuture};
+use jaxlite::numpy::{self as jnp, Reduction};
+use jaxlite::{Array, BinaryOp, CompareOp, Context, DType, Data, LocalFuture, Primitive, Tensor};
 
 /// `jax.numpy` names implemented here.
 pub const JNP_SETS: &[&str] = &["unique", "nonzero", "argwhere", "flatnonzero"];
@@ -52,16 +54,32 @@ impl Interp<'_, '_> {
             }
             no_more_kwargs(&format!("jnp.{name}"), &kwargs)?;
             let x = self.to_tensor(&x)?;
-            let Some(a) = x.concrete() else {
-                return err(format!(
-                    "jnp.{name} of a traced array ({}): its result's shape depends on the values, which a traced array does not have; call it outside jit (the playground does not take JAX's size= path under jit yet)",
-                    super::value::aval_text(x.aval())
-                ));
-            };
             let fill = match fill {
                 Some(Value::Float(f)) => Some(f),
                 Some(v) => Some(super::jax::int_arg(&v)? as f64),
                 None => None,
+            };
+            if name == "nonzero" && x.aval().rank() == 0 {
+                return err(
+                    "Calling nonzero on 0d arrays is not allowed. Use jnp.atleast_1d(scalar).nonzero() instead.",
+                );
+            }
+            let Some(a) = x.concrete() else {
+                return match (name, size) {
+                    ("unique", _) | (_, None) => err(format!(
+                        "jnp.{name} of a traced array ({}): its result's shape depends on the values, which a traced array does not have; {}",
+                        super::value::aval_text(x.aval()),
+                        if name == "unique" {
+                            "call it outside jit (a traced unique is not supported by the playground yet)"
+                        } else {
+                            "pass size= (and fill_value=) to fix the result's length, as JAX asks, or call it outside jit"
+                        }
+                    )),
+                    (_, Some(n)) => {
+                        let fill = fill.unwrap_or(0.0) as i64;
+                        Ok(traced_positions(self.ctx, name, &x, n, fill).await?)
+                    }
+                };
             };
             let values = a.to_f64_vec();
             let shape = a.shape().to_vec();
@@ -86,12 +104,7 @@ impl Interp<'_, '_> {
                     v.resize(n, fill);
                     int(vec![n], v)
                 }
-                "nonzero" => {
-                    if shape.is_empty() {
-                        return err("Calling nonzero on 0d arrays is not allowed. Use jnp.atleast_1d(scalar).nonzero() instead.");
-                    }
-                    Value::tuple((0..shape.len()).map(|d| int(vec![n], coordinate(d))).collect())
-                }
+                "nonzero" => Value::tuple((0..shape.len()).map(|d| int(vec![n], coordinate(d))).collect()),
                 // argwhere: one row of coordinates per element.
                 _ => {
                     let columns: Vec<Vec<i32>> = (0..shape.len()).map(coordinate).collect();
@@ -101,6 +114,63 @@ impl Interp<'_, '_> {
             })
         })
     }
+}
+
+/// `nonzero`, `argwhere` or `flatnonzero` of a traced array, `n` positions long: the k-th
+/// nonzero element is the one where the running count of nonzero elements reaches k + 1, so
+/// an n × size comparison of that count with 1..=n picks each position (as a sum of the one
+/// index selected), and slots past the last nonzero element take `fill`.
+async fn traced_positions(ctx: &mut Context, name: &str, x: &Tensor, n: usize, fill: i64) -> R<Value> {
+    let shape = x.aval().shape.clone();
+    let size: usize = shape.iter().product();
+    let int = |v: i64| Tensor::from(Array::from_f32(vec![], vec![v as f32]).astype(DType::I32));
+    let flat = jnp::reshape(ctx, x, &[size as i64]).await?;
+    let nonzero = jnp::compare(ctx, CompareOp::Ne, &flat, &int(0)).await?;
+    let counted = jnp::astype(ctx, &nonzero, DType::I32).await?;
+    let running = jnp::apply1(ctx, Primitive::Cumsum { axis: 0, reverse: false }, &counted).await?;
+    let grid = vec![n, size];
+    let iota = |d: usize| Primitive::Iota { dtype: DType::I32, shape: grid.clone(), dimension: d };
+    let (slot, position) = (jnp::apply(ctx, iota(0), &[]).await?, jnp::apply(ctx, iota(1), &[]).await?);
+    let wanted = jnp::binary(ctx, BinaryOp::Add, &slot, &int(1)).await?;
+    let running = jnp::reshape(ctx, &running, &[1, size as i64]).await?;
+    let running = jnp::broadcast_to(ctx, &running, &grid).await?;
+    let nonzero = jnp::reshape(ctx, &nonzero, &[1, size as i64]).await?;
+    let nonzero = jnp::broadcast_to(ctx, &nonzero, &grid).await?;
+    let reached = jnp::compare(ctx, CompareOp::Eq, &running, &wanted).await?;
+    let picked = jnp::binary(ctx, BinaryOp::And, &reached, &nonzero).await?;
+    let index = jnp::where_(ctx, &picked, &position, &int(0)).await?;
+    let index = jnp::reduce(ctx, &index, Some(&[1]), Reduction::Sum).await?;
+    let hits = jnp::reduce(ctx, &picked, Some(&[1]), Reduction::Sum).await?;
+    let found = jnp::compare(ctx, CompareOp::Gt, &hits, &int(0)).await?;
+    // Each position's index along `axis`, `fill` where there is none.
+    let mut coordinates = Vec::new();
+    let axes = if name == "flatnonzero" { vec![None] } else { (0..shape.len()).map(Some).collect() };
+    for axis in axes {
+        let coordinate = match axis {
+            None => index.clone(),
+            Some(d) => {
+                let inner: usize = shape[d + 1..].iter().product();
+                let q = jnp::floor_divide(ctx, &index, &int(inner as i64)).await?;
+                jnp::remainder(ctx, &q, &int(shape[d] as i64)).await?
+            }
+        };
+        coordinates.push(jnp::where_(ctx, &found, &coordinate, &int(fill)).await?);
+    }
+    Ok(match name {
+        "argwhere" => {
+            let columns: Vec<Tensor> = {
+                let mut c = Vec::new();
+                for t in &coordinates {
+                    c.push(jnp::reshape(ctx, t, &[n as i64, 1]).await?);
+                }
+                c
+            };
+            let rows = jnp::apply(ctx, Primitive::Concatenate { dimension: 1 }, &columns).await?;
+            Value::Array(rows)
+        }
+        "nonzero" => Value::tuple(coordinates.into_iter().map(Value::Array).collect()),
+        _ => Value::Array(coordinates.remove(0)),
+    })
 }
 
 /// `jnp.unique` of a flattened array: the sorted distinct values (−0 and +0 one value, the
