@@ -242,6 +242,16 @@ x = jax.random.uniform(jax.random.PRNGKey(2), (3, 4))
 print(jax.jit(lambda x: jnp.tanh(x @ w1) @ w2)(x))
 """)
 
+# .at[].multiply with integer-array indices: duplicates multiply in turn, out of range dropped.
+program("at_multiply_array_indices", """
+x = jnp.arange(1.0, 7.0).reshape(2, 3)
+ids = jnp.array([0, 2, 0])
+print(x.at[:, ids].multiply(jnp.array([2.0, 3.0, 0.5])))
+print(x.at[jnp.array([1, 1]), jnp.array([0, 0])].multiply(3.0))
+print(jnp.arange(5).at[jnp.array([4, 1, 4, 9])].multiply(2))
+print(jax.jit(lambda v, i: v.at[i].multiply(-1.5))(jnp.ones(4), jnp.array([3, 0])))
+""")
+
 # nonzero, argwhere and flatnonzero under jit and vmap, sized by size= (JAX's way there).
 program("sets_traced_with_size", """
 x = jnp.array([[0.0, 1.5, 0.0], [2.0, 0.0, -1.0], [0.0, 0.0, jnp.nan]])

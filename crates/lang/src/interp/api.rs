@@ -70,7 +70,7 @@ const OWN_KWARGS: &[&str] =
     &["linspace", "eye", "split", "tensordot", "allclose", "tril", "triu", "take", "take_along_axis"];
 
 /// The most factors `jnp.prod` multiplies (one traced op each).
-const MAX_PROD_FACTORS: usize = 4096;
+pub(super) const MAX_PROD_FACTORS: usize = 4096;
 
 /// A (strongly typed) int32 scalar, as an index computation's constant.
 pub(super) fn int32(v: i32) -> Tensor {

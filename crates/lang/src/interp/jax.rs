@@ -1293,7 +1293,7 @@ impl Interp<'_, '_> {
             };
             return Ok(Value::Array(jnp::astype(self.ctx, &out, DType::Bool).await?));
         }
-        if !matches!(op, "set" | "add" | "max" | "min") {
+        if !matches!(op, "set" | "add" | "multiply" | "max" | "min") {
             return err(format!(".at[].{op} with integer-array indices is not supported by the playground yet"));
         }
         let (shape, dtype) = (x.aval().shape.clone(), x.aval().dtype);
@@ -1313,6 +1313,12 @@ impl Interp<'_, '_> {
         }
         let n: usize = positions.iter().product();
         super::jax::check_size(&[n, shape.iter().product()])?;
+        if op == "multiply" && n > super::api::MAX_PROD_FACTORS {
+            return err(format!(
+                ".at[].multiply with {n} updates is not supported by the playground yet (at most {}: each is a multiply of its own)",
+                super::api::MAX_PROD_FACTORS
+            ));
+        }
         let ctx = &mut *self.ctx;
         let rank = shape.len();
         // [n] ++ x's shape: one copy of x's positions per update.
@@ -1366,6 +1372,24 @@ impl Interp<'_, '_> {
                 let terms = jnp::where_(ctx, &inside, &v, &scalar(0.0)).await?;
                 let total = jnp::reduce(ctx, &terms, Some(&[0]), jnp::Reduction::Sum).await?;
                 jnp::binary(ctx, BinaryOp::Add, x, &total).await?
+            }
+            // Each update multiplies in turn, in the order of the updates (as XLA's scatter on
+            // the CPU applies them); an update elsewhere multiplies by 1.
+            "multiply" => {
+                let factors = jnp::where_(ctx, &inside, &v, &scalar(1.0)).await?;
+                let mut product = x.clone();
+                for j in 0..n {
+                    let mut start = vec![0; full.len()];
+                    start[0] = j;
+                    let mut limit = full.clone();
+                    limit[0] = j + 1;
+                    let prim = jaxlite::Primitive::Slice { start_indices: start, limit_indices: limit, strides: None };
+                    let factor = jnp::apply1(ctx, prim, &factors).await?;
+                    let factor =
+                        jnp::reshape(ctx, &factor, &shape.iter().map(|&d| d as i64).collect::<Vec<_>>()).await?;
+                    product = jnp::binary(ctx, BinaryOp::Mul, &product, &factor).await?;
+                }
+                product
             }
             "max" | "min" => {
                 let (fill, reduction, combine) = if op == "max" {
