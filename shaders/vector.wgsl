@@ -111,7 +111,7 @@ fn reduce_row(r: u32) {
         let x = bitcast<f32>(vmem[row + c]);
         switch P.code {
             case 0u: {
-                acc = acc + x;
+                acc = add_f(acc, x);
             }
             case 1u: {
                 acc = vpu_max(acc, x);

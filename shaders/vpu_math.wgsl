@@ -82,7 +82,117 @@ fn pow2(e: i32) -> f32 {
 fn scale(x: f32, e: i32) -> f32 {
     let e1 = clamp(e, -126, 127);
     let e2 = clamp(e - e1, -126, 127);
+    if FLUSHES {
+        return mul_pow2(mul_pow2(x, e1), e2);
+    }
     return x * pow2(e1) * pow2(e2);
+}
+
+// x * 2^e for e in [-126, 127], rounded to nearest even, on the bits: what the multiply
+// gives on a device that keeps subnormals, operand and result.
+fn mul_pow2(x: f32, e: i32) -> f32 {
+    let b = bitcast<u32>(x);
+    let sign = b & 0x80000000u;
+    let field = (b >> 23u) & 0xffu;
+    var sig = b & 0x007fffffu;
+    if field == 0xffu || (field == 0u && sig == 0u) {
+        return x; // infinities, NaNs and zeros stay as they are
+    }
+    // |x| = sig * 2^exp with the leading one of sig at bit p.
+    var exp = -149;
+    if field != 0u {
+        sig = sig | 0x00800000u;
+        exp = i32(field) - 150;
+    }
+    let p = 31 - i32(countLeadingZeros(sig));
+    let top = exp + e + p; // the result's exponent
+    if top >= -126 {
+        if top > 127 {
+            return bitcast<f32>(sign | F32_INF);
+        }
+        return bitcast<f32>(sign | (u32(top + 127) << 23u) | ((sig << u32(23 - p)) & 0x007fffffu));
+    }
+    // Subnormal: a whole number of 2^-149, rounded.
+    let drop = -149 - (exp + e);
+    if drop <= 0 {
+        return bitcast<f32>(sign | (sig << u32(-drop)));
+    }
+    if drop > 25 {
+        return bitcast<f32>(sign); // below a quarter of the smallest subnormal
+    }
+    let d = u32(drop);
+    var kept = sig >> d;
+    let rest = sig & ((1u << d) - 1u);
+    let half = 1u << (d - 1u);
+    if rest > half || (rest == half && (kept & 1u) == 1u) {
+        kept = kept + 1u; // 2^23 here is the smallest normal, bits and all
+    }
+    return bitcast<f32>(sign | kept);
+}
+
+// Subnormals on devices that flush them. FLUSHES (written before the module by crates/gpu,
+// from the probe) says whether the device treats subnormal operands and results as zero.
+// There, an add, subtract or multiply that meets a subnormal operand, or whose result falls
+// below 2^-126, is redone in integer arithmetic (`fma_exact`, which builds subnormal bits);
+// elsewhere the constant removes the check.
+
+fn is_subnormal(x: f32) -> bool {
+    let b = bitcast<u32>(x);
+    return (b & 0x7f800000u) == 0u && (b & 0x007fffffu) != 0u;
+}
+
+// Zero or subnormal: what a flushing device gives for a result below 2^-126.
+fn is_tiny(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7f800000u) == 0u;
+}
+
+fn add_f(a: f32, b: f32) -> f32 {
+    let r = a + b;
+    if FLUSHES && is_finite_bits(a) && is_finite_bits(b)
+        && (is_subnormal(a) || is_subnormal(b) || (is_tiny(r) && !(is_zero(a) && is_zero(b)))) {
+        return fma_exact(a, 1.0, b);
+    }
+    return r;
+}
+
+fn sub_f(a: f32, b: f32) -> f32 {
+    let r = a - b;
+    if FLUSHES && is_finite_bits(a) && is_finite_bits(b)
+        && (is_subnormal(a) || is_subnormal(b) || (is_tiny(r) && !(is_zero(a) && is_zero(b)))) {
+        return fma_exact(b, -1.0, a);
+    }
+    return r;
+}
+
+fn mul_f(a: f32, b: f32) -> f32 {
+    let r = a * b;
+    if FLUSHES && (is_subnormal(a) || is_subnormal(b) || (is_tiny(r) && !is_zero(a) && !is_zero(b))) {
+        if is_nan(a) || is_nan(b) {
+            return r;
+        }
+        if !is_finite_bits(a) || !is_finite_bits(b) {
+            // A subnormal times an infinity is an infinity, not 0 * inf.
+            return bitcast<f32>(((bitcast<u32>(a) ^ bitcast<u32>(b)) & 0x80000000u) | F32_INF);
+        }
+        // a * b + -0 is a * b, its sign of zero included.
+        return fma_exact(a, b, f(0x80000000u));
+    }
+    return r;
+}
+
+// floor and ceil of a subnormal, which a flushing device would take for ±0.
+fn floor_f(x: f32) -> f32 {
+    if FLUSHES && is_subnormal(x) {
+        return select(0.0, -1.0, is_sign_negative(x));
+    }
+    return floor(x);
+}
+
+fn ceil_f(x: f32) -> f32 {
+    if FLUSHES && is_subnormal(x) {
+        return select(1.0, f(0x80000000u), is_sign_negative(x));
+    }
+    return ceil(x);
 }
 
 fn recip_mantissa(m: f32) -> f32 {
@@ -190,6 +300,11 @@ fn vpu_log(x: f32) -> f32 {
 
 fn vpu_tanh(x: f32) -> f32 {
     if is_nan(x) {
+        return x;
+    }
+    // A subnormal x: the steps below give x itself (expm1(2x) = 2x, then 2x / 2), which a
+    // flushing device would turn into 0.
+    if FLUSHES && is_subnormal(x) {
         return x;
     }
     let a = abs_bits(x);
@@ -355,6 +470,11 @@ fn vpu_expm1(x: f32) -> f32 {
     if is_zero(x) {
         return x;
     }
+    // A subnormal x: the steps below give x itself (r = x, q = x, 2^0 q + 0), which a
+    // flushing device would turn into 0.
+    if FLUSHES && is_subnormal(x) {
+        return x;
+    }
     let red = reduce_exp(x);
     let q = expm1_reduced(red.r);
     return opaque(scale(q, red.n)) + (opaque(scale(1.0, red.n)) - 1.0);
@@ -392,6 +512,10 @@ fn vpu_erf(x: f32) -> f32 {
         }
         // `opaque`: Mesa would reassociate (a * p) * c into a * (p * c).
         y = opaque(a * p) * f(FRAC_2_SQRT_PI);
+        if FLUSHES && is_subnormal(a) {
+            // z = 0 leaves p = 1: the product a * 2/√π, rounded once, on the bits.
+            y = fma_exact(a, f(FRAC_2_SQRT_PI), f(0x80000000u));
+        }
     } else if a < 4.0 {
         let t = vpu_div(1.0, fma_exact(f(ERF_P), a, 1.0));
         var p = f(ERF_AS[0]);

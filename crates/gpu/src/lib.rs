@@ -49,7 +49,7 @@ const VECTOR_KERNELS_WGSL: &str = include_str!("../../../shaders/vector.wgsl");
 /// prelude, the constant tables of `emu::vpu_math` written out as f32 bits (one definition, so
 /// the shader cannot drift from the Rust), the maths, the kernels, and `apply`, the opcode's
 /// operation on one element.
-fn vector_module(op: Option<VectorOp>) -> String {
+fn vector_module(op: Option<VectorOp>, flushes_subnormals: bool) -> String {
     use emu::vpu_math as m;
     let table = |name: &str, values: &[f32]| {
         let bits: Vec<String> = values.iter().map(|v| format!("{:#010x}u", v.to_bits())).collect();
@@ -70,7 +70,8 @@ fn vector_module(op: Option<VectorOp>) -> String {
     .concat();
     let apply =
         format!("fn apply(a: f32, b: f32, d: u32) -> u32 {{\n    return {};\n}}\n", op.map_or("0u".into(), apply_expr));
-    [COMMON_WGSL, &constants, EXACT_FMA_WGSL, VPU_MATH_WGSL, VECTOR_KERNELS_WGSL, &apply].concat()
+    let flushes = format!("const FLUSHES: bool = {flushes_subnormals};\n");
+    [COMMON_WGSL, &flushes, &constants, EXACT_FMA_WGSL, VPU_MATH_WGSL, VECTOR_KERNELS_WGSL, &apply].concat()
 }
 
 /// One element of a vector opcode, as a WGSL expression of `a`, `b` and the destination word's
@@ -79,9 +80,9 @@ fn vector_module(op: Option<VectorOp>) -> String {
 fn apply_expr(op: VectorOp) -> String {
     let arith = |e: &str| format!("canonical({e})");
     match op {
-        VectorOp::Add => arith("nan_first(a, b, a + b)"),
-        VectorOp::Sub => arith("nan_first(a, b, a - b)"),
-        VectorOp::Mul => arith("nan_first(a, b, a * b)"),
+        VectorOp::Add => arith("nan_first(a, b, add_f(a, b))"),
+        VectorOp::Sub => arith("nan_first(a, b, sub_f(a, b))"),
+        VectorOp::Mul => arith("nan_first(a, b, mul_f(a, b))"),
         VectorOp::Div => arith("vpu_div(a, b)"),
         VectorOp::Max => arith("vpu_max(a, b)"),
         VectorOp::Min => arith("vpu_min(a, b)"),
@@ -97,8 +98,8 @@ fn apply_expr(op: VectorOp) -> String {
         VectorOp::Where => "select(bitcast<u32>(b), vmem[d], (bitcast<u32>(a) & 0x7fffffffu) == 0u)".into(),
         VectorOp::Sqrt => arith("vpu_sqrt(a)"),
         VectorOp::Rsqrt => arith("vpu_div(1.0, vpu_sqrt(a))"),
-        VectorOp::Floor => arith("floor(a)"),
-        VectorOp::Ceil => arith("ceil(a)"),
+        VectorOp::Floor => arith("floor_f(a)"),
+        VectorOp::Ceil => arith("ceil_f(a)"),
         VectorOp::Round => arith("vpu_round_away(a)"),
         VectorOp::RoundEven => arith("round(a)"),
         VectorOp::Sign => arith("vpu_sign(a)"),
@@ -334,6 +335,11 @@ impl GpuBackend {
             lost,
         };
         backend.flushes_subnormals = backend.probe_flushes_subnormals().await?;
+        if backend.flushes_subnormals {
+            // The probe ran on pipelines built for a device that keeps subnormals; the vector
+            // unit's are built again with the arithmetic that gives them back (`FLUSHES`).
+            backend.pipelines.clear();
+        }
         Ok(backend)
     }
 
@@ -472,8 +478,8 @@ impl GpuBackend {
                 Kernel::MxuMatmul | Kernel::MxuCopyWeights => part(isa::Part::Hi) + MXU_WGSL,
                 Kernel::MxuPackedWeights(p) | Kernel::MxuPackedActivations(p) => part(p) + MXU_PACKED_WGSL,
                 Kernel::MxuPackedMatmul => part(isa::Part::Hi) + MXU_PACKED_WGSL,
-                Kernel::Vector(op) => vector_module(Some(op)),
-                Kernel::Reduce | Kernel::Transpose => vector_module(None),
+                Kernel::Vector(op) => vector_module(Some(op), self.flushes_subnormals),
+                Kernel::Reduce | Kernel::Transpose => vector_module(None, self.flushes_subnormals),
             };
             let module = self.shader_module(&source, d.kernel.entry_point());
             let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {

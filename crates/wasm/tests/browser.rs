@@ -93,10 +93,10 @@ async fn hbm_split_over_bindings_on_webgpu() {
 
 /// Every vector opcode over every pair of edge values (±0, subnormals, infinities, NaNs, bf16
 /// ties, the transcendentals' breakpoints), and a matmul over them, on the browser's WebGPU
-/// against the CPU backend, bit for bit, except where the adapter flushes subnormals to zero
-/// (it says so in its description; Chromium's SwiftShader does): there every difference must
-/// be one a flush explains, a subnormal operand, result or product, and nothing else may
-/// differ.
+/// against the CPU backend, bit for bit, on an adapter that flushes subnormals to zero too
+/// (Chromium's SwiftShader does: the vector unit then does its arithmetic with subnormals on
+/// the bits). The MXU does not yet: on such an adapter a matmul may differ where a flush
+/// explains it (a subnormal operand part, product, running sum or result), and nowhere else.
 #[wasm_bindgen_test]
 async fn vector_ops_and_matmuls_on_edge_values_on_webgpu() {
     use emu::Backend;
@@ -140,7 +140,9 @@ async fn vector_ops_and_matmuls_on_edge_values_on_webgpu() {
     };
     let load = Instr::DmaLoad { src: Block::flat(0, 2 * n), dst: Block::flat(0, 2 * n), sem: 0 };
     let store = Instr::DmaStore { src: Block::flat(2 * n, n), dst: Block::flat(2 * n, n), sem: 0 };
-    let lane = |i: usize, want: u32| tiny(inputs[0][i]) || tiny(inputs[1][i]) || tiny(want);
+    // The vector unit does its arithmetic with subnormals in software where the device
+    // flushes them: nothing may differ.
+    let lane = |_: usize, _: u32| false;
     for op in VectorOp::ALL {
         let vector = Instr::Vector { op, dst: Block::flat(2 * n, n), a: Operand::Vmem(0), b: Operand::Vmem(n) };
         check(program(op.name().into(), vec![load, vector, store]), &lane).await;
