@@ -252,7 +252,8 @@ print(jnp.arange(5).at[jnp.array([4, 1, 4, 9])].multiply(2))
 print(jax.jit(lambda v, i: v.at[i].multiply(-1.5))(jnp.ones(4), jnp.array([3, 0])))
 """)
 
-# nonzero, argwhere and flatnonzero under jit and vmap, sized by size= (JAX's way there).
+# nonzero, argwhere, flatnonzero and unique under jit and vmap, sized by size= (JAX's way
+# there), and unique's padding outside jit.
 program("sets_traced_with_size", """
 x = jnp.array([[0.0, 1.5, 0.0], [2.0, 0.0, -1.0], [0.0, 0.0, jnp.nan]])
 
@@ -264,6 +265,13 @@ print(f(x))
 print(jax.jit(lambda v: jnp.nonzero(v, size=2))(jnp.array([0, 3, 0, 4, 5])))
 print(jax.jit(lambda v: v.nonzero(size=4, fill_value=7))(jnp.array([True, False, True])))
 print(jax.vmap(lambda v: jnp.flatnonzero(v, size=2))(jnp.array([[0, 1, 1], [1, 0, 0]])))
+y = jnp.array([3.0, -0.0, 1.0, jnp.nan, 3.0, 0.0, jnp.nan, -2.0])
+print(jax.jit(lambda v: jnp.unique(v, size=7))(y))
+print(jax.jit(lambda v: jnp.unique(v, size=8, fill_value=9.0, return_index=True, return_inverse=True, return_counts=True))(y))
+print(jax.jit(lambda v: jnp.unique(v, size=2, return_counts=True))(jnp.array([[5, 1], [5, 7]])))
+print(jax.vmap(lambda v: jnp.unique(v, size=3))(jnp.array([[1, 1, 2], [3, 0, 3]])))
+print(jax.jit(lambda v: jnp.unique(v, size=3))(jnp.array([True, True])))
+print(jnp.unique(jnp.array([4, 2, 2]), size=4, return_index=True, return_counts=True))
 """)
 
 # Bitwise operations on int32 (the vector unit's integer ops), logical ones on masks, shifts in

@@ -2,8 +2,8 @@
 //! `argwhere`, `flatnonzero`. Computed on the host from a concrete array, as JAX computes them
 //! outside `jit`. With `size=` the result is cut or padded to that length, with `fill_value`
 //! (default 0; for `unique`, the smallest value); that is also how `nonzero`, `argwhere` and
-//! `flatnonzero` run on a traced array, as in JAX, where the length must be known before the
-//! values (`traced_positions`). A traced `unique` is not supported yet.
+//! `flatnonzero` and `unique` run on a traced array, as in JAX, where the length must be known
+//! before the values (`traced_positions`, `traced_unique`).
 
 use super::builtins::{no_more_kwargs, take_kwarg};
 use super::value::Value;
@@ -65,20 +65,13 @@ impl Interp<'_, '_> {
                 );
             }
             let Some(a) = x.concrete() else {
-                return match (name, size) {
-                    ("unique", _) | (_, None) => err(format!(
-                        "jnp.{name} of a traced array ({}): its result's shape depends on the values, which a traced array does not have; {}",
+                return match size {
+                    None => err(format!(
+                        "jnp.{name} of a traced array ({}): its result's shape depends on the values, which a traced array does not have; pass size= (and fill_value=) to fix the result's length, as JAX asks, or call it outside jit",
                         super::value::aval_text(x.aval()),
-                        if name == "unique" {
-                            "call it outside jit (a traced unique is not supported by the playground yet)"
-                        } else {
-                            "pass size= (and fill_value=) to fix the result's length, as JAX asks, or call it outside jit"
-                        }
                     )),
-                    (_, Some(n)) => {
-                        let fill = fill.unwrap_or(0.0) as i64;
-                        Ok(traced_positions(self.ctx, name, &x, n, fill).await?)
-                    }
+                    Some(n) if name == "unique" => traced_unique(self.ctx, &x, &flags, n, fill).await,
+                    Some(n) => Ok(traced_positions(self.ctx, name, &x, n, fill.unwrap_or(0.0) as i64).await?),
                 };
             };
             let values = a.to_f64_vec();
@@ -173,6 +166,105 @@ async fn traced_positions(ctx: &mut Context, name: &str, x: &Tensor, n: usize, f
     })
 }
 
+/// `jnp.unique` of a traced array, `n` values long: element i is the first of its value when
+/// no earlier element equals it (NaNs equal one another, −0 equals +0); a value's rank is the
+/// number of first elements that sort before it (NaN last); the k-th value is the first
+/// element of rank k. Each element's rank is its `inverse`, and how many have rank k its
+/// count. Comparisons of every pair of elements, then n × len selections.
+async fn traced_unique(ctx: &mut Context, x: &Tensor, flags: &[bool], n: usize, fill: Option<f64>) -> R<Value> {
+    let dtype = x.aval().dtype;
+    let shape = x.aval().shape.clone();
+    let len: usize = shape.iter().product();
+    super::jax::check_size(&[len, len.max(n)])?;
+    let int = |v: i64| Tensor::from(Array::from_f32(vec![], vec![v as f32]).astype(DType::I32));
+    let keys = if dtype == DType::Bool { jnp::astype(ctx, x, DType::I32).await? } else { x.clone() };
+    let flat = jnp::reshape(ctx, &keys, &[len as i64]).await?;
+    let square = vec![len, len];
+    let xi = jnp::reshape(ctx, &flat, &[len as i64, 1]).await?;
+    let xi = jnp::broadcast_to(ctx, &xi, &square).await?;
+    let xj = jnp::reshape(ctx, &flat, &[1, len as i64]).await?;
+    let xj = jnp::broadcast_to(ctx, &xj, &square).await?;
+    let mut equal = jnp::compare(ctx, CompareOp::Eq, &xj, &xi).await?;
+    let before = if dtype.is_float() {
+        let (nan_i, nan_j) =
+            (jnp::compare(ctx, CompareOp::Ne, &xi, &xi).await?, jnp::compare(ctx, CompareOp::Ne, &xj, &xj).await?);
+        let both_nan = jnp::binary(ctx, BinaryOp::And, &nan_i, &nan_j).await?;
+        equal = jnp::binary(ctx, BinaryOp::Or, &equal, &both_nan).await?;
+        super::arrange::sorts_before(ctx, &xj, &xi).await?
+    } else {
+        jnp::compare(ctx, CompareOp::Lt, &xj, &xi).await?
+    };
+    let iota = |shape: &Vec<usize>, d: usize| Primitive::Iota { dtype: DType::I32, shape: shape.clone(), dimension: d };
+    let (i, j) = (jnp::apply(ctx, iota(&square, 0), &[]).await?, jnp::apply(ctx, iota(&square, 1), &[]).await?);
+    let earlier = jnp::compare(ctx, CompareOp::Lt, &j, &i).await?;
+    let repeats = jnp::binary(ctx, BinaryOp::And, &equal, &earlier).await?;
+    let repeats = jnp::reduce(ctx, &repeats, Some(&[1]), Reduction::Sum).await?;
+    let first = jnp::compare(ctx, CompareOp::Eq, &repeats, &int(0)).await?;
+    let first_j = jnp::reshape(ctx, &first, &[1, len as i64]).await?;
+    let first_j = jnp::broadcast_to(ctx, &first_j, &square).await?;
+    let ranked = jnp::binary(ctx, BinaryOp::And, &first_j, &before).await?;
+    let rank = jnp::reduce(ctx, &ranked, Some(&[1]), Reduction::Sum).await?;
+    // n × len: slot k against each element.
+    let grid = vec![n, len];
+    let k = jnp::apply(ctx, iota(&grid, 0), &[]).await?;
+    let position = jnp::apply(ctx, iota(&grid, 1), &[]).await?;
+    let row = async |ctx: &mut Context, t: &Tensor| -> R<Tensor> {
+        let t = jnp::reshape(ctx, t, &[1, len as i64]).await?;
+        Ok(jnp::broadcast_to(ctx, &t, &grid).await?)
+    };
+    let (rank_g, first_g, values_g) = (row(ctx, &rank).await?, row(ctx, &first).await?, row(ctx, &flat).await?);
+    let of_rank = jnp::compare(ctx, CompareOp::Eq, &rank_g, &k).await?;
+    let picked = jnp::binary(ctx, BinaryOp::And, &of_rank, &first_g).await?;
+    let hits = jnp::reduce(ctx, &picked, Some(&[1]), Reduction::Sum).await?;
+    let found = jnp::compare(ctx, CompareOp::Gt, &hits, &int(0)).await?;
+    // The one picked value: a max over −∞ elsewhere keeps −0 and NaN as they are (a float
+    // sum would not); an int sum needs no fill.
+    let key_dtype = flat.aval().dtype;
+    let values = if key_dtype.is_float() {
+        let lowest = Tensor::from(Array::from_f32(vec![], vec![f32::NEG_INFINITY]).astype(key_dtype));
+        let terms = jnp::where_(ctx, &picked, &values_g, &lowest).await?;
+        jnp::reduce(ctx, &terms, Some(&[1]), Reduction::Max).await?
+    } else {
+        let terms = jnp::where_(ctx, &picked, &values_g, &int(0)).await?;
+        jnp::reduce(ctx, &terms, Some(&[1]), Reduction::Sum).await?
+    };
+    // Past the last value: fill_value, or the smallest value.
+    let fill = match fill {
+        Some(f) => Tensor::from(Array::from_f32(vec![], vec![f as f32]).astype(key_dtype)),
+        None if n == 0 => Tensor::from(Array::from_f32(vec![], vec![0.0]).astype(key_dtype)),
+        None => {
+            let prim = Primitive::Slice { start_indices: vec![0], limit_indices: vec![1], strides: None };
+            let smallest = jnp::apply1(ctx, prim, &values).await?;
+            jnp::reshape(ctx, &smallest, &[]).await?
+        }
+    };
+    let mut values = jnp::where_(ctx, &found, &values, &fill).await?;
+    if dtype == DType::Bool {
+        values = jnp::astype(ctx, &values, DType::Bool).await?;
+    }
+    if !flags.iter().any(|&f| f) {
+        return Ok(Value::Array(values));
+    }
+    let mut out = vec![Value::Array(values)];
+    if flags[0] {
+        let terms = jnp::where_(ctx, &picked, &position, &int(0)).await?;
+        let index = jnp::reduce(ctx, &terms, Some(&[1]), Reduction::Sum).await?;
+        // Padding repeats the smallest value's index, as JAX pads it.
+        let prim = Primitive::Slice { start_indices: vec![0], limit_indices: vec![1.min(n)], strides: None };
+        let smallest = jnp::apply1(ctx, prim, &index).await?;
+        let smallest = if n == 0 { int(0) } else { jnp::reshape(ctx, &smallest, &[]).await? };
+        out.push(Value::Array(jnp::where_(ctx, &found, &index, &smallest).await?));
+    }
+    if flags[1] {
+        out.push(Value::Array(jnp::reshape(ctx, &rank, &shape.iter().map(|&d| d as i64).collect::<Vec<_>>()).await?));
+    }
+    if flags[2] {
+        let counted = jnp::reduce(ctx, &of_rank, Some(&[1]), Reduction::Sum).await?;
+        out.push(Value::Array(jnp::where_(ctx, &found, &counted, &int(0)).await?));
+    }
+    Ok(Value::tuple(out))
+}
+
 /// `jnp.unique` of a flattened array: the sorted distinct values (−0 and +0 one value, the
 /// first met; NaNs one value, last), then, as asked, the index of each value's first
 /// occurrence, the index of each element's value (in the array's shape), and the counts.
@@ -205,8 +297,9 @@ fn unique(a: &Array, values: &[f64], flags: &[bool], size: Option<usize>, fill: 
         return distinct;
     }
     let int = |shape: Vec<usize>, v: Vec<i32>| Value::array(Array::new(shape, Data::I32(v)));
+    // Padding repeats the smallest value's index, as JAX pads it.
     let mut index: Vec<i32> = firsts.iter().take(n).map(|&f| f as i32).collect();
-    index.resize(n, 0);
+    index.resize(n, firsts.first().map_or(0, |&f| f as i32));
     let mut counts: Vec<i32> = counts.into_iter().take(n).collect();
     counts.resize(n, 0);
     let mut out = vec![distinct];
