@@ -146,22 +146,23 @@ fn is_tiny(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7f800000u) == 0u;
 }
 
+// a + b where a subnormal is met: an operand of 1 or more leaves a subnormal one below half
+// its last place, so the device's sum (the subnormal read as 0) is right; otherwise both
+// scaled by 2^64 on the bits are normal, and so is their sum, rounded as the unscaled sum
+// would be; and a sum below 2^-126 is exact (a multiple of 2^-149 that small has at most 23
+// bits), so scaling it back on the bits loses nothing. No `fma_exact`: cheap to compile.
 fn add_f(a: f32, b: f32) -> f32 {
     let r = a + b;
     if FLUSHES && is_finite_bits(a) && is_finite_bits(b)
-        && (is_subnormal(a) || is_subnormal(b) || (is_tiny(r) && !(is_zero(a) && is_zero(b)))) {
-        return fma_exact(a, 1.0, b);
+        && (is_subnormal(a) || is_subnormal(b) || (is_tiny(r) && !(is_zero(a) && is_zero(b))))
+        && max(bitcast<u32>(a) & 0x7fffffffu, bitcast<u32>(b) & 0x7fffffffu) < 0x3f800000u {
+        return mul_pow2(opaque(mul_pow2(a, 64)) + opaque(mul_pow2(b, 64)), -64);
     }
     return r;
 }
 
 fn sub_f(a: f32, b: f32) -> f32 {
-    let r = a - b;
-    if FLUSHES && is_finite_bits(a) && is_finite_bits(b)
-        && (is_subnormal(a) || is_subnormal(b) || (is_tiny(r) && !(is_zero(a) && is_zero(b)))) {
-        return fma_exact(b, -1.0, a);
-    }
-    return r;
+    return add_f(a, neg(b));
 }
 
 fn mul_f(a: f32, b: f32) -> f32 {
