@@ -312,8 +312,7 @@ fn block_params(src: &Block<u32>, dst: &Block<u32>) -> Params {
 /// unrolled, except that the matmuls accumulating into one block run as one dispatch (see
 /// `Planner`), within the adapter's `limits`.
 pub fn plan(program: &Program, matmul: MatmulKernel, limits: Limits) -> Plan {
-    let mut planner = Planner::new(program, matmul, limits.scratch_words);
-    planner.split_hbm = program.hbm_words as u64 > limits.hbm_part_words;
+    let mut planner = Planner::new(program, matmul, limits);
     for (_, instr) in program.ops() {
         planner.instr(&instr);
     }
@@ -370,7 +369,8 @@ struct Planner {
 }
 
 impl Planner {
-    fn new(program: &Program, matmul: MatmulKernel, scratch_words: u64) -> Planner {
+    fn new(program: &Program, matmul: MatmulKernel, limits: Limits) -> Planner {
+        let scratch_words = limits.scratch_words;
         let (mut largest_weights, mut largest_act) = (0u32, 0u64);
         for instr in &program.instrs {
             match instr {
@@ -396,7 +396,7 @@ impl Planner {
             act_used: 0,
             acts: Vec::new(),
             chains: Vec::new(),
-            split_hbm: false,
+            split_hbm: program.hbm_words as u64 > limits.hbm_part_words,
         }
     }
 
