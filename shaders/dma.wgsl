@@ -2,7 +2,8 @@
 // a run of up to DMA_RUN words of one row: an integer division per run rather than per word
 // (software adapters divide lane by lane, and a division per word cost more than the copy).
 // HBM is read and written through `hbm_read` and `hbm_write` (`hbm_whole.wgsl` or
-// `hbm_split.wgsl`, written before this file).
+// `hbm_split.wgsl`, written before this file). Load and store are entry points of their own,
+// each a pipeline holding one direction's loop, as the reducers hold one bf16 part each.
 
 const DMA_RUN: u32 = 32u;
 

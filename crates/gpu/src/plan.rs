@@ -271,31 +271,6 @@ fn blocks_overlap(a: &Block<u32>, b: &Block<u32>) -> bool {
     })
 }
 
-/// The VMEM blocks an instruction reads or writes.
-fn blocks_touched(instr: &Instr<u32>) -> Vec<Block<u32>> {
-    match instr {
-        Instr::DmaLoad { dst, .. } => vec![*dst],
-        Instr::DmaStore { src, .. } | Instr::MxuWeights { src, .. } => vec![*src],
-        Instr::MxuMatmul { src, dst, .. } | Instr::Transpose { src, dst } => vec![*src, *dst],
-        Instr::Reduce { src, dst, .. } => vec![*src, Block::flat(*dst, src.rows)],
-        Instr::Vector { op, dst, a, b } => {
-            let operands: &[Operand<u32>] = if op.arity() == 2 { &[*a, *b] } else { &[*a] };
-            let mut blocks = vec![*dst];
-            for o in operands {
-                blocks.push(match *o {
-                    Operand::Vmem(x) => Block { addr: x, ..*dst },
-                    Operand::Row(x) => Block::flat(x, dst.cols),
-                    Operand::Col(x) => Block::flat(x, dst.rows),
-                    Operand::Splat(x) => Block::flat(x, 1),
-                    Operand::Imm(_) => continue,
-                });
-            }
-            blocks
-        }
-        Instr::Wait { .. } | Instr::Loop { .. } | Instr::End => vec![],
-    }
-}
-
 fn block_params(src: &Block<u32>, dst: &Block<u32>) -> Params {
     Params {
         src_addr: src.addr,
@@ -326,7 +301,6 @@ struct Loaded {
     at: u32,
     k: u32,
     n: u32,
-    words: u32,
 }
 
 /// Matmuls into one destination block not yet dispatched: the first overwrites it or adds to
@@ -418,7 +392,7 @@ impl Planner {
             }
             _ => None,
         };
-        let blocks = blocks_touched(instr);
+        let blocks = [instr.vmem_read_blocks(), instr.vmem_write_blocks()].concat();
         let (pending, touched): (Vec<Chain>, Vec<Chain>) = std::mem::take(&mut self.chains)
             .into_iter()
             .partition(|c| Some(c.dst) == continues || !blocks.iter().any(|b| blocks_overlap(b, &c.dst)));
@@ -512,7 +486,7 @@ impl Planner {
         let at = self.weights_base + self.weights_in_half;
         self.weights_in_half += words;
         self.plan.weight_words = self.plan.weight_words.max((at + words) as u64);
-        self.mxus[mxu as usize] = Some(Loaded { at, k: src.rows, n: src.cols, words });
+        self.mxus[mxu as usize] = Some(Loaded { at, k: src.rows, n: src.cols });
         let (kernel, invocations) = self.matmul.weights(src.rows, src.cols, part);
         self.push(kernel, Params { scratch_at: at, ..block_params(src, src) }, invocations);
     }
@@ -531,11 +505,12 @@ impl Planner {
                 continue;
             }
             let to = self.weights_base + self.weights_in_half;
-            let params = Params { src_addr: loaded.at, dst_addr: to, len: loaded.words, ..Params::default() };
-            self.plan.dispatches.push(Dispatch { kernel: Kernel::MxuCopyWeights, params, invocations: loaded.words });
+            let words = self.matmul.weight_words(loaded.k, loaded.n);
+            let params = Params { src_addr: loaded.at, dst_addr: to, len: words, ..Params::default() };
+            self.plan.dispatches.push(Dispatch { kernel: Kernel::MxuCopyWeights, params, invocations: words });
             loaded.at = to;
-            self.weights_in_half += loaded.words;
-            self.plan.weight_words = self.plan.weight_words.max((to + loaded.words) as u64);
+            self.weights_in_half += words;
+            self.plan.weight_words = self.plan.weight_words.max((to + words) as u64);
         }
     }
 

@@ -508,28 +508,34 @@ impl<A> Instr<A> {
 }
 
 impl Instr<u32> {
-    /// VMEM word ranges the operation reads.
-    pub fn vmem_reads(&self) -> Vec<(u32, u32)> {
+    /// VMEM blocks the operation reads.
+    pub fn vmem_read_blocks(&self) -> Vec<Block<u32>> {
         match self {
             Instr::DmaStore { src, .. }
             | Instr::MxuWeights { src, .. }
             | Instr::Reduce { src, .. }
-            | Instr::Transpose { src, .. } => vec![src.span()],
+            | Instr::Transpose { src, .. } => vec![*src],
             Instr::MxuMatmul { src, dst, accumulate, .. } => {
-                let mut r = vec![src.span()];
+                let mut r = vec![*src];
                 if *accumulate {
-                    r.push(dst.span());
+                    r.push(*dst);
                 }
                 r
             }
             Instr::Vector { op, dst, a, b } => {
                 let operands = if op.arity() == 2 { vec![a, b] } else { vec![a] };
-                let mut reads: Vec<(u32, u32)> = operands
+                let mut reads: Vec<Block<u32>> = operands
                     .into_iter()
-                    .filter_map(|o| o.addr().map(|&x| (x, x + o.extent(dst.rows, dst.cols, dst.stride) as u32)))
+                    .filter_map(|o| match *o {
+                        Operand::Vmem(x) => Some(Block { addr: x, ..*dst }),
+                        Operand::Row(x) => Some(Block::flat(x, dst.cols)),
+                        Operand::Col(x) => Some(Block::flat(x, dst.rows)),
+                        Operand::Splat(x) => Some(Block::flat(x, 1)),
+                        Operand::Imm(_) => None,
+                    })
                     .collect();
                 if *op == VectorOp::Where {
-                    reads.push(dst.span());
+                    reads.push(*dst);
                 }
                 reads
             }
@@ -537,14 +543,26 @@ impl Instr<u32> {
         }
     }
 
-    /// VMEM word ranges the operation writes.
-    pub fn vmem_writes(&self) -> Vec<(u32, u32)> {
+    /// VMEM blocks the operation writes.
+    pub fn vmem_write_blocks(&self) -> Vec<Block<u32>> {
         match self {
-            Instr::DmaLoad { dst, .. } | Instr::MxuMatmul { dst, .. } | Instr::Vector { dst, .. } => vec![dst.span()],
-            Instr::Reduce { src, dst, .. } => vec![(*dst, dst + src.rows)],
-            Instr::Transpose { dst, .. } => vec![dst.span()],
+            Instr::DmaLoad { dst, .. }
+            | Instr::MxuMatmul { dst, .. }
+            | Instr::Vector { dst, .. }
+            | Instr::Transpose { dst, .. } => vec![*dst],
+            Instr::Reduce { src, dst, .. } => vec![Block::flat(*dst, src.rows)],
             _ => vec![],
         }
+    }
+
+    /// VMEM word ranges the operation reads (the spans of its blocks).
+    pub fn vmem_reads(&self) -> Vec<(u32, u32)> {
+        self.vmem_read_blocks().iter().map(Block::span).collect()
+    }
+
+    /// VMEM word ranges the operation writes.
+    pub fn vmem_writes(&self) -> Vec<(u32, u32)> {
+        self.vmem_write_blocks().iter().map(Block::span).collect()
     }
 }
 

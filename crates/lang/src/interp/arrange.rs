@@ -664,15 +664,7 @@ impl Interp<'_, '_> {
             let xj = jnp::broadcast_to(ctx, &xj, &square).await?;
             let iota = |d: usize| Primitive::Iota { dtype: DType::I32, shape: square.clone(), dimension: d };
             let (i, j) = (jnp::apply(ctx, iota(rank - 1), &[]).await?, jnp::apply(ctx, iota(rank), &[]).await?);
-            let mut equal = jnp::compare(ctx, CompareOp::Eq, &xj, &xi).await?;
-            let before = if dtype.is_float() {
-                let (nan_i, nan_j) = (isnan(ctx, &xi).await?, isnan(ctx, &xj).await?);
-                let both_nan = jnp::binary(ctx, BinaryOp::And, &nan_i, &nan_j).await?;
-                equal = jnp::binary(ctx, BinaryOp::Or, &equal, &both_nan).await?;
-                sorts_before(ctx, &xj, &xi).await?
-            } else {
-                jnp::compare(ctx, CompareOp::Lt, &xj, &xi).await?
-            };
+            let (equal, before) = equal_and_before(ctx, &xi, &xj).await?;
             let earlier = jnp::compare(ctx, CompareOp::Lt, &j, &i).await?;
             let tie = jnp::binary(ctx, BinaryOp::And, &equal, &earlier).await?;
             let before = jnp::binary(ctx, BinaryOp::Or, &before, &tie).await?;
@@ -710,6 +702,22 @@ impl Interp<'_, '_> {
             Ok(jnp::transpose(ctx, &sorted, Some(&back)).await?)
         })
     }
+}
+
+/// Over a square of elements (`xi` the same along the last axis, `xj` along the one before):
+/// whether x_j equals x_i (NaNs equal one another, −0 equals +0) and whether x_j sorts before
+/// x_i (NaN last). Booleans come as integers.
+pub(super) async fn equal_and_before(ctx: &mut Ctx, xi: &Tensor, xj: &Tensor) -> R<(Tensor, Tensor)> {
+    let mut equal = jnp::compare(ctx, CompareOp::Eq, xj, xi).await?;
+    let before = if xi.aval().dtype.is_float() {
+        let (nan_i, nan_j) = (isnan(ctx, xi).await?, isnan(ctx, xj).await?);
+        let both_nan = jnp::binary(ctx, BinaryOp::And, &nan_i, &nan_j).await?;
+        equal = jnp::binary(ctx, BinaryOp::Or, &equal, &both_nan).await?;
+        sorts_before(ctx, xj, xi).await?
+    } else {
+        jnp::compare(ctx, CompareOp::Lt, xj, xi).await?
+    };
+    Ok((equal, before))
 }
 
 /// p sorts before q: p < q, or q is NaN and p is not (NaN last, as `jnp.sort`).

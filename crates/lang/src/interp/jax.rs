@@ -1325,7 +1325,7 @@ impl Interp<'_, '_> {
         let mut full = vec![n];
         full.extend(&shape);
         let mut inside: Option<Tensor> = None;
-        let int = |v: i64| Tensor::from(Array::from_f32(vec![], vec![v as f32]).astype(DType::I32));
+        let int = int32_scalar;
         for (j, i) in idx.iter().enumerate() {
             let axis = first + j;
             let i = jnp::broadcast_to(ctx, i, &positions).await?;
@@ -2122,4 +2122,9 @@ fn parse_float(s: &str) -> Option<f64> {
         "nan" | "+nan" | "-nan" => Some(f64::NAN),
         other => other.replace('_', "").parse().ok(),
     }
+}
+
+/// An int32 scalar (strongly typed, unlike a Python int's weak one).
+pub(super) fn int32_scalar(v: i64) -> Tensor {
+    Tensor::from(Array::from_f32(vec![], vec![v as f32]).astype(DType::I32))
 }

@@ -6,6 +6,7 @@
 //! before the values (`traced_positions`, `traced_unique`).
 
 use super::builtins::{no_more_kwargs, take_kwarg};
+use super::jax::int32_scalar;
 use super::value::Value;
 use super::{err, Interp, R};
 use jaxlite::numpy::{self as jnp, Reduction};
@@ -116,7 +117,7 @@ impl Interp<'_, '_> {
 async fn traced_positions(ctx: &mut Context, name: &str, x: &Tensor, n: usize, fill: i64) -> R<Value> {
     let shape = x.aval().shape.clone();
     let size: usize = shape.iter().product();
-    let int = |v: i64| Tensor::from(Array::from_f32(vec![], vec![v as f32]).astype(DType::I32));
+    let int = int32_scalar;
     let flat = jnp::reshape(ctx, x, &[size as i64]).await?;
     let nonzero = jnp::compare(ctx, CompareOp::Ne, &flat, &int(0)).await?;
     let counted = jnp::astype(ctx, &nonzero, DType::I32).await?;
@@ -151,15 +152,11 @@ async fn traced_positions(ctx: &mut Context, name: &str, x: &Tensor, n: usize, f
     }
     Ok(match name {
         "argwhere" => {
-            let columns: Vec<Tensor> = {
-                let mut c = Vec::new();
-                for t in &coordinates {
-                    c.push(jnp::reshape(ctx, t, &[n as i64, 1]).await?);
-                }
-                c
-            };
-            let rows = jnp::apply(ctx, Primitive::Concatenate { dimension: 1 }, &columns).await?;
-            Value::Array(rows)
+            let mut columns = Vec::new();
+            for t in &coordinates {
+                columns.push(jnp::reshape(ctx, t, &[n as i64, 1]).await?);
+            }
+            Value::Array(jnp::apply(ctx, Primitive::Concatenate { dimension: 1 }, &columns).await?)
         }
         "nonzero" => Value::tuple(coordinates.into_iter().map(Value::Array).collect()),
         _ => Value::Array(coordinates.remove(0)),
@@ -176,7 +173,7 @@ async fn traced_unique(ctx: &mut Context, x: &Tensor, flags: &[bool], n: usize, 
     let shape = x.aval().shape.clone();
     let len: usize = shape.iter().product();
     super::jax::check_size(&[len, len.max(n)])?;
-    let int = |v: i64| Tensor::from(Array::from_f32(vec![], vec![v as f32]).astype(DType::I32));
+    let int = int32_scalar;
     let keys = if dtype == DType::Bool { jnp::astype(ctx, x, DType::I32).await? } else { x.clone() };
     let flat = jnp::reshape(ctx, &keys, &[len as i64]).await?;
     let square = vec![len, len];
@@ -184,16 +181,7 @@ async fn traced_unique(ctx: &mut Context, x: &Tensor, flags: &[bool], n: usize, 
     let xi = jnp::broadcast_to(ctx, &xi, &square).await?;
     let xj = jnp::reshape(ctx, &flat, &[1, len as i64]).await?;
     let xj = jnp::broadcast_to(ctx, &xj, &square).await?;
-    let mut equal = jnp::compare(ctx, CompareOp::Eq, &xj, &xi).await?;
-    let before = if dtype.is_float() {
-        let (nan_i, nan_j) =
-            (jnp::compare(ctx, CompareOp::Ne, &xi, &xi).await?, jnp::compare(ctx, CompareOp::Ne, &xj, &xj).await?);
-        let both_nan = jnp::binary(ctx, BinaryOp::And, &nan_i, &nan_j).await?;
-        equal = jnp::binary(ctx, BinaryOp::Or, &equal, &both_nan).await?;
-        super::arrange::sorts_before(ctx, &xj, &xi).await?
-    } else {
-        jnp::compare(ctx, CompareOp::Lt, &xj, &xi).await?
-    };
+    let (equal, before) = super::arrange::equal_and_before(ctx, &xi, &xj).await?;
     let iota = |shape: &Vec<usize>, d: usize| Primitive::Iota { dtype: DType::I32, shape: shape.clone(), dimension: d };
     let (i, j) = (jnp::apply(ctx, iota(&square, 0), &[]).await?, jnp::apply(ctx, iota(&square, 1), &[]).await?);
     let earlier = jnp::compare(ctx, CompareOp::Lt, &j, &i).await?;
