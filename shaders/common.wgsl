@@ -32,7 +32,7 @@ struct Params {
 // or `hbm_split.wgsl` declares it.
 @group(0) @binding(1) var<storage, read_write> vmem: array<u32>;
 // Bindings 2 and 3 are the MXU kernels' scratch (loaded weights and activations, reduced to
-// their bf16 parts); `mxu.wgsl` and `mxu_packed.wgsl` declare them, each in its layout.
+// their bf16 parts); `mxu.wgsl` declares them, in its layout.
 @group(0) @binding(4) var<uniform> P: Params;
 // A matmul dispatch runs a chain of MXU passes adding into one block (`crates/gpu/src/plan.rs`),
 // one step each: where its activations and weights start in the scratch, and its K.
@@ -99,18 +99,4 @@ fn bf16_round(x: f32) -> f32 {
         h = h + 1u;
     }
     return bitcast<f32>(h << 16u);
-}
-
-// The bf16 `part` (0 = hi, 1 = mid, 2 = lo) of an f32, as `emu::cpu::bf16_part`.
-fn bf16_part(x: f32, part: u32) -> f32 {
-    let hi = bf16_round(x);
-    if part == 0u {
-        return hi;
-    }
-    let rest = nan_first(x, hi, x - hi);
-    let mid = bf16_round(rest);
-    if part == 1u {
-        return mid;
-    }
-    return bf16_round(nan_first(rest, mid, rest - mid));
 }

@@ -10,7 +10,6 @@
 //! - The wasm module's size, raw and gzipped, when web/pkg holds a build.
 
 use emu::{Backend, CpuBackend};
-use gpu::MatmulKernel;
 use runtime::{BackendChoice, Engine, RunOptions};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -100,33 +99,26 @@ fn main() {
             });
         }
         if let Some(g) = gpu.as_mut() {
-            let chosen = g.matmul_kernel();
-            for kernel in MatmulKernel::ALL {
-                g.set_matmul_kernel(kernel);
-                let got = pollster::block_on(g.run_program(&program, &inputs)).expect("the GPU backend runs it");
-                // A fast wrong answer is no result: every kernel must give the CPU's bits, and a
-                // row says loudly when one does not.
-                let exact = want.as_ref().map(|w| *w == got);
-                let wrong = if exact == Some(false) { "; WRONG: differs from the CPU backend" } else { "" };
-                // Software adapters are slow: the largest sizes once is enough there.
-                let runs = if g.is_software() && n >= 512 { 1 } else { runs };
-                let t = median_seconds(runs, || {
-                    pollster::block_on(g.run_program(&program, &inputs)).expect("the GPU backend runs it");
-                });
-                let gflops = flops / t / 1e9;
-                let kernel_note = if kernel == chosen { "(the adapter's choice)" } else { "" };
-                matmuls.push(serde_json::json!({"where": "native-gpu", "impl": "tpu-playground", "n": n,
-                    "gflops": gflops, "adapter": adapter, "kernel": kernel.name(), "chosen": kernel == chosen,
-                    "same_bits_as_cpu": exact}));
-                rows.push(Row {
-                    what: format!("matmul {n}³ (DEFAULT)"),
-                    backend: "gpu".into(),
-                    value: gflops,
-                    unit: "GFLOP/s",
-                    note: format!("{adapter}; {} kernel {kernel_note}", kernel.name()).trim_end().to_string() + wrong,
-                });
-            }
-            g.set_matmul_kernel(chosen);
+            let got = pollster::block_on(g.run_program(&program, &inputs)).expect("the GPU backend runs it");
+            // A fast wrong answer is no result: the GPU must give the CPU's bits, and a row
+            // says loudly when it does not.
+            let exact = want.as_ref().map(|w| *w == got);
+            let wrong = if exact == Some(false) { "; WRONG: differs from the CPU backend" } else { "" };
+            // Software adapters are slow: the largest sizes once is enough there.
+            let runs = if g.is_software() && n >= 512 { 1 } else { runs };
+            let t = median_seconds(runs, || {
+                pollster::block_on(g.run_program(&program, &inputs)).expect("the GPU backend runs it");
+            });
+            let gflops = flops / t / 1e9;
+            matmuls.push(serde_json::json!({"where": "native-gpu", "impl": "tpu-playground", "n": n,
+                "gflops": gflops, "adapter": adapter, "same_bits_as_cpu": exact}));
+            rows.push(Row {
+                what: format!("matmul {n}³ (DEFAULT)"),
+                backend: "gpu".into(),
+                value: gflops,
+                unit: "GFLOP/s",
+                note: format!("{adapter}{wrong}"),
+            });
         }
     }
     rows.push(Row {

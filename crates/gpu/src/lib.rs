@@ -17,7 +17,7 @@ mod readback;
 #[cfg(not(target_arch = "wasm32"))]
 mod subnormals;
 
-pub use plan::{grid, plan, Dispatch, Kernel, Limits, MatmulKernel, Params, Plan, Step, HBM_PARTS, SCRATCH_WORDS};
+pub use plan::{grid, plan, Dispatch, Kernel, Limits, Params, Plan, Step, HBM_PARTS, SCRATCH_WORDS};
 
 use emu::{Backend, EmuError};
 use isa::{Program, VectorOp};
@@ -36,12 +36,28 @@ const PARAMS_STRIDE: u64 = 256;
 const DMA_WGSL: &str = include_str!("../../../shaders/dma.wgsl");
 const HBM_WHOLE_WGSL: &str = include_str!("../../../shaders/hbm_whole.wgsl");
 const HBM_SPLIT_WGSL: &str = include_str!("../../../shaders/hbm_split.wgsl");
-const MXU_WGSL: &str =
-    concat!(include_str!("../../../shaders/common.wgsl"), include_str!("../../../shaders/mxu.wgsl"),);
-const MXU_PACKED_WGSL: &str =
-    concat!(include_str!("../../../shaders/common.wgsl"), include_str!("../../../shaders/mxu_packed.wgsl"),);
+/// The matrix unit: one kernel for every adapter, 4×4 blocks of outputs per invocation over
+/// bfloat16 parts packed two to a word. Measured against one output per invocation, the other
+/// kernel it had (`cargo xtask bench`, GFLOP/s of an n³ DEFAULT matmul program; docs/gpu.md
+/// has the whole table and how it was measured), it was faster everywhere:
+///
+/// | adapter                      | kernel     | n=128 | n=256 | n=512 | n=1024 | n=4096 |
+/// |------------------------------|------------|------:|------:|------:|-------:|-------:|
+/// | NVIDIA H200 (Vulkan)         | per-output |   9.1 |  50.8 | 208.2 |  394.7 |  430.1 |
+/// | NVIDIA H200 (Vulkan)         | 4×4 blocks |  12.6 |  51.8 | 246.1 |  522.7 |  448.3 |
+/// | llvmpipe, 2 cores (Vulkan)   | per-output |   0.8 |   1.4 |   2.2 |    2.2 |      — |
+/// | llvmpipe, 2 cores (Vulkan)   | 4×4 blocks |   3.0 |   5.9 |  15.2 |   20.2 |      — |
+/// | SwiftShader (Vulkan)         | per-output |   0.4 |   0.4 |   0.5 |    0.4 |      — |
+/// | SwiftShader (Vulkan)         | 4×4 blocks |     — |     — |   2.9 |    3.1 |      — |
+///
+/// A software rasteriser runs invocations a SIMD row at a time on a few cores and wants the
+/// fewest loads per product; a hardware GPU wants every thread busy, and even at n = 128 the
+/// H200 had enough blocks to keep it so.
+const MXU_WGSL: &str = include_str!("../../../shaders/mxu.wgsl");
+const MXU_EXPONENTS_WGSL: &str = include_str!("../../../shaders/mxu_exponents.wgsl");
 const COMMON_WGSL: &str = include_str!("../../../shaders/common.wgsl");
 const EXACT_FMA_WGSL: &str = include_str!("../../../shaders/exact_fma.wgsl");
+const EXACT_ARITH_WGSL: &str = include_str!("../../../shaders/exact_arith.wgsl");
 const VPU_MATH_WGSL: &str = include_str!("../../../shaders/vpu_math.wgsl");
 const VECTOR_KERNELS_WGSL: &str = include_str!("../../../shaders/vector.wgsl");
 
@@ -70,8 +86,20 @@ fn vector_module(op: Option<VectorOp>, flushes_subnormals: bool) -> String {
     .concat();
     let apply =
         format!("fn apply(a: f32, b: f32, d: u32) -> u32 {{\n    return {};\n}}\n", op.map_or("0u".into(), apply_expr));
-    let flushes = format!("const FLUSHES: bool = {flushes_subnormals};\n");
-    [COMMON_WGSL, &flushes, &constants, EXACT_FMA_WGSL, VPU_MATH_WGSL, VECTOR_KERNELS_WGSL, &apply].concat()
+    [COMMON_WGSL, &flushes(flushes_subnormals), &constants, EXACT_FMA_WGSL, EXACT_ARITH_WGSL, VPU_MATH_WGSL].concat()
+        + VECTOR_KERNELS_WGSL
+        + &apply
+}
+
+/// The matrix unit's module, its reducers producing `part` (see `Kernel::MxuWeights`).
+fn mxu_module(part: isa::Part, flushes_subnormals: bool) -> String {
+    let part = format!("const PART: u32 = {}u;\n", part.index());
+    [COMMON_WGSL, &part, &flushes(flushes_subnormals), EXACT_FMA_WGSL, EXACT_ARITH_WGSL, MXU_WGSL].concat()
+}
+
+/// Whether the device flushes subnormals, for `exact_arith.wgsl`.
+fn flushes(flushes_subnormals: bool) -> String {
+    format!("const FLUSHES: bool = {flushes_subnormals};\n")
 }
 
 /// One element of a vector opcode, as a WGSL expression of `a`, `b` and the destination word's
@@ -116,33 +144,6 @@ fn apply_expr(op: VectorOp) -> String {
         VectorOp::BitXor => "int_to_word(word_to_int(a) ^ word_to_int(b))".into(),
         VectorOp::ShiftLeft => "int_to_word(shift_left(word_to_int(a), word_to_int(b)))".into(),
         VectorOp::ShiftRight => "int_to_word(shift_right(word_to_int(a), word_to_int(b)))".into(),
-    }
-}
-
-/// The matmul kernel for an adapter, from `cargo xtask bench` (GFLOP/s of an n³ DEFAULT
-/// matmul program, 2026-11-30; docs/gpu.md has the whole table and how it was measured):
-///
-/// | adapter                      | kernel      | n=256 | n=512 | n=1024 | n=4096 |
-/// |------------------------------|-------------|------:|------:|-------:|-------:|
-/// | NVIDIA H200 (Vulkan)         | per-output  |  49.2 | 177.4 |  324.9 |  304.5 |
-/// | NVIDIA H200 (Vulkan)         | 4×4 blocks¹ |  40.5 | 153.3 |  332.7 |  265.2 |
-/// | llvmpipe, 2 cores (Vulkan)   | per-output  |   1.5 |   1.6 |    1.5 |      — |
-/// | llvmpipe, 2 cores (Vulkan)   | packed-4x4² |     — |  11.2 |   13.7 |      — |
-/// | SwiftShader (Vulkan)         | per-output  |   0.4 |   0.5 |    0.4 |      — |
-/// | SwiftShader (Vulkan)         | packed-4x4² |     — |   2.9 |    3.1 |      — |
-///
-/// ¹ The kernel packed-4x4 replaced (same blocks, scalar loads); packed-4x4 itself has not
-/// run on the H200 yet. ² With bf16 parts packed two to a word (`shaders/mxu_packed.wgsl`),
-/// measured with `crates/bench` natively.
-///
-/// A hardware GPU has threads to spare and wants them all busy; a software rasteriser runs
-/// invocations a SIMD row at a time on a few cores and wants the fewest loads per product.
-/// GPUs not measured yet (AMD, Intel, Apple) take the hardware choice.
-pub fn matmul_kernel_for(info: &wgpu::AdapterInfo) -> MatmulKernel {
-    if is_software_adapter(info) {
-        MatmulKernel::Packed4x4
-    } else {
-        MatmulKernel::PerOutput
     }
 }
 
@@ -210,14 +211,15 @@ pub struct GpuBackend {
     /// Pipelines by kernel, built on first use (see `Kernel`).
     pipelines: HashMap<Kernel, wgpu::ComputePipeline>,
     pool: Pool,
-    /// How matmuls run on this adapter (`matmul_kernel_for`).
-    matmul: MatmulKernel,
     /// What plans may use (scratch bounded by `plan::SCRATCH_WORDS` unless the adapter binds
     /// less; HBM split in parts as large as one binding may be), or less when a test asks.
     plan_limits: Limits,
     /// The device turned a subnormal sum or product into zero when probed (browsers on most
-    /// hardware GPUs; see `probe_flushes_subnormals`).
+    /// hardware GPUs, and NVIDIA's Vulkan driver; see `probe_flushes_subnormals`).
     flushes_subnormals: bool,
+    /// The kernels are built with the arithmetic that gives such a device the reference's bits
+    /// (`FLUSHES` in `shaders/exact_arith.wgsl`): where it flushes, or where a test asks.
+    flushing_kernels: bool,
     /// Natively on Vulkan, shaders go to the driver as our own SPIR-V translation (see
     /// `subnormals`), which tells the driver to keep subnormals where it can.
     #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
@@ -315,7 +317,6 @@ impl GpuBackend {
         let mut backend = GpuBackend {
             device,
             queue,
-            matmul: matmul_kernel_for(&info),
             plan_limits: Limits {
                 // A quarter of what the adapter binds: the weights' two halves fit one
                 // binding, with room to round up.
@@ -324,6 +325,7 @@ impl GpuBackend {
                 hbm_part_words: 1 << (limits.max_storage_buffer_binding_size / WORD).max(1).ilog2(),
             },
             flushes_subnormals: false,
+            flushing_kernels: false,
             spirv,
             keep_subnormals,
             info,
@@ -335,6 +337,7 @@ impl GpuBackend {
             lost,
         };
         backend.flushes_subnormals = backend.probe_flushes_subnormals().await?;
+        backend.flushing_kernels = backend.flushes_subnormals;
         if backend.flushes_subnormals {
             // The probe ran on pipelines built for a device that keeps subnormals; the vector
             // unit's are built again with the arithmetic that gives them back (`FLUSHES`).
@@ -394,21 +397,20 @@ impl GpuBackend {
         is_software_adapter(&self.info)
     }
 
-    /// The matmul kernel in use (chosen for the adapter when the backend was made).
-    pub fn matmul_kernel(&self) -> MatmulKernel {
-        self.matmul
-    }
-
-    /// Uses another matmul kernel from the next run on (benchmarks and tests compare them;
-    /// every kernel gives the same bits).
-    pub fn set_matmul_kernel(&mut self, kernel: MatmulKernel) {
-        self.matmul = kernel;
-    }
-
     /// Whether the device flushes subnormals to zero (and so can differ from the CPU backend
     /// below 2⁻¹²⁶); the adapter's description says so too.
     pub fn flushes_subnormals(&self) -> bool {
         self.flushes_subnormals
+    }
+
+    /// Builds the kernels for a device that flushes subnormals (`FLUSHES` in the shaders) from
+    /// the next run on, or not. On a device that keeps them both give the reference's bits,
+    /// which lets tests check the flushing device's arithmetic on any device.
+    pub fn set_flushing_kernels(&mut self, on: bool) {
+        if on != self.flushing_kernels {
+            self.pipelines.clear();
+        }
+        self.flushing_kernels = on;
     }
 
     /// Whether the driver was told to keep subnormals (see `subnormals`); otherwise it decides.
@@ -466,20 +468,21 @@ impl GpuBackend {
             if self.pipelines.contains_key(&d.kernel) {
                 continue;
             }
-            // The part reducers' modules start with the part they reduce to (see `Kernel`).
-            let part = |p: isa::Part| format!("const PART: u32 = {}u;\n", p.index());
             let source = match d.kernel {
                 Kernel::Dma { split: false, .. } => [COMMON_WGSL, HBM_WHOLE_WGSL, DMA_WGSL].concat(),
                 Kernel::Dma { split: true, .. } => {
                     let shift = format!("const HBM_PART_SHIFT: u32 = {}u;\n", self.plan_limits.hbm_part_words.ilog2());
                     [COMMON_WGSL, &shift, HBM_SPLIT_WGSL, DMA_WGSL].concat()
                 }
-                Kernel::MxuWeights(p) | Kernel::MxuActivations(p) => part(p) + MXU_WGSL,
-                Kernel::MxuMatmul | Kernel::MxuCopyWeights => part(isa::Part::Hi) + MXU_WGSL,
-                Kernel::MxuPackedWeights(p) | Kernel::MxuPackedActivations(p) => part(p) + MXU_PACKED_WGSL,
-                Kernel::MxuPackedMatmul => part(isa::Part::Hi) + MXU_PACKED_WGSL,
-                Kernel::Vector(op) => vector_module(Some(op), self.flushes_subnormals),
-                Kernel::Reduce | Kernel::Transpose => vector_module(None, self.flushes_subnormals),
+                Kernel::MxuWeights(p) | Kernel::MxuActivations(p) => mxu_module(p, self.flushing_kernels),
+                Kernel::MxuWeightsExponents | Kernel::MxuActivationsExponents => {
+                    [COMMON_WGSL, MXU_EXPONENTS_WGSL].concat()
+                }
+                Kernel::MxuMatmul | Kernel::MxuMatmulExact | Kernel::MxuCopyWeights => {
+                    mxu_module(isa::Part::Hi, self.flushing_kernels)
+                }
+                Kernel::Vector(op) => vector_module(Some(op), self.flushing_kernels),
+                Kernel::Reduce | Kernel::Transpose => vector_module(None, self.flushing_kernels),
             };
             let module = self.shader_module(&source, d.kernel.entry_point());
             let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -587,7 +590,7 @@ impl GpuBackend {
         }
         emu::validate(program)?;
         check_inputs(program, inputs)?;
-        let plan = plan(program, self.matmul, self.plan_limits);
+        let plan = plan(program, self.plan_limits, self.flushing_kernels);
         let input_words: u64 = inputs.iter().map(|i| i.len() as u64).sum();
         self.build_pipelines(&plan);
         self.prepare(program, &plan, input_words)?;

@@ -46,11 +46,15 @@ pub enum Kernel {
     /// adapters all three).
     MxuWeights(Part),
     MxuActivations(Part),
+    /// On devices that flush subnormals, after each reducer: the smallest exponent of each
+    /// column of the weights or row of the activations, for the matmul's choice of path.
+    MxuWeightsExponents,
+    MxuActivationsExponents,
     MxuMatmul,
-    MxuPackedWeights(Part),
-    MxuPackedActivations(Part),
-    MxuPackedMatmul,
-    /// Moves loaded weights within the weights scratch (word for word, so for every layout).
+    /// On devices that flush subnormals, after each matmul: the blocks of outputs it left,
+    /// those whose products might meet a subnormal.
+    MxuMatmulExact,
+    /// Moves loaded weights within the weights scratch.
     MxuCopyWeights,
     Vector(VectorOp),
     Reduce,
@@ -65,10 +69,10 @@ impl Kernel {
             Kernel::Dma { store: true, .. } => "dma_store",
             Kernel::MxuWeights(_) => "mxu_weights",
             Kernel::MxuActivations(_) => "mxu_activations",
+            Kernel::MxuWeightsExponents => "mxu_weights_exponents",
+            Kernel::MxuActivationsExponents => "mxu_activations_exponents",
             Kernel::MxuMatmul => "mxu_matmul",
-            Kernel::MxuPackedWeights(_) => "mxu_packed_weights",
-            Kernel::MxuPackedActivations(_) => "mxu_packed_activations",
-            Kernel::MxuPackedMatmul => "mxu_packed_matmul",
+            Kernel::MxuMatmulExact => "mxu_matmul_exact",
             Kernel::MxuCopyWeights => "mxu_copy_weights",
             Kernel::Vector(_) => "vector_op",
             Kernel::Reduce => "xlu_reduce",
@@ -77,70 +81,19 @@ impl Kernel {
     }
 }
 
-/// How the GPU runs the MXU: the layout of its weight registers and activations, and the
-/// kernels over them. All give the same bits (each output's sum keeps the systolic order);
-/// which is faster depends on the adapter (`GpuBackend` picks one per adapter, see
-/// `matmul_kernel_for`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum MatmulKernel {
-    /// Word-per-word layouts (`shaders/mxu.wgsl`), one output per invocation: the most
-    /// parallelism, two loads per product.
-    PerOutput,
-    /// bfloat16 parts packed two to a word and four words to a `vec4`
-    /// (`shaders/mxu_packed.wgsl`), a 4×4 block of outputs per invocation: a sixteenth of the
-    /// invocations, two `vec4` loads per thirty-two products.
-    Packed4x4,
+// The MXU's scratch layouts (`shaders/mxu.wgsl`): bfloat16 parts packed two to a word and
+// four words to a `vec4`, each block followed by a `vec4` per group of four columns (weights)
+// or rows (activations) for their smallest exponents (written only on devices that flush
+// subnormals; always there, so the layout is one).
+
+/// Words of one MXU's weight registers holding a K×N block.
+fn weight_words(k: u32, n: u32) -> u32 {
+    (k.div_ceil(2) + 1) * n.div_ceil(4) * 4
 }
 
-impl MatmulKernel {
-    pub const ALL: [MatmulKernel; 2] = [MatmulKernel::PerOutput, MatmulKernel::Packed4x4];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            MatmulKernel::PerOutput => "per-output",
-            MatmulKernel::Packed4x4 => "packed-4x4",
-        }
-    }
-
-    /// Words of one MXU's weight registers holding a K×N block.
-    fn weight_words(self, k: u32, n: u32) -> u32 {
-        match self {
-            MatmulKernel::PerOutput => k * n,
-            MatmulKernel::Packed4x4 => k.div_ceil(2) * n.div_ceil(4) * 4,
-        }
-    }
-
-    /// Words of the activations of an M×K block.
-    fn act_words(self, m: u32, k: u32) -> u64 {
-        match self {
-            MatmulKernel::PerOutput => m as u64 * k as u64,
-            MatmulKernel::Packed4x4 => m.div_ceil(4) as u64 * 4 * k.div_ceil(2) as u64,
-        }
-    }
-
-    /// The kernel and its invocations that load a K×N block of weights.
-    fn weights(self, k: u32, n: u32, part: Part) -> (Kernel, u32) {
-        match self {
-            MatmulKernel::PerOutput => (Kernel::MxuWeights(part), k * n),
-            MatmulKernel::Packed4x4 => (Kernel::MxuPackedWeights(part), k.div_ceil(2) * n.div_ceil(4)),
-        }
-    }
-
-    /// The kernel and its invocations that reduce an M×K block of activations to a part.
-    fn activations(self, m: u32, k: u32, part: Part) -> (Kernel, u32) {
-        match self {
-            MatmulKernel::PerOutput => (Kernel::MxuActivations(part), m * k),
-            MatmulKernel::Packed4x4 => (Kernel::MxuPackedActivations(part), m.div_ceil(4) * k.div_ceil(2)),
-        }
-    }
-
-    /// The kernel and its invocations for an M×N result.
-    fn matmul(self, m: u32, n: u32) -> (Kernel, u32) {
-        match self {
-            MatmulKernel::PerOutput => (Kernel::MxuMatmul, m * n),
-            MatmulKernel::Packed4x4 => (Kernel::MxuPackedMatmul, m.div_ceil(4) * n.div_ceil(4)),
-        }
-    }
+/// Words of the activations of an M×K block.
+fn act_words(m: u32, k: u32) -> u64 {
+    m.div_ceil(4) as u64 * 4 * (k.div_ceil(2) as u64 + 1)
 }
 
 /// One dispatch: `invocations` threads of `kernel` (one per word, output or lane).
@@ -198,6 +151,10 @@ impl Default for Limits {
         Limits { scratch_words: SCRATCH_WORDS, hbm_part_words: 1 << 30 }
     }
 }
+
+/// Pairs of k each invocation of the exponent kernels folds (`CHUNK` in
+/// `shaders/mxu_exponents.wgsl`).
+const EXPONENTS_CHUNK: u32 = 16;
 
 /// Words of a row each DMA invocation copies (`DMA_RUN` in `shaders/dma.wgsl`).
 const DMA_RUN: u32 = 32;
@@ -285,9 +242,10 @@ fn block_params(src: &Block<u32>, dst: &Block<u32>) -> Params {
 
 /// Lowers a validated program (see `emu::validate`): one dispatch per operation, loops
 /// unrolled, except that the matmuls accumulating into one block run as one dispatch (see
-/// `Planner`), within the adapter's `limits`.
-pub fn plan(program: &Program, matmul: MatmulKernel, limits: Limits) -> Plan {
-    let mut planner = Planner::new(program, matmul, limits);
+/// `Planner`), within the adapter's `limits`. For a device that `flushes_subnormals`, each
+/// reduced block's smallest exponents follow it (see `shaders/mxu.wgsl`).
+pub fn plan(program: &Program, limits: Limits, flushes_subnormals: bool) -> Plan {
+    let mut planner = Planner::new(program, limits, flushes_subnormals);
     for (_, instr) in program.ops() {
         planner.instr(&instr);
     }
@@ -323,7 +281,7 @@ struct Chain {
 /// from +0 and is added to the running sum in program order.
 struct Planner {
     plan: Plan,
-    matmul: MatmulKernel,
+    flushes_subnormals: bool,
     /// Each MXU's loaded weights.
     mxus: [Option<Loaded>; isa::MAX_MXUS as usize],
     /// The weights scratch is two halves of `weights_half` words; loads fill the one at
@@ -343,25 +301,26 @@ struct Planner {
 }
 
 impl Planner {
-    fn new(program: &Program, matmul: MatmulKernel, limits: Limits) -> Planner {
+    fn new(program: &Program, limits: Limits, flushes_subnormals: bool) -> Planner {
         let scratch_words = limits.scratch_words;
         let (mut largest_weights, mut largest_act) = (0u32, 0u64);
         for instr in &program.instrs {
             match instr {
                 Instr::MxuWeights { src, .. } => {
-                    largest_weights = largest_weights.max(matmul.weight_words(src.rows, src.cols))
+                    largest_weights = largest_weights.max(weight_words(src.rows, src.cols))
                 }
-                Instr::MxuMatmul { src, .. } => largest_act = largest_act.max(matmul.act_words(src.rows, src.cols)),
+                Instr::MxuMatmul { src, .. } => largest_act = largest_act.max(act_words(src.rows, src.cols)),
                 _ => {}
             }
         }
         // A half holds every MXU's weights plus one more load, so moving the live ones
         // always leaves room for the load that needed it.
-        let weights_half = scratch_words.max((isa::MAX_MXUS as u64 + 1) * largest_weights as u64);
+        // A multiple of four words: blocks start on a `vec4`.
+        let weights_half = scratch_words.max((isa::MAX_MXUS as u64 + 1) * largest_weights as u64).next_multiple_of(4);
         let act_size = scratch_words.max(largest_act);
         Planner {
             plan: Plan::default(),
-            matmul,
+            flushes_subnormals,
             mxus: [None; isa::MAX_MXUS as usize],
             weights_half: u32::try_from(weights_half).unwrap_or(u32::MAX / 2),
             weights_base: 0,
@@ -479,7 +438,7 @@ impl Planner {
 
     /// Reduces a K×N block of weights into fresh weights scratch for `mxu`.
     fn load_weights(&mut self, src: &Block<u32>, part: Part, mxu: u8) {
-        let words = self.matmul.weight_words(src.rows, src.cols);
+        let words = weight_words(src.rows, src.cols);
         if self.weights_in_half + words > self.weights_half {
             self.move_weights_to_the_other_half(mxu);
         }
@@ -487,8 +446,14 @@ impl Planner {
         self.weights_in_half += words;
         self.plan.weight_words = self.plan.weight_words.max((at + words) as u64);
         self.mxus[mxu as usize] = Some(Loaded { at, k: src.rows, n: src.cols });
-        let (kernel, invocations) = self.matmul.weights(src.rows, src.cols, part);
-        self.push(kernel, Params { scratch_at: at, ..block_params(src, src) }, invocations);
+        // One invocation per pair of rows and group of four columns; for the exponents, per
+        // run of `EXPONENTS_CHUNK` pairs.
+        let params = Params { scratch_at: at, ..block_params(src, src) };
+        let (pairs, groups) = (src.rows.div_ceil(2), src.cols.div_ceil(4));
+        self.push(Kernel::MxuWeights(part), params, pairs * groups);
+        if self.flushes_subnormals {
+            self.push(Kernel::MxuWeightsExponents, params, pairs.div_ceil(EXPONENTS_CHUNK) * groups);
+        }
     }
 
     /// Dispatches every pending chain, then copies the weights still loaded (but those of
@@ -505,9 +470,10 @@ impl Planner {
                 continue;
             }
             let to = self.weights_base + self.weights_in_half;
-            let words = self.matmul.weight_words(loaded.k, loaded.n);
+            let words = weight_words(loaded.k, loaded.n);
             let params = Params { src_addr: loaded.at, dst_addr: to, len: words, ..Params::default() };
-            self.plan.dispatches.push(Dispatch { kernel: Kernel::MxuCopyWeights, params, invocations: words });
+            // One invocation per `vec4`.
+            self.plan.dispatches.push(Dispatch { kernel: Kernel::MxuCopyWeights, params, invocations: words / 4 });
             loaded.at = to;
             self.weights_in_half += words;
             self.plan.weight_words = self.plan.weight_words.max((to + words) as u64);
@@ -521,7 +487,7 @@ impl Planner {
         if let Some(&(_, _, at)) = self.acts.iter().find(|(block, p, _)| reuse && (*block, *p) == key) {
             return at;
         }
-        let words = u32::try_from(self.matmul.act_words(src.rows, src.cols)).unwrap_or(u32::MAX);
+        let words = u32::try_from(act_words(src.rows, src.cols)).unwrap_or(u32::MAX);
         if self.act_used.saturating_add(words) > self.act_size {
             self.flush_all();
             self.acts.clear();
@@ -533,8 +499,14 @@ impl Planner {
         if reuse {
             self.acts.push((*src, part.index(), at));
         }
-        let (kernel, invocations) = self.matmul.activations(src.rows, src.cols, part);
-        self.push(kernel, Params { scratch_at: at, ..block_params(src, src) }, invocations);
+        // One invocation per group of four rows and pair of columns; for the exponents, per
+        // run of `EXPONENTS_CHUNK` pairs.
+        let params = Params { scratch_at: at, ..block_params(src, src) };
+        let (groups, pairs) = (src.rows.div_ceil(4), src.cols.div_ceil(2));
+        self.push(Kernel::MxuActivations(part), params, groups * pairs);
+        if self.flushes_subnormals {
+            self.push(Kernel::MxuActivationsExponents, params, groups * pairs.div_ceil(EXPONENTS_CHUNK));
+        }
         at
     }
 
@@ -543,7 +515,8 @@ impl Planner {
         let first_step = self.plan.steps.len() as u32;
         let len = chain.steps.len() as u32;
         self.plan.steps.extend(chain.steps);
-        let (kernel, invocations) = self.matmul.matmul(chain.dst.rows, chain.n);
+        // One invocation per 4×4 block of outputs.
+        let invocations = chain.dst.rows.div_ceil(4) * chain.n.div_ceil(4);
         let params = Params {
             dst_addr: chain.dst.addr,
             dst_stride: chain.dst.stride,
@@ -554,7 +527,10 @@ impl Planner {
             flags: chain.accumulate as u32,
             ..Params::default()
         };
-        self.push(kernel, params, invocations);
+        self.push(Kernel::MxuMatmul, params, invocations);
+        if self.flushes_subnormals {
+            self.push(Kernel::MxuMatmulExact, params, invocations);
+        }
     }
 
     fn flush_all(&mut self) {
@@ -616,15 +592,19 @@ mod tests {
         };
         let weights_to = |mxu| Instr::MxuWeights { src: weights, part: Part::Hi, mxu };
         let rewrite = Instr::Vector { op: VectorOp::Neg, dst: src, a: Operand::Vmem(0), b: Operand::Imm(0.0) };
-        let reductions = |p: &Program, kernel: MatmulKernel| {
-            let (reduce, _) = kernel.activations(1, 1, Part::Hi);
-            plan(p, kernel, Limits::default()).dispatches.iter().filter(|d| d.kernel == reduce).count()
+        let count = |p: &Program, flushes, kernel| {
+            plan(p, Limits::default(), flushes).dispatches.iter().filter(|d| d.kernel == kernel).count()
         };
         let twice = program(vec![weights_to(0), weights_to(1), matmul(48, 0), matmul(80, 1)]);
         let rewritten = program(vec![weights_to(0), matmul(48, 0), rewrite, matmul(80, 0)]);
-        for kernel in MatmulKernel::ALL {
-            assert_eq!(reductions(&twice, kernel), 1, "{}", kernel.name());
-            assert_eq!(reductions(&rewritten, kernel), 2, "{}", kernel.name());
+        for flushes in [false, true] {
+            assert_eq!(count(&twice, flushes, Kernel::MxuActivations(Part::Hi)), 1);
+            assert_eq!(count(&rewritten, flushes, Kernel::MxuActivations(Part::Hi)), 2);
+            // Each reduced block's exponents once, where the device flushes subnormals.
+            let exponents = |p| count(p, flushes, Kernel::MxuActivationsExponents);
+            assert_eq!((exponents(&twice), exponents(&rewritten)), if flushes { (1, 2) } else { (0, 0) });
+            assert_eq!(count(&twice, flushes, Kernel::MxuWeightsExponents), if flushes { 2 } else { 0 });
+            assert_eq!(count(&twice, flushes, Kernel::MxuMatmulExact), if flushes { 2 } else { 0 });
         }
     }
 
@@ -665,29 +645,26 @@ mod tests {
 
     #[test]
     fn matmuls_adding_into_one_block_are_one_dispatch() {
-        for kernel in MatmulKernel::ALL {
-            let (matmul, _) = kernel.matmul(1, 1);
-            let count = |p: &Program, scratch_words, kernel_of_interest| {
-                plan(p, kernel, Limits { scratch_words, ..Limits::default() })
-                    .dispatches
-                    .iter()
-                    .filter(|d| d.kernel == kernel_of_interest)
-                    .count()
-            };
-            // One dispatch per column tile, each with all its K tiles.
-            let p = k_tiled(5, false);
-            assert_eq!(count(&p, SCRATCH_WORDS, matmul), 2, "{}", kernel.name());
-            let planned = plan(&p, kernel, Limits::default());
-            assert!(planned.dispatches.iter().filter(|d| d.kernel == matmul).all(|d| d.params.len == 5));
-            assert_eq!(planned.steps.len(), 10);
-            // Reading the first tile's sums ends its chain there; the second's goes on.
-            assert_eq!(count(&k_tiled(5, true), SCRATCH_WORDS, matmul), 3, "{}", kernel.name());
-            // Scratch for only a few loads: the plan dispatches what is pending and moves the
-            // loaded weights, more often the less scratch there is.
-            let small = count(&p, 16, Kernel::MxuCopyWeights);
-            assert!(small > 0 && count(&p, SCRATCH_WORDS, Kernel::MxuCopyWeights) == 0, "{}", kernel.name());
-            assert!(count(&p, 16, matmul) > 2, "{}", kernel.name());
-        }
+        let count = |p: &Program, scratch_words, kernel| {
+            plan(p, Limits { scratch_words, ..Limits::default() }, false)
+                .dispatches
+                .iter()
+                .filter(|d| d.kernel == kernel)
+                .count()
+        };
+        // One dispatch per column tile, each with all its K tiles.
+        let p = k_tiled(5, false);
+        assert_eq!(count(&p, SCRATCH_WORDS, Kernel::MxuMatmul), 2);
+        let planned = plan(&p, Limits::default(), false);
+        assert!(planned.dispatches.iter().filter(|d| d.kernel == Kernel::MxuMatmul).all(|d| d.params.len == 5));
+        assert_eq!(planned.steps.len(), 10);
+        // Reading the first tile's sums ends its chain there; the second's goes on.
+        assert_eq!(count(&k_tiled(5, true), SCRATCH_WORDS, Kernel::MxuMatmul), 3);
+        // Scratch for only a few loads: the plan dispatches what is pending and moves the
+        // loaded weights, more often the less scratch there is.
+        let small = count(&p, 16, Kernel::MxuCopyWeights);
+        assert!(small > 0 && count(&p, SCRATCH_WORDS, Kernel::MxuCopyWeights) == 0);
+        assert!(count(&p, 16, Kernel::MxuMatmul) > 2);
     }
 
     #[test]

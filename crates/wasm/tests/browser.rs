@@ -92,15 +92,15 @@ async fn hbm_split_over_bindings_on_webgpu() {
 }
 
 /// Every vector opcode over every pair of edge values (±0, subnormals, infinities, NaNs, bf16
-/// ties, the transcendentals' breakpoints), and a matmul over them, on the browser's WebGPU
-/// against the CPU backend, bit for bit, on an adapter that flushes subnormals to zero too
-/// (Chromium's SwiftShader does: the vector unit then does its arithmetic with subnormals on
-/// the bits). The MXU does not yet: on such an adapter a matmul may differ where a flush
-/// explains it (a subnormal operand part, product, running sum or result), and nowhere else.
+/// ties, the transcendentals' breakpoints), and matmuls over them (every part, set and added
+/// to), on the browser's WebGPU against the CPU backend, bit for bit, on an adapter that
+/// flushes subnormals to zero too (Chromium's SwiftShader does: the vector unit then does its
+/// arithmetic with subnormals on the bits, and the MXU takes its exact path where a product
+/// or a sum could meet one).
 #[wasm_bindgen_test]
 async fn vector_ops_and_matmuls_on_edge_values_on_webgpu() {
     use emu::Backend;
-    use isa::{Block, Buffer, ElemType, Instr, Operand, Program, VectorOp};
+    use isa::{Block, Buffer, ElemType, Instr, Operand, Part, Program, VectorOp};
     let mut gpu = gpu::GpuBackend::new().await.expect("a WebGPU adapter");
     let edges = edge::edge_values();
     let (mut a, mut b) = (Vec::new(), Vec::new());
@@ -111,7 +111,7 @@ async fn vector_ops_and_matmuls_on_edge_values_on_webgpu() {
         }
     }
     let n = a.len() as u32;
-    let k = edges.len();
+    let k = edges.len() as u32;
     let buffer = |name: &str, addr, len| Buffer { name: name.into(), addr, shape: vec![len], elem: ElemType::F32 };
     let program = |name: String, instrs: Vec<Instr<u32>>| Program {
         name,
@@ -123,55 +123,42 @@ async fn vector_ops_and_matmuls_on_edge_values_on_webgpu() {
         flops: 0,
     };
     let inputs = [a, b];
-    // Zero exponent and non-zero mantissa: what a flushing device reads as 0 and writes as 0.
-    let tiny = |w: u32| (w & 0x7f80_0000) == 0 && (w & 0x007f_ffff) != 0;
-    let (mut unexplained, mut flushed) = (Vec::new(), 0);
-    let mut check = async |p: Program, explained: &dyn Fn(usize, u32) -> bool| {
+    let mut differ = Vec::new();
+    let mut check = async |p: Program| {
         let want = emu::CpuBackend.run_sync(&p, &inputs).expect("the CPU runs it");
         let got = gpu.run(&p, &inputs).await.expect("the GPU runs it");
         for (i, (w, g)) in want[0].iter().zip(&got[0]).enumerate().filter(|(_, (w, g))| w != g) {
-            if gpu.flushes_subnormals() && explained(i, *w) {
-                flushed += 1;
-            } else {
-                let (x, y) = (inputs[0][i], inputs[1][i]);
-                unexplained.push(format!("{}: {x:#010x}, {y:#010x} gave {g:#010x}, want {w:#010x}", p.name));
-            }
+            let (x, y) = (inputs[0][i], inputs[1][i]);
+            differ.push(format!("{}: {x:#010x}, {y:#010x} gave {g:#010x}, want {w:#010x}", p.name));
         }
     };
     let load = Instr::DmaLoad { src: Block::flat(0, 2 * n), dst: Block::flat(0, 2 * n), sem: 0 };
     let store = Instr::DmaStore { src: Block::flat(2 * n, n), dst: Block::flat(2 * n, n), sem: 0 };
-    // The vector unit does its arithmetic with subnormals in software where the device
-    // flushes them: nothing may differ.
-    let lane = |_: usize, _: u32| false;
     for op in VectorOp::ALL {
         let vector = Instr::Vector { op, dst: Block::flat(2 * n, n), a: Operand::Vmem(0), b: Operand::Vmem(n) };
-        check(program(op.name().into(), vec![load, vector, store]), &lane).await;
+        check(program(op.name().into(), vec![load, vector, store])).await;
     }
-    // Rows of k edge values times k columns of them: every product and running sum. Output
-    // (r, c) reads row r of the activations and column c of the weights.
-    let rows = n / k as u32;
-    let weights = Block { addr: n, rows: k as u32, cols: k as u32, stride: k as u32 };
-    let matmul = Instr::MxuMatmul {
-        src: Block { addr: 0, rows, cols: k as u32, stride: k as u32 },
-        dst: Block { addr: 2 * n, rows, cols: k as u32, stride: k as u32 },
-        part: isa::Part::Hi,
-        accumulate: false,
-        mxu: 0,
-    };
-    let weights = Instr::MxuWeights { src: weights, part: isa::Part::Hi, mxu: 0 };
-    let output = |i: usize, want: u32| {
-        let (r, c) = (i / k, i % k);
-        let mut sum = 0.0f32;
-        tiny(want)
-            || (0..k).any(|j| {
-                let part = |w: u32| emu::cpu::bf16_round(f32::from_bits(w));
-                let (x, w) = (part(inputs[0][r * k + j]), part(inputs[1][j * k + c]));
-                sum += x * w;
-                [x, w, x * w, sum].iter().any(|v| tiny(v.to_bits()))
-            })
-    };
-    check(program("matmul".into(), vec![load, weights, matmul, store]), &output).await;
-    let shown = unexplained.iter().take(20).cloned().collect::<Vec<_>>().join("\n");
-    assert!(unexplained.is_empty(), "{} words differ on {:?}:\n{shown}", unexplained.len(), gpu.adapter());
-    console_log!("{flushed} words differ only by the adapter's flushing of subnormals");
+    // Rows of k edge values times k columns of them: every product and running sum, added to
+    // edge values too. Output (r, c) reads row r of the activations and column c of the
+    // weights.
+    let rows = n / k;
+    let square = |addr| Block { addr, rows: k, cols: k, stride: k };
+    for part in Part::ALL {
+        for accumulate in [false, true] {
+            let init = Instr::DmaLoad { src: Block::flat(n, n), dst: Block::flat(2 * n, n), sem: 0 };
+            let weights = Instr::MxuWeights { src: square(n), part, mxu: 0 };
+            let matmul = Instr::MxuMatmul {
+                src: Block { addr: 0, rows, cols: k, stride: k },
+                dst: Block { addr: 2 * n, rows, cols: k, stride: k },
+                part,
+                accumulate,
+                mxu: 0,
+            };
+            let name = format!("matmul of {part:?} parts{}", if accumulate { ", added" } else { "" });
+            check(program(name, vec![load, init, weights, matmul, store])).await;
+        }
+    }
+    let shown = differ.iter().take(20).cloned().collect::<Vec<_>>().join("\n");
+    assert!(differ.is_empty(), "{} words differ on {:?}:\n{shown}", differ.len(), gpu.adapter());
+    console_log!("flushes subnormals: {}", gpu.flushes_subnormals());
 }

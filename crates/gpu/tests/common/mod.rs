@@ -6,7 +6,7 @@
 pub mod edge;
 
 use emu::{Backend, CpuBackend};
-use gpu::{GpuBackend, Limits, MatmulKernel};
+use gpu::{GpuBackend, Limits};
 use isa::{Block, Buffer, ElemType, Instr, Program};
 use std::sync::{Mutex, OnceLock};
 
@@ -120,30 +120,29 @@ pub fn with_limits<T>(limits: Limits, f: impl FnOnce(&mut GpuBackend) -> T) -> T
     result
 }
 
-/// `assert_same_bits` with each of the GPU's matmul kernels in turn.
-pub fn assert_same_bits_every_matmul_kernel(
+/// `assert_same_bits` for programs with matmuls: also with a scratch so small that plans move
+/// weights between the halves of theirs and start the activations' over all the time, and
+/// with the kernels built for a device that flushes subnormals (on a device that keeps them,
+/// that arithmetic must give the same bits; on one that flushes, it is what runs anyway).
+pub fn assert_same_bits_every_matmul_plan(
     program: &Program,
     inputs: &[Vec<u32>],
     describe: &dyn Fn(usize, usize) -> String,
 ) {
-    // The default scratch, and one so small that plans move weights between the halves of
-    // theirs and start the activations' over all the time.
-    for small_scratch in [false, true] {
-        for kernel in MatmulKernel::ALL {
-            // One lock for the run, so no other test changes the settings in between.
-            let defaults = gpu().plan_limits();
-            let scratch_words = if small_scratch { 64 } else { defaults.scratch_words };
-            let got = with_limits(Limits { scratch_words, ..defaults }, |g| {
-                let chosen = g.matmul_kernel();
-                g.set_matmul_kernel(kernel);
-                let got = pollster::block_on(g.run(program, inputs));
-                g.set_matmul_kernel(chosen);
-                got
-            });
-            let scratch = if small_scratch { "small" } else { "default" };
-            let how = format!(" (matmul kernel {}, {scratch} scratch)", kernel.name());
-            compare(program, inputs, got, &how, describe);
-        }
+    assert_same_bits(program, inputs, describe);
+    for (small_scratch, flushing_kernels) in [(true, false), (false, true)] {
+        // One lock for the run, so no other test changes the settings in between.
+        let defaults = gpu().plan_limits();
+        let scratch_words = if small_scratch { 64 } else { defaults.scratch_words };
+        let got = with_limits(Limits { scratch_words, ..defaults }, |g| {
+            let before = g.flushes_subnormals();
+            g.set_flushing_kernels(flushing_kernels || before);
+            let got = pollster::block_on(g.run(program, inputs));
+            g.set_flushing_kernels(before);
+            got
+        });
+        let how = if small_scratch { " (small scratch)" } else { " (kernels for a device that flushes subnormals)" };
+        compare(program, inputs, got, how, describe);
     }
 }
 
