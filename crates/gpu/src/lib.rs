@@ -50,6 +50,8 @@ const HBM_SPLIT_WGSL: &str = include_str!("../../../shaders/hbm_split.wgsl");
 /// | SwiftShader (Vulkan)         | per-output |   0.4 |   0.4 |   0.5 |    0.4 |      — |
 /// | SwiftShader (Vulkan)         | 4×4 blocks |     — |     — |   2.9 |    3.1 |      — |
 ///
+/// (2026-11-30 and 12-01; the SwiftShader rows before matmul chains, the others with them.)
+///
 /// A software rasteriser runs invocations a SIMD row at a time on a few cores and wants the
 /// fewest loads per product; a hardware GPU wants every thread busy, and even at n = 128 the
 /// H200 had enough blocks to keep it so.
