@@ -20,11 +20,13 @@
 // from +0 is never -0); nothing past the matrix is stored):
 //   weights[at + kp * NB + nb] = pair(part(W[2kp][4nb .. 4nb+4]), part(W[2kp+1][4nb .. 4nb+4]))
 //   act[at + mb * KP + kp]     = pair(part(A[4mb .. 4mb+4][2kp]), part(A[4mb .. 4mb+4][2kp+1]))
-// followed, on devices that flush subnormals, by the smallest magnitudes (`mxu_exponents.wgsl`):
+// followed, on devices that flush subnormals, by the smallest magnitudes (`mxu_exponents.wgsl`),
 //   weights[at + KP * NB + nb] = smallest of columns 4nb .. 4nb+4
 //   act[at + MB * KP + mb]     = smallest of rows 4mb .. 4mb+4
 // each lane the least (bf16 magnitude bits - 1) over the nonzero parts (the largest u32 where
-// all are zero), set to that largest u32 by the reducers and lowered by `mxu_exponents.wgsl`.
+// all are zero), set to that largest u32 by the reducers and lowered by `mxu_exponents.wgsl`;
+// and after all activations, at each matmul dispatch's P.scratch_at, a `vec4` per block of
+// outputs saying whether `mxu_matmul` left it to `mxu_matmul_exact`.
 // where `at` (a step's `weights_at` or `act_at`, in words, a multiple of 4) is in vec4s here.
 //
 // Constants written before the module by crates/gpu: PART, the part (0 = hi, 1 = mid, 2 = lo)
@@ -141,8 +143,8 @@ fn mxu_copy_weights(
 // at 2^(ea + eb - 268), so ea + eb >= 142 for every pair of nonzero parts is enough. Each
 // reduced block ends with its rows' (or columns') smallest nonzero magnitudes (see the
 // layouts above); a block of outputs with a step whose rows and columns could break the rule,
-// or that a chain adds to and that holds a value with bits below 2^-126, is left to
-// `mxu_matmul_exact`.
+// or that a chain adds to and that holds a value with bits below 2^-126, is flagged and left
+// to `mxu_matmul_exact`.
 
 // The exponent fields of the smallest magnitudes `mxu_exponents.wgsl` found (511 for none).
 fn exponent_fields(s: vec4<u32>) -> vec4<u32> {
@@ -256,10 +258,7 @@ fn whole_multiples_of_min_normal(block: array<vec4<f32>, 4>) -> bool {
 // Row `m` of the block as it was before the chain (four words from column n0; +0 outside).
 fn load_row(m: u32, n0: u32) -> vec4<f32> {
     var row = vec4<f32>(0.0);
-    if m >= P.rows {
-        return row;
-    }
-    for (var c = 0u; c < 4u && n0 + c < P.cols; c = c + 1u) {
+    for (var c = 0u; c < 4u && m < P.rows && n0 + c < P.cols; c = c + 1u) {
         row[c] = bitcast<f32>(vmem[P.dst_addr + m * P.dst_stride + n0 + c]);
     }
     return row;
@@ -268,19 +267,17 @@ fn load_row(m: u32, n0: u32) -> vec4<f32> {
 // What the chain's sums are added to: the block's outputs when it adds to them (P.flags = 1),
 // else +0, for +0 + x is x for every sum x (a sum from +0 is never -0).
 fn initial_block(m0: u32, n0: u32) -> array<vec4<f32>, 4> {
-    if P.flags == 0u {
-        return array<vec4<f32>, 4>();
+    var block = array<vec4<f32>, 4>();
+    if P.flags != 0u {
+        block = array<vec4<f32>, 4>(load_row(m0, n0), load_row(m0 + 1u, n0), load_row(m0 + 2u, n0), load_row(m0 + 3u, n0));
     }
-    return array<vec4<f32>, 4>(load_row(m0, n0), load_row(m0 + 1u, n0), load_row(m0 + 2u, n0), load_row(m0 + 3u, n0));
+    return block;
 }
 
 // Stores row `m` of a block (four outputs from column n0; a NaN's bits made canonical once,
 // at the end: a NaN stays a NaN through any sum).
 fn store_row(m: u32, n0: u32, sums: vec4<f32>) {
-    if m >= P.rows {
-        return;
-    }
-    for (var c = 0u; c < 4u && n0 + c < P.cols; c = c + 1u) {
+    for (var c = 0u; c < 4u && m < P.rows && n0 + c < P.cols; c = c + 1u) {
         vmem[P.dst_addr + m * P.dst_stride + n0 + c] = canonical(sums[c]);
     }
 }
@@ -310,27 +307,30 @@ fn mxu_matmul(
     let mb = i / col_groups;
     let nb = i % col_groups;
     var total = initial_block(mb * 4u, nb * 4u);
-    // On a device that flushes subnormals, a block whose sums might meet one is left as it is
-    // for `mxu_matmul_exact`.
-    if FLUSHES && !whole_multiples_of_min_normal(total) {
-        return;
-    }
-    for (var s = 0u; s < P.len; s = s + 1u) {
-        let step = steps[P.first_step + s];
-        if FLUSHES && !step_stays_normal(step, mb, nb, col_groups) {
+    // On a device that flushes subnormals, a block whose sums might meet one is flagged (at
+    // P.scratch_at) and left as it is for `mxu_matmul_exact`.
+    if FLUSHES {
+        var normal = whole_multiples_of_min_normal(total);
+        for (var s = 0u; s < P.len; s = s + 1u) {
+            normal = normal && step_stays_normal(steps[P.first_step + s], mb, nb, col_groups);
+        }
+        act[P.scratch_at / 4u + i] = vec4<u32>(u32(!normal));
+        if !normal {
             return;
         }
-        let sums = step_sums(step, mb, nb, col_groups);
+    }
+    for (var s = 0u; s < P.len; s = s + 1u) {
+        let sums = step_sums(steps[P.first_step + s], mb, nb, col_groups);
         total = array<vec4<f32>, 4>(total[0] + sums[0], total[1] + sums[1], total[2] + sums[2], total[3] + sums[3]);
     }
     store_block(mb * 4u, nb * 4u, total);
 }
 
-// On devices that flush subnormals, after each `mxu_matmul`: the blocks it left, one product
-// and one sum at a time in the arithmetic that keeps subnormals (in a kernel of its own: its
-// registers in the fast kernel cost an H200 a fifth of its speed even where never run). The
-// blocks `mxu_matmul` did store hold whole multiples of 2^-126 now, so the same questions
-// find them done.
+// On devices that flush subnormals, after each `mxu_matmul`: the blocks it flagged, one
+// product and one sum at a time in the arithmetic that keeps subnormals (in a kernel of its
+// own: its registers in the fast kernel cost an H200 a fifth of its speed even where never
+// run). Each invocation looks at a run of P.code blocks: one on hardware GPUs, more on
+// software adapters, where merely entering this large kernel costs (see `GpuBackend`).
 @compute @workgroup_size(64)
 fn mxu_matmul_exact(
     @builtin(workgroup_id) wg: vec3<u32>,
@@ -339,19 +339,16 @@ fn mxu_matmul_exact(
 ) {
     let i = thread_index(wg, groups, local);
     let col_groups = (P.cols + 3u) / 4u;
-    if i >= ((P.rows + 3u) / 4u) * col_groups {
-        return;
+    let blocks = ((P.rows + 3u) / 4u) * col_groups;
+    for (var b = i * P.code; b < min(i * P.code + P.code, blocks); b = b + 1u) {
+        if act[P.scratch_at / 4u + b].x != 0u {
+            exact_block(b / col_groups, b % col_groups, col_groups);
+        }
     }
-    let mb = i / col_groups;
-    let nb = i % col_groups;
+}
+
+fn exact_block(mb: u32, nb: u32, col_groups: u32) {
     var total = initial_block(mb * 4u, nb * 4u);
-    var done = whole_multiples_of_min_normal(total);
-    for (var s = 0u; s < P.len; s = s + 1u) {
-        done = done && step_stays_normal(steps[P.first_step + s], mb, nb, col_groups);
-    }
-    if done {
-        return;
-    }
     for (var s = 0u; s < P.len; s = s + 1u) {
         let sums = exact_step_sums(steps[P.first_step + s], mb, nb, col_groups);
         for (var r = 0u; r < 4u; r = r + 1u) {

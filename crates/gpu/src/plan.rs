@@ -240,12 +240,21 @@ fn block_params(src: &Block<u32>, dst: &Block<u32>) -> Params {
     }
 }
 
+/// Kernels for a device that flushes subnormals (see `shaders/mxu.wgsl`): each reduced block's
+/// smallest exponents follow it, and each matmul dispatch is followed by the exact kernel.
+#[derive(Clone, Copy, Debug)]
+pub struct Flushing {
+    /// Blocks of outputs per invocation of the exact kernel: 1 on hardware GPUs, more on
+    /// software adapters, which pay for every invocation of a large kernel (`GpuBackend`).
+    pub exact_run: u32,
+}
+
 /// Lowers a validated program (see `emu::validate`): one dispatch per operation, loops
 /// unrolled, except that the matmuls accumulating into one block run as one dispatch (see
-/// `Planner`), within the adapter's `limits`. For a device that `flushes_subnormals`, each
-/// reduced block's smallest exponents follow it (see `shaders/mxu.wgsl`).
-pub fn plan(program: &Program, limits: Limits, flushes_subnormals: bool) -> Plan {
-    let mut planner = Planner::new(program, limits, flushes_subnormals);
+/// `Planner`), within the adapter's `limits`, with the kernels for a device that flushes
+/// subnormals where `flushing` says so.
+pub fn plan(program: &Program, limits: Limits, flushing: Option<Flushing>) -> Plan {
+    let mut planner = Planner::new(program, limits, flushing);
     for (_, instr) in program.ops() {
         planner.instr(&instr);
     }
@@ -281,7 +290,9 @@ struct Chain {
 /// from +0 and is added to the running sum in program order.
 struct Planner {
     plan: Plan,
-    flushes_subnormals: bool,
+    /// On a device that flushes subnormals, the blocks of outputs each invocation of
+    /// `Kernel::MxuMatmulExact` looks at (see `Flushing`).
+    exact_run: Option<u32>,
     /// Each MXU's loaded weights.
     mxus: [Option<Loaded>; isa::MAX_MXUS as usize],
     /// The weights scratch is two halves of `weights_half` words; loads fill the one at
@@ -301,15 +312,18 @@ struct Planner {
 }
 
 impl Planner {
-    fn new(program: &Program, limits: Limits, flushes_subnormals: bool) -> Planner {
+    fn new(program: &Program, limits: Limits, flushing: Option<Flushing>) -> Planner {
         let scratch_words = limits.scratch_words;
-        let (mut largest_weights, mut largest_act) = (0u32, 0u64);
+        let (mut largest_weights, mut largest_act, mut most_blocks) = (0u32, 0u64, 0u64);
         for instr in &program.instrs {
             match instr {
                 Instr::MxuWeights { src, .. } => {
                     largest_weights = largest_weights.max(weight_words(src.rows, src.cols))
                 }
-                Instr::MxuMatmul { src, .. } => largest_act = largest_act.max(act_words(src.rows, src.cols)),
+                Instr::MxuMatmul { src, dst, .. } => {
+                    largest_act = largest_act.max(act_words(src.rows, src.cols));
+                    most_blocks = most_blocks.max(dst.rows.div_ceil(4) as u64 * dst.cols.div_ceil(4) as u64);
+                }
                 _ => {}
             }
         }
@@ -317,10 +331,16 @@ impl Planner {
         // always leaves room for the load that needed it.
         // A multiple of four words: blocks start on a `vec4`.
         let weights_half = scratch_words.max((isa::MAX_MXUS as u64 + 1) * largest_weights as u64).next_multiple_of(4);
-        let act_size = scratch_words.max(largest_act);
+        let mut plan = Plan::default();
+        let act_size = scratch_words.max(largest_act).next_multiple_of(4);
+        if flushing.is_some() {
+            // The blocks the matmul leaves to the exact kernel: a `vec4` flag per block of
+            // outputs, after the activations.
+            plan.act_words = act_size + 4 * most_blocks;
+        }
         Planner {
-            plan: Plan::default(),
-            flushes_subnormals,
+            plan,
+            exact_run: flushing.map(|f| f.exact_run.max(1)),
             mxus: [None; isa::MAX_MXUS as usize],
             weights_half: u32::try_from(weights_half).unwrap_or(u32::MAX / 2),
             weights_base: 0,
@@ -451,7 +471,7 @@ impl Planner {
         let params = Params { scratch_at: at, ..block_params(src, src) };
         let (pairs, groups) = (src.rows.div_ceil(2), src.cols.div_ceil(4));
         self.push(Kernel::MxuWeights(part), params, pairs * groups);
-        if self.flushes_subnormals {
+        if self.exact_run.is_some() {
             self.push(Kernel::MxuWeightsExponents, params, pairs.div_ceil(EXPONENTS_CHUNK) * groups);
         }
     }
@@ -504,7 +524,7 @@ impl Planner {
         let params = Params { scratch_at: at, ..block_params(src, src) };
         let (groups, pairs) = (src.rows.div_ceil(4), src.cols.div_ceil(2));
         self.push(Kernel::MxuActivations(part), params, groups * pairs);
-        if self.flushes_subnormals {
+        if self.exact_run.is_some() {
             self.push(Kernel::MxuActivationsExponents, params, groups * pairs.div_ceil(EXPONENTS_CHUNK));
         }
         at
@@ -525,11 +545,15 @@ impl Planner {
             first_step,
             len,
             flags: chain.accumulate as u32,
+            // Where the blocks left to the exact kernel are flagged (see `Planner::new`).
+            scratch_at: self.act_size,
             ..Params::default()
         };
         self.push(Kernel::MxuMatmul, params, invocations);
-        if self.flushes_subnormals {
-            self.push(Kernel::MxuMatmulExact, params, invocations);
+        if let Some(run) = self.exact_run {
+            // `run` blocks of outputs per invocation.
+            let params = Params { code: run, ..params };
+            self.push(Kernel::MxuMatmulExact, params, invocations.div_ceil(run));
         }
     }
 
@@ -592,8 +616,12 @@ mod tests {
         };
         let weights_to = |mxu| Instr::MxuWeights { src: weights, part: Part::Hi, mxu };
         let rewrite = Instr::Vector { op: VectorOp::Neg, dst: src, a: Operand::Vmem(0), b: Operand::Imm(0.0) };
-        let count = |p: &Program, flushes, kernel| {
-            plan(p, Limits::default(), flushes).dispatches.iter().filter(|d| d.kernel == kernel).count()
+        let count = |p: &Program, flushes: bool, kernel| {
+            plan(p, Limits::default(), flushes.then_some(Flushing { exact_run: 1 }))
+                .dispatches
+                .iter()
+                .filter(|d| d.kernel == kernel)
+                .count()
         };
         let twice = program(vec![weights_to(0), weights_to(1), matmul(48, 0), matmul(80, 1)]);
         let rewritten = program(vec![weights_to(0), matmul(48, 0), rewrite, matmul(80, 0)]);
@@ -646,7 +674,7 @@ mod tests {
     #[test]
     fn matmuls_adding_into_one_block_are_one_dispatch() {
         let count = |p: &Program, scratch_words, kernel| {
-            plan(p, Limits { scratch_words, ..Limits::default() }, false)
+            plan(p, Limits { scratch_words, ..Limits::default() }, None)
                 .dispatches
                 .iter()
                 .filter(|d| d.kernel == kernel)
@@ -655,7 +683,7 @@ mod tests {
         // One dispatch per column tile, each with all its K tiles.
         let p = k_tiled(5, false);
         assert_eq!(count(&p, SCRATCH_WORDS, Kernel::MxuMatmul), 2);
-        let planned = plan(&p, Limits::default(), false);
+        let planned = plan(&p, Limits::default(), None);
         assert!(planned.dispatches.iter().filter(|d| d.kernel == Kernel::MxuMatmul).all(|d| d.params.len == 5));
         assert_eq!(planned.steps.len(), 10);
         // Reading the first tile's sums ends its chain there; the second's goes on.
