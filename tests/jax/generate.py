@@ -461,6 +461,39 @@ print(jax.make_jaxpr(f)(jnp.ones((12, 10, 11, 13))))
 print(jax.make_jaxpr(lambda x: (x.astype(jnp.int32), jnp.min(x), jnp.argmax(x), jnp.transpose(x.reshape(2, 2)), x[1:3], jnp.concatenate([x, x]), x ** 3, jax.lax.dynamic_slice(x, (1,), (2,))))(jnp.ones(4)))
 print(jax.make_jaxpr(jax.grad(lambda v: jnp.sum(v * 2.0)))(jnp.ones(3)))
 """)
+# make_jaxpr of a jitted function: one `jit` equation calling its Jaxpr, named as JAX names it
+# (outputs computed, forwarded, returned twice; a closed-over array; static and pytree inputs).
+program("make_jaxpr_of_jitted_functions", """
+from functools import partial
+print(jax.make_jaxpr(jax.jit(lambda x: x + 1.0))(1.0))
+@jax.jit
+def two(x, y):
+    return x * y, x - y
+print(jax.make_jaxpr(two)(jnp.ones(3), jnp.arange(3.0)))
+@jax.jit
+def forward(x):
+    return x, x * 2.0
+print(jax.make_jaxpr(forward)(jnp.ones(2)))
+c = jnp.arange(3.0)
+@jax.jit
+def closes(x):
+    return jnp.sin(x + c)
+print(jax.make_jaxpr(closes)(jnp.ones(3)))
+@partial(jax.jit, static_argnums=1)
+def scaled(x, n):
+    return x * n
+print(jax.make_jaxpr(scaled, static_argnums=1)(jnp.ones(2), 3))
+@jax.jit
+def tree(d):
+    return {"s": d["a"] + d["b"], "m": jnp.tanh(d["a"]).mean()}
+print(jax.make_jaxpr(tree)({"a": jnp.ones((2, 3)), "b": jnp.zeros((2, 3))}))
+@jax.jit
+def twice(x, unused):
+    y = jnp.exp(x) * 2.0
+    return y, y
+print(jax.make_jaxpr(twice)(jnp.ones(2), jnp.ones(4)))
+print(jax.make_jaxpr(lambda x: jnp.sum(x ** 2))(jnp.ones(3)))
+""")
 # Windows at positions computed under jit (the compiler selects them; no computed addresses).
 program("lax_dynamic_slices_traced", """
 from jax import lax

@@ -120,6 +120,22 @@ impl fmt::Display for Jaxpr {
     }
 }
 
+/// How `jax.make_jaxpr` prints a jitted function (JAX 0.10): one `jit` equation whose
+/// `jaxpr` parameter is the traced body, in a Jaxpr of its own. The outer inputs are the
+/// body's and share their names; each output the body computes shares the body variable's
+/// name, given first, then the outputs it does not compute (an input or a literal returned,
+/// a variable returned twice) get theirs, and the body's other variables are named last.
+pub struct JitCall<'a> {
+    pub name: &'a str,
+    pub jaxpr: &'a Jaxpr,
+}
+
+impl fmt::Display for JitCall<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&Printer::default().jit_call(self.name, self.jaxpr))
+    }
+}
+
 /// Prints Jaxprs as JAX does. Names follow first appearance, so printing is stable whatever
 /// the variable ids are, and continue into nested Jaxprs (a `custom_jvp_call`'s).
 #[derive(Default)]
@@ -131,6 +147,61 @@ struct Printer {
 }
 
 impl Printer {
+    /// See `JitCall`. The outer Jaxpr and its one equation are written out here rather than
+    /// built: they would share the body's variables, which a Jaxpr's invariants forbid.
+    fn jit_call(&mut self, name: &str, body: &Jaxpr) -> String {
+        let ins: Vec<String> = body.invars.iter().map(|&v| self.binder(body, v)).collect();
+        let computed: std::collections::HashSet<Var> =
+            body.eqns.iter().flat_map(|e| e.outputs.iter().copied()).collect();
+        let mut shared = std::collections::HashSet::new();
+        let outs: Vec<Option<Var>> = body
+            .outvars
+            .iter()
+            .map(|a| match a {
+                Atom::Var(v) if computed.contains(v) && shared.insert(*v) => {
+                    self.name(*v);
+                    Some(*v)
+                }
+                _ => None,
+            })
+            .collect();
+        // Then the other outputs, with ids no Jaxpr uses.
+        let mut unused_id = u32::MAX;
+        let outs: Vec<Var> = outs
+            .into_iter()
+            .map(|v| {
+                v.unwrap_or_else(|| {
+                    unused_id -= 1;
+                    self.name(Var(unused_id));
+                    Var(unused_id)
+                })
+            })
+            .collect();
+        // The equation sits at 4 columns; its parameters, one per line, at 6.
+        let jaxpr = self.jaxpr_after(body, 6, "jaxpr=".len());
+        let outs: Vec<(String, String)> =
+            outs.iter().zip(&body.outvars).map(|(&v, atom)| (self.name(v), body.atom_aval(atom).short())).collect();
+        let binders: Vec<String> = outs.iter().map(|(n, aval)| format!("{n}:{aval}")).collect();
+        let args: Vec<String> = body.invars.iter().map(|&v| self.name(v)).collect();
+        let flat = format!("[name={name} jaxpr={jaxpr}]");
+        let start = 4 + binders.join(" ").chars().count() + " = jit".len();
+        let params = if !jaxpr.contains('\n') && start + flat.chars().count() <= JAXPR_WIDTH {
+            flat
+        } else {
+            format!("[\n      name={name}\n      jaxpr={jaxpr}\n    ]")
+        };
+        let eqn = format!("{} = jit{params} {}", binders.join(" "), args.join(" "));
+        let names: Vec<String> = outs.into_iter().map(|(n, _)| n).collect();
+        let trailing = if names.len() == 1 { "," } else { "" };
+        let head = format!("{{ lambda ; {}. let", ins.join(" "));
+        let tail = format!("in ({}{trailing}) }}", names.join(", "));
+        let one_line = format!("{head} {eqn} {tail}");
+        if one_line.chars().count() <= JAXPR_WIDTH && !one_line.contains('\n') {
+            return one_line;
+        }
+        format!("{head}\n    {eqn}\n  {tail}")
+    }
+
     fn name(&mut self, v: Var) -> String {
         let n = self.names.len();
         self.names.entry(v).or_insert_with(|| var_name(n)).clone()

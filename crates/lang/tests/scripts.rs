@@ -170,10 +170,15 @@ print(jax.make_jaxpr(outer)(jnp.ones(2), 1.0))
         (Array([3., 3., 3.], dtype=float32), [Array(3., dtype=float32)]) (Array([2., 2., 2.], dtype=float32), [Array(0., dtype=float32)]) (Array([3., 3.], dtype=float32), [Array(2., dtype=float32)])
         tracing with JitTracer(float32[2])
         { lambda ; a:f32[2] b:f32[]. let
-            c:f32[2] = mul a 2.0:f32[]
-            d:f32[2] = add c b
-            e:f32[] = reduce_sum[axes=(0,) out_sharding=None] a
-          in (d, e) }
+            c:f32[2] d:f32[] = jit[
+              name=outer
+              jaxpr={ lambda ; a:f32[2] b:f32[]. let
+                  e:f32[2] = mul a 2.0:f32[]
+                  c:f32[2] = add e b
+                  d:f32[] = reduce_sum[axes=(0,) out_sharding=None] a
+                in (c, d) }
+            ] a b
+          in (c, d) }
     "#]]
     .assert_eq(&describe(result));
     assert_eq!(calls, ["outer", "outer", "outer"]);

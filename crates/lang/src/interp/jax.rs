@@ -1923,9 +1923,11 @@ impl Interp<'_, '_> {
                     Ok(tree.unflatten_values(&mut leaves.into_iter()))
                 }
                 "make_jaxpr" => {
+                    let static_argnums = int_list_arg("static_argnums", take_kwarg(&mut kwargs, "static_argnums"))?;
                     no_more_kwargs(name, &kwargs)?;
                     arity(name, &args, 1, 1)?;
-                    Ok(Value::native(Native::MakeJaxpr(args[0].clone())))
+                    let static_argnums = static_argnums.into_iter().filter_map(|i| usize::try_from(i).ok()).collect();
+                    Ok(Value::native(Native::MakeJaxpr { func: args[0].clone(), static_argnums }))
                 }
                 "partial" => {
                     arity(name, &args, 1, usize::MAX)?;
@@ -2101,15 +2103,33 @@ impl Interp<'_, '_> {
     pub(super) fn make_jaxpr<'a>(
         &'a mut self,
         f: Value,
+        static_argnums: &'a [usize],
         args: Vec<Value>,
         kwargs: Vec<(String, Value)>,
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             no_more_kwargs("make_jaxpr", &kwargs)?;
             let mut leaves = Vec::new();
-            let trees = args.iter().map(|a| self.flatten(a, &mut leaves).map(Some)).collect::<R<Vec<_>>>()?;
+            // Static arguments go to the function as they are, as `jit`'s do.
+            let trees = args
+                .iter()
+                .enumerate()
+                .map(
+                    |(i, a)| {
+                        if static_argnums.contains(&i) {
+                            Ok(None)
+                        } else {
+                            self.flatten(a, &mut leaves).map(Some)
+                        }
+                    },
+                )
+                .collect::<R<Vec<_>>>()?;
             let compiled = self.trace(&f, &args, &leaves, trees).await?;
-            Ok(Value::Jaxpr(Rc::new(compiled.closed)))
+            let jit_name = match &f {
+                Value::Native(n) if matches!(&**n, Native::Jitted(_)) => Some(function_name(&f)),
+                _ => None,
+            };
+            Ok(Value::Jaxpr(Rc::new(super::value::MadeJaxpr { closed: compiled.closed, jit_name })))
         })
     }
 }

@@ -429,7 +429,9 @@ impl Interp<'_, '_> {
                     self.call(func.clone(), all, kw).await
                 }
                 Native::Jitted(j) => self.call_jitted(j, args, kwargs).await,
-                Native::MakeJaxpr(f) => self.make_jaxpr(f.clone(), args, kwargs).await,
+                Native::MakeJaxpr { func, static_argnums } => {
+                    self.make_jaxpr(func.clone(), static_argnums, args, kwargs).await
+                }
                 Native::Transformed(t) => self.call_transformed(t, args, kwargs).await,
                 Native::Vmapped(v) => self.call_vmapped(v, args, kwargs).await,
                 Native::VjpFn(f) => {

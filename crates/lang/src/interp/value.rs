@@ -32,7 +32,7 @@ pub enum Value {
     /// `x.dtype`
     DType(DType),
     /// The result of `jax.make_jaxpr(f)(...)`.
-    Jaxpr(Rc<ClosedJaxpr>),
+    Jaxpr(Rc<MadeJaxpr>),
     /// `jax.random` keys (uint32 pairs), which live on the host.
     Key(Rc<super::random::Keys>),
     /// `a:b:c` in a subscript; bounds are ints or None.
@@ -89,7 +89,11 @@ pub enum Native {
     },
     Jitted(Jitted),
     /// `jax.make_jaxpr(f)`, waiting for example arguments.
-    MakeJaxpr(Value),
+    MakeJaxpr {
+        func: Value,
+        /// Positions of arguments passed to the function as they are, not traced.
+        static_argnums: Vec<usize>,
+    },
     /// `jax.grad(f)`, `jax.jacfwd(f)`, ...
     Transformed(super::transforms::Transformed),
     Vmapped(super::transforms::Vmapped),
@@ -103,6 +107,13 @@ pub enum Native {
     CustomVjp(super::transforms::CustomVjpFn),
     /// The structure of a pytree (`jax.tree_util.tree_structure`), printed as `PyTreeDef(...)`.
     TreeDef(super::jax::Tree),
+}
+
+/// What `jax.make_jaxpr(f)(...)` returns: `f`'s Jaxpr, and `f`'s name when `f` is jitted (JAX
+/// then prints one `jit` equation calling the Jaxpr; see `jaxlite::JitCall`).
+pub struct MadeJaxpr {
+    pub closed: ClosedJaxpr,
+    pub jit_name: Option<String>,
 }
 
 /// `jax.jit(f)`: the function and its compiled programs, keyed by argument types.
@@ -313,7 +324,10 @@ fn write_repr(v: &Value, out: &mut String, open: &mut Vec<*const ()>) {
         Value::Array(Tensor::Concrete(a)) => out.push_str(&crate::jnp_extra::array_repr(a)),
         Value::Array(Tensor::Traced(t)) => out.push_str(&format!("JitTracer({})", aval_text(&t.aval))),
         Value::DType(d) => out.push_str(d.name()),
-        Value::Jaxpr(j) => out.push_str(&j.jaxpr.to_string()),
+        Value::Jaxpr(j) => match &j.jit_name {
+            Some(name) => out.push_str(&jaxlite::JitCall { name, jaxpr: &j.closed.jaxpr }.to_string()),
+            None => out.push_str(&j.closed.jaxpr.to_string()),
+        },
         Value::Key(k) => out.push_str(&k.repr()),
     }
     if ptr.is_some() {
@@ -336,7 +350,7 @@ fn native_repr(n: &Native) -> String {
         Native::Method(recv, name) => format!("<bound method {}.{name}>", recv.type_name()),
         Native::Partial { func, .. } => format!("functools.partial({})", repr(func)),
         Native::Jitted(j) => format!("<PjitFunction of {}>", repr(&j.func)),
-        Native::MakeJaxpr(f) => format!("<make_jaxpr of {}>", repr(f)),
+        Native::MakeJaxpr { func, .. } => format!("<make_jaxpr of {}>", repr(func)),
         Native::Transformed(t) => format!("<function {:?} of {}>", t.kind, repr(&t.func)),
         Native::Vmapped(v) => format!("<function vmap of {}>", repr(&v.func)),
         Native::VjpFn(_) => "<function vjp_fun>".to_string(),
