@@ -494,6 +494,27 @@ def twice(x, unused):
 print(jax.make_jaxpr(twice)(jnp.ones(2), jnp.ones(4)))
 print(jax.make_jaxpr(lambda x: jnp.sum(x ** 2))(jnp.ones(3)))
 """)
+# A jitted function called inside other traces is traced once per signature, as in JAX: a
+# print in it runs once per shape, through jit, grad, vmap and make_jaxpr alike; one that
+# closes over an enclosing trace's value is traced where it is called.
+program("jit_traces_nested_calls_once", """
+@jax.jit
+def inner(v):
+    print("tracing inner", v.shape)
+    return v * 2.0
+@jax.jit
+def outer(v):
+    return inner(v) + inner(v + 1.0) + inner(v[:2]).sum()
+print(outer(jnp.ones(3)))
+print(outer(jnp.zeros(3)))
+print(inner(jnp.ones(3)))
+print(jax.grad(lambda v: inner(v).sum())(jnp.ones(3)))
+print(jax.vmap(inner)(jnp.ones((2, 3))))
+print(jax.make_jaxpr(inner)(jnp.ones(2)))
+def closes(x):
+    return jax.jit(lambda v: v * x)(x)
+print(jax.jit(closes)(jnp.arange(2.0)))
+""")
 # Windows at positions computed under jit (the compiler selects them; no computed addresses).
 program("lax_dynamic_slices_traced", """
 from jax import lax

@@ -168,7 +168,6 @@ print(jax.make_jaxpr(outer)(jnp.ones(2), 1.0))
         tracing with JitTracer(float32[3])
         tracing with JitTracer(float32[2])
         (Array([3., 3., 3.], dtype=float32), [Array(3., dtype=float32)]) (Array([2., 2., 2.], dtype=float32), [Array(0., dtype=float32)]) (Array([3., 3.], dtype=float32), [Array(2., dtype=float32)])
-        tracing with JitTracer(float32[2])
         { lambda ; a:f32[2] b:f32[]. let
             c:f32[2] d:f32[] = jit[
               name=outer

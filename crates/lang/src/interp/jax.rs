@@ -384,6 +384,9 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
 /// A traced function, ready to run: its Jaxpr with constants, and the shape of its output.
 pub struct Compiled {
     closed: ClosedJaxpr,
+    /// Values of an enclosing trace the function closed over (a nested trace only; never
+    /// cached), passed after the constants.
+    captured: Vec<Tensor>,
     out_tree: Tree,
 }
 
@@ -2024,7 +2027,7 @@ impl Interp<'_, '_> {
                 }
             };
             match self.ctx.end_trace(&outs) {
-                Ok(closed) => Ok(Compiled { closed, out_tree }),
+                Ok(closed) => Ok(Compiled { closed, captured: vec![], out_tree }),
                 Err(e) => {
                     self.ctx.abort_trace();
                     Err(e.into())
@@ -2040,44 +2043,34 @@ impl Interp<'_, '_> {
         kwargs: Vec<(String, Value)>,
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
-            // Inside another trace a jitted function is inlined, as JAX's nested jit is (up to
-            // the pjit equation, which jaxlite does not have).
-            if self.ctx.is_tracing() {
-                return self.call(j.func.clone(), args, kwargs).await;
-            }
             if !kwargs.is_empty() {
                 return err("keyword arguments to jitted functions are not supported by the playground yet; pass them positionally");
             }
-            let name = function_name(&j.func);
-            let is_static = |i: usize| j.static_argnums.contains(&i);
-            let mut key = String::new();
-            let mut leaves = Vec::new();
-            let mut trees = Vec::new();
-            for (i, a) in args.iter().enumerate() {
-                if is_static(i) {
-                    check_hashable(a).map_err(|_| {
-                        RtError::new(format!(
-                            "Non-hashable static arguments are not supported: argument {i} is of type {}",
-                            a.type_name()
-                        ))
-                    })?;
-                    key.push_str(&format!("static {}", repr(a)));
-                    trees.push(None);
-                } else {
-                    let tree = self.flatten(a, &mut leaves)?;
-                    tree.key(&mut key);
-                    trees.push(Some(tree));
-                }
-                key.push('|');
-            }
-            for t in &leaves {
-                key.push_str(&t.aval().short());
-                key.push(if t.aval().weak_type { '~' } else { ' ' });
-            }
-            // The configured matmul precision is part of the trace (dots record it), so it is
-            // part of the key, as in JAX's cache.
-            key.push_str(&format!("|{:?}", self.ctx.default_precision));
+            let (key, leaves, trees) = self.jit_signature(j, &args)?;
             let cached = j.cache.borrow().get(&key).cloned();
+            // Inside another trace the function's Jaxpr is applied there: traced once per
+            // signature, as JAX's nested jit is (a `print` in it runs once), and inlined (JAX
+            // records a pjit equation, which jaxlite does not have).
+            if self.ctx.is_tracing() {
+                let compiled = match cached {
+                    Some(c) => c,
+                    None => {
+                        let (compiled, closes_over_tracers) = self.trace_nested(&j.func, &args, &leaves, trees).await?;
+                        let compiled = Rc::new(compiled);
+                        // A function closing over values of the enclosing trace is traced
+                        // again each time, as in JAX.
+                        if !closes_over_tracers {
+                            j.cache.borrow_mut().insert(key, compiled.clone());
+                        }
+                        compiled
+                    }
+                };
+                let mut inputs: Vec<Tensor> = compiled.closed.consts.iter().cloned().map(Tensor::from).collect();
+                inputs.extend(compiled.captured.iter().cloned());
+                inputs.extend(leaves);
+                let outs = self.ctx.apply_jaxpr(&compiled.closed.jaxpr, &inputs).await?;
+                return Ok(compiled.out_tree.unflatten(&mut outs.into_iter()));
+            }
             let compiled = match cached {
                 Some(c) => c,
                 None => {
@@ -2091,12 +2084,99 @@ impl Interp<'_, '_> {
                 inputs.extend(t.concrete().cloned());
             }
             let jaxpr = &compiled.closed.jaxpr;
-            let results = self.ctx.execute(name, jaxpr.clone(), inputs).await?;
+            let results = self.ctx.execute(function_name(&j.func), jaxpr.clone(), inputs).await?;
             let outs = results.into_iter().zip(&jaxpr.outvars).map(|(mut a, atom)| {
                 a.aval.weak_type = jaxpr.atom_aval(atom).weak_type;
                 Tensor::from(a)
             });
             Ok(compiled.out_tree.unflatten(&mut outs.collect::<Vec<_>>().into_iter()))
+        })
+    }
+
+    /// A jitted function's cache key for `args` (static arguments by value, the others by
+    /// structure, type and weak type, and the configured matmul precision, which dots record,
+    /// as in JAX's cache), with the traced arguments' leaves and structures.
+    #[allow(clippy::type_complexity)]
+    fn jit_signature(&self, j: &Jitted, args: &[Value]) -> R<(String, Vec<Tensor>, Vec<Option<Tree>>)> {
+        let mut key = String::new();
+        let mut leaves = Vec::new();
+        let mut trees = Vec::new();
+        for (i, a) in args.iter().enumerate() {
+            if j.static_argnums.contains(&i) {
+                check_hashable(a).map_err(|_| {
+                    RtError::new(format!(
+                        "Non-hashable static arguments are not supported: argument {i} is of type {}",
+                        a.type_name()
+                    ))
+                })?;
+                key.push_str(&format!("static {}", repr(a)));
+                trees.push(None);
+            } else {
+                let tree = self.flatten(a, &mut leaves)?;
+                tree.key(&mut key);
+                trees.push(Some(tree));
+            }
+            key.push('|');
+        }
+        for t in &leaves {
+            key.push_str(&t.aval().short());
+            key.push(if t.aval().weak_type { '~' } else { ' ' });
+        }
+        key.push_str(&format!("|{:?}", self.ctx.default_precision));
+        Ok((key, leaves, trees))
+    }
+
+    /// Traces a jitted function called inside another trace, in a trace of its own: its
+    /// Jaxpr, and whether it closed over values of the enclosing trace (then `captured`).
+    fn trace_nested<'a>(
+        &'a mut self,
+        f: &'a Value,
+        args: &'a [Value],
+        leaves: &'a [Tensor],
+        trees: Vec<Option<Tree>>,
+    ) -> LocalFuture<'a, R<(Compiled, bool)>> {
+        Box::pin(async move {
+            let avals: Vec<Aval> = leaves.iter().map(|t| t.aval().clone()).collect();
+            let mut tracers = self.ctx.begin_trace(&avals).into_iter();
+            let traced_args: Vec<Value> = args
+                .iter()
+                .zip(trees)
+                .map(|(a, tree)| match tree {
+                    Some(t) => t.unflatten(&mut tracers),
+                    None => a.clone(),
+                })
+                .collect();
+            self.tracing.push(function_name(f));
+            let result = self.call(f.clone(), traced_args, vec![]).await;
+            self.tracing.pop();
+            let mut outs = Vec::new();
+            let out_tree = match result.and_then(|out| self.flatten(&out, &mut outs)) {
+                Ok(tree) => tree,
+                Err(e) => {
+                    self.ctx.abort_trace();
+                    return Err(e);
+                }
+            };
+            let (jaxpr, closed) = match self.ctx.end_trace_open(&outs) {
+                Ok(traced) => traced,
+                Err(e) => {
+                    self.ctx.abort_trace();
+                    return Err(e.into());
+                }
+            };
+            // `end_trace_open` puts what the function closed over first among the invars.
+            let mut consts = Vec::new();
+            let mut captured = Vec::new();
+            for t in closed {
+                match t {
+                    Tensor::Concrete(a) if captured.is_empty() => consts.push((*a).clone()),
+                    t => captured.push(t),
+                }
+            }
+            let mut jaxpr = jaxpr;
+            jaxpr.constvars = jaxpr.invars.drain(..consts.len()).collect();
+            let closes_over_tracers = !captured.is_empty();
+            Ok((Compiled { closed: ClosedJaxpr { jaxpr, consts }, captured, out_tree }, closes_over_tracers))
         })
     }
 
