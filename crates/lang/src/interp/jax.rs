@@ -2055,7 +2055,8 @@ impl Interp<'_, '_> {
                 let compiled = match cached {
                     Some(c) => c,
                     None => {
-                        let (compiled, closes_over_tracers) = self.trace_nested(&j.func, &args, &leaves, trees).await?;
+                        let (compiled, closes_over_tracers) =
+                            self.trace_nested(&j.func, &args, &leaves, &trees).await?;
                         let compiled = Rc::new(compiled);
                         // A function closing over values of the enclosing trace is traced
                         // again each time, as in JAX.
@@ -2133,50 +2134,35 @@ impl Interp<'_, '_> {
         f: &'a Value,
         args: &'a [Value],
         leaves: &'a [Tensor],
-        trees: Vec<Option<Tree>>,
+        trees: &'a [Option<Tree>],
     ) -> LocalFuture<'a, R<(Compiled, bool)>> {
+        use super::transforms::Arg;
         Box::pin(async move {
             let avals: Vec<Aval> = leaves.iter().map(|t| t.aval().clone()).collect();
-            let mut tracers = self.ctx.begin_trace(&avals).into_iter();
-            let traced_args: Vec<Value> = args
+            let args = args
                 .iter()
                 .zip(trees)
                 .map(|(a, tree)| match tree {
-                    Some(t) => t.unflatten(&mut tracers),
-                    None => a.clone(),
+                    Some(t) => Arg::Traced(t),
+                    None => Arg::Fixed(a.clone()),
                 })
                 .collect();
-            self.tracing.push(function_name(f));
-            let result = self.call(f.clone(), traced_args, vec![]).await;
-            self.tracing.pop();
-            let mut outs = Vec::new();
-            let out_tree = match result.and_then(|out| self.flatten(&out, &mut outs)) {
-                Ok(tree) => tree,
-                Err(e) => {
-                    self.ctx.abort_trace();
-                    return Err(e);
-                }
-            };
-            let (jaxpr, closed) = match self.ctx.end_trace_open(&outs) {
-                Ok(traced) => traced,
-                Err(e) => {
-                    self.ctx.abort_trace();
-                    return Err(e.into());
-                }
-            };
-            // `end_trace_open` puts what the function closed over first among the invars.
+            let traced = self.trace_call(f, avals, args).await?;
+            // The Jaxpr's leading inputs are what the function closed over: constants, then
+            // values of the enclosing trace.
             let mut consts = Vec::new();
             let mut captured = Vec::new();
-            for t in closed {
+            for t in traced.closed {
                 match t {
                     Tensor::Concrete(a) if captured.is_empty() => consts.push((*a).clone()),
                     t => captured.push(t),
                 }
             }
-            let mut jaxpr = jaxpr;
+            let mut jaxpr = traced.jaxpr;
             jaxpr.constvars = jaxpr.invars.drain(..consts.len()).collect();
             let closes_over_tracers = !captured.is_empty();
-            Ok((Compiled { closed: ClosedJaxpr { jaxpr, consts }, captured, out_tree }, closes_over_tracers))
+            let compiled = Compiled { closed: ClosedJaxpr { jaxpr, consts }, captured, out_tree: traced.out_tree };
+            Ok((compiled, closes_over_tracers))
         })
     }
 

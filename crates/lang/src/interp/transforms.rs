@@ -56,7 +56,7 @@ pub struct CustomJvpFn {
 }
 
 /// An argument of a traced call: a pytree of tracers, or a value passed as it is.
-enum Arg<'a> {
+pub(super) enum Arg<'a> {
     Traced(&'a Tree),
     Fixed(Value),
 }
@@ -101,10 +101,10 @@ pub struct CustomVjpFn {
 
 /// A traced function: its Jaxpr (closed-over values as leading inputs), those values, and the
 /// structure of its result.
-struct Traced {
-    jaxpr: Jaxpr,
-    closed: Vec<Tensor>,
-    out_tree: Tree,
+pub(super) struct Traced {
+    pub jaxpr: Jaxpr,
+    pub closed: Vec<Tensor>,
+    pub out_tree: Tree,
 }
 
 /// One for scalars and the identity for vectors: `eye(n)` reshaped to `(n, *shape)`.
@@ -196,7 +196,7 @@ impl Interp<'_, '_> {
 
     /// Traces `f` called with `args`: pytrees rebuilt from tracers of `avals`, in order, and
     /// fixed values.
-    fn trace_call<'a>(
+    pub(super) fn trace_call<'a>(
         &'a mut self,
         f: &'a Value,
         avals: Vec<jaxlite::Aval>,
