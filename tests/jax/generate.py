@@ -462,7 +462,8 @@ print(jax.make_jaxpr(lambda x: (x.astype(jnp.int32), jnp.min(x), jnp.argmax(x), 
 print(jax.make_jaxpr(jax.grad(lambda v: jnp.sum(v * 2.0)))(jnp.ones(3)))
 """)
 # make_jaxpr of a jitted function: one `jit` equation calling its Jaxpr, named as JAX names it
-# (outputs computed, forwarded, returned twice; a closed-over array; static and pytree inputs).
+# (outputs computed, forwarded, returned twice; a closed-over array; static and pytree inputs);
+# a weakly typed traced value made strong where it meets a strong one.
 program("make_jaxpr_of_jitted_functions", """
 from functools import partial
 print(jax.make_jaxpr(jax.jit(lambda x: x + 1.0))(1.0))
@@ -470,6 +471,8 @@ print(jax.make_jaxpr(jax.jit(lambda x: x + 1.0))(1.0))
 def two(x, y):
     return x * y, x - y
 print(jax.make_jaxpr(two)(jnp.ones(3), jnp.arange(3.0)))
+print(jax.make_jaxpr(two)(jnp.ones(3), 2.0))
+print(jax.make_jaxpr(lambda x, y: (x * y + y, y * 2.0, x > y))(jnp.ones(3), 2.0))
 @jax.jit
 def forward(x):
     return x, x * 2.0

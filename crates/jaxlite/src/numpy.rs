@@ -23,6 +23,11 @@ pub async fn astype(ctx: &mut Context, x: &Tensor, dtype: DType) -> Result<Tenso
     }
 }
 
+/// A weakly typed traced value as a strongly typed one of its dtype.
+async fn strengthen(ctx: &mut Context, x: &Tensor) -> Result<Tensor> {
+    bind1(ctx, Primitive::ConvertElementType { new_dtype: x.aval().dtype }, std::slice::from_ref(x)).await
+}
+
 /// NumPy's broadcast of two shapes, or JAX's error message.
 pub fn broadcast_shapes(op: &str, a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
     let rank = a.len().max(b.len());
@@ -78,8 +83,13 @@ pub async fn broadcast_to(ctx: &mut Context, x: &Tensor, shape: &[usize]) -> Res
 /// operands stay scalars: the primitives broadcast those themselves).
 async fn promote_pair(ctx: &mut Context, name: &str, a: &Tensor, b: &Tensor, dtype: DType) -> Result<(Tensor, Tensor)> {
     let (aa, ba) = (a.aval().clone(), b.aval().clone());
-    let mut a = astype(ctx, a, dtype).await?;
-    let mut b = astype(ctx, b, dtype).await?;
+    // A weakly typed traced operand meeting a strongly typed one is made strong by an
+    // equation of its own, even at its own dtype, as JAX's promotion does (a Python scalar is
+    // a literal, which needs none).
+    let weak = aa.weak_type && ba.weak_type;
+    let strong = |t: &Tensor| !weak && matches!(t, Tensor::Traced(tr) if tr.aval.weak_type);
+    let mut a = if strong(a) && aa.dtype == dtype { strengthen(ctx, a).await? } else { astype(ctx, a, dtype).await? };
+    let mut b = if strong(b) && ba.dtype == dtype { strengthen(ctx, b).await? } else { astype(ctx, b, dtype).await? };
     if aa.shape != ba.shape && aa.rank() != 0 && ba.rank() != 0 {
         let shape = broadcast_shapes(name, &aa.shape, &ba.shape)?;
         a = broadcast_to(ctx, &a, &shape).await?;

@@ -173,7 +173,8 @@ print(jax.make_jaxpr(outer)(jnp.ones(2), 1.0))
               name=outer
               jaxpr={ lambda ; a:f32[2] b:f32[]. let
                   e:f32[2] = mul a 2.0:f32[]
-                  c:f32[2] = add e b
+                  f:f32[] = convert_element_type[new_dtype=float32 weak_type=False] b
+                  c:f32[2] = add e f
                   d:f32[] = reduce_sum[axes=(0,) out_sharding=None] a
                 in (c, d) }
             ] a b
