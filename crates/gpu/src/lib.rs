@@ -339,12 +339,8 @@ impl GpuBackend {
             lost,
         };
         backend.flushes_subnormals = backend.probe_flushes_subnormals().await?;
-        backend.flushing_kernels = backend.flushes_subnormals;
-        if backend.flushes_subnormals {
-            // The probe ran on pipelines built for a device that keeps subnormals; the vector
-            // unit's are built again with the arithmetic that gives them back (`FLUSHES`).
-            backend.pipelines.clear();
-        }
+        // The probe ran on kernels built for a device that keeps subnormals.
+        backend.set_flushing_kernels(backend.flushes_subnormals);
         Ok(backend)
     }
 
@@ -410,7 +406,7 @@ impl GpuBackend {
     /// which lets tests check the flushing device's arithmetic on any device.
     pub fn set_flushing_kernels(&mut self, on: bool) {
         if on != self.flushing_kernels {
-            self.pipelines.clear();
+            self.pipelines.retain(|k, _| !k.knows_flushing());
         }
         self.flushing_kernels = on;
     }

@@ -62,6 +62,12 @@ pub enum Kernel {
 }
 
 impl Kernel {
+    /// Whether the kernel's module is built for a device that flushes subnormals or one that
+    /// keeps them (`FLUSHES`): the MXU's and the vector unit's are.
+    pub fn knows_flushing(self) -> bool {
+        !matches!(self, Kernel::Dma { .. } | Kernel::MxuWeightsExponents | Kernel::MxuActivationsExponents)
+    }
+
     /// The WGSL entry point.
     pub fn entry_point(self) -> &'static str {
         match self {

@@ -23,9 +23,16 @@ pub async fn astype(ctx: &mut Context, x: &Tensor, dtype: DType) -> Result<Tenso
     }
 }
 
-/// A weakly typed traced value as a strongly typed one of its dtype.
-async fn strengthen(ctx: &mut Context, x: &Tensor) -> Result<Tensor> {
-    bind1(ctx, Primitive::ConvertElementType { new_dtype: x.aval().dtype }, std::slice::from_ref(x)).await
+/// `x` as an operand of a promotion to `dtype`. Where the result is strongly typed, a weakly
+/// typed traced operand is made strong by an equation of its own even at its own dtype, as
+/// JAX's promotion does (a Python scalar is a literal, which needs none).
+async fn promoted(ctx: &mut Context, x: &Tensor, dtype: DType, result_weak: bool) -> Result<Tensor> {
+    match x {
+        Tensor::Traced(t) if t.aval.weak_type && !result_weak && t.aval.dtype == dtype => {
+            bind1(ctx, Primitive::ConvertElementType { new_dtype: dtype }, std::slice::from_ref(x)).await
+        }
+        _ => astype(ctx, x, dtype).await,
+    }
 }
 
 /// NumPy's broadcast of two shapes, or JAX's error message.
@@ -83,13 +90,9 @@ pub async fn broadcast_to(ctx: &mut Context, x: &Tensor, shape: &[usize]) -> Res
 /// operands stay scalars: the primitives broadcast those themselves).
 async fn promote_pair(ctx: &mut Context, name: &str, a: &Tensor, b: &Tensor, dtype: DType) -> Result<(Tensor, Tensor)> {
     let (aa, ba) = (a.aval().clone(), b.aval().clone());
-    // A weakly typed traced operand meeting a strongly typed one is made strong by an
-    // equation of its own, even at its own dtype, as JAX's promotion does (a Python scalar is
-    // a literal, which needs none).
-    let weak = aa.weak_type && ba.weak_type;
-    let strong = |t: &Tensor| !weak && matches!(t, Tensor::Traced(tr) if tr.aval.weak_type);
-    let mut a = if strong(a) && aa.dtype == dtype { strengthen(ctx, a).await? } else { astype(ctx, a, dtype).await? };
-    let mut b = if strong(b) && ba.dtype == dtype { strengthen(ctx, b).await? } else { astype(ctx, b, dtype).await? };
+    let result_weak = aa.weak_type && ba.weak_type;
+    let mut a = promoted(ctx, a, dtype, result_weak).await?;
+    let mut b = promoted(ctx, b, dtype, result_weak).await?;
     if aa.shape != ba.shape && aa.rank() != 0 && ba.rank() != 0 {
         let shape = broadcast_shapes(name, &aa.shape, &ba.shape)?;
         a = broadcast_to(ctx, &a, &shape).await?;

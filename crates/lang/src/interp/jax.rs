@@ -2055,12 +2055,10 @@ impl Interp<'_, '_> {
                 let compiled = match cached {
                     Some(c) => c,
                     None => {
-                        let (compiled, closes_over_tracers) =
-                            self.trace_nested(&j.func, &args, &leaves, &trees).await?;
-                        let compiled = Rc::new(compiled);
+                        let compiled = Rc::new(self.trace_nested(&j.func, &args, &leaves, &trees).await?);
                         // A function closing over values of the enclosing trace is traced
                         // again each time, as in JAX.
-                        if !closes_over_tracers {
+                        if compiled.captured.is_empty() {
                             j.cache.borrow_mut().insert(key, compiled.clone());
                         }
                         compiled
@@ -2127,15 +2125,15 @@ impl Interp<'_, '_> {
         Ok((key, leaves, trees))
     }
 
-    /// Traces a jitted function called inside another trace, in a trace of its own: its
-    /// Jaxpr, and whether it closed over values of the enclosing trace (then `captured`).
+    /// Traces a jitted function called inside another trace, in a trace of its own; what it
+    /// closed over of the enclosing trace is `captured`.
     fn trace_nested<'a>(
         &'a mut self,
         f: &'a Value,
         args: &'a [Value],
         leaves: &'a [Tensor],
         trees: &'a [Option<Tree>],
-    ) -> LocalFuture<'a, R<(Compiled, bool)>> {
+    ) -> LocalFuture<'a, R<Compiled>> {
         use super::transforms::Arg;
         Box::pin(async move {
             let avals: Vec<Aval> = leaves.iter().map(|t| t.aval().clone()).collect();
@@ -2160,9 +2158,7 @@ impl Interp<'_, '_> {
             }
             let mut jaxpr = traced.jaxpr;
             jaxpr.constvars = jaxpr.invars.drain(..consts.len()).collect();
-            let closes_over_tracers = !captured.is_empty();
-            let compiled = Compiled { closed: ClosedJaxpr { jaxpr, consts }, captured, out_tree: traced.out_tree };
-            Ok((compiled, closes_over_tracers))
+            Ok(Compiled { closed: ClosedJaxpr { jaxpr, consts }, captured, out_tree: traced.out_tree })
         })
     }
 
