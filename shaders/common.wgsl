@@ -52,6 +52,13 @@ fn thread_index(wg: vec3<u32>, groups: vec3<u32>, local: u32) -> u32 {
     return (wg.y * groups.x + wg.x) * WORKGROUP_SIZE + local;
 }
 
+// Groups of four rows (activations) or columns (weights) in the MXU's scratch layouts
+// (`mxu.wgsl`): padded to an even number, so that every 8×8 block of outputs that an
+// `mxu_matmul` invocation computes lies inside them (`groups_of_four` in crates/gpu/src/plan.rs).
+fn groups_of_four(x: u32) -> u32 {
+    return ((x + 7u) / 8u) * 2u;
+}
+
 // Hides a value from the optimiser (see `Params::zero`).
 fn opaque(x: f32) -> f32 {
     return bitcast<f32>(bitcast<u32>(x) | P.zero);

@@ -5,32 +5,36 @@
 // outputs over a chain of matmuls adding into one block (see `Step`).
 //
 // The kernel is shaped by software adapters and holds up on hardware ones (docs/gpu.md has
-// the numbers). SwiftShader and llvmpipe run four or eight invocations as the lanes of one
-// CPU SIMD register, so every load whose address differs between invocations becomes a
-// gather, a handful of scalar loads, and gathers dominate a matmul's time. Hence: the weight
-// registers and the activations packed eight bfloat16 values to a `vec4` (four lanes, two
-// values of k in each word), each invocation computing a 4×4 block of outputs (two `vec4`
-// loads per thirty-two products; larger blocks no longer fit the CPU's sixteen SIMD
-// registers), and no workgroup memory or barriers (both slow there).
+// the numbers). SwiftShader runs four invocations as the lanes of one CPU SIMD register and
+// keeps every value in memory between operations; every load whose address differs between
+// invocations becomes a gather, a masked scalar load per lane and per component. So the cost
+// is the number of operations and of words gathered per product: the weight registers and
+// the activations are packed eight bfloat16 values to a `vec4` (four lanes, two values of k
+// in each word), each invocation computes an 8×8 block of outputs (four `vec4` loads per 128
+// products), there is no workgroup memory and no barrier (both slow there), and `seconds`
+// multiplies where a shift would be a loop over the lanes.
 //
 // Every part an MXU multiplies is a bfloat16 value: a float32 word whose low half is zero, so
-// two fit one word losslessly, the first (even k) in the high half. Layouts (NB = ceil(N/4)
-// column groups, MB = ceil(M/4) row groups, KP = ceil(K/2) pairs of k; values past the matrix
-// are zero, so an odd K's last pair adds +0 products, which leave every sum as it is (a sum
-// from +0 is never -0); nothing past the matrix is stored):
+// two fit one word losslessly, the first (even k) in the high half. Layouts (NB column groups
+// and MB row groups, `groups_of_four` of N and M: padded to an even number so that every 8×8
+// block lies inside; KP = ceil(K/2) pairs of k; values past the matrix are zero, so an odd
+// K's last pair adds +0 products, which leave every sum as it is (a sum from +0 is never -0);
+// nothing past the matrix is stored):
 //   weights[at + kp * NB + nb] = pair(part(W[2kp][4nb .. 4nb+4]), part(W[2kp+1][4nb .. 4nb+4]))
 //   act[at + mb * KP + kp]     = pair(part(A[4mb .. 4mb+4][2kp]), part(A[4mb .. 4mb+4][2kp+1]))
-// followed, on devices that flush subnormals, by the smallest magnitudes (`mxu_exponents.wgsl`),
-//   weights[at + KP * NB + nb] = smallest of columns 4nb .. 4nb+4
-//   act[at + MB * KP + mb]     = smallest of rows 4mb .. 4mb+4
-// each lane the least (bf16 magnitude bits - 1) over the nonzero parts (the largest u32 where
-// all are zero), set to that largest u32 by the reducers and lowered by `mxu_exponents.wgsl`;
-// and after all activations, at each matmul dispatch's P.scratch_at, a `vec4` per block of
-// outputs saying whether `mxu_matmul` left it to `mxu_matmul_exact`.
-// where `at` (a step's `weights_at` or `act_at`, in words, a multiple of 4) is in vec4s here.
+// followed, on devices that flush subnormals, by the least and greatest exponent fields of
+// the nonzero parts (`mxu_exponents.wgsl`),
+//   weights[at + KP * NB + nb], weights[at + (KP + 1) * NB + nb]  of columns 4nb .. 4nb+4
+//   act[at + MB * KP + mb], act[at + MB * (KP + 1) + mb]          of rows 4mb .. 4mb+4
+// each lane one row or column (511 and 0 where all its parts are zero: the reducers write
+// those, `mxu_exponents.wgsl` moves them); and after all activations, at each matmul
+// dispatch's P.scratch_at, a `vec4` per 4×4 block of outputs saying whether `mxu_matmul`
+// left it to `mxu_matmul_exact`. `at` (a step's `weights_at` or `act_at`, in words, a
+// multiple of 4) is in vec4s here.
 //
 // Constants written before the module by crates/gpu: PART, the part (0 = hi, 1 = mid, 2 = lo)
-// the reducers produce (one pipeline per part), and FLUSHES (see `exact_arith.wgsl`).
+// the reducers produce (one pipeline per part), and FLUSHES (see `exact_arith.wgsl`); and
+// `accumulate` (below), after it.
 
 @group(0) @binding(2) var<storage, read_write> weights: array<vec4<u32>>;
 @group(0) @binding(3) var<storage, read_write> act: array<vec4<u32>>;
@@ -67,8 +71,9 @@ fn firsts(v: vec4<u32>) -> vec4<f32> {
     return bitcast<vec4<f32>>(v & vec4<u32>(0xffff0000u));
 }
 
+// (`v * 0x10000` is `v << 16`: SwiftShader shifts by a vector one lane at a time.)
 fn seconds(v: vec4<u32>) -> vec4<f32> {
-    return bitcast<vec4<f32>>(v << vec4<u32>(16u));
+    return bitcast<vec4<f32>>(v * vec4<u32>(0x10000u));
 }
 
 // MxuWeights: one invocation per (kp, nb), P.rows = K, P.cols = N; P.scratch_at is in words.
@@ -79,14 +84,17 @@ fn mxu_weights(
     @builtin(local_invocation_index) local: u32,
 ) {
     let i = thread_index(wg, groups, local);
-    let col_groups = (P.cols + 3u) / 4u;
-    if i >= ((P.rows + 1u) / 2u) * col_groups {
+    let col_groups = groups_of_four(P.cols);
+    let pairs = (P.rows + 1u) / 2u;
+    if i >= pairs * col_groups {
         return;
     }
     let k = (i / col_groups) * 2u;
     let n = (i % col_groups) * 4u;
     if FLUSHES && k == 0u {
-        weights[P.scratch_at / 4u + ((P.rows + 1u) / 2u) * col_groups + i] = vec4<u32>(0xffffffffu);
+        let exponents = P.scratch_at / 4u + pairs * col_groups + i;
+        weights[exponents] = vec4<u32>(511u);
+        weights[exponents + col_groups] = vec4<u32>(0u);
     }
     weights[P.scratch_at / 4u + i] = vec4<u32>(
         pair(part_at(k, n), part_at(k + 1u, n)),
@@ -105,13 +113,16 @@ fn mxu_activations(
 ) {
     let i = thread_index(wg, groups, local);
     let pairs = (P.cols + 1u) / 2u;
-    if i >= ((P.rows + 3u) / 4u) * pairs {
+    let row_groups = groups_of_four(P.rows);
+    if i >= row_groups * pairs {
         return;
     }
     let m = (i / pairs) * 4u;
     let k = (i % pairs) * 2u;
     if FLUSHES && k == 0u {
-        act[P.scratch_at / 4u + ((P.rows + 3u) / 4u) * pairs + i / pairs] = vec4<u32>(0xffffffffu);
+        let exponents = P.scratch_at / 4u + row_groups * pairs + i / pairs;
+        act[exponents] = vec4<u32>(511u);
+        act[exponents + row_groups] = vec4<u32>(0u);
     }
     act[P.scratch_at / 4u + i] = vec4<u32>(
         pair(part_at(m, k), part_at(m, k + 1u)),
@@ -134,85 +145,150 @@ fn mxu_copy_weights(
     }
 }
 
-// ---- Subnormals on devices that flush them ----
+// ---- Devices that flush subnormals ----
 //
 // There a sum of products is exact as long as no product and no running sum has a bit below
 // 2^-126: every such value is 0 or at least 2^-126 in magnitude, never subnormal, and a
 // rounded sum of them keeps the property (it rounds only above 2^-102, where a last place is
 // at least 2^-125). A product of bf16 values with exponent fields ea and eb has its last bit
-// at 2^(ea + eb - 268), so ea + eb >= 142 for every pair of nonzero parts is enough. Each
-// reduced block ends with its rows' (or columns') smallest nonzero magnitudes (see the
-// layouts above); a block of outputs with a step whose rows and columns could break the rule,
-// or that a chain adds to and that holds a value with bits below 2^-126, is flagged and left
-// to `mxu_matmul_exact`.
+// at 2^(ea + eb - 268), so ea + eb >= 142 for every pair of nonzero parts is enough.
+//
+// Products are also kept from overflowing there: a product of values below 2^(ea - 126) and
+// 2^(eb - 126) is below 2^128, finite, when ea + eb <= 380. With every product exact, fusing
+// a multiply into the add that follows (which WGSL allows) changes no sum, so there the
+// products need no `opaque` (it costs SwiftShader a quarter of the matmul's time).
+//
+// Each reduced block ends with its rows' (or columns') least and greatest exponent fields (see
+// the layouts above); a 4×4 block of outputs with a step whose rows and columns could break
+// either rule, or that a chain adds to and that holds a value with bits below 2^-126, is
+// flagged and left to `mxu_matmul_exact`.
 
-// The exponent fields of the smallest magnitudes `mxu_exponents.wgsl` found (511 for none).
-fn exponent_fields(s: vec4<u32>) -> vec4<u32> {
-    return select((s + vec4<u32>(1u)) >> vec4<u32>(7u), vec4<u32>(511u), s == vec4<u32>(0xffffffffu));
+fn least(v: vec4<u32>) -> u32 {
+    return min(min(v.x, v.y), min(v.z, v.w));
 }
 
-// Whether every product of these rows and columns keeps its bits on a device that flushes.
-fn products_stay_normal(row_magnitudes: vec4<u32>, col_magnitudes: vec4<u32>) -> bool {
-    let rows = exponent_fields(row_magnitudes);
-    let cols = exponent_fields(col_magnitudes);
-    let a = min(min(rows.x, rows.y), min(rows.z, rows.w));
-    let w = min(min(cols.x, cols.y), min(cols.z, cols.w));
-    return a != 0u && w != 0u && a + w >= 142u;
+fn greatest(v: vec4<u32>) -> u32 {
+    return max(max(v.x, v.y), max(v.z, v.w));
+}
+
+// Whether every product of a step for the 4×4 block (mb, nb) is exact on a device that
+// flushes subnormals: neither below 2^-126 in its last bit nor overflowing. (No shifts here:
+// SwiftShader shifts one lane at a time.)
+fn step_stays_exact(step: Step, mb: u32, nb: u32, row_groups: u32, col_groups: u32) -> bool {
+    let pairs = (step.k + 1u) / 2u;
+    let rows = step.act_at / 4u + row_groups * pairs + mb;
+    let cols = step.weights_at / 4u + pairs * col_groups + nb;
+    let a = least(act[rows]);
+    let w = least(weights[cols]);
+    let a_top = greatest(act[rows + row_groups]);
+    let w_top = greatest(weights[cols + col_groups]);
+    return a != 0u && w != 0u && a + w >= 142u && a_top + w_top <= 380u;
+}
+
+// Whether every value of a block is a whole multiple of 2^-126 (no bit below it): then, with
+// products that are too, every sum is, and none is subnormal (see above). A normal value with
+// exponent field e has 24 - e bits below 2^-126 when e < 24; a subnormal one has only such.
+fn whole_multiples_of_min_normal(block: array<vec4<f32>, 4>) -> bool {
+    var low_bits = vec4<u32>(0u);
+    for (var r = 0u; r < 4u; r = r + 1u) {
+        let bits = bitcast<vec4<u32>>(block[r]);
+        let below = vec4<u32>(24u) - min((bits >> vec4<u32>(23u)) & vec4<u32>(0xffu), vec4<u32>(24u));
+        low_bits = low_bits | (bits & ((vec4<u32>(1u) << below) - vec4<u32>(1u)));
+    }
+    return all(low_bits == vec4<u32>(0u));
+}
+
+// Whether `mxu_matmul` computes the 4×4 block (mb, nb), which holds `block` before the chain,
+// itself; flags it for `mxu_matmul_exact` (at P.scratch_at) when not.
+fn fast_path_exact(block: array<vec4<f32>, 4>, mb: u32, nb: u32, row_groups: u32, col_groups: u32) -> bool {
+    // A block the chain does not add to starts from +0.
+    var exact = P.flags == 0u || whole_multiples_of_min_normal(block);
+    for (var s = 0u; s < P.len; s = s + 1u) {
+        exact = exact && step_stays_exact(steps[P.first_step + s], mb, nb, row_groups, col_groups);
+    }
+    act[P.scratch_at / 4u + mb * col_groups + nb] = vec4<u32>(u32(!exact));
+    return exact;
 }
 
 // ---- The matmul ----
 
-// Four products of one activation with four weights, each lane hidden from the optimiser (see
-// `opaque`) so that no compiler fuses a multiply into the add that follows.
-fn products(a: f32, w: vec4<f32>, zero: vec4<u32>) -> vec4<f32> {
-    return bitcast<vec4<f32>>(bitcast<vec4<u32>>(a * w) | zero);
+// `accumulate(s, a, w, zero)`, the sums `s` plus the four products of one activation with
+// four weights, is written after this module by crates/gpu (`mxu_module`). Where the device
+// keeps subnormals each product is hidden from the optimiser (see `opaque`), so that no
+// compiler fuses the multiply into the add; where it flushes them, every product this kernel
+// computes is exact (see above), so fusing changes nothing and the product is plain (a branch
+// on FLUSHES here cost SwiftShader 6 % of the matmul's time).
+
+// For tests (`GpuBackend::set_strict_products`): the four products, each NaN where it
+// overflowed or has bits below 2^-126. The kernel for a device that flushes subnormals must
+// never compute such a product (see above); where no result changes with these, no compiler
+// fusing its multiplies into adds could change one either.
+fn strict_products(a: f32, w: vec4<f32>) -> vec4<f32> {
+    let p = a * w;
+    let bits = bitcast<vec4<u32>>(p);
+    let field = (bits >> vec4<u32>(23u)) & vec4<u32>(0xffu);
+    let a_finite = (bitcast<u32>(a) & 0x7f800000u) != 0x7f800000u;
+    let w_finite = (bitcast<vec4<u32>>(w) & vec4<u32>(0x7f800000u)) != vec4<u32>(0x7f800000u);
+    let overflowed = field == vec4<u32>(0xffu) & w_finite & vec4<bool>(a_finite);
+    let below = vec4<u32>(24u) - min(field, vec4<u32>(24u));
+    let low_bits = (bits & ((vec4<u32>(1u) << below) - vec4<u32>(1u))) != vec4<u32>(0u);
+    return select(p, vec4<f32>(bitcast<f32>(CANONICAL_NAN)), overflowed | low_bits);
 }
 
-// One pair of k: the four rows' products with the four columns at the pair's first k, then
-// at its second, each added to its row's sums in order of k.
-fn pair_step(sums: ptr<function, array<vec4<f32>, 4>>, a_pair: vec4<u32>, w_pair: vec4<u32>, zero: vec4<u32>) {
-    var a = firsts(a_pair);
-    var w = firsts(w_pair);
-    (*sums)[0] = (*sums)[0] + products(a.x, w, zero);
-    (*sums)[1] = (*sums)[1] + products(a.y, w, zero);
-    (*sums)[2] = (*sums)[2] + products(a.z, w, zero);
-    (*sums)[3] = (*sums)[3] + products(a.w, w, zero);
-    a = seconds(a_pair);
-    w = seconds(w_pair);
-    (*sums)[0] = (*sums)[0] + products(a.x, w, zero);
-    (*sums)[1] = (*sums)[1] + products(a.y, w, zero);
-    (*sums)[2] = (*sums)[2] + products(a.z, w, zero);
-    (*sums)[3] = (*sums)[3] + products(a.w, w, zero);
+// One k for the 8×8 block: rows `top` (the block's first four) and `bottom` times columns
+// `left` and `right`, each product added to its output's sum. `sums[4q + r]` is row r of the
+// 4×4 quarter q: 0 top left, 1 top right, 2 bottom left, 3 bottom right.
+fn k_step(sums: ptr<function, array<vec4<f32>, 16>>, top: vec4<f32>, bottom: vec4<f32>, left: vec4<f32>, right: vec4<f32>, zero: vec4<u32>) {
+    (*sums)[0] = accumulate((*sums)[0], top.x, left, zero);
+    (*sums)[1] = accumulate((*sums)[1], top.y, left, zero);
+    (*sums)[2] = accumulate((*sums)[2], top.z, left, zero);
+    (*sums)[3] = accumulate((*sums)[3], top.w, left, zero);
+    (*sums)[4] = accumulate((*sums)[4], top.x, right, zero);
+    (*sums)[5] = accumulate((*sums)[5], top.y, right, zero);
+    (*sums)[6] = accumulate((*sums)[6], top.z, right, zero);
+    (*sums)[7] = accumulate((*sums)[7], top.w, right, zero);
+    (*sums)[8] = accumulate((*sums)[8], bottom.x, left, zero);
+    (*sums)[9] = accumulate((*sums)[9], bottom.y, left, zero);
+    (*sums)[10] = accumulate((*sums)[10], bottom.z, left, zero);
+    (*sums)[11] = accumulate((*sums)[11], bottom.w, left, zero);
+    (*sums)[12] = accumulate((*sums)[12], bottom.x, right, zero);
+    (*sums)[13] = accumulate((*sums)[13], bottom.y, right, zero);
+    (*sums)[14] = accumulate((*sums)[14], bottom.z, right, zero);
+    (*sums)[15] = accumulate((*sums)[15], bottom.w, right, zero);
 }
 
-// The sums of one step of a chain for the 4×4 block (mb, nb). The partial sum of each output
-// flows down its column of the systolic array, one product per row, in increasing k,
-// starting from +0 (a `zero` that no compiler can fold `0 + p` into `p` with: wrong for
-// p = -0).
-fn step_sums(step: Step, mb: u32, nb: u32, col_groups: u32) -> array<vec4<f32>, 4> {
+// The sums of one step of a chain for the 8×8 block from row group mb and column group nb.
+// The partial sum of each output flows down its column of the systolic array, one product per
+// row, in increasing k, starting from +0 (a `zero` that no compiler can fold `0 + p` into
+// `p` with: wrong for p = -0). One pair of k per iteration: two (more loads in flight) ran
+// slower on SwiftShader.
+fn step_sums(step: Step, mb: u32, nb: u32, col_groups: u32) -> array<vec4<f32>, 16> {
     let zero = vec4<u32>(P.zero);
-    var sums = array<vec4<f32>, 4>(bitcast<vec4<f32>>(zero), bitcast<vec4<f32>>(zero), bitcast<vec4<f32>>(zero), bitcast<vec4<f32>>(zero));
+    let z = bitcast<vec4<f32>>(zero);
+    var sums = array<vec4<f32>, 16>(z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z);
     let pairs = (step.k + 1u) / 2u;
     var a_at = step.act_at / 4u + mb * pairs;
     var w_at = step.weights_at / 4u + nb;
-    // Two pairs of k (four steps) per iteration, each pair loaded just before it is used: on
-    // SwiftShader, loading every operand of an iteration first runs slower (the loads no
-    // longer fit in registers); see docs/gpu.md.
-    var kp = 0u;
-    for (; kp + 2u <= pairs; kp = kp + 2u) {
-        pair_step(&sums, act[a_at], weights[w_at], zero);
-        pair_step(&sums, act[a_at + 1u], weights[w_at + col_groups], zero);
-        a_at = a_at + 2u;
-        w_at = w_at + 2u * col_groups;
-    }
-    if kp < pairs {
-        pair_step(&sums, act[a_at], weights[w_at], zero);
+    for (var kp = 0u; kp < pairs; kp = kp + 1u) {
+        let top = act[a_at];
+        let bottom = act[a_at + pairs];
+        let left = weights[w_at];
+        let right = weights[w_at + 1u];
+        k_step(&sums, firsts(top), firsts(bottom), firsts(left), firsts(right), zero);
+        k_step(&sums, seconds(top), seconds(bottom), seconds(left), seconds(right), zero);
+        a_at = a_at + 1u;
+        w_at = w_at + col_groups;
     }
     return sums;
 }
 
-// `step_sums` one product and one sum at a time in the arithmetic that keeps subnormals
-// (`mxu_matmul_exact`).
+// The 4×4 block from output (m0, n0) with quarter q of an 8×8 block's sums added.
+fn plus_quarter(block: array<vec4<f32>, 4>, sums: array<vec4<f32>, 16>, q: u32) -> array<vec4<f32>, 4> {
+    return array<vec4<f32>, 4>(block[0] + sums[4u * q], block[1] + sums[4u * q + 1u], block[2] + sums[4u * q + 2u], block[3] + sums[4u * q + 3u]);
+}
+
+// `step_sums` for one 4×4 block, one product and one sum at a time in the arithmetic that
+// keeps subnormals (`mxu_matmul_exact`).
 fn exact_step_sums(step: Step, mb: u32, nb: u32, col_groups: u32) -> array<vec4<f32>, 4> {
     let zero = bitcast<vec4<f32>>(vec4<u32>(P.zero));
     var sums = array<vec4<f32>, 4>(zero, zero, zero, zero);
@@ -233,29 +309,7 @@ fn exact_step_sums(step: Step, mb: u32, nb: u32, col_groups: u32) -> array<vec4<
     return sums;
 }
 
-// Whether every product of a step for the 4×4 block (mb, nb) keeps its bits on a device
-// that flushes subnormals.
-fn step_stays_normal(step: Step, mb: u32, nb: u32, col_groups: u32) -> bool {
-    let pairs = (step.k + 1u) / 2u;
-    let rows = act[step.act_at / 4u + ((P.rows + 3u) / 4u) * pairs + mb];
-    let cols = weights[step.weights_at / 4u + pairs * col_groups + nb];
-    return products_stay_normal(rows, cols);
-}
-
-// Whether every value of a block is a whole multiple of 2^-126 (no bit below it): then, with
-// products that are too, every sum is, and none is subnormal (see above). A normal value with
-// exponent field e has 24 - e bits below 2^-126 when e < 24; a subnormal one has only such.
-fn whole_multiples_of_min_normal(block: array<vec4<f32>, 4>) -> bool {
-    var low_bits = vec4<u32>(0u);
-    for (var r = 0u; r < 4u; r = r + 1u) {
-        let bits = bitcast<vec4<u32>>(block[r]);
-        let below = vec4<u32>(24u) - min((bits >> vec4<u32>(23u)) & vec4<u32>(0xffu), vec4<u32>(24u));
-        low_bits = low_bits | (bits & ((vec4<u32>(1u) << below) - vec4<u32>(1u)));
-    }
-    return all(low_bits == vec4<u32>(0u));
-}
-
-// Row `m` of the block as it was before the chain (four words from column n0; +0 outside).
+// Row `m` of a block as it was before the chain (four words from column n0; +0 outside).
 fn load_row(m: u32, n0: u32) -> vec4<f32> {
     var row = vec4<f32>(0.0);
     for (var c = 0u; c < 4u && m < P.rows && n0 + c < P.cols; c = c + 1u) {
@@ -264,8 +318,9 @@ fn load_row(m: u32, n0: u32) -> vec4<f32> {
     return row;
 }
 
-// What the chain's sums are added to: the block's outputs when it adds to them (P.flags = 1),
-// else +0, for +0 + x is x for every sum x (a sum from +0 is never -0).
+// What the chain's sums are added to in the 4×4 block from output (m0, n0): its outputs when
+// the chain adds to them (P.flags = 1), else +0, for +0 + x is x for every sum x (a sum from
+// +0 is never -0).
 fn initial_block(m0: u32, n0: u32) -> array<vec4<f32>, 4> {
     var block = array<vec4<f32>, 4>();
     if P.flags != 0u {
@@ -292,7 +347,8 @@ fn store_block(m0: u32, n0: u32, block: array<vec4<f32>, 4>) {
 // Second half of MxuMatmul, for a chain of P.len steps from P.first_step: dst is set (or,
 // with P.flags = 1, added to) by the first step's sums, and each later step's sums are added
 // to it, what one instruction at a time would store and read back. Each invocation computes
-// a 4×4 block of outputs, P.rows = M, P.cols = N; invocations MB × NB, column groups fastest.
+// an 8×8 block of outputs, as four 4×4 quarters, P.rows = M, P.cols = N; invocations
+// MB/2 × NB/2, column pairs fastest.
 @compute @workgroup_size(64)
 fn mxu_matmul(
     @builtin(workgroup_id) wg: vec3<u32>,
@@ -300,33 +356,55 @@ fn mxu_matmul(
     @builtin(local_invocation_index) local: u32,
 ) {
     let i = thread_index(wg, groups, local);
-    let col_groups = (P.cols + 3u) / 4u;
-    if i >= ((P.rows + 3u) / 4u) * col_groups {
+    let row_groups = groups_of_four(P.rows);
+    let col_groups = groups_of_four(P.cols);
+    if i >= (row_groups / 2u) * (col_groups / 2u) {
         return;
     }
-    let mb = i / col_groups;
-    let nb = i % col_groups;
-    var total = initial_block(mb * 4u, nb * 4u);
-    // On a device that flushes subnormals, a block whose sums might meet one is flagged (at
-    // P.scratch_at) and left as it is for `mxu_matmul_exact`.
+    let mb = (i / (col_groups / 2u)) * 2u;
+    let nb = (i % (col_groups / 2u)) * 2u;
+    let m0 = mb * 4u;
+    let n0 = nb * 4u;
+    var top_left = initial_block(m0, n0);
+    var top_right = initial_block(m0, n0 + 4u);
+    var bottom_left = initial_block(m0 + 4u, n0);
+    var bottom_right = initial_block(m0 + 4u, n0 + 4u);
+    // On a device that flushes subnormals, a quarter whose sums might not be exact here is
+    // flagged and left as it is for `mxu_matmul_exact`.
+    var fast = vec4<bool>(true);
     if FLUSHES {
-        var normal = whole_multiples_of_min_normal(total);
-        for (var s = 0u; s < P.len; s = s + 1u) {
-            normal = normal && step_stays_normal(steps[P.first_step + s], mb, nb, col_groups);
-        }
-        act[P.scratch_at / 4u + i] = vec4<u32>(u32(!normal));
-        if !normal {
+        fast = vec4<bool>(
+            fast_path_exact(top_left, mb, nb, row_groups, col_groups),
+            fast_path_exact(top_right, mb, nb + 1u, row_groups, col_groups),
+            fast_path_exact(bottom_left, mb + 1u, nb, row_groups, col_groups),
+            fast_path_exact(bottom_right, mb + 1u, nb + 1u, row_groups, col_groups),
+        );
+        if !any(fast) {
             return;
         }
     }
     for (var s = 0u; s < P.len; s = s + 1u) {
         let sums = step_sums(steps[P.first_step + s], mb, nb, col_groups);
-        total = array<vec4<f32>, 4>(total[0] + sums[0], total[1] + sums[1], total[2] + sums[2], total[3] + sums[3]);
+        top_left = plus_quarter(top_left, sums, 0u);
+        top_right = plus_quarter(top_right, sums, 1u);
+        bottom_left = plus_quarter(bottom_left, sums, 2u);
+        bottom_right = plus_quarter(bottom_right, sums, 3u);
     }
-    store_block(mb * 4u, nb * 4u, total);
+    if fast.x {
+        store_block(m0, n0, top_left);
+    }
+    if fast.y {
+        store_block(m0, n0 + 4u, top_right);
+    }
+    if fast.z {
+        store_block(m0 + 4u, n0, bottom_left);
+    }
+    if fast.w {
+        store_block(m0 + 4u, n0 + 4u, bottom_right);
+    }
 }
 
-// On devices that flush subnormals, after each `mxu_matmul`: the blocks it flagged, one
+// On devices that flush subnormals, after each `mxu_matmul`: the 4×4 blocks it flagged, one
 // product and one sum at a time in the arithmetic that keeps subnormals (in a kernel of its
 // own: its registers in the fast kernel cost an H200 a fifth of its speed even where never
 // run). Each invocation looks at a run of P.code blocks: one on hardware GPUs, more on
@@ -338,8 +416,8 @@ fn mxu_matmul_exact(
     @builtin(local_invocation_index) local: u32,
 ) {
     let i = thread_index(wg, groups, local);
-    let col_groups = (P.cols + 3u) / 4u;
-    let blocks = ((P.rows + 3u) / 4u) * col_groups;
+    let col_groups = groups_of_four(P.cols);
+    let blocks = groups_of_four(P.rows) * col_groups;
     for (var b = i * P.code; b < min(i * P.code + P.code, blocks); b = b + 1u) {
         if act[P.scratch_at / 4u + b].x != 0u {
             exact_block(b / col_groups, b % col_groups, col_groups);

@@ -93,10 +93,22 @@ fn vector_module(op: Option<VectorOp>, flushes_subnormals: bool) -> String {
         + &apply
 }
 
-/// The matrix unit's module, its reducers producing `part` (see `Kernel::MxuWeights`).
-fn mxu_module(part: isa::Part, flushes_subnormals: bool) -> String {
+/// The matrix unit's module, its reducers producing `part` (see `Kernel::MxuWeights`), its
+/// products `strict` (tests: see `GpuBackend::set_strict_products`).
+fn mxu_module(part: isa::Part, flushes_subnormals: bool, strict: bool) -> String {
     let part = format!("const PART: u32 = {}u;\n", part.index());
-    [COMMON_WGSL, &part, &flushes(flushes_subnormals), EXACT_FMA_WGSL, EXACT_ARITH_WGSL, MXU_WGSL].concat()
+    // How `mxu_matmul` adds each product to its sum (`accumulate` in mxu.wgsl): the product
+    // hidden from the optimiser where the device keeps subnormals; plain where it flushes
+    // them, and every product the kernel computes is exact.
+    let sum = match (flushes_subnormals, strict) {
+        (false, _) => "s + bitcast<vec4<f32>>(bitcast<vec4<u32>>(a * w) | zero)",
+        (true, false) => "s + a * w",
+        (true, true) => "s + strict_products(a, w)",
+    };
+    let accumulate = format!(
+        "fn accumulate(s: vec4<f32>, a: f32, w: vec4<f32>, zero: vec4<u32>) -> vec4<f32> {{\n    return {sum};\n}}\n"
+    );
+    [COMMON_WGSL, &part, &flushes(flushes_subnormals), EXACT_FMA_WGSL, EXACT_ARITH_WGSL, MXU_WGSL, &accumulate].concat()
 }
 
 /// Whether the device flushes subnormals, for `exact_arith.wgsl`.
@@ -222,6 +234,8 @@ pub struct GpuBackend {
     /// The kernels are built with the arithmetic that gives such a device the reference's bits
     /// (`FLUSHES` in `shaders/exact_arith.wgsl`): where it flushes, or where a test asks.
     flushing_kernels: bool,
+    /// The matmul kernel's products are `strict_products` (tests).
+    strict_products: bool,
     /// Natively on Vulkan, shaders go to the driver as our own SPIR-V translation (see
     /// `subnormals`), which tells the driver to keep subnormals where it can.
     #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
@@ -328,6 +342,7 @@ impl GpuBackend {
             },
             flushes_subnormals: false,
             flushing_kernels: false,
+            strict_products: false,
             spirv,
             keep_subnormals,
             info,
@@ -411,6 +426,17 @@ impl GpuBackend {
         self.flushing_kernels = on;
     }
 
+    /// Builds the matmul kernel for a device that flushes subnormals, from the next run on,
+    /// with each product that overflowed or has bits below 2⁻¹²⁶ made NaN (tests). That kernel
+    /// must never compute one: its products are plain, and only such a product could change
+    /// a sum if a compiler fused the multiply into the add (which WGSL allows).
+    pub fn set_strict_products(&mut self, on: bool) {
+        if on != self.strict_products {
+            self.pipelines.retain(|k, _| !k.knows_flushing());
+        }
+        self.strict_products = on;
+    }
+
     /// Whether the driver was told to keep subnormals (see `subnormals`); otherwise it decides.
     pub fn keeps_subnormals_explicitly(&self) -> bool {
         self.keep_subnormals
@@ -472,12 +498,14 @@ impl GpuBackend {
                     let shift = format!("const HBM_PART_SHIFT: u32 = {}u;\n", self.plan_limits.hbm_part_words.ilog2());
                     [COMMON_WGSL, &shift, HBM_SPLIT_WGSL, DMA_WGSL].concat()
                 }
-                Kernel::MxuWeights(p) | Kernel::MxuActivations(p) => mxu_module(p, self.flushing_kernels),
+                Kernel::MxuWeights(p) | Kernel::MxuActivations(p) => {
+                    mxu_module(p, self.flushing_kernels, self.strict_products)
+                }
                 Kernel::MxuWeightsExponents | Kernel::MxuActivationsExponents => {
                     [COMMON_WGSL, MXU_EXPONENTS_WGSL].concat()
                 }
                 Kernel::MxuMatmul | Kernel::MxuMatmulExact | Kernel::MxuCopyWeights => {
-                    mxu_module(isa::Part::Hi, self.flushing_kernels)
+                    mxu_module(isa::Part::Hi, self.flushing_kernels, self.strict_products)
                 }
                 Kernel::Vector(op) => vector_module(Some(op), self.flushing_kernels),
                 Kernel::Reduce | Kernel::Transpose => vector_module(None, self.flushing_kernels),

@@ -88,18 +88,25 @@ impl Kernel {
 }
 
 // The MXU's scratch layouts (`shaders/mxu.wgsl`): bfloat16 parts packed two to a word and
-// four words to a `vec4`, each block followed by a `vec4` per group of four columns (weights)
-// or rows (activations) for their smallest exponents (written only on devices that flush
-// subnormals; always there, so the layout is one).
+// four words to a `vec4`, in groups of four columns (weights) or rows (activations), each
+// block followed by two `vec4`s per group for their smallest and largest magnitudes (written
+// only on devices that flush subnormals; always there, so the layout is one).
+
+/// Groups of four rows or columns in the layouts, padded to an even number so that every 8×8
+/// block of outputs a matmul invocation computes lies inside (`groups_of_four` in
+/// `shaders/common.wgsl`).
+fn groups_of_four(x: u32) -> u32 {
+    x.div_ceil(8) * 2
+}
 
 /// Words of one MXU's weight registers holding a K×N block.
 fn weight_words(k: u32, n: u32) -> u32 {
-    (k.div_ceil(2) + 1) * n.div_ceil(4) * 4
+    (k.div_ceil(2) + 2) * groups_of_four(n) * 4
 }
 
 /// Words of the activations of an M×K block.
 fn act_words(m: u32, k: u32) -> u64 {
-    m.div_ceil(4) as u64 * 4 * (k.div_ceil(2) as u64 + 1)
+    groups_of_four(m) as u64 * 4 * (k.div_ceil(2) as u64 + 2)
 }
 
 /// One dispatch: `invocations` threads of `kernel` (one per word, output or lane).
@@ -328,7 +335,7 @@ impl Planner {
                 }
                 Instr::MxuMatmul { src, dst, .. } => {
                     largest_act = largest_act.max(act_words(src.rows, src.cols));
-                    most_blocks = most_blocks.max(dst.rows.div_ceil(4) as u64 * dst.cols.div_ceil(4) as u64);
+                    most_blocks = most_blocks.max(groups_of_four(dst.rows) as u64 * groups_of_four(dst.cols) as u64);
                 }
                 _ => {}
             }
@@ -475,7 +482,7 @@ impl Planner {
         // One invocation per pair of rows and group of four columns; for the exponents, per
         // run of `EXPONENTS_CHUNK` pairs.
         let params = Params { scratch_at: at, ..block_params(src, src) };
-        let (pairs, groups) = (src.rows.div_ceil(2), src.cols.div_ceil(4));
+        let (pairs, groups) = (src.rows.div_ceil(2), groups_of_four(src.cols));
         self.push(Kernel::MxuWeights(part), params, pairs * groups);
         if self.exact_run.is_some() {
             self.push(Kernel::MxuWeightsExponents, params, pairs.div_ceil(EXPONENTS_CHUNK) * groups);
@@ -528,7 +535,7 @@ impl Planner {
         // One invocation per group of four rows and pair of columns; for the exponents, per
         // run of `EXPONENTS_CHUNK` pairs.
         let params = Params { scratch_at: at, ..block_params(src, src) };
-        let (groups, pairs) = (src.rows.div_ceil(4), src.cols.div_ceil(2));
+        let (groups, pairs) = (groups_of_four(src.rows), src.cols.div_ceil(2));
         self.push(Kernel::MxuActivations(part), params, groups * pairs);
         if self.exact_run.is_some() {
             self.push(Kernel::MxuActivationsExponents, params, groups * pairs.div_ceil(EXPONENTS_CHUNK));
@@ -541,8 +548,8 @@ impl Planner {
         let first_step = self.plan.steps.len() as u32;
         let len = chain.steps.len() as u32;
         self.plan.steps.extend(chain.steps);
-        // One invocation per 4×4 block of outputs.
-        let invocations = chain.dst.rows.div_ceil(4) * chain.n.div_ceil(4);
+        // One invocation per 8×8 block of outputs; the exact kernel looks at 4×4 blocks.
+        let blocks = groups_of_four(chain.dst.rows) * groups_of_four(chain.n);
         let params = Params {
             dst_addr: chain.dst.addr,
             dst_stride: chain.dst.stride,
@@ -555,11 +562,11 @@ impl Planner {
             scratch_at: self.act_size,
             ..Params::default()
         };
-        self.push(Kernel::MxuMatmul, params, invocations);
+        self.push(Kernel::MxuMatmul, params, blocks / 4);
         if let Some(run) = self.exact_run {
             // `run` blocks of outputs per invocation.
             let params = Params { code: run, ..params };
-            self.push(Kernel::MxuMatmulExact, params, invocations.div_ceil(run));
+            self.push(Kernel::MxuMatmulExact, params, blocks.div_ceil(run));
         }
     }
 

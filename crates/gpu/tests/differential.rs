@@ -335,7 +335,7 @@ fn dma_with_strides() {
 
 /// One MXU program: load activations (M×K), weights (K×N) and an initial result (M×N) with
 /// padded VMEM strides, then for each part: weights, matmul (set, then accumulate).
-fn check_matmul(name: &str, (m, k, n): (u32, u32, u32), act: &[f32], w: &[f32], init: &[f32]) {
+fn check_matmul(name: &str, (m, k, n): (u32, u32, u32), act: &[f32], w: &[f32], init: &[f32], edges: Edges) {
     let (a_stride, w_stride, d_stride) = (k + 3, n + 1, n + 2);
     let (va, vw, vd) = (0, m * a_stride, m * a_stride + k * w_stride);
     let vd2 = vd + m * d_stride;
@@ -392,9 +392,20 @@ fn check_matmul(name: &str, (m, k, n): (u32, u32, u32), act: &[f32], w: &[f32], 
         ],
         instrs,
     );
-    assert_same_bits_every_matmul_plan(&p, &[bits(act), bits(w), bits(init)], &|o, i| {
-        format!("{} output {o}, m={} n={}", name, i / n as usize, i % n as usize)
-    });
+    let inputs = [bits(act), bits(w), bits(init)];
+    let describe = |o, i| format!("{} output {o}, m={} n={}", name, i / n as usize, i % n as usize);
+    assert_same_bits_every_matmul_plan(&p, &inputs, &describe);
+    if edges == Edges::Included {
+        assert_same_bits_with_strict_products(&p, &inputs, &describe);
+    }
+}
+
+/// Whether a matmul's values include products that under- or overflow, where a compiler that
+/// fuses multiplies into adds could change a sum: those also run with strict products.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Edges {
+    Included,
+    None,
 }
 
 #[test]
@@ -408,7 +419,7 @@ fn matmul_random_shapes_all_parts() {
         let act: Vec<f32> = (0..m * k).map(|_| rng.f32_in(-2.0, 2.0)).collect();
         let w: Vec<f32> = (0..k * n).map(|_| rng.moderate()).collect();
         let init: Vec<f32> = (0..m * n).map(|_| rng.f32_in(-1.0, 1.0)).collect();
-        check_matmul(&format!("matmul{m}x{k}x{n}"), (m, k, n), &act, &w, &init);
+        check_matmul(&format!("matmul{m}x{k}x{n}"), (m, k, n), &act, &w, &init, Edges::None);
     }
 }
 
@@ -429,13 +440,13 @@ fn matmul_on_edge_values() {
     let act: Vec<f32> = (0..m * k).map(|_| pick(&mut rng)).collect();
     let w: Vec<f32> = (0..k * n).map(|_| pick(&mut rng)).collect();
     let init: Vec<f32> = (0..m * n).map(|_| pick(&mut rng)).collect();
-    check_matmul("matmul.edges", (m, k, n), &act, &w, &init);
+    check_matmul("matmul.edges", (m, k, n), &act, &w, &init, Edges::Included);
     // Every product of two edge values, each summed with itself (row r of the activations is
     // edge value r, column c of the weights edge value c), added to edge values.
     let e = edges.len();
     let act: Vec<f32> = (0..e * e).map(|i| edges[i / e]).collect();
     let w: Vec<f32> = (0..e * e).map(|i| edges[i % e]).collect();
-    check_matmul("matmul.edge_pairs", (e as u32, e as u32, e as u32), &act, &w, &w);
+    check_matmul("matmul.edge_pairs", (e as u32, e as u32, e as u32), &act, &w, &w, Edges::Included);
     // Finite but extreme: tiny and huge magnitudes only, so sums stay informative.
     let extreme = |rng: &mut Rng| {
         let e = if rng.range(0, 1) == 0 { rng.range(1, 20) } else { rng.range(230, 254) };
@@ -444,7 +455,39 @@ fn matmul_on_edge_values() {
     let act: Vec<f32> = (0..m * k).map(|_| extreme(&mut rng)).collect();
     let w: Vec<f32> = (0..k * n).map(|_| extreme(&mut rng)).collect();
     let init = vec![0.0; (m * n) as usize];
-    check_matmul("matmul.extreme", (m, k, n), &act, &w, &init);
+    check_matmul("matmul.extreme", (m, k, n), &act, &w, &init, Edges::Included);
+    // Products around the overflow threshold, of both signs: a product that overflows then
+    // meets a partial sum that a fused multiply-add would bring back into range.
+    let near_overflow = |rng: &mut Rng| {
+        let m = [1.0, 1.5, 1.75][rng.range(0, 2) as usize];
+        let sign = if rng.range(0, 1) == 0 { -1.0 } else { 1.0 };
+        sign * m * 2f32.powi(rng.range(62, 65) as i32)
+    };
+    let act: Vec<f32> = (0..m * k).map(|_| near_overflow(&mut rng)).collect();
+    let w: Vec<f32> = (0..k * n).map(|_| near_overflow(&mut rng)).collect();
+    check_matmul("matmul.near_overflow", (m, k, n), &act, &w, &init, Edges::Included);
+    // At the bound: exponent fields 191 and 190, the least sum with a product that can
+    // overflow (1.75·2^64 · 1.75·2^63 does), after a finite -1.875·2^127 (fused: finite).
+    let big = 2f32.powi(64);
+    check_matmul(
+        "matmul.overflow_at_the_bound",
+        (1, 2, 1),
+        &[-1.5 * big, 1.75 * big],
+        &[0.625 * big, 0.875 * big],
+        &[0.0],
+        Edges::Included,
+    );
+    // And below: exponent fields 70 and 71, the greatest sum with a product that can have a
+    // bit below 2^-126 (odd significands: (1 + 2^-7)^2 · 2^-113 has its last at 2^-127).
+    let odd = 1.0 + 2f32.powi(-7);
+    check_matmul(
+        "matmul.low_bit_at_the_bound",
+        (1, 1, 1),
+        &[odd * 2f32.powi(-57)],
+        &[odd * 2f32.powi(-56)],
+        &[0.0],
+        Edges::Included,
+    );
 }
 
 #[test]

@@ -131,19 +131,43 @@ pub fn assert_same_bits_every_matmul_plan(
 ) {
     assert_same_bits(program, inputs, describe);
     for (small_scratch, flushing_kernels) in [(true, false), (false, true)] {
-        // One lock for the run, so no other test changes the settings in between.
-        let defaults = gpu().plan_limits();
-        let scratch_words = if small_scratch { 64 } else { defaults.scratch_words };
-        let got = with_limits(Limits { scratch_words, ..defaults }, |g| {
-            let before = g.flushes_subnormals();
-            g.set_flushing_kernels(flushing_kernels || before);
-            let got = pollster::block_on(g.run(program, inputs));
-            g.set_flushing_kernels(before);
-            got
-        });
         let how = if small_scratch { " (small scratch)" } else { " (kernels for a device that flushes subnormals)" };
-        compare(program, inputs, got, how, describe);
+        compare(program, inputs, run_with(program, inputs, small_scratch, flushing_kernels, false), how, describe);
     }
+}
+
+/// `assert_same_bits` with the kernels for a device that flushes subnormals and strict
+/// products (`set_strict_products`): for values with products that under- or overflow, where
+/// a compiler fusing multiplies into adds could change a sum.
+pub fn assert_same_bits_with_strict_products(
+    program: &Program,
+    inputs: &[Vec<u32>],
+    describe: &dyn Fn(usize, usize) -> String,
+) {
+    let got = run_with(program, inputs, false, true, true);
+    let how = " (kernels for a device that flushes subnormals, strict products)";
+    compare(program, inputs, got, how, describe);
+}
+
+fn run_with(
+    program: &Program,
+    inputs: &[Vec<u32>],
+    small_scratch: bool,
+    flushing_kernels: bool,
+    strict_products: bool,
+) -> Result<Vec<Vec<u32>>, emu::EmuError> {
+    // One lock for the run, so no other test changes the settings in between.
+    let defaults = gpu().plan_limits();
+    let scratch_words = if small_scratch { 64 } else { defaults.scratch_words };
+    with_limits(Limits { scratch_words, ..defaults }, |g| {
+        let before = g.flushes_subnormals();
+        g.set_flushing_kernels(flushing_kernels || before);
+        g.set_strict_products(strict_products);
+        let got = pollster::block_on(g.run(program, inputs));
+        g.set_flushing_kernels(before);
+        g.set_strict_products(false);
+        got
+    })
 }
 
 fn compare(
