@@ -229,10 +229,11 @@ fn strict_products(a: f32, w: vec4<f32>) -> vec4<f32> {
     let field = (bits >> vec4<u32>(23u)) & vec4<u32>(0xffu);
     let a_finite = (bitcast<u32>(a) & 0x7f800000u) != 0x7f800000u;
     let w_finite = (bitcast<vec4<u32>>(w) & vec4<u32>(0x7f800000u)) != vec4<u32>(0x7f800000u);
-    let overflowed = field == vec4<u32>(0xffu) & w_finite & vec4<bool>(a_finite);
+    let overflowed = (field == vec4<u32>(0xffu)) & w_finite & vec4<bool>(a_finite);
     let below = vec4<u32>(24u) - min(field, vec4<u32>(24u));
     let low_bits = (bits & ((vec4<u32>(1u) << below) - vec4<u32>(1u))) != vec4<u32>(0u);
-    return select(p, vec4<f32>(bitcast<f32>(CANONICAL_NAN)), overflowed | low_bits);
+    // (A NaN made at run time: WGSL rejects a constant one.)
+    return select(p, vec4<f32>(bitcast<f32>(CANONICAL_NAN | P.zero)), overflowed | low_bits);
 }
 
 // One k for the 8×8 block: rows `top` (the block's first four) and `bottom` times columns
