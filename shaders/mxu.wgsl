@@ -96,12 +96,12 @@ fn mxu_weights(
         weights[exponents] = vec4<u32>(511u);
         weights[exponents + col_groups] = vec4<u32>(0u);
     }
-    weights[P.scratch_at / 4u + i] = vec4<u32>(
-        pair(part_at(k, n), part_at(k + 1u, n)),
-        pair(part_at(k, n + 1u), part_at(k + 1u, n + 1u)),
-        pair(part_at(k, n + 2u), part_at(k + 1u, n + 2u)),
-        pair(part_at(k, n + 3u), part_at(k + 1u, n + 3u)),
-    );
+    // A loop, not four copies of `part_at`'s arithmetic: SwiftShader compiles it faster.
+    var packed = vec4<u32>();
+    for (var c = 0u; c < 4u; c = c + 1u) {
+        packed[c] = pair(part_at(k, n + c), part_at(k + 1u, n + c));
+    }
+    weights[P.scratch_at / 4u + i] = packed;
 }
 
 // First half of MxuMatmul: one invocation per (mb, kp), P.rows = M, P.cols = K.
@@ -124,12 +124,11 @@ fn mxu_activations(
         act[exponents] = vec4<u32>(511u);
         act[exponents + row_groups] = vec4<u32>(0u);
     }
-    act[P.scratch_at / 4u + i] = vec4<u32>(
-        pair(part_at(m, k), part_at(m, k + 1u)),
-        pair(part_at(m + 1u, k), part_at(m + 1u, k + 1u)),
-        pair(part_at(m + 2u, k), part_at(m + 2u, k + 1u)),
-        pair(part_at(m + 3u, k), part_at(m + 3u, k + 1u)),
-    );
+    var packed = vec4<u32>();
+    for (var r = 0u; r < 4u; r = r + 1u) {
+        packed[r] = pair(part_at(m + r, k), part_at(m + r, k + 1u));
+    }
+    act[P.scratch_at / 4u + i] = packed;
 }
 
 // Moves P.len words of loaded weights from P.src_addr to P.dst_addr (never overlapping).
@@ -163,26 +162,16 @@ fn mxu_copy_weights(
 // either rule, or that a chain adds to and that holds a value with bits below 2^-126, is
 // flagged and left to `mxu_matmul_exact`.
 
-fn least(v: vec4<u32>) -> u32 {
-    return min(min(v.x, v.y), min(v.z, v.w));
+// A group's (least, greatest) exponent fields over its four rows or columns.
+fn exponent_range(least: vec4<u32>, greatest: vec4<u32>) -> vec2<u32> {
+    return vec2<u32>(min(min(least.x, least.y), min(least.z, least.w)), max(max(greatest.x, greatest.y), max(greatest.z, greatest.w)));
 }
 
-fn greatest(v: vec4<u32>) -> u32 {
-    return max(max(v.x, v.y), max(v.z, v.w));
-}
-
-// Whether every product of a step for the 4×4 block (mb, nb) is exact on a device that
-// flushes subnormals: neither below 2^-126 in its last bit nor overflowing. (No shifts here:
-// SwiftShader shifts one lane at a time.)
-fn step_stays_exact(step: Step, mb: u32, nb: u32, row_groups: u32, col_groups: u32) -> bool {
-    let pairs = (step.k + 1u) / 2u;
-    let rows = step.act_at / 4u + row_groups * pairs + mb;
-    let cols = step.weights_at / 4u + pairs * col_groups + nb;
-    let a = least(act[rows]);
-    let w = least(weights[cols]);
-    let a_top = greatest(act[rows + row_groups]);
-    let w_top = greatest(weights[cols + col_groups]);
-    return a != 0u && w != 0u && a + w >= 142u && a_top + w_top <= 380u;
+// Whether every product of a group of rows with a group of columns is exact on a device that
+// flushes subnormals: neither below 2^-126 in its last bit (nor a subnormal factor) nor
+// overflowing. (No shifts here: SwiftShader shifts one lane at a time.)
+fn products_exact(rows: vec2<u32>, cols: vec2<u32>) -> bool {
+    return rows.x != 0u && cols.x != 0u && rows.x + cols.x >= 142u && rows.y + cols.y <= 380u;
 }
 
 // Whether every value of a block is a whole multiple of 2^-126 (no bit below it): then, with
@@ -198,16 +187,30 @@ fn whole_multiples_of_min_normal(block: array<vec4<f32>, 4>) -> bool {
     return all(low_bits == vec4<u32>(0u));
 }
 
-// Whether `mxu_matmul` computes the 4×4 block (mb, nb), which holds `block` before the chain,
-// itself; flags it for `mxu_matmul_exact` (at P.scratch_at) when not.
-fn fast_path_exact(block: array<vec4<f32>, 4>, mb: u32, nb: u32, row_groups: u32, col_groups: u32) -> bool {
-    // A block the chain does not add to starts from +0.
-    var exact = P.flags == 0u || whole_multiples_of_min_normal(block);
+// Which quarters of the 8×8 block from row group mb and column group nb (top left, top right,
+// bottom left, bottom right) `mxu_matmul` computes itself: those whose every product in every
+// step is exact and, when the chain adds to them, whose outputs are whole multiples of
+// 2^-126. The others are flagged (at P.scratch_at) for `mxu_matmul_exact`. (One loop for the
+// four: a loop each, inlined, took SwiftShader a quarter of a second more to compile.)
+fn fast_quarters(mb: u32, nb: u32, row_groups: u32, col_groups: u32, before: array<array<vec4<f32>, 4>, 4>) -> vec4<bool> {
+    var fast = vec4<bool>(true);
     for (var s = 0u; s < P.len; s = s + 1u) {
-        exact = exact && step_stays_exact(steps[P.first_step + s], mb, nb, row_groups, col_groups);
+        let step = steps[P.first_step + s];
+        let pairs = (step.k + 1u) / 2u;
+        let rows = step.act_at / 4u + row_groups * pairs + mb;
+        let cols = step.weights_at / 4u + pairs * col_groups + nb;
+        let top = exponent_range(act[rows], act[rows + row_groups]);
+        let bottom = exponent_range(act[rows + 1u], act[rows + 1u + row_groups]);
+        let left = exponent_range(weights[cols], weights[cols + col_groups]);
+        let right = exponent_range(weights[cols + 1u], weights[cols + 1u + col_groups]);
+        fast = fast & vec4<bool>(products_exact(top, left), products_exact(top, right), products_exact(bottom, left), products_exact(bottom, right));
     }
-    act[P.scratch_at / 4u + mb * col_groups + nb] = vec4<u32>(u32(!exact));
-    return exact;
+    for (var q = 0u; q < 4u; q = q + 1u) {
+        // A block the chain does not add to starts from +0.
+        fast[q] = fast[q] && (P.flags == 0u || whole_multiples_of_min_normal(before[q]));
+        act[P.scratch_at / 4u + (mb + q / 2u) * col_groups + nb + q % 2u] = vec4<u32>(u32(!fast[q]));
+    }
+    return fast;
 }
 
 // ---- The matmul ----
@@ -364,44 +367,35 @@ fn mxu_matmul(
     }
     let mb = (i / (col_groups / 2u)) * 2u;
     let nb = (i % (col_groups / 2u)) * 2u;
+    // Quarter q (top left, top right, bottom left, bottom right) starts at output row
+    // m0 + 4 (q / 2), column n0 + 4 (q % 2). (Loops over the quarters, not four copies of
+    // each: SwiftShader compiles the kernel faster.)
     let m0 = mb * 4u;
     let n0 = nb * 4u;
-    var top_left = initial_block(m0, n0);
-    var top_right = initial_block(m0, n0 + 4u);
-    var bottom_left = initial_block(m0 + 4u, n0);
-    var bottom_right = initial_block(m0 + 4u, n0 + 4u);
+    var quarters: array<array<vec4<f32>, 4>, 4>;
+    for (var q = 0u; q < 4u; q = q + 1u) {
+        quarters[q] = initial_block(m0 + 4u * (q / 2u), n0 + 4u * (q % 2u));
+    }
     // On a device that flushes subnormals, a quarter whose sums might not be exact here is
     // flagged and left as it is for `mxu_matmul_exact`.
     var fast = vec4<bool>(true);
     if FLUSHES {
-        fast = vec4<bool>(
-            fast_path_exact(top_left, mb, nb, row_groups, col_groups),
-            fast_path_exact(top_right, mb, nb + 1u, row_groups, col_groups),
-            fast_path_exact(bottom_left, mb + 1u, nb, row_groups, col_groups),
-            fast_path_exact(bottom_right, mb + 1u, nb + 1u, row_groups, col_groups),
-        );
+        fast = fast_quarters(mb, nb, row_groups, col_groups, quarters);
         if !any(fast) {
             return;
         }
     }
     for (var s = 0u; s < P.len; s = s + 1u) {
         let sums = step_sums(steps[P.first_step + s], mb, nb, col_groups);
-        top_left = plus_quarter(top_left, sums, 0u);
-        top_right = plus_quarter(top_right, sums, 1u);
-        bottom_left = plus_quarter(bottom_left, sums, 2u);
-        bottom_right = plus_quarter(bottom_right, sums, 3u);
+        quarters[0] = plus_quarter(quarters[0], sums, 0u);
+        quarters[1] = plus_quarter(quarters[1], sums, 1u);
+        quarters[2] = plus_quarter(quarters[2], sums, 2u);
+        quarters[3] = plus_quarter(quarters[3], sums, 3u);
     }
-    if fast.x {
-        store_block(m0, n0, top_left);
-    }
-    if fast.y {
-        store_block(m0, n0 + 4u, top_right);
-    }
-    if fast.z {
-        store_block(m0 + 4u, n0, bottom_left);
-    }
-    if fast.w {
-        store_block(m0 + 4u, n0 + 4u, bottom_right);
+    for (var q = 0u; q < 4u; q = q + 1u) {
+        if fast[q] {
+            store_block(m0 + 4u * (q / 2u), n0 + 4u * (q % 2u), quarters[q]);
+        }
     }
 }
 
