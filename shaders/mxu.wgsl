@@ -286,7 +286,7 @@ fn step_sums(step: Step, mb: u32, nb: u32, col_groups: u32) -> array<vec4<f32>, 
     return sums;
 }
 
-// The 4×4 block from output (m0, n0) with quarter q of an 8×8 block's sums added.
+// A 4×4 block with quarter q of an 8×8 block's sums added to it.
 fn plus_quarter(block: array<vec4<f32>, 4>, sums: array<vec4<f32>, 16>, q: u32) -> array<vec4<f32>, 4> {
     return array<vec4<f32>, 4>(block[0] + sums[4u * q], block[1] + sums[4u * q + 1u], block[2] + sums[4u * q + 2u], block[3] + sums[4u * q + 3u]);
 }

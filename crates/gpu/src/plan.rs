@@ -89,7 +89,7 @@ impl Kernel {
 
 // The MXU's scratch layouts (`shaders/mxu.wgsl`): bfloat16 parts packed two to a word and
 // four words to a `vec4`, in groups of four columns (weights) or rows (activations), each
-// block followed by two `vec4`s per group for their smallest and largest magnitudes (written
+// block followed by two `vec4`s per group for their least and greatest exponent fields (written
 // only on devices that flush subnormals; always there, so the layout is one).
 
 /// Groups of four rows or columns in the layouts, padded to an even number so that every 8×8
