@@ -497,6 +497,34 @@ def twice(x, unused):
 print(jax.make_jaxpr(twice)(jnp.ones(2), jnp.ones(4)))
 print(jax.make_jaxpr(lambda x: jnp.sum(x ** 2))(jnp.ones(3)))
 """)
+# Arrays created inside a trace are staged as JAX stages them: zeros, ones, full and the
+# `_like`s as a `broadcast_in_dim` of a literal (weakly typed from a Python scalar fill or a
+# weak `x`), arange as an `iota` times its step plus its start; a scalar one is a literal.
+# Under jit the program makes them on the chip, `arange(n).reshape(...)` included.
+program("arrays_created_inside_traces", """
+print(jax.make_jaxpr(lambda x: x + jnp.zeros(3))(2.0))
+print(jax.make_jaxpr(lambda x: x + jnp.full((2,), 3.0))(2.0))
+print(jax.make_jaxpr(lambda x: x + jnp.full((2,), 3.0, dtype=jnp.float32))(2.0))
+print(jax.make_jaxpr(lambda x: x + jnp.full((2,), 3))(2))
+print(jax.make_jaxpr(lambda x: x + jnp.zeros_like(x))(jnp.ones(2)))
+print(jax.make_jaxpr(lambda x: x + jnp.zeros_like(x))(2.0))
+print(jax.make_jaxpr(lambda x: x * jnp.ones((2,), jnp.bfloat16))(2.0))
+print(jax.make_jaxpr(lambda x: x + jnp.arange(4))(2))
+print(jax.make_jaxpr(lambda x: x + jnp.arange(1, 10, 2))(2))
+print(jax.make_jaxpr(lambda x: x + jnp.arange(0.5, 3.0))(2.0))
+print(jax.make_jaxpr(lambda x: x * jnp.arange(6.0).reshape(2, 3))(jnp.ones((2, 3))))
+f = jax.jit(lambda x: x * jnp.arange(1, 10, 2) + jnp.ones(5))
+print(f(3.0))
+g = jax.jit(lambda x: x + jnp.arange(24.0).reshape(2, 3, 4) * 0.5 + jnp.arange(4).reshape(1, 4))
+print(g(jnp.ones((2, 3, 4))))
+print(jax.jit(lambda x: jnp.arange(12).reshape(3, 4) % 5 + x)(1))
+print(jax.jit(lambda x: x + jnp.arange(1.0).reshape(1, 1))(2.0))
+print(jax.jit(lambda x: x + jnp.arange(3.0).reshape(3, 1))(jnp.ones((3, 2))))
+print(jax.jit(lambda x: x + jnp.arange(6).reshape(2, 1, 3))(1))
+print(jax.grad(lambda x: jnp.sum(x * jnp.arange(3.0) + jnp.zeros(3)))(2.0))
+print(jax.vmap(lambda x: x + jnp.arange(3))(jnp.ones((2, 3), dtype=jnp.int32)))
+print(jnp.full((2,), 3.0) + jnp.ones(2, dtype=jnp.bfloat16))
+""")
 # A jitted function called inside other traces is traced once per signature, as in JAX: a
 # print in it runs once per shape, through jit, grad, vmap and make_jaxpr alike; one that
 # closes over an enclosing trace's value is traced where it is called.

@@ -227,6 +227,38 @@ pub fn arg_reduce(g: &mut Graph, x: ValueId, axis: usize, is_max: bool, out: Vec
     crate::hlo::reduce(g, candidate, ReduceOp::Min, &[axis], out)
 }
 
+/// A 1-D iota reshaped to `shape` (`jnp.arange(n).reshape(a, b)`): the sum over the axes of
+/// an iota along each, times the axis's row-major stride. Kernels generate iotas by rows or
+/// by columns, never whole, and each of these is one or the other. The values are whole
+/// numbers below the array's size, exact in f32 arithmetic as in s32.
+pub fn reshaped_iota(g: &mut Graph, shape: Vec<usize>, elem: Elem) -> ValueId {
+    let b = &mut Builder { g, shape: shape.clone() };
+    let mut sum: Option<ValueId> = None;
+    let mut stride = 1;
+    for axis in (0..shape.len()).rev() {
+        if shape[axis] > 1 {
+            let mut term = b.g.add(Op::Iota { dimension: axis }, vec![], shape.clone());
+            if stride > 1 {
+                b.g.instrs[term].elem = elem;
+                term = b.with(BinaryOp::Mul, term, stride as f32);
+            }
+            if let Some(s) = sum {
+                b.g.instrs[term].elem = elem;
+                term = b.binary(BinaryOp::Add, term, s);
+            }
+            b.g.instrs[term].elem = elem;
+            sum = Some(term);
+        }
+        stride *= shape[axis];
+    }
+    // Every axis of size 1: the one value is 0.
+    sum.unwrap_or_else(|| {
+        let zero = b.g.add(Op::Iota { dimension: 0 }, vec![], shape.clone());
+        b.g.instrs[zero].elem = elem;
+        zero
+    })
+}
+
 /// `cumsum` along `axis` by doubling (Hillis and Steele): log2(n) rounds of `x + x shifted by
 /// k` for k = 1, 2, 4, …, each shift a slice padded with zeros at the front (at the back when
 /// `reverse`). The sums associate as a tree, not left to right: within a few ulp of JAX's

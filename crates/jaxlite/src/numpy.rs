@@ -482,6 +482,40 @@ pub fn arange(start: f64, stop: f64, step: f64, dtype: DType) -> Result<Array> {
     })
 }
 
+/// `jnp.arange(start, stop, step)` where it is called: inside a trace, as JAX stages it, an
+/// `iota` times `step` plus `start` (each only where it is not 1 or 0), so the Jaxpr shows
+/// how the values are made and the program makes them on the chip; outside, the array.
+pub async fn arange_in(ctx: &mut Context, start: f64, stop: f64, step: f64, dtype: DType) -> Result<Tensor> {
+    let values = arange(start, stop, step, dtype)?;
+    let n = values.aval.shape[0];
+    if !ctx.is_tracing() || n == 0 {
+        return Ok(Tensor::from(values));
+    }
+    let mut x = bind1(ctx, Primitive::Iota { dtype, shape: vec![n], dimension: 0 }, &[]).await?;
+    for (value, op, identity) in [(step, BinaryOp::Mul, 1.0), (start, BinaryOp::Add, 0.0)] {
+        if value != identity {
+            let scalar = Tensor::from(full(&[], value, dtype));
+            x = bind1(ctx, Primitive::Binary(op), &[scalar, x]).await?;
+        }
+    }
+    Ok(x)
+}
+
+/// `jnp.full(shape, value, dtype)` where it is called (`zeros`, `ones` and the `_like`s too):
+/// inside a trace, as JAX stages `lax.full`, a `broadcast_in_dim` of the scalar (a literal in
+/// the Jaxpr); outside, or for a scalar, the array. `weak`: typed by a Python scalar.
+pub async fn full_in(ctx: &mut Context, shape: &[usize], value: f64, dtype: DType, weak: bool) -> Result<Tensor> {
+    let mut scalar = full(&[], value, dtype);
+    scalar.aval.weak_type = weak;
+    if !ctx.is_tracing() || shape.is_empty() {
+        let mut filled = full(shape, value, dtype);
+        filled.aval.weak_type = weak;
+        return Ok(Tensor::from(filled));
+    }
+    let prim = Primitive::BroadcastInDim { shape: shape.to_vec(), broadcast_dimensions: vec![] };
+    bind1(ctx, prim, &[Tensor::from(scalar)]).await
+}
+
 /// `jnp.full(shape, value, dtype)`; `zeros` and `ones` are this with 0 and 1.
 pub fn full(shape: &[usize], value: f64, dtype: DType) -> Array {
     let n = shape.iter().product();

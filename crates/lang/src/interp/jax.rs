@@ -1694,7 +1694,6 @@ impl Interp<'_, '_> {
             let precision = if name == "dot" { take_kwarg(&mut kwargs, "precision") } else { None };
             let preferred = if name == "dot" { take_kwarg(&mut kwargs, "preferred_element_type") } else { None };
             no_more_kwargs(name, &kwargs)?;
-            let creation = |shape: Vec<usize>, value: f64, dtype: DType| Value::array(jnp::full(&shape, value, dtype));
             match name {
                 "array" | "asarray" => {
                     arity(name, &args, 1, 1)?;
@@ -1718,23 +1717,36 @@ impl Interp<'_, '_> {
                         (None, d) => d,
                     };
                     let value = if name == "ones" { 1.0 } else { 0.0 };
-                    Ok(creation(shape_arg(&args[0])?, value, dtype.unwrap_or(DType::F32)))
+                    let shape = shape_arg(&args[0])?;
+                    Ok(Value::Array(jnp::full_in(self.ctx, &shape, value, dtype.unwrap_or(DType::F32), false).await?))
                 }
                 "full" => {
                     let fill = fill.or_else(|| args.get(1).cloned());
                     arity(name, &args, 1, 2)?;
                     let fill = fill.ok_or_else(|| RtError::new("full() missing required argument 'fill_value'"))?;
+                    let python_number = matches!(fill, Value::Int(_) | Value::Float(_));
                     let fill = self.as_array(&fill, None).await?;
                     let Some(value) = fill.concrete().and_then(Array::scalar_f64) else {
                         return err("jnp.full needs a concrete scalar fill_value in the playground");
                     };
-                    Ok(creation(shape_arg(&args[0])?, value, dtype.unwrap_or(fill.aval().dtype)))
+                    // Typed by the fill when no dtype is given, weakly by a Python scalar.
+                    let (dtype, weak) = match dtype {
+                        Some(d) => (d, false),
+                        None => (fill.aval().dtype, python_number || fill.aval().weak_type),
+                    };
+                    let shape = shape_arg(&args[0])?;
+                    Ok(Value::Array(jnp::full_in(self.ctx, &shape, value, dtype, weak).await?))
                 }
                 "zeros_like" | "ones_like" => {
                     arity(name, &args, 1, 1)?;
                     let aval = self.to_tensor(&args[0])?.aval().clone();
                     let value = if name == "ones_like" { 1.0 } else { 0.0 };
-                    Ok(creation(aval.shape, value, dtype.unwrap_or(aval.dtype)))
+                    // `x`'s weak typing too, when no dtype is given (JAX's `full_like`).
+                    let (dtype, weak) = match dtype {
+                        Some(d) => (d, false),
+                        None => (aval.dtype, aval.weak_type),
+                    };
+                    Ok(Value::Array(jnp::full_in(self.ctx, &aval.shape, value, dtype, weak).await?))
                 }
                 "arange" => {
                     arity(name, &args, 1, 3)?;
@@ -1755,7 +1767,7 @@ impl Interp<'_, '_> {
                         check_size(&[n as usize])?;
                     }
                     let dtype = dtype.unwrap_or(if all_int { DType::I32 } else { DType::F32 });
-                    Ok(Value::array(jnp::arange(start, stop, step, dtype)?))
+                    Ok(Value::Array(jnp::arange_in(self.ctx, start, stop, step, dtype).await?))
                 }
                 "float32" | "int32" | "bfloat16" | "bool_" => {
                     arity(name, &args, 1, 1)?;
