@@ -525,6 +525,20 @@ print(jax.grad(lambda x: jnp.sum(x * jnp.arange(3.0) + jnp.zeros(3)))(2.0))
 print(jax.vmap(lambda x: x + jnp.arange(3))(jnp.ones((2, 3), dtype=jnp.int32)))
 print(jnp.full((2,), 3.0) + jnp.ones(2, dtype=jnp.bfloat16))
 """)
+# A Python scalar a traced function returns is a literal output of its Jaxpr (weakly typed
+# for an int or a float, not for a bool), through jit, vmap, the loops and cond.
+program("python_scalars_returned_from_traces", """
+print(jax.make_jaxpr(lambda x: 1.0)(2.0))
+print(jax.make_jaxpr(lambda x: (x, 2))(2.0))
+print(jax.make_jaxpr(jax.jit(lambda x: (x * 2.0, 1.0)))(2.0))
+print(jax.jit(lambda x: (x, 2, 3.5, True))(2.0))
+print(jax.jit(lambda x: 1.0)(2.0))
+print(jax.vmap(lambda x: (x, 2.0))(jnp.ones(3)))
+print(jax.value_and_grad(lambda x: 3.0 * x)(2.0))
+print(jax.lax.fori_loop(0, 3, lambda i, c: c + 1.0, 0.0))
+print(jax.lax.scan(lambda c, x: (c + x, 1.0), 0.0, jnp.ones(3)))
+print(jax.lax.cond(True, lambda x: 1.0, lambda x: x, 2.0))
+""")
 # A jitted function called inside other traces is traced once per signature, as in JAX: a
 # print in it runs once per shape, through jit, grad, vmap and make_jaxpr alike; one that
 # closes over an enclosing trace's value is traced where it is called.

@@ -398,8 +398,17 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
                     // The words already hold the value: a view, or the same constant (a view of
                     // a constant would be an output with nothing behind it).
                     (DType::Bool | DType::I32 | DType::BF16, DType::F32) | (DType::Bool, DType::I32 | DType::BF16) => {
-                        match g.instrs[ins[0]].op {
-                            Op::Constant(c) => g.add(Op::Constant(c), vec![], vec![]),
+                        let x = &g.instrs[ins[0]];
+                        match (&x.op, x.operands.first().map(|&o| &g.instrs[o].op)) {
+                            (Op::Constant(c), _) => g.add(Op::Constant(*c), vec![], vec![]),
+                            // A constant broadcast (`jnp.full` inside a trace, then promoted):
+                            // the same broadcast of the same constant, which kernels read as
+                            // a scalar where they could not read it through a view.
+                            (Op::Broadcast { dims }, Some(Op::Constant(c))) => {
+                                let (dims, c) = (dims.clone(), *c);
+                                let c = g.add(Op::Constant(c), vec![], vec![]);
+                                g.add(Op::Broadcast { dims }, vec![c], shape)
+                            }
                             _ => g.add(Op::Convert, ins, shape),
                         }
                     }

@@ -182,7 +182,8 @@ impl Context {
         if self.frames.is_empty() {
             return Err(JaxError("no trace in progress".into()));
         }
-        let outvars: Vec<Atom> = outs.iter().map(|t| self.atom(t, false)).collect::<Result<_, _>>()?;
+        // A scalar constant returned (a Python number) is a literal output, as in JAX.
+        let outvars: Vec<Atom> = outs.iter().map(|t| self.atom(t, true)).collect::<Result<_, _>>()?;
         let frame = self.frames.pop().expect("checked above");
         if self.frames.is_empty() {
             self.next_var = 0;

@@ -538,18 +538,15 @@ pub(super) fn function_name(f: &Value) -> String {
     }
 }
 
-/// A Python scalar as JAX sees it: a weakly typed 0-d array.
+/// A Python scalar as JAX sees it: a 0-d array, weakly typed for an int or a float (JAX has
+/// no weak bool).
 fn weak_scalar(v: &Value) -> R<Option<Array>> {
     Ok(Some(match v {
         Value::Float(x) => Array::weak_scalar_f32(*x as f32),
         Value::Int(i) => Array::weak_scalar_i32(
             i32::try_from(*i).map_err(|_| RtError::new(format!("Python int {i} too large to convert to int32")))?,
         ),
-        Value::Bool(b) => {
-            let mut a = Array::new(vec![], Data::Bool(vec![*b]));
-            a.aval.weak_type = true;
-            a
-        }
+        Value::Bool(b) => Array::new(vec![], Data::Bool(vec![*b])),
         _ => return Ok(None),
     }))
 }
