@@ -89,8 +89,9 @@ pub fn bf16_str(x: f32) -> String {
     trim(&format!("{:.*}", (5 - exponent) as usize, x as f64))
 }
 
-/// The repr of a NumPy float32 scalar: shortest round-trip digits, positional between 1e-4
-/// and 1e16, scientific outside.
+/// The `str` of a NumPy float32 scalar, which is how JAX prints a 0-d array: shortest
+/// round-trip digits, positional from 1e-4 (compared as a double) up to 1e6, scientific
+/// outside with nothing padded (`1e+06`, `1.234567e+06`, `1e-04`; NumPy 2).
 pub fn float_repr(x: f32) -> String {
     if x.is_nan() {
         return "nan".into();
@@ -98,8 +99,8 @@ pub fn float_repr(x: f32) -> String {
     if x.is_infinite() {
         return if x > 0.0 { "inf" } else { "-inf" }.into();
     }
-    let ax = x.abs();
-    if ax == 0.0 || (1e-4..1e16).contains(&ax) {
+    let ax = x.abs() as f64;
+    if ax == 0.0 || (1e-4..1e6).contains(&ax) {
         let s = format!("{x}");
         if s.contains('.') {
             s
@@ -107,7 +108,10 @@ pub fn float_repr(x: f32) -> String {
             format!("{s}.0")
         }
     } else {
-        sci_numpy(&format!("{x:e}"), None)
+        let rust = format!("{x:e}");
+        let (mant, exp) = rust.split_once('e').unwrap_or((&rust, "0"));
+        let (sign, digits) = if let Some(d) = exp.strip_prefix('-') { ('-', d) } else { ('+', exp) };
+        format!("{mant}e{sign}{digits:0>2}")
     }
 }
 
@@ -455,6 +459,14 @@ mod tests {
         expect!["[ True False]"].assert_eq(&format_array(&Array::new(vec![2], Data::Bool(vec![true, false]))));
         expect!["2.0"].assert_eq(&f32s(&[], &[2.0]));
         expect!["0.1"].assert_eq(&f32s(&[], &[0.1]));
+        // NumPy 2's float32 str: scientific from 1e6 and below 1e-4, unpadded.
+        expect!["999999.0"].assert_eq(&f32s(&[], &[999999.0]));
+        expect!["1e+06"].assert_eq(&f32s(&[], &[1e6]));
+        expect!["-1.234567e+06"].assert_eq(&f32s(&[], &[-1234567.0]));
+        expect!["4.9999237e+09"].assert_eq(&f32s(&[], &[4999923700.0]));
+        expect!["1e-04"].assert_eq(&f32s(&[], &[1e-4]));
+        expect!["0.000123"].assert_eq(&f32s(&[], &[0.000123]));
+        expect!["3e+38"].assert_eq(&f32s(&[], &[3e38]));
     }
 
     #[test]
