@@ -532,8 +532,6 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
                     dot
                 }
             }
-            // Squeezing size-1 dimensions is a reshape; stop_gradient is the identity here
-            // (it only matters to differentiation, which happened before).
             // `arange(n).reshape(…)`: an iota kernels can generate (see `reshaped_iota`).
             Primitive::Reshape { .. } | Primitive::Squeeze { .. }
                 if matches!(g.instrs[ins[0]].op, Op::Iota { .. })
@@ -543,6 +541,8 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
                 let elem = g.instrs[ins[0]].elem;
                 expand::reshaped_iota(&mut g, shape, elem)
             }
+            // Squeezing size-1 dimensions is a reshape; stop_gradient is the identity here
+            // (it only matters to differentiation, which happened before).
             Primitive::Reshape { .. } | Primitive::Squeeze { .. } => g.add(Op::Reshape, ins, shape),
             Primitive::StopGradient => ins[0],
             Primitive::BroadcastInDim { broadcast_dimensions, .. } => {

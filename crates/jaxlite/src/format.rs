@@ -108,28 +108,28 @@ pub fn float_repr(x: f32) -> String {
             format!("{s}.0")
         }
     } else {
-        let rust = format!("{x:e}");
-        let (mant, exp) = rust.split_once('e').unwrap_or((&rust, "0"));
-        let (sign, digits) = if let Some(d) = exp.strip_prefix('-') { ('-', d) } else { ('+', exp) };
-        format!("{mant}e{sign}{digits:0>2}")
+        numpy_exponent(&format!("{x:e}"))
     }
 }
 
-/// Rewrites Rust's `1.5e-5` as NumPy's `1.5e-05`; with `frac_digits`, pads the mantissa.
-fn sci_numpy(rust: &str, frac_digits: Option<usize>) -> String {
+/// Rust's `1.5e-5` as NumPy writes it, `1.5e-05`: the exponent signed, two digits at least.
+fn numpy_exponent(rust: &str) -> String {
     let (mant, exp) = rust.split_once('e').unwrap_or((rust, "0"));
     let (sign, digits) = if let Some(d) = exp.strip_prefix('-') { ('-', d) } else { ('+', exp) };
+    format!("{mant}e{sign}{digits:0>2}")
+}
+
+/// `numpy_exponent` with the mantissa padded to `frac_digits` digits after its point, as
+/// array elements print (`1.000e+06`).
+fn sci_numpy(rust: &str, frac_digits: usize) -> String {
+    let (mant, exp) = rust.split_once('e').unwrap_or((rust, "0"));
     let mut mant = mant.to_string();
-    if let Some(n) = frac_digits {
-        if !mant.contains('.') {
-            mant.push('.');
-        }
-        let have = mant.len() - mant.find('.').map_or(mant.len(), |p| p + 1);
-        mant.extend(std::iter::repeat_n('0', n.saturating_sub(have)));
-    } else if !mant.contains('.') {
+    if !mant.contains('.') {
         mant.push('.');
     }
-    format!("{mant}e{sign}{digits:0>2}")
+    let have = mant.len() - mant.find('.').map_or(mant.len(), |p| p + 1);
+    mant.extend(std::iter::repeat_n('0', frac_digits.saturating_sub(have)));
+    numpy_exponent(&format!("{mant}e{exp}"))
 }
 
 /// Which indices of each axis are printed (all, or the edges around a `...`).
@@ -287,7 +287,7 @@ impl ElementFormatter {
             }
             FloatMode::Scientific { frac_digits, pad_left } => {
                 let (mant, exp) = scientific(x);
-                let s = sci_numpy(&format!("{mant}e{exp}"), Some(frac_digits));
+                let s = sci_numpy(&format!("{mant}e{exp}"), frac_digits);
                 let int_len = s.find('.').unwrap_or(0);
                 format!("{}{s}", " ".repeat(pad_left.saturating_sub(int_len)))
             }

@@ -505,15 +505,14 @@ pub async fn arange_in(ctx: &mut Context, start: f64, stop: f64, step: f64, dtyp
 /// inside a trace, as JAX stages `lax.full`, a `broadcast_in_dim` of the scalar (a literal in
 /// the Jaxpr); outside, or for a scalar, the array. `weak`: typed by a Python scalar.
 pub async fn full_in(ctx: &mut Context, shape: &[usize], value: f64, dtype: DType, weak: bool) -> Result<Tensor> {
-    let mut scalar = full(&[], value, dtype);
-    scalar.aval.weak_type = weak;
-    if !ctx.is_tracing() || shape.is_empty() {
-        let mut filled = full(shape, value, dtype);
-        filled.aval.weak_type = weak;
+    let staged = ctx.is_tracing() && !shape.is_empty();
+    let mut filled = full(if staged { &[] } else { shape }, value, dtype);
+    filled.aval.weak_type = weak;
+    if !staged {
         return Ok(Tensor::from(filled));
     }
     let prim = Primitive::BroadcastInDim { shape: shape.to_vec(), broadcast_dimensions: vec![] };
-    bind1(ctx, prim, &[Tensor::from(scalar)]).await
+    bind1(ctx, prim, &[Tensor::from(filled)]).await
 }
 
 /// `jnp.full(shape, value, dtype)`; `zeros` and `ones` are this with 0 and 1.
