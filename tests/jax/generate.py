@@ -499,7 +499,8 @@ print(jax.make_jaxpr(lambda x: jnp.sum(x ** 2))(jnp.ones(3)))
 """)
 # Arrays created inside a trace are staged as JAX stages them: zeros, ones, full and the
 # `_like`s as a `broadcast_in_dim` of a literal (weakly typed from a Python scalar fill or a
-# weak `x`), arange as an `iota` times its step plus its start; a scalar one is a literal.
+# weak `x`), arange as an `iota` times its step plus its start, eye as a comparison of two
+# iotas; a scalar one is a literal.
 # Under jit the program makes them on the chip, `arange(n).reshape(...)` included.
 program("arrays_created_inside_traces", """
 print(jax.make_jaxpr(lambda x: x + jnp.zeros(3))(2.0))
@@ -524,6 +525,11 @@ print(jax.jit(lambda x: x + jnp.arange(6).reshape(2, 1, 3))(1))
 print(jax.jit(lambda x: x + jnp.full((2, 2), True))(1))
 print(jax.jit(lambda x: jnp.ones((2, 3), dtype=jnp.bool_) & (x > 0))(1.0))
 print(jax.jit(lambda x: x + jnp.zeros((0,)))(1.0))
+print(jax.make_jaxpr(lambda x: x + jnp.eye(2))(1.0))
+print(jax.make_jaxpr(lambda x: x * jnp.eye(2, 3, k=1, dtype=jnp.int32))(1))
+print(jax.jit(lambda x: x + jnp.eye(3, 4, k=-1))(1.0))
+print(jax.jit(lambda x: x @ jnp.eye(4))(jnp.arange(8.0).reshape(2, 4)))
+print(jax.jit(lambda x: jnp.eye(3, dtype=jnp.bool_) | x)(False))
 print(jax.grad(lambda x: jnp.sum(x * jnp.arange(3.0) + jnp.zeros(3)))(2.0))
 print(jax.vmap(lambda x: x + jnp.arange(3))(jnp.ones((2, 3), dtype=jnp.int32)))
 print(jnp.full((2,), 3.0) + jnp.ones(2, dtype=jnp.bfloat16))

@@ -515,6 +515,23 @@ pub async fn full_in(ctx: &mut Context, shape: &[usize], value: f64, dtype: DTyp
     bind1(ctx, prim, &[Tensor::from(filled)]).await
 }
 
+/// `jnp.eye(n, m, k, dtype)` where it is called: inside a trace, as JAX stages it, whether a
+/// row iota plus `k` equals a column iota, converted to `dtype`; outside, the array.
+pub async fn eye_in(ctx: &mut Context, n: usize, m: usize, k: i32, dtype: DType) -> Result<Tensor> {
+    if !ctx.is_tracing() || n * m == 0 {
+        let values: Vec<f32> =
+            (0..n * m).map(|i| if (i % m) as i64 - (i / m) as i64 == k as i64 { 1.0 } else { 0.0 }).collect();
+        return Ok(Tensor::from(Array::from_f32(vec![n, m], values).astype(dtype)));
+    }
+    let iota = |dimension| Primitive::Iota { dtype: DType::I32, shape: vec![n, m], dimension };
+    let rows = bind1(ctx, iota(0), &[]).await?;
+    let cols = bind1(ctx, iota(1), &[]).await?;
+    let shifted =
+        bind1(ctx, Primitive::Binary(BinaryOp::Add), &[rows, Tensor::from(full(&[], k as f64, DType::I32))]).await?;
+    let diagonal = bind1(ctx, Primitive::Compare(CompareOp::Eq), &[shifted, cols]).await?;
+    astype(ctx, &diagonal, dtype).await
+}
+
 /// `jnp.full(shape, value, dtype)`; `zeros` and `ones` are this with 0 and 1.
 pub fn full(shape: &[usize], value: f64, dtype: DType) -> Array {
     let n = shape.iter().product();

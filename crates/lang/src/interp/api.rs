@@ -544,11 +544,9 @@ impl Interp<'_, '_> {
                     if n < 0 || m < 0 {
                         return err(format!("eye: negative dimensions are not allowed ({n}, {m})"));
                     }
-                    let shape = vec![n as usize, m as usize];
-                    super::jax::check_size(&shape)?;
-                    let values: Vec<f32> =
-                        (0..n * m).map(|i| if i % m.max(1) - i / m.max(1) == k { 1.0 } else { 0.0 }).collect();
-                    Tensor::from(Array::from_f32(shape, values).astype(dtype))
+                    super::jax::check_size(&[n as usize, m as usize])?;
+                    let k = i32::try_from(k).map_err(|_| super::RtError::new(format!("eye: k {k} out of range")))?;
+                    jnp::eye_in(self.ctx, n as usize, m as usize, k, dtype).await?
                 }
                 // Equal sections, or the pieces between the given indices, along an axis.
                 "split" => {
