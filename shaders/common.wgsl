@@ -59,6 +59,9 @@ fn groups_of_four(x: u32) -> u32 {
     return ((x + 7u) / 8u) * 2u;
 }
 
+// The least exponent field of a row or column of MXU parts that are all zero (`mxu.wgsl`).
+const NO_EXPONENT: u32 = 511u;
+
 // Hides a value from the optimiser (see `Params::zero`).
 fn opaque(x: f32) -> f32 {
     return bitcast<f32>(bitcast<u32>(x) | P.zero);

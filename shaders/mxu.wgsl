@@ -26,8 +26,8 @@
 // the nonzero parts (`mxu_exponents.wgsl`),
 //   weights[at + KP * NB + nb], weights[at + (KP + 1) * NB + nb]  of columns 4nb .. 4nb+4
 //   act[at + MB * KP + mb], act[at + MB * (KP + 1) + mb]          of rows 4mb .. 4mb+4
-// each lane one row or column (511 and 0 where all its parts are zero: the reducers write
-// those, `mxu_exponents.wgsl` moves them); and after all activations, at each matmul
+// each lane one row or column (NO_EXPONENT and 0 where all its parts are zero: the reducers
+// write those, `mxu_exponents.wgsl` moves them); and after all activations, at each matmul
 // dispatch's P.scratch_at, a `vec4` per 4×4 block of outputs saying whether `mxu_matmul`
 // left it to `mxu_matmul_exact`. `at` (a step's `weights_at` or `act_at`, in words, a
 // multiple of 4) is in vec4s here.
@@ -93,7 +93,7 @@ fn mxu_weights(
     let n = (i % col_groups) * 4u;
     if FLUSHES && k == 0u {
         let exponents = P.scratch_at / 4u + pairs * col_groups + i;
-        weights[exponents] = vec4<u32>(511u);
+        weights[exponents] = vec4<u32>(NO_EXPONENT);
         weights[exponents + col_groups] = vec4<u32>(0u);
     }
     // A loop, not four copies of `part_at`'s arithmetic: SwiftShader compiles it faster.
@@ -121,7 +121,7 @@ fn mxu_activations(
     let k = (i % pairs) * 2u;
     if FLUSHES && k == 0u {
         let exponents = P.scratch_at / 4u + row_groups * pairs + i / pairs;
-        act[exponents] = vec4<u32>(511u);
+        act[exponents] = vec4<u32>(NO_EXPONENT);
         act[exponents + row_groups] = vec4<u32>(0u);
     }
     var packed = vec4<u32>();

@@ -36,10 +36,12 @@ const PARAMS_STRIDE: u64 = 256;
 const DMA_WGSL: &str = include_str!("../../../shaders/dma.wgsl");
 const HBM_WHOLE_WGSL: &str = include_str!("../../../shaders/hbm_whole.wgsl");
 const HBM_SPLIT_WGSL: &str = include_str!("../../../shaders/hbm_split.wgsl");
-/// The matrix unit: one kernel for every adapter, 4×4 blocks of outputs per invocation over
-/// bfloat16 parts packed two to a word. Measured against one output per invocation, the other
-/// kernel it had (`cargo xtask bench`, GFLOP/s of an n³ DEFAULT matmul program; docs/gpu.md
-/// has the whole table and how it was measured), it was faster everywhere:
+/// The matrix unit: one kernel for every adapter, over bfloat16 parts packed two to a word,
+/// 8×8 blocks of outputs per invocation since 2026-12-01 (shaped by SwiftShader's machine
+/// code; not yet measured on a hardware GPU: docs/gpu.md). Its 4×4 predecessor was measured
+/// against one output per invocation, the other kernel there was (`cargo xtask bench`,
+/// GFLOP/s of an n³ DEFAULT matmul program; docs/gpu.md has the whole table and how it was
+/// measured), and was faster everywhere:
 ///
 /// | adapter                      | kernel     | n=128 | n=256 | n=512 | n=1024 | n=4096 |
 /// |------------------------------|------------|------:|------:|------:|-------:|-------:|

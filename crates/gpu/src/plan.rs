@@ -46,13 +46,14 @@ pub enum Kernel {
     /// adapters all three).
     MxuWeights(Part),
     MxuActivations(Part),
-    /// On devices that flush subnormals, after each reducer: the smallest exponent of each
-    /// column of the weights or row of the activations, for the matmul's choice of path.
+    /// On devices that flush subnormals, after each reducer: the least and greatest exponent
+    /// field of each column of the weights or row of the activations, for the matmul's
+    /// choice of path.
     MxuWeightsExponents,
     MxuActivationsExponents,
     MxuMatmul,
     /// On devices that flush subnormals, after each matmul: the blocks of outputs it left,
-    /// those whose products might meet a subnormal.
+    /// those whose products might meet a subnormal or overflow.
     MxuMatmulExact,
     /// Moves loaded weights within the weights scratch.
     MxuCopyWeights,
@@ -254,7 +255,8 @@ fn block_params(src: &Block<u32>, dst: &Block<u32>) -> Params {
 }
 
 /// Kernels for a device that flushes subnormals (see `shaders/mxu.wgsl`): each reduced block's
-/// smallest exponents follow it, and each matmul dispatch is followed by the exact kernel.
+/// least and greatest exponent fields follow it, and each matmul dispatch is followed by the
+/// exact kernel.
 #[derive(Clone, Copy, Debug)]
 pub struct Flushing {
     /// Blocks of outputs per invocation of the exact kernel: 1 on hardware GPUs, more on
