@@ -79,6 +79,10 @@ pub struct FuncDef {
     pub params: Vec<Param>,
     /// `*args`
     pub vararg: Option<String>,
+    /// Parameters after `*` or `*args`: passed by keyword only.
+    pub keyword_only: Vec<Param>,
+    /// `**kwargs`
+    pub kwarg: Option<String>,
     pub body: Vec<Stmt>,
     pub decorators: Vec<Expr>,
     pub span: Span,
@@ -163,6 +167,8 @@ pub struct CompFor {
 pub enum Arg {
     Positional(Expr),
     Star(Expr),
+    /// `**mapping`
+    DoubleStar(Expr),
     Keyword(String, Expr),
 }
 
@@ -306,6 +312,7 @@ impl fmt::Display for Expr {
                     match a {
                         Arg::Positional(e) => write!(f, " {e}")?,
                         Arg::Star(e) => write!(f, " *{e}")?,
+                        Arg::DoubleStar(e) => write!(f, " **{e}")?,
                         Arg::Keyword(k, e) => write!(f, " {k}={e}")?,
                     }
                 }
@@ -354,8 +361,17 @@ fn params_text(def: &FuncDef) -> String {
             None => p.name.clone(),
         })
         .collect();
-    if let Some(v) = &def.vararg {
-        params.push(format!("*{v}"));
+    match &def.vararg {
+        Some(v) => params.push(format!("*{v}")),
+        None if !def.keyword_only.is_empty() => params.push("*".into()),
+        None => {}
+    }
+    params.extend(def.keyword_only.iter().map(|p| match &p.default {
+        Some(d) => format!("{}={d}", p.name),
+        None => p.name.clone(),
+    }));
+    if let Some(k) = &def.kwarg {
+        params.push(format!("**{k}"));
     }
     params.join(" ")
 }

@@ -50,6 +50,25 @@ pub fn parse(source: &str) -> (Module, Vec<ScriptError>) {
     (Module { body }, errors)
 }
 
+/// A parameter list as parsed, before it becomes part of a `FuncDef`.
+#[derive(Default)]
+struct Params {
+    params: Vec<Param>,
+    vararg: Option<String>,
+    keyword_only: Vec<Param>,
+    kwarg: Option<String>,
+}
+
+impl Params {
+    fn is_bound(&self, name: &str) -> bool {
+        let named = |p: &Param| p.name == name;
+        self.params.iter().any(named)
+            || self.keyword_only.iter().any(named)
+            || self.vararg.as_deref() == Some(name)
+            || self.kwarg.as_deref() == Some(name)
+    }
+}
+
 struct Parser {
     tokens: Vec<Token>,
     pos: usize,
@@ -499,7 +518,7 @@ impl Parser {
         self.advance();
         let name = self.name("a function name after 'def'")?;
         self.expect_op("(", "after the function name")?;
-        let (params, vararg) = self.params(")")?;
+        let Params { params, vararg, keyword_only, kwarg } = self.params(")")?;
         self.expect_op(")", "to close the parameter list")?;
         if self.eat_op("->") {
             self.test()?;
@@ -511,21 +530,43 @@ impl Parser {
         let body = self.block("def");
         self.functions -= 1;
         self.loops = loops;
-        let def = FuncDef { name, params, vararg, body: body?, decorators, span };
+        let def = FuncDef { name, params, vararg, keyword_only, kwarg, body: body?, decorators, span };
         Ok(Stmt { span, kind: StmtKind::Def(Rc::new(def)) })
     }
 
-    /// `a, b=1, *args` up to `close` (`)` for def, `:` for lambda).
-    fn params(&mut self, close: &str) -> PResult<(Vec<Param>, Option<String>)> {
-        let mut params: Vec<Param> = Vec::new();
-        let mut vararg = None;
+    /// `a, b=1, *args, c, d=2, **kwargs` (or a bare `*` before the keyword-only ones) up to
+    /// `close` (`)` for def, `:` for lambda).
+    fn params(&mut self, close: &str) -> PResult<Params> {
+        let mut out = Params::default();
+        let mut star = false;
         while !self.at_op(close) {
             let span = self.span();
-            if self.eat_op("*") {
-                vararg = Some(self.name("a parameter name after '*'")?);
+            if out.kwarg.is_some() {
+                return Err(error(span, "arguments cannot follow var-keyword argument"));
+            }
+            if self.eat_op("**") {
+                let name = self.name("a parameter name after '**'")?;
+                if out.is_bound(&name) {
+                    return Err(error(span, format!("duplicate argument '{name}' in function definition")));
+                }
+                out.kwarg = Some(name);
+            } else if self.eat_op("*") {
+                if star {
+                    return Err(error(span, "* argument may appear only once"));
+                }
+                star = true;
+                if matches!(self.peek(), Tok::Name(_)) {
+                    let name = self.name("a parameter name after '*'")?;
+                    if out.is_bound(&name) {
+                        return Err(error(span, format!("duplicate argument '{name}' in function definition")));
+                    }
+                    out.vararg = Some(name);
+                } else if !(self.at_op(",") && matches!(self.peek_at(1), Tok::Name(_))) {
+                    return Err(error(span, "named arguments must follow bare *"));
+                }
             } else {
                 let name = self.name("a parameter name")?;
-                if params.iter().any(|p| p.name == name) {
+                if out.is_bound(&name) {
                     return Err(error(span, format!("duplicate argument '{name}' in function definition")));
                 }
                 if self.at_op(":") && close == ")" {
@@ -533,19 +574,20 @@ impl Parser {
                     self.test()?;
                 }
                 let default = if self.eat_op("=") { Some(self.test()?) } else { None };
-                if default.is_none() && params.iter().any(|p| p.default.is_some()) {
-                    return Err(error(span, "parameter without a default follows parameter with a default"));
+                if star {
+                    out.keyword_only.push(Param { name, default });
+                } else {
+                    if default.is_none() && out.params.iter().any(|p| p.default.is_some()) {
+                        return Err(error(span, "parameter without a default follows parameter with a default"));
+                    }
+                    out.params.push(Param { name, default });
                 }
-                if vararg.is_some() {
-                    return Err(error(span, "keyword-only parameters are not supported by the playground yet"));
-                }
-                params.push(Param { name, default });
             }
             if !self.eat_op(",") {
                 break;
             }
         }
-        Ok((params, vararg))
+        Ok(out)
     }
 
     // ---- expressions ----
@@ -622,7 +664,7 @@ impl Parser {
     fn lambda(&mut self) -> PResult<Expr> {
         let span = self.span();
         self.advance();
-        let (params, vararg) = self.params(":")?;
+        let Params { params, vararg, keyword_only, kwarg } = self.params(":")?;
         self.expect_op(":", "after the parameters of 'lambda'")?;
         let loops = std::mem::replace(&mut self.loops, 0);
         self.functions += 1;
@@ -631,7 +673,16 @@ impl Parser {
         self.loops = loops;
         let body = body?;
         let ret = Stmt { span: body.span, kind: StmtKind::Return(Some(body)) };
-        let def = FuncDef { name: "<lambda>".into(), params, vararg, body: vec![ret], decorators: vec![], span };
+        let def = FuncDef {
+            name: "<lambda>".into(),
+            params,
+            vararg,
+            keyword_only,
+            kwarg,
+            body: vec![ret],
+            decorators: vec![],
+            span,
+        };
         Ok(Expr { span, kind: ExprKind::Lambda(Rc::new(def)) })
     }
 
@@ -794,7 +845,14 @@ impl Parser {
     fn call_args(&mut self) -> PResult<Vec<Arg>> {
         let mut args = Vec::new();
         while !self.at_op(")") {
-            if self.eat_op("*") {
+            if self.eat_op("**") {
+                args.push(Arg::DoubleStar(self.test()?));
+            } else if self.at_op("*") {
+                let span = self.span();
+                self.advance();
+                if args.iter().any(|a| matches!(a, Arg::DoubleStar(_))) {
+                    return Err(error(span, "iterable argument unpacking follows keyword argument unpacking"));
+                }
                 args.push(Arg::Star(self.test()?));
             } else if matches!(self.peek(), Tok::Name(_)) && matches!(self.peek_at(1), Tok::Op("=")) {
                 let name = self.name("a keyword")?;
@@ -803,6 +861,9 @@ impl Parser {
             } else {
                 let span = self.span();
                 let value = self.test()?;
+                if args.iter().any(|a| matches!(a, Arg::DoubleStar(_))) {
+                    return Err(error(span, "positional argument follows keyword argument unpacking"));
+                }
                 if matches!(args.last(), Some(Arg::Keyword(..))) {
                     return Err(error(span, "positional argument follows keyword argument"));
                 }
@@ -1168,6 +1229,30 @@ mod tests {
                   (return)
                 )
             "#]],
+        );
+    }
+
+    #[test]
+    fn keyword_only_parameters_and_keyword_unpacking() {
+        check(
+            "def f(x, *args, k, n=2, **options):\n    return g(*args, k=k, **options)\nh = lambda *, n=3: n\n",
+            expect![[r#"
+                (def f (x *args k n=2 **options)
+                  (return (call g *args k=k **options))
+                )
+                (= h (lambda (* n=3) n))
+            "#]],
+        );
+        check_errors(
+            "def f(*):\n    pass\ndef g(*, **k):\n    pass\ndef h(**k, x):\n    pass\ndef i(*a, *b):\n    pass\ndef j(a, **a):\n    pass\nf(**d, 1)\nf(**d, *e)\n",
+            expect![[r#"
+                1:7: named arguments must follow bare *
+                3:7: named arguments must follow bare *
+                5:12: arguments cannot follow var-keyword argument
+                7:11: * argument may appear only once
+                9:10: duplicate argument 'a' in function definition
+                11:8: positional argument follows keyword argument unpacking
+                12:8: iterable argument unpacking follows keyword argument unpacking"#]],
         );
     }
 

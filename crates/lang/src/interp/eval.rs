@@ -3,7 +3,7 @@
 
 use super::format::format_value;
 use super::value::{Dict, Value};
-use super::{new_scope, Env, Interp, R};
+use super::{err, new_scope, Env, Interp, R};
 use crate::ast::{Arg, BinOp, CmpOp, CompFor, Expr, ExprKind, FPart, UnaryOp};
 use jaxlite::LocalFuture;
 use std::cell::RefCell;
@@ -229,6 +229,16 @@ impl Interp<'_, '_> {
                                 positional.extend(self.iterate(&v).map_err(|err| err.at(e.span))?);
                             }
                             Arg::Keyword(k, e) => keywords.push((k.clone(), self.eval(e, env).await?)),
+                            Arg::DoubleStar(e) => {
+                                let v = self.eval(e, env).await?;
+                                keywords.extend(unpack_keywords(&v).map_err(|err| err.at(e.span))?);
+                            }
+                        }
+                    }
+                    for (i, (k, _)) in keywords.iter().enumerate() {
+                        if keywords[..i].iter().any(|(seen, _)| seen == k) {
+                            let name = super::jax::function_name(&value);
+                            return err(format!("{name}() got multiple values for keyword argument '{k}'"));
                         }
                     }
                     self.call(value, positional, keywords).await
@@ -359,4 +369,19 @@ impl Interp<'_, '_> {
             self.eval(branch, env).await
         })
     }
+}
+
+/// The keywords of `f(**mapping)`: a dict's string keys with their values.
+fn unpack_keywords(v: &Value) -> R<Vec<(String, Value)>> {
+    let Value::Dict(d) = v else {
+        return err(format!("argument after ** must be a mapping, not {}", v.type_name()));
+    };
+    d.borrow()
+        .entries
+        .iter()
+        .map(|(k, v)| match k {
+            Value::Str(k) => Ok((k.to_string(), v.clone())),
+            _ => err("keywords must be strings"),
+        })
+        .collect()
 }

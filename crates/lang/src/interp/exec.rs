@@ -252,13 +252,14 @@ impl Interp<'_, '_> {
     pub(super) fn make_function<'a>(&'a mut self, def: &'a Rc<FuncDef>, env: &'a Env) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             let mut defaults = Vec::new();
-            for p in &def.params {
+            for p in def.params.iter().chain(&def.keyword_only) {
                 if let Some(d) = &p.default {
                     defaults.push(self.eval(d, env).await?);
                 }
             }
-            let mut locals = def.params.iter().map(|p| p.name.clone()).collect::<Vec<_>>();
+            let mut locals = def.params.iter().chain(&def.keyword_only).map(|p| p.name.clone()).collect::<Vec<_>>();
             locals.extend(def.vararg.clone());
+            locals.extend(def.kwarg.clone());
             ast::bound_names(&def.body, &mut locals);
             if self.closure_scopes.last().is_none_or(|s| !std::ptr::eq(s.as_ptr(), Rc::as_ptr(env))) {
                 self.closure_scopes.push(Rc::downgrade(env));

@@ -494,48 +494,71 @@ fn bind_arguments(f: &Function, args: Vec<Value>, kwargs: Vec<(String, Value)>, 
         let takes = if required == n { format!("{n}") } else { format!("from {required} to {n}") };
         let plural = if n == 1 && required == n { "argument" } else { "arguments" };
         let given = args.len();
-        let was = if given == 1 { "was" } else { "were" };
-        return err(format!("{name}() takes {takes} positional {plural} but {given} {was} given"));
+        let keyword_only = kwargs.iter().filter(|(k, _)| def.keyword_only.iter().any(|p| &p.name == k)).count();
+        let given = match keyword_only {
+            0 if given == 1 => "1 was".to_string(),
+            0 => format!("{given} were"),
+            k => format!(
+                "{given} positional argument{} (and {k} keyword-only argument{}) were",
+                if given == 1 { "" } else { "s" },
+                if k == 1 { "" } else { "s" }
+            ),
+        };
+        return err(format!("{name}() takes {takes} positional {plural} but {given} given"));
     }
-    let mut slots: Vec<Option<Value>> = vec![None; n];
+    // One slot per parameter: the positional ones, then the keyword-only ones.
+    let params: Vec<&ast::Param> = def.params.iter().chain(&def.keyword_only).collect();
+    let mut slots: Vec<Option<Value>> = vec![None; params.len()];
     let mut args = args.into_iter();
-    for slot in slots.iter_mut() {
+    for slot in slots.iter_mut().take(n) {
         match args.next() {
             Some(v) => *slot = Some(v),
             None => break,
         }
     }
     let rest: Vec<Value> = args.collect();
+    let mut extra = value::Dict::default();
     for (k, v) in kwargs {
-        match def.params.iter().position(|p| p.name == k) {
+        match params.iter().position(|p| p.name == k) {
             Some(i) if slots[i].is_some() => return err(format!("{name}() got multiple values for argument '{k}'")),
             Some(i) => slots[i] = Some(v),
+            None if def.kwarg.is_some() => extra.insert(Value::str(&k), v)?,
             None => return err(format!("{name}() got an unexpected keyword argument '{k}'")),
         }
     }
     let mut defaults = f.defaults.iter();
     let mut missing = Vec::new();
+    let mut missing_keyword = Vec::new();
     let mut vars = scope.vars.borrow_mut();
-    for (p, slot) in def.params.iter().zip(slots) {
+    for (i, (p, slot)) in params.iter().zip(slots).enumerate() {
         let default = if p.default.is_some() { defaults.next() } else { None };
         match slot.or_else(|| default.cloned()) {
             Some(v) => {
                 vars.insert(p.name.clone(), v);
             }
-            None => missing.push(format!("'{}'", p.name)),
+            None if i < n => missing.push(format!("'{}'", p.name)),
+            None => missing_keyword.push(format!("'{}'", p.name)),
         }
     }
     if let Some(v) = &def.vararg {
         vars.insert(v.clone(), Value::tuple(rest));
     }
-    match missing.len() {
-        0 => Ok(()),
-        1 => err(format!("{name}() missing 1 required positional argument: {}", missing[0])),
-        k => {
-            let (last, init) = missing.split_last().map(|(l, i)| (l.clone(), i.join(", "))).unwrap_or_default();
-            err(format!("{name}() missing {k} required positional arguments: {init} and {last}"))
+    if let Some(k) = &def.kwarg {
+        vars.insert(k.clone(), Value::Dict(Rc::new(RefCell::new(extra))));
+    }
+    for (missing, kind) in [(missing, "positional"), (missing_keyword, "keyword-only")] {
+        match missing.len() {
+            0 => {}
+            1 => return err(format!("{name}() missing 1 required {kind} argument: {}", missing[0])),
+            k => {
+                // Python's list: 'a' and 'b', or 'a', 'b', and 'c'.
+                let (last, init) = missing.split_last().map(|(l, i)| (l.clone(), i.join(", "))).unwrap_or_default();
+                let and = if k == 2 { " and" } else { ", and" };
+                return err(format!("{name}() missing {k} required {kind} arguments: {init}{and} {last}"));
+            }
         }
     }
+    Ok(())
 }
 
 fn set_item(obj: &Value, index: Value, value: Value) -> R<()> {
