@@ -1,4 +1,4 @@
-# Keyword arguments to a jitted function: pass them positionally.
+# A misspelled keyword argument to a jitted function: Python's error, at the call.
 import jax
 import jax.numpy as jnp
 
@@ -6,4 +6,4 @@ import jax.numpy as jnp
 def f(x, scale):
     return x * scale
 
-print(f(jnp.ones(2), scale=3.0))
+print(f(jnp.ones(2), scal=3.0))

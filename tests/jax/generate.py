@@ -548,6 +548,150 @@ print(jax.lax.fori_loop(0, 3, lambda i, c: c + 1.0, 0.0))
 print(jax.lax.scan(lambda c, x: (c + x, 1.0), 0.0, jnp.ones(3)))
 print(jax.lax.cond(True, lambda x: 1.0, lambda x: x, 2.0))
 """)
+
+# Keyword arguments: Python's own (keyword-only parameters, **kwargs, ** at a call), and through
+# jit (static_argnames, static positions and names completed from the signature, keyword
+# arguments traced in sorted order), grad (not differentiated), vmap (mapped over axis 0) and
+# custom derivatives (bound to positions, defaults filled in).
+program("keyword_arguments_in_python", """
+def g(x, *, a, b=2, c):
+    return x + a + b + c
+print(g(1, a=2, c=3))
+def h(x, *args, scale=2, **kw):
+    return x * scale, args, sorted(kw.items())
+print(h(1, 2, 3, scale=3, z=4, y=5))
+print(h(1, **{'scale': 10, 'w': 1}))
+print(h(*[1, 2], **{'y': 0}))
+k = lambda *, n=3: n * 2
+print(k(), k(n=1))
+def forward(*args, **kwargs):
+    return h(*args, **kwargs)
+print(forward(4, 5, scale=1, q=2))
+g(1, a=2)
+""")
+program("keyword_arguments_to_jit", """
+from functools import partial
+
+@partial(jax.jit, static_argnames='n')
+def power(x, n):
+    print('tracing power with n =', n)
+    return x ** n
+print(power(jnp.arange(3.0), n=3))
+print(power(jnp.arange(3.0), 3))
+print(power(jnp.arange(3.0), n=2))
+
+@partial(jax.jit, static_argnums=1)
+def scaled(x, n):
+    return x * n
+print(scaled(jnp.ones(2), n=4))
+
+@jax.jit
+def affine(x, scale=2.0, *, bias):
+    return x * scale + bias
+print(affine(jnp.ones(2), bias=jnp.ones(2)))
+print(affine(jnp.ones(2), bias=1.0, scale=3.0))
+print(jax.make_jaxpr(affine)(jnp.ones(2), bias=1.0, scale=3.0))
+
+@jax.jit
+def scale_tree(p, *, n):
+    return {k: v * n for k, v in p.items()}
+print(scale_tree({'a': 1.0, 'b': jnp.ones(2)}, n=2))
+print(jax.make_jaxpr(scale_tree)({'a': 1.0, 'b': jnp.ones(2)}, n=2))
+print(jax.make_jaxpr(lambda a, n: a * n)(1.0, 2))
+
+@partial(jax.jit, static_argnames=('activation',))
+def layer(x, activation='relu'):
+    return jax.nn.relu(x) if activation == 'relu' else jnp.tanh(x)
+print(layer(jnp.array([-1.0, 2.0])), layer(jnp.array([-1.0, 2.0]), activation='tanh'))
+print(jax.jit(lambda x, y=1: x * y, static_argnums=-1)(2.0, 3.0))
+options = {'bias': 0.5}
+print(affine(jnp.zeros(2), **options))
+""")
+program("keyword_arguments_to_transformations", """
+def loss(w, x, *, l2=0.1):
+    return jnp.sum(w * x) + l2 * jnp.sum(w * w)
+w, x = jnp.ones(3), jnp.arange(3.0)
+print(jax.grad(loss)(w, x, l2=0.5))
+print(jax.value_and_grad(loss)(w, x, l2=jnp.array(0.5)))
+print(jax.jit(jax.grad(loss))(w, x, l2=0.5))
+print(jax.grad(lambda w: jax.jit(loss)(w, x, l2=0.25))(w))
+print(jax.vmap(lambda x, y: x + y)(jnp.ones((2, 3)), y=jnp.arange(6.0).reshape(2, 3)))
+print(jax.vmap(lambda x, y: x + y, in_axes=(0,))(jnp.ones((2, 3)), y=jnp.arange(6.0).reshape(2, 3)))
+print(jax.vmap(lambda x, scale: x * scale['s'], in_axes=(1,))(jnp.ones((2, 3)), scale={'s': jnp.arange(3.0)}))
+
+@jax.custom_jvp
+def scaled(x, y=2.0):
+    return x * y
+
+@scaled.defjvp
+def scaled_jvp(primals, tangents):
+    print('the rule sees', len(primals), 'primals')
+    x, y = primals
+    return scaled(x, y), tangents[0] * y
+
+print(jax.grad(scaled)(1.0))
+print(jax.grad(scaled)(1.0, y=3.0))
+
+@jax.custom_vjp
+def times(x, scale=3.0):
+    return x * scale
+
+times.defvjp(lambda x, scale: (times(x, scale), scale), lambda scale, g: (g * scale, None))
+print(jax.grad(times)(2.0), jax.grad(times)(2.0, scale=5.0))
+
+def cube_sum(x, *, n):
+    return jnp.sum(x ** n)
+print(jax.jacfwd(cube_sum)(jnp.arange(3.0), n=2))
+print(jax.jacrev(cube_sum)(jnp.arange(3.0), n=3))
+print(jax.hessian(cube_sum)(jnp.arange(3.0), n=3))
+print(jax.vmap(lambda x, y: x + y)(jnp.ones((2, 3)), y=1.0))
+""")
+# Jacobians of pytrees: the result nests the input's structure inside the output's; several
+# outputs, argnums tuples, has_aux, hessian of a dict, under jit.
+program("jacobians_of_pytrees", """
+def f(p, x):
+    return {'y': jnp.tanh(p['w'] @ x + p['b']), 's': jnp.sum(p['w'] ** 2)}
+p = {'w': jnp.array([[1.0, 2.0], [0.5, -1.0], [0.0, 3.0]]), 'b': jnp.array([0.1, 0.2, 0.3])}
+x = jnp.array([0.5, -0.25])
+jf = jax.jacfwd(f)(p, x)
+print(jax.tree_util.tree_structure(jf))
+print(jf['y']['w'].shape, jf['y']['b'].shape, jf['s']['w'].shape)
+print(jf)
+print(jax.jacrev(f)(p, x))
+print(jax.jacfwd(f, argnums=(0, 1))(p, x)['y'][1])
+print(jax.jacrev(f, argnums=1)(p, x))
+print(jax.jacrev(lambda a, b: (a * b, a + b), argnums=(0, 1))(jnp.arange(2.0), jnp.ones(2)))
+print(jax.jacfwd(lambda a: (jnp.sin(a), jnp.sum(a)), has_aux=True)(jnp.arange(3.0)))
+print(jax.jacrev(lambda a: (jnp.sin(a), {'n': jnp.sum(a), 'k': 2}), has_aux=True)(jnp.arange(3.0)))
+print(jax.hessian(lambda p: jnp.sum(p['a'] ** 2 * p['b']))({'a': jnp.arange(2.0), 'b': jnp.ones(2)}))
+print(jax.hessian(lambda a: (jnp.sum(a ** 3), a), has_aux=True)(jnp.arange(2.0)))
+print(jax.jit(jax.jacrev(f))(p, x)['s'])
+print(jax.jacfwd(lambda l: l[0] * l[1])([jnp.ones(2), 2.0]))
+print(jax.grad(lambda x: (x * 2.0, 3.0), has_aux=True)(1.0))
+print(jax.jacrev(lambda a: a.astype(jnp.int32))(jnp.arange(2.0)))
+""")
+program("vmap_unmapped_arguments_and_outputs", """
+print(jax.vmap(lambda x, y: (x * y, y * 2.0), in_axes=(0, None), out_axes=(0, None))(jnp.arange(3.0), 4.0))
+print(jax.vmap(lambda x: {'a': x, 'c': jnp.ones(2)}, out_axes={'a': 1, 'c': None})(jnp.ones((3, 2))))
+print(jax.vmap(lambda x, w: x @ w, in_axes=(0, None))(jnp.ones((3, 2)), jnp.arange(4.0).reshape(2, 2)))
+print(jax.vmap(lambda x, n: x * n, in_axes=(0, None))(jnp.ones(3), 2))
+print(jax.jit(jax.vmap(lambda x, w: (x * w, w + 1.0), in_axes=(0, None), out_axes=(0, None)))(jnp.ones(3), jnp.float32(2.0)))
+print(jax.make_jaxpr(jax.vmap(lambda x, w: (x * w, w + 1.0), in_axes=(0, None), out_axes=(0, None)))(jnp.ones(3), jnp.float32(2.0)))
+print(jax.vmap(lambda x, s: x if s == 'id' else -x, in_axes=(0, None))(jnp.ones(3), 'neg'))
+print(jax.vmap(lambda x: (x, 2), out_axes=(0, None))(jnp.ones(2)))
+print(jax.vmap(lambda x: x + 1.0, out_axes=None)(jnp.ones(3)))
+""")
+program("jit_invalid_static_argnames", """
+from functools import partial
+print('before')
+@partial(jax.jit, static_argnames=('x', 'steps'))
+def f(x):
+    return x
+""")
+program("jit_static_argnums_out_of_range", """
+print('before')
+f = jax.jit(lambda x, y=1: x * y, static_argnums=3)
+""")
 # A jitted function called inside other traces is traced once per signature, as in JAX: a
 # print in it runs once per shape, through jit, grad, vmap and make_jaxpr alike; one that
 # closes over an enclosing trace's value is traced where it is called.

@@ -391,7 +391,7 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
             Primitive::SelectN if ins.len() == 3 && jaxpr.atom_aval(&eqn.inputs[0]).dtype == DType::Bool => {
                 g.add(Op::Select, ins, shape)
             }
-            Primitive::ConvertElementType { new_dtype } => {
+            Primitive::ConvertElementType { new_dtype, .. } => {
                 let from = jaxpr.atom_aval(&eqn.inputs[0]).dtype;
                 match (from, *new_dtype) {
                     (a, b) if a == b => ins[0],

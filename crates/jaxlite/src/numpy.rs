@@ -19,18 +19,25 @@ pub async fn astype(ctx: &mut Context, x: &Tensor, dtype: DType) -> Result<Tenso
     }
     match x {
         Tensor::Concrete(a) if !ctx.is_tracing() || a.aval.rank() == 0 => Ok(Tensor::from(a.astype(dtype))),
-        _ => bind1(ctx, Primitive::ConvertElementType { new_dtype: dtype }, std::slice::from_ref(x)).await,
+        _ => convert(ctx, x, dtype, false).await,
     }
+}
+
+/// The `convert_element_type` equation, its result weakly typed or not.
+async fn convert(ctx: &mut Context, x: &Tensor, new_dtype: DType, weak_type: bool) -> Result<Tensor> {
+    bind1(ctx, Primitive::ConvertElementType { new_dtype, weak_type }, std::slice::from_ref(x)).await
 }
 
 /// `x` as an operand of a promotion to `dtype`. Where the result is strongly typed, a weakly
 /// typed traced operand is made strong by an equation of its own even at its own dtype, as
-/// JAX's promotion does (a Python scalar is a literal, which needs none).
+/// JAX's promotion does (a Python scalar is a literal, which needs none); where it is weak (two
+/// weakly typed operands), a traced operand's conversion stays weak.
 async fn promoted(ctx: &mut Context, x: &Tensor, dtype: DType, result_weak: bool) -> Result<Tensor> {
     match x {
         Tensor::Traced(t) if t.aval.weak_type && !result_weak && t.aval.dtype == dtype => {
-            bind1(ctx, Primitive::ConvertElementType { new_dtype: dtype }, std::slice::from_ref(x)).await
+            convert(ctx, x, dtype, false).await
         }
+        Tensor::Traced(t) if result_weak && t.aval.dtype != dtype => convert(ctx, x, dtype, true).await,
         _ => astype(ctx, x, dtype).await,
     }
 }

@@ -212,6 +212,9 @@ pub enum Primitive {
     },
     ConvertElementType {
         new_dtype: DType,
+        /// Whether the result is weakly typed: a promotion of two weakly typed operands
+        /// converts to a weak result, as in JAX.
+        weak_type: bool,
     },
     Transpose {
         permutation: Vec<usize>,
@@ -604,8 +607,8 @@ impl Primitive {
                 }
                 same(shape.clone())
             }
-            Primitive::ConvertElementType { new_dtype } => {
-                Aval { shape: x.shape.clone(), dtype: *new_dtype, weak_type: false }
+            Primitive::ConvertElementType { new_dtype, weak_type } => {
+                Aval { shape: x.shape.clone(), dtype: *new_dtype, weak_type: *weak_type }
             }
             Primitive::Transpose { permutation } => {
                 if !is_permutation(permutation, x.rank()) {
@@ -875,8 +878,9 @@ impl Primitive {
             Primitive::BroadcastInDim { broadcast_dimensions, .. } => {
                 vec![s("broadcast_dimensions", tuple(broadcast_dimensions))]
             }
-            Primitive::ConvertElementType { new_dtype } => {
-                vec![s("new_dtype", new_dtype.name().to_string()), s("weak_type", "False".into())]
+            Primitive::ConvertElementType { new_dtype, weak_type } => {
+                let weak = if *weak_type { "True" } else { "False" };
+                vec![s("new_dtype", new_dtype.name().to_string()), s("weak_type", weak.into())]
             }
             Primitive::Transpose { permutation } => vec![s("permutation", tuple(permutation))],
             Primitive::ReduceSum { axes } => vec![s("axes", tuple(axes)), s("out_sharding", "None".into())],

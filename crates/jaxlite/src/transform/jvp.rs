@@ -287,8 +287,11 @@ fn jvp_rule(
             };
             sum_terms(b, vec![left, right], ans)?
         }
-        Primitive::ConvertElementType { new_dtype } => match t0 {
-            Some(t0) if new_dtype.is_float() => Some(b.convert(&t0, *new_dtype)?),
+        Primitive::ConvertElementType { new_dtype, .. } => match t0 {
+            Some(t0) if new_dtype.is_float() && b.aval(&t0).dtype != *new_dtype => {
+                Some(b.bind1(prim.clone(), std::slice::from_ref(&t0))?)
+            }
+            Some(t0) if new_dtype.is_float() => Some(t0),
             _ => None,
         },
         // Structural and linear: the tangent goes through the same primitive.

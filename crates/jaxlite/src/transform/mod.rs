@@ -19,7 +19,7 @@ mod vmap;
 pub use jvp::jvp;
 pub use lower::{lower, needs_lowering};
 pub use transpose::{vjp, Vjp};
-pub use vmap::vmap;
+pub use vmap::{vmap, vmap_outputs};
 
 use crate::array::Aval;
 use crate::dtype::DType;
@@ -165,7 +165,7 @@ impl Builder {
         if self.aval(x).dtype == dtype {
             return Ok(x.clone());
         }
-        self.bind1(Primitive::ConvertElementType { new_dtype: dtype }, std::slice::from_ref(x))
+        self.bind1(Primitive::ConvertElementType { new_dtype: dtype, weak_type: false }, std::slice::from_ref(x))
     }
 
     pub fn reshape(&mut self, x: &Atom, shape: &[usize]) -> Result<Atom> {

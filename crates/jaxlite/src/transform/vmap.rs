@@ -12,6 +12,18 @@ use std::rc::Rc;
 /// Batches `jaxpr` over a new leading axis of length `size` on the inputs marked in
 /// `batched`. Every output has the batch axis first.
 pub fn vmap(jaxpr: &Jaxpr, batched: &[bool], size: usize) -> Result<Jaxpr> {
+    Ok(vmap_outputs(jaxpr, batched, size, &[])?.0)
+}
+
+/// As `vmap`, but the outputs marked in `may_stay_unbatched` that do not depend on a batched
+/// input are left without the batch axis (`vmap(..., out_axes=None)`); the flags say which
+/// outputs have it.
+pub fn vmap_outputs(
+    jaxpr: &Jaxpr,
+    batched: &[bool],
+    size: usize,
+    may_stay_unbatched: &[bool],
+) -> Result<(Jaxpr, Vec<bool>)> {
     let mut b = Builder::new();
     let mut env: HashMap<Var, (Atom, bool)> = HashMap::new();
     for (v, &bt) in jaxpr.all_inputs().zip(batched) {
@@ -36,11 +48,18 @@ pub fn vmap(jaxpr: &Jaxpr, batched: &[bool], size: usize) -> Result<Jaxpr> {
         env.extend(eqn.outputs.iter().copied().zip(outs));
     }
     let mut outs = Vec::new();
-    for a in &jaxpr.outvars {
+    let mut out_batched = Vec::new();
+    for (i, a) in jaxpr.outvars.iter().enumerate() {
         let x = read(&env, a);
-        outs.push(to_batched(&mut b, &x, size)?);
+        if !x.1 && may_stay_unbatched.get(i) == Some(&true) {
+            outs.push(x.0);
+            out_batched.push(false);
+        } else {
+            outs.push(to_batched(&mut b, &x, size)?);
+            out_batched.push(true);
+        }
     }
-    Ok(b.finish(outs))
+    Ok((b.finish(outs), out_batched))
 }
 
 /// The value with a batch axis, broadcasting an unbatched one along it.

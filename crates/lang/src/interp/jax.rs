@@ -604,6 +604,71 @@ fn int_list_arg(what: &str, v: Option<Value>) -> R<Vec<i64>> {
     }
 }
 
+/// A name or a list of names (`static_argnames='n'` or `('n', 'm')`).
+fn str_list_arg(what: &str, v: Option<Value>) -> R<Vec<String>> {
+    let one = |v: &Value| match v {
+        Value::Str(s) => Ok(s.to_string()),
+        other => err(format!("{what} must be a string or a sequence of strings, not {}", other.type_name())),
+    };
+    match v {
+        None | Some(Value::None) => Ok(vec![]),
+        Some(Value::Tuple(t)) => t.iter().map(one).collect(),
+        Some(Value::List(l)) => l.borrow().iter().map(one).collect(),
+        Some(v) => Ok(vec![one(&v)?]),
+    }
+}
+
+/// `jit`'s static arguments completed from the function's signature as JAX completes them: a
+/// static position names its parameter and a static name its position, so that either way of
+/// passing the argument makes it static; negative positions count from the last parameter.
+fn static_arguments(f: &Value, nums: Vec<i64>, mut names: Vec<String>) -> R<(Vec<usize>, Vec<String>)> {
+    let Value::Function(func) = f else {
+        // No signature to read (a jnp function, a partial): positions and names as given.
+        return Ok((nums.into_iter().filter_map(|i| usize::try_from(i).ok()).collect(), names));
+    };
+    let def = &func.def;
+    let n = def.params.len() as i64;
+    let shown = match &nums[..] {
+        [one] => format!("({one},)"),
+        all => format!("({})", all.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", ")),
+    };
+    let mut positions = Vec::new();
+    for &i in &nums {
+        let at = if i < 0 { i + n } else { i };
+        if def.vararg.is_none() && !(0..n).contains(&at) {
+            return err(format!(
+                "Jitted function has static_argnums={shown}, but only accepts {n} positional arguments."
+            ));
+        }
+        if let Ok(at) = usize::try_from(at) {
+            positions.push(at);
+            if let Some(p) = def.params.get(at) {
+                names.push(p.name.clone());
+            }
+        }
+    }
+    let mut invalid: Vec<&String> =
+        names.iter().filter(|name| !def.params.iter().chain(&def.keyword_only).any(|p| &&p.name == name)).collect();
+    invalid.sort();
+    invalid.dedup();
+    if def.kwarg.is_none() && !invalid.is_empty() {
+        let listed = invalid.iter().map(|n| format!("'{n}'")).collect::<Vec<_>>().join(", ");
+        return err(format!(
+            "Jitted function has invalid argnames {{{listed}}} in static_argnames. Function does not take these args."
+        ));
+    }
+    for (i, p) in def.params.iter().enumerate() {
+        if names.contains(&p.name) {
+            positions.push(i);
+        }
+    }
+    positions.sort_unstable();
+    positions.dedup();
+    names.sort();
+    names.dedup();
+    Ok((positions, names))
+}
+
 pub(super) fn optional_dtype(v: Option<Value>) -> R<Option<DType>> {
     match v {
         None | Some(Value::None) => Ok(None),
@@ -1851,13 +1916,20 @@ impl Interp<'_, '_> {
                 }
                 "jit" => {
                     let static_argnums = int_list_arg("static_argnums", take_kwarg(&mut kwargs, "static_argnums"))?;
+                    let static_argnames = str_list_arg("static_argnames", take_kwarg(&mut kwargs, "static_argnames"))?;
                     no_more_kwargs(name, &kwargs)?;
                     arity(name, &args, 1, 1)?;
                     if !matches!(args[0], Value::Function(_) | Value::Native(_)) {
                         return err(format!("Expected a callable value, got {}", repr(&args[0])));
                     }
-                    let static_argnums = static_argnums.into_iter().filter_map(|i| usize::try_from(i).ok()).collect();
-                    let jitted = Jitted { func: args[0].clone(), static_argnums, cache: RefCell::new(HashMap::new()) };
+                    let (static_argnums, static_argnames) =
+                        static_arguments(&args[0], static_argnums, static_argnames)?;
+                    let jitted = Jitted {
+                        func: args[0].clone(),
+                        static_argnums,
+                        static_argnames,
+                        cache: RefCell::new(HashMap::new()),
+                    };
                     Ok(Value::native(Native::Jitted(jitted)))
                 }
                 // f applied leaf by leaf to trees of one structure; the result has that structure.
@@ -2006,26 +2078,22 @@ impl Interp<'_, '_> {
 
     /// Traces `f` on abstract versions of `args`: each argument with a tree is replaced by
     /// tracers for its leaves; static arguments (no tree) are passed as they are.
-    fn trace<'a>(
-        &'a mut self,
-        f: &'a Value,
-        args: &'a [Value],
-        leaves: &'a [Tensor],
-        trees: Vec<Option<Tree>>,
-    ) -> LocalFuture<'a, R<Compiled>> {
+    fn trace<'a>(&'a mut self, f: &'a Value, call: &'a CallArgs) -> LocalFuture<'a, R<Compiled>> {
         Box::pin(async move {
-            let avals: Vec<Aval> = leaves.iter().map(|t| t.aval().clone()).collect();
+            let avals: Vec<Aval> = call.leaves.iter().map(|t| t.aval().clone()).collect();
             let mut tracers = self.ctx.begin_trace(&avals).into_iter();
-            let traced_args: Vec<Value> = args
+            let mut traced_args: Vec<Value> = call
+                .args
                 .iter()
-                .zip(trees)
+                .zip(&call.trees)
                 .map(|(a, tree)| match tree {
                     Some(t) => t.unflatten(&mut tracers),
                     None => a.clone(),
                 })
                 .collect();
+            let kwargs = split_keywords(&mut traced_args, &call.keywords);
             self.tracing.push(function_name(f));
-            let result = self.call(f.clone(), traced_args, vec![]).await;
+            let result = self.call(f.clone(), traced_args, kwargs).await;
             self.tracing.pop();
             let mut outs = Vec::new();
             let out_tree = match result.and_then(|out| self.flatten(&out, &mut outs)) {
@@ -2052,10 +2120,13 @@ impl Interp<'_, '_> {
         kwargs: Vec<(String, Value)>,
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
-            if !kwargs.is_empty() {
-                return err("keyword arguments to jitted functions are not supported by the playground yet; pass them positionally");
-            }
-            let (key, leaves, trees) = self.jit_signature(j, &args)?;
+            let call = self.jit_arguments(
+                args,
+                kwargs,
+                |i| j.static_argnums.contains(&i),
+                |k| j.static_argnames.iter().any(|s| s == k),
+            )?;
+            let key = self.jit_key(&call);
             let cached = j.cache.borrow().get(&key).cloned();
             // Inside another trace the function's Jaxpr is applied there: traced once per
             // signature, as JAX's nested jit is (a `print` in it runs once), and inlined (JAX
@@ -2064,7 +2135,7 @@ impl Interp<'_, '_> {
                 let compiled = match cached {
                     Some(c) => c,
                     None => {
-                        let compiled = Rc::new(self.trace_nested(&j.func, &args, &leaves, &trees).await?);
+                        let compiled = Rc::new(self.trace_nested(&j.func, &call).await?);
                         // A function closing over values of the enclosing trace is traced
                         // again each time, as in JAX.
                         if compiled.captured.is_empty() {
@@ -2075,20 +2146,20 @@ impl Interp<'_, '_> {
                 };
                 let mut inputs: Vec<Tensor> = compiled.closed.consts.iter().cloned().map(Tensor::from).collect();
                 inputs.extend(compiled.captured.iter().cloned());
-                inputs.extend(leaves);
+                inputs.extend(call.leaves);
                 let outs = self.ctx.apply_jaxpr(&compiled.closed.jaxpr, &inputs).await?;
                 return Ok(compiled.out_tree.unflatten(&mut outs.into_iter()));
             }
             let compiled = match cached {
                 Some(c) => c,
                 None => {
-                    let c = Rc::new(self.trace(&j.func, &args, &leaves, trees).await?);
+                    let c = Rc::new(self.trace(&j.func, &call).await?);
                     j.cache.borrow_mut().insert(key, c.clone());
                     c
                 }
             };
             let mut inputs = compiled.closed.consts.clone();
-            for t in &leaves {
+            for t in &call.leaves {
                 inputs.extend(t.concrete().cloned());
             }
             let jaxpr = &compiled.closed.jaxpr;
@@ -2101,60 +2172,86 @@ impl Interp<'_, '_> {
         })
     }
 
-    /// A jitted function's cache key for `args` (static arguments by value, the others by
-    /// structure, type and weak type, and the configured matmul precision, which dots record,
-    /// as in JAX's cache), with the traced arguments' leaves and structures.
-    #[allow(clippy::type_complexity)]
-    fn jit_signature(&self, j: &Jitted, args: &[Value]) -> R<(String, Vec<Tensor>, Vec<Option<Tree>>)> {
-        let mut key = String::new();
-        let mut leaves = Vec::new();
-        let mut trees = Vec::new();
-        for (i, a) in args.iter().enumerate() {
-            if j.static_argnums.contains(&i) {
+    /// A call's arguments taken apart for tracing: positional ones, then keyword ones sorted by
+    /// name (the order in which JAX flattens them); the traced ones flattened to leaves, the
+    /// static ones (`is_static` by position or name) kept as values.
+    pub(super) fn jit_arguments(
+        &self,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+        is_static: impl Fn(usize) -> bool,
+        is_static_name: impl Fn(&str) -> bool,
+    ) -> R<CallArgs> {
+        let mut kwargs = kwargs;
+        kwargs.sort_by(|a, b| a.0.cmp(&b.0));
+        let positional = args.len();
+        let (keywords, keyword_values): (Vec<String>, Vec<Value>) = kwargs.into_iter().unzip();
+        let mut call = CallArgs { args, keywords, leaves: Vec::new(), trees: Vec::new() };
+        call.args.extend(keyword_values);
+        for (i, a) in call.args.iter().enumerate() {
+            let fixed = match i.checked_sub(positional) {
+                None => is_static(i),
+                Some(k) => is_static_name(&call.keywords[k]),
+            };
+            if fixed {
                 check_hashable(a).map_err(|_| {
+                    let which = match i.checked_sub(positional) {
+                        None => format!("argument {i}"),
+                        Some(k) => format!("argument '{}'", call.keywords[k]),
+                    };
                     RtError::new(format!(
-                        "Non-hashable static arguments are not supported: argument {i} is of type {}",
+                        "Non-hashable static arguments are not supported: {which} is of type {}",
                         a.type_name()
                     ))
                 })?;
-                key.push_str(&format!("static {}", repr(a)));
-                trees.push(None);
+                call.trees.push(None);
             } else {
-                let tree = self.flatten(a, &mut leaves)?;
-                tree.key(&mut key);
-                trees.push(Some(tree));
+                call.trees.push(Some(self.flatten(a, &mut call.leaves)?));
+            }
+        }
+        Ok(call)
+    }
+
+    /// A jitted function's cache key for a call: static arguments by value, the others by
+    /// structure, type and weak type, keyword arguments by name too, and the configured matmul
+    /// precision, which dots record, as in JAX's cache.
+    fn jit_key(&self, call: &CallArgs) -> String {
+        let mut key = String::new();
+        let positional = call.args.len() - call.keywords.len();
+        for (i, (a, tree)) in call.args.iter().zip(&call.trees).enumerate() {
+            if let Some(k) = i.checked_sub(positional) {
+                key.push_str(&format!("{}=", call.keywords[k]));
+            }
+            match tree {
+                None => key.push_str(&format!("static {}", repr(a))),
+                Some(tree) => tree.key(&mut key),
             }
             key.push('|');
         }
-        for t in &leaves {
+        for t in &call.leaves {
             key.push_str(&t.aval().short());
             key.push(if t.aval().weak_type { '~' } else { ' ' });
         }
         key.push_str(&format!("|{:?}", self.ctx.default_precision));
-        Ok((key, leaves, trees))
+        key
     }
 
     /// Traces a jitted function called inside another trace, in a trace of its own; what it
     /// closed over of the enclosing trace is `captured`.
-    fn trace_nested<'a>(
-        &'a mut self,
-        f: &'a Value,
-        args: &'a [Value],
-        leaves: &'a [Tensor],
-        trees: &'a [Option<Tree>],
-    ) -> LocalFuture<'a, R<Compiled>> {
+    fn trace_nested<'a>(&'a mut self, f: &'a Value, call: &'a CallArgs) -> LocalFuture<'a, R<Compiled>> {
         use super::transforms::Arg;
         Box::pin(async move {
-            let avals: Vec<Aval> = leaves.iter().map(|t| t.aval().clone()).collect();
-            let args = args
+            let avals: Vec<Aval> = call.leaves.iter().map(|t| t.aval().clone()).collect();
+            let args = call
+                .args
                 .iter()
-                .zip(trees)
+                .zip(&call.trees)
                 .map(|(a, tree)| match tree {
                     Some(t) => Arg::Traced(t),
                     None => Arg::Fixed(a.clone()),
                 })
                 .collect();
-            let traced = self.trace_call(f, avals, args).await?;
+            let traced = self.trace_call(f, avals, args, &call.keywords).await?;
             // The Jaxpr's leading inputs are what the function closed over: constants, then
             // values of the enclosing trace.
             let mut consts = Vec::new();
@@ -2179,23 +2276,10 @@ impl Interp<'_, '_> {
         kwargs: Vec<(String, Value)>,
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
-            no_more_kwargs("make_jaxpr", &kwargs)?;
-            let mut leaves = Vec::new();
-            // Static arguments go to the function as they are, as `jit`'s do.
-            let trees = args
-                .iter()
-                .enumerate()
-                .map(
-                    |(i, a)| {
-                        if static_argnums.contains(&i) {
-                            Ok(None)
-                        } else {
-                            self.flatten(a, &mut leaves).map(Some)
-                        }
-                    },
-                )
-                .collect::<R<Vec<_>>>()?;
-            let compiled = self.trace(&f, &args, &leaves, trees).await?;
+            // Static arguments go to the function as they are, as `jit`'s do; keyword
+            // arguments are traced.
+            let call = self.jit_arguments(args, kwargs, |i| static_argnums.contains(&i), |_| false)?;
+            let compiled = self.trace(&f, &call).await?;
             let jit_name = match &f {
                 Value::Native(n) if matches!(&**n, Native::Jitted(_)) => Some(function_name(&f)),
                 _ => None,
@@ -2203,6 +2287,22 @@ impl Interp<'_, '_> {
             Ok(Value::Jaxpr(Rc::new(super::value::MadeJaxpr { closed: compiled.closed, jit_name })))
         })
     }
+}
+
+/// The arguments of a call to trace: every argument in order, the last `keywords.len()` of
+/// them passed by those names; `trees` holds each traced argument's structure (None for a
+/// static one) and `leaves` their leaves, in order.
+pub(super) struct CallArgs {
+    pub args: Vec<Value>,
+    pub keywords: Vec<String>,
+    pub leaves: Vec<Tensor>,
+    pub trees: Vec<Option<Tree>>,
+}
+
+/// Splits the trailing keyword arguments off `args`, paired with their names.
+pub(super) fn split_keywords(args: &mut Vec<Value>, keywords: &[String]) -> Vec<(String, Value)> {
+    let tail = args.split_off(args.len() - keywords.len());
+    keywords.iter().cloned().zip(tail).collect()
 }
 
 /// Python's `float(str)`, including `inf` and `nan`.

@@ -18,8 +18,8 @@ use std::rc::Rc;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     Grad { has_aux: bool, with_value: bool },
-    Jacfwd,
-    Jacrev,
+    Jacfwd { has_aux: bool },
+    Jacrev { has_aux: bool },
 }
 
 /// `jax.grad(f, argnums=...)` and friends, waiting for arguments.
@@ -105,6 +105,25 @@ pub(super) struct Traced {
     pub jaxpr: Jaxpr,
     pub closed: Vec<Tensor>,
     pub out_tree: Tree,
+    /// The result's leaves that were Python numbers (by leaf; empty where not recorded): where
+    /// JAX hands an output back untouched (an unmapped `vmap` output, a `has_aux` value) it is
+    /// still that number, not an array.
+    pub python_numbers: Vec<Option<Value>>,
+}
+
+impl Traced {
+    /// Output leaves as values, from `first` on: the Python numbers the function returned as
+    /// they were, the others as arrays.
+    fn untouched(&self, first: usize, leaves: impl IntoIterator<Item = Tensor>) -> Vec<Value> {
+        leaves
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| match self.python_numbers.get(first + i) {
+                Some(Some(number)) => number.clone(),
+                _ => Value::Array(t),
+            })
+            .collect()
+    }
 }
 
 /// One for scalars and the identity for vectors: `eye(n)` reshaped to `(n, *shape)`.
@@ -126,6 +145,55 @@ fn basis(shape: &[usize], dtype: DType, what: &str) -> R<Tensor> {
     let mut full = vec![n];
     full.extend(shape);
     Ok(Tensor::from(Array::from_f32(full, values).astype(dtype)))
+}
+
+/// A custom derivative's arguments all by position, as JAX's `resolve_kwargs` binds them to
+/// the function's signature: keyword arguments at their parameters' places and the defaults of
+/// those not passed filled in (so the rule sees every primal).
+fn resolve_keywords(f: &Value, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> R<Vec<Value>> {
+    let unresolved = || {
+        err("keyword arguments could not be resolved to positions (a custom_jvp or custom_vjp function's keyword-only parameters cannot be passed: make them positional)")
+    };
+    let Value::Function(func) = f else {
+        return if kwargs.is_empty() { Ok(args) } else { unresolved() };
+    };
+    let params = &func.def.params;
+    if args.len() >= params.len() && kwargs.is_empty() {
+        return Ok(args);
+    }
+    let mut slots: Vec<Option<Value>> = vec![None; params.len().max(args.len())];
+    for (slot, a) in slots.iter_mut().zip(args) {
+        *slot = Some(a);
+    }
+    for (k, v) in kwargs {
+        match params.iter().position(|p| p.name == k) {
+            Some(i) if slots[i].is_some() => return err(format!("multiple values for argument '{k}'")),
+            Some(i) => slots[i] = Some(v),
+            None => return unresolved(),
+        }
+    }
+    let mut defaults = func.defaults.iter();
+    let mut out = Vec::new();
+    for (i, slot) in slots.into_iter().enumerate() {
+        let default = params.get(i).filter(|p| p.default.is_some()).and_then(|_| defaults.next());
+        match slot.or_else(|| default.cloned()) {
+            Some(v) => out.push(v),
+            // Only parameters past the positional arguments can be missing.
+            None => return err(format!("missing a required argument: '{}'", params[i].name)),
+        }
+    }
+    Ok(out)
+}
+
+/// The part of a function's result that is differentiated: all of it, or with `has_aux` the
+/// first of the pair it must return; with its number of leaves (they come first).
+fn main_output(out: &Tree, has_aux: bool) -> R<(&Tree, usize)> {
+    let main = match (out, has_aux) {
+        (Tree::Tuple(items) | Tree::List(items), true) if items.len() == 2 => &items[0],
+        (_, true) => return err("has_aux=True requires the function to return a pair (output, auxiliary data)"),
+        (tree, false) => tree,
+    };
+    Ok((main, main.num_leaves()))
 }
 
 fn argnums_arg(v: Option<Value>) -> R<(Vec<usize>, bool)> {
@@ -176,46 +244,60 @@ impl Interp<'_, '_> {
         };
         Ok(match name {
             "grad" | "value_and_grad" => make(Kind::Grad { has_aux, with_value: name == "value_and_grad" }, func),
-            "jacfwd" => make(Kind::Jacfwd, func),
-            "jacrev" => make(Kind::Jacrev, func),
-            // hessian = jacfwd(jacrev(f)), as in JAX.
-            _ => make(Kind::Jacfwd, make(Kind::Jacrev, func)),
+            "jacfwd" => make(Kind::Jacfwd { has_aux }, func),
+            "jacrev" => make(Kind::Jacrev { has_aux }, func),
+            // hessian = jacfwd(jacrev(f)), as in JAX (the inner one carries the aux out).
+            _ => make(Kind::Jacfwd { has_aux }, make(Kind::Jacrev { has_aux }, func)),
         })
     }
 
-    /// Traces `f` on abstract versions of `leaves`, rebuilt into arguments by `trees`.
+    /// Traces `f` on abstract versions of `leaves`, rebuilt into arguments by `trees` (the last
+    /// `keywords.len()` passed by those names).
     fn trace_open<'a>(
         &'a mut self,
         f: &'a Value,
         leaves: &'a [Tensor],
         trees: &'a [Tree],
+        keywords: &'a [String],
     ) -> LocalFuture<'a, R<Traced>> {
         let avals = leaves.iter().map(|t| t.aval().clone()).collect();
-        self.trace_call(f, avals, trees.iter().map(Arg::Traced).collect())
+        self.trace_call(f, avals, trees.iter().map(Arg::Traced).collect(), keywords)
     }
 
     /// Traces `f` called with `args`: pytrees rebuilt from tracers of `avals`, in order, and
-    /// fixed values.
+    /// fixed values; the last `keywords.len()` arguments are passed by those names.
     pub(super) fn trace_call<'a>(
         &'a mut self,
         f: &'a Value,
         avals: Vec<jaxlite::Aval>,
         args: Vec<Arg<'a>>,
+        keywords: &'a [String],
     ) -> LocalFuture<'a, R<Traced>> {
         Box::pin(async move {
             let mut tracers = self.ctx.begin_trace(&avals).into_iter();
-            let traced_args: Vec<Value> = args
+            let mut traced_args: Vec<Value> = args
                 .into_iter()
                 .map(|a| match a {
                     Arg::Traced(t) => t.unflatten(&mut tracers),
                     Arg::Fixed(v) => v,
                 })
                 .collect();
+            let kwargs = super::jax::split_keywords(&mut traced_args, keywords);
             self.tracing.push(super::jax::function_name(f));
-            let result = self.call(f.clone(), traced_args, vec![]).await;
+            let result = self.call(f.clone(), traced_args, kwargs).await;
             self.tracing.pop();
             let mut outs = Vec::new();
-            let out_tree = match result.and_then(|out| self.flatten(&out, &mut outs)) {
+            let mut python_numbers = Vec::new();
+            let flattened = result.and_then(|out| {
+                let mut values = Vec::new();
+                Tree::of_values(&out, &mut values, 0)?;
+                python_numbers = values
+                    .into_iter()
+                    .map(|v| matches!(v, Value::Int(_) | Value::Float(_) | Value::Bool(_)).then_some(v))
+                    .collect();
+                self.flatten(&out, &mut outs)
+            });
+            let out_tree = match flattened {
                 Ok(tree) => tree,
                 Err(e) => {
                     self.ctx.abort_trace();
@@ -223,7 +305,7 @@ impl Interp<'_, '_> {
                 }
             };
             match self.ctx.end_trace_open(&outs) {
-                Ok((jaxpr, closed)) => Ok(Traced { jaxpr, closed, out_tree }),
+                Ok((jaxpr, closed)) => Ok(Traced { jaxpr, closed, out_tree, python_numbers }),
                 Err(e) => {
                     self.ctx.abort_trace();
                     Err(e.into())
@@ -251,9 +333,6 @@ impl Interp<'_, '_> {
         kwargs: Vec<(String, Value)>,
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
-            if !kwargs.is_empty() {
-                return err("keyword arguments to transformed functions are not supported by the playground yet; pass them positionally");
-            }
             for &i in &t.argnums {
                 if i >= args.len() {
                     return err(format!(
@@ -273,8 +352,8 @@ impl Interp<'_, '_> {
                 if !aval.dtype.is_float() {
                     let name = match t.kind {
                         Kind::Grad { .. } => "grad",
-                        Kind::Jacfwd => "jacfwd",
-                        Kind::Jacrev => "jacrev",
+                        Kind::Jacfwd { .. } => "jacfwd",
+                        Kind::Jacrev { .. } => "jacrev",
                     };
                     return err(format!(
                         "{name} requires real- or complex-valued inputs (input dtype that is a sub-dtype of np.inexact), but got {}. If you want to use Boolean- or integer-valued inputs, use vjp or set allow_int to True.",
@@ -282,7 +361,13 @@ impl Interp<'_, '_> {
                     ));
                 }
             }
-            let traced = self.trace_open(&t.func, &leaves, &trees).await?;
+            // Keyword arguments reach the function as they are, not differentiated (as in JAX,
+            // which closes over them).
+            let avals = leaves.iter().map(|t| t.aval().clone()).collect();
+            let (keywords, fixed): (Vec<String>, Vec<Value>) = kwargs.into_iter().unzip();
+            let mut call_args: Vec<Arg> = trees.iter().map(Arg::Traced).collect();
+            call_args.extend(fixed.into_iter().map(Arg::Fixed));
+            let traced = self.trace_call(&t.func, avals, call_args, &keywords).await?;
             let mut inputs = traced.closed.clone();
             inputs.extend(leaves.iter().cloned());
             let mut diff_in = vec![false; traced.closed.len()];
@@ -291,14 +376,7 @@ impl Interp<'_, '_> {
             let result_trees: Vec<&Tree> = t.argnums.iter().map(|&i| &trees[i]).collect();
             match t.kind {
                 Kind::Grad { has_aux, with_value } => {
-                    let main_tree = match (&traced.out_tree, has_aux) {
-                        (Tree::Tuple(items), true) if items.len() == 2 => &items[0],
-                        (Tree::List(items), true) if items.len() == 2 => &items[0],
-                        (_, true) => {
-                            return err("has_aux=True requires the function to return a pair (output, auxiliary data)")
-                        }
-                        (tree, false) => tree,
-                    };
+                    let (main_tree, _) = main_output(&traced.out_tree, has_aux)?;
                     if !matches!(main_tree, Tree::Leaf) {
                         return err(
                             "Gradient only defined for scalar-output functions. The function returned a container",
@@ -347,14 +425,15 @@ impl Interp<'_, '_> {
                         })
                         .collect();
                     let grads = self.structure(&result_trees, grads, t.tuple);
-                    let value = traced.out_tree.unflatten(&mut outs.iter().cloned());
-                    let (value, aux) = match (has_aux, &value) {
-                        (true, Value::Tuple(items)) => (items[0].clone(), Some(items[1].clone())),
-                        (true, Value::List(items)) => {
-                            let items = items.borrow();
-                            (items[0].clone(), Some(items[1].clone()))
+                    let (value, aux) = match &traced.out_tree {
+                        Tree::Tuple(items) | Tree::List(items) if has_aux => {
+                            let aux = traced.untouched(1, outs[1..].iter().cloned());
+                            (
+                                items[0].unflatten(&mut outs.iter().cloned()),
+                                Some(items[1].unflatten_values(&mut aux.into_iter())),
+                            )
                         }
-                        _ => (value, None),
+                        tree => (tree.unflatten(&mut outs.iter().cloned()), None),
                     };
                     Ok(match (with_value, aux) {
                         (false, None) => grads,
@@ -363,61 +442,130 @@ impl Interp<'_, '_> {
                         (true, Some(aux)) => Value::tuple(vec![Value::tuple(vec![value, aux]), grads]),
                     })
                 }
-                Kind::Jacfwd => {
+                Kind::Jacfwd { has_aux } | Kind::Jacrev { has_aux } => {
+                    let (main_tree, n_main) = main_output(&traced.out_tree, has_aux)?;
                     let diff: Vec<&Tensor> =
                         leaves.iter().zip(&diff_leaf).filter(|(_, &d)| d).map(|(l, _)| l).collect();
-                    let [x] = diff[..] else {
-                        return err("jacfwd of a function of a pytree argument is not supported by the playground yet; pass one array");
+                    let in_avals: Vec<jaxlite::Aval> = diff.iter().map(|l| l.aval().clone()).collect();
+                    let out_avals: Vec<jaxlite::Aval> =
+                        traced.jaxpr.outvars[..n_main].iter().map(|a| traced.jaxpr.atom_aval(a).clone()).collect();
+                    // jac[i][j]: output leaf i by differentiated input leaf j, shaped (*out, *in).
+                    let jac = if matches!(t.kind, Kind::Jacfwd { .. }) {
+                        self.jacobian_forward(&traced.jaxpr, &inputs, &diff_in, &in_avals, &out_avals).await?
+                    } else {
+                        self.jacobian_reverse(&traced.jaxpr, &inputs, &diff_in, &in_avals, &out_avals).await?
                     };
-                    let in_shape = x.aval().shape.clone();
-                    let n: usize = in_shape.iter().product();
-                    let lin = transform::jvp(&traced.jaxpr, &diff_in)?;
-                    let mut batched = vec![false; inputs.len()];
-                    batched.push(true);
-                    let batched_lin = transform::vmap(&lin, &batched, n)?;
-                    let mut all = inputs.clone();
-                    all.push(basis(&in_shape, x.aval().dtype, "jacfwd")?);
-                    let results = self.ctx.apply_jaxpr(&batched_lin, &all).await?;
-                    let mut jac = Vec::new();
-                    for tangent in &results[n_out..] {
-                        // (n, *out) → (*out, n) → (*out, *in)
-                        let rank = tangent.aval().rank();
-                        let mut perm: Vec<usize> = (1..rank).collect();
-                        perm.push(0);
-                        let moved = jnp::transpose(self.ctx, tangent, Some(&perm)).await?;
-                        let mut shape: Vec<i64> = moved.aval().shape[..rank - 1].iter().map(|&d| d as i64).collect();
-                        shape.extend(in_shape.iter().map(|&d| d as i64));
-                        jac.push(jnp::reshape(self.ctx, &moved, &shape).await?);
+                    let per_output: Vec<Value> =
+                        jac.into_iter().map(|row| self.structure(&result_trees, row, t.tuple)).collect();
+                    let jac = main_tree.unflatten_values(&mut per_output.into_iter());
+                    if !has_aux {
+                        return Ok(jac);
                     }
-                    Ok(traced.out_tree.unflatten(&mut jac.into_iter()))
-                }
-                Kind::Jacrev => {
-                    let diff: Vec<&Tensor> =
-                        leaves.iter().zip(&diff_leaf).filter(|(_, &d)| d).map(|(l, _)| l).collect();
-                    let [x] = diff[..] else {
-                        return err("jacrev of a function of a pytree argument is not supported by the playground yet; pass one array");
+                    // The auxiliary value as the function computes it, not differentiated.
+                    let outs = self.ctx.apply_jaxpr(&traced.jaxpr, &inputs).await?;
+                    let aux_tree = match &traced.out_tree {
+                        Tree::Tuple(items) | Tree::List(items) => &items[1],
+                        other => other,
                     };
-                    if n_out != 1 || !matches!(traced.out_tree, Tree::Leaf) {
-                        return err("jacrev of a function with several outputs is not supported by the playground yet");
-                    }
-                    let in_shape = x.aval().shape.clone();
-                    let out_aval = traced.jaxpr.atom_aval(&traced.jaxpr.outvars[0]).clone();
-                    let m = out_aval.size();
-                    let vjp = transform::vjp(&traced.jaxpr, &diff_in, &[true])?;
-                    let fwd = self.ctx.apply_jaxpr(&vjp.forward, &inputs).await?;
-                    let res = fwd[1..].to_vec();
-                    let mut batched = vec![false; res.len()];
-                    batched.push(true);
-                    let batched_bwd = transform::vmap(&vjp.backward, &batched, m)?;
-                    let mut all = res;
-                    all.push(basis(&out_aval.shape, out_aval.dtype, "jacrev")?);
-                    let cts = self.ctx.apply_jaxpr(&batched_bwd, &all).await?;
-                    let mut shape: Vec<i64> = out_aval.shape.iter().map(|&d| d as i64).collect();
-                    shape.extend(in_shape.iter().map(|&d| d as i64));
-                    Ok(Value::Array(jnp::reshape(self.ctx, &cts[0], &shape).await?))
+                    let aux = traced.untouched(n_main, outs[n_main..].iter().cloned());
+                    let aux = aux_tree.unflatten_values(&mut aux.into_iter());
+                    Ok(Value::tuple(vec![jac, aux]))
                 }
             }
         })
+    }
+
+    /// Forward-mode Jacobian: for each differentiated input leaf, the linearized function
+    /// mapped over a basis of that leaf's tangents (the others zero); each output's tangents
+    /// `(n, *out)` become `(*out, *in)`.
+    async fn jacobian_forward(
+        &mut self,
+        jaxpr: &Jaxpr,
+        inputs: &[Tensor],
+        diff_in: &[bool],
+        in_avals: &[jaxlite::Aval],
+        out_avals: &[jaxlite::Aval],
+    ) -> R<Vec<Vec<Tensor>>> {
+        let n_out = jaxpr.outvars.len();
+        let lin = transform::jvp(jaxpr, diff_in)?;
+        let mut jac = vec![Vec::new(); out_avals.len()];
+        for (j, x) in in_avals.iter().enumerate() {
+            let n = x.size();
+            let mut batched = vec![false; inputs.len()];
+            batched.extend((0..in_avals.len()).map(|k| k == j));
+            let batched_lin = transform::vmap(&lin, &batched, n)?;
+            let mut all = inputs.to_vec();
+            for (k, other) in in_avals.iter().enumerate() {
+                all.push(if k == j {
+                    basis(&x.shape, x.dtype, "jacfwd")?
+                } else {
+                    Tensor::from(jnp::full(&other.shape, 0.0, other.dtype))
+                });
+            }
+            let results = self.ctx.apply_jaxpr(&batched_lin, &all).await?;
+            for (row, tangent) in jac.iter_mut().zip(&results[n_out..]) {
+                // (n, *out) → (*out, n) → (*out, *in)
+                let rank = tangent.aval().rank();
+                let mut perm: Vec<usize> = (1..rank).collect();
+                perm.push(0);
+                let moved = jnp::transpose(self.ctx, tangent, Some(&perm)).await?;
+                let mut shape: Vec<i64> = moved.aval().shape[..rank - 1].iter().map(|&d| d as i64).collect();
+                shape.extend(x.shape.iter().map(|&d| d as i64));
+                row.push(jnp::reshape(self.ctx, &moved, &shape).await?);
+            }
+        }
+        Ok(jac)
+    }
+
+    /// Reverse-mode Jacobian: the backward pass mapped over a basis of each output's
+    /// cotangents (the other outputs' zero); each input's cotangents `(m, *in)` become
+    /// `(*out, *in)`.
+    async fn jacobian_reverse(
+        &mut self,
+        jaxpr: &Jaxpr,
+        inputs: &[Tensor],
+        diff_in: &[bool],
+        in_avals: &[jaxlite::Aval],
+        out_avals: &[jaxlite::Aval],
+    ) -> R<Vec<Vec<Tensor>>> {
+        let n_out = jaxpr.outvars.len();
+        for out in out_avals {
+            if !out.dtype.is_float() {
+                return err(format!(
+                    "jacrev requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got {}. For differentiation of functions with integer outputs, use jax.vjp directly.",
+                    out.dtype.name()
+                ));
+            }
+        }
+        let mut diff_out = vec![false; n_out];
+        diff_out[..out_avals.len()].fill(true);
+        let vjp = transform::vjp(jaxpr, diff_in, &diff_out)?;
+        let fwd = self.ctx.apply_jaxpr(&vjp.forward, inputs).await?;
+        let res = &fwd[n_out..];
+        let mut jac = Vec::new();
+        for (i, out) in out_avals.iter().enumerate() {
+            let m = out.size();
+            let mut batched = vec![false; res.len()];
+            batched.extend((0..out_avals.len()).map(|k| k == i));
+            let batched_bwd = transform::vmap(&vjp.backward, &batched, m)?;
+            let mut all = res.to_vec();
+            for (k, other) in out_avals.iter().enumerate() {
+                all.push(if k == i {
+                    basis(&out.shape, out.dtype, "jacrev")?
+                } else {
+                    Tensor::from(jnp::full(&other.shape, 0.0, other.dtype))
+                });
+            }
+            let cts = self.ctx.apply_jaxpr(&batched_bwd, &all).await?;
+            let mut row = Vec::new();
+            for (ct, x) in cts.iter().zip(in_avals) {
+                let mut shape: Vec<i64> = out.shape.iter().map(|&d| d as i64).collect();
+                shape.extend(x.shape.iter().map(|&d| d as i64));
+                row.push(jnp::reshape(self.ctx, ct, &shape).await?);
+            }
+            jac.push(row);
+        }
+        Ok(jac)
     }
 
     /// Cotangents or tangents, in leaf order, rebuilt into the differentiated arguments'
@@ -470,7 +618,7 @@ impl Interp<'_, '_> {
                     ));
                 }
             }
-            let traced = self.trace_open(f, &leaves, &trees).await?;
+            let traced = self.trace_open(f, &leaves, &trees, &[]).await?;
             let mut diff = vec![false; traced.closed.len()];
             diff.extend(leaves.iter().map(|l| l.aval().dtype.is_float()));
             let lin = transform::jvp(&traced.jaxpr, &diff)?;
@@ -496,7 +644,7 @@ impl Interp<'_, '_> {
                 return err("vjp() missing required argument 'fun'");
             };
             let (leaves, trees, _) = self.flatten_args(primals)?;
-            let traced = self.trace_open(f, &leaves, &trees).await?;
+            let traced = self.trace_open(f, &leaves, &trees, &[]).await?;
             let mut diff = vec![false; traced.closed.len()];
             diff.extend(leaves.iter().map(|l| l.aval().dtype.is_float()));
             let n_out = traced.jaxpr.outvars.len();
@@ -593,12 +741,10 @@ impl Interp<'_, '_> {
         kwargs: Vec<(String, Value)>,
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
-            if !kwargs.is_empty() {
-                return err("keyword arguments to vmapped functions are not supported by the playground yet; pass them positionally");
-            }
-            let (leaves, trees, _) = self.flatten_args(&args)?;
-            let mut axes = Vec::new();
-            match &v.in_axes {
+            // Each positional argument's `in_axes` entry; keyword arguments are mapped over their
+            // leading axis, as in JAX (`in_axes` names positional arguments only), and sorted by
+            // name they follow the positional ones.
+            let specs: Vec<Value> = match &v.in_axes {
                 Value::Tuple(_) | Value::List(_) => {
                     let spec = match &v.in_axes {
                         Value::Tuple(t) => t.to_vec(),
@@ -612,15 +758,26 @@ impl Interp<'_, '_> {
                             args.len()
                         ));
                     }
-                    for (a, s) in args.iter().zip(&spec) {
-                        self.leaf_axes(a, s, &mut axes, 0)?;
-                    }
+                    spec
                 }
-                other => {
-                    for a in &args {
-                        self.leaf_axes(a, other, &mut axes, 0)?;
-                    }
+                other => vec![other.clone(); args.len()],
+            };
+            let mut kwargs = kwargs;
+            kwargs.sort_by(|a, b| a.0.cmp(&b.0));
+            let (keywords, keyword_values): (Vec<String>, Vec<Value>) = kwargs.into_iter().unzip();
+            let specs = specs.into_iter().chain(keyword_values.iter().map(|_| Value::Int(0)));
+            // An argument that is not mapped at all reaches the function as it is (a Python
+            // number stays a number), as in JAX; the others are traced leaf by leaf.
+            let mut leaves = Vec::new();
+            let mut axes = Vec::new();
+            let mut arguments = Vec::new();
+            for (a, spec) in args.iter().chain(&keyword_values).zip(specs) {
+                if matches!(spec, Value::None) {
+                    arguments.push(None);
+                    continue;
                 }
+                arguments.push(Some(self.flatten(a, &mut leaves)?));
+                self.leaf_axes(a, &spec, &mut axes, 0)?;
             }
             let mut size: Option<usize> = None;
             let mut moved = Vec::new();
@@ -662,41 +819,58 @@ impl Interp<'_, '_> {
                 return err("vmap must have at least one non-None value in in_axes");
             };
             // Trace on one example: the batch axis dropped.
-            let examples: Vec<Tensor> = moved
+            let avals = moved
                 .iter()
                 .zip(&batched)
                 .map(|(t, &b)| {
+                    let mut aval = t.aval().clone();
                     if b {
-                        let mut aval = t.aval().clone();
                         aval.shape.remove(0);
-                        Tensor::from(jnp::full(&aval.shape, 0.0, aval.dtype))
-                    } else {
-                        t.clone()
                     }
+                    aval
                 })
                 .collect();
-            let traced = self.trace_open(&v.func, &examples, &trees).await?;
+            let call_args = arguments
+                .iter()
+                .zip(args.iter().chain(&keyword_values))
+                .map(|(tree, a)| match tree {
+                    Some(t) => Arg::Traced(t),
+                    None => Arg::Fixed(a.clone()),
+                })
+                .collect();
+            let traced = self.trace_call(&v.func, avals, call_args, &keywords).await?;
             let mut all_batched = vec![false; traced.closed.len()];
             all_batched.extend(&batched);
-            let batched_jaxpr = transform::vmap(&traced.jaxpr, &all_batched, size)?;
+            // Each output leaf's axis, read from `out_axes` against the result's structure.
+            let out_avals = traced.jaxpr.outvars.iter().map(|a| traced.jaxpr.atom_aval(a).clone());
+            let examples: Vec<Tensor> = out_avals.map(|a| Tensor::from(jnp::full(&a.shape, 0.0, a.dtype))).collect();
+            let probe = traced.out_tree.unflatten(&mut examples.into_iter());
+            let mut out_axes = Vec::new();
+            self.leaf_axes(&probe, &v.out_axes, &mut out_axes, 0)?;
+            let unmapped: Vec<bool> = out_axes.iter().map(Option::is_none).collect();
+            let (batched_jaxpr, out_batched) = transform::vmap_outputs(&traced.jaxpr, &all_batched, size, &unmapped)?;
             let mut inputs = traced.closed.clone();
             inputs.extend(moved);
             let outs = self.ctx.apply_jaxpr(&batched_jaxpr, &inputs).await?;
-            let mut out_axes = Vec::new();
-            let probe = traced.out_tree.unflatten(&mut outs.iter().cloned());
-            self.leaf_axes(&probe, &v.out_axes, &mut out_axes, 0)?;
             let mut placed = Vec::new();
-            for (t, axis) in outs.iter().zip(&out_axes) {
+            for (i, ((t, axis), mapped)) in outs.iter().zip(&out_axes).zip(out_batched).enumerate() {
                 let rank = t.aval().rank();
                 let to = match axis {
-                    None => return err("vmap out_axes=None is supported only for outputs that do not depend on the mapped inputs, which the playground cannot tell yet"),
+                    None if mapped => {
+                        return err("at vmap out_axes, got axis spec None but output was batched on axis 0")
+                    }
+                    None => {
+                        placed.extend(traced.untouched(i, [t.clone()]));
+                        continue;
+                    }
                     Some(a) => jnp::normalize_axes(Some(&[*a]), rank)?[0],
                 };
                 let mut perm: Vec<usize> = (1..rank).collect();
                 perm.insert(to, 0);
-                placed.push(if to == 0 { t.clone() } else { jnp::transpose(self.ctx, t, Some(&perm)).await? });
+                let t = if to == 0 { t.clone() } else { jnp::transpose(self.ctx, t, Some(&perm)).await? };
+                placed.push(Value::Array(t));
             }
-            Ok(traced.out_tree.unflatten(&mut placed.into_iter()))
+            Ok(traced.out_tree.unflatten_values(&mut placed.into_iter()))
         })
     }
 
@@ -722,13 +896,11 @@ impl Interp<'_, '_> {
             if !self.ctx.is_tracing() || self.tracing_rules.contains(&address) {
                 return self.call(c.func.clone(), args, kwargs).await;
             }
-            if !kwargs.is_empty() {
-                return err("keyword arguments to custom_jvp functions are not supported by the playground yet; pass them positionally");
-            }
+            let args = resolve_keywords(&c.func, args, kwargs)?;
             let rule_name = super::jax::function_name(&rule);
             let split = self.split_args(args, &c.nondiff)?;
             let avals: Vec<jaxlite::Aval> = split.leaves.iter().map(|t| t.aval().clone()).collect();
-            let call = self.trace_call(&c.func, avals.clone(), split.in_place(&c.nondiff)).await?;
+            let call = self.trace_call(&c.func, avals.clone(), split.in_place(&c.nondiff), &[]).await?;
             // The rule takes (nondiff arguments..., primals, tangents): two tuples shaped like
             // the differentiated arguments.
             let pair = [Value::tuple(split.diff.clone()), Value::tuple(split.diff.clone())];
@@ -736,7 +908,7 @@ impl Interp<'_, '_> {
             let mut rule_args: Vec<Arg> = split.fixed.iter().cloned().map(Arg::Fixed).collect();
             rule_args.extend(rule_trees.iter().map(Arg::Traced));
             self.tracing_rules.push(address);
-            let jvp = self.trace_call(&rule, [avals.clone(), avals].concat(), rule_args).await;
+            let jvp = self.trace_call(&rule, [avals.clone(), avals].concat(), rule_args, &[]).await;
             self.tracing_rules.pop();
             let jvp = jvp?;
             check_rule_outputs(&name, &rule_name, &call, &jvp)?;
@@ -779,13 +951,11 @@ impl Interp<'_, '_> {
             if !self.ctx.is_tracing() || self.tracing_rules.contains(&address) {
                 return self.call(c.func.clone(), args, kwargs).await;
             }
-            if !kwargs.is_empty() {
-                return err("keyword arguments to custom_vjp functions are not supported by the playground yet; pass them positionally");
-            }
+            let args = resolve_keywords(&c.func, args, kwargs)?;
             let (fwd_name, bwd_name) = (super::jax::function_name(&fwd), super::jax::function_name(&bwd));
             let split = self.split_args(args, &c.nondiff)?;
             let avals: Vec<jaxlite::Aval> = split.leaves.iter().map(|t| t.aval().clone()).collect();
-            let call = self.trace_call(&c.func, avals, split.in_place(&c.nondiff)).await?;
+            let call = self.trace_call(&c.func, avals, split.in_place(&c.nondiff), &[]).await?;
             if !matches!(call.out_tree, Tree::Leaf) {
                 return err(format!(
                     "custom_vjp function {name} returns {}: custom_vjp functions that return anything but \
@@ -831,7 +1001,7 @@ impl Interp<'_, '_> {
         Box::pin(async move {
             let output = call.jaxpr.atom_aval(&call.jaxpr.outvars[0]).clone();
             let avals = split.leaves.iter().map(|t| t.aval().clone()).collect();
-            let traced = self.trace_call(fwd, avals, split.in_place(nondiff)).await?;
+            let traced = self.trace_call(fwd, avals, split.in_place(nondiff), &[]).await?;
             let residual_tree = match traced.out_tree {
                 Tree::Tuple(mut items) | Tree::List(mut items)
                     if items.len() == 2 && matches!(items[0], Tree::Leaf) =>
@@ -862,7 +1032,7 @@ impl Interp<'_, '_> {
             let mut avals: Vec<jaxlite::Aval> =
                 traced.jaxpr.outvars[1..].iter().map(|a| traced.jaxpr.atom_aval(a).clone()).collect();
             avals.push(output);
-            let fwd = Traced { out_tree: Tree::Leaf, ..traced };
+            let fwd = Traced { out_tree: Tree::Leaf, python_numbers: vec![], ..traced };
 
             let mut tracers = self.ctx.begin_trace(&avals);
             let cotangent = tracers.pop().map(Value::Array).unwrap_or(Value::None);
@@ -884,7 +1054,9 @@ impl Interp<'_, '_> {
                 }
             };
             match self.ctx.end_trace_open(&cts) {
-                Ok((jaxpr, closed)) => Ok((fwd, Traced { jaxpr, closed, out_tree: Tree::Leaf })),
+                Ok((jaxpr, closed)) => {
+                    Ok((fwd, Traced { jaxpr, closed, out_tree: Tree::Leaf, python_numbers: vec![] }))
+                }
                 Err(e) => {
                     self.ctx.abort_trace();
                     Err(e.into())

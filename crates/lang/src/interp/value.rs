@@ -119,7 +119,10 @@ pub struct MadeJaxpr {
 /// `jax.jit(f)`: the function and its compiled programs, keyed by argument types.
 pub struct Jitted {
     pub func: Value,
+    /// Static positional arguments, and static keyword arguments by name: each list includes
+    /// the other's parameters where the function's signature names them, as in JAX.
     pub static_argnums: Vec<usize>,
+    pub static_argnames: Vec<String>,
     pub cache: RefCell<HashMap<String, Rc<super::jax::Compiled>>>,
 }
 
