@@ -681,6 +681,40 @@ print(jax.vmap(lambda x, s: x if s == 'id' else -x, in_axes=(0, None))(jnp.ones(
 print(jax.vmap(lambda x: (x, 2), out_axes=(0, None))(jnp.ones(2)))
 print(jax.vmap(lambda x: x + 1.0, out_axes=None)(jnp.ones(3)))
 """)
+# Starred unpacking in displays and targets; dtype objects print and compare as NumPy's; a
+# gradient of a Python scalar stays weakly typed under jit too.
+program("starred_unpacking", """
+xs = [1, 2, 3, 4]
+first, *rest = xs
+*init, last = xs
+a, *mid, b = xs
+print(first, rest, init, last, a, mid, b)
+p, *q = (1,)
+print(p, q)
+x = jnp.ones((2, 3))
+print((*x.shape, 4), [*x.shape, *xs], [0, *range(2)])
+print(x.reshape(*x.shape[:-1], 3, 1).shape)
+for h, *t in [(1, 2, 3), (4, 5)]:
+    print(h, t)
+def mlp(params, v):
+    *hidden, last_layer = params
+    for w in hidden:
+        v = jax.nn.relu(v @ w)
+    return v @ last_layer
+print(mlp([jnp.ones((3, 2)), jnp.ones((2, 2)), jnp.ones((2, 1))], x))
+a, *b = []
+""")
+program("dtype_objects", """
+x = jnp.ones(2)
+print(x.dtype, [x.dtype], {'a': x.dtype}, repr(x.dtype), str(x.dtype), f"{x.dtype}")
+print(jnp.float32, [jnp.float32, jnp.bool_], jnp.dtype('float32'), [jnp.dtype('int32')], jnp.dtype(jnp.bfloat16))
+print(x.dtype == jnp.float32, x.dtype == 'float32', x.dtype == jnp.int32, jnp.float32 == jnp.float32)
+print(x.dtype.name, x.dtype.itemsize, x.astype(jnp.bfloat16).dtype.itemsize)
+theta = (jnp.zeros(2), 0.0)
+g = jax.jit(jax.grad(lambda t, v: jnp.sum(t[0] * v) + t[1] * 2.0))(theta, x)
+print(g)
+print(jax.tree.map(lambda a: a.dtype, g))
+""")
 program("jit_invalid_static_argnames", """
 from functools import partial
 print('before')

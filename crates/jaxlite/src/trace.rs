@@ -177,6 +177,19 @@ impl Context {
         Ok((jaxpr, closed))
     }
 
+    /// `t` typed weakly (a gradient of a Python scalar is weak in JAX): the same variable, its
+    /// type changed in the trace that made it, so that a program returning it says so too.
+    pub fn weakly_typed(&mut self, t: &Rc<Tracer>) -> Tensor {
+        let mut weak = (**t).clone();
+        weak.aval.weak_type = true;
+        if let Some(frame) = self.frames.get_mut(t.level).filter(|f| f.id == t.trace_id) {
+            if let Some(aval) = frame.types.get_mut(&t.var) {
+                aval.weak_type = true;
+            }
+        }
+        Tensor::Traced(Rc::new(weak))
+    }
+
     #[allow(clippy::type_complexity)]
     fn pop_frame(&mut self, outs: &[Tensor]) -> Result<(Jaxpr, Vec<Rc<Array>>, Vec<(Var, Rc<Tracer>)>), JaxError> {
         if self.frames.is_empty() {

@@ -112,6 +112,8 @@ pub enum ExprKind {
     Ellipsis,
     List(Vec<Expr>),
     Tuple(Vec<Expr>),
+    /// `*xs` inside a tuple or list display, or an assignment target that takes the rest.
+    Starred(Box<Expr>),
     Dict(Vec<(Expr, Expr)>),
     ListComp {
         elt: Box<Expr>,
@@ -293,6 +295,7 @@ impl fmt::Display for Expr {
             ExprKind::Ellipsis => f.write_str("..."),
             ExprKind::List(items) => write!(f, "[{}]", join(items)),
             ExprKind::Tuple(items) => write!(f, "(tuple {})", join(items)),
+            ExprKind::Starred(e) => write!(f, "*{e}"),
             ExprKind::Dict(items) => {
                 let pairs: Vec<String> = items.iter().map(|(k, v)| format!("{k}: {v}")).collect();
                 write!(f, "{{{}}}", pairs.join(", "))
@@ -463,6 +466,7 @@ pub fn bound_names(body: &[Stmt], out: &mut Vec<String>) {
         match &e.kind {
             ExprKind::Name(n) if !out.contains(n) => out.push(n.clone()),
             ExprKind::Tuple(items) | ExprKind::List(items) => items.iter().for_each(|i| target(i, out)),
+            ExprKind::Starred(e) => target(e, out),
             _ => {}
         }
     }

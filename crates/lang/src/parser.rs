@@ -609,9 +609,12 @@ impl Parser {
         Ok(Expr { span, kind: ExprKind::Tuple(items) })
     }
 
+    /// An item of a tuple or list: an expression, or `*xs` unpacked into it.
     fn test_or_star(&mut self) -> PResult<Expr> {
-        if self.at_op("*") {
-            return Err(error(self.span(), "starred expressions are only supported in call arguments"));
+        let span = self.span();
+        if self.eat_op("*") {
+            let e = self.test()?;
+            return Ok(Expr { span, kind: ExprKind::Starred(Box::new(e)) });
         }
         self.test()
     }
@@ -624,11 +627,18 @@ impl Parser {
     /// Loop targets: names and tuples of names, parsed below comparisons so `in` is not eaten.
     fn target_list(&mut self) -> PResult<Expr> {
         let span = self.span();
-        let first = self.bit_or()?;
+        let item = |p: &mut Self| {
+            let span = p.span();
+            if p.eat_op("*") {
+                return Ok(Expr { span, kind: ExprKind::Starred(Box::new(p.bit_or()?)) });
+            }
+            p.bit_or()
+        };
+        let first = item(self)?;
         let target = if self.at_op(",") {
             let mut items = vec![first];
             while self.eat_op(",") && !self.at_kw("in") {
-                items.push(self.bit_or()?);
+                items.push(item(self)?);
             }
             Expr { span, kind: ExprKind::Tuple(items) }
         } else {
@@ -987,7 +997,7 @@ impl Parser {
         if self.eat_op(")") {
             return Ok(Expr { span, kind: ExprKind::Tuple(vec![]) });
         }
-        let first = self.test()?;
+        let first = self.test_or_star()?;
         if self.at_kw("for") {
             return Err(error(
                 self.span(),
@@ -995,11 +1005,14 @@ impl Parser {
             ));
         }
         if self.eat_op(")") {
+            if matches!(first.kind, ExprKind::Starred(_)) {
+                return Err(error(first.span, "cannot use starred expression here"));
+            }
             return Ok(first);
         }
         let mut items = vec![first];
         while self.eat_op(",") && !self.at_op(")") {
-            items.push(self.test()?);
+            items.push(self.test_or_star()?);
         }
         self.expect_op(")", "to close the parenthesis")?;
         Ok(Expr { span, kind: ExprKind::Tuple(items) })
@@ -1008,15 +1021,18 @@ impl Parser {
     fn list(&mut self, span: Span) -> PResult<Expr> {
         let mut items = Vec::new();
         if !self.at_op("]") {
-            let first = self.test()?;
+            let first = self.test_or_star()?;
             if self.at_kw("for") {
+                if matches!(first.kind, ExprKind::Starred(_)) {
+                    return Err(error(first.span, "iterable unpacking cannot be used in comprehension"));
+                }
                 let clauses = self.comp_clauses()?;
                 self.expect_op("]", "to close the list comprehension")?;
                 return Ok(Expr { span, kind: ExprKind::ListComp { elt: Box::new(first), clauses } });
             }
             items.push(first);
             while self.eat_op(",") && !self.at_op("]") {
-                items.push(self.test()?);
+                items.push(self.test_or_star()?);
             }
         }
         self.expect_op("]", "to close the list")?;
@@ -1129,8 +1145,16 @@ fn check_target(e: &Expr, unpack: bool) -> PResult<()> {
     match &e.kind {
         ExprKind::Name(_) | ExprKind::Subscript(..) | ExprKind::Attr(..) => Ok(()),
         ExprKind::Tuple(items) | ExprKind::List(items) if unpack => {
-            items.iter().try_for_each(|i| check_target(i, true))
+            let starred: Vec<&Expr> = items.iter().filter(|i| matches!(i.kind, ExprKind::Starred(_))).collect();
+            if let Some(second) = starred.get(1) {
+                return Err(error(second.span, "multiple starred expressions in assignment"));
+            }
+            items.iter().try_for_each(|i| match &i.kind {
+                ExprKind::Starred(inner) => check_target(inner, true),
+                _ => check_target(i, true),
+            })
         }
+        ExprKind::Starred(_) => Err(error(e.span, "starred assignment target must be in a list or tuple")),
         _ => {
             let what = match &e.kind {
                 ExprKind::Call { .. } => "function call",
@@ -1253,6 +1277,28 @@ mod tests {
                 9:10: duplicate argument 'a' in function definition
                 11:8: positional argument follows keyword argument unpacking
                 12:8: iterable argument unpacking follows keyword argument unpacking"#]],
+        );
+    }
+
+    #[test]
+    fn starred_items_and_targets() {
+        check(
+            "first, *rest = xs\nfor h, *t in ys: pass\nshape = (*s, 4), [*a, b]\n",
+            expect![[r#"
+                (= (tuple first *rest) xs)
+                (for (tuple h *t) in ys
+                  pass
+                )
+                (= shape (tuple (tuple *s 4) [*a b]))
+            "#]],
+        );
+        check_errors(
+            "a, *b, *c = xs\n*a = xs\nx = (*a)\ny = [*v for v in w]\n",
+            expect![[r#"
+                1:8: multiple starred expressions in assignment
+                2:1: starred assignment target must be in a list or tuple
+                3:6: cannot use starred expression here
+                4:6: iterable unpacking cannot be used in comprehension"#]],
         );
     }
 

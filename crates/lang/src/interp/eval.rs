@@ -36,16 +36,24 @@ impl Interp<'_, '_> {
                 ExprKind::Compare(first, rest) => self.eval_compare(first, rest, env).await,
                 ExprKind::IfExp { cond, then, orelse } => self.eval_if(cond, then, orelse, env).await,
                 ExprKind::Lambda(def) => self.make_function(def, env).await,
+                ExprKind::Starred(_) => err("can't use starred expression here"),
             };
             value.map_err(|err| err.at(e.span))
         })
     }
 
+    /// The items of a tuple or list display, `*xs` unpacked in place.
     pub(super) fn eval_all<'a>(&'a mut self, items: &'a [Expr], env: &'a Env) -> LocalFuture<'a, R<Vec<Value>>> {
         Box::pin(async move {
             let mut out = Vec::with_capacity(items.len());
             for item in items {
-                out.push(self.eval(item, env).await?);
+                match &item.kind {
+                    ExprKind::Starred(e) => {
+                        let v = self.eval(e, env).await?;
+                        out.extend(self.iterate(&v).map_err(|err| err.at(e.span))?);
+                    }
+                    _ => out.push(self.eval(item, env).await?),
+                }
             }
             Ok(out)
         })

@@ -278,6 +278,35 @@ impl Interp<'_, '_> {
                     super::dismantle(old);
                     Ok(())
                 }
+                ExprKind::Tuple(targets) | ExprKind::List(targets)
+                    if targets.iter().any(|t| matches!(t.kind, ExprKind::Starred(_))) =>
+                {
+                    // `first, *rest = xs`: the starred target takes a list of what the others
+                    // leave (the parser allows one).
+                    let mut items = self.iterate(&value).map_err(|e| e.at(target.span))?;
+                    let star = targets.iter().position(|t| matches!(t.kind, ExprKind::Starred(_))).unwrap_or(0);
+                    let after = targets.len() - star - 1;
+                    if items.len() < targets.len() - 1 {
+                        let msg = format!(
+                            "not enough values to unpack (expected at least {}, got {})",
+                            targets.len() - 1,
+                            items.len()
+                        );
+                        return Err(RtError::new(msg).at(target.span));
+                    }
+                    let tail = items.split_off(items.len() - after);
+                    let middle = items.split_off(star);
+                    for (t, v) in targets[..star].iter().zip(items) {
+                        self.assign(t, v, env).await?;
+                    }
+                    if let ExprKind::Starred(inner) = &targets[star].kind {
+                        self.assign(inner, Value::list(middle), env).await?;
+                    }
+                    for (t, v) in targets[star + 1..].iter().zip(tail) {
+                        self.assign(t, v, env).await?;
+                    }
+                    Ok(())
+                }
                 ExprKind::Tuple(targets) | ExprKind::List(targets) => {
                     let items = self.iterate(&value).map_err(|e| e.at(target.span))?;
                     if items.len() != targets.len() {

@@ -31,6 +31,7 @@ const JNP_FUNCTIONS: &[&str] = &[
     "int32",
     "bfloat16",
     "bool_",
+    "dtype",
     "tanh",
     "exp",
     "log",
@@ -1830,6 +1831,11 @@ impl Interp<'_, '_> {
                     }
                     let dtype = dtype.unwrap_or(if all_int { DType::I32 } else { DType::F32 });
                     Ok(Value::Array(jnp::arange_in(self.ctx, start, stop, step, dtype).await?))
+                }
+                // `jnp.dtype(jnp.float32)`, `jnp.dtype('int32')`: the dtype object.
+                "dtype" => {
+                    arity(name, &args, 1, 1)?;
+                    Ok(Value::DType(dtype_arg(&args[0])?))
                 }
                 "float32" | "int32" | "bfloat16" | "bool_" => {
                     arity(name, &args, 1, 1)?;

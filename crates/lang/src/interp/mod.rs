@@ -452,6 +452,11 @@ impl Interp<'_, '_> {
             match obj {
                 Value::Module(m) => jax::module_attr(*m, name),
                 Value::Array(_) => self.array_attr(obj, name).await,
+                Value::DType(d) => match name {
+                    "name" => Ok(Value::str(d.name())),
+                    "itemsize" => Ok(Value::Int(d.size_bytes() as i64)),
+                    _ => err(format!("'numpy.dtype' object has no attribute '{name}'")),
+                },
                 Value::Native(n) if matches!(&**n, Native::Method(_, "at[]")) => {
                     let Native::Method(target, _) = &**n else { unreachable!("matched above") };
                     match name {

@@ -416,11 +416,7 @@ impl Interp<'_, '_> {
                             }
                             // Under jit too: the same variable, typed weak, so that what is
                             // computed from it promotes as in JAX.
-                            Tensor::Traced(t) if leaf.aval().weak_type => {
-                                let mut t = (**t).clone();
-                                t.aval.weak_type = true;
-                                Tensor::Traced(std::rc::Rc::new(t))
-                            }
+                            Tensor::Traced(t) if leaf.aval().weak_type => self.ctx.weakly_typed(t),
                             _ => g,
                         })
                         .collect();

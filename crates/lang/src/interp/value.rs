@@ -234,6 +234,7 @@ pub fn to_str(v: &Value) -> String {
         Value::Str(s) => s.to_string(),
         Value::Array(Tensor::Concrete(a)) => jaxlite::format::format_array(a),
         Value::Key(k) => k.to_str(),
+        Value::DType(d) => d.name().to_string(),
         _ => repr(v),
     }
 }
@@ -326,7 +327,7 @@ fn write_repr(v: &Value, out: &mut String, open: &mut Vec<*const ()>) {
         Value::Module(m) => out.push_str(&format!("<module '{}'>", m.name())),
         Value::Array(Tensor::Concrete(a)) => out.push_str(&crate::jnp_extra::array_repr(a)),
         Value::Array(Tensor::Traced(t)) => out.push_str(&format!("JitTracer({})", aval_text(&t.aval))),
-        Value::DType(d) => out.push_str(d.name()),
+        Value::DType(d) => out.push_str(&format!("dtype('{}')", d.name())),
         Value::Jaxpr(j) => match &j.jit_name {
             Some(name) => out.push_str(&jaxlite::JitCall { name, jaxpr: &j.closed.jaxpr }.to_string()),
             None => out.push_str(&j.closed.jaxpr.to_string()),
@@ -341,8 +342,9 @@ fn write_repr(v: &Value, out: &mut String, open: &mut Vec<*const ()>) {
 fn native_repr(n: &Native) -> String {
     match n {
         Native::Builtin(name) => format!("<built-in function {name}>"),
-        Native::Jnp(name) if jaxlite::DType::from_name(name).is_some() => {
-            format!("<class 'jax.numpy.{name}'>")
+        // The scalar types, which are classes in JAX.
+        Native::Jnp(name) if DType::from_name(name).is_some() => {
+            format!("<class 'jax.numpy.{}'>", name.trim_end_matches('_'))
         }
         Native::Jnp(name) => format!("<function jax.numpy.{name}>"),
         Native::Jax(name) => format!("<function jax.{name}>"),
@@ -463,9 +465,19 @@ fn leaf_eq(a: &Value, b: &Value) -> bool {
         },
         (Value::Range { .. }, Value::Range { .. }) => repr(a) == repr(b),
         (Value::Function(x), Value::Function(y)) => Rc::ptr_eq(x, y),
-        (Value::Native(x), Value::Native(y)) => Rc::ptr_eq(x, y),
+        // `jnp.float32` is one class however often it is looked up.
+        (Value::Native(x), Value::Native(y)) => match (&**x, &**y) {
+            (Native::Jnp(p), Native::Jnp(q)) => p == q,
+            _ => Rc::ptr_eq(x, y),
+        },
         (Value::Module(x), Value::Module(y)) => x == y,
         (Value::DType(x), Value::DType(y)) => x == y,
+        // A dtype equals its scalar type and its name, as NumPy's does.
+        (Value::DType(d), other) | (other, Value::DType(d)) => match other {
+            Value::Str(name) => DType::from_name(name) == Some(*d),
+            Value::Native(n) => matches!(&**n, Native::Jnp(name) if DType::from_name(name) == Some(*d)),
+            _ => false,
+        },
         (Value::Array(Tensor::Concrete(x)), Value::Array(Tensor::Concrete(y))) => Rc::ptr_eq(x, y),
         (Value::Array(Tensor::Traced(x)), Value::Array(Tensor::Traced(y))) => Rc::ptr_eq(x, y),
         _ => false,
