@@ -77,6 +77,13 @@ pub(super) fn int32(v: i32) -> Tensor {
     Tensor::from(Array::new(vec![], jaxlite::Data::I32(vec![v])))
 }
 
+/// What `scan` calls at each step: a scan body `f(carry, x) -> (carry, y)`, or a map body
+/// `f(x) -> y` (`lax.map`).
+pub(super) enum ScanBody {
+    Scan(Value),
+    Map(Value),
+}
+
 pub(super) fn weak(x: f32) -> Tensor {
     Tensor::from(Array::weak_scalar_f32(x))
 }
@@ -843,6 +850,20 @@ impl Interp<'_, '_> {
                 None => false,
             };
             let ddof = take_kwarg(&mut kwargs, "ddof");
+            // jnp.clip's bounds by name: `min`/`max` (NumPy 2), or the older `a_min`/`a_max`.
+            let mut args = args;
+            if name == "clip" {
+                for (i, [key, old_key]) in [(1, ["min", "a_min"]), (2, ["max", "a_max"])] {
+                    let Some(bound) = take_kwarg(&mut kwargs, key).or_else(|| take_kwarg(&mut kwargs, old_key)) else {
+                        continue;
+                    };
+                    if args.len() > i {
+                        return err(format!("clip() got multiple values for argument '{key}'"));
+                    }
+                    args.resize(i, Value::None);
+                    args.push(bound);
+                }
+            }
             let precision = if name == "einsum" { precision_arg(take_kwarg(&mut kwargs, "precision"))? } else { None };
             let preferred = if name == "einsum" { take_kwarg(&mut kwargs, "preferred_element_type") } else { None };
             no_more_kwargs(name, &kwargs)?;
@@ -1204,6 +1225,102 @@ impl Interp<'_, '_> {
         })
     }
 
+    /// `lax.scan` unrolled at trace time (as `lax.map` too: a body of `x` alone and no carry):
+    /// each step's `x` the leaves of `xs` at that index, the `y`s stacked leaf by leaf.
+    pub(super) fn scan<'a>(
+        &'a mut self,
+        body: ScanBody,
+        init: Value,
+        xs: Option<Value>,
+        length: Option<Value>,
+        reverse: bool,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let mut leaves = Vec::new();
+            let tree = match &xs {
+                None | Some(Value::None) => None,
+                Some(v) => Some(self.flatten(v, &mut leaves)?),
+            };
+            let leading: Vec<usize> = leaves.iter().map(|l| l.aval().shape.first().copied().unwrap_or(0)).collect();
+            let n = match (&length, leading.first()) {
+                (Some(Value::Int(n)), _) if *n >= 0 => *n as usize,
+                (Some(Value::None) | None, Some(&n)) => n,
+                (Some(Value::None) | None, None) => return err("scan: with xs=None, length must be given"),
+                (Some(other), _) => return err(format!("scan: length must be an int, got {}", other.type_name())),
+            };
+            if leaves.iter().any(|l| l.aval().rank() == 0) || leading.iter().any(|&m| m != n) {
+                return err(format!("scan got xs whose leading axes do not all have length {n}: {leading:?}"));
+            }
+            // As JAX, the carry's numbers become arrays before the first step.
+            let mut carry_leaves = Vec::new();
+            let carry_tree = self.flatten(&init, &mut carry_leaves)?;
+            let mut carry = carry_tree.unflatten(&mut carry_leaves.into_iter());
+            let mut ys: Vec<Value> = Vec::with_capacity(n);
+            let order: Vec<usize> = if reverse { (0..n).rev().collect() } else { (0..n).collect() };
+            for i in order {
+                self.step()?;
+                let x = match &tree {
+                    None => Value::None,
+                    Some(tree) => {
+                        let mut slices = Vec::with_capacity(leaves.len());
+                        for l in &leaves {
+                            match self.index_array(l, &Value::Int(i as i64)).await? {
+                                Value::Array(t) => slices.push(t),
+                                _ => return err("scan: could not slice xs"),
+                            }
+                        }
+                        tree.unflatten(&mut slices.into_iter())
+                    }
+                };
+                let out = match &body {
+                    ScanBody::Scan(f) => self.call(f.clone(), vec![carry, x], vec![]).await?,
+                    ScanBody::Map(f) => {
+                        let y = self.call(f.clone(), vec![x], vec![]).await?;
+                        Value::tuple(vec![carry, y])
+                    }
+                };
+                let (c, y) = match out {
+                    Value::Tuple(t) if t.len() == 2 => (t[0].clone(), t[1].clone()),
+                    other => return err(format!("scan body must return a pair (carry, y), got {}", other.type_name())),
+                };
+                carry = c;
+                ys.push(y);
+            }
+            if reverse {
+                ys.reverse();
+            }
+            // Stack each leaf of the ys across the steps.
+            let stacked = match ys.first() {
+                None => Value::None,
+                Some(first) => {
+                    let mut first_leaves = Vec::new();
+                    let y_tree = self.flatten(first, &mut first_leaves)?;
+                    let mut columns: Vec<Vec<Value>> = vec![Vec::new(); first_leaves.len()];
+                    for y in &ys {
+                        let mut ls = Vec::new();
+                        self.flatten(y, &mut ls)?;
+                        if ls.len() != columns.len() {
+                            return err("scan body returned ys of different structures");
+                        }
+                        for (col, l) in columns.iter_mut().zip(ls) {
+                            col.push(Value::Array(l));
+                        }
+                    }
+                    let mut out = Vec::new();
+                    for col in columns {
+                        let list = Value::List(std::rc::Rc::new(std::cell::RefCell::new(col)));
+                        match self.call_jnp_more("stack", vec![list], vec![]).await? {
+                            Value::Array(t) => out.push(t),
+                            _ => return err("scan: could not stack ys"),
+                        }
+                    }
+                    y_tree.unflatten(&mut out.into_iter())
+                }
+            };
+            Ok(Value::tuple(vec![carry, stacked]))
+        })
+    }
+
     pub(super) fn call_lax<'a>(
         &'a mut self,
         name: &'a str,
@@ -1213,6 +1330,9 @@ impl Interp<'_, '_> {
         Box::pin(async move {
             match name {
                 _ if super::arrange::LAX_ARRANGE.contains(&name) => return self.call_arrange(name, args, kwargs).await,
+                _ if super::shorthands::LAX_SHORTHANDS.contains(&name) => {
+                    return self.call_lax_shorthand(name, args, kwargs).await
+                }
                 "fori_loop" => {
                     no_more_kwargs(name, &kwargs)?;
                     arity(name, &args, 4, 4)?;
@@ -1269,90 +1389,7 @@ impl Interp<'_, '_> {
                         Some(v) => self.truthy(v)?,
                         None => false,
                     };
-                    let mut leaves = Vec::new();
-                    let tree = match &xs {
-                        None | Some(Value::None) => None,
-                        Some(v) => Some(self.flatten(v, &mut leaves)?),
-                    };
-                    let leading: Vec<usize> =
-                        leaves.iter().map(|l| l.aval().shape.first().copied().unwrap_or(0)).collect();
-                    let n = match (&length, leading.first()) {
-                        (Some(Value::Int(n)), _) if *n >= 0 => *n as usize,
-                        (Some(Value::None) | None, Some(&n)) => n,
-                        (Some(Value::None) | None, None) => return err("scan: with xs=None, length must be given"),
-                        (Some(other), _) => {
-                            return err(format!("scan: length must be an int, got {}", other.type_name()))
-                        }
-                    };
-                    if leaves.iter().any(|l| l.aval().rank() == 0) || leading.iter().any(|&m| m != n) {
-                        return err(format!("scan got xs whose leading axes do not all have length {n}: {leading:?}"));
-                    }
-                    // As JAX, the carry's numbers become arrays before the first step.
-                    let mut carry_leaves = Vec::new();
-                    let carry_tree = self.flatten(&init, &mut carry_leaves)?;
-                    let mut carry = carry_tree.unflatten(&mut carry_leaves.into_iter());
-                    let mut ys: Vec<Value> = Vec::with_capacity(n);
-                    let order: Vec<usize> = if reverse { (0..n).rev().collect() } else { (0..n).collect() };
-                    for i in order {
-                        self.step()?;
-                        let x = match &tree {
-                            None => Value::None,
-                            Some(tree) => {
-                                let mut slices = Vec::with_capacity(leaves.len());
-                                for l in &leaves {
-                                    match self.index_array(l, &Value::Int(i as i64)).await? {
-                                        Value::Array(t) => slices.push(t),
-                                        _ => return err("scan: could not slice xs"),
-                                    }
-                                }
-                                tree.unflatten(&mut slices.into_iter())
-                            }
-                        };
-                        let out = self.call(f.clone(), vec![carry, x], vec![]).await?;
-                        let (c, y) = match out {
-                            Value::Tuple(t) if t.len() == 2 => (t[0].clone(), t[1].clone()),
-                            other => {
-                                return err(format!(
-                                    "scan body must return a pair (carry, y), got {}",
-                                    other.type_name()
-                                ))
-                            }
-                        };
-                        carry = c;
-                        ys.push(y);
-                    }
-                    if reverse {
-                        ys.reverse();
-                    }
-                    // Stack each leaf of the ys across the steps.
-                    let stacked = match ys.first() {
-                        None => Value::None,
-                        Some(first) => {
-                            let mut first_leaves = Vec::new();
-                            let y_tree = self.flatten(first, &mut first_leaves)?;
-                            let mut columns: Vec<Vec<Value>> = vec![Vec::new(); first_leaves.len()];
-                            for y in &ys {
-                                let mut ls = Vec::new();
-                                self.flatten(y, &mut ls)?;
-                                if ls.len() != columns.len() {
-                                    return err("scan body returned ys of different structures");
-                                }
-                                for (col, l) in columns.iter_mut().zip(ls) {
-                                    col.push(Value::Array(l));
-                                }
-                            }
-                            let mut out = Vec::new();
-                            for col in columns {
-                                let list = Value::List(std::rc::Rc::new(std::cell::RefCell::new(col)));
-                                match self.call_jnp_more("stack", vec![list], vec![]).await? {
-                                    Value::Array(t) => out.push(t),
-                                    _ => return err("scan: could not stack ys"),
-                                }
-                            }
-                            y_tree.unflatten(&mut out.into_iter())
-                        }
-                    };
-                    return Ok(Value::tuple(vec![carry, stacked]));
+                    return self.scan(ScanBody::Scan(f), init, xs, length, reverse).await;
                 }
                 "conv_general_dilated" | "conv" => {
                     let mut kwargs = kwargs;

@@ -54,56 +54,13 @@ const JNP_FUNCTIONS: &[&str] = &[
     "divide",
 ];
 
-/// Real `jax.numpy` names the playground lacks, so users get "not supported yet" rather
-/// than "no attribute".
-const JNP_MISSING: &[&str] = &[
-    "histogram",
-    "interp",
-    "kron",
-    "where",
-    "fft",
-    "concatenate",
-    "stack",
-    "sin",
-    "cos",
-    "min",
-    "argmax",
-    "argmin",
-    "log1p",
-    "expm1",
-    "power",
-    "clip",
-    "var",
-    "std",
-    "prod",
-    "cumsum",
-    "squeeze",
-    "expand_dims",
-    "round",
-    "floor",
-    "ceil",
-    "sign",
-    "float16",
-    "float64",
-    "int8",
-    "int64",
-    "uint8",
-    "logical_and",
-    "logical_or",
-    "equal",
-    "greater",
-    "less",
-    "exp2",
-    "take",
-    "sigmoid",
-];
-
 /// `jnp` dtypes the playground does not have.
 const UNSUPPORTED_DTYPES: &[&str] =
     &["float16", "float64", "int8", "int16", "int64", "uint8", "uint16", "uint32", "uint64", "complex64", "complex128"];
 
 /// `jax.tree_util.tree_X`, also `jax.tree.X`.
-const TREE_FUNCTIONS: &[&str] = &["tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure"];
+const TREE_FUNCTIONS: &[&str] =
+    &["tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure", "tree_reduce", "tree_all"];
 
 const JAX_FUNCTIONS: &[&str] = &[
     "jit",
@@ -112,6 +69,7 @@ const JAX_FUNCTIONS: &[&str] = &[
     "make_jaxpr",
     "Array",
     "default_matmul_precision",
+    "block_until_ready",
     "grad",
     "value_and_grad",
     "jvp",
@@ -218,26 +176,6 @@ const LAX_FUNCTIONS: &[&str] = &[
     "rem",
 ];
 
-const JAX_MISSING: &[&str] = &[
-    "pmap",
-    "checkpoint",
-    "remat",
-    "tree_map",
-    "device_put",
-    "devices",
-    "debug",
-    "block_until_ready",
-    "linearize",
-    "eval_shape",
-    "ShapeDtypeStruct",
-    "sharding",
-    "experimental",
-    "image",
-    "profiler",
-    "named_call",
-    "ensure_compile_time_eval",
-];
-
 const NN_FUNCTIONS: &[&str] = &[
     "relu",
     "sigmoid",
@@ -251,7 +189,19 @@ const NN_FUNCTIONS: &[&str] = &[
     "one_hot",
     "dot_product_attention",
 ];
-const NN_MISSING: &[&str] = &["tanh", "normalize", "sparse_plus", "squareplus", "sparse_sigmoid"];
+
+/// The public names of the JAX modules the playground binds, one line per module, written
+/// from real JAX by `tests/jax/api_names.py`.
+const JAX_API: &str = include_str!("../jax_api.txt");
+
+/// Whether JAX has `module.name`: then a name the playground lacks is "not supported yet",
+/// where any other is Python's "no attribute".
+pub(super) fn in_jax(module: &str, name: &str) -> bool {
+    JAX_API
+        .lines()
+        .find_map(|line| line.strip_prefix(module)?.strip_prefix(": "))
+        .is_some_and(|names| names.split(' ').any(|n| n == name))
+}
 
 pub fn import_module(name: &str) -> R<ModuleId> {
     Ok(match name {
@@ -278,7 +228,11 @@ fn find(names: &'static [&'static str], name: &str) -> Option<&'static str> {
 }
 
 pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
-    let missing = |prefix: &str| RtError::new(format!("{prefix}.{name} is not supported by the playground yet"));
+    // A real JAX name the playground lacks, or one JAX does not have either.
+    let missing = |prefix: &str| match in_jax(m.name(), name) {
+        true => RtError::new(format!("{prefix}.{name} is not supported by the playground yet")),
+        false => RtError::new(format!("module '{}' has no attribute '{name}'", m.name())),
+    };
     let no_attr = || RtError::new(format!("module '{}' has no attribute '{name}'", m.name()));
     match m {
         ModuleId::Math => math_attr(name),
@@ -302,8 +256,7 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             _ if find(JAX_FUNCTIONS, name).is_some() => {
                 Ok(Value::native(Native::Jax(find(JAX_FUNCTIONS, name).unwrap_or("jit"))))
             }
-            _ if JAX_MISSING.contains(&name) => Err(missing("jax")),
-            _ => Err(no_attr()),
+            _ => Err(missing("jax")),
         },
         ModuleId::Numpy => match name {
             "pi" => Ok(Value::Float(std::f64::consts::PI)),
@@ -318,21 +271,24 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
                 .or_else(|| find(super::arrange::JNP_ARRANGE, name))
                 .or_else(|| find(super::numeric::JNP_NUMERIC, name))
                 .or_else(|| find(super::sets::JNP_SETS, name))
+                .or_else(|| find(super::shorthands::JNP_SHORTHANDS, name))
             {
                 Some(f) => Ok(Value::native(Native::Jnp(f))),
                 // A dtype JAX has but the playground does not: say which dtypes there are.
                 None if UNSUPPORTED_DTYPES.contains(&name) => Err(RtError::new(format!(
                     "dtype {name} is not supported by the playground (it supports float32, bfloat16, int32 and bool)"
                 ))),
-                None if JNP_MISSING.contains(&name) => Err(missing("jnp")),
-                None => Err(no_attr()),
+                None => Err(missing("jnp")),
             },
         },
         ModuleId::Linalg => match super::numeric::LINALG.iter().find(|&&f| f == name) {
             Some(_) => Ok(Value::native(Native::Jnp(if name == "norm" { "linalg.norm" } else { "linalg" }))),
             None => Err(missing("jnp.linalg")),
         },
-        ModuleId::Lax => match find(LAX_FUNCTIONS, name).or_else(|| find(super::arrange::LAX_ARRANGE, name)) {
+        ModuleId::Lax => match find(LAX_FUNCTIONS, name)
+            .or_else(|| find(super::arrange::LAX_ARRANGE, name))
+            .or_else(|| find(super::shorthands::LAX_SHORTHANDS, name))
+        {
             Some(f) => Ok(Value::native(Native::Lax(f))),
             None if name == "Precision" => Ok(Value::Module(ModuleId::Precision)),
             None => Err(missing("jax.lax")),
@@ -351,13 +307,13 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             _ => Err(missing("jax.scipy.special")),
         },
         ModuleId::TreeUtil => match name {
-            "tree_map" | "tree_leaves" | "tree_flatten" | "tree_unflatten" | "tree_structure" => {
+            _ if find(TREE_FUNCTIONS, name).is_some() => {
                 Ok(Value::native(Native::Jax(find(TREE_FUNCTIONS, name).unwrap_or("tree_map"))))
             }
             _ => Err(missing("jax.tree_util")),
         },
         ModuleId::Tree => match name {
-            "map" | "leaves" | "flatten" | "unflatten" | "structure" => {
+            _ if find(TREE_FUNCTIONS, &format!("tree_{name}")).is_some() => {
                 let full = format!("tree_{name}");
                 Ok(Value::native(Native::Jax(find(TREE_FUNCTIONS, &full).unwrap_or("tree_map"))))
             }
@@ -369,15 +325,14 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
         },
         ModuleId::Random => match find(super::random::RANDOM_FUNCTIONS, name) {
             Some(f) => Ok(Value::native(Native::Random(f))),
-            None if super::random::RANDOM_MISSING.contains(&name) => Err(missing("jax.random")),
-            None => Err(no_attr()),
+            None => Err(missing("jax.random")),
         },
         ModuleId::Initializers => super::random::initializer_attr(name),
         ModuleId::Nn if name == "initializers" => Ok(Value::Module(ModuleId::Initializers)),
+        ModuleId::Nn if name == "tanh" => Ok(Value::native(Native::Jnp("tanh"))),
         ModuleId::Nn => match find(NN_FUNCTIONS, name).or_else(|| find(super::numeric::NN_MORE, name)) {
             Some(f) => Ok(Value::native(Native::Nn(f))),
-            None if NN_MISSING.contains(&name) => Err(missing("jax.nn")),
-            None => Err(no_attr()),
+            None => Err(missing("jax.nn")),
         },
     }
 }
@@ -500,6 +455,63 @@ impl Tree {
                 Tree::Leaf
             }
         })
+    }
+}
+
+impl Tree {
+    /// The subtrees of `v` at this tree's leaves, in order: `v` must have this tree's
+    /// structure down to them, as JAX's `flatten_up_to` requires (so `tree_map` takes trees
+    /// that extend the first one). `path` names where `v` is, for the error.
+    pub(super) fn flatten_up_to(&self, v: &Value, path: &str, out: &mut Vec<Value>) -> R<()> {
+        let kind = |t: &Tree| match t {
+            Tree::Leaf => "leaf",
+            Tree::None => "NoneType",
+            Tree::List(_) => "list",
+            Tree::Tuple(_) => "tuple",
+            Tree::Dict(_) => "dict",
+        };
+        let different_types = || {
+            err(format!(
+                "pytree structure error: different types at key path {path}: {} in the first tree, {} in this one",
+                kind(self),
+                v.type_name()
+            ))
+        };
+        let sequence = |items: &[Tree], values: &[Value], what: &str, out: &mut Vec<Value>| -> R<()> {
+            if items.len() != values.len() {
+                return err(format!(
+                    "pytree structure error: different lengths of {what} at key path {path}: {} in the first tree, {} in this one",
+                    items.len(),
+                    values.len()
+                ));
+            }
+            for (i, (t, v)) in items.iter().zip(values).enumerate() {
+                t.flatten_up_to(v, &format!("{path}[{i}]"), out)?;
+            }
+            Ok(())
+        };
+        match (self, v) {
+            (Tree::Leaf, _) => out.push(v.clone()),
+            (Tree::None, Value::None) => {}
+            (Tree::List(items), Value::List(l)) => sequence(items, &l.borrow(), "list", out)?,
+            (Tree::Tuple(items), Value::Tuple(t)) => sequence(items, t, "tuple", out)?,
+            (Tree::Dict(items), Value::Dict(d)) => {
+                let entries = sorted_entries(&d.borrow());
+                let keys = |keys: Vec<&Value>| keys.into_iter().map(repr).collect::<Vec<_>>().join(", ");
+                let (ours, theirs) = (items.iter().map(|(k, _)| k).collect(), entries.iter().map(|(k, _)| k).collect());
+                let (ours, theirs) = (keys(ours), keys(theirs));
+                if ours != theirs {
+                    return err(format!(
+                        "pytree structure error: different dict keys at key path {path}: ({ours}) in the first tree, ({theirs}) in this one"
+                    ));
+                }
+                for ((k, t), (_, v)) in items.iter().zip(&entries) {
+                    t.flatten_up_to(v, &format!("{path}[{}]", repr(k)), out)?;
+                }
+            }
+            _ => return different_types(),
+        }
+        Ok(())
     }
 }
 
@@ -723,7 +735,7 @@ pub(super) fn axes_arg(v: Option<&Value>) -> R<Option<Vec<i64>>> {
 }
 
 /// Reshape dimensions, checked so the product cannot overflow inside jaxlite.
-fn reshape_dims(args: &[Value]) -> R<Vec<i64>> {
+pub(super) fn reshape_dims(args: &[Value]) -> R<Vec<i64>> {
     let dims: Vec<i64> = match args {
         [Value::Tuple(_) | Value::List(_)] => match &args[0] {
             Value::Tuple(t) => t.iter().map(int_arg).collect::<R<_>>()?,
@@ -1562,8 +1574,11 @@ impl Interp<'_, '_> {
                 "T" => Value::Array(jnp::transpose(self.ctx, t, None).await?),
                 // `x.at[index]` then `.set(v)`, `.add(v)`, `.multiply(v)` or `.get()`.
                 "at" => Value::native(Native::Method(obj.clone(), "at")),
-                _ => match find(&["reshape", "sum", "max", "mean", "astype", "transpose", "item"], name)
-                    .or_else(|| find(ARRAY_METHODS_OF_JNP, name))
+                _ => match find(
+                    &["reshape", "sum", "max", "mean", "astype", "transpose", "item", "tolist", "block_until_ready"],
+                    name,
+                )
+                .or_else(|| find(ARRAY_METHODS_OF_JNP, name))
                 {
                     Some(m) => Value::native(Native::Method(obj.clone(), m)),
                     None => return err(format!("'ArrayImpl' object has no attribute '{name}'")),
@@ -1618,6 +1633,30 @@ impl Interp<'_, '_> {
                         DType::Bool => Value::Bool(scalar != 0.0),
                         _ => Value::Float(scalar),
                     })
+                }
+                // The values as nested Python lists of Python numbers.
+                "tolist" => {
+                    arity(name, &args, 0, 0)?;
+                    let Tensor::Concrete(a) = &x else {
+                        return Err(self.concretization_error(x.aval(), "list"));
+                    };
+                    let number = |v: f64| match a.aval.dtype {
+                        DType::I32 => Value::Int(v as i64),
+                        DType::Bool => Value::Bool(v != 0.0),
+                        _ => Value::Float(v),
+                    };
+                    fn nest(values: &mut impl Iterator<Item = Value>, shape: &[usize]) -> Value {
+                        match shape {
+                            [] => values.next().unwrap_or(Value::None),
+                            [d, rest @ ..] => Value::list((0..*d).map(|_| nest(values, rest)).collect()),
+                        }
+                    }
+                    Ok(nest(&mut a.to_f64_vec().into_iter().map(number), &a.aval.shape))
+                }
+                // Arrays here are ready when the call that made them returns.
+                "block_until_ready" => {
+                    arity(name, &args, 0, 0)?;
+                    Ok(Value::Array(x.clone()))
                 }
                 "flatten" | "ravel" => {
                     no_more_kwargs(name, &kwargs)?;
@@ -1710,6 +1749,9 @@ impl Interp<'_, '_> {
             }
             if super::sets::JNP_SETS.contains(&name) {
                 return self.call_sets(name, args, kwargs).await;
+            }
+            if super::shorthands::JNP_SHORTHANDS.contains(&name) {
+                return self.call_shorthand(name, args, kwargs).await;
             }
             let dtype = optional_dtype(take_kwarg(&mut kwargs, "dtype"))?;
             let unary = |op| Some(op);
@@ -1940,40 +1982,65 @@ impl Interp<'_, '_> {
                 }
                 // f applied leaf by leaf to trees of one structure; the result has that structure.
                 "tree_map" => {
+                    let is_leaf = take_kwarg(&mut kwargs, "is_leaf");
                     no_more_kwargs(name, &kwargs)?;
                     arity("tree_map", &args, 2, usize::MAX)?;
                     let mut args = args.into_iter();
                     let f = args.next().unwrap_or(Value::None);
-                    let mut columns = Vec::new();
-                    let mut structure: Option<(Tree, String)> = None;
-                    for tree in args {
+                    let first = args.next().unwrap_or(Value::None);
+                    let mut leaves = Vec::new();
+                    let tree = self.tree_of(&first, is_leaf.as_ref(), &mut leaves).await?;
+                    let mut columns = vec![leaves];
+                    for (i, other) in args.enumerate() {
                         let mut leaves = Vec::new();
-                        let t = Tree::of_values(&tree, &mut leaves, 0)?;
-                        let mut key = String::new();
-                        t.key(&mut key);
-                        match &structure {
-                            None => structure = Some((t, key)),
-                            Some((_, first)) if *first != key => {
-                                let shown = |k: &str| {
-                                    k.replace('*', "leaf").replace(",]", "]").replace(",)", ")").replace(",}", "}")
-                                };
-                                return err(format!(
-                                    "tree_map: pytree structure error: the trees differ ({} and {})",
-                                    shown(first),
-                                    shown(&key)
-                                ));
-                            }
-                            Some(_) => {}
-                        }
+                        let path = if i == 0 { "tree_map rest[0]".to_string() } else { format!("tree_map rest[{i}]") };
+                        tree.flatten_up_to(&other, &path, &mut leaves)?;
                         columns.push(leaves);
                     }
-                    let (tree, _) = structure.unwrap_or((Tree::None, String::new()));
                     let mut results = Vec::new();
                     for i in 0..columns[0].len() {
                         let leaf_args = columns.iter().map(|c| c[i].clone()).collect();
                         results.push(self.call(f.clone(), leaf_args, vec![]).await?);
                     }
                     Ok(tree.unflatten_values(&mut results.into_iter()))
+                }
+                // functools.reduce over the leaves; `all` of them.
+                "tree_reduce" | "tree_all" => {
+                    let is_leaf = take_kwarg(&mut kwargs, "is_leaf");
+                    let (function, tree, initial) = match name {
+                        "tree_reduce" => {
+                            let f = take_kwarg(&mut kwargs, "function").or_else(|| args.first().cloned());
+                            let t = take_kwarg(&mut kwargs, "tree").or_else(|| args.get(1).cloned());
+                            (f, t, take_kwarg(&mut kwargs, "initializer").or_else(|| args.get(2).cloned()))
+                        }
+                        _ => (None, take_kwarg(&mut kwargs, "tree").or_else(|| args.first().cloned()), None),
+                    };
+                    no_more_kwargs(name, &kwargs)?;
+                    let Some(tree) = tree else { return err(format!("{name}() missing argument 'tree'")) };
+                    let mut leaves = Vec::new();
+                    self.tree_of(&tree, is_leaf.as_ref(), &mut leaves).await?;
+                    let Some(function) = function else {
+                        for leaf in &leaves {
+                            if !self.truthy(leaf)? {
+                                return Ok(Value::Bool(false));
+                            }
+                        }
+                        return Ok(Value::Bool(true));
+                    };
+                    let mut leaves = leaves.into_iter();
+                    let Some(mut acc) = initial.or_else(|| leaves.next()) else {
+                        return err("reduce() of empty iterable with no initial value");
+                    };
+                    for leaf in leaves {
+                        acc = self.call(function.clone(), vec![acc, leaf], vec![]).await?;
+                    }
+                    Ok(acc)
+                }
+                // Every result is ready when the call that made it returns.
+                "block_until_ready" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    arity(name, &args, 1, 1)?;
+                    Ok(args[0].clone())
                 }
                 "default_matmul_precision" => {
                     no_more_kwargs(name, &kwargs)?;
@@ -1984,10 +2051,11 @@ impl Interp<'_, '_> {
                     }
                 }
                 "tree_leaves" | "tree_flatten" | "tree_structure" => {
+                    let is_leaf = take_kwarg(&mut kwargs, "is_leaf");
                     no_more_kwargs(name, &kwargs)?;
                     arity(name, &args, 1, 1)?;
                     let mut leaves = Vec::new();
-                    let tree = Tree::of_values(&args[0], &mut leaves, 0)?;
+                    let tree = self.tree_of(&args[0], is_leaf.as_ref(), &mut leaves).await?;
                     let treedef = || Value::native(Native::TreeDef(tree));
                     Ok(match name {
                         "tree_leaves" => Value::list(leaves),
@@ -2058,6 +2126,66 @@ impl Interp<'_, '_> {
                 }
                 _ => err(format!("jax.{name} is not callable")),
             }
+        })
+    }
+
+    /// A pytree's structure and leaves, as `Tree::of_values` finds them, except that a node
+    /// for which `is_leaf(node)` is true is a leaf (JAX's `is_leaf=`).
+    pub(super) fn tree_of<'a>(
+        &'a mut self,
+        v: &'a Value,
+        is_leaf: Option<&'a Value>,
+        leaves: &'a mut Vec<Value>,
+    ) -> LocalFuture<'a, R<Tree>> {
+        self.tree_of_at(v, is_leaf, leaves, 0)
+    }
+
+    fn tree_of_at<'a>(
+        &'a mut self,
+        v: &'a Value,
+        is_leaf: Option<&'a Value>,
+        leaves: &'a mut Vec<Value>,
+        depth: usize,
+    ) -> LocalFuture<'a, R<Tree>> {
+        Box::pin(async move {
+            let Some(test) = is_leaf.filter(|t| !matches!(t, Value::None)) else {
+                return Tree::of_values(v, leaves, depth);
+            };
+            if depth > 32 {
+                return err("pytree nested too deeply");
+            }
+            let verdict = self.call(test.clone(), vec![v.clone()], vec![]).await?;
+            if self.truthy(&verdict)? {
+                leaves.push(v.clone());
+                return Ok(Tree::Leaf);
+            }
+            Ok(match v {
+                Value::None => Tree::None,
+                Value::List(_) | Value::Tuple(_) => {
+                    let items = self.iterate(v)?;
+                    let mut trees = Vec::with_capacity(items.len());
+                    for item in &items {
+                        trees.push(self.tree_of_at(item, is_leaf, leaves, depth + 1).await?);
+                    }
+                    if matches!(v, Value::List(_)) {
+                        Tree::List(trees)
+                    } else {
+                        Tree::Tuple(trees)
+                    }
+                }
+                Value::Dict(d) => {
+                    let entries = sorted_entries(&d.borrow());
+                    let mut trees = Vec::with_capacity(entries.len());
+                    for (k, item) in &entries {
+                        trees.push((k.clone(), self.tree_of_at(item, is_leaf, leaves, depth + 1).await?));
+                    }
+                    Tree::Dict(trees)
+                }
+                _ => {
+                    leaves.push(v.clone());
+                    Tree::Leaf
+                }
+            })
         })
     }
 

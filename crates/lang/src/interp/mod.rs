@@ -17,6 +17,7 @@ mod numeric;
 mod ops;
 mod random;
 mod sets;
+mod shorthands;
 mod transforms;
 mod value;
 

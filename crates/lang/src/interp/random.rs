@@ -61,24 +61,13 @@ pub fn initializer_attr(name: &str) -> R<Value> {
         "ones" => bound("_init_constant", vec![Value::Float(1.0)]),
         _ => match INITIALIZERS.iter().find(|&&n| n.strip_prefix("initializers.") == Some(name)) {
             Some(n) => Value::native(Native::Random(n)),
-            None => return err(format!("jax.nn.initializers.{name} is not supported by the playground yet")),
+            None if super::jax::in_jax("jax.nn.initializers", name) => {
+                return err(format!("jax.nn.initializers.{name} is not supported by the playground yet"))
+            }
+            None => return err(format!("module 'jax.nn.initializers' has no attribute '{name}'")),
         },
     })
 }
-
-pub const RANDOM_MISSING: &[&str] = &[
-    "shuffle",
-    "beta",
-    "gamma",
-    "multivariate_normal",
-    "orthogonal",
-    "ball",
-    "poisson",
-    "rademacher",
-    "t",
-    "cauchy",
-    "dirichlet",
-];
 
 /// An array of keys: `shape` of them, each two uint32 words. Raw keys (`PRNGKey`) are uint32
 /// arrays of shape `shape + (2,)`; typed keys (`jax.random.key`, dtype `key<fry>`) have shape

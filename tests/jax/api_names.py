@@ -1,0 +1,38 @@
+"""Writes crates/lang/src/jax_api.txt: the public names of the JAX modules the playground
+binds, from the installed JAX. The interpreter reads it to tell a real JAX API it lacks
+("jnp.fft is not supported by the playground yet") from a name JAX does not have ("module
+'jax.numpy' has no attribute 'foo'").
+
+Run with `python3 tests/jax/api_names.py` (needs jax); commit the output.
+"""
+
+import importlib
+import os
+
+import jax
+
+MODULES = [
+    "jax",
+    "jax.numpy",
+    "jax.numpy.linalg",
+    "jax.nn",
+    "jax.nn.initializers",
+    "jax.lax",
+    "jax.random",
+    "jax.tree_util",
+    "jax.tree",
+    "jax.scipy",
+    "jax.scipy.special",
+]
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "..", "..", "crates", "lang", "src", "jax_api.txt")
+
+lines = [f"# Public names per module, from JAX {jax.__version__} (tests/jax/api_names.py)."]
+for name in MODULES:
+    module = importlib.import_module(name)
+    names = sorted(n for n in dir(module) if not n.startswith("_"))
+    lines.append(f"{name}: {' '.join(names)}")
+with open(OUT, "w") as f:
+    f.write("\n".join(lines) + "\n")
+print(f"wrote {len(MODULES)} modules to {os.path.relpath(OUT)}")
