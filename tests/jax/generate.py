@@ -757,6 +757,65 @@ program("tree_map_structure_mismatch", """
 print(jax.tree_util.tree_map(lambda a, b: a + b, {'a': (1, 2)}, {'a': (3, 4)}))
 print(jax.tree_util.tree_map(lambda a, b: a + b, {'a': (1, 2)}, {'a': 5}))
 """)
+# jax.debug.print: at once outside jit; under jit each time the program runs, with its values
+# (nested jit, loops, the taken branch of a traced cond/switch); grad and jvp print the forward
+# values, vmap once per example (both branches of a cond on a mapped value, false first).
+program("debug_print", """
+x = jnp.arange(3.0)
+jax.debug.print("eager {} and {y}", x, y=2.0)
+jax.debug.print("{a} {b}", b=1, a=[1, 2])
+
+@jax.jit
+def f(x):
+    print("tracing f")
+    y = x * 2.0 + 1.0
+    jax.debug.print("y = {y}", y=y)
+    jax.debug.print("sum {:.3f}", jnp.sum(y))
+    return y * 2
+
+print(f(x))
+print(f(x + 1))
+
+@jax.jit
+def g(x):
+    jax.debug.print("g sees {}", x)
+    return f(x) + 1
+print(g(x))
+
+def loop(x):
+    def body(i, c):
+        jax.debug.print("step {} carry {}", i, c)
+        return c + i
+    return jax.lax.fori_loop(0, 3, body, x)
+print(jax.jit(loop)(1.0))
+
+def branchy(x):
+    def pos(v):
+        jax.debug.print("positive {}", v)
+        return v * 2
+    def neg(v):
+        jax.debug.print("negative {}", v)
+        return -v
+    return jax.lax.cond(x > 0, pos, neg, x)
+h = jax.jit(branchy)
+print(h(1.5))
+print(h(-2.0))
+print(branchy(3.0))
+def pick(i, x):
+    def show(k):
+        def branch(v):
+            jax.debug.print("branch {} got {}", k, v)
+            return v + k
+        return branch
+    return jax.lax.switch(i, [show(0), show(1), show(2)], x)
+for i in [-1, 0, 1, 2, 5]:
+    print(jax.jit(pick)(i, 10.0))
+print(jax.vmap(branchy)(jnp.array([1.0, -1.0])))
+print(jax.grad(lambda v: f(v).sum())(x))
+print(jax.jit(jax.grad(lambda v: f(v).sum()))(x))
+print(jax.vmap(f)(jnp.ones((2, 2))))
+print(jax.jvp(f, (x,), (jnp.ones(3),)))
+""")
 program("jit_invalid_static_argnames", """
 from functools import partial
 print('before')

@@ -38,6 +38,13 @@ async fn promoted(ctx: &mut Context, x: &Tensor, dtype: DType, result_weak: bool
             convert(ctx, x, dtype, false).await
         }
         Tensor::Traced(t) if result_weak && t.aval.dtype != dtype => convert(ctx, x, dtype, true).await,
+        // A Python scalar converted on the host stays weak where the result is (`2` in
+        // `weak_x * 2` is a weak float32 literal).
+        Tensor::Concrete(a) if result_weak && a.aval.dtype != dtype => {
+            let mut converted = a.astype(dtype);
+            converted.aval.weak_type = true;
+            Ok(Tensor::from(converted))
+        }
         _ => astype(ctx, x, dtype).await,
     }
 }

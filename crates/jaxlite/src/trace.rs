@@ -122,6 +122,11 @@ impl Context {
         !self.frames.is_empty()
     }
 
+    /// How many traces are in progress (the innermost is this deep).
+    pub fn trace_depth(&self) -> usize {
+        self.frames.len()
+    }
+
     fn fresh(&mut self, aval: Aval) -> Rc<Tracer> {
         let var = Var(self.next_var);
         self.next_var += 1;

@@ -2,6 +2,7 @@
 //! `jaxlite::numpy` (so every one of them traces, differentiates and batches).
 
 use super::builtins::{arity, no_more_kwargs, take_kwarg};
+use super::debug_print::Branch;
 use super::jax::{axes_arg, int_arg, precision_arg};
 use super::value::Value;
 use super::{err, Interp, R};
@@ -1460,9 +1461,15 @@ impl Interp<'_, '_> {
                     let pred = &args[0];
                     if let Value::Array(Tensor::Traced(_)) = pred {
                         // A traced predicate: both branches run and the results are selected.
-                        let t = self.call(args[1].clone(), operands.clone(), vec![]).await?;
-                        let f = self.call(args[2].clone(), operands, vec![]).await?;
                         let p = self.to_tensor(pred)?;
+                        let (taken, not_taken) = (Branch::Cond(p.clone(), true), Branch::Cond(p.clone(), false));
+                        let before = self.prints_so_far();
+                        let t = self.call_branch(args[1].clone(), operands.clone(), taken).await?;
+                        let between = self.prints_so_far();
+                        let f = self.call_branch(args[2].clone(), operands, not_taken).await?;
+                        // JAX orders the branches false first, and runs them in that order
+                        // where both run (under vmap): so are their prints.
+                        self.put_prints_first(before, between);
                         let (mut tl, mut fl) = (Vec::new(), Vec::new());
                         let tree = self.flatten(&t, &mut tl)?;
                         self.flatten(&f, &mut fl)?;
@@ -1504,8 +1511,9 @@ impl Interp<'_, '_> {
                     }
                     let index = self.to_tensor(&args[0])?;
                     let mut results = Vec::new();
-                    for branch in &branches {
-                        let out = self.call(branch.clone(), operands.clone(), vec![]).await?;
+                    for (i, branch) in branches.iter().enumerate() {
+                        let taken = Branch::Switch { index: index.clone(), branch: i as i64, last };
+                        let out = self.call_branch(branch.clone(), operands.clone(), taken).await?;
                         let mut leaves = Vec::new();
                         let tree = self.flatten(&out, &mut leaves)?;
                         results.push((tree, leaves));

@@ -240,6 +240,10 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             "partial" => Ok(Value::native(Native::Jax("partial"))),
             _ => Err(no_attr()),
         },
+        ModuleId::Debug => match name {
+            "print" => Ok(Value::native(Native::Jax("debug.print"))),
+            _ => Err(missing("jax.debug")),
+        },
         ModuleId::Config => match name {
             "update" => Ok(Value::native(Native::Jax("config.update"))),
             _ => Err(no_attr()),
@@ -253,6 +257,7 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             "tree_util" => Ok(Value::Module(ModuleId::TreeUtil)),
             "scipy" => Ok(Value::Module(ModuleId::Scipy)),
             "tree" => Ok(Value::Module(ModuleId::Tree)),
+            "debug" => Ok(Value::Module(ModuleId::Debug)),
             _ if find(JAX_FUNCTIONS, name).is_some() => {
                 Ok(Value::native(Native::Jax(find(JAX_FUNCTIONS, name).unwrap_or("jit"))))
             }
@@ -339,11 +344,14 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
 
 /// A traced function, ready to run: its Jaxpr with constants, and the shape of its output.
 pub struct Compiled {
+    /// The program; its outputs are the function's leaves, then those of its prints.
     closed: ClosedJaxpr,
     /// Values of an enclosing trace the function closed over (a nested trace only; never
     /// cached), passed after the constants.
     captured: Vec<Tensor>,
     out_tree: Tree,
+    /// The `jax.debug.print`s it runs (see `debug_print`).
+    prints: Vec<super::debug_print::PrintSlot>,
 }
 
 /// The container structure of a jit argument or result (a pytree), with arrays as leaves.
@@ -2036,6 +2044,7 @@ impl Interp<'_, '_> {
                     }
                     Ok(acc)
                 }
+                "debug.print" => self.debug_print(args, kwargs).await,
                 // Every result is ready when the call that made it returns.
                 "block_until_ready" => {
                     no_more_kwargs(name, &kwargs)?;
@@ -2212,10 +2221,13 @@ impl Interp<'_, '_> {
 
     /// Traces `f` on abstract versions of `args`: each argument with a tree is replaced by
     /// tracers for its leaves; static arguments (no tree) are passed as they are.
-    fn trace<'a>(&'a mut self, f: &'a Value, call: &'a CallArgs) -> LocalFuture<'a, R<Compiled>> {
+    /// Its `jax.debug.print`s become outputs when `keep_prints` (to run), else are dropped (a
+    /// Jaxpr only shown).
+    fn trace<'a>(&'a mut self, f: &'a Value, call: &'a CallArgs, keep_prints: bool) -> LocalFuture<'a, R<Compiled>> {
         Box::pin(async move {
             let avals: Vec<Aval> = call.leaves.iter().map(|t| t.aval().clone()).collect();
             let mut tracers = self.ctx.begin_trace(&avals).into_iter();
+            self.begin_print_scope(super::debug_print::Prints::Run);
             let mut traced_args: Vec<Value> = call
                 .args
                 .iter()
@@ -2230,15 +2242,24 @@ impl Interp<'_, '_> {
             let result = self.call(f.clone(), traced_args, kwargs).await;
             self.tracing.pop();
             let mut outs = Vec::new();
-            let out_tree = match result.and_then(|out| self.flatten(&out, &mut outs)) {
-                Ok(tree) => tree,
+            let flattened = result.and_then(|out| {
+                let tree = self.flatten(&out, &mut outs)?;
+                let prints = if keep_prints { self.end_print_scope(&mut outs)? } else { Vec::new() };
+                Ok((tree, prints))
+            });
+            let (out_tree, prints) = match flattened {
+                Ok(done) => done,
                 Err(e) => {
+                    self.drop_print_scope();
                     self.ctx.abort_trace();
                     return Err(e);
                 }
             };
+            if !keep_prints {
+                self.drop_print_scope();
+            }
             match self.ctx.end_trace(&outs) {
-                Ok(closed) => Ok(Compiled { closed, captured: vec![], out_tree }),
+                Ok(closed) => Ok(Compiled { closed, captured: vec![], out_tree, prints }),
                 Err(e) => {
                     self.ctx.abort_trace();
                     Err(e.into())
@@ -2282,12 +2303,15 @@ impl Interp<'_, '_> {
                 inputs.extend(compiled.captured.iter().cloned());
                 inputs.extend(call.leaves);
                 let outs = self.ctx.apply_jaxpr(&compiled.closed.jaxpr, &inputs).await?;
-                return Ok(compiled.out_tree.unflatten(&mut outs.into_iter()));
+                let mut outs = outs.into_iter();
+                let result = compiled.out_tree.unflatten(&mut outs);
+                self.replay_prints(&compiled.prints, outs.collect()).await?;
+                return Ok(result);
             }
             let compiled = match cached {
                 Some(c) => c,
                 None => {
-                    let c = Rc::new(self.trace(&j.func, &call).await?);
+                    let c = Rc::new(self.trace(&j.func, &call, true).await?);
                     j.cache.borrow_mut().insert(key, c.clone());
                     c
                 }
@@ -2302,7 +2326,10 @@ impl Interp<'_, '_> {
                 a.aval.weak_type = jaxpr.atom_aval(atom).weak_type;
                 Tensor::from(a)
             });
-            Ok(compiled.out_tree.unflatten(&mut outs.collect::<Vec<_>>().into_iter()))
+            let mut outs = outs.collect::<Vec<_>>().into_iter();
+            let result = compiled.out_tree.unflatten(&mut outs);
+            self.replay_prints(&compiled.prints, outs.collect()).await?;
+            Ok(result)
         })
     }
 
@@ -2385,7 +2412,7 @@ impl Interp<'_, '_> {
                     None => Arg::Fixed(a.clone()),
                 })
                 .collect();
-            let traced = self.trace_call(f, avals, args, &call.keywords).await?;
+            let traced = self.trace_call_keeping_prints(f, avals, args, &call.keywords).await?;
             // The Jaxpr's leading inputs are what the function closed over: constants, then
             // values of the enclosing trace.
             let mut consts = Vec::new();
@@ -2398,7 +2425,12 @@ impl Interp<'_, '_> {
             }
             let mut jaxpr = traced.jaxpr;
             jaxpr.constvars = jaxpr.invars.drain(..consts.len()).collect();
-            Ok(Compiled { closed: ClosedJaxpr { jaxpr, consts }, captured, out_tree: traced.out_tree })
+            Ok(Compiled {
+                closed: ClosedJaxpr { jaxpr, consts },
+                captured,
+                out_tree: traced.out_tree,
+                prints: traced.prints,
+            })
         })
     }
 
@@ -2413,7 +2445,7 @@ impl Interp<'_, '_> {
             // Static arguments go to the function as they are, as `jit`'s do; keyword
             // arguments are traced.
             let call = self.jit_arguments(args, kwargs, |i| static_argnums.contains(&i), |_| false)?;
-            let compiled = self.trace(&f, &call).await?;
+            let compiled = self.trace(&f, &call, false).await?;
             let jit_name = match &f {
                 Value::Native(n) if matches!(&**n, Native::Jitted(_)) => Some(function_name(&f)),
                 _ => None,

@@ -9,6 +9,7 @@
 mod api;
 mod arrange;
 mod builtins;
+mod debug_print;
 mod eval;
 mod exec;
 mod format;
@@ -112,6 +113,11 @@ pub struct Interp<'c, 'p> {
     /// The `custom_jvp`/`custom_vjp` functions whose rules are being traced (by address): a rule
     /// that calls its own function gets the plain function there (see `call_custom_jvp`).
     tracing_rules: Vec<usize>,
+    /// The `jax.debug.print`s of each jit trace in progress, with that trace's depth.
+    print_scopes: Vec<debug_print::PrintScope>,
+    /// The traced `cond`/`switch` branches being traced, outermost first, with the depth of
+    /// the trace each is in.
+    print_guards: Vec<(usize, debug_print::Branch)>,
 }
 
 pub async fn run(
@@ -129,6 +135,8 @@ pub async fn run(
         out: RunOutput::default(),
         tracing: Vec::new(),
         tracing_rules: Vec::new(),
+        print_scopes: Vec::new(),
+        print_guards: Vec::new(),
         stack_base: exec::stack_position(),
         closure_scopes: Vec::new(),
         progress,

@@ -6,6 +6,7 @@
 //! abstractly, Python control flow on the values being differentiated is a tracer error here
 //! (JAX allows it under `grad` outside `jit`); `jnp.where` and `lax.cond` work.
 
+use super::debug_print::Prints;
 use super::jax::Tree;
 use super::value::{aval_text, repr, Native, Value};
 use super::{err, Interp, RtError, R};
@@ -109,6 +110,8 @@ pub(super) struct Traced {
     /// JAX hands an output back untouched (an unmapped `vmap` output, a `has_aux` value) it is
     /// still that number, not an array.
     pub python_numbers: Vec<Option<Value>>,
+    /// The `jax.debug.print`s whose values are the last outputs (a nested jit trace only).
+    pub prints: Vec<super::debug_print::PrintSlot>,
 }
 
 impl Traced {
@@ -258,10 +261,10 @@ impl Interp<'_, '_> {
         f: &'a Value,
         leaves: &'a [Tensor],
         trees: &'a [Tree],
-        keywords: &'a [String],
+        prints: Prints,
     ) -> LocalFuture<'a, R<Traced>> {
         let avals = leaves.iter().map(|t| t.aval().clone()).collect();
-        self.trace_call(f, avals, trees.iter().map(Arg::Traced).collect(), keywords)
+        self.trace_call_with(f, avals, trees.iter().map(Arg::Traced).collect(), &[], prints)
     }
 
     /// Traces `f` called with `args`: pytrees rebuilt from tracers of `avals`, in order, and
@@ -273,8 +276,35 @@ impl Interp<'_, '_> {
         args: Vec<Arg<'a>>,
         keywords: &'a [String],
     ) -> LocalFuture<'a, R<Traced>> {
+        self.trace_call_with(f, avals, args, keywords, Prints::Refused)
+    }
+
+    /// `trace_call` for a jitted function called inside another trace: its `jax.debug.print`s
+    /// become extra outputs, after the function's own (see `debug_print`).
+    pub(super) fn trace_call_keeping_prints<'a>(
+        &'a mut self,
+        f: &'a Value,
+        avals: Vec<jaxlite::Aval>,
+        args: Vec<Arg<'a>>,
+        keywords: &'a [String],
+    ) -> LocalFuture<'a, R<Traced>> {
+        self.trace_call_with(f, avals, args, keywords, Prints::Run)
+    }
+
+    fn trace_call_with<'a>(
+        &'a mut self,
+        f: &'a Value,
+        avals: Vec<jaxlite::Aval>,
+        args: Vec<Arg<'a>>,
+        keywords: &'a [String],
+        prints: Prints,
+    ) -> LocalFuture<'a, R<Traced>> {
         Box::pin(async move {
             let mut tracers = self.ctx.begin_trace(&avals).into_iter();
+            let keep_prints = prints != Prints::Refused;
+            if keep_prints {
+                self.begin_print_scope(prints);
+            }
             let mut traced_args: Vec<Value> = args
                 .into_iter()
                 .map(|a| match a {
@@ -295,17 +325,22 @@ impl Interp<'_, '_> {
                     .into_iter()
                     .map(|v| matches!(v, Value::Int(_) | Value::Float(_) | Value::Bool(_)).then_some(v))
                     .collect();
-                self.flatten(&out, &mut outs)
+                let tree = self.flatten(&out, &mut outs)?;
+                let prints = if keep_prints { self.end_print_scope(&mut outs)? } else { Vec::new() };
+                Ok((tree, prints))
             });
-            let out_tree = match flattened {
-                Ok(tree) => tree,
+            let (out_tree, prints) = match flattened {
+                Ok(done) => done,
                 Err(e) => {
+                    if keep_prints {
+                        self.drop_print_scope();
+                    }
                     self.ctx.abort_trace();
                     return Err(e);
                 }
             };
             match self.ctx.end_trace_open(&outs) {
-                Ok((jaxpr, closed)) => Ok(Traced { jaxpr, closed, out_tree, python_numbers }),
+                Ok((jaxpr, closed)) => Ok(Traced { jaxpr, closed, out_tree, python_numbers, prints }),
                 Err(e) => {
                     self.ctx.abort_trace();
                     Err(e.into())
@@ -367,7 +402,9 @@ impl Interp<'_, '_> {
             let (keywords, fixed): (Vec<String>, Vec<Value>) = kwargs.into_iter().unzip();
             let mut call_args: Vec<Arg> = trees.iter().map(Arg::Traced).collect();
             call_args.extend(fixed.into_iter().map(Arg::Fixed));
-            let traced = self.trace_call(&t.func, avals, call_args, &keywords).await?;
+            // `grad` runs the function's prints with the forward pass's values, as JAX does.
+            let prints = if matches!(t.kind, Kind::Grad { .. }) { Prints::Run } else { Prints::Refused };
+            let traced = self.trace_call_with(&t.func, avals, call_args, &keywords, prints).await?;
             let mut inputs = traced.closed.clone();
             inputs.extend(leaves.iter().cloned());
             let mut diff_in = vec![false; traced.closed.len()];
@@ -431,6 +468,8 @@ impl Interp<'_, '_> {
                         }
                         tree => (tree.unflatten(&mut outs.iter().cloned()), None),
                     };
+                    let printed = traced.out_tree.num_leaves();
+                    self.replay_prints(&traced.prints, outs[printed..].to_vec()).await?;
                     Ok(match (with_value, aux) {
                         (false, None) => grads,
                         (false, Some(aux)) => Value::tuple(vec![grads, aux]),
@@ -614,7 +653,7 @@ impl Interp<'_, '_> {
                     ));
                 }
             }
-            let traced = self.trace_open(f, &leaves, &trees, &[]).await?;
+            let traced = self.trace_open(f, &leaves, &trees, Prints::Run).await?;
             let mut diff = vec![false; traced.closed.len()];
             diff.extend(leaves.iter().map(|l| l.aval().dtype.is_float()));
             let lin = transform::jvp(&traced.jaxpr, &diff)?;
@@ -629,6 +668,8 @@ impl Interp<'_, '_> {
             let n_out = traced.jaxpr.outvars.len();
             let outs = traced.out_tree.unflatten(&mut results[..n_out].iter().cloned());
             let touts = traced.out_tree.unflatten(&mut results[n_out..].iter().cloned());
+            let printed = traced.out_tree.num_leaves();
+            self.replay_prints(&traced.prints, results[printed..n_out].to_vec()).await?;
             Ok(Value::tuple(vec![outs, touts]))
         })
     }
@@ -640,7 +681,7 @@ impl Interp<'_, '_> {
                 return err("vjp() missing required argument 'fun'");
             };
             let (leaves, trees, _) = self.flatten_args(primals)?;
-            let traced = self.trace_open(f, &leaves, &trees, &[]).await?;
+            let traced = self.trace_open(f, &leaves, &trees, Prints::Refused).await?;
             let mut diff = vec![false; traced.closed.len()];
             diff.extend(leaves.iter().map(|l| l.aval().dtype.is_float()));
             let n_out = traced.jaxpr.outvars.len();
@@ -834,7 +875,7 @@ impl Interp<'_, '_> {
                     None => Arg::Fixed(a.clone()),
                 })
                 .collect();
-            let traced = self.trace_call(&v.func, avals, call_args, &keywords).await?;
+            let traced = self.trace_call_with(&v.func, avals, call_args, &keywords, Prints::RunEveryBranch).await?;
             let mut all_batched = vec![false; traced.closed.len()];
             all_batched.extend(&batched);
             // Each output leaf's axis, read from `out_axes` against the result's structure.
@@ -865,6 +906,22 @@ impl Interp<'_, '_> {
                 perm.insert(to, 0);
                 let t = if to == 0 { t.clone() } else { jnp::transpose(self.ctx, t, Some(&perm)).await? };
                 placed.push(Value::Array(t));
+            }
+            // Each print runs once per example, as JAX's do under vmap.
+            let mut first = traced.out_tree.num_leaves();
+            for slot in &traced.prints {
+                let leaves = &outs[first..first + slot.num_leaves()];
+                first += slot.num_leaves();
+                for i in 0..size {
+                    let mut slices = Vec::new();
+                    for leaf in leaves {
+                        match self.index_array(leaf, &Value::Int(i as i64)).await? {
+                            Value::Array(t) => slices.push(t),
+                            _ => return err("vmap: could not slice a printed value"),
+                        }
+                    }
+                    self.replay_prints(std::slice::from_ref(slot), slices).await?;
+                }
             }
             Ok(traced.out_tree.unflatten_values(&mut placed.into_iter()))
         })
@@ -1028,7 +1085,7 @@ impl Interp<'_, '_> {
             let mut avals: Vec<jaxlite::Aval> =
                 traced.jaxpr.outvars[1..].iter().map(|a| traced.jaxpr.atom_aval(a).clone()).collect();
             avals.push(output);
-            let fwd = Traced { out_tree: Tree::Leaf, python_numbers: vec![], ..traced };
+            let fwd = Traced { out_tree: Tree::Leaf, python_numbers: vec![], prints: vec![], ..traced };
 
             let mut tracers = self.ctx.begin_trace(&avals);
             let cotangent = tracers.pop().map(Value::Array).unwrap_or(Value::None);
@@ -1051,7 +1108,7 @@ impl Interp<'_, '_> {
             };
             match self.ctx.end_trace_open(&cts) {
                 Ok((jaxpr, closed)) => {
-                    Ok((fwd, Traced { jaxpr, closed, out_tree: Tree::Leaf, python_numbers: vec![] }))
+                    Ok((fwd, Traced { jaxpr, closed, out_tree: Tree::Leaf, python_numbers: vec![], prints: vec![] }))
                 }
                 Err(e) => {
                     self.ctx.abort_trace();

@@ -150,6 +150,8 @@ pub enum ModuleId {
     ScipySpecial,
     /// `jax.nn.initializers`
     Initializers,
+    /// `jax.debug`
+    Debug,
 }
 
 impl ModuleId {
@@ -170,6 +172,7 @@ impl ModuleId {
             ModuleId::Scipy => "jax.scipy",
             ModuleId::ScipySpecial => "jax.scipy.special",
             ModuleId::Initializers => "jax.nn.initializers",
+            ModuleId::Debug => "jax.debug",
         }
     }
 }
