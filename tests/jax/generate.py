@@ -816,6 +816,12 @@ print(jax.jit(jax.grad(lambda v: f(v).sum()))(x))
 print(jax.vmap(f)(jnp.ones((2, 2))))
 print(jax.jvp(f, (x,), (jnp.ones(3),)))
 """)
+program("random_cauchy_rademacher", """
+k = jax.random.PRNGKey(3)
+print(jax.random.cauchy(k, (5,)))
+print(jax.random.rademacher(k, (6,)), jax.random.rademacher(k, (3,), dtype=jnp.float32))
+print(jax.random.cauchy(jax.random.key(7), (2, 2)))
+""")
 program("jit_invalid_static_argnames", """
 from functools import partial
 print('before')

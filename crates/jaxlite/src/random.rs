@@ -96,6 +96,17 @@ pub fn logistic(key: [u32; 2], n: usize) -> Vec<f32> {
     uniform(key, n, f32::MIN_POSITIVE, 1.0).into_iter().map(|u| unary_f32(UnaryOp::Log, u / (1.0 - u))).collect()
 }
 
+/// `jax.random.cauchy(key, (n,))`: tan(π·(u − ½)) for u uniform in [ε, 1).
+pub fn cauchy(key: [u32; 2], n: usize) -> Vec<f32> {
+    let pi = std::f32::consts::PI;
+    uniform(key, n, f32::EPSILON, 1.0).into_iter().map(|u| (pi * (u - 0.5)).tan()).collect()
+}
+
+/// `jax.random.rademacher(key, (n,))`: ±1, each with probability ½ (2·bernoulli(½) − 1).
+pub fn rademacher(key: [u32; 2], n: usize) -> Vec<f32> {
+    bernoulli(key, 0.5, n).into_iter().map(|b| if b { 1.0 } else { -1.0 }).collect()
+}
+
 /// The next float after `x` toward `to` (`lax.nextafter`).
 fn next_toward(x: f32, to: f32) -> f32 {
     if x.is_nan() || x == to {

@@ -29,6 +29,8 @@ pub const RANDOM_FUNCTIONS: &[&str] = &[
     "exponential",
     "laplace",
     "logistic",
+    "cauchy",
+    "rademacher",
 ];
 
 /// `jax.nn.initializers`: factories of initializers, and the initializers themselves
@@ -311,7 +313,16 @@ impl Interp<'_, '_> {
                     let n = shape.iter().product();
                     Value::array(Array::new(shape, Data::F32(random::truncated_normal(k, n, lower, upper))))
                 }
-                "exponential" | "laplace" | "logistic" => {
+                "rademacher" => {
+                    let k = key(arg(&mut kwargs, 0, "key"))?;
+                    let shape = shape(arg(&mut kwargs, 1, "shape"))?;
+                    let dtype = super::jax::optional_dtype(arg(&mut kwargs, 2, "dtype"))?.unwrap_or(DType::I32);
+                    no_more_kwargs(&format!("jax.random.{name}"), &kwargs)?;
+                    super::jax::check_size(&shape)?;
+                    let values = random::rademacher(k, shape.iter().product());
+                    Value::array(Array::from_f32(shape, values).astype(dtype))
+                }
+                "exponential" | "laplace" | "logistic" | "cauchy" => {
                     let k = key(arg(&mut kwargs, 0, "key"))?;
                     let shape = shape(arg(&mut kwargs, 1, "shape"))?;
                     dtype_f32(arg(&mut kwargs, 2, "dtype"))?;
@@ -321,6 +332,7 @@ impl Interp<'_, '_> {
                     let values = match name {
                         "exponential" => random::exponential(k, n),
                         "laplace" => random::laplace(k, n),
+                        "cauchy" => random::cauchy(k, n),
                         _ => random::logistic(k, n),
                     };
                     Value::array(Array::new(shape, Data::F32(values)))
