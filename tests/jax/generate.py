@@ -822,6 +822,20 @@ print(jax.random.cauchy(k, (5,)))
 print(jax.random.rademacher(k, (6,)), jax.random.rademacher(k, (3,), dtype=jnp.float32))
 print(jax.random.cauchy(jax.random.key(7), (2, 2)))
 """)
+# jax.eval_shape traces on types alone (ShapeDtypeStructs stand for arrays never made).
+program("eval_shape", """
+s = jax.eval_shape(lambda x, y: {'a': x @ y, 'b': x.sum(), 'c': 2.0 * 3}, jnp.ones((2,3)), jax.ShapeDtypeStruct((3, 4), jnp.bfloat16))
+print(s)
+print(s['a'].shape, s['a'].dtype, s['a'].ndim, s['a'].size)
+sd = jax.ShapeDtypeStruct((2,), jnp.float32)
+print(sd, repr(sd), sd == jax.ShapeDtypeStruct((2,), 'float32'), [sd])
+print(jax.eval_shape(lambda x: x * 2, 1.0))
+print(jax.eval_shape(jnp.tanh, sd))
+params = {'w': jax.ShapeDtypeStruct((4096, 4096), jnp.bfloat16), 'b': jax.ShapeDtypeStruct((4096,), jnp.float32)}
+print(jax.eval_shape(lambda p, x: jax.nn.gelu(x @ p['w'] + p['b']), params, jax.ShapeDtypeStruct((8, 4096), jnp.bfloat16)))
+print(jax.eval_shape(jax.grad(lambda p: jnp.sum(p['w'])), params))
+print(jax.eval_shape(jax.jit(lambda x, n=2: x ** n), sd, n=3))
+""")
 program("jit_invalid_static_argnames", """
 from functools import partial
 print('before')

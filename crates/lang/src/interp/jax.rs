@@ -70,6 +70,8 @@ const JAX_FUNCTIONS: &[&str] = &[
     "Array",
     "default_matmul_precision",
     "block_until_ready",
+    "eval_shape",
+    "ShapeDtypeStruct",
     "grad",
     "value_and_grad",
     "jvp",
@@ -2045,6 +2047,21 @@ impl Interp<'_, '_> {
                     Ok(acc)
                 }
                 "debug.print" => self.debug_print(args, kwargs).await,
+                "ShapeDtypeStruct" => {
+                    let mut arg = |i: usize, key: &str| take_kwarg(&mut kwargs, key).or_else(|| args.get(i).cloned());
+                    let (Some(shape), Some(dtype)) = (arg(0, "shape"), arg(1, "dtype")) else {
+                        return err("ShapeDtypeStruct() takes a shape and a dtype");
+                    };
+                    let weak_type = match arg(2, "weak_type") {
+                        Some(v) => self.truthy(&v)?,
+                        None => false,
+                    };
+                    let _ = take_kwarg(&mut kwargs, "sharding");
+                    no_more_kwargs(name, &kwargs)?;
+                    let aval = Aval { shape: shape_arg(&shape)?, dtype: dtype_arg(&dtype)?, weak_type };
+                    Ok(Value::native(Native::ShapeDtypeStruct(aval)))
+                }
+                "eval_shape" => self.eval_shape(args, kwargs).await,
                 // Every result is ready when the call that made it returns.
                 "block_until_ready" => {
                     no_more_kwargs(name, &kwargs)?;
@@ -2431,6 +2448,51 @@ impl Interp<'_, '_> {
                 out_tree: traced.out_tree,
                 prints: traced.prints,
             })
+        })
+    }
+
+    /// `jax.eval_shape(f, *args, **kwargs)`: `f` traced on the types of its arguments (arrays,
+    /// numbers, or `ShapeDtypeStruct`s, so no values are needed however large), the types of
+    /// its result as `ShapeDtypeStruct`s. Nothing runs.
+    pub(super) fn eval_shape<'a>(
+        &'a mut self,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let Some((f, args)) = args.split_first() else {
+                return err("eval_shape() missing 1 required positional argument: 'fun'");
+            };
+            let (keywords, keyword_values): (Vec<String>, Vec<Value>) = kwargs.into_iter().unzip();
+            let mut avals = Vec::new();
+            let mut trees = Vec::new();
+            for a in args.iter().chain(&keyword_values) {
+                let mut leaves = Vec::new();
+                trees.push(Tree::of_values(a, &mut leaves, 0)?);
+                for leaf in &leaves {
+                    avals.push(match leaf {
+                        Value::Native(n) => match &**n {
+                            Native::ShapeDtypeStruct(aval) => aval.clone(),
+                            _ => return err(format!("eval_shape: {} is not an array type", repr(leaf))),
+                        },
+                        other => self.to_tensor(other)?.aval().clone(),
+                    });
+                }
+            }
+            let mut tracers = self.ctx.begin_trace(&avals).into_iter();
+            let mut traced: Vec<Value> = trees.iter().map(|t| t.unflatten(&mut tracers)).collect();
+            let kwargs = split_keywords(&mut traced, &keywords);
+            self.begin_print_scope(super::debug_print::Prints::Run);
+            self.tracing.push(function_name(f));
+            let result = self.call(f.clone(), traced, kwargs).await;
+            self.tracing.pop();
+            self.drop_print_scope();
+            let mut outs = Vec::new();
+            let out_tree = result.and_then(|out| self.flatten(&out, &mut outs));
+            // Only the types were wanted: the trace is dropped.
+            self.ctx.abort_trace();
+            let structs = outs.iter().map(|t| Value::native(Native::ShapeDtypeStruct(t.aval().clone())));
+            Ok(out_tree?.unflatten_values(&mut structs.collect::<Vec<_>>().into_iter()))
         })
     }
 

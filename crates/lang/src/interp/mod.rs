@@ -451,6 +451,7 @@ impl Interp<'_, '_> {
                 Native::CustomJvp(c) => self.call_custom_jvp(c, args, kwargs).await,
                 Native::CustomVjp(c) => self.call_custom_vjp(c, args, kwargs).await,
                 Native::TreeDef(_) => err("'jaxlib._jax.pytree.PyTreeDef' object is not callable"),
+                Native::ShapeDtypeStruct(_) => err("'ShapeDtypeStruct' object is not callable"),
             }
         })
     }
@@ -461,6 +462,17 @@ impl Interp<'_, '_> {
             match obj {
                 Value::Module(m) => jax::module_attr(*m, name),
                 Value::Array(_) => self.array_attr(obj, name).await,
+                Value::Native(n) if matches!(&**n, Native::ShapeDtypeStruct(_)) => {
+                    let Native::ShapeDtypeStruct(aval) = &**n else { return err("expected a ShapeDtypeStruct") };
+                    match name {
+                        "shape" => Ok(Value::tuple(aval.shape.iter().map(|&d| Value::Int(d as i64)).collect())),
+                        "dtype" => Ok(Value::DType(aval.dtype)),
+                        "ndim" => Ok(Value::Int(aval.rank() as i64)),
+                        "size" => Ok(Value::Int(aval.size() as i64)),
+                        "weak_type" => Ok(Value::Bool(aval.weak_type)),
+                        _ => err(format!("'ShapeDtypeStruct' object has no attribute '{name}'")),
+                    }
+                }
                 Value::DType(d) => match name {
                     "name" => Ok(Value::str(d.name())),
                     "itemsize" => Ok(Value::Int(d.size_bytes() as i64)),

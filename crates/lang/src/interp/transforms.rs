@@ -199,6 +199,23 @@ fn main_output(out: &Tree, has_aux: bool) -> R<(&Tree, usize)> {
     Ok((main, main.num_leaves()))
 }
 
+/// The (co)tangents that pick out leaf `j` of `avals`, one Jacobian block at a time: a basis
+/// for it (mapped over), zeros for the others; with the batched flags for a function taking
+/// `leading` other inputs first.
+fn picking(leading: usize, avals: &[jaxlite::Aval], j: usize, what: &str) -> R<(Vec<bool>, Vec<Tensor>)> {
+    let mut batched = vec![false; leading];
+    batched.extend((0..avals.len()).map(|k| k == j));
+    let mut values = Vec::with_capacity(avals.len());
+    for (k, a) in avals.iter().enumerate() {
+        values.push(if k == j {
+            basis(&a.shape, a.dtype, what)?
+        } else {
+            Tensor::from(jnp::full(&a.shape, 0.0, a.dtype))
+        });
+    }
+    Ok((batched, values))
+}
+
 fn argnums_arg(v: Option<Value>) -> R<(Vec<usize>, bool)> {
     let one = |v: &Value| match v {
         Value::Int(i) if *i >= 0 => Ok(*i as usize),
@@ -525,18 +542,10 @@ impl Interp<'_, '_> {
         let lin = transform::jvp(jaxpr, diff_in)?;
         let mut jac = vec![Vec::new(); out_avals.len()];
         for (j, x) in in_avals.iter().enumerate() {
-            let n = x.size();
-            let mut batched = vec![false; inputs.len()];
-            batched.extend((0..in_avals.len()).map(|k| k == j));
-            let batched_lin = transform::vmap(&lin, &batched, n)?;
+            let (batched, tangents) = picking(inputs.len(), in_avals, j, "jacfwd")?;
+            let batched_lin = transform::vmap(&lin, &batched, x.size())?;
             let mut all = inputs.to_vec();
-            for (k, other) in in_avals.iter().enumerate() {
-                all.push(if k == j {
-                    basis(&x.shape, x.dtype, "jacfwd")?
-                } else {
-                    Tensor::from(jnp::full(&other.shape, 0.0, other.dtype))
-                });
-            }
+            all.extend(tangents);
             let results = self.ctx.apply_jaxpr(&batched_lin, &all).await?;
             for (row, tangent) in jac.iter_mut().zip(&results[n_out..]) {
                 // (n, *out) → (*out, n) → (*out, *in)
@@ -579,18 +588,10 @@ impl Interp<'_, '_> {
         let res = &fwd[n_out..];
         let mut jac = Vec::new();
         for (i, out) in out_avals.iter().enumerate() {
-            let m = out.size();
-            let mut batched = vec![false; res.len()];
-            batched.extend((0..out_avals.len()).map(|k| k == i));
-            let batched_bwd = transform::vmap(&vjp.backward, &batched, m)?;
+            let (batched, cotangents) = picking(res.len(), out_avals, i, "jacrev")?;
+            let batched_bwd = transform::vmap(&vjp.backward, &batched, out.size())?;
             let mut all = res.to_vec();
-            for (k, other) in out_avals.iter().enumerate() {
-                all.push(if k == i {
-                    basis(&out.shape, out.dtype, "jacrev")?
-                } else {
-                    Tensor::from(jnp::full(&other.shape, 0.0, other.dtype))
-                });
-            }
+            all.extend(cotangents);
             let cts = self.ctx.apply_jaxpr(&batched_bwd, &all).await?;
             let mut row = Vec::new();
             for (ct, x) in cts.iter().zip(in_avals) {

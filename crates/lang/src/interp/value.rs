@@ -107,6 +107,9 @@ pub enum Native {
     CustomVjp(super::transforms::CustomVjpFn),
     /// The structure of a pytree (`jax.tree_util.tree_structure`), printed as `PyTreeDef(...)`.
     TreeDef(super::jax::Tree),
+    /// `jax.ShapeDtypeStruct`: an array's type without its values (what `jax.eval_shape`
+    /// returns, and takes in place of an array).
+    ShapeDtypeStruct(Aval),
 }
 
 /// What `jax.make_jaxpr(f)(...)` returns: `f`'s Jaxpr, and `f`'s name when `f` is jitted (JAX
@@ -216,6 +219,7 @@ impl Value {
                 Native::Method(..) => "method",
                 Native::Partial { .. } => "functools.partial",
                 Native::Jitted(_) => "PjitFunction",
+                Native::ShapeDtypeStruct(_) => "ShapeDtypeStruct",
                 _ => "builtin_function_or_method",
             },
             Value::Module(_) => "module",
@@ -366,6 +370,10 @@ fn native_repr(n: &Native) -> String {
         Native::CustomJvp(c) => format!("<jax._src.custom_derivatives.custom_jvp object of {}>", repr(&c.func)),
         Native::CustomVjp(c) => format!("<jax._src.custom_derivatives.custom_vjp object of {}>", repr(&c.func)),
         Native::TreeDef(t) => format!("PyTreeDef({})", t.describe()),
+        Native::ShapeDtypeStruct(a) => {
+            let weak = if a.weak_type { ", weak_type=True" } else { "" };
+            format!("ShapeDtypeStruct(shape={}, dtype={}{weak})", jaxlite::numpy::shape_str(&a.shape), a.dtype.name())
+        }
     }
 }
 
@@ -471,6 +479,7 @@ fn leaf_eq(a: &Value, b: &Value) -> bool {
         // `jnp.float32` is one class however often it is looked up.
         (Value::Native(x), Value::Native(y)) => match (&**x, &**y) {
             (Native::Jnp(p), Native::Jnp(q)) => p == q,
+            (Native::ShapeDtypeStruct(p), Native::ShapeDtypeStruct(q)) => p == q,
             _ => Rc::ptr_eq(x, y),
         },
         (Value::Module(x), Value::Module(y)) => x == y,
