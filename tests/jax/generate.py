@@ -836,6 +836,32 @@ print(jax.eval_shape(lambda p, x: jax.nn.gelu(x @ p['w'] + p['b']), params, jax.
 print(jax.eval_shape(jax.grad(lambda p: jnp.sum(p['w'])), params))
 print(jax.eval_shape(jax.jit(lambda x, n=2: x ** n), sd, n=3))
 """)
+# jax.linearize: the primal computed once; the returned function maps tangents alone.
+program("linearize", """
+f = lambda x: jnp.sin(x) * x ** 2
+x = jnp.arange(3.0)
+y, f_jvp = jax.linearize(f, x)
+print(y)
+print(f_jvp(jnp.ones(3)))
+print(f_jvp(jnp.array([1.0, 0.0, 2.0])))
+print(jax.jvp(f, (x,), (jnp.ones(3),))[1])
+out, lin = jax.linearize(lambda p, z: {'a': p['w'] * z, 'b': jnp.sum(p['w'])}, {'w': jnp.ones(2)}, 3.0)
+print(out)
+print(lin({'w': jnp.array([1.0, 2.0])}, 1.0))
+print(jax.jit(lambda t: f_jvp(t))(jnp.ones(3)))
+""")
+# Reverse-mode Jaxprs as JAX prints them: JAX's JVP rules (tanh as (t + t·tanh)(1 − tanh), a
+# quotient's y⁻², y·x^(y−1) with the constant first), add_any where contributions are summed, and
+# each transposed product with the cotangent where its linear operand was.
+program("grad_jaxprs", """
+print(jax.make_jaxpr(jax.grad(lambda x: jnp.sum(x * x)))(jnp.ones(3)))
+print(jax.make_jaxpr(jax.grad(lambda x: jnp.sum(jnp.tanh(x) * 2.0)))(jnp.ones(3)))
+print(jax.make_jaxpr(jax.grad(lambda w: jnp.mean((w * 3.0) ** 2)))(jnp.ones((3, 2))))
+print(jax.make_jaxpr(jax.grad(lambda x: jnp.sum(jnp.exp(x) / (1.0 + x))))(jnp.ones(3)))
+y, f_jvp = jax.linearize(lambda x: jnp.sin(x) * x ** 2, jnp.arange(3.0))
+print(jax.make_jaxpr(f_jvp)(jnp.ones(3)))
+print(jax.grad(lambda x: jnp.sum(jnp.tanh(x) / (x + 2.0)))(jnp.array([0.5, -1.0, 2.0])))
+""")
 program("jit_invalid_static_argnames", """
 from functools import partial
 print('before')

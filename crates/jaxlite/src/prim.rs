@@ -280,6 +280,10 @@ pub enum Primitive {
     DynamicUpdateSlice,
     /// Identity on values, zero derivative.
     StopGradient,
+    /// The sum of two tangents or cotangents of one value (JAX's `add_any`): what
+    /// differentiation writes where it adds up contributions, so a Jaxpr shows which sums it
+    /// made. `add` on values; lowering makes it `add` before the compiler sees it.
+    AddAny,
     /// Output `output` of a function with its own JVP rule (`jax.custom_jvp`). Operands: the
     /// values `call` closes over, then those `rule` closes over, then the arguments.
     CustomJvpCall {
@@ -450,6 +454,7 @@ impl Primitive {
             Primitive::DynamicSlice { .. } => "dynamic_slice",
             Primitive::DynamicUpdateSlice => "dynamic_update_slice",
             Primitive::StopGradient => "stop_gradient",
+            Primitive::AddAny => "add_any",
             Primitive::CustomJvpCall { .. } => "custom_jvp_call",
             Primitive::CustomVjpCall { .. } => "custom_vjp_call",
             Primitive::CustomVjpTangent { .. } => "custom_lin",
@@ -460,9 +465,11 @@ impl Primitive {
     fn arity(&self) -> Option<usize> {
         match self {
             Primitive::Iota { .. } => Some(0),
-            Primitive::Binary(_) | Primitive::Compare(_) | Primitive::DotGeneral { .. } | Primitive::Pad { .. } => {
-                Some(2)
-            }
+            Primitive::Binary(_)
+            | Primitive::Compare(_)
+            | Primitive::DotGeneral { .. }
+            | Primitive::Pad { .. }
+            | Primitive::AddAny => Some(2),
             Primitive::SelectN
             | Primitive::Concatenate { .. }
             | Primitive::DynamicSlice { .. }
@@ -735,6 +742,13 @@ impl Primitive {
                 x.clone()
             }
             Primitive::StopGradient => x.clone(),
+            Primitive::AddAny => {
+                let y = &inputs[1];
+                if x.dtype != y.dtype || x.shape != y.shape {
+                    return Err(format!("add_any requires operands of one type, got {} and {}", x.short(), y.short()));
+                }
+                Aval { weak_type: x.weak_type && y.weak_type, ..x.clone() }
+            }
             Primitive::CustomJvpCall { .. } | Primitive::CustomVjpCall { .. } | Primitive::CustomVjpTangent { .. } => {
                 unreachable!("handled above")
             }
@@ -888,7 +902,11 @@ impl Primitive {
             Primitive::ArgReduce { axis, index_dtype, .. } => {
                 vec![s("axes", format!("({axis},)")), s("index_dtype", index_dtype.name().to_string())]
             }
-            Primitive::Compare(_) | Primitive::SelectN | Primitive::DynamicUpdateSlice | Primitive::StopGradient => {
+            Primitive::Compare(_)
+            | Primitive::SelectN
+            | Primitive::DynamicUpdateSlice
+            | Primitive::StopGradient
+            | Primitive::AddAny => {
                 vec![]
             }
             Primitive::IntegerPow { y } => vec![s("y", y.to_string())],

@@ -151,7 +151,7 @@ fn sum_terms(b: &mut Builder, terms: Vec<Option<Atom>>, out: &Atom) -> Result<Op
         let t = b.expand_scalar(&t, &shape)?;
         acc = Some(match acc {
             None => t,
-            Some(a) => b.add(&a, &t)?,
+            Some(a) => b.add_any(&a, &t)?,
         });
     }
     Ok(acc)
@@ -175,11 +175,13 @@ fn jvp_rule(
                 UnaryOp::Neg => Some(b.neg(&t0)?),
                 UnaryOp::Exp => Some(b.mul(&t0, ans)?),
                 UnaryOp::Log => Some(b.div(&t0, x)?),
-                // d tanh = 1 - tanh²
+                // d tanh = 1 − tanh², written as JAX's rule writes it: (t + t·tanh)(1 − tanh)
+                // (the same values to the last bit as JAX, and the same Jaxpr).
                 UnaryOp::Tanh => {
-                    let sq = b.mul(ans, ans)?;
-                    let c = b.sub(&one(b, ans), &sq)?;
-                    Some(b.mul(&t0, &c)?)
+                    let scaled = b.mul(&t0, ans)?;
+                    let left = b.add(&t0, &scaled)?;
+                    let c = b.sub(&one(b, ans), ans)?;
+                    Some(b.mul(&left, &c)?)
                 }
                 // d σ = σ (1 - σ)
                 UnaryOp::Logistic => {
@@ -245,6 +247,7 @@ fn jvp_rule(
         Primitive::Binary(op) => binary_jvp(b, *op, &x[0], &x[1], &t0, &t[1], ans)?,
         Primitive::Compare(_) | Primitive::ArgReduce { .. } | Primitive::Iota { .. } => None,
         Primitive::StopGradient => None,
+        Primitive::AddAny => sum_terms(b, vec![t0, t.get(1).cloned().flatten()], ans)?,
         Primitive::CustomJvpCall { .. } | Primitive::CustomVjpCall { .. } => {
             return Err(JaxError(format!("internal error: {} is differentiated by its rule", prim.name())))
         }
@@ -273,7 +276,9 @@ fn jvp_rule(
                 2 => x[0].clone(),
                 _ => b.bind1(Primitive::IntegerPow { y: y - 1 }, &x[..1])?,
             };
-            let c = b.scale(&c, *y as f64)?;
+            // y · x^(y−1), the constant first, as JAX's rule writes it.
+            let k = b.lit(*y as f64, b.aval(&c).dtype);
+            let c = b.mul(&k, &c)?;
             Some(b.mul(&t0, &c)?)
         }
         Primitive::DotGeneral { .. } => {
@@ -369,13 +374,22 @@ fn binary_jvp(
         BinaryOp::And | BinaryOp::Or | BinaryOp::Xor | BinaryOp::ShiftLeft | BinaryOp::ShiftRightArithmetic => {
             return Ok(None)
         }
-        BinaryOp::Add => vec![tx.clone(), ty.clone()],
-        BinaryOp::Sub => {
-            let ny = match ty {
-                Some(t) => Some(b.neg(t)?),
-                None => None,
-            };
-            vec![tx.clone(), ny]
+        // `add` and `sub` of the tangents themselves, as JAX's own rules write them (the
+        // other rules' terms are summed with `add_any`).
+        BinaryOp::Add | BinaryOp::Sub => {
+            let shape = b.shape(ans);
+            return Ok(match (tx, ty) {
+                (Some(tx), Some(ty)) => {
+                    let (tx, ty) = (b.expand_scalar(tx, &shape)?, b.expand_scalar(ty, &shape)?);
+                    Some(b.binary(op, &tx, &ty)?)
+                }
+                (Some(tx), None) => Some(b.expand_scalar(tx, &shape)?),
+                (None, Some(ty)) => {
+                    let ty = b.expand_scalar(ty, &shape)?;
+                    Some(if op == BinaryOp::Sub { b.neg(&ty)? } else { ty })
+                }
+                (None, None) => None,
+            });
         }
         BinaryOp::Mul => {
             let l = match tx {
@@ -388,7 +402,7 @@ fn binary_jvp(
             };
             vec![l, r]
         }
-        // d(x/y) = tx / y - ty · (x/y) / y
+        // d(x/y) = tx / y − ty · x · y⁻², as JAX's rule writes it.
         BinaryOp::Div => {
             let l = match tx {
                 Some(t) => {
@@ -399,9 +413,10 @@ fn binary_jvp(
             };
             let r = match ty {
                 Some(t) => {
-                    let q = b.div(ans, y)?;
-                    let c = b.neg(&q)?;
-                    Some(scaled(b, t, &c)?)
+                    let minus = b.neg(t)?;
+                    let times_x = b.mul(&minus, x)?;
+                    let inverse_square = b.bind1(Primitive::IntegerPow { y: -2 }, std::slice::from_ref(y))?;
+                    Some(b.mul(&times_x, &inverse_square)?)
                 }
                 None => None,
             };

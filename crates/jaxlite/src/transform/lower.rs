@@ -19,7 +19,10 @@ type Result<T> = std::result::Result<T, JaxError>;
 /// Whether [`lower`] would change `jaxpr`.
 pub fn needs_lowering(jaxpr: &Jaxpr) -> bool {
     jaxpr.eqns.iter().any(|e| match e.prim {
-        Primitive::CustomJvpCall { .. } | Primitive::CustomVjpCall { .. } | Primitive::CustomVjpTangent { .. } => true,
+        Primitive::CustomJvpCall { .. }
+        | Primitive::CustomVjpCall { .. }
+        | Primitive::CustomVjpTangent { .. }
+        | Primitive::AddAny => true,
         Primitive::DynamicSlice { .. } => computed(&e.inputs[1..]),
         Primitive::DynamicUpdateSlice => computed(&e.inputs[2..]),
         _ => false,
@@ -48,6 +51,7 @@ pub fn lower(jaxpr: &Jaxpr) -> Result<Jaxpr> {
                 vec![b.inline(&body, &call_ins)?.swap_remove(output)]
             }
             (Primitive::CustomVjpTangent { .. }, _) => return Err(JaxError(crate::eval::CUSTOM_VJP_FORWARD.into())),
+            (Primitive::AddAny, _) => vec![b.add(&ins[0], &ins[1])?],
             (Primitive::DynamicSlice { slice_sizes }, _) if computed(&ins[1..]) => {
                 vec![as_int_if_bool(&mut b, &[&ins[0]], |b, x| dynamic_slice(b, &x[0], &ins[1..], slice_sizes))?]
             }

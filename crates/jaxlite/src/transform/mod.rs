@@ -18,7 +18,7 @@ mod vmap;
 
 pub use jvp::jvp;
 pub use lower::{lower, needs_lowering};
-pub use transpose::{vjp, Vjp};
+pub use transpose::{linearize, vjp, Linearized, Vjp};
 pub use vmap::{vmap, vmap_outputs};
 
 use crate::array::Aval;
@@ -128,6 +128,11 @@ impl Builder {
 
     pub fn add(&mut self, x: &Atom, y: &Atom) -> Result<Atom> {
         self.binary(BinaryOp::Add, x, y)
+    }
+
+    /// The sum of two (co)tangents of one value, as differentiation writes it.
+    pub fn add_any(&mut self, x: &Atom, y: &Atom) -> Result<Atom> {
+        self.bind1(Primitive::AddAny, &[x.clone(), y.clone()])
     }
 
     pub fn sub(&mut self, x: &Atom, y: &Atom) -> Result<Atom> {

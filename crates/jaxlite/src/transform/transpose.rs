@@ -20,15 +20,32 @@ pub struct Vjp {
     pub backward: Jaxpr,
 }
 
-/// Splits `jaxpr` (without constvars) into a forward pass and a backward pass.
-pub fn vjp(jaxpr: &Jaxpr, diff_in: &[bool], diff_out: &[bool]) -> Result<Vjp> {
+/// A function split for forward mode with its primal part run once (`jax.linearize`).
+#[derive(Clone, Debug)]
+pub struct Linearized {
+    /// The inputs to the outputs followed by `num_residuals` residuals.
+    pub forward: Jaxpr,
+    pub num_residuals: usize,
+    /// The residuals and one tangent per input marked in `diff_in` to one tangent per output:
+    /// only the equations that read a tangent.
+    pub linear: Jaxpr,
+}
+
+/// Splits `jaxpr` (without constvars) into its primal computation and the linear map of
+/// tangents it implies, as JAX's linearize does: JVP, then partial evaluation (an equation is
+/// linear, left for later, when it reads a tangent; everything else is known and runs now).
+pub fn linearize(jaxpr: &Jaxpr, diff_in: &[bool]) -> Result<Linearized> {
+    let (split, _) = partial_eval(jaxpr, diff_in)?;
+    Ok(split)
+}
+
+/// `linearize`, and the pieces `vjp` transposes: the linear equations and the tangent inputs'
+/// and outputs' atoms.
+fn partial_eval(jaxpr: &Jaxpr, diff_in: &[bool]) -> Result<(Linearized, LinearPart)> {
     let n_in = jaxpr.all_inputs().count();
     let n_out = jaxpr.outvars.len();
     let lin = jvp(jaxpr, diff_in)?;
     let (primal_in, tangent_in) = lin.invars.split_at(n_in);
-
-    // Partial evaluation: an equation is unknown (linear, part of the backward pass) when it
-    // reads a tangent; everything else is known and runs forward.
     let mut unknown: HashSet<Var> = tangent_in.iter().copied().collect();
     let (mut known_eqns, mut linear_eqns): (Vec<Eqn>, Vec<Eqn>) = (vec![], vec![]);
     for eqn in &lin.eqns {
@@ -40,7 +57,7 @@ pub fn vjp(jaxpr: &Jaxpr, diff_in: &[bool], diff_out: &[bool]) -> Result<Vjp> {
             known_eqns.push(eqn.clone());
         }
     }
-    let tangent_out = &lin.outvars[n_out..];
+    let tangent_out = lin.outvars[n_out..].to_vec();
     let mut residuals: Vec<Var> = Vec::new();
     let note = |a: &Atom, residuals: &mut Vec<Var>| {
         if let Atom::Var(v) = a {
@@ -54,7 +71,7 @@ pub fn vjp(jaxpr: &Jaxpr, diff_in: &[bool], diff_out: &[bool]) -> Result<Vjp> {
             note(a, &mut residuals);
         }
     }
-    for a in tangent_out {
+    for a in &tangent_out {
         note(a, &mut residuals);
     }
     let mut forward_outs: Vec<Atom> = lin.outvars[..n_out].to_vec();
@@ -66,8 +83,36 @@ pub fn vjp(jaxpr: &Jaxpr, diff_in: &[bool], diff_out: &[bool]) -> Result<Vjp> {
         outvars: forward_outs,
         types: lin.types.clone(),
     };
-    let backward = transpose_linear(&lin.types, &residuals, tangent_in, &linear_eqns, tangent_out, diff_out)?;
-    Ok(Vjp { forward, num_residuals: residuals.len(), backward })
+    let mut linear_in = residuals.clone();
+    linear_in.extend(tangent_in);
+    let linear = Jaxpr {
+        constvars: vec![],
+        invars: linear_in,
+        eqns: linear_eqns.clone(),
+        outvars: tangent_out.clone(),
+        types: lin.types.clone(),
+    };
+    let part =
+        LinearPart { types: lin.types, residuals, tangent_in: tangent_in.to_vec(), eqns: linear_eqns, tangent_out };
+    Ok((Linearized { forward, num_residuals: part.residuals.len(), linear }, part))
+}
+
+/// The linear half of a linearized function, as its transposition reads it.
+struct LinearPart {
+    types: HashMap<Var, Aval>,
+    residuals: Vec<Var>,
+    tangent_in: Vec<Var>,
+    eqns: Vec<Eqn>,
+    tangent_out: Vec<Atom>,
+}
+
+/// Splits `jaxpr` (without constvars) into a forward pass and a backward pass: linearized,
+/// then the linear part transposed.
+pub fn vjp(jaxpr: &Jaxpr, diff_in: &[bool], diff_out: &[bool]) -> Result<Vjp> {
+    let (split, part) = partial_eval(jaxpr, diff_in)?;
+    let backward =
+        transpose_linear(&part.types, &part.residuals, &part.tangent_in, &part.eqns, &part.tangent_out, diff_out)?;
+    Ok(Vjp { forward: split.forward, num_residuals: split.num_residuals, backward })
 }
 
 /// How an operand of a linear equation appears to its transpose rule.
@@ -95,7 +140,7 @@ fn transpose_linear(
     let mut ct: HashMap<Var, Atom> = HashMap::new();
     let accumulate = |b: &mut Builder, ct: &mut HashMap<Var, Atom>, v: Var, c: Atom| -> Result<()> {
         let total = match ct.remove(&v) {
-            Some(prev) => b.add(&prev, &c)?,
+            Some(prev) => b.add_any(&prev, &c)?,
             None => c,
         };
         ct.insert(v, total);
@@ -189,6 +234,13 @@ fn transpose_rule(b: &mut Builder, prim: &Primitive, ins: &[LinIn], ct: &Atom) -
             }
         }
         Primitive::Unary(UnaryOp::Neg) => out[0] = Some(b.neg(ct)?),
+        Primitive::AddAny => {
+            for (i, slot) in out.iter_mut().enumerate() {
+                if linear(i).is_some() {
+                    *slot = Some(ct.clone());
+                }
+            }
+        }
         Primitive::Binary(op @ (BinaryOp::Add | BinaryOp::Sub)) => {
             for i in 0..2 {
                 if let Some(aval) = linear(i) {
@@ -205,7 +257,8 @@ fn transpose_rule(b: &mut Builder, prim: &Primitive, ins: &[LinIn], ct: &Atom) -
             };
             let other = other.ok_or_else(not_linear)?;
             let aval = linear(i).ok_or_else(not_linear)?;
-            let c = b.mul(ct, &other)?;
+            // The cotangent where the linear operand was, as JAX's rule writes it.
+            let c = if i == 0 { b.mul(ct, &other)? } else { b.mul(&other, ct)? };
             out[i] = Some(unbroadcast(b, &c, &aval)?);
         }
         Primitive::Binary(BinaryOp::Div) => {

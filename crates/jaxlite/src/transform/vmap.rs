@@ -140,15 +140,16 @@ fn batch_rule(b: &mut Builder, prim: &Primitive, ins: &[(Atom, bool)], size: usi
             let x = to_batched(b, &ins[0], size)?;
             b.bind1(prim.clone(), &[x])?
         }
-        Primitive::Binary(_) | Primitive::Compare(_) | Primitive::SelectN => {
+        Primitive::Binary(_) | Primitive::Compare(_) | Primitive::SelectN | Primitive::AddAny => {
             // Elementwise: bring every operand to the batched output shape, except unbatched
-            // scalars, which the primitive broadcasts itself (a select's cases must match).
+            // scalars, which the primitive broadcasts itself (a select's cases and add_any's
+            // operands must match).
             let shape = ins.iter().map(|i| example_shape(b, i)).max_by_key(|s| s.len()).unwrap_or_default();
             let mut full = vec![size];
             full.extend(&shape);
             let mut args = Vec::new();
             for (k, (a, bt)) in ins.iter().enumerate() {
-                let is_case = matches!(prim, Primitive::SelectN) && k > 0;
+                let is_case = (matches!(prim, Primitive::SelectN) && k > 0) || matches!(prim, Primitive::AddAny);
                 let rank = example_shape(b, &(a.clone(), *bt)).len();
                 let arg = if *bt {
                     if rank == 0 && !shape.is_empty() {

@@ -71,6 +71,7 @@ const JAX_FUNCTIONS: &[&str] = &[
     "default_matmul_precision",
     "block_until_ready",
     "eval_shape",
+    "linearize",
     "ShapeDtypeStruct",
     "grad",
     "value_and_grad",
@@ -367,7 +368,7 @@ pub(crate) enum Tree {
 
 impl Tree {
     /// A text key for the jit cache.
-    fn key(&self, out: &mut String) {
+    pub(super) fn key(&self, out: &mut String) {
         let seq = |open: char, items: &[Tree], close: char, out: &mut String| {
             out.push(open);
             for t in items {
@@ -2149,6 +2150,10 @@ impl Interp<'_, '_> {
                 "vjp" => {
                     no_more_kwargs(name, &kwargs)?;
                     self.vjp_call(args).await
+                }
+                "linearize" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    self.linearize_call(args).await
                 }
                 _ => err(format!("jax.{name} is not callable")),
             }

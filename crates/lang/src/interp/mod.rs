@@ -447,6 +447,10 @@ impl Interp<'_, '_> {
                     builtins::no_more_kwargs("vjp_fun", &kwargs)?;
                     self.call_vjp_fn(f, args).await
                 }
+                Native::LinearizedFn(f) => {
+                    builtins::no_more_kwargs("linearized_jvp", &kwargs)?;
+                    self.call_linearized(f, args).await
+                }
                 Native::PrecisionScope(_) => err("'_GeneratorContextManager' object is not callable"),
                 Native::CustomJvp(c) => self.call_custom_jvp(c, args, kwargs).await,
                 Native::CustomVjp(c) => self.call_custom_vjp(c, args, kwargs).await,

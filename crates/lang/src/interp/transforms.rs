@@ -48,6 +48,16 @@ pub struct VjpFn {
     pub num_outs: usize,
 }
 
+/// The function `jax.linearize` returns: the linear map of tangents with its residuals.
+pub struct LinearizedFn {
+    linear: Rc<Jaxpr>,
+    residuals: Vec<Tensor>,
+    /// The primals' leaves (the tangents must match them) and which are differentiated.
+    primals: Vec<Tensor>,
+    in_key: String,
+    out_tree: Tree,
+}
+
 /// `jax.custom_jvp(f)`: the function and, once `f.defjvp(rule)` ran, its JVP rule.
 pub struct CustomJvpFn {
     pub func: Value,
@@ -698,6 +708,68 @@ impl Interp<'_, '_> {
                 num_outs: n_out,
             };
             Ok(Value::tuple(vec![outs, Value::native(Native::VjpFn(f))]))
+        })
+    }
+
+    /// `jax.linearize(f, *primals)`: the outputs, and the JVP at the primals as a function of
+    /// the tangents alone; the primal computation runs now, once, and the function runs only
+    /// the equations that read a tangent (as JAX's partial evaluation leaves them).
+    pub(super) fn linearize_call<'a>(&'a mut self, args: Vec<Value>) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let Some((f, primals)) = args.split_first() else {
+                return err("linearize() missing required argument 'fun'");
+            };
+            let (leaves, trees, _) = self.flatten_args(primals)?;
+            let traced = self.trace_open(f, &leaves, &trees, Prints::Refused).await?;
+            let mut diff = vec![false; traced.closed.len()];
+            diff.extend(leaves.iter().map(|l| l.aval().dtype.is_float()));
+            let split = transform::linearize(&traced.jaxpr, &diff)?;
+            let mut inputs = traced.closed.clone();
+            inputs.extend(leaves.iter().cloned());
+            let fwd = self.ctx.apply_jaxpr(&split.forward, &inputs).await?;
+            let n_out = traced.jaxpr.outvars.len();
+            let outs = traced.out_tree.unflatten(&mut fwd[..n_out].iter().cloned());
+            let mut in_key = String::new();
+            Tree::Tuple(trees).key(&mut in_key);
+            let f = LinearizedFn {
+                linear: Rc::new(split.linear),
+                residuals: fwd[n_out..].to_vec(),
+                primals: leaves,
+                in_key,
+                out_tree: traced.out_tree,
+            };
+            Ok(Value::tuple(vec![outs, Value::native(Native::LinearizedFn(f))]))
+        })
+    }
+
+    pub(super) fn call_linearized<'a>(
+        &'a mut self,
+        f: &'a LinearizedFn,
+        args: Vec<Value>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let (tangents, trees, _) = self.flatten_args(&args)?;
+            let mut key = String::new();
+            Tree::Tuple(trees).key(&mut key);
+            if key != f.in_key {
+                return err("linearized function called on tangents whose structure differs from the primals'");
+            }
+            let mut inputs = f.residuals.clone();
+            for (t, p) in tangents.iter().zip(&f.primals) {
+                if t.aval().shape != p.aval().shape {
+                    return err(format!(
+                        "linearized function called on a tangent of shape {} for a primal of shape {}",
+                        jnp::shape_str(&t.aval().shape),
+                        jnp::shape_str(&p.aval().shape)
+                    ));
+                }
+                // Only float primals have tangents, in their own dtype.
+                if p.aval().dtype.is_float() {
+                    inputs.push(jnp::astype(self.ctx, t, p.aval().dtype).await?);
+                }
+            }
+            let outs = self.ctx.apply_jaxpr(&f.linear, &inputs).await?;
+            Ok(f.out_tree.unflatten(&mut outs.into_iter()))
         })
     }
 

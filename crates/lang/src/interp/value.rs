@@ -99,6 +99,8 @@ pub enum Native {
     Vmapped(super::transforms::Vmapped),
     /// The backward function `jax.vjp` returns.
     VjpFn(super::transforms::VjpFn),
+    /// What `jax.linearize` returns: the JVP as a function of the tangents.
+    LinearizedFn(super::transforms::LinearizedFn),
     /// `jax.default_matmul_precision(name)`: a context manager for `with`.
     PrecisionScope(jaxlite::Precision),
     /// `jax.custom_jvp(f)`, with the rule `f.defjvp` gave it.
@@ -366,6 +368,7 @@ fn native_repr(n: &Native) -> String {
         Native::Transformed(t) => format!("<function {:?} of {}>", t.kind, repr(&t.func)),
         Native::Vmapped(v) => format!("<function vmap of {}>", repr(&v.func)),
         Native::VjpFn(_) => "<function vjp_fun>".to_string(),
+        Native::LinearizedFn(_) => "<function linearized_jvp>".to_string(),
         Native::PrecisionScope(_) => "<contextlib._GeneratorContextManager object>".to_string(),
         Native::CustomJvp(c) => format!("<jax._src.custom_derivatives.custom_jvp object of {}>", repr(&c.func)),
         Native::CustomVjp(c) => format!("<jax._src.custom_derivatives.custom_vjp object of {}>", repr(&c.func)),
