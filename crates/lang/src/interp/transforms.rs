@@ -139,6 +139,16 @@ impl Traced {
     }
 }
 
+/// A function traced on its primals: their leaves and structures, the trace, which of its
+/// inputs are differentiated, and those inputs in order (closed-over values first).
+struct PrimalTrace {
+    leaves: Vec<Tensor>,
+    trees: Vec<Tree>,
+    traced: Traced,
+    diff: Vec<bool>,
+    inputs: Vec<Tensor>,
+}
+
 /// One for scalars and the identity for vectors: `eye(n)` reshaped to `(n, *shape)`.
 fn basis(shape: &[usize], dtype: DType, what: &str) -> R<Tensor> {
     let n: usize = shape.iter().product();
@@ -685,20 +695,28 @@ impl Interp<'_, '_> {
         })
     }
 
+    /// `f` traced on `primals` for `vjp` and `linearize`, every float leaf differentiated.
+    fn trace_primals<'a>(&'a mut self, f: &'a Value, primals: &'a [Value]) -> LocalFuture<'a, R<PrimalTrace>> {
+        Box::pin(async move {
+            let (leaves, trees, _) = self.flatten_args(primals)?;
+            let traced = self.trace_open(f, &leaves, &trees, Prints::Refused).await?;
+            let mut diff = vec![false; traced.closed.len()];
+            diff.extend(leaves.iter().map(|l| l.aval().dtype.is_float()));
+            let mut inputs = traced.closed.clone();
+            inputs.extend(leaves.iter().cloned());
+            Ok(PrimalTrace { leaves, trees, traced, diff, inputs })
+        })
+    }
+
     /// `jax.vjp(f, *primals)`: the outputs and the backward function.
     pub(super) fn vjp_call<'a>(&'a mut self, args: Vec<Value>) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             let Some((f, primals)) = args.split_first() else {
                 return err("vjp() missing required argument 'fun'");
             };
-            let (leaves, trees, _) = self.flatten_args(primals)?;
-            let traced = self.trace_open(f, &leaves, &trees, Prints::Refused).await?;
-            let mut diff = vec![false; traced.closed.len()];
-            diff.extend(leaves.iter().map(|l| l.aval().dtype.is_float()));
+            let PrimalTrace { leaves: _, trees, traced, diff, inputs } = self.trace_primals(f, primals).await?;
             let n_out = traced.jaxpr.outvars.len();
             let vjp = transform::vjp(&traced.jaxpr, &diff, &vec![true; n_out])?;
-            let mut inputs = traced.closed.clone();
-            inputs.extend(leaves.iter().cloned());
             let fwd = self.ctx.apply_jaxpr(&vjp.forward, &inputs).await?;
             let outs = traced.out_tree.unflatten(&mut fwd[..n_out].iter().cloned());
             let f = VjpFn {
@@ -719,13 +737,8 @@ impl Interp<'_, '_> {
             let Some((f, primals)) = args.split_first() else {
                 return err("linearize() missing required argument 'fun'");
             };
-            let (leaves, trees, _) = self.flatten_args(primals)?;
-            let traced = self.trace_open(f, &leaves, &trees, Prints::Refused).await?;
-            let mut diff = vec![false; traced.closed.len()];
-            diff.extend(leaves.iter().map(|l| l.aval().dtype.is_float()));
+            let PrimalTrace { leaves, trees, traced, diff, inputs } = self.trace_primals(f, primals).await?;
             let split = transform::linearize(&traced.jaxpr, &diff)?;
-            let mut inputs = traced.closed.clone();
-            inputs.extend(leaves.iter().cloned());
             let fwd = self.ctx.apply_jaxpr(&split.forward, &inputs).await?;
             let n_out = traced.jaxpr.outvars.len();
             let outs = traced.out_tree.unflatten(&mut fwd[..n_out].iter().cloned());
