@@ -862,6 +862,17 @@ y, f_jvp = jax.linearize(lambda x: jnp.sin(x) * x ** 2, jnp.arange(3.0))
 print(jax.make_jaxpr(f_jvp)(jnp.ones(3)))
 print(jax.grad(lambda x: jnp.sum(jnp.tanh(x) / (x + 2.0)))(jnp.array([0.5, -1.0, 2.0])))
 """)
+# jnp.logaddexp with JAX's custom JVP: ties split evenly, -inf weighs nothing, the jaxpr is JAX's.
+program("logaddexp", """
+print(jax.grad(lambda x: jnp.logaddexp(x, 0.0))(0.0), jax.grad(lambda x: jnp.logaddexp(x, x))(1.0))
+print(jnp.logaddexp(jnp.array([1.0, -jnp.inf, jnp.inf, 0.0]), jnp.array([2.0, 1.0, jnp.inf, -jnp.inf])))
+print(jax.grad(lambda x: jnp.sum(jnp.logaddexp(x, jnp.array([0.0, -jnp.inf, 2.0]))))(jnp.array([0.0, 1.0, -jnp.inf])))
+print(jax.vmap(jax.grad(lambda a, b: jnp.logaddexp(a, b)), in_axes=(0, None))(jnp.array([0.0, 3.0]), 1.0))
+print(jnp.logaddexp(2, 3), jnp.logaddexp(jnp.ones(2, dtype=jnp.bfloat16), 1.0))
+print(jax.make_jaxpr(jnp.logaddexp)(1.0, 2.0))
+print(jax.jit(jax.grad(lambda x: jnp.sum(jnp.logaddexp(x, 0.0) ** 2)))(jnp.array([-1.0, 0.0, 2.0])))
+print(jax.hessian(lambda x: jnp.logaddexp(x, 0.0))(0.5))
+""")
 program("jit_invalid_static_argnames", """
 from functools import partial
 print('before')

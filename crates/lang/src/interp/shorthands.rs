@@ -1,7 +1,8 @@
 //! API functions that are short compositions of others the playground has, written as JAX
 //! writes them so that values (and the cases at zero, infinity and NaN) are JAX's:
 //! `jnp.fabs`, `trunc`, `rint`, `deg2rad`/`radians`, `rad2deg`/`degrees`, `hypot`,
-//! `heaviside`, `isclose`, `moveaxis`, `atleast_1d`/`2d`/`3d`, `inner`, `vdot`, `select`;
+//! `heaviside`, `isclose`, `moveaxis`, `atleast_1d`/`2d`/`3d`, `inner`, `vdot`, `select`,
+//! `logaddexp` (with JAX's custom JVP, so its derivative at ties and infinities is JAX's);
 //! `jax.nn.tanh`; `jax.lax.clamp`, `square`, `broadcast`, `expand_dims`, `concatenate`, `pad`,
 //! `sort`, `argmax`, `argmin`, `map`.
 
@@ -32,6 +33,7 @@ pub const JNP_SHORTHANDS: &[&str] = &[
     "inner",
     "vdot",
     "select",
+    "logaddexp",
 ];
 
 /// `jax.lax` names implemented here.
@@ -112,6 +114,14 @@ impl Interp<'_, '_> {
                             bin(ctx, BinaryOp::Mul, &x, &k).await?
                         }
                     }
+                }
+                "logaddexp" => {
+                    let (Some(a), Some(b)) = (arg(0, "x1"), arg(1, "x2")) else {
+                        return err("logaddexp() takes two arrays");
+                    };
+                    no_more_kwargs(name, &kwargs)?;
+                    let (a, b) = (self.to_tensor(&a)?, self.to_tensor(&b)?);
+                    logaddexp(self.ctx, &a, &b).await?
                 }
                 "hypot" | "heaviside" | "inner" | "vdot" => {
                     let (Some(a), Some(b)) =
@@ -457,4 +467,100 @@ async fn isclose(ctx: &mut Context, a: &Tensor, b: &Tensor, rtol: f32, atol: f32
     }
     let yes = jnp::full(&[], 1.0, DType::Bool);
     Ok(jnp::where_(ctx, &both_nan, &Tensor::from(yes), &out).await?)
+}
+
+/// `jnp.logaddexp`: log(exp(x1) + exp(x2)) without overflow. JAX gives it a custom JVP
+/// (`t1·exp(x1 − out) + t2·exp(x2 − out)`, +∞ replaced by zero) so that ties split the
+/// derivative evenly and infinite operands give no NaN; inside a trace it is recorded the same
+/// way, as a `custom_jvp_call` of the formula with that rule.
+async fn logaddexp(ctx: &mut Context, x1: &Tensor, x2: &Tensor) -> R<Tensor> {
+    let (x1, x2) = inexact_pair(ctx, x1, x2).await?;
+    let shape = jnp::broadcast_shapes("logaddexp", &x1.aval().shape, &x2.aval().shape)?;
+    let x1 = jnp::broadcast_to(ctx, &x1, &shape).await?;
+    let x2 = jnp::broadcast_to(ctx, &x2, &shape).await?;
+    if !ctx.is_tracing() {
+        return logaddexp_formula(ctx, &x1, &x2).await;
+    }
+    let aval = x1.aval().clone();
+    let ins = ctx.begin_trace(&[aval.clone(), aval.clone()]);
+    let out = logaddexp_formula(ctx, &ins[0], &ins[1]).await;
+    let (call, call_closed) = finish_trace(ctx, out.map(|o| vec![o]))?;
+    let ins = ctx.begin_trace(&[aval.clone(), aval.clone(), aval.clone(), aval]);
+    let rule = logaddexp_rule(ctx, &ins).await;
+    let (rule, rule_closed) = finish_trace(ctx, rule)?;
+    let function = std::rc::Rc::new(jaxlite::prim::CustomJvp {
+        name: "logaddexp".into(),
+        rule_name: "_logaddexp_jvp".into(),
+        call_consts: call_closed.len(),
+        rule_consts: rule_closed.len(),
+        call,
+        rule,
+    });
+    let mut operands = call_closed;
+    operands.extend(rule_closed);
+    operands.extend([x1, x2]);
+    let prim = Primitive::CustomJvpCall { function, output: 0 };
+    Ok(ctx.bind(prim, &operands).await?.remove(0))
+}
+
+/// Ends the trace begun for a custom rule's part, or abandons it when tracing failed.
+fn finish_trace(ctx: &mut Context, outs: R<Vec<Tensor>>) -> R<(jaxlite::Jaxpr, Vec<Tensor>)> {
+    let outs = match outs {
+        Ok(outs) => outs,
+        Err(e) => {
+            ctx.abort_trace();
+            return Err(e);
+        }
+    };
+    match ctx.end_trace_open(&outs) {
+        Ok(done) => Ok(done),
+        Err(e) => {
+            ctx.abort_trace();
+            Err(e.into())
+        }
+    }
+}
+
+/// JAX's formula, in its order: max + log1p(exp(−|x1 − x2|)), or x1 + x2 where the difference
+/// is NaN (infinities of one sign, or a NaN).
+async fn logaddexp_formula(ctx: &mut Context, x1: &Tensor, x2: &Tensor) -> R<Tensor> {
+    let amax = bin(ctx, BinaryOp::Max, x1, x2).await?;
+    let delta = bin(ctx, BinaryOp::Sub, x1, x2).await?;
+    let nan = cmp(ctx, CompareOp::Ne, &delta, &delta).await?;
+    let sum = bin(ctx, BinaryOp::Add, x1, x2).await?;
+    let magnitude = un(ctx, UnaryOp::Abs, &delta).await?;
+    let minus = un(ctx, UnaryOp::Neg, &magnitude).await?;
+    let e = un(ctx, UnaryOp::Exp, &minus).await?;
+    let l = un(ctx, UnaryOp::Log1p, &e).await?;
+    let value = bin(ctx, BinaryOp::Add, &amax, &l).await?;
+    Ok(jnp::where_(ctx, &nan, &sum, &value).await?)
+}
+
+/// `_logaddexp_jvp`: (x1, x2, t1, t2) → (out, t1·exp(x1 − out) + t2·exp(x2 − out)), each +∞
+/// replaced by zero first.
+async fn logaddexp_rule(ctx: &mut Context, ins: &[Tensor]) -> R<Vec<Tensor>> {
+    let [x1, x2, t1, t2] = ins else { return err("logaddexp's rule takes two primals and two tangents") };
+    let out = logaddexp_formula(ctx, x1, x2).await?;
+    let finite_out = replace_inf(ctx, &out).await?;
+    let mut tangent = None;
+    for (x, t) in [(x1, t1), (x2, t2)] {
+        let finite_x = replace_inf(ctx, x).await?;
+        let d = bin(ctx, BinaryOp::Sub, &finite_x, &finite_out).await?;
+        let w = un(ctx, UnaryOp::Exp, &d).await?;
+        let term = bin(ctx, BinaryOp::Mul, t, &w).await?;
+        tangent = Some(match tangent {
+            None => term,
+            Some(sum) => bin(ctx, BinaryOp::Add, &sum, &term).await?,
+        });
+    }
+    Ok(vec![out, tangent.unwrap_or_else(|| t1.clone())])
+}
+
+/// `x` with +∞ replaced by zero (JAX's `_replace_inf`; −∞ stays, so its weight is 0).
+async fn replace_inf(ctx: &mut Context, x: &Tensor) -> R<Tensor> {
+    let inf = constant(ctx, f32::INFINITY, x).await?;
+    let infinite = cmp(ctx, CompareOp::Eq, x, &inf).await?;
+    let zero = constant(ctx, 0.0, x).await?;
+    let zero = jnp::broadcast_to(ctx, &zero, &x.aval().shape).await?;
+    Ok(jnp::where_(ctx, &infinite, &zero, x).await?)
 }
