@@ -873,6 +873,15 @@ print(jax.make_jaxpr(jnp.logaddexp)(1.0, 2.0))
 print(jax.jit(jax.grad(lambda x: jnp.sum(jnp.logaddexp(x, 0.0) ** 2)))(jnp.array([-1.0, 0.0, 2.0])))
 print(jax.hessian(lambda x: jnp.logaddexp(x, 0.0))(0.5))
 """)
+program("logaddexp2", """
+print(jax.grad(lambda x: jnp.logaddexp2(x, 0.0))(0.0), jax.grad(lambda x: jnp.logaddexp2(x, x))(1.0))
+print(jnp.logaddexp2(jnp.array([1.0, -jnp.inf, jnp.inf, 0.0]), jnp.array([2.0, 1.0, jnp.inf, -jnp.inf])))
+print(jax.grad(lambda x: jnp.sum(jnp.logaddexp2(x, jnp.array([0.0, -jnp.inf, 2.0]))))(jnp.array([0.0, 1.0, -jnp.inf])))
+print(jax.vmap(jax.grad(lambda a, b: jnp.logaddexp2(a, b)), in_axes=(0, None))(jnp.array([0.0, 3.0]), 1.0))
+print(jnp.logaddexp2(2, 3), jnp.logaddexp2(jnp.ones(2, dtype=jnp.bfloat16), 1.0))
+print(jax.jit(jax.grad(lambda x: jnp.sum(jnp.logaddexp2(x, 0.0) ** 2)))(jnp.array([-1.0, 0.0, 2.0])))
+print(jax.hessian(lambda x: jnp.logaddexp2(x, 0.0))(0.5))
+""")
 program("jit_invalid_static_argnames", """
 from functools import partial
 print('before')

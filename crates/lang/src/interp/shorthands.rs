@@ -2,7 +2,8 @@
 //! writes them so that values (and the cases at zero, infinity and NaN) are JAX's:
 //! `jnp.fabs`, `trunc`, `rint`, `deg2rad`/`radians`, `rad2deg`/`degrees`, `hypot`,
 //! `heaviside`, `isclose`, `moveaxis`, `atleast_1d`/`2d`/`3d`, `inner`, `vdot`, `select`,
-//! `logaddexp` (with JAX's custom JVP, so its derivative at ties and infinities is JAX's);
+//! `logaddexp` and `logaddexp2` (with JAX's custom JVPs, so their derivatives at ties and
+//! infinities are JAX's);
 //! `jax.nn.tanh`; `jax.lax.clamp`, `square`, `broadcast`, `expand_dims`, `concatenate`, `pad`,
 //! `sort`, `argmax`, `argmin`, `map`.
 
@@ -34,6 +35,7 @@ pub const JNP_SHORTHANDS: &[&str] = &[
     "vdot",
     "select",
     "logaddexp",
+    "logaddexp2",
 ];
 
 /// `jax.lax` names implemented here.
@@ -115,13 +117,14 @@ impl Interp<'_, '_> {
                         }
                     }
                 }
-                "logaddexp" => {
+                "logaddexp" | "logaddexp2" => {
                     let (Some(a), Some(b)) = (arg(0, "x1"), arg(1, "x2")) else {
-                        return err("logaddexp() takes two arrays");
+                        return err(format!("{name}() takes two arrays"));
                     };
                     no_more_kwargs(name, &kwargs)?;
                     let (a, b) = (self.to_tensor(&a)?, self.to_tensor(&b)?);
-                    logaddexp(self.ctx, &a, &b).await?
+                    let base = if name == "logaddexp" { Base::E } else { Base::Two };
+                    logaddexp(self.ctx, &a, &b, base).await?
                 }
                 "hypot" | "heaviside" | "inner" | "vdot" => {
                     let (Some(a), Some(b)) =
@@ -469,28 +472,44 @@ async fn isclose(ctx: &mut Context, a: &Tensor, b: &Tensor, rtol: f32, atol: f32
     Ok(jnp::where_(ctx, &both_nan, &Tensor::from(yes), &out).await?)
 }
 
-/// `jnp.logaddexp`: log(exp(x1) + exp(x2)) without overflow. JAX gives it a custom JVP
+/// The base of `logaddexp` (e) or `logaddexp2` (2).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Base {
+    E,
+    Two,
+}
+
+impl Base {
+    fn exp(self) -> UnaryOp {
+        match self {
+            Base::E => UnaryOp::Exp,
+            Base::Two => UnaryOp::Exp2,
+        }
+    }
+}
+
+/// `jnp.logaddexp`: log(exp(x1) + exp(x2)) without overflow (`logaddexp2` in base 2). JAX gives it a custom JVP
 /// (`t1·exp(x1 − out) + t2·exp(x2 − out)`, +∞ replaced by zero) so that ties split the
 /// derivative evenly and infinite operands give no NaN; inside a trace it is recorded the same
 /// way, as a `custom_jvp_call` of the formula with that rule.
-async fn logaddexp(ctx: &mut Context, x1: &Tensor, x2: &Tensor) -> R<Tensor> {
+async fn logaddexp(ctx: &mut Context, x1: &Tensor, x2: &Tensor, base: Base) -> R<Tensor> {
     let (x1, x2) = inexact_pair(ctx, x1, x2).await?;
     let shape = jnp::broadcast_shapes("logaddexp", &x1.aval().shape, &x2.aval().shape)?;
     let x1 = jnp::broadcast_to(ctx, &x1, &shape).await?;
     let x2 = jnp::broadcast_to(ctx, &x2, &shape).await?;
     if !ctx.is_tracing() {
-        return logaddexp_formula(ctx, &x1, &x2).await;
+        return logaddexp_formula(ctx, &x1, &x2, base).await;
     }
     let aval = x1.aval().clone();
     let ins = ctx.begin_trace(&[aval.clone(), aval.clone()]);
-    let out = logaddexp_formula(ctx, &ins[0], &ins[1]).await;
+    let out = logaddexp_formula(ctx, &ins[0], &ins[1], base).await;
     let (call, call_closed) = finish_trace(ctx, out.map(|o| vec![o]))?;
     let ins = ctx.begin_trace(&[aval.clone(), aval.clone(), aval.clone(), aval]);
-    let rule = logaddexp_rule(ctx, &ins).await;
+    let rule = logaddexp_rule(ctx, &ins, base).await;
     let (rule, rule_closed) = finish_trace(ctx, rule)?;
     let function = std::rc::Rc::new(jaxlite::prim::CustomJvp {
-        name: "logaddexp".into(),
-        rule_name: "_logaddexp_jvp".into(),
+        name: if base == Base::E { "logaddexp" } else { "logaddexp2" }.into(),
+        rule_name: if base == Base::E { "_logaddexp_jvp" } else { "_logaddexp2_jvp" }.into(),
         call_consts: call_closed.len(),
         rule_consts: rule_closed.len(),
         call,
@@ -521,32 +540,37 @@ fn finish_trace(ctx: &mut Context, outs: R<Vec<Tensor>>) -> R<(jaxlite::Jaxpr, V
     }
 }
 
-/// JAX's formula, in its order: max + log1p(exp(−|x1 − x2|)), or x1 + x2 where the difference
-/// is NaN (infinities of one sign, or a NaN).
-async fn logaddexp_formula(ctx: &mut Context, x1: &Tensor, x2: &Tensor) -> R<Tensor> {
+/// JAX's formula, in its order: max + log1p(exp(−|x1 − x2|)) (in base 2, max +
+/// log1p(exp2(−|x1 − x2|)) / ln 2), or x1 + x2 where the difference is NaN (infinities of one
+/// sign, or a NaN).
+async fn logaddexp_formula(ctx: &mut Context, x1: &Tensor, x2: &Tensor, base: Base) -> R<Tensor> {
     let amax = bin(ctx, BinaryOp::Max, x1, x2).await?;
     let delta = bin(ctx, BinaryOp::Sub, x1, x2).await?;
     let nan = cmp(ctx, CompareOp::Ne, &delta, &delta).await?;
     let sum = bin(ctx, BinaryOp::Add, x1, x2).await?;
     let magnitude = un(ctx, UnaryOp::Abs, &delta).await?;
     let minus = un(ctx, UnaryOp::Neg, &magnitude).await?;
-    let e = un(ctx, UnaryOp::Exp, &minus).await?;
-    let l = un(ctx, UnaryOp::Log1p, &e).await?;
+    let e = un(ctx, base.exp(), &minus).await?;
+    let mut l = un(ctx, UnaryOp::Log1p, &e).await?;
+    if base == Base::Two {
+        let inverse_ln2 = constant(ctx, (1.0 / std::f64::consts::LN_2) as f32, &l).await?;
+        l = bin(ctx, BinaryOp::Mul, &inverse_ln2, &l).await?;
+    }
     let value = bin(ctx, BinaryOp::Add, &amax, &l).await?;
     Ok(jnp::where_(ctx, &nan, &sum, &value).await?)
 }
 
 /// `_logaddexp_jvp`: (x1, x2, t1, t2) → (out, t1·exp(x1 − out) + t2·exp(x2 − out)), each +∞
-/// replaced by zero first.
-async fn logaddexp_rule(ctx: &mut Context, ins: &[Tensor]) -> R<Vec<Tensor>> {
+/// replaced by zero first (`_logaddexp2_jvp`: exp2, as JAX writes it).
+async fn logaddexp_rule(ctx: &mut Context, ins: &[Tensor], base: Base) -> R<Vec<Tensor>> {
     let [x1, x2, t1, t2] = ins else { return err("logaddexp's rule takes two primals and two tangents") };
-    let out = logaddexp_formula(ctx, x1, x2).await?;
+    let out = logaddexp_formula(ctx, x1, x2, base).await?;
     let finite_out = replace_inf(ctx, &out).await?;
     let mut tangent = None;
     for (x, t) in [(x1, t1), (x2, t2)] {
         let finite_x = replace_inf(ctx, x).await?;
         let d = bin(ctx, BinaryOp::Sub, &finite_x, &finite_out).await?;
-        let w = un(ctx, UnaryOp::Exp, &d).await?;
+        let w = un(ctx, base.exp(), &d).await?;
         let term = bin(ctx, BinaryOp::Mul, t, &w).await?;
         tangent = Some(match tangent {
             None => term,
