@@ -2434,7 +2434,8 @@ impl Interp<'_, '_> {
                     None => Arg::Fixed(a.clone()),
                 })
                 .collect();
-            let traced = self.trace_call_keeping_prints(f, avals, args, &call.keywords).await?;
+            let prints = super::debug_print::Prints::Run;
+            let traced = self.trace_call_with(f, avals, args, &call.keywords, prints).await?;
             // The Jaxpr's leading inputs are what the function closed over: constants, then
             // values of the enclosing trace.
             let mut consts = Vec::new();

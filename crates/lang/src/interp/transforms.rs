@@ -316,19 +316,9 @@ impl Interp<'_, '_> {
         self.trace_call_with(f, avals, args, keywords, Prints::Refused)
     }
 
-    /// `trace_call` for a jitted function called inside another trace: its `jax.debug.print`s
-    /// become extra outputs, after the function's own (see `debug_print`).
-    pub(super) fn trace_call_keeping_prints<'a>(
-        &'a mut self,
-        f: &'a Value,
-        avals: Vec<jaxlite::Aval>,
-        args: Vec<Arg<'a>>,
-        keywords: &'a [String],
-    ) -> LocalFuture<'a, R<Traced>> {
-        self.trace_call_with(f, avals, args, keywords, Prints::Run)
-    }
-
-    fn trace_call_with<'a>(
+    /// `trace_call`, the `jax.debug.print`s met in `f` handled as `prints` says: kept, they
+    /// become extra outputs after the function's own (see `debug_print`).
+    pub(super) fn trace_call_with<'a>(
         &'a mut self,
         f: &'a Value,
         avals: Vec<jaxlite::Aval>,
