@@ -882,6 +882,20 @@ print(jnp.logaddexp2(2, 3), jnp.logaddexp2(jnp.ones(2, dtype=jnp.bfloat16), 1.0)
 print(jax.jit(jax.grad(lambda x: jnp.sum(jnp.logaddexp2(x, 0.0) ** 2)))(jnp.array([-1.0, 0.0, 2.0])))
 print(jax.hessian(lambda x: jnp.logaddexp2(x, 0.0))(0.5))
 """)
+# NumPy 2 / array-API spellings JAX binds to the same functions, round with decimals, isposinf,
+# matrix_transpose; arccos at -1 is pi.
+program("array_api_aliases", """
+x = jnp.array([[-0.5, 0.25], [0.75, -1.0]])
+print(jnp.absolute(x), jnp.acos(x), jnp.asin(x), jnp.atan(x), jnp.atan2(x, 2.0))
+print(jnp.acosh(x + 2.0), jnp.asinh(x), jnp.atanh(x * 0.5))
+print(jnp.amax(x), jnp.amin(x, axis=0), jnp.around(x * 3.3, 1), jnp.round(x * 3.3, 1))
+print(jnp.concat([x, x], axis=1).shape, jnp.permute_dims(jnp.zeros((2, 3, 4)), (2, 0, 1)).shape)
+print(jnp.pow(x, 2), jnp.true_divide(jnp.array([1, 2]), 4))
+print(jnp.isposinf(jnp.array([jnp.inf, -jnp.inf, 1.0])), jnp.isneginf(jnp.array([jnp.inf, -jnp.inf, jnp.nan])), jnp.isposinf(jnp.array([1, 2])))
+print(jnp.matrix_transpose(jnp.arange(12.0).reshape(2, 2, 3)).shape, jnp.matrix_transpose(x))
+print(jax.grad(lambda v: jnp.sum(jnp.acos(v) + jnp.pow(v, 3)))(x * 0.5))
+print(jnp.arccos(jnp.array([-1.0, 1.0, 0.0])))
+""")
 program("jit_invalid_static_argnames", """
 from functools import partial
 print('before')

@@ -865,6 +865,35 @@ impl Interp<'_, '_> {
                     args.push(bound);
                 }
             }
+            // jnp.round(x, decimals): JAX scales by 10^decimals in float32 (at least), rounds half
+            // to even and scales back.
+            if name == "round" {
+                if let Some(d) = take_kwarg(&mut kwargs, "decimals").or_else(|| args.get(1).cloned()) {
+                    let decimals = super::jax::int_arg(&d)?;
+                    args.truncate(1);
+                    if decimals != 0 {
+                        no_more_kwargs(name, &kwargs)?;
+                        arity(name, &args, 1, 1)?;
+                        let x = self.to_tensor(&args[0])?;
+                        let dtype = x.aval().dtype;
+                        if !dtype.is_float() {
+                            if decimals > 0 {
+                                return Ok(Value::Array(x));
+                            }
+                            return err(
+                                "jnp.round of integers with negative decimals is not supported by the playground yet",
+                            );
+                        }
+                        let wide = jnp::astype(self.ctx, &x, DType::F32).await?;
+                        let factor = weak(10f64.powi(decimals.clamp(-60, 60) as i32) as f32);
+                        let factor = jnp::astype(self.ctx, &factor, DType::F32).await?;
+                        let scaled = jnp::binary(self.ctx, BinaryOp::Mul, &wide, &factor).await?;
+                        let rounded = jnp::unary(self.ctx, UnaryOp::RoundEven, &scaled).await?;
+                        let back = jnp::binary(self.ctx, BinaryOp::Div, &rounded, &factor).await?;
+                        return Ok(Value::Array(jnp::astype(self.ctx, &back, dtype).await?));
+                    }
+                }
+            }
             let precision = if name == "einsum" { precision_arg(take_kwarg(&mut kwargs, "precision"))? } else { None };
             let preferred = if name == "einsum" { take_kwarg(&mut kwargs, "preferred_element_type") } else { None };
             no_more_kwargs(name, &kwargs)?;

@@ -230,6 +230,30 @@ fn find(names: &'static [&'static str], name: &str) -> Option<&'static str> {
     names.iter().find(|&&n| n == name).copied()
 }
 
+/// The function a `jax.numpy` alias names: NumPy 2's array-API spellings (`acos`, `concat`,
+/// `permute_dims`, `pow`) and NumPy's older ones (`absolute`, `amax`, `around`), which JAX
+/// binds to the same functions.
+fn jnp_alias(name: &str) -> &str {
+    match name {
+        "absolute" => "abs",
+        "acos" => "arccos",
+        "acosh" => "arccosh",
+        "asin" => "arcsin",
+        "asinh" => "arcsinh",
+        "atan" => "arctan",
+        "atanh" => "arctanh",
+        "atan2" => "arctan2",
+        "amax" => "max",
+        "amin" => "min",
+        "around" => "round",
+        "concat" => "concatenate",
+        "permute_dims" => "transpose",
+        "pow" => "power",
+        "true_divide" => "divide",
+        other => other,
+    }
+}
+
 pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
     // A real JAX name the playground lacks, or one JAX does not have either.
     let missing = |prefix: &str| match in_jax(m.name(), name) {
@@ -274,12 +298,12 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             "newaxis" => Ok(Value::None),
             "linalg" => Ok(Value::Module(ModuleId::Linalg)),
             "ndarray" => Ok(Value::native(Native::Jax("Array"))),
-            _ => match find(JNP_FUNCTIONS, name)
-                .or_else(|| find(super::api::JNP_MORE, name))
-                .or_else(|| find(super::arrange::JNP_ARRANGE, name))
-                .or_else(|| find(super::numeric::JNP_NUMERIC, name))
-                .or_else(|| find(super::sets::JNP_SETS, name))
-                .or_else(|| find(super::shorthands::JNP_SHORTHANDS, name))
+            _ => match find(JNP_FUNCTIONS, jnp_alias(name))
+                .or_else(|| find(super::api::JNP_MORE, jnp_alias(name)))
+                .or_else(|| find(super::arrange::JNP_ARRANGE, jnp_alias(name)))
+                .or_else(|| find(super::numeric::JNP_NUMERIC, jnp_alias(name)))
+                .or_else(|| find(super::sets::JNP_SETS, jnp_alias(name)))
+                .or_else(|| find(super::shorthands::JNP_SHORTHANDS, jnp_alias(name)))
             {
                 Some(f) => Ok(Value::native(Native::Jnp(f))),
                 // A dtype JAX has but the playground does not: say which dtypes there are.

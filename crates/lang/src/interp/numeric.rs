@@ -131,7 +131,8 @@ async fn expanded(ctx: &mut Ctx, name: &str, x: &Tensor) -> R<Tensor> {
             bin(ctx, BinaryOp::Div, &s, &c).await?
         }
         "arctan" => bin(ctx, BinaryOp::Atan2, x, &weak(1.0)).await?,
-        // 2·atan2(x, 1 + √(1 − x²)) and 2·atan2(√(1 − x²), 1 + x): XLA's expansions.
+        // 2·atan2(x, 1 + √(1 − x²)) and 2·atan2(√(1 − x²), 1 + x): XLA's expansions (arccos
+        // is π at −1, where the second would be atan2(0, 0) = 0).
         "arcsin" => {
             let r = sqrt_one_minus_square(ctx, x).await?;
             let d = bin(ctx, BinaryOp::Add, &weak(1.0), &r).await?;
@@ -142,7 +143,11 @@ async fn expanded(ctx: &mut Ctx, name: &str, x: &Tensor) -> R<Tensor> {
             let r = sqrt_one_minus_square(ctx, x).await?;
             let d = bin(ctx, BinaryOp::Add, &weak(1.0), x).await?;
             let a = bin(ctx, BinaryOp::Atan2, &r, &d).await?;
-            bin(ctx, BinaryOp::Mul, &weak(2.0), &a).await?
+            let value = bin(ctx, BinaryOp::Mul, &weak(2.0), &a).await?;
+            let at_minus_one = jnp::compare(ctx, CompareOp::Eq, x, &weak(-1.0)).await?;
+            let pi = jnp::astype(ctx, &weak(std::f32::consts::PI), x.aval().dtype).await?;
+            let pi = jnp::broadcast_to(ctx, &pi, &x.aval().shape).await?;
+            jnp::where_(ctx, &at_minus_one, &pi, &value).await?
         }
         // XLA's: e^(x − ln 2) ± e^(−x − ln 2), which overflows only where the result does;
         // sinh below 1 in magnitude as (expm1(x) − expm1(−x))/2, accurate near 0.

@@ -36,6 +36,9 @@ pub const JNP_SHORTHANDS: &[&str] = &[
     "select",
     "logaddexp",
     "logaddexp2",
+    "isposinf",
+    "isneginf",
+    "matrix_transpose",
 ];
 
 /// `jax.lax` names implemented here.
@@ -87,6 +90,34 @@ impl Interp<'_, '_> {
         Box::pin(async move {
             let mut arg = |i: usize, key: &str| take_kwarg(&mut kwargs, key).or_else(|| args.get(i).cloned());
             let out = match name {
+                // x == ±∞ (never, for integers), as JAX's.
+                "isposinf" | "isneginf" => {
+                    let x = arg(0, "x").ok_or_else(|| super::RtError::new(format!("{name}() missing argument 'x'")))?;
+                    no_more_kwargs(name, &kwargs)?;
+                    let x = self.to_tensor(&x)?;
+                    if !x.aval().dtype.is_float() {
+                        return Ok(Value::array(jnp::full(&x.aval().shape, 0.0, DType::Bool)));
+                    }
+                    let inf = if name == "isposinf" { f32::INFINITY } else { f32::NEG_INFINITY };
+                    let inf = constant(self.ctx, inf, &x).await?;
+                    cmp(self.ctx, CompareOp::Eq, &x, &inf).await?
+                }
+                // The last two axes swapped (a stack of matrices each transposed).
+                "matrix_transpose" => {
+                    let x =
+                        arg(0, "x").ok_or_else(|| super::RtError::new("matrix_transpose() missing argument 'x'"))?;
+                    no_more_kwargs(name, &kwargs)?;
+                    let x = self.to_tensor(&x)?;
+                    let rank = x.aval().rank();
+                    if rank < 2 {
+                        return err(format!(
+                            "x must be at least two-dimensional for matrix_transpose; got ndim={rank}"
+                        ));
+                    }
+                    let mut perm: Vec<usize> = (0..rank).collect();
+                    perm.swap(rank - 2, rank - 1);
+                    jnp::transpose(self.ctx, &x, Some(&perm)).await?
+                }
                 "fabs" | "trunc" | "rint" | "deg2rad" | "radians" | "rad2deg" | "degrees" => {
                     let x = arg(0, "x").ok_or_else(|| super::RtError::new(format!("{name}() missing argument 'x'")))?;
                     no_more_kwargs(name, &kwargs)?;
