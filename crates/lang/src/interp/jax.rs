@@ -290,7 +290,7 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             }
             _ => Err(missing("jax")),
         },
-        ModuleId::Numpy => match name {
+        ModuleId::Numpy => match jnp_alias(name) {
             "pi" => Ok(Value::Float(std::f64::consts::PI)),
             "e" => Ok(Value::Float(std::f64::consts::E)),
             "inf" => Ok(Value::Float(f64::INFINITY)),
@@ -298,12 +298,12 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             "newaxis" => Ok(Value::None),
             "linalg" => Ok(Value::Module(ModuleId::Linalg)),
             "ndarray" => Ok(Value::native(Native::Jax("Array"))),
-            _ => match find(JNP_FUNCTIONS, jnp_alias(name))
-                .or_else(|| find(super::api::JNP_MORE, jnp_alias(name)))
-                .or_else(|| find(super::arrange::JNP_ARRANGE, jnp_alias(name)))
-                .or_else(|| find(super::numeric::JNP_NUMERIC, jnp_alias(name)))
-                .or_else(|| find(super::sets::JNP_SETS, jnp_alias(name)))
-                .or_else(|| find(super::shorthands::JNP_SHORTHANDS, jnp_alias(name)))
+            canonical => match find(JNP_FUNCTIONS, canonical)
+                .or_else(|| find(super::api::JNP_MORE, canonical))
+                .or_else(|| find(super::arrange::JNP_ARRANGE, canonical))
+                .or_else(|| find(super::numeric::JNP_NUMERIC, canonical))
+                .or_else(|| find(super::sets::JNP_SETS, canonical))
+                .or_else(|| find(super::shorthands::JNP_SHORTHANDS, canonical))
             {
                 Some(f) => Ok(Value::native(Native::Jnp(f))),
                 // A dtype JAX has but the playground does not: say which dtypes there are.

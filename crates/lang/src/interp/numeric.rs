@@ -85,16 +85,16 @@ pub const LINALG: &[&str] = &["norm"];
 
 type Ctx = Context;
 
-async fn un(ctx: &mut Ctx, op: UnaryOp, x: &Tensor) -> R<Tensor> {
+pub(super) async fn un(ctx: &mut Ctx, op: UnaryOp, x: &Tensor) -> R<Tensor> {
     Ok(jnp::unary(ctx, op, x).await?)
 }
 
-async fn bin(ctx: &mut Ctx, op: BinaryOp, x: &Tensor, y: &Tensor) -> R<Tensor> {
+pub(super) async fn bin(ctx: &mut Ctx, op: BinaryOp, x: &Tensor, y: &Tensor) -> R<Tensor> {
     Ok(jnp::binary(ctx, op, x, y).await?)
 }
 
 /// `x` as a float (integers and booleans promote to float32, as jnp's inexact functions do).
-async fn inexact(ctx: &mut Ctx, x: &Tensor) -> R<Tensor> {
+pub(super) async fn inexact(ctx: &mut Ctx, x: &Tensor) -> R<Tensor> {
     if x.aval().dtype.is_float() {
         return Ok(x.clone());
     }

@@ -10,6 +10,7 @@
 use super::api::weak;
 use super::builtins::{arity, no_more_kwargs, take_kwarg};
 use super::jax::{dtype_arg, int_arg};
+use super::numeric::{bin, inexact, un};
 use super::value::{as_f64, repr, Value};
 use super::{err, Interp, R};
 use jaxlite::numpy as jnp;
@@ -45,14 +46,6 @@ pub const JNP_SHORTHANDS: &[&str] = &[
 pub const LAX_SHORTHANDS: &[&str] =
     &["clamp", "square", "broadcast", "expand_dims", "concatenate", "pad", "sort", "argmax", "argmin", "map"];
 
-/// `x` as a float, as JAX's `promote_args_inexact` makes it.
-async fn inexact(ctx: &mut Context, x: &Tensor) -> R<Tensor> {
-    if x.aval().dtype.is_float() {
-        return Ok(x.clone());
-    }
-    Ok(jnp::astype(ctx, x, DType::F32).await?)
-}
-
 /// Two operands promoted to their common float dtype.
 async fn inexact_pair(ctx: &mut Context, x: &Tensor, y: &Tensor) -> R<(Tensor, Tensor)> {
     let (a, b) = (x.aval(), y.aval());
@@ -61,14 +54,6 @@ async fn inexact_pair(ctx: &mut Context, x: &Tensor, y: &Tensor) -> R<(Tensor, T
     let x = if a.dtype == dtype { x.clone() } else { jnp::astype(ctx, x, dtype).await? };
     let y = if b.dtype == dtype { y.clone() } else { jnp::astype(ctx, y, dtype).await? };
     Ok((x, y))
-}
-
-async fn un(ctx: &mut Context, op: UnaryOp, x: &Tensor) -> R<Tensor> {
-    Ok(jnp::unary(ctx, op, x).await?)
-}
-
-async fn bin(ctx: &mut Context, op: BinaryOp, x: &Tensor, y: &Tensor) -> R<Tensor> {
-    Ok(jnp::binary(ctx, op, x, y).await?)
 }
 
 async fn cmp(ctx: &mut Context, op: CompareOp, x: &Tensor, y: &Tensor) -> R<Tensor> {

@@ -954,10 +954,10 @@ impl Interp<'_, '_> {
             let traced = self.trace_call_with(&v.func, avals, call_args, &keywords, Prints::RunEveryBranch).await?;
             let mut all_batched = vec![false; traced.closed.len()];
             all_batched.extend(&batched);
-            // Each output leaf's axis, read from `out_axes` against the result's structure.
-            let out_avals = traced.jaxpr.outvars.iter().map(|a| traced.jaxpr.atom_aval(a).clone());
-            let examples: Vec<Tensor> = out_avals.map(|a| Tensor::from(jnp::full(&a.shape, 0.0, a.dtype))).collect();
-            let probe = traced.out_tree.unflatten(&mut examples.into_iter());
+            // Each output leaf's axis, read from `out_axes` against the result's structure (a
+            // scalar stands for each leaf: only the structure is read).
+            let placeholder = Tensor::from(jnp::full(&[], 0.0, DType::F32));
+            let probe = traced.out_tree.unflatten(&mut std::iter::repeat(placeholder));
             let mut out_axes = Vec::new();
             self.leaf_axes(&probe, &v.out_axes, &mut out_axes, 0)?;
             let unmapped: Vec<bool> = out_axes.iter().map(Option::is_none).collect();
