@@ -15,7 +15,7 @@
 //! epilogue runs on the vector unit and the block goes back to HBM.
 
 use crate::fusion::{FusedGraph, Fusion, FusionKind};
-use crate::hlo::{row_major, Graph, Op, ValueId};
+use crate::hlo::{row_major, Elem, Graph, Op, ValueId};
 use crate::{CompileError, CompileOptions};
 use isa::{Addr, Block, Buffer, ElemType, Instr, Operand, Part, Program, ReduceOp, VectorOp};
 use jaxlite::eval::precision_passes;
@@ -499,6 +499,17 @@ impl<'a> Emitter<'a> {
                     _ => return Err(err(format!("{} is not supported by the compiler yet", instr.opcode()))),
                 }
             }
+            Op::Binary(b) if instr.elem == Elem::U32 => {
+                let op = match b {
+                    BinaryOp::Add => VectorOp::AddU32,
+                    BinaryOp::Or => VectorOp::OrU32,
+                    BinaryOp::Xor => VectorOp::XorU32,
+                    BinaryOp::ShiftLeft => VectorOp::ShlU32,
+                    BinaryOp::ShiftRightLogical => VectorOp::ShrU32,
+                    _ => return Err(err(format!("uint32 {} is not supported by the compiler yet", instr.opcode()))),
+                };
+                push(self, op, operand(instr.operands[0]), operand(instr.operands[1]));
+            }
             Op::Binary(b) => {
                 let op = match b {
                     BinaryOp::Add => VectorOp::Add,
@@ -531,6 +542,12 @@ impl<'a> Emitter<'a> {
                 push(self, op, operand(instr.operands[0]), operand(instr.operands[1]));
             }
             Op::ToBf16 => push(self, VectorOp::ToBf16, operand(instr.operands[0]), unused.clone()),
+            Op::ToU32 => push(self, VectorOp::IntToU32, operand(instr.operands[0]), unused.clone()),
+            // Bits are copied by a masked move (an always-true mask), never through arithmetic,
+            // which would quiet a NaN pattern or flush a subnormal one.
+            Op::Broadcast { .. } | Op::Reshape | Op::Convert | Op::Constant(_) if instr.elem == Elem::U32 => {
+                push(self, VectorOp::Where, Operand::Imm(1.0), operand(v));
+            }
             Op::Select => {
                 // Move the on-false values in (an always-true mask moves bits exactly), then
                 // the on-true values where the predicate holds.

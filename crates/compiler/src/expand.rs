@@ -298,3 +298,203 @@ pub fn exp2(g: &mut Graph, x: ValueId, shape: Vec<usize>) -> ValueId {
     let scaled = b.with(BinaryOp::Mul, x, std::f32::consts::LN_2);
     b.unary(UnaryOp::Exp, scaled)
 }
+
+/// Builds uint32 values (`Elem::U32`) over one shape, with the vector unit's uint32 operations.
+struct Words<'g> {
+    g: &'g mut Graph,
+    shape: Vec<usize>,
+}
+
+impl Words<'_> {
+    fn add(&mut self, op: Op, operands: Vec<ValueId>, shape: Vec<usize>) -> ValueId {
+        let v = self.g.add(op, operands, shape);
+        self.g.instrs[v].elem = Elem::U32;
+        v
+    }
+    fn constant(&mut self, bits: u32) -> ValueId {
+        self.add(Op::Constant(f32::from_bits(bits)), vec![], vec![])
+    }
+    fn binary(&mut self, op: BinaryOp, a: ValueId, b: ValueId) -> ValueId {
+        let shape = self.shape.clone();
+        self.add(Op::Binary(op), vec![a, b], shape)
+    }
+    fn with(&mut self, op: BinaryOp, a: ValueId, bits: u32) -> ValueId {
+        let c = self.constant(bits);
+        self.binary(op, a, c)
+    }
+    fn rotate_left(&mut self, x: ValueId, r: u32) -> ValueId {
+        let high = self.with(BinaryOp::ShiftLeft, x, r);
+        let low = self.with(BinaryOp::ShiftRightLogical, x, 32 - r);
+        self.binary(BinaryOp::Or, high, low)
+    }
+    /// `v` (over a prefix of this shape's axes) spread over the whole shape.
+    fn spread(&mut self, v: ValueId) -> ValueId {
+        let rank = self.g.instrs[v].shape.len();
+        if rank == self.shape.len() {
+            return v;
+        }
+        let shape = self.shape.clone();
+        self.add(Op::Broadcast { dims: (0..rank).collect() }, vec![v], shape)
+    }
+}
+
+/// Word `w` (0 or 1) of each key: `keys` is `K + [2]` uint32 words, the result `K`.
+fn key_word(g: &mut Graph, keys: ValueId, w: usize) -> ValueId {
+    let mut shape = g.instrs[keys].shape.clone();
+    let rank = shape.len();
+    shape[rank - 1] = 1;
+    let mut start = vec![0; rank];
+    start[rank - 1] = w;
+    let b = &mut Words { g, shape: vec![] };
+    let word = b.add(Op::Slice { start, strides: vec![1; rank] }, vec![keys], shape.clone());
+    shape.pop();
+    b.add(Op::Reshape, vec![word], shape)
+}
+
+/// Threefry-2x32 with 20 rounds (`jaxlite::random::threefry2x32`, as XLA expands JAX's
+/// `threefry2x32`) of the counters `(0, count)` under `keys` (`K + [2]` words), over `shape`
+/// (`K` followed by the draw's axes; `count` is over `shape` or a scalar). The key schedule
+/// and the constants it adds are computed once per key, before being spread over the draw;
+/// per element it is 2 + 20·5 + 5·2 uint32 operations, the rotations each a shift left, a
+/// shift right and an or.
+fn threefry(g: &mut Graph, keys: ValueId, count: ValueId, shape: Vec<usize>) -> [ValueId; 2] {
+    const ROTATIONS: [[u32; 4]; 2] = [[13, 15, 26, 6], [17, 29, 16, 24]];
+    let k0 = key_word(g, keys, 0);
+    let k1 = key_word(g, keys, 1);
+    let key_shape = g.instrs[k0].shape.clone();
+    let b = &mut Words { g, shape: key_shape };
+    let mixed = b.binary(BinaryOp::Xor, k0, k1);
+    let k2 = b.with(BinaryOp::Xor, mixed, 0x1BD1_1BDA);
+    let ks = [k0, k1, k2];
+    // What each of the five injections adds to the second word: a key word plus the round.
+    let injections: Vec<ValueId> = (0..5).map(|i| b.with(BinaryOp::Add, ks[(i + 2) % 3], i as u32 + 1)).collect();
+    b.shape = shape;
+    let ks: Vec<ValueId> = ks.iter().map(|&k| b.spread(k)).collect();
+    // x = (0 + ks0, count + ks1).
+    let mut x = [ks[0], b.binary(BinaryOp::Add, count, ks[1])];
+    for (i, &injection) in injections.iter().enumerate() {
+        for &r in &ROTATIONS[i % 2] {
+            x[0] = b.binary(BinaryOp::Add, x[0], x[1]);
+            let rotated = b.rotate_left(x[1], r);
+            x[1] = b.binary(BinaryOp::Xor, rotated, x[0]);
+        }
+        let k = b.spread(ks[(i + 1) % 3]);
+        x[0] = b.binary(BinaryOp::Add, x[0], k);
+        let injection = b.spread(injection);
+        x[1] = b.binary(BinaryOp::Add, x[1], injection);
+    }
+    x
+}
+
+/// The row-major index of each element over the draw's axes `draw` (after the keys' axes
+/// `keys`), as uint32 counters.
+fn counters(g: &mut Graph, keys: &[usize], draw: &[usize]) -> ValueId {
+    let flat = reshaped_iota(g, draw.to_vec(), Elem::S32);
+    let b = &mut Words { g, shape: keys.iter().chain(draw).copied().collect() };
+    let count = b.add(Op::ToU32, vec![flat], draw.to_vec());
+    let shape = b.shape.clone();
+    if keys.is_empty() {
+        return count;
+    }
+    b.add(Op::Broadcast { dims: (keys.len()..shape.len()).collect() }, vec![count], shape)
+}
+
+/// The keys' axes: all but the last (the two words).
+fn key_axes(g: &Graph, keys: ValueId) -> Vec<usize> {
+    let shape = &g.instrs[keys].shape;
+    shape[..shape.len() - 1].to_vec()
+}
+
+/// `random_bits`: per key, the two Threefry words of the counter `(0, i)` XORed, for each
+/// element i of the draw.
+pub fn random_bits(g: &mut Graph, keys: ValueId, draw: &[usize]) -> ValueId {
+    let axes = key_axes(g, keys);
+    let count = counters(g, &axes, draw);
+    let shape: Vec<usize> = axes.iter().chain(draw).copied().collect();
+    let [a, b] = threefry(g, keys, count, shape.clone());
+    Words { g, shape }.binary(BinaryOp::Xor, a, b)
+}
+
+/// The two words of new keys over `shape` side by side: `shape + [2]`.
+fn key_of_words(g: &mut Graph, words: [ValueId; 2], shape: Vec<usize>) -> ValueId {
+    let mut one = shape.clone();
+    one.push(1);
+    let b = &mut Words { g, shape: vec![] };
+    let [a, c] = words.map(|w| b.add(Op::Reshape, vec![w], one.clone()));
+    let mut both = shape;
+    both.push(2);
+    let rank = both.len();
+    b.add(Op::Concatenate { dimension: rank - 1 }, vec![a, c], both)
+}
+
+/// `random_split`: per key, the Threefry encryptions of `(0, i)` for each new key i.
+pub fn random_split(g: &mut Graph, keys: ValueId, draw: &[usize]) -> ValueId {
+    let axes = key_axes(g, keys);
+    let count = counters(g, &axes, draw);
+    let shape: Vec<usize> = axes.iter().chain(draw).copied().collect();
+    let words = threefry(g, keys, count, shape.clone());
+    key_of_words(g, words, shape)
+}
+
+/// `random_fold_in`: each key encrypting `(0, data)`.
+pub fn random_fold_in(g: &mut Graph, keys: ValueId, data: ValueId) -> ValueId {
+    let shape = key_axes(g, keys);
+    let words = threefry(g, keys, data, shape.clone());
+    key_of_words(g, words, shape)
+}
+
+/// `erf_inv` as XLA writes it for float32 (Giles' approximation, `ErfInv32`):
+/// `w = -log1p(-x²)`, a polynomial of degree 8 in `w - 2.5` below 5 and in `√w - 3` above,
+/// times `x`; `±1` give `±f32::MAX`. The Horner steps are a multiply and an add (XLA's CPU
+/// backend fuses them, so results can differ from JAX's on the CPU in the last bits).
+pub fn erf_inv(g: &mut Graph, x: ValueId, shape: Vec<usize>) -> ValueId {
+    #[allow(clippy::excessive_precision)]
+    const BELOW_5: [f32; 9] = [
+        2.81022636e-08,
+        3.43273939e-07,
+        -3.5233877e-06,
+        -4.39150654e-06,
+        0.00021858087,
+        -0.00125372503,
+        -0.00417768164,
+        0.246640727,
+        1.50140941,
+    ];
+    #[allow(clippy::excessive_precision)]
+    const ABOVE_5: [f32; 9] = [
+        -0.000200214257,
+        0.000100950558,
+        0.00134934322,
+        -0.00367342844,
+        0.00573950773,
+        -0.0076224613,
+        0.00943887047,
+        1.00167406,
+        2.83297682,
+    ];
+    let b = &mut Builder { g, shape };
+    let square = b.binary(BinaryOp::Mul, x, x);
+    let minus = b.unary(UnaryOp::Neg, square);
+    let log = b.unary(UnaryOp::Log1p, minus);
+    let w = b.unary(UnaryOp::Neg, log);
+    let below = b.compare_with(CompareOp::Lt, w, 5.0);
+    let near = b.with(BinaryOp::Sub, w, 2.5);
+    let root = b.unary(UnaryOp::Sqrt, w);
+    let far = b.with(BinaryOp::Sub, root, 3.0);
+    let w = b.select(below, near, far);
+    let coefficient = |b: &mut Builder, k: usize| {
+        let above = b.constant(ABOVE_5[k]);
+        b.select_constant(below, BELOW_5[k], above)
+    };
+    let mut p = coefficient(b, 0);
+    for k in 1..9 {
+        let c = coefficient(b, k);
+        let pw = b.binary(BinaryOp::Mul, p, w);
+        p = b.binary(BinaryOp::Add, c, pw);
+    }
+    let result = b.binary(BinaryOp::Mul, p, x);
+    let magnitude = b.unary(UnaryOp::Abs, x);
+    let unit = b.compare_with(CompareOp::Eq, magnitude, 1.0);
+    let edge = b.with(BinaryOp::Mul, x, f32::MAX);
+    b.select(unit, edge, result)
+}

@@ -75,6 +75,9 @@ pub enum Op {
     /// A float32 rounded to bfloat16 (XLA's `convert` to bf16): the vector unit computes a
     /// bfloat16 op in float32 and rounds what it writes.
     ToBf16,
+    /// An int32 (or boolean) as the uint32 of its two's complement bits (XLA's `convert` to
+    /// u32): the word changes from a float32 value to bits.
+    ToU32,
 }
 /// Row-major strides (in elements) of an array of `shape`.
 pub fn row_major(shape: &[usize]) -> Vec<usize> {
@@ -123,6 +126,7 @@ impl Instruction {
                 BinaryOp::Min => "minimum",
                 BinaryOp::ShiftLeft => "shift-left",
                 BinaryOp::ShiftRightArithmetic => "shift-right-arithmetic",
+                BinaryOp::ShiftRightLogical => "shift-right-logical",
                 other => other.name(),
             },
             Op::Compare(_) => "compare",
@@ -138,6 +142,7 @@ impl Instruction {
             Op::Slice { .. } => "slice",
             Op::Reverse { .. } => "reverse",
             Op::Pad { .. } => "pad",
+            Op::ToU32 => "convert",
             Op::UpdateSlice { .. } => "dynamic-update-slice",
             Op::ToBf16 => "convert",
         }
@@ -150,7 +155,7 @@ impl Instruction {
     }
 
     pub fn is_elementwise(&self) -> bool {
-        matches!(self.op, Op::Unary(_) | Op::Binary(_) | Op::Compare(_) | Op::Select | Op::ToBf16)
+        matches!(self.op, Op::Unary(_) | Op::Binary(_) | Op::Compare(_) | Op::Select | Op::ToBf16 | Op::ToU32)
     }
 }
 
@@ -276,6 +281,9 @@ pub enum Elem {
     Bf16,
     Pred,
     S32,
+    /// The bits of a uint32 (keys, whose last axis of two words the machine stores, and
+    /// random bits): only moved and combined by the vector unit's uint32 operations.
+    U32,
 }
 
 impl Elem {
@@ -285,6 +293,7 @@ impl Elem {
             DType::I32 => Elem::S32,
             DType::BF16 => Elem::Bf16,
             DType::F32 => Elem::F32,
+            DType::U32 | DType::Key => Elem::U32,
         }
     }
 
@@ -294,6 +303,7 @@ impl Elem {
             Elem::Bf16 => "bf16",
             Elem::Pred => "pred",
             Elem::S32 => "s32",
+            Elem::U32 => "u32",
         }
     }
 }
@@ -309,6 +319,7 @@ impl fmt::Display for Graph {
             let operands: Vec<String> = i.operands.iter().map(|&o| format!("%{}", self.value_name(o))).collect();
             let args = match &i.op {
                 Op::Parameter(n) => n.to_string(),
+                Op::Constant(x) if i.elem == Elem::U32 => format!("{}", x.to_bits()),
                 Op::Constant(x) => format!("{x}"),
                 _ => operands.join(", "),
             };
@@ -369,6 +380,11 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
     let mut values: HashMap<Var, ValueId> = HashMap::new();
     for (i, v) in jaxpr.all_inputs().enumerate() {
         let aval = jaxpr.aval(v);
+        if aval.dtype == DType::Key {
+            return Err(CompileError {
+                message: "internal error: a program takes typed keys (the playground passes raw uint32 keys)".into(),
+            });
+        }
         let id = g.add(Op::Parameter(i), vec![], aval.shape.clone());
         g.instrs[id].elem = Elem::of(aval.dtype);
         g.params.push(id);
@@ -380,13 +396,36 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
         for a in &eqn.inputs {
             ins.push(match a {
                 Atom::Var(v) => values[v],
-                Atom::Literal(l) => g.add(Op::Constant(l.value as f32), vec![], vec![]),
+                Atom::Literal(l) => literal(&mut g, l),
             });
         }
         let out_aval = jaxpr.aval(eqn.outputs[0]);
         let shape = out_aval.shape.clone();
         let first_new = g.instrs.len();
+        let words = |d: DType| matches!(d, DType::U32 | DType::Key);
+        let first = eqn.inputs.first().map_or(out_aval.dtype, |a| jaxpr.atom_aval(a).dtype);
+        if (words(out_aval.dtype) || eqn.inputs.iter().any(|a| words(jaxpr.atom_aval(a).dtype)))
+            && !moves_or_makes_bits(&eqn.prim, first)
+        {
+            return Err(at(format!("{} of uint32 values is not supported by the compiler yet", eqn.prim.name())));
+        }
         let id = match &eqn.prim {
+            // A typed key is its two words, as the raw key it wraps.
+            Primitive::RandomWrap | Primitive::RandomUnwrap => ins[0],
+            Primitive::RandomBits { shape: draw } => expand::random_bits(&mut g, ins[0], draw),
+            Primitive::RandomSplit { shape: draw } => expand::random_split(&mut g, ins[0], draw),
+            Primitive::RandomFoldIn => expand::random_fold_in(&mut g, ins[0], ins[1]),
+            // uint32 bits read as float32: the same words.
+            Primitive::BitcastConvertType { new_dtype: DType::F32 }
+                if eqn.inputs.iter().all(|a| jaxpr.atom_aval(a).dtype == DType::U32) =>
+            {
+                g.add(Op::Convert, ins, shape)
+            }
+            Primitive::BitcastConvertType { .. } => {
+                return Err(at("only uint32 to float32 bitcasts are supported by the compiler yet".into()));
+            }
+            Primitive::ConvertElementType { new_dtype: DType::U32, .. } => g.add(Op::ToU32, ins, shape),
+            Primitive::Unary(UnaryOp::ErfInv) => expand::erf_inv(&mut g, ins[0], shape),
             Primitive::Compare(c) => g.add(Op::Compare(*c), ins, shape),
             Primitive::SelectN if ins.len() == 3 && jaxpr.atom_aval(&eqn.inputs[0]).dtype == DType::Bool => {
                 g.add(Op::Select, ins, shape)
@@ -601,13 +640,60 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
         values.insert(eqn.outputs[0], id);
     }
     for a in &jaxpr.outvars {
+        if jaxpr.atom_aval(a).dtype == DType::Key {
+            return Err(CompileError {
+                message: "internal error: a program returns typed keys (the playground returns raw uint32 keys)".into(),
+            });
+        }
         let id = match a {
             Atom::Var(v) => values[v],
-            Atom::Literal(l) => g.add(Op::Constant(l.value as f32), vec![], vec![]),
+            Atom::Literal(l) => literal(&mut g, l),
         };
         g.outputs.push(id);
     }
     Ok(g)
+}
+
+/// A literal's constant: a uint32 one holds its bits.
+fn literal(g: &mut Graph, l: &jaxlite::Literal) -> ValueId {
+    if l.aval.dtype == DType::U32 {
+        let c = g.add(Op::Constant(f32::from_bits(l.value as i64 as u32)), vec![], vec![]);
+        g.instrs[c].elem = Elem::U32;
+        return c;
+    }
+    g.add(Op::Constant(l.value as f32), vec![], vec![])
+}
+
+/// Whether the compiler lowers `prim` when uint32 words or keys are among its operands or
+/// results (`first` is its first operand's dtype): the random primitives, data movement,
+/// the uint32 operations the vector unit has, and conversions into uint32 and out by bitcast.
+/// Anything else would treat bits as float32 values.
+fn moves_or_makes_bits(prim: &Primitive, first: DType) -> bool {
+    match prim {
+        Primitive::RandomWrap
+        | Primitive::RandomUnwrap
+        | Primitive::RandomBits { .. }
+        | Primitive::RandomSplit { .. }
+        | Primitive::RandomFoldIn
+        | Primitive::BitcastConvertType { .. }
+        | Primitive::SelectN
+        | Primitive::Reshape { .. }
+        | Primitive::Squeeze { .. }
+        | Primitive::BroadcastInDim { .. }
+        | Primitive::Transpose { .. }
+        | Primitive::Concatenate { .. }
+        | Primitive::Slice { .. }
+        | Primitive::Rev { .. }
+        | Primitive::StopGradient => true,
+        Primitive::ConvertElementType { new_dtype, .. } => {
+            *new_dtype == first || (*new_dtype == DType::U32 && matches!(first, DType::I32 | DType::Bool))
+        }
+        Primitive::Binary(b) => matches!(
+            b,
+            BinaryOp::Add | BinaryOp::Or | BinaryOp::Xor | BinaryOp::ShiftLeft | BinaryOp::ShiftRightLogical
+        ),
+        _ => false,
+    }
 }
 
 /// A dot operand in canonical form: the lhs as (M,K) or (B,M,K), the rhs as (K,N) or (B,K,N),
@@ -728,6 +814,9 @@ fn integer_pow(g: &mut Graph, x: ValueId, y: i32, shape: Vec<usize>) -> Result<V
 /// a division whose result is normal (the vector unit rounds those correctly too). NaN results
 /// are left to the machine (it has one canonical NaN).
 fn fold(g: &Graph, op: Op, ins: &[ValueId]) -> Option<f32> {
+    if ins.iter().any(|&v| g.instrs[v].elem == Elem::U32) {
+        return None;
+    }
     let c: Vec<f32> = ins
         .iter()
         .map(|&v| match g.instrs[v].op {

@@ -83,9 +83,14 @@ pub fn vector_op(op: VectorOp, a: f32, b: f32) -> f32 {
         VectorOp::BitAnd | VectorOp::BitOr | VectorOp::BitXor | VectorOp::ShiftLeft | VectorOp::ShiftRight => {
             vpu_math::integer_op(op, a, b)
         }
+        VectorOp::IntToU32 => f32::from_bits(vpu_math::int_of_word(a) as u32),
+        VectorOp::AddU32 | VectorOp::OrU32 | VectorOp::XorU32 | VectorOp::ShlU32 | VectorOp::ShrU32 => {
+            f32::from_bits(vpu_math::u32_op(op, a.to_bits(), b.to_bits()))
+        }
     };
     match op {
         VectorOp::Neg | VectorOp::Abs => r,
+        op if op.is_u32() => r,
         _ => canonical(r),
     }
 }
@@ -420,5 +425,23 @@ mod tests {
         assert_eq!(vector_op(VectorOp::Tanh, payload, 0.0).to_bits(), CANONICAL_NAN);
         assert_eq!(vector_op(VectorOp::Neg, payload, 0.0).to_bits(), 0x7fc0_1234);
         assert_eq!(vector_op(VectorOp::Abs, payload, 0.0).to_bits(), 0x7fc0_1234);
+    }
+
+    #[test]
+    fn uint32_ops_work_on_bits() {
+        let w = f32::from_bits;
+        let op = |op, a: u32, b: u32| vector_op(op, w(a), w(b)).to_bits();
+        // NaN and subnormal patterns are plain bits here.
+        assert_eq!(op(VectorOp::AddU32, 0xffff_ffff, 2), 1);
+        assert_eq!(op(VectorOp::AddU32, 0x7f80_0001, 0x0000_0001), 0x7f80_0002);
+        assert_eq!(op(VectorOp::XorU32, 0xffc0_1234, 0x0000_00ff), 0xffc0_12cb);
+        assert_eq!(op(VectorOp::OrU32, 0x0000_0100, 0x3f80_0000), 0x3f80_0100);
+        assert_eq!(op(VectorOp::ShlU32, 0x8000_0001, 1), 2);
+        assert_eq!(op(VectorOp::ShrU32, 0x8000_0000, 31), 1);
+        assert_eq!(op(VectorOp::ShrU32, 0x8000_0000, 32), 0);
+        assert_eq!(op(VectorOp::ShlU32, 1, 40), 0);
+        // An int32 held as its float32 becomes its two's complement bits.
+        assert_eq!(vector_op(VectorOp::IntToU32, -1.0, 0.0).to_bits(), 0xffff_ffff);
+        assert_eq!(vector_op(VectorOp::IntToU32, 16_777_216.0, 0.0).to_bits(), 1 << 24);
     }
 }

@@ -422,7 +422,7 @@ fn significand(bits: u32, exponent: i32) -> (u32, i32) {
 /// `shaders/vpu_math.wgsl` spells each step out, since WGSL leaves NaN and out-of-range
 /// conversions to the platform.
 pub fn integer_op(op: VectorOp, a: f32, b: f32) -> f32 {
-    let (x, y) = (a as i32, b as i32);
+    let (x, y) = (int_of_word(a), int_of_word(b));
     let r = match op {
         VectorOp::BitAnd => x & y,
         VectorOp::BitOr => x | y,
@@ -435,6 +435,25 @@ pub fn integer_op(op: VectorOp, a: f32, b: f32) -> f32 {
         _ => unreachable!("{} is not an integer operation", op.name()),
     };
     r as f32
+}
+
+/// The int32 a word holding its float32 stands for: toward zero, saturating, NaN as 0.
+pub fn int_of_word(a: f32) -> i32 {
+    a as i32
+}
+
+/// A uint32 operation of the vector unit (`VectorOp::AddU32` and the rest) on two words'
+/// bits: wrapping addition, bitwise or and exclusive or, shifts with zeros shifted in (a
+/// shift by 32 or more gives 0).
+pub fn u32_op(op: VectorOp, x: u32, y: u32) -> u32 {
+    match op {
+        VectorOp::AddU32 => x.wrapping_add(y),
+        VectorOp::OrU32 => x | y,
+        VectorOp::XorU32 => x ^ y,
+        VectorOp::ShlU32 => x.checked_shl(y).unwrap_or(0),
+        VectorOp::ShrU32 => x.checked_shr(y).unwrap_or(0),
+        _ => unreachable!("{} is not a uint32 operation", op.name()),
+    }
 }
 
 /// `a` modulo `b` with the sign of `a`: C's `fmodf`, `lax.rem`. The result is always exact, so

@@ -160,6 +160,14 @@ fn apply_expr(op: VectorOp) -> String {
         VectorOp::BitXor => "int_to_word(word_to_int(a) ^ word_to_int(b))".into(),
         VectorOp::ShiftLeft => "int_to_word(shift_left(word_to_int(a), word_to_int(b)))".into(),
         VectorOp::ShiftRight => "int_to_word(shift_right(word_to_int(a), word_to_int(b)))".into(),
+        // Bits in, bits out (WGSL's shifts take the amount modulo 32, so larger ones are
+        // spelled out).
+        VectorOp::AddU32 => "bitcast<u32>(a) + bitcast<u32>(b)".into(),
+        VectorOp::OrU32 => "bitcast<u32>(a) | bitcast<u32>(b)".into(),
+        VectorOp::XorU32 => "bitcast<u32>(a) ^ bitcast<u32>(b)".into(),
+        VectorOp::ShlU32 => "select(0u, bitcast<u32>(a) << bitcast<u32>(b), bitcast<u32>(b) < 32u)".into(),
+        VectorOp::ShrU32 => "select(0u, bitcast<u32>(a) >> bitcast<u32>(b), bitcast<u32>(b) < 32u)".into(),
+        VectorOp::IntToU32 => "bitcast<u32>(word_to_int(a))".into(),
     }
 }
 

@@ -115,6 +115,36 @@ fn vector_integer_ops_on_integers() {
 }
 
 #[test]
+fn vector_uint32_ops_keep_every_bit() {
+    // Words of uint32 bits, many of them NaN or subnormal patterns as floats (which a float
+    // path would quiet or flush), shift amounts in and out of 0..32, and the int32 words
+    // `to_u32` reads (negative ones wrap to the high half).
+    let mut rng = Rng::new(9);
+    let len = 4096;
+    let word = |rng: &mut Rng| -> f32 {
+        f32::from_bits(match rng.range(0, 4) {
+            0 => rng.u32() | 0x7f80_0000,
+            1 => rng.u32() & 0x807f_ffff,
+            _ => rng.u32(),
+        })
+    };
+    let a: Vec<f32> = (0..len).map(|_| word(&mut rng)).collect();
+    let b: Vec<f32> = (0..len).map(|_| word(&mut rng)).collect();
+    let shifts: Vec<f32> = (0..len).map(|_| f32::from_bits(rng.range(0, 40))).collect();
+    let ints: Vec<f32> = (0..len).map(|_| (rng.u32() as i32 >> rng.range(0, 31)) as f32).collect();
+    for op in VectorOp::ALL.into_iter().filter(|op| op.is_u32()) {
+        let (a, b) = match op {
+            VectorOp::ShlU32 | VectorOp::ShrU32 => (&a, &shifts),
+            VectorOp::IntToU32 => (&ints, &b),
+            _ => (&a, &b),
+        };
+        check_vector(&format!("u32.{}", op.name()), op, a, b, 0);
+    }
+    check_vector("u32.splat", VectorOp::XorU32, &a, &b, 1);
+    check_vector("u32.imm", VectorOp::ShrU32, &a, &[f32::from_bits(9); 4096], 2);
+}
+
+#[test]
 fn vector_functions_densely_over_their_ranges() {
     // Many lanes of the transcendental functions, where the integer fma does its work.
     for (op, lo, hi) in [

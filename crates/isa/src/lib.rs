@@ -107,11 +107,24 @@ pub enum VectorOp {
     ShiftLeft,
     /// `a >> b` with the sign copied in; a shift outside 0..32 gives 0 or -1 by `a`'s sign.
     ShiftRight,
+    /// Operations on words holding the bits of a uint32 (how every uint32 is kept: the random
+    /// bits and keys of `jax.random`, which need all 32 bits exact). Addition wraps; a shift
+    /// amount is the bits of `b`, and a shift outside 0..32 gives 0. Results are bits, never
+    /// canonicalised as floats.
+    AddU32,
+    OrU32,
+    XorU32,
+    ShlU32,
+    /// Logical: zeros shifted in.
+    ShrU32,
+    /// A word holding the float32 of an int32 (read as `BitAnd` reads it) to that int32's
+    /// two's complement bits: how an int32 becomes a uint32 (iota counters, `fold_in` data).
+    IntToU32,
 }
 
 impl VectorOp {
     /// In opcode order: `code()` is the position here.
-    pub const ALL: [VectorOp; 37] = [
+    pub const ALL: [VectorOp; 43] = [
         VectorOp::Add,
         VectorOp::Sub,
         VectorOp::Mul,
@@ -149,6 +162,12 @@ impl VectorOp {
         VectorOp::BitXor,
         VectorOp::ShiftLeft,
         VectorOp::ShiftRight,
+        VectorOp::AddU32,
+        VectorOp::OrU32,
+        VectorOp::XorU32,
+        VectorOp::ShlU32,
+        VectorOp::ShrU32,
+        VectorOp::IntToU32,
     ];
 
     pub fn name(self) -> &'static str {
@@ -190,6 +209,12 @@ impl VectorOp {
             "xor",
             "shl",
             "shr",
+            "add_u32",
+            "or_u32",
+            "xor_u32",
+            "shl_u32",
+            "shr_u32",
+            "to_u32",
         ][self.code() as usize]
     }
 
@@ -206,6 +231,8 @@ impl VectorOp {
             | VectorOp::Where => 2,
             op if op.is_integer() => 2,
             op if op.is_comparison() => 2,
+            VectorOp::IntToU32 => 1,
+            op if op.is_u32() => 2,
             _ => 1,
         }
     }
@@ -219,6 +246,20 @@ impl VectorOp {
         matches!(
             self,
             VectorOp::BitAnd | VectorOp::BitOr | VectorOp::BitXor | VectorOp::ShiftLeft | VectorOp::ShiftRight
+        )
+    }
+
+    /// Whether the operation works on the bits of uint32 words (see `AddU32`): its results,
+    /// and its operands but `IntToU32`'s, are bits, not floats.
+    pub fn is_u32(self) -> bool {
+        matches!(
+            self,
+            VectorOp::AddU32
+                | VectorOp::OrU32
+                | VectorOp::XorU32
+                | VectorOp::ShlU32
+                | VectorOp::ShrU32
+                | VectorOp::IntToU32
         )
     }
 

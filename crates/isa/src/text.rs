@@ -40,6 +40,13 @@ fn imm(x: f32) -> String {
     }
 }
 
+fn operand<A: fmt::Display>(op: VectorOp, o: &Operand<A>) -> String {
+    match o {
+        Operand::Imm(x) if op.is_u32() && op != VectorOp::IntToU32 => format!("{:#010x}", x.to_bits()),
+        _ => o.to_string(),
+    }
+}
+
 fn block<A: fmt::Display>(space: &str, b: &Block<A>) -> String {
     format!("{space}[{}] {}x{}/{}", b.addr, b.rows, b.cols, b.stride)
 }
@@ -79,6 +86,8 @@ impl<A: fmt::Display> fmt::Display for Instr<A> {
                 if *accumulate { "acc" } else { "set" }
             ),
             Instr::Vector { op, dst, a, b } => {
+                // A uint32 operation's immediates are bits: printed in hex, as they are read.
+                let (a, b) = (operand(*op, a), operand(*op, b));
                 if op.arity() == 2 {
                     write!(f, "{m:<11} {a}, {b} -> {}", block("vmem", dst))
                 } else {
@@ -302,8 +311,9 @@ impl<'a> Cursor<'a> {
             return Ok(Operand::Vmem(self.space("vmem")?));
         }
         let w = self.word()?;
-        if let Some(bits) = w.strip_prefix("nan:0x") {
-            let bits = u32::from_str_radix(bits, 16).map_err(|_| format!("bad NaN bits '{w}'"))?;
+        // `nan:0x…` is a NaN's payload, `0x…` a uint32 operation's bits.
+        if let Some(bits) = w.strip_prefix("nan:0x").or_else(|| w.strip_prefix("0x")) {
+            let bits = u32::from_str_radix(bits, 16).map_err(|_| format!("bad bits '{w}'"))?;
             return Ok(Operand::Imm(f32::from_bits(bits)));
         }
         w.parse::<f32>()

@@ -41,15 +41,20 @@ impl Aval {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Data {
     Bool(Vec<bool>),
+    U32(Vec<u32>),
     I32(Vec<i32>),
     BF16(Vec<bf16>),
     F32(Vec<f32>),
+    /// Typed keys, each its two words.
+    Key(Vec<[u32; 2]>),
 }
 
 impl Data {
     pub fn len(&self) -> usize {
         match self {
             Data::Bool(v) => v.len(),
+            Data::U32(v) => v.len(),
+            Data::Key(v) => v.len(),
             Data::I32(v) => v.len(),
             Data::BF16(v) => v.len(),
             Data::F32(v) => v.len(),
@@ -63,6 +68,8 @@ impl Data {
     pub fn dtype(&self) -> DType {
         match self {
             Data::Bool(_) => DType::Bool,
+            Data::U32(_) => DType::U32,
+            Data::Key(_) => DType::Key,
             Data::I32(_) => DType::I32,
             Data::BF16(_) => DType::BF16,
             Data::F32(_) => DType::F32,
@@ -114,19 +121,26 @@ impl Array {
     }
 
     /// Every element widened to f64 (exact for all our dtypes), for formatting and comparison.
+    /// A key is two words, no number: keys never reach here (`Primitive::abstract_eval` lets
+    /// only the random primitives take them), and read as NaN if they did.
     pub fn to_f64_vec(&self) -> Vec<f64> {
         match &self.data {
             Data::Bool(v) => v.iter().map(|&b| if b { 1.0 } else { 0.0 }).collect(),
+            Data::U32(v) => v.iter().map(|&x| x as f64).collect(),
+            Data::Key(v) => vec![f64::NAN; v.len()],
             Data::I32(v) => v.iter().map(|&x| x as f64).collect(),
             Data::BF16(v) => v.iter().map(|x| x.to_f64()).collect(),
             Data::F32(v) => v.iter().map(|&x| x as f64).collect(),
         }
     }
 
-    /// The elements as f32 (booleans as 0/1), the form the emulator computes on.
+    /// The elements as f32 (booleans as 0/1), the form the emulator computes on: a uint32 is
+    /// its bits (`f32::from_bits`), not its value.
     pub fn to_f32_vec(&self) -> Vec<f32> {
         match &self.data {
             Data::Bool(v) => v.iter().map(|&b| if b { 1.0 } else { 0.0 }).collect(),
+            Data::U32(v) => v.iter().map(|&x| f32::from_bits(x)).collect(),
+            Data::Key(v) => v.iter().flatten().map(|&x| f32::from_bits(x)).collect(),
             Data::I32(v) => v.iter().map(|&x| x as f32).collect(),
             Data::BF16(v) => v.iter().map(|x| x.to_f32()).collect(),
             Data::F32(v) => v.clone(),
@@ -146,9 +160,17 @@ impl Array {
             DType::BF16 => Data::BF16(self.to_f32_vec().iter().map(|&x| bf16::from_f32(x)).collect()),
             DType::I32 => match &self.data {
                 Data::I32(v) => Data::I32(v.clone()),
+                // Same width: the bits wrap.
+                Data::U32(v) => Data::I32(v.iter().map(|&x| x as i32).collect()),
                 _ => Data::I32(f.iter().map(|&x| x as i32).collect()),
             },
+            DType::U32 => match &self.data {
+                Data::I32(v) => Data::U32(v.iter().map(|&x| x as u32).collect()),
+                // XLA's float to unsigned conversion saturates (NaN to 0), as Rust's `as`.
+                _ => Data::U32(f.iter().map(|&x| x as u32).collect()),
+            },
             DType::Bool => Data::Bool(f.iter().map(|&x| x != 0.0).collect()),
+            DType::Key => self.data.clone(),
         };
         debug_assert_eq!(data.len(), n);
         let mut out = Array::new(self.aval.shape.clone(), data);

@@ -7,9 +7,15 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
     Bool,
+    /// The words of `jax.random`: raw keys (`uint32[..., 2]`) and random bits.
+    U32,
     I32,
     BF16,
     F32,
+    /// A typed key of the Threefry generator (`key<fry>`): one element is a whole key, two
+    /// uint32 words. Only the `random_*` primitives take or make these; `random_wrap` and
+    /// `random_unwrap` convert from and to raw `uint32[..., 2]` keys.
+    Key,
 }
 
 impl DType {
@@ -17,9 +23,11 @@ impl DType {
     pub fn name(self) -> &'static str {
         match self {
             DType::Bool => "bool",
+            DType::U32 => "uint32",
             DType::I32 => "int32",
             DType::BF16 => "bfloat16",
             DType::F32 => "float32",
+            DType::Key => "key<fry>",
         }
     }
 
@@ -27,9 +35,11 @@ impl DType {
     pub fn short_name(self) -> &'static str {
         match self {
             DType::Bool => "bool",
+            DType::U32 => "u32",
             DType::I32 => "i32",
             DType::BF16 => "bf16",
             DType::F32 => "f32",
+            DType::Key => "key<fry>",
         }
     }
 
@@ -41,13 +51,15 @@ impl DType {
         match self {
             DType::Bool => 1,
             DType::BF16 => 2,
-            DType::I32 | DType::F32 => 4,
+            DType::U32 | DType::I32 | DType::F32 => 4,
+            DType::Key => 8,
         }
     }
 
     pub fn from_name(name: &str) -> Option<DType> {
         Some(match name {
             "bool" | "bool_" => DType::Bool,
+            "uint32" | "u32" => DType::U32,
             "int32" | "i32" => DType::I32,
             "bfloat16" | "bf16" => DType::BF16,
             "float32" | "f32" => DType::F32,
@@ -65,6 +77,8 @@ impl fmt::Display for DType {
 /// The dtype of a binary operation's result under JAX's promotion lattice, restricted to our
 /// dtypes. A weakly typed operand (a Python scalar) defers to the other operand's dtype within
 /// its kind, as in JAX: `bf16_array * 2.0` stays bfloat16, `int_array * 2.0` becomes float32.
+/// uint32 meeting int32 is int32 (JAX's int64, narrowed without x64). Keys do not promote:
+/// `Primitive::abstract_eval` refuses them to every operation but the random ones.
 pub fn promote(a: DType, a_weak: bool, b: DType, b_weak: bool) -> (DType, bool) {
     if a == b {
         return (a, a_weak && b_weak);
@@ -106,6 +120,8 @@ mod tests {
         assert_eq!(promote(DType::I32, false, DType::F32, true), (DType::F32, false));
         assert_eq!(promote(DType::F32, true, DType::I32, false), (DType::F32, false));
         assert_eq!(promote(DType::Bool, false, DType::I32, true), (DType::I32, false));
+        assert_eq!(promote(DType::U32, false, DType::I32, true), (DType::U32, false));
+        assert_eq!(promote(DType::U32, false, DType::F32, true), (DType::F32, false));
     }
 
     #[test]
@@ -113,5 +129,7 @@ mod tests {
         assert_eq!(promote(DType::BF16, false, DType::F32, false), (DType::F32, false));
         assert_eq!(promote(DType::I32, false, DType::BF16, false), (DType::BF16, false));
         assert_eq!(promote(DType::F32, true, DType::F32, true), (DType::F32, true));
+        assert_eq!(promote(DType::U32, false, DType::I32, false), (DType::I32, false));
+        assert_eq!(promote(DType::Bool, false, DType::U32, false), (DType::U32, false));
     }
 }

@@ -85,7 +85,9 @@ pub(crate) fn literal_array(value: f64, aval: &Aval) -> Array {
         DType::F32 => Data::F32(vec![value as f32]),
         DType::BF16 => Data::BF16(vec![bf16::from_f64(value)]),
         DType::I32 => Data::I32(vec![value as i32]),
+        DType::U32 => Data::U32(vec![value as i64 as u32]),
         DType::Bool => Data::Bool(vec![value != 0.0]),
+        DType::Key => Data::Key(vec![[0, 0]]),
     };
     let mut a = Array::new(vec![], data);
     a.aval.weak_type = aval.weak_type;
@@ -108,6 +110,9 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
     if let Primitive::AddAny = prim {
         return apply(&Primitive::Binary(BinaryOp::Add), ins, default_precision);
     }
+    if let Some(out) = apply_on_words(prim, ins, &out_aval) {
+        return Ok(out);
+    }
     if let Primitive::Iota { shape, dimension, .. } = prim {
         let values: Vec<f64> = (0..out_aval.size()).map(|i| unravel(i, shape)[*dimension] as f64).collect();
         return Ok(from_f64(&out_aval, &values));
@@ -117,6 +122,12 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
     let values: Vec<f64> = match prim {
         Primitive::Iota { .. }
         | Primitive::AddAny
+        | Primitive::BitcastConvertType { .. }
+        | Primitive::RandomWrap
+        | Primitive::RandomUnwrap
+        | Primitive::RandomBits { .. }
+        | Primitive::RandomSplit { .. }
+        | Primitive::RandomFoldIn
         | Primitive::CustomJvpCall { .. }
         | Primitive::CustomVjpCall { .. }
         | Primitive::CustomVjpTangent { .. } => unreachable!("handled above"),
@@ -137,6 +148,7 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
                     match prim {
                         Primitive::Compare(op) => op.holds(p, q) as i32 as f64,
                         Primitive::Binary(op) if float => binary_f32(*op, p as f32, q as f32) as f64,
+                        Primitive::Binary(op) if x.dtype() == DType::U32 => binary_u32(*op, p as u32, q as u32) as f64,
                         Primitive::Binary(op) => binary_int(*op, p as i64, q as i64) as f64,
                         _ => 0.0,
                     }
@@ -425,7 +437,10 @@ fn from_f64(aval: &Aval, v: &[f64]) -> Array {
         DType::F32 => Data::F32(v.iter().map(|&x| x as f32).collect()),
         DType::BF16 => Data::BF16(v.iter().map(|&x| bf16::from_f32(x as f32)).collect()),
         DType::I32 => Data::I32(v.iter().map(|&x| x as i32).collect()),
+        DType::U32 => Data::U32(v.iter().map(|&x| x as i64 as u32).collect()),
         DType::Bool => Data::Bool(v.iter().map(|&x| x != 0.0).collect()),
+        // Structural primitives never take keys (see `Primitive::abstract_eval`).
+        DType::Key => Data::Key(vec![[0, 0]; v.len()]),
     };
     let mut a = Array::new(aval.shape.clone(), data);
     a.aval.weak_type = aval.weak_type;
@@ -478,6 +493,7 @@ pub fn unary_f32(op: UnaryOp, x: f32) -> f32 {
         UnaryOp::RoundEven => x.round_ties_even(),
         UnaryOp::Square => x * x,
         UnaryOp::Not => x,
+        UnaryOp::ErfInv => crate::random::erf_inv(x),
     }
 }
 
@@ -514,7 +530,12 @@ pub fn binary_f32(op: BinaryOp, a: f32, b: f32) -> f32 {
         BinaryOp::Pow => a.powf(b),
         BinaryOp::Atan2 => a.atan2(b),
         BinaryOp::Rem => a % b,
-        BinaryOp::And | BinaryOp::Or | BinaryOp::Xor | BinaryOp::ShiftLeft | BinaryOp::ShiftRightArithmetic => f32::NAN,
+        BinaryOp::And
+        | BinaryOp::Or
+        | BinaryOp::Xor
+        | BinaryOp::ShiftLeft
+        | BinaryOp::ShiftRightArithmetic
+        | BinaryOp::ShiftRightLogical => f32::NAN,
     }
 }
 
@@ -557,8 +578,70 @@ fn binary_int(op: BinaryOp, a: i64, b: i64) -> i64 {
         },
         // A shift outside 0..32 fills with the sign.
         BinaryOp::ShiftRightArithmetic => (a as i32 >> if (0..32).contains(&b) { b } else { 31 }) as i64,
+        BinaryOp::ShiftRightLogical => binary_u32(op, a as i32 as u32, b as i32 as u32) as i32 as i64,
     };
     r as i32 as i64
+}
+
+/// A binary operation on uint32 values, as XLA defines them: wrapping arithmetic, division
+/// by zero giving all ones, shifts by 32 or more giving 0 (the arithmetic one the sign).
+fn binary_u32(op: BinaryOp, a: u32, b: u32) -> u32 {
+    match op {
+        BinaryOp::Add => a.wrapping_add(b),
+        BinaryOp::Sub => a.wrapping_sub(b),
+        BinaryOp::Mul => a.wrapping_mul(b),
+        BinaryOp::Div => a.checked_div(b).unwrap_or(u32::MAX),
+        BinaryOp::Rem => a.checked_rem(b).unwrap_or(a),
+        BinaryOp::Max => a.max(b),
+        BinaryOp::Min => a.min(b),
+        BinaryOp::Pow => a.wrapping_pow(b),
+        BinaryOp::Atan2 => (a as f64).atan2(b as f64) as u32,
+        BinaryOp::And => a & b,
+        BinaryOp::Or => a | b,
+        BinaryOp::Xor => a ^ b,
+        BinaryOp::ShiftLeft => a.checked_shl(b).unwrap_or(0),
+        BinaryOp::ShiftRightLogical => a.checked_shr(b).unwrap_or(0),
+        BinaryOp::ShiftRightArithmetic => ((a as i32) >> b.min(31)) as u32,
+    }
+}
+
+/// The primitives that work on words rather than numbers: the random ones (Threefry on each
+/// key, `crate::random`) and `bitcast_convert_type`. `None` for every other primitive.
+fn apply_on_words(prim: &Primitive, ins: &[Array], out: &Aval) -> Option<Array> {
+    let words = |a: &Array| -> Vec<u32> { a.to_f32_vec().iter().map(|w| w.to_bits()).collect() };
+    let keys = |a: &Array| -> Vec<[u32; 2]> {
+        match &a.data {
+            Data::Key(k) => k.clone(),
+            _ => vec![],
+        }
+    };
+    // How many values each key makes.
+    let per_key = |shape: &[usize]| shape.iter().product::<usize>();
+    let data = match prim {
+        Primitive::BitcastConvertType { new_dtype } => {
+            let w = words(&ins[0]);
+            match new_dtype {
+                DType::F32 => Data::F32(w.into_iter().map(f32::from_bits).collect()),
+                DType::I32 => Data::I32(w.into_iter().map(|x| x as i32).collect()),
+                _ => Data::U32(w),
+            }
+        }
+        Primitive::RandomWrap => Data::Key(words(&ins[0]).chunks(2).map(|k| [k[0], k[1]]).collect()),
+        Primitive::RandomUnwrap => Data::U32(keys(&ins[0]).into_iter().flatten().collect()),
+        Primitive::RandomBits { shape } => {
+            Data::U32(keys(&ins[0]).into_iter().flat_map(|k| crate::random::bits(k, per_key(shape))).collect())
+        }
+        Primitive::RandomSplit { shape } => {
+            Data::Key(keys(&ins[0]).into_iter().flat_map(|k| crate::random::split(k, per_key(shape))).collect())
+        }
+        Primitive::RandomFoldIn => {
+            let data = words(&ins[1]);
+            let at = |i: usize| if data.len() == 1 { data[0] } else { data[i] };
+            Data::Key(keys(&ins[0]).into_iter().enumerate().map(|(i, k)| crate::random::fold_in(k, at(i))).collect())
+        }
+        _ => return None,
+    };
+    Some(Array::new(out.shape.clone(), data))
 }
 
 /// Splits an f32 into bf16 parts whose sum approximates it: one part at DEFAULT, and the

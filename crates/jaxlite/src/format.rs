@@ -53,6 +53,8 @@ fn format_scalar(a: &Array) -> String {
     match &a.data {
         Data::Bool(v) => if v[0] { "True" } else { "False" }.to_string(),
         Data::I32(v) => v[0].to_string(),
+        Data::U32(v) => v[0].to_string(),
+        Data::Key(v) => format!("{:?}", v[0]),
         Data::BF16(v) => bf16_str(v[0].to_f32()),
         Data::F32(v) => float_repr(v[0]),
     }

@@ -553,7 +553,9 @@ pub fn full(shape: &[usize], value: f64, dtype: DType) -> Array {
         DType::F32 => Data::F32(vec![value as f32; n]),
         DType::BF16 => Data::BF16(vec![half::bf16::from_f64(value); n]),
         DType::I32 => Data::I32(vec![value as i32; n]),
+        DType::U32 => Data::U32(vec![value as i64 as u32; n]),
         DType::Bool => Data::Bool(vec![value != 0.0; n]),
+        DType::Key => Data::Key(vec![[0, 0]; n]),
     };
     Array::new(shape.to_vec(), data)
 }

@@ -64,6 +64,8 @@ pub enum UnaryOp {
     Square,
     /// Logical not on booleans.
     Not,
+    /// The inverse error function (`jax.random.normal` maps uniforms through it).
+    ErfInv,
 }
 
 impl UnaryOp {
@@ -89,6 +91,7 @@ impl UnaryOp {
             UnaryOp::Round | UnaryOp::RoundEven => "round",
             UnaryOp::Square => "square",
             UnaryOp::Not => "not",
+            UnaryOp::ErfInv => "erf_inv",
         }
     }
 
@@ -117,6 +120,8 @@ pub enum BinaryOp {
     /// Integers only; a shift outside 0..32 gives 0, or the sign for the arithmetic right shift.
     ShiftLeft,
     ShiftRightArithmetic,
+    /// Zeros shifted in (on uint32, what `>>` is).
+    ShiftRightLogical,
 }
 
 impl BinaryOp {
@@ -136,15 +141,17 @@ impl BinaryOp {
             BinaryOp::Xor => "xor",
             BinaryOp::ShiftLeft => "shift_left",
             BinaryOp::ShiftRightArithmetic => "shift_right_arithmetic",
+            BinaryOp::ShiftRightLogical => "shift_right_logical",
         }
     }
 
     /// Whether the operation is bitwise (or logical), defined on integers and booleans only.
     pub fn is_bitwise(self) -> bool {
-        matches!(
-            self,
-            BinaryOp::And | BinaryOp::Or | BinaryOp::Xor | BinaryOp::ShiftLeft | BinaryOp::ShiftRightArithmetic
-        )
+        matches!(self, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor) || self.is_shift()
+    }
+
+    pub fn is_shift(self) -> bool {
+        matches!(self, BinaryOp::ShiftLeft | BinaryOp::ShiftRightArithmetic | BinaryOp::ShiftRightLogical)
     }
 }
 
@@ -280,6 +287,26 @@ pub enum Primitive {
     DynamicUpdateSlice,
     /// Identity on values, zero derivative.
     StopGradient,
+    /// The bits of each element read as `new_dtype`, of the same width (`lax.bitcast_convert_type`).
+    BitcastConvertType {
+        new_dtype: DType,
+    },
+    /// Raw keys (`uint32[..., 2]`) as typed keys (`key<fry>[...]`), and back: how JAX's
+    /// `jax.random` functions take a `PRNGKey` and return new ones.
+    RandomWrap,
+    RandomUnwrap,
+    /// `shape` words of random bits per key: `key<fry>[K] -> uint32[K + shape]`; element i
+    /// (row-major) is the two Threefry-2x32 output words of the counter `(0, i)` XORed.
+    RandomBits {
+        shape: Vec<usize>,
+    },
+    /// `shape` new keys per key: `key<fry>[K] -> key<fry>[K + shape]`, key i the Threefry
+    /// encryption of `(0, i)`.
+    RandomSplit {
+        shape: Vec<usize>,
+    },
+    /// `(keys, data)`: each key encrypting `(0, data)` (data uint32, one per key or a scalar).
+    RandomFoldIn,
     /// The sum of two tangents or cotangents of one value (JAX's `add_any`): what
     /// differentiation writes where it adds up contributions, so a Jaxpr shows which sums it
     /// made. `add` on values; lowering makes it `add` before the compiler sees it.
@@ -454,6 +481,12 @@ impl Primitive {
             Primitive::DynamicSlice { .. } => "dynamic_slice",
             Primitive::DynamicUpdateSlice => "dynamic_update_slice",
             Primitive::StopGradient => "stop_gradient",
+            Primitive::BitcastConvertType { .. } => "bitcast_convert_type",
+            Primitive::RandomWrap => "random_wrap",
+            Primitive::RandomUnwrap => "random_unwrap",
+            Primitive::RandomBits { .. } => "random_bits",
+            Primitive::RandomSplit { .. } => "random_split",
+            Primitive::RandomFoldIn => "random_fold_in",
             Primitive::AddAny => "add_any",
             Primitive::CustomJvpCall { .. } => "custom_jvp_call",
             Primitive::CustomVjpCall { .. } => "custom_vjp_call",
@@ -469,6 +502,7 @@ impl Primitive {
             | Primitive::Compare(_)
             | Primitive::DotGeneral { .. }
             | Primitive::Pad { .. }
+            | Primitive::RandomFoldIn
             | Primitive::AddAny => Some(2),
             Primitive::SelectN
             | Primitive::Concatenate { .. }
@@ -517,6 +551,9 @@ impl Primitive {
             return Ok(vec![call.atom_aval(out).clone()]);
         }
         let x = &inputs[0];
+        if let Some(out) = self.random_eval(inputs)? {
+            return Ok(vec![out]);
+        }
         let same = |shape: Vec<usize>| Aval { shape, dtype: x.dtype, weak_type: x.weak_type };
         let out = match self {
             Primitive::Iota { .. } => unreachable!("handled above"),
@@ -539,8 +576,7 @@ impl Primitive {
                 }
                 let shape = elementwise_shape(name, &x.shape, &y.shape)?;
                 if let Primitive::Binary(op) = self {
-                    let shift = matches!(op, BinaryOp::ShiftLeft | BinaryOp::ShiftRightArithmetic);
-                    if op.is_bitwise() && (x.dtype.is_float() || (shift && x.dtype == DType::Bool)) {
+                    if op.is_bitwise() && (x.dtype.is_float() || (op.is_shift() && x.dtype == DType::Bool)) {
                         return Err(format!("{name} does not accept dtype {}", x.dtype));
                     }
                 }
@@ -742,6 +778,12 @@ impl Primitive {
                 x.clone()
             }
             Primitive::StopGradient => x.clone(),
+            Primitive::BitcastConvertType { .. }
+            | Primitive::RandomWrap
+            | Primitive::RandomUnwrap
+            | Primitive::RandomBits { .. }
+            | Primitive::RandomSplit { .. }
+            | Primitive::RandomFoldIn => unreachable!("random_eval handles these"),
             Primitive::AddAny => {
                 let y = &inputs[1];
                 if x.dtype != y.dtype || x.shape != y.shape {
@@ -754,6 +796,64 @@ impl Primitive {
             }
         };
         Ok(vec![out])
+    }
+}
+
+impl Primitive {
+    /// The shape rules of the random primitives and `bitcast_convert_type`, and the one rule
+    /// that keeps keys opaque: no other primitive takes a key (so none reads its words as a
+    /// number). `None` for every other primitive on other operands.
+    fn random_eval(&self, inputs: &[Aval]) -> Result<Option<Aval>, String> {
+        let name = self.name();
+        let x = &inputs[0];
+        let key_input = matches!(
+            self,
+            Primitive::RandomUnwrap
+                | Primitive::RandomBits { .. }
+                | Primitive::RandomSplit { .. }
+                | Primitive::RandomFoldIn
+        );
+        if key_input != (x.dtype == DType::Key) || inputs[1..].iter().any(|a| a.dtype == DType::Key) {
+            return Err(if key_input {
+                format!("{name} takes a key<fry> array, got {}", x.short())
+            } else {
+                format!("{name} does not accept a key array (keys are opaque: use jax.random functions, or jax.random.key_data for their words)")
+            });
+        }
+        let with_shape = |shape: Vec<usize>, dtype| Aval::new(shape, dtype);
+        let joined = |extra: &[usize]| x.shape.iter().chain(extra).copied().collect::<Vec<_>>();
+        Ok(Some(match self {
+            Primitive::RandomWrap => match x.shape.split_last() {
+                Some((&2, keys)) if x.dtype == DType::U32 => with_shape(keys.to_vec(), DType::Key),
+                _ => {
+                    return Err(format!(
+                        "random_wrap takes a uint32 array whose last axis has 2 words (raw keys), got {}",
+                        x.short()
+                    ))
+                }
+            },
+            Primitive::RandomUnwrap => with_shape(joined(&[2]), DType::U32),
+            Primitive::RandomBits { shape } => with_shape(joined(shape), DType::U32),
+            Primitive::RandomSplit { shape } => with_shape(joined(shape), DType::Key),
+            Primitive::RandomFoldIn => {
+                let data = &inputs[1];
+                if data.dtype != DType::U32 || !(data.shape.is_empty() || data.shape == x.shape) {
+                    return Err(format!(
+                        "random_fold_in takes uint32 data of the keys' shape {:?} or a scalar, got {}",
+                        x.shape,
+                        data.short()
+                    ));
+                }
+                x.clone()
+            }
+            Primitive::BitcastConvertType { new_dtype } => {
+                if x.dtype.size_bytes() != new_dtype.size_bytes() || x.dtype == DType::BF16 {
+                    return Err(format!("bitcast_convert_type cannot convert {} to {new_dtype}: the playground bitcasts between 32-bit types", x.short()));
+                }
+                with_shape(x.shape.clone(), *new_dtype)
+            }
+            _ => return Ok(None),
+        }))
     }
 }
 
@@ -906,9 +1006,15 @@ impl Primitive {
             | Primitive::SelectN
             | Primitive::DynamicUpdateSlice
             | Primitive::StopGradient
+            | Primitive::RandomUnwrap
+            | Primitive::RandomFoldIn
             | Primitive::AddAny => {
                 vec![]
             }
+            Primitive::BitcastConvertType { new_dtype } => vec![s("new_dtype", new_dtype.name().to_string())],
+            Primitive::RandomWrap => vec![s("impl", "fry".into())],
+            Primitive::RandomBits { shape } => vec![s("bit_width", "32".into()), s("shape", tuple(shape))],
+            Primitive::RandomSplit { shape } => vec![s("shape", tuple(shape))],
             Primitive::IntegerPow { y } => vec![s("y", y.to_string())],
             Primitive::Cumsum { axis, reverse } => {
                 vec![s("axis", axis.to_string()), s("reverse", py_bool(*reverse).into())]

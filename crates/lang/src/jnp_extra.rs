@@ -167,6 +167,8 @@ pub fn index(a: &Array, items: &[IndexItem]) -> Result<Array, JaxError> {
     let data = match &a.data {
         Data::Bool(v) => Data::Bool(take(v.len()).map(|i| v[i]).collect()),
         Data::I32(v) => Data::I32(take(v.len()).map(|i| v[i]).collect()),
+        Data::U32(v) => Data::U32(take(v.len()).map(|i| v[i]).collect()),
+        Data::Key(v) => Data::Key(take(v.len()).map(|i| v[i]).collect()),
         Data::BF16(v) => Data::BF16(take(v.len()).map(|i| v[i]).collect()),
         Data::F32(v) => Data::F32(take(v.len()).map(|i| v[i]).collect()),
     };

@@ -306,9 +306,13 @@ fn to_words(a: &Array, name: &str) -> Result<Vec<u32>, JaxError> {
     Ok(a.to_f32_vec().iter().map(|x| x.to_bits()).collect())
 }
 
-/// A result's words as an array of `dtype`: an int32 result must be an integer within ±2^24
+/// A result's words as an array of `dtype`: a uint32 its bits; an int32 result must be an integer within ±2^24
 /// (anything else means an integer computation left the exact range).
 fn from_words(shape: Vec<usize>, words: Vec<u32>, dtype: jaxlite::DType, name: &str) -> Result<Array, JaxError> {
+    // A uint32's word is its bits.
+    if dtype == jaxlite::DType::U32 {
+        return Ok(Array::new(shape, jaxlite::Data::U32(words)));
+    }
     let values: Vec<f32> = words.into_iter().map(f32::from_bits).collect();
     if dtype == jaxlite::DType::I32 {
         if let Some(x) = values.iter().find(|x| !(x.abs() <= EXACT_INT && x.fract() == 0.0)) {

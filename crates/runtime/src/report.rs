@@ -82,6 +82,8 @@ impl Serialize for Elements<'_> {
             Data::BF16(v) => v.iter().try_for_each(|x| float(&mut seq, x.to_f32()))?,
             Data::I32(v) => v.iter().try_for_each(|x| seq.serialize_element(x))?,
             Data::Bool(v) => v.iter().try_for_each(|x| seq.serialize_element(x))?,
+            Data::U32(v) => v.iter().try_for_each(|x| seq.serialize_element(x))?,
+            Data::Key(v) => v.iter().try_for_each(|x| seq.serialize_element(x))?,
         }
         seq.end()
     }

@@ -242,11 +242,27 @@ fn jvp_rule(
                     let c = b.scale(x, 2.0)?;
                     Some(b.mul(&t0, &c)?)
                 }
+                // d erf⁻¹ = √π/2 · exp(erf⁻¹(x)²), in JAX's order.
+                UnaryOp::ErfInv => {
+                    let sq = b.unary(UnaryOp::Square, ans)?;
+                    let e = b.unary(UnaryOp::Exp, &sq)?;
+                    let g = b.mul(&t0, &e)?;
+                    let c = b.lit(std::f64::consts::PI.sqrt() / 2.0, b.aval(x).dtype);
+                    Some(b.mul(&c, &g)?)
+                }
             }
         }
         Primitive::Binary(op) => binary_jvp(b, *op, &x[0], &x[1], &t0, &t[1], ans)?,
         Primitive::Compare(_) | Primitive::ArgReduce { .. } | Primitive::Iota { .. } => None,
-        Primitive::StopGradient => None,
+        // Integers and keys have no tangents; a bitcast's float result is bits, not a
+        // function of a differentiable input.
+        Primitive::StopGradient
+        | Primitive::BitcastConvertType { .. }
+        | Primitive::RandomWrap
+        | Primitive::RandomUnwrap
+        | Primitive::RandomBits { .. }
+        | Primitive::RandomSplit { .. }
+        | Primitive::RandomFoldIn => None,
         Primitive::AddAny => sum_terms(b, vec![t0, t.get(1).cloned().flatten()], ans)?,
         Primitive::CustomJvpCall { .. } | Primitive::CustomVjpCall { .. } => {
             return Err(JaxError(format!("internal error: {} is differentiated by its rule", prim.name())))
@@ -371,9 +387,12 @@ fn binary_jvp(
         return Ok(None);
     }
     let terms = match op {
-        BinaryOp::And | BinaryOp::Or | BinaryOp::Xor | BinaryOp::ShiftLeft | BinaryOp::ShiftRightArithmetic => {
-            return Ok(None)
-        }
+        BinaryOp::And
+        | BinaryOp::Or
+        | BinaryOp::Xor
+        | BinaryOp::ShiftLeft
+        | BinaryOp::ShiftRightArithmetic
+        | BinaryOp::ShiftRightLogical => return Ok(None),
         // `add` and `sub` of the tangents themselves, as JAX's own rules write them (the
         // other rules' terms are summed with `add_any`).
         BinaryOp::Add | BinaryOp::Sub => {

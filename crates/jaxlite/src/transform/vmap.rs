@@ -70,6 +70,13 @@ fn to_batched(b: &mut Builder, (x, bt): &(Atom, bool), size: usize) -> Result<At
     let shape = b.shape(x);
     let mut batched_shape = vec![size];
     batched_shape.extend(&shape);
+    if b.aval(x).dtype == DType::Key {
+        // Keys are opaque: their words are broadcast.
+        let words = b.bind1(Primitive::RandomUnwrap, std::slice::from_ref(x))?;
+        batched_shape.push(2);
+        let words = b.broadcast_in_dim(&words, &batched_shape, (1..=shape.len() + 1).collect())?;
+        return b.bind1(Primitive::RandomWrap, &[words]);
+    }
     b.broadcast_in_dim(x, &batched_shape, (1..=shape.len()).collect())
 }
 
@@ -136,9 +143,30 @@ fn batch_rule(b: &mut Builder, prim: &Primitive, ins: &[(Atom, bool)], size: usi
         Primitive::Unary(_)
         | Primitive::IntegerPow { .. }
         | Primitive::ConvertElementType { .. }
-        | Primitive::StopGradient => {
+        | Primitive::BitcastConvertType { .. }
+        | Primitive::StopGradient
+        // A key array's axes lead its words' and its draws', so the batch axis stays first.
+        | Primitive::RandomWrap
+        | Primitive::RandomUnwrap
+        | Primitive::RandomBits { .. }
+        | Primitive::RandomSplit { .. } => {
             let x = to_batched(b, &ins[0], size)?;
             b.bind1(prim.clone(), &[x])?
+        }
+        Primitive::RandomFoldIn => {
+            let keys = to_batched(b, &ins[0], size)?;
+            let data = if example_shape(b, &ins[1]).is_empty() && !ins[1].1 {
+                ins[1].0.clone()
+            } else {
+                let data = to_batched(b, &ins[1], size)?;
+                let full = b.shape(&keys);
+                if b.shape(&data) == full {
+                    data
+                } else {
+                    b.broadcast_in_dim(&data, &full, vec![0])?
+                }
+            };
+            b.bind1(prim.clone(), &[keys, data])?
         }
         Primitive::Binary(_) | Primitive::Compare(_) | Primitive::SelectN | Primitive::AddAny => {
             // Elementwise: bring every operand to the batched output shape, except unbatched

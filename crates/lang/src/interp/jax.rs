@@ -878,7 +878,8 @@ pub(super) fn array_from_f64(shape: Vec<usize>, values: &[f64], dtype: DType) ->
     let data = match dtype {
         DType::Bool => Data::Bool(values.iter().map(|&x| x != 0.0).collect()),
         DType::I32 => Data::I32(values.iter().map(|&x| x as i32).collect()),
-        DType::BF16 | DType::F32 => Data::F32(values.iter().map(|&x| x as f32).collect()),
+        DType::U32 => Data::U32(values.iter().map(|&x| x as i64 as u32).collect()),
+        DType::BF16 | DType::F32 | DType::Key => Data::F32(values.iter().map(|&x| x as f32).collect()),
     };
     Array::new(shape, data).astype(dtype)
 }
