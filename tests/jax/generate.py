@@ -896,6 +896,68 @@ print(jnp.matrix_transpose(jnp.arange(12.0).reshape(2, 2, 3)).shape, jnp.matrix_
 print(jax.grad(lambda v: jnp.sum(jnp.acos(v) + jnp.pow(v, 3)))(x * 0.5))
 print(jnp.arccos(jnp.array([-1.0, 1.0, 0.0])))
 """)
+# jax.random with traced keys: Threefry runs in the program (on the emulated TPU's uint32 ops).
+program("random_in_jit_dropout", """
+@jax.jit
+def step(key, x):
+    key, sub = jax.random.split(key)
+    keep = jax.random.bernoulli(sub, 0.75, x.shape)
+    return key, jnp.where(keep, x / 0.75, 0.0)
+
+key = jax.random.PRNGKey(0)
+x = jnp.arange(12.0).reshape(3, 4)
+for _ in range(3):
+    key, y = step(key, x)
+    print(key)
+    print(y)
+print(repr(key))
+""")
+program("random_in_jit_draws", """
+key = jax.random.PRNGKey(7)
+draws = jax.jit(lambda k: (jax.random.normal(k, (2, 3)), jax.random.uniform(k, (5,)), jax.random.bits(k, (4,))))
+n, u, b = draws(key)
+print(n)
+print(u)
+print(b, b.dtype)
+k1, k2, k3 = jax.jit(lambda k: jax.random.split(k, 3))(key)
+print(k1, k2, k3)
+print(jax.jit(jax.random.fold_in)(key, 5), jax.jit(lambda k: jax.random.fold_in(k, 123456789))(key))
+print(jax.jit(lambda k: jax.random.uniform(k, (4,), minval=2.0, maxval=6.0))(key))
+print(jax.jit(lambda k: jax.random.truncated_normal(k, -1.5, 1.5, (4,)))(key))
+print(jax.jit(lambda k: jax.random.exponential(k, (4,)))(key))
+typed = jax.random.key(11)
+new, draw = jax.jit(lambda k: (jax.random.split(k)[0], jax.random.normal(k, (3,))))(typed)
+print(new)
+print(draw)
+print(jax.jit(jax.random.key_data)(typed))
+""")
+program("random_vmap_over_keys", """
+keys = jax.random.split(jax.random.PRNGKey(3), 4)
+print(jax.vmap(lambda k: jax.random.normal(k, (3,)))(keys))
+print(jax.vmap(lambda k, i: jax.random.fold_in(k, i))(keys, jnp.arange(4)))
+print(jax.vmap(lambda i: jax.random.uniform(jax.random.fold_in(jax.random.PRNGKey(0), i), (2,)))(jnp.arange(3)))
+init = jax.jit(jax.vmap(lambda k: jax.random.normal(k, (2, 2)) * 0.1))
+print(init(keys))
+""")
+program("random_grad_with_dropout", """
+def loss(w, key, x):
+    keep = jax.random.bernoulli(key, 0.5, x.shape)
+    h = jnp.where(keep, x * 2.0, 0.0)
+    return jnp.sum(jnp.tanh(h @ w))
+
+w = jnp.ones((4, 2)) * 0.1
+x = jnp.arange(8.0).reshape(2, 4) / 8
+key = jax.random.PRNGKey(5)
+print(jax.grad(loss)(w, key, x))
+print(jax.jit(jax.value_and_grad(loss))(w, key, x))
+""")
+program("random_make_jaxpr", """
+key = jax.random.PRNGKey(0)
+print(jax.make_jaxpr(lambda k: jax.random.split(k))(key))
+print(jax.make_jaxpr(lambda k, i: jax.random.fold_in(k, i))(key, 3))
+print(jax.make_jaxpr(lambda k: jax.random.bits(k, (2,)))(key))
+print(jax.make_jaxpr(lambda k: jax.random.split(k, 4))(jax.random.key(1)))
+""")
 program("jit_invalid_static_argnames", """
 from functools import partial
 print('before')

@@ -402,7 +402,7 @@ fn counters(g: &mut Graph, keys: &[usize], draw: &[usize]) -> ValueId {
 /// The keys' axes: all but the last (the two words).
 fn key_axes(g: &Graph, keys: ValueId) -> Vec<usize> {
     let shape = &g.instrs[keys].shape;
-    shape[..shape.len() - 1].to_vec()
+    shape[..shape.len().saturating_sub(1)].to_vec()
 }
 
 /// `random_bits`: per key, the two Threefry words of the counter `(0, i)` XORed, for each

@@ -380,12 +380,12 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
     let mut values: HashMap<Var, ValueId> = HashMap::new();
     for (i, v) in jaxpr.all_inputs().enumerate() {
         let aval = jaxpr.aval(v);
+        // A typed key is passed as its two words.
+        let mut shape = aval.shape.clone();
         if aval.dtype == DType::Key {
-            return Err(CompileError {
-                message: "internal error: a program takes typed keys (the playground passes raw uint32 keys)".into(),
-            });
+            shape.push(2);
         }
-        let id = g.add(Op::Parameter(i), vec![], aval.shape.clone());
+        let id = g.add(Op::Parameter(i), vec![], shape);
         g.instrs[id].elem = Elem::of(aval.dtype);
         g.params.push(id);
         values.insert(v, id);
@@ -640,11 +640,6 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
         values.insert(eqn.outputs[0], id);
     }
     for a in &jaxpr.outvars {
-        if jaxpr.atom_aval(a).dtype == DType::Key {
-            return Err(CompileError {
-                message: "internal error: a program returns typed keys (the playground returns raw uint32 keys)".into(),
-            });
-        }
         let id = match a {
             Atom::Var(v) => values[v],
             Atom::Literal(l) => literal(&mut g, l),

@@ -267,7 +267,7 @@ impl ElementFormatter {
     fn format(&self, v: f64) -> String {
         match self.dtype {
             DType::Bool => return format!("{:>w$}", if v != 0.0 { "True" } else { "False" }, w = self.width),
-            DType::I32 => return format!("{:>w$}", v as i64, w = self.width),
+            DType::I32 | DType::U32 => return format!("{:>w$}", v as i64, w = self.width),
             DType::BF16 => return bf16_str(v as f32),
             _ => {}
         }

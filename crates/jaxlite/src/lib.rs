@@ -10,6 +10,7 @@ pub mod array;
 pub mod dtype;
 pub mod eval;
 pub mod format;
+pub mod jax_random;
 pub mod jaxpr;
 pub mod numpy;
 pub mod prim;

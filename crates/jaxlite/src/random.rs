@@ -73,8 +73,13 @@ pub fn normal(key: [u32; 2], n: usize) -> Vec<f32> {
 pub fn truncated_normal(key: [u32; 2], n: usize, lower: f32, upper: f32) -> Vec<f32> {
     let sqrt2 = std::f32::consts::SQRT_2;
     let cdf = |x: f32| unary_f32(UnaryOp::Erf, x / sqrt2);
-    let (lo, hi) = (next_toward(lower, f32::INFINITY), next_toward(upper, f32::NEG_INFINITY));
+    let (lo, hi) = inside(lower, upper);
     uniform(key, n, cdf(lower), cdf(upper)).into_iter().map(|u| (sqrt2 * erf_inv(u)).max(lo).min(hi)).collect()
+}
+
+/// The nearest floats strictly inside `(lower, upper)`, where a truncated normal is clipped.
+pub fn inside(lower: f32, upper: f32) -> (f32, f32) {
+    (next_toward(lower, f32::INFINITY), next_toward(upper, f32::NEG_INFINITY))
 }
 
 /// `jax.random.exponential(key, (n,))`: −log1p(−u).

@@ -2,6 +2,7 @@
 //! or into the Jaxpr of the function being traced.
 
 use crate::array::{Array, Aval};
+use crate::dtype::DType;
 use crate::jaxpr::{Atom, Eqn, Jaxpr, Literal, Var};
 use crate::prim::{Precision, Primitive};
 use std::collections::HashMap;
@@ -241,7 +242,8 @@ impl Context {
                 self.frames[level].captured.push((var, tr.clone()));
                 Ok(Atom::Var(var))
             }
-            Tensor::Concrete(a) if scalars_inline && a.aval.rank() == 0 => {
+            // (A key is two words, no number: never a literal.)
+            Tensor::Concrete(a) if scalars_inline && a.aval.rank() == 0 && a.dtype() != DType::Key => {
                 Ok(Atom::Literal(Literal { value: a.to_f64_vec()[0], aval: a.aval.clone() }))
             }
             Tensor::Concrete(a) => {
@@ -300,7 +302,7 @@ impl Context {
                     t.aval().short()
                 )));
             };
-            if a.aval.rank() == 0 {
+            if a.aval.rank() == 0 && a.dtype() != DType::Key {
                 atoms.push(Atom::Literal(Literal { value: a.to_f64_vec()[0], aval: a.aval.clone() }));
             } else {
                 let var = self.fresh(Aval { weak_type: false, ..a.aval.clone() }).var;

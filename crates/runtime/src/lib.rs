@@ -306,12 +306,16 @@ fn to_words(a: &Array, name: &str) -> Result<Vec<u32>, JaxError> {
     Ok(a.to_f32_vec().iter().map(|x| x.to_bits()).collect())
 }
 
-/// A result's words as an array of `dtype`: a uint32 its bits; an int32 result must be an integer within ±2^24
-/// (anything else means an integer computation left the exact range).
+/// A result's words as an array of `dtype`: a uint32 its bits, a key its pair of words; an int32
+/// result must be an integer within ±2^24 (anything else means an integer computation left the exact range).
 fn from_words(shape: Vec<usize>, words: Vec<u32>, dtype: jaxlite::DType, name: &str) -> Result<Array, JaxError> {
-    // A uint32's word is its bits.
+    // A uint32's word is its bits; a typed key is two words, the last axis of its buffer.
     if dtype == jaxlite::DType::U32 {
         return Ok(Array::new(shape, jaxlite::Data::U32(words)));
+    }
+    if dtype == jaxlite::DType::Key {
+        let keys = words.chunks(2).map(|k| [k[0], k[1]]).collect();
+        return Ok(Array::new(shape[..shape.len().saturating_sub(1)].to_vec(), jaxlite::Data::Key(keys)));
     }
     let values: Vec<f32> = words.into_iter().map(f32::from_bits).collect();
     if dtype == jaxlite::DType::I32 {

@@ -50,7 +50,7 @@ impl Interp<'_, '_> {
                 match &item.kind {
                     ExprKind::Starred(e) => {
                         let v = self.eval(e, env).await?;
-                        out.extend(self.iterate(&v).map_err(|err| err.at(e.span))?);
+                        out.extend(self.iterate_values(&v).await.map_err(|err| err.at(e.span))?);
                     }
                     _ => out.push(self.eval(item, env).await?),
                 }
@@ -149,7 +149,7 @@ impl Interp<'_, '_> {
                 return Ok(());
             };
             let iterable = self.eval(&clause.iter, scope).await?;
-            let items = self.iterate(&iterable).map_err(|e| e.at(clause.iter.span))?;
+            let items = self.iterate_values(&iterable).await.map_err(|e| e.at(clause.iter.span))?;
             'items: for item in items {
                 self.step()?;
                 self.assign(&clause.target, item, scope).await?;
@@ -234,7 +234,7 @@ impl Interp<'_, '_> {
                             Arg::Positional(e) => positional.push(self.eval(e, env).await?),
                             Arg::Star(e) => {
                                 let v = self.eval(e, env).await?;
-                                positional.extend(self.iterate(&v).map_err(|err| err.at(e.span))?);
+                                positional.extend(self.iterate_values(&v).await.map_err(|err| err.at(e.span))?);
                             }
                             Arg::Keyword(k, e) => keywords.push((k.clone(), self.eval(e, env).await?)),
                             Arg::DoubleStar(e) => {

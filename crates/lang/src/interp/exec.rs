@@ -167,7 +167,7 @@ impl Interp<'_, '_> {
                     u64::try_from(range_len(start, stop, step)).unwrap_or(u64::MAX),
                 ),
                 other => {
-                    let items = self.iterate(&other).map_err(|e| e.at(iter.span))?;
+                    let items = self.iterate_values(&other).await.map_err(|e| e.at(iter.span))?;
                     let n = items.len() as u64;
                     (Box::new(items.into_iter()), n)
                 }
@@ -283,7 +283,7 @@ impl Interp<'_, '_> {
                 {
                     // `first, *rest = xs`: the starred target takes a list of what the others
                     // leave (the parser allows one).
-                    let mut items = self.iterate(&value).map_err(|e| e.at(target.span))?;
+                    let mut items = self.iterate_values(&value).await.map_err(|e| e.at(target.span))?;
                     let star = targets.iter().position(|t| matches!(t.kind, ExprKind::Starred(_))).unwrap_or(0);
                     let after = targets.len() - star - 1;
                     if items.len() < targets.len() - 1 {
@@ -308,7 +308,7 @@ impl Interp<'_, '_> {
                     Ok(())
                 }
                 ExprKind::Tuple(targets) | ExprKind::List(targets) => {
-                    let items = self.iterate(&value).map_err(|e| e.at(target.span))?;
+                    let items = self.iterate_values(&value).await.map_err(|e| e.at(target.span))?;
                     if items.len() != targets.len() {
                         let msg = if items.len() > targets.len() {
                             format!("too many values to unpack (expected {})", targets.len())

@@ -447,7 +447,7 @@ impl Tree {
 
     /// Rebuilds the structure with `leaves` in order.
     pub(super) fn unflatten(&self, leaves: &mut impl Iterator<Item = Tensor>) -> Value {
-        self.unflatten_values(&mut leaves.map(Value::Array))
+        self.unflatten_values(&mut leaves.map(Value::of_tensor))
     }
 
     /// Rebuilds the structure with any values as its leaves (`jax.tree.map`).
@@ -1019,9 +1019,8 @@ impl Interp<'_, '_> {
                 aval_text(&t.aval)
             )),
             Value::Array(t) => Ok(t.clone()),
-            Value::Key(_) => err(
-                "a jax.random key cannot be used as an array in the playground yet (inside jit, grad or a jnp function): draw the random arrays outside and pass them in",
-            ),
+            // A raw key is its uint32 words; a typed key a `key<fry>` array.
+            Value::Key(k) => Ok(Tensor::from(k.to_array())),
             Value::List(_) | Value::Tuple(_) => Ok(Tensor::from(literal_array(v)?)),
             other => match weak_scalar(other)? {
                 Some(a) => Ok(Tensor::from(a)),
@@ -1129,12 +1128,33 @@ impl Interp<'_, '_> {
         })
     }
 
+    /// `keys[i]` of a traced array of typed keys (as JAX indexes them): their words indexed
+    /// (the words' own last axis untouched), wrapped again.
+    fn index_keys<'a>(&'a mut self, t: &'a Tensor, index: &'a Value, items: &[IndexItem]) -> LocalFuture<'a, R<Value>> {
+        let has_ellipsis = items.iter().any(|i| matches!(i, IndexItem::Ellipsis));
+        Box::pin(async move {
+            if has_ellipsis {
+                return err("indexing an array of keys with ... is not supported by the playground yet");
+            }
+            let words = jnp::apply1(self.ctx, jaxlite::Primitive::RandomUnwrap, t).await?;
+            let picked = self.index_array(&words, index).await?;
+            let Value::Array(picked) = picked else { return Ok(picked) };
+            if picked.aval().shape.last() != Some(&2) {
+                return err("this index of an array of keys is not supported by the playground yet");
+            }
+            Ok(Value::Array(jnp::apply1(self.ctx, jaxlite::Primitive::RandomWrap, &picked).await?))
+        })
+    }
+
     pub(super) fn index_array<'a>(&'a mut self, t: &'a Tensor, index: &'a Value) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             if let Some(gather) = self.integer_array_index(t, index).await? {
                 return Ok(Value::Array(gather));
             }
             let items = index_items(index)?;
+            if t.aval().dtype == DType::Key {
+                return self.index_keys(t, index, &items).await;
+            }
             match t {
                 Tensor::Concrete(a) => Ok(Value::array(jnp_extra::index(a, &items)?)),
                 Tensor::Traced(tr) => {
@@ -2251,7 +2271,6 @@ impl Interp<'_, '_> {
         let tree = Tree::of_values(v, &mut values, 0)?;
         for leaf in &values {
             match leaf {
-                // to_tensor says why a key cannot be traced.
                 Value::Array(_) | Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::Key(_) => {
                     leaves.push(self.to_tensor(leaf)?)
                 }

@@ -316,13 +316,32 @@ impl Interp<'_, '_> {
                 crate::jnp_extra::rows(a).map_err(RtError::from)?.into_iter().map(Value::array).collect()
             }
             Value::Key(k) => k.rows()?,
+            // `iterate_values` indexes a traced array's rows (which adds equations).
             Value::Array(Tensor::Traced(t)) => {
                 return err(format!(
-                    "iterating over a traced array ({}) is not supported by the playground yet",
+                    "iterating over a traced array ({}) is not supported here yet",
                     value::aval_text(&t.aval)
                 ))
             }
             other => return err(format!("'{}' object is not iterable", other.type_name())),
+        })
+    }
+
+    /// The elements of an iterable, where a traced array's are its rows along the first axis,
+    /// each an index equation (`a, b = jax.random.split(key)` inside `jit`), as JAX unstacks it.
+    fn iterate_values<'a>(&'a mut self, v: &'a Value) -> LocalFuture<'a, R<Vec<Value>>> {
+        Box::pin(async move {
+            let Value::Array(t @ Tensor::Traced(tracer)) = v else {
+                return self.iterate(v);
+            };
+            let Some(&n) = tracer.aval.shape.first() else {
+                return err("iteration over a 0-d array");
+            };
+            let mut rows = Vec::with_capacity(n);
+            for i in 0..n {
+                rows.push(self.index_array(t, &Value::Int(i as i64)).await?);
+            }
+            Ok(rows)
         })
     }
 

@@ -1,14 +1,16 @@
-//! `jax.random`: keys and draws on the host, with JAX's generator (`jaxlite::random`), so a
-//! script's random numbers are JAX's. Keys are arrays of uint32 pairs (JAX's raw keys); they
-//! print as JAX prints them and can be split, indexed and unpacked, but not traced: draw the
-//! arrays outside `jit` and pass them in. (JAX would run threefry on the device; here it runs
-//! on the host, so it adds no program to the report.)
+//! `jax.random`: keys and draws with JAX's generator, so a script's random numbers are JAX's.
+//! A concrete key draws on the host (`jaxlite::random`: no program in the report, where JAX
+//! would run Threefry on the device op by op). A traced key (an argument of `jit`, mapped by
+//! `vmap`, carried through `grad`) stages JAX's equations (`jaxlite::jax_random`), so the
+//! draw is part of the program and the TPU runs Threefry. Keys are arrays of uint32 pairs
+//! (raw keys, `PRNGKey`) or typed keys (`jax.random.key`); they print as JAX prints them and
+//! can be split, indexed and unpacked.
 
 use super::builtins::{no_more_kwargs, take_kwarg};
 use super::value::{as_f64, Native, Value};
 use super::{err, Interp, RtError, R};
 use jaxlite::numpy as jnp;
-use jaxlite::{random, Array, DType, Data, LocalFuture, Tensor};
+use jaxlite::{jax_random, random, Array, DType, Data, LocalFuture, Tensor};
 use std::rc::Rc;
 
 pub const RANDOM_FUNCTIONS: &[&str] = &[
@@ -31,7 +33,12 @@ pub const RANDOM_FUNCTIONS: &[&str] = &[
     "logistic",
     "cauchy",
     "rademacher",
+    "bits",
 ];
+
+/// The functions that draw from a traced key (the others say they need a concrete one).
+const TRACEABLE: &[&str] =
+    &["split", "fold_in", "bits", "uniform", "normal", "bernoulli", "truncated_normal", "exponential", "key_data"];
 
 /// `jax.nn.initializers`: factories of initializers, and the initializers themselves
 /// (`init(key, shape, dtype=float32)`), which are the private functions below with their
@@ -82,6 +89,29 @@ pub struct Keys {
 }
 
 impl Keys {
+    /// Keys as an array: a raw key's uint32 words, a typed key's `key<fry>` elements.
+    pub fn to_array(&self) -> Array {
+        if self.typed {
+            Array::new(self.shape.clone(), Data::Key(self.words.clone()))
+        } else {
+            Array::new(self.full_shape(), Data::U32(self.flat()))
+        }
+    }
+
+    /// The keys an array holds: typed keys, or uint32 words whose last axis is 2 (raw keys, as
+    /// a jitted function returns them).
+    pub fn of_array(a: &Array) -> Option<Keys> {
+        match &a.data {
+            Data::Key(words) => Some(Keys { shape: a.shape().to_vec(), words: words.clone(), typed: true }),
+            Data::U32(w) if a.shape().last() == Some(&2) => Some(Keys {
+                shape: a.shape()[..a.shape().len() - 1].to_vec(),
+                words: w.chunks(2).map(|k| [k[0], k[1]]).collect(),
+                typed: false,
+            }),
+            _ => None,
+        }
+    }
+
     fn one(key: [u32; 2], typed: bool) -> Value {
         Value::Key(Rc::new(Keys { shape: vec![], words: vec![key], typed }))
     }
@@ -273,27 +303,30 @@ impl Interp<'_, '_> {
             let key = |v: Option<Value>| -> R<[u32; 2]> {
                 match v {
                     Some(Value::Key(k)) => k.single(&format!("jax.random.{name}")),
-                    Some(Value::Array(_)) => err(format!(
-                        "jax.random.{name}: this key is a traced or ordinary array; in the playground keys come from jax.random.PRNGKey and are used outside jit"
+                    Some(Value::Array(Tensor::Concrete(a))) => match Keys::of_array(&a) {
+                        Some(k) => k.single(&format!("jax.random.{name}")),
+                        None => err(format!(
+                            "jax.random.{name} expects a key (from jax.random.PRNGKey or jax.random.key), got an array of {}",
+                            a.aval.short()
+                        )),
+                    },
+                    Some(Value::Array(Tensor::Traced(_))) => err(format!(
+                        "jax.random.{name} with a traced key (inside jit, vmap or grad) is not supported by the playground yet (split, fold_in, bits, uniform, normal, bernoulli, truncated_normal and exponential are): draw it outside and pass the values in"
                     )),
                     Some(other) => err(format!("jax.random.{name} expects a key, got {}", other.type_name())),
                     None => err(format!("jax.random.{name} is missing its key argument")),
                 }
             };
-            let shape = |v: Option<Value>| -> R<Vec<usize>> {
-                match v {
-                    None | Some(Value::None) => Ok(vec![]),
-                    // "expected an integer, got float" alone would not say which argument.
-                    Some(v) => super::jax::shape_arg(&v).map_err(|e| {
-                        if e.message.starts_with("expected an integer") {
-                            let got = super::value::repr(&v);
-                            RtError::new(format!("jax.random.{name}: shape must be a tuple of ints, got {got}"))
-                        } else {
-                            e
-                        }
-                    }),
-                }
-            };
+            let shape = |v: Option<Value>| draw_shape(name, v);
+            let key_given = if name == "key_data" { "keys" } else { "key" };
+            let traced_key = kwargs.iter().find(|(k, _)| k == key_given).map(|(_, v)| v).or(args.first());
+            // A traced key, or a concrete key with traced data (`fold_in(key, i)` under vmap).
+            let traced = |v: &Value| matches!(v, Value::Array(Tensor::Traced(_)));
+            let any_traced = traced_key.is_some_and(traced)
+                || args.iter().chain(kwargs.iter().map(|(_, v)| v)).any(traced) && name != "key_data";
+            if any_traced && TRACEABLE.contains(&name) {
+                return self.draw_traced(name, args.clone(), kwargs).await;
+            }
             let number = |v: Option<Value>, default: f64| -> R<f64> {
                 match v {
                     None => Ok(default),
@@ -364,6 +397,9 @@ impl Interp<'_, '_> {
                 }
                 "key_data" => match arg(&mut kwargs, 0, "keys") {
                     Some(Value::Key(k)) => Value::Key(Rc::new(Keys { typed: false, ..(*k).clone() })),
+                    Some(Value::Array(Tensor::Concrete(a))) if Keys::of_array(&a).is_some() => {
+                        Value::Array(Tensor::from(a.astype(DType::U32)))
+                    }
                     _ => return err("jax.random.key_data expects a key"),
                 },
                 "split" => {
@@ -557,10 +593,123 @@ impl Interp<'_, '_> {
                         Some(x) => Value::Array(jnp::take(self.ctx, &x, &picks, axis).await?),
                     }
                 }
+                "bits" => {
+                    let k = key(arg(&mut kwargs, 0, "key"))?;
+                    let shape = shape(arg(&mut kwargs, 1, "shape"))?;
+                    uint32_only(arg(&mut kwargs, 2, "dtype"))?;
+                    super::jax::check_size(&shape)?;
+                    let n = shape.iter().product();
+                    Value::array(Array::new(shape, Data::U32(random::bits(k, n))))
+                }
                 _ => return err(format!("jax.random.{name} is not supported by the playground yet")),
             };
             no_more_kwargs(&format!("jax.random.{name}"), &kwargs)?;
             Ok(out)
+        })
+    }
+
+    /// A `jax.random` function of a traced key: JAX's equations (`jaxlite::jax_random`).
+    fn draw_traced<'a>(
+        &'a mut self,
+        name: &'a str,
+        args: Vec<Value>,
+        mut kwargs: Vec<(String, Value)>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let arg = |kwargs: &mut Vec<(String, Value)>, i: usize, key: &str| -> Option<Value> {
+                take_kwarg(kwargs, key).or_else(|| args.get(i).cloned())
+            };
+            let key_name = if name == "key_data" { "keys" } else { "key" };
+            let key = self.to_tensor(&arg(&mut kwargs, 0, key_name).unwrap_or(Value::None))?;
+            let float = |v: Option<Value>, default: f64| -> R<Tensor> {
+                match v {
+                    None => Ok(Tensor::from(Array::weak_scalar_f32(default as f32))),
+                    Some(v) => self.to_tensor(&v),
+                }
+            };
+            let number = |v: Option<Value>, default: f64| -> R<f32> {
+                match v {
+                    None => Ok(default as f32),
+                    Some(v) => as_f64(&v).map(|x| x as f32).ok_or_else(|| {
+                        RtError::new(format!("jax.random.{name} with a traced key takes numbers for its bounds"))
+                    }),
+                }
+            };
+            let what = format!("jax.random.{name}");
+            let out = match name {
+                "split" => {
+                    let n = match arg(&mut kwargs, 1, "num") {
+                        None => 2,
+                        Some(Value::Int(n)) if n >= 0 => n as usize,
+                        Some(other) => {
+                            return err(format!(
+                                "split: num must be a non-negative int, got {}",
+                                super::value::repr(&other)
+                            ))
+                        }
+                    };
+                    super::jax::check_size(&[n, 2])?;
+                    jax_random::split(self.ctx, &key, n).await?
+                }
+                "fold_in" => {
+                    let data =
+                        arg(&mut kwargs, 1, "data").ok_or_else(|| RtError::new("fold_in() missing argument 'data'"))?;
+                    let data = match data {
+                        // Python's int as JAX takes it: its low 32 bits.
+                        Value::Int(d) => Tensor::from(Array::new(vec![], Data::U32(vec![d as u32]))),
+                        other => self.to_tensor(&other)?,
+                    };
+                    jax_random::fold_in(self.ctx, &key, &data).await?
+                }
+                "bits" => {
+                    let shape = draw_shape(name, arg(&mut kwargs, 1, "shape"))?;
+                    uint32_only(arg(&mut kwargs, 2, "dtype"))?;
+                    super::jax::check_size(&shape)?;
+                    jax_random::bits(self.ctx, &key, &shape).await?
+                }
+                "uniform" | "normal" | "exponential" => {
+                    let shape = draw_shape(name, arg(&mut kwargs, 1, "shape"))?;
+                    float32_only(&what, arg(&mut kwargs, 2, "dtype"))?;
+                    super::jax::check_size(&shape)?;
+                    match name {
+                        "uniform" => {
+                            let lo = float(arg(&mut kwargs, 3, "minval"), 0.0)?;
+                            let hi = float(arg(&mut kwargs, 4, "maxval"), 1.0)?;
+                            jax_random::uniform(self.ctx, &key, &shape, &lo, &hi).await?
+                        }
+                        "normal" => jax_random::normal(self.ctx, &key, &shape).await?,
+                        _ => jax_random::exponential(self.ctx, &key, &shape).await?,
+                    }
+                }
+                "bernoulli" => {
+                    let p = float(arg(&mut kwargs, 1, "p"), 0.5)?;
+                    let shape = match arg(&mut kwargs, 2, "shape") {
+                        None | Some(Value::None) => p.aval().shape.clone(),
+                        v => draw_shape(name, v)?,
+                    };
+                    if p.aval().rank() != 0 {
+                        return err("jax.random.bernoulli with a traced key takes a scalar p in the playground");
+                    }
+                    super::jax::check_size(&shape)?;
+                    jax_random::bernoulli(self.ctx, &key, &p, &shape).await?
+                }
+                "truncated_normal" => {
+                    let lower = number(arg(&mut kwargs, 1, "lower"), -2.0)?;
+                    let upper = number(arg(&mut kwargs, 2, "upper"), 2.0)?;
+                    let shape = draw_shape(name, arg(&mut kwargs, 3, "shape"))?;
+                    float32_only(&what, arg(&mut kwargs, 4, "dtype"))?;
+                    super::jax::check_size(&shape)?;
+                    jax_random::truncated_normal(self.ctx, &key, lower, upper, &shape).await?
+                }
+                // "key_data"
+                _ => match key.aval().dtype {
+                    DType::Key => jnp::apply1(self.ctx, jaxlite::Primitive::RandomUnwrap, &key).await?,
+                    _ if jax_random::is_key(&key) => key,
+                    _ => return err("jax.random.key_data expects a key"),
+                },
+            };
+            no_more_kwargs(&what, &kwargs)?;
+            Ok(Value::Array(out))
         })
     }
 
@@ -726,16 +875,41 @@ impl Interp<'_, '_> {
             super::jax::check_size(&shape)?;
             let n: usize = shape.iter().product();
             let u = Tensor::from(Array::new(shape, Data::F32(random::uniform(key, n, f32::MIN_POSITIVE, 1.0))));
-            let ctx = &mut *self.ctx;
-            let l = jnp::unary(ctx, jaxlite::UnaryOp::Log, &u).await?;
-            let l = jnp::unary(ctx, jaxlite::UnaryOp::Neg, &l).await?;
-            let l = jnp::unary(ctx, jaxlite::UnaryOp::Log, &l).await?;
-            Ok(jnp::unary(ctx, jaxlite::UnaryOp::Neg, &l).await?)
+            let l = jnp::unary(self.ctx, jaxlite::UnaryOp::Log, &u).await?;
+            let l = jnp::unary(self.ctx, jaxlite::UnaryOp::Neg, &l).await?;
+            let l = jnp::unary(self.ctx, jaxlite::UnaryOp::Log, &l).await?;
+            Ok(jnp::unary(self.ctx, jaxlite::UnaryOp::Neg, &l).await?)
         })
     }
 }
 
 /// A `dtype=` argument where only float32 is there: absent, or float32.
+/// A draw's `shape` argument.
+fn draw_shape(name: &str, v: Option<Value>) -> R<Vec<usize>> {
+    match v {
+        None | Some(Value::None) => Ok(vec![]),
+        // "expected an integer, got float" alone would not say which argument.
+        Some(v) => super::jax::shape_arg(&v).map_err(|e| {
+            if e.message.starts_with("expected an integer") {
+                let got = super::value::repr(&v);
+                RtError::new(format!("jax.random.{name}: shape must be a tuple of ints, got {got}"))
+            } else {
+                e
+            }
+        }),
+    }
+}
+
+fn uint32_only(d: Option<Value>) -> R<()> {
+    match d {
+        None => Ok(()),
+        Some(d) => match super::jax::dtype_arg(&d)? {
+            DType::U32 => Ok(()),
+            other => err(format!("jax.random.bits supports uint32 in the playground, not {}", other.name())),
+        },
+    }
+}
+
 fn float32_only(what: &str, d: Option<Value>) -> R<()> {
     match d {
         None => Ok(()),

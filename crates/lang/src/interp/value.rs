@@ -183,6 +183,17 @@ impl ModuleId {
 }
 
 impl Value {
+    /// A tensor as a script's value: concrete typed keys are keys (they print, index and
+    /// split as keys); everything else, raw keys' uint32 words included, is an array.
+    pub fn of_tensor(t: Tensor) -> Value {
+        match &t {
+            Tensor::Concrete(a) if a.dtype() == jaxlite::DType::Key => match super::random::Keys::of_array(a) {
+                Some(k) => Value::Key(Rc::new(k)),
+                None => Value::Array(t),
+            },
+            _ => Value::Array(t),
+        }
+    }
     pub fn str(s: &str) -> Value {
         Value::Str(Rc::from(s))
     }
