@@ -448,30 +448,7 @@ pub fn random_fold_in(g: &mut Graph, keys: ValueId, data: ValueId) -> ValueId {
 /// times `x`; `±1` give `±f32::MAX`. The Horner steps are a multiply and an add (XLA's CPU
 /// backend fuses them, so results can differ from JAX's on the CPU in the last bits).
 pub fn erf_inv(g: &mut Graph, x: ValueId, shape: Vec<usize>) -> ValueId {
-    #[allow(clippy::excessive_precision)]
-    const BELOW_5: [f32; 9] = [
-        2.81022636e-08,
-        3.43273939e-07,
-        -3.5233877e-06,
-        -4.39150654e-06,
-        0.00021858087,
-        -0.00125372503,
-        -0.00417768164,
-        0.246640727,
-        1.50140941,
-    ];
-    #[allow(clippy::excessive_precision)]
-    const ABOVE_5: [f32; 9] = [
-        -0.000200214257,
-        0.000100950558,
-        0.00134934322,
-        -0.00367342844,
-        0.00573950773,
-        -0.0076224613,
-        0.00943887047,
-        1.00167406,
-        2.83297682,
-    ];
+    use jaxlite::random::{ERF_INV_ABOVE_5 as ABOVE_5, ERF_INV_BELOW_5 as BELOW_5};
     let b = &mut Builder { g, shape };
     let square = b.binary(BinaryOp::Mul, x, x);
     let minus = b.unary(UnaryOp::Neg, square);

@@ -165,36 +165,40 @@ pub fn permutation(key: [u32; 2], n: usize) -> Vec<usize> {
     order
 }
 
+/// XLA's coefficients of `ErfInv32` (xla/client/lib/math.cc), verbatim: the polynomial in
+/// `w - 2.5` where `w = -log1p(-x²)` is below 5, highest power first.
+#[allow(clippy::excessive_precision)]
+pub const ERF_INV_BELOW_5: [f32; 9] = [
+    2.81022636e-08,
+    3.43273939e-07,
+    -3.5233877e-06,
+    -4.39150654e-06,
+    0.00021858087,
+    -0.00125372503,
+    -0.00417768164,
+    0.246640727,
+    1.50140941,
+];
+
+/// The polynomial in `√w - 3` where `w` is 5 or more.
+#[allow(clippy::excessive_precision)]
+pub const ERF_INV_ABOVE_5: [f32; 9] = [
+    -0.000200214257,
+    0.000100950558,
+    0.00134934322,
+    -0.00367342844,
+    0.00573950773,
+    -0.0076224613,
+    0.00943887047,
+    1.00167406,
+    2.83297682,
+];
+
 /// XLA's float32 `ErfInv` (Giles' approximation), operation for operation (its Horner steps
 /// are fused multiply-adds on XLA's CPU backend, as here).
 pub fn erf_inv(x: f32) -> f32 {
-    // XLA's literals, verbatim (xla/client/lib/math.cc, ErfInv32).
-    #[allow(clippy::excessive_precision)]
-    const LT5: [f32; 9] = [
-        2.81022636e-08,
-        3.43273939e-07,
-        -3.5233877e-06,
-        -4.39150654e-06,
-        0.00021858087,
-        -0.00125372503,
-        -0.00417768164,
-        0.246640727,
-        1.50140941,
-    ];
-    #[allow(clippy::excessive_precision)]
-    const GT5: [f32; 9] = [
-        -0.000200214257,
-        0.000100950558,
-        0.00134934322,
-        -0.00367342844,
-        0.00573950773,
-        -0.0076224613,
-        0.00943887047,
-        1.00167406,
-        2.83297682,
-    ];
     let w = -(-x * x).ln_1p();
-    let (c, w) = if w < 5.0 { (&LT5, w - 2.5) } else { (&GT5, w.sqrt() - 3.0) };
+    let (c, w) = if w < 5.0 { (&ERF_INV_BELOW_5, w - 2.5) } else { (&ERF_INV_ABOVE_5, w.sqrt() - 3.0) };
     let mut p = c[0];
     for &k in &c[1..] {
         p = p.mul_add(w, k);

@@ -406,18 +406,7 @@ impl Interp<'_, '_> {
                     let given = arg(&mut kwargs, 0, "key");
                     let typed = matches!(&given, Some(Value::Key(k)) if k.typed);
                     let k = key(given)?;
-                    let n = match arg(&mut kwargs, 1, "num") {
-                        None => 2,
-                        Some(Value::Int(n)) if n >= 0 => n as usize,
-                        Some(other) => {
-                            return err(format!(
-                                "split: num must be a non-negative int, got {}",
-                                super::value::repr(&other)
-                            ))
-                        }
-                    };
-                    // Each key is two words: the same cap as arrays, before anything is allocated.
-                    super::jax::check_size(&[n, 2])?;
+                    let n = split_count(arg(&mut kwargs, 1, "num"))?;
                     Value::Key(Rc::new(Keys { shape: vec![n], words: random::split(k, n), typed }))
                 }
                 "fold_in" => {
@@ -638,17 +627,7 @@ impl Interp<'_, '_> {
             let what = format!("jax.random.{name}");
             let out = match name {
                 "split" => {
-                    let n = match arg(&mut kwargs, 1, "num") {
-                        None => 2,
-                        Some(Value::Int(n)) if n >= 0 => n as usize,
-                        Some(other) => {
-                            return err(format!(
-                                "split: num must be a non-negative int, got {}",
-                                super::value::repr(&other)
-                            ))
-                        }
-                    };
-                    super::jax::check_size(&[n, 2])?;
+                    let n = split_count(arg(&mut kwargs, 1, "num"))?;
                     jax_random::split(self.ctx, &key, n).await?
                 }
                 "fold_in" => {
@@ -884,6 +863,20 @@ impl Interp<'_, '_> {
 }
 
 /// A `dtype=` argument where only float32 is there: absent, or float32.
+/// `split`'s `num` argument (2 when not given), checked against the array size cap (each key is
+/// two words) before anything is allocated.
+fn split_count(v: Option<Value>) -> R<usize> {
+    let n = match v {
+        None => 2,
+        Some(Value::Int(n)) if n >= 0 => n as usize,
+        Some(other) => {
+            return err(format!("split: num must be a non-negative int, got {}", super::value::repr(&other)))
+        }
+    };
+    super::jax::check_size(&[n, 2])?;
+    Ok(n)
+}
+
 /// A draw's `shape` argument.
 fn draw_shape(name: &str, v: Option<Value>) -> R<Vec<usize>> {
     match v {
