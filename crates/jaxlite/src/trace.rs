@@ -242,8 +242,7 @@ impl Context {
                 self.frames[level].captured.push((var, tr.clone()));
                 Ok(Atom::Var(var))
             }
-            // (A key is two words, no number: never a literal.)
-            Tensor::Concrete(a) if scalars_inline && a.aval.rank() == 0 && a.dtype() != DType::Key => {
+            Tensor::Concrete(a) if scalars_inline && is_literal(a) => {
                 Ok(Atom::Literal(Literal { value: a.to_f64_vec()[0], aval: a.aval.clone() }))
             }
             Tensor::Concrete(a) => {
@@ -302,7 +301,7 @@ impl Context {
                     t.aval().short()
                 )));
             };
-            if a.aval.rank() == 0 && a.dtype() != DType::Key {
+            if is_literal(a) {
                 atoms.push(Atom::Literal(Literal { value: a.to_f64_vec()[0], aval: a.aval.clone() }));
             } else {
                 let var = self.fresh(Aval { weak_type: false, ..a.aval.clone() }).var;
@@ -363,4 +362,10 @@ impl Context {
         let call = ProgramCall { name, jaxpr, args, default_precision: self.default_precision, eager: false };
         self.executor.execute(call).await
     }
+}
+
+/// Whether a concrete operand is written into a Jaxpr as a literal: a scalar, but not a key
+/// (two words, no number).
+fn is_literal(a: &Array) -> bool {
+    a.aval.rank() == 0 && a.dtype() != DType::Key
 }

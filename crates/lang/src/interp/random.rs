@@ -296,6 +296,11 @@ impl Interp<'_, '_> {
         mut kwargs: Vec<(String, Value)>,
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
+            // A traced key, or a concrete key with traced data (`fold_in(key, i)` under vmap).
+            let traced = |v: &Value| matches!(v, Value::Array(Tensor::Traced(_)));
+            if TRACEABLE.contains(&name) && args.iter().chain(kwargs.iter().map(|(_, v)| v)).any(traced) {
+                return self.draw_traced(name, args, kwargs).await;
+            }
             // An argument by position or by name.
             let arg = |kwargs: &mut Vec<(String, Value)>, i: usize, key: &str| -> Option<Value> {
                 take_kwarg(kwargs, key).or_else(|| args.get(i).cloned())
@@ -318,15 +323,6 @@ impl Interp<'_, '_> {
                 }
             };
             let shape = |v: Option<Value>| draw_shape(name, v);
-            let key_given = if name == "key_data" { "keys" } else { "key" };
-            let traced_key = kwargs.iter().find(|(k, _)| k == key_given).map(|(_, v)| v).or(args.first());
-            // A traced key, or a concrete key with traced data (`fold_in(key, i)` under vmap).
-            let traced = |v: &Value| matches!(v, Value::Array(Tensor::Traced(_)));
-            let any_traced = traced_key.is_some_and(traced)
-                || args.iter().chain(kwargs.iter().map(|(_, v)| v)).any(traced) && name != "key_data";
-            if any_traced && TRACEABLE.contains(&name) {
-                return self.draw_traced(name, args.clone(), kwargs).await;
-            }
             let number = |v: Option<Value>, default: f64| -> R<f64> {
                 match v {
                     None => Ok(default),
@@ -862,7 +858,6 @@ impl Interp<'_, '_> {
     }
 }
 
-/// A `dtype=` argument where only float32 is there: absent, or float32.
 /// `split`'s `num` argument (2 when not given), checked against the array size cap (each key is
 /// two words) before anything is allocated.
 fn split_count(v: Option<Value>) -> R<usize> {
@@ -893,22 +888,22 @@ fn draw_shape(name: &str, v: Option<Value>) -> R<Vec<usize>> {
     }
 }
 
-fn uint32_only(d: Option<Value>) -> R<()> {
-    match d {
-        None => Ok(()),
-        Some(d) => match super::jax::dtype_arg(&d)? {
-            DType::U32 => Ok(()),
-            other => err(format!("jax.random.bits supports uint32 in the playground, not {}", other.name())),
-        },
-    }
+/// A `dtype=` argument where only float32 is there: absent, or float32.
+fn float32_only(what: &str, d: Option<Value>) -> R<()> {
+    only_dtype(what, d, DType::F32)
 }
 
-fn float32_only(what: &str, d: Option<Value>) -> R<()> {
+/// `jax.random.bits`'s `dtype=`: absent, or uint32.
+fn uint32_only(d: Option<Value>) -> R<()> {
+    only_dtype("jax.random.bits", d, DType::U32)
+}
+
+fn only_dtype(what: &str, d: Option<Value>, only: DType) -> R<()> {
     match d {
         None => Ok(()),
         Some(d) => match super::jax::dtype_arg(&d)? {
-            DType::F32 => Ok(()),
-            other => err(format!("{what} supports float32 in the playground, not {}", other.name())),
+            dtype if dtype == only => Ok(()),
+            other => err(format!("{what} supports {} in the playground, not {}", only.name(), other.name())),
         },
     }
 }
