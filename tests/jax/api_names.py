@@ -23,6 +23,7 @@ MODULES = [
     "jax.tree",
     "jax.scipy",
     "jax.scipy.special",
+    "jax.checkpoint_policies",
 ]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -30,7 +31,12 @@ OUT = os.path.join(HERE, "..", "..", "crates", "lang", "src", "jax_api.txt")
 
 lines = [f"# Public names per module, from JAX {jax.__version__} (tests/jax/api_names.py)."]
 for name in MODULES:
-    module = importlib.import_module(name)
+    # `jax.checkpoint_policies` is a namespace on `jax`, not a module one can import.
+    parent, _, last = name.rpartition(".")
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError:
+        module = getattr(importlib.import_module(parent), last)
     names = sorted(n for n in dir(module) if not n.startswith("_"))
     lines.append(f"{name}: {' '.join(names)}")
 with open(OUT, "w") as f:

@@ -5,6 +5,7 @@ twice in CPython with real JAX: at `highest` matmul precision (full float32) and
 a TPU computes it, emulated on CPU by rounding the operands of every dot_general and
 convolution that runs at DEFAULT (its own `precision=`, else the run's) to bfloat16 (products
 and sums stay float32). A program that raises records the exception instead.
+`python3 tests/jax/generate.py NAME...` reruns only the programs named.
 """
 
 import contextlib
@@ -198,6 +199,18 @@ program("einsum_attention", T + "print(jax.jit(lambda u, v: jnp.einsum('bqd,bkd-
 program("einsum_sum_transpose", M + "print(jnp.einsum('ij->j', a))\nprint(jnp.einsum('ij->ji', a))\n")
 program("einsum_three", M + "c = jnp.array([1.0, -2.0])\nprint(jnp.einsum('ij,jk,k->i', a, b, c))\n")
 program("grad_einsum", M + "print(jax.grad(lambda w: jnp.sum(jnp.einsum('ij,jk->ik', a, w) ** 2))(b))\n")
+program("einsum_ellipsis_implicit_diagonal", T + """
+a = jnp.arange(24.0).reshape(2, 1, 3, 4) / 8.0
+b = jnp.cos(jnp.arange(40.0)).reshape(5, 4, 2)
+print(jax.jit(lambda u: jnp.einsum('...qd,...kd->...qk', u, u))(q))
+print(jnp.einsum('...ij,...jk->...ik', a, b))
+print(jnp.einsum('bqd,bkd', q, k), jnp.einsum('i...', q[0]), jnp.einsum('...d->d', k))
+m = jnp.arange(9.0).reshape(3, 3).at[0, 1].set(jnp.inf)
+print(jnp.einsum('ii', m), jnp.einsum('ii->i', m), jnp.einsum('iij->j', jnp.arange(12.0).reshape(2, 2, 3)))
+print(jax.grad(lambda w: jnp.einsum('ii', w * w))(m[1:, 1:]))
+print(jax.vmap(lambda w: jnp.einsum('ii->i', w))(q[:, :, :3]))
+print(jax.make_jaxpr(lambda u: jnp.einsum('...ij->j...', u))(q))
+""")
 program("matmul_batched", T + "print(q @ jnp.swapaxes(k, 1, 2))\nprint(jax.jit(lambda u: u @ jnp.ones((4, 3)))(q))\n")
 program("jnp_outer", X + "print(jnp.outer(x, x[:3]))\n")
 program("jnp_isnan", "print(jnp.isnan(jnp.array([1.0, jnp.nan, 0.0])))\n")
@@ -958,6 +971,32 @@ print(jax.make_jaxpr(lambda k, i: jax.random.fold_in(k, i))(key, 3))
 print(jax.make_jaxpr(lambda k: jax.random.bits(k, (2,)))(key))
 print(jax.make_jaxpr(lambda k: jax.random.split(k, 4))(jax.random.key(1)))
 """)
+program("checkpoint_remat", """
+from functools import partial
+@jax.checkpoint
+def f(x):
+    return jnp.sin(jnp.sin(x))
+@partial(jax.remat, policy=jax.checkpoint_policies.dots_saveable, prevent_cse=False)
+def layer(w, x):
+    return jnp.tanh(x @ w)
+print(jax.grad(lambda x: f(x).sum())(jnp.arange(3.0)))
+w = jnp.arange(4.0).reshape(2, 2) / 4
+print(jax.jit(jax.grad(lambda w, x: layer(w, layer(w, x)).sum()))(w, jnp.ones((3, 2))))
+print(jax.checkpoint(jnp.cos, policy=jax.checkpoint_policies.nothing_saveable)(1.0))
+""")
+program("dtype_info_finfo_iinfo", """
+f = jnp.finfo(jnp.float32)
+print(repr(f), repr(jnp.finfo(jnp.bfloat16)))
+for a in ['eps','max','min','tiny','smallest_normal','smallest_subnormal','resolution','bits','dtype','precision','epsneg','machep','nexp','nmant','maxexp','minexp','iexp','negep']:
+    print(a, getattr(f, a), getattr(jnp.finfo(jnp.bfloat16), a))
+i = jnp.iinfo(jnp.int32)
+print(repr(i), i.min, i.max, i.bits, i.dtype)
+print(jnp.finfo(jnp.ones(2)).eps, jnp.finfo('float32').max, jnp.finfo(dtype=jnp.bfloat16).eps)
+print(f.eps + 1.0, jnp.ones(2) * f.min, jnp.finfo(jnp.bfloat16).eps * jnp.ones(2))
+print(jax.jit(lambda x: jnp.where(x > 0, x, jnp.finfo(x.dtype).min))(jnp.array([1., -1.])))
+print(jax.jit(lambda x: x * jnp.finfo(jnp.float32).eps)(jnp.float32(2.0)))
+print(hasattr(f, "eps"), hasattr(f, "nope"), getattr(f, "nope", -1))
+""")
 program("jit_invalid_static_argnames", """
 from functools import partial
 print('before')
@@ -1520,6 +1559,13 @@ def conv_tpu(lhs, rhs, *args, precision=None, preferred_element_type=None, **kwa
 
 ORIGINAL_DOT = lax_internal.dot_general
 ORIGINAL_CONV = conv_internal.conv_general_dilated
+# jnp.einsum took `lax.dot_general` as a default argument when it was defined, so it is given
+# the TPU's explicitly.
+ORIGINAL_EINSUM = jnp.einsum
+
+
+def einsum_tpu(*args, **kwargs):
+    return ORIGINAL_EINSUM(*args, _dot_general=dot_general_tpu, **kwargs)
 
 
 def run(source, default_precision):
@@ -1529,6 +1575,7 @@ def run(source, default_precision):
     RUN_AT_DEFAULT = default_precision
     lax_internal.dot_general = dot_general_tpu
     conv_internal.conv_general_dilated = jax.lax.conv_general_dilated = conv_tpu
+    jnp.einsum = einsum_tpu
     # A jitted function traced in the other run must be traced again with the other default.
     jax.clear_caches()
     # No default_matmul_precision context: JAX's grad rules would pass its precision on
@@ -1540,13 +1587,28 @@ def run(source, default_precision):
             error = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
     lax_internal.dot_general = ORIGINAL_DOT
     conv_internal.conv_general_dilated = jax.lax.conv_general_dilated = ORIGINAL_CONV
+    jnp.einsum = ORIGINAL_EINSUM
     jax.config.update("jax_default_matmul_precision", None)
     return out.getvalue(), error
 
 
 def main():
+    # `generate.py NAME...` runs only the programs named, keeping the others' fixtures as the
+    # file has them (a full run takes minutes).
+    only = set(sys.argv[1:])
+    path = os.path.join(HERE, "fixtures.json")
+    kept = {}
+    if only:
+        with open(path) as f:
+            kept = {f["name"]: f for f in json.load(f)["fixtures"]}
+        unknown = only - {name for name, _ in PROGRAMS}
+        if unknown:
+            sys.exit(f"no programs named {sorted(unknown)}")
     fixtures = []
     for name, source in PROGRAMS:
+        if only and name not in only and name in kept and kept[name]["script"] == source:
+            fixtures.append(kept[name])
+            continue
         highest, error = run(source, default_precision=False)
         default, default_error = run(source, default_precision=True)
         fixtures.append({
@@ -1556,7 +1618,6 @@ def main():
             "default": default,
             "error": error,
         })
-    path = os.path.join(HERE, "fixtures.json")
     with open(path, "w") as f:
         json.dump({"jax_version": jax.__version__, "fixtures": fixtures}, f, indent=1)
         f.write("\n")

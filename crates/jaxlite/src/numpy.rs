@@ -560,11 +560,15 @@ pub fn full(shape: &[usize], value: f64, dtype: DType) -> Array {
     Array::new(shape.to_vec(), data)
 }
 
-/// `jnp.einsum(spec, *operands)` for an explicit spec (`"bqd,bkd->bqk"`) of one to three
-/// operands: each label summed away where it appears once and not in the output, then
-/// operands contracted left to right with `dot_general` (shared labels kept for the output or
-/// a later operand are batch axes, the others contracted), then a transpose to the output's
-/// order. Repeated labels within one operand (diagonals) and `...` are not supported yet.
+/// `jnp.einsum(spec, *operands)` for one to three operands, as NumPy spells it: explicit
+/// (`"bqd,bkd->bqk"`) or implicit (`"ij,jk"`: the labels that appear once, in alphabetical
+/// order), `...` standing for the leading axes each operand has beyond its labels (broadcast
+/// against each other, right-aligned, as NumPy does), and repeated labels within an operand
+/// (`"ii->i"`, `"ii"`) taking its diagonal as JAX does: the off-diagonal elements selected away
+/// (a mask of iotas compared, so infinities and NaN elsewhere do not leak in), then summed.
+/// Each label is then summed away where it appears once and not in the output, operands are
+/// contracted left to right with `dot_general` (shared labels kept for the output or a later
+/// operand are batch axes, the others contracted), then transposed to the output's order.
 pub async fn einsum(
     ctx: &mut Context,
     spec: &str,
@@ -572,41 +576,24 @@ pub async fn einsum(
     precision: Option<Precision>,
 ) -> Result<Tensor> {
     let bad = |m: String| JaxError(format!("einsum '{spec}': {m}"));
-    let spec_clean: String = spec.chars().filter(|c| !c.is_whitespace()).collect();
-    let Some((inputs, output)) = spec_clean.split_once("->") else {
-        return Err(bad("only explicit specs ('ij,jk->ik') are supported by the playground yet".into()));
-    };
-    if spec_clean.contains("...") {
-        return Err(bad("'...' is not supported by the playground yet".into()));
-    }
-    let inputs: Vec<Vec<char>> = inputs.split(',').map(|s| s.chars().collect()).collect();
-    let output: Vec<char> = output.chars().collect();
-    if inputs.len() != operands.len() {
-        return Err(bad(format!("{} operands in the spec, {} given", inputs.len(), operands.len())));
-    }
     if operands.is_empty() || operands.len() > 3 {
         return Err(bad("one to three operands are supported".into()));
     }
+    let shapes: Vec<Vec<usize>> = operands.iter().map(|x| x.aval().shape.clone()).collect();
+    let Labels { inputs, output, ellipsis } = einsum_labels(spec, &shapes).map_err(bad)?;
+    let mut operands = operands.to_vec();
+    for (x, labels) in operands.iter_mut().zip(&inputs) {
+        // An axis of one under `...` stretches to the others' size.
+        let shape: Vec<usize> = labels
+            .iter()
+            .zip(&x.aval().shape)
+            .map(|(c, &n)| ellipsis.iter().find(|(l, _)| l == c).map_or(n, |&(_, m)| m))
+            .collect();
+        *x = broadcast_to(ctx, x, &shape).await?;
+    }
     let mut sizes: Vec<(char, usize)> = Vec::new();
-    for (labels, x) in inputs.iter().zip(operands) {
-        let shape = &x.aval().shape;
-        if labels.len() != shape.len() {
-            return Err(bad(format!(
-                "'{}' names {} axes but the operand has shape {}",
-                labels.iter().collect::<String>(),
-                labels.len(),
-                shape_str(shape)
-            )));
-        }
-        for (k, (&c, &n)) in labels.iter().zip(shape).enumerate() {
-            if !c.is_ascii_alphabetic() {
-                return Err(bad(format!("'{c}' is not a label (letters only)")));
-            }
-            if labels[..k].contains(&c) {
-                return Err(bad(format!(
-                    "the repeated label '{c}' (a diagonal) is not supported by the playground yet"
-                )));
-            }
+    for (labels, x) in inputs.iter().zip(&operands) {
+        for (&c, &n) in labels.iter().zip(&x.aval().shape) {
             match sizes.iter().find(|(l, _)| *l == c) {
                 Some(&(_, m)) if m != n => return Err(bad(format!("label '{c}' has sizes {m} and {n}"))),
                 Some(_) => {}
@@ -617,19 +604,23 @@ pub async fn einsum(
     if let Some(c) = output.iter().find(|c| !sizes.iter().any(|(l, _)| l == *c)) {
         return Err(bad(format!("the output label '{c}' is in no operand")));
     }
+    if let Some(c) = output.iter().enumerate().find(|&(k, c)| output[..k].contains(c)).map(|(_, c)| c) {
+        return Err(bad(format!("the output label '{c}' appears more than once")));
+    }
     // Labels still needed after operand `i`: by the output or a later operand.
     let needed_after = |i: usize, c: char| output.contains(&c) || inputs[i + 1..].iter().any(|l| l.contains(&c));
-    // Sum each operand's labels that appear nowhere else.
+    // Take each operand's diagonals, then sum its labels that appear nowhere else.
     let mut terms: Vec<(Vec<char>, Tensor)> = Vec::new();
-    for (i, (labels, x)) in inputs.iter().zip(operands).enumerate() {
+    for (i, (labels, x)) in inputs.iter().zip(&operands).enumerate() {
+        let (labels, x) = diagonals(ctx, labels, x).await?;
         let elsewhere =
             |c: char| output.contains(&c) || inputs.iter().enumerate().any(|(j, l)| j != i && l.contains(&c));
         let lone: Vec<i64> = (0..labels.len()).filter(|&k| !elsewhere(labels[k])).map(|k| k as i64).collect();
         let (labels, x) = if lone.is_empty() {
-            (labels.clone(), x.clone())
+            (labels, x)
         } else {
             let kept = labels.iter().copied().filter(|&c| elsewhere(c)).collect();
-            (kept, reduce(ctx, x, Some(&lone), Reduction::Sum).await?)
+            (kept, reduce(ctx, &x, Some(&lone), Reduction::Sum).await?)
         };
         terms.push((labels, x));
     }
@@ -662,6 +653,130 @@ pub async fn einsum(
     } else {
         transpose(ctx, &acc, Some(&perm)).await
     }
+}
+
+/// An einsum spec read against its operands' shapes: each operand's label per axis, the
+/// output's, and the labels made up for the axes under `...` with their broadcast sizes.
+struct Labels {
+    inputs: Vec<Vec<char>>,
+    output: Vec<char>,
+    ellipsis: Vec<(char, usize)>,
+}
+
+/// Reads `spec` (whitespace ignored), giving the axes under `...` labels of their own (letters
+/// the spec does not use, so they behave as any other label) and writing out an implicit
+/// output: `...`, then the labels that appear once, in alphabetical (ASCII) order, as NumPy.
+fn einsum_labels(spec: &str, shapes: &[Vec<usize>]) -> std::result::Result<Labels, String> {
+    let spec: String = spec.chars().filter(|c| !c.is_whitespace()).collect();
+    let (inputs, output) = match spec.split_once("->") {
+        Some((i, o)) => (i, Some(o)),
+        None => (spec.as_str(), None),
+    };
+    let inputs: Vec<&str> = inputs.split(',').collect();
+    if inputs.len() != shapes.len() {
+        return Err(format!("{} operands in the spec, {} given", inputs.len(), shapes.len()));
+    }
+    // Splits a term at its `...` (if any) into the labels before and after it.
+    let split = |term: &str| -> std::result::Result<(Vec<char>, Option<Vec<char>>), String> {
+        let (before, after) = match term.split_once("...") {
+            Some((b, a)) => (b, Some(a)),
+            None => (term, None),
+        };
+        for c in before.chars().chain(after.unwrap_or("").chars()) {
+            if c == '.' {
+                return Err("'.' only appears as part of '...'".into());
+            }
+            if !c.is_ascii_alphabetic() {
+                return Err(format!("'{c}' is not a label (letters only)"));
+            }
+        }
+        Ok((before.chars().collect(), after.map(|a| a.chars().collect())))
+    };
+    let terms = inputs.iter().map(|t| split(t)).collect::<std::result::Result<Vec<_>, _>>()?;
+    // How many axes `...` stands for in each operand.
+    let mut under: Vec<usize> = Vec::new();
+    for ((term, (before, after)), shape) in inputs.iter().zip(&terms).zip(shapes) {
+        let named = before.len() + after.as_ref().map_or(0, Vec::len);
+        if named > shape.len() || (after.is_none() && named != shape.len()) {
+            return Err(format!("'{term}' names {named} axes but the operand has shape {}", shape_str(shape)));
+        }
+        under.push(shape.len() - named);
+    }
+    // One made-up label per axis of the widest `...`, each operand's right-aligned to them.
+    let widest = under.iter().copied().max().unwrap_or(0);
+    let mut unused = ('A'..='Z').chain('a'..='z').filter(|c| !spec.contains(*c));
+    let made_up: Vec<char> =
+        (0..widest).map(|_| unused.next()).collect::<Option<_>>().ok_or("too many axes under '...'")?;
+    let mut ellipsis: Vec<(char, usize)> = made_up.iter().map(|&c| (c, 1)).collect();
+    let mut labels = Vec::new();
+    for (((before, after), shape), &n) in terms.iter().zip(shapes).zip(&under) {
+        let mine = &made_up[widest - n..];
+        for k in 0..n {
+            let size = shape[before.len() + k];
+            let slot = &mut ellipsis[widest - n + k].1;
+            if *slot != 1 && size != 1 && *slot != size {
+                let shapes: Vec<String> = shapes.iter().map(|s| shape_str(s)).collect();
+                return Err(format!(
+                    "the axes under '...' do not broadcast together: sizes {slot} and {size} (operand shapes {})",
+                    shapes.join(", ")
+                ));
+            }
+            *slot = (*slot).max(size);
+        }
+        let mut term = before.clone();
+        term.extend(mine);
+        term.extend(after.iter().flatten());
+        labels.push(term);
+    }
+    let output = match output {
+        Some(o) => match split(o)? {
+            (before, Some(after)) => before.into_iter().chain(made_up.iter().copied()).chain(after).collect(),
+            (before, None) => before,
+        },
+        None => {
+            let all: Vec<char> = labels.iter().flatten().copied().collect();
+            let mut once: Vec<char> = all
+                .iter()
+                .copied()
+                .filter(|c| !made_up.contains(c) && all.iter().filter(|d| *d == c).count() == 1)
+                .collect();
+            once.sort_unstable();
+            made_up.iter().copied().chain(once).collect()
+        }
+    };
+    Ok(Labels { inputs: labels, output, ellipsis })
+}
+
+/// An operand with a label repeated (`ii`) reduced to its diagonal, as JAX's einsum does it:
+/// the elements off the diagonal selected to zero, then summed over all but the last axis of
+/// the label (every other term is zero, so the diagonal comes back exactly, except that −0
+/// becomes +0).
+async fn diagonals(ctx: &mut Context, labels: &[char], x: &Tensor) -> Result<(Vec<char>, Tensor)> {
+    let mut labels = labels.to_vec();
+    let mut x = x.clone();
+    while let Some(c) = labels.iter().enumerate().find(|&(k, c)| labels[..k].contains(c)).map(|(_, &c)| c) {
+        let axes: Vec<usize> = (0..labels.len()).filter(|&k| labels[k] == c).collect();
+        let shape = x.aval().shape.clone();
+        let iota = |dimension| Primitive::Iota { dtype: DType::I32, shape: shape.clone(), dimension };
+        let first = bind1(ctx, iota(axes[0]), &[]).await?;
+        let mut on_diagonal: Option<Tensor> = None;
+        for &axis in &axes[1..] {
+            let other = bind1(ctx, iota(axis), &[]).await?;
+            let equal = bind1(ctx, Primitive::Compare(CompareOp::Eq), &[first.clone(), other]).await?;
+            on_diagonal = Some(match on_diagonal {
+                None => equal,
+                Some(mask) => bind1(ctx, Primitive::Binary(BinaryOp::And), &[mask, equal]).await?,
+            });
+        }
+        let on_diagonal = on_diagonal.expect("a repeated label has two axes");
+        let zero = Tensor::from(full(&[], 0.0, x.aval().dtype));
+        x = where_(ctx, &on_diagonal, &x, &zero).await?;
+        let summed: Vec<i64> = axes[..axes.len() - 1].iter().map(|&a| a as i64).collect();
+        x = reduce(ctx, &x, Some(&summed), Reduction::Sum).await?;
+        let last = axes[axes.len() - 1];
+        labels = labels.iter().enumerate().filter(|&(k, &l)| l != c || k == last).map(|(_, &l)| l).collect();
+    }
+    Ok((labels, x))
 }
 
 /// A convolution's padding: as `'SAME'` or `'VALID'` name it, or (low, high) per spatial axis.

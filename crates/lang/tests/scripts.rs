@@ -223,7 +223,7 @@ fn errors_point_at_the_code_that_raised_them() {
         "import jax\ng = jax.pmap(lambda x: x)",
         "import jax.numpy as jnp\njnp.fft.fft(1)",
         "import jax.numpy as jnp\njnp.foo",
-        "from jax import checkpoint",
+        "from jax import shard_map",
         "d = {'a': 1}\nd['b']",
         "a, b = [1, 2, 3]",
         "x = 2 ** 70",
@@ -245,7 +245,7 @@ fn errors_point_at_the_code_that_raised_them() {
         error 2:5: jax.pmap is not supported by the playground yet
         error 2:1: jnp.fft is not supported by the playground yet
         error 2:1: module 'jax.numpy' has no attribute 'foo'
-        error 1:1: jax.checkpoint is not supported by the playground yet
+        error 1:1: jax.shard_map is not supported by the playground yet
         error 2:1: KeyError: 'b'
         error 1:1: too many values to unpack (expected 2)
         error 1:7: integer overflow (the playground's ints are 64-bit)

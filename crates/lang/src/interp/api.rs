@@ -1368,6 +1368,13 @@ impl Interp<'_, '_> {
                     arity(name, &args, 4, 4)?;
                     // Unrolled at trace time: the values are JAX's (a while loop would be
                     // one program), and it differentiates like any straight-line code.
+                    if args[..2].iter().any(|v| matches!(v, Value::Array(Tensor::Traced(_)))) {
+                        return err(
+                            "lax.fori_loop with traced bounds (inside jit or a transformation) is not supported \
+                             by the playground yet: it unrolls loops while tracing, so the trip count must be \
+                             known. Pass the bounds as Python ints (static_argnums for a jit argument)",
+                        );
+                    }
                     let (lo, hi) = (int_arg(&args[0])?, int_arg(&args[1])?);
                     let mut carry = args[3].clone();
                     for i in lo..hi {

@@ -27,6 +27,8 @@ const BUILTINS: &[&str] = &[
     "str",
     "repr",
     "isinstance",
+    "getattr",
+    "hasattr",
     "list",
     "tuple",
     "dict",
@@ -351,6 +353,22 @@ impl Interp<'_, '_> {
                 "isinstance" => {
                     arity(name, &args, 2, 2)?;
                     Value::Bool(isinstance(&args[0], &args[1])?)
+                }
+                // `getattr(obj, name[, default])`, `hasattr(obj, name)`: what `obj.name` gives,
+                // the default (or False) where it raises.
+                "getattr" | "hasattr" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    arity(name, &args, 2, if name == "getattr" { 3 } else { 2 })?;
+                    let Value::Str(attr) = &args[1] else {
+                        return err(format!("{name}(): attribute name must be string, not '{}'", args[1].type_name()));
+                    };
+                    match (self.get_attr(&args[0], attr).await, args.get(2)) {
+                        (Ok(v), _) if name == "getattr" => v,
+                        (Ok(_), _) => Value::Bool(true),
+                        (Err(_), _) if name == "hasattr" => Value::Bool(false),
+                        (Err(_), Some(default)) => default.clone(),
+                        (Err(e), None) => return Err(e),
+                    }
                 }
                 "list" => Value::list(match args.first() {
                     None => vec![],

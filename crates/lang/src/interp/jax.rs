@@ -64,6 +64,8 @@ const TREE_FUNCTIONS: &[&str] =
 
 const JAX_FUNCTIONS: &[&str] = &[
     "jit",
+    "checkpoint",
+    "remat",
     "custom_jvp",
     "custom_vjp",
     "make_jaxpr",
@@ -81,6 +83,16 @@ const JAX_FUNCTIONS: &[&str] = &[
     "jacfwd",
     "jacrev",
     "hessian",
+];
+
+/// `jax.checkpoint_policies` that are policies themselves (not factories of one).
+const CHECKPOINT_POLICIES: &[&str] = &[
+    "everything_saveable",
+    "nothing_saveable",
+    "dots_saveable",
+    "checkpoint_dots",
+    "dots_with_no_batch_dims_saveable",
+    "checkpoint_dots_with_no_batch_dims",
 ];
 
 /// `preferred_element_type=` of a dot (matmul, dot, einsum, tensordot, conv): None or the
@@ -285,6 +297,7 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             "scipy" => Ok(Value::Module(ModuleId::Scipy)),
             "tree" => Ok(Value::Module(ModuleId::Tree)),
             "debug" => Ok(Value::Module(ModuleId::Debug)),
+            "checkpoint_policies" => Ok(Value::Module(ModuleId::CheckpointPolicies)),
             _ if find(JAX_FUNCTIONS, name).is_some() => {
                 Ok(Value::native(Native::Jax(find(JAX_FUNCTIONS, name).unwrap_or("jit"))))
             }
@@ -304,6 +317,7 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
                 .or_else(|| find(super::numeric::JNP_NUMERIC, canonical))
                 .or_else(|| find(super::sets::JNP_SETS, canonical))
                 .or_else(|| find(super::shorthands::JNP_SHORTHANDS, canonical))
+                .or_else(|| find(super::dtype_info::JNP_DTYPE_INFO, canonical))
             {
                 Some(f) => Ok(Value::native(Native::Jnp(f))),
                 // A dtype JAX has but the playground does not: say which dtypes there are.
@@ -360,6 +374,10 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             None => Err(missing("jax.random")),
         },
         ModuleId::Initializers => super::random::initializer_attr(name),
+        ModuleId::CheckpointPolicies => match find(CHECKPOINT_POLICIES, name) {
+            Some(policy) => Ok(Value::native(Native::Jax(policy))),
+            None => Err(missing("jax.checkpoint_policies")),
+        },
         ModuleId::Nn if name == "initializers" => Ok(Value::Module(ModuleId::Initializers)),
         ModuleId::Nn if name == "tanh" => Ok(Value::native(Native::Jnp("tanh"))),
         ModuleId::Nn => match find(NN_FUNCTIONS, name).or_else(|| find(super::numeric::NN_MORE, name)) {
@@ -1809,6 +1827,16 @@ impl Interp<'_, '_> {
             if super::shorthands::JNP_SHORTHANDS.contains(&name) {
                 return self.call_shorthand(name, args, kwargs).await;
             }
+            if super::dtype_info::JNP_DTYPE_INFO.contains(&name) {
+                let of = take_kwarg(&mut kwargs, "dtype").or_else(|| args.first().cloned());
+                no_more_kwargs(name, &kwargs)?;
+                arity(name, &args, 0, 1)?;
+                let Some(of) = of else {
+                    return err(format!("{name}() missing 1 required positional argument: 'dtype'"));
+                };
+                let dtype = super::dtype_info::info_dtype(name, &of)?;
+                return Ok(Value::native(Native::DTypeInfo(dtype)));
+            }
             let dtype = optional_dtype(take_kwarg(&mut kwargs, "dtype"))?;
             let unary = |op| Some(op);
             let unary_op = match name {
@@ -2018,6 +2046,39 @@ impl Interp<'_, '_> {
                         })
                     }))
                 }
+                // `jax.checkpoint` (`remat`) changes what reverse mode keeps for the backward
+                // pass, never a value: the function is the function. What the playground does not
+                // model is the recomputation it asks XLA for (the backward pass here reuses the
+                // forward's values, as without checkpoint), so its cost shows no remat.
+                "checkpoint" | "remat" => {
+                    let _ = int_list_arg("static_argnums", take_kwarg(&mut kwargs, "static_argnums"))?;
+                    if let Some(v) = take_kwarg(&mut kwargs, "prevent_cse") {
+                        if !matches!(v, Value::Bool(_)) {
+                            return err(format!("{name}: prevent_cse must be True or False, got {}", repr(&v)));
+                        }
+                    }
+                    match take_kwarg(&mut kwargs, "policy") {
+                        None | Some(Value::None) => {}
+                        Some(Value::Native(n)) if matches!(*n, Native::Jax(p) if find(CHECKPOINT_POLICIES, p).is_some()) => {}
+                        Some(other) => {
+                            return err(format!(
+                                "{name}: policy must be one of jax.checkpoint_policies ({}), got {}",
+                                CHECKPOINT_POLICIES.join(", "),
+                                repr(&other)
+                            ))
+                        }
+                    }
+                    no_more_kwargs(name, &kwargs)?;
+                    arity(name, &args, 1, 1)?;
+                    if !matches!(args[0], Value::Function(_) | Value::Native(_)) {
+                        return err(format!("Expected a callable value, got {}", repr(&args[0])));
+                    }
+                    Ok(args.into_iter().next().unwrap_or(Value::None))
+                }
+                policy if find(CHECKPOINT_POLICIES, policy).is_some() => err(format!(
+                    "jax.checkpoint_policies.{policy} is a policy to pass to jax.checkpoint (policy=...), not a function \
+                     the playground calls"
+                )),
                 "jit" => {
                     let static_argnums = int_list_arg("static_argnums", take_kwarg(&mut kwargs, "static_argnums"))?;
                     let static_argnames = str_list_arg("static_argnames", take_kwarg(&mut kwargs, "static_argnames"))?;

@@ -10,6 +10,7 @@ mod api;
 mod arrange;
 mod builtins;
 mod debug_print;
+mod dtype_info;
 mod eval;
 mod exec;
 mod format;
@@ -24,7 +25,7 @@ mod value;
 
 use crate::ast::{self, Span};
 use crate::{Limits, RunOutput, ScriptError, ScriptFailure};
-use jaxlite::{Context, JaxError, LocalFuture, Tensor};
+use jaxlite::{Context, DType, JaxError, LocalFuture, Tensor};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -475,6 +476,9 @@ impl Interp<'_, '_> {
                 Native::CustomVjp(c) => self.call_custom_vjp(c, args, kwargs).await,
                 Native::TreeDef(_) => err("'jaxlib._jax.pytree.PyTreeDef' object is not callable"),
                 Native::ShapeDtypeStruct(_) => err("'ShapeDtypeStruct' object is not callable"),
+                Native::DTypeInfo(_) => {
+                    err(format!("'{}' object is not callable", Value::Native(native.clone()).type_name()))
+                }
             }
         })
     }
@@ -496,6 +500,11 @@ impl Interp<'_, '_> {
                         _ => err(format!("'ShapeDtypeStruct' object has no attribute '{name}'")),
                     }
                 }
+                Value::Native(n) if matches!(&**n, Native::DTypeInfo(_)) => match &**n {
+                    Native::DTypeInfo(DType::I32) => dtype_info::iinfo_attr(name),
+                    Native::DTypeInfo(dtype) => dtype_info::finfo_attr(*dtype, name),
+                    _ => unreachable!("matched above"),
+                },
                 Value::DType(d) => match name {
                     "name" => Ok(Value::str(d.name())),
                     "itemsize" => Ok(Value::Int(d.size_bytes() as i64)),

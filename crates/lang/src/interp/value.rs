@@ -112,6 +112,8 @@ pub enum Native {
     /// `jax.ShapeDtypeStruct`: an array's type without its values (what `jax.eval_shape`
     /// returns, and takes in place of an array).
     ShapeDtypeStruct(Aval),
+    /// `jnp.finfo(dtype)` (float32, bfloat16) or `jnp.iinfo(int32)`: the dtype's limits.
+    DTypeInfo(DType),
 }
 
 /// What `jax.make_jaxpr(f)(...)` returns: `f`'s Jaxpr, and `f`'s name when `f` is jitted (JAX
@@ -157,6 +159,8 @@ pub enum ModuleId {
     Initializers,
     /// `jax.debug`
     Debug,
+    /// `jax.checkpoint_policies`
+    CheckpointPolicies,
 }
 
 impl ModuleId {
@@ -178,6 +182,7 @@ impl ModuleId {
             ModuleId::ScipySpecial => "jax.scipy.special",
             ModuleId::Initializers => "jax.nn.initializers",
             ModuleId::Debug => "jax.debug",
+            ModuleId::CheckpointPolicies => "jax.checkpoint_policies",
         }
     }
 }
@@ -233,6 +238,8 @@ impl Value {
                 Native::Partial { .. } => "functools.partial",
                 Native::Jitted(_) => "PjitFunction",
                 Native::ShapeDtypeStruct(_) => "ShapeDtypeStruct",
+                Native::DTypeInfo(DType::I32) => "iinfo",
+                Native::DTypeInfo(_) => "finfo",
                 _ => "builtin_function_or_method",
             },
             Value::Module(_) => "module",
@@ -384,6 +391,7 @@ fn native_repr(n: &Native) -> String {
         Native::CustomJvp(c) => format!("<jax._src.custom_derivatives.custom_jvp object of {}>", repr(&c.func)),
         Native::CustomVjp(c) => format!("<jax._src.custom_derivatives.custom_vjp object of {}>", repr(&c.func)),
         Native::TreeDef(t) => format!("PyTreeDef({})", t.describe()),
+        Native::DTypeInfo(dtype) => super::dtype_info::info_repr(*dtype),
         Native::ShapeDtypeStruct(a) => {
             let weak = if a.weak_type { ", weak_type=True" } else { "" };
             format!("ShapeDtypeStruct(shape={}, dtype={}{weak})", jaxlite::numpy::shape_str(&a.shape), a.dtype.name())
