@@ -318,6 +318,7 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
                 .or_else(|| find(super::sets::JNP_SETS, canonical))
                 .or_else(|| find(super::shorthands::JNP_SHORTHANDS, canonical))
                 .or_else(|| find(super::dtype_info::JNP_DTYPE_INFO, canonical))
+                .or_else(|| find(super::composed::JNP_COMPOSED, canonical))
             {
                 Some(f) => Ok(Value::native(Native::Jnp(f))),
                 // A dtype JAX has but the playground does not: say which dtypes there are.
@@ -1826,6 +1827,9 @@ impl Interp<'_, '_> {
             }
             if super::shorthands::JNP_SHORTHANDS.contains(&name) {
                 return self.call_shorthand(name, args, kwargs).await;
+            }
+            if super::composed::JNP_COMPOSED.contains(&name) {
+                return self.call_composed(name, args, kwargs).await;
             }
             if super::dtype_info::JNP_DTYPE_INFO.contains(&name) {
                 let of = take_kwarg(&mut kwargs, "dtype").or_else(|| args.first().cloned());

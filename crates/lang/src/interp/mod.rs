@@ -9,6 +9,7 @@
 mod api;
 mod arrange;
 mod builtins;
+mod composed;
 mod debug_print;
 mod dtype_info;
 mod eval;
