@@ -502,6 +502,8 @@ impl<'a> Emitter<'a> {
             Op::Binary(b) if instr.elem == Elem::U32 => {
                 let op = match b {
                     BinaryOp::Add => VectorOp::AddU32,
+                    BinaryOp::Mul => VectorOp::MulU32,
+                    BinaryOp::Rem => VectorOp::RemU32,
                     BinaryOp::Or => VectorOp::OrU32,
                     BinaryOp::Xor => VectorOp::XorU32,
                     BinaryOp::ShiftLeft => VectorOp::ShlU32,
@@ -543,6 +545,7 @@ impl<'a> Emitter<'a> {
             }
             Op::ToBf16 => push(self, VectorOp::ToBf16, operand(instr.operands[0]), unused.clone()),
             Op::ToU32 => push(self, VectorOp::IntToU32, operand(instr.operands[0]), unused.clone()),
+            Op::FromU32 => push(self, VectorOp::U32ToInt, operand(instr.operands[0]), unused.clone()),
             // Bits are copied by a masked move (an always-true mask), never through arithmetic,
             // which would quiet a NaN pattern or flush a subnormal one.
             Op::Broadcast { .. } | Op::Reshape | Op::Convert | Op::Constant(_) if instr.elem == Elem::U32 => {

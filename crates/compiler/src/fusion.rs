@@ -157,7 +157,7 @@ pub fn fuse(graph: Graph) -> FusedGraph {
             }
             // An elementwise op joins the fusion that computes one of its operands, over the
             // same elements; values it shares with ops outside become extra outputs.
-            Op::Unary(_) | Op::Binary(_) | Op::Compare(_) | Op::Select | Op::ToBf16 | Op::ToU32 => {
+            Op::Unary(_) | Op::Binary(_) | Op::Compare(_) | Op::Select | Op::ToBf16 | Op::ToU32 | Op::FromU32 => {
                 instr.operands.iter().find_map(|&o| {
                     owner[o].filter(|&f| {
                         // A batched matmul's kernel has no epilogue (yet): the ops after it loop.

@@ -78,6 +78,9 @@ pub enum Op {
     /// An int32 (or boolean) as the uint32 of its two's complement bits (XLA's `convert` to
     /// u32): the word changes from a float32 value to bits.
     ToU32,
+    /// A uint32's bits as the int32 with those bits (XLA's `convert` from u32 to s32): the word
+    /// changes from bits to a float32 value.
+    FromU32,
 }
 /// Row-major strides (in elements) of an array of `shape`.
 pub fn row_major(shape: &[usize]) -> Vec<usize> {
@@ -142,7 +145,7 @@ impl Instruction {
             Op::Slice { .. } => "slice",
             Op::Reverse { .. } => "reverse",
             Op::Pad { .. } => "pad",
-            Op::ToU32 => "convert",
+            Op::ToU32 | Op::FromU32 => "convert",
             Op::UpdateSlice { .. } => "dynamic-update-slice",
             Op::ToBf16 => "convert",
         }
@@ -155,7 +158,10 @@ impl Instruction {
     }
 
     pub fn is_elementwise(&self) -> bool {
-        matches!(self.op, Op::Unary(_) | Op::Binary(_) | Op::Compare(_) | Op::Select | Op::ToBf16 | Op::ToU32)
+        matches!(
+            self.op,
+            Op::Unary(_) | Op::Binary(_) | Op::Compare(_) | Op::Select | Op::ToBf16 | Op::ToU32 | Op::FromU32
+        )
     }
 }
 
@@ -425,6 +431,9 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
                 return Err(at("only uint32 to float32 bitcasts are supported by the compiler yet".into()));
             }
             Primitive::ConvertElementType { new_dtype: DType::U32, .. } => g.add(Op::ToU32, ins, shape),
+            Primitive::ConvertElementType { new_dtype: DType::I32, .. } if first == DType::U32 => {
+                g.add(Op::FromU32, ins, shape)
+            }
             Primitive::Unary(UnaryOp::ErfInv) => expand::erf_inv(&mut g, ins[0], shape),
             Primitive::Compare(c) => g.add(Op::Compare(*c), ins, shape),
             Primitive::SelectN if ins.len() == 3 && jaxpr.atom_aval(&eqn.inputs[0]).dtype == DType::Bool => {
@@ -661,7 +670,8 @@ fn literal(g: &mut Graph, l: &jaxlite::Literal) -> ValueId {
 
 /// Whether the compiler lowers `prim` when uint32 words or keys are among its operands or
 /// results (`first` is its first operand's dtype): the random primitives, data movement,
-/// the uint32 operations the vector unit has, and conversions into uint32 and out by bitcast.
+/// the uint32 operations the vector unit has, and conversions between uint32 and int32 and out
+/// by bitcast.
 /// Anything else would treat bits as float32 values.
 fn moves_or_makes_bits(prim: &Primitive, first: DType) -> bool {
     match prim {
@@ -681,11 +691,19 @@ fn moves_or_makes_bits(prim: &Primitive, first: DType) -> bool {
         | Primitive::Rev { .. }
         | Primitive::StopGradient => true,
         Primitive::ConvertElementType { new_dtype, .. } => {
-            *new_dtype == first || (*new_dtype == DType::U32 && matches!(first, DType::I32 | DType::Bool))
+            *new_dtype == first
+                || (*new_dtype == DType::U32 && matches!(first, DType::I32 | DType::Bool))
+                || (*new_dtype == DType::I32 && first == DType::U32)
         }
         Primitive::Binary(b) => matches!(
             b,
-            BinaryOp::Add | BinaryOp::Or | BinaryOp::Xor | BinaryOp::ShiftLeft | BinaryOp::ShiftRightLogical
+            BinaryOp::Add
+                | BinaryOp::Mul
+                | BinaryOp::Rem
+                | BinaryOp::Or
+                | BinaryOp::Xor
+                | BinaryOp::ShiftLeft
+                | BinaryOp::ShiftRightLogical
         ),
         _ => false,
     }

@@ -84,9 +84,14 @@ pub fn vector_op(op: VectorOp, a: f32, b: f32) -> f32 {
             vpu_math::integer_op(op, a, b)
         }
         VectorOp::IntToU32 => f32::from_bits(vpu_math::int_of_word(a) as u32),
-        VectorOp::AddU32 | VectorOp::OrU32 | VectorOp::XorU32 | VectorOp::ShlU32 | VectorOp::ShrU32 => {
-            f32::from_bits(vpu_math::u32_op(op, a.to_bits(), b.to_bits()))
-        }
+        VectorOp::U32ToInt => a.to_bits() as i32 as f32,
+        VectorOp::AddU32
+        | VectorOp::OrU32
+        | VectorOp::XorU32
+        | VectorOp::ShlU32
+        | VectorOp::ShrU32
+        | VectorOp::MulU32
+        | VectorOp::RemU32 => f32::from_bits(vpu_math::u32_op(op, a.to_bits(), b.to_bits())),
     };
     match op {
         VectorOp::Neg | VectorOp::Abs => r,
@@ -443,5 +448,12 @@ mod tests {
         // An int32 held as its float32 becomes its two's complement bits.
         assert_eq!(vector_op(VectorOp::IntToU32, -1.0, 0.0).to_bits(), 0xffff_ffff);
         assert_eq!(vector_op(VectorOp::IntToU32, 16_777_216.0, 0.0).to_bits(), 1 << 24);
+        assert_eq!(op(VectorOp::MulU32, 0x8000_0001, 3), 0x8000_0003);
+        assert_eq!(op(VectorOp::MulU32, 0xffff_ffff, 0xffff_ffff), 1);
+        assert_eq!(op(VectorOp::RemU32, 0xffff_ffff, 10), 5);
+        assert_eq!(op(VectorOp::RemU32, 0x7fc0_0001, 0), 0x7fc0_0001);
+        // And back: the bits as an int32, held as its float32.
+        assert_eq!(vector_op(VectorOp::U32ToInt, w(0xffff_fffe), 0.0), -2.0);
+        assert_eq!(vector_op(VectorOp::U32ToInt, w(16_777_217), 0.0), 16_777_216.0);
     }
 }

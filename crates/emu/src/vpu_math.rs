@@ -443,8 +443,8 @@ pub fn int_of_word(a: f32) -> i32 {
 }
 
 /// A uint32 operation of the vector unit (`VectorOp::AddU32` and the rest) on two words'
-/// bits: wrapping addition, bitwise or and exclusive or, shifts with zeros shifted in (a
-/// shift by 32 or more gives 0).
+/// bits: wrapping addition and multiplication, bitwise or and exclusive or, shifts with zeros
+/// shifted in (a shift by 32 or more gives 0), the remainder (`x` itself for a divisor of 0).
 pub fn u32_op(op: VectorOp, x: u32, y: u32) -> u32 {
     match op {
         VectorOp::AddU32 => x.wrapping_add(y),
@@ -452,6 +452,8 @@ pub fn u32_op(op: VectorOp, x: u32, y: u32) -> u32 {
         VectorOp::XorU32 => x ^ y,
         VectorOp::ShlU32 => x.checked_shl(y).unwrap_or(0),
         VectorOp::ShrU32 => x.checked_shr(y).unwrap_or(0),
+        VectorOp::MulU32 => x.wrapping_mul(y),
+        VectorOp::RemU32 => x.checked_rem(y).unwrap_or(x),
         _ => unreachable!("{} is not a uint32 operation", op.name()),
     }
 }

@@ -168,6 +168,13 @@ fn apply_expr(op: VectorOp) -> String {
         VectorOp::ShlU32 => "select(0u, bitcast<u32>(a) << bitcast<u32>(b), bitcast<u32>(b) < 32u)".into(),
         VectorOp::ShrU32 => "select(0u, bitcast<u32>(a) >> bitcast<u32>(b), bitcast<u32>(b) < 32u)".into(),
         VectorOp::IntToU32 => "bitcast<u32>(word_to_int(a))".into(),
+        VectorOp::MulU32 => "bitcast<u32>(a) * bitcast<u32>(b)".into(),
+        // A remainder by zero is the dividend (the divisor is kept nonzero so the unused `%`
+        // is defined everywhere).
+        VectorOp::RemU32 => {
+            "select(bitcast<u32>(a), bitcast<u32>(a) % max(bitcast<u32>(b), 1u), bitcast<u32>(b) != 0u)".into()
+        }
+        VectorOp::U32ToInt => "int_to_word(bitcast<i32>(a))".into(),
     }
 }
 

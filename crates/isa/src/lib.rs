@@ -120,11 +120,18 @@ pub enum VectorOp {
     /// A word holding the float32 of an int32 (read as `BitAnd` reads it) to that int32's
     /// two's complement bits: how an int32 becomes a uint32 (iota counters, `fold_in` data).
     IntToU32,
+    /// Wrapping multiplication of uint32 bits.
+    MulU32,
+    /// `a % b` of uint32 bits; `a` where `b` is 0 (XLA's unsigned remainder by zero).
+    RemU32,
+    /// uint32 bits read as an int32 (two's complement) and written as the nearest float32, as
+    /// every int32 word holds it: how `randint` turns its random offsets into values.
+    U32ToInt,
 }
 
 impl VectorOp {
     /// In opcode order: `code()` is the position here.
-    pub const ALL: [VectorOp; 43] = [
+    pub const ALL: [VectorOp; 46] = [
         VectorOp::Add,
         VectorOp::Sub,
         VectorOp::Mul,
@@ -168,6 +175,9 @@ impl VectorOp {
         VectorOp::ShlU32,
         VectorOp::ShrU32,
         VectorOp::IntToU32,
+        VectorOp::MulU32,
+        VectorOp::RemU32,
+        VectorOp::U32ToInt,
     ];
 
     pub fn name(self) -> &'static str {
@@ -215,6 +225,9 @@ impl VectorOp {
             "shl_u32",
             "shr_u32",
             "to_u32",
+            "mul_u32",
+            "rem_u32",
+            "u32_to_int",
         ][self.code() as usize]
     }
 
@@ -231,7 +244,7 @@ impl VectorOp {
             | VectorOp::Where => 2,
             op if op.is_integer() => 2,
             op if op.is_comparison() => 2,
-            VectorOp::IntToU32 => 1,
+            VectorOp::IntToU32 | VectorOp::U32ToInt => 1,
             op if op.is_u32() => 2,
             _ => 1,
         }
@@ -249,8 +262,8 @@ impl VectorOp {
         )
     }
 
-    /// Whether the operation works on the bits of uint32 words (see `AddU32`): its results,
-    /// and its operands but `IntToU32`'s, are bits, not floats.
+    /// Whether the operation works on the bits of uint32 words (see `AddU32`): its results
+    /// but `U32ToInt`'s, and its operands but `IntToU32`'s, are bits, not floats.
     pub fn is_u32(self) -> bool {
         matches!(
             self,
@@ -260,6 +273,9 @@ impl VectorOp {
                 | VectorOp::ShlU32
                 | VectorOp::ShrU32
                 | VectorOp::IntToU32
+                | VectorOp::MulU32
+                | VectorOp::RemU32
+                | VectorOp::U32ToInt
         )
     }
 
