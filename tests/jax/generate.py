@@ -1509,6 +1509,51 @@ program("fuzz_linear_loss_grad", TRAINING_LOOP.replace("** 2", "** 1") + "print(
 program("error_if_on_tracer", X + "@jax.jit\ndef f(v):\n    if v[0] > 0:\n        return v\n    return -v\nprint(f(x))\n")
 program("error_vmap_sizes", M + "print(jax.vmap(lambda p, q: p + q)(a, b))\n")
 program("error_shapes", M + "print(a + b)\n")
+# More draws with a traced key: gumbel, categorical (sampling in a jitted decode step), laplace, ...
+program("random_in_jit_more_distributions", """
+key = jax.random.PRNGKey(3)
+names = ["gumbel", "laplace", "logistic", "cauchy", "rademacher"]
+for name in names:
+    f = getattr(jax.random, name)
+    print(name, f(key, (2, 3)))
+    print(name, jax.jit(lambda k: f(k, (2, 3)))(key))
+logits = jnp.array([[0.5, 1.0, -2.0, 0.0], [3.0, -1.0, 0.25, 0.5]])
+print(jax.random.categorical(key, logits), jax.jit(lambda k: jax.random.categorical(k, logits))(key))
+print(jax.random.categorical(key, logits, axis=0, shape=(3, 4)), jax.jit(lambda k, l: jax.random.categorical(k, l, axis=0, shape=(3, 4)))(key, logits))
+print(jax.vmap(lambda k: jax.random.categorical(k, logits[0]))(jax.random.split(key, 5)))
+print(jax.vmap(lambda k: jax.random.gumbel(k, (2,)))(jax.random.split(key, 3)))
+print(jax.jit(lambda k: jax.random.rademacher(k, (4,), dtype=jnp.float32))(jax.random.key(1)))
+
+@jax.jit
+def sample(key, logits, temperature):
+    key, sub = jax.random.split(key)
+    return key, jax.random.categorical(sub, logits / temperature)
+k = jax.random.PRNGKey(0)
+for _ in range(3):
+    k, tok = sample(k, jnp.array([0.1, 2.0, 0.3, -1.0, 1.5]), 0.7)
+    print(tok)
+""")
+# randint with a traced key: uint32 remainders and products on the vector unit (a batch sampled
+# inside a jitted step).
+program("random_in_jit_randint", """
+key = jax.random.PRNGKey(7)
+print(jax.random.randint(key, (2, 5), 0, 10), jax.jit(lambda k: jax.random.randint(k, (2, 5), 0, 10))(key))
+print(jax.jit(lambda k: jax.random.randint(k, (6,), -3, 1000))(key), jax.random.randint(key, (6,), -3, 1000))
+print(jax.jit(lambda k: jax.random.randint(k, (4,), 5, 5))(key), jax.jit(lambda k: jax.random.randint(k, (3,), -16777216, 16777216))(key))
+print(jax.vmap(lambda k: jax.random.randint(k, (3,), 0, 7))(jax.random.split(key, 4)))
+print(jax.jit(lambda k: jax.random.randint(k, (3,), 0, 100))(jax.random.key(2)))
+
+@jax.jit
+def batch(key, data):
+    key, sub = jax.random.split(key)
+    ids = jax.random.randint(sub, (3,), 0, data.shape[0])
+    return key, data[ids]
+data = jnp.arange(20.0).reshape(10, 2)
+k = jax.random.PRNGKey(1)
+for _ in range(2):
+    k, b = batch(k, data)
+    print(b)
+""")
 # jnp functions JAX writes in Python over other jnp functions (crates/lang/src/interp/composed.rs).
 program("composed_functions", """
 x = jnp.array([[-2.5, jnp.nan, 0.0], [0.5, 1.5, 3.0]])

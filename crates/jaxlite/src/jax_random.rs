@@ -165,3 +165,89 @@ pub async fn exponential(ctx: &mut Context, key: &Tensor, shape: &[usize]) -> Re
     let log = jnp::unary(ctx, UnaryOp::Log1p, &minus).await?;
     jnp::unary(ctx, UnaryOp::Neg, &log).await
 }
+
+/// `jax.random.gumbel(key, shape)` in JAX's default ("low") mode: −log(−log u) for u uniform
+/// in [tiny, 1).
+pub async fn gumbel(ctx: &mut Context, key: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    let u = uniform(ctx, key, shape, &f32_scalar(f32::MIN_POSITIVE), &f32_scalar(1.0)).await?;
+    gumbel_of_uniform(ctx, &u).await
+}
+
+/// −log(−log u): Gumbel noise from uniform draws `u` (made here or on the host).
+pub async fn gumbel_of_uniform(ctx: &mut Context, u: &Tensor) -> Result<Tensor> {
+    let log = jnp::unary(ctx, UnaryOp::Log, u).await?;
+    let minus = jnp::unary(ctx, UnaryOp::Neg, &log).await?;
+    let log = jnp::unary(ctx, UnaryOp::Log, &minus).await?;
+    jnp::unary(ctx, UnaryOp::Neg, &log).await
+}
+
+/// `jax.random.laplace(key, shape)`: sign(u)·log1p(−|u|) for u uniform in (−1, 1).
+pub async fn laplace(ctx: &mut Context, key: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    let epsneg = f32::EPSILON / 2.0;
+    let u = uniform(ctx, key, shape, &f32_scalar(-1.0 + epsneg), &f32_scalar(1.0)).await?;
+    let sign = jnp::unary(ctx, UnaryOp::Sign, &u).await?;
+    let magnitude = jnp::unary(ctx, UnaryOp::Abs, &u).await?;
+    let minus = jnp::unary(ctx, UnaryOp::Neg, &magnitude).await?;
+    let log = jnp::unary(ctx, UnaryOp::Log1p, &minus).await?;
+    jnp::binary(ctx, BinaryOp::Mul, &sign, &log).await
+}
+
+/// `jax.random.logistic(key, shape)`: log(u) − log1p(−u) for u uniform in [tiny, 1).
+pub async fn logistic(ctx: &mut Context, key: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    let u = uniform(ctx, key, shape, &f32_scalar(f32::MIN_POSITIVE), &f32_scalar(1.0)).await?;
+    let log = jnp::unary(ctx, UnaryOp::Log, &u).await?;
+    let minus = jnp::unary(ctx, UnaryOp::Neg, &u).await?;
+    let log_rest = jnp::unary(ctx, UnaryOp::Log1p, &minus).await?;
+    jnp::binary(ctx, BinaryOp::Sub, &log, &log_rest).await
+}
+
+/// `jax.random.cauchy(key, shape)`: tan(π·(u − ½)) for u uniform in [ε, 1), the tangent as
+/// sin/cos (the machine has no tan; XLA expands it likewise).
+pub async fn cauchy(ctx: &mut Context, key: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    let u = uniform(ctx, key, shape, &f32_scalar(f32::EPSILON), &f32_scalar(1.0)).await?;
+    let centred = jnp::binary(ctx, BinaryOp::Sub, &u, &f32_scalar(0.5)).await?;
+    let angle = jnp::binary(ctx, BinaryOp::Mul, &f32_scalar(std::f32::consts::PI), &centred).await?;
+    let sin = jnp::unary(ctx, UnaryOp::Sin, &angle).await?;
+    let cos = jnp::unary(ctx, UnaryOp::Cos, &angle).await?;
+    jnp::binary(ctx, BinaryOp::Div, &sin, &cos).await
+}
+
+/// `jax.random.rademacher(key, shape, dtype)`: 2·bernoulli(½) − 1 in `dtype`.
+pub async fn rademacher(ctx: &mut Context, key: &Tensor, shape: &[usize], dtype: DType) -> Result<Tensor> {
+    let b = bernoulli(ctx, key, &f32_scalar(0.5), shape).await?;
+    let b = jnp::astype(ctx, &b, dtype).await?;
+    let two_b = jnp::binary(ctx, BinaryOp::Mul, &Tensor::from(Array::weak_scalar_f32(2.0)), &b).await?;
+    let out = jnp::binary(ctx, BinaryOp::Sub, &two_b, &Tensor::from(Array::weak_scalar_f32(1.0))).await?;
+    jnp::astype(ctx, &out, dtype).await
+}
+
+/// `jax.random.randint(key, shape, minval, maxval)` in int32, for bounds the host knows, as
+/// JAX computes it: the key split in two, a word of random bits from each, reduced modulo the
+/// span (`maxval - minval`, or 1 when that is empty), the high word weighted by 2^32 mod span
+/// (the span and that weight folded on the host, as they are constants).
+pub async fn randint(ctx: &mut Context, key: &Tensor, shape: &[usize], minval: i32, maxval: i32) -> Result<Tensor> {
+    let (key, _) = typed(ctx, "jax.random.randint", key).await?;
+    let halves = bind1(ctx, Primitive::RandomSplit { shape: vec![2] }, &[key]).await?;
+    // Keys are opaque to slicing: each half is taken through its words, as JAX indexes keys.
+    let halves = bind1(ctx, Primitive::RandomUnwrap, &[halves]).await?;
+    let mut words = Vec::new();
+    for i in 0..2 {
+        let slice = Primitive::Slice { start_indices: vec![i, 0], limit_indices: vec![i + 1, 2], strides: None };
+        let half = bind1(ctx, slice, &[halves.clone()]).await?;
+        let half = bind1(ctx, Primitive::Squeeze { dimensions: vec![0] }, &[half]).await?;
+        let half = bind1(ctx, Primitive::RandomWrap, &[half]).await?;
+        words.push(bind1(ctx, Primitive::RandomBits { shape: shape.to_vec() }, &[half]).await?);
+    }
+    let span = if maxval <= minval { 1 } else { maxval.wrapping_sub(minval) as u32 };
+    let multiplier = (1u32 << 16) % span;
+    let multiplier = multiplier.wrapping_mul(multiplier) % span;
+    let rem = |x: Tensor| [x, u32_scalar(span)];
+    let high = bind1(ctx, Primitive::Binary(BinaryOp::Rem), &rem(words[0].clone())).await?;
+    let high = bind1(ctx, Primitive::Binary(BinaryOp::Mul), &[high, u32_scalar(multiplier)]).await?;
+    let low = bind1(ctx, Primitive::Binary(BinaryOp::Rem), &rem(words[1].clone())).await?;
+    let offset = bind1(ctx, Primitive::Binary(BinaryOp::Add), &[high, low]).await?;
+    let offset = bind1(ctx, Primitive::Binary(BinaryOp::Rem), &rem(offset)).await?;
+    let offset = jnp::astype(ctx, &offset, DType::I32).await?;
+    let minval = Tensor::from(Array::new(vec![], Data::I32(vec![minval])));
+    jnp::binary(ctx, BinaryOp::Add, &minval, &offset).await
+}

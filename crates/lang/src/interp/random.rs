@@ -37,8 +37,24 @@ pub const RANDOM_FUNCTIONS: &[&str] = &[
 ];
 
 /// The functions that draw from a traced key (the others say they need a concrete one).
-const TRACEABLE: &[&str] =
-    &["split", "fold_in", "bits", "uniform", "normal", "bernoulli", "truncated_normal", "exponential", "key_data"];
+const TRACEABLE: &[&str] = &[
+    "split",
+    "fold_in",
+    "bits",
+    "uniform",
+    "normal",
+    "bernoulli",
+    "truncated_normal",
+    "exponential",
+    "laplace",
+    "logistic",
+    "cauchy",
+    "gumbel",
+    "categorical",
+    "rademacher",
+    "randint",
+    "key_data",
+];
 
 /// `jax.nn.initializers`: factories of initializers, and the initializers themselves
 /// (`init(key, shape, dtype=float32)`), which are the private functions below with their
@@ -316,7 +332,7 @@ impl Interp<'_, '_> {
                         )),
                     },
                     Some(Value::Array(Tensor::Traced(_))) => err(format!(
-                        "jax.random.{name} with a traced key (inside jit, vmap or grad) is not supported by the playground yet (split, fold_in, bits, uniform, normal, bernoulli, truncated_normal and exponential are): draw it outside and pass the values in"
+                        "jax.random.{name} with a traced key (inside jit, vmap or grad) is not supported by the playground yet (split, fold_in, bits, uniform, normal, bernoulli, truncated_normal, exponential, laplace, logistic, cauchy, gumbel, categorical, rademacher and randint are): draw it outside and pass the values in"
                     )),
                     Some(other) => err(format!("jax.random.{name} expects a key, got {}", other.type_name())),
                     None => err(format!("jax.random.{name} is missing its key argument")),
@@ -450,86 +466,20 @@ impl Interp<'_, '_> {
                     let shape = shape(arg(&mut kwargs, 1, "shape"))?;
                     self.check_gumbel_options(name, arg(&mut kwargs, 2, "dtype"), arg(&mut kwargs, 3, "mode"))?;
                     no_more_kwargs(&format!("jax.random.{name}"), &kwargs)?;
-                    return Ok(Value::Array(self.gumbel(k, shape).await?));
+                    return Ok(Value::Array(self.gumbel(&DrawKey::Host(k), shape).await?));
                 }
-                // argmax(logits + gumbel noise) along the axis: the Gumbel-max trick, as JAX.
                 "categorical" => {
                     let k = key(arg(&mut kwargs, 0, "key"))?;
-                    let logits = arg(&mut kwargs, 1, "logits")
-                        .ok_or_else(|| RtError::new("categorical() missing argument 'logits'"))?;
-                    let axis = match arg(&mut kwargs, 2, "axis") {
-                        None => -1,
-                        Some(v) => super::jax::int_arg(&v)?,
-                    };
-                    let wanted = arg(&mut kwargs, 3, "shape");
-                    if let Some(v) = arg(&mut kwargs, 4, "replace") {
-                        if !self.truthy(&v)? {
-                            return err(
-                                "jax.random.categorical with replace=False is not supported by the playground yet",
-                            );
-                        }
-                    }
-                    self.check_gumbel_options(name, None, arg(&mut kwargs, 5, "mode"))?;
-                    no_more_kwargs(&format!("jax.random.{name}"), &kwargs)?;
-                    let logits = self.to_tensor(&logits)?;
-                    let logits = if logits.aval().dtype.is_float() {
-                        logits
-                    } else {
-                        jnp::astype(self.ctx, &logits, DType::F32).await?
-                    };
-                    let rank = logits.aval().rank();
-                    if rank == 0 {
-                        return err("jax.random.categorical: logits must have at least one dimension");
-                    }
-                    let axis = jnp::normalize_axes(Some(&[axis]), rank)?[0];
-                    let mut batch = logits.aval().shape.clone();
-                    let n = batch.remove(axis);
-                    let wanted = match wanted {
-                        None | Some(Value::None) => batch.clone(),
-                        v => shape(v)?,
-                    };
-                    if wanted.len() < batch.len() || wanted[wanted.len() - batch.len()..] != batch[..] {
-                        return err(format!(
-                            "jax.random.categorical: shape {} must end with the logits' batch shape {}",
-                            jnp::shape_str(&wanted),
-                            jnp::shape_str(&batch)
-                        ));
-                    }
-                    // The noise's shape: the extra leading axes, then the logits' own.
-                    let prefix = wanted.len() - batch.len();
-                    let mut noise_shape = wanted.clone();
-                    noise_shape.insert(prefix + axis, n);
-                    super::jax::check_size(&noise_shape)?;
-                    let noise = self.gumbel(k, noise_shape.clone()).await?;
-                    let ctx = &mut *self.ctx;
-                    let logits = jnp::broadcast_to(ctx, &logits, &noise_shape).await?;
-                    let scores = jnp::binary(ctx, jaxlite::BinaryOp::Add, &noise, &logits).await?;
-                    return Ok(Value::Array(jnp::arg_reduce(ctx, &scores, Some((prefix + axis) as i64), true).await?));
+                    return self.categorical(DrawKey::Host(k), &args, kwargs).await;
                 }
                 "randint" => {
                     let k = key(arg(&mut kwargs, 0, "key"))?;
-                    let shape = shape(arg(&mut kwargs, 1, "shape"))?;
-                    super::jax::check_size(&shape)?;
-                    let bound = |v: Option<Value>, what: &str| -> R<i32> {
-                        let v = v.ok_or_else(|| RtError::new(format!("randint() missing argument '{what}'")))?;
-                        let i = super::jax::int_arg(&v).map_err(|_| {
-                            RtError::new(format!(
-                                "jax.random.randint: {what} must be an int in the playground, got {}",
-                                super::value::repr(&v)
-                            ))
-                        })?;
-                        i32::try_from(i)
-                            .map_err(|_| RtError::new(format!("jax.random.randint: {what}={i} does not fit int32")))
-                    };
-                    let (lo, hi) = (
-                        bound(arg(&mut kwargs, 2, "minval"), "minval")?,
-                        bound(arg(&mut kwargs, 3, "maxval"), "maxval")?,
-                    );
-                    if let Some(d) = take_kwarg(&mut kwargs, "dtype") {
-                        if super::jax::dtype_arg(&d)? != DType::I32 {
-                            return err("jax.random.randint supports int32 in the playground");
-                        }
-                    }
+                    let (shape, lo, hi) = randint_options(
+                        arg(&mut kwargs, 1, "shape"),
+                        arg(&mut kwargs, 2, "minval"),
+                        arg(&mut kwargs, 3, "maxval"),
+                        arg(&mut kwargs, 4, "dtype"),
+                    )?;
                     let n: usize = shape.iter().product();
                     Value::array(Array::new(shape, Data::I32(random::randint(k, n, lo, hi))))
                 }
@@ -642,7 +592,7 @@ impl Interp<'_, '_> {
                     super::jax::check_size(&shape)?;
                     jax_random::bits(self.ctx, &key, &shape).await?
                 }
-                "uniform" | "normal" | "exponential" => {
+                "uniform" | "normal" | "exponential" | "laplace" | "logistic" | "cauchy" => {
                     let shape = draw_shape(name, arg(&mut kwargs, 1, "shape"))?;
                     float32_only(&what, arg(&mut kwargs, 2, "dtype"))?;
                     super::jax::check_size(&shape)?;
@@ -653,8 +603,40 @@ impl Interp<'_, '_> {
                             jax_random::uniform(self.ctx, &key, &shape, &lo, &hi).await?
                         }
                         "normal" => jax_random::normal(self.ctx, &key, &shape).await?,
+                        "laplace" => jax_random::laplace(self.ctx, &key, &shape).await?,
+                        "logistic" => jax_random::logistic(self.ctx, &key, &shape).await?,
+                        "cauchy" => jax_random::cauchy(self.ctx, &key, &shape).await?,
                         _ => jax_random::exponential(self.ctx, &key, &shape).await?,
                     }
+                }
+                "gumbel" => {
+                    let shape = draw_shape(name, arg(&mut kwargs, 1, "shape"))?;
+                    self.check_gumbel_options(name, arg(&mut kwargs, 2, "dtype"), arg(&mut kwargs, 3, "mode"))?;
+                    no_more_kwargs(&what, &kwargs)?;
+                    self.gumbel(&DrawKey::Traced(key), shape).await?
+                }
+                "categorical" => return self.categorical(DrawKey::Traced(key), &args, kwargs).await,
+                "randint" => {
+                    let (shape, lo, hi) = randint_options(
+                        arg(&mut kwargs, 1, "shape"),
+                        arg(&mut kwargs, 2, "minval"),
+                        arg(&mut kwargs, 3, "maxval"),
+                        arg(&mut kwargs, 4, "dtype"),
+                    )?;
+                    // The values are made on the machine, whose int32 words hold float32s.
+                    const EXACT: i32 = 1 << 24;
+                    if !(-EXACT..=EXACT).contains(&lo) || !(-EXACT..=EXACT).contains(&hi) {
+                        return err(format!(
+                            "jax.random.randint with a traced key takes bounds within ±2^24 in the playground (the machine's int32 words hold float32 values), got {lo} and {hi}"
+                        ));
+                    }
+                    jax_random::randint(self.ctx, &key, &shape, lo, hi).await?
+                }
+                "rademacher" => {
+                    let shape = draw_shape(name, arg(&mut kwargs, 1, "shape"))?;
+                    let dtype = super::jax::optional_dtype(arg(&mut kwargs, 2, "dtype"))?.unwrap_or(DType::I32);
+                    super::jax::check_size(&shape)?;
+                    jax_random::rademacher(self.ctx, &key, &shape, dtype).await?
                 }
                 "bernoulli" => {
                     let p = float(arg(&mut kwargs, 1, "p"), 0.5)?;
@@ -739,7 +721,7 @@ impl Interp<'_, '_> {
                         "Cannot take a larger sample (size {draws}) than population (size {n}) when 'replace=False'"
                     ));
                 }
-                let noise = self.gumbel(key, vec![n]).await?;
+                let noise = self.gumbel(&DrawKey::Host(key), vec![n]).await?;
                 let p = Tensor::from(Array::new(vec![n], Data::F32(weights)));
                 let log_p = jnp::unary(self.ctx, jaxlite::UnaryOp::Log, &p).await?;
                 let scores = jnp::binary(self.ctx, jaxlite::BinaryOp::Add, &noise, &log_p).await?;
@@ -844,18 +826,119 @@ impl Interp<'_, '_> {
         }
     }
 
-    /// `jax.random.gumbel(key, shape)` in JAX's "low" mode.
-    fn gumbel(&mut self, key: [u32; 2], shape: Vec<usize>) -> LocalFuture<'_, R<Tensor>> {
+    /// `jax.random.gumbel(key, shape)` in JAX's "low" mode: for a host key the uniform bits
+    /// are drawn on the host and the logs run on the machine, as JAX runs them there.
+    fn gumbel<'a>(&'a mut self, key: &'a DrawKey, shape: Vec<usize>) -> LocalFuture<'a, R<Tensor>> {
         Box::pin(async move {
             super::jax::check_size(&shape)?;
-            let n: usize = shape.iter().product();
-            let u = Tensor::from(Array::new(shape, Data::F32(random::uniform(key, n, f32::MIN_POSITIVE, 1.0))));
-            let l = jnp::unary(self.ctx, jaxlite::UnaryOp::Log, &u).await?;
-            let l = jnp::unary(self.ctx, jaxlite::UnaryOp::Neg, &l).await?;
-            let l = jnp::unary(self.ctx, jaxlite::UnaryOp::Log, &l).await?;
-            Ok(jnp::unary(self.ctx, jaxlite::UnaryOp::Neg, &l).await?)
+            Ok(match key {
+                DrawKey::Host(k) => {
+                    let n: usize = shape.iter().product();
+                    let u = random::uniform(*k, n, f32::MIN_POSITIVE, 1.0);
+                    let u = Tensor::from(Array::new(shape, Data::F32(u)));
+                    jax_random::gumbel_of_uniform(self.ctx, &u).await?
+                }
+                DrawKey::Traced(k) => jax_random::gumbel(self.ctx, k, &shape).await?,
+            })
         })
     }
+
+    /// `categorical(key, logits, axis=-1, shape=None, replace=True, mode=None)` (`args[0]` is
+    /// the key, already taken): argmax(logits + gumbel noise) along the axis, the Gumbel-max
+    /// trick, as JAX.
+    fn categorical<'a>(
+        &'a mut self,
+        key: DrawKey,
+        args: &'a [Value],
+        mut kwargs: Vec<(String, Value)>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let name = "categorical";
+            let mut arg = |i: usize, key: &str| take_kwarg(&mut kwargs, key).or_else(|| args.get(i).cloned());
+            let logits = arg(1, "logits").ok_or_else(|| RtError::new("categorical() missing argument 'logits'"))?;
+            let axis = match arg(2, "axis") {
+                None => -1,
+                Some(v) => super::jax::int_arg(&v)?,
+            };
+            let wanted = arg(3, "shape");
+            let replace = arg(4, "replace");
+            let mode = arg(5, "mode");
+            if let Some(v) = replace {
+                if !self.truthy(&v)? {
+                    return err("jax.random.categorical with replace=False is not supported by the playground yet");
+                }
+            }
+            self.check_gumbel_options(name, None, mode)?;
+            no_more_kwargs(&format!("jax.random.{name}"), &kwargs)?;
+            let logits = self.to_tensor(&logits)?;
+            let logits = if logits.aval().dtype.is_float() {
+                logits
+            } else {
+                jnp::astype(self.ctx, &logits, DType::F32).await?
+            };
+            let rank = logits.aval().rank();
+            if rank == 0 {
+                return err("jax.random.categorical: logits must have at least one dimension");
+            }
+            let axis = jnp::normalize_axes(Some(&[axis]), rank)?[0];
+            let mut batch = logits.aval().shape.clone();
+            let n = batch.remove(axis);
+            let wanted = match wanted {
+                None | Some(Value::None) => batch.clone(),
+                v => draw_shape(name, v)?,
+            };
+            if wanted.len() < batch.len() || wanted[wanted.len() - batch.len()..] != batch[..] {
+                return err(format!(
+                    "jax.random.categorical: shape {} must end with the logits' batch shape {}",
+                    jnp::shape_str(&wanted),
+                    jnp::shape_str(&batch)
+                ));
+            }
+            // The noise's shape: the extra leading axes, then the logits' own.
+            let prefix = wanted.len() - batch.len();
+            let mut noise_shape = wanted.clone();
+            noise_shape.insert(prefix + axis, n);
+            let noise = self.gumbel(&key, noise_shape.clone()).await?;
+            let ctx = &mut *self.ctx;
+            let logits = jnp::broadcast_to(ctx, &logits, &noise_shape).await?;
+            let scores = jnp::binary(ctx, jaxlite::BinaryOp::Add, &noise, &logits).await?;
+            Ok(Value::Array(jnp::arg_reduce(ctx, &scores, Some((prefix + axis) as i64), true).await?))
+        })
+    }
+}
+
+/// `randint`'s shape, int bounds and dtype (int32 only), checked.
+fn randint_options(
+    shape: Option<Value>,
+    minval: Option<Value>,
+    maxval: Option<Value>,
+    dtype: Option<Value>,
+) -> R<(Vec<usize>, i32, i32)> {
+    let shape = draw_shape("randint", shape)?;
+    super::jax::check_size(&shape)?;
+    let bound = |v: Option<Value>, what: &str| -> R<i32> {
+        let v = v.ok_or_else(|| RtError::new(format!("randint() missing argument '{what}'")))?;
+        let i = super::jax::int_arg(&v).map_err(|_| {
+            RtError::new(format!(
+                "jax.random.randint: {what} must be an int in the playground, got {}",
+                super::value::repr(&v)
+            ))
+        })?;
+        i32::try_from(i).map_err(|_| RtError::new(format!("jax.random.randint: {what}={i} does not fit int32")))
+    };
+    let (lo, hi) = (bound(minval, "minval")?, bound(maxval, "maxval")?);
+    if let Some(d) = dtype.filter(|d| !matches!(d, Value::None)) {
+        if super::jax::dtype_arg(&d)? != DType::I32 {
+            return err("jax.random.randint supports int32 in the playground");
+        }
+    }
+    Ok((shape, lo, hi))
+}
+
+/// The key of a draw: two words on the host, or a traced key (its draw becomes equations).
+enum DrawKey {
+    Host([u32; 2]),
+    Traced(Tensor),
 }
 
 /// `split`'s `num` argument (2 when not given), checked against the array size cap (each key is
