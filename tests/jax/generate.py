@@ -1554,6 +1554,50 @@ for _ in range(2):
     k, b = batch(k, data)
     print(b)
 """)
+# permutation and choice with a traced key: argsorts of uint32 random keys (shuffling a dataset
+# inside a jitted epoch), with probabilities too.
+program("random_in_jit_permutation_choice", """
+key = jax.random.PRNGKey(11)
+x = jnp.arange(12.0).reshape(4, 3)
+print(jax.random.permutation(key, 8), jax.jit(lambda k: jax.random.permutation(k, 8))(key))
+print(jax.jit(lambda k, v: jax.random.permutation(k, v))(key, x), jax.jit(lambda k, v: jax.random.permutation(k, v, axis=1))(key, x))
+print(jax.jit(lambda k: jax.random.permutation(k, jnp.array([3.0, -1.0, 2.5, 7.0, 0.0])))(jax.random.key(5)))
+print(jax.vmap(lambda k: jax.random.permutation(k, 5))(jax.random.split(key, 3)))
+print(jax.jit(lambda k: jax.random.choice(k, 10, (4,), replace=False))(key), jax.random.choice(key, 10, (4,), replace=False))
+print(jax.jit(lambda k: jax.random.choice(k, 10, (2, 3)))(key), jax.random.choice(key, 10, (2, 3)))
+print(jax.jit(lambda k, v: jax.random.choice(k, v, (2,), replace=False, axis=1))(key, x))
+print(jax.jit(lambda k, v: jax.random.choice(k, v, (5,)))(key, jnp.array([1.0, 2.0, 3.0])))
+
+@jax.jit
+def epoch(key, data):
+    key, sub = jax.random.split(key)
+    return key, data[jax.random.permutation(sub, data.shape[0])]
+k = jax.random.PRNGKey(2)
+for _ in range(2):
+    k, shuffled = epoch(k, jnp.arange(6.0))
+    print(shuffled)
+key = jax.random.PRNGKey(0)
+p = jnp.array([0.1, 0.4, 0.2, 0.3])
+print(jax.random.choice(key, 4, (12,), p=p), jax.random.choice(key, 4, (3,), replace=False, p=p))
+print(jax.jit(lambda k: jax.random.choice(k, 4, (12,), p=p))(key), jax.jit(lambda k, q: jax.random.choice(k, 4, (3,), replace=False, p=q))(key, p))
+print(jax.jit(lambda k, q: jax.random.choice(k, x, (2, 3), p=q))(key, p), jax.jit(lambda k: jax.random.choice(k, x, (2,), replace=False, p=p, axis=0))(key))
+print(jax.vmap(lambda k: jax.random.choice(k, 4, (2,), p=p))(jax.random.split(key, 3)))
+""")
+# jax.nn.initializers with a traced key: an ensemble initialised under vmap.
+program("random_in_jit_initializers", """
+init = jax.nn.initializers
+key = jax.random.PRNGKey(4)
+for name, f in [("glorot_normal", init.glorot_normal()), ("he_uniform", init.he_uniform()), ("lecun_normal", init.lecun_normal()),
+                ("normal", init.normal(0.5)), ("uniform", init.uniform(2.0)), ("zeros", init.zeros),
+                ("variance_scaling", init.variance_scaling(2.0, "fan_out", "normal"))]:
+    print(name, f(key, (2, 3)), jax.jit(lambda k: f(k, (2, 3)))(key))
+
+def init_layer(key):
+    wkey, bkey = jax.random.split(key)
+    return {"w": init.glorot_uniform()(wkey, (3, 2)), "b": init.normal(0.1)(bkey, (2,))}
+ensemble = jax.vmap(init_layer)(jax.random.split(key, 3))
+print(ensemble["w"].shape, ensemble["w"][1], ensemble["b"])
+""")
 # jnp functions JAX writes in Python over other jnp functions (crates/lang/src/interp/composed.rs).
 program("composed_functions", """
 x = jnp.array([[-2.5, jnp.nan, 0.0], [0.5, 1.5, 3.0]])

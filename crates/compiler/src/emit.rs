@@ -532,6 +532,16 @@ impl<'a> Emitter<'a> {
                 push(self, op, operand(instr.operands[0]), operand(instr.operands[1]));
             }
             // Materialising a view or a constant: copy through it (x * 1 is exact).
+            // uint32 bits compare as unsigned integers; the other comparisons are these two with
+            // the operands swapped (lowered so in hlo.rs).
+            Op::Compare(c) if g.instrs[instr.operands[0]].elem == Elem::U32 => {
+                let op = match c {
+                    CompareOp::Eq => VectorOp::EqU32,
+                    CompareOp::Lt => VectorOp::LtU32,
+                    _ => return Err(err(format!("uint32 {} is not supported by the compiler yet", instr.opcode()))),
+                };
+                push(self, op, operand(instr.operands[0]), operand(instr.operands[1]));
+            }
             Op::Compare(c) => {
                 let op = match c {
                     CompareOp::Eq => VectorOp::Eq,

@@ -435,6 +435,27 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
                 g.add(Op::FromU32, ins, shape)
             }
             Primitive::Unary(UnaryOp::ErfInv) => expand::erf_inv(&mut g, ins[0], shape),
+            // The vector unit compares uint32 bits for equality and order; the rest swap the
+            // operands or negate (x == 0 of the 1.0/0.0 result).
+            Primitive::Compare(c) if first == DType::U32 => {
+                let (op, swap, negate) = match c {
+                    CompareOp::Eq => (CompareOp::Eq, false, false),
+                    CompareOp::Ne => (CompareOp::Eq, false, true),
+                    CompareOp::Lt => (CompareOp::Lt, false, false),
+                    CompareOp::Gt => (CompareOp::Lt, true, false),
+                    CompareOp::Le => (CompareOp::Lt, true, true),
+                    CompareOp::Ge => (CompareOp::Lt, false, true),
+                };
+                let operands = if swap { vec![ins[1], ins[0]] } else { ins };
+                let v = g.add(Op::Compare(op), operands, shape.clone());
+                if negate {
+                    g.instrs[v].elem = Elem::Pred;
+                    let zero = g.add(Op::Constant(0.0), vec![], vec![]);
+                    g.add(Op::Compare(CompareOp::Eq), vec![v, zero], shape)
+                } else {
+                    v
+                }
+            }
             Primitive::Compare(c) => g.add(Op::Compare(*c), ins, shape),
             Primitive::SelectN if ins.len() == 3 && jaxpr.atom_aval(&eqn.inputs[0]).dtype == DType::Bool => {
                 g.add(Op::Select, ins, shape)
@@ -689,7 +710,8 @@ fn moves_or_makes_bits(prim: &Primitive, first: DType) -> bool {
         | Primitive::Concatenate { .. }
         | Primitive::Slice { .. }
         | Primitive::Rev { .. }
-        | Primitive::StopGradient => true,
+        | Primitive::StopGradient
+        | Primitive::Compare(_) => true,
         Primitive::ConvertElementType { new_dtype, .. } => {
             *new_dtype == first
                 || (*new_dtype == DType::U32 && matches!(first, DType::I32 | DType::Bool))

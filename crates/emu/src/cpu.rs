@@ -85,6 +85,8 @@ pub fn vector_op(op: VectorOp, a: f32, b: f32) -> f32 {
         }
         VectorOp::IntToU32 => f32::from_bits(vpu_math::int_of_word(a) as u32),
         VectorOp::U32ToInt => a.to_bits() as i32 as f32,
+        VectorOp::EqU32 => (a.to_bits() == b.to_bits()) as u32 as f32,
+        VectorOp::LtU32 => (a.to_bits() < b.to_bits()) as u32 as f32,
         VectorOp::AddU32
         | VectorOp::OrU32
         | VectorOp::XorU32
@@ -455,5 +457,10 @@ mod tests {
         // And back: the bits as an int32, held as its float32.
         assert_eq!(vector_op(VectorOp::U32ToInt, w(0xffff_fffe), 0.0), -2.0);
         assert_eq!(vector_op(VectorOp::U32ToInt, w(16_777_217), 0.0), 16_777_216.0);
+        // Compared as bits: a NaN pattern equals itself, +0 and -0 differ, the high half is large.
+        assert_eq!(vector_op(VectorOp::EqU32, w(0x7fc0_0001), w(0x7fc0_0001)), 1.0);
+        assert_eq!(vector_op(VectorOp::EqU32, w(0), w(0x8000_0000)), 0.0);
+        assert_eq!(vector_op(VectorOp::LtU32, w(0x7fff_ffff), w(0x8000_0000)), 1.0);
+        assert_eq!(vector_op(VectorOp::LtU32, w(0xffff_ffff), w(1)), 0.0);
     }
 }

@@ -175,6 +175,8 @@ fn apply_expr(op: VectorOp) -> String {
             "select(bitcast<u32>(a), bitcast<u32>(a) % max(bitcast<u32>(b), 1u), bitcast<u32>(b) != 0u)".into()
         }
         VectorOp::U32ToInt => "int_to_word(bitcast<i32>(a))".into(),
+        VectorOp::EqU32 => "select(0u, 0x3f800000u, bitcast<u32>(a) == bitcast<u32>(b))".into(),
+        VectorOp::LtU32 => "select(0u, 0x3f800000u, bitcast<u32>(a) < bitcast<u32>(b))".into(),
     }
 }
 

@@ -127,11 +127,15 @@ pub enum VectorOp {
     /// uint32 bits read as an int32 (two's complement) and written as the nearest float32, as
     /// every int32 word holds it: how `randint` turns its random offsets into values.
     U32ToInt,
+    /// Comparisons of uint32 bits, written as 1.0 or 0.0 as every comparison is: the sort keys
+    /// of `jax.random.permutation`.
+    EqU32,
+    LtU32,
 }
 
 impl VectorOp {
     /// In opcode order: `code()` is the position here.
-    pub const ALL: [VectorOp; 46] = [
+    pub const ALL: [VectorOp; 48] = [
         VectorOp::Add,
         VectorOp::Sub,
         VectorOp::Mul,
@@ -178,6 +182,8 @@ impl VectorOp {
         VectorOp::MulU32,
         VectorOp::RemU32,
         VectorOp::U32ToInt,
+        VectorOp::EqU32,
+        VectorOp::LtU32,
     ];
 
     pub fn name(self) -> &'static str {
@@ -228,6 +234,8 @@ impl VectorOp {
             "mul_u32",
             "rem_u32",
             "u32_to_int",
+            "eq_u32",
+            "lt_u32",
         ][self.code() as usize]
     }
 
@@ -263,7 +271,8 @@ impl VectorOp {
     }
 
     /// Whether the operation works on the bits of uint32 words (see `AddU32`): its results
-    /// but `U32ToInt`'s, and its operands but `IntToU32`'s, are bits, not floats.
+    /// (but `U32ToInt`'s and the comparisons' 1.0 or 0.0) and its operands (but `IntToU32`'s)
+    /// are bits, not floats.
     pub fn is_u32(self) -> bool {
         matches!(
             self,
@@ -276,6 +285,8 @@ impl VectorOp {
                 | VectorOp::MulU32
                 | VectorOp::RemU32
                 | VectorOp::U32ToInt
+                | VectorOp::EqU32
+                | VectorOp::LtU32
         )
     }
 

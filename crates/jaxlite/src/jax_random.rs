@@ -85,6 +85,23 @@ pub async fn fold_in(ctx: &mut Context, key: &Tensor, data: &Tensor) -> Result<T
     as_given(ctx, folded, raw).await
 }
 
+/// `k1, k2 = jax.random.split(key)`, as typed keys (JAX's `_split` inside its own functions).
+pub async fn split_in_two(ctx: &mut Context, what: &str, key: &Tensor) -> Result<[Tensor; 2]> {
+    let (key, _) = typed(ctx, what, key).await?;
+    let halves = bind1(ctx, Primitive::RandomSplit { shape: vec![2] }, &[key]).await?;
+    // Keys are opaque to slicing: each half is taken through its words, as JAX indexes keys.
+    let words = bind1(ctx, Primitive::RandomUnwrap, &[halves]).await?;
+    let mut out = Vec::new();
+    for i in 0..2 {
+        let slice = Primitive::Slice { start_indices: vec![i, 0], limit_indices: vec![i + 1, 2], strides: None };
+        let half = bind1(ctx, slice, std::slice::from_ref(&words)).await?;
+        let half = bind1(ctx, Primitive::Squeeze { dimensions: vec![0] }, &[half]).await?;
+        out.push(bind1(ctx, Primitive::RandomWrap, &[half]).await?);
+    }
+    let [k1, k2] = <[Tensor; 2]>::try_from(out).expect("two halves");
+    Ok([k1, k2])
+}
+
 /// `jax.random.bits(key, shape)`: uint32 words of random bits.
 pub async fn bits(ctx: &mut Context, key: &Tensor, shape: &[usize]) -> Result<Tensor> {
     let (key, _) = typed(ctx, "jax.random.bits", key).await?;
@@ -226,16 +243,8 @@ pub async fn rademacher(ctx: &mut Context, key: &Tensor, shape: &[usize], dtype:
 /// span (`maxval - minval`, or 1 when that is empty), the high word weighted by 2^32 mod span
 /// (the span and that weight folded on the host, as they are constants).
 pub async fn randint(ctx: &mut Context, key: &Tensor, shape: &[usize], minval: i32, maxval: i32) -> Result<Tensor> {
-    let (key, _) = typed(ctx, "jax.random.randint", key).await?;
-    let halves = bind1(ctx, Primitive::RandomSplit { shape: vec![2] }, &[key]).await?;
-    // Keys are opaque to slicing: each half is taken through its words, as JAX indexes keys.
-    let halves = bind1(ctx, Primitive::RandomUnwrap, &[halves]).await?;
     let mut words = Vec::new();
-    for i in 0..2 {
-        let slice = Primitive::Slice { start_indices: vec![i, 0], limit_indices: vec![i + 1, 2], strides: None };
-        let half = bind1(ctx, slice, &[halves.clone()]).await?;
-        let half = bind1(ctx, Primitive::Squeeze { dimensions: vec![0] }, &[half]).await?;
-        let half = bind1(ctx, Primitive::RandomWrap, &[half]).await?;
+    for half in split_in_two(ctx, "jax.random.randint", key).await? {
         words.push(bind1(ctx, Primitive::RandomBits { shape: shape.to_vec() }, &[half]).await?);
     }
     let span = if maxval <= minval { 1 } else { maxval.wrapping_sub(minval) as u32 };

@@ -147,14 +147,19 @@ pub fn randint(key: [u32; 2], n: usize, minval: i32, maxval: i32) -> Vec<i32> {
         .collect()
 }
 
-/// `jax.random.permutation(key, n)`: 0..n shuffled as JAX's `_shuffle` does it, by stable
-/// sorts on fresh 32-bit random keys, as many rounds as make a collision in every round
-/// unlikely (⌈3 ln n / ln(2^32 − 1)⌉: one up to n = 1625).
+/// How many rounds of sorting on fresh 32-bit random keys JAX's `_shuffle` makes for `n`
+/// elements: as many as make a collision in every round unlikely (⌈3 ln n / ln(2^32 − 1)⌉:
+/// one up to n = 1625, none for one element).
+pub fn shuffle_rounds(n: usize) -> usize {
+    (3.0 * (n.max(1) as f64).ln() / (u32::MAX as f64).ln()).ceil() as usize
+}
+
+/// `jax.random.permutation(key, n)`: 0..n shuffled as JAX's `_shuffle` does it, by
+/// [`shuffle_rounds`] stable sorts on fresh 32-bit random keys.
 pub fn permutation(key: [u32; 2], n: usize) -> Vec<usize> {
-    let rounds = (3.0 * (n.max(1) as f64).ln() / (u32::MAX as f64).ln()).ceil() as usize;
     let mut order: Vec<usize> = (0..n).collect();
     let mut key = key;
-    for _ in 0..rounds {
+    for _ in 0..shuffle_rounds(n) {
         let keys = split(key, 2);
         key = keys[0];
         let sort_keys = bits(keys[1], n);

@@ -631,7 +631,13 @@ impl Interp<'_, '_> {
     /// j < i. Then out[r] = max_i (rank(i) = r ? x[i] : −inf), exact for every float (−0 and
     /// NaN included, which a sum from +0 would not keep); integers and argsort's positions sum
     /// (rank(i) = r ? i : 0). n² comparisons per row, so rows are capped.
-    fn sort<'a>(&'a mut self, x: &'a Tensor, axis: usize, arg: bool, descending: bool) -> LocalFuture<'a, R<Tensor>> {
+    pub(super) fn sort<'a>(
+        &'a mut self,
+        x: &'a Tensor,
+        axis: usize,
+        arg: bool,
+        descending: bool,
+    ) -> LocalFuture<'a, R<Tensor>> {
         Box::pin(async move {
             let name = if arg { "argsort" } else { "sort" };
             let shape = x.aval().shape.clone();

@@ -70,12 +70,12 @@ fn int32_vector(values: Vec<i32>) -> Value {
 
 impl Interp<'_, '_> {
     /// `jnp.NAME(*args, **kwargs)`, as a script calls it.
-    async fn np(&mut self, name: &str, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> R<Value> {
+    pub(super) async fn np(&mut self, name: &str, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> R<Value> {
         self.call_jnp(name, args, kwargs).await
     }
 
     /// `jnp.NAME(*args)`.
-    async fn np1(&mut self, name: &str, args: Vec<Value>) -> R<Value> {
+    pub(super) async fn np1(&mut self, name: &str, args: Vec<Value>) -> R<Value> {
         self.call_jnp(name, args, vec![]).await
     }
 

@@ -9,6 +9,7 @@
 use super::builtins::{no_more_kwargs, take_kwarg};
 use super::value::{as_f64, Native, Value};
 use super::{err, Interp, RtError, R};
+use crate::ast::BinOp;
 use jaxlite::numpy as jnp;
 use jaxlite::{jax_random, random, Array, DType, Data, LocalFuture, Tensor};
 use std::rc::Rc;
@@ -53,6 +54,8 @@ const TRACEABLE: &[&str] = &[
     "categorical",
     "rademacher",
     "randint",
+    "permutation",
+    "choice",
     "key_data",
 ];
 
@@ -332,7 +335,7 @@ impl Interp<'_, '_> {
                         )),
                     },
                     Some(Value::Array(Tensor::Traced(_))) => err(format!(
-                        "jax.random.{name} with a traced key (inside jit, vmap or grad) is not supported by the playground yet (split, fold_in, bits, uniform, normal, bernoulli, truncated_normal, exponential, laplace, logistic, cauchy, gumbel, categorical, rademacher and randint are): draw it outside and pass the values in"
+                        "jax.random.{name} with a traced key (inside jit, vmap or grad) is not supported by the playground yet: draw it outside and pass the values in"
                     )),
                     Some(other) => err(format!("jax.random.{name} expects a key, got {}", other.type_name())),
                     None => err(format!("jax.random.{name} is missing its key argument")),
@@ -389,13 +392,17 @@ impl Interp<'_, '_> {
                         "_init_variance_scaling" => 5,
                         _ => 1,
                     };
-                    let k = key(arg(&mut kwargs, bound, "key"))?;
+                    let k = match arg(&mut kwargs, bound, "key") {
+                        // A traced key (`vmap(init)(keys)`, an init inside `jit`) stages the draw.
+                        Some(Value::Array(t @ Tensor::Traced(_))) => DrawKey::Traced(t),
+                        given => DrawKey::Host(key(given)?),
+                    };
                     let shape = shape(arg(&mut kwargs, bound + 1, "shape"))?;
                     dtype_f32(arg(&mut kwargs, bound + 2, "dtype"))?;
                     no_more_kwargs("init", &kwargs)?;
                     super::jax::check_size(&shape)?;
-                    let values = init_values(name, &args[..bound.min(args.len())], k, &shape)?;
-                    Value::array(Array::new(shape, Data::F32(values)))
+                    let plan = init_plan(name, &args[..bound.min(args.len())], &shape)?;
+                    return Ok(Value::Array(self.init_draw(&k, plan, shape).await?));
                 }
                 "PRNGKey" | "key" => {
                     let seed = match arg(&mut kwargs, 0, "seed") {
@@ -496,37 +503,11 @@ impl Interp<'_, '_> {
                         }
                     }
                     no_more_kwargs(&format!("jax.random.{name}"), &kwargs)?;
-                    return self.shuffled(k, &x, axis, None).await;
+                    return self.shuffled(&DrawKey::Host(k), &x, axis, None).await;
                 }
                 "choice" => {
                     let k = key(arg(&mut kwargs, 0, "key"))?;
-                    let a = arg(&mut kwargs, 1, "a").ok_or_else(|| RtError::new("choice() missing argument 'a'"))?;
-                    let shape = shape(arg(&mut kwargs, 2, "shape"))?;
-                    let replace = match arg(&mut kwargs, 3, "replace") {
-                        Some(v) => self.truthy(&v)?,
-                        None => true,
-                    };
-                    let p = arg(&mut kwargs, 4, "p").filter(|p| !matches!(p, Value::None));
-                    let axis = arg(&mut kwargs, 5, "axis");
-                    no_more_kwargs(&format!("jax.random.{name}"), &kwargs)?;
-                    super::jax::check_size(&shape)?;
-                    let draws: usize = shape.iter().product();
-                    if let Some(p) = p {
-                        return self.weighted_choice(k, &a, shape, replace, &p, axis).await;
-                    }
-                    if !replace {
-                        return self.shuffled(k, &a, axis, Some(shape)).await;
-                    }
-                    let (array, n, axis) = self.population(&a, axis)?;
-                    if n == 0 && draws > 0 {
-                        return err("jax.random.choice: a must be greater than 0 unless no samples are taken");
-                    }
-                    let picks = random::randint(k, draws, 0, n as i32);
-                    let picks = Tensor::from(Array::new(shape, Data::I32(picks)));
-                    match array {
-                        None => Value::Array(picks),
-                        Some(x) => Value::Array(jnp::take(self.ctx, &x, &picks, axis).await?),
-                    }
+                    return self.choice(DrawKey::Host(k), &args, kwargs).await;
                 }
                 "bits" => {
                     let k = key(arg(&mut kwargs, 0, "key"))?;
@@ -616,6 +597,21 @@ impl Interp<'_, '_> {
                     self.gumbel(&DrawKey::Traced(key), shape).await?
                 }
                 "categorical" => return self.categorical(DrawKey::Traced(key), &args, kwargs).await,
+                "choice" => return self.choice(DrawKey::Traced(key), &args, kwargs).await,
+                "permutation" => {
+                    let x =
+                        arg(&mut kwargs, 1, "x").ok_or_else(|| RtError::new("permutation() missing argument 'x'"))?;
+                    let axis = arg(&mut kwargs, 2, "axis");
+                    if let Some(v) = arg(&mut kwargs, 3, "independent") {
+                        if self.truthy(&v)? {
+                            return err(
+                                "jax.random.permutation with independent=True is not supported by the playground yet",
+                            );
+                        }
+                    }
+                    no_more_kwargs(&what, &kwargs)?;
+                    return self.shuffled(&DrawKey::Traced(key), &x, axis, None).await;
+                }
                 "randint" => {
                     let (shape, lo, hi) = randint_options(
                         arg(&mut kwargs, 1, "shape"),
@@ -672,11 +668,12 @@ impl Interp<'_, '_> {
 
     /// `choice(key, a, shape, replace, p, axis)` with probabilities `p`, as JAX draws them: with
     /// replacement, the first index whose cumulative probability reaches `total · (1 − u)` for
-    /// a uniform `u`; without, the largest `gumbel + log p` (the Gumbel top-k trick), ties to
-    /// the lower index.
+    /// a uniform `u` (`searchsorted`); without, the largest `gumbel + log p` (the Gumbel top-k
+    /// trick: a stable argsort of the negated scores, so ties go to the lower index as in
+    /// `lax.top_k`). `p` and the key may both be traced.
     fn weighted_choice<'a>(
         &'a mut self,
-        key: [u32; 2],
+        key: &'a DrawKey,
         a: &'a Value,
         shape: Vec<usize>,
         replace: bool,
@@ -687,57 +684,52 @@ impl Interp<'_, '_> {
             let (array, n, axis) = self.population(a, axis)?;
             let p = self.to_tensor(p)?;
             let p = jnp::astype(self.ctx, &p, DType::F32).await?;
-            let Some(weights) = p.concrete() else {
-                return err("jax.random.choice: p must be a concrete array in the playground (not traced inside jit)");
-            };
-            if weights.shape() != [n] {
-                let dims: Vec<String> = weights.shape().iter().map(|d| d.to_string()).collect();
+            if p.aval().shape != [n] {
+                let dims: Vec<String> = p.aval().shape.iter().map(|d| d.to_string()).collect();
                 let shape = if dims.len() == 1 { format!("({},)", dims[0]) } else { format!("({})", dims.join(", ")) };
                 return err(format!(
                     "p must be None or a 1D vector with the same size as a.shape[axis]. p has shape {shape} and a.shape[axis] is {n}."
                 ));
             }
-            let weights = weights.to_f32_vec();
             let draws: usize = shape.iter().product();
-            let picks: Vec<i32> = if replace {
-                let mut total = 0.0f32;
-                let cumulative: Vec<f32> = weights
-                    .iter()
-                    .map(|w| {
-                        total += w;
-                        total
-                    })
-                    .collect();
-                random::uniform(key, draws, 0.0, 1.0)
-                    .into_iter()
-                    .map(|u| {
-                        let r = total * (1.0 - u);
-                        cumulative.iter().position(|&c| c >= r).unwrap_or(n) as i32
-                    })
-                    .collect()
+            let picks = if replace {
+                let u = match key {
+                    DrawKey::Host(k) => {
+                        Tensor::from(Array::new(shape.clone(), Data::F32(random::uniform(*k, draws, 0.0, 1.0))))
+                    }
+                    DrawKey::Traced(k) => {
+                        let (lo, hi) = (
+                            Tensor::from(Array::from_f32(vec![], vec![0.0])),
+                            Tensor::from(Array::from_f32(vec![], vec![1.0])),
+                        );
+                        jax_random::uniform(self.ctx, k, &shape, &lo, &hi).await?
+                    }
+                };
+                let cumulative = self.np("cumsum", vec![Value::Array(p)], vec![]).await?;
+                let total = self.np1("take", vec![cumulative.clone(), Value::Int(n as i64 - 1)]).await?;
+                let rest = self.binary(BinOp::Sub, Value::Float(1.0), Value::Array(u)).await?;
+                let r = self.binary(BinOp::Mul, total, rest).await?;
+                let found = self.np1("searchsorted", vec![cumulative, r]).await?;
+                self.to_tensor(&found)?
             } else {
                 if draws > n {
                     return err(format!(
                         "Cannot take a larger sample (size {draws}) than population (size {n}) when 'replace=False'"
                     ));
                 }
-                let noise = self.gumbel(&DrawKey::Host(key), vec![n]).await?;
-                let p = Tensor::from(Array::new(vec![n], Data::F32(weights)));
+                let noise = self.gumbel(key, vec![n]).await?;
                 let log_p = jnp::unary(self.ctx, jaxlite::UnaryOp::Log, &p).await?;
                 let scores = jnp::binary(self.ctx, jaxlite::BinaryOp::Add, &noise, &log_p).await?;
-                let Some(scores) = scores.concrete() else {
-                    return err("jax.random.choice: p must be a concrete array in the playground");
-                };
-                let scores = scores.to_f32_vec();
-                let mut order: Vec<usize> = (0..n).collect();
-                // Descending, NaN last, ties to the lower index (a stable sort), as lax.top_k.
-                order.sort_by(|&i, &j| {
-                    scores[j].partial_cmp(&scores[i]).unwrap_or_else(|| scores[i].is_nan().cmp(&scores[j].is_nan()))
-                });
-                order.into_iter().take(draws).map(|i| i as i32).collect()
+                let negated = jnp::unary(self.ctx, jaxlite::UnaryOp::Neg, &scores).await?;
+                let order = self.sort(&negated, 0, true, false).await?;
+                super::arrange::slice_axis(self.ctx, &order, 0, 0, draws).await?
             };
-            let index_shape = if array.is_some() && !replace { vec![draws] } else { shape.clone() };
-            let picks = Tensor::from(Array::new(index_shape, Data::I32(picks)));
+            let index_shape: Vec<i64> = if array.is_some() && !replace {
+                vec![draws as i64]
+            } else {
+                shape.iter().map(|&d| d as i64).collect()
+            };
+            let picks = jnp::reshape(self.ctx, &picks, &index_shape).await?;
             let Some(x) = array else { return Ok(Value::Array(picks)) };
             let taken = jnp::take(self.ctx, &x, &picks, axis).await?;
             let mut out: Vec<i64> = x.aval().shape[..axis].iter().map(|&d| d as i64).collect();
@@ -774,7 +766,7 @@ impl Interp<'_, '_> {
     /// first of the shuffled elements along `axis`, as many as `shape` holds, in that shape.
     fn shuffled<'a>(
         &'a mut self,
-        key: [u32; 2],
+        key: &'a DrawKey,
         x: &'a Value,
         axis: Option<Value>,
         draws: Option<Vec<usize>>,
@@ -788,12 +780,22 @@ impl Interp<'_, '_> {
                 ));
             }
             super::jax::check_size(&[n])?;
-            let order: Vec<i32> = random::permutation(key, n).into_iter().take(wanted).map(|i| i as i32).collect();
             let index_shape = match (&array, &draws) {
                 (None, Some(s)) => s.clone(),
                 _ => vec![wanted],
             };
-            let picks = Tensor::from(Array::new(index_shape.clone(), Data::I32(order)));
+            let picks = match key {
+                DrawKey::Host(k) => {
+                    let order = random::permutation(*k, n).into_iter().take(wanted).map(|i| i as i32).collect();
+                    Tensor::from(Array::new(index_shape, Data::I32(order)))
+                }
+                DrawKey::Traced(k) => {
+                    let order = self.traced_order(k, n).await?;
+                    let first = super::arrange::slice_axis(self.ctx, &order, 0, 0, wanted).await?;
+                    let shape: Vec<i64> = index_shape.iter().map(|&d| d as i64).collect();
+                    jnp::reshape(self.ctx, &first, &shape).await?
+                }
+            };
             let Some(x) = array else { return Ok(Value::Array(picks)) };
             let taken = jnp::take(self.ctx, &x, &picks, axis).await?;
             match draws {
@@ -806,6 +808,109 @@ impl Interp<'_, '_> {
                 }
                 None => Ok(Value::Array(taken)),
             }
+        })
+    }
+
+    /// The order `permutation` puts 0..n in for a traced key, as JAX's `_shuffle`: rounds of a
+    /// stable sort on fresh uint32 random keys, each round's argsort (sorting by counting, on
+    /// the vector unit's uint32 comparisons) composed with the last.
+    fn traced_order<'a>(&'a mut self, key: &'a Tensor, n: usize) -> LocalFuture<'a, R<Tensor>> {
+        Box::pin(async move {
+            let mut key = key.clone();
+            let mut order = Tensor::from(Array::new(vec![n], Data::I32((0..n as i32).collect())));
+            for _ in 0..random::shuffle_rounds(n) {
+                let [next, sub] = jax_random::split_in_two(self.ctx, "jax.random.permutation", &key).await?;
+                key = next;
+                let sort_keys = jax_random::bits(self.ctx, &sub, &[n]).await?;
+                let by = self.sort(&sort_keys, 0, true, false).await?;
+                order = jnp::take(self.ctx, &order, &by, 0).await?;
+            }
+            Ok(order)
+        })
+    }
+
+    /// `choice(key, a, shape=(), replace=True, p=None, axis=0)` (`args[0]` is the key, already
+    /// taken), as JAX draws it: `randint` indices with replacement, the first of a
+    /// permutation without, and with probabilities `p` as [`Self::weighted_choice`] says.
+    fn choice<'a>(
+        &'a mut self,
+        key: DrawKey,
+        args: &'a [Value],
+        mut kwargs: Vec<(String, Value)>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let mut arg = |i: usize, name: &str| take_kwarg(&mut kwargs, name).or_else(|| args.get(i).cloned());
+            let a = arg(1, "a").ok_or_else(|| RtError::new("choice() missing argument 'a'"))?;
+            let shape = draw_shape("choice", arg(2, "shape"))?;
+            let replace = arg(3, "replace");
+            let p = arg(4, "p").filter(|p| !matches!(p, Value::None));
+            let axis = arg(5, "axis");
+            no_more_kwargs("jax.random.choice", &kwargs)?;
+            let replace = match replace {
+                Some(v) => self.truthy(&v)?,
+                None => true,
+            };
+            super::jax::check_size(&shape)?;
+            let draws: usize = shape.iter().product();
+            if let Some(p) = p {
+                return self.weighted_choice(&key, &a, shape, replace, &p, axis).await;
+            }
+            if !replace {
+                return self.shuffled(&key, &a, axis, Some(shape)).await;
+            }
+            let (array, n, axis) = self.population(&a, axis)?;
+            if n == 0 && draws > 0 {
+                return err("jax.random.choice: a must be greater than 0 unless no samples are taken");
+            }
+            let picks = match &key {
+                DrawKey::Host(k) => {
+                    Tensor::from(Array::new(shape.clone(), Data::I32(random::randint(*k, draws, 0, n as i32))))
+                }
+                DrawKey::Traced(k) => jax_random::randint(self.ctx, k, &shape, 0, n as i32).await?,
+            };
+            match array {
+                None => Ok(Value::Array(picks)),
+                Some(x) => Ok(Value::Array(jnp::take(self.ctx, &x, &picks, axis).await?)),
+            }
+        })
+    }
+
+    /// An initializer's draw of `shape`: on the host for a host key, staged for a traced one
+    /// (the same scalings, in the same order, so the bits agree).
+    fn init_draw<'a>(&'a mut self, key: &'a DrawKey, plan: InitDraw, shape: Vec<usize>) -> LocalFuture<'a, R<Tensor>> {
+        Box::pin(async move {
+            let n: usize = shape.iter().product();
+            let (distribution, scales) = match plan {
+                InitDraw::Constant(c) => return Ok(Tensor::from(Array::new(shape, Data::F32(vec![c; n])))),
+                InitDraw::Scaled(d, scales) => (d, scales),
+            };
+            let k = match key {
+                DrawKey::Host(k) => *k,
+                DrawKey::Traced(k) => {
+                    let ctx = &mut *self.ctx;
+                    let scalar = |x: f32| Tensor::from(Array::from_f32(vec![], vec![x]));
+                    let mut x = match distribution {
+                        Distribution::Normal => jax_random::normal(ctx, k, &shape).await?,
+                        Distribution::Uniform { lo, hi } => {
+                            jax_random::uniform(ctx, k, &shape, &scalar(lo), &scalar(hi)).await?
+                        }
+                        Distribution::TruncatedNormal => {
+                            jax_random::truncated_normal(ctx, k, -2.0, 2.0, &shape).await?
+                        }
+                    };
+                    for s in scales {
+                        x = jnp::binary(ctx, jaxlite::BinaryOp::Mul, &x, &scalar(s)).await?;
+                    }
+                    return Ok(x);
+                }
+            };
+            let base = match distribution {
+                Distribution::Normal => random::normal(k, n),
+                Distribution::Uniform { lo, hi } => random::uniform(k, n, lo, hi),
+                Distribution::TruncatedNormal => random::truncated_normal(k, n, -2.0, 2.0),
+            };
+            let values = base.into_iter().map(|x| scales.iter().fold(x, |x, s| x * s)).collect();
+            Ok(Tensor::from(Array::new(shape, Data::F32(values))))
         })
     }
 
@@ -991,10 +1096,25 @@ fn only_dtype(what: &str, d: Option<Value>, only: DType) -> R<()> {
     }
 }
 
-/// An initializer's values (the `_init_*` functions, after their bound parameters), computed
-/// as jax.nn.initializers does in float32 (the variance from Python floats, as JAX).
-fn init_values(name: &str, params: &[Value], key: [u32; 2], shape: &[usize]) -> R<Vec<f32>> {
-    let n: usize = shape.iter().product();
+/// What an initializer draws (the `_init_*` functions, after their bound parameters), its
+/// scales computed as jax.nn.initializers does (the variance from Python floats, as JAX).
+enum InitDraw {
+    Constant(f32),
+    /// Draws of the distribution multiplied by each scale in turn.
+    Scaled(Distribution, Vec<f32>),
+}
+
+enum Distribution {
+    Normal,
+    Uniform {
+        lo: f32,
+        hi: f32,
+    },
+    /// A unit normal truncated to (−2, 2).
+    TruncatedNormal,
+}
+
+fn init_plan(name: &str, params: &[Value], shape: &[usize]) -> R<InitDraw> {
     let number = |i: usize| -> R<f64> {
         params
             .get(i)
@@ -1002,15 +1122,9 @@ fn init_values(name: &str, params: &[Value], key: [u32; 2], shape: &[usize]) -> 
             .ok_or_else(|| RtError::new(format!("initializer parameter {i} must be a number")))
     };
     Ok(match name {
-        "_init_constant" => vec![number(0)? as f32; n],
-        "_init_normal" => {
-            let stddev = number(0)? as f32;
-            random::normal(key, n).into_iter().map(|x| x * stddev).collect()
-        }
-        "_init_uniform" => {
-            let scale = number(0)? as f32;
-            random::uniform(key, n, 0.0, 1.0).into_iter().map(|x| x * scale).collect()
-        }
+        "_init_constant" => InitDraw::Constant(number(0)? as f32),
+        "_init_normal" => InitDraw::Scaled(Distribution::Normal, vec![number(0)? as f32]),
+        "_init_uniform" => InitDraw::Scaled(Distribution::Uniform { lo: 0.0, hi: 1.0 }, vec![number(0)? as f32]),
         _ => {
             let text = |i: usize| match params.get(i) {
                 Some(Value::Str(s)) => Ok(s.to_string()),
@@ -1045,21 +1159,15 @@ fn init_values(name: &str, params: &[Value], key: [u32; 2], shape: &[usize]) -> 
             let variance = (scale / denominator) as f32;
             match distribution.as_str() {
                 "truncated_normal" => {
-                    // The standard deviation of a unit normal truncated to (-2, 2).
+                    // x · sqrt(variance) / stddev, stddev that of a unit normal truncated to
+                    // (-2, 2), the division as XLA compiles one by a constant: a
+                    // multiplication by its reciprocal.
                     let stddev = 0.879_625_661_034_239_8_f64 as f32;
-                    let root = variance.sqrt();
-                    // x · sqrt(variance) / stddev, the division as XLA compiles one by a constant:
-                    // a multiplication by its reciprocal.
-                    let inverse = 1.0 / stddev;
-                    random::truncated_normal(key, n, -2.0, 2.0).into_iter().map(|x| x * root * inverse).collect()
+                    InitDraw::Scaled(Distribution::TruncatedNormal, vec![variance.sqrt(), 1.0 / stddev])
                 }
-                "normal" | "untruncated_normal" => {
-                    let root = variance.sqrt();
-                    random::normal(key, n).into_iter().map(|x| x * root).collect()
-                }
+                "normal" | "untruncated_normal" => InitDraw::Scaled(Distribution::Normal, vec![variance.sqrt()]),
                 "uniform" => {
-                    let root = (3.0 * variance).sqrt();
-                    random::uniform(key, n, -1.0, 1.0).into_iter().map(|x| x * root).collect()
+                    InitDraw::Scaled(Distribution::Uniform { lo: -1.0, hi: 1.0 }, vec![(3.0 * variance).sqrt()])
                 }
                 other => return err(format!("invalid distribution for variance scaling initializer: {other}")),
             }
