@@ -29,6 +29,7 @@ const ORDER = [
   'memory_vs_compute',
   'precision_modes',
   'bf16_vs_f32',
+  'random_numbers',
 ];
 
 const files = import.meta.glob<string>('../../examples/*.py', { query: '?raw', import: 'default', eager: true });

@@ -19,6 +19,7 @@ const TESTED: &[&str] = &[
     "mlp_training",
     "padding_128",
     "precision_modes",
+    "random_numbers",
     "self_attention",
     "transformer_block",
 ];
@@ -328,4 +329,21 @@ fn matvec_is_memory_bound_and_matmul_crosses_the_ridge_on_v2() {
     assert!(compute > memory, "compute-bound on v2");
     let (compute, memory) = bounds(program(&report, "matvec"), &v2);
     assert!(memory > compute, "matvec stays memory-bound");
+}
+
+#[test]
+fn random_numbers_cost_the_vector_unit_not_the_mxu() {
+    let report = run("random_numbers");
+    let (plain, dropout) = (&program(&report, "layer").counters, &program(&report, "dropout_layer").counters);
+    // The same matmul: 256³ MACs at one bf16 pass.
+    assert_eq!(plain.mxu_macs, 256 * 256 * 256);
+    assert_eq!(dropout.mxu_macs, plain.mxu_macs);
+    // Threefry-2x32: per element 2 + 20·5 + 5·2 = 112 uint32 operations (docs/compiler.md), one
+    // cycle per vector register of 8 × 128 elements; a 256×256 mask fills 64 registers.
+    let registers = 256 * 256 / (8 * 128);
+    let extra = dropout.vector_busy_cycles - plain.vector_busy_cycles;
+    assert!(extra >= 112 * registers, "the hash's vector cycles: {extra} < {}", 112 * registers);
+    assert!(dropout.cycles > 4 * plain.cycles, "drawing the mask dominates: {} vs {}", dropout.cycles, plain.cycles);
+    let kept = printed_numbers(&report.stdout, "kept:")[0];
+    assert!((kept - 0.9).abs() < 0.01, "about 90% kept: {kept}");
 }
