@@ -1598,6 +1598,28 @@ def init_layer(key):
 ensemble = jax.vmap(init_layer)(jax.random.split(key, 3))
 print(ensemble["w"].shape, ensemble["w"][1], ensemble["b"])
 """)
+# PRNGKey and key of a traced seed (random_seed): a key made inside a jitted training function,
+# or one per seed under vmap.
+program("random_traced_seeds", """
+
+@jax.jit
+def make(seed):
+    return jax.random.PRNGKey(seed)
+
+print(make(3), make(-5), jax.random.PRNGKey(jnp.int32(7)))
+print(jax.vmap(jax.random.PRNGKey)(jnp.array([-1, 0, 7])))
+print(jax.vmap(lambda s: jax.random.normal(jax.random.PRNGKey(s), (2,)))(jnp.arange(3)))
+print(jax.jit(lambda s: jax.random.uniform(jax.random.key(s), (3,)))(42), jax.random.uniform(jax.random.key(42), (3,)))
+print(jax.make_jaxpr(jax.random.PRNGKey)(3))
+print(jax.make_jaxpr(jax.random.key)(3))
+
+@jax.jit
+def train(seed, x):
+    key = jax.random.PRNGKey(seed)
+    w = jax.random.normal(key, (3, 2)) * 0.1
+    return jnp.tanh(x @ w)
+print(train(0, jnp.ones((4, 3))))
+""")
 # jnp functions JAX writes in Python over other jnp functions (crates/lang/src/interp/composed.rs).
 program("composed_functions", """
 x = jnp.array([[-2.5, jnp.nan, 0.0], [0.5, 1.5, 3.0]])

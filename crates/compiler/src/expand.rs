@@ -427,6 +427,17 @@ fn key_of_words(g: &mut Graph, words: [ValueId; 2], shape: Vec<usize>) -> ValueI
     b.add(Op::Concatenate { dimension: rank - 1 }, vec![a, c], both)
 }
 
+/// `random_seed`: each 32-bit seed's key, the words `(0, seed as uint32)`.
+pub fn random_seed(g: &mut Graph, seeds: ValueId) -> ValueId {
+    let shape = g.instrs[seeds].shape.clone();
+    let unsigned = g.instrs[seeds].elem == Elem::U32;
+    let b = &mut Words { g, shape: shape.clone() };
+    let low = if unsigned { seeds } else { b.add(Op::ToU32, vec![seeds], shape.clone()) };
+    let zero = b.constant(0);
+    let high = if shape.is_empty() { zero } else { b.add(Op::Broadcast { dims: vec![] }, vec![zero], shape.clone()) };
+    key_of_words(g, [high, low], shape)
+}
+
 /// `random_split`: per key, the Threefry encryptions of `(0, i)` for each new key i.
 pub fn random_split(g: &mut Graph, keys: ValueId, draw: &[usize]) -> ValueId {
     let axes = key_axes(g, keys);

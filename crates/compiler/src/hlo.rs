@@ -418,6 +418,7 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
         let id = match &eqn.prim {
             // A typed key is its two words, as the raw key it wraps.
             Primitive::RandomWrap | Primitive::RandomUnwrap => ins[0],
+            Primitive::RandomSeed => expand::random_seed(&mut g, ins[0]),
             Primitive::RandomBits { shape: draw } => expand::random_bits(&mut g, ins[0], draw),
             Primitive::RandomSplit { shape: draw } => expand::random_split(&mut g, ins[0], draw),
             Primitive::RandomFoldIn => expand::random_fold_in(&mut g, ins[0], ins[1]),
@@ -698,6 +699,7 @@ fn moves_or_makes_bits(prim: &Primitive, first: DType) -> bool {
     match prim {
         Primitive::RandomWrap
         | Primitive::RandomUnwrap
+        | Primitive::RandomSeed
         | Primitive::RandomBits { .. }
         | Primitive::RandomSplit { .. }
         | Primitive::RandomFoldIn

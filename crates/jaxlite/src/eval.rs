@@ -125,6 +125,7 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
         | Primitive::BitcastConvertType { .. }
         | Primitive::RandomWrap
         | Primitive::RandomUnwrap
+        | Primitive::RandomSeed
         | Primitive::RandomBits { .. }
         | Primitive::RandomSplit { .. }
         | Primitive::RandomFoldIn
@@ -628,6 +629,10 @@ fn apply_on_words(prim: &Primitive, ins: &[Array], out: &Aval) -> Option<Array> 
         }
         Primitive::RandomWrap => Data::Key(words(&ins[0]).chunks(2).map(|k| [k[0], k[1]]).collect()),
         Primitive::RandomUnwrap => Data::U32(keys(&ins[0]).into_iter().flatten().collect()),
+        Primitive::RandomSeed => match &ins[0].astype(DType::I32).data {
+            Data::I32(seeds) => Data::Key(seeds.iter().map(|&s| crate::random::seed(s)).collect()),
+            _ => return None,
+        },
         Primitive::RandomBits { shape } => {
             Data::U32(keys(&ins[0]).into_iter().flat_map(|k| crate::random::bits(k, per_key(shape))).collect())
         }

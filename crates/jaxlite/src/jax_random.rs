@@ -63,6 +63,12 @@ async fn as_given(ctx: &mut Context, keys: Tensor, raw: bool) -> Result<Tensor> 
     }
 }
 
+/// `jax.random.key(seed)` (`typed`) or `jax.random.PRNGKey(seed)` of an int32 seed array.
+pub async fn seed(ctx: &mut Context, seed: &Tensor, typed: bool) -> Result<Tensor> {
+    let key = bind1(ctx, Primitive::RandomSeed, std::slice::from_ref(seed)).await?;
+    as_given(ctx, key, !typed).await
+}
+
 /// `jax.random.split(key, num)`.
 pub async fn split(ctx: &mut Context, key: &Tensor, num: usize) -> Result<Tensor> {
     let (key, raw) = typed(ctx, "jax.random.split", key).await?;

@@ -295,6 +295,9 @@ pub enum Primitive {
     /// `jax.random` functions take a `PRNGKey` and return new ones.
     RandomWrap,
     RandomUnwrap,
+    /// Integer seeds as typed keys (`jax.random.PRNGKey(seed)` of a traced seed): a key per
+    /// element, its words the seed's high 32 bits (0 for an int32) and its low 32.
+    RandomSeed,
     /// `shape` words of random bits per key: `key<fry>[K] -> uint32[K + shape]`; element i
     /// (row-major) is the two Threefry-2x32 output words of the counter `(0, i)` XORed.
     RandomBits {
@@ -484,6 +487,7 @@ impl Primitive {
             Primitive::BitcastConvertType { .. } => "bitcast_convert_type",
             Primitive::RandomWrap => "random_wrap",
             Primitive::RandomUnwrap => "random_unwrap",
+            Primitive::RandomSeed => "random_seed",
             Primitive::RandomBits { .. } => "random_bits",
             Primitive::RandomSplit { .. } => "random_split",
             Primitive::RandomFoldIn => "random_fold_in",
@@ -781,6 +785,7 @@ impl Primitive {
             Primitive::BitcastConvertType { .. }
             | Primitive::RandomWrap
             | Primitive::RandomUnwrap
+            | Primitive::RandomSeed
             | Primitive::RandomBits { .. }
             | Primitive::RandomSplit { .. }
             | Primitive::RandomFoldIn => unreachable!("random_eval handles these"),
@@ -833,6 +838,10 @@ impl Primitive {
                 }
             },
             Primitive::RandomUnwrap => with_shape(joined(&[2]), DType::U32),
+            Primitive::RandomSeed => match x.dtype {
+                DType::I32 | DType::U32 => with_shape(x.shape.clone(), DType::Key),
+                _ => return Err(format!("random_seed takes integer seeds, got {}", x.short())),
+            },
             Primitive::RandomBits { shape } => with_shape(joined(shape), DType::U32),
             Primitive::RandomSplit { shape } => with_shape(joined(shape), DType::Key),
             Primitive::RandomFoldIn => {
@@ -1012,7 +1021,7 @@ impl Primitive {
                 vec![]
             }
             Primitive::BitcastConvertType { new_dtype } => vec![s("new_dtype", new_dtype.name().to_string())],
-            Primitive::RandomWrap => vec![s("impl", "fry".into())],
+            Primitive::RandomWrap | Primitive::RandomSeed => vec![s("impl", "fry".into())],
             Primitive::RandomBits { shape } => vec![s("bit_width", "32".into()), s("shape", tuple(shape))],
             Primitive::RandomSplit { shape } => vec![s("shape", tuple(shape))],
             Primitive::IntegerPow { y } => vec![s("y", y.to_string())],

@@ -260,6 +260,7 @@ fn jvp_rule(
         | Primitive::BitcastConvertType { .. }
         | Primitive::RandomWrap
         | Primitive::RandomUnwrap
+        | Primitive::RandomSeed
         | Primitive::RandomBits { .. }
         | Primitive::RandomSplit { .. }
         | Primitive::RandomFoldIn => None,

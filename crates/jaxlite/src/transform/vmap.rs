@@ -148,6 +148,7 @@ fn batch_rule(b: &mut Builder, prim: &Primitive, ins: &[(Atom, bool)], size: usi
         // A key array's axes lead its words' and its draws', so the batch axis stays first.
         | Primitive::RandomWrap
         | Primitive::RandomUnwrap
+        | Primitive::RandomSeed
         | Primitive::RandomBits { .. }
         | Primitive::RandomSplit { .. } => {
             let x = to_batched(b, &ins[0], size)?;

@@ -409,6 +409,25 @@ impl Interp<'_, '_> {
                         Some(Value::Int(s)) => i32::try_from(s).map_err(|_| {
                             RtError::new(format!("{name}: seed {s} does not fit int32 (JAX without x64 keeps 32 bits)"))
                         })?,
+                        // An integer array of one seed: its key is made in the program when it
+                        // is traced (`jit(lambda s: PRNGKey(s))`, `vmap(PRNGKey)(seeds)`).
+                        Some(Value::Array(t)) => {
+                            let aval = t.aval();
+                            if aval.rank() != 0 {
+                                return err(format!(
+                                    "{name} accepts a scalar seed, but was given an array of shape {} != (). Use jax.vmap for batching",
+                                    jnp::shape_str(&aval.shape)
+                                ));
+                            }
+                            if !matches!(aval.dtype, DType::I32 | DType::U32 | DType::Bool) {
+                                return err(format!("{name} expects an integer seed, got {}", aval.short()));
+                            }
+                            let seed = jnp::astype(self.ctx, &t, DType::I32).await?;
+                            match seed.concrete().map(|a| &a.data) {
+                                Some(Data::I32(v)) => v[0],
+                                _ => return Ok(Value::Array(jax_random::seed(self.ctx, &seed, name == "key").await?)),
+                            }
+                        }
                         Some(other) => return err(format!("{name} expects an int seed, got {}", other.type_name())),
                         None => return err(format!("{name}() missing required argument 'seed'")),
                     };
@@ -492,18 +511,7 @@ impl Interp<'_, '_> {
                 }
                 "permutation" => {
                     let k = key(arg(&mut kwargs, 0, "key"))?;
-                    let x =
-                        arg(&mut kwargs, 1, "x").ok_or_else(|| RtError::new("permutation() missing argument 'x'"))?;
-                    let axis = arg(&mut kwargs, 2, "axis");
-                    if let Some(v) = arg(&mut kwargs, 3, "independent") {
-                        if self.truthy(&v)? {
-                            return err(
-                                "jax.random.permutation with independent=True is not supported by the playground yet",
-                            );
-                        }
-                    }
-                    no_more_kwargs(&format!("jax.random.{name}"), &kwargs)?;
-                    return self.shuffled(&DrawKey::Host(k), &x, axis, None).await;
+                    return self.permutation(DrawKey::Host(k), &args, kwargs).await;
                 }
                 "choice" => {
                     let k = key(arg(&mut kwargs, 0, "key"))?;
@@ -598,20 +606,7 @@ impl Interp<'_, '_> {
                 }
                 "categorical" => return self.categorical(DrawKey::Traced(key), &args, kwargs).await,
                 "choice" => return self.choice(DrawKey::Traced(key), &args, kwargs).await,
-                "permutation" => {
-                    let x =
-                        arg(&mut kwargs, 1, "x").ok_or_else(|| RtError::new("permutation() missing argument 'x'"))?;
-                    let axis = arg(&mut kwargs, 2, "axis");
-                    if let Some(v) = arg(&mut kwargs, 3, "independent") {
-                        if self.truthy(&v)? {
-                            return err(
-                                "jax.random.permutation with independent=True is not supported by the playground yet",
-                            );
-                        }
-                    }
-                    no_more_kwargs(&what, &kwargs)?;
-                    return self.shuffled(&DrawKey::Traced(key), &x, axis, None).await;
-                }
+                "permutation" => return self.permutation(DrawKey::Traced(key), &args, kwargs).await,
                 "randint" => {
                     let (shape, lo, hi) = randint_options(
                         arg(&mut kwargs, 1, "shape"),
@@ -826,6 +821,28 @@ impl Interp<'_, '_> {
                 order = jnp::take(self.ctx, &order, &by, 0).await?;
             }
             Ok(order)
+        })
+    }
+
+    /// `permutation(key, x, axis=0, independent=False)` (`args[0]` is the key, already taken).
+    fn permutation<'a>(
+        &'a mut self,
+        key: DrawKey,
+        args: &'a [Value],
+        mut kwargs: Vec<(String, Value)>,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let mut arg = |i: usize, name: &str| take_kwarg(&mut kwargs, name).or_else(|| args.get(i).cloned());
+            let x = arg(1, "x").ok_or_else(|| RtError::new("permutation() missing argument 'x'"))?;
+            let axis = arg(2, "axis");
+            let independent = arg(3, "independent");
+            no_more_kwargs("jax.random.permutation", &kwargs)?;
+            if let Some(v) = independent {
+                if self.truthy(&v)? {
+                    return err("jax.random.permutation with independent=True is not supported by the playground yet");
+                }
+            }
+            self.shuffled(&key, &x, axis, None).await
         })
     }
 
