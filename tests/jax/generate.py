@@ -1620,6 +1620,16 @@ def train(seed, x):
     return jnp.tanh(x @ w)
 print(train(0, jnp.ones((4, 3))))
 """)
+# pow with float exponents: integer ones below 8 by squaring (10.0 ** 2.0 is 100), the rest
+# through the logarithm; the special cases of C's pow.
+program("pow_float_exponents", """
+x = jnp.array([10.0, -3.0, 2.0, 0.5, -0.0, 0.0, jnp.inf, -jnp.inf, jnp.nan, 1e20, 1.0001, 7.0])
+for e in [2.0, 3.0, -2.0, -1.0, 0.0, 31.0, -31.0, 0.5, 1.5, 32.0, -3.0]:
+    print(e, x ** e)
+print(jnp.power(10.0, jnp.arange(-3.0, 4.0)), jnp.logspace(0, 3, 4))
+print(jax.jit(lambda a, b: a ** b)(x, jnp.full(x.shape, 2.0)))
+print(jax.grad(lambda v: jnp.sum(v ** 3.0))(jnp.array([1.0, 2.0, -1.5])))
+""")
 # jnp functions JAX writes in Python over other jnp functions (crates/lang/src/interp/composed.rs).
 program("composed_functions", """
 x = jnp.array([[-2.5, jnp.nan, 0.0], [0.5, 1.5, 3.0]])

@@ -23,6 +23,11 @@ impl Builder<'_> {
     fn binary(&mut self, op: BinaryOp, a: ValueId, b: ValueId) -> ValueId {
         self.g.add(Op::Binary(op), vec![a, b], self.shape.clone())
     }
+    /// `x op a` with a constant `x`.
+    fn with_first(&mut self, op: BinaryOp, x: f32, a: ValueId) -> ValueId {
+        let c = self.constant(x);
+        self.binary(op, c, a)
+    }
     /// `a op x` with a constant `x`.
     fn with(&mut self, op: BinaryOp, a: ValueId, x: f32) -> ValueId {
         let c = self.constant(x);
@@ -72,7 +77,12 @@ impl Builder<'_> {
 /// `x ** y` with C's `pow` special cases: `exp(y · log|x|)`, negated for a negative `x` and an
 /// odd integer `y`, NaN for a finite negative `x` and a non-integer `y`, and 1 when `y` is 0,
 /// `x` is 1, or `|x|` is 1 and `y` infinite. Within a few ulp of the exact power while
-/// `|y · log x|` is small; the error grows with it (docs/compiler.md).
+/// `|y · log x|` is small; the error grows with it (docs/compiler.md). An integer `y` below 8
+/// in magnitude is a power by squaring instead (`1 / x^|y|` for a negative one): at most four
+/// roundings, so within 2 ulp, and exact where the power is representable, as libm's pow is:
+/// `10.0 ** 2.0` is 100, not 100.00001. (Where `x^|y|` overflows for a negative `y`, the
+/// logarithm's tiny result stands; larger exponents stay with the logarithm, whose error near
+/// `x = 1` is smaller than a longer chain of products.)
 pub fn pow(g: &mut Graph, x: ValueId, y: ValueId, shape: Vec<usize>) -> ValueId {
     let b = &mut Builder { g, shape };
     let ax = b.unary(UnaryOp::Abs, x);
@@ -97,15 +107,53 @@ pub fn pow(g: &mut Graph, x: ValueId, y: ValueId, shape: Vec<usize>) -> ValueId 
     let finite_negative = b.and(below, finite);
     let no_value = b.and(finite_negative, fractional);
     let result = b.select_constant(no_value, f32::NAN, signed);
+    let ay = b.unary(UnaryOp::Abs, y);
+    let (squared, _) = power_by_squaring(b, x, ay, 3);
+    let reciprocal = b.with_first(BinaryOp::Div, 1.0, squared);
+    let negative_y = b.compare_with(CompareOp::Lt, y, 0.0);
+    let exact = b.select(negative_y, reciprocal, squared);
+    let below_8 = b.compare_with(CompareOp::Lt, ay, 8.0);
+    let small_integer = b.and(integer, below_8);
+    let overflowed = b.compare_with(CompareOp::Eq, squared, f32::INFINITY);
+    let ax_finite = b.compare_with(CompareOp::Lt, ax, f32::INFINITY);
+    let lost = b.and(negative_y, overflowed);
+    let lost = b.and(lost, ax_finite);
+    let kept = b.not(lost);
+    let by_squaring = b.and(small_integer, kept);
+    let result = b.select(by_squaring, exact, result);
     let y_zero = b.compare_with(CompareOp::Eq, y, 0.0);
     let x_one = b.compare_with(CompareOp::Eq, x, 1.0);
     let unit = b.compare_with(CompareOp::Eq, ax, 1.0);
-    let ay = b.unary(UnaryOp::Abs, y);
     let infinite = b.compare_with(CompareOp::Eq, ay, f32::INFINITY);
     let unit_infinite = b.and(unit, infinite);
     let trivial = b.or(y_zero, x_one);
     let one = b.or(trivial, unit_infinite);
     b.select_constant(one, 1.0, result)
+}
+
+/// `x^e` for an integer `e` in 0..2^bits, by squaring: the exponent's bits from the lowest,
+/// `x` squared at each and multiplied in where the bit is set (each product rounded once, so
+/// exact while the power is representable). Also whether `e` is odd.
+fn power_by_squaring(b: &mut Builder, x: ValueId, e: ValueId, bits: i32) -> (ValueId, ValueId) {
+    let bit = |b: &mut Builder, k: i32| {
+        let shifted = b.with(BinaryOp::Mul, e, 0.5f32.powi(k));
+        let whole = b.unary(UnaryOp::Floor, shifted);
+        let half = b.with(BinaryOp::Mul, whole, 0.5);
+        let half_floor = b.unary(UnaryOp::Floor, half);
+        b.compare(CompareOp::Ne, half_floor, half)
+    };
+    let odd = bit(b, 0);
+    let mut power = b.constant(1.0);
+    let mut square = x;
+    for k in 0..bits {
+        let set = if k == 0 { odd } else { bit(b, k) };
+        let times = b.binary(BinaryOp::Mul, power, square);
+        power = b.select(set, times, power);
+        if k < bits - 1 {
+            square = b.binary(BinaryOp::Mul, square, square);
+        }
+    }
+    (power, odd)
 }
 
 /// `x ** y` for int32 `x` and `y` (their words hold the integers' float32 values), by
@@ -117,24 +165,7 @@ pub fn pow(g: &mut Graph, x: ValueId, y: ValueId, shape: Vec<usize>) -> ValueId 
 /// the reference evaluator.
 pub fn int_pow(g: &mut Graph, x: ValueId, y: ValueId, shape: Vec<usize>) -> ValueId {
     let b = &mut Builder { g, shape };
-    let bit = |b: &mut Builder, k: i32| {
-        let shifted = b.with(BinaryOp::Mul, y, 0.5f32.powi(k));
-        let whole = b.unary(UnaryOp::Floor, shifted);
-        let half = b.with(BinaryOp::Mul, whole, 0.5);
-        let half_floor = b.unary(UnaryOp::Floor, half);
-        b.compare(CompareOp::Ne, half_floor, half)
-    };
-    let odd = bit(b, 0);
-    let mut power = b.constant(1.0);
-    let mut square = x;
-    for k in 0..5 {
-        let set = if k == 0 { odd } else { bit(b, k) };
-        let times = b.binary(BinaryOp::Mul, power, square);
-        power = b.select(set, times, power);
-        if k < 4 {
-            square = b.binary(BinaryOp::Mul, square, square);
-        }
-    }
+    let (power, odd) = power_by_squaring(b, x, y, 5);
     // The bases whose powers stay in range whatever the exponent: 1, and −1 by parity.
     let one = b.constant(1.0);
     let parity = b.select_constant(odd, -1.0, one);

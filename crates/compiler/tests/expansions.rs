@@ -45,6 +45,12 @@ fn pow_matches_c_pow() {
         let growth = (y as f64 * (x as f64).abs().ln()).abs() as f32;
         let ulps = 8.0 + if growth.is_finite() { growth } else { 0.0 };
         assert!(close(got, want, ulps), "pow({x}, {y}) = {got}, C says {want}");
+        // Integer exponents below 8 are powers by squaring: exact where the power (or for a
+        // negative exponent, its reciprocal of an exact power) is a float32, as C's is.
+        let exact = ((x as f64).powi(y.abs() as i32) as f32) as f64 == (x as f64).powi(y.abs() as i32);
+        if y.fract() == 0.0 && y.abs() < 8.0 && x.is_finite() && exact {
+            assert_eq!(got.to_bits(), want.to_bits(), "pow({x}, {y}) = {got}, exactly {want}");
+        }
     }
 }
 
