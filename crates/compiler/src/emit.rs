@@ -531,7 +531,6 @@ impl<'a> Emitter<'a> {
                 };
                 push(self, op, operand(instr.operands[0]), operand(instr.operands[1]));
             }
-            // Materialising a view or a constant: copy through it (x * 1 is exact).
             // uint32 bits compare as unsigned integers; the other comparisons are these two with
             // the operands swapped (lowered so in hlo.rs).
             Op::Compare(c) if g.instrs[instr.operands[0]].elem == Elem::U32 => {
@@ -568,6 +567,7 @@ impl<'a> Emitter<'a> {
                 push(self, VectorOp::Where, Operand::Imm(1.0), on_false);
                 push(self, VectorOp::Where, pred, on_true);
             }
+            // Materialising a view or a constant: copy through it (x * 1 is exact).
             Op::Broadcast { .. } | Op::Reshape | Op::Convert | Op::Constant(_) | Op::Iota { .. } => {
                 let x = operand(v);
                 self.instrs.push(Instr::Vector { op: VectorOp::Mul, dst, a: x, b: Operand::Imm(1.0) });

@@ -37,7 +37,8 @@ pub const RANDOM_FUNCTIONS: &[&str] = &[
     "bits",
 ];
 
-/// The functions that draw from a traced key (the others say they need a concrete one).
+/// The functions whose key (or another argument) may be traced: they go to `draw_traced`. (The
+/// initializers, whose key follows their bound parameters, take a traced one where they draw.)
 const TRACEABLE: &[&str] = &[
     "split",
     "fold_in",
