@@ -328,10 +328,13 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
                 None => Err(missing("jnp")),
             },
         },
-        ModuleId::Linalg => match super::numeric::LINALG.iter().find(|&&f| f == name) {
-            Some(_) => Ok(Value::native(Native::Jnp(if name == "norm" { "linalg.norm" } else { "linalg" }))),
-            None => Err(missing("jnp.linalg")),
-        },
+        ModuleId::Linalg => {
+            let qualified = format!("linalg.{name}");
+            match super::numeric::JNP_NUMERIC.iter().chain(super::linalg::LINALG_FUNCTIONS).find(|&&f| f == qualified) {
+                Some(f) => Ok(Value::native(Native::Jnp(f))),
+                None => Err(missing("jnp.linalg")),
+            }
+        }
         ModuleId::Lax => match find(LAX_FUNCTIONS, name)
             .or_else(|| find(super::arrange::LAX_ARRANGE, name))
             .or_else(|| find(super::shorthands::LAX_SHORTHANDS, name))
@@ -1830,6 +1833,9 @@ impl Interp<'_, '_> {
             }
             if super::composed::JNP_COMPOSED.contains(&name) {
                 return self.call_composed(name, args, kwargs).await;
+            }
+            if super::linalg::LINALG_FUNCTIONS.contains(&name) {
+                return self.call_linalg(name, args, kwargs).await;
             }
             if super::dtype_info::JNP_DTYPE_INFO.contains(&name) {
                 let of = take_kwarg(&mut kwargs, "dtype").or_else(|| args.first().cloned());

@@ -16,6 +16,7 @@ mod eval;
 mod exec;
 mod format;
 mod jax;
+mod linalg;
 mod numeric;
 mod ops;
 mod random;

@@ -80,9 +80,6 @@ pub const JNP_NUMERIC: &[&str] = &[
 /// The most factors `jnp.cumprod` multiplies along its axis (one traced op each).
 const MAX_CUMPROD_LENGTH: usize = 4096;
 
-/// `jax.numpy.linalg` names implemented here (as `linalg.NAME` in [`JNP_NUMERIC`]).
-pub const LINALG: &[&str] = &["norm"];
-
 type Ctx = Context;
 
 pub(super) async fn un(ctx: &mut Ctx, op: UnaryOp, x: &Tensor) -> R<Tensor> {
