@@ -1656,6 +1656,12 @@ print(jax.grad(lambda x: jnp.linalg.slogdet(x)[1])(a))
 print(jax.grad(lambda x: jnp.sum(jnp.linalg.cholesky(x)))(a))
 print(jnp.linalg.det(jnp.array([[1, 2], [3, 4]])), jnp.linalg.inv(jnp.array([[1.0, 2.0], [2.0, 4.0]])))
 """)
+# keepdims= on argmax/argmin (it was taken and ignored).
+program("argmax_keepdims", """
+x = jnp.array([[1.0, 5.0, 2.0], [7.0, 0.0, 3.0]])
+print(jnp.argmax(x, axis=-1, keepdims=True), jnp.argmin(x, axis=0, keepdims=True), jnp.argmax(x, keepdims=True))
+print(x.argmax(axis=1, keepdims=True).shape, jax.jit(lambda v: jnp.argmin(v, axis=1, keepdims=True))(x))
+""")
 # jnp functions JAX writes in Python over other jnp functions (crates/lang/src/interp/composed.rs).
 program("composed_functions", """
 x = jnp.array([[-2.5, jnp.nan, 0.0], [0.5, 1.5, 3.0]])

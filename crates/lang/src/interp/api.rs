@@ -1029,7 +1029,8 @@ impl Interp<'_, '_> {
                         None | Some(Value::None) => None,
                         Some(v) => Some(int_arg(v)?),
                     };
-                    jnp::arg_reduce(self.ctx, &x, a, name == "argmax").await?
+                    let r = jnp::arg_reduce(self.ctx, &x, a, name == "argmax").await?;
+                    self.maybe_keepdims(r, &x, a.map(|a| vec![a]), keepdims).await?
                 }
                 "clip" => {
                     arity(name, &args, 1, 3)?;

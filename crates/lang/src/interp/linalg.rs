@@ -40,6 +40,7 @@ impl Interp<'_, '_> {
     fn square_side(&self, name: &str, x: &Value) -> R<usize> {
         let shape = self.to_tensor(x)?.aval().shape.clone();
         match shape.as_slice() {
+            [.., 0, 0] => err(format!("jnp.linalg.{name} of 0×0 matrices is not supported by the playground yet")),
             [.., r, c] if r == c && *r <= MAX_SIDE => Ok(*r),
             [.., r, c] if r == c => {
                 err(format!("jnp.linalg.{name}: the playground unrolls {r}×{r} matrices step by step, at most {MAX_SIDE}×{MAX_SIDE}"))
@@ -163,6 +164,14 @@ impl Interp<'_, '_> {
         det.ok_or_else(|| super::RtError::new("det: no terms"))
     }
 
+    /// Row (`from_end` 2) or column (`from_end` 1) `k` of the matrices `x`, kept as an axis of
+    /// one: a static slice.
+    async fn part(&mut self, x: &Value, from_end: usize, k: usize) -> R<Value> {
+        let t = self.to_tensor(x)?;
+        let axis = t.aval().rank() - from_end;
+        Ok(Value::Array(super::arrange::slice_axis(self.ctx, &t, axis, k, k + 1).await?))
+    }
+
     /// Identity matrices over `a`'s leading axes, in its dtype.
     async fn identity_like(&mut self, a: &Value, n: usize) -> R<Value> {
         let dtype = Value::str(self.to_tensor(a)?.aval().dtype.name());
@@ -224,43 +233,46 @@ impl Interp<'_, '_> {
         let mut pivots = Vec::new();
         for k in 0..n {
             // The pivot: the largest magnitude in column k at or below row k.
-            let column = self.np("take", vec![m.clone(), int(k as i64)], vec![kw("axis", int(-1))]).await?;
+            let column = self.part(&m, 1, k).await?;
             let magnitude = self.np1("abs", vec![column]).await?;
-            let below = self.np1("greater_equal", vec![positions(n, false), int(k as i64)]).await?;
+            let below = self.np1("greater_equal", vec![rows.clone(), int(k as i64)]).await?;
             let candidates = self.np1("where", vec![below, magnitude, Value::Float(-1.0)]).await?;
-            let p = self.np("argmax", vec![candidates], vec![kw("axis", int(-1))]).await?;
-            // Rows k and p swapped: row p read by a gather, row k by a slice.
-            let p_at = self.np1("expand_dims", vec![p.clone(), Value::tuple(vec![int(-1), int(-2)])]).await?;
-            let mut one_row = self.to_tensor(&m)?.aval().shape.clone();
-            let r = one_row.len();
-            one_row[r - 2] = 1;
-            one_row[r - 1] = width;
-            let shape = Value::tuple(one_row.iter().map(|&d| int(d as i64)).collect());
-            let index = self.np1("broadcast_to", vec![p_at.clone(), shape]).await?;
-            let row_p = self.np("take_along_axis", vec![m.clone(), index], vec![kw("axis", int(-2))]).await?;
-            let row_k =
-                self.np("take", vec![m.clone(), Value::list(vec![int(k as i64)])], vec![kw("axis", int(-2))]).await?;
+            let p = self
+                .np("argmax", vec![candidates], vec![kw("axis", int(-2)), kw("keepdims", Value::Bool(true))])
+                .await?;
+            // Rows k and p swapped: row p picked out by a mask and a sum over the rows (every
+            // other term is zero; a gather would compare every index with every element), row
+            // k by a slice.
+            let is_p = self.np1("equal", vec![rows.clone(), p.clone()]).await?;
+            let picked = self.np1("where", vec![is_p.clone(), m.clone(), Value::Float(0.0)]).await?;
+            let row_p =
+                self.np("sum", vec![picked], vec![kw("axis", int(-2)), kw("keepdims", Value::Bool(true))]).await?;
+            let row_k = self.part(&m, 2, k).await?;
             let is_k = self.np1("equal", vec![rows.clone(), int(k as i64)]).await?;
-            let is_p = self.np1("equal", vec![rows.clone(), p_at]).await?;
             let others = self.np1("where", vec![is_p, row_k, m]).await?;
             m = self.np1("where", vec![is_k.clone(), row_p, others]).await?;
             let moved = self.np1("not_equal", vec![p, int(k as i64)]).await?;
             let flip = self.np1("where", vec![moved, Value::Float(-1.0), Value::Float(1.0)]).await?;
             sign = self.binary(BinOp::Mul, sign, flip).await?;
             // Row k scaled by its pivot, then subtracted from every other row.
-            let row =
-                self.np("take", vec![m.clone(), Value::list(vec![int(k as i64)])], vec![kw("axis", int(-2))]).await?;
-            let pivot =
-                self.np("take", vec![row.clone(), Value::list(vec![int(k as i64)])], vec![kw("axis", int(-1))]).await?;
-            pivots.push(self.np1("squeeze", vec![pivot.clone(), Value::tuple(vec![int(-1), int(-2)])]).await?);
-            let row = self.binary(BinOp::Div, row, pivot).await?;
-            let factors =
-                self.np("take", vec![m.clone(), Value::list(vec![int(k as i64)])], vec![kw("axis", int(-1))]).await?;
+            let row = self.part(&m, 2, k).await?;
+            let pivot = self.part(&row, 1, k).await?;
+            let row = self.binary(BinOp::Div, row, pivot.clone()).await?;
+            pivots.push(pivot);
+            let factors = self.part(&m, 1, k).await?;
             let factors = self.np1("where", vec![is_k.clone(), Value::Float(0.0), factors]).await?;
             let update = self.binary(BinOp::Mul, factors, row.clone()).await?;
             let eliminated = self.binary(BinOp::Sub, m, update).await?;
             m = self.np1("where", vec![is_k, row, eliminated]).await?;
         }
+        // The pivots and the sign as (…, 1, 1) until here: over the leading axes now.
+        let squeeze = |v: Value| vec![v, Value::tuple(vec![int(-1), int(-2)])];
+        let sign = self.np1("squeeze", squeeze(sign)).await?;
+        let mut squeezed = Vec::new();
+        for p in pivots {
+            squeezed.push(self.np1("squeeze", squeeze(p)).await?);
+        }
+        let pivots = squeezed;
         let t = self.to_tensor(&m)?;
         let rank = t.aval().rank();
         let x = Value::Array(super::arrange::slice_axis(self.ctx, &t, rank - 1, n, width).await?);
@@ -275,33 +287,30 @@ impl Interp<'_, '_> {
         let sum = self.binary(BinOp::Add, a, t).await?;
         let a = self.binary(BinOp::Mul, sum, Value::Float(0.5)).await?;
         let mut l = self.np1("zeros_like", vec![a.clone()]).await?;
-        let (rows, columns) = (positions(n, false), positions(n, false));
+        let (rows, columns) = (positions(n, true), positions(n, false));
         let mut definite = Value::Bool(true);
         for j in 0..n {
             let j_ = int(j as i64);
-            let row_j =
-                self.np("take", vec![l.clone(), Value::list(vec![j_.clone()])], vec![kw("axis", int(-2))]).await?;
-            let a_j = self.np("take", vec![a.clone(), j_.clone()], vec![kw("axis", int(-1))]).await?;
+            let row_j = self.part(&l, 2, j).await?;
+            let a_j = self.part(&a, 1, j).await?;
             // Σ_k L[i,k] L[j,k] over the columns filled so far (the others are zero).
             let products = self.binary(BinOp::Mul, l.clone(), row_j).await?;
-            let dots = self.np("sum", vec![products], vec![kw("axis", int(-1))]).await?;
+            let dots =
+                self.np("sum", vec![products], vec![kw("axis", int(-1)), kw("keepdims", Value::Bool(true))]).await?;
             let rest = self.binary(BinOp::Sub, a_j, dots).await?;
-            let s = self.np("take", vec![rest.clone(), j_.clone()], vec![kw("axis", int(-1))]).await?;
+            let s = self.part(&rest, 2, j).await?;
             let positive = self.np1("greater", vec![s.clone(), Value::Float(0.0)]).await?;
             definite = self.np1("logical_and", vec![definite, positive]).await?;
             let d = self.np1("sqrt", vec![s]).await?;
-            let d_at = self.np1("expand_dims", vec![d.clone(), int(-1)]).await?;
-            let c = self.binary(BinOp::Div, rest, d_at.clone()).await?;
+            let c = self.binary(BinOp::Div, rest, d.clone()).await?;
             // Below the diagonal the quotients, on it the root, above it zeros.
             let below = self.np1("greater", vec![rows.clone(), j_.clone()]).await?;
             let on = self.np1("equal", vec![rows.clone(), j_.clone()]).await?;
-            let diagonal = self.np1("where", vec![on, d_at, Value::Float(0.0)]).await?;
+            let diagonal = self.np1("where", vec![on, d, Value::Float(0.0)]).await?;
             let c = self.np1("where", vec![below, c, diagonal]).await?;
-            let col = self.np1("expand_dims", vec![c, int(-1)]).await?;
             let is_j = self.np1("equal", vec![columns.clone(), j_]).await?;
-            l = self.np1("where", vec![is_j, col, l]).await?;
+            l = self.np1("where", vec![is_j, c, l]).await?;
         }
-        let definite = self.np1("expand_dims", vec![definite, Value::tuple(vec![int(-1), int(-2)])]).await?;
         self.np1("where", vec![definite, l, Value::Float(f64::NAN)]).await
     }
 
