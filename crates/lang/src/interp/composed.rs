@@ -51,7 +51,7 @@ pub const JNP_COMPOSED: &[&str] = &[
     "positive",
 ];
 
-fn int(v: i64) -> Value {
+pub(super) fn int(v: i64) -> Value {
     Value::Int(v)
 }
 
@@ -59,7 +59,7 @@ fn ints(vs: &[i64]) -> Value {
     Value::tuple(vs.iter().map(|&v| Value::Int(v)).collect())
 }
 
-fn kw(name: &str, v: Value) -> (String, Value) {
+pub(super) fn kw(name: &str, v: Value) -> (String, Value) {
     (name.to_string(), v)
 }
 
@@ -72,6 +72,12 @@ impl Interp<'_, '_> {
     /// `jnp.NAME(*args, **kwargs)`, as a script calls it.
     pub(super) async fn np(&mut self, name: &str, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> R<Value> {
         self.call_jnp(name, args, kwargs).await
+    }
+
+    /// `x` as an array of a float dtype (integers and booleans promoted, as JAX's inexact ops do).
+    pub(super) async fn inexact(&mut self, x: Value) -> R<Value> {
+        let t = self.to_tensor(&x)?;
+        Ok(Value::Array(super::numeric::inexact(self.ctx, &t).await?))
     }
 
     /// `jnp.NAME(*args)`.
@@ -159,8 +165,7 @@ impl Interp<'_, '_> {
                 // sin(πx)/(πx), 1 at 0 (πx replaced by 1 there, so no 0/0 reaches a gradient).
                 "sinc" => {
                     no_more_kwargs(name, &kwargs)?;
-                    let t = self.to_tensor(&x)?;
-                    let x = Value::Array(super::numeric::inexact(self.ctx, &t).await?);
+                    let x = self.inexact(x).await?;
                     let zero = self.np1("equal", vec![x.clone(), Value::Float(0.0)]).await?;
                     let pi = Value::Float(f64::from(std::f32::consts::PI));
                     let pi_x = self.binary(BinOp::Mul, pi, x).await?;
@@ -651,12 +656,7 @@ impl Interp<'_, '_> {
         if period.is_some_and(|p| !matches!(p, Value::None)) {
             return err("interp: period= is not supported by the playground yet");
         }
-        let mut inexact = Vec::new();
-        for v in [&x, &xp, &fp] {
-            let t = self.to_tensor(v)?;
-            inexact.push(Value::Array(super::numeric::inexact(self.ctx, &t).await?));
-        }
-        let [x, xp, fp] = <[Value; 3]>::try_from(inexact).map_err(|_| super::RtError::new("interp: three arrays"))?;
+        let (x, xp, fp) = (self.inexact(x).await?, self.inexact(xp).await?, self.inexact(fp).await?);
         let (nx, nf) = (self.to_tensor(&xp)?.aval().shape.clone(), self.to_tensor(&fp)?.aval().shape.clone());
         if nx.len() != 1 || nf.len() != 1 || nx != nf || nx[0] == 0 {
             return err(format!(

@@ -8,6 +8,7 @@
 //! matrices are kept small.
 
 use super::builtins::no_more_kwargs;
+use super::composed::{int, kw};
 use super::jax::int_arg;
 use super::value::Value;
 use super::{err, Interp, R};
@@ -21,14 +22,6 @@ pub const LINALG_FUNCTIONS: &[&str] =
 /// The largest matrix side these unrolled algorithms take.
 const MAX_SIDE: usize = 64;
 
-fn int(v: i64) -> Value {
-    Value::Int(v)
-}
-
-fn kw(name: &str, v: Value) -> (String, Value) {
-    (name.to_string(), v)
-}
-
 /// An int32 column `0..n` as `(n, 1)` (row positions), or as `(n,)`.
 fn positions(n: usize, column: bool) -> Value {
     let shape = if column { vec![n, 1] } else { vec![n] };
@@ -36,7 +29,8 @@ fn positions(n: usize, column: bool) -> Value {
 }
 
 impl Interp<'_, '_> {
-    /// The square matrices of `x` (…, n, n), promoted to float: their side.
+    /// The side n of the square matrices `x` (…, n, n) holds, checked against what the unrolled
+    /// algorithms take.
     fn square_side(&self, name: &str, x: &Value) -> R<usize> {
         let shape = self.to_tensor(x)?.aval().shape.clone();
         match shape.as_slice() {
@@ -47,11 +41,6 @@ impl Interp<'_, '_> {
             }
             _ => err(format!("Argument to {name} must have shape [..., n, n], got {}.", jaxlite::numpy::shape_str(&shape))),
         }
-    }
-
-    async fn inexact(&mut self, x: Value) -> R<Value> {
-        let t = self.to_tensor(&x)?;
-        Ok(Value::Array(super::numeric::inexact(self.ctx, &t).await?))
     }
 
     pub(super) fn call_linalg<'a>(
