@@ -1714,6 +1714,74 @@ print(jax.jit(lambda v: jnp.cumulative_sum(v, include_initial=True))(x), jax.jit
 print(jax.jit(lambda v: jnp.array_split(v, 3))(x), jax.jit(lambda v: jnp.append(v, 1.0))(x))
 """)
 
+# Python control flow on the values being differentiated outside jit (JAX's JVP tracers carry
+# their primals, so `if`, `while`, `int()`, `.item()` and list indexing read them).
+program("grad_python_control_flow", """
+def f(x):
+    if x < 3:
+        return 3. * x ** 2
+    else:
+        return -4 * x
+
+print(jax.grad(f)(2.), jax.grad(f)(4.))
+
+def halve_until_small(x):
+    y = x
+    while jnp.abs(y) > 1.0:
+        y = y / 2
+    return y * y
+
+print(jax.grad(halve_until_small)(10.0))
+print(jax.grad(lambda x: x * int(x))(3.5))
+print(jax.grad(lambda x: [x, 2 * x, 3 * x, 4 * x][int(x)])(3.5))
+print(jax.grad(lambda x: x * x.item())(3.5))
+print(jax.grad(lambda v: max(v, 0.0) * 2 + min(v, 1.0))(3.0))
+print(jax.grad(lambda v: v * sum(1 for _ in range(int(v))))(3.5))
+print(jax.grad(lambda x: jnp.sum(x ** 2) if (x > 0).all() else jnp.sum(x))(jnp.array([1., 2.])))
+print(jax.grad(lambda x: jnp.sum(x ** 2) if jnp.any(x < 0) else jnp.sum(x))(jnp.array([1., 2.])))
+
+def huber(w, x, y):
+    r = jnp.dot(w, x) - y
+    if jnp.abs(r) <= 1.0:
+        return 0.5 * r ** 2
+    return jnp.abs(r) - 0.5
+
+w = jnp.array([0.5, -1.5, 2.0])
+print(jax.grad(huber)(w, jnp.array([1.0, 2.0, 3.0]), 2.5))
+print(jax.grad(huber)(w, jnp.array([1.0, 0.25, 0.5]), 1.0))
+""")
+
+program("grad_python_control_flow_transforms", """
+g = lambda v: v ** 3 if v > 0 else -v
+print(jax.hessian(g)(3.5), jax.hessian(g)(-1.0))
+print(jax.jacrev(g)(3.5), jax.jacfwd(g)(3.5))
+print(jax.grad(jax.grad(g))(3.5))
+print(jax.value_and_grad(g)(3.5))
+print(jax.jvp(g, (3.5,), (1.0,)))
+print(jax.vjp(g, 3.5)[1](1.0))
+print(jax.linearize(g, -2.0)[1](1.0))
+
+def steps(x, n):
+    for i in range(n):
+        if x > 1.0:
+            x = jnp.sqrt(x)
+        else:
+            x = x * 3.0
+    return x
+
+print(jax.grad(steps)(10.0, 4))
+print(jax.jacrev(lambda v: jnp.where(v > 0, v, 0.0) if v.sum() > 0 else -v)(jnp.array([1.0, -0.5])))
+""")
+
+program("derivative_weak_types", """
+print(jax.jvp(lambda v: v ** 3, (jnp.float32(3.5),), (1.0,)))
+print(jax.jvp(lambda v: v ** 3, (3.5,), (jnp.float32(1.0),)))
+print(jax.jvp(lambda v: v * 2.0, (3.5,), (1.0,)))
+print(jax.jvp(lambda v: jnp.sqrt(v) + jnp.tanh(v), (3.5,), (1.0,)))
+print(jax.vjp(lambda v: v ** 3, 3.5)[1](1.0))
+print(jax.vjp(lambda v: jnp.log1p(v) * v, 3.5)[1](1.0))
+""")
+
 
 # Whether a dot_general or convolution that names no precision runs at DEFAULT in this run.
 RUN_AT_DEFAULT = False

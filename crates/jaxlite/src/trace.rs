@@ -96,6 +96,11 @@ struct Frame {
     /// the data inside `jit`, an inner `grad` closing over an outer one's value).
     captured: Vec<(Var, Rc<Tracer>)>,
     types: HashMap<Var, Aval>,
+    /// For a trace whose arguments have values (differentiation outside `jit`, where JAX's
+    /// tracers carry concrete primals): what each variable stands for, as far as it has been
+    /// computed. Arguments map to what was passed; other variables are filled in on demand by
+    /// `concrete_value`. `None` for an abstract trace (`jit`, `vmap`, `make_jaxpr`).
+    known: Option<HashMap<Var, Tensor>>,
 }
 
 /// A traced function: its Jaxpr and the values of its constvars.
@@ -139,6 +144,26 @@ impl Context {
 
     /// Starts tracing a function; returns one tracer per argument.
     pub fn begin_trace(&mut self, args: &[Aval]) -> Vec<Tensor> {
+        self.push_frame(args, None)
+    }
+
+    /// Starts tracing a function of values that exist (`grad(f)(x)` outside `jit`): the trace
+    /// records a Jaxpr as `begin_trace`'s does, but `concrete_value` can also say what any of its
+    /// tracers stands for, so Python control flow on them works as under JAX's JVP tracers. Only
+    /// where every enclosing trace is of this kind too: inside `jit` the values are abstract, and
+    /// a nested differentiation of them is as well (JAX's omnistaging).
+    pub fn begin_trace_of(&mut self, args: &[Tensor]) -> Vec<Tensor> {
+        let avals: Vec<Aval> = args.iter().map(|t| t.aval().clone()).collect();
+        let knowable = self.frames.iter().all(|f| f.known.is_some());
+        let tracers = self.push_frame(&avals, knowable.then(HashMap::new));
+        let frame = self.frames.last_mut().expect("frame just pushed");
+        if let Some(known) = &mut frame.known {
+            known.extend(frame.invars.iter().copied().zip(args.iter().cloned()));
+        }
+        tracers
+    }
+
+    fn push_frame(&mut self, args: &[Aval], known: Option<HashMap<Var, Tensor>>) -> Vec<Tensor> {
         self.next_trace_id += 1;
         self.frames.push(Frame {
             id: self.next_trace_id,
@@ -147,6 +172,7 @@ impl Context {
             consts: vec![],
             captured: vec![],
             types: HashMap::new(),
+            known,
         });
         let tracers: Vec<Rc<Tracer>> = args.iter().map(|a| self.fresh(a.clone())).collect();
         let frame = self.frames.last_mut().expect("frame just pushed");
@@ -357,6 +383,93 @@ impl Context {
         jaxpr.outvars.iter().map(|a| read(&env, a)).collect()
     }
 
+    /// Whether `t` stands for a value that `concrete_value` can compute: its trace, and every
+    /// trace enclosing it, was begun with `begin_trace_of`, and has not ended.
+    pub fn has_value(&self, t: &Tracer) -> bool {
+        let live = self.frames.get(t.level).is_some_and(|f| f.id == t.trace_id);
+        live && self.frames[..=t.level].iter().all(|f| f.known.is_some())
+    }
+
+    /// What `t` stands for, where its trace has values (`begin_trace_of`). The equations it
+    /// depends on that have not run yet run now, op by op through the executor, as JAX computes
+    /// a JVP tracer's primal eagerly; their results are kept, so a `while` loop whose condition
+    /// is checked at every iteration runs each step once. `None` where `t` is abstract (its trace,
+    /// or one enclosing it, is a `jit`, `vmap` or `make_jaxpr` trace) or its trace has ended.
+    pub fn concrete_value<'a>(&'a mut self, t: &'a Tracer) -> LocalFuture<'a, Result<Option<Rc<Array>>, JaxError>> {
+        Box::pin(async move {
+            if !self.has_value(t) {
+                return Ok(None);
+            }
+            let level = t.level;
+            // The equations `t` depends on that have not run, and the values they start from.
+            let frame = &self.frames[level];
+            let known = frame.known.as_ref().expect("checked above");
+            let producer: HashMap<Var, usize> =
+                frame.eqns.iter().enumerate().flat_map(|(i, e)| e.outputs.iter().map(move |&v| (v, i))).collect();
+            let mut needed = std::collections::BTreeSet::new();
+            let mut sources: Vec<(Var, Tensor)> = Vec::new();
+            let mut seen = std::collections::HashSet::new();
+            let mut stack = vec![t.var];
+            while let Some(v) = stack.pop() {
+                if !seen.insert(v) {
+                    continue;
+                }
+                if let Some(value) = known.get(&v) {
+                    sources.push((v, value.clone()));
+                } else if let Some(&i) = producer.get(&v) {
+                    if needed.insert(i) {
+                        stack.extend(frame.eqns[i].inputs.iter().filter_map(|a| match a {
+                            Atom::Var(v) => Some(*v),
+                            Atom::Literal(_) => None,
+                        }));
+                    }
+                } else if let Some((_, c)) = frame.consts.iter().find(|(c, _)| *c == v) {
+                    sources.push((v, Tensor::Concrete(c.clone())));
+                } else if let Some((_, outer)) = frame.captured.iter().find(|(c, _)| *c == v) {
+                    sources.push((v, Tensor::Traced(outer.clone())));
+                } else {
+                    return Err(JaxError(format!("internal error: {v:?} is not defined in its trace")));
+                }
+            }
+            // Values of enclosing traces (what this one was called with or closes over) first.
+            let mut values: HashMap<Var, Rc<Array>> = HashMap::new();
+            for (v, source) in sources {
+                let value = match source {
+                    Tensor::Concrete(a) => a,
+                    Tensor::Traced(outer) => match self.concrete_value(&outer).await? {
+                        Some(a) => a,
+                        None => return Ok(None),
+                    },
+                };
+                values.insert(v, value);
+            }
+            for i in needed {
+                let eqn = self.frames[level].eqns[i].clone();
+                let ins: Vec<Tensor> = eqn
+                    .inputs
+                    .iter()
+                    .map(|a| match a {
+                        Atom::Var(v) => values
+                            .get(v)
+                            .map(|a| Tensor::Concrete(a.clone()))
+                            .ok_or_else(|| JaxError(format!("internal error: {v:?} has no value yet"))),
+                        Atom::Literal(l) => Ok(Tensor::from(crate::eval::literal_array(l.value, &l.aval))),
+                    })
+                    .collect::<Result<_, _>>()?;
+                let outs = self.run_eager(eqn.prim, &ins).await?;
+                for (v, out) in eqn.outputs.into_iter().zip(outs) {
+                    let Tensor::Concrete(a) = out else {
+                        return Err(JaxError("internal error: an eager op returned a tracer".into()));
+                    };
+                    values.insert(v, a);
+                }
+            }
+            let known = self.frames[level].known.as_mut().expect("checked above");
+            known.extend(values.iter().map(|(v, a)| (*v, Tensor::Concrete(a.clone()))));
+            Ok(values.get(&t.var).cloned())
+        })
+    }
+
     /// Runs a traced function (constants first, then arguments) through the executor.
     pub async fn execute(&mut self, name: String, jaxpr: Jaxpr, args: Vec<Array>) -> Result<Vec<Array>, JaxError> {
         let call = ProgramCall { name, jaxpr, args, default_precision: self.default_precision, eager: false };
@@ -368,4 +481,93 @@ impl Context {
 /// (two words, no number).
 fn is_literal(a: &Array) -> bool {
     a.aval.rank() == 0 && a.dtype() != DType::Key
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prim::BinaryOp;
+    use std::cell::RefCell;
+
+    /// The reference evaluator, counting the programs it runs.
+    struct Counting(Rc<RefCell<usize>>);
+
+    impl Executor for Counting {
+        fn execute(&mut self, call: ProgramCall) -> LocalFuture<'_, Result<Vec<Array>, JaxError>> {
+            *self.0.borrow_mut() += 1;
+            Box::pin(async move { crate::eval::eval_jaxpr(&call.jaxpr, &call.args, call.default_precision) })
+        }
+    }
+
+    fn context() -> (Context, Rc<RefCell<usize>>) {
+        let runs = Rc::new(RefCell::new(0));
+        (Context::new(Box::new(Counting(runs.clone()))), runs)
+    }
+
+    fn scalar(x: f32) -> Tensor {
+        Tensor::from(Array::from_f32(vec![], vec![x]))
+    }
+
+    async fn binary(ctx: &mut Context, op: BinaryOp, a: &Tensor, b: &Tensor) -> Tensor {
+        ctx.bind(Primitive::Binary(op), &[a.clone(), b.clone()]).await.unwrap().remove(0)
+    }
+
+    fn value(ctx: &mut Context, t: &Tensor) -> Option<f64> {
+        let Tensor::Traced(t) = t else { panic!("expected a tracer") };
+        pollster::block_on(ctx.concrete_value(t)).unwrap().map(|a| a.to_f64_vec()[0])
+    }
+
+    #[test]
+    fn a_trace_of_values_computes_what_a_tracer_stands_for_once() {
+        let (mut ctx, runs) = context();
+        let x = ctx.begin_trace_of(&[scalar(3.0)]).remove(0);
+        let (y, z) = pollster::block_on(async {
+            let y = binary(&mut ctx, BinaryOp::Mul, &x, &scalar(2.0)).await;
+            let z = binary(&mut ctx, BinaryOp::Add, &y, &scalar(1.0)).await;
+            (y, z)
+        });
+        assert_eq!(*runs.borrow(), 0, "recording runs nothing");
+        assert_eq!(value(&mut ctx, &z), Some(7.0));
+        assert_eq!(*runs.borrow(), 2, "the mul and the add, one eager program each");
+        assert_eq!(value(&mut ctx, &y), Some(6.0));
+        assert_eq!(value(&mut ctx, &x), Some(3.0));
+        assert_eq!(*runs.borrow(), 2, "known values are not computed again");
+        let w = pollster::block_on(binary(&mut ctx, BinaryOp::Mul, &z, &z));
+        assert_eq!(value(&mut ctx, &w), Some(49.0));
+        assert_eq!(*runs.borrow(), 3, "only the new equation runs");
+        // The Jaxpr is what was traced, whatever was computed on the side.
+        let (jaxpr, _) = ctx.end_trace_open(&[w]).unwrap();
+        assert_eq!(jaxpr.eqns.len(), 3);
+    }
+
+    #[test]
+    fn a_nested_trace_of_values_reads_the_enclosing_one() {
+        let (mut ctx, _) = context();
+        let x = ctx.begin_trace_of(&[scalar(1.5)]).remove(0);
+        let y = pollster::block_on(binary(&mut ctx, BinaryOp::Mul, &x, &x));
+        // `grad(grad(f))`: the inner trace is called with the outer one's tracer.
+        let inner = ctx.begin_trace_of(std::slice::from_ref(&y)).remove(0);
+        let z = pollster::block_on(binary(&mut ctx, BinaryOp::Sub, &inner, &x));
+        assert_eq!(value(&mut ctx, &z), Some(0.75));
+    }
+
+    #[test]
+    fn abstract_traces_have_no_values() {
+        // Inside `jit` (an abstract trace) even a trace of values is abstract, as under JAX's
+        // omnistaging; and a tracer of an abstract trace has none.
+        let (mut ctx, runs) = context();
+        let aval = Aval::new(vec![], DType::F32);
+        let j = ctx.begin_trace(&[aval]).remove(0);
+        let g = ctx.begin_trace_of(&[scalar(2.0)]).remove(0);
+        let h = pollster::block_on(binary(&mut ctx, BinaryOp::Add, &g, &j));
+        assert_eq!(value(&mut ctx, &g), None);
+        assert_eq!(value(&mut ctx, &h), None);
+        assert_eq!(value(&mut ctx, &j), None);
+        assert_eq!(*runs.borrow(), 0);
+        // A tracer whose trace ended has none either.
+        let (mut ctx, _) = context();
+        let x = ctx.begin_trace_of(&[scalar(2.0)]).remove(0);
+        ctx.abort_trace();
+        assert_eq!(value(&mut ctx, &x), None);
+    }
 }

@@ -165,7 +165,7 @@ fn jvp_rule(
     out: &[Atom],
 ) -> Result<Vec<Option<Atom>>> {
     let ans = &out[0];
-    let one = |b: &Builder, like: &Atom| b.lit(1.0, b.aval(like).dtype);
+    let one = |b: &Builder, like: &Atom| b.lit_like(1.0, like);
     let t0 = t[0].clone();
     let tangent = match prim {
         Primitive::Unary(op) => {
@@ -247,7 +247,7 @@ fn jvp_rule(
                     let sq = b.unary(UnaryOp::Square, ans)?;
                     let e = b.unary(UnaryOp::Exp, &sq)?;
                     let g = b.mul(&t0, &e)?;
-                    let c = b.lit(std::f64::consts::PI.sqrt() / 2.0, b.aval(x).dtype);
+                    let c = b.lit_like(std::f64::consts::PI.sqrt() / 2.0, x);
                     Some(b.mul(&c, &g)?)
                 }
             }
@@ -294,7 +294,7 @@ fn jvp_rule(
                 _ => b.bind1(Primitive::IntegerPow { y: y - 1 }, &x[..1])?,
             };
             // y · x^(y−1), the constant first, as JAX's rule writes it.
-            let k = b.lit(*y as f64, b.aval(&c).dtype);
+            let k = b.lit_like(*y as f64, &x[0]);
             let c = b.mul(&k, &c)?;
             Some(b.mul(&t0, &c)?)
         }

@@ -105,6 +105,14 @@ impl Builder {
         Atom::Literal(Literal { value, aval: Aval::new(vec![], dtype) })
     }
 
+    /// A constant of `like`'s dtype, as JAX's rules make one (`_const`): weakly typed where
+    /// `like` is a weakly typed scalar, so the derivative of a Python number stays weak.
+    pub fn lit_like(&self, value: f64, like: &Atom) -> Atom {
+        let aval = self.aval(like);
+        let weak = aval.weak_type && aval.rank() == 0;
+        Atom::Literal(Literal { value, aval: Aval { weak_type: weak, ..Aval::new(vec![], aval.dtype) } })
+    }
+
     /// `value` broadcast to `shape`.
     pub fn full(&mut self, shape: &[usize], value: f64, dtype: DType) -> Result<Atom> {
         let scalar = self.lit(value, dtype);
@@ -153,7 +161,7 @@ impl Builder {
 
     /// `x * c` for a Python-number constant, in `x`'s dtype.
     pub fn scale(&mut self, x: &Atom, c: f64) -> Result<Atom> {
-        let c = self.lit(c, self.aval(x).dtype);
+        let c = self.lit_like(c, x);
         self.mul(x, &c)
     }
 

@@ -270,10 +270,10 @@ impl Interp<'_, '_> {
                     let mut out = Vec::new();
                     for item in self.iterate(&args[1])? {
                         let keep = match &args[0] {
-                            Value::None => self.truthy(&item)?,
+                            Value::None => self.truth(&item).await?,
                             f => {
                                 let r = self.call(f.clone(), vec![item.clone()], vec![]).await?;
-                                self.truthy(&r)?
+                                self.truth(&r).await?
                             }
                         };
                         if keep {
@@ -286,7 +286,7 @@ impl Interp<'_, '_> {
                     arity(name, &args, 1, 1)?;
                     let want = name == "any";
                     for item in self.iterate(&args[0])? {
-                        if self.truthy(&item)? == want {
+                        if self.truth(&item).await? == want {
                             return Ok(Value::Bool(want));
                         }
                     }
@@ -310,7 +310,11 @@ impl Interp<'_, '_> {
                 }
                 "range" => {
                     arity(name, &args, 1, 3)?;
-                    let ints: Vec<i64> = args.iter().map(|a| self.to_index(a)).collect::<R<_>>()?;
+                    let mut ints = Vec::with_capacity(args.len());
+                    for a in &args {
+                        let a = self.concrete(a.clone()).await?;
+                        ints.push(self.to_index(&a)?);
+                    }
                     let (start, stop, step) = match ints[..] {
                         [stop] => (0, stop, 1),
                         [start, stop] => (start, stop, 1),
@@ -340,13 +344,18 @@ impl Interp<'_, '_> {
                     None => Value::Float(0.0),
                     Some(v) => self.to_float(v)?,
                 },
+                // `int` reads a differentiated value, `float` does not: JAX's JVP tracers define
+                // `__int__` (and `__index__`, `__bool__`) through their primal, not `__float__`.
                 "int" => match args.first() {
                     None => Value::Int(0),
-                    Some(v) => self.to_int(v)?,
+                    Some(v) => {
+                        let v = self.concrete(v.clone()).await?;
+                        self.to_int(&v)?
+                    }
                 },
                 "bool" => Value::Bool(match args.first() {
                     None => false,
-                    Some(v) => self.truthy(v)?,
+                    Some(v) => self.truth(v).await?,
                 }),
                 "str" => Value::str(&args.first().map_or(String::new(), to_str)),
                 "repr" => Value::str(&repr(&one(&args)?)),
@@ -422,7 +431,7 @@ impl Interp<'_, '_> {
                         return err(f);
                     }
                     if let Some(r) = sorted_reverse {
-                        if self.truthy(&r)? {
+                        if self.truth(&r).await? {
                             items.reverse();
                         }
                     }
@@ -460,7 +469,7 @@ impl Interp<'_, '_> {
                     None => true,
                     Some((_, best_key)) => {
                         let c = self.compare(op, &k, best_key).await?;
-                        self.truthy(&c)?
+                        self.truth(&c).await?
                     }
                 };
                 if better {

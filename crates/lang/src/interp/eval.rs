@@ -155,7 +155,7 @@ impl Interp<'_, '_> {
                 self.assign(&clause.target, item, scope).await?;
                 for cond in &clause.conds {
                     let c = self.eval(cond, scope).await?;
-                    if !self.truthy(&c).map_err(|e| e.at(cond.span))? {
+                    if !self.truth(&c).await.map_err(|e| e.at(cond.span))? {
                         continue 'items;
                     }
                 }
@@ -260,7 +260,7 @@ impl Interp<'_, '_> {
         Box::pin(async move {
             let v = self.eval(operand, env).await?;
             if op == UnaryOp::Not {
-                return Ok(Value::Bool(!self.truthy(&v)?));
+                return Ok(Value::Bool(!self.truth(&v).await?));
             }
             self.unary(op, v).await
         })
@@ -313,7 +313,7 @@ impl Interp<'_, '_> {
         Box::pin(async move {
             if !matches!(a.kind, ExprKind::And(..) | ExprKind::Or(..)) {
                 let left = self.eval(a, env).await?;
-                if self.truthy(&left).map_err(|e| e.at(a.span))? != is_and {
+                if self.truth(&left).await.map_err(|e| e.at(a.span))? != is_and {
                     return Ok(left);
                 }
                 return self.eval(b, env).await;
@@ -333,7 +333,7 @@ impl Interp<'_, '_> {
             let mut value_span = leftmost.span;
             for (is_and, b, span) in links.into_iter().rev() {
                 let at = self.enter_link(span)?;
-                if self.truthy(&value).map_err(|e| e.at(value_span)).map_err(at)? == is_and {
+                if self.truth(&value).await.map_err(|e| e.at(value_span)).map_err(at)? == is_and {
                     value = self.eval(b, env).await.map_err(at)?;
                     value_span = b.span;
                 }
@@ -355,7 +355,7 @@ impl Interp<'_, '_> {
             for (i, (op, e)) in rest.iter().enumerate() {
                 let right = self.eval(e, env).await?;
                 result = self.compare(*op, &left, &right).await?;
-                if i + 1 < rest.len() && !self.truthy(&result)? {
+                if i + 1 < rest.len() && !self.truth(&result).await? {
                     return Ok(result);
                 }
                 left = right;
@@ -373,7 +373,7 @@ impl Interp<'_, '_> {
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             let c = self.eval(cond, env).await?;
-            let branch = if self.truthy(&c).map_err(|e| e.at(cond.span))? { then } else { orelse };
+            let branch = if self.truth(&c).await.map_err(|e| e.at(cond.span))? { then } else { orelse };
             self.eval(branch, env).await
         })
     }

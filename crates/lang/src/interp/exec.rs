@@ -75,7 +75,7 @@ impl Interp<'_, '_> {
     ) -> LocalFuture<'a, R<Flow>> {
         Box::pin(async move {
             let c = self.eval(cond, env).await?;
-            let branch = if self.truthy(&c).map_err(|e| e.at(cond.span))? { body } else { orelse };
+            let branch = if self.truth(&c).await.map_err(|e| e.at(cond.span))? { body } else { orelse };
             self.exec_block(branch, env).await
         })
     }
@@ -134,7 +134,7 @@ impl Interp<'_, '_> {
         Box::pin(async move {
             for iteration in 1.. {
                 let c = self.eval(cond, env).await?;
-                if !self.truthy(&c).map_err(|e| e.at(cond.span))? {
+                if !self.truth(&c).await.map_err(|e| e.at(cond.span))? {
                     break;
                 }
                 if report {

@@ -1625,15 +1625,22 @@ impl Interp<'_, '_> {
                     a.shape().len()
                 ))
             }),
-            Value::Array(Tensor::Traced(t)) => Err(self.concretization_error(&t.aval, to)),
+            Value::Array(Tensor::Traced(t)) => Err(self.concretization_error(t, to)),
             _ => err(format!("expected an array, got {}", v.type_name())),
         }
     }
 
-    pub(super) fn concretization_error(&self, aval: &Aval, to: &str) -> RtError {
+    pub(super) fn concretization_error(&self, t: &jaxlite::Tracer, to: &str) -> RtError {
+        // A value being differentiated outside jit has a value, but JAX hands it only to
+        // `bool`, `int`, `.item()` and indexing, not to `float` or `.tolist()`.
+        let hint = if self.ctx.has_value(t) {
+            "JAX's differentiation gives a differentiated value to bool(), int(), .item() and indexing (so Python if and while work), but not to float() or .tolist(); use x.astype(float) or keep the computation in jnp."
+        } else {
+            "A traced value has no concrete value inside jit; keep the computation in jnp, or mark the argument static with static_argnums."
+        };
         RtError::new(format!(
-            "Attempted to convert a traced array with shape {} to a Python {to}. {}A traced value has no concrete value inside jit; keep the computation in jnp, or mark the argument static with static_argnums.",
-            aval_text(aval),
+            "Attempted to convert a traced array with shape {} to a Python {to}. {}{hint}",
+            aval_text(&t.aval),
             self.while_tracing()
         ))
     }
@@ -1704,7 +1711,7 @@ impl Interp<'_, '_> {
                 }
                 "item" => {
                     arity(name, &args, 0, 0)?;
-                    let v = Value::Array(x.clone());
+                    let v = self.concrete(Value::Array(x.clone())).await?;
                     let scalar = self.array_scalar(&v, "scalar")?;
                     Ok(match x.aval().dtype {
                         DType::I32 => Value::Int(scalar as i64),
@@ -1715,8 +1722,9 @@ impl Interp<'_, '_> {
                 // The values as nested Python lists of Python numbers.
                 "tolist" => {
                     arity(name, &args, 0, 0)?;
-                    let Tensor::Concrete(a) = &x else {
-                        return Err(self.concretization_error(x.aval(), "list"));
+                    let a = match &x {
+                        Tensor::Concrete(a) => a,
+                        Tensor::Traced(t) => return Err(self.concretization_error(t, "list")),
                     };
                     let number = |v: f64| match a.aval.dtype {
                         DType::I32 => Value::Int(v as i64),
@@ -2550,7 +2558,8 @@ impl Interp<'_, '_> {
                 })
                 .collect();
             let prints = super::debug_print::Prints::Run;
-            let traced = self.trace_call_with(f, avals, args, &call.keywords, prints).await?;
+            let of = super::transforms::TraceOf::Types(avals);
+            let traced = self.trace_call_with(f, of, args, &call.keywords, prints).await?;
             // The Jaxpr's leading inputs are what the function closed over: constants, then
             // values of the enclosing trace.
             let mut consts = Vec::new();

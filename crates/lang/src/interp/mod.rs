@@ -263,6 +263,26 @@ impl Interp<'_, '_> {
         builtins::lookup(name).ok_or_else(|| RtError::new(format!("name '{name}' is not defined")))
     }
 
+    /// `v`, or the value it stands for where it is a tracer that has one (a value being
+    /// differentiated outside `jit`): what Python's `if`, `while`, `bool`, `int` and indexing
+    /// read, as JAX's JVP tracers hand them their primals. Other tracers come back as they are,
+    /// for the caller's error.
+    pub(super) async fn concrete(&mut self, v: Value) -> R<Value> {
+        let Value::Array(Tensor::Traced(t)) = &v else {
+            return Ok(v);
+        };
+        Ok(match self.ctx.concrete_value(t).await? {
+            Some(a) => Value::Array(Tensor::Concrete(a)),
+            None => v,
+        })
+    }
+
+    /// `bool(v)`, reading a tracer's value where it has one (`concrete`).
+    pub(super) async fn truth(&mut self, v: &Value) -> R<bool> {
+        let v = self.concrete(v.clone()).await?;
+        self.truthy(&v)
+    }
+
     /// `bool(v)`, with JAX's errors for arrays.
     fn truthy(&self, v: &Value) -> R<bool> {
         Ok(match v {
@@ -372,7 +392,7 @@ impl Interp<'_, '_> {
             }
             // A list index, a range bound, a count: all need the value while tracing, which a
             // tracer does not have (JAX's TracerIntegerConversionError).
-            Value::Array(Tensor::Traced(t)) => Err(self.concretization_error(&t.aval, "int")),
+            Value::Array(Tensor::Traced(t)) => Err(self.concretization_error(t, "int")),
             other => err(format!("indices must be integers, not {}", other.type_name())),
         }
     }
@@ -387,6 +407,13 @@ impl Interp<'_, '_> {
                 } else {
                     err(format!("{what} index out of range"))
                 }
+            };
+            // A differentiated value indexes a sequence by its value, as in JAX (`__index__`).
+            let index = &match obj {
+                Value::List(_) | Value::Tuple(_) | Value::Str(_) | Value::Range { .. } => {
+                    self.concrete(index.clone()).await?
+                }
+                _ => index.clone(),
             };
             match (obj, index) {
                 (Value::List(l), Value::Slice(a, b, c)) => Ok(Value::list(slice_items(&l.borrow(), *a, *b, *c)?)),

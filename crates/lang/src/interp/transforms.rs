@@ -2,9 +2,10 @@
 //!
 //! Each traces the Python function to a Jaxpr (its pytree arguments flattened to leaves),
 //! transforms the Jaxpr with `jaxlite::transform`, and applies the result through the context:
-//! staged into an enclosing trace, or op by op outside one. Because the function is traced
-//! abstractly, Python control flow on the values being differentiated is a tracer error here
-//! (JAX allows it under `grad` outside `jit`); `jnp.where` and `lax.cond` work.
+//! staged into an enclosing trace, or op by op outside one. The differentiating ones trace
+//! with the arguments' values (`TraceOf::Values`), so outside `jit` Python control flow can
+//! read a value being differentiated, as on JAX's JVP tracers (`Interp::concrete`); `vmap`
+//! traces abstractly.
 
 use super::debug_print::Prints;
 use super::jax::Tree;
@@ -70,6 +71,14 @@ pub struct CustomJvpFn {
 pub(super) enum Arg<'a> {
     Traced(&'a Tree),
     Fixed(Value),
+}
+
+/// What a trace's arguments are: their types alone (`jit`, `vmap`, `make_jaxpr`, a custom
+/// derivative's function), or values being differentiated outside `jit`, whose tracers Python
+/// control flow may read (`if x < 3:` under `grad`, as JAX's JVP tracers carry their primals).
+pub(super) enum TraceOf<'a> {
+    Types(Vec<jaxlite::Aval>),
+    Values(&'a [Tensor]),
 }
 
 /// A custom derivative's arguments split by `nondiff_argnums`: those differentiated (their
@@ -150,6 +159,21 @@ struct PrimalTrace {
 }
 
 /// One for scalars and the identity for vectors: `eye(n)` reshaped to `(n, *shape)`.
+/// `t`, typed weakly where `weak`: a derivative of a Python number is weak in JAX (a gradient
+/// or cotangent has its input's type, a tangent its output's). Under `jit` too: the same
+/// variable typed weak, so that what is computed from it promotes as in JAX.
+fn weak_if(ctx: &mut jaxlite::Context, t: Tensor, weak: bool) -> Tensor {
+    match &t {
+        Tensor::Concrete(a) if weak && !a.aval.weak_type => {
+            let mut a = (**a).clone();
+            a.aval.weak_type = true;
+            Tensor::from(a)
+        }
+        Tensor::Traced(tr) if weak && !tr.aval.weak_type => ctx.weakly_typed(tr),
+        _ => t,
+    }
+}
+
 fn basis(shape: &[usize], dtype: DType, what: &str) -> R<Tensor> {
     let n: usize = shape.iter().product();
     // n one-hot vectors of n elements: refuse before allocating what could be gigabytes.
@@ -291,8 +315,7 @@ impl Interp<'_, '_> {
         })
     }
 
-    /// Traces `f` on abstract versions of `leaves`, rebuilt into arguments by `trees` (the last
-    /// `keywords.len()` passed by those names).
+    /// Traces `f` to differentiate it at `leaves`, rebuilt into arguments by `trees`.
     fn trace_open<'a>(
         &'a mut self,
         f: &'a Value,
@@ -300,8 +323,7 @@ impl Interp<'_, '_> {
         trees: &'a [Tree],
         prints: Prints,
     ) -> LocalFuture<'a, R<Traced>> {
-        let avals = leaves.iter().map(|t| t.aval().clone()).collect();
-        self.trace_call_with(f, avals, trees.iter().map(Arg::Traced).collect(), &[], prints)
+        self.trace_call_with(f, TraceOf::Values(leaves), trees.iter().map(Arg::Traced).collect(), &[], prints)
     }
 
     /// Traces `f` called with `args`: pytrees rebuilt from tracers of `avals`, in order, and
@@ -313,21 +335,26 @@ impl Interp<'_, '_> {
         args: Vec<Arg<'a>>,
         keywords: &'a [String],
     ) -> LocalFuture<'a, R<Traced>> {
-        self.trace_call_with(f, avals, args, keywords, Prints::Refused)
+        self.trace_call_with(f, TraceOf::Types(avals), args, keywords, Prints::Refused)
     }
 
-    /// `trace_call`, the `jax.debug.print`s met in `f` handled as `prints` says: kept, they
-    /// become extra outputs after the function's own (see `debug_print`).
+    /// `trace_call`, of types or of values, the `jax.debug.print`s met in `f` handled as
+    /// `prints` says: kept, they become extra outputs after the function's own (see
+    /// `debug_print`).
     pub(super) fn trace_call_with<'a>(
         &'a mut self,
         f: &'a Value,
-        avals: Vec<jaxlite::Aval>,
+        of: TraceOf<'a>,
         args: Vec<Arg<'a>>,
         keywords: &'a [String],
         prints: Prints,
     ) -> LocalFuture<'a, R<Traced>> {
         Box::pin(async move {
-            let mut tracers = self.ctx.begin_trace(&avals).into_iter();
+            let tracers = match of {
+                TraceOf::Types(avals) => self.ctx.begin_trace(&avals),
+                TraceOf::Values(values) => self.ctx.begin_trace_of(values),
+            };
+            let mut tracers = tracers.into_iter();
             let keep_prints = prints != Prints::Refused;
             if keep_prints {
                 self.begin_print_scope(prints);
@@ -425,13 +452,12 @@ impl Interp<'_, '_> {
             }
             // Keyword arguments reach the function as they are, not differentiated (as in JAX,
             // which closes over them).
-            let avals = leaves.iter().map(|t| t.aval().clone()).collect();
             let (keywords, fixed): (Vec<String>, Vec<Value>) = kwargs.into_iter().unzip();
             let mut call_args: Vec<Arg> = trees.iter().map(Arg::Traced).collect();
             call_args.extend(fixed.into_iter().map(Arg::Fixed));
             // `grad` runs the function's prints with the forward pass's values, as JAX does.
             let prints = if matches!(t.kind, Kind::Grad { .. }) { Prints::Run } else { Prints::Refused };
-            let traced = self.trace_call_with(&t.func, avals, call_args, &keywords, prints).await?;
+            let traced = self.trace_call_with(&t.func, TraceOf::Values(&leaves), call_args, &keywords, prints).await?;
             let mut inputs = traced.closed.clone();
             inputs.extend(leaves.iter().cloned());
             let mut diff_in = vec![false; traced.closed.len()];
@@ -472,17 +498,7 @@ impl Interp<'_, '_> {
                     let grads: Vec<Tensor> = grads
                         .into_iter()
                         .zip(diff_leaves)
-                        .map(|(g, (leaf, _))| match &g {
-                            Tensor::Concrete(a) if leaf.aval().weak_type => {
-                                let mut a = (**a).clone();
-                                a.aval.weak_type = true;
-                                Tensor::from(a)
-                            }
-                            // Under jit too: the same variable, typed weak, so that what is
-                            // computed from it promotes as in JAX.
-                            Tensor::Traced(t) if leaf.aval().weak_type => self.ctx.weakly_typed(t),
-                            _ => g,
-                        })
+                        .map(|(g, (leaf, _))| weak_if(self.ctx, g, leaf.aval().weak_type))
                         .collect();
                     let grads = self.structure(&result_trees, grads, t.tuple);
                     let (value, aux) = match &traced.out_tree {
@@ -678,7 +694,12 @@ impl Interp<'_, '_> {
             let results = self.ctx.apply_jaxpr(&lin, &inputs).await?;
             let n_out = traced.jaxpr.outvars.len();
             let outs = traced.out_tree.unflatten(&mut results[..n_out].iter().cloned());
-            let touts = traced.out_tree.unflatten(&mut results[n_out..].iter().cloned());
+            let tangents: Vec<Tensor> = results[n_out..]
+                .iter()
+                .zip(&results[..n_out])
+                .map(|(t, primal)| weak_if(self.ctx, t.clone(), primal.aval().weak_type))
+                .collect();
+            let touts = traced.out_tree.unflatten(&mut tangents.into_iter());
             let printed = traced.out_tree.num_leaves();
             self.replay_prints(&traced.prints, results[printed..n_out].to_vec()).await?;
             Ok(Value::tuple(vec![outs, touts]))
@@ -951,7 +972,9 @@ impl Interp<'_, '_> {
                     None => Arg::Fixed(a.clone()),
                 })
                 .collect();
-            let traced = self.trace_call_with(&v.func, avals, call_args, &keywords, Prints::RunEveryBranch).await?;
+            let traced = self
+                .trace_call_with(&v.func, TraceOf::Types(avals), call_args, &keywords, Prints::RunEveryBranch)
+                .await?;
             let mut all_batched = vec![false; traced.closed.len()];
             all_batched.extend(&batched);
             // Each output leaf's axis, read from `out_axes` against the result's structure (a
