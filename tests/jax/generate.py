@@ -1782,6 +1782,75 @@ print(jax.vjp(lambda v: v ** 3, 3.5)[1](1.0))
 print(jax.vjp(lambda v: jnp.log1p(v) * v, 3.5)[1](1.0))
 """)
 
+# What issue 3 names that no fixture ran yet: lax.dot_general (any dimension numbers, mixed
+# dtypes promoted, preferred_element_type, under grad/jit/vmap, and make_jaxpr as JAX prints
+# it), jnp.reshape and the logical functions, lax.rsqrt, config.update of the matmul
+# precision (None goes back to the run's), and Python's loops and builtins. (make_jaxpr of
+# lax.dot_general is a snapshot in crates/lang/tests/scripts.rs: at `highest` the Jaxpr records
+# the run's precision, which JAX's does not.)
+program("lax_dot_general", """
+a = jnp.ones((2, 3)); b = jnp.ones((3, 4))
+print(jax.lax.dot_general(a, b.astype(jnp.bfloat16), (((1,), (0,)), ((), ()))).dtype)
+print(jax.lax.dot_general(a, b, ((1, 0), ((), ()))))
+print(jax.lax.dot_general(jnp.ones((2, 3, 4)), jnp.ones((3, 2, 4)), (((2,), (2,)), ((0,), (1,)))).shape)
+print(jax.lax.dot_general(a.astype(jnp.bfloat16), b.astype(jnp.bfloat16), (((1,), (0,)), ((), ())), preferred_element_type=jnp.float32).dtype)
+print(jax.lax.dot_general(jnp.ones(3), jnp.ones(3), (((0,), (0,)), ((), ()))))
+print(jax.vmap(lambda u, v: jax.lax.dot_general(u, v, (((0,), (0,)), ((), ()))))(jnp.arange(6.0).reshape(2, 3), jnp.ones((2, 3))))
+a = jnp.array([[[1.0, 2.0], [3.0, -1.0]], [[0.5, 0.25], [-2.0, 1.5]]])
+b = jnp.array([[[1.5, -1.0, 2.0], [0.5, 3.0, 1.0]], [[2.0, 1.0, 0.0], [1.0, -1.0, 4.0]]])
+print(jax.lax.dot_general(a, b, (((2,), (1,)), ((0,), (0,)))))
+print(jax.lax.dot_general(a, b, (((2,), (1,)), ((0,), (0,))), precision=jax.lax.Precision.HIGHEST))
+print(jax.grad(lambda p: jnp.sum(jax.lax.dot_general(p, b, (((2,), (1,)), ((0,), (0,)))) ** 2))(a))
+x = jnp.arange(6.0).reshape(2, 3)
+print(jax.jit(lambda p, q: jax.lax.dot_general(p, q, (((1,), (0,)), ((), ()))))(x, x.T))
+""")
+
+program("python_loops_and_config", """
+import math
+from functools import partial
+
+x = jnp.arange(6.0).reshape(2, 3)
+print(jnp.reshape(x, (3, 2)), jnp.reshape(x, -1))
+m = x > 1.5
+print(jnp.logical_and(m, x < 4.5), jnp.logical_or(m, x < 0.5), jnp.logical_not(m))
+print(jax.lax.rsqrt(jnp.array([4.0, 0.25, 2.0])))
+c = jnp.array([[1.001, 2.003], [0.3337, -1.1113]])
+print(c @ c)
+jax.config.update('jax_default_matmul_precision', 'highest')
+print(c @ c, jnp.dot(c, c))
+jax.config.update('jax_default_matmul_precision', 'bfloat16')
+print(c @ c)
+jax.config.update('jax_default_matmul_precision', None)
+print(c @ c)
+
+total = 0.0
+names = []
+for i, (w, n) in enumerate(zip([0.5, 1.5, 2.5, 3.5], ['a', 'b', 'c', 'd'])):
+    if i == 1:
+        continue
+    if w > 3.0:
+        break
+    total += w * i
+    names.append(n)
+print(total, names, tuple(names), dict(zip(names, range(len(names)))))
+k = 0
+while True:
+    k += 1
+    if k * k > 30:
+        break
+print(k, math.pi, math.sqrt(2.0), math.exp(1.0), isinstance(k, int), abs(-3), min(3, 1, 2), max([2.5, 1.0]))
+print(float(jnp.sum(x)), int(jnp.max(x)), len(x), list(range(2, 9, 3)), sum([1, 2, 3]))
+
+@partial(jax.jit, static_argnums=1)
+def power(v, n):
+    out = v
+    for _ in range(n - 1):
+        out = out * v
+    return out
+
+print(power(jnp.array([1.5, -2.0]), 3), f"{3.14159:.2f} {k!r} {'s'}")
+""")
+
 
 # Whether a dot_general or convolution that names no precision runs at DEFAULT in this run.
 RUN_AT_DEFAULT = False

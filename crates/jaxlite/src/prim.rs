@@ -915,9 +915,9 @@ fn dot_general_shape(x: &Aval, y: &Aval, dims: &DotDims, preferred: Option<DType
     for (&l, &r) in dims.lhs_contracting.iter().zip(&dims.rhs_contracting) {
         if x.shape[l] != y.shape[r] {
             return Err(format!(
-                "dot_general requires contracting dimensions to have the same shape, got {:?} and {:?}",
-                dims.lhs_contracting.iter().map(|&d| x.shape[d]).collect::<Vec<_>>(),
-                dims.rhs_contracting.iter().map(|&d| y.shape[d]).collect::<Vec<_>>()
+                "dot_general requires contracting dimensions to have the same shape, got {} and {}",
+                tuple(&dims.lhs_contracting.iter().map(|&d| x.shape[d]).collect::<Vec<_>>()),
+                tuple(&dims.rhs_contracting.iter().map(|&d| y.shape[d]).collect::<Vec<_>>())
             ));
         }
     }
@@ -991,7 +991,10 @@ impl Primitive {
                     let name = precision.name();
                     p.push(s("precision", format!("(Precision.{name}, Precision.{name})")));
                 }
-                p.push(s("preferred_element_type", preferred_element_type.map_or("None", |d| d.name()).to_string()));
+                // JAX leaves it out where the call named none (`lax.dot_general`'s default).
+                if let Some(dtype) = preferred_element_type {
+                    p.push(s("preferred_element_type", dtype.name().to_string()));
+                }
                 p
             }
             Primitive::Reshape { new_sizes } => {

@@ -462,3 +462,32 @@ fn deep_values_compare_and_hash_without_recursion() {
                c = []\nc.append(c)\ne = []\ne.append(e)\nprint(c == e, [1, [2]] == [1, [3]], {1: [2]} == {1: [2]})\n";
     assert_eq!(output(src), "True False\n1\nTrue False True\n");
 }
+
+#[test]
+fn lax_dot_general_prints_as_jax() {
+    // JAX 0.10's text: no `preferred_element_type` where the call names none, the precision
+    // where it names one.
+    check(
+        "import jax\nimport jax.numpy as jnp\na = jnp.ones((2, 3))\nb = jnp.ones((3, 4))\n\
+         print(jax.make_jaxpr(lambda a, b: jax.lax.dot_general(a, b, (((1,), (0,)), ((), ()))))(a, b))\n\
+         print(jax.make_jaxpr(lambda a, b: jax.lax.dot_general(a, b, (([1], [0]), ([], [])), precision='highest'))(a, b))\n\
+         print(jax.make_jaxpr(lambda a, b: jax.lax.dot_general(a, b, ((1, 0), ((), ())), preferred_element_type=jnp.float32))(a, b))\n",
+        expect![[r#"
+            { lambda ; a:f32[2,3] b:f32[3,4]. let
+                c:f32[2,4] = dot_general[dimension_numbers=(([1], [0]), ([], []))] a b
+              in (c,) }
+            { lambda ; a:f32[2,3] b:f32[3,4]. let
+                c:f32[2,4] = dot_general[
+                  dimension_numbers=(([1], [0]), ([], []))
+                  precision=(Precision.HIGHEST, Precision.HIGHEST)
+                ] a b
+              in (c,) }
+            { lambda ; a:f32[2,3] b:f32[3,4]. let
+                c:f32[2,4] = dot_general[
+                  dimension_numbers=(([1], [0]), ([], []))
+                  preferred_element_type=float32
+                ] a b
+              in (c,) }
+        "#]],
+    );
+}

@@ -1429,6 +1429,36 @@ impl Interp<'_, '_> {
                     };
                     return self.scan(ScanBody::Scan(f), init, xs, length, reverse).await;
                 }
+                // `lax.dot_general(lhs, rhs, ((lhs_contract, rhs_contract), (lhs_batch,
+                // rhs_batch)))`: the primitive itself, batch axes first in the result, then
+                // lhs's free axes, then rhs's. Operands of different dtypes are promoted first.
+                "dot_general" => {
+                    let mut kwargs = kwargs;
+                    let mut arg = |i: usize, key: &str| take_kwarg(&mut kwargs, key).or_else(|| args.get(i).cloned());
+                    let (lhs, rhs, numbers) = (arg(0, "lhs"), arg(1, "rhs"), arg(2, "dimension_numbers"));
+                    let precision = match arg(3, "precision") {
+                        p @ Some(_) => precision_arg(p)?,
+                        None => None,
+                    };
+                    let preferred = arg(4, "preferred_element_type");
+                    no_more_kwargs(name, &kwargs)?;
+                    let (Some(lhs), Some(rhs), Some(numbers)) = (lhs, rhs, numbers) else {
+                        return err("dot_general() needs lhs, rhs and dimension_numbers");
+                    };
+                    let dims = self.dot_dimension_numbers(&numbers)?;
+                    let (lhs, rhs) = (self.to_tensor(&lhs)?, self.to_tensor(&rhs)?);
+                    let named_preferred = !matches!(preferred, None | Some(Value::None));
+                    let operands = self.preferred_operands(name, preferred, vec![lhs, rhs]).await?;
+                    let (a, b) = (&operands[0], &operands[1]);
+                    let (dtype, _) =
+                        jaxlite::dtype::promote(a.aval().dtype, a.aval().weak_type, b.aval().dtype, b.aval().weak_type);
+                    let a = jnp::astype(self.ctx, a, dtype).await?;
+                    let b = jnp::astype(self.ctx, b, dtype).await?;
+                    // JAX records `preferred_element_type` only where the call names one.
+                    let preferred_element_type = named_preferred.then_some(dtype);
+                    let prim = jaxlite::Primitive::DotGeneral { dims, precision, preferred_element_type };
+                    return Ok(Value::Array(jnp::apply(self.ctx, prim, &[a, b]).await?));
+                }
                 "conv_general_dilated" | "conv" => {
                     let mut kwargs = kwargs;
                     let mut arg = |i: usize, key: &str| take_kwarg(&mut kwargs, key).or_else(|| args.get(i).cloned());

@@ -129,6 +129,46 @@ pub(super) fn check_preferred_element_type(name: &str, v: Option<Value>, operand
 }
 
 impl Interp<'_, '_> {
+    /// `lax.dot_general`'s `((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))`, each
+    /// a sequence of axes or one axis. Whether the axes fit the operands is the shape rule's.
+    pub(super) fn dot_dimension_numbers(&self, v: &Value) -> R<jaxlite::DotDims> {
+        let malformed = || {
+            RtError::new(format!(
+                "dot_general: dimension_numbers must be ((lhs_contracting_dims, rhs_contracting_dims), (lhs_batch_dims, rhs_batch_dims)), got {}",
+                repr(v)
+            ))
+        };
+        let pair = |v: &Value| -> R<[Value; 2]> {
+            let items = self.iterate(v).map_err(|_| malformed())?;
+            <[Value; 2]>::try_from(items).map_err(|_| malformed())
+        };
+        let axes = |v: &Value| -> R<Vec<usize>> {
+            let items = match v {
+                Value::Int(_) => vec![v.clone()],
+                other => self.iterate(other).map_err(|_| malformed())?,
+            };
+            items
+                .iter()
+                .map(|d| match super::as_int(d) {
+                    Some(d) if d >= 0 => Ok(d as usize),
+                    Some(_) => {
+                        err(format!("dot_general requires dimension numbers to be nonnegative, got {}", repr(v)))
+                    }
+                    None => Err(malformed()),
+                })
+                .collect()
+        };
+        let [contracting, batch] = pair(v)?;
+        let [lc, rc] = pair(&contracting)?;
+        let [lb, rb] = pair(&batch)?;
+        Ok(jaxlite::DotDims {
+            lhs_contracting: axes(&lc)?,
+            rhs_contracting: axes(&rc)?,
+            lhs_batch: axes(&lb)?,
+            rhs_batch: axes(&rb)?,
+        })
+    }
+
     /// The operands of a dot with `preferred_element_type=` (see
     /// [`check_preferred_element_type`]): widened to float32 when it asks for float32 sums of
     /// bfloat16 operands, as they are otherwise.
@@ -160,6 +200,7 @@ const ARRAY_METHODS_OF_JNP: &[&str] = &[
 
 const LAX_FUNCTIONS: &[&str] = &[
     "scan",
+    "dot_general",
     "conv_general_dilated",
     "conv",
     "stop_gradient",
@@ -2251,6 +2292,10 @@ impl Interp<'_, '_> {
                         (Value::Str(option), Value::Str(value)) if &**option == "jax_default_matmul_precision" => {
                             self.ctx.default_precision = Precision::parse(value)
                                 .ok_or_else(|| RtError::new(format!("unknown matmul precision {}", repr(&args[1]))))?;
+                            Ok(Value::None)
+                        }
+                        (Value::Str(option), Value::None) if &**option == "jax_default_matmul_precision" => {
+                            self.ctx.default_precision = self.initial_precision;
                             Ok(Value::None)
                         }
                         (Value::Str(option), v) if &**option == "jax_enable_x64" => {

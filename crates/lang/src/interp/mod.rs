@@ -121,6 +121,9 @@ pub struct Interp<'c, 'p> {
     /// The traced `cond`/`switch` branches being traced, outermost first, with the depth of
     /// the trace each is in.
     print_guards: Vec<(usize, debug_print::Branch)>,
+    /// `jax_default_matmul_precision` as the run began (the CLI's `--precision`, the page's
+    /// setting): what `jax.config.update('jax_default_matmul_precision', None)` goes back to.
+    initial_precision: jaxlite::Precision,
 }
 
 pub async fn run(
@@ -130,8 +133,10 @@ pub async fn run(
     progress: Option<&mut dyn FnMut(crate::Progress)>,
 ) -> Result<RunOutput, ScriptFailure> {
     let globals = new_scope(None, Rc::new(Vec::new()));
+    let initial_precision = ctx.default_precision;
     let mut interp = Interp {
         ctx,
+        initial_precision,
         limits,
         steps: 0,
         depth: 0,
