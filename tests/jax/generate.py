@@ -1851,6 +1851,34 @@ def power(v, n):
 print(power(jnp.array([1.5, -2.0]), 3), f"{3.14159:.2f} {k!r} {'s'}")
 """)
 
+# vmap of dynamic slices and updates at a start per example (JAX batches them into gathers and
+# scatters): sliding windows, per-row updates, clamped starts, bool and int32 operands, grad
+# through them, and the language-model batch idiom (windows of a token array at random offsets).
+program("vmap_dynamic_slice_batched_starts", """
+from jax import lax
+
+data = jnp.arange(20.0) * 1.5 - 4.0
+starts = jnp.array([0, 3, 17, -2, 9])
+print(jax.vmap(lambda i: lax.dynamic_slice(data, (i,), (4,)))(starts))
+print(jax.jit(jax.vmap(lambda i: lax.dynamic_slice(data, (i,), (4,))))(starts))
+m = jnp.arange(24.0).reshape(4, 6)
+print(jax.vmap(lambda r, i, j: lax.dynamic_slice(r, (i, j), (2, 3)), in_axes=(None, 0, 0))(m, jnp.array([0, 1, 3]), jnp.array([2, 0, 5])))
+print(jax.vmap(lambda x, i: lax.dynamic_slice(x, (i,), (2,)))(m, jnp.array([1, 4, 0, 3])))
+print(jax.vmap(lambda x, i: lax.dynamic_update_slice(x, jnp.array([-1.0, -2.0]), (i,)))(m, jnp.array([1, 4, 0, 5])))
+print(jax.vmap(lambda i, u: lax.dynamic_update_slice(m, u, (i, 1)))(jnp.array([0, 2, 3]), jnp.ones((3, 2, 2))))
+print(jax.grad(lambda d: jnp.sum(jax.vmap(lambda i: lax.dynamic_slice(d, (i,), (3,)))(starts) ** 2))(data))
+print(jax.vmap(jax.grad(lambda d, i: jnp.sum(lax.dynamic_slice(d, (i,), (3,)) ** 2)), in_axes=(None, 0))(data, starts[:2]))
+print(jax.vmap(lambda i: lax.dynamic_slice(data > 3.0, (i,), (3,)))(starts))
+print(jax.vmap(lambda i: lax.dynamic_index_in_dim(m, i, keepdims=False))(jnp.array([3, 0])))
+print(jax.vmap(lambda i: jax.lax.dynamic_slice_in_dim(data, i, 5))(jnp.array([2, 11])))
+tokens = jnp.arange(40) % 7
+ix = jnp.array([1, 30, 12])
+block = 6
+x = jax.vmap(lambda i: lax.dynamic_slice(tokens, (i,), (block,)))(ix)
+y = jax.vmap(lambda i: lax.dynamic_slice(tokens, (i + 1,), (block,)))(ix)
+print(x, y)
+""")
+
 
 # Whether a dot_general or convolution that names no precision runs at DEFAULT in this run.
 RUN_AT_DEFAULT = False

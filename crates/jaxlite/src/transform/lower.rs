@@ -53,11 +53,11 @@ pub fn lower(jaxpr: &Jaxpr) -> Result<Jaxpr> {
             (Primitive::CustomVjpTangent { .. }, _) => return Err(JaxError(crate::eval::CUSTOM_VJP_FORWARD.into())),
             (Primitive::AddAny, _) => vec![b.add(&ins[0], &ins[1])?],
             (Primitive::DynamicSlice { slice_sizes }, _) if computed(&ins[1..]) => {
-                vec![as_int_if_bool(&mut b, &[&ins[0]], |b, x| dynamic_slice(b, &x[0], &ins[1..], slice_sizes))?]
+                vec![as_int_if_bool(&mut b, &[&ins[0]], |b, x| dynamic_slice(b, &x[0], &ins[1..], slice_sizes, false))?]
             }
             (Primitive::DynamicUpdateSlice, _) if computed(&ins[2..]) => {
                 vec![as_int_if_bool(&mut b, &[&ins[0], &ins[1]], |b, x| {
-                    dynamic_update_slice(b, &x[0], &x[1], &ins[2..])
+                    dynamic_update_slice(b, &x[0], &x[1], &ins[2..], false)
                 })?]
             }
             (prim, None) => b.bind(prim.clone(), &ins)?,
@@ -75,7 +75,7 @@ fn computed(indices: &[Atom]) -> bool {
 
 /// `f` applied to `operands`, booleans among them as int32 (selections reduce with `max`,
 /// which booleans do not have) and the result back to bool.
-fn as_int_if_bool(
+pub(super) fn as_int_if_bool(
     b: &mut Builder,
     operands: &[&Atom],
     f: impl FnOnce(&mut Builder, &[Atom]) -> Result<Atom>,
@@ -102,44 +102,49 @@ fn clamped_start(b: &mut Builder, index: &Atom, n: usize, size: usize) -> Result
     b.binary(BinaryOp::Min, &above, &last)
 }
 
-/// `[0, 1, …, n-1]` as int32.
-fn positions(b: &mut Builder, n: usize) -> Result<Atom> {
-    b.bind1(Primitive::Iota { dtype: DType::I32, shape: vec![n], dimension: 0 }, &[])
-}
-
-/// `x` at the int32 positions `idx` (rank 1, all within range) along `axis`: `x`'s shape with
-/// that axis as long as `idx`. Each position compares with every index; the one match is kept
-/// by a `max` over the axis whose other terms are −∞ (a sum would turn −0 into +0).
+/// `x` at the int32 positions `idx` (all within range) along `axis`: `x`'s shape with that
+/// axis as long as `idx`'s last. `idx` is rank 1, the same positions for all of `x`, or rank 2,
+/// a row of positions for each example of `x`'s leading batch axis (`vmap` of a dynamic slice
+/// at a batched start; `axis` is then not 0). Each position compares with every index; the one
+/// match is kept by a `max` over the axis whose other terms are −∞ (a sum would turn −0 into +0).
 fn take(b: &mut Builder, x: &Atom, idx: &Atom, axis: usize) -> Result<Atom> {
     let aval = b.aval(x);
-    let (n, m) = (aval.shape[axis], b.shape(idx)[0]);
-    let mut rest: Vec<usize> = aval.shape.clone();
-    rest.remove(axis);
+    let idx_shape = b.shape(idx);
+    let (lead, m) = idx_shape.split_at(idx_shape.len() - 1);
+    let (lead, m, l) = (lead.to_vec(), m[0], lead.len());
+    let n = aval.shape[axis];
+    let mut rest: Vec<usize> = aval.shape[l..].to_vec();
+    rest.remove(axis - l);
     let r = rest.iter().product();
-    let moved = b.move_axis(x, axis, 0)?;
-    let rows = b.reshape(&moved, &[1, n, r])?;
-    let rows = b.broadcast_in_dim(&rows, &[m, n, r], vec![0, 1, 2])?;
-    let wanted = b.broadcast_in_dim(idx, &[m, n, 1], vec![0])?;
-    let here = b.bind1(Primitive::Iota { dtype: DType::I32, shape: vec![m, n, 1], dimension: 1 }, &[])?;
+    let with = |dims: &[usize]| [lead.as_slice(), dims].concat();
+    let moved = b.move_axis(x, axis, l)?;
+    let rows = b.reshape(&moved, &with(&[1, n, r]))?;
+    let rows = b.broadcast_in_dim(&rows, &with(&[m, n, r]), (0..l + 3).collect())?;
+    let wanted = b.broadcast_in_dim(idx, &with(&[m, n, 1]), (0..=l).collect())?;
+    let here = b.bind1(Primitive::Iota { dtype: DType::I32, shape: with(&[m, n, 1]), dimension: l + 1 }, &[])?;
     let picked = b.compare(CompareOp::Eq, &wanted, &here)?;
-    let picked = b.broadcast_in_dim(&picked, &[m, n, r], vec![0, 1, 2])?;
-    let lowest = if aval.dtype == DType::I32 { i32::MIN as f64 } else { f64::NEG_INFINITY };
-    let others = b.full(&[m, n, r], lowest, aval.dtype)?;
+    let picked = b.broadcast_in_dim(&picked, &with(&[m, n, r]), (0..l + 3).collect())?;
+    // For int32 the least value the machine's int32 words hold exactly (every int32 is within
+    // ±2^24), so that an eager `full` of it is one the runtime accepts.
+    let lowest = if aval.dtype == DType::I32 { -16_777_216.0 } else { f64::NEG_INFINITY };
+    let others = b.full(&with(&[m, n, r]), lowest, aval.dtype)?;
     let selected = b.select(&picked, &others, &rows)?;
-    let kept = b.bind1(Primitive::ReduceMax { axes: vec![1] }, &[selected])?;
-    let mut shape = vec![m];
-    shape.extend(rest);
-    let out = b.reshape(&kept, &shape)?;
-    b.move_axis(&out, 0, axis)
+    let kept = b.bind1(Primitive::ReduceMax { axes: vec![l + 1] }, &[selected])?;
+    let out = b.reshape(&kept, &[with(&[m]), rest].concat())?;
+    b.move_axis(&out, l, axis)
 }
 
 /// `dynamic_slice`: axis by axis, a static slice where the start is a literal, and where it is
-/// computed, the window's positions `start + [0, size)` taken.
-fn dynamic_slice(b: &mut Builder, x: &Atom, indices: &[Atom], sizes: &[usize]) -> Result<Atom> {
+/// computed, the window's positions `start + [0, size)` taken. With `batch`, `x`'s leading axis
+/// is a `vmap` batch axis that is not sliced, `indices` name the axes after it, and each start
+/// may be a vector with one start per example.
+pub(super) fn dynamic_slice(b: &mut Builder, x: &Atom, indices: &[Atom], sizes: &[usize], batch: bool) -> Result<Atom> {
     let shape = b.shape(x);
+    let lead = shape[..batch as usize].to_vec();
     let mut out = x.clone();
-    for (axis, index) in indices.iter().enumerate() {
-        let (n, size) = (shape[axis], sizes[axis]);
+    for (k, index) in indices.iter().enumerate() {
+        let axis = k + lead.len();
+        let (n, size) = (shape[axis], sizes[k]);
         if size == n {
             continue;
         }
@@ -153,8 +158,13 @@ fn dynamic_slice(b: &mut Builder, x: &Atom, indices: &[Atom], sizes: &[usize]) -
                 b.bind1(Primitive::Slice { start_indices, limit_indices, strides: None }, &[out])?
             }
             start => {
-                let start = b.expand_scalar(&start, &[size])?;
-                let offsets = positions(b, size)?;
+                // One row of positions, or one per example: `start + [0, size)`.
+                let per_example = !b.shape(&start).is_empty();
+                let rows = if per_example { lead.clone() } else { vec![] };
+                let window = [rows.as_slice(), &[size]].concat();
+                let start = b.broadcast_in_dim(&start, &window, (0..rows.len()).collect())?;
+                let offsets =
+                    b.bind1(Primitive::Iota { dtype: DType::I32, shape: window.clone(), dimension: rows.len() }, &[])?;
                 let idx = b.add(&start, &offsets)?;
                 take(b, &out, &idx, axis)?
             }
@@ -165,19 +175,31 @@ fn dynamic_slice(b: &mut Builder, x: &Atom, indices: &[Atom], sizes: &[usize]) -
 
 /// `dynamic_update_slice`: the update spread over `x`'s shape, each position along an axis
 /// taking the update's row `position − start` (clamped; rows outside the window are masked),
-/// then selected where every axis's position is inside the window.
-fn dynamic_update_slice(b: &mut Builder, x: &Atom, update: &Atom, indices: &[Atom]) -> Result<Atom> {
+/// then selected where every axis's position is inside the window. `batch` as for
+/// [`dynamic_slice`] (`x` and `update` both have the batch axis then).
+pub(super) fn dynamic_update_slice(
+    b: &mut Builder,
+    x: &Atom,
+    update: &Atom,
+    indices: &[Atom],
+    batch: bool,
+) -> Result<Atom> {
     let (shape, sizes) = (b.shape(x), b.shape(update));
+    let lead = shape[..batch as usize].to_vec();
     let mut spread = update.clone();
     let mut inside: Option<Atom> = None;
-    for (axis, index) in indices.iter().enumerate() {
+    for (k, index) in indices.iter().enumerate() {
+        let axis = k + lead.len();
         let (n, size) = (shape[axis], sizes[axis]);
         if size == n {
             continue;
         }
         let start = clamped_start(b, index, n, size)?;
-        let start = b.expand_scalar(&start, &[n])?;
-        let here = positions(b, n)?;
+        // Positions along the axis, for all of `x` or (a start per example) for each example.
+        let rows = if b.shape(&start).is_empty() { vec![] } else { lead.clone() };
+        let line = [rows.as_slice(), &[n]].concat();
+        let start = b.broadcast_in_dim(&start, &line, (0..rows.len()).collect())?;
+        let here = b.bind1(Primitive::Iota { dtype: DType::I32, shape: line.clone(), dimension: rows.len() }, &[])?;
         let offset = b.sub(&here, &start)?;
         let (zero, last) = (b.lit(0.0, DType::I32), b.lit((size - 1) as f64, DType::I32));
         let offset = b.binary(BinaryOp::Max, &offset, &zero)?;
@@ -188,7 +210,8 @@ fn dynamic_update_slice(b: &mut Builder, x: &Atom, update: &Atom, indices: &[Ato
         let after_start = b.compare(CompareOp::Ge, &here, &start)?;
         let before_end = b.compare(CompareOp::Lt, &here, &end)?;
         let covered = b.binary(BinaryOp::And, &after_start, &before_end)?;
-        let covered = b.broadcast_in_dim(&covered, &shape, vec![axis])?;
+        let dims = if rows.is_empty() { vec![axis] } else { vec![0, axis] };
+        let covered = b.broadcast_in_dim(&covered, &shape, dims)?;
         inside = Some(match inside {
             None => covered,
             Some(so_far) => b.binary(BinaryOp::And, &so_far, &covered)?,

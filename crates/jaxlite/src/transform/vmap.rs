@@ -293,10 +293,25 @@ fn batch_rule(b: &mut Builder, prim: &Primitive, ins: &[(Atom, bool)], size: usi
             });
             b.bind1(Primitive::Slice { start_indices: start, limit_indices: limit, strides }, &[x])?
         }
+        // A start per example (`vmap(lambda i: lax.dynamic_slice(data, (i,), (k,)))(starts)`,
+        // JAX's gather): each example's window picked out by comparing positions, as the
+        // lowering does for a computed start.
+        Primitive::DynamicSlice { slice_sizes } if ins[1..].iter().any(|(_, bt)| *bt) => {
+            let x = to_batched(b, &ins[0], size)?;
+            let starts: Vec<Atom> = ins[1..].iter().map(|(a, _)| a.clone()).collect();
+            super::lower::as_int_if_bool(b, &[&x], |b, x| {
+                super::lower::dynamic_slice(b, &x[0], &starts, slice_sizes, true)
+            })?
+        }
+        Primitive::DynamicUpdateSlice if ins[2..].iter().any(|(_, bt)| *bt) => {
+            let x = to_batched(b, &ins[0], size)?;
+            let update = to_batched(b, &ins[1], size)?;
+            let starts: Vec<Atom> = ins[2..].iter().map(|(a, _)| a.clone()).collect();
+            super::lower::as_int_if_bool(b, &[&x, &update], |b, xu| {
+                super::lower::dynamic_update_slice(b, &xu[0], &xu[1], &starts, true)
+            })?
+        }
         Primitive::DynamicSlice { slice_sizes } => {
-            if ins[1..].iter().any(|(_, bt)| *bt) {
-                return unsupported("batched indices");
-            }
             let mut args = vec![x, b.lit(0.0, DType::I32)];
             args.extend(ins[1..].iter().map(|(a, _)| a.clone()));
             let mut sizes = vec![size];
@@ -304,9 +319,6 @@ fn batch_rule(b: &mut Builder, prim: &Primitive, ins: &[(Atom, bool)], size: usi
             b.bind1(Primitive::DynamicSlice { slice_sizes: sizes }, &args)?
         }
         Primitive::DynamicUpdateSlice => {
-            if ins[2..].iter().any(|(_, bt)| *bt) {
-                return unsupported("batched indices");
-            }
             let mut args = vec![to_batched(b, &ins[0], size)?, to_batched(b, &ins[1], size)?];
             args.push(b.lit(0.0, DType::I32));
             args.extend(ins[2..].iter().map(|(a, _)| a.clone()));
