@@ -1,6 +1,6 @@
-# f-string features the playground does not have yet: the self-documenting '=' and a nested
-# field in a format spec; and a conversion Python does not have. (Comparisons inside a
-# field and !r, !s, !a are fine.)
+# f-string features the playground does not have yet: a nested field in a format spec; and a
+# conversion Python does not have. (Comparisons inside a field, !r, !s, !a and the
+# self-documenting {x=} are fine.)
 x = 1.5
 w = 8
 print(f"{x == 1.5} {x != 2} {x <= 3} {x!r:>6}")

@@ -1879,6 +1879,37 @@ y = jax.vmap(lambda i: lax.dynamic_slice(tokens, (i + 1,), (block,)))(ix)
 print(x, y)
 """)
 
+# From JAX's autodiff cookbook and sharp bits, which the playground used to refuse: arrays
+# built from lists of traced values (jacfwd of a vector function written with jnp.asarray),
+# the self-documenting f-string, and integer indices beyond an axis (clamped when read,
+# dropped when updated).
+program("arrays_of_traced_values", """
+def f(x):
+    return jnp.asarray([x[0], 5 * x[2], 4 * x[1] ** 2 - 2 * x[2], x[2] * jnp.sin(x[0])])
+
+print(jax.jacfwd(f)(jnp.array([1., 2., 3.])))
+print(jax.jacrev(f)(jnp.array([1., 2., 3.])))
+print(jax.make_jaxpr(lambda x: jnp.asarray([x[0], 5 * x[2], 1.0]))(jnp.ones(3)))
+print(jax.make_jaxpr(lambda x: jnp.array([[x, x * 2], [x, 3.0]]))(1.0))
+print(jax.make_jaxpr(lambda x: jnp.array([x, 2], dtype=jnp.int32))(1.5))
+print(jax.jit(lambda a, b: jnp.array([[a, b], [b, a]]) @ jnp.ones(2))(1.0, 2.0))
+print(jax.vmap(lambda a: jnp.array([a, a * 2, 3.0]))(jnp.arange(3.0)))
+print(jax.jit(lambda a: jnp.array([a, jnp.bfloat16(2.0)]))(jnp.bfloat16(1.5)).dtype, jax.jit(lambda a: jnp.array([a, 1]))(2))
+print(jax.jit(lambda a: jnp.array((a > 0, True)))(1.0), jax.grad(lambda a: jnp.sum(jnp.array([a, a ** 2]) * jnp.arange(2.0)))(3.0))
+""")
+
+program("sharp_bits_indexing_and_fstrings", """
+x = jnp.arange(10.0)
+m = jnp.arange(12.0).reshape(3, 4)
+print(x[11], jnp.arange(10)[-11], m[5], m[1, 9], m[-7, -1], m[5, 1:3])
+print(jax.grad(lambda v: v[12])(x), jax.jit(lambda v: v[-20])(x), jax.jit(lambda v: v[5, 1:3])(m))
+print(x.at[15].set(0.0), x.at[-12].add(3.0), x.at[15].get(), jax.jit(lambda v: v.at[10].set(-1.0))(x))
+print(jax.grad(lambda v: jnp.sum(v.at[15].set(0.0) * v))(x))
+W_grad = jax.grad(lambda w: jnp.sum(w ** 2))(jnp.array([0.5, -1.0]))
+s = 3.14159
+print(f'{W_grad=}', f"{s = }", f"{s=:.2f}", f"{s = !s}", f"{len('abc')=}", f"{(s, 1)=}")
+""")
+
 
 # Whether a dot_general or convolution that names no precision runs at DEFAULT in this run.
 RUN_AT_DEFAULT = False

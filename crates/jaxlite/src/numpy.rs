@@ -49,6 +49,12 @@ async fn promoted(ctx: &mut Context, x: &Tensor, dtype: DType, result_weak: bool
     }
 }
 
+/// `x` as a strongly typed array of `dtype`, as `jnp.array` makes its elements: a weakly typed
+/// tracer gets a `convert_element_type` of its own even at its own dtype.
+pub async fn strongly_typed(ctx: &mut Context, x: &Tensor, dtype: DType) -> Result<Tensor> {
+    promoted(ctx, x, dtype, false).await
+}
+
 /// NumPy's broadcast of two shapes, or JAX's error message.
 pub fn broadcast_shapes(op: &str, a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
     let rank = a.len().max(b.len());

@@ -61,7 +61,16 @@ struct Selection {
     keeps_dim: bool,
 }
 
-fn plan(shape: &[usize], items: &[IndexItem]) -> Result<Vec<Selection>, JaxError> {
+/// What an integer index beyond its axis does: JAX clamps it when reading (a `dynamic_slice`,
+/// whose start is clamped, so `jnp.arange(10)[11]` is 9) and drops it when updating (a
+/// scatter's out-of-bounds updates are dropped, so `x.at[11].set(v)` is `x`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum OutOfBounds {
+    Clamp,
+    Drop,
+}
+
+fn plan(shape: &[usize], items: &[IndexItem], bounds: OutOfBounds) -> Result<Vec<Selection>, JaxError> {
     let consuming = items.iter().filter(|i| matches!(i, IndexItem::Int(_) | IndexItem::Slice(..))).count();
     let ellipses = items.iter().filter(|i| matches!(i, IndexItem::Ellipsis)).count();
     if ellipses > 1 {
@@ -92,10 +101,16 @@ fn plan(shape: &[usize], items: &[IndexItem]) -> Result<Vec<Selection>, JaxError
             IndexItem::Int(i) => {
                 let (axis, &n) = dims.next().ok_or_else(|| JaxError("too many indices for array".into()))?;
                 let j = if i < 0 { i as i128 + n as i128 } else { i as i128 };
-                if !(0..n as i128).contains(&j) {
-                    return Err(JaxError(format!("index {i} is out of bounds for axis {axis} with size {n}")));
-                }
-                Selection { positions: Some(vec![j as usize]), keeps_dim: false }
+                let positions = match bounds {
+                    _ if (0..n as i128).contains(&j) => vec![j as usize],
+                    // An empty axis has no element to clamp to (JAX's IndexError).
+                    OutOfBounds::Clamp if n == 0 => {
+                        return Err(JaxError(format!("index {i} is out of bounds for axis {axis} with size {n}")))
+                    }
+                    OutOfBounds::Clamp => vec![j.clamp(0, n as i128 - 1) as usize],
+                    OutOfBounds::Drop => vec![],
+                };
+                Selection { positions: Some(positions), keeps_dim: false }
             }
             IndexItem::Slice(a, b, c) => {
                 let (_, &n) = dims.next().ok_or_else(|| JaxError("too many indices for array".into()))?;
@@ -121,10 +136,10 @@ pub struct BasicSlice {
     pub shape: Vec<usize>,
 }
 
-pub fn basic_slice(shape: &[usize], items: &[IndexItem]) -> Result<BasicSlice, JaxError> {
+pub fn basic_slice(shape: &[usize], items: &[IndexItem], bounds: OutOfBounds) -> Result<BasicSlice, JaxError> {
     let mut s =
         BasicSlice { reversed: vec![], start: vec![], limit: vec![], strides: vec![], dropped: vec![], shape: vec![] };
-    for selection in plan(shape, items)? {
+    for selection in plan(shape, items, bounds)? {
         let Some(mut p) = selection.positions else {
             s.shape.push(1);
             continue;
@@ -150,9 +165,10 @@ pub fn basic_slice(shape: &[usize], items: &[IndexItem]) -> Result<BasicSlice, J
     Ok(s)
 }
 
-/// `x[items]` for a concrete array (NumPy basic indexing).
+/// `x[items]` for a concrete array (NumPy basic indexing, integers beyond an axis clamped as
+/// JAX clamps them).
 pub fn index(a: &Array, items: &[IndexItem]) -> Result<Array, JaxError> {
-    let selections = plan(a.shape(), items)?;
+    let selections = plan(a.shape(), items, OutOfBounds::Clamp)?;
     let out_shape: Vec<usize> =
         selections.iter().filter(|s| s.keeps_dim).map(|s| s.positions.as_ref().map_or(1, Vec::len)).collect();
     // The input axes in order, each with the positions it contributes.
@@ -249,7 +265,14 @@ mod tests {
             "[2, 2] [[ 9 10]\n [ 1  2]]"
         );
         assert_eq!(show(&[IndexItem::NewAxis, IndexItem::Ellipsis, IndexItem::Int(3)]), "[1, 3] [[ 3  7 11]]");
-        assert_eq!(show(&[IndexItem::Int(3)]), "index 3 is out of bounds for axis 0 with size 3");
+        // Beyond the axis: clamped, as JAX's dynamic_slice clamps.
+        assert_eq!(show(&[IndexItem::Int(3)]), "[4] [ 8  9 10 11]");
+        assert_eq!(show(&[IndexItem::Int(-7), IndexItem::Int(9)]), "[] 3");
+        let empty = iota(&[0, 2]);
+        assert_eq!(
+            index(&empty, &[IndexItem::Int(0)]).map(|_| ()).unwrap_err().0,
+            "index 0 is out of bounds for axis 0 with size 0"
+        );
         assert_eq!(
             show(&[IndexItem::Int(0), IndexItem::Int(0), IndexItem::Int(0)]),
             "too many indices for array: array is 2-dimensional, but 3 were indexed"

@@ -430,6 +430,8 @@ impl Lexer {
         let mut depth = 0usize;
         let mut spec = None::<String>;
         let mut conversion = None;
+        // `{x=}` / `{x = }`: the expression's text, `=` and spaces included, printed first.
+        let mut self_documenting = None::<String>;
         loop {
             let Some(c) = self.peek(0) else { return false };
             let closes_string = c == quote && (!triple || (self.peek(1) == Some(quote) && self.peek(2) == Some(quote)));
@@ -474,14 +476,20 @@ impl Lexer {
                         spec = Some(String::new());
                     }
                 },
-                // `{x=}` (not `{a == b}`, `{a <= b}`): the self-documenting form.
+                // `{x=}` (not `{a == b}`, `{a <= b}`): the self-documenting form, spaces after the
+                // `=` kept in its text as Python keeps them.
                 ('=', None)
                     if depth == 0
-                        && matches!(self.peek(0), Some('}' | ':' | '!'))
+                        && self_documenting.is_none()
+                        && matches!(self.next_non_space(), Some('}' | ':' | '!'))
                         && !source.trim_end().ends_with(['=', '!', '<', '>']) =>
                 {
-                    self.error(here, "f-string: the '=' specifier (f\"{x=}\") is not supported by the playground yet");
-                    spec = Some(String::new());
+                    let mut text = format!("{source}=");
+                    while self.peek(0) == Some(' ') {
+                        self.bump();
+                        text.push(' ');
+                    }
+                    self_documenting = Some(text);
                 }
                 ('(' | '[' | '{', None) => {
                     depth += 1;
@@ -498,8 +506,20 @@ impl Lexer {
         if source.trim().is_empty() {
             self.error(span, "f-string: empty expression not allowed");
         }
+        if let Some(text) = self_documenting {
+            parts.push(FStrPart::Text(text));
+            // Python prints the value's repr, unless a conversion or a format spec is given.
+            if conversion.is_none() && spec.as_deref().unwrap_or("").is_empty() {
+                conversion = Some('r');
+            }
+        }
         parts.push(FStrPart::Field { source, span, spec: spec.unwrap_or_default(), conversion });
         true
+    }
+
+    /// The next character that is not a space.
+    fn next_non_space(&self) -> Option<char> {
+        (0..).map(|i| self.peek(i)).find(|c| *c != Some(' ')).flatten()
     }
 
     fn operator(&mut self, start: Span) {
@@ -582,7 +602,6 @@ mod tests {
             text,
             [
                 "1:43: f-string: nested fields in a format spec are not supported by the playground yet",
-                "1:56: f-string: the '=' specifier (f\"{x=}\") is not supported by the playground yet",
                 "1:61: f-string: invalid conversion character 'q': expected 's', 'r', or 'a'",
             ]
         );

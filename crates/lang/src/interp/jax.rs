@@ -879,9 +879,40 @@ fn nested_shape(v: &Value, depth: usize) -> R<Vec<usize>> {
             }
             shape
         }
-        Value::Array(Tensor::Concrete(a)) => a.shape().to_vec(),
+        Value::Array(t) => t.aval().shape.clone(),
         _ => vec![],
     })
+}
+
+/// Whether a nested list holds a traced array anywhere (`jnp.array([x[0], 2 * x[1]])` in a
+/// traced function).
+fn holds_tracer(v: &Value, depth: usize) -> bool {
+    match v {
+        Value::Array(Tensor::Traced(_)) => true,
+        Value::List(l) if depth < 32 => l.borrow().iter().any(|i| holds_tracer(i, depth + 1)),
+        Value::Tuple(t) if depth < 32 => t.iter().any(|i| holds_tracer(i, depth + 1)),
+        _ => false,
+    }
+}
+
+/// The dtype `jnp.array` gives a nested list: JAX's promotion of its elements, where Python
+/// numbers are weakly typed, and at least float32/int32 for Python numbers alone.
+fn literal_dtype(v: &Value, promoted: &mut Option<(DType, bool)>, depth: usize) -> R<()> {
+    let (dtype, weak) = match v {
+        Value::List(_) | Value::Tuple(_) if depth > 32 => return err("too many dimensions in array literal"),
+        Value::List(l) => return l.borrow().iter().try_for_each(|i| literal_dtype(i, promoted, depth + 1)),
+        Value::Tuple(t) => return t.iter().try_for_each(|i| literal_dtype(i, promoted, depth + 1)),
+        Value::Array(t) => (t.aval().dtype, t.aval().weak_type),
+        Value::Bool(_) => (DType::Bool, false),
+        Value::Int(_) => (DType::I32, true),
+        Value::Float(_) => (DType::F32, true),
+        other => return err(format!("can't convert a value of type {} to a JAX array", other.type_name())),
+    };
+    *promoted = Some(match *promoted {
+        None => (dtype, weak),
+        Some((d, w)) => jaxlite::dtype::promote(d, w, dtype, weak),
+    });
+    Ok(())
 }
 
 /// Flattens a nested list into `values`, checking it is rectangular; `dtype` becomes the
@@ -1101,12 +1132,66 @@ impl Interp<'_, '_> {
         Box::pin(async move {
             let t = match v {
                 Value::Array(_) => self.to_tensor(v)?,
+                _ if holds_tracer(v, 0) => {
+                    let shape = nested_shape(v, 0)?;
+                    check_size(&shape)?;
+                    let dtype = match dtype {
+                        Some(d) => d,
+                        None => {
+                            let mut promoted = None;
+                            literal_dtype(v, &mut promoted, 0)?;
+                            promoted.map_or(DType::F32, |(d, _)| d)
+                        }
+                    };
+                    return self.traced_literal(v, &shape, dtype).await;
+                }
                 _ => Tensor::from(literal_array(v)?),
             };
             match dtype {
                 Some(d) => self.astype(&t, d).await,
                 None => Ok(t),
             }
+        })
+    }
+
+    /// A nested list holding traced values made an array of `shape` and `dtype`, as JAX builds
+    /// it: each element strongly typed, given a leading axis of one (`broadcast_in_dim`), and a
+    /// list's rows concatenated, from the innermost lists out.
+    fn traced_literal<'a>(&'a mut self, v: &'a Value, shape: &'a [usize], dtype: DType) -> LocalFuture<'a, R<Tensor>> {
+        Box::pin(async move {
+            let ragged = || {
+                RtError::new("setting an array element with a sequence. The requested array has an inhomogeneous shape")
+            };
+            let items = match v {
+                Value::List(l) => l.borrow().clone(),
+                Value::Tuple(t) => t.to_vec(),
+                leaf => {
+                    let t = match leaf {
+                        Value::Array(t) if t.aval().shape == shape => t.clone(),
+                        Value::Array(_) => return Err(ragged()),
+                        _ if !shape.is_empty() => return Err(ragged()),
+                        scalar => Tensor::from(literal_array(scalar)?),
+                    };
+                    return Ok(jnp::strongly_typed(self.ctx, &t, dtype).await?);
+                }
+            };
+            if shape.first() != Some(&items.len()) {
+                return Err(ragged());
+            }
+            let row_shape = [&[1], &shape[1..]].concat();
+            let mut rows = Vec::with_capacity(items.len());
+            for item in &items {
+                let row = self.traced_literal(item, &shape[1..], dtype).await?;
+                let prim = jaxlite::Primitive::BroadcastInDim {
+                    shape: row_shape.clone(),
+                    broadcast_dimensions: (1..row_shape.len()).collect(),
+                };
+                rows.push(jnp::apply1(self.ctx, prim, &row).await?);
+            }
+            if rows.len() == 1 {
+                return Ok(rows.remove(0));
+            }
+            Ok(jnp::apply(self.ctx, jaxlite::Primitive::Concatenate { dimension: 0 }, &rows).await?)
         })
     }
 
@@ -1221,7 +1306,7 @@ impl Interp<'_, '_> {
             match t {
                 Tensor::Concrete(a) => Ok(Value::array(jnp_extra::index(a, &items)?)),
                 Tensor::Traced(tr) => {
-                    let s = jnp_extra::basic_slice(&tr.aval.shape, &items)?;
+                    let s = jnp_extra::basic_slice(&tr.aval.shape, &items, jnp_extra::OutOfBounds::Clamp)?;
                     let whole = s.start.iter().zip(&s.limit).zip(&tr.aval.shape).all(|((&a, &b), &n)| a == 0 && b == n)
                         && s.strides.iter().all(|&k| k == 1);
                     let mut x = t.clone();
@@ -1366,7 +1451,7 @@ impl Interp<'_, '_> {
             let shape = x.aval().shape.clone();
             let dtype = x.aval().dtype;
             let items = index_items(index)?;
-            let s = jnp_extra::basic_slice(&shape, &items)?;
+            let s = jnp_extra::basic_slice(&shape, &items, jnp_extra::OutOfBounds::Drop)?;
             let counts: Vec<usize> = (0..shape.len())
                 .map(|d| if s.limit[d] > s.start[d] { (s.limit[d] - s.start[d] - 1) / s.strides[d] + 1 } else { 0 })
                 .collect();
