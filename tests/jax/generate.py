@@ -1910,6 +1910,25 @@ s = 3.14159
 print(f'{W_grad=}', f"{s = }", f"{s=:.2f}", f"{s = !s}", f"{len('abc')=}", f"{(s, 1)=}")
 """)
 
+# Convolutions with one spatial dimension ((N, C, W) operands: "Thinking in JAX"'s 1-D
+# convolution, a sequence model's NWC/WIO layers): strides, SAME/VALID/explicit padding,
+# dilations, grad and jit, lax.conv.
+program("conv_one_spatial_dimension", """
+from jax import lax
+x = jnp.array([1, 2, 1])
+y = jnp.ones(10)
+print(lax.conv_general_dilated(x.reshape(1, 1, 3).astype(float), y.reshape(1, 1, 10), window_strides=(1,), padding=[(len(y) - 1, len(y) - 1)]))
+seq = jnp.sin(jnp.arange(2 * 9 * 3, dtype=jnp.float32).reshape(2, 9, 3))
+k = jnp.cos(jnp.arange(3 * 3 * 4, dtype=jnp.float32).reshape(3, 3, 4))
+out = lax.conv_general_dilated(seq, k, (2,), 'SAME', dimension_numbers=('NWC', 'WIO', 'NWC'), precision='highest')
+print(out.shape, out[1])
+out = lax.conv_general_dilated(seq, k, (1,), 'VALID', rhs_dilation=(2,), dimension_numbers=('NWC', 'WIO', 'NWC'), precision='highest')
+print(out.shape, out[0, :2])
+print(jax.grad(lambda kk: jnp.sum(lax.conv_general_dilated(seq, kk, (1,), 'SAME', dimension_numbers=('NWC', 'WIO', 'NWC'), precision='highest') ** 2))(k)[0])
+print(jax.jit(lambda a, b: lax.conv_general_dilated(a, b, (1,), [(1, 1)], lhs_dilation=(2,), precision='highest'))(jnp.ones((1, 2, 5)), jnp.ones((3, 2, 3))))
+print(lax.conv(jnp.ones((1, 2, 6)), jnp.ones((4, 2, 3)), (1,), 'SAME'))
+""")
+
 
 # Whether a dot_general or convolution that names no precision runs at DEFAULT in this run.
 RUN_AT_DEFAULT = False

@@ -863,7 +863,7 @@ pub async fn conv(
         let chars: Vec<char> = spec.chars().collect();
         if chars.len() != 4 || rank != 4 {
             return Err(bad(format!(
-                "only two spatial dimensions are supported by the playground yet (spec '{spec}', operand rank {rank})"
+                "only one or two spatial dimensions are supported by the playground yet (spec '{spec}', operand rank {rank})"
             )));
         }
         let find =

@@ -1476,16 +1476,22 @@ impl Interp<'_, '_> {
                         return err(format!("{name}() needs lhs, rhs, window_strides and padding"));
                     };
                     let operands = vec![self.to_tensor(&lhs)?, self.to_tensor(&rhs)?];
-                    let xw = self.preferred_operands(name, preferred, operands).await?;
+                    let mut xw = self.preferred_operands(name, preferred, operands).await?;
+                    // A 1-D convolution (`(N, C, W)` operands, as a sequence model's) is the 2-D
+                    // one with a trailing spatial axis of one: taps, strides and padding of one
+                    // along it, its axis dropped from the result.
+                    let one_spatial = xw[0].aval().rank() == 3;
+                    let spatial = if one_spatial { 1 } else { 2 };
+                    let lift = |v: Vec<i64>| if one_spatial { [v, vec![1]].concat() } else { v };
                     let mut dilation = jnp::ConvDilation::default();
                     for (d, slot) in dilations.iter().zip([&mut dilation.lhs, &mut dilation.rhs]) {
                         if let Some(d) = d.as_ref().filter(|d| !matches!(d, Value::None)) {
                             let ds: Vec<i64> = self.iterate(d)?.iter().map(int_arg).collect::<R<_>>()?;
-                            match ds[..] {
-                                [a, b] if a > 0 && b > 0 => *slot = [a as usize, b as usize],
+                            match lift(ds.clone())[..] {
+                                [a, b] if a > 0 && b > 0 && ds.len() == spatial => *slot = [a as usize, b as usize],
                                 _ => {
                                     return err(format!(
-                                        "{name}: a dilation needs a positive factor per spatial dimension (2), got {}",
+                                        "{name}: a dilation needs a positive factor per spatial dimension ({spatial}), got {}",
                                         super::value::repr(d)
                                     ))
                                 }
@@ -1498,10 +1504,22 @@ impl Interp<'_, '_> {
                             g => return err(format!("{name}: feature_group_count must be positive, got {g}")),
                         }
                     }
-                    let strides: Vec<usize> =
-                        self.iterate(&strides)?.iter().map(int_arg).map(|r| r.map(|i| i as usize)).collect::<R<_>>()?;
-                    let padding = self.padding_arg(name, &padding)?;
+                    let strides: Vec<i64> = self.iterate(&strides)?.iter().map(int_arg).collect::<R<_>>()?;
+                    if strides.len() != spatial || strides.iter().any(|&s| s <= 0) {
+                        return err(format!(
+                            "{name}: window_strides needs a positive stride per spatial dimension ({spatial}), got {}",
+                            super::value::repr(&Value::tuple(strides.iter().map(|&s| Value::Int(s)).collect()))
+                        ));
+                    }
+                    let strides: Vec<usize> = lift(strides).into_iter().map(|s| s as usize).collect();
+                    let mut padding = self.padding_arg(name, &padding)?;
+                    if let jnp::ConvPadding::Explicit(pairs) = &mut padding {
+                        if one_spatial && pairs.len() == 1 {
+                            pairs.push((0, 0));
+                        }
+                    }
                     let specs: Vec<String> = match numbers {
+                        None | Some(Value::None) if one_spatial => vec!["NCH".into(), "OIH".into(), "NCH".into()],
                         None | Some(Value::None) => vec!["NCHW".into(), "OIHW".into(), "NCHW".into()],
                         Some(v) => self
                             .iterate(&v)?
@@ -1517,8 +1535,23 @@ impl Interp<'_, '_> {
                     let [a, b, c] = specs.as_slice() else {
                         return err(format!("{name}: dimension_numbers must be three strings"));
                     };
-                    let y =
-                        jnp::conv(self.ctx, &xw[0], &xw[1], &strides, &padding, dilation, [a, b, c], precision).await?;
+                    let (a, b, c) = if one_spatial {
+                        // '1' names the added axis: neither a batch nor a feature axis.
+                        for t in xw.iter_mut() {
+                            let mut shape: Vec<i64> = t.aval().shape.iter().map(|&d| d as i64).collect();
+                            shape.push(1);
+                            *t = jnp::reshape(self.ctx, t, &shape).await?;
+                        }
+                        (format!("{a}1"), format!("{b}1"), format!("{c}1"))
+                    } else {
+                        (a.clone(), b.clone(), c.clone())
+                    };
+                    let specs = [a.as_str(), b.as_str(), c.as_str()];
+                    let y = jnp::conv(self.ctx, &xw[0], &xw[1], &strides, &padding, dilation, specs, precision).await?;
+                    if one_spatial {
+                        let shape: Vec<i64> = y.aval().shape[..3].iter().map(|&d| d as i64).collect();
+                        return Ok(Value::Array(jnp::reshape(self.ctx, &y, &shape).await?));
+                    }
                     return Ok(Value::Array(y));
                 }
                 "cond" => {
