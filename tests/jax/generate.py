@@ -1929,6 +1929,242 @@ print(jax.jit(lambda a, b: lax.conv_general_dilated(a, b, (1,), [(1, 1)], lhs_di
 print(lax.conv(jnp.ones((1, 2, 6)), jnp.ones((4, 2, 3)), (1,), 'SAME'))
 """)
 
+# Examples from JAX's own documentation (the autodiff cookbook, the quickstart, "Thinking in
+# JAX", the JIT and automatic vectorization tutorials), run unchanged but for make_jaxpr of a
+# dot (DEFAULT's emulation here would show in it) and a list holding `object`: what a
+# newcomer pastes first. Writing these down found lax.dot_general, jnp.array of traced values, f"{x=}",
+# clamped indexing, 1-D convolutions and JitTracer(~float32[]) missing or wrong.
+program("jax_docs_autodiff_cookbook_grads", """
+from jax import grad, jit, vmap, random, jacfwd, jacrev, jvp, vjp
+
+key = random.PRNGKey(0)
+grad_tanh = grad(jnp.tanh)
+print(grad_tanh(2.0))
+print(grad(grad(grad(jnp.tanh)))(2.0))
+
+def sigmoid(x):
+    return 0.5 * (jnp.tanh(x / 2) + 1)
+
+def predict(W, b, inputs):
+    return sigmoid(jnp.dot(inputs, W) + b)
+
+inputs = jnp.array([[0.52, 1.12,  0.77],
+                    [0.88, -1.08, 0.15],
+                    [0.52, 0.06, -1.30],
+                    [0.74, -2.49, 1.39]])
+targets = jnp.array([True, True, False, True])
+
+def loss(W, b):
+    preds = predict(W, b, inputs)
+    label_probs = preds * targets + (1 - preds) * (1 - targets)
+    return -jnp.sum(jnp.log(label_probs))
+
+key, W_key, b_key = random.split(key, 3)
+W = random.normal(W_key, (3,))
+b = random.normal(b_key, ())
+W_grad = grad(loss, argnums=0)(W, b)
+print(f'{W_grad=}')
+W_grad, b_grad = grad(loss, (0, 1))(W, b)
+print(W_grad, b_grad)
+def loss2(params_dict):
+    preds = predict(params_dict['W'], params_dict['b'], inputs)
+    label_probs = preds * targets + (1 - preds) * (1 - targets)
+    return -jnp.sum(jnp.log(label_probs))
+print(grad(loss2)({'W': W, 'b': b}))
+loss_value, Wb_grad = jax.value_and_grad(loss, (0, 1))(W, b)
+print('loss value', loss_value)
+print('loss value', loss(W, b))
+""")
+
+program("jax_docs_autodiff_cookbook_jacobians", """
+from jax import grad, jit, vmap, random, jacfwd, jacrev, jvp, vjp
+def f(x):
+    return jnp.asarray(
+        [x[0], 5*x[2], 4*x[1]**2 - 2*x[2], x[2] * jnp.sin(x[0])])
+print(jax.jacfwd(f)(jnp.array([1., 2., 3.])))
+def hessian(f):
+    return jacfwd(jacrev(f))
+def hvp(f, x, v):
+    return jvp(grad(f), (x,), (v,))[1]
+g = lambda x: jnp.sum(jnp.sin(x) * x ** 2)
+x = jnp.array([0.5, 1.0, -2.0])
+print(hvp(g, x, jnp.ones(3)), hessian(g)(x) @ jnp.ones(3))
+def vhp(f, x, v):
+    _, vjp_fun = vjp(grad(f), x)
+    return vjp_fun(v)[0]
+print(vhp(g, x, jnp.ones(3)))
+def loss(params, data):
+    return jnp.sum((data[0] @ params - data[1]) ** 2)
+params = jnp.array([0.5, -0.25])
+batch = (jnp.arange(8.0).reshape(4, 2), jnp.arange(4.0))
+per_ex = vmap(grad(loss), in_axes=(None, (0, 0)))(params, batch)
+print(per_ex)
+print(jit(vmap(grad(loss), in_axes=(None, (0, 0))))(params, batch))
+@jax.custom_jvp
+def log1pexp(x):
+    return jnp.log(1. + jnp.exp(x))
+@log1pexp.defjvp
+def log1pexp_jvp(primals, tangents):
+    x, = primals
+    x_dot, = tangents
+    ans = log1pexp(x)
+    ans_dot = (1 - 1/(1 + jnp.exp(x))) * x_dot
+    return ans, ans_dot
+print(grad(log1pexp)(100.), jit(log1pexp)(3.), jit(grad(log1pexp))(3.), vmap(jit(grad(log1pexp)))(jnp.arange(3.)))
+from functools import partial
+@partial(jax.custom_vjp, nondiff_argnums=(0, 1))
+def clip_gradient(lo, hi, x):
+    return x
+def clip_gradient_fwd(lo, hi, x):
+    return x, None
+def clip_gradient_bwd(lo, hi, _, g):
+    return (jnp.clip(g, lo, hi),)
+clip_gradient.defvjp(clip_gradient_fwd, clip_gradient_bwd)
+def clip_sin(x):
+    x = clip_gradient(-0.75, 0.75, x)
+    return jnp.sin(x)
+print(grad(clip_sin)(0.1), vmap(grad(clip_sin))(jnp.linspace(0., 3., 5)))
+x = jnp.arange(10)
+print(x, x.at[0].set(10), jnp.arange(10.0)[11], jnp.arange(10)[-11])
+print(jax.lax.add(jnp.float32(1), 1.0), jnp.add(1, 1.0))
+@partial(jit, static_argnames=['n'])
+def g2(x, n):
+    i = 0
+    while i < n:
+        i += 1
+    return x + i
+print(g2(10, 20))
+print(jax.make_jaxpr(lambda x, y: jnp.sum((x + 1) * y))(jnp.ones(3), jnp.ones(3)))
+key = jax.random.key(0)
+new_key, subkey = jax.random.split(key)
+print(jax.random.normal(subkey, (3,)), jax.random.uniform(new_key, (2, 2)))
+print(jax.lax.fori_loop(0, 10, lambda i, val: val + i, 0))
+""")
+
+program("jax_docs_quickstart", """
+from jax import grad, jit, vmap, random, lax
+
+def selu(x, alpha=1.67, lmbda=1.05):
+    return lmbda * jnp.where(x > 0, x, alpha * jnp.exp(x) - alpha)
+
+x = jnp.arange(5.0)
+print(selu(x))
+key = random.key(1701)
+x = random.normal(key, (1_000,))
+selu_jit = jax.jit(selu)
+print(selu_jit(x)[:3])
+
+def sum_logistic(x):
+    return jnp.sum(1.0 / (1.0 + jnp.exp(-x)))
+
+x_small = jnp.arange(3.)
+derivative_fn = grad(sum_logistic)
+print(derivative_fn(x_small))
+
+def first_finite_differences(f, x, eps=1E-3):
+    return jnp.array([(f(x + eps * v) - f(x - eps * v)) / (2 * eps) for v in jnp.eye(len(x))])
+
+print(first_finite_differences(sum_logistic, x_small))
+print(grad(jit(grad(jit(grad(sum_logistic)))))(1.0))
+
+def hessian(fun):
+    return jit(jax.jacfwd(jax.jacrev(fun)))
+
+print(hessian(sum_logistic)(x_small))
+key1, key2 = random.split(key)
+mat = random.normal(key1, (150, 100))
+batched_x = random.normal(key2, (10, 100))
+
+def apply_matrix(x):
+    return jnp.dot(mat, x)
+
+def naively_batched_apply_matrix(v_batched):
+    return jnp.stack([apply_matrix(v) for v in v_batched])
+
+@jit
+def batched_apply_matrix(batched_x):
+    return jnp.dot(batched_x, mat.T)
+
+@jit
+def vmap_batched_apply_matrix(batched_x):
+    return vmap(apply_matrix)(batched_x)
+
+print(jnp.allclose(naively_batched_apply_matrix(batched_x), batched_apply_matrix(batched_x), atol=1E-4, rtol=1E-4))
+print(jnp.allclose(naively_batched_apply_matrix(batched_x), vmap_batched_apply_matrix(batched_x), atol=1E-4, rtol=1E-4))
+x = jnp.array([1, 2, 1])
+y = jnp.ones(10)
+print(jnp.convolve(x, y))
+print(lax.conv_general_dilated(x.reshape(1, 1, 3).astype(float), y.reshape(1, 1, 10), window_strides=(1,), padding=[(len(y) - 1, len(y) - 1)]))
+print(jax.tree.map(lambda x: x * 2, [1, 2, 3]), jax.tree.map(lambda x, y: x + y, [1, 2, 3], [4, 5, 6]))
+example_trees = [[1, 'a'], (1, (2, 3), ()), [1, {'k1': 2, 'k2': (3, 4)}, 5], {'a': 2, 'b': (2, 3)}, jnp.array([1, 2, 3])]
+for pytree in example_trees[1:]:
+    leaves = jax.tree_util.tree_leaves(pytree)
+    print(f"{repr(pytree):<45} has {len(leaves)} leaves: {leaves}")
+""")
+
+program("jax_docs_jit_and_vmap_tutorials", """
+from functools import partial
+
+def log2(x):
+    ln_x = jnp.log(x)
+    ln_2 = jnp.log(2.0)
+    return ln_x / ln_2
+
+print(jax.make_jaxpr(log2)(3.0))
+
+def log2_with_print(x):
+    print("printed x:", x)
+    ln_x = jnp.log(x)
+    ln_2 = jnp.log(2.0)
+    return ln_x / ln_2
+
+print(jax.make_jaxpr(log2_with_print)(3.))
+print(jax.jit(log2_with_print)(jnp.float32(3.)))
+
+def g(x, n):
+    i = 0
+    while i < n:
+        i += 1
+    return x + i
+
+print(jax.jit(g, static_argnames=['n'])(10, 20))
+
+x = jnp.arange(5)
+w = jnp.array([2., 3., 4.])
+
+def convolve(x, w):
+    output = []
+    for i in range(1, len(x)-1):
+        output.append(jnp.dot(x[i-1:i+2], w))
+    return jnp.array(output)
+
+print(convolve(x, w))
+xs = jnp.stack([x, x])
+ws = jnp.stack([w, w])
+auto_batch_convolve = jax.vmap(convolve)
+print(auto_batch_convolve(xs, ws))
+auto_batch_convolve_v2 = jax.vmap(convolve, in_axes=1, out_axes=1)
+xst = jnp.transpose(xs)
+wst = jnp.transpose(ws)
+print(auto_batch_convolve_v2(xst, wst))
+batch_convolve_v3 = jax.vmap(convolve, in_axes=[0, None])
+print(batch_convolve_v3(xs, w))
+jitted_batch_convolve = jax.jit(auto_batch_convolve)
+print(jitted_batch_convolve(xs, ws))
+
+def unjitted_loop_body(prev_i):
+    return prev_i + 1
+
+def g_inner_jitted_partial(x, n):
+    i = 0
+    while i < n:
+        i = jax.jit(partial(unjitted_loop_body))(i)
+    return x + i
+
+print(g_inner_jitted_partial(10, 20))
+print(jax.jit(lambda x: x.sum())(jnp.ones(3)), jax.jit(lambda x: jnp.where(x > 0, x, 0))(jnp.array([-1, 2])))
+""")
+
 
 # Whether a dot_general or convolution that names no precision runs at DEFAULT in this run.
 RUN_AT_DEFAULT = False

@@ -353,7 +353,11 @@ fn write_repr(v: &Value, out: &mut String, open: &mut Vec<*const ()>) {
         Value::Native(n) => out.push_str(&native_repr(n)),
         Value::Module(m) => out.push_str(&format!("<module '{}'>", m.name())),
         Value::Array(Tensor::Concrete(a)) => out.push_str(&crate::jnp_extra::array_repr(a)),
-        Value::Array(Tensor::Traced(t)) => out.push_str(&format!("JitTracer({})", aval_text(&t.aval))),
+        // JAX marks a weakly typed tracer's type with `~` (`JitTracer(~float32[])`).
+        Value::Array(Tensor::Traced(t)) => {
+            let weak = if t.aval.weak_type { "~" } else { "" };
+            out.push_str(&format!("JitTracer({weak}{})", aval_text(&t.aval)))
+        }
         Value::DType(d) => out.push_str(&format!("dtype('{}')", d.name())),
         Value::Jaxpr(j) => match &j.jit_name {
             Some(name) => out.push_str(&jaxlite::JitCall { name, jaxpr: &j.closed.jaxpr }.to_string()),
