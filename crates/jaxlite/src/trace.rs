@@ -97,10 +97,21 @@ struct Frame {
     captured: Vec<(Var, Rc<Tracer>)>,
     types: HashMap<Var, Aval>,
     /// For a trace whose arguments have values (differentiation outside `jit`, where JAX's
-    /// tracers carry concrete primals): what each variable stands for, as far as it has been
-    /// computed. Arguments map to what was passed; other variables are filled in on demand by
-    /// `concrete_value`. `None` for an abstract trace (`jit`, `vmap`, `make_jaxpr`).
-    known: Option<HashMap<Var, Tensor>>,
+    /// tracers carry concrete primals). `None` for an abstract trace (`jit`, `vmap`,
+    /// `make_jaxpr`).
+    known: Option<Known>,
+}
+
+/// What a trace of values knows, filled in on demand by `Context::concrete_value`.
+#[derive(Default)]
+struct Known {
+    /// What each variable stands for, as far as it has been computed. Arguments map to what
+    /// was passed (a tracer of an enclosing trace, or an array).
+    values: HashMap<Var, Tensor>,
+    /// The equation that computes each variable, for the first `indexed` equations: equations
+    /// are only ever appended, so each query indexes just the ones recorded since the last.
+    producer: HashMap<Var, usize>,
+    indexed: usize,
 }
 
 /// A traced function: its Jaxpr and the values of its constvars.
@@ -155,15 +166,15 @@ impl Context {
     pub fn begin_trace_of(&mut self, args: &[Tensor]) -> Vec<Tensor> {
         let avals: Vec<Aval> = args.iter().map(|t| t.aval().clone()).collect();
         let knowable = self.frames.iter().all(|f| f.known.is_some());
-        let tracers = self.push_frame(&avals, knowable.then(HashMap::new));
+        let tracers = self.push_frame(&avals, knowable.then(Known::default));
         let frame = self.frames.last_mut().expect("frame just pushed");
         if let Some(known) = &mut frame.known {
-            known.extend(frame.invars.iter().copied().zip(args.iter().cloned()));
+            known.values.extend(frame.invars.iter().copied().zip(args.iter().cloned()));
         }
         tracers
     }
 
-    fn push_frame(&mut self, args: &[Aval], known: Option<HashMap<Var, Tensor>>) -> Vec<Tensor> {
+    fn push_frame(&mut self, args: &[Aval], known: Option<Known>) -> Vec<Tensor> {
         self.next_trace_id += 1;
         self.frames.push(Frame {
             id: self.next_trace_id,
@@ -372,7 +383,7 @@ impl Context {
                 Atom::Var(v) => {
                     env.get(v).cloned().ok_or_else(|| JaxError(format!("internal error: unbound variable {v:?}")))
                 }
-                Atom::Literal(l) => Ok(Tensor::from(crate::eval::literal_array(l.value, &l.aval))),
+                Atom::Literal(l) => Ok(literal_tensor(l)),
             }
         };
         for eqn in &jaxpr.eqns {
@@ -401,11 +412,15 @@ impl Context {
                 return Ok(None);
             }
             let level = t.level;
+            let frame = &mut self.frames[level];
+            let known = frame.known.as_mut().expect("checked above");
+            for (i, eqn) in frame.eqns.iter().enumerate().skip(known.indexed) {
+                known.producer.extend(eqn.outputs.iter().map(|&v| (v, i)));
+            }
+            known.indexed = frame.eqns.len();
             // The equations `t` depends on that have not run, and the values they start from.
             let frame = &self.frames[level];
-            let known = frame.known.as_ref().expect("checked above");
-            let producer: HashMap<Var, usize> =
-                frame.eqns.iter().enumerate().flat_map(|(i, e)| e.outputs.iter().map(move |&v| (v, i))).collect();
+            let Known { values: known, producer, .. } = frame.known.as_ref().expect("checked above");
             let mut needed = std::collections::BTreeSet::new();
             let mut sources: Vec<(Var, Tensor)> = Vec::new();
             let mut seen = std::collections::HashSet::new();
@@ -453,7 +468,7 @@ impl Context {
                             .get(v)
                             .map(|a| Tensor::Concrete(a.clone()))
                             .ok_or_else(|| JaxError(format!("internal error: {v:?} has no value yet"))),
-                        Atom::Literal(l) => Ok(Tensor::from(crate::eval::literal_array(l.value, &l.aval))),
+                        Atom::Literal(l) => Ok(literal_tensor(l)),
                     })
                     .collect::<Result<_, _>>()?;
                 let outs = self.run_eager(eqn.prim, &ins).await?;
@@ -465,7 +480,7 @@ impl Context {
                 }
             }
             let known = self.frames[level].known.as_mut().expect("checked above");
-            known.extend(values.iter().map(|(v, a)| (*v, Tensor::Concrete(a.clone()))));
+            known.values.extend(values.iter().map(|(v, a)| (*v, Tensor::Concrete(a.clone()))));
             Ok(values.get(&t.var).cloned())
         })
     }
@@ -475,6 +490,11 @@ impl Context {
         let call = ProgramCall { name, jaxpr, args, default_precision: self.default_precision, eager: false };
         self.executor.execute(call).await
     }
+}
+
+/// A literal of a Jaxpr as the array it stands for.
+fn literal_tensor(l: &Literal) -> Tensor {
+    Tensor::from(crate::eval::literal_array(l.value, &l.aval))
 }
 
 /// Whether a concrete operand is written into a Jaxpr as a literal: a scalar, but not a key

@@ -102,6 +102,18 @@ fn clamped_start(b: &mut Builder, index: &Atom, n: usize, size: usize) -> Result
     b.binary(BinaryOp::Min, &above, &last)
 }
 
+/// A start and the positions `[0, len)` of a line beside it, both shaped `[len]` for a scalar
+/// start, or `lead ++ [len]` for a start per example of the batch axis `lead` (a vector);
+/// and which of the two it was.
+fn line_from(b: &mut Builder, start: &Atom, lead: &[usize], len: usize) -> Result<(Atom, Atom, bool)> {
+    let per_example = !b.shape(start).is_empty();
+    let rows = if per_example { lead } else { &[] };
+    let line = [rows, &[len]].concat();
+    let start = b.broadcast_in_dim(start, &line, (0..rows.len()).collect())?;
+    let positions = b.bind1(Primitive::Iota { dtype: DType::I32, shape: line, dimension: rows.len() }, &[])?;
+    Ok((start, positions, per_example))
+}
+
 /// `x` at the int32 positions `idx` (all within range) along `axis`: `x`'s shape with that
 /// axis as long as `idx`'s last. `idx` is rank 1, the same positions for all of `x`, or rank 2,
 /// a row of positions for each example of `x`'s leading batch axis (`vmap` of a dynamic slice
@@ -158,13 +170,8 @@ pub(super) fn dynamic_slice(b: &mut Builder, x: &Atom, indices: &[Atom], sizes: 
                 b.bind1(Primitive::Slice { start_indices, limit_indices, strides: None }, &[out])?
             }
             start => {
-                // One row of positions, or one per example: `start + [0, size)`.
-                let per_example = !b.shape(&start).is_empty();
-                let rows = if per_example { lead.clone() } else { vec![] };
-                let window = [rows.as_slice(), &[size]].concat();
-                let start = b.broadcast_in_dim(&start, &window, (0..rows.len()).collect())?;
-                let offsets =
-                    b.bind1(Primitive::Iota { dtype: DType::I32, shape: window.clone(), dimension: rows.len() }, &[])?;
+                // The window's positions `start + [0, size)`, for all of `x` or per example.
+                let (start, offsets, _) = line_from(b, &start, &lead, size)?;
                 let idx = b.add(&start, &offsets)?;
                 take(b, &out, &idx, axis)?
             }
@@ -195,11 +202,7 @@ pub(super) fn dynamic_update_slice(
             continue;
         }
         let start = clamped_start(b, index, n, size)?;
-        // Positions along the axis, for all of `x` or (a start per example) for each example.
-        let rows = if b.shape(&start).is_empty() { vec![] } else { lead.clone() };
-        let line = [rows.as_slice(), &[n]].concat();
-        let start = b.broadcast_in_dim(&start, &line, (0..rows.len()).collect())?;
-        let here = b.bind1(Primitive::Iota { dtype: DType::I32, shape: line.clone(), dimension: rows.len() }, &[])?;
+        let (start, here, per_example) = line_from(b, &start, &lead, n)?;
         let offset = b.sub(&here, &start)?;
         let (zero, last) = (b.lit(0.0, DType::I32), b.lit((size - 1) as f64, DType::I32));
         let offset = b.binary(BinaryOp::Max, &offset, &zero)?;
@@ -210,7 +213,7 @@ pub(super) fn dynamic_update_slice(
         let after_start = b.compare(CompareOp::Ge, &here, &start)?;
         let before_end = b.compare(CompareOp::Lt, &here, &end)?;
         let covered = b.binary(BinaryOp::And, &after_start, &before_end)?;
-        let dims = if rows.is_empty() { vec![axis] } else { vec![0, axis] };
+        let dims = if per_example { vec![0, axis] } else { vec![axis] };
         let covered = b.broadcast_in_dim(&covered, &shape, dims)?;
         inside = Some(match inside {
             None => covered,

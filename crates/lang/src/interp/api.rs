@@ -469,6 +469,13 @@ impl Interp<'_, '_> {
 
     /// A window's `padding=` (convolutions, `reduce_window`): `'SAME'`, `'VALID'` or (low, high)
     /// pairs.
+    /// A dot's two operands at the dtype they promote to, and that dtype.
+    async fn dot_operands(&mut self, a: &Tensor, b: &Tensor) -> R<([Tensor; 2], DType)> {
+        let (dtype, _) =
+            jaxlite::dtype::promote(a.aval().dtype, a.aval().weak_type, b.aval().dtype, b.aval().weak_type);
+        Ok(([jnp::astype(self.ctx, a, dtype).await?, jnp::astype(self.ctx, b, dtype).await?], dtype))
+    }
+
     pub(super) fn padding_arg(&self, name: &str, v: &Value) -> R<jnp::ConvPadding> {
         Ok(match v {
             Value::Str(p) if &**p == "SAME" => jnp::ConvPadding::Same,
@@ -647,10 +654,7 @@ impl Interp<'_, '_> {
                         lhs_batch: vec![],
                         rhs_batch: vec![],
                     };
-                    let (dtype, _) =
-                        jaxlite::dtype::promote(a.aval().dtype, a.aval().weak_type, b.aval().dtype, b.aval().weak_type);
-                    let a = jnp::astype(self.ctx, &a, dtype).await?;
-                    let b = jnp::astype(self.ctx, &b, dtype).await?;
+                    let ([a, b], dtype) = self.dot_operands(&a, &b).await?;
                     let prim = jaxlite::Primitive::DotGeneral { dims, precision, preferred_element_type: Some(dtype) };
                     jnp::apply(self.ctx, prim, &[a, b]).await?
                 }
@@ -1436,10 +1440,7 @@ impl Interp<'_, '_> {
                     let mut kwargs = kwargs;
                     let mut arg = |i: usize, key: &str| take_kwarg(&mut kwargs, key).or_else(|| args.get(i).cloned());
                     let (lhs, rhs, numbers) = (arg(0, "lhs"), arg(1, "rhs"), arg(2, "dimension_numbers"));
-                    let precision = match arg(3, "precision") {
-                        p @ Some(_) => precision_arg(p)?,
-                        None => None,
-                    };
+                    let precision = precision_arg(arg(3, "precision"))?;
                     let preferred = arg(4, "preferred_element_type");
                     no_more_kwargs(name, &kwargs)?;
                     let (Some(lhs), Some(rhs), Some(numbers)) = (lhs, rhs, numbers) else {
@@ -1449,11 +1450,7 @@ impl Interp<'_, '_> {
                     let (lhs, rhs) = (self.to_tensor(&lhs)?, self.to_tensor(&rhs)?);
                     let named_preferred = !matches!(preferred, None | Some(Value::None));
                     let operands = self.preferred_operands(name, preferred, vec![lhs, rhs]).await?;
-                    let (a, b) = (&operands[0], &operands[1]);
-                    let (dtype, _) =
-                        jaxlite::dtype::promote(a.aval().dtype, a.aval().weak_type, b.aval().dtype, b.aval().weak_type);
-                    let a = jnp::astype(self.ctx, a, dtype).await?;
-                    let b = jnp::astype(self.ctx, b, dtype).await?;
+                    let ([a, b], dtype) = self.dot_operands(&operands[0], &operands[1]).await?;
                     // JAX records `preferred_element_type` only where the call names one.
                     let preferred_element_type = named_preferred.then_some(dtype);
                     let prim = jaxlite::Primitive::DotGeneral { dims, precision, preferred_element_type };

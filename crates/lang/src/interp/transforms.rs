@@ -158,7 +158,6 @@ struct PrimalTrace {
     inputs: Vec<Tensor>,
 }
 
-/// One for scalars and the identity for vectors: `eye(n)` reshaped to `(n, *shape)`.
 /// `t`, typed weakly where `weak`: a derivative of a Python number is weak in JAX (a gradient
 /// or cotangent has its input's type, a tangent its output's). Under `jit` too: the same
 /// variable typed weak, so that what is computed from it promotes as in JAX.
@@ -174,6 +173,7 @@ fn weak_if(ctx: &mut jaxlite::Context, t: Tensor, weak: bool) -> Tensor {
     }
 }
 
+/// One for scalars and the identity for vectors: `eye(n)` reshaped to `(n, *shape)`.
 fn basis(shape: &[usize], dtype: DType, what: &str) -> R<Tensor> {
     let n: usize = shape.iter().product();
     // n one-hot vectors of n elements: refuse before allocating what could be gigabytes.
