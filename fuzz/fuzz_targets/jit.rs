@@ -1,6 +1,7 @@
 //! The compiler and emulator on generated JAX programs: the fuzzer's bytes choose input shapes
 //! and a chain of `jnp` operations (elementwise, broadcasting, reductions, reshapes, slices,
-//! transposes, concatenation, matmuls, softmax, cumsum, selects), written out as a script that
+//! transposes, concatenation, matmuls, softmax, cumsum, selects, random draws from keys
+//! mapped over by `vmap`), written out as a script that
 //! calls the function once under `jax.jit` (compiler + emulated TPU, CPU backend) and once
 //! eagerly (the reference evaluator). The run must not panic or hang, a script that traces
 //! must compile (no internal errors), and when every op is continuous the two results must
@@ -73,7 +74,7 @@ fn script(c: &mut Choices) -> (String, bool) {
         let (x, xs) = values[c.below(values.len())].clone();
         let rank = xs.len();
         let axis = if rank == 0 { 0 } else { c.below(rank) };
-        let (expr, shape): (String, Vec<usize>) = match c.below(20) {
+        let (expr, shape): (String, Vec<usize>) = match c.below(21) {
             0 => (format!("jnp.tanh({x})"), xs),
             1 => (format!("jnp.sin({x}) * 0.5 + {x}"), xs),
             2 => (format!("jax.nn.sigmoid({x}) - jnp.abs({x})"), xs),
@@ -150,6 +151,19 @@ fn script(c: &mut Choices) -> (String, bool) {
             19 => {
                 continuous = false;
                 (format!("jnp.where({x} > 0.1, {x}, jnp.floor({x} * 3.0))"), xs)
+            }
+            20 if rank > 0 => {
+                // Noise from typed keys split inside the function and mapped over by `vmap`:
+                // per key a draw of the rest of the shape, or one number (a draw of shape `()`,
+                // which once made the compiler panic).
+                let seed = c.byte();
+                let (n, draw) = (xs[0], tuple(&xs[1..]));
+                let keys = format!("jax.random.split(jax.random.key({seed}), {n})");
+                let noise = match (rank, c.byte() % 2) {
+                    (1, 0) => format!("jax.vmap(jax.random.normal)({keys})"),
+                    _ => format!("jax.vmap(lambda k: jax.random.uniform(k, {draw}))({keys})"),
+                };
+                (format!("{x} + 0.1 * {noise}"), xs)
             }
             _ => (format!("-{x}"), xs),
         };

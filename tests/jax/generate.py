@@ -952,6 +952,15 @@ print(jax.vmap(lambda i: jax.random.uniform(jax.random.fold_in(jax.random.PRNGKe
 init = jax.jit(jax.vmap(lambda k: jax.random.normal(k, (2, 2)) * 0.1))
 print(init(keys))
 """)
+# One number per key (a draw of shape ()) under vmap: the program a user pasted that made the
+# compiler panic (an iota over no axes) before it was fixed.
+program("random_vmap_scalar_draws", """
+from jax import random
+keys = random.split(random.key(42), 3)
+print(jax.vmap(random.normal)(keys))
+print(jax.jit(jax.vmap(random.normal))(keys))
+print(jax.vmap(random.bits)(keys), jax.vmap(random.uniform)(random.split(random.PRNGKey(1), 2)))
+""")
 program("random_grad_with_dropout", """
 def loss(w, key, x):
     keep = jax.random.bernoulli(key, 0.5, x.shape)

@@ -282,10 +282,16 @@ pub fn reshaped_iota(g: &mut Graph, shape: Vec<usize>, elem: Elem) -> ValueId {
         }
         stride *= shape[axis];
     }
-    // Every axis of size 1: the one value is 0.
+    // Every axis of size 1 (or none: a scalar, `random_bits` of one word per key): the one
+    // value is 0, an iota over one element shaped as asked.
     sum.unwrap_or_else(|| {
-        let zero = b.g.add(Op::Iota { dimension: 0 }, vec![], shape.clone());
+        let zero = b.g.add(Op::Iota { dimension: 0 }, vec![], vec![1; shape.len().max(1)]);
         b.g.instrs[zero].elem = elem;
+        if shape.is_empty() {
+            let scalar = b.g.add(Op::Reshape, vec![zero], shape);
+            b.g.instrs[scalar].elem = elem;
+            return scalar;
+        }
         zero
     })
 }
