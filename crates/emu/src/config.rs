@@ -234,6 +234,20 @@ impl TpuConfig {
         })
     }
 
+    /// What JAX reports as this generation's `device_kind` (v1 was never a JAX device; it is
+    /// named in the same style).
+    pub fn device_kind(&self) -> &'static str {
+        match self.name.split('+').next().unwrap_or_default() {
+            "v1" => "TPU v1",
+            "v2" => "TPU v2",
+            "v3" => "TPU v3",
+            "v4" => "TPU v4",
+            "v5p" => "TPU v5",
+            "v6e" => "TPU v6 lite",
+            _ => "TPU v5 lite",
+        }
+    }
+
     pub fn preset_names() -> &'static [&'static str] {
         &["v1", "v2", "v3", "v4", "v5e", "v5p", "v6e"]
     }

@@ -44,6 +44,13 @@ pub struct ProgramCall {
 /// evaluator implements it for tests. Execution is async because GPU readback is.
 pub trait Executor {
     fn execute(&mut self, call: ProgramCall) -> LocalFuture<'_, Result<Vec<Array>, JaxError>>;
+
+    /// The device as `jax.devices()[0].device_kind` names it: a TPU of the emulated
+    /// generation (`"TPU v5 lite"` for v5e, the default machine, whose DEFAULT-precision
+    /// rounding every executor follows).
+    fn device_kind(&self) -> String {
+        "TPU v5 lite".to_string()
+    }
 }
 
 /// A value flowing through a traced function.
@@ -133,6 +140,11 @@ pub struct Context {
 impl Context {
     pub fn new(executor: Box<dyn Executor>) -> Context {
         Context { frames: Vec::new(), next_var: 0, next_trace_id: 0, executor, default_precision: Precision::Default }
+    }
+
+    /// See [`Executor::device_kind`].
+    pub fn device_kind(&self) -> String {
+        self.executor.device_kind()
     }
 
     pub fn is_tracing(&self) -> bool {

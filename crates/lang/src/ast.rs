@@ -5,11 +5,14 @@
 use std::fmt::{self, Write};
 use std::rc::Rc;
 
-/// A 1-based line and column (in chars).
+/// A 1-based line and column (in chars), and which source they are in: 0 for the script,
+/// another number for a library module written in Python (whose places are never reported
+/// to the script: its errors point at the script's call).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Span {
     pub line: u32,
     pub col: u32,
+    pub file: u16,
 }
 
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -41,23 +44,58 @@ pub enum StmtKind {
         body: Vec<Stmt>,
         orelse: Vec<Stmt>,
     },
+    /// `for target in iter: body [else: orelse]` (`orelse` runs unless the loop broke).
     For {
         target: Expr,
         iter: Expr,
         body: Vec<Stmt>,
+        orelse: Vec<Stmt>,
     },
     While {
         cond: Expr,
         body: Vec<Stmt>,
+        orelse: Vec<Stmt>,
     },
-    /// `with context [as target]:` (one context manager).
+    /// `with context [as target]:` (one context manager; `with a, b:` nests two).
     With {
         context: Expr,
         target: Option<Expr>,
         body: Vec<Stmt>,
     },
     Def(Rc<FuncDef>),
+    Class(Rc<ClassDef>),
     Return(Option<Expr>),
+    /// `try: body except ...: ... else: orelse finally: finalbody`.
+    Try {
+        body: Vec<Stmt>,
+        handlers: Vec<ExceptHandler>,
+        orelse: Vec<Stmt>,
+        finalbody: Vec<Stmt>,
+    },
+    /// `raise [exc [from cause]]`.
+    Raise {
+        exc: Option<Expr>,
+        cause: Option<Expr>,
+    },
+    /// `assert test[, msg]`.
+    Assert {
+        test: Expr,
+        msg: Option<Expr>,
+    },
+    /// `del a, b[i], c.d`.
+    Del(Vec<Expr>),
+    /// `global a, b` and `nonlocal a, b`: declarations, read by the parser into the enclosing
+    /// `FuncDef` (they do nothing when run).
+    Global(Vec<String>),
+    Nonlocal(Vec<String>),
+    /// `target: annotation [= value]`. Annotations in a class body are recorded in its
+    /// `__annotations__` (dataclasses and NamedTuples read them); elsewhere they are not
+    /// evaluated.
+    AnnAssign {
+        target: Expr,
+        annotation: Expr,
+        value: Option<Expr>,
+    },
     Break,
     Continue,
     Pass,
@@ -86,6 +124,34 @@ pub struct FuncDef {
     pub body: Vec<Stmt>,
     pub decorators: Vec<Expr>,
     pub span: Span,
+    /// Whether the body yields: calling the function makes a generator.
+    pub is_generator: bool,
+    /// How many of `params` come before a `/`: positional-only.
+    pub posonly: usize,
+    /// Names the body declares `global` or `nonlocal`: assigned where they are declared, not
+    /// locally.
+    pub globals: Vec<String>,
+    pub nonlocals: Vec<String>,
+}
+
+/// `class name(bases): body`, with its decorators.
+#[derive(Debug, PartialEq)]
+pub struct ClassDef {
+    pub name: String,
+    /// Base classes, and keywords such as `metaclass=` (`f(...)`'s argument forms).
+    pub bases: Vec<Arg>,
+    pub body: Vec<Stmt>,
+    pub decorators: Vec<Expr>,
+    pub span: Span,
+}
+
+/// `except [type [as name]]: body`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExceptHandler {
+    pub span: Span,
+    pub kind: Option<Expr>,
+    pub name: Option<String>,
+    pub body: Vec<Stmt>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -114,7 +180,26 @@ pub enum ExprKind {
     Tuple(Vec<Expr>),
     /// `*xs` inside a tuple or list display, or an assignment target that takes the rest.
     Starred(Box<Expr>),
-    Dict(Vec<(Expr, Expr)>),
+    /// `{k: v, **other}`: a `None` key unpacks the value's items.
+    Dict(Vec<(Option<Expr>, Expr)>),
+    Set(Vec<Expr>),
+    SetComp {
+        elt: Box<Expr>,
+        clauses: Vec<CompFor>,
+    },
+    /// `(elt for ... in first ...)`: a generator function (`def`, the clauses as nested `for`
+    /// and `if` statements around `yield elt`) whose first iterable is evaluated where the
+    /// expression stands, as Python does, and passed in as its one parameter.
+    GeneratorExp {
+        def: Rc<FuncDef>,
+        first: Box<Expr>,
+    },
+    /// `yield [value]`, as a statement or the value of an assignment.
+    Yield(Option<Box<Expr>>),
+    /// `yield from iterable`, likewise.
+    YieldFrom(Box<Expr>),
+    /// `name := value`.
+    NamedExpr(String, Box<Expr>),
     ListComp {
         elt: Box<Expr>,
         clauses: Vec<CompFor>,
@@ -297,9 +382,28 @@ impl fmt::Display for Expr {
             ExprKind::Tuple(items) => write!(f, "(tuple {})", join(items)),
             ExprKind::Starred(e) => write!(f, "*{e}"),
             ExprKind::Dict(items) => {
-                let pairs: Vec<String> = items.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+                let pairs: Vec<String> = items
+                    .iter()
+                    .map(|(k, v)| match k {
+                        Some(k) => format!("{k}: {v}"),
+                        None => format!("**{v}"),
+                    })
+                    .collect();
                 write!(f, "{{{}}}", pairs.join(", "))
             }
+            ExprKind::Set(items) => write!(f, "(set {})", join(items)),
+            ExprKind::SetComp { elt, clauses } => write!(f, "(setcomp {elt}{})", clauses_text(clauses)),
+            ExprKind::GeneratorExp { def, first } => {
+                let mut body = String::new();
+                for s in &def.body {
+                    s.write(&mut body, 1);
+                }
+                write!(f, "(genexpr {first}\n{body})")
+            }
+            ExprKind::Yield(Some(e)) => write!(f, "(yield {e})"),
+            ExprKind::Yield(None) => f.write_str("(yield)"),
+            ExprKind::YieldFrom(e) => write!(f, "(yield from {e})"),
+            ExprKind::NamedExpr(name, e) => write!(f, "(:= {name} {e})"),
             ExprKind::ListComp { elt, clauses } => {
                 write!(f, "(listcomp {elt}{})", clauses_text(clauses))
             }
@@ -312,12 +416,7 @@ impl fmt::Display for Expr {
             ExprKind::Call { func, args } => {
                 write!(f, "(call {func}")?;
                 for a in args {
-                    match a {
-                        Arg::Positional(e) => write!(f, " {e}")?,
-                        Arg::Star(e) => write!(f, " *{e}")?,
-                        Arg::DoubleStar(e) => write!(f, " **{e}")?,
-                        Arg::Keyword(k, e) => write!(f, " {k}={e}")?,
-                    }
+                    write!(f, " {}", arg_text(a))?;
                 }
                 f.write_str(")")
             }
@@ -341,6 +440,15 @@ impl fmt::Display for Expr {
                 write!(f, "(lambda ({}) {body})", params_text(def))
             }
         }
+    }
+}
+
+fn arg_text(a: &Arg) -> String {
+    match a {
+        Arg::Positional(e) => e.to_string(),
+        Arg::Star(e) => format!("*{e}"),
+        Arg::DoubleStar(e) => format!("**{e}"),
+        Arg::Keyword(k, e) => format!("{k}={e}"),
     }
 }
 
@@ -404,14 +512,22 @@ impl Stmt {
                 }
                 writeln!(out, "{pad})")
             }
-            StmtKind::For { target, iter, body } => {
+            StmtKind::For { target, iter, body, orelse } => {
                 let _ = writeln!(out, "{pad}(for {target} in {iter}");
                 block(out, body);
+                if !orelse.is_empty() {
+                    let _ = writeln!(out, "{pad} else");
+                    block(out, orelse);
+                }
                 writeln!(out, "{pad})")
             }
-            StmtKind::While { cond, body } => {
+            StmtKind::While { cond, body, orelse } => {
                 let _ = writeln!(out, "{pad}(while {cond}");
                 block(out, body);
+                if !orelse.is_empty() {
+                    let _ = writeln!(out, "{pad} else");
+                    block(out, orelse);
+                }
                 writeln!(out, "{pad})")
             }
             StmtKind::With { context, target, body } => {
@@ -430,6 +546,50 @@ impl Stmt {
                 block(out, &def.body);
                 writeln!(out, "{pad})")
             }
+            StmtKind::Class(class) => {
+                for d in &class.decorators {
+                    let _ = writeln!(out, "{pad}@{d}");
+                }
+                let bases: Vec<String> = class.bases.iter().map(arg_text).collect();
+                let _ = writeln!(out, "{pad}(class {} ({})", class.name, bases.join(" "));
+                block(out, &class.body);
+                writeln!(out, "{pad})")
+            }
+            StmtKind::Try { body, handlers, orelse, finalbody } => {
+                let _ = writeln!(out, "{pad}(try");
+                block(out, body);
+                for h in handlers {
+                    let _ = match (&h.kind, &h.name) {
+                        (Some(k), Some(n)) => writeln!(out, "{pad} except {k} as {n}"),
+                        (Some(k), None) => writeln!(out, "{pad} except {k}"),
+                        _ => writeln!(out, "{pad} except"),
+                    };
+                    block(out, &h.body);
+                }
+                if !orelse.is_empty() {
+                    let _ = writeln!(out, "{pad} else");
+                    block(out, orelse);
+                }
+                if !finalbody.is_empty() {
+                    let _ = writeln!(out, "{pad} finally");
+                    block(out, finalbody);
+                }
+                writeln!(out, "{pad})")
+            }
+            StmtKind::Raise { exc, cause } => match (exc, cause) {
+                (Some(e), Some(c)) => writeln!(out, "{pad}(raise {e} from {c})"),
+                (Some(e), None) => writeln!(out, "{pad}(raise {e})"),
+                _ => writeln!(out, "{pad}(raise)"),
+            },
+            StmtKind::Assert { test, msg: Some(m) } => writeln!(out, "{pad}(assert {test} {m})"),
+            StmtKind::Assert { test, msg: None } => writeln!(out, "{pad}(assert {test})"),
+            StmtKind::Del(targets) => writeln!(out, "{pad}(del {})", join(targets)),
+            StmtKind::Global(names) => writeln!(out, "{pad}(global {})", names.join(" ")),
+            StmtKind::Nonlocal(names) => writeln!(out, "{pad}(nonlocal {})", names.join(" ")),
+            StmtKind::AnnAssign { target, annotation, value: Some(v) } => {
+                writeln!(out, "{pad}(: {target} {annotation} = {v})")
+            }
+            StmtKind::AnnAssign { target, annotation, value: None } => writeln!(out, "{pad}(: {target} {annotation})"),
             StmtKind::Return(Some(e)) => writeln!(out, "{pad}(return {e})"),
             StmtKind::Return(None) => writeln!(out, "{pad}(return)"),
             StmtKind::Break => writeln!(out, "{pad}break"),
@@ -459,8 +619,10 @@ impl fmt::Display for Module {
     }
 }
 
-/// The names a function body binds (assignment targets, loop variables, defs, imports): its
-/// locals, by Python's rule. Nested functions and comprehensions have their own scopes.
+/// The names a function body binds (assignment targets, loop variables, defs, classes,
+/// imports, `except ... as` names, `del` targets): its locals, by Python's rule, before the
+/// ones it declares `global` or `nonlocal` are taken out. Nested functions, classes and
+/// comprehensions have their own scopes.
 pub fn bound_names(body: &[Stmt], out: &mut Vec<String>) {
     fn target(e: &Expr, out: &mut Vec<String>) {
         match &e.kind {
@@ -479,15 +641,29 @@ pub fn bound_names(body: &[Stmt], out: &mut Vec<String>) {
         match &s.kind {
             StmtKind::Assign { targets, .. } => targets.iter().for_each(|t| target(t, out)),
             StmtKind::AugAssign { target: t, .. } => target(t, out),
-            StmtKind::For { target: t, body, .. } => {
+            StmtKind::AnnAssign { target: t, value: Some(_), .. } => target(t, out),
+            StmtKind::For { target: t, body, orelse, .. } => {
                 target(t, out);
-                bound_names(body, out);
-            }
-            StmtKind::If { body, orelse, .. } => {
                 bound_names(body, out);
                 bound_names(orelse, out);
             }
-            StmtKind::While { body, .. } => bound_names(body, out),
+            StmtKind::If { body, orelse, .. } | StmtKind::While { body, orelse, .. } => {
+                bound_names(body, out);
+                bound_names(orelse, out);
+            }
+            StmtKind::Try { body, handlers, orelse, finalbody } => {
+                bound_names(body, out);
+                for h in handlers {
+                    if let Some(n) = &h.name {
+                        add(n, out);
+                    }
+                    bound_names(&h.body, out);
+                }
+                bound_names(orelse, out);
+                bound_names(finalbody, out);
+            }
+            StmtKind::Del(targets) => targets.iter().for_each(|t| target(t, out)),
+            StmtKind::Class(class) => add(&class.name, out),
             StmtKind::With { target: t, body, .. } => {
                 if let Some(t) = t {
                     target(t, out);
@@ -508,4 +684,60 @@ pub fn bound_names(body: &[Stmt], out: &mut Vec<String>) {
             _ => {}
         }
     }
+}
+
+/// Whether a function body yields (so calling it makes a generator). Nested functions,
+/// classes and generator expressions are their own.
+pub fn yields(body: &[Stmt]) -> bool {
+    body.iter().any(stmt_yields)
+}
+
+/// Whether a statement yields somewhere inside it (not inside a nested function or class).
+pub fn stmt_yields(s: &Stmt) -> bool {
+    let is_yield = |e: &Expr| matches!(e.kind, ExprKind::Yield(_) | ExprKind::YieldFrom(_));
+    match &s.kind {
+        StmtKind::Expr(e) => is_yield(e),
+        StmtKind::Assign { value, .. } => is_yield(value),
+        StmtKind::AnnAssign { value: Some(v), .. } => is_yield(v),
+        StmtKind::If { body, orelse, .. }
+        | StmtKind::While { body, orelse, .. }
+        | StmtKind::For { body, orelse, .. } => yields(body) || yields(orelse),
+        StmtKind::With { body, .. } => yields(body),
+        StmtKind::Try { body, handlers, orelse, finalbody } => {
+            yields(body) || handlers.iter().any(|h| yields(&h.body)) || yields(orelse) || yields(finalbody)
+        }
+        _ => false,
+    }
+}
+
+/// The names `global` and `nonlocal` statements in a function body declare (not those of
+/// nested functions), in that order.
+pub fn declared_names(body: &[Stmt]) -> (Vec<String>, Vec<String>) {
+    fn walk(body: &[Stmt], globals: &mut Vec<String>, nonlocals: &mut Vec<String>) {
+        for s in body {
+            match &s.kind {
+                StmtKind::Global(names) => globals.extend(names.iter().cloned()),
+                StmtKind::Nonlocal(names) => nonlocals.extend(names.iter().cloned()),
+                StmtKind::If { body, orelse, .. }
+                | StmtKind::While { body, orelse, .. }
+                | StmtKind::For { body, orelse, .. } => {
+                    walk(body, globals, nonlocals);
+                    walk(orelse, globals, nonlocals);
+                }
+                StmtKind::With { body, .. } => walk(body, globals, nonlocals),
+                StmtKind::Try { body, handlers, orelse, finalbody } => {
+                    walk(body, globals, nonlocals);
+                    for h in handlers {
+                        walk(&h.body, globals, nonlocals);
+                    }
+                    walk(orelse, globals, nonlocals);
+                    walk(finalbody, globals, nonlocals);
+                }
+                _ => {}
+            }
+        }
+    }
+    let (mut globals, mut nonlocals) = (Vec::new(), Vec::new());
+    walk(body, &mut globals, &mut nonlocals);
+    (globals, nonlocals)
 }

@@ -49,13 +49,13 @@ const KEYWORDS: &[&str] = &[
 
 /// Longest first, so `**=` wins over `**` and `*`.
 const OPERATORS: &[&str] = &[
-    "**=", "//=", "...", "->", "**", "//", "==", "!=", "<=", ">=", "+=", "-=", "*=", "/=", "%=", "@=", "&=", "|=",
-    "^=", "<<", ">>", ":=", "+", "-", "*", "/", "%", "@", "&", "|", "^", "~", "<", ">", "(", ")", "[", "]", "{", "}",
-    ",", ":", ".", ";", "=",
+    "**=", "//=", "<<=", ">>=", "...", "->", "**", "//", "==", "!=", "<=", ">=", "+=", "-=", "*=", "/=", "%=", "@=",
+    "&=", "|=", "^=", "<<", ">>", ":=", "+", "-", "*", "/", "%", "@", "&", "|", "^", "~", "<", ">", "(", ")", "[", "]",
+    "{", "}", ",", ":", ".", ";", "=",
 ];
 
-pub fn tokenize(source: &str) -> (Vec<Token>, Vec<ScriptError>) {
-    let mut lexer = Lexer::new(source, Span { line: 1, col: 1 });
+pub fn tokenize(source: &str, file: u16) -> (Vec<Token>, Vec<ScriptError>) {
+    let mut lexer = Lexer::new(source, Span { line: 1, col: 1, file });
     lexer.run();
     (lexer.tokens, lexer.errors)
 }
@@ -73,6 +73,7 @@ struct Lexer {
     pos: usize,
     line: u32,
     col: u32,
+    file: u16,
     tokens: Vec<Token>,
     errors: Vec<ScriptError>,
     indents: Vec<u32>,
@@ -89,6 +90,7 @@ impl Lexer {
             pos: 0,
             line: start.line,
             col: start.col,
+            file: start.file,
             tokens: Vec::new(),
             errors: Vec::new(),
             indents: vec![0],
@@ -114,7 +116,7 @@ impl Lexer {
     }
 
     fn span(&self) -> Span {
-        Span { line: self.line, col: self.col }
+        Span { line: self.line, col: self.col, file: self.file }
     }
 
     fn error(&mut self, span: Span, message: impl Into<String>) {
@@ -239,6 +241,43 @@ impl Lexer {
     }
 
     fn number(&mut self, start: Span) {
+        // `0x1f`, `0o777`, `0b1010`.
+        let radix = match (self.peek(0), self.peek(1)) {
+            (Some('0'), Some('x' | 'X')) => 16,
+            (Some('0'), Some('o' | 'O')) => 8,
+            (Some('0'), Some('b' | 'B')) => 2,
+            _ => 10,
+        };
+        if radix != 10 {
+            self.bump();
+            self.bump();
+            let mut text = String::new();
+            while let Some(c) = self.peek(0).filter(|c| c.is_alphanumeric() || *c == '_') {
+                if c != '_' {
+                    text.push(c);
+                }
+                self.bump();
+            }
+            let kind = match radix {
+                16 => "hexadecimal",
+                8 => "octal",
+                _ => "binary",
+            };
+            match i64::from_str_radix(&text, radix) {
+                Ok(v) => self.push(Tok::Int(v), start),
+                Err(e) => {
+                    let message = match e.kind() {
+                        std::num::IntErrorKind::PosOverflow => {
+                            "integer literal too large (the playground's ints are 64-bit)".to_string()
+                        }
+                        _ => format!("invalid {kind} literal"),
+                    };
+                    self.error(start, &message);
+                    self.push(Tok::Int(0), start);
+                }
+            }
+            return;
+        }
         let mut text = String::new();
         let mut is_float = false;
         let digits = |lexer: &mut Lexer, text: &mut String| {
@@ -271,7 +310,10 @@ impl Lexer {
                 digits(self, &mut text);
             }
         }
-        if self.peek(0).is_some_and(|c| c.is_alphanumeric() || c == '_') {
+        if matches!(self.peek(0), Some('j' | 'J')) && !self.peek(1).is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            self.error(start, "complex numbers are not supported by the playground yet");
+            self.bump();
+        } else if self.peek(0).is_some_and(|c| c.is_alphanumeric() || c == '_') {
             self.error(self.span(), "invalid decimal literal");
             while self.peek(0).is_some_and(|c| c.is_alphanumeric() || c == '_') {
                 self.bump();
@@ -564,7 +606,7 @@ mod tests {
     use super::*;
 
     fn kinds(src: &str) -> String {
-        let (tokens, errors) = tokenize(src);
+        let (tokens, errors) = tokenize(src, 0);
         assert!(errors.is_empty(), "{errors:?}");
         tokens
             .iter()
@@ -596,7 +638,7 @@ mod tests {
 
     #[test]
     fn fstring_comparisons_are_not_conversions_or_specifiers() {
-        let (_, errors) = tokenize("f'{a == b} {a != b} {a <= b} {a >= b} {x:>{w}} {x!r} {x=} {x!q}'\n");
+        let (_, errors) = tokenize("f'{a == b} {a != b} {a <= b} {a >= b} {x:>{w}} {x!r} {x=} {x!q}'\n", 0);
         let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
         assert_eq!(
             text,
@@ -609,7 +651,7 @@ mod tests {
 
     #[test]
     fn unterminated_string_is_reported() {
-        let (_, errors) = tokenize("x = 'abc\ny = 1\n");
+        let (_, errors) = tokenize("x = 'abc\ny = 1\n", 0);
         assert_eq!(errors[0].to_string(), "1:5: unterminated string");
     }
 }

@@ -42,11 +42,13 @@ pub enum PrintItem {
     Text(String),
 }
 
-/// What a script printed: one entry per `print()` call, and the text CPython would print.
+/// What a script printed: one entry per `print()` call, and the text CPython would print
+/// (on standard output, and on standard error: `print(..., file=sys.stderr)`, warnings).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunOutput {
     pub prints: Vec<Vec<PrintItem>>,
     pub stdout: String,
+    pub stderr: String,
 }
 
 /// Why a script failed: every parse error, or the one runtime error; with what it printed
@@ -76,7 +78,7 @@ impl Default for Limits {
 
 /// Parses `source` into a module and every syntax error found. Never panics.
 pub fn parse(source: &str) -> (ast::Module, Vec<ScriptError>) {
-    parser::parse(source)
+    parser::parse(source, 0)
 }
 
 /// Parses, then interprets `source` with the default [`Limits`].

@@ -20,8 +20,8 @@ const MAX_NESTING: u32 = 100;
 /// stack; 1,000 leave room for the nesting above.
 const MAX_CHAIN_LINKS: u32 = 1000;
 
-pub fn parse(source: &str) -> (Module, Vec<ScriptError>) {
-    let (tokens, lex_errors) = tokenize(source);
+pub fn parse(source: &str, file: u16) -> (Module, Vec<ScriptError>) {
+    let (tokens, lex_errors) = tokenize(source, file);
     let mut parser = Parser::new(tokens, Vec::new());
     let body = parser.statements_until_eof();
     // A parser error that follows a lexer error is usually its echo: the lexer dropped a stray
@@ -54,6 +54,7 @@ pub fn parse(source: &str) -> (Module, Vec<ScriptError>) {
 #[derive(Default)]
 struct Params {
     params: Vec<Param>,
+    posonly: usize,
     vararg: Option<String>,
     keyword_only: Vec<Param>,
     kwarg: Option<String>,
@@ -79,6 +80,8 @@ struct Parser {
     /// How many `def`/`lambda` and loops enclose the current point, for `return` and `break`.
     functions: u32,
     loops: u32,
+    /// Whether the current point is directly in a class body (not in a method of it).
+    in_class_body: bool,
 }
 
 fn error(span: Span, message: impl Into<String>) -> ScriptError {
@@ -102,7 +105,7 @@ fn describe(tok: &Tok) -> String {
 
 impl Parser {
     fn new(tokens: Vec<Token>, errors: Vec<ScriptError>) -> Parser {
-        Parser { tokens, pos: 0, errors, nesting: 0, links: 0, functions: 0, loops: 0 }
+        Parser { tokens, pos: 0, errors, nesting: 0, links: 0, functions: 0, loops: 0, in_class_body: false }
     }
 
     // ---- token helpers ----
@@ -111,12 +114,24 @@ impl Parser {
         self.peek_at(0)
     }
 
+    /// Whether the logical line from here ends with `:` (a compound statement's header).
+    fn line_ends_with_colon(&self) -> bool {
+        let mut last = None;
+        for ahead in 0.. {
+            match self.peek_at(ahead) {
+                Tok::Newline | Tok::Eof => break,
+                t => last = Some(t),
+            }
+        }
+        matches!(last, Some(Tok::Op(":")))
+    }
+
     fn peek_at(&self, ahead: usize) -> &Tok {
         self.tokens.get(self.pos + ahead).or(self.tokens.last()).map_or(&Tok::Eof, |t| &t.tok)
     }
 
     fn span(&self) -> Span {
-        self.tokens.get(self.pos).or(self.tokens.last()).map_or(Span { line: 1, col: 1 }, |t| t.span)
+        self.tokens.get(self.pos).or(self.tokens.last()).map_or(Span { line: 1, col: 1, file: 0 }, |t| t.span)
     }
 
     fn advance(&mut self) -> Tok {
@@ -278,11 +293,27 @@ impl Parser {
                         return Err(self.unexpected("a new line after the decorator"));
                     }
                 }
+                if self.at_kw("class") {
+                    out.push(self.class(decorators)?);
+                    return Ok(());
+                }
                 if !self.at_kw("def") {
-                    return Err(self.unexpected("'def' after decorators"));
+                    return Err(self.unexpected("'def' or 'class' after decorators"));
                 }
                 out.push(self.def(decorators)?);
                 Ok(())
+            }
+            Tok::Keyword("class") => {
+                out.push(self.class(Vec::new())?);
+                Ok(())
+            }
+            // Soft keywords the playground does not have yet: named, rather than "expected the
+            // end of the statement" after the word.
+            Tok::Name(n) if n == "match" && self.line_ends_with_colon() && !matches!(self.peek_at(1), Tok::Op(_)) => {
+                Err(error(span, "the match statement is not supported by the playground yet"))
+            }
+            Tok::Name(n) if n == "async" && matches!(self.peek_at(1), Tok::Keyword("def" | "for" | "with")) => {
+                Err(error(span, "async functions and coroutines are not supported by the playground yet"))
             }
             Tok::Keyword("def") => {
                 out.push(self.def(Vec::new())?);
@@ -297,7 +328,8 @@ impl Parser {
                 let cond = self.test()?;
                 self.expect_op(":", "after the condition of 'while'")?;
                 let body = self.loop_body("while")?;
-                out.push(Stmt { span, kind: StmtKind::While { cond, body } });
+                let orelse = self.loop_else()?;
+                out.push(Stmt { span, kind: StmtKind::While { cond, body, orelse } });
                 Ok(())
             }
             Tok::Keyword("for") => {
@@ -309,36 +341,51 @@ impl Parser {
                 let iter = self.tuple_or_test()?;
                 self.expect_op(":", "after the iterable of 'for'")?;
                 let body = self.loop_body("for")?;
-                out.push(Stmt { span, kind: StmtKind::For { target, iter, body } });
+                let orelse = self.loop_else()?;
+                out.push(Stmt { span, kind: StmtKind::For { target, iter, body, orelse } });
                 Ok(())
             }
             Tok::Keyword("try") => {
-                // Report the statement once: skip the `try` block and then each `except`,
-                // `else` and `finally` clause with its block, which would otherwise each be
-                // reported as a stray keyword.
-                self.errors.push(error(span, "'try' statements are not supported by the playground yet"));
-                self.synchronize(self.pos);
-                while matches!(self.peek(), Tok::Keyword("except" | "else" | "finally")) {
-                    self.synchronize(self.pos);
-                }
+                out.push(self.try_stmt()?);
                 Ok(())
             }
             Tok::Keyword("with") => {
                 self.advance();
-                let context = self.test()?;
-                if self.at_op(",") {
-                    return Err(self.unexpected("':' ('with' takes one context manager in the playground)"));
+                // `with a as x, b as y:` is `with a as x:` around `with b as y:`.
+                let mut items = Vec::new();
+                let parens = self.at_op("(") && self.with_items_parenthesised();
+                if parens {
+                    self.advance();
                 }
-                let target = if self.eat_kw("as") { Some(self.target_list()?) } else { None };
+                loop {
+                    let context = self.test()?;
+                    // One target per manager (`as (a, b)` unpacks; `as a, b` is two managers).
+                    let target = if self.eat_kw("as") {
+                        let t = self.bit_or()?;
+                        check_target(&t, true)?;
+                        Some(t)
+                    } else {
+                        None
+                    };
+                    items.push((context, target));
+                    if !self.eat_op(",") || (parens && self.at_op(")")) {
+                        break;
+                    }
+                }
+                if parens {
+                    self.expect_op(")", "to close the context managers of 'with'")?;
+                }
                 self.expect_op(":", "after the context manager of 'with'")?;
-                let body = self.block("with")?;
-                out.push(Stmt { span, kind: StmtKind::With { context, target, body } });
+                let mut body = self.block("with")?;
+                while let Some((context, target)) = items.pop() {
+                    let span = if items.is_empty() { span } else { context.span };
+                    body = vec![Stmt { span, kind: StmtKind::With { context, target, body } }];
+                }
+                out.extend(body);
                 Ok(())
             }
-            Tok::Keyword(kw @ ("class" | "del" | "global" | "nonlocal" | "raise" | "assert" | "yield")) => {
-                Err(error(span, format!("'{kw}' statements are not supported by the playground yet")))
-            }
             Tok::Keyword(kw @ ("else" | "elif")) => Err(error(span, format!("'{kw}' without a matching 'if'"))),
+            Tok::Keyword(kw @ ("except" | "finally")) => Err(error(span, format!("'{kw}' without a matching 'try'"))),
             _ => self.simple_statements(out),
         }
     }
@@ -391,6 +438,50 @@ impl Parser {
                 };
                 StmtKind::Return(value)
             }
+            Tok::Keyword("del") => {
+                self.advance();
+                let mut targets = Vec::new();
+                loop {
+                    let t = self.bit_or()?;
+                    check_target(&t, true)?;
+                    targets.push(t);
+                    if !self.eat_op(",") || matches!(self.peek(), Tok::Newline | Tok::Eof | Tok::Op(";")) {
+                        break;
+                    }
+                }
+                StmtKind::Del(targets)
+            }
+            Tok::Keyword(kw @ ("global" | "nonlocal")) => {
+                self.advance();
+                let mut names = vec![self.name(&format!("a name after '{kw}'"))?];
+                while self.eat_op(",") {
+                    names.push(self.name("a name")?);
+                }
+                if kw == "nonlocal" && self.functions == 0 {
+                    return Err(error(span, "nonlocal declaration not allowed at module level"));
+                }
+                if kw == "global" {
+                    StmtKind::Global(names)
+                } else {
+                    StmtKind::Nonlocal(names)
+                }
+            }
+            Tok::Keyword("raise") => {
+                self.advance();
+                if matches!(self.peek(), Tok::Newline | Tok::Eof | Tok::Op(";")) {
+                    StmtKind::Raise { exc: None, cause: None }
+                } else {
+                    let exc = self.test()?;
+                    let cause = if self.eat_kw("from") { Some(self.test()?) } else { None };
+                    StmtKind::Raise { exc: Some(exc), cause }
+                }
+            }
+            Tok::Keyword("assert") => {
+                self.advance();
+                let test = self.test()?;
+                let msg = if self.eat_op(",") { Some(self.test()?) } else { None };
+                StmtKind::Assert { test, msg }
+            }
             Tok::Keyword("import") => {
                 self.advance();
                 let mut modules = Vec::new();
@@ -409,6 +500,9 @@ impl Parser {
                 let module = self.dotted_name()?;
                 if !self.eat_kw("import") {
                     return Err(self.unexpected("'import'"));
+                }
+                if self.eat_op("*") {
+                    return Ok(Stmt { span, kind: StmtKind::FromImport { module, names: vec![("*".into(), None)] } });
                 }
                 let parens = self.eat_op("(");
                 let mut names = Vec::new();
@@ -440,7 +534,7 @@ impl Parser {
     }
 
     fn expression_statement(&mut self) -> PResult<StmtKind> {
-        let first = self.tuple_or_test()?;
+        let first = self.yield_or_tuple()?;
         if let Tok::Op(op) = self.peek().clone() {
             if let Some(bin) = aug_op(op) {
                 self.advance();
@@ -449,18 +543,150 @@ impl Parser {
                 return Ok(StmtKind::AugAssign { target: first, op: bin, value });
             }
         }
+        if self.at_op(":") {
+            // `name: annotation [= value]`.
+            let span = self.span();
+            self.advance();
+            if !matches!(first.kind, ExprKind::Name(_) | ExprKind::Attr(..) | ExprKind::Subscript(..)) {
+                return Err(error(span, "only single target (not tuple) can be annotated"));
+            }
+            let annotation = self.test()?;
+            let value = if self.eat_op("=") { Some(self.yield_or_tuple()?) } else { None };
+            return Ok(StmtKind::AnnAssign { target: first, annotation, value });
+        }
         if !self.at_op("=") {
             return Ok(StmtKind::Expr(first));
         }
         let mut targets = vec![first];
         while self.eat_op("=") {
-            targets.push(self.tuple_or_test()?);
+            targets.push(self.yield_or_tuple()?);
         }
         let value = targets.pop().ok_or_else(|| error(self.span(), "expected a value"))?;
         for t in &targets {
             check_target(t, true)?;
         }
         Ok(StmtKind::Assign { targets, value })
+    }
+
+    /// An expression statement's expression, or the value of an assignment: a tuple or test,
+    /// or `yield [value]` / `yield from value` (the places the playground takes a `yield`).
+    fn yield_or_tuple(&mut self) -> PResult<Expr> {
+        if !self.at_kw("yield") {
+            return self.tuple_or_test();
+        }
+        let span = self.span();
+        self.advance();
+        if self.functions == 0 || self.in_class_body {
+            return Err(error(span, "'yield' outside function"));
+        }
+        if self.eat_kw("from") {
+            let value = self.test()?;
+            return Ok(Expr { span, kind: ExprKind::YieldFrom(Box::new(value)) });
+        }
+        let value = if matches!(self.peek(), Tok::Newline | Tok::Eof | Tok::Op(";" | ")" | "=")) {
+            None
+        } else {
+            Some(Box::new(self.tuple_or_test()?))
+        };
+        Ok(Expr { span, kind: ExprKind::Yield(value) })
+    }
+
+    /// The `else:` block of a loop, which runs when the loop ends without `break`.
+    fn loop_else(&mut self) -> PResult<Vec<Stmt>> {
+        if !self.eat_kw("else") {
+            return Ok(Vec::new());
+        }
+        self.expect_op(":", "after 'else'")?;
+        self.block("else")
+    }
+
+    /// Whether `with (` opens a parenthesised list of context managers (`with (a as x, b):`)
+    /// rather than an expression (`with (a):`, `with (yield x):`): a top-level `as` or `,`
+    /// before the matching `)` says so.
+    fn with_items_parenthesised(&self) -> bool {
+        let mut depth = 0usize;
+        let mut ahead = 0;
+        loop {
+            match self.peek_at(ahead) {
+                Tok::Op("(" | "[" | "{") => depth += 1,
+                Tok::Op(")" | "]" | "}") => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return false;
+                    }
+                }
+                Tok::Op(",") | Tok::Keyword("as") if depth == 1 => return true,
+                Tok::Newline | Tok::Eof => return false,
+                _ => {}
+            }
+            ahead += 1;
+        }
+    }
+
+    fn try_stmt(&mut self) -> PResult<Stmt> {
+        let span = self.span();
+        self.advance();
+        self.expect_op(":", "after 'try'")?;
+        let body = self.block("try")?;
+        let mut handlers = Vec::new();
+        while self.at_kw("except") {
+            let span = self.span();
+            self.advance();
+            let (kind, name) = if self.at_op(":") {
+                (None, None)
+            } else {
+                let kind = self.test()?;
+                // `except A, B:` is Python 2; `except (A, B):` is the tuple.
+                let name = if self.eat_kw("as") { Some(self.name("a name after 'as'")?) } else { None };
+                (Some(kind), name)
+            };
+            if kind.is_none() && handlers.iter().any(|h: &ExceptHandler| h.kind.is_none()) {
+                return Err(error(span, "default 'except:' must be last"));
+            }
+            self.expect_op(":", "after the exception type of 'except'")?;
+            let body = self.block("except")?;
+            handlers.push(ExceptHandler { span, kind, name, body });
+        }
+        if let Some(bare) = handlers.iter().position(|h| h.kind.is_none()) {
+            if bare + 1 != handlers.len() {
+                return Err(error(handlers[bare].span, "default 'except:' must be last"));
+            }
+        }
+        let orelse = if !handlers.is_empty() && self.eat_kw("else") {
+            self.expect_op(":", "after 'else'")?;
+            self.block("else")?
+        } else {
+            Vec::new()
+        };
+        let finalbody = if self.eat_kw("finally") {
+            self.expect_op(":", "after 'finally'")?;
+            self.block("finally")?
+        } else {
+            Vec::new()
+        };
+        if handlers.is_empty() && finalbody.is_empty() {
+            return Err(self.unexpected("'except' or 'finally' block"));
+        }
+        Ok(Stmt { span, kind: StmtKind::Try { body, handlers, orelse, finalbody } })
+    }
+
+    fn class(&mut self, decorators: Vec<Expr>) -> PResult<Stmt> {
+        let span = self.span();
+        self.advance();
+        let name = self.name("a class name after 'class'")?;
+        let bases = if self.eat_op("(") { self.nested(|p| p.call_args())? } else { Vec::new() };
+        self.expect_op(":", "after the class name")?;
+        // A class body is no function and no loop: `return`, `yield` and `break` there are
+        // errors even inside a function or loop.
+        let loops = std::mem::replace(&mut self.loops, 0);
+        let functions = std::mem::replace(&mut self.functions, 0);
+        let in_class = std::mem::replace(&mut self.in_class_body, true);
+        let body = self.block("class");
+        self.loops = loops;
+        self.functions = functions;
+        self.in_class_body = in_class;
+        let class = ClassDef { name, bases, body: body?, decorators, span };
+        Ok(Stmt { span, kind: StmtKind::Class(Rc::new(class)) })
     }
 
     fn if_stmt(&mut self) -> PResult<Stmt> {
@@ -518,7 +744,7 @@ impl Parser {
         self.advance();
         let name = self.name("a function name after 'def'")?;
         self.expect_op("(", "after the function name")?;
-        let Params { params, vararg, keyword_only, kwarg } = self.params(")")?;
+        let Params { params, posonly, vararg, keyword_only, kwarg } = self.params(")")?;
         self.expect_op(")", "to close the parameter list")?;
         if self.eat_op("->") {
             self.test()?;
@@ -526,11 +752,38 @@ impl Parser {
         self.expect_op(":", "after the parameters of 'def'")?;
         // A loop outside the def does not make `break` legal inside it.
         let loops = std::mem::replace(&mut self.loops, 0);
+        let in_class = std::mem::replace(&mut self.in_class_body, false);
         self.functions += 1;
         let body = self.block("def");
         self.functions -= 1;
         self.loops = loops;
-        let def = FuncDef { name, params, vararg, keyword_only, kwarg, body: body?, decorators, span };
+        self.in_class_body = in_class;
+        let body = body?;
+        let (globals, nonlocals) = declared_names(&body);
+        for name in globals.iter().chain(&nonlocals) {
+            let is_param = params.iter().chain(&keyword_only).any(|p| &p.name == name)
+                || vararg.as_ref() == Some(name)
+                || kwarg.as_ref() == Some(name);
+            if is_param {
+                let kind = if globals.contains(name) { "global" } else { "nonlocal" };
+                return Err(error(span, format!("name '{name}' is parameter and {kind}")));
+            }
+        }
+        let is_generator = yields(&body);
+        let def = FuncDef {
+            name,
+            params,
+            vararg,
+            keyword_only,
+            kwarg,
+            body,
+            decorators,
+            span,
+            is_generator,
+            posonly,
+            globals,
+            nonlocals,
+        };
         Ok(Stmt { span, kind: StmtKind::Def(Rc::new(def)) })
     }
 
@@ -543,6 +796,17 @@ impl Parser {
             let span = self.span();
             if out.kwarg.is_some() {
                 return Err(error(span, "arguments cannot follow var-keyword argument"));
+            }
+            if self.at_op("/") && !star {
+                self.advance();
+                if out.params.is_empty() || out.posonly > 0 {
+                    return Err(error(span, "at least one argument must precede /"));
+                }
+                out.posonly = out.params.len();
+                if !self.eat_op(",") {
+                    break;
+                }
+                continue;
             }
             if self.eat_op("**") {
                 let name = self.name("a parameter name after '**'")?;
@@ -655,6 +919,12 @@ impl Parser {
                 return p.lambda();
             }
             let span = p.span();
+            if let (Tok::Name(name), Tok::Op(":=")) = (p.peek().clone(), p.peek_at(1).clone()) {
+                p.advance();
+                p.advance();
+                let value = p.test()?;
+                return Ok(Expr { span, kind: ExprKind::NamedExpr(name, Box::new(value)) });
+            }
             let then = p.or_test()?;
             if !p.eat_kw("if") {
                 return Ok(then);
@@ -674,7 +944,7 @@ impl Parser {
     fn lambda(&mut self) -> PResult<Expr> {
         let span = self.span();
         self.advance();
-        let Params { params, vararg, keyword_only, kwarg } = self.params(":")?;
+        let Params { params, posonly, vararg, keyword_only, kwarg } = self.params(":")?;
         self.expect_op(":", "after the parameters of 'lambda'")?;
         let loops = std::mem::replace(&mut self.loops, 0);
         self.functions += 1;
@@ -692,6 +962,10 @@ impl Parser {
             body: vec![ret],
             decorators: vec![],
             span,
+            is_generator: false,
+            posonly,
+            globals: vec![],
+            nonlocals: vec![],
         };
         Ok(Expr { span, kind: ExprKind::Lambda(Rc::new(def)) })
     }
@@ -879,10 +1153,7 @@ impl Parser {
                 }
                 if self.at_kw("for") {
                     let clauses = self.comp_clauses()?;
-                    args.push(Arg::Positional(Expr {
-                        span,
-                        kind: ExprKind::ListComp { elt: Box::new(value), clauses },
-                    }));
+                    args.push(Arg::Positional(generator_expression(value, clauses, span)));
                 } else {
                     args.push(Arg::Positional(value));
                 }
@@ -997,12 +1268,19 @@ impl Parser {
         if self.eat_op(")") {
             return Ok(Expr { span, kind: ExprKind::Tuple(vec![]) });
         }
+        if self.at_kw("yield") {
+            let e = self.yield_or_tuple()?;
+            self.expect_op(")", "to close the parenthesis")?;
+            return Ok(e);
+        }
         let first = self.test_or_star()?;
         if self.at_kw("for") {
-            return Err(error(
-                self.span(),
-                "generator expressions are not supported by the playground yet; use a list comprehension",
-            ));
+            if matches!(first.kind, ExprKind::Starred(_)) {
+                return Err(error(first.span, "iterable unpacking cannot be used in comprehension"));
+            }
+            let clauses = self.comp_clauses()?;
+            self.expect_op(")", "to close the generator expression")?;
+            return Ok(generator_expression(first, clauses, span));
         }
         if self.eat_op(")") {
             if matches!(first.kind, ExprKind::Starred(_)) {
@@ -1039,30 +1317,62 @@ impl Parser {
         Ok(Expr { span, kind: ExprKind::List(items) })
     }
 
+    /// `{...}`: a dict or a set display, or a comprehension of either.
     fn dict(&mut self, span: Span) -> PResult<Expr> {
         let mut items = Vec::new();
-        if !self.at_op("}") {
-            let key = self.test()?;
+        if self.eat_op("}") {
+            return Ok(Expr { span, kind: ExprKind::Dict(items) });
+        }
+        let first_key = if self.eat_op("**") {
+            None
+        } else {
+            let key = self.test_or_star()?;
             if !self.at_op(":") {
-                return Err(error(self.span(), "set literals are not supported by the playground yet"));
+                return self.set(key, span);
             }
             self.advance();
-            let value = self.test()?;
-            if self.at_kw("for") {
-                let clauses = self.comp_clauses()?;
-                self.expect_op("}", "to close the dict comprehension")?;
-                let kind = ExprKind::DictComp { key: Box::new(key), value: Box::new(value), clauses };
-                return Ok(Expr { span, kind });
+            Some(key)
+        };
+        let value = if first_key.is_some() { self.test()? } else { self.bit_or()? };
+        if self.at_kw("for") {
+            let Some(key) = first_key else {
+                return Err(error(value.span, "dict unpacking cannot be used in dict comprehension"));
+            };
+            let clauses = self.comp_clauses()?;
+            self.expect_op("}", "to close the dict comprehension")?;
+            let kind = ExprKind::DictComp { key: Box::new(key), value: Box::new(value), clauses };
+            return Ok(Expr { span, kind });
+        }
+        items.push((first_key, value));
+        while self.eat_op(",") && !self.at_op("}") {
+            if self.eat_op("**") {
+                items.push((None, self.bit_or()?));
+                continue;
             }
-            items.push((key, value));
-            while self.eat_op(",") && !self.at_op("}") {
-                let key = self.test()?;
-                self.expect_op(":", "after the dict key")?;
-                items.push((key, self.test()?));
-            }
+            let key = self.test()?;
+            self.expect_op(":", "after the dict key")?;
+            items.push((Some(key), self.test()?));
         }
         self.expect_op("}", "to close the dict")?;
         Ok(Expr { span, kind: ExprKind::Dict(items) })
+    }
+
+    /// The rest of a set display or comprehension after its first item.
+    fn set(&mut self, first: Expr, span: Span) -> PResult<Expr> {
+        if self.at_kw("for") {
+            if matches!(first.kind, ExprKind::Starred(_)) {
+                return Err(error(first.span, "iterable unpacking cannot be used in comprehension"));
+            }
+            let clauses = self.comp_clauses()?;
+            self.expect_op("}", "to close the set comprehension")?;
+            return Ok(Expr { span, kind: ExprKind::SetComp { elt: Box::new(first), clauses } });
+        }
+        let mut items = vec![first];
+        while self.eat_op(",") && !self.at_op("}") {
+            items.push(self.test_or_star()?);
+        }
+        self.expect_op("}", "to close the set")?;
+        Ok(Expr { span, kind: ExprKind::Set(items) })
     }
 
     /// Adjacent string literals concatenate; any f-string among them makes the whole an f-string.
@@ -1122,6 +1432,41 @@ impl Parser {
     }
 }
 
+/// `(elt for t in first if c for u in second)` as a generator function of one parameter,
+/// `.0`, the first iterable: `for t in .0: if c: for u in second: yield elt`.
+fn generator_expression(elt: Expr, clauses: Vec<CompFor>, span: Span) -> Expr {
+    let mut clauses = clauses.into_iter();
+    let first = clauses.next().expect("a generator expression has a `for` clause");
+    let first_iter = first.iter;
+    let mut levels = vec![(first.target, Expr { span, kind: ExprKind::Name(".0".into()) }, first.conds)];
+    levels.extend(clauses.map(|c| (c.target, c.iter, c.conds)));
+    let mut body = vec![Stmt {
+        span: elt.span,
+        kind: StmtKind::Expr(Expr { span: elt.span, kind: ExprKind::Yield(Some(Box::new(elt))) }),
+    }];
+    for (target, iter, conds) in levels.into_iter().rev() {
+        for cond in conds.into_iter().rev() {
+            body = vec![Stmt { span: cond.span, kind: StmtKind::If { cond, body, orelse: vec![] } }];
+        }
+        body = vec![Stmt { span: target.span, kind: StmtKind::For { target, iter, body, orelse: vec![] } }];
+    }
+    let def = FuncDef {
+        name: "<genexpr>".into(),
+        params: vec![Param { name: ".0".into(), default: None }],
+        vararg: None,
+        keyword_only: vec![],
+        kwarg: None,
+        body,
+        decorators: vec![],
+        span,
+        is_generator: true,
+        posonly: 0,
+        globals: vec![],
+        nonlocals: vec![],
+    };
+    Expr { span, kind: ExprKind::GeneratorExp { def: Rc::new(def), first: Box::new(first_iter) } }
+}
+
 fn aug_op(op: &str) -> Option<BinOp> {
     Some(match op {
         "+=" => BinOp::Add,
@@ -1135,6 +1480,8 @@ fn aug_op(op: &str) -> Option<BinOp> {
         "&=" => BinOp::BitAnd,
         "|=" => BinOp::BitOr,
         "^=" => BinOp::BitXor,
+        "<<=" => BinOp::LShift,
+        ">>=" => BinOp::RShift,
         _ => return None,
     })
 }
@@ -1175,13 +1522,13 @@ mod tests {
     use expect_test::{expect, Expect};
 
     fn check(src: &str, expected: Expect) {
-        let (module, errors) = parse(src);
+        let (module, errors) = parse(src, 0);
         assert!(errors.is_empty(), "{errors:?}");
         expected.assert_eq(&module.to_string());
     }
 
     fn check_errors(src: &str, expected: Expect) {
-        let (_, errors) = parse(src);
+        let (_, errors) = parse(src, 0);
         let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
         expected.assert_eq(&text.join("\n"));
     }
@@ -1324,6 +1671,64 @@ mod tests {
     }
 
     #[test]
+    fn classes_exceptions_and_generators() {
+        check(
+            "@dataclass\nclass P(Base, metaclass=M):\n    x: int = 0\n    y: float\n    def f(self, *a, **k) -> int:\n        global g\n        nonlocal_free = 1\n        return super().f()\ntry:\n    raise E('x') from err\nexcept (A, B) as e:\n    del d[0], o.a\nexcept C:\n    raise\nelse:\n    assert p, 'msg'\nfinally:\n    pass\ndef g():\n    x = yield 1\n    yield from range(3)\n    yield\ns = {1, *t}, {**d, 'k': v}, {x for x in y}, (i * i for i in r if i for j in i)\nif (n := len(s)) > 2: pass\nfor i in r:\n    break\nelse:\n    pass\nwith a as b, c:\n    pass\nx <<= 2\n",
+            expect![[r#"
+                @dataclass
+                (class P (Base metaclass=M)
+                  (: x int = 0)
+                  (: y float)
+                  (def f (self *a **k)
+                    (global g)
+                    (= nonlocal_free 1)
+                    (return (call (call super).f))
+                  )
+                )
+                (try
+                  (raise (call E "x") from err)
+                 except (tuple A B) as e
+                  (del (index d 0) o.a)
+                 except C
+                  (raise)
+                 else
+                  (assert p "msg")
+                 finally
+                  pass
+                )
+                (def g ()
+                  (= x (yield 1))
+                  (yield from (call range 3))
+                  (yield)
+                )
+                (= s (tuple (set 1 *t) {**d, "k": v} (setcomp x for x in y) (genexpr r
+                  (for i in .0
+                    (if i
+                      (for j in i
+                        (yield (* i i))
+                      )
+                    )
+                  )
+                )))
+                (if (cmp (:= n (call len s)) > 2)
+                  pass
+                )
+                (for i in r
+                  break
+                 else
+                  pass
+                )
+                (with a as b
+                  (with c
+                    pass
+                  )
+                )
+                (<<= x 2)
+            "#]],
+        );
+    }
+
+    #[test]
     fn each_mistake_is_reported_once() {
         // Not also "found a number", "expected ']'", "found 'except'", "'(' was never closed".
         check_errors(
@@ -1331,7 +1736,6 @@ mod tests {
             expect![[r#"
                 1:7: invalid character '$'
                 2:11: closing parenthesis ')' does not match opening parenthesis '['
-                3:1: 'try' statements are not supported by the playground yet
                 7:7: expected an expression, found the '}' that ends the f-string field
                 8:7: unterminated string"#]],
         );

@@ -234,25 +234,25 @@ fn errors_point_at_the_code_that_raised_them() {
     ];
     let text: Vec<String> = cases.iter().map(|src| output(src)).collect();
     expect![[r#"
-        error 1:7: name 'undefined_name' is not defined
-        error 3:1: f() takes 2 positional arguments but 3 were given
-        error 3:1: f() missing 1 required positional argument: 'b'
-        error 3:7: dot_general requires contracting dimensions to have the same shape, got (3,) and (2,)
-        error 2:19: add got incompatible shapes for broadcasting: (3,), (4,)
+        error 1:7: NameError: name 'undefined_name' is not defined
+        error 3:1: TypeError: f() takes 2 positional arguments but 3 were given
+        error 3:1: TypeError: f() missing 1 required positional argument: 'b'
+        error 3:7: TypeError: dot_general requires contracting dimensions to have the same shape, got (3,) and (2,)
+        error 2:19: TypeError: add got incompatible shapes for broadcasting: (3,), (4,)
         before
         error 2:7: ZeroDivisionError: division by zero
-        error 2:7: list index out of range
-        error 2:5: jax.pmap is not supported by the playground yet
-        error 2:1: jnp.fft is not supported by the playground yet
-        error 2:1: module 'jax.numpy' has no attribute 'foo'
-        error 1:1: jax.shard_map is not supported by the playground yet
+        error 2:7: IndexError: list index out of range
+        error 2:5: NotImplementedError: jax.pmap is not supported by the playground yet
+        error 2:1: NotImplementedError: jnp.fft is not supported by the playground yet
+        error 2:1: AttributeError: module 'jax.numpy' has no attribute 'foo'
+        error 1:1: NotImplementedError: jax.shard_map is not supported by the playground yet
         error 2:1: KeyError: 'b'
-        error 1:1: too many values to unpack (expected 2)
-        error 1:7: integer overflow (the playground's ints are 64-bit)
-        error 2:4: The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()
-        error 2:13: name 'z' is not defined
-        error 1:1: numpy is not available in the playground; use jax.numpy
-        error 2:1: array of shape (100000, 100000) is too large for the playground (at most 16777216 elements)"#]]
+        error 1:1: ValueError: too many values to unpack (expected 2)
+        error 1:7: OverflowError: integer overflow (the playground's ints are 64-bit)
+        error 2:4: ValueError: The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()
+        error 2:13: NameError: name 'z' is not defined
+        error 1:1: NotImplementedError: numpy is not available in the playground; use jax.numpy
+        error 2:1: TypeError: array of shape (100000, 100000) is too large for the playground (at most 16777216 elements)"#]]
     .assert_eq(&text.join("\n"));
 }
 
@@ -266,10 +266,10 @@ fn python_control_flow_on_tracers_fails_as_in_jax() {
     ];
     let text: Vec<String> = cases.iter().map(|src| output(src)).collect();
     expect![[r#"
-        error 5:8: Attempted boolean conversion of traced array with shape bool[3]. The error occurred while tracing the function f. Use jnp.where or jax.lax.cond instead of Python if on traced values.
-        error 5:12: Attempted to convert a traced array with shape float32[] to a Python float. The error occurred while tracing the function g. A traced value has no concrete value inside jit; keep the computation in jnp, or mark the argument static with static_argnums.
-        error 9:15: Encountered an unexpected tracer (float32[2]): a value computed inside a jitted function escaped it (for example by being stored in a global) and was used after the trace ended
-        error 5:14: Array slice indices must have static start/stop/step to be used with NumPy indexing syntax; this one is a traced int32[]. To index a statically sized array at a dynamic position, try lax.dynamic_slice or lax.dynamic_index_in_dim"#]]
+        error 5:8: TracerBoolConversionError: Attempted boolean conversion of traced array with shape bool[3]. The error occurred while tracing the function f. Use jnp.where or jax.lax.cond instead of Python if on traced values.
+        error 5:12: ConcretizationTypeError: Attempted to convert a traced array with shape float32[] to a Python float. The error occurred while tracing the function g. A traced value has no concrete value inside jit; keep the computation in jnp, or mark the argument static with static_argnums.
+        error 9:15: UnexpectedTracerError: Encountered an unexpected tracer (float32[2]): a value computed inside a jitted function escaped it (for example by being stored in a global) and was used after the trace ended
+        error 5:14: IndexError: Array slice indices must have static start/stop/step to be used with NumPy indexing syntax; this one is a traced int32[]. To index a statically sized array at a dynamic position, try lax.dynamic_slice or lax.dynamic_index_in_dim"#]]
     .assert_eq(&text.join("\n"));
 }
 
@@ -289,7 +289,11 @@ fn deep_recursion_is_an_error_not_a_stack_overflow() {
     // An unoptimised build needs more stack per call and may hit the stack backstop first;
     // either way the error is the same and points at the recursive call.
     let src = "def f(n):\n    return f(n + 1)\nf(0)";
-    assert!(output(src).starts_with("error 2:12: maximum recursion depth exceeded ("), "{}", output(src));
+    assert!(
+        output(src).starts_with("error 2:12: RecursionError: maximum recursion depth exceeded ("),
+        "{}",
+        output(src)
+    );
     let counting = "depth = [0]\ndef f():\n    depth[0] += 1\n    f()\ntry_it = f()";
     let limits = Limits { recursion: 50, ..Limits::default() };
     let failure = run_with(&format!("{counting}\n"), limits).0.err().map(|f| f.errors);

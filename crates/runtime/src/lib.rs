@@ -335,6 +335,10 @@ fn from_words(shape: Vec<usize>, words: Vec<u32>, dtype: jaxlite::DType, name: &
 }
 
 impl Executor for EngineExecutor {
+    fn device_kind(&self) -> String {
+        self.machine.device_kind().to_string()
+    }
+
     fn execute(&mut self, call: ProgramCall) -> LocalFuture<'_, Result<Vec<Array>, JaxError>> {
         Box::pin(async move {
             // An array with no elements leaves the TPU nothing to do: the values (empty, or

@@ -5,7 +5,7 @@ use super::builtins::{arity, no_more_kwargs, take_kwarg};
 use super::debug_print::Branch;
 use super::jax::{axes_arg, int_arg, precision_arg};
 use super::value::Value;
-use super::{err, Interp, R};
+use super::{err, unsupported, Interp, R};
 use jaxlite::numpy::{self as jnp, Reduction};
 use jaxlite::{Array, BinaryOp, CompareOp, DType, LocalFuture, Primitive, Tensor, UnaryOp};
 
@@ -323,7 +323,7 @@ impl Interp<'_, '_> {
                         .ok_or_else(|| super::RtError::new("one_hot() missing required argument 'num_classes'"))?;
                     let n = int_arg(&n)?;
                     if n < 0 {
-                        return err("one_hot: num_classes must be non-negative");
+                        return super::value_err("one_hot: num_classes must be non-negative");
                     }
                     let mut shape = x.aval().shape.clone();
                     shape.push(n as usize);
@@ -342,7 +342,7 @@ impl Interp<'_, '_> {
                     let dtype = super::jax::optional_dtype(one_hot_dtype)?.unwrap_or(DType::F32);
                     jnp::astype(self.ctx, &eq, dtype).await?
                 }
-                _ => return err(format!("jax.nn.{name} is not supported by the playground yet")),
+                _ => return super::unsupported(format!("jax.nn.{name} is not supported by the playground yet")),
             };
             Ok(Value::Array(out))
         })
@@ -367,7 +367,9 @@ impl Interp<'_, '_> {
             for unsupported in ["query_seq_lengths", "key_value_seq_lengths", "local_window_size"] {
                 if let Some(v) = take_kwarg(&mut kwargs, unsupported) {
                     if !matches!(v, Value::None) {
-                        return err(format!("{name}: {unsupported} is not supported by the playground yet"));
+                        return super::unsupported(format!(
+                            "{name}: {unsupported} is not supported by the playground yet"
+                        ));
                     }
                 }
             }
@@ -415,7 +417,7 @@ impl Interp<'_, '_> {
                 ));
             }
             if qs[2] != ks[2] {
-                return err(format!(
+                return unsupported(format!(
                     "{name}: {} query heads over {} key/value heads (grouped-query attention) is not supported by the playground yet",
                     qs[2], ks[2]
                 ));
@@ -480,7 +482,7 @@ impl Interp<'_, '_> {
         Ok(match v {
             Value::Str(p) if &**p == "SAME" => jnp::ConvPadding::Same,
             Value::Str(p) if &**p == "VALID" => jnp::ConvPadding::Valid,
-            Value::Str(p) => return err(format!("{name}: padding '{p}' is not 'SAME' or 'VALID'")),
+            Value::Str(p) => return super::value_err(format!("{name}: padding '{p}' is not 'SAME' or 'VALID'")),
             pairs => {
                 let mut out = Vec::new();
                 for p in &self.iterate(pairs)? {
@@ -502,6 +504,16 @@ impl Interp<'_, '_> {
         mut kwargs: Vec<(String, Value)>,
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
+            // linspace between arrays of bounds is written in Python, as JAX writes it.
+            if name == "linspace" {
+                let bound = |i: usize, key: &str| kwargs.iter().find(|(k, _)| k == key).map(|(_, v)| v).or(args.get(i));
+                let scalar = |v: Option<&Value>| v.is_none_or(|v| super::value::as_f64(v).is_some());
+                if !scalar(bound(0, "start")) || !scalar(bound(1, "stop")) {
+                    let module = self.import("jax._numpy").await?;
+                    let linspace = self.get_attr(&module, "linspace").await?;
+                    return self.call(linspace, args, kwargs).await;
+                }
+            }
             let mut arg = |i: usize, key: &str| take_kwarg(&mut kwargs, key).or_else(|| args.get(i).cloned());
             let number = |v: &Value| -> R<f64> {
                 super::value::as_f64(v)
@@ -526,7 +538,10 @@ impl Interp<'_, '_> {
                         return err("linspace() needs start and stop");
                     };
                     if !(0..=super::jax::MAX_ELEMENTS as i64).contains(&num) {
-                        return err(format!("linspace: num must be from 0 to {}, got {num}", super::jax::MAX_ELEMENTS));
+                        return super::value_err(format!(
+                            "linspace: num must be from 0 to {}, got {num}",
+                            super::jax::MAX_ELEMENTS
+                        ));
                     }
                     let (a, b) = (number(&start)? as f32, number(&stop)? as f32);
                     let n = num as usize;
@@ -557,10 +572,12 @@ impl Interp<'_, '_> {
                     };
                     let dtype = super::jax::optional_dtype(take_kwarg(&mut kwargs, "dtype"))?.unwrap_or(DType::F32);
                     if n < 0 || m < 0 {
-                        return err(format!("eye: negative dimensions are not allowed ({n}, {m})"));
+                        return super::value_err(format!("eye: negative dimensions are not allowed ({n}, {m})"));
                     }
                     super::jax::check_size(&[n as usize, m as usize])?;
-                    let k = i32::try_from(k).map_err(|_| super::RtError::new(format!("eye: k {k} out of range")))?;
+                    let k = i32::try_from(k).map_err(|_| {
+                        super::RtError::of(super::objects::Builtin::IndexError, format!("eye: k {k} out of range"))
+                    })?;
                     jnp::eye_in(self.ctx, n as usize, m as usize, k, dtype).await?
                 }
                 // Equal sections, or the pieces between the given indices, along an axis.
@@ -582,7 +599,9 @@ impl Interp<'_, '_> {
                             (0..=*k as usize).map(|i| i * n / *k as usize).collect()
                         }
                         Value::Int(k) => {
-                            return err(format!("array split does not result in an equal division: {n} into {k}"))
+                            return super::value_err(format!(
+                                "array split does not result in an equal division: {n} into {k}"
+                            ))
                         }
                         v => {
                             let mut b = vec![0];
@@ -741,7 +760,9 @@ impl Interp<'_, '_> {
                     let rank = xs.len();
                     let axis = match axis {
                         Value::None => {
-                            return err("take_along_axis with axis=None is not supported by the playground yet")
+                            return super::unsupported(
+                                "take_along_axis with axis=None is not supported by the playground yet",
+                            )
                         }
                         v => jnp::normalize_axes(Some(&[int_arg(&v)?]), rank)?[0],
                     };
@@ -884,7 +905,7 @@ impl Interp<'_, '_> {
                             if decimals > 0 {
                                 return Ok(Value::Array(x));
                             }
-                            return err(
+                            return unsupported(
                                 "jnp.round of integers with negative decimals is not supported by the playground yet",
                             );
                         }
@@ -1013,7 +1034,7 @@ impl Interp<'_, '_> {
                 }
                 "where" => {
                     if args.len() == 1 {
-                        return err("jnp.where with one argument (nonzero) is not supported by the playground (its output shape depends on the values); pass x and y");
+                        return super::unsupported("jnp.where with one argument (nonzero) is not supported by the playground (its output shape depends on the values); pass x and y");
                     }
                     arity(name, &args, 3, 3)?;
                     let (c, x, y) = (self.to_tensor(&args[0])?, self.to_tensor(&args[1])?, self.to_tensor(&args[2])?);
@@ -1089,7 +1110,7 @@ impl Interp<'_, '_> {
                     let kept_shape: Vec<usize> = kept.iter().map(|&d| shape[d]).collect();
                     let n: usize = reduced.iter().map(|&d| shape[d]).product();
                     if n > MAX_PROD_FACTORS {
-                        return err(format!(
+                        return unsupported(format!(
                             "prod over {n} elements is not supported by the playground yet (at most {MAX_PROD_FACTORS}: it is traced as a chain of multiplies)"
                         ));
                     }
@@ -1187,7 +1208,7 @@ impl Interp<'_, '_> {
                         }
                     };
                     if items.is_empty() {
-                        return err(format!("need at least one array to {name}"));
+                        return super::value_err(format!("need at least one array to {name}"));
                     }
                     let a = match axis.as_ref().or(args.get(1)) {
                         None => 0,
@@ -1232,12 +1253,12 @@ impl Interp<'_, '_> {
                     }
                     let rank = parts[0].aval().rank();
                     if rank == 0 {
-                        return err("zero-dimensional arrays cannot be concatenated");
+                        return super::value_err("zero-dimensional arrays cannot be concatenated");
                     }
                     let dim = jnp::normalize_axes(Some(&[a]), rank)?[0];
                     jnp::apply(self.ctx, Primitive::Concatenate { dimension: dim }, &parts).await?
                 }
-                _ => return err(format!("jnp.{name} is not implemented")),
+                _ => return super::unsupported(format!("jnp.{name} is not implemented")),
             };
             Ok(Value::Array(out))
         })
@@ -1284,7 +1305,9 @@ impl Interp<'_, '_> {
                 (Some(other), _) => return err(format!("scan: length must be an int, got {}", other.type_name())),
             };
             if leaves.iter().any(|l| l.aval().rank() == 0) || leading.iter().any(|&m| m != n) {
-                return err(format!("scan got xs whose leading axes do not all have length {n}: {leading:?}"));
+                return super::value_err(format!(
+                    "scan got xs whose leading axes do not all have length {n}: {leading:?}"
+                ));
             }
             // As JAX, the carry's numbers become arrays before the first step.
             let mut carry_leaves = Vec::new();
@@ -1360,7 +1383,7 @@ impl Interp<'_, '_> {
         &'a mut self,
         name: &'a str,
         args: Vec<Value>,
-        kwargs: Vec<(String, Value)>,
+        mut kwargs: Vec<(String, Value)>,
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             match name {
@@ -1401,7 +1424,7 @@ impl Interp<'_, '_> {
                         let keep_going = self.call(args[0].clone(), vec![carry.clone()], vec![]).await?;
                         if let Value::Array(t) = &keep_going {
                             if t.concrete().is_none() {
-                                return err(
+                                return unsupported(
                                     "lax.while_loop with a condition on traced values (inside jit or a transformation) \
                                      is not supported by the playground yet: it unrolls loops while tracing, so the trip \
                                      count must be known. Use lax.fori_loop or lax.scan with a fixed trip count, or run \
@@ -1456,17 +1479,27 @@ impl Interp<'_, '_> {
                     let prim = jaxlite::Primitive::DotGeneral { dims, precision, preferred_element_type };
                     return Ok(Value::Array(jnp::apply(self.ctx, prim, &[a, b]).await?));
                 }
-                "conv_general_dilated" | "conv" => {
+                "conv_general_dilated" | "conv" | "conv_with_general_padding" => {
                     let mut kwargs = kwargs;
                     let mut arg = |i: usize, key: &str| take_kwarg(&mut kwargs, key).or_else(|| args.get(i).cloned());
                     let (lhs, rhs) = (arg(0, "lhs"), arg(1, "rhs"));
                     let (strides, padding) = (arg(2, "window_strides"), arg(3, "padding"));
                     let general = name == "conv_general_dilated";
+                    // conv_with_general_padding: conv_general_dilated's first six parameters,
+                    // then the precision.
+                    let dilated = general || name == "conv_with_general_padding";
                     let dilations =
-                        if general { [arg(4, "lhs_dilation"), arg(5, "rhs_dilation")] } else { [None, None] };
+                        if dilated { [arg(4, "lhs_dilation"), arg(5, "rhs_dilation")] } else { [None, None] };
                     let numbers = if general { arg(6, "dimension_numbers") } else { None };
                     let groups = if general { arg(7, "feature_group_count") } else { None };
-                    let precision = precision_arg(take_kwarg(&mut kwargs, "precision"))?;
+                    let precision = if general {
+                        None
+                    } else if dilated {
+                        arg(6, "precision")
+                    } else {
+                        arg(4, "precision")
+                    };
+                    let precision = precision_arg(precision.or_else(|| take_kwarg(&mut kwargs, "precision")))?;
                     let preferred = take_kwarg(&mut kwargs, "preferred_element_type");
                     no_more_kwargs(name, &kwargs)?;
                     let (Some(lhs), Some(rhs), Some(strides), Some(padding)) = (lhs, rhs, strides, padding) else {
@@ -1498,7 +1531,11 @@ impl Interp<'_, '_> {
                     if let Some(g) = groups.as_ref().filter(|g| !matches!(g, Value::None)) {
                         match int_arg(g)? {
                             g if g > 0 => dilation.groups = g as usize,
-                            g => return err(format!("{name}: feature_group_count must be positive, got {g}")),
+                            g => {
+                                return super::value_err(format!(
+                                    "{name}: feature_group_count must be positive, got {g}"
+                                ))
+                            }
                         }
                     }
                     let strides: Vec<i64> = self.iterate(&strides)?.iter().map(int_arg).collect::<R<_>>()?;
@@ -1552,9 +1589,17 @@ impl Interp<'_, '_> {
                     return Ok(Value::Array(y));
                 }
                 "cond" => {
+                    // `operand=x`: JAX's older spelling of one operand.
+                    let operand = take_kwarg(&mut kwargs, "operand");
                     no_more_kwargs(name, &kwargs)?;
                     arity(name, &args, 3, usize::MAX)?;
-                    let operands = args[3..].to_vec();
+                    let operands = match operand {
+                        Some(_) if args.len() > 3 => {
+                            return err("cond: if `operand` is passed, positional `operands` should not be")
+                        }
+                        Some(x) => vec![x],
+                        None => args[3..].to_vec(),
+                    };
                     let pred = &args[0];
                     if let Value::Array(Tensor::Traced(_)) = pred {
                         // A traced predicate: both branches run and the results are selected.
@@ -1589,7 +1634,7 @@ impl Interp<'_, '_> {
                     arity(name, &args, 2, usize::MAX)?;
                     let branches = self.iterate(&args[1])?;
                     if branches.is_empty() {
-                        return err("Empty branch sequence");
+                        return super::value_err("Empty branch sequence");
                     }
                     let operands = args[2..].to_vec();
                     let last = branches.len() as i64 - 1;
@@ -1615,7 +1660,9 @@ impl Interp<'_, '_> {
                         let tree = self.flatten(&out, &mut leaves)?;
                         results.push((tree, leaves));
                     }
-                    let Some((tree, mut selected)) = results.pop() else { return err("Empty branch sequence") };
+                    let Some((tree, mut selected)) = results.pop() else {
+                        return super::value_err("Empty branch sequence");
+                    };
                     for (i, (_, leaves)) in results.iter().enumerate().rev() {
                         if leaves.len() != selected.len() {
                             return err("branch outputs must have identical types");
@@ -1697,8 +1744,9 @@ impl Interp<'_, '_> {
                 "integer_pow" => {
                     arity(name, &args, 2, 2)?;
                     let x = self.to_tensor(&args[0])?;
-                    let y = i32::try_from(int_arg(&args[1])?)
-                        .map_err(|_| super::RtError::new("integer_pow exponent out of range"))?;
+                    let y = i32::try_from(int_arg(&args[1])?).map_err(|_| {
+                        super::RtError::of(super::objects::Builtin::IndexError, "integer_pow exponent out of range")
+                    })?;
                     Ok(Value::Array(jnp::integer_pow(self.ctx, &x, y).await?))
                 }
                 "select" => {
@@ -1732,7 +1780,7 @@ impl Interp<'_, '_> {
                     }
                     Ok(Value::Array(jnp::where_(self.ctx, &c, &x, &y).await?))
                 }
-                _ => err(format!("jax.lax.{name} is not supported by the playground yet")),
+                _ => super::unsupported(format!("jax.lax.{name} is not supported by the playground yet")),
             }
         })
     }

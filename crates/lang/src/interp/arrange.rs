@@ -7,7 +7,7 @@
 use super::builtins::{no_more_kwargs, take_kwarg};
 use super::jax::{axes_arg, int_arg};
 use super::value::{repr, Value};
-use super::{err, Interp, R};
+use super::{err, unsupported, Interp, R};
 use jaxlite::numpy::{self as jnp, Reduction};
 use jaxlite::{Array, BinaryOp, CompareOp, Context, DType, LocalFuture, Primitive, Tensor};
 
@@ -149,7 +149,7 @@ impl Interp<'_, '_> {
                             let shifts = match (shifts.len(), axes.len()) {
                                 (1, n) => vec![shifts[0]; n],
                                 (a, b) if a == b => shifts,
-                                (a, b) => return err(format!("roll: {a} shifts for {b} axes")),
+                                (a, b) => return super::value_err(format!("roll: {a} shifts for {b} axes")),
                             };
                             let mut out = x.clone();
                             for (&axis, &shift) in axes.iter().zip(&shifts) {
@@ -181,14 +181,14 @@ impl Interp<'_, '_> {
                     let n = match &repeats {
                         Value::Int(n) => *n,
                         other => {
-                            return err(format!(
+                            return unsupported(format!(
                                 "repeat with repeats={} (an array of counts) is not supported by the playground yet; pass one int",
                                 repr(other)
                             ))
                         }
                     };
                     if n < 0 {
-                        return err(format!("repeat: repeats may not be negative, got {n}"));
+                        return super::value_err(format!("repeat: repeats may not be negative, got {n}"));
                     }
                     let (x, axis) = match axes_arg(axis.as_ref())? {
                         None => (jnp::reshape(self.ctx, &x, &[-1]).await?, 0),
@@ -206,7 +206,7 @@ impl Interp<'_, '_> {
                     no_more_kwargs(name, &kwargs)?;
                     let mut reps = ints(self, &reps)?;
                     if let Some(r) = reps.iter().find(|&&r| r < 0) {
-                        return err(format!("tile: reps may not be negative, got {r}"));
+                        return super::value_err(format!("tile: reps may not be negative, got {r}"));
                     }
                     // As jnp.tile: the shorter of the shape and reps gets leading 1s; then each
                     // axis (n) becomes (reps, n), broadcast, merged.
@@ -243,7 +243,7 @@ impl Interp<'_, '_> {
                     }
                     self.sort(&x, axis, name == "argsort", descending).await?
                 }
-                _ => return err(format!("jnp.{name} is not supported by the playground yet")),
+                _ => return super::unsupported(format!("jnp.{name} is not supported by the playground yet")),
             };
             Ok(Value::Array(out))
         })
@@ -382,7 +382,9 @@ impl Interp<'_, '_> {
             for unsupported in ["base_dilation", "window_dilation"] {
                 if let Some(v) = arg(usize::MAX, unsupported) {
                     if !matches!(&v, Value::None) && ints(self, &v)?.iter().any(|&d| d != 1) {
-                        return err(format!("reduce_window: {unsupported} is not supported by the playground yet"));
+                        return super::unsupported(format!(
+                            "reduce_window: {unsupported} is not supported by the playground yet"
+                        ));
                     }
                 }
             }
@@ -472,7 +474,12 @@ impl Interp<'_, '_> {
 
     /// `pad_width` as (before, after) per axis: an int, a pair, or one pair per axis.
     fn pad_widths(&self, v: &Value, rank: usize) -> R<Vec<(usize, usize)>> {
-        let bad = || super::RtError::new(format!("pad: pad_width {} does not fit an array of rank {rank}", repr(v)));
+        let bad = || {
+            super::RtError::of(
+                super::objects::Builtin::ValueError,
+                format!("pad: pad_width {} does not fit an array of rank {rank}", repr(v)),
+            )
+        };
         let items: Vec<Vec<i64>> = match v {
             Value::Int(_) => vec![vec![int_arg(v)?]],
             other => {
@@ -486,8 +493,10 @@ impl Interp<'_, '_> {
         };
         let pair = |p: &[i64]| -> R<(usize, usize)> {
             match *p {
-                [w] | [w, _] if w < 0 => err(format!("pad: pad widths may not be negative, got {}", repr(v))),
-                [_, w] if w < 0 => err(format!("pad: pad widths may not be negative, got {}", repr(v))),
+                [w] | [w, _] if w < 0 => {
+                    super::value_err(format!("pad: pad widths may not be negative, got {}", repr(v)))
+                }
+                [_, w] if w < 0 => super::value_err(format!("pad: pad widths may not be negative, got {}", repr(v))),
                 [w] => Ok((w as usize, w as usize)),
                 [lo, hi] => Ok((lo as usize, hi as usize)),
                 _ => Err(bad()),
@@ -518,7 +527,9 @@ impl Interp<'_, '_> {
                     Some(v) => self.to_tensor(&v)?,
                 };
                 if value.aval().rank() != 0 {
-                    return err("pad: constant_values other than one scalar are not supported by the playground yet");
+                    return super::unsupported(
+                        "pad: constant_values other than one scalar are not supported by the playground yet",
+                    );
                 }
                 let value = jnp::astype(self.ctx, &value, dtype).await?;
                 let config = widths.iter().map(|&(lo, hi)| (lo as i64, hi as i64, 0)).collect();
@@ -528,7 +539,7 @@ impl Interp<'_, '_> {
                 return err(format!("pad: constant_values is only for mode 'constant', not '{mode}'"));
             }
             if !["edge", "wrap", "reflect", "symmetric"].contains(&mode) {
-                return err(format!(
+                return unsupported(format!(
                     "pad: mode '{mode}' is not supported by the playground yet (it has constant, edge, wrap, reflect and symmetric)"
                 ));
             }
@@ -545,7 +556,7 @@ impl Interp<'_, '_> {
                     _ => n,
                 };
                 if n == 0 || lo.max(hi) > most || (mode == "reflect" && n == 1) {
-                    return err(format!(
+                    return unsupported(format!(
                         "pad: mode '{mode}' with pad width ({lo}, {hi}) on an axis of {n} is not supported by the playground yet (at most {most} each side)"
                     ));
                 }
@@ -589,7 +600,9 @@ impl Interp<'_, '_> {
             let indexing = match take_kwarg(&mut kwargs, "indexing") {
                 None => "xy".to_string(),
                 Some(Value::Str(s)) if &*s == "xy" || &*s == "ij" => s.to_string(),
-                Some(other) => return err(format!("meshgrid: indexing must be 'xy' or 'ij', got {}", repr(&other))),
+                Some(other) => {
+                    return super::value_err(format!("meshgrid: indexing must be 'xy' or 'ij', got {}", repr(&other)))
+                }
             };
             let _ = (take_kwarg(&mut kwargs, "copy"), take_kwarg(&mut kwargs, "sparse"));
             no_more_kwargs("meshgrid", &kwargs)?;
@@ -651,7 +664,7 @@ impl Interp<'_, '_> {
                 ));
             }
             if arg && descending {
-                return err("argsort with descending=True is not supported by the playground yet");
+                return super::unsupported("argsort with descending=True is not supported by the playground yet");
             }
             let ctx = &mut *self.ctx;
             let dtype = x.aval().dtype;

@@ -230,7 +230,7 @@ impl Interp<'_, '_> {
                         self.to_tensor(&b)?.aval().shape.last().copied(),
                     );
                     if !matches!(n, Some(2 | 3)) || !matches!(m, Some(2 | 3)) {
-                        return err("Dimension must be either 2 or 3 for cross product");
+                        return super::value_err("Dimension must be either 2 or 3 for cross product");
                     }
                     let (a0, a1) = (self.last_axis_at(&a, 0).await?, self.last_axis_at(&a, 1).await?);
                     let (b0, b1) = (self.last_axis_at(&b, 0).await?, self.last_axis_at(&b, 1).await?);
@@ -278,7 +278,9 @@ impl Interp<'_, '_> {
                     }
                     let (na, nv) = (a.aval().shape[0], v.aval().shape[0]);
                     if na == 0 || nv == 0 {
-                        return err(format!("{name}: inputs cannot be empty, got shapes ({na},) and ({nv},)."));
+                        return super::value_err(format!(
+                            "{name}: inputs cannot be empty, got shapes ({na},) and ({nv},)."
+                        ));
                     }
                     let (ad, vd) = (a.aval(), v.aval());
                     let (dtype, _) = jaxlite::dtype::promote(ad.dtype, ad.weak_type, vd.dtype, vd.weak_type);
@@ -297,7 +299,11 @@ impl Interp<'_, '_> {
                         "valid" => (0, 0),
                         "same" => (k / 2, k - k / 2 - 1),
                         "full" => (k - 1, k - 1),
-                        other => return err(format!("mode must be one of ['full', 'same', 'valid'], got '{other}'")),
+                        other => {
+                            return super::value_err(format!(
+                                "mode must be one of ['full', 'same', 'valid'], got '{other}'"
+                            ))
+                        }
                     };
                     let n = a.aval().shape[0] as i64;
                     let lhs = jnp::reshape(self.ctx, &a, &[1, 1, 1, n]).await?;
@@ -328,7 +334,7 @@ impl Interp<'_, '_> {
                     let y = self.np1("moveaxis", vec![x, int(axis), int(-1)]).await?;
                     let n = self.to_tensor(&y)?.aval().shape.last().copied().unwrap_or(0);
                     if n == 0 {
-                        return err("trapezoid: the axis is empty");
+                        return super::value_err("trapezoid: the axis is empty");
                     }
                     let dx = match xs {
                         Some(xs) => {
@@ -388,7 +394,7 @@ impl Interp<'_, '_> {
                     no_more_kwargs(name, &kwargs)?;
                     let rank = self.to_tensor(&x)?.aval().rank() as i64;
                     if rank == 0 {
-                        return err("The input must be non-scalar to take a cumulative sum, however a scalar value or scalar array was given.");
+                        return super::value_err("The input must be non-scalar to take a cumulative sum, however a scalar value or scalar array was given.");
                     }
                     let axis = match axis {
                         Some(v) => int_arg(&v)?,
@@ -426,7 +432,9 @@ impl Interp<'_, '_> {
                         t.aval().shape.iter().skip(1).map(|&d| d as i64).collect::<Vec<_>>(),
                     );
                     let Some(n) = n else {
-                        return err("Unstack requires arrays with rank > 0, however a scalar array was passed.");
+                        return super::value_err(
+                            "Unstack requires arrays with rank > 0, however a scalar array was passed.",
+                        );
                     };
                     let mut parts = Vec::new();
                     for i in 0..n {
@@ -456,10 +464,12 @@ impl Interp<'_, '_> {
                     let fix = |a: i64| if a < 0 { a + rank } else { a };
                     let (p, q) = (fix(axes.0), fix(axes.1));
                     if !(0..rank).contains(&p) || !(0..rank).contains(&q) {
-                        return err(format!("rot90: axes {axes:?} out of bounds for an array of rank {rank}"));
+                        return super::index_err(format!(
+                            "rot90: axes {axes:?} out of bounds for an array of rank {rank}"
+                        ));
                     }
                     if p == q {
-                        return err("Axes must be different");
+                        return super::value_err("Axes must be different");
                     }
                     let mut perm: Vec<i64> = (0..rank).collect();
                     perm.swap(p as usize, q as usize);
@@ -566,18 +576,18 @@ impl Interp<'_, '_> {
                         _ => 1,
                     };
                     if rank < least {
-                        return err(format!("{name} only works on arrays of {least} or more dimensions"));
+                        return super::value_err(format!("{name} only works on arrays of {least} or more dimensions"));
                     }
                     let t = self.to_tensor(&x)?;
                     let a = if axis < 0 { axis + rank as i64 } else { axis };
                     let Some(&len) = usize::try_from(a).ok().and_then(|a| t.aval().shape.get(a)) else {
-                        return err(format!("axis {axis} is out of bounds for array of dimension {rank}"));
+                        return super::index_err(format!("axis {axis} is out of bounds for array of dimension {rank}"));
                     };
                     // array_split's equal-ish sections: the first len % n one longer.
                     let indices = match (&sections, name) {
                         (Value::Int(n), "array_split") => {
                             if *n <= 0 {
-                                return err("number sections must be larger than 0.");
+                                return super::value_err("number sections must be larger than 0.");
                             }
                             let (n, len) = (*n as usize, len);
                             let (each, extra) = (len / n, len % n);
@@ -635,7 +645,7 @@ impl Interp<'_, '_> {
                     }
                     Value::Array(t)
                 }
-                _ => return err(format!("jnp.{name} is not supported by the playground yet")),
+                _ => return super::unsupported(format!("jnp.{name} is not supported by the playground yet")),
             };
             Ok(out)
         })
@@ -654,7 +664,7 @@ impl Interp<'_, '_> {
     ) -> R<Value> {
         let (Some(xp), Some(fp)) = (xp, fp) else { return err("interp() takes x, xp and fp") };
         if period.is_some_and(|p| !matches!(p, Value::None)) {
-            return err("interp: period= is not supported by the playground yet");
+            return super::unsupported("interp: period= is not supported by the playground yet");
         }
         let (x, xp, fp) = (self.inexact(x).await?, self.inexact(xp).await?, self.inexact(fp).await?);
         let (nx, nf) = (self.to_tensor(&xp)?.aval().shape.clone(), self.to_tensor(&fp)?.aval().shape.clone());

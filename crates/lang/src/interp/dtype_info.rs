@@ -21,7 +21,7 @@ pub fn info_dtype(name: &str, v: &Value) -> R<DType> {
     match (name, dtype) {
         ("finfo", DType::F32 | DType::BF16) | ("iinfo", DType::I32) => Ok(dtype),
         ("finfo", d) => err(format!("finfo: data type {} not inexact", d.name())),
-        (_, d) => err(format!("iinfo: invalid integer data type {}", d.name())),
+        (_, d) => super::value_err(format!("iinfo: invalid integer data type {}", d.name())),
     }
 }
 
@@ -58,7 +58,7 @@ pub fn finfo_attr(dtype: DType, name: &str) -> R<Value> {
         "minexp" => int(-126),
         "maxexp" => int(128),
         "dtype" => Ok(Value::DType(dtype)),
-        _ => err(format!("'finfo' object has no attribute '{name}'")),
+        _ => super::attr_err(format!("'finfo' object has no attribute '{name}'")),
     }
 }
 
@@ -69,7 +69,7 @@ pub fn iinfo_attr(name: &str) -> R<Value> {
         "max" => Ok(Value::Int(i64::from(i32::MAX))),
         "bits" => Ok(Value::Int(32)),
         "dtype" => Ok(Value::DType(DType::I32)),
-        _ => err(format!("'iinfo' object has no attribute '{name}'")),
+        _ => super::attr_err(format!("'iinfo' object has no attribute '{name}'")),
     }
 }
 

@@ -37,6 +37,16 @@ impl Interp<'_, '_> {
                 ExprKind::IfExp { cond, then, orelse } => self.eval_if(cond, then, orelse, env).await,
                 ExprKind::Lambda(def) => self.make_function(def, env).await,
                 ExprKind::Starred(_) => err("can't use starred expression here"),
+                ExprKind::Set(items) => match self.eval_all(items, env).await {
+                    Ok(items) => super::builtins::make_set(items, false),
+                    Err(e) => Err(e),
+                },
+                ExprKind::SetComp { elt, clauses } => self.eval_set_comp(elt, clauses, env).await,
+                ExprKind::GeneratorExp { def, first } => self.eval_generator_exp(def, first, env).await,
+                ExprKind::NamedExpr(name, value) => self.eval_named(name, value, env).await,
+                ExprKind::Yield(_) | ExprKind::YieldFrom(_) => super::unsupported(
+                    "'yield' is supported as a statement or as the value of an assignment in the playground, not inside an expression",
+                ),
             };
             value.map_err(|err| err.at(e.span))
         })
@@ -68,11 +78,11 @@ impl Interp<'_, '_> {
                     FPart::Field { expr, spec, conversion } => {
                         let v = self.eval(expr, env).await?;
                         let v = match conversion {
-                            Some('s') => Value::str(&super::value::to_str(&v)),
-                            Some(_) => Value::str(&super::value::repr(&v)),
+                            Some('s') => Value::str(&self.py_str(&v).await?),
+                            Some(_) => Value::str(&self.py_repr(&v).await?),
                             None => v,
                         };
-                        s.push_str(&format_value(&v, spec).map_err(|e| e.at(expr.span))?);
+                        s.push_str(&self.format_field(v, spec).await.map_err(|e| e.at(expr.span))?);
                     }
                 }
                 // `x = f"{x}{x}"` in a loop doubles: bounded like `x + x`.
@@ -82,15 +92,74 @@ impl Interp<'_, '_> {
         })
     }
 
-    fn eval_dict<'a>(&'a mut self, items: &'a [(Expr, Expr)], env: &'a Env) -> LocalFuture<'a, R<Value>> {
+    fn eval_dict<'a>(&'a mut self, items: &'a [(Option<Expr>, Expr)], env: &'a Env) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             let mut d = Dict::default();
             for (k, v) in items {
+                let Some(k) = k else {
+                    // `**other`: its items, in order.
+                    let other = self.eval(v, env).await?;
+                    let other = super::classes::unwrap_base(&other);
+                    let Value::Dict(other) = &other else {
+                        return err(format!("'{}' object is not a mapping", other.type_name()));
+                    };
+                    let entries = other.borrow().entries.clone();
+                    for (key, value) in entries {
+                        d.insert(key, value)?;
+                    }
+                    continue;
+                };
                 let key = self.eval(k, env).await?;
                 let value = self.eval(v, env).await?;
                 d.insert(key, value).map_err(|e| e.at(k.span))?;
             }
             Ok(Value::Dict(Rc::new(RefCell::new(d))))
+        })
+    }
+
+    fn eval_set_comp<'a>(
+        &'a mut self,
+        elt: &'a Expr,
+        clauses: &'a [CompFor],
+        env: &'a Env,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let scope = new_scope(Some(env.clone()), Rc::new(Vec::new()));
+            let mut out = Vec::new();
+            self.comprehension(clauses, &[elt], &scope, &mut out).await?;
+            super::builtins::make_set(out.into_iter().flatten().collect(), false)
+        })
+    }
+
+    /// A generator expression: its first iterable now, the rest when the generator runs.
+    fn eval_generator_exp<'a>(
+        &'a mut self,
+        def: &'a Rc<crate::ast::FuncDef>,
+        first: &'a Expr,
+        env: &'a Env,
+    ) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let iterable = self.eval(first, env).await?;
+            let it = self.iter_of(&iterable).await.map_err(|e| e.at(first.span))?;
+            let f = self.make_function(def, env).await?;
+            let Value::Function(f) = f else { unreachable!("make_function makes a function") };
+            self.call_function(&f, vec![it], vec![]).await
+        })
+    }
+
+    /// `name := value`: bound in the enclosing function's scope (not a comprehension's).
+    fn eval_named<'a>(&'a mut self, name: &'a str, value: &'a Expr, env: &'a Env) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let v = self.eval(value, env).await?;
+            let mut target = env.clone();
+            while target.def.is_none() && !target.class_body && target.parent.is_some() && target.locals.is_empty() {
+                match target.parent.clone() {
+                    Some(p) if !target.vars.borrow().contains_key(name) => target = p,
+                    _ => break,
+                }
+            }
+            self.bind(&target, name, v.clone());
+            Ok(v)
         })
     }
 
@@ -226,7 +295,14 @@ impl Interp<'_, '_> {
                     let index = self.eval(index, env).await?;
                     self.get_item(&value, &index).await
                 }
-                ExprKind::Call { args, .. } => {
+                ExprKind::Call { func, args } => {
+                    // `super()` in a method: its class and first argument, from the scope.
+                    if args.is_empty()
+                        && matches!(&func.kind, ExprKind::Name(n) if n == "super")
+                        && matches!(&value, Value::Class(c) if c.builtin == Some(super::objects::Builtin::Super))
+                    {
+                        return self.zero_arg_super(env);
+                    }
                     let mut positional = Vec::new();
                     let mut keywords = Vec::new();
                     for a in args {
@@ -380,16 +456,48 @@ impl Interp<'_, '_> {
 }
 
 /// The keywords of `f(**mapping)`: a dict's string keys with their values.
-fn unpack_keywords(v: &Value) -> R<Vec<(String, Value)>> {
-    let Value::Dict(d) = v else {
+pub(super) fn unpack_keywords(v: &Value) -> R<Vec<(String, Value)>> {
+    let base = super::classes::unwrap_base(v);
+    let Value::Dict(d) = &base else {
         return err(format!("argument after ** must be a mapping, not {}", v.type_name()));
     };
-    d.borrow()
-        .entries
-        .iter()
+    let entries = d.borrow().entries.clone();
+    entries
+        .into_iter()
         .map(|(k, v)| match k {
-            Value::Str(k) => Ok((k.to_string(), v.clone())),
+            Value::Str(k) => Ok((k.to_string(), v)),
             _ => err("keywords must be strings"),
         })
         .collect()
+}
+
+impl Interp<'_, '_> {
+    /// `format(v, spec)`, as an f-string field formats `v`: an object's `__format__`, or its
+    /// `str` formatted as a string where its class defines none.
+    pub(super) fn format_field<'a>(&'a mut self, v: Value, spec: &'a str) -> LocalFuture<'a, R<String>> {
+        Box::pin(async move {
+            if !matches!(
+                v,
+                Value::Instance(_)
+                    | Value::Class(_)
+                    | Value::List(_)
+                    | Value::Tuple(_)
+                    | Value::Dict(_)
+                    | Value::Set(_)
+            ) {
+                return format_value(&v, spec);
+            }
+            if let Some(r) = self.call_special(&v, "__format__", vec![Value::str(spec)]).await? {
+                return match r {
+                    Value::Str(s) => Ok(s.to_string()),
+                    other => err(format!("__format__ must return a str, not {}", other.type_name())),
+                };
+            }
+            if !spec.is_empty() {
+                // `object.__format__` takes no spec.
+                return err(format!("unsupported format string passed to {}.__format__", v.type_name()));
+            }
+            self.py_str(&v).await
+        })
+    }
 }

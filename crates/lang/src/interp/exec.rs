@@ -6,9 +6,10 @@
 //! big `match` of inline awaits would cost tens of kilobytes per Python call.
 
 use super::value::{Function, Value};
-use super::{jax, new_scope, range_iter, range_len, set_item, Env, Flow, Interp, RtError, R};
+use super::{range_iter, range_len, Env, Flow, Interp, RtError, R};
 use crate::ast::{self, BinOp, Expr, ExprKind, FuncDef, Stmt, StmtKind};
 use jaxlite::LocalFuture;
+use std::cell::RefCell;
 use std::rc::Rc;
 
 impl Interp<'_, '_> {
@@ -24,7 +25,7 @@ impl Interp<'_, '_> {
         })
     }
 
-    fn exec<'a>(&'a mut self, stmt: &'a Stmt, env: &'a Env) -> LocalFuture<'a, R<Flow>> {
+    pub(super) fn exec<'a>(&'a mut self, stmt: &'a Stmt, env: &'a Env) -> LocalFuture<'a, R<Flow>> {
         Box::pin(async move {
             self.step()?;
             match &stmt.kind {
@@ -36,10 +37,21 @@ impl Interp<'_, '_> {
                 StmtKind::Assign { targets, value } => self.exec_assign(targets, value, env).await,
                 StmtKind::AugAssign { target, op, value } => self.aug_assign(target, *op, value, env).await,
                 StmtKind::If { cond, body, orelse } => self.exec_if(cond, body, orelse, env).await,
-                StmtKind::While { cond, body } => self.exec_while(cond, body, env).await,
+                StmtKind::While { cond, body, orelse } => self.exec_while(cond, body, orelse, env).await,
                 StmtKind::With { context, target, body } => self.exec_with(context, target.as_ref(), body, env).await,
-                StmtKind::For { target, iter, body } => self.exec_for(target, iter, body, env).await,
+                StmtKind::For { target, iter, body, orelse } => self.exec_for(target, iter, body, orelse, env).await,
                 StmtKind::Def(def) => self.exec_def(def, env).await,
+                StmtKind::Class(def) => self.exec_class(def, env).await,
+                StmtKind::Try { body, handlers, orelse, finalbody } => {
+                    self.exec_try(body, handlers, orelse, finalbody, env).await
+                }
+                StmtKind::Raise { exc, cause } => self.exec_raise(exc.as_ref(), cause.as_ref(), env).await,
+                StmtKind::Assert { test, msg } => self.exec_assert(test, msg.as_ref(), env).await,
+                StmtKind::Del(targets) => self.exec_del(targets, env).await,
+                StmtKind::Global(_) | StmtKind::Nonlocal(_) => Ok(Flow::Normal),
+                StmtKind::AnnAssign { target, annotation, value } => {
+                    self.exec_ann_assign(target, annotation, value.as_ref(), env).await
+                }
                 StmtKind::Return(Some(e)) => self.eval(e, env).await.map(Flow::Return),
                 StmtKind::Return(None) => Ok(Flow::Return(Value::None)),
                 StmtKind::Break => Ok(Flow::Break),
@@ -47,7 +59,7 @@ impl Interp<'_, '_> {
                 StmtKind::Pass => Ok(Flow::Normal),
                 StmtKind::Import { modules } => {
                     for (module, alias) in modules {
-                        self.exec_import(module, alias.as_deref(), env)?;
+                        self.exec_import(module, alias.as_deref(), env).await?;
                     }
                     Ok(Flow::Normal)
                 }
@@ -80,8 +92,9 @@ impl Interp<'_, '_> {
         })
     }
 
-    /// `with jax.default_matmul_precision(name):`, the one context manager there is: the
-    /// precision holds for the body and is restored after it, however the body ends.
+    /// `with manager [as target]:`: `jax.default_matmul_precision(name)` (the precision holds
+    /// for the body and is restored after it), or an object with `__enter__` and `__exit__`,
+    /// whose `__exit__` runs however the body ends and may swallow its error.
     fn exec_with<'a>(
         &'a mut self,
         context: &'a Expr,
@@ -91,36 +104,42 @@ impl Interp<'_, '_> {
     ) -> LocalFuture<'a, R<Flow>> {
         Box::pin(async move {
             let manager = self.eval(context, env).await?;
-            let precision = match &manager {
-                Value::Native(n) => match &**n {
-                    super::value::Native::PrecisionScope(p) => Some(*p),
-                    _ => None,
-                },
-                _ => None,
-            };
-            let Some(precision) = precision else {
-                return Err(RtError::new(format!(
-                    "'{}' object does not support the context manager protocol",
-                    manager.type_name()
-                ))
-                .at(context.span));
-            };
+            let (entered, exit) = self.enter_context(&manager).await.map_err(|e| e.at(context.span))?;
             if let Some(t) = target {
-                self.assign(t, Value::None, env).await?;
+                self.assign(t, entered, env).await?;
             }
-            let saved = std::mem::replace(&mut self.ctx.default_precision, precision);
-            let flow = self.exec_block(body, env).await;
-            self.ctx.default_precision = saved;
-            flow
+            match self.exec_block(body, env).await {
+                Ok(flow) => {
+                    self.exit_context(exit, None).await.map_err(|e| e.at(context.span))?;
+                    Ok(flow)
+                }
+                Err(mut e) => {
+                    if self.exit_context(exit, Some(&mut e)).await.map_err(|e| e.at(context.span))? {
+                        Ok(Flow::Normal)
+                    } else {
+                        Err(e)
+                    }
+                }
+            }
         })
     }
 
-    fn exec_while<'a>(&'a mut self, cond: &'a Expr, body: &'a [Stmt], env: &'a Env) -> LocalFuture<'a, R<Flow>> {
+    fn exec_while<'a>(
+        &'a mut self,
+        cond: &'a Expr,
+        body: &'a [Stmt],
+        orelse: &'a [Stmt],
+        env: &'a Env,
+    ) -> LocalFuture<'a, R<Flow>> {
         Box::pin(async move {
             let outer = self.begin_loop();
             let flow = self.while_iterations(cond, body, env, outer).await;
             self.end_loop(outer);
-            flow
+            match flow? {
+                // The loop ran out (no `break`): its `else` runs.
+                Flow::Continue => self.exec_block(orelse, env).await,
+                flow => Ok(flow),
+            }
         })
     }
 
@@ -132,6 +151,8 @@ impl Interp<'_, '_> {
         report: bool,
     ) -> LocalFuture<'a, R<Flow>> {
         Box::pin(async move {
+            // `Continue` when the condition ended the loop (so `else` runs), `Normal` for a
+            // `break`.
             for iteration in 1.. {
                 let c = self.eval(cond, env).await?;
                 if !self.truth(&c).await.map_err(|e| e.at(cond.span))? {
@@ -141,12 +162,12 @@ impl Interp<'_, '_> {
                     self.report(cond.span.line, iteration, None);
                 }
                 match self.exec_block(body, env).await? {
-                    Flow::Break => break,
+                    Flow::Break => return Ok(Flow::Normal),
                     Flow::Return(v) => return Ok(Flow::Return(v)),
                     Flow::Normal | Flow::Continue => {}
                 }
             }
-            Ok(Flow::Normal)
+            Ok(Flow::Continue)
         })
     }
 
@@ -155,10 +176,25 @@ impl Interp<'_, '_> {
         target: &'a Expr,
         iter: &'a Expr,
         body: &'a [Stmt],
+        orelse: &'a [Stmt],
         env: &'a Env,
     ) -> LocalFuture<'a, R<Flow>> {
         Box::pin(async move {
             let iterable = self.eval(iter, env).await?;
+            // Generators, iterators and objects are read one item at a time, as they may
+            // never end (a data loader's `while True: yield batch`).
+            if matches!(iterable, Value::Iterator(_) | Value::Instance(_) | Value::Class(_)) {
+                let it = self.iter_of(&iterable).await.map_err(|e| e.at(iter.span))?;
+                let outer = self.begin_loop();
+                let flow = self.pull_iterations(target, &it, iter, body, env, outer).await;
+                self.end_loop(outer);
+                drop(iterable);
+                self.close_if_dropped(it).await?;
+                return match flow? {
+                    Flow::Continue => self.exec_block(orelse, env).await,
+                    flow => Ok(flow),
+                };
+            }
             // Ranges are walked lazily, so a huge range is stopped by the step budget rather
             // than by memory.
             let (items, total): (Box<dyn Iterator<Item = Value>>, u64) = match iterable {
@@ -175,7 +211,39 @@ impl Interp<'_, '_> {
             let outer = self.begin_loop();
             let flow = self.for_iterations(target, items, body, env, outer.then_some((iter.span.line, total))).await;
             self.end_loop(outer);
-            flow
+            match flow? {
+                Flow::Continue => self.exec_block(orelse, env).await,
+                flow => Ok(flow),
+            }
+        })
+    }
+
+    /// The iterations of a `for` over an iterator, pulled one at a time (`Continue` when it
+    /// ran out, for the loop's `else`).
+    fn pull_iterations<'a>(
+        &'a mut self,
+        target: &'a Expr,
+        it: &'a Value,
+        iter: &'a Expr,
+        body: &'a [Stmt],
+        env: &'a Env,
+        report: bool,
+    ) -> LocalFuture<'a, R<Flow>> {
+        Box::pin(async move {
+            let mut i = 0;
+            while let Some(item) = self.next_of(it).await.map_err(|e| e.at(iter.span))? {
+                i += 1;
+                if report {
+                    self.report(iter.span.line, i, None);
+                }
+                self.assign(target, item, env).await?;
+                match self.exec_block(body, env).await? {
+                    Flow::Break => return Ok(Flow::Normal),
+                    Flow::Return(v) => return Ok(Flow::Return(v)),
+                    Flow::Normal | Flow::Continue => {}
+                }
+            }
+            Ok(Flow::Continue)
         })
     }
 
@@ -197,12 +265,12 @@ impl Interp<'_, '_> {
                 }
                 self.assign(target, item, env).await?;
                 match self.exec_block(body, env).await? {
-                    Flow::Break => break,
+                    Flow::Break => return Ok(Flow::Normal),
                     Flow::Return(v) => return Ok(Flow::Return(v)),
                     Flow::Normal | Flow::Continue => {}
                 }
             }
-            Ok(Flow::Normal)
+            Ok(Flow::Continue)
         })
     }
 
@@ -213,23 +281,94 @@ impl Interp<'_, '_> {
                 let decorator = self.eval(d, env).await?;
                 f = self.call(decorator, vec![f], vec![]).await.map_err(|e| e.at(d.span))?;
             }
-            env.vars.borrow_mut().insert(def.name.clone(), f);
+            self.bind(env, &def.name, f);
             Ok(Flow::Normal)
         })
     }
 
-    fn exec_import(&mut self, module: &str, alias: Option<&str>, env: &Env) -> R<()> {
-        let id = jax::import_module(module)?;
-        let (name, value) = match alias {
-            Some(a) => (a.to_string(), Value::Module(id)),
-            // `import jax.numpy` binds `jax`.
-            None => {
-                let top = module.split('.').next().unwrap_or(module);
-                (top.to_string(), Value::Module(jax::import_module(top)?))
+    /// `import a.b.c [as d]`: each package on the way is imported; `a` is bound (or the
+    /// whole module as `d`).
+    fn exec_import<'a>(&'a mut self, module: &'a str, alias: Option<&'a str>, env: &'a Env) -> LocalFuture<'a, R<()>> {
+        Box::pin(async move {
+            let mut path = String::new();
+            let mut top = None;
+            let mut last = Value::None;
+            for part in module.split('.') {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(part);
+                last = self.import(&path).await?;
+                top.get_or_insert_with(|| last.clone());
             }
-        };
-        env.vars.borrow_mut().insert(name, value);
-        Ok(())
+            match alias {
+                Some(a) => self.bind(env, a, last),
+                None => {
+                    let name = module.split('.').next().unwrap_or(module);
+                    self.bind(env, name, top.unwrap_or(Value::None));
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// `del a, b[i], c.d`.
+    fn exec_del<'a>(&'a mut self, targets: &'a [Expr], env: &'a Env) -> LocalFuture<'a, R<Flow>> {
+        Box::pin(async move {
+            for t in targets {
+                match &t.kind {
+                    ExprKind::Name(n) => self.unbind(env, n).map_err(|e| e.at(t.span))?,
+                    ExprKind::Tuple(items) | ExprKind::List(items) => {
+                        self.exec_del(items, env).await?;
+                    }
+                    ExprKind::Subscript(obj, index) => {
+                        let obj = self.eval(obj, env).await?;
+                        let index = self.eval(index, env).await?;
+                        self.del_item(&obj, &index).await.map_err(|e| e.at(t.span))?;
+                    }
+                    ExprKind::Attr(obj, name) => {
+                        let obj = self.eval(obj, env).await?;
+                        self.del_attr(&obj, name).await.map_err(|e| e.at(t.span))?;
+                    }
+                    _ => return Err(RtError::new("cannot delete this expression").at(t.span)),
+                }
+            }
+            Ok(Flow::Normal)
+        })
+    }
+
+    /// `target: annotation [= value]`: in a class body the annotation is evaluated and kept
+    /// in `__annotations__` (what `dataclass` and `NamedTuple` read); elsewhere only the
+    /// value is assigned.
+    fn exec_ann_assign<'a>(
+        &'a mut self,
+        target: &'a Expr,
+        annotation: &'a Expr,
+        value: Option<&'a Expr>,
+        env: &'a Env,
+    ) -> LocalFuture<'a, R<Flow>> {
+        Box::pin(async move {
+            if env.class_body {
+                if let ExprKind::Name(name) = &target.kind {
+                    let ann = self.eval(annotation, env).await?;
+                    let existing = env.vars.borrow().get("__annotations__").cloned();
+                    let annotations = match existing {
+                        Some(Value::Dict(d)) => d,
+                        _ => {
+                            let d = Rc::new(RefCell::new(super::value::Dict::default()));
+                            self.bind(env, "__annotations__", Value::Dict(d.clone()));
+                            d
+                        }
+                    };
+                    annotations.borrow_mut().set_str(name, ann);
+                }
+            }
+            if let Some(value) = value {
+                let v = self.eval(value, env).await?;
+                self.assign(target, v, env).await?;
+            }
+            Ok(Flow::Normal)
+        })
     }
 
     fn exec_from_import<'a>(
@@ -239,10 +378,33 @@ impl Interp<'_, '_> {
         env: &'a Env,
     ) -> LocalFuture<'a, R<Flow>> {
         Box::pin(async move {
-            let id = jax::import_module(module)?;
+            let m = self.import(module).await?;
+            if let [(star, None)] = names {
+                if star == "*" {
+                    for (name, value) in self.public_names(&m).await? {
+                        self.bind(env, &name, value);
+                    }
+                    return Ok(Flow::Normal);
+                }
+            }
             for (name, alias) in names {
-                let value = self.get_attr(&Value::Module(id), name).await?;
-                env.vars.borrow_mut().insert(alias.clone().unwrap_or_else(|| name.clone()), value);
+                let value = match self.get_attr(&m, name).await {
+                    Ok(v) => v,
+                    // `from package import module`.
+                    Err(e) if e.kind == super::objects::Builtin::AttributeError => {
+                        let sub = format!("{module}.{name}");
+                        if super::modules::is_library_module(&sub) {
+                            self.import(&sub).await?
+                        } else {
+                            return Err(RtError::of(
+                                super::objects::Builtin::ImportError,
+                                format!("cannot import name '{name}' from '{module}'"),
+                            ));
+                        }
+                    }
+                    Err(e) => return Err(e),
+                };
+                self.bind(env, alias.as_deref().unwrap_or(name), value);
             }
             Ok(Flow::Normal)
         })
@@ -261,10 +423,24 @@ impl Interp<'_, '_> {
             locals.extend(def.vararg.clone());
             locals.extend(def.kwarg.clone());
             ast::bound_names(&def.body, &mut locals);
-            if self.closure_scopes.last().is_none_or(|s| !std::ptr::eq(s.as_ptr(), Rc::as_ptr(env))) {
-                self.closure_scopes.push(Rc::downgrade(env));
+            locals.retain(|n| !def.globals.contains(n) && !def.nonlocals.contains(n));
+            // A function does not see the class body it is defined in (Python's rule).
+            let mut env = env.clone();
+            while env.class_body {
+                env = env.parent.clone().expect("a class body has an enclosing scope");
             }
-            let f = Function { def: def.clone(), defaults, env: env.clone(), locals: Rc::new(locals) };
+            if self.closure_scopes.last().is_none_or(|s| !std::ptr::eq(s.as_ptr(), Rc::as_ptr(&env))) {
+                self.closure_scopes.push(Rc::downgrade(&env));
+            }
+            let f = Function {
+                def: def.clone(),
+                defaults,
+                env,
+                locals: Rc::new(locals),
+                class: RefCell::new(std::rc::Weak::new()),
+                name: RefCell::new(Rc::from(def.name.as_str())),
+                attrs: RefCell::new(Default::default()),
+            };
             Ok(Value::Function(Rc::new(f)))
         })
     }
@@ -273,9 +449,7 @@ impl Interp<'_, '_> {
         Box::pin(async move {
             match &target.kind {
                 ExprKind::Name(n) => {
-                    let old = env.vars.borrow_mut().insert(n.clone(), value);
-                    // (A deeply nested old value is taken apart without recursion.)
-                    super::dismantle(old);
+                    self.bind(env, n, value);
                     Ok(())
                 }
                 ExprKind::Tuple(targets) | ExprKind::List(targets)
@@ -292,7 +466,7 @@ impl Interp<'_, '_> {
                             targets.len() - 1,
                             items.len()
                         );
-                        return Err(RtError::new(msg).at(target.span));
+                        return Err(RtError::of(super::objects::Builtin::ValueError, msg).at(target.span));
                     }
                     let tail = items.split_off(items.len() - after);
                     let middle = items.split_off(star);
@@ -315,7 +489,7 @@ impl Interp<'_, '_> {
                         } else {
                             format!("not enough values to unpack (expected {}, got {})", targets.len(), items.len())
                         };
-                        return Err(RtError::new(msg).at(target.span));
+                        return Err(RtError::of(super::objects::Builtin::ValueError, msg).at(target.span));
                     }
                     for (t, v) in targets.iter().zip(items) {
                         self.assign(t, v, env).await?;
@@ -325,9 +499,12 @@ impl Interp<'_, '_> {
                 ExprKind::Subscript(obj, index) => {
                     let obj = self.eval(obj, env).await?;
                     let index = self.eval(index, env).await?;
-                    set_item(&obj, index, value).map_err(|e| e.at(target.span))
+                    self.set_item(&obj, index, value).await.map_err(|e| e.at(target.span))
                 }
-                ExprKind::Attr(_, name) => Err(RtError::new(format!("cannot set attribute '{name}'")).at(target.span)),
+                ExprKind::Attr(obj, name) => {
+                    let obj = self.eval(obj, env).await?;
+                    self.set_attr(&obj, name, value).await.map_err(|e| e.at(target.span))
+                }
                 _ => Err(RtError::new("cannot assign to this expression").at(target.span)),
             }
         })
@@ -346,25 +523,50 @@ impl Interp<'_, '_> {
                 let index = self.eval(index, env).await?;
                 let current = self.get_item(&obj, &index).await.map_err(|e| e.at(target.span))?;
                 let rhs = self.eval(value, env).await?;
-                let new = self.binary(op, current, rhs).await.map_err(|e| e.at(target.span))?;
-                set_item(&obj, index, new).map_err(|e| e.at(target.span))?;
+                let new = self.inplace(op, current, rhs).await.map_err(|e| e.at(target.span))?;
+                self.set_item(&obj, index, new).await.map_err(|e| e.at(target.span))?;
+                return Ok(Flow::Normal);
+            }
+            if let ExprKind::Attr(obj, name) = &target.kind {
+                // The object is evaluated once (`self.count += 1`).
+                let obj = self.eval(obj, env).await?;
+                let current = self.get_attr(&obj, name).await.map_err(|e| e.at(target.span))?;
+                let rhs = self.eval(value, env).await?;
+                let new = self.inplace(op, current, rhs).await.map_err(|e| e.at(target.span))?;
+                self.set_attr(&obj, name, new).await.map_err(|e| e.at(target.span))?;
                 return Ok(Flow::Normal);
             }
             let current = self.eval(target, env).await?;
             let rhs = self.eval(value, env).await?;
-            // `xs += ys` extends the list in place, as Python's `list.__iadd__` does.
-            if let (BinOp::Add, Value::List(l)) = (op, &current) {
-                let extra = self.iterate(&rhs).map_err(|e| e.at(value.span))?;
-                l.borrow_mut().extend(extra);
-                return Ok(Flow::Normal);
-            }
-            let new = self.binary(op, current, rhs).await.map_err(|e| e.at(target.span))?;
+            let new = self.inplace(op, current, rhs).await.map_err(|e| e.at(target.span))?;
             self.assign(target, new, env).await?;
             Ok(Flow::Normal)
         })
     }
 
-    /// Calls a user-defined function in a fresh scope whose parent is its defining scope.
+    /// `op=`: a list's `+=` extends it in place (`list.__iadd__`), an object's `__iadd__`
+    /// (and the like) updates it, anything else is `a = a op b`.
+    fn inplace<'a>(&'a mut self, op: BinOp, current: Value, rhs: Value) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            if let (BinOp::Add, Value::List(l)) = (op, &current) {
+                let extra = self.collect(&rhs).await?;
+                l.borrow_mut().extend(extra);
+                return Ok(current);
+            }
+            if let Value::Instance(_) = &current {
+                let name = super::classes::inplace_dunder(op);
+                if let Some(r) = self.call_special(&current, &name, vec![rhs.clone()]).await? {
+                    if !matches!(r, Value::NotImplemented) {
+                        return Ok(r);
+                    }
+                }
+            }
+            self.binary(op, current, rhs).await
+        })
+    }
+
+    /// Calls a user-defined function in a fresh scope whose parent is its defining scope (a
+    /// generator function: makes the generator).
     pub(super) fn call_function<'a>(
         &'a mut self,
         f: &'a Rc<Function>,
@@ -372,18 +574,22 @@ impl Interp<'_, '_> {
         kwargs: Vec<(String, Value)>,
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
-            let scope = new_scope(Some(f.env.clone()), f.locals.clone());
+            let scope = Rc::new(super::Scope {
+                vars: RefCell::new(std::collections::HashMap::new()),
+                parent: Some(f.env.clone()),
+                locals: f.locals.clone(),
+                def: Some(f.def.clone()),
+                class_body: false,
+                order: RefCell::new(Vec::new()),
+            });
             super::bind_arguments(f, args, kwargs, &scope)?;
-            // Both limits give one message, so what a script sees does not depend on which
-            // fires first (in an unoptimised build, the stack does).
-            if self.depth >= self.limits.recursion || self.stack_base.saturating_sub(stack_position()) > STACK_BUDGET {
-                return Err(RtError::new(format!(
-                    "maximum recursion depth exceeded (the playground allows {} nested calls, fewer when \
-                     the interpreter's stack runs out first)",
-                    self.limits.recursion
-                )));
+            if let Some(class) = f.class.borrow().upgrade() {
+                scope.vars.borrow_mut().insert("__class__".into(), Value::Class(class));
             }
-            self.depth += 1;
+            if f.def.is_generator {
+                return Ok(self.make_generator(f, scope));
+            }
+            self.enter_call()?;
             let result = self.exec_block(&f.def.body, &scope).await;
             self.depth -= 1;
             // The call's locals go without recursion when nothing closed over them (a deeply
@@ -404,7 +610,7 @@ impl Interp<'_, '_> {
 /// build far below this (about 2 KiB of stack per Python call); unoptimised builds use several
 /// times more per call, and this backstop turns what would be a stack overflow into the same
 /// recursion error.
-const STACK_BUDGET: usize = 1 << 20;
+pub(super) const STACK_BUDGET: usize = 1 << 20;
 
 /// The address of a local: where the stack (which grows down, natively and in wasm's shadow
 /// stack) currently is.

@@ -89,7 +89,7 @@ fn parse_spec(spec: &str) -> R<Spec> {
         i += 1;
     }
     if i != chars.len() {
-        return err(format!("Invalid format specifier '{spec}'"));
+        return super::value_err(format!("Invalid format specifier '{spec}'"));
     }
     Ok(s)
 }
@@ -97,7 +97,10 @@ fn parse_spec(spec: &str) -> R<Spec> {
 /// `format(value, spec)`.
 pub fn format_value(v: &Value, spec: &str) -> R<String> {
     if spec.is_empty() {
-        return Ok(to_str(v));
+        // A 0-d array formats as the Python scalar it holds, even with no spec: `f"{x}"` of a
+        // float32 scalar shows the float64 digits of its value (3.81416392326355), where
+        // `str(x)` shows float32's (3.814164), as NumPy's scalars do.
+        return Ok(to_str(&scalar_of_array(v).unwrap_or_else(|| v.clone())));
     }
     let s = parse_spec(spec)?;
     let v = scalar_of_array(v).unwrap_or_else(|| v.clone());
@@ -115,6 +118,31 @@ pub fn format_value(v: &Value, spec: &str) -> R<String> {
                 return err("Precision not allowed in integer format specifier");
             }
             signed(i < 0, group(&i.unsigned_abs().to_string(), s.grouping), &s)?
+        }
+        (Value::Int(_) | Value::Bool(_), Some(kind @ ('x' | 'X' | 'o' | 'b' | 'c'))) => {
+            let i = super::value::as_int(&v).unwrap_or(0);
+            if s.precision.is_some() {
+                return err("Precision not allowed in integer format specifier");
+            }
+            if kind == 'c' {
+                return match u32::try_from(i).ok().and_then(char::from_u32) {
+                    Some(c) => Ok(pad(&c.to_string(), &s, '<')),
+                    None => super::exceptions::raise(
+                        super::objects::Builtin::OverflowError,
+                        "%c arg not in range(0x110000)",
+                    ),
+                };
+            }
+            let m = i.unsigned_abs();
+            let (digits, prefix) = match kind {
+                'x' => (format!("{m:x}"), "0x"),
+                'X' => (format!("{m:X}"), "0X"),
+                'o' => (format!("{m:o}"), "0o"),
+                _ => (format!("{m:b}"), "0b"),
+            };
+            // `_` groups hex, octal and binary digits by four.
+            let digits = group_every(&digits, s.grouping, 4);
+            signed_with(i < 0, if s.alternate { prefix } else { "" }, digits, &s)?
         }
         (Value::Int(_) | Value::Bool(_) | Value::Float(_), Some(kind @ ('f' | 'F' | 'e' | 'E' | 'g' | 'G' | '%')))
         | (Value::Float(_), Some(kind @ 'n')) => {
@@ -212,12 +240,17 @@ fn strip_zeros(s: &str) -> String {
 }
 
 fn group(digits: &str, sep: Option<char>) -> String {
+    group_every(digits, sep, 3)
+}
+
+/// `digits` with `sep` between each `n` from the right.
+fn group_every(digits: &str, sep: Option<char>, n: usize) -> String {
     let Some(sep) = sep else {
         return digits.to_string();
     };
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+        if i > 0 && (digits.len() - i).is_multiple_of(n) {
             out.push(sep);
         }
         out.push(c);
@@ -231,6 +264,11 @@ fn group_float(text: &str, sep: Option<char>) -> String {
 }
 
 fn signed(negative: bool, body: String, s: &Spec) -> R<String> {
+    signed_with(negative, "", body, s)
+}
+
+/// The sign, then `prefix` (`0x` for `#x`), then `body`; `=` alignment pads between them.
+fn signed_with(negative: bool, prefix: &str, body: String, s: &Spec) -> R<String> {
     let sign = match (negative, s.sign) {
         (true, _) => "-",
         (false, Some('+')) => "+",
@@ -239,10 +277,10 @@ fn signed(negative: bool, body: String, s: &Spec) -> R<String> {
     };
     if s.align == Some('=') {
         let fill = s.fill.unwrap_or(' ');
-        let n = s.width.saturating_sub(sign.chars().count() + body.chars().count());
-        return Ok(format!("{sign}{}{body}", fill.to_string().repeat(n)));
+        let n = s.width.saturating_sub(sign.len() + prefix.len() + body.chars().count());
+        return Ok(format!("{sign}{prefix}{}{body}", fill.to_string().repeat(n)));
     }
-    Ok(pad(&format!("{sign}{body}"), s, '>'))
+    Ok(pad(&format!("{sign}{prefix}{body}"), s, '>'))
 }
 
 fn pad(text: &str, s: &Spec, default_align: char) -> String {
@@ -278,7 +316,7 @@ mod tests {
 
     #[test]
     fn format_specs() {
-        let f = |v: Value, spec: &str| format_value(&v, spec).unwrap_or_else(|e| e.message);
+        let f = |v: Value, spec: &str| format_value(&v, spec).unwrap_or_else(|e| e.message.clone());
         assert_eq!(f(Value::Float(1.23456), ".3f"), "1.235");
         assert_eq!(f(Value::Float(1234.5), ".2e"), "1.23e+03");
         assert_eq!(f(Value::Float(0.000012345), ".3g"), "1.23e-05");

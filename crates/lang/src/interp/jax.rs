@@ -2,9 +2,9 @@
 //! properties and methods, and `jax.jit` / `jax.make_jaxpr`, which trace Python functions
 //! into Jaxprs.
 
-use super::builtins::{arity, float_to_int, math_attr, no_more_kwargs, take_kwarg};
+use super::builtins::{arity, float_to_int, no_more_kwargs, take_kwarg};
 use super::value::{aval_text, check_hashable, repr, Jitted, ModuleId, Native, Value};
-use super::{err, Interp, RtError, R};
+use super::{err, unsupported, Interp, RtError, R};
 use crate::ast::{BinOp, CmpOp, UnaryOp};
 use crate::jnp_extra::{self, IndexItem};
 use jaxlite::numpy as jnp;
@@ -117,7 +117,7 @@ pub(super) fn check_preferred_element_type(name: &str, v: Option<Value>, operand
     match result {
         Some((dtype, _)) if dtype == wanted => Ok(false),
         Some((DType::BF16, _)) if wanted == DType::F32 => Ok(true),
-        Some((dtype, _)) => err(format!(
+        Some((dtype, _)) => unsupported(format!(
             "{name}: preferred_element_type={} with {} operands is not supported by the playground yet (only their own dtype, {}{})",
             wanted.name(),
             dtype.name(),
@@ -202,6 +202,7 @@ const LAX_FUNCTIONS: &[&str] = &[
     "scan",
     "dot_general",
     "conv_general_dilated",
+    "conv_with_general_padding",
     "conv",
     "stop_gradient",
     "integer_pow",
@@ -273,9 +274,16 @@ pub fn import_module(name: &str) -> R<ModuleId> {
         "jax.scipy.special" => ModuleId::ScipySpecial,
         "math" => ModuleId::Math,
         "functools" => ModuleId::Functools,
-        "numpy" => return err("numpy is not available in the playground; use jax.numpy"),
-        _ if name.starts_with("jax.") => return err(format!("{name} is not supported by the playground yet")),
-        _ => return err(format!("No module named '{name}'")),
+        "numpy" => return super::unsupported("numpy is not available in the playground; use jax.numpy"),
+        _ if name.starts_with("jax.") => {
+            return super::unsupported(format!("{name} is not supported by the playground yet"))
+        }
+        _ => {
+            return super::exceptions::raise(
+                super::objects::Builtin::ModuleNotFoundError,
+                format!("No module named '{name}'"),
+            )
+        }
     })
 }
 
@@ -310,12 +318,20 @@ fn jnp_alias(name: &str) -> &str {
 pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
     // A real JAX name the playground lacks, or one JAX does not have either.
     let missing = |prefix: &str| match in_jax(m.name(), name) {
-        true => RtError::new(format!("{prefix}.{name} is not supported by the playground yet")),
-        false => RtError::new(format!("module '{}' has no attribute '{name}'", m.name())),
+        true => RtError::of(
+            super::objects::Builtin::NotImplementedError,
+            format!("{prefix}.{name} is not supported by the playground yet"),
+        ),
+        false => RtError::of(
+            super::objects::Builtin::AttributeError,
+            format!("module '{}' has no attribute '{name}'", m.name()),
+        ),
     };
-    let no_attr = || RtError::new(format!("module '{}' has no attribute '{name}'", m.name()));
+    let no_attr = || {
+        RtError::of(super::objects::Builtin::AttributeError, format!("module '{}' has no attribute '{name}'", m.name()))
+    };
     match m {
-        ModuleId::Math => math_attr(name),
+        ModuleId::Math => super::math::attr(name),
         ModuleId::Functools => match name {
             "partial" => Ok(Value::native(Native::Jax("partial"))),
             _ => Err(no_attr()),
@@ -412,7 +428,10 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
         },
         ModuleId::Precision => match name {
             "DEFAULT" | "HIGH" | "HIGHEST" => Ok(Value::str(name)),
-            _ => Err(RtError::new(format!("type object 'Precision' has no attribute '{name}'"))),
+            _ => Err(RtError::of(
+                super::objects::Builtin::AttributeError,
+                format!("type object 'Precision' has no attribute '{name}'"),
+            )),
         },
         ModuleId::Random => match find(super::random::RANDOM_FUNCTIONS, name) {
             Some(f) => Ok(Value::native(Native::Random(f))),
@@ -451,6 +470,16 @@ pub(crate) enum Tree {
     List(Vec<Tree>),
     Tuple(Vec<Tree>),
     Dict(Vec<(Value, Tree)>),
+    /// A namedtuple (`collections.namedtuple`, `typing.NamedTuple`): a node JAX knows, rebuilt
+    /// as the same class.
+    Named(Rc<super::objects::Class>, Vec<Tree>),
+}
+
+/// The fields of `v` when it is a namedtuple, which JAX flattens as a node.
+pub(super) fn namedtuple_items(v: &Value) -> Option<(Rc<super::objects::Class>, Rc<Vec<Value>>)> {
+    let Value::Instance(i) = v else { return None };
+    let Value::Tuple(items) = &*i.base.borrow() else { return None };
+    i.class.lookup("_fields").is_some().then(|| (i.class.clone(), items.clone()))
 }
 
 impl Tree {
@@ -469,6 +498,10 @@ impl Tree {
             Tree::None => out.push_str("None"),
             Tree::List(items) => seq('[', items, ']', out),
             Tree::Tuple(items) => seq('(', items, ')', out),
+            Tree::Named(class, items) => {
+                out.push_str(&format!("{}@{:p}", class.name, Rc::as_ptr(class)));
+                seq('(', items, ')', out)
+            }
             Tree::Dict(items) => {
                 out.push('{');
                 for (k, t) in items {
@@ -491,6 +524,7 @@ impl Tree {
             Tree::List(items) => format!("[{}]", seq(items)),
             Tree::Tuple(items) if items.len() == 1 => format!("({},)", items[0].describe()),
             Tree::Tuple(items) => format!("({})", seq(items)),
+            Tree::Named(class, items) => format!("CustomNode(namedtuple[{}], [{}])", class.name, seq(items)),
             Tree::Dict(items) => {
                 let entries: Vec<String> =
                     items.iter().map(|(k, t)| format!("{}: {}", repr(k), t.describe())).collect();
@@ -503,7 +537,7 @@ impl Tree {
         match self {
             Tree::Leaf => 1,
             Tree::None => 0,
-            Tree::List(items) | Tree::Tuple(items) => items.iter().map(Tree::num_leaves).sum(),
+            Tree::List(items) | Tree::Tuple(items) | Tree::Named(_, items) => items.iter().map(Tree::num_leaves).sum(),
             Tree::Dict(items) => items.iter().map(|(_, t)| t.num_leaves()).sum(),
         }
     }
@@ -520,6 +554,10 @@ impl Tree {
             Tree::None => Value::None,
             Tree::List(items) => Value::list(items.iter().map(|t| t.unflatten_values(leaves)).collect()),
             Tree::Tuple(items) => Value::tuple(items.iter().map(|t| t.unflatten_values(leaves)).collect()),
+            Tree::Named(class, items) => {
+                let fields = Value::tuple(items.iter().map(|t| t.unflatten_values(leaves)).collect());
+                Value::Instance(Rc::new(super::objects::Instance::new(class.clone(), fields)))
+            }
             Tree::Dict(items) => {
                 let mut d = super::value::Dict::default();
                 for (k, t) in items {
@@ -534,7 +572,7 @@ impl Tree {
     /// tuples and dicts are nodes, None an empty node, everything else a leaf.
     pub(super) fn of_values(v: &Value, leaves: &mut Vec<Value>, depth: usize) -> R<Tree> {
         if depth > 32 {
-            return err("pytree nested too deeply");
+            return super::exceptions::raise(super::objects::Builtin::RecursionError, "pytree nested too deeply");
         }
         Ok(match v {
             Value::None => Tree::None,
@@ -542,6 +580,10 @@ impl Tree {
                 Tree::List(l.borrow().iter().map(|i| Tree::of_values(i, leaves, depth + 1)).collect::<R<_>>()?)
             }
             Value::Tuple(t) => Tree::Tuple(t.iter().map(|i| Tree::of_values(i, leaves, depth + 1)).collect::<R<_>>()?),
+            Value::Instance(_) if namedtuple_items(v).is_some() => {
+                let (class, items) = namedtuple_items(v).expect("checked above");
+                Tree::Named(class, items.iter().map(|i| Tree::of_values(i, leaves, depth + 1)).collect::<R<_>>()?)
+            }
             Value::Dict(d) => Tree::Dict(
                 sorted_entries(&d.borrow())
                     .into_iter()
@@ -566,6 +608,7 @@ impl Tree {
             Tree::None => "NoneType",
             Tree::List(_) => "list",
             Tree::Tuple(_) => "tuple",
+            Tree::Named(..) => "namedtuple",
             Tree::Dict(_) => "dict",
         };
         let different_types = || {
@@ -593,6 +636,10 @@ impl Tree {
             (Tree::None, Value::None) => {}
             (Tree::List(items), Value::List(l)) => sequence(items, &l.borrow(), "list", out)?,
             (Tree::Tuple(items), Value::Tuple(t)) => sequence(items, t, "tuple", out)?,
+            (Tree::Named(class, items), _) if namedtuple_items(v).is_some_and(|(c, _)| Rc::ptr_eq(&c, class)) => {
+                let (_, fields) = namedtuple_items(v).expect("checked above");
+                sequence(items, &fields, "namedtuple", out)?
+            }
             (Tree::Dict(items), Value::Dict(d)) => {
                 let entries = sorted_entries(&d.borrow());
                 let keys = |keys: Vec<&Value>| keys.into_iter().map(repr).collect::<Vec<_>>().join(", ");
@@ -654,9 +701,9 @@ pub(super) fn function_name(f: &Value) -> String {
 fn weak_scalar(v: &Value) -> R<Option<Array>> {
     Ok(Some(match v {
         Value::Float(x) => Array::weak_scalar_f32(*x as f32),
-        Value::Int(i) => Array::weak_scalar_i32(
-            i32::try_from(*i).map_err(|_| RtError::new(format!("Python int {i} too large to convert to int32")))?,
-        ),
+        Value::Int(i) => Array::weak_scalar_i32(i32::try_from(*i).map_err(|_| {
+            RtError::of(super::objects::Builtin::OverflowError, format!("Python int {i} too large to convert to int32"))
+        })?),
         Value::Bool(b) => Array::new(vec![], Data::Bool(vec![*b])),
         _ => return Ok(None),
     }))
@@ -674,9 +721,13 @@ pub(super) fn dtype_arg(v: &Value) -> R<DType> {
         Value::Str(s) => DType::from_name(s).ok_or_else(|| unsupported(s)),
         Value::Native(n) => match &**n {
             Native::Jnp(name) => DType::from_name(name).ok_or_else(|| unsupported(name)),
-            Native::Builtin("float") => Ok(DType::F32),
-            Native::Builtin("int") => Ok(DType::I32),
-            Native::Builtin("bool") => Ok(DType::Bool),
+            _ => Err(unsupported(&repr(v))),
+        },
+        // Python's own types, as JAX reads them without x64: float32, int32, bool.
+        Value::Class(c) => match c.builtin {
+            Some(super::objects::Builtin::Float) => Ok(DType::F32),
+            Some(super::objects::Builtin::Int) => Ok(DType::I32),
+            Some(super::objects::Builtin::Bool) => Ok(DType::Bool),
             _ => Err(unsupported(&repr(v))),
         },
         _ => Err(unsupported(&repr(v))),
@@ -698,7 +749,7 @@ pub(super) fn precision_arg(v: Option<Value>) -> R<Option<Precision>> {
         None => Ok(None),
         Some(Value::Tuple(pair)) if pair.len() == 2 => match (one(&pair[0])?, one(&pair[1])?) {
             (a, b) if a == b => Ok(a),
-            _ => err("a different precision for each operand is not supported by the playground"),
+            _ => super::unsupported("a different precision for each operand is not supported by the playground"),
         },
         Some(v) => one(&v),
     }
@@ -764,7 +815,7 @@ fn static_arguments(f: &Value, nums: Vec<i64>, mut names: Vec<String>) -> R<(Vec
     invalid.dedup();
     if def.kwarg.is_none() && !invalid.is_empty() {
         let listed = invalid.iter().map(|n| format!("'{n}'")).collect::<Vec<_>>().join(", ");
-        return err(format!(
+        return super::value_err(format!(
             "Jitted function has invalid argnames {{{listed}}} in static_argnames. Function does not take these args."
         ));
     }
@@ -806,7 +857,7 @@ pub(super) fn shape_arg(v: &Value) -> R<Vec<usize>> {
         other => vec![int_arg(other)?],
     };
     if dims.iter().any(|&d| d < 0) {
-        return err("negative dimensions are not allowed");
+        return super::value_err("negative dimensions are not allowed");
     }
     let shape: Vec<usize> = dims.iter().map(|&d| usize::try_from(d).unwrap_or(usize::MAX)).collect();
     check_size(&shape)?;
@@ -845,7 +896,7 @@ pub(super) fn reshape_dims(args: &[Value]) -> R<Vec<i64>> {
     let known: Vec<usize> =
         dims.iter().filter(|&&d| d != -1).map(|&d| usize::try_from(d).unwrap_or(usize::MAX)).collect();
     if dims.iter().any(|&d| d < -1) {
-        return err(format!("cannot reshape into shape {:?}: negative dimensions are not allowed", dims));
+        return super::value_err(format!("cannot reshape into shape {:?}: negative dimensions are not allowed", dims));
     }
     if dims.iter().filter(|&&d| d == -1).count() > 1 {
         let dims: Vec<String> = dims.iter().map(i64::to_string).collect();
@@ -941,7 +992,7 @@ fn flatten_literal(v: &Value, shape: &[usize], values: &mut Vec<f64>, dtype: &mu
             widen(a.dtype());
             Ok(())
         }
-        Value::Array(Tensor::Traced(t)) => err(format!(
+        Value::Array(Tensor::Traced(t)) => unsupported(format!(
             "building an array from a list of traced values ({}) is not supported by the playground yet",
             aval_text(&t.aval)
         )),
@@ -953,7 +1004,10 @@ fn flatten_literal(v: &Value, shape: &[usize], values: &mut Vec<f64>, dtype: &mu
         }
         Value::Int(i) => {
             if i32::try_from(*i).is_err() {
-                return err(format!("Python int {i} too large to convert to int32"));
+                return super::exceptions::raise(
+                    super::objects::Builtin::OverflowError,
+                    format!("Python int {i} too large to convert to int32"),
+                );
             }
             values.push(*i as f64);
             widen(DType::I32);
@@ -988,7 +1042,7 @@ fn literal_array(v: &Value) -> R<Array> {
     Ok(array_from_f64(shape, &values, dtype.unwrap_or(DType::F32)))
 }
 
-const GATHER_INDEX: &str = "IndexError: indexer must have integer or boolean type (an array of floats is neither)";
+const GATHER_INDEX: &str = "indexer must have integer or boolean type (an array of floats is neither)";
 
 fn index_items(index: &Value) -> R<Vec<IndexItem>> {
     let item = |v: &Value| -> R<IndexItem> {
@@ -1001,20 +1055,20 @@ fn index_items(index: &Value) -> R<Vec<IndexItem>> {
                 IndexItem::Int(a.scalar_f64().unwrap_or(0.0) as i64)
             }
             Value::Array(Tensor::Traced(t)) => {
-                return err(format!(
+                return unsupported(format!(
                     "indexing with a traced value ({}) is not supported by the playground yet",
                     aval_text(&t.aval)
                 ))
             }
             // (Integer arrays and lists are gathers, taken by `integer_array_index` first, and
             // scatters on adjacent axes beside whole ones, by `scatter_indices`.)
-            Value::List(_) => return err(GATHER_INDEX),
+            Value::List(_) => return super::index_err(GATHER_INDEX),
             Value::Array(t) if t.aval().dtype == DType::I32 => {
                 return err(
                     "integer-array indices in .at[] are supported on adjacent axes beside whole axes (`:`) only, in the playground",
                 )
             }
-            Value::Array(_) => return err(GATHER_INDEX),
+            Value::Array(_) => return super::index_err(GATHER_INDEX),
             _ => {
                 return err(
                     "only integers, slices (`:`), ellipsis (`...`) and None are valid indices in the playground",
@@ -1108,7 +1162,7 @@ impl Interp<'_, '_> {
 
     pub(super) fn to_tensor(&self, v: &Value) -> R<Tensor> {
         match v {
-            Value::Array(Tensor::Traced(t)) if !self.ctx.is_tracing() => err(format!(
+            Value::Array(Tensor::Traced(t)) if !self.ctx.is_tracing() => super::exceptions::raise(super::objects::Builtin::UnexpectedTracerError, format!(
                 "Encountered an unexpected tracer ({}): a value computed inside a jitted function escaped it (for example by being stored in a global) and was used after the trace ended",
                 aval_text(&t.aval)
             )),
@@ -1218,7 +1272,7 @@ impl Interp<'_, '_> {
                 BinOp::LShift => jnp::bitwise(ctx, BinaryOp::ShiftLeft, &x, &y).await?,
                 BinOp::RShift => jnp::bitwise(ctx, BinaryOp::ShiftRightArithmetic, &x, &y).await?,
                 _ => {
-                    return err(format!(
+                    return unsupported(format!(
                         "the '{}' operator on arrays is not supported by the playground yet",
                         op.symbol()
                     ))
@@ -1251,7 +1305,7 @@ impl Interp<'_, '_> {
                 UnaryOp::Pos => Ok(Value::Array(x)),
                 // `~mask` is logical not, `~n` bitwise not, as in JAX.
                 UnaryOp::Invert => Ok(Value::Array(jnp::bitwise_not(self.ctx, &x).await?)),
-                _ => err(format!(
+                _ => unsupported(format!(
                     "the unary '{}' operator on arrays is not supported by the playground yet",
                     op.symbol()
                 )),
@@ -1282,13 +1336,13 @@ impl Interp<'_, '_> {
         let has_ellipsis = items.iter().any(|i| matches!(i, IndexItem::Ellipsis));
         Box::pin(async move {
             if has_ellipsis {
-                return err("indexing an array of keys with ... is not supported by the playground yet");
+                return super::unsupported("indexing an array of keys with ... is not supported by the playground yet");
             }
             let words = jnp::apply1(self.ctx, jaxlite::Primitive::RandomUnwrap, t).await?;
             let picked = self.index_array(&words, index).await?;
             let Value::Array(picked) = picked else { return Ok(picked) };
             if picked.aval().shape.last() != Some(&2) {
-                return err("this index of an array of keys is not supported by the playground yet");
+                return super::unsupported("this index of an array of keys is not supported by the playground yet");
             }
             Ok(Value::Array(jnp::apply1(self.ctx, jaxlite::Primitive::RandomWrap, &picked).await?))
         })
@@ -1378,7 +1432,7 @@ impl Interp<'_, '_> {
             }
             let shape = x.aval().shape.clone();
             if first + positions.len() > shape.len() {
-                return err(format!(
+                return super::index_err(format!(
                     "too many indices for array: array is {}-dimensional, but {} were indexed",
                     shape.len(),
                     first + positions.len()
@@ -1390,9 +1444,9 @@ impl Interp<'_, '_> {
                 match t.aval().dtype {
                     DType::I32 => indices.push(t),
                     DType::Bool => {
-                        return err("indexing with a boolean mask is not supported by the playground (the result's shape depends on the values); use jnp.where")
+                        return super::unsupported("indexing with a boolean mask is not supported by the playground (the result's shape depends on the values); use jnp.where")
                     }
-                    _ => return err(GATHER_INDEX),
+                    _ => return super::index_err(GATHER_INDEX),
                 }
             }
             // Broadcast the index arrays together, then each into range for its axis.
@@ -1530,7 +1584,7 @@ impl Interp<'_, '_> {
             kept.push(1);
             let index = self.to_tensor(&index)?;
             if !matches!(index.aval().dtype, DType::I32) {
-                return err(format!("IndexError: indices must be integers, got {} in .at[]", aval_text(index.aval())));
+                return super::index_err(format!("indices must be integers, got {} in .at[]", aval_text(index.aval())));
             }
             inside = Some(and_matching(self.ctx, inside, &index, n, &shape, axis).await?);
         }
@@ -1576,7 +1630,9 @@ impl Interp<'_, '_> {
             return Ok(Value::Array(jnp::astype(self.ctx, &out, DType::Bool).await?));
         }
         if !matches!(op, "set" | "add" | "multiply" | "max" | "min") {
-            return err(format!(".at[].{op} with integer-array indices is not supported by the playground yet"));
+            return super::unsupported(format!(
+                ".at[].{op} with integer-array indices is not supported by the playground yet"
+            ));
         }
         let (shape, dtype) = (x.aval().shape.clone(), x.aval().dtype);
         let count = indices.len();
@@ -1585,8 +1641,8 @@ impl Interp<'_, '_> {
         for i in indices {
             let t = self.to_tensor(i)?;
             if t.aval().dtype != DType::I32 {
-                return err(format!(
-                    "IndexError: indexer must have integer type in .at[], got {}",
+                return super::index_err(format!(
+                    "indexer must have integer type in .at[], got {}",
                     aval_text(t.aval())
                 ));
             }
@@ -1596,7 +1652,7 @@ impl Interp<'_, '_> {
         let n: usize = positions.iter().product();
         super::jax::check_size(&[n, shape.iter().product()])?;
         if op == "multiply" && n > super::api::MAX_PROD_FACTORS {
-            return err(format!(
+            return unsupported(format!(
                 ".at[].multiply with {n} updates is not supported by the playground yet (at most {}: each is a multiply of its own)",
                 super::api::MAX_PROD_FACTORS
             ));
@@ -1715,8 +1771,12 @@ impl Interp<'_, '_> {
             Value::Float(x) => *x,
             Value::Int(i) => *i as f64,
             Value::Bool(b) => *b as i64 as f64,
-            Value::Str(s) => parse_float(s.trim())
-                .ok_or_else(|| RtError::new(format!("could not convert string to float: {}", repr(v))))?,
+            Value::Str(s) => parse_float(s.trim()).ok_or_else(|| {
+                RtError::of(
+                    super::objects::Builtin::ValueError,
+                    format!("could not convert string to float: {}", repr(v)),
+                )
+            })?,
             Value::Array(_) => self.array_scalar(v, "float")?,
             other => {
                 return err(format!("float() argument must be a string or a real number, not '{}'", other.type_name()))
@@ -1730,11 +1790,12 @@ impl Interp<'_, '_> {
             Value::Float(x) => float_to_int(*x)?,
             Value::Int(i) => *i,
             Value::Bool(b) => *b as i64,
-            Value::Str(s) => s
-                .trim()
-                .replace('_', "")
-                .parse()
-                .map_err(|_| RtError::new(format!("invalid literal for int() with base 10: {}", repr(v))))?,
+            Value::Str(s) => s.trim().replace('_', "").parse().map_err(|_| {
+                RtError::of(
+                    super::objects::Builtin::ValueError,
+                    format!("invalid literal for int() with base 10: {}", repr(v)),
+                )
+            })?,
             Value::Array(_) => float_to_int(self.array_scalar(v, "int")?)?,
             other => {
                 return err(format!("int() argument must be a string or a real number, not '{}'", other.type_name()))
@@ -1764,11 +1825,21 @@ impl Interp<'_, '_> {
         } else {
             "A traced value has no concrete value inside jit; keep the computation in jnp, or mark the argument static with static_argnums."
         };
-        RtError::new(format!(
-            "Attempted to convert a traced array with shape {} to a Python {to}. {}{hint}",
-            aval_text(&t.aval),
-            self.while_tracing()
-        ))
+        // JAX's types: `int()` and indexing raise TracerIntegerConversionError, the rest
+        // ConcretizationTypeError.
+        let kind = if to == "int" {
+            super::objects::Builtin::TracerIntegerConversionError
+        } else {
+            super::objects::Builtin::ConcretizationTypeError
+        };
+        RtError::of(
+            kind,
+            format!(
+                "Attempted to convert a traced array with shape {} to a Python {to}. {}{hint}",
+                aval_text(&t.aval),
+                self.while_tracing()
+            ),
+        )
     }
 
     pub(super) fn array_attr<'a>(&'a mut self, obj: &'a Value, name: &'a str) -> LocalFuture<'a, R<Value>> {
@@ -1786,13 +1857,24 @@ impl Interp<'_, '_> {
                 // `x.at[index]` then `.set(v)`, `.add(v)`, `.multiply(v)` or `.get()`.
                 "at" => Value::native(Native::Method(obj.clone(), "at")),
                 _ => match find(
-                    &["reshape", "sum", "max", "mean", "astype", "transpose", "item", "tolist", "block_until_ready"],
+                    &[
+                        "reshape",
+                        "sum",
+                        "max",
+                        "mean",
+                        "astype",
+                        "transpose",
+                        "item",
+                        "tolist",
+                        "block_until_ready",
+                        "copy",
+                    ],
                     name,
                 )
                 .or_else(|| find(ARRAY_METHODS_OF_JNP, name))
                 {
                     Some(m) => Value::native(Native::Method(obj.clone(), m)),
-                    None => return err(format!("'ArrayImpl' object has no attribute '{name}'")),
+                    None => return super::attr_err(format!("'ArrayImpl' object has no attribute '{name}'")),
                 },
             })
         })
@@ -1865,6 +1947,12 @@ impl Interp<'_, '_> {
                     }
                     Ok(nest(&mut a.to_f64_vec().into_iter().map(number), &a.aval.shape))
                 }
+                // Arrays are immutable: a copy is the same values.
+                "copy" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    arity(name, &args, 0, 0)?;
+                    Ok(Value::Array(x.clone()))
+                }
                 // Arrays here are ready when the call that made them returns.
                 "block_until_ready" => {
                     arity(name, &args, 0, 0)?;
@@ -1881,7 +1969,7 @@ impl Interp<'_, '_> {
                     all.extend(args);
                     self.call_jnp(name, all, kwargs).await
                 }
-                _ => err(format!("'ArrayImpl' object has no attribute '{name}'")),
+                _ => super::attr_err(format!("'ArrayImpl' object has no attribute '{name}'")),
             }
         })
     }
@@ -2029,7 +2117,13 @@ impl Interp<'_, '_> {
             no_more_kwargs(name, &kwargs)?;
             match name {
                 "array" | "asarray" => {
-                    arity(name, &args, 1, 1)?;
+                    // array(object, dtype=None): the dtype by position too.
+                    arity(name, &args, 1, 2)?;
+                    let dtype = match (args.get(1), dtype) {
+                        (Some(_), Some(_)) => return err(format!("{name}() got multiple values for argument 'dtype'")),
+                        (Some(d), None) => optional_dtype(Some(d.clone()))?,
+                        (None, d) => d,
+                    };
                     Ok(Value::Array(self.as_array(&args[0], dtype).await?))
                 }
                 "zeros" | "ones" => {
@@ -2154,7 +2248,7 @@ impl Interp<'_, '_> {
                     let axes = axes_arg(axis.as_ref().or(args.get(1)))?;
                     self.reduce_keeping(name, &x, axes, keep).await
                 }
-                _ => err(format!("jnp.{name} is not implemented")),
+                _ => super::unsupported(format!("jnp.{name} is not implemented")),
             }
         })
     }
@@ -2170,7 +2264,7 @@ impl Interp<'_, '_> {
                 "custom_jvp" | "custom_vjp" => {
                     let nondiff = int_list_arg("nondiff_argnums", take_kwarg(&mut kwargs, "nondiff_argnums"))?;
                     if nondiff.iter().any(|&i| i < 0) {
-                        return err("negative nondiff_argnums are not supported by the playground yet");
+                        return super::unsupported("negative nondiff_argnums are not supported by the playground yet");
                     }
                     let nondiff: Vec<usize> = nondiff.into_iter().map(|i| i as usize).collect();
                     no_more_kwargs(name, &kwargs)?;
@@ -2214,7 +2308,7 @@ impl Interp<'_, '_> {
                     }
                     no_more_kwargs(name, &kwargs)?;
                     arity(name, &args, 1, 1)?;
-                    if !matches!(args[0], Value::Function(_) | Value::Native(_)) {
+                    if !self.is_callable(&args[0]) {
                         return err(format!("Expected a callable value, got {}", repr(&args[0])));
                     }
                     Ok(args.into_iter().next().unwrap_or(Value::None))
@@ -2223,12 +2317,16 @@ impl Interp<'_, '_> {
                     "jax.checkpoint_policies.{policy} is a policy to pass to jax.checkpoint (policy=...), not a function \
                      the playground calls"
                 )),
+                // `@jax.jit(static_argnums=...)`: a decorator that jits what it decorates.
+                "jit" if args.is_empty() => {
+                    Ok(Value::native(Native::Partial { func: Value::native(Native::Jax("jit")), args, kwargs }))
+                }
                 "jit" => {
                     let static_argnums = int_list_arg("static_argnums", take_kwarg(&mut kwargs, "static_argnums"))?;
                     let static_argnames = str_list_arg("static_argnames", take_kwarg(&mut kwargs, "static_argnames"))?;
                     no_more_kwargs(name, &kwargs)?;
                     arity(name, &args, 1, 1)?;
-                    if !matches!(args[0], Value::Function(_) | Value::Native(_)) {
+                    if !self.is_callable(&args[0]) {
                         return err(format!("Expected a callable value, got {}", repr(&args[0])));
                     }
                     let (static_argnums, static_argnames) =
@@ -2290,7 +2388,7 @@ impl Interp<'_, '_> {
                     };
                     let mut leaves = leaves.into_iter();
                     let Some(mut acc) = initial.or_else(|| leaves.next()) else {
-                        return err("reduce() of empty iterable with no initial value");
+                        return super::value_err("reduce() of empty iterable with no initial value");
                     };
                     for leaf in leaves {
                         acc = self.call(function.clone(), vec![acc, leaf], vec![]).await?;
@@ -2353,7 +2451,7 @@ impl Interp<'_, '_> {
                     let want = tree.num_leaves();
                     if leaves.len() != want {
                         let few = if leaves.len() < want { "few" } else { "many" };
-                        return err(format!("Too {few} leaves for PyTreeDef; expected {want}, got {}", leaves.len()));
+                        return super::value_err(format!("Too {few} leaves for PyTreeDef; expected {want}, got {}", leaves.len()));
                     }
                     Ok(tree.unflatten_values(&mut leaves.into_iter()))
                 }
@@ -2385,7 +2483,7 @@ impl Interp<'_, '_> {
                         }
                         (Value::Str(option), v) if &**option == "jax_enable_x64" => {
                             if self.truthy(v)? {
-                                return err("64-bit mode is not supported by the playground (TPUs compute in 32 bits)");
+                                return super::unsupported("64-bit mode is not supported by the playground (TPUs compute in 32 bits)");
                             }
                             Ok(Value::None)
                         }
@@ -2437,7 +2535,7 @@ impl Interp<'_, '_> {
                 return Tree::of_values(v, leaves, depth);
             };
             if depth > 32 {
-                return err("pytree nested too deeply");
+                return super::exceptions::raise(super::objects::Builtin::RecursionError, "pytree nested too deeply");
             }
             let verdict = self.call(test.clone(), vec![v.clone()], vec![]).await?;
             if self.truthy(&verdict)? {
@@ -2465,6 +2563,14 @@ impl Interp<'_, '_> {
                         trees.push((k.clone(), self.tree_of_at(item, is_leaf, leaves, depth + 1).await?));
                     }
                     Tree::Dict(trees)
+                }
+                Value::Instance(_) if namedtuple_items(v).is_some() => {
+                    let (class, items) = namedtuple_items(v).expect("checked above");
+                    let mut trees = Vec::with_capacity(items.len());
+                    for item in items.iter() {
+                        trees.push(self.tree_of_at(item, is_leaf, leaves, depth + 1).await?);
+                    }
+                    Tree::Named(class, trees)
                 }
                 _ => {
                     leaves.push(v.clone());

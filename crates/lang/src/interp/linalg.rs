@@ -34,12 +34,12 @@ impl Interp<'_, '_> {
     fn square_side(&self, name: &str, x: &Value) -> R<usize> {
         let shape = self.to_tensor(x)?.aval().shape.clone();
         match shape.as_slice() {
-            [.., 0, 0] => err(format!("jnp.linalg.{name} of 0×0 matrices is not supported by the playground yet")),
+            [.., 0, 0] => super::unsupported(format!("jnp.linalg.{name} of 0×0 matrices is not supported by the playground yet")),
             [.., r, c] if r == c && *r <= MAX_SIDE => Ok(*r),
             [.., r, c] if r == c => {
                 err(format!("jnp.linalg.{name}: the playground unrolls {r}×{r} matrices step by step, at most {MAX_SIDE}×{MAX_SIDE}"))
             }
-            _ => err(format!("Argument to {name} must have shape [..., n, n], got {}.", jaxlite::numpy::shape_str(&shape))),
+            _ => super::value_err(format!("Argument to {name} must have shape [..., n, n], got {}.", jaxlite::numpy::shape_str(&shape))),
         }
     }
 
@@ -150,7 +150,7 @@ impl Interp<'_, '_> {
                 Some(d) => self.binary(if plus { BinOp::Add } else { BinOp::Sub }, d, product).await?,
             });
         }
-        det.ok_or_else(|| super::RtError::new("det: no terms"))
+        det.ok_or_else(|| super::RtError::of(super::objects::Builtin::ValueError, "det: no terms"))
     }
 
     /// Row (`from_end` 2) or column (`from_end` 1) `k` of the matrices `x`, kept as an axis of
@@ -342,6 +342,8 @@ impl Interp<'_, '_> {
             }
             z = self.binary(BinOp::MatMul, z.clone(), z).await?;
         }
-        result.ok_or_else(|| super::RtError::new("matrix_power: no bits in the power"))
+        result.ok_or_else(|| {
+            super::RtError::of(super::objects::Builtin::ValueError, "matrix_power: no bits in the power")
+        })
     }
 }

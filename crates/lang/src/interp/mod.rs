@@ -2,22 +2,31 @@
 //! on the executor (GPU readback is async); recursion goes through boxed futures.
 //!
 //! Submodules: `exec` (statements and calls), `eval` (expressions), `value` (runtime values,
-//! `str`/`repr`), `ops` (operators on Python values),
+//! `str`/`repr`), `ops` (operators on Python values), `objects` (classes, instances and the
+//! built-in types), `classes` (class statements, attributes, special methods), `exceptions`
+//! (errors, `try`, `raise`), `iterators` (the iteration protocol and generators),
 //! `builtins` (builtin functions and methods of lists, dicts and strings), `jax` (the `jax`,
 //! `jax.numpy` and `math` modules, array methods and `jax.jit`), `format` (number formatting).
 
 mod api;
 mod arrange;
 mod builtins;
+mod classes;
 mod composed;
 mod debug_print;
 mod dtype_info;
 mod eval;
+mod exceptions;
 mod exec;
 mod format;
+mod iterators;
 mod jax;
 mod linalg;
+mod math;
+mod mersenne;
+mod modules;
 mod numeric;
+mod objects;
 mod ops;
 mod random;
 mod sets;
@@ -27,11 +36,13 @@ mod value;
 
 use crate::ast::{self, Span};
 use crate::{Limits, RunOutput, ScriptError, ScriptFailure};
-use jaxlite::{Context, DType, JaxError, LocalFuture, Tensor};
+pub use exceptions::{attr_err, err, index_err, type_err, unsupported, value_err, zero_div, RtError, R};
+use jaxlite::{Context, DType, LocalFuture, Tensor};
+use objects::Builtin;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
-use value::{as_int, to_str, Function, Native, Value};
+use value::{as_int, to_str, Function, ModuleId, Native, Value};
 
 /// Evaluation steps a script may take before it is stopped as a runaway loop.
 pub const DEFAULT_STEP_BUDGET: u64 = 10_000_000;
@@ -41,54 +52,60 @@ pub const DEFAULT_RECURSION_LIMIT: usize = 200;
 /// Bytes a script may print: a page shows far less, and a runaway print loop must end.
 pub const DEFAULT_OUTPUT_LIMIT: usize = 4 << 20;
 
-/// A runtime error. Helpers raise it without a place; the innermost expression or statement
-/// being evaluated attaches its own, which is the code that raised it.
-#[derive(Debug)]
-pub struct RtError {
-    pub message: String,
-    pub span: Option<Span>,
-}
-
-impl RtError {
-    pub fn new(message: impl Into<String>) -> RtError {
-        RtError { message: message.into(), span: None }
-    }
-
-    fn at(mut self, span: Span) -> RtError {
-        self.span.get_or_insert(span);
-        self
-    }
-}
-
-impl From<JaxError> for RtError {
-    fn from(e: JaxError) -> RtError {
-        RtError::new(e.0)
-    }
-}
-
-pub type R<T> = Result<T, RtError>;
-
-pub fn err<T>(message: impl Into<String>) -> R<T> {
-    Err(RtError::new(message))
-}
-
-/// A scope: a function call's locals, a comprehension's variables, or the module globals.
+/// A scope: a function call's locals, a comprehension's variables, a class body's names, or
+/// the module globals.
 pub struct Scope {
     vars: RefCell<HashMap<String, Value>>,
     parent: Option<Env>,
     /// For a function scope, the names its body binds (reading one before it is assigned is
-    /// an error, not a read of the enclosing scope).
+    /// an error, not a read of the enclosing scope), parameters first.
     locals: Rc<Vec<String>>,
+    /// For a function scope, the function: its `global` and `nonlocal` names are bound
+    /// where they are declared.
+    def: Option<Rc<ast::FuncDef>>,
+    /// A class body's scope, which functions defined in it do not see (Python's rule), and
+    /// the order its names were bound in (the class's attributes keep it).
+    class_body: bool,
+    order: RefCell<Vec<String>>,
 }
 
 pub type Env = Rc<Scope>;
 
 fn new_scope(parent: Option<Env>, locals: Rc<Vec<String>>) -> Env {
-    Rc::new(Scope { vars: RefCell::new(HashMap::new()), parent, locals })
+    Rc::new(Scope {
+        vars: RefCell::new(HashMap::new()),
+        parent,
+        locals,
+        def: None,
+        class_body: false,
+        order: RefCell::new(Vec::new()),
+    })
+}
+
+impl Scope {
+    fn class_body(parent: Env) -> Scope {
+        Scope {
+            vars: RefCell::new(HashMap::new()),
+            parent: Some(parent),
+            locals: Rc::new(Vec::new()),
+            def: None,
+            class_body: true,
+            order: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// The module's scope, at the root of every chain.
+    fn root(self: &Rc<Scope>) -> Rc<Scope> {
+        let mut s = self.clone();
+        while let Some(p) = s.parent.clone() {
+            s = p;
+        }
+        s
+    }
 }
 
 /// How a statement finished.
-enum Flow {
+pub(crate) enum Flow {
     Normal,
     Return(Value),
     Break,
@@ -124,6 +141,16 @@ pub struct Interp<'c, 'p> {
     /// `jax_default_matmul_precision` as the run began (the CLI's `--precision`, the page's
     /// setting): what `jax.config.update('jax_default_matmul_precision', None)` goes back to.
     initial_precision: jaxlite::Precision,
+    /// The built-in types, made for this run.
+    types: objects::Types,
+    /// Instances and classes made, emptied when the run ends (see `objects::Made`).
+    made: objects::Made,
+    /// The exceptions being handled by `except` blocks, innermost last (for a bare `raise`).
+    handling: Vec<RtError>,
+    /// The modules imported so far, by name.
+    modules: HashMap<String, Value>,
+    /// When the run started: `time.perf_counter()`'s zero.
+    started: web_time::Instant,
 }
 
 pub async fn run(
@@ -133,8 +160,14 @@ pub async fn run(
     progress: Option<&mut dyn FnMut(crate::Progress)>,
 ) -> Result<RunOutput, ScriptFailure> {
     let globals = new_scope(None, Rc::new(Vec::new()));
+    globals.vars.borrow_mut().insert("__name__".into(), Value::str("__main__"));
     let initial_precision = ctx.default_precision;
     let mut interp = Interp {
+        types: objects::Types::new(),
+        made: objects::Made::default(),
+        handling: Vec::new(),
+        modules: HashMap::new(),
+        started: web_time::Instant::now(),
         ctx,
         initial_precision,
         limits,
@@ -151,6 +184,24 @@ pub async fn run(
         in_loop: false,
     };
     let result = interp.exec_block(&module.body, &globals).await;
+    // `sys.exit()` ends the script cleanly; `sys.exit("message")` or a nonzero code ends it
+    // with that as its error.
+    let result = match result {
+        Err(e) if !e.fatal && interp.is_system_exit(&e) => match interp.exit_code(&e) {
+            None => Ok(Flow::Normal),
+            Some(message) => Err(RtError::fatal(message)),
+        },
+        other => other,
+    };
+    interp.handling.clear();
+    interp.made.clear();
+    // Modules' globals hold their functions, which hold the globals.
+    for (_, m) in interp.modules.drain() {
+        if let Value::PyModule(m) = m {
+            let vars = std::mem::take(&mut *m.scope.vars.borrow_mut());
+            dismantle_all(vars.into_values());
+        }
+    }
     let output = std::mem::take(&mut interp.out);
     let globals_vars = std::mem::take(&mut *globals.vars.borrow_mut());
     dismantle_all(globals_vars.into_values());
@@ -162,8 +213,8 @@ pub async fn run(
     match result {
         Ok(_) => Ok(output),
         Err(e) => {
-            let span = e.span.unwrap_or(Span { line: 1, col: 1 });
-            let error = ScriptError { message: e.message, line: span.line, col: span.col };
+            let span = e.span.unwrap_or(Span { line: 1, col: 1, file: 0 });
+            let error = ScriptError { message: e.display(), line: span.line, col: span.col };
             Err(ScriptFailure { errors: vec![error], output })
         }
     }
@@ -246,26 +297,137 @@ impl Interp<'_, '_> {
     fn step(&mut self) -> R<()> {
         self.steps += 1;
         if self.steps > self.limits.steps {
-            return err(format!(
+            return Err(RtError::fatal(format!(
                 "the script was stopped after {} evaluation steps; is there an infinite loop?",
                 self.limits.steps
-            ));
+            )));
         }
         Ok(())
     }
 
     fn lookup(&self, name: &str, env: &Env) -> R<Value> {
         let mut scope = Some(env);
+        if env.def.as_ref().is_some_and(|d| d.globals.iter().any(|g| g == name)) {
+            let root = env.root();
+            if let Some(v) = root.vars.borrow().get(name) {
+                return Ok(v.clone());
+            }
+            scope = None;
+        }
         while let Some(s) = scope {
             if let Some(v) = s.vars.borrow().get(name) {
                 return Ok(v.clone());
             }
             if s.locals.iter().any(|l| l == name) {
-                return err(format!("cannot access local variable '{name}' where it is not associated with a value"));
+                return Err(RtError::of(
+                    Builtin::UnboundLocalError,
+                    format!("cannot access local variable '{name}' where it is not associated with a value"),
+                ));
             }
             scope = s.parent.as_ref();
         }
-        builtins::lookup(name).ok_or_else(|| RtError::new(format!("name '{name}' is not defined")))
+        self.builtin_name(name).ok_or_else(|| RtError::of(Builtin::NameError, format!("name '{name}' is not defined")))
+    }
+
+    /// A name of the `builtins` module: a function, a type, an exception, a constant.
+    fn builtin_name(&self, name: &str) -> Option<Value> {
+        if let Some(b) = Builtin::named(name) {
+            return Some(Value::Class(self.types.get(b)));
+        }
+        match name {
+            "NotImplemented" => Some(Value::NotImplemented),
+            "Ellipsis" => Some(Value::Ellipsis),
+            // Aliases CPython keeps for `OSError`.
+            "IOError" | "EnvironmentError" => Some(Value::Class(self.types.get(Builtin::OSError))),
+            _ => builtins::lookup(name),
+        }
+    }
+
+    /// Binds `name` in `env`, or where the function declared it `global` or `nonlocal`.
+    fn bind(&self, env: &Env, name: &str, value: Value) {
+        let mut target = env.clone();
+        if let Some(def) = &env.def {
+            if def.globals.iter().any(|g| g == name) {
+                target = env.root();
+            } else if def.nonlocals.iter().any(|g| g == name) {
+                let mut s = env.parent.clone();
+                while let Some(scope) = s {
+                    if !scope.class_body && scope.parent.is_some() && scope.vars.borrow().contains_key(name) {
+                        target = scope;
+                        break;
+                    }
+                    s = scope.parent.clone();
+                }
+            }
+        }
+        if target.class_body && !target.vars.borrow().contains_key(name) {
+            target.order.borrow_mut().push(name.to_string());
+        }
+        let old = target.vars.borrow_mut().insert(name.to_string(), value);
+        // (A deeply nested old value is taken apart without recursion.)
+        dismantle(old);
+    }
+
+    /// `del name`.
+    fn unbind(&self, env: &Env, name: &str) -> R<()> {
+        let mut target = env.clone();
+        if env.def.as_ref().is_some_and(|d| d.globals.iter().any(|g| g == name)) {
+            target = env.root();
+        }
+        let old = target.vars.borrow_mut().remove(name);
+        match old {
+            Some(v) => {
+                dismantle([v]);
+                Ok(())
+            }
+            None => Err(RtError::of(Builtin::NameError, format!("name '{name}' is not defined"))),
+        }
+    }
+
+    /// Enters a Python call: one frame deeper, within the recursion limit.
+    fn enter_call(&mut self) -> R<()> {
+        // Both limits give one message, so what a script sees does not depend on which
+        // fires first (in an unoptimised build, the stack does).
+        if self.depth >= self.limits.recursion
+            || self.stack_base.saturating_sub(exec::stack_position()) > exec::STACK_BUDGET
+        {
+            return Err(RtError::of(
+                Builtin::RecursionError,
+                format!(
+                    "maximum recursion depth exceeded (the playground allows {} nested calls, fewer when \
+                     the interpreter's stack runs out first)",
+                    self.limits.recursion
+                ),
+            ));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    /// Whether `e` is `SystemExit` (`sys.exit()`).
+    fn is_system_exit(&self, e: &RtError) -> bool {
+        match &e.exception {
+            Some(Value::Instance(i)) => i.class.derives(Builtin::SystemExit),
+            _ => e.kind == Builtin::SystemExit,
+        }
+    }
+
+    /// What ending a script with `e`, a `SystemExit`, says: nothing for `sys.exit()` or
+    /// `sys.exit(0)`, else the message or code.
+    fn exit_code(&self, e: &RtError) -> Option<String> {
+        let code = match &e.exception {
+            Some(Value::Instance(i)) => match &*i.base.borrow() {
+                Value::Tuple(t) if t.len() == 1 => t[0].clone(),
+                Value::Tuple(t) if t.is_empty() => Value::None,
+                other => other.clone(),
+            },
+            _ => Value::None,
+        };
+        match code {
+            Value::None | Value::Int(0) => None,
+            Value::Int(n) => Some(format!("the script exited with status {n} (sys.exit)")),
+            other => Some(value::to_str(&other)),
+        }
     }
 
     /// `v`, or the value it stands for where it is a tracer that has one (a value being
@@ -282,10 +444,29 @@ impl Interp<'_, '_> {
         })
     }
 
-    /// `bool(v)`, reading a tracer's value where it has one (`concrete`).
-    pub(super) async fn truth(&mut self, v: &Value) -> R<bool> {
-        let v = self.concrete(v.clone()).await?;
-        self.truthy(&v)
+    /// `bool(v)`, reading a tracer's value where it has one (`concrete`), and calling a
+    /// class's `__bool__` (or `__len__`).
+    pub(super) fn truth<'a>(&'a mut self, v: &'a Value) -> LocalFuture<'a, R<bool>> {
+        Box::pin(async move {
+            if matches!(v, Value::Instance(_) | Value::Class(_)) {
+                if let Some(b) = self.call_special(v, "__bool__", vec![]).await? {
+                    return match b {
+                        Value::Bool(b) => Ok(b),
+                        other => type_err(format!("__bool__ should return bool, returned {}", other.type_name())),
+                    };
+                }
+                if let Some(n) = self.call_special(v, "__len__", vec![]).await? {
+                    return Ok(value::as_int(&n).unwrap_or(0) != 0);
+                }
+                let base = classes::unwrap_base(v);
+                if !matches!(base, Value::Instance(_)) && !matches!(v, Value::Class(_)) {
+                    return self.truthy(&base);
+                }
+                return Ok(true);
+            }
+            let v = self.concrete(v.clone()).await?;
+            self.truthy(&v)
+        })
     }
 
     /// `bool(v)`, with JAX's errors for arrays.
@@ -299,12 +480,13 @@ impl Interp<'_, '_> {
             Value::List(l) => !l.borrow().is_empty(),
             Value::Tuple(t) => !t.is_empty(),
             Value::Dict(d) => !d.borrow().entries.is_empty(),
+            Value::Set(s) => !s.items.borrow().is_empty(),
             Value::Range { start, stop, step } => range_iter(*start, *stop, *step).next().is_some(),
             Value::Array(Tensor::Concrete(a)) => {
                 match a.scalar_f64() {
                     Some(x) => x != 0.0,
                     None if a.size() == 0 => false,
-                    None => return err(
+                    None => return value_err(
                         "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()",
                     ),
                 }
@@ -315,7 +497,7 @@ impl Interp<'_, '_> {
     }
 
     fn tracer_bool_error(&self, aval: &jaxlite::Aval) -> RtError {
-        RtError::new(format!(
+        RtError::of(Builtin::TracerBoolConversionError, format!(
             "Attempted boolean conversion of traced array with shape {}. {}Use jnp.where or jax.lax.cond instead of Python if on traced values.",
             value::aval_text(aval),
             self.while_tracing()
@@ -336,7 +518,7 @@ impl Interp<'_, '_> {
             Value::Dict(d) => d.borrow().entries.iter().map(|(k, _)| k.clone()).collect(),
             Value::Range { start, stop, step } => {
                 if range_len(*start, *stop, *step) > self.limits.steps as i128 {
-                    return err("range too large to materialise; iterate over it with a for loop");
+                    return exceptions::raise(objects::Builtin::OverflowError, "range too large to materialise; iterate over it with a for loop");
                 }
                 range_iter(*start, *stop, *step).map(Value::Int).collect()
             }
@@ -344,6 +526,13 @@ impl Interp<'_, '_> {
                 crate::jnp_extra::rows(a).map_err(RtError::from)?.into_iter().map(Value::array).collect()
             }
             Value::Key(k) => k.rows()?,
+            Value::Set(s) => s.iteration_order(),
+            Value::Instance(_) | Value::Iterator(_) => {
+                return type_err(format!(
+                    "a '{}' cannot be read here: the playground reads only lists, tuples, dicts, sets, strings, ranges and arrays here",
+                    v.type_name()
+                ))
+            }
             // `iterate_values` indexes a traced array's rows (which adds equations).
             Value::Array(Tensor::Traced(t)) => {
                 return err(format!(
@@ -359,6 +548,9 @@ impl Interp<'_, '_> {
     /// each an index equation (`a, b = jax.random.split(key)` inside `jit`), as JAX unstacks it.
     fn iterate_values<'a>(&'a mut self, v: &'a Value) -> LocalFuture<'a, R<Vec<Value>>> {
         Box::pin(async move {
+            if matches!(v, Value::Instance(_) | Value::Iterator(_) | Value::Class(_)) {
+                return self.collect(v).await;
+            }
             let Value::Array(t @ Tensor::Traced(tracer)) = v else {
                 return self.iterate(v);
             };
@@ -379,7 +571,7 @@ impl Interp<'_, '_> {
             Value::Int(i) => Ok(Some(*i)),
             Value::Bool(b) => Ok(Some(*b as i64)),
             // JAX's IndexError for a traced bound: a slice's length must be known when tracing.
-            Value::Array(Tensor::Traced(t)) => err(format!(
+            Value::Array(Tensor::Traced(t)) => index_err(format!(
                 "Array slice indices must have static start/stop/step to be used with NumPy indexing syntax; this one is a traced {}. To index a statically sized array at a dynamic position, try lax.dynamic_slice or lax.dynamic_index_in_dim",
                 value::aval_text(&t.aval)
             )),
@@ -404,13 +596,56 @@ impl Interp<'_, '_> {
 
     fn get_item<'a>(&'a mut self, obj: &'a Value, index: &'a Value) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
+            if let Value::Instance(inst) = obj {
+                if let Some(v) = self.call_special(obj, "__getitem__", vec![index.clone()]).await? {
+                    return Ok(v);
+                }
+                let base = inst.base.borrow().clone();
+                if let Value::Dict(d) = &base {
+                    // A dict subclass's `__missing__` (`defaultdict`) answers for absent keys.
+                    value::check_hashable(index)?;
+                    let found = d.borrow().get(index).cloned();
+                    return match found {
+                        Some(v) => Ok(v),
+                        None => match self.call_special(obj, "__missing__", vec![index.clone()]).await? {
+                            Some(v) => Ok(v),
+                            None => Err(RtError::key(index)),
+                        },
+                    };
+                }
+                if !matches!(base, Value::None) && inst.class.layout() != Some(Builtin::BaseException) {
+                    return self.get_item(&base, index).await;
+                }
+                return type_err(format!("'{}' object is not subscriptable", obj.type_name()));
+            }
+            if let Value::Class(c) = obj {
+                if let Some(v) = self.call_special(obj, "__getitem__", vec![index.clone()]).await? {
+                    return Ok(v);
+                }
+                if let Some(f) = c.lookup("__class_getitem__") {
+                    let f = match f {
+                        Value::Native(n) => match &*n {
+                            Native::ClassMethod(f) => f.clone(),
+                            _ => Value::Native(n.clone()),
+                        },
+                        f => f,
+                    };
+                    return self.call(f, vec![obj.clone(), index.clone()], vec![]).await;
+                }
+                // `list[int]`, `dict[str, float]` in annotations: the type itself stands for
+                // the generic alias.
+                if c.builtin.is_some() {
+                    return Ok(obj.clone());
+                }
+                return type_err(format!("type '{}' is not subscriptable", c.name));
+            }
             let seq_index = |len: usize, i: i64, what: &str| -> R<usize> {
                 let n = len as i64;
                 let j = if i < 0 { i + n } else { i };
                 if (0..n).contains(&j) {
                     Ok(j as usize)
                 } else {
-                    err(format!("{what} index out of range"))
+                    index_err(format!("{what} index out of range"))
                 }
             };
             // A differentiated value indexes a sequence by its value, as in JAX (`__index__`).
@@ -443,12 +678,26 @@ impl Interp<'_, '_> {
                 }
                 (Value::Dict(d), key) => {
                     value::check_hashable(key)?;
-                    d.borrow().get(key).cloned().ok_or_else(|| RtError::new(format!("KeyError: {}", value::repr(key))))
+                    d.borrow().get(key).cloned().ok_or_else(|| RtError::key(key))
                 }
                 (Value::Array(t), index) => self.index_array(t, index).await,
                 (Value::Native(n), index) if matches!(&**n, Native::Method(Value::Array(_), "at")) => {
                     let Native::Method(x, _) = &**n else { unreachable!("matched above") };
                     Ok(Value::native(Native::Method(Value::tuple(vec![x.clone(), index.clone()]), "at[]")))
+                }
+                (Value::Key(k), Value::Slice(a, b, c)) => {
+                    // `keys[1:]`: the rows picked, stacked again.
+                    let rows = slice_items(&k.rows()?, *a, *b, *c)?;
+                    let mut shape = k.shape.clone();
+                    shape[0] = rows.len();
+                    let words = rows
+                        .iter()
+                        .flat_map(|r| match r {
+                            Value::Key(row) => row.words.clone(),
+                            _ => Vec::new(),
+                        })
+                        .collect();
+                    Ok(Value::Key(Rc::new(random::Keys { shape, words, typed: k.typed })))
                 }
                 (Value::Key(k), i) => k.index(self.to_index(i)?),
                 (other, _) => err(format!("'{}' object is not subscriptable", other.type_name())),
@@ -463,7 +712,18 @@ impl Interp<'_, '_> {
             match f {
                 Value::Function(func) => self.call_function(&func, args, kwargs).await,
                 Value::Native(native) => self.call_native(&native, args, kwargs).await,
-                other => err(format!("'{}' object is not callable", other.type_name())),
+                Value::Class(class) => self.call_class(&class, args, kwargs).await,
+                Value::BoundMethod(m) => {
+                    let mut all = Vec::with_capacity(args.len() + 1);
+                    all.push(m.receiver.clone());
+                    all.extend(args);
+                    self.call(m.func.clone(), all, kwargs).await
+                }
+                Value::Instance(_) => match self.special(&f, "__call__") {
+                    Some(call) => self.call(call, args, kwargs).await,
+                    None => type_err(format!("'{}' object is not callable", f.type_name())),
+                },
+                other => type_err(format!("'{}' object is not callable", other.type_name())),
             }
         })
     }
@@ -478,7 +738,18 @@ impl Interp<'_, '_> {
             match &**native {
                 Native::Builtin(name) => self.call_builtin(name, args, kwargs).await,
                 Native::Method(recv, name) => self.call_method(recv, name, args, kwargs).await,
-                Native::Math(name) => builtins::call_math(name, &args, &kwargs),
+                Native::Math(name) => {
+                    // The functions that take an iterable get it read into a list first.
+                    let mut args = args;
+                    if matches!(*name, "prod" | "fsum" | "dist" | "sumprod") {
+                        for a in args.iter_mut() {
+                            if matches!(a, Value::Iterator(_) | Value::Instance(_) | Value::Dict(_) | Value::Str(_)) {
+                                *a = Value::list(self.collect(a).await?);
+                            }
+                        }
+                    }
+                    math::call(name, &args, &kwargs)
+                }
                 Native::Jnp(name) => self.call_jnp(name, args, kwargs).await,
                 Native::Nn(name) => self.call_nn(name, args, kwargs).await,
                 Native::Lax(name) => self.call_lax(name, args, kwargs).await,
@@ -509,6 +780,12 @@ impl Interp<'_, '_> {
                 Native::CustomJvp(c) => self.call_custom_jvp(c, args, kwargs).await,
                 Native::CustomVjp(c) => self.call_custom_vjp(c, args, kwargs).await,
                 Native::TreeDef(_) => err("'jaxlib._jax.pytree.PyTreeDef' object is not callable"),
+                Native::StaticMethod(f) | Native::ClassMethod(f) => self.call(f.clone(), args, kwargs).await,
+                Native::TypeMethod(b, name) => self.call_type_method(*b, name, args, kwargs).await,
+                Native::Library(module, name) => self.call_library(module, name, args, kwargs).await,
+                Native::Property { .. } | Native::Super { .. } | Native::Mersenne(_) => {
+                    type_err(format!("'{}' object is not callable", Value::Native(native.clone()).type_name()))
+                }
                 Native::ShapeDtypeStruct(_) => err("'ShapeDtypeStruct' object is not callable"),
                 Native::DTypeInfo(_) => {
                     err(format!("'{}' object is not callable", Value::Native(native.clone()).type_name()))
@@ -521,7 +798,111 @@ impl Interp<'_, '_> {
     fn get_attr<'a>(&'a mut self, obj: &'a Value, name: &'a str) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             match obj {
-                Value::Module(m) => jax::module_attr(*m, name),
+                Value::Instance(_) => self.instance_attr(obj, name).await,
+                Value::Class(c) => self.class_attr(c, name).await,
+                Value::BoundMethod(m) => match name {
+                    "__self__" => Ok(m.receiver.clone()),
+                    "__func__" => Ok(m.func.clone()),
+                    _ => self.get_attr(&m.func, name).await,
+                },
+                Value::Function(f) => match name {
+                    "__name__" | "__qualname__" => Ok(Value::Str(f.name.borrow().clone())),
+                    "__module__" => Ok(Value::str("__main__")),
+                    "__doc__" => Ok(f.attrs.borrow().get("__doc__").cloned().unwrap_or_else(|| docstring(&f.def.body))),
+                    "__defaults__" if f.defaults.is_empty() => Ok(Value::None),
+                    "__defaults__" => Ok(Value::tuple(f.defaults.clone())),
+                    "__dict__" => {
+                        let entries =
+                            f.attrs.borrow().0.iter().map(|(k, v)| (Value::Str(k.clone()), v.clone())).collect();
+                        Ok(Value::Dict(Rc::new(RefCell::new(value::Dict { entries }))))
+                    }
+                    "__class__" => Ok(Value::Class(self.class_of(obj))),
+                    _ => f
+                        .attrs
+                        .borrow()
+                        .get(name)
+                        .cloned()
+                        .map_or_else(|| attr_err(format!("'function' object has no attribute '{name}'")), Ok),
+                },
+                Value::Native(n) if matches!(&**n, Native::Super { .. }) => {
+                    let Native::Super { class, obj } = &**n else { unreachable!("matched above") };
+                    self.super_attr(class, obj, name).await
+                }
+                Value::Native(n) if matches!(&**n, Native::Property { .. }) => {
+                    let Native::Property { fget, fset, fdel, doc } = &**n else { unreachable!("matched above") };
+                    match name {
+                        "fget" => Ok(fget.clone()),
+                        "fset" => Ok(fset.clone()),
+                        "fdel" => Ok(fdel.clone()),
+                        "__doc__" => Ok(doc.clone()),
+                        "setter" | "getter" | "deleter" => Ok(Value::native(Native::Method(
+                            obj.clone(),
+                            match name {
+                                "setter" => "property.setter",
+                                "getter" => "property.getter",
+                                _ => "property.deleter",
+                            },
+                        ))),
+                        _ => attr_err(format!("'property' object has no attribute '{name}'")),
+                    }
+                }
+                Value::Native(n) if matches!(&**n, Native::Partial { .. }) => {
+                    let Native::Partial { func, args, kwargs } = &**n else { unreachable!("matched above") };
+                    match name {
+                        "func" => Ok(func.clone()),
+                        "args" => Ok(Value::tuple(args.clone())),
+                        "keywords" => {
+                            let entries = kwargs.iter().map(|(k, v)| (Value::str(k), v.clone())).collect();
+                            Ok(Value::Dict(Rc::new(RefCell::new(value::Dict { entries }))))
+                        }
+                        _ => attr_err(format!("'functools.partial' object has no attribute '{name}'")),
+                    }
+                }
+                Value::Native(n) if matches!(&**n, Native::StaticMethod(_) | Native::ClassMethod(_)) => {
+                    match (&**n, name) {
+                        (Native::StaticMethod(f) | Native::ClassMethod(f), "__func__") => Ok(f.clone()),
+                        (Native::StaticMethod(f) | Native::ClassMethod(f), _) => self.get_attr(f, name).await,
+                        _ => unreachable!("matched above"),
+                    }
+                }
+                Value::Iterator(_) => match name {
+                    "__next__" | "send" | "close" | "throw" | "__iter__" => Ok(Value::native(Native::Method(
+                        obj.clone(),
+                        match name {
+                            "__next__" => "__next__",
+                            "send" => "send",
+                            "close" => "close",
+                            "throw" => "throw",
+                            _ => "__iter__",
+                        },
+                    ))),
+                    _ => attr_err(format!("'{}' object has no attribute '{name}'", obj.type_name())),
+                },
+                Value::PyModule(m) => self.py_module_attr(m, name).await,
+                Value::Slice(start, stop, step) => {
+                    let bound = |b: &Option<i64>| b.map_or(Value::None, Value::Int);
+                    match name {
+                        "start" => Ok(bound(start)),
+                        "stop" => Ok(bound(stop)),
+                        "step" => Ok(bound(step)),
+                        _ => attr_err(format!("'slice' object has no attribute '{name}'")),
+                    }
+                }
+                Value::Module(m) => {
+                    // A package's submodule written in Python (`jax.example_libraries`).
+                    let sub = format!("{}.{name}", m.name());
+                    if modules::is_library_module(&sub) {
+                        return self.import(&sub).await;
+                    }
+                    if let Some(source) = modules::python_name(m.name(), name) {
+                        let module = self.import(source).await?;
+                        return self.get_attr(&module, name).await;
+                    }
+                    if *m == ModuleId::Jax && name == "__version__" {
+                        return Ok(Value::str(modules::JAX_VERSION));
+                    }
+                    jax::module_attr(*m, name)
+                }
                 Value::Array(_) => self.array_attr(obj, name).await,
                 Value::Native(n) if matches!(&**n, Native::ShapeDtypeStruct(_)) => {
                     let Native::ShapeDtypeStruct(aval) = &**n else { return err("expected a ShapeDtypeStruct") };
@@ -531,7 +912,7 @@ impl Interp<'_, '_> {
                         "ndim" => Ok(Value::Int(aval.rank() as i64)),
                         "size" => Ok(Value::Int(aval.size() as i64)),
                         "weak_type" => Ok(Value::Bool(aval.weak_type)),
-                        _ => err(format!("'ShapeDtypeStruct' object has no attribute '{name}'")),
+                        _ => attr_err(format!("'ShapeDtypeStruct' object has no attribute '{name}'")),
                     }
                 }
                 Value::Native(n) if matches!(&**n, Native::DTypeInfo(_)) => match &**n {
@@ -542,7 +923,7 @@ impl Interp<'_, '_> {
                 Value::DType(d) => match name {
                     "name" => Ok(Value::str(d.name())),
                     "itemsize" => Ok(Value::Int(d.size_bytes() as i64)),
-                    _ => err(format!("'numpy.dtype' object has no attribute '{name}'")),
+                    _ => attr_err(format!("'numpy.dtype' object has no attribute '{name}'")),
                 },
                 Value::Native(n) if matches!(&**n, Native::Method(_, "at[]")) => {
                     let Native::Method(target, _) = &**n else { unreachable!("matched above") };
@@ -553,22 +934,28 @@ impl Interp<'_, '_> {
                         "max" => Ok(Value::native(Native::Method(target.clone(), "at.max"))),
                         "min" => Ok(Value::native(Native::Method(target.clone(), "at.min"))),
                         "get" => Ok(Value::native(Native::Method(target.clone(), "at.get"))),
-                        _ => err(format!(
+                        _ => unsupported(format!(
                             "x.at[...].{name} is not supported by the playground yet (set, add, multiply, min, max and get are)"
                         )),
                     }
                 }
                 Value::Native(n) if matches!(&**n, Native::CustomJvp(_)) => match name {
                     "defjvp" => Ok(Value::native(Native::Method(obj.clone(), "defjvp"))),
-                    _ => err(format!("'custom_jvp' object has no attribute '{name}'")),
+                    "defjvps" => Ok(Value::native(Native::Method(obj.clone(), "defjvps"))),
+                    _ => attr_err(format!("'custom_jvp' object has no attribute '{name}'")),
                 },
+                // `jax.jit(f).trace(*args)`: the traced function, whose `.jaxpr` prints.
+                Value::Native(n) if matches!(&**n, Native::Jitted(_)) && name == "trace" => {
+                    Ok(Value::native(Native::Method(obj.clone(), "trace")))
+                }
+                Value::Jaxpr(_) if name == "jaxpr" => Ok(obj.clone()),
                 Value::Native(n) if matches!(&**n, Native::TreeDef(_)) => match (&**n, name) {
                     (Native::TreeDef(t), "num_leaves") => Ok(Value::Int(t.num_leaves() as i64)),
-                    _ => err(format!("'jaxlib._jax.pytree.PyTreeDef' object has no attribute '{name}'")),
+                    _ => attr_err(format!("'jaxlib._jax.pytree.PyTreeDef' object has no attribute '{name}'")),
                 },
                 Value::Native(n) if matches!(&**n, Native::CustomVjp(_)) => match name {
                     "defvjp" => Ok(Value::native(Native::Method(obj.clone(), "defvjp"))),
-                    _ => err(format!("'custom_vjp' object has no attribute '{name}'")),
+                    _ => attr_err(format!("'custom_vjp' object has no attribute '{name}'")),
                 },
                 _ => builtins::method(obj, name),
             }
@@ -581,7 +968,11 @@ fn bind_arguments(f: &Function, args: Vec<Value>, kwargs: Vec<(String, Value)>, 
     let def = &f.def;
     let n = def.params.len();
     let required = def.params.iter().filter(|p| p.default.is_none()).count();
-    let name = &def.name;
+    // A method is named with its class, as CPython names it (`Point.__init__()`).
+    let name = &match f.class.borrow().upgrade() {
+        Some(class) => format!("{}.{}", class.name, f.name.borrow()),
+        None => f.name.borrow().to_string(),
+    };
     if args.len() > n && def.vararg.is_none() {
         let takes = if required == n { format!("{n}") } else { format!("from {required} to {n}") };
         let plural = if n == 1 && required == n { "argument" } else { "arguments" };
@@ -610,13 +1001,24 @@ fn bind_arguments(f: &Function, args: Vec<Value>, kwargs: Vec<(String, Value)>, 
     }
     let rest: Vec<Value> = args.collect();
     let mut extra = value::Dict::default();
+    let mut posonly_by_keyword = Vec::new();
     for (k, v) in kwargs {
-        match params.iter().position(|p| p.name == k) {
+        // Positional-only parameters are not named by keywords (those go to **kwargs).
+        match params.iter().position(|p| p.name == k).filter(|&i| i >= def.posonly) {
+            None if def.kwarg.is_none() && params[..def.posonly].iter().any(|p| p.name == k) => {
+                posonly_by_keyword.push(format!("'{k}'"));
+            }
             Some(i) if slots[i].is_some() => return err(format!("{name}() got multiple values for argument '{k}'")),
             Some(i) => slots[i] = Some(v),
             None if def.kwarg.is_some() => extra.insert(Value::str(&k), v)?,
             None => return err(format!("{name}() got an unexpected keyword argument '{k}'")),
         }
+    }
+    if !posonly_by_keyword.is_empty() {
+        return err(format!(
+            "{name}() got some positional-only arguments passed as keyword arguments: {}",
+            posonly_by_keyword.join(", ")
+        ));
     }
     let mut defaults = f.defaults.iter();
     let mut missing = Vec::new();
@@ -653,8 +1055,142 @@ fn bind_arguments(f: &Function, args: Vec<Value>, kwargs: Vec<(String, Value)>, 
     Ok(())
 }
 
-fn set_item(obj: &Value, index: Value, value: Value) -> R<()> {
+impl Interp<'_, '_> {
+    /// `obj[index] = value`, through a class's `__setitem__` for instances.
+    fn set_item<'a>(&'a mut self, obj: &'a Value, index: Value, value: Value) -> LocalFuture<'a, R<()>> {
+        Box::pin(async move {
+            if let Value::Instance(inst) = obj {
+                if self.call_special(obj, "__setitem__", vec![index.clone(), value.clone()]).await?.is_some() {
+                    return Ok(());
+                }
+                let base = inst.base.borrow().clone();
+                if matches!(base, Value::List(_) | Value::Dict(_)) {
+                    return set_builtin_item(&base, index, value);
+                }
+            }
+            set_builtin_item(obj, index, value)
+        })
+    }
+
+    /// `del obj[index]`.
+    fn del_item<'a>(&'a mut self, obj: &'a Value, index: &'a Value) -> LocalFuture<'a, R<()>> {
+        Box::pin(async move {
+            if let Value::Instance(inst) = obj {
+                if self.call_special(obj, "__delitem__", vec![index.clone()]).await?.is_some() {
+                    return Ok(());
+                }
+                let base = inst.base.borrow().clone();
+                if matches!(base, Value::List(_) | Value::Dict(_)) {
+                    return self.del_item(&base, index).await;
+                }
+            }
+            match (obj, index) {
+                (Value::List(l), Value::Slice(a, b, c)) => {
+                    let n = l.borrow().len();
+                    let doomed = crate::jnp_extra::slice_indices(n, *a, *b, *c).map_err(RtError::from)?;
+                    let mut i = 0;
+                    let removed: Vec<Value> = {
+                        let mut items = l.borrow_mut();
+                        let mut removed = Vec::new();
+                        items.retain(|v| {
+                            let keep = !doomed.contains(&i);
+                            if !keep {
+                                removed.push(v.clone());
+                            }
+                            i += 1;
+                            keep
+                        });
+                        removed
+                    };
+                    dismantle(removed);
+                    Ok(())
+                }
+                (Value::List(l), i) => {
+                    let n = l.borrow().len() as i64;
+                    let i = self.to_index(i)?;
+                    let j = if i < 0 { i + n } else { i };
+                    if !(0..n).contains(&j) {
+                        return index_err("list assignment index out of range");
+                    }
+                    let old = l.borrow_mut().remove(j as usize);
+                    dismantle([old]);
+                    Ok(())
+                }
+                (Value::Dict(d), key) => {
+                    value::check_hashable(key)?;
+                    let mut d = d.borrow_mut();
+                    match d.entries.iter().position(|(k, _)| value::py_eq(k, key)) {
+                        Some(i) => {
+                            let (_, old) = d.entries.remove(i);
+                            drop(d);
+                            dismantle([old]);
+                            Ok(())
+                        }
+                        None => Err(RtError::key(key)),
+                    }
+                }
+                (Value::Array(_), _) => type_err(
+                    "JAX arrays are immutable: use x = x.at[i].set(v) (or .add, .multiply) instead of deleting an element",
+                ),
+                (other, _) => type_err(format!("'{}' object doesn't support item deletion", other.type_name())),
+            }
+        })
+    }
+}
+
+/// A function's docstring: the string its body starts with, else `None`.
+pub(super) fn docstring(body: &[ast::Stmt]) -> Value {
+    match body.first().map(|s| &s.kind) {
+        Some(ast::StmtKind::Expr(ast::Expr { kind: ast::ExprKind::Str(s), .. })) => Value::str(s),
+        _ => Value::None,
+    }
+}
+
+fn set_builtin_item(obj: &Value, index: Value, value: Value) -> R<()> {
     match obj {
+        Value::List(l) if matches!(index, Value::Slice(..)) => {
+            // `xs[a:b] = items` splices; an extended slice (`xs[::2] = ...`) replaces as many
+            // items as it selects.
+            let Value::Slice(start, stop, step) = index else { unreachable!("matched a slice") };
+            let items = match &value {
+                Value::List(v) => v.borrow().clone(),
+                Value::Tuple(t) => t.to_vec(),
+                Value::Str(s) => s.chars().map(|c| Value::str(&c.to_string())).collect(),
+                other => return err(format!("must assign iterable to extended slice, not {}", other.type_name())),
+            };
+            let mut list = l.borrow_mut();
+            let n = list.len();
+            match step {
+                None | Some(1) => {
+                    let picked = crate::jnp_extra::slice_indices(n, start, stop, Some(1)).map_err(RtError::from)?;
+                    let lo = match (picked.first(), start) {
+                        (Some(&first), _) => first,
+                        (None, Some(s)) if s < 0 => (s + n as i64).max(0) as usize,
+                        (None, Some(s)) => (s as usize).min(n),
+                        (None, None) => 0,
+                    };
+                    let hi = picked.last().map_or(lo, |&last| last + 1);
+                    ops::check_len(n - (hi - lo) + items.len())?;
+                    let removed: Vec<Value> = list.splice(lo..hi, items).collect();
+                    drop(list);
+                    dismantle(removed);
+                }
+                _ => {
+                    let picked = crate::jnp_extra::slice_indices(n, start, stop, step).map_err(RtError::from)?;
+                    if picked.len() != items.len() {
+                        return value_err(format!(
+                            "attempt to assign sequence of size {} to extended slice of size {}",
+                            items.len(),
+                            picked.len()
+                        ));
+                    }
+                    for (i, v) in picked.into_iter().zip(items) {
+                        list[i] = v;
+                    }
+                }
+            }
+            Ok(())
+        }
         Value::List(l) => {
             let old = {
                 let mut l = l.borrow_mut();
@@ -664,7 +1200,7 @@ fn set_item(obj: &Value, index: Value, value: Value) -> R<()> {
                 let j = if i < 0 { i + n } else { i };
                 match l.get_mut(usize::try_from(j).unwrap_or(usize::MAX)) {
                     Some(slot) => std::mem::replace(slot, value),
-                    None => return err("list assignment index out of range"),
+                    None => return index_err("list assignment index out of range"),
                 }
             };
             // The replaced item may be nested deep: taken apart without recursion.

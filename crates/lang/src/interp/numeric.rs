@@ -13,7 +13,7 @@ use super::arrange::{shape_i64, slice_axis, sorts_before};
 use super::builtins::{no_more_kwargs, take_kwarg};
 use super::jax::{axes_arg, int_arg, optional_dtype};
 use super::value::{repr, Value};
-use super::{err, Interp, R};
+use super::{err, unsupported, Interp, R};
 use jaxlite::numpy::{self as jnp, Reduction};
 use jaxlite::{Array, BinaryOp, CompareOp, Context, DType, LocalFuture, Primitive, Tensor, UnaryOp};
 
@@ -189,7 +189,7 @@ async fn expanded(ctx: &mut Ctx, name: &str, x: &Tensor) -> R<Tensor> {
             let l = un(ctx, UnaryOp::Log1p, &q).await?;
             bin(ctx, BinaryOp::Mul, &weak(0.5), &l).await?
         }
-        _ => return err(format!("jnp.{name} is not supported by the playground yet")),
+        _ => return super::unsupported(format!("jnp.{name} is not supported by the playground yet")),
     })
 }
 
@@ -257,7 +257,9 @@ impl Interp<'_, '_> {
                         "identity" => {
                             let n = int_arg(&first)?;
                             if n < 0 {
-                                return err(format!("identity: negative dimensions are not allowed ({n})"));
+                                return super::value_err(format!(
+                                    "identity: negative dimensions are not allowed ({n})"
+                                ));
                             }
                             vec![n as usize; 2]
                         }
@@ -488,10 +490,10 @@ impl Interp<'_, '_> {
                     };
                     no_more_kwargs(name, &kwargs)?;
                     if n < 0 {
-                        return err(format!("diff: order must be non-negative but got {n}"));
+                        return super::value_err(format!("diff: order must be non-negative but got {n}"));
                     }
                     if rank == 0 {
-                        return err("diff requires input that is at least one dimensional");
+                        return super::value_err("diff requires input that is at least one dimensional");
                     }
                     let axis = jnp::normalize_axes(Some(&[axis]), rank)?[0];
                     let ctx = &mut *self.ctx;
@@ -576,11 +578,14 @@ impl Interp<'_, '_> {
                         None => "left".to_string(),
                         Some(Value::Str(s)) if &*s == "left" || &*s == "right" => s.to_string(),
                         Some(other) => {
-                            return err(format!("searchsorted: side must be 'left' or 'right', got {}", repr(&other)))
+                            return super::value_err(format!(
+                                "searchsorted: side must be 'left' or 'right', got {}",
+                                repr(&other)
+                            ))
                         }
                     };
                     if !matches!(arg(3, "sorter"), None | Some(Value::None)) {
-                        return err("searchsorted with sorter= is not supported by the playground yet");
+                        return super::unsupported("searchsorted with sorter= is not supported by the playground yet");
                     }
                     let _ = take_kwarg(&mut kwargs, "method");
                     no_more_kwargs(name, &kwargs)?;
@@ -653,7 +658,7 @@ impl Interp<'_, '_> {
                     let shape = x.aval().shape.clone();
                     let n = shape[axis];
                     if n > MAX_CUMPROD_LENGTH {
-                        return err(format!(
+                        return unsupported(format!(
                             "cumprod along an axis of {n} is not supported by the playground yet (at most {MAX_CUMPROD_LENGTH}: it is traced as a chain of multiplies)"
                         ));
                     }
@@ -685,7 +690,7 @@ impl Interp<'_, '_> {
                     let r = self.norm(&x, ord, axes.clone()).await?;
                     self.maybe_keepdims(r, &x, axes, keepdims).await?
                 }
-                _ => return err(format!("jnp.{name} is not supported by the playground yet")),
+                _ => return super::unsupported(format!("jnp.{name} is not supported by the playground yet")),
             };
             Ok(Value::Array(out))
         })
@@ -716,7 +721,7 @@ impl Interp<'_, '_> {
                 other => return err(format!("{name} expects a list or tuple of arrays, got {}", other.type_name())),
             };
             if items.is_empty() {
-                return err(format!("need at least one array to {name}"));
+                return super::value_err(format!("need at least one array to {name}"));
             }
             let mut parts = Vec::new();
             for item in &items {
@@ -761,7 +766,7 @@ impl Interp<'_, '_> {
     ) -> LocalFuture<'a, R<Tensor>> {
         Box::pin(async move {
             if !(0.0..=1.0).contains(&q) {
-                return err("quantile: q must be in the range [0, 1] (percentile: [0, 100])");
+                return super::value_err("quantile: q must be in the range [0, 1] (percentile: [0, 100])");
             }
             let x = inexact(self.ctx, x).await?;
             // The reduced axes flattened, last.
@@ -773,7 +778,7 @@ impl Interp<'_, '_> {
             let moved = jnp::transpose(self.ctx, &x, Some(&order)).await?;
             let n: usize = reduced.iter().map(|&d| x.aval().shape[d]).product();
             if n == 0 {
-                return err("quantile of an empty axis");
+                return super::value_err("quantile of an empty axis");
             }
             let mut flat = shape_i64(&kept);
             flat.push(n as i64);
@@ -924,8 +929,12 @@ impl Interp<'_, '_> {
                 None | Some(Value::None) => None,
                 Some(Value::Str(s)) => Some(s.to_string()),
                 Some(v) => {
-                    let f = super::value::as_f64(&v)
-                        .ok_or_else(|| super::RtError::new(format!("norm: invalid ord {}", repr(&v))))?;
+                    let f = super::value::as_f64(&v).ok_or_else(|| {
+                        super::RtError::of(
+                            super::objects::Builtin::ValueError,
+                            format!("norm: invalid ord {}", repr(&v)),
+                        )
+                    })?;
                     Some(if f.is_infinite() {
                         if f > 0.0 {
                             "inf".into()
@@ -961,7 +970,9 @@ impl Interp<'_, '_> {
                     "1" => jnp::reduce(ctx, &abs, Some(&ax), Reduction::Sum).await?,
                     "2" => sum_sq(ctx).await?,
                     p => {
-                        let p: f32 = p.parse().map_err(|_| super::RtError::new(format!("norm: invalid ord '{p}'")))?;
+                        let p: f32 = p.parse().map_err(|_| {
+                            super::RtError::of(super::objects::Builtin::ValueError, format!("norm: invalid ord '{p}'"))
+                        })?;
                         let pw = bin(ctx, BinaryOp::Pow, &abs, &weak(p)).await?;
                         let s = jnp::reduce(ctx, &pw, Some(&ax), Reduction::Sum).await?;
                         bin(ctx, BinaryOp::Pow, &s, &weak(1.0 / p)).await?
@@ -975,7 +986,7 @@ impl Interp<'_, '_> {
                         "inf" => (ax[1], Reduction::Max),
                         "-inf" => (ax[1], Reduction::Min),
                         other => {
-                            return err(format!(
+                            return unsupported(format!(
                                 "norm with ord={other} over a matrix is not supported by the playground yet (it needs a singular value decomposition)"
                             ))
                         }
@@ -1033,10 +1044,10 @@ impl Interp<'_, '_> {
                 "elu" | "celu" => (number(arg(1, "alpha"), 1.0)?, None),
                 "standardize" => {
                     let axis = arg(1, "axis");
-                    for unsupported in ["mean", "variance", "where"] {
-                        if !matches!(take_kwarg(&mut kwargs, unsupported), None | Some(Value::None)) {
-                            return err(format!(
-                                "jax.nn.standardize: {unsupported}= is not supported by the playground yet"
+                    for lacking in ["mean", "variance", "where"] {
+                        if !matches!(take_kwarg(&mut kwargs, lacking), None | Some(Value::None)) {
+                            return unsupported(format!(
+                                "jax.nn.standardize: {lacking}= is not supported by the playground yet"
                             ));
                         }
                     }
@@ -1156,14 +1167,14 @@ impl Interp<'_, '_> {
                     let axis = jnp::normalize_axes(Some(&[axis]), rank)?[0];
                     let size = x.aval().shape[axis];
                     if size % 2 != 0 {
-                        return err(format!("jax.nn.glu: the axis to split has odd size {size}"));
+                        return super::value_err(format!("jax.nn.glu: the axis to split has odd size {size}"));
                     }
                     let a = slice_axis(ctx, &x, axis, 0, size / 2).await?;
                     let b = slice_axis(ctx, &x, axis, size / 2, size).await?;
                     let s = un(ctx, UnaryOp::Logistic, &b).await?;
                     bin(ctx, BinaryOp::Mul, &a, &s).await?
                 }
-                _ => return err(format!("jax.nn.{name} is not supported by the playground yet")),
+                _ => return super::unsupported(format!("jax.nn.{name} is not supported by the playground yet")),
             };
             Ok(Value::Array(out))
         })

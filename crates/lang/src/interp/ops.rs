@@ -2,8 +2,9 @@
 //! floats follow IEEE and Python's floor-division rules, and anything involving an array goes
 //! to the jax bindings.
 
+use super::objects::Builtin;
 use super::value::{as_f64, as_int, py_eq, Value};
-use super::{err, Interp, R};
+use super::{err, value_err, zero_div, Interp, RtError, R};
 use crate::ast::{BinOp, CmpOp, UnaryOp};
 use jaxlite::LocalFuture;
 use std::cmp::Ordering;
@@ -12,13 +13,16 @@ use std::cmp::Ordering;
 /// than an out-of-memory abort.
 const MAX_SEQUENCE: usize = 10_000_000;
 
-fn overflow() -> super::RtError {
-    super::RtError::new("integer overflow (the playground's ints are 64-bit)")
+fn overflow() -> RtError {
+    super::exceptions::int_overflow()
 }
 
 impl Interp<'_, '_> {
     pub(super) fn binary<'a>(&'a mut self, op: BinOp, a: Value, b: Value) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
+            if matches!(a, Value::Instance(_)) || matches!(b, Value::Instance(_)) {
+                return self.instance_binary(op, a, b).await;
+            }
             if matches!(a, Value::Array(_)) || matches!(b, Value::Array(_)) {
                 return self.array_binary(op, &a, &b).await;
             }
@@ -48,9 +52,35 @@ impl Interp<'_, '_> {
                 {
                     repeat(seq, as_int(n).unwrap_or(0))
                 }
-                (BinOp::Mod, Value::Str(_), _) => {
-                    err("%-formatting of strings is not supported by the playground; use an f-string")
+                (BinOp::Mod, Value::Str(template), args) => Ok(Value::str(&self.percent_format(template, args).await?)),
+                (BinOp::BitOr | BinOp::BitAnd | BinOp::Sub | BinOp::BitXor, Value::Set(x), Value::Set(y)) => {
+                    let (x, y) = (x.items.borrow().clone(), y.items.borrow().clone());
+                    let has = |xs: &[Value], v: &Value| xs.iter().any(|x| py_eq(x, v));
+                    let items: Vec<Value> = match op {
+                        BinOp::BitOr => x.iter().chain(y.iter()).cloned().collect(),
+                        BinOp::BitAnd => x.iter().filter(|v| has(&y, v)).cloned().collect(),
+                        BinOp::Sub => x.iter().filter(|v| !has(&y, v)).cloned().collect(),
+                        _ => {
+                            x.iter().filter(|v| !has(&y, v)).chain(y.iter().filter(|v| !has(&x, v))).cloned().collect()
+                        }
+                    };
+                    let frozen = matches!(&a, Value::Set(s) if s.frozen);
+                    super::builtins::make_set(items, frozen)
                 }
+                (BinOp::BitOr, Value::Dict(x), Value::Dict(y)) => {
+                    let mut d = super::value::Dict { entries: x.borrow().entries.clone() };
+                    for (k, v) in y.borrow().entries.iter() {
+                        d.insert(k.clone(), v.clone())?;
+                    }
+                    Ok(Value::Dict(std::rc::Rc::new(std::cell::RefCell::new(d))))
+                }
+                // CPython's sequences word it their own way.
+                (BinOp::Add, Value::Str(_) | Value::List(_) | Value::Tuple(_), _) => err(format!(
+                    "can only concatenate {} (not \"{}\") to {}",
+                    a.type_name(),
+                    b.type_name(),
+                    a.type_name()
+                )),
                 _ => err(format!(
                     "unsupported operand type(s) for {}: '{}' and '{}'",
                     op.symbol(),
@@ -64,6 +94,7 @@ impl Interp<'_, '_> {
     pub(super) fn unary<'a>(&'a mut self, op: UnaryOp, v: Value) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             match (op, &v) {
+                (_, Value::Instance(_)) => self.instance_unary(op, v).await,
                 (_, Value::Array(_)) => self.array_unary(op, &v).await,
                 (UnaryOp::Neg, Value::Float(x)) => Ok(Value::Float(-x)),
                 (UnaryOp::Pos, Value::Float(x)) => Ok(Value::Float(*x)),
@@ -84,10 +115,25 @@ impl Interp<'_, '_> {
                 CmpOp::Is => return Ok(Value::Bool(identical(a, b))),
                 CmpOp::IsNot => return Ok(Value::Bool(!identical(a, b))),
                 CmpOp::In | CmpOp::NotIn => {
-                    let found = self.contains(b, a)?;
+                    let found = self.contains(b, a).await?;
                     return Ok(Value::Bool(found == (op == CmpOp::In)));
                 }
                 _ => {}
+            }
+            if matches!(a, Value::Instance(_)) || matches!(b, Value::Instance(_)) {
+                return self.instance_compare(op, a, b).await;
+            }
+            if let (Value::Set(x), Value::Set(y)) = (a, b) {
+                if !matches!(op, CmpOp::Eq | CmpOp::Ne) {
+                    let (x, y) = (x.items.borrow(), y.items.borrow());
+                    let subset = |p: &[Value], q: &[Value]| p.iter().all(|v| q.iter().any(|w| py_eq(v, w)));
+                    return Ok(Value::Bool(match op {
+                        CmpOp::Le => subset(&x, &y),
+                        CmpOp::Lt => subset(&x, &y) && x.len() < y.len(),
+                        CmpOp::Ge => subset(&y, &x),
+                        _ => subset(&y, &x) && x.len() > y.len(),
+                    }));
+                }
             }
             if is_array(a) || is_array(b) {
                 return self.array_compare(op, a, b).await;
@@ -116,8 +162,51 @@ impl Interp<'_, '_> {
         })
     }
 
-    fn contains(&self, container: &Value, item: &Value) -> R<bool> {
+    /// `item in container`: a class's `__contains__`, else a search of what iterating gives.
+    fn contains<'a>(&'a mut self, container: &'a Value, item: &'a Value) -> LocalFuture<'a, R<bool>> {
+        Box::pin(async move {
+            if matches!(container, Value::Instance(_) | Value::Class(_)) {
+                if let Some(r) = self.call_special(container, "__contains__", vec![item.clone()]).await? {
+                    return self.truth(&r).await;
+                }
+            }
+            if matches!(container, Value::Instance(_) | Value::Iterator(_) | Value::Class(_)) {
+                let base = super::classes::unwrap_base(container);
+                if !matches!(base, Value::Instance(_)) {
+                    return self.contains(&base, item).await;
+                }
+                let it = self.iter_of(container).await?;
+                while let Some(v) = self.next_of(&it).await? {
+                    let eq = self.compare(CmpOp::Eq, &v, item).await?;
+                    if self.truth(&eq).await? {
+                        return Ok(true);
+                    }
+                }
+                return Ok(false);
+            }
+            if let Value::List(_) | Value::Tuple(_) = container {
+                // Objects among the items compare with their `__eq__`.
+                let items = self.iterate(container)?;
+                if matches!(item, Value::Instance(_)) || items.iter().any(|v| matches!(v, Value::Instance(_))) {
+                    for v in &items {
+                        let eq = self.compare(CmpOp::Eq, v, item).await?;
+                        if self.truth(&eq).await? {
+                            return Ok(true);
+                        }
+                    }
+                    return Ok(false);
+                }
+            }
+            self.contains_value(container, item)
+        })
+    }
+
+    fn contains_value(&self, container: &Value, item: &Value) -> R<bool> {
         Ok(match container {
+            Value::Set(s) => {
+                super::value::check_hashable(item)?;
+                s.items.borrow().iter().any(|v| py_eq(v, item))
+            }
             Value::Str(s) => match item {
                 Value::Str(sub) => s.contains(&**sub),
                 other => {
@@ -136,7 +225,21 @@ impl Interp<'_, '_> {
 /// Python's `is`: identity for objects, value for the immutable singletons and small values.
 fn identical(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::List(_) | Value::Dict(_) | Value::Function(_) | Value::Native(_) | Value::Array(_), _) => py_eq(a, b),
+        (Value::Class(x), Value::Class(y)) => std::rc::Rc::ptr_eq(x, y),
+        (Value::Instance(x), Value::Instance(y)) => std::rc::Rc::ptr_eq(x, y),
+        (Value::Iterator(x), Value::Iterator(y)) => std::rc::Rc::ptr_eq(x, y),
+        (Value::Set(x), Value::Set(y)) => std::rc::Rc::ptr_eq(x, y),
+        (Value::Tuple(x), Value::Tuple(y)) => std::rc::Rc::ptr_eq(x, y) || (x.is_empty() && y.is_empty()),
+        (Value::Str(x), Value::Str(y)) => std::rc::Rc::ptr_eq(x, y) || x == y,
+        (Value::NotImplemented, Value::NotImplemented) => true,
+        (Value::List(x), Value::List(y)) => std::rc::Rc::ptr_eq(x, y),
+        (Value::Dict(x), Value::Dict(y)) => std::rc::Rc::ptr_eq(x, y),
+        (Value::Function(x), Value::Function(y)) => std::rc::Rc::ptr_eq(x, y),
+        (Value::BoundMethod(x), Value::BoundMethod(y)) => std::rc::Rc::ptr_eq(x, y),
+        (Value::PyModule(x), Value::PyModule(y)) => std::rc::Rc::ptr_eq(x, y),
+        // Natives (`jnp.float32`, `jax.jit`) are made afresh at each lookup, and arrays are
+        // values: the same one is the equal one.
+        (Value::Native(_) | Value::Array(_), _) => py_eq(a, b),
         (Value::None, Value::None) | (Value::Ellipsis, Value::Ellipsis) => true,
         (Value::Bool(x), Value::Bool(y)) => x == y,
         (Value::Int(x), Value::Int(y)) => x == y,
@@ -153,7 +256,7 @@ pub fn order(a: &Value, b: &Value) -> R<Option<Ordering>> {
 
 fn order_at(a: &Value, b: &Value, depth: usize) -> R<Option<Ordering>> {
     if depth > 1000 {
-        return err("maximum recursion depth exceeded in comparison");
+        return Err(RtError::of(Builtin::RecursionError, "maximum recursion depth exceeded in comparison"));
     }
     Ok(match (a, b) {
         (Value::Str(x), Value::Str(y)) => Some(x.cmp(y)),
@@ -179,7 +282,10 @@ fn seq_order(x: &[Value], y: &[Value], depth: usize) -> R<Option<Ordering>> {
 /// caller can).
 pub(super) fn check_len(n: usize) -> R<()> {
     if n > MAX_SEQUENCE {
-        return err(format!("sequence too long ({n} items; the playground allows {MAX_SEQUENCE})"));
+        return super::exceptions::raise(
+            super::objects::Builtin::MemoryError,
+            format!("sequence too long ({n} items; the playground allows {MAX_SEQUENCE})"),
+        );
     }
     Ok(())
 }
@@ -211,13 +317,13 @@ fn int_binary(op: BinOp, x: i64, y: i64) -> R<Value> {
         BinOp::Mul => x.checked_mul(y),
         BinOp::Div => {
             if y == 0 {
-                return err("ZeroDivisionError: division by zero");
+                return zero_div("division by zero");
             }
             return Ok(Value::Float(x as f64 / y as f64));
         }
         BinOp::FloorDiv | BinOp::Mod => {
             if y == 0 {
-                return err("ZeroDivisionError: integer division or modulo by zero");
+                return zero_div("integer division or modulo by zero");
             }
             let (q, r) = (x.checked_div_euclid(y).ok_or_else(overflow)?, x.rem_euclid(y));
             // Python rounds the quotient toward negative infinity, so the remainder takes the
@@ -236,7 +342,7 @@ fn int_binary(op: BinOp, x: i64, y: i64) -> R<Value> {
         BinOp::BitXor => Some(x ^ y),
         BinOp::LShift | BinOp::RShift => {
             if y < 0 {
-                return err("negative shift count");
+                return value_err("negative shift count");
             }
             let s = u32::try_from(y).unwrap_or(u32::MAX);
             if op == BinOp::RShift {
@@ -265,13 +371,13 @@ fn float_binary(op: BinOp, x: f64, y: f64) -> R<Value> {
         BinOp::Mul => x * y,
         BinOp::Div => {
             if y == 0.0 {
-                return err("ZeroDivisionError: float division by zero");
+                return zero_div("float division by zero");
             }
             x / y
         }
         BinOp::FloorDiv | BinOp::Mod => {
             if y == 0.0 {
-                return err("ZeroDivisionError: float modulo by zero");
+                return zero_div("float modulo by zero");
             }
             let mut r = x % y;
             if r != 0.0 && (r < 0.0) != (y < 0.0) {
@@ -285,13 +391,125 @@ fn float_binary(op: BinOp, x: f64, y: f64) -> R<Value> {
         }
         BinOp::Pow => {
             if x == 0.0 && y < 0.0 {
-                return err("ZeroDivisionError: 0.0 cannot be raised to a negative power");
+                return zero_div("0.0 cannot be raised to a negative power");
             }
             if x < 0.0 && y.fract() != 0.0 {
-                return err("complex results are not supported by the playground");
+                return super::unsupported("complex results are not supported by the playground");
             }
             x.powf(y)
         }
         _ => return err(format!("unsupported operand type(s) for {}: 'float' and 'float'", op.symbol())),
     }))
+}
+
+impl Interp<'_, '_> {
+    /// `template % args`: printf-style formatting (`%d`, `%5.2f`, `%s`, `%r`, `%(name)s`, `%%`).
+    fn percent_format<'a>(&'a mut self, template: &'a str, args: &'a Value) -> LocalFuture<'a, R<String>> {
+        Box::pin(async move {
+            let mapping = matches!(args, Value::Dict(_));
+            let mut values: Vec<Value> = match args {
+                Value::Tuple(t) => t.to_vec(),
+                other => vec![other.clone()],
+            };
+            values.reverse();
+            let mut out = String::new();
+            let mut chars = template.chars().peekable();
+            while let Some(c) = chars.next() {
+                if c != '%' {
+                    out.push(c);
+                    continue;
+                }
+                if chars.peek() == Some(&'%') {
+                    chars.next();
+                    out.push('%');
+                    continue;
+                }
+                let key = if chars.peek() == Some(&'(') {
+                    chars.next();
+                    let k: String = chars.by_ref().take_while(|&c| c != ')').collect();
+                    Some(k)
+                } else {
+                    None
+                };
+                let mut flags = String::new();
+                while let Some(&f @ ('-' | '+' | ' ' | '#' | '0')) = chars.peek() {
+                    flags.push(f);
+                    chars.next();
+                }
+                let mut width = String::new();
+                while let Some(&d) = chars.peek().filter(|d| d.is_ascii_digit() || **d == '*') {
+                    width.push(d);
+                    chars.next();
+                }
+                let mut precision = None;
+                if chars.peek() == Some(&'.') {
+                    chars.next();
+                    let mut p = String::new();
+                    while let Some(&d) = chars.peek().filter(|d| d.is_ascii_digit()) {
+                        p.push(d);
+                        chars.next();
+                    }
+                    precision = Some(p);
+                }
+                let Some(kind) = chars.next() else {
+                    return value_err("incomplete format");
+                };
+                let value = match &key {
+                    Some(k) => {
+                        let Value::Dict(d) = args else { return err("format requires a mapping") };
+                        let found = d.borrow().get(&Value::str(k)).cloned();
+                        found.ok_or_else(|| RtError::key(&Value::str(k)))?
+                    }
+                    None => match values.pop() {
+                        Some(v) => v,
+                        None => return err("not enough arguments for format string"),
+                    },
+                };
+                // The same value as the format-spec mini-language spells it.
+                let align = if flags.contains('-') { "<" } else { "" };
+                let sign = if flags.contains('+') {
+                    "+"
+                } else if flags.contains(' ') {
+                    " "
+                } else {
+                    ""
+                };
+                let zero = if flags.contains('0') && !flags.contains('-') { "0" } else { "" };
+                let precision =
+                    precision.map_or(String::new(), |p| format!(".{}", if p.is_empty() { "0" } else { &p }));
+                let text = match kind {
+                    's' | 'r' | 'a' => {
+                        let text = if kind == 's' { self.py_str(&value).await? } else { self.py_repr(&value).await? };
+                        let spec = format!("{}{width}{precision}", if align.is_empty() { ">" } else { align });
+                        super::format::format_value(&Value::str(&text), &spec)?
+                    }
+                    'd' | 'i' | 'u' => {
+                        let int = match &value {
+                            Value::Float(x) => Value::Int(super::builtins::float_to_int(*x)?),
+                            Value::Array(_) => self.to_int(&value)?,
+                            other => other.clone(),
+                        };
+                        super::format::format_value(&int, &format!("{align}{sign}{zero}{width}d"))?
+                    }
+                    'f' | 'F' | 'e' | 'E' | 'g' | 'G' | 'x' | 'X' | 'o' | 'c' => {
+                        let v = if matches!(value, Value::Array(_)) { self.to_float(&value)? } else { value.clone() };
+                        let precision = if precision.is_empty() && matches!(kind, 'f' | 'F' | 'e' | 'E') {
+                            ".6".to_string()
+                        } else {
+                            precision
+                        };
+                        let alt = if flags.contains('#') { "#" } else { "" };
+                        super::format::format_value(&v, &format!("{align}{sign}{alt}{zero}{width}{precision}{kind}"))?
+                    }
+                    other => return value_err(format!("unsupported format character '{other}'")),
+                };
+                out.push_str(&text);
+                check_len(out.len())?;
+            }
+            if !values.is_empty() && !mapping {
+                return err("not all arguments converted during string formatting");
+            }
+            Ok(out)
+        })
+    }
 }

@@ -8,7 +8,7 @@
 
 use super::builtins::{no_more_kwargs, take_kwarg};
 use super::value::{as_f64, Native, Value};
-use super::{err, Interp, RtError, R};
+use super::{err, unsupported, Interp, RtError, R};
 use crate::ast::BinOp;
 use jaxlite::numpy as jnp;
 use jaxlite::{jax_random, random, Array, DType, Data, LocalFuture, Tensor};
@@ -91,9 +91,9 @@ pub fn initializer_attr(name: &str) -> R<Value> {
         _ => match INITIALIZERS.iter().find(|&&n| n.strip_prefix("initializers.") == Some(name)) {
             Some(n) => Value::native(Native::Random(n)),
             None if super::jax::in_jax("jax.nn.initializers", name) => {
-                return err(format!("jax.nn.initializers.{name} is not supported by the playground yet"))
+                return super::unsupported(format!("jax.nn.initializers.{name} is not supported by the playground yet"))
             }
-            None => return err(format!("module 'jax.nn.initializers' has no attribute '{name}'")),
+            None => return super::attr_err(format!("module 'jax.nn.initializers' has no attribute '{name}'")),
         },
     })
 }
@@ -173,7 +173,7 @@ impl Keys {
         let n = rows.len() as i64;
         let k = if i < 0 { i + n } else { i };
         if !(0..n).contains(&k) {
-            return err(format!("index {i} is out of bounds for axis 0 with size {n}"));
+            return super::index_err(format!("index {i} is out of bounds for axis 0 with size {n}"));
         }
         Ok(rows[k as usize].clone())
     }
@@ -257,7 +257,7 @@ impl Interp<'_, '_> {
             match v {
                 None | Some(Value::None) => Ok(()),
                 Some(Value::Tuple(t)) if t.is_empty() => Ok(()),
-                Some(_) => err("jax.nn.initializers: batch_axis is not supported by the playground yet"),
+                Some(_) => super::unsupported("jax.nn.initializers: batch_axis is not supported by the playground yet"),
             }
         };
         let out = match factory {
@@ -335,7 +335,7 @@ impl Interp<'_, '_> {
                             a.aval.short()
                         )),
                     },
-                    Some(Value::Array(Tensor::Traced(_))) => err(format!(
+                    Some(Value::Array(Tensor::Traced(_))) => unsupported(format!(
                         "jax.random.{name} with a traced key (inside jit, vmap or grad) is not supported by the playground yet: draw it outside and pass the values in"
                     )),
                     Some(other) => err(format!("jax.random.{name} expects a key, got {}", other.type_name())),
@@ -408,7 +408,10 @@ impl Interp<'_, '_> {
                 "PRNGKey" | "key" => {
                     let seed = match arg(&mut kwargs, 0, "seed") {
                         Some(Value::Int(s)) => i32::try_from(s).map_err(|_| {
-                            RtError::new(format!("{name}: seed {s} does not fit int32 (JAX without x64 keeps 32 bits)"))
+                            RtError::of(
+                                super::objects::Builtin::ValueError,
+                                format!("{name}: seed {s} does not fit int32 (JAX without x64 keeps 32 bits)"),
+                            )
                         })?,
                         // An integer array of one seed: its key is made in the program when it
                         // is traced (`jit(lambda s: PRNGKey(s))`, `vmap(PRNGKey)(seeds)`).
@@ -526,7 +529,7 @@ impl Interp<'_, '_> {
                     let n = shape.iter().product();
                     Value::array(Array::new(shape, Data::U32(random::bits(k, n))))
                 }
-                _ => return err(format!("jax.random.{name} is not supported by the playground yet")),
+                _ => return super::unsupported(format!("jax.random.{name} is not supported by the playground yet")),
             };
             no_more_kwargs(&format!("jax.random.{name}"), &kwargs)?;
             Ok(out)
@@ -683,7 +686,7 @@ impl Interp<'_, '_> {
             if p.aval().shape != [n] {
                 let dims: Vec<String> = p.aval().shape.iter().map(|d| d.to_string()).collect();
                 let shape = if dims.len() == 1 { format!("({},)", dims[0]) } else { format!("({})", dims.join(", ")) };
-                return err(format!(
+                return super::value_err(format!(
                     "p must be None or a 1D vector with the same size as a.shape[axis]. p has shape {shape} and a.shape[axis] is {n}."
                 ));
             }
@@ -709,7 +712,7 @@ impl Interp<'_, '_> {
                 self.to_tensor(&found)?
             } else {
                 if draws > n {
-                    return err(format!(
+                    return super::value_err(format!(
                         "Cannot take a larger sample (size {draws}) than population (size {n}) when 'replace=False'"
                     ));
                 }
@@ -741,7 +744,7 @@ impl Interp<'_, '_> {
         if let Value::Int(n) = a {
             return match usize::try_from(*n) {
                 Ok(n) => Ok((None, n, 0)),
-                Err(_) => err(format!("jax.random: a population of {n} is negative")),
+                Err(_) => super::value_err(format!("jax.random: a population of {n} is negative")),
             };
         }
         let x = self.to_tensor(a)?;
@@ -771,7 +774,7 @@ impl Interp<'_, '_> {
             let (array, n, axis) = self.population(x, axis)?;
             let wanted: usize = draws.as_ref().map_or(n, |s| s.iter().product());
             if wanted > n {
-                return err(format!(
+                return super::value_err(format!(
                     "Cannot take a larger sample (size {wanted}) than population (size {n}) when 'replace=False'"
                 ));
             }
@@ -840,7 +843,9 @@ impl Interp<'_, '_> {
             no_more_kwargs("jax.random.permutation", &kwargs)?;
             if let Some(v) = independent {
                 if self.truthy(&v)? {
-                    return err("jax.random.permutation with independent=True is not supported by the playground yet");
+                    return super::unsupported(
+                        "jax.random.permutation with independent=True is not supported by the playground yet",
+                    );
                 }
             }
             self.shuffled(&key, &x, axis, None).await
@@ -878,7 +883,7 @@ impl Interp<'_, '_> {
             }
             let (array, n, axis) = self.population(&a, axis)?;
             if n == 0 && draws > 0 {
-                return err("jax.random.choice: a must be greater than 0 unless no samples are taken");
+                return super::value_err("jax.random.choice: a must be greater than 0 unless no samples are taken");
             }
             let picks = match &key {
                 DrawKey::Host(k) => {
@@ -942,7 +947,7 @@ impl Interp<'_, '_> {
         match mode {
             None | Some(Value::None) => Ok(()),
             Some(Value::Str(m)) if &*m == "low" => Ok(()),
-            Some(other) => err(format!(
+            Some(other) => unsupported(format!(
                 "jax.random.{name}: mode={} is not supported by the playground yet (only the default, 'low')",
                 super::value::repr(&other)
             )),
@@ -988,7 +993,9 @@ impl Interp<'_, '_> {
             let mode = arg(5, "mode");
             if let Some(v) = replace {
                 if !self.truthy(&v)? {
-                    return err("jax.random.categorical with replace=False is not supported by the playground yet");
+                    return super::unsupported(
+                        "jax.random.categorical with replace=False is not supported by the playground yet",
+                    );
                 }
             }
             self.check_gumbel_options(name, None, mode)?;
@@ -1047,7 +1054,12 @@ fn randint_options(
                 super::value::repr(&v)
             ))
         })?;
-        i32::try_from(i).map_err(|_| RtError::new(format!("jax.random.randint: {what}={i} does not fit int32")))
+        i32::try_from(i).map_err(|_| {
+            RtError::of(
+                super::objects::Builtin::ValueError,
+                format!("jax.random.randint: {what}={i} does not fit int32"),
+            )
+        })
     };
     let (lo, hi) = (bound(minval, "minval")?, bound(maxval, "maxval")?);
     if let Some(d) = dtype.filter(|d| !matches!(d, Value::None)) {
@@ -1071,7 +1083,10 @@ fn split_count(v: Option<Value>) -> R<usize> {
         None => 2,
         Some(Value::Int(n)) if n >= 0 => n as usize,
         Some(other) => {
-            return err(format!("split: num must be a non-negative int, got {}", super::value::repr(&other)))
+            return super::value_err(format!(
+                "split: num must be a non-negative int, got {}",
+                super::value::repr(&other)
+            ))
         }
     };
     super::jax::check_size(&[n, 2])?;
@@ -1172,7 +1187,7 @@ fn init_plan(name: &str, params: &[Value], shape: &[usize]) -> R<InitDraw> {
                 "fan_in" => fan_in,
                 "fan_out" => fan_out,
                 "fan_avg" => (fan_in + fan_out) / 2.0,
-                other => return err(format!("invalid mode for variance scaling initializer: {other}")),
+                other => return super::value_err(format!("invalid mode for variance scaling initializer: {other}")),
             };
             let variance = (scale / denominator) as f32;
             match distribution.as_str() {
@@ -1187,7 +1202,9 @@ fn init_plan(name: &str, params: &[Value], shape: &[usize]) -> R<InitDraw> {
                 "uniform" => {
                     InitDraw::Scaled(Distribution::Uniform { lo: -1.0, hi: 1.0 }, vec![(3.0 * variance).sqrt()])
                 }
-                other => return err(format!("invalid distribution for variance scaling initializer: {other}")),
+                other => {
+                    return super::value_err(format!("invalid distribution for variance scaling initializer: {other}"))
+                }
             }
         }
     })

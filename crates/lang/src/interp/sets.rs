@@ -35,7 +35,7 @@ impl Interp<'_, '_> {
                     });
                 }
                 if !matches!(arg(4, "axis"), None | Some(Value::None)) {
-                    return err("jnp.unique with axis= is not supported by the playground yet");
+                    return super::unsupported("jnp.unique with axis= is not supported by the playground yet");
                 }
                 flags
             } else {
@@ -43,10 +43,12 @@ impl Interp<'_, '_> {
             };
             let size = match take_kwarg(&mut kwargs, "size") {
                 None | Some(Value::None) => None,
-                Some(v) => Some(
-                    usize::try_from(super::jax::int_arg(&v)?)
-                        .map_err(|_| super::RtError::new(format!("jnp.{name}: size must be a non-negative integer")))?,
-                ),
+                Some(v) => Some(usize::try_from(super::jax::int_arg(&v)?).map_err(|_| {
+                    super::RtError::of(
+                        super::objects::Builtin::ValueError,
+                        format!("jnp.{name}: size must be a non-negative integer"),
+                    )
+                })?),
             };
             let fill = take_kwarg(&mut kwargs, "fill_value").filter(|v| !matches!(v, Value::None));
             if name == "unique" {

@@ -267,7 +267,7 @@ impl Interp<'_, '_> {
                         ));
                     }
                     if conditions.is_empty() {
-                        return err("select with an empty condition list is not possible");
+                        return super::value_err("select with an empty condition list is not possible");
                     }
                     // The first condition that holds picks its choice, else the default:
                     // selections from the last condition to the first.
@@ -280,7 +280,7 @@ impl Interp<'_, '_> {
                     }
                     out
                 }
-                _ => return err(format!("jnp.{name} is not implemented")),
+                _ => return super::unsupported(format!("jnp.{name} is not implemented")),
             };
             Ok(Value::Array(out))
         })
@@ -344,11 +344,15 @@ impl Interp<'_, '_> {
                     let dimension = arg(1, "dimension").unwrap_or(Value::Int(-1));
                     let _ = arg(2, "is_stable");
                     if arg(3, "num_keys").is_some_and(|k| !matches!(k, Value::Int(1))) {
-                        return err("lax.sort with num_keys other than 1 is not supported by the playground yet");
+                        return super::unsupported(
+                            "lax.sort with num_keys other than 1 is not supported by the playground yet",
+                        );
                     }
                     no_more_kwargs(name, &kwargs)?;
                     if matches!(x, Value::Tuple(_) | Value::List(_)) {
-                        return err("lax.sort of several operands is not supported by the playground yet");
+                        return super::unsupported(
+                            "lax.sort of several operands is not supported by the playground yet",
+                        );
                     }
                     self.call_jnp("sort", vec![x], vec![("axis".into(), dimension)]).await
                 }
@@ -383,7 +387,9 @@ impl Interp<'_, '_> {
                         };
                         let interior = int_arg(interior)?;
                         if interior < 0 {
-                            return err(format!("pad: interior padding must be non-negative, got {interior}"));
+                            return super::value_err(format!(
+                                "pad: interior padding must be non-negative, got {interior}"
+                            ));
                         }
                         triples.push((int_arg(lo)?, int_arg(hi)?, interior as usize));
                     }
@@ -418,7 +424,7 @@ impl Interp<'_, '_> {
                         other => Ok(other),
                     }
                 }
-                _ => err(format!("jax.lax.{name} is not implemented")),
+                _ => super::unsupported(format!("jax.lax.{name} is not implemented")),
             }
         })
     }

@@ -10,7 +10,7 @@
 use super::debug_print::Prints;
 use super::jax::Tree;
 use super::value::{aval_text, repr, Native, Value};
-use super::{err, Interp, RtError, R};
+use super::{err, unsupported, Interp, RtError, R};
 use jaxlite::numpy as jnp;
 use jaxlite::transform;
 use jaxlite::{Array, DType, Jaxpr, LocalFuture, Tensor};
@@ -263,7 +263,9 @@ fn picking(leading: usize, avals: &[jaxlite::Aval], j: usize, what: &str) -> R<(
 fn argnums_arg(v: Option<Value>) -> R<(Vec<usize>, bool)> {
     let one = |v: &Value| match v {
         Value::Int(i) if *i >= 0 => Ok(*i as usize),
-        other => err(format!("argnums must be a non-negative int or a tuple of them, got {}", repr(other))),
+        other => {
+            super::value_err(format!("argnums must be a non-negative int or a tuple of them, got {}", repr(other)))
+        }
     };
     match v {
         None => Ok((vec![0], false)),
@@ -300,7 +302,7 @@ impl Interp<'_, '_> {
         no_more_kwargs(name, &kwargs)?;
         arity(name, &args, 1, 2)?;
         let func = args[0].clone();
-        if !matches!(func, Value::Function(_) | Value::Native(_)) {
+        if !self.is_callable(&func) {
             return err(format!("Expected a callable value, got {}", repr(&func)));
         }
         let make = |kind, func| {
@@ -824,7 +826,7 @@ impl Interp<'_, '_> {
     /// every leaf below it; a container matches the argument's structure).
     fn leaf_axes(&self, v: &Value, axes: &Value, out: &mut Vec<Option<i64>>, depth: usize) -> R<()> {
         if depth > 32 {
-            return err("pytree nested too deeply");
+            return super::exceptions::raise(super::objects::Builtin::RecursionError, "pytree nested too deeply");
         }
         let mut count = Vec::new();
         match axes {
@@ -845,10 +847,10 @@ impl Interp<'_, '_> {
                 let items = match v {
                     Value::Tuple(t) => t.to_vec(),
                     Value::List(l) => l.borrow().clone(),
-                    _ => return err(format!("vmap in_axes specification {} does not match the argument's structure", repr(axes))),
+                    _ => return super::value_err(format!("vmap in_axes specification {} does not match the argument's structure", repr(axes))),
                 };
                 if items.len() != axes_items.len() {
-                    return err(format!("vmap in_axes specification {} does not match the argument's structure", repr(axes)));
+                    return super::value_err(format!("vmap in_axes specification {} does not match the argument's structure", repr(axes)));
                 }
                 for (item, a) in items.iter().zip(&axes_items) {
                     self.leaf_axes(item, a, out, depth + 1)?;
@@ -856,7 +858,7 @@ impl Interp<'_, '_> {
             }
             Value::Dict(d) => {
                 let Value::Dict(vd) = v else {
-                    return err(format!("vmap in_axes specification {} does not match the argument's structure", repr(axes)));
+                    return super::value_err(format!("vmap in_axes specification {} does not match the argument's structure", repr(axes)));
                 };
                 for (k, item) in vd.borrow().entries.iter() {
                     let a = d.borrow().get(k).cloned().ok_or_else(|| RtError::new(format!("vmap in_axes is missing the key {}", repr(k))))?;
@@ -925,7 +927,7 @@ impl Interp<'_, '_> {
                     Some(a) => {
                         let rank = leaf.aval().rank();
                         let axis = jnp::normalize_axes(Some(&[*a]), rank).map_err(|_| {
-                            RtError::new(format!(
+                            RtError::of(super::objects::Builtin::ValueError, format!(
                                 "vmap was requested to map its argument along axis {a}, which implies that its rank should be at least {}, but is only {rank} (its shape is {})",
                                 a + 1,
                                 jnp::shape_str(&leaf.aval().shape)
@@ -934,7 +936,7 @@ impl Interp<'_, '_> {
                         let n = leaf.aval().shape[axis];
                         if let Some(s) = size {
                             if s != n {
-                                return err(format!(
+                                return super::value_err(format!(
                                     "vmap got inconsistent sizes for array axes to be mapped: {s} and {n}"
                                 ));
                             }
@@ -950,7 +952,7 @@ impl Interp<'_, '_> {
                 }
             }
             let Some(size) = size else {
-                return err("vmap must have at least one non-None value in in_axes");
+                return super::value_err("vmap must have at least one non-None value in in_axes");
             };
             // Trace on one example: the batch axis dropped.
             let avals = moved
@@ -993,7 +995,9 @@ impl Interp<'_, '_> {
                 let rank = t.aval().rank();
                 let to = match axis {
                     None if mapped => {
-                        return err("at vmap out_axes, got axis spec None but output was batched on axis 0")
+                        return super::value_err(
+                            "at vmap out_axes, got axis spec None but output was batched on axis 0",
+                        )
                     }
                     None => {
                         placed.extend(traced.untouched(i, [t.clone()]));
@@ -1109,7 +1113,7 @@ impl Interp<'_, '_> {
             let avals: Vec<jaxlite::Aval> = split.leaves.iter().map(|t| t.aval().clone()).collect();
             let call = self.trace_call(&c.func, avals, split.in_place(&c.nondiff), &[]).await?;
             if !matches!(call.out_tree, Tree::Leaf) {
-                return err(format!(
+                return unsupported(format!(
                     "custom_vjp function {name} returns {}: custom_vjp functions that return anything but \
                      one array are not supported by the playground yet",
                     call.out_tree.describe()
@@ -1220,7 +1224,10 @@ impl Interp<'_, '_> {
     /// Splits a custom derivative's arguments by `nondiff_argnums`.
     fn split_args(&self, args: Vec<Value>, nondiff: &[usize]) -> R<SplitArgs> {
         if let Some(i) = nondiff.iter().find(|&&i| i >= args.len()) {
-            return err(format!("nondiff_argnums {i} is out of range for a call with {} arguments", args.len()));
+            return super::index_err(format!(
+                "nondiff_argnums {i} is out of range for a call with {} arguments",
+                args.len()
+            ));
         }
         let fixed = nondiff.iter().map(|&i| args[i].clone()).collect();
         let diff: Vec<Value> =

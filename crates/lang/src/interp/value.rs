@@ -2,12 +2,14 @@
 //! for truth.
 
 use super::format::float_repr;
-use super::{err, Env, R};
+use super::objects::{BoundMethod, Class, Instance, PySet};
+use super::{type_err, Env, R};
 use crate::ast::FuncDef;
 use jaxlite::{Aval, ClosedJaxpr, DType, Tensor};
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 
 #[derive(Clone)]
 pub enum Value {
@@ -38,6 +40,16 @@ pub enum Value {
     /// `a:b:c` in a subscript; bounds are ints or None.
     Slice(Option<i64>, Option<i64>, Option<i64>),
     Ellipsis,
+    NotImplemented,
+    /// A class: a built-in type (`int`, `ValueError`) or one a script defined.
+    Class(Rc<Class>),
+    Instance(Rc<Instance>),
+    BoundMethod(Rc<BoundMethod>),
+    Set(Rc<PySet>),
+    /// An iterator: a generator, or what `iter`, `zip`, `map`, ... return.
+    Iterator(Rc<RefCell<super::iterators::Iter>>),
+    /// A module of the standard library (written in Python).
+    PyModule(Rc<super::modules::PyModule>),
 }
 
 /// A `dict`: insertion-ordered, looked up by Python equality (dicts in scripts are small).
@@ -47,6 +59,23 @@ pub struct Dict {
 }
 
 impl Dict {
+    /// The value at a string key (an object's attribute in its `__dict__`).
+    pub fn get_str(&self, key: &str) -> Option<&Value> {
+        self.entries.iter().find(|(k, _)| matches!(k, Value::Str(s) if &**s == key)).map(|(_, v)| v)
+    }
+
+    pub fn set_str(&mut self, key: &str, value: Value) {
+        match self.entries.iter_mut().find(|(k, _)| matches!(k, Value::Str(s) if &**s == key)) {
+            Some(entry) => super::dismantle([std::mem::replace(&mut entry.1, value)]),
+            None => self.entries.push((Value::str(key), value)),
+        }
+    }
+
+    pub fn remove_str(&mut self, key: &str) -> Option<Value> {
+        let i = self.entries.iter().position(|(k, _)| matches!(k, Value::Str(s) if &**s == key))?;
+        Some(self.entries.remove(i).1)
+    }
+
     pub fn get(&self, key: &Value) -> Option<&Value> {
         self.entries.iter().find(|(k, _)| py_eq(k, key)).map(|(_, v)| v)
     }
@@ -69,6 +98,13 @@ pub struct Function {
     pub env: Env,
     /// The names the body binds: Python decides at compile time that these are locals.
     pub locals: Rc<Vec<String>>,
+    /// The class whose body defined this function, for `super()` (CPython's `__class__`
+    /// cell); set once the class exists.
+    pub class: RefCell<Weak<Class>>,
+    /// `__name__`, which decorators such as `functools.wraps` may change.
+    pub name: RefCell<Rc<str>>,
+    /// Attributes a script set on the function (`f.calls = 0`, `__wrapped__`).
+    pub attrs: RefCell<super::objects::Attrs>,
 }
 
 /// A function implemented by the interpreter.
@@ -114,6 +150,28 @@ pub enum Native {
     ShapeDtypeStruct(Aval),
     /// `jnp.finfo(dtype)` (float32, bfloat16) or `jnp.iinfo(int32)`: the dtype's limits.
     DTypeInfo(DType),
+    /// `property(fget, fset, fdel, doc)`.
+    Property {
+        fget: Value,
+        fset: Value,
+        fdel: Value,
+        doc: Value,
+    },
+    StaticMethod(Value),
+    ClassMethod(Value),
+    /// What `super()` returns: attributes of `obj`'s class found after `class` in its MRO.
+    Super {
+        class: Rc<Class>,
+        obj: Value,
+    },
+    /// A method of a built-in type looked up on the type (`dict.get`, `object.__init__`,
+    /// `str.join`): called with the receiver first.
+    TypeMethod(super::objects::Builtin, &'static str),
+    /// A module's function written in Rust (`time.perf_counter`), by its module and name.
+    Library(&'static str, &'static str),
+    /// A Mersenne Twister's state (`random.Random`'s, NumPy's `RandomState`'s).
+    /// Boxed: its 624 words would make every `Native` 2.5 KB.
+    Mersenne(Box<RefCell<super::mersenne::Mt19937>>),
 }
 
 /// What `jax.make_jaxpr(f)(...)` returns: `f`'s Jaxpr, and `f`'s name when `f` is jitted (JAX
@@ -219,8 +277,16 @@ impl Value {
         Value::Array(Tensor::from(a))
     }
 
-    pub fn type_name(&self) -> &'static str {
-        match self {
+    pub fn type_name(&self) -> Cow<'static, str> {
+        Cow::Borrowed(match self {
+            Value::Instance(i) => return Cow::Owned(i.class.name.clone()),
+            Value::Class(_) => "type",
+            Value::NotImplemented => "NotImplementedType",
+            Value::BoundMethod(_) => "method",
+            Value::Set(s) if s.frozen => "frozenset",
+            Value::Set(_) => "set",
+            Value::Iterator(it) => it.borrow().type_name(),
+            Value::PyModule(_) => "module",
             Value::None => "NoneType",
             Value::Bool(_) => "bool",
             Value::Int(_) => "int",
@@ -240,6 +306,11 @@ impl Value {
                 Native::ShapeDtypeStruct(_) => "ShapeDtypeStruct",
                 Native::DTypeInfo(DType::I32) => "iinfo",
                 Native::DTypeInfo(_) => "finfo",
+                Native::Property { .. } => "property",
+                Native::StaticMethod(_) => "staticmethod",
+                Native::ClassMethod(_) => "classmethod",
+                Native::Super { .. } => "super",
+                Native::TypeMethod(..) => "method_descriptor",
                 _ => "builtin_function_or_method",
             },
             Value::Module(_) => "module",
@@ -247,7 +318,7 @@ impl Value {
             Value::DType(_) => "dtype",
             Value::Jaxpr(_) => "ClosedJaxpr",
             Value::Key(_) => "Array",
-        }
+        })
     }
 
     pub fn is_number(&self) -> bool {
@@ -255,24 +326,60 @@ impl Value {
     }
 }
 
-/// `str(v)`.
+/// `str(v)`, for values whose class defines no `__str__` or `__repr__` of its own (see
+/// `Interp::py_str` for those).
 pub fn to_str(v: &Value) -> String {
+    str_with(v, &Reprs::new())
+}
+
+/// `str(v)`, where `reprs` holds what scripts' `__repr__` methods gave for the instances in
+/// `v` (and `__str__`, for `v` itself).
+pub fn str_with(v: &Value, reprs: &Reprs) -> String {
     match v {
         Value::Str(s) => s.to_string(),
         Value::Array(Tensor::Concrete(a)) => jaxlite::format::format_array(a),
         Value::Key(k) => k.to_str(),
         Value::DType(d) => d.name().to_string(),
-        _ => repr(v),
+        Value::Instance(i) if i.class.layout() == Some(super::objects::Builtin::BaseException) => {
+            if let Some(s) = reprs.get(&(Rc::as_ptr(i) as *const ())) {
+                return s.clone();
+            }
+            exception_str(i, reprs)
+        }
+        _ => repr_with(v, reprs),
     }
 }
+
+/// `str(exception)` as `BaseException.__str__` gives it: empty, the one argument's `str`,
+/// or the arguments' tuple (`KeyError` shows its one argument's `repr`).
+pub fn exception_str(i: &Instance, reprs: &Reprs) -> String {
+    let args = match &*i.base.borrow() {
+        Value::Tuple(t) => t.to_vec(),
+        _ => Vec::new(),
+    };
+    match &args[..] {
+        [] => String::new(),
+        [one] if i.class.derives(super::objects::Builtin::KeyError) => repr_with(one, reprs),
+        [one] => str_with(one, reprs),
+        _ => repr_with(&Value::tuple(args), reprs),
+    }
+}
+
+/// What scripts' `__repr__` (or `__str__`) methods gave, by the address of the instance.
+pub type Reprs = HashMap<*const (), String>;
 
 /// `repr(v)`.
 /// How deeply nested containers `repr` prints (Python's default recursion limit).
 const MAX_REPR_DEPTH: usize = 1000;
 
 pub fn repr(v: &Value) -> String {
+    repr_with(v, &Reprs::new())
+}
+
+/// `repr(v)`, with what scripts' `__repr__` methods gave for the instances in it.
+pub fn repr_with(v: &Value, reprs: &Reprs) -> String {
     let mut out = String::new();
-    write_repr(v, &mut out, &mut Vec::new());
+    write_repr(v, &mut out, &mut Vec::new(), reprs);
     out
 }
 
@@ -281,7 +388,7 @@ const MAX_REPR: usize = 8 << 20;
 
 /// Writes `repr(v)`; `open` holds the containers being printed, so a list that contains
 /// itself prints as `[[...]]` instead of recursing forever.
-fn write_repr(v: &Value, out: &mut String, open: &mut Vec<*const ()>) {
+fn write_repr(v: &Value, out: &mut String, open: &mut Vec<*const ()>, reprs: &Reprs) {
     // A text far beyond what any print may show (the output limit) is not built: a list that
     // shares one nested list many times (`x = [x, x]` repeated) would be gigabytes.
     if out.len() > MAX_REPR {
@@ -297,7 +404,7 @@ fn write_repr(v: &Value, out: &mut String, open: &mut Vec<*const ()>) {
             if i > 0 {
                 out.push_str(", ");
             }
-            write_repr(item, out, open);
+            write_repr(item, out, open, reprs);
         }
         out.push_str(r);
     };
@@ -306,6 +413,14 @@ fn write_repr(v: &Value, out: &mut String, open: &mut Vec<*const ()>) {
         Value::Dict(d) => Some(Rc::as_ptr(d) as *const ()),
         // Tuples cannot contain themselves, but count towards the depth below.
         Value::Tuple(t) => Some(Rc::as_ptr(t) as *const ()),
+        Value::Set(s) => Some(Rc::as_ptr(s) as *const ()),
+        Value::Instance(i) => {
+            if let Some(text) = reprs.get(&(Rc::as_ptr(i) as *const ())) {
+                out.push_str(text);
+                return;
+            }
+            Some(Rc::as_ptr(i) as *const ())
+        }
         _ => None,
     };
     if let Some(p) = ptr {
@@ -314,7 +429,8 @@ fn write_repr(v: &Value, out: &mut String, open: &mut Vec<*const ()>) {
         if open.contains(&p) || open.len() >= MAX_REPR_DEPTH {
             out.push_str(match v {
                 Value::List(_) => "[...]",
-                Value::Dict(_) => "{...}",
+                Value::Dict(_) | Value::Set(_) => "{...}",
+                Value::Instance(_) => "...",
                 _ => "(...)",
             });
             return;
@@ -336,9 +452,9 @@ fn write_repr(v: &Value, out: &mut String, open: &mut Vec<*const ()>) {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                write_repr(k, out, open);
+                write_repr(k, out, open, reprs);
                 out.push_str(": ");
-                write_repr(val, out, open);
+                write_repr(val, out, open, reprs);
             }
             out.push('}');
         }
@@ -349,7 +465,45 @@ fn write_repr(v: &Value, out: &mut String, open: &mut Vec<*const ()>) {
             out.push_str(&format!("slice({}, {}, {})", bound(a), bound(b), bound(c)))
         }
         Value::Ellipsis => out.push_str("Ellipsis"),
-        Value::Function(f) => out.push_str(&format!("<function {}>", f.def.name)),
+        Value::NotImplemented => out.push_str("NotImplemented"),
+        Value::Set(set) => {
+            let items = set.iteration_order();
+            match (set.frozen, items.is_empty()) {
+                (false, true) => out.push_str("set()"),
+                (true, true) => out.push_str("frozenset()"),
+                (false, false) => seq(&items, ("{", "}"), out, open),
+                (true, false) => {
+                    out.push_str("frozenset(");
+                    seq(&items, ("{", "}"), out, open);
+                    out.push(')');
+                }
+            }
+        }
+        Value::Class(c) => out.push_str(&format!("<class '{}'>", c.qualified_name())),
+        Value::Instance(i) => write_instance(i, out, open, reprs),
+        Value::BoundMethod(m) => {
+            let name = match &m.func {
+                Value::Function(f) => f.name.borrow().to_string(),
+                other => repr(other),
+            };
+            let owner = match &m.receiver {
+                Value::Class(c) => c.name.clone(),
+                other => other.type_name().into_owned(),
+            };
+            let mut receiver = String::new();
+            write_repr(&m.receiver, &mut receiver, open, reprs);
+            out.push_str(&format!("<bound method {owner}.{name} of {receiver}>"))
+        }
+        Value::Iterator(it) => out.push_str(&it.borrow().repr()),
+        Value::PyModule(m) => out.push_str(&format!("<module '{}'>", m.name)),
+        Value::Function(f) => {
+            // CPython names a method with its class, and shows where the function lives.
+            let name = match f.class.borrow().upgrade() {
+                Some(class) => format!("{}.{}", class.name, f.name.borrow()),
+                None => f.name.borrow().to_string(),
+            };
+            out.push_str(&format!("<function {name} at {}>", address(v)))
+        }
         Value::Native(n) => out.push_str(&native_repr(n)),
         Value::Module(m) => out.push_str(&format!("<module '{}'>", m.name())),
         Value::Array(Tensor::Concrete(a)) => out.push_str(&crate::jnp_extra::array_repr(a)),
@@ -370,6 +524,32 @@ fn write_repr(v: &Value, out: &mut String, open: &mut Vec<*const ()>) {
     }
 }
 
+/// An instance whose class has no `__repr__` of its own: an exception as
+/// `ValueError('message')`, an instance of a built-in type's subclass as that type's value,
+/// anything else as `<__main__.Point object at 0x…>`.
+fn write_instance(i: &Rc<Instance>, out: &mut String, open: &mut Vec<*const ()>, reprs: &Reprs) {
+    let base = i.base.borrow().clone();
+    match i.class.layout() {
+        Some(super::objects::Builtin::BaseException) => {
+            let args = match &base {
+                Value::Tuple(t) => t.to_vec(),
+                _ => Vec::new(),
+            };
+            out.push_str(&i.class.name);
+            out.push('(');
+            for (k, a) in args.iter().enumerate() {
+                if k > 0 {
+                    out.push_str(", ");
+                }
+                write_repr(a, out, open, reprs);
+            }
+            out.push(')');
+        }
+        Some(_) if !matches!(base, Value::None) => write_repr(&base, out, open, reprs),
+        _ => out.push_str(&format!("<{} object at {:#x}>", i.class.qualified_name(), Rc::as_ptr(i) as usize)),
+    }
+}
+
 fn native_repr(n: &Native) -> String {
     match n {
         Native::Builtin(name) => format!("<built-in function {name}>"),
@@ -387,8 +567,9 @@ fn native_repr(n: &Native) -> String {
         Native::Partial { func, .. } => format!("functools.partial({})", repr(func)),
         Native::Jitted(j) => format!("<PjitFunction of {}>", repr(&j.func)),
         Native::MakeJaxpr { func, .. } => format!("<make_jaxpr of {}>", repr(func)),
-        Native::Transformed(t) => format!("<function {:?} of {}>", t.kind, repr(&t.func)),
-        Native::Vmapped(v) => format!("<function vmap of {}>", repr(&v.func)),
+        // JAX's transformations return functions wrapped to look like the one transformed.
+        Native::Transformed(t) => format!("<function {} at {:p}>", super::jax::function_name(&t.func), n),
+        Native::Vmapped(v) => format!("<function {} at {:p}>", super::jax::function_name(&v.func), n),
         Native::VjpFn(_) => "<function vjp_fun>".to_string(),
         Native::LinearizedFn(_) => "<function linearized_jvp>".to_string(),
         Native::PrecisionScope(_) => "<contextlib._GeneratorContextManager object>".to_string(),
@@ -396,6 +577,13 @@ fn native_repr(n: &Native) -> String {
         Native::CustomVjp(c) => format!("<jax._src.custom_derivatives.custom_vjp object of {}>", repr(&c.func)),
         Native::TreeDef(t) => format!("PyTreeDef({})", t.describe()),
         Native::DTypeInfo(dtype) => super::dtype_info::info_repr(*dtype),
+        Native::Property { .. } => "<property object>".to_string(),
+        Native::StaticMethod(f) => format!("<staticmethod({})>", repr(f)),
+        Native::ClassMethod(f) => format!("<classmethod({})>", repr(f)),
+        Native::Super { class, obj } => format!("<super: <class '{}'>, <{} object>>", class.name, obj.type_name()),
+        Native::TypeMethod(b, name) => format!("<method '{name}' of '{}' objects>", b.name()),
+        Native::Library(module, name) => format!("<built-in function {module}.{name}>"),
+        Native::Mersenne(_) => "<Mersenne Twister state>".to_string(),
         Native::ShapeDtypeStruct(a) => {
             let weak = if a.weak_type { ", weak_type=True" } else { "" };
             format!("ShapeDtypeStruct(shape={}, dtype={}{weak})", jaxlite::numpy::shape_str(&a.shape), a.dtype.name())
@@ -506,9 +694,37 @@ fn leaf_eq(a: &Value, b: &Value) -> bool {
         (Value::Native(x), Value::Native(y)) => match (&**x, &**y) {
             (Native::Jnp(p), Native::Jnp(q)) => p == q,
             (Native::ShapeDtypeStruct(p), Native::ShapeDtypeStruct(q)) => p == q,
+            (Native::TypeMethod(b, m), Native::TypeMethod(c, n)) => b == c && m == n,
+            (Native::Library(a, f), Native::Library(b, g)) => a == b && f == g,
+            // Tree structures are equal when their keys are (the jit cache's key names each
+            // node, its dict keys and namedtuple class).
+            (Native::TreeDef(p), Native::TreeDef(q)) => {
+                let (mut a, mut b) = (String::new(), String::new());
+                p.key(&mut a);
+                q.key(&mut b);
+                a == b
+            }
             _ => Rc::ptr_eq(x, y),
         },
         (Value::Module(x), Value::Module(y)) => x == y,
+        (Value::Class(x), Value::Class(y)) => Rc::ptr_eq(x, y),
+        (Value::Instance(x), Value::Instance(y)) if Rc::ptr_eq(x, y) => true,
+        // Instances of built-in types' subclasses without an `__eq__` of their own compare by
+        // value (a namedtuple as a dict key).
+        (Value::Instance(_), _) | (_, Value::Instance(_)) => match (value_part(a), value_part(b)) {
+            (Some(x), Some(y)) => py_eq(&x, &y),
+            _ => false,
+        },
+        (Value::Iterator(x), Value::Iterator(y)) => Rc::ptr_eq(x, y),
+        (Value::PyModule(x), Value::PyModule(y)) => Rc::ptr_eq(x, y),
+        (Value::NotImplemented, Value::NotImplemented) => true,
+        (Value::BoundMethod(x), Value::BoundMethod(y)) => {
+            leaf_eq(&x.func, &y.func) && (leaf_eq(&x.receiver, &y.receiver) || py_eq(&x.receiver, &y.receiver))
+        }
+        (Value::Set(x), Value::Set(y)) => {
+            let (x, y) = (x.items.borrow(), y.items.borrow());
+            x.len() == y.len() && x.iter().all(|a| y.iter().any(|b| py_eq(a, b)))
+        }
         (Value::DType(x), Value::DType(y)) => x == y,
         // A dtype equals its scalar type and its name, as NumPy's does.
         (Value::DType(d), other) | (other, Value::DType(d)) => match other {
@@ -519,6 +735,19 @@ fn leaf_eq(a: &Value, b: &Value) -> bool {
         (Value::Array(Tensor::Concrete(x)), Value::Array(Tensor::Concrete(y))) => Rc::ptr_eq(x, y),
         (Value::Array(Tensor::Traced(x)), Value::Array(Tensor::Traced(y))) => Rc::ptr_eq(x, y),
         _ => false,
+    }
+}
+
+/// What a value compares as: itself, or for an instance of a built-in type's subclass whose
+/// class defines no `__eq__`, the built-in value it carries (`None` for other instances).
+fn value_part(v: &Value) -> Option<Value> {
+    let Value::Instance(i) = v else { return Some(v.clone()) };
+    let own_eq = i.class.lineage().any(|c| c.builtin.is_none() && c.attrs.borrow().get("__eq__").is_some());
+    match (i.class.layout(), &*i.base.borrow()) {
+        (Some(b), base) if b != super::objects::Builtin::BaseException && !own_eq && !matches!(base, Value::None) => {
+            Some(base.clone())
+        }
+        _ => None,
     }
 }
 
@@ -540,21 +769,29 @@ pub fn as_f64(v: &Value) -> Option<f64> {
     }
 }
 
-/// Refuses what Python cannot hash: lists, dicts and arrays, also inside tuples (walked with a
-/// work list: a tuple nested 100,000 deep as a dict key overflowed the stack when recursed).
+/// Refuses what Python cannot hash: lists, dicts, sets and arrays, also inside tuples (walked
+/// with a work list: a tuple nested 100,000 deep as a dict key overflowed the stack when
+/// recursed).
 pub fn check_hashable(v: &Value) -> R<()> {
-    if !matches!(v, Value::Tuple(_) | Value::List(_) | Value::Dict(_) | Value::Array(_)) {
+    let mutable_set = |v: &Value| matches!(v, Value::Set(s) if !s.frozen);
+    if !matches!(v, Value::Tuple(_) | Value::List(_) | Value::Dict(_) | Value::Array(_)) && !mutable_set(v) {
         return Ok(());
     }
     let mut pending = vec![v.clone()];
     while let Some(v) = pending.pop() {
         match &v {
             Value::List(_) | Value::Dict(_) | Value::Array(_) => {
-                return err(format!("unhashable type: '{}'", v.type_name()))
+                return type_err(format!("unhashable type: '{}'", v.type_name()))
             }
+            v if mutable_set(v) => return type_err("unhashable type: 'set'"),
             Value::Tuple(items) => pending.extend(items.iter().cloned()),
             _ => {}
         }
     }
     Ok(())
+}
+
+/// Where an object lives, as CPython's reprs show it (`0x7f…`): its allocation.
+fn address(v: &Value) -> String {
+    format!("0x{:x}", super::classes::identity_hash(v) << 4)
 }

@@ -1,0 +1,69 @@
+"""jax.devices() and friends: the one emulated TPU chip, as JAX on a one-chip TPU host shows it."""
+
+from _playground import device_kind
+
+
+class TpuDevice:
+    def __init__(self, id):
+        self.id = id
+        self.process_index = 0
+        self.host_id = 0
+        self.coords = (0, 0, 0)
+        self.core_on_chip = 0
+        self.platform = "tpu"
+        self.device_kind = device_kind()
+        self.client = None
+
+    def __repr__(self):
+        return f"TpuDevice(id={self.id}, process_index=0, coords=(0,0,0), core_on_chip=0)"
+
+    def __str__(self):
+        return f"TPU_{self.id}(process=0,(0,0,0,0))"
+
+
+_DEVICES = [TpuDevice(0)]
+
+
+def _check_backend(backend):
+    if backend is not None and backend not in ("tpu", "TPU"):
+        raise RuntimeError(f"Unknown backend {backend}. Available: ['tpu']")
+
+
+def devices(backend=None):
+    _check_backend(backend)
+    return list(_DEVICES)
+
+
+def local_devices(process_index=None, backend=None, host_id=None):
+    _check_backend(backend)
+    return list(_DEVICES)
+
+
+def device_count(backend=None):
+    _check_backend(backend)
+    return len(_DEVICES)
+
+
+def local_device_count(backend=None):
+    _check_backend(backend)
+    return len(_DEVICES)
+
+
+def process_index(backend=None):
+    return 0
+
+
+def process_count(backend=None):
+    return 1
+
+
+def default_backend():
+    return "tpu"
+
+
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
+    """Arrays already live on the one device; a Python number or list becomes an array."""
+    import jax
+    import jax.numpy as jnp
+
+    return jax.tree_util.tree_map(jnp.asarray, x)

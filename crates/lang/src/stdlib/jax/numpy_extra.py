@@ -1,0 +1,48 @@
+"""jax.numpy functions written in Python, as JAX writes them."""
+
+import jax.numpy as jnp
+
+
+def _broadcast_shapes(a, b):
+    n = max(len(a), len(b))
+    a = (1,) * (n - len(a)) + tuple(a)
+    b = (1,) * (n - len(b)) + tuple(b)
+    out = []
+    for x, y in zip(a, b):
+        if x != y and 1 not in (x, y):
+            raise ValueError(f"Incompatible shapes for broadcasting: shapes={[a, b]}")
+        out.append(y if x == 1 else x)
+    return tuple(out)
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
+    """linspace between arrays of bounds: `num` points along `axis`, the bounds broadcast."""
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    start = jnp.asarray(start, dtype=float)
+    stop = jnp.asarray(stop, dtype=float)
+    bounds_shape = list(_broadcast_shapes(start.shape, stop.shape))
+    broadcast_start = jnp.broadcast_to(start, bounds_shape)
+    broadcast_stop = jnp.broadcast_to(stop, bounds_shape)
+    axis = len(bounds_shape) + axis + 1 if axis < 0 else axis
+    bounds_shape.insert(axis, 1)
+    div = (num - 1) if endpoint else num
+    if num > 1:
+        delta = (stop - start) / div
+        iota_shape = [1] * len(bounds_shape)
+        iota_shape[axis] = div
+        # The endpoints are recovered exactly: start·(1 − t) + stop·t.
+        step = jnp.reshape(jnp.arange(div, dtype=float), iota_shape) / div
+        out = jnp.reshape(broadcast_start, bounds_shape) * (1 - step) + jnp.reshape(broadcast_stop, bounds_shape) * step
+        if endpoint:
+            out = jnp.concatenate([out, jnp.expand_dims(broadcast_stop, axis)], axis)
+    elif num == 1:
+        delta = jnp.nan
+        out = jnp.reshape(broadcast_start, bounds_shape)
+    else:
+        delta = jnp.nan
+        bounds_shape[axis] = 0
+        out = jnp.zeros(bounds_shape)
+    if dtype is not None:
+        out = out.astype(dtype)
+    return (out, delta) if retstep else out
