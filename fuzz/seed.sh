@@ -3,7 +3,8 @@
 # the JAX fixtures) and assembly/binaries (the instruction-set test files). Run from fuzz/.
 set -e
 mkdir -p corpus/script corpus/asm corpus/binary corpus/jit
-cp ../examples/*.py ../tests/errors/*.py corpus/script/
+cp ../examples/*.py ../tests/errors/*.py ../tests/python/*.py ../tests/wild/*.py corpus/script/
+rm -f corpus/script/generate.py
 python3 - <<'PY'
 import json
 for i, f in enumerate(json.load(open("../tests/jax/fixtures.json"))["fixtures"]):

@@ -1,6 +1,6 @@
 # Source: https://github.com/jax-ml/jax/blob/cec06d116c05f0d52adfceee3d3b730fdbcb0ce5/docs/control-flow.md
 # License: Apache-2.0
-# Changed: notebook page converted to a script (code cells concatenated in order; a cell's displayed last expression wrapped in print(); 4 cell(s) that the page marks raises-exception dropped)
+# Changed: notebook page converted to a script (code cells concatenated in order; a cell's displayed last expression wrapped in print(); 1 cell(s) that the page marks raises-exception dropped; the raising last statement of 3 other such cell(s) dropped, the rest of those cells kept)
 
 from jax import grad, jit
 import jax.numpy as jnp
@@ -21,6 +21,21 @@ def g(x):
   return y
 
 print(g(jnp.array([1., 2., 3.])))
+
+@jit
+def f(x):
+  if x < 3:
+    return 3. * x ** 2
+  else:
+    return -4 * x
+
+# This will fail!
+
+@jit
+def g(x):
+  return (x > 0) and (x < 3)
+
+# This will fail!
 
 def f(x):
   if x < 3:
@@ -46,6 +61,9 @@ def example_fun(length, val):
   return jnp.ones((length,)) * val
 # un-jit'd works fine
 print(example_fun(5, 4))
+
+bad_example_jit = jit(example_fun)
+# this will fail:
 
 # static_argnames tells JAX to recompile on changes at these argument positions:
 good_example_jit = jit(example_fun, static_argnames='length')

@@ -1,6 +1,6 @@
 # Source: https://github.com/jax-ml/jax/blob/cec06d116c05f0d52adfceee3d3b730fdbcb0ce5/docs/custom_pytrees.md
 # License: Apache-2.0
-# Changed: notebook page converted to a script (code cells concatenated in order; a cell's displayed last expression wrapped in print(); 4 cell(s) that the page marks raises-exception dropped); print of y added
+# Changed: notebook page converted to a script (code cells concatenated in order; a cell's displayed last expression wrapped in print(); 2 cell(s) that the page marks raises-exception dropped; the raising last statement of 2 other such cell(s) dropped, the rest of those cells kept); print of y added
 # Ignore lines matching: object at 0x
 
 import jax
@@ -132,6 +132,17 @@ def f(x: MyDataclassContainer | MyOtherContainer):
 mdc = MyDataclassContainer('mdc', 1, 2, 3)
 y = f(mdc)
 print(y)
+
+moc = MyOtherContainer('moc', 1, 2, 3)
+
+class MyTree:
+  def __init__(self, a):
+    self.a = jnp.asarray(a)
+
+register_pytree_node(MyTree, lambda tree: ((tree.a,), None),
+    lambda _, args: MyTree(*args))
+
+tree = MyTree(jnp.arange(5.0))
 
 class MyTree:
   def __init__(self, a):

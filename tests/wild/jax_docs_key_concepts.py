@@ -1,6 +1,6 @@
 # Source: https://github.com/jax-ml/jax/blob/cec06d116c05f0d52adfceee3d3b730fdbcb0ce5/docs/key-concepts.md
 # License: Apache-2.0
-# Changed: notebook page converted to a script (code cells concatenated in order; a cell's displayed last expression wrapped in print(); 1 cell(s) that the page marks raises-exception dropped, keeping that cell's `from jax import lax`)
+# Changed: notebook page converted to a script (code cells concatenated in order; a cell's displayed last expression wrapped in print(); the raising last statement of 1 other such cell(s) dropped, the rest of those cells kept)
 
 import jax
 import jax.numpy as jnp

@@ -1,0 +1,180 @@
+//! The corpus of real public JAX programs in tests/wild (see its README): each runs through
+//! the interpreter and the reference evaluator, at `highest` and at DEFAULT matmul precision,
+//! and is compared with what JAX 0.10.2 printed (tolerance: see tests/jax/compare.rs). Lines a
+//! program's header says depend on the run (times, addresses) are dropped from both outputs.
+
+// Only the comparison is used here, not the fixture file it can load.
+#[allow(dead_code)]
+#[path = "../../../tests/jax/compare.rs"]
+mod compare;
+
+use jaxlite::eval::ReferenceExecutor;
+use jaxlite::{Context, Precision};
+use regex::Regex;
+use serde::Deserialize;
+use std::path::PathBuf;
+
+#[derive(Deserialize)]
+struct Program {
+    name: String,
+    source_file: String,
+    highest: String,
+    default: String,
+    error: Option<String>,
+    default_error: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Corpus {
+    programs: Vec<Program>,
+}
+
+/// Programs that do not run or do not match yet, each with why. The test fails when one of
+/// them starts passing, so this list only shrinks; docs/language.md gives the count.
+const KNOWN_FAILURES: &[(&str, &str)] = &[
+    ("blog_drclab_mcmc_leapfrog", "NumPy on the host (issue 27)"),
+    ("course_data_enhanced_simulation_jax_intro", "SciPy itself (scipy.optimize.root) on the host"),
+    ("course_jax_workshop_differentiability", "NumPy on the host (issue 27)"),
+    ("course_jax_workshop_if_else", "NumPy on the host (issue 27)"),
+    (
+        "course_jax_workshop_mala",
+        "DEFAULT: Metropolis accept/reject turns bf16 last-bit differences into different samples",
+    ),
+    ("course_jax_workshop_prngkey_vs_global_seed", "NumPy on the host (issue 27)"),
+    ("course_jax_workshop_vectorisation", "NumPy on the host (issue 27)"),
+    ("course_numpy_to_jax_einsum", "NumPy on the host (issue 27)"),
+    ("course_numpy_to_jax_intro", "NumPy on the host (issue 27)"),
+    ("course_numpy_to_jax_jit", "NumPy on the host (issue 27)"),
+    ("course_numpy_to_jax_loop_primitives", "NumPy on the host (issue 27)"),
+    ("course_numpy_to_jax_lotka_volterra", "NumPy on the host (issue 27)"),
+    ("course_numpy_to_jax_vmap", "NumPy on the host (issue 27)"),
+    ("course_performance_minicourse_jax_grad", "NumPy on the host (issue 27)"),
+    ("course_performance_minicourse_jax_nll", "NumPy on the host (issue 27)"),
+    ("course_qm7_tutorial_jax_basics", "NumPy on the host (issue 27)"),
+    ("course_sysid_lyon_jax_intro", "float32 finite differences (eps = 1e-5) of a mean amplify its last-bit rounding"),
+    ("jax_docs_101_jax_basics", "NumPy on the host (issue 27)"),
+    ("jax_docs_autodidax2_part1", "the match statement"),
+    (
+        "jax_docs_automatic_differentiation",
+        "a float32 finite difference (eps = 1e-4) amplifies last-bit rounding of a sum",
+    ),
+    ("jax_docs_complex_differentiation", "complex numbers"),
+    ("jax_docs_convolutions", "complex numbers (np.mgrid steps), and NumPy (issue 27)"),
+    ("jax_docs_custom_derivative_rules", "lax.while_loop on traced values under jit (issue 28)"),
+    (
+        "jax_docs_custom_pytrees",
+        "jax.tree_util.register_pytree_node (flattening user classes with their own functions)",
+    ),
+    ("jax_docs_external_callbacks", "NumPy on the host (issue 27)"),
+    (
+        "jax_docs_key_concepts",
+        "make_jaxpr: JAX wraps jnp.where in a jit equation and prints a float32 literal with float64 digits",
+    ),
+    ("jax_docs_new_101_pytrees", "NumPy on the host (issue 27)"),
+    ("jax_docs_new_101_state", "jax.new_ref (mutable array references)"),
+    ("jax_docs_pytrees", "NumPy on the host (issue 27)"),
+    ("jax_docs_random_numbers", "NumPy on the host (issue 27)"),
+    ("jax_docs_vmapped_log_probs", "NumPy on the host (issue 27)"),
+    (
+        "jax_example_advi",
+        "float32 drift over 30 Monte Carlo optimizer steps: 2e-4 relative at the end, over the 1e-4 tolerance",
+    ),
+    ("jax_example_kernel_lsq", "NumPy on the host (issue 27)"),
+    ("jax_example_mnist_classifier", "NumPy on the host (issue 27)"),
+    ("jax_example_mnist_classifier_fromscratch", "NumPy on the host (issue 27)"),
+    ("jax_example_mnist_vae", "NumPy on the host (issue 27)"),
+    ("jax_pr_attention_mechanism", "NumPy on the host (issue 27)"),
+    ("mini_hmc_jax", "float32 drift through HMC: 3e-5 absolute on a value near zero, over the 1e-5 tolerance"),
+    ("montecarlo_demo_hmc_class", "DEFAULT: bf16 rounding differences compound through 50 leapfrog steps per sample"),
+    ("probml_gibbs_demo_potts", "NumPy on the host (issue 27)"),
+    ("tutorial_neoneuron_jax_basics", "NumPy on the host (issue 27)"),
+    ("tutorial_neoneuron_vmap_and_scan", "NumPy on the host (issue 27)"),
+];
+
+fn dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/wild")
+}
+
+fn run(script: &str, precision: Precision) -> (String, Option<String>) {
+    let mut ctx = Context::new(Box::new(ReferenceExecutor::default()));
+    ctx.default_precision = precision;
+    match pollster::block_on(lang::run_script(script, &mut ctx)) {
+        Ok(out) => (out.stdout, None),
+        Err(f) => (f.output.stdout, Some(f.errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))),
+    }
+}
+
+/// `# Ignore lines matching: REGEX` from the program's header.
+fn ignored_lines(source: &str) -> Option<Regex> {
+    let pattern =
+        source.lines().take_while(|l| l.starts_with('#')).find_map(|l| l.strip_prefix("# Ignore lines matching: "))?;
+    Some(Regex::new(pattern).expect("the header's pattern is a valid regex"))
+}
+
+fn without(text: &str, ignore: &Option<Regex>) -> String {
+    match ignore {
+        Some(re) => text.lines().filter(|l| !re.is_match(l)).map(|l| format!("{l}\n")).collect(),
+        None => text.to_string(),
+    }
+}
+
+/// Where a run differs from JAX's, or `None`.
+fn difference(program: &Program, source: &str, precision: Precision) -> Option<String> {
+    let (expected, jax_error) = match precision {
+        Precision::Default => (&program.default, program.default_error.as_ref().or(program.error.as_ref())),
+        _ => (&program.highest, program.error.as_ref()),
+    };
+    let ignore = ignored_lines(source);
+    let (ours, error) = run(source, precision);
+    let fixture = compare::Fixture {
+        name: program.name.clone(),
+        script: String::new(),
+        highest: String::new(),
+        default: String::new(),
+        error: None,
+    };
+    let printed = compare::compare(
+        &fixture,
+        &without(&ours, &ignore),
+        &without(expected, &ignore),
+        precision == Precision::Default,
+    );
+    match (error, jax_error) {
+        (Some(e), None) => Some(format!("failed with {e}")),
+        (None, Some(e)) => Some(format!("JAX raised {e}; the playground did not")),
+        (Some(ours), Some(theirs)) if !ours.contains(theirs.split(':').next().unwrap_or_default()) => {
+            Some(format!("raised {ours}; JAX raised {theirs}"))
+        }
+        _ => printed,
+    }
+}
+
+#[test]
+fn wild_programs_match_jax() {
+    let text = std::fs::read_to_string(dir().join("expected.json")).expect("tests/wild/expected.json");
+    let corpus: Corpus = serde_json::from_str(&text).expect("expected.json parses");
+    assert!(corpus.programs.len() >= 40, "the corpus holds at least 40 programs");
+    let mut failures: Vec<(String, String)> = Vec::new();
+    for program in &corpus.programs {
+        let source = std::fs::read_to_string(dir().join(&program.source_file)).expect("program source");
+        for precision in [Precision::Highest, Precision::Default] {
+            if let Some(diff) = difference(program, &source, precision) {
+                failures.push((program.name.clone(), format!("{} ({}): {diff}", program.name, precision.name())));
+                break;
+            }
+        }
+    }
+    let failed = |name: &str| failures.iter().any(|(n, _)| n == name);
+    let now_passing: Vec<&str> = KNOWN_FAILURES.iter().map(|(n, _)| *n).filter(|n| !failed(n)).collect();
+    assert!(now_passing.is_empty(), "these programs pass now; remove them from KNOWN_FAILURES: {now_passing:?}");
+    let unexpected: Vec<&str> =
+        failures.iter().filter(|(n, _)| !KNOWN_FAILURES.iter().any(|(k, _)| k == n)).map(|(_, f)| f.as_str()).collect();
+    assert!(
+        unexpected.is_empty(),
+        "{} of {} programs differ from JAX ({} known):\n\n{}",
+        failures.len(),
+        corpus.programs.len(),
+        KNOWN_FAILURES.len(),
+        unexpected.join("\n\n")
+    );
+}
