@@ -25,7 +25,7 @@ impl Interp<'_, '_> {
                 ExprKind::List(items) => self.eval_all(items, env).await.map(Value::list),
                 ExprKind::Tuple(items) => self.eval_all(items, env).await.map(Value::tuple),
                 ExprKind::Dict(items) => self.eval_dict(items, env).await,
-                ExprKind::ListComp { elt, clauses } => self.eval_list_comp(elt, clauses, env).await,
+                ExprKind::ListComp { elt, clauses } => self.eval_list_comp(elt, clauses, env, false).await,
                 ExprKind::DictComp { key, value, clauses } => self.eval_dict_comp(key, value, clauses, env).await,
                 ExprKind::Attr(..) | ExprKind::Subscript(..) | ExprKind::Call { .. } => self.eval_postfix(e, env).await,
                 ExprKind::Slice(a, b, c) => self.eval_slice([a, b, c], env).await,
@@ -41,7 +41,7 @@ impl Interp<'_, '_> {
                     Ok(items) => super::builtins::make_set(items, false),
                     Err(e) => Err(e),
                 },
-                ExprKind::SetComp { elt, clauses } => self.eval_set_comp(elt, clauses, env).await,
+                ExprKind::SetComp { elt, clauses } => self.eval_list_comp(elt, clauses, env, true).await,
                 ExprKind::GeneratorExp { def, first } => self.eval_generator_exp(def, first, env).await,
                 ExprKind::NamedExpr(name, value) => self.eval_named(name, value, env).await,
                 ExprKind::Yield(_) | ExprKind::YieldFrom(_) => super::unsupported(
@@ -117,20 +117,6 @@ impl Interp<'_, '_> {
         })
     }
 
-    fn eval_set_comp<'a>(
-        &'a mut self,
-        elt: &'a Expr,
-        clauses: &'a [CompFor],
-        env: &'a Env,
-    ) -> LocalFuture<'a, R<Value>> {
-        Box::pin(async move {
-            let scope = new_scope(Some(env.clone()), Rc::new(Vec::new()));
-            let mut out = Vec::new();
-            self.comprehension(clauses, &[elt], &scope, &mut out).await?;
-            super::builtins::make_set(out.into_iter().flatten().collect(), false)
-        })
-    }
-
     /// A generator expression: its first iterable now, the rest when the generator runs.
     fn eval_generator_exp<'a>(
         &'a mut self,
@@ -163,17 +149,24 @@ impl Interp<'_, '_> {
         })
     }
 
+    /// A list comprehension, or with `set` a set comprehension.
     fn eval_list_comp<'a>(
         &'a mut self,
         elt: &'a Expr,
         clauses: &'a [CompFor],
         env: &'a Env,
+        set: bool,
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             let scope = new_scope(Some(env.clone()), Rc::new(Vec::new()));
             let mut out = Vec::new();
             self.comprehension(clauses, &[elt], &scope, &mut out).await?;
-            Ok(Value::list(out.into_iter().flatten().collect()))
+            let items = out.into_iter().flatten().collect();
+            if set {
+                super::builtins::make_set(items, false)
+            } else {
+                Ok(Value::list(items))
+            }
         })
     }
 

@@ -156,6 +156,15 @@ enum Step {
     Yield(Value),
 }
 
+/// How one pass of a loop's body in a generator ended.
+enum LoopPass {
+    /// On to the next iteration.
+    Next,
+    Break,
+    /// Out of the loop and the statement: a `yield` or a `return`.
+    Leave(Step),
+}
+
 /// What a generator is resumed with: the value its `yield` gives (`next`, `send`), or an
 /// exception raised where it stopped (`throw`, `close`).
 pub enum Sent {
@@ -529,6 +538,45 @@ impl Interp<'_, '_> {
 
     /// Runs `body` from the cursor's position at `depth` (from its start when the cursor
     /// has no frame there).
+    /// A loop's `else` block, from the cursor; the loop's frame is dropped unless it yielded.
+    async fn gen_loop_else(
+        &mut self,
+        orelse: &[Stmt],
+        env: &Env,
+        cur: &mut Vec<Frame>,
+        depth: usize,
+        sent: &mut Option<Sent>,
+    ) -> R<Step> {
+        let step = self.gen_block(orelse, env, cur, depth + 1, sent).await?;
+        if !matches!(step, Step::Yield(_)) {
+            cur.truncate(depth);
+        }
+        Ok(step)
+    }
+
+    /// One pass of a loop's body, from the cursor.
+    async fn gen_loop_body(
+        &mut self,
+        body: &[Stmt],
+        env: &Env,
+        cur: &mut Vec<Frame>,
+        depth: usize,
+        sent: &mut Option<Sent>,
+    ) -> R<LoopPass> {
+        Ok(match self.gen_block(body, env, cur, depth + 1, sent).await? {
+            Step::Yield(v) => LoopPass::Leave(Step::Yield(v)),
+            Step::Flow(Flow::Break) => LoopPass::Break,
+            Step::Flow(Flow::Return(v)) => {
+                cur.truncate(depth);
+                LoopPass::Leave(Step::Flow(Flow::Return(v)))
+            }
+            Step::Flow(_) => {
+                cur.truncate(depth + 1);
+                LoopPass::Next
+            }
+        })
+    }
+
     fn gen_block<'a>(
         &'a mut self,
         body: &'a [Stmt],
@@ -609,11 +657,7 @@ impl Interp<'_, '_> {
                     }
                     loop {
                         if matches!(cur.get(depth), Some(Frame::While { in_else: true })) {
-                            let step = self.gen_block(orelse, env, cur, depth + 1, sent).await?;
-                            if !matches!(step, Step::Yield(_)) {
-                                cur.truncate(depth);
-                            }
-                            return Ok(step);
+                            return self.gen_loop_else(orelse, env, cur, depth, sent).await;
                         }
                         if !resume_body {
                             let c = self.eval(cond, env).await?;
@@ -624,14 +668,10 @@ impl Interp<'_, '_> {
                             }
                         }
                         resume_body = false;
-                        match self.gen_block(body, env, cur, depth + 1, sent).await? {
-                            Step::Yield(v) => return Ok(Step::Yield(v)),
-                            Step::Flow(Flow::Break) => break,
-                            Step::Flow(Flow::Return(v)) => {
-                                cur.truncate(depth);
-                                return Ok(Step::Flow(Flow::Return(v)));
-                            }
-                            Step::Flow(_) => cur.truncate(depth + 1),
+                        match self.gen_loop_body(body, env, cur, depth, sent).await? {
+                            LoopPass::Next => {}
+                            LoopPass::Break => break,
+                            LoopPass::Leave(step) => return Ok(step),
                         }
                     }
                     cur.truncate(depth);
@@ -650,11 +690,7 @@ impl Interp<'_, '_> {
                             _ => unreachable!("a `for` statement's frame"),
                         };
                         if in_else {
-                            let step = self.gen_block(orelse, env, cur, depth + 1, sent).await?;
-                            if !matches!(step, Step::Yield(_)) {
-                                cur.truncate(depth);
-                            }
-                            return Ok(step);
+                            return self.gen_loop_else(orelse, env, cur, depth, sent).await;
                         }
                         if !resume_body {
                             match self.next_of(&it).await.map_err(|e| e.at(iter.span))? {
@@ -667,14 +703,10 @@ impl Interp<'_, '_> {
                             }
                         }
                         resume_body = false;
-                        match self.gen_block(body, env, cur, depth + 1, sent).await? {
-                            Step::Yield(v) => return Ok(Step::Yield(v)),
-                            Step::Flow(Flow::Break) => break,
-                            Step::Flow(Flow::Return(v)) => {
-                                cur.truncate(depth);
-                                return Ok(Step::Flow(Flow::Return(v)));
-                            }
-                            Step::Flow(_) => cur.truncate(depth + 1),
+                        match self.gen_loop_body(body, env, cur, depth, sent).await? {
+                            LoopPass::Next => {}
+                            LoopPass::Break => break,
+                            LoopPass::Leave(step) => return Ok(step),
                         }
                     }
                     cur.truncate(depth);
