@@ -3,7 +3,7 @@
 use super::iterators::{Iter, Resumed, Sent};
 use super::objects::{Builtin, PySet};
 use super::value::{as_int, check_hashable, py_eq, repr, to_str, Dict, Native, Value};
-use super::{attr_err, err, index_err, unsupported, value_err, Interp, RtError, R};
+use super::{attr_err, err, index_err, type_err, unsupported, value_err, Interp, RtError, R};
 use crate::ast::{BinOp, CmpOp};
 use crate::PrintItem;
 use jaxlite::LocalFuture;
@@ -335,14 +335,8 @@ impl Interp<'_, '_> {
                         if let Value::Dict(other) = &v {
                             d.entries = other.borrow().entries.clone();
                         } else {
-                            for pair in self.collect(&v).await? {
-                                let kv = self.collect(&pair).await?;
-                                let [k, v] = <[Value; 2]>::try_from(kv).map_err(|_| {
-                                    RtError::of(
-                                        Builtin::ValueError,
-                                        "dictionary update sequence element has the wrong length; 2 is required",
-                                    )
-                                })?;
+                            for (i, pair) in self.collect(&v).await?.iter().enumerate() {
+                                let [k, v] = self.dict_pair(i, pair).await?;
                                 d.insert(k, v)?;
                             }
                         }
@@ -566,6 +560,13 @@ impl Interp<'_, '_> {
                 }
                 _ => {}
             }
+            // `int(text, base=16)`.
+            let mut args = args;
+            if name == "int" && args.len() == 1 {
+                if let Some(base) = take_kwarg(&mut kwargs, "base") {
+                    args.push(base);
+                }
+            }
             no_more_kwargs(name, &kwargs)?;
             Ok(match name {
                 "range" => {
@@ -573,6 +574,9 @@ impl Interp<'_, '_> {
                     let mut ints = Vec::with_capacity(args.len());
                     for a in &args {
                         let a = self.concrete(a.clone()).await?;
+                        if !matches!(a, Value::Int(_) | Value::Bool(_) | Value::Array(_)) {
+                            return type_err(format!("'{}' object cannot be interpreted as an integer", a.type_name()));
+                        }
                         ints.push(self.to_index(&a)?);
                     }
                     let (start, stop, step) = match ints[..] {
@@ -652,25 +656,26 @@ impl Interp<'_, '_> {
 
     /// Writes to the script's standard output, within the output limit.
     pub(super) fn write_stdout(&mut self, text: &str) -> R<()> {
-        if self.out.stdout.len() + self.out.stderr.len() + text.len() > self.limits.output_bytes {
-            return Err(RtError::fatal(format!(
-                "the script printed more than {} bytes, the playground's output limit",
-                self.limits.output_bytes
-            )));
-        }
+        self.check_output(text)?;
         self.out.stdout.push_str(text);
         Ok(())
     }
 
     /// Writes to the script's standard error (`print(..., file=sys.stderr)`, warnings).
     pub(super) fn write_stderr(&mut self, text: &str) -> R<()> {
+        self.check_output(text)?;
+        self.out.stderr.push_str(text);
+        Ok(())
+    }
+
+    /// Both streams together stay within the output limit.
+    fn check_output(&self, text: &str) -> R<()> {
         if self.out.stdout.len() + self.out.stderr.len() + text.len() > self.limits.output_bytes {
             return Err(RtError::fatal(format!(
                 "the script printed more than {} bytes, the playground's output limit",
                 self.limits.output_bytes
             )));
         }
-        self.out.stderr.push_str(text);
         Ok(())
     }
 
@@ -763,7 +768,7 @@ impl Interp<'_, '_> {
             match (best, default) {
                 (Some((v, _)), _) => Ok(v),
                 (None, Some(d)) => Ok(d),
-                (None, None) => value_err(format!("{name}() iterable argument is empty")),
+                (None, None) => value_err(format!("{name}() arg is an empty sequence")),
             }
         })
     }
@@ -937,14 +942,8 @@ impl Interp<'_, '_> {
                         Value::Dict(o) => o.borrow().entries.clone(),
                         v => {
                             let mut entries = Vec::new();
-                            for pair in self.collect(v).await? {
-                                let kv = self.collect(&pair).await?;
-                                let [k, v] = <[Value; 2]>::try_from(kv).map_err(|_| {
-                                    RtError::of(
-                                        Builtin::ValueError,
-                                        "dictionary update sequence element has the wrong length; 2 is required",
-                                    )
-                                })?;
+                            for (i, pair) in self.collect(v).await?.iter().enumerate() {
+                                let [k, v] = self.dict_pair(i, pair).await?;
                                 entries.push((k, v));
                             }
                             entries
@@ -998,7 +997,14 @@ impl Interp<'_, '_> {
             };
             match recv {
                 Value::List(l) => self.list_method(l, name, args),
-                Value::Dict(d) => dict_method(d, name, args),
+                Value::Dict(d) => {
+                    // The key an object's `__eq__` matches (see `existing_key`).
+                    if matches!(name, "get" | "pop" | "setdefault") && !args.is_empty() {
+                        let keys = d.borrow().entries.iter().map(|(k, _)| k.clone()).collect();
+                        args[0] = self.existing_key(keys, &args[0]).await?;
+                    }
+                    dict_method(d, name, args)
+                }
                 Value::Str(s) => str_method(s, name, &args),
                 Value::Tuple(t) => match name {
                     "index" => {
@@ -1809,6 +1815,16 @@ fn round(x: &Value, ndigits: Option<&Value>) -> R<Value> {
             let scale = 10f64.powi(n.clamp(-308, 0).unsigned_abs() as i32);
             Ok(Value::Float((f / scale).round_ties_even() * scale))
         }
+        // An int to a negative number of digits: to the nearest multiple of 10^-n, ties to even.
+        (v, Some(n)) if n < 0 && as_int(v).is_some() => {
+            let i = as_int(v).unwrap_or(0) as i128;
+            let Some(m) = 10i128.checked_pow(n.unsigned_abs() as u32).filter(|m| *m <= i64::MAX as i128) else {
+                return Ok(Value::Int(0));
+            };
+            let (q, r) = (i.div_euclid(m), i.rem_euclid(m));
+            let q = if 2 * r > m || (2 * r == m && q % 2 != 0) { q + 1 } else { q };
+            i64::try_from(q * m).map(Value::Int).map_err(|_| super::exceptions::int_overflow())
+        }
         (v, _) if as_int(v).is_some() => Ok(Value::Int(as_int(v).unwrap_or(0))),
         (v, _) => err(format!("type {} doesn't define __round__ method", v.type_name())),
     }
@@ -1830,5 +1846,19 @@ impl Interp<'_, '_> {
             Value::Instance(_) => self.special(v, "__call__").is_some(),
             _ => false,
         }
+    }
+}
+
+impl Interp<'_, '_> {
+    /// Item `i` of what `dict(...)` or `d.update(...)` is given: a key and a value.
+    async fn dict_pair(&mut self, i: usize, pair: &Value) -> R<[Value; 2]> {
+        let kv = self.collect(pair).await?;
+        let n = kv.len();
+        <[Value; 2]>::try_from(kv).map_err(|_| {
+            RtError::of(
+                Builtin::ValueError,
+                format!("dictionary update sequence element #{i} has length {n}; 2 is required"),
+            )
+        })
     }
 }

@@ -294,6 +294,11 @@ impl Interp<'_, '_> {
             return type_err("multiple bases have instance lay-out conflict");
         }
         let mro = Class::linearise(&bases).map_err(RtError::new)?;
+        // A class that defines `__eq__` but not `__hash__` is unhashable, as in CPython.
+        let mut attrs = attrs;
+        if attrs.get("__eq__").is_some() && attrs.get("__hash__").is_none() {
+            attrs.0.push((Rc::from("__hash__"), Value::None));
+        }
         let module = match attrs.get("__module__") {
             Some(Value::Str(m)) => m.clone(),
             _ => Rc::from("__main__"),
@@ -340,13 +345,7 @@ impl Interp<'_, '_> {
             let hook = class.mro.iter().find_map(|c| c.attrs.borrow().get("__init_subclass__").cloned());
             match hook {
                 Some(hook) => {
-                    let f = match hook {
-                        Value::Native(n) => match &*n {
-                            Native::ClassMethod(f) => f.clone(),
-                            _ => Value::Native(n.clone()),
-                        },
-                        f => f,
-                    };
+                    let f = unwrap_method(hook);
                     self.call(f, vec![Value::Class(class.clone())], keywords).await?;
                 }
                 None if !keywords.is_empty() => {
@@ -440,13 +439,7 @@ impl Interp<'_, '_> {
             });
             let obj = match user_new {
                 Some(new) => {
-                    let new = match new {
-                        Value::Native(n) => match &*n {
-                            Native::StaticMethod(f) => f.clone(),
-                            _ => Value::Native(n.clone()),
-                        },
-                        f => f,
-                    };
+                    let new = unwrap_method(new);
                     let mut new_args = vec![cls.clone()];
                     new_args.extend(args.iter().cloned());
                     self.call(new, new_args, kwargs.clone()).await?
@@ -776,6 +769,10 @@ impl Interp<'_, '_> {
                     }
                     return Ok(bind_to(v, value, &meta));
                 }
+                // A metaclass's `__getattr__` answers for what the class lacks.
+                if let Some(getattr) = meta.lookup("__getattr__").filter(|f| matches!(f, Value::Function(_))) {
+                    return self.call(getattr, vec![value, Value::str(name)], vec![]).await;
+                }
             }
             attr_err(format!("type object '{}' has no attribute '{name}'", class.name))
         })
@@ -875,9 +872,7 @@ impl Interp<'_, '_> {
                     }
                     Ok(())
                 }
-                other => {
-                    attr_err(format!("'{}' object has no attribute '{name}' (and none can be set)", other.type_name()))
-                }
+                other => attr_err(format!("'{}' object has no attribute '{name}'", other.type_name())),
             }
         })
     }
@@ -1092,6 +1087,31 @@ impl Interp<'_, '_> {
         })
     }
 
+    /// The key a dict or set lookup uses for `key`: an object whose class defines `__eq__`
+    /// is matched, by that `__eq__`, to an equal object already among `keys`, so the lookup
+    /// that follows (by identity for objects) finds it, as CPython's hash tables do. A class
+    /// that set `__hash__ = None` is unhashable.
+    pub(super) fn existing_key<'a>(&'a mut self, keys: Vec<Value>, key: &'a Value) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            if !matches!(key, Value::Instance(_)) {
+                return Ok(key.clone());
+            }
+            if let Some(Value::None) = self.special(key, "__hash__") {
+                return type_err(format!("unhashable type: '{}'", key.type_name()));
+            }
+            if self.special(key, "__eq__").is_none() {
+                return Ok(key.clone());
+            }
+            for k in keys.iter().filter(|k| matches!(k, Value::Instance(_))) {
+                let eq = self.compare(CmpOp::Eq, key, k).await?;
+                if self.truth(&eq).await? {
+                    return Ok(k.clone());
+                }
+            }
+            Ok(key.clone())
+        })
+    }
+
     /// `repr(v)`, calling the `__repr__` of a script's classes (also for instances inside
     /// lists, tuples and dicts).
     pub(super) fn py_repr<'a>(&'a mut self, v: &'a Value) -> LocalFuture<'a, R<String>> {
@@ -1155,6 +1175,17 @@ impl Interp<'_, '_> {
                 return Ok(());
             }
             match v {
+                // A class whose metaclass defines `__repr__` (an Enum's `<enum 'Color'>`).
+                Value::Class(c) if c.metaclass().is_some() => {
+                    if let std::collections::hash_map::Entry::Vacant(slot) = reprs.entry(Rc::as_ptr(c) as *const ()) {
+                        if let Some(r) = self.call_special(v, "__repr__", vec![]).await? {
+                            let Value::Str(s) = r else {
+                                return type_err(format!("__repr__ returned non-string (type {})", r.type_name()));
+                            };
+                            slot.insert(s.to_string());
+                        }
+                    }
+                }
                 Value::Instance(i) => {
                     let key = Rc::as_ptr(i) as *const ();
                     if reprs.contains_key(&key) {
@@ -1331,6 +1362,19 @@ impl Interp<'_, '_> {
 }
 
 /// A class attribute bound to what it was looked up on.
+/// The function a `staticmethod` or `classmethod` wraps (the implicit ones, `__new__`,
+/// `__init_subclass__` and `__class_getitem__`, are called with their class as an ordinary
+/// argument).
+pub(super) fn unwrap_method(v: Value) -> Value {
+    match v {
+        Value::Native(n) => match &*n {
+            Native::StaticMethod(f) | Native::ClassMethod(f) => f.clone(),
+            _ => Value::Native(n.clone()),
+        },
+        f => f,
+    }
+}
+
 fn bind_to(v: Value, obj: Value, class: &Rc<Class>) -> Value {
     let method =
         |func: Value, receiver: Value| Value::BoundMethod(Rc::new(super::objects::BoundMethod { receiver, func }));

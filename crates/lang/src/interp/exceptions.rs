@@ -91,8 +91,13 @@ impl RtError {
 
     /// `KeyError(key)`: its message is the key's `repr`.
     pub fn key(key: &Value) -> RtError {
-        let mut e = RtError::of(Builtin::KeyError, super::value::repr(key));
-        e.args = Some(vec![key.clone()]);
+        RtError::key_text(&super::value::repr(key), key.clone())
+    }
+
+    /// A `KeyError` whose message is `repr_text`, the key's repr (a script's `__repr__`).
+    pub fn key_text(repr_text: &str, key: Value) -> RtError {
+        let mut e = RtError::of(Builtin::KeyError, repr_text);
+        e.args = Some(vec![key]);
         e
     }
 

@@ -158,13 +158,10 @@ pub fn format_value(v: &Value, spec: &str) -> R<String> {
             };
             signed(x.is_sign_negative() && !x.is_nan(), group_float(&text, s.grouping), &s)?
         }
-        (_, kind) => {
-            return err(format!(
-                "unsupported format code '{}' for object of type '{}'",
-                kind.map_or(spec.to_string(), |k| k.to_string()),
-                v.type_name()
-            ))
+        (Value::Str(_) | Value::Int(_) | Value::Bool(_) | Value::Float(_), Some(kind)) => {
+            return super::value_err(format!("Unknown format code '{kind}' for object of type '{}'", v.type_name()))
         }
+        _ => return err(format!("unsupported format string passed to {}.__format__", v.type_name())),
     };
     Ok(body)
 }
@@ -329,6 +326,6 @@ mod tests {
         assert_eq!(f(Value::str("ab"), "*^6"), "**ab**");
         assert_eq!(f(Value::Float(0.25), ".1%"), "25.0%");
         assert_eq!(f(Value::Int(3), ".2f"), "3.00");
-        assert_eq!(f(Value::str("x"), "d"), "unsupported format code 'd' for object of type 'str'");
+        assert_eq!(f(Value::str("x"), "d"), "Unknown format code 'd' for object of type 'str'");
     }
 }

@@ -1798,7 +1798,10 @@ impl Interp<'_, '_> {
             })?,
             Value::Array(_) => float_to_int(self.array_scalar(v, "int")?)?,
             other => {
-                return err(format!("int() argument must be a string or a real number, not '{}'", other.type_name()))
+                return err(format!(
+                    "int() argument must be a string, a bytes-like object or a real number, not '{}'",
+                    other.type_name()
+                ))
             }
         }))
     }

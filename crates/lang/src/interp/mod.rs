@@ -580,6 +580,17 @@ impl Interp<'_, '_> {
         }
     }
 
+    /// An index into a list, tuple, string or range, with CPython's message for a wrong type.
+    fn seq_position(&self, v: &Value, kind: &str) -> R<i64> {
+        match v {
+            Value::Int(_) | Value::Bool(_) | Value::Array(_) => self.to_index(v),
+            other if kind == "string" => {
+                type_err(format!("string indices must be integers, not '{}'", other.type_name()))
+            }
+            other => type_err(format!("{kind} indices must be integers or slices, not {}", other.type_name())),
+        }
+    }
+
     /// An integer index: a Python int, or a concrete integer scalar array.
     fn to_index(&self, v: &Value) -> R<i64> {
         match v {
@@ -623,13 +634,7 @@ impl Interp<'_, '_> {
                     return Ok(v);
                 }
                 if let Some(f) = c.lookup("__class_getitem__") {
-                    let f = match f {
-                        Value::Native(n) => match &*n {
-                            Native::ClassMethod(f) => f.clone(),
-                            _ => Value::Native(n.clone()),
-                        },
-                        f => f,
-                    };
+                    let f = classes::unwrap_method(f);
                     return self.call(f, vec![obj.clone(), index.clone()], vec![]).await;
                 }
                 // `list[int]`, `dict[str, float]` in annotations: the type itself stands for
@@ -664,21 +669,53 @@ impl Interp<'_, '_> {
                 }
                 (Value::List(l), i) => {
                     let l = l.borrow();
-                    Ok(l[seq_index(l.len(), self.to_index(i)?, "list")?].clone())
+                    Ok(l[seq_index(l.len(), self.seq_position(i, "list")?, "list")?].clone())
                 }
-                (Value::Tuple(t), i) => Ok(t[seq_index(t.len(), self.to_index(i)?, "tuple")?].clone()),
+                (Value::Tuple(t), i) => Ok(t[seq_index(t.len(), self.seq_position(i, "tuple")?, "tuple")?].clone()),
                 (Value::Str(s), i) => {
                     let chars: Vec<char> = s.chars().collect();
-                    Ok(Value::str(&chars[seq_index(chars.len(), self.to_index(i)?, "string")?].to_string()))
+                    Ok(Value::str(
+                        &chars[seq_index(chars.len(), self.seq_position(i, "string")?, "string")?].to_string(),
+                    ))
+                }
+                (Value::Range { start, stop, step }, Value::Slice(a, b, c)) => {
+                    // A range's slice is a range (`range(10)[2:5]` is `range(2, 5)`), by the
+                    // bounds CPython's slice.indices() gives, without listing the elements.
+                    let n = range_len(*start, *stop, *step);
+                    let k = c.unwrap_or(1) as i128;
+                    if k == 0 {
+                        return value_err("slice step cannot be zero");
+                    }
+                    let (lower, upper) = if k > 0 { (0, n) } else { (-1, n - 1) };
+                    let bound = |v: Option<i64>, default: i128| match v {
+                        None => default,
+                        Some(v) => {
+                            let v = v as i128;
+                            (if v < 0 { v + n } else { v }).clamp(lower, upper)
+                        }
+                    };
+                    let (i, j) =
+                        (bound(*a, if k > 0 { lower } else { upper }), bound(*b, if k > 0 { upper } else { lower }));
+                    let at = |i: i128| {
+                        i64::try_from(*start as i128 + i * *step as i128).map_err(|_| exceptions::int_overflow())
+                    };
+                    let new_step = i64::try_from(*step as i128 * k).map_err(|_| exceptions::int_overflow())?;
+                    Ok(Value::Range { start: at(i)?, stop: at(j)?, step: new_step })
                 }
                 (Value::Range { start, stop, step }, i) => {
                     let n = range_len(*start, *stop, *step).min(usize::MAX as i128) as usize;
-                    let k = seq_index(n, self.to_index(i)?, "range")?;
+                    let k = seq_index(n, self.seq_position(i, "range")?, "range")?;
                     Ok(Value::Int(start.wrapping_add(step.wrapping_mul(k as i64))))
                 }
                 (Value::Dict(d), key) => {
                     value::check_hashable(key)?;
-                    d.borrow().get(key).cloned().ok_or_else(|| RtError::key(key))
+                    let keys = d.borrow().entries.iter().map(|(k, _)| k.clone()).collect();
+                    let key = self.existing_key(keys, key).await?;
+                    let found = d.borrow().get(&key).cloned();
+                    match found {
+                        Some(v) => Ok(v),
+                        None => Err(RtError::key_text(&self.py_repr(&key).await?, key.clone())),
+                    }
                 }
                 (Value::Array(t), index) => self.index_array(t, index).await,
                 (Value::Native(n), index) if matches!(&**n, Native::Method(Value::Array(_), "at")) => {
@@ -1059,6 +1096,13 @@ impl Interp<'_, '_> {
     /// `obj[index] = value`, through a class's `__setitem__` for instances.
     fn set_item<'a>(&'a mut self, obj: &'a Value, index: Value, value: Value) -> LocalFuture<'a, R<()>> {
         Box::pin(async move {
+            let index = match obj {
+                Value::Dict(d) => {
+                    let keys = d.borrow().entries.iter().map(|(k, _)| k.clone()).collect();
+                    self.existing_key(keys, &index).await?
+                }
+                _ => index,
+            };
             if let Value::Instance(inst) = obj {
                 if self.call_special(obj, "__setitem__", vec![index.clone(), value.clone()]).await?.is_some() {
                     return Ok(());
@@ -1075,6 +1119,15 @@ impl Interp<'_, '_> {
     /// `del obj[index]`.
     fn del_item<'a>(&'a mut self, obj: &'a Value, index: &'a Value) -> LocalFuture<'a, R<()>> {
         Box::pin(async move {
+            let canonical;
+            let index = match obj {
+                Value::Dict(d) => {
+                    let keys = d.borrow().entries.iter().map(|(k, _)| k.clone()).collect();
+                    canonical = self.existing_key(keys, index).await?;
+                    &canonical
+                }
+                _ => index,
+            };
             if let Value::Instance(inst) = obj {
                 if self.call_special(obj, "__delitem__", vec![index.clone()]).await?.is_some() {
                     return Ok(());

@@ -4,7 +4,7 @@
 
 use super::objects::Builtin;
 use super::value::{as_f64, as_int, py_eq, Value};
-use super::{err, value_err, zero_div, Interp, RtError, R};
+use super::{err, type_err, value_err, zero_div, Interp, RtError, R};
 use crate::ast::{BinOp, CmpOp, UnaryOp};
 use jaxlite::LocalFuture;
 use std::cmp::Ordering;
@@ -51,6 +51,15 @@ impl Interp<'_, '_> {
                     if as_int(n).is_some() && matches!(seq, Value::Str(_) | Value::List(_) | Value::Tuple(_)) =>
                 {
                     repeat(seq, as_int(n).unwrap_or(0))
+                }
+                (BinOp::Mul, Value::Str(_) | Value::List(_) | Value::Tuple(_), n)
+                | (BinOp::Mul, n, Value::Str(_) | Value::List(_) | Value::Tuple(_))
+                    if !matches!(
+                        n,
+                        Value::Str(_) | Value::List(_) | Value::Tuple(_) | Value::Instance(_) | Value::Array(_)
+                    ) =>
+                {
+                    err(format!("can't multiply sequence by non-int of type '{}'", n.type_name()))
                 }
                 (BinOp::Mod, Value::Str(template), args) => Ok(Value::str(&self.percent_format(template, args).await?)),
                 (BinOp::BitOr | BinOp::BitAnd | BinOp::Sub | BinOp::BitXor, Value::Set(x), Value::Set(y)) => {
@@ -197,7 +206,13 @@ impl Interp<'_, '_> {
                     return Ok(false);
                 }
             }
-            self.contains_value(container, item)
+            let keys = match container {
+                Value::Dict(d) => d.borrow().entries.iter().map(|(k, _)| k.clone()).collect(),
+                Value::Set(s) => s.items.borrow().clone(),
+                _ => Vec::new(),
+            };
+            let item = self.existing_key(keys, item).await?;
+            self.contains_value(container, &item)
         })
     }
 
@@ -323,12 +338,16 @@ fn int_binary(op: BinOp, x: i64, y: i64) -> R<Value> {
         }
         BinOp::FloorDiv | BinOp::Mod => {
             if y == 0 {
-                return zero_div("integer division or modulo by zero");
+                return zero_div(if op == BinOp::Mod {
+                    "integer modulo by zero"
+                } else {
+                    "integer division or modulo by zero"
+                });
             }
             let (q, r) = (x.checked_div_euclid(y).ok_or_else(overflow)?, x.rem_euclid(y));
             // Python rounds the quotient toward negative infinity, so the remainder takes the
             // divisor's sign; Euclidean division agrees when the divisor is positive.
-            let (q, r) = if y < 0 && r != 0 { (q + 1, r + y) } else { (q, r) };
+            let (q, r) = if y < 0 && r != 0 { (q - 1, r + y) } else { (q, r) };
             Some(if op == BinOp::FloorDiv { q } else { r })
         }
         BinOp::Pow => {
@@ -487,7 +506,13 @@ impl Interp<'_, '_> {
                         let int = match &value {
                             Value::Float(x) => Value::Int(super::builtins::float_to_int(*x)?),
                             Value::Array(_) => self.to_int(&value)?,
-                            other => other.clone(),
+                            Value::Int(_) | Value::Bool(_) => value.clone(),
+                            other => {
+                                return type_err(format!(
+                                    "%{kind} format: a real number is required, not {}",
+                                    other.type_name()
+                                ))
+                            }
                         };
                         super::format::format_value(&int, &format!("{align}{sign}{zero}{width}d"))?
                     }

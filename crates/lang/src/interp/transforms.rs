@@ -433,10 +433,22 @@ impl Interp<'_, '_> {
                     ));
                 }
             }
-            let (leaves, trees, counts) = self.flatten_args(&args)?;
+            // An argument not differentiated may be any Python object, as in JAX (which closes
+            // over it): one that is not a pytree of arrays is passed as it is.
+            let mut leaves = Vec::new();
+            let mut trees: Vec<Option<Tree>> = Vec::new();
             let mut diff_leaf = Vec::new();
-            for (i, &n) in counts.iter().enumerate() {
-                diff_leaf.extend(std::iter::repeat_n(t.argnums.contains(&i), n));
+            for (i, a) in args.iter().enumerate() {
+                let before = leaves.len();
+                match self.flatten(a, &mut leaves) {
+                    Ok(tree) => trees.push(Some(tree)),
+                    Err(_) if !t.argnums.contains(&i) => {
+                        leaves.truncate(before);
+                        trees.push(None);
+                    }
+                    Err(e) => return Err(e),
+                }
+                diff_leaf.extend(std::iter::repeat_n(t.argnums.contains(&i), leaves.len() - before));
             }
             for (leaf, _) in leaves.iter().zip(&diff_leaf).filter(|(_, &d)| d) {
                 let aval = leaf.aval();
@@ -455,7 +467,14 @@ impl Interp<'_, '_> {
             // Keyword arguments reach the function as they are, not differentiated (as in JAX,
             // which closes over them).
             let (keywords, fixed): (Vec<String>, Vec<Value>) = kwargs.into_iter().unzip();
-            let mut call_args: Vec<Arg> = trees.iter().map(Arg::Traced).collect();
+            let mut call_args: Vec<Arg> = trees
+                .iter()
+                .zip(&args)
+                .map(|(tree, a)| match tree {
+                    Some(tree) => Arg::Traced(tree),
+                    None => Arg::Fixed(a.clone()),
+                })
+                .collect();
             call_args.extend(fixed.into_iter().map(Arg::Fixed));
             // `grad` runs the function's prints with the forward pass's values, as JAX does.
             let prints = if matches!(t.kind, Kind::Grad { .. }) { Prints::Run } else { Prints::Refused };
@@ -465,7 +484,7 @@ impl Interp<'_, '_> {
             let mut diff_in = vec![false; traced.closed.len()];
             diff_in.extend(&diff_leaf);
             let n_out = traced.jaxpr.outvars.len();
-            let result_trees: Vec<&Tree> = t.argnums.iter().map(|&i| &trees[i]).collect();
+            let result_trees: Vec<&Tree> = t.argnums.iter().filter_map(|&i| trees[i].as_ref()).collect();
             match t.kind {
                 Kind::Grad { has_aux, with_value } => {
                     let (main_tree, _) = main_output(&traced.out_tree, has_aux)?;

@@ -479,7 +479,10 @@ fn write_repr(v: &Value, out: &mut String, open: &mut Vec<*const ()>, reprs: &Re
                 }
             }
         }
-        Value::Class(c) => out.push_str(&format!("<class '{}'>", c.qualified_name())),
+        Value::Class(c) => match reprs.get(&(Rc::as_ptr(c) as *const ())) {
+            Some(text) => out.push_str(text),
+            None => out.push_str(&format!("<class '{}'>", c.qualified_name())),
+        },
         Value::Instance(i) => write_instance(i, out, open, reprs),
         Value::BoundMethod(m) => {
             let name = match &m.func {

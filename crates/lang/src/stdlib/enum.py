@@ -25,6 +25,10 @@ class EnumMeta(type):
     def __getitem__(cls, name):
         return cls._member_map_[name]
 
+    def __getattr__(cls, name):
+        # CPython 3.11's message for a member that is not there: just the name.
+        raise AttributeError(name) from None
+
     def __contains__(cls, member):
         if isinstance(member, cls):
             return True

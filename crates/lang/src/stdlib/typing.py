@@ -35,6 +35,9 @@ class _GenericAlias:
     def __repr__(self):
         if not self.__args__:
             return f"typing.{self._name}"
+        # Optional[X] is Union[X, None], printed as CPython prints it.
+        if self._name == "Optional":
+            return f"typing.Optional[{_type_repr(self.__args__[0])}]"
         args = ", ".join(_type_repr(a) for a in self.__args__)
         return f"typing.{self._name}[{args}]"
 
