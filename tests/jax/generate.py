@@ -961,6 +961,132 @@ print(jax.vmap(random.normal)(keys))
 print(jax.jit(jax.vmap(random.normal))(keys))
 print(jax.vmap(random.bits)(keys), jax.vmap(random.uniform)(random.split(random.PRNGKey(1), 2)))
 """)
+# Namedtuples are pytree nodes: through jit, grad, vmap and tree_map, printed as JAX prints
+# their structure.
+program("pytree_namedtuples", """
+from typing import NamedTuple
+from collections import namedtuple
+
+class Params(NamedTuple):
+    w: jax.Array
+    b: jax.Array
+
+Pair = namedtuple("Pair", ["left", "right"])
+p = Params(jnp.array([1.0, -2.0]), jnp.float32(0.5))
+print(jax.tree_util.tree_structure(p), jax.tree_util.tree_leaves(p))
+loss = lambda p, x: jnp.sum(jnp.tanh(p.w * x + p.b))
+print(jax.grad(loss)(p, jnp.array([0.5, 1.5])))
+print(jax.jit(lambda p: Params(p.w * 2, p.b + 1))(p))
+print(jax.vmap(lambda q: q.left + q.right)(Pair(jnp.arange(3.0), jnp.ones(3))))
+print(jax.tree_util.tree_map(lambda a: a * 10, Pair(1.0, [2.0, 3.0])))
+""")
+# JAX's functions bind as methods; a jit decorator with options; a traced function's jaxpr.
+program("jit_methods_and_decorators", """
+from functools import partial
+
+class Scaler:
+    def __init__(self, k):
+        self.k = k
+
+    @partial(jax.jit, static_argnums=0)
+    def apply(self, x):
+        return x * self.k
+
+    def __hash__(self):
+        return hash(self.k)
+
+    def __eq__(self, other):
+        return isinstance(other, Scaler) and self.k == other.k
+
+    grad_of_apply = jax.grad(lambda self, x: jnp.sum(self.apply(x) ** 2), argnums=1)
+
+s = Scaler(3.0)
+print(s.apply(jnp.arange(3.0)), s.grad_of_apply(jnp.array([1.0, 2.0])))
+
+@jax.jit(static_argnums=(1,))
+def power(x, n):
+    return x ** n
+
+print(power(jnp.array([2.0, 3.0]), 3))
+print(jax.jit(lambda x: jnp.sin(x) * 2.0).trace(1.0).jaxpr)
+""")
+# custom_jvp.defjvps: one rule per argument, summed.
+program("custom_jvp_defjvps", """
+f = jax.custom_jvp(lambda x, y: jnp.sin(x) * y)
+f.defjvps(lambda g, ans, x, y: jnp.cos(x) * g * y, lambda g, ans, x, y: jnp.sin(x) * g)
+print(f(1.0, 2.0), jax.grad(f, argnums=(0, 1))(1.0, 2.0))
+print(jax.jvp(f, (1.0, 2.0), (1.0, 0.5)))
+""")
+# The device list of one chip (the lines that name the device differ between JAX's CPU and
+# the emulated TPU, so only what both share is printed).
+program("devices_and_device_put", """
+print(jax.device_count(), jax.local_device_count(), jax.process_index(), len(jax.devices()))
+print(jax.devices()[0].id, jax.devices()[0].process_index)
+x = jax.device_put(jnp.arange(3.0))
+print(x, jax.device_put({"a": jnp.ones(2)})["a"], jax.__version__)
+""")
+# jax.example_libraries: a stax network trained by each optimizer for a few steps.
+program("example_libraries_stax_optimizers", """
+from jax.example_libraries import optimizers, stax
+from jax.example_libraries.stax import Dense, Relu, LogSoftmax, Tanh
+
+init, predict = stax.serial(Dense(8), Relu, Dense(4), Tanh, Dense(3), LogSoftmax)
+shape, params = init(jax.random.key(0), (-1, 5))
+x = jax.random.normal(jax.random.key(1), (6, 5))
+y = jax.nn.one_hot(jnp.array([0, 1, 2, 0, 1, 2]), 3)
+print(shape, jax.tree_util.tree_map(jnp.shape, params))
+
+def loss(ps):
+    return -jnp.mean(jnp.sum(predict(ps, x) * y, axis=1))
+
+for name, opt in [("sgd", optimizers.sgd(0.1)), ("momentum", optimizers.momentum(0.1, 0.9)),
+                  ("adam", optimizers.adam(0.05)), ("rmsprop", optimizers.rmsprop(0.01)),
+                  ("adagrad", optimizers.adagrad(0.1)), ("nesterov", optimizers.nesterov(0.1, 0.9))]:
+    opt_init, opt_update, get_params = opt
+    state = opt_init(params)
+
+    @jax.jit
+    def step(i, state):
+        return opt_update(i, jax.grad(loss)(get_params(state)), state)
+
+    for i in range(4):
+        state = step(i, state)
+    print(name, loss(get_params(state)))
+schedule = optimizers.exponential_decay(0.1, 10, 0.5)
+print(schedule(20), optimizers.l2_norm([jnp.ones(4), jnp.ones(5)]))
+fan_init, fan_apply = stax.serial(stax.FanOut(2), stax.parallel(Dense(2), Dense(2)), stax.FanInSum)
+_, fan_params = fan_init(jax.random.key(2), (-1, 3))
+print(fan_apply(fan_params, jnp.ones((1, 3))))
+""")
+# jax.scipy.stats and jax.scipy.linalg, and random.multivariate_normal.
+program("scipy_stats_and_linalg", """
+from jax.scipy import stats
+from jax.scipy.linalg import solve_triangular, cho_factor, cho_solve, cholesky
+x = jnp.array([-1.0, 0.0, 0.5, 2.0])
+print(stats.norm.logpdf(x), stats.norm.pdf(x, 1.0, 2.0), stats.norm.cdf(x))
+print(stats.t.logpdf(x, 3.0), stats.uniform.pdf(x, -0.5, 2.0), stats.expon.logpdf(x, scale=2.0))
+print(stats.laplace.logpdf(x), stats.logistic.pdf(x), stats.cauchy.logpdf(x), stats.bernoulli.pmf(jnp.array([0, 1, 1]), 0.3))
+cov = jnp.array([[2.0, 0.3], [0.3, 1.0]])
+pts = jnp.array([[0.1, -0.2], [1.0, 0.5], [0.0, 0.0]])
+print(stats.multivariate_normal.logpdf(pts, jnp.zeros(2), cov), stats.multivariate_normal.pdf(pts[0], jnp.ones(2), cov))
+a = jnp.array([[2.0, 0.0, 0.0], [1.0, 3.0, 0.0], [-1.0, 0.5, 4.0]])
+b = jnp.array([1.0, 2.0, 3.0])
+print(solve_triangular(a, b, lower=True), solve_triangular(a.T, b), solve_triangular(a, b, trans=1, lower=True))
+spd = a @ a.T
+print(cholesky(spd, lower=True), cho_solve(cho_factor(spd), b))
+print(jax.grad(lambda m: jnp.sum(stats.multivariate_normal.logpdf(pts, m, cov)))(jnp.zeros(2)))
+draws = jax.random.multivariate_normal(jax.random.key(3), jnp.array([1.0, -1.0]), cov, (4,))
+print(draws.shape, jnp.mean(draws, axis=0).shape)
+""")
+# linspace between arrays of bounds; lax.conv_with_general_padding; jnp.array's dtype by position.
+program("linspace_array_bounds_and_conv_padding", """
+print(jnp.linspace(jnp.array([0.0, 1.0]), jnp.array([1.0, 3.0]), 5))
+print(jnp.linspace(0.0, jnp.array([1.0, 2.0]), 4, axis=1, endpoint=False))
+x = jnp.arange(32.0).reshape(1, 2, 4, 4)
+w = jnp.ones((3, 2, 2, 2)) * 0.5
+print(jax.lax.conv_with_general_padding(x, w, (1, 1), ((0, 1), (1, 0)), (1, 1), (1, 2)))
+print(jnp.array([1, 2], jnp.float32), jnp.asarray(3, "int32").dtype, jnp.array([1.5], dtype="bfloat16"))
+""")
 program("random_grad_with_dropout", """
 def loss(w, key, x):
     keep = jax.random.bernoulli(key, 0.5, x.shape)
