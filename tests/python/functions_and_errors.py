@@ -183,5 +183,28 @@ try:
     raise MyError("x")
 except ValueError as e:
     print(e, repr(e), isinstance(e, MyError), e.args)
+
+
+def make():
+    def inner(a):
+        return a
+
+    return inner
+
+
+class Holder:
+    def method(self):
+        return lambda: None
+
+
+print(make().__qualname__, make.__qualname__, Holder.method.__qualname__, Holder().method().__qualname__)
+try:
+    make()()
+except TypeError as e:
+    print(e)
+try:
+    (lambda: [lambda q: q][0]())()()
+except TypeError as e:
+    print(e)
 print(*(f"{k}={v}" for k, v in {"a": 1}.items()))
 raise MyError("final")

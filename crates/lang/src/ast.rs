@@ -114,6 +114,9 @@ pub enum StmtKind {
 #[derive(Debug, PartialEq)]
 pub struct FuncDef {
     pub name: String,
+    /// Where it is defined, as `__qualname__` and CPython's messages name it (`C.method`,
+    /// `outer.<locals>.inner`).
+    pub qualname: String,
     pub params: Vec<Param>,
     /// `*args`
     pub vararg: Option<String>,

@@ -82,6 +82,9 @@ struct Parser {
     loops: u32,
     /// Whether the current point is directly in a class body (not in a method of it).
     in_class_body: bool,
+    /// The `__qualname__`s of the functions and classes enclosing the current point, each
+    /// with whether it is a class.
+    enclosing: Vec<(String, bool)>,
 }
 
 fn error(span: Span, message: impl Into<String>) -> ScriptError {
@@ -105,7 +108,17 @@ fn describe(tok: &Tok) -> String {
 
 impl Parser {
     fn new(tokens: Vec<Token>, errors: Vec<ScriptError>) -> Parser {
-        Parser { tokens, pos: 0, errors, nesting: 0, links: 0, functions: 0, loops: 0, in_class_body: false }
+        Parser {
+            tokens,
+            pos: 0,
+            errors,
+            nesting: 0,
+            links: 0,
+            functions: 0,
+            loops: 0,
+            in_class_body: false,
+            enclosing: Vec::new(),
+        }
     }
 
     // ---- token helpers ----
@@ -670,6 +683,16 @@ impl Parser {
         Ok(Stmt { span, kind: StmtKind::Try { body, handlers, orelse, finalbody } })
     }
 
+    /// The `__qualname__` of a function or class named `name` defined here: `f`, `C.m`,
+    /// `f.<locals>.g`, as CPython names them.
+    fn qualname(&self, name: &str) -> String {
+        match self.enclosing.last() {
+            None => name.to_string(),
+            Some((outer, true)) => format!("{outer}.{name}"),
+            Some((outer, false)) => format!("{outer}.<locals>.{name}"),
+        }
+    }
+
     fn class(&mut self, decorators: Vec<Expr>) -> PResult<Stmt> {
         let span = self.span();
         self.advance();
@@ -681,7 +704,9 @@ impl Parser {
         let loops = std::mem::replace(&mut self.loops, 0);
         let functions = std::mem::replace(&mut self.functions, 0);
         let in_class = std::mem::replace(&mut self.in_class_body, true);
+        self.enclosing.push((self.qualname(&name), true));
         let body = self.block("class");
+        self.enclosing.pop();
         self.loops = loops;
         self.functions = functions;
         self.in_class_body = in_class;
@@ -753,9 +778,12 @@ impl Parser {
         // A loop outside the def does not make `break` legal inside it.
         let loops = std::mem::replace(&mut self.loops, 0);
         let in_class = std::mem::replace(&mut self.in_class_body, false);
+        let qualname = self.qualname(&name);
+        self.enclosing.push((qualname.clone(), false));
         self.functions += 1;
         let body = self.block("def");
         self.functions -= 1;
+        self.enclosing.pop();
         self.loops = loops;
         self.in_class_body = in_class;
         let body = body?;
@@ -772,6 +800,7 @@ impl Parser {
         let is_generator = yields(&body);
         let def = FuncDef {
             name,
+            qualname,
             params,
             vararg,
             keyword_only,
@@ -947,14 +976,18 @@ impl Parser {
         let Params { params, posonly, vararg, keyword_only, kwarg } = self.params(":")?;
         self.expect_op(":", "after the parameters of 'lambda'")?;
         let loops = std::mem::replace(&mut self.loops, 0);
+        let qualname = self.qualname("<lambda>");
+        self.enclosing.push((qualname.clone(), false));
         self.functions += 1;
         let body = self.test();
         self.functions -= 1;
+        self.enclosing.pop();
         self.loops = loops;
         let body = body?;
         let ret = Stmt { span: body.span, kind: StmtKind::Return(Some(body)) };
         let def = FuncDef {
             name: "<lambda>".into(),
+            qualname,
             params,
             vararg,
             keyword_only,
@@ -1153,7 +1186,7 @@ impl Parser {
                 }
                 if self.at_kw("for") {
                     let clauses = self.comp_clauses()?;
-                    args.push(Arg::Positional(generator_expression(value, clauses, span)));
+                    args.push(Arg::Positional(generator_expression(value, clauses, span, self.qualname("<genexpr>"))));
                 } else {
                     args.push(Arg::Positional(value));
                 }
@@ -1280,7 +1313,7 @@ impl Parser {
             }
             let clauses = self.comp_clauses()?;
             self.expect_op(")", "to close the generator expression")?;
-            return Ok(generator_expression(first, clauses, span));
+            return Ok(generator_expression(first, clauses, span, self.qualname("<genexpr>")));
         }
         if self.eat_op(")") {
             if matches!(first.kind, ExprKind::Starred(_)) {
@@ -1434,7 +1467,7 @@ impl Parser {
 
 /// `(elt for t in first if c for u in second)` as a generator function of one parameter,
 /// `.0`, the first iterable: `for t in .0: if c: for u in second: yield elt`.
-fn generator_expression(elt: Expr, clauses: Vec<CompFor>, span: Span) -> Expr {
+fn generator_expression(elt: Expr, clauses: Vec<CompFor>, span: Span, qualname: String) -> Expr {
     let mut clauses = clauses.into_iter();
     let first = clauses.next().expect("a generator expression has a `for` clause");
     let first_iter = first.iter;
@@ -1452,6 +1485,7 @@ fn generator_expression(elt: Expr, clauses: Vec<CompFor>, span: Span) -> Expr {
     }
     let def = FuncDef {
         name: "<genexpr>".into(),
+        qualname,
         params: vec![Param { name: ".0".into(), default: None }],
         vararg: None,
         keyword_only: vec![],

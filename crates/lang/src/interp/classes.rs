@@ -864,9 +864,13 @@ impl Interp<'_, '_> {
                     match name {
                         "__name__" | "__qualname__" => {
                             let Value::Str(s) = &value else {
-                                return type_err("__name__ must be set to a string object");
+                                return type_err(format!("{name} must be set to a string object"));
                             };
-                            *f.name.borrow_mut() = s.clone();
+                            if name == "__name__" {
+                                *f.name.borrow_mut() = s.clone();
+                            } else {
+                                f.attrs.borrow_mut().set(name, value.clone());
+                            }
                         }
                         _ => f.attrs.borrow_mut().set(name, value),
                     }

@@ -843,7 +843,10 @@ impl Interp<'_, '_> {
                     _ => self.get_attr(&m.func, name).await,
                 },
                 Value::Function(f) => match name {
-                    "__name__" | "__qualname__" => Ok(Value::Str(f.name.borrow().clone())),
+                    "__name__" => Ok(Value::Str(f.name.borrow().clone())),
+                    "__qualname__" => {
+                        Ok(f.attrs.borrow().get("__qualname__").cloned().unwrap_or_else(|| Value::str(&f.def.qualname)))
+                    }
                     "__module__" => Ok(Value::str("__main__")),
                     "__doc__" => Ok(f.attrs.borrow().get("__doc__").cloned().unwrap_or_else(|| docstring(&f.def.body))),
                     "__defaults__" if f.defaults.is_empty() => Ok(Value::None),
@@ -1005,11 +1008,9 @@ fn bind_arguments(f: &Function, args: Vec<Value>, kwargs: Vec<(String, Value)>, 
     let def = &f.def;
     let n = def.params.len();
     let required = def.params.iter().filter(|p| p.default.is_none()).count();
-    // A method is named with its class, as CPython names it (`Point.__init__()`).
-    let name = &match f.class.borrow().upgrade() {
-        Some(class) => format!("{}.{}", class.name, f.name.borrow()),
-        None => f.name.borrow().to_string(),
-    };
+    // Named as CPython 3.11 names the code: by where it is defined (`Point.__init__()`,
+    // `outer.<locals>.inner()`), whatever `__name__` a decorator gave it since.
+    let name = &def.qualname;
     if args.len() > n && def.vararg.is_none() {
         let takes = if required == n { format!("{n}") } else { format!("from {required} to {n}") };
         let plural = if n == 1 && required == n { "argument" } else { "arguments" };

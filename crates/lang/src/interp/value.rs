@@ -500,10 +500,10 @@ fn write_repr(v: &Value, out: &mut String, open: &mut Vec<*const ()>, reprs: &Re
         Value::Iterator(it) => out.push_str(&it.borrow().repr()),
         Value::PyModule(m) => out.push_str(&format!("<module '{}'>", m.name)),
         Value::Function(f) => {
-            // CPython names a method with its class, and shows where the function lives.
-            let name = match f.class.borrow().upgrade() {
-                Some(class) => format!("{}.{}", class.name, f.name.borrow()),
-                None => f.name.borrow().to_string(),
+            // By its `__qualname__`, and where the function lives.
+            let name = match f.attrs.borrow().get("__qualname__") {
+                Some(Value::Str(q)) => q.to_string(),
+                _ => f.def.qualname.clone(),
             };
             out.push_str(&format!("<function {name} at {}>", address(v)))
         }
