@@ -1000,8 +1000,7 @@ impl Interp<'_, '_> {
                 Value::Dict(d) => {
                     // The key an object's `__eq__` matches (see `existing_key`).
                     if matches!(name, "get" | "pop" | "setdefault") && !args.is_empty() {
-                        let keys = d.borrow().entries.iter().map(|(k, _)| k.clone()).collect();
-                        args[0] = self.existing_key(keys, &args[0]).await?;
+                        args[0] = self.existing_key(recv, &args[0]).await?;
                     }
                     dict_method(d, name, args)
                 }

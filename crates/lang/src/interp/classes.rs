@@ -1091,11 +1091,11 @@ impl Interp<'_, '_> {
         })
     }
 
-    /// The key a dict or set lookup uses for `key`: an object whose class defines `__eq__`
-    /// is matched, by that `__eq__`, to an equal object already among `keys`, so the lookup
-    /// that follows (by identity for objects) finds it, as CPython's hash tables do. A class
-    /// that set `__hash__ = None` is unhashable.
-    pub(super) fn existing_key<'a>(&'a mut self, keys: Vec<Value>, key: &'a Value) -> LocalFuture<'a, R<Value>> {
+    /// The key a lookup in `container` (a dict or set) uses for `key`: an object whose class
+    /// defines `__eq__` is matched, by that `__eq__`, to an equal object already there, so the
+    /// lookup that follows (by identity for objects) finds it, as CPython's hash tables do. A
+    /// class that set `__hash__ = None` is unhashable. Any other key is itself, at no cost.
+    pub(super) fn existing_key<'a>(&'a mut self, container: &'a Value, key: &'a Value) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             if !matches!(key, Value::Instance(_)) {
                 return Ok(key.clone());
@@ -1106,6 +1106,11 @@ impl Interp<'_, '_> {
             if self.special(key, "__eq__").is_none() {
                 return Ok(key.clone());
             }
+            let keys: Vec<Value> = match container {
+                Value::Dict(d) => d.borrow().entries.iter().map(|(k, _)| k.clone()).collect(),
+                Value::Set(s) => s.items.borrow().clone(),
+                _ => Vec::new(),
+            };
             for k in keys.iter().filter(|k| matches!(k, Value::Instance(_))) {
                 let eq = self.compare(CmpOp::Eq, key, k).await?;
                 if self.truth(&eq).await? {

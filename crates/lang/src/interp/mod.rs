@@ -709,8 +709,7 @@ impl Interp<'_, '_> {
                 }
                 (Value::Dict(d), key) => {
                     value::check_hashable(key)?;
-                    let keys = d.borrow().entries.iter().map(|(k, _)| k.clone()).collect();
-                    let key = self.existing_key(keys, key).await?;
+                    let key = self.existing_key(obj, key).await?;
                     let found = d.borrow().get(&key).cloned();
                     match found {
                         Some(v) => Ok(v),
@@ -1098,10 +1097,7 @@ impl Interp<'_, '_> {
     fn set_item<'a>(&'a mut self, obj: &'a Value, index: Value, value: Value) -> LocalFuture<'a, R<()>> {
         Box::pin(async move {
             let index = match obj {
-                Value::Dict(d) => {
-                    let keys = d.borrow().entries.iter().map(|(k, _)| k.clone()).collect();
-                    self.existing_key(keys, &index).await?
-                }
+                Value::Dict(_) => self.existing_key(obj, &index).await?,
                 _ => index,
             };
             if let Value::Instance(inst) = obj {
@@ -1122,9 +1118,8 @@ impl Interp<'_, '_> {
         Box::pin(async move {
             let canonical;
             let index = match obj {
-                Value::Dict(d) => {
-                    let keys = d.borrow().entries.iter().map(|(k, _)| k.clone()).collect();
-                    canonical = self.existing_key(keys, index).await?;
+                Value::Dict(_) => {
+                    canonical = self.existing_key(obj, index).await?;
                     &canonical
                 }
                 _ => index,

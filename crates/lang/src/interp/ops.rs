@@ -206,12 +206,7 @@ impl Interp<'_, '_> {
                     return Ok(false);
                 }
             }
-            let keys = match container {
-                Value::Dict(d) => d.borrow().entries.iter().map(|(k, _)| k.clone()).collect(),
-                Value::Set(s) => s.items.borrow().clone(),
-                _ => Vec::new(),
-            };
-            let item = self.existing_key(keys, item).await?;
+            let item = self.existing_key(container, item).await?;
             self.contains_value(container, &item)
         })
     }
