@@ -1,4 +1,4 @@
-# NumPy is not available; jax.numpy is.
+# NumPy on the host raises NumPy's own errors: arrays that do not broadcast.
 import numpy as np
 
-x = np.ones(3)
+x = np.ones(3) + np.ones(4)

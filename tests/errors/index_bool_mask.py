@@ -1,6 +1,7 @@
-# Boolean-mask indexing: its result's shape depends on the values, so neither jit nor the
-# playground can give it a shape up front (JAX refuses it under jit too); jnp.where works.
+# Boolean-mask indexing of a traced array: its result's shape depends on the values, so jit
+# cannot give it a shape up front (JAX refuses it too); jnp.where works. (Outside jit the
+# mask is concrete and indexing works, as in JAX.)
+import jax
 import jax.numpy as jnp
 
-x = jnp.arange(5.0)
-print(x[x > 2.0])
+print(jax.jit(lambda x: x[x > 2.0])(jnp.arange(5.0)))

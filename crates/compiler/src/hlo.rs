@@ -300,6 +300,9 @@ impl Elem {
             DType::BF16 => Elem::Bf16,
             DType::F32 => Elem::F32,
             DType::U32 | DType::Key => Elem::U32,
+            // Never reached: `compile_stages` refuses the host's 64-bit types.
+            DType::I64 => Elem::S32,
+            DType::F64 => Elem::F32,
         }
     }
 

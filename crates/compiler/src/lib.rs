@@ -70,6 +70,16 @@ pub fn compile_stages(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Resul
             ),
         });
     }
+    if let Some(aval) = host_only_array(jaxpr) {
+        return Err(CompileError {
+            message: format!(
+                "{name} has a {} array ({}), a NumPy type of the host: the TPU computes in 32 bits \
+                 (JAX without x64 converts float64 to float32 and int64 to int32 at the boundary)",
+                aval.dtype.name(),
+                aval.short()
+            ),
+        });
+    }
     let hlo = hlo::from_jaxpr(name, jaxpr, opts.default_precision)?;
     let fused = fusion::fuse(hlo.clone());
     let program = emit::emit(&fused, opts)?;
@@ -82,8 +92,19 @@ pub fn compile_stages(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Resul
 /// assume every array has elements (the script fuzzer found a 0×0 matmul dividing by zero);
 /// such a program has no work for the TPU, and the runtime evaluates it on the host instead.
 pub fn empty_array(jaxpr: &Jaxpr) -> Option<&jaxlite::Aval> {
+    find_aval(jaxpr, &|a| a.shape.contains(&0))
+}
+
+/// A value of a 64-bit NumPy type, which only the host has: the front end converts NumPy
+/// arrays at the boundary, so reaching the compiler with one is a bug, reported as an error.
+fn host_only_array(jaxpr: &Jaxpr) -> Option<&jaxlite::Aval> {
+    find_aval(jaxpr, &|a| a.dtype.is_host_only())
+}
+
+/// The first value of `jaxpr` (or of a custom derivative's function in it) that `wanted`.
+fn find_aval<'j>(jaxpr: &'j Jaxpr, wanted: &dyn Fn(&jaxlite::Aval) -> bool) -> Option<&'j jaxlite::Aval> {
     let vars = jaxpr.all_inputs().chain(jaxpr.eqns.iter().flat_map(|e| e.outputs.iter().copied()));
-    vars.map(|v| jaxpr.aval(v)).find(|a| a.shape.contains(&0)).or_else(|| {
-        jaxpr.eqns.iter().find_map(|e| e.prim.custom_body(&e.inputs).and_then(|(call, _, _)| empty_array(call)))
+    vars.map(|v| jaxpr.aval(v)).find(|a| wanted(a)).or_else(|| {
+        jaxpr.eqns.iter().find_map(|e| e.prim.custom_body(&e.inputs).and_then(|(call, _, _)| find_aval(call, wanted)))
     })
 }

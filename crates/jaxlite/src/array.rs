@@ -45,6 +45,9 @@ pub enum Data {
     I32(Vec<i32>),
     BF16(Vec<bf16>),
     F32(Vec<f32>),
+    /// NumPy's 64-bit types, on the host only.
+    I64(Vec<i64>),
+    F64(Vec<f64>),
     /// Typed keys, each its two words.
     Key(Vec<[u32; 2]>),
 }
@@ -58,6 +61,8 @@ impl Data {
             Data::I32(v) => v.len(),
             Data::BF16(v) => v.len(),
             Data::F32(v) => v.len(),
+            Data::I64(v) => v.len(),
+            Data::F64(v) => v.len(),
         }
     }
 
@@ -73,6 +78,8 @@ impl Data {
             Data::I32(_) => DType::I32,
             Data::BF16(_) => DType::BF16,
             Data::F32(_) => DType::F32,
+            Data::I64(_) => DType::I64,
+            Data::F64(_) => DType::F64,
         }
     }
 }
@@ -131,6 +138,8 @@ impl Array {
             Data::I32(v) => v.iter().map(|&x| x as f64).collect(),
             Data::BF16(v) => v.iter().map(|x| x.to_f64()).collect(),
             Data::F32(v) => v.iter().map(|&x| x as f64).collect(),
+            Data::I64(v) => v.iter().map(|&x| x as f64).collect(),
+            Data::F64(v) => v.clone(),
         }
     }
 
@@ -144,6 +153,19 @@ impl Array {
             Data::I32(v) => v.iter().map(|&x| x as f32).collect(),
             Data::BF16(v) => v.iter().map(|x| x.to_f32()).collect(),
             Data::F32(v) => v.clone(),
+            Data::I64(v) => v.iter().map(|&x| x as f32).collect(),
+            Data::F64(v) => v.iter().map(|&x| x as f32).collect(),
+        }
+    }
+
+    /// Every element as i64, exactly for the integer dtypes (floats truncate toward zero,
+    /// saturating, as NumPy's casts do on the values a program meets).
+    pub fn to_i64_vec(&self) -> Vec<i64> {
+        match &self.data {
+            Data::I64(v) => v.clone(),
+            Data::I32(v) => v.iter().map(|&x| x as i64).collect(),
+            Data::U32(v) => v.iter().map(|&x| x as i64).collect(),
+            _ => self.to_f64_vec().into_iter().map(|x| x as i64).collect(),
         }
     }
 
@@ -162,10 +184,18 @@ impl Array {
                 Data::I32(v) => Data::I32(v.clone()),
                 // Same width: the bits wrap.
                 Data::U32(v) => Data::I32(v.iter().map(|&x| x as i32).collect()),
+                // Wider integers wrap to their low word, as NumPy's and XLA's casts do.
+                Data::I64(v) => Data::I32(v.iter().map(|&x| x as i32).collect()),
                 _ => Data::I32(f.iter().map(|&x| x as i32).collect()),
             },
+            DType::I64 => Data::I64(self.to_i64_vec()),
+            DType::F64 => Data::F64(match &self.data {
+                Data::I64(v) => v.iter().map(|&x| x as f64).collect(),
+                _ => f,
+            }),
             DType::U32 => match &self.data {
                 Data::I32(v) => Data::U32(v.iter().map(|&x| x as u32).collect()),
+                Data::I64(v) => Data::U32(v.iter().map(|&x| x as u32).collect()),
                 // XLA's float to unsigned conversion saturates (NaN to 0), as Rust's `as`.
                 _ => Data::U32(f.iter().map(|&x| x as u32).collect()),
             },

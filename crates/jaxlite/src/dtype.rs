@@ -10,8 +10,13 @@ pub enum DType {
     /// The words of `jax.random`: raw keys (`uint32[..., 2]`) and random bits.
     U32,
     I32,
+    /// NumPy's default integer, on the host only (the TPU has no 64-bit words; JAX without
+    /// x64 narrows it to int32 at the boundary).
+    I64,
     BF16,
     F32,
+    /// NumPy's default float, on the host only (narrowed to float32 at the boundary).
+    F64,
     /// A typed key of the Threefry generator (`key<fry>`): one element is a whole key, two
     /// uint32 words. Only the `random_*` primitives take or make these; `random_wrap` and
     /// `random_unwrap` convert from and to raw `uint32[..., 2]` keys.
@@ -25,8 +30,10 @@ impl DType {
             DType::Bool => "bool",
             DType::U32 => "uint32",
             DType::I32 => "int32",
+            DType::I64 => "int64",
             DType::BF16 => "bfloat16",
             DType::F32 => "float32",
+            DType::F64 => "float64",
             DType::Key => "key<fry>",
         }
     }
@@ -37,14 +44,30 @@ impl DType {
             DType::Bool => "bool",
             DType::U32 => "u32",
             DType::I32 => "i32",
+            DType::I64 => "i64",
             DType::BF16 => "bf16",
             DType::F32 => "f32",
+            DType::F64 => "f64",
             DType::Key => "key<fry>",
         }
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, DType::BF16 | DType::F32)
+        matches!(self, DType::BF16 | DType::F32 | DType::F64)
+    }
+
+    /// Only the host has it: NumPy's 64-bit types.
+    pub fn is_host_only(self) -> bool {
+        matches!(self, DType::I64 | DType::F64)
+    }
+
+    /// What a host dtype becomes on the device, as JAX converts a NumPy array without x64.
+    pub fn on_device(self) -> DType {
+        match self {
+            DType::I64 => DType::I32,
+            DType::F64 => DType::F32,
+            other => other,
+        }
     }
 
     pub fn size_bytes(self) -> usize {
@@ -52,7 +75,7 @@ impl DType {
             DType::Bool => 1,
             DType::BF16 => 2,
             DType::U32 | DType::I32 | DType::F32 => 4,
-            DType::Key => 8,
+            DType::I64 | DType::F64 | DType::Key => 8,
         }
     }
 
@@ -63,6 +86,8 @@ impl DType {
             "int32" | "i32" => DType::I32,
             "bfloat16" | "bf16" => DType::BF16,
             "float32" | "f32" => DType::F32,
+            "int64" | "i64" => DType::I64,
+            "float64" | "f64" => DType::F64,
             _ => return None,
         })
     }
@@ -99,6 +124,41 @@ pub fn promote(a: DType, a_weak: bool, b: DType, b_weak: bool) -> (DType, bool) 
     }
 }
 
+/// NumPy 2's promotion (NEP 50) on the host: a Python scalar defers to the array within its
+/// kind as in JAX (`float32_array * 2.0` is float32), but a Python float meeting integers is
+/// float64, and mixed strong types widen until both fit: int32 with float32 is float64,
+/// uint32 with int32 is int64.
+pub fn promote_numpy(a: DType, a_weak: bool, b: DType, b_weak: bool) -> (DType, bool) {
+    if a == b {
+        return (a, a_weak && b_weak);
+    }
+    match (a_weak, b_weak) {
+        (true, false) => (defer_numpy(b, a), false),
+        (false, true) => (defer_numpy(a, b), false),
+        _ => {
+            let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+            let result = match (lo, hi) {
+                (DType::Bool, other) => other,
+                (DType::U32 | DType::I32, DType::I32 | DType::I64) => DType::I64,
+                (DType::U32 | DType::I32 | DType::I64, DType::BF16 | DType::F32 | DType::F64) => DType::F64,
+                (DType::BF16, DType::F32) => DType::F32,
+                _ => hi,
+            };
+            (result, a_weak && b_weak)
+        }
+    }
+}
+
+fn defer_numpy(strong: DType, weak: DType) -> DType {
+    if weak.is_float() && !strong.is_float() {
+        DType::F64
+    } else if !weak.is_float() && weak != DType::Bool && strong == DType::Bool {
+        DType::I64
+    } else {
+        strong
+    }
+}
+
 /// `strong` combined with a weak scalar of dtype `weak`.
 fn defer(strong: DType, weak: DType) -> DType {
     if weak.is_float() && !strong.is_float() {
@@ -131,5 +191,17 @@ mod tests {
         assert_eq!(promote(DType::F32, true, DType::F32, true), (DType::F32, true));
         assert_eq!(promote(DType::U32, false, DType::I32, false), (DType::I32, false));
         assert_eq!(promote(DType::Bool, false, DType::U32, false), (DType::U32, false));
+    }
+
+    #[test]
+    fn numpy_widens_where_jax_narrows() {
+        assert_eq!(promote_numpy(DType::I32, false, DType::F32, false), (DType::F64, false));
+        assert_eq!(promote_numpy(DType::I64, false, DType::F32, false), (DType::F64, false));
+        assert_eq!(promote_numpy(DType::U32, false, DType::I32, false), (DType::I64, false));
+        assert_eq!(promote_numpy(DType::F32, false, DType::F64, false), (DType::F64, false));
+        assert_eq!(promote_numpy(DType::F32, false, DType::F64, true), (DType::F32, false));
+        assert_eq!(promote_numpy(DType::I64, false, DType::F64, true), (DType::F64, false));
+        assert_eq!(promote_numpy(DType::I32, false, DType::I64, true), (DType::I32, false));
+        assert_eq!(promote_numpy(DType::Bool, false, DType::I64, true), (DType::I64, false));
     }
 }

@@ -83,6 +83,8 @@ fn reciprocal_divisor<'j>(
 pub(crate) fn literal_array(value: f64, aval: &Aval) -> Array {
     let data = match aval.dtype {
         DType::F32 => Data::F32(vec![value as f32]),
+        DType::F64 => Data::F64(vec![value]),
+        DType::I64 => Data::I64(vec![value as i64]),
         DType::BF16 => Data::BF16(vec![bf16::from_f64(value)]),
         DType::I32 => Data::I32(vec![value as i32]),
         DType::U32 => Data::U32(vec![value as i64 as u32]),
@@ -119,6 +121,8 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
     }
     let x = &ins[0];
     let float = x.dtype().is_float();
+    // NumPy's 64-bit types compute at their own width (host arrays only).
+    let wide = x.dtype().is_host_only();
     let values: Vec<f64> = match prim {
         Primitive::Iota { .. }
         | Primitive::AddAny
@@ -134,7 +138,11 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
         | Primitive::CustomVjpTangent { .. } => unreachable!("handled above"),
         Primitive::Unary(op) => {
             let f = x.to_f64_vec();
-            if float {
+            if x.dtype() == DType::F64 {
+                f.iter().map(|&v| unary_f64(*op, v)).collect()
+            } else if x.dtype() == DType::I64 {
+                f.iter().map(|&v| unary_int(*op, v as i64, DType::I64) as f64).collect()
+            } else if float {
                 f.iter().map(|&v| unary_f32(*op, v as f32) as f64).collect()
             } else {
                 f.iter().map(|&v| unary_int(*op, v as i64, x.dtype()) as f64).collect()
@@ -148,6 +156,8 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
                     let (p, q) = (at(&a, i), at(&b, i));
                     match prim {
                         Primitive::Compare(op) => op.holds(p, q) as i32 as f64,
+                        Primitive::Binary(op) if x.dtype() == DType::F64 => binary_f64(*op, p, q),
+                        Primitive::Binary(op) if x.dtype() == DType::I64 => binary_i64(*op, p as i64, q as i64) as f64,
                         Primitive::Binary(op) if float => binary_f32(*op, p as f32, q as f32) as f64,
                         Primitive::Binary(op) if x.dtype() == DType::U32 => binary_u32(*op, p as u32, q as u32) as f64,
                         Primitive::Binary(op) => binary_int(*op, p as i64, q as i64) as f64,
@@ -171,7 +181,11 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
             .to_f64_vec()
             .iter()
             .map(|&v| {
-                if float {
+                if x.dtype() == DType::F64 {
+                    v.powi(*y)
+                } else if x.dtype() == DType::I64 {
+                    (v as i64).wrapping_pow(y.unsigned_abs()) as f64
+                } else if float {
                     integer_pow_f32(v as f32, *y) as f64
                 } else {
                     (v as i64).wrapping_pow(y.unsigned_abs()) as i32 as f64
@@ -227,6 +241,8 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
                 acc[o] = match prim {
                     Primitive::ReduceMax { .. } => max(acc[o], v),
                     Primitive::ReduceMin { .. } => min(acc[o], v),
+                    _ if x.dtype() == DType::F64 => acc[o] + v,
+                    _ if wide => (acc[o] as i64).wrapping_add(v as i64) as f64,
                     _ if float => (acc[o] as f32 + v as f32) as f64,
                     _ => (acc[o] as i64).wrapping_add(v as i64) as i32 as f64,
                 };
@@ -265,7 +281,11 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
                     for k in 0..n {
                         let k = if *reverse { n - 1 - k } else { k };
                         let i = (o * n + k) * inner + r;
-                        acc = if float {
+                        acc = if x.dtype() == DType::F64 {
+                            acc + f[i]
+                        } else if wide {
+                            (acc as i64).wrapping_add(f[i] as i64) as f64
+                        } else if float {
                             (acc as f32 + f[i] as f32) as f64
                         } else {
                             (acc as i64).wrapping_add(f[i] as i64) as i32 as f64
@@ -426,9 +446,11 @@ fn unary_int(op: UnaryOp, v: i64, dtype: DType) -> i64 {
     match op {
         UnaryOp::Abs => v.wrapping_abs(),
         UnaryOp::Sign => v.signum(),
+        UnaryOp::Square if dtype == DType::I64 => v.wrapping_mul(v),
         UnaryOp::Square => v.wrapping_mul(v) as i32 as i64,
         UnaryOp::Not if dtype == DType::Bool => (v == 0) as i64,
         UnaryOp::Not => !v,
+        _ if dtype == DType::I64 => v.wrapping_neg(),
         _ => (v as i32).wrapping_neg() as i64,
     }
 }
@@ -436,6 +458,8 @@ fn unary_int(op: UnaryOp, v: i64, dtype: DType) -> i64 {
 fn from_f64(aval: &Aval, v: &[f64]) -> Array {
     let data = match aval.dtype {
         DType::F32 => Data::F32(v.iter().map(|&x| x as f32).collect()),
+        DType::F64 => Data::F64(v.to_vec()),
+        DType::I64 => Data::I64(v.iter().map(|&x| x as i64).collect()),
         DType::BF16 => Data::BF16(v.iter().map(|&x| bf16::from_f32(x as f32)).collect()),
         DType::I32 => Data::I32(v.iter().map(|&x| x as i32).collect()),
         DType::U32 => Data::U32(v.iter().map(|&x| x as i64 as u32).collect()),
@@ -498,6 +522,40 @@ pub fn unary_f32(op: UnaryOp, x: f32) -> f32 {
     }
 }
 
+/// A unary op on float64, NumPy's host arithmetic (the platform's libm, as NumPy's loops call).
+pub fn unary_f64(op: UnaryOp, x: f64) -> f64 {
+    match op {
+        UnaryOp::Neg => -x,
+        UnaryOp::Exp => x.exp(),
+        UnaryOp::Log => x.ln(),
+        UnaryOp::Tanh => x.tanh(),
+        UnaryOp::Logistic => 1.0 / (1.0 + (-x).exp()),
+        UnaryOp::Sqrt => x.sqrt(),
+        UnaryOp::Rsqrt => 1.0 / x.sqrt(),
+        UnaryOp::Abs => x.abs(),
+        UnaryOp::Sign => {
+            if x.is_nan() || x == 0.0 {
+                x
+            } else {
+                x.signum()
+            }
+        }
+        UnaryOp::Sin => x.sin(),
+        UnaryOp::Cos => x.cos(),
+        UnaryOp::Log1p => x.ln_1p(),
+        UnaryOp::Expm1 => x.exp_m1(),
+        UnaryOp::Exp2 => x.exp2(),
+        UnaryOp::Erf => erf(x),
+        UnaryOp::Floor => x.floor(),
+        UnaryOp::Ceil => x.ceil(),
+        UnaryOp::Round => x.round(),
+        UnaryOp::RoundEven => x.round_ties_even(),
+        UnaryOp::Square => x * x,
+        UnaryOp::Not => x,
+        UnaryOp::ErfInv => crate::random::erf_inv(x as f32) as f64,
+    }
+}
+
 /// The error function in f64: its Maclaurin series below 4 (where f64 keeps ~10 digits
 /// through the cancellation), and ±1 beyond, where erfc is below half an f32 ulp.
 fn erf(x: f64) -> f64 {
@@ -540,8 +598,47 @@ pub fn binary_f32(op: BinaryOp, a: f32, b: f32) -> f32 {
     }
 }
 
+/// A binary op on float64 (NumPy's host arithmetic).
+pub fn binary_f64(op: BinaryOp, a: f64, b: f64) -> f64 {
+    match op {
+        BinaryOp::Add => a + b,
+        BinaryOp::Sub => a - b,
+        BinaryOp::Mul => a * b,
+        BinaryOp::Div => a / b,
+        BinaryOp::Max => max(a, b),
+        BinaryOp::Min => min(a, b),
+        BinaryOp::Pow => a.powf(b),
+        BinaryOp::Atan2 => a.atan2(b),
+        BinaryOp::Rem => a % b,
+        _ => f64::NAN,
+    }
+}
+
+/// A binary op on int64 (NumPy's default integer): wrapping, with the int32 rules' zero
+/// cases, and shifts within 64 bits.
+fn binary_i64(op: BinaryOp, a: i64, b: i64) -> i64 {
+    match op {
+        BinaryOp::Add => a.wrapping_add(b),
+        BinaryOp::Sub => a.wrapping_sub(b),
+        BinaryOp::Mul => a.wrapping_mul(b),
+        BinaryOp::Div => a.checked_div(b).unwrap_or(-1),
+        BinaryOp::Rem => a.checked_rem(b).unwrap_or(a),
+        BinaryOp::ShiftLeft => u32::try_from(b).ok().and_then(|s| a.checked_shl(s)).unwrap_or(0),
+        BinaryOp::ShiftRightArithmetic => a >> b.clamp(0, 63),
+        BinaryOp::ShiftRightLogical => {
+            u32::try_from(b).ok().and_then(|s| (a as u64).checked_shr(s)).unwrap_or(0) as i64
+        }
+        _ => binary_int_unwrapped(op, a, b),
+    }
+}
+
 fn binary_int(op: BinaryOp, a: i64, b: i64) -> i64 {
-    let r = match op {
+    binary_int_unwrapped(op, a, b) as i32 as i64
+}
+
+/// The integer ops whose rule does not depend on the width, before wrapping to it.
+fn binary_int_unwrapped(op: BinaryOp, a: i64, b: i64) -> i64 {
+    match op {
         BinaryOp::Add => a.wrapping_add(b),
         BinaryOp::Sub => a.wrapping_sub(b),
         BinaryOp::Mul => a.wrapping_mul(b),
@@ -580,8 +677,7 @@ fn binary_int(op: BinaryOp, a: i64, b: i64) -> i64 {
         // A shift outside 0..32 fills with the sign.
         BinaryOp::ShiftRightArithmetic => (a as i32 >> if (0..32).contains(&b) { b } else { 31 }) as i64,
         BinaryOp::ShiftRightLogical => binary_u32(op, a as i32 as u32, b as i32 as u32) as i32 as i64,
-    };
-    r as i32 as i64
+    }
 }
 
 /// A binary operation on uint32 values, as XLA defines them: wrapping arithmetic, division
@@ -673,6 +769,9 @@ pub fn precision_passes(p: Precision) -> &'static [(usize, usize)] {
 }
 
 fn dot_general(x: &Array, y: &Array, dims: &DotDims, precision: Precision, out_shape: &[usize]) -> Vec<f64> {
+    if x.dtype().is_host_only() {
+        return dot_general_wide(x, y, dims, out_shape);
+    }
     let float = x.dtype().is_float();
     let (xf, yf) = (x.to_f32_vec(), y.to_f32_vec());
     let (xs, ys) = (strides(x.shape()), strides(y.shape()));
@@ -724,6 +823,56 @@ fn dot_general(x: &Array, y: &Array, dims: &DotDims, precision: Precision, out_s
                 total = Some(total.map_or(acc, |t| t + acc));
             }
             total.unwrap_or(0.0) as f64
+        })
+        .collect()
+}
+
+/// A dot of NumPy's 64-bit types: products and sums at full width, in order of k (BLAS may
+/// order its sums otherwise, so the last bits of a long float64 dot can differ from NumPy's).
+fn dot_general_wide(x: &Array, y: &Array, dims: &DotDims, out_shape: &[usize]) -> Vec<f64> {
+    let integer = !x.dtype().is_float();
+    let (xv, yv) = (x.to_f64_vec(), y.to_f64_vec());
+    let (xs, ys) = (strides(x.shape()), strides(y.shape()));
+    let free = |a: &Array, c: &[usize], b: &[usize]| -> Vec<usize> {
+        (0..a.shape().len()).filter(|d| !c.contains(d) && !b.contains(d)).collect()
+    };
+    let (xfree, yfree) =
+        (free(x, &dims.lhs_contracting, &dims.lhs_batch), free(y, &dims.rhs_contracting, &dims.rhs_batch));
+    let contract_shape: Vec<usize> = dims.lhs_contracting.iter().map(|&d| x.shape()[d]).collect();
+    let k_total: usize = contract_shape.iter().product();
+    let nb = dims.lhs_batch.len();
+    let out_size: usize = out_shape.iter().product();
+    (0..out_size)
+        .map(|i| {
+            let idx = unravel(i, out_shape);
+            let (mut xo, mut yo) = (0, 0);
+            for (k, (&lb, &rb)) in dims.lhs_batch.iter().zip(&dims.rhs_batch).enumerate() {
+                xo += idx[k] * xs[lb];
+                yo += idx[k] * ys[rb];
+            }
+            for (k, &d) in xfree.iter().enumerate() {
+                xo += idx[nb + k] * xs[d];
+            }
+            for (k, &d) in yfree.iter().enumerate() {
+                yo += idx[nb + xfree.len() + k] * ys[d];
+            }
+            let mut acc = 0.0f64;
+            let mut iacc = 0i64;
+            for kk in 0..k_total {
+                let kidx = unravel(kk, &contract_shape);
+                let xi = xo + dims.lhs_contracting.iter().zip(&kidx).map(|(&d, &j)| j * xs[d]).sum::<usize>();
+                let yi = yo + dims.rhs_contracting.iter().zip(&kidx).map(|(&d, &j)| j * ys[d]).sum::<usize>();
+                if integer {
+                    iacc = iacc.wrapping_add((xv[xi] as i64).wrapping_mul(yv[yi] as i64));
+                } else {
+                    acc += xv[xi] * yv[yi];
+                }
+            }
+            if integer {
+                iacc as f64
+            } else {
+                acc
+            }
         })
         .collect()
 }

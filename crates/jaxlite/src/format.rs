@@ -20,10 +20,15 @@ pub fn format_array(a: &Array) -> String {
 /// The bracketed elements of `repr(x)` (what goes inside `Array(...)`): NumPy's formatter
 /// with the `, ` separator and continuation lines indented past the `Array(` prefix.
 pub fn format_array_repr(a: &Array) -> String {
+    format_array_repr_with(a, "Array(")
+}
+
+/// `format_array_repr` for a repr that opens with `prefix` (NumPy's `array(`).
+pub fn format_array_repr_with(a: &Array, prefix: &str) -> String {
     if a.shape().is_empty() {
         return format_scalar(a);
     }
-    format_elements(a, ", ", "Array(")
+    format_elements(a, ", ", prefix)
 }
 
 /// NumPy's `array2string` for a non-empty shape.
@@ -57,6 +62,8 @@ fn format_scalar(a: &Array) -> String {
         Data::Key(v) => format!("{:?}", v[0]),
         Data::BF16(v) => bf16_str(v[0].to_f32()),
         Data::F32(v) => float_repr(v[0]),
+        Data::I64(v) => v[0].to_string(),
+        Data::F64(v) => float64_repr(v[0]),
     }
 }
 
@@ -103,6 +110,28 @@ pub fn float_repr(x: f32) -> String {
     }
     let ax = x.abs() as f64;
     if ax == 0.0 || (1e-4..1e6).contains(&ax) {
+        let s = format!("{x}");
+        if s.contains('.') {
+            s
+        } else {
+            format!("{s}.0")
+        }
+    } else {
+        numpy_exponent(&format!("{x:e}"))
+    }
+}
+
+/// The `str` of a NumPy float64 scalar, which is Python's `repr(float)`: shortest round-trip
+/// digits, positional from 1e-4 up to 1e16, scientific outside (`1e-05`, `1e+16`).
+pub fn float64_repr(x: f64) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf" } else { "-inf" }.into();
+    }
+    let ax = x.abs();
+    if ax == 0.0 || (1e-4..1e16).contains(&ax) {
         let s = format!("{x}");
         if s.contains('.') {
             s
@@ -163,8 +192,8 @@ struct ElementFormatter {
 
 /// Shortest positional digits of `x`, at most `PRECISION` after the point, trailing zeros
 /// trimmed but the point kept (`1.`, `0.25`).
-fn positional(x: f32) -> (String, String) {
-    let s = format!("{}", x.abs());
+fn positional(x: f64, wide: bool) -> (String, String) {
+    let s = shortest(x.abs(), wide);
     let s = match s.split_once('.') {
         Some((_, frac)) if frac.len() > PRECISION => {
             let r = format!("{:.*}", PRECISION, x.abs());
@@ -178,8 +207,8 @@ fn positional(x: f32) -> (String, String) {
 }
 
 /// Shortest scientific digits of `x` with at most `PRECISION` fractional digits.
-fn scientific(x: f32) -> (String, String) {
-    let s = format!("{:e}", x);
+fn scientific(x: f64, wide: bool) -> (String, String) {
+    let s = if wide { format!("{x:e}") } else { format!("{:e}", x as f32) };
     let (mant, exp) = s.split_once('e').expect("Rust's {:e} always has an exponent");
     let mant = match mant.split_once('.') {
         Some((_, frac)) if frac.len() > PRECISION => {
@@ -189,6 +218,15 @@ fn scientific(x: f32) -> (String, String) {
         _ => mant.to_string(),
     };
     scientific_parts(&format!("{mant}e{exp}"))
+}
+
+/// The shortest digits that read back as the same float32 (or float64, `wide`).
+fn shortest(x: f64, wide: bool) -> String {
+    if wide {
+        format!("{x}")
+    } else {
+        format!("{}", x as f32)
+    }
 }
 
 fn scientific_parts(s: &str) -> (String, String) {
@@ -220,26 +258,27 @@ impl ElementFormatter {
             };
             return ElementFormatter { dtype, float_mode: FloatMode::Positional { pad_left: 0, pad_right: 0 }, width };
         }
-        let finite: Vec<f32> = values.iter().map(|&v| v as f32).filter(|v| v.is_finite()).collect();
-        let nonzero: Vec<f32> = finite.iter().map(|v| v.abs()).filter(|&v| v != 0.0).collect();
+        let wide = dtype == DType::F64;
+        let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+        let nonzero: Vec<f64> = finite.iter().map(|v| v.abs()).filter(|&v| v != 0.0).collect();
         let exp_format = if nonzero.is_empty() {
             false
         } else {
-            let max = nonzero.iter().cloned().fold(0.0f32, f32::max);
-            let min = nonzero.iter().cloned().fold(f32::INFINITY, f32::min);
+            let max = nonzero.iter().cloned().fold(0.0f64, f64::max);
+            let min = nonzero.iter().cloned().fold(f64::INFINITY, f64::min);
             max >= 1e8 || min < 1e-4 || max / min > 1e3
         };
         let mut float_mode = if finite.is_empty() {
             FloatMode::Positional { pad_left: 0, pad_right: 0 }
         } else if exp_format {
-            let parts: Vec<(String, String)> = finite.iter().map(|&v| scientific(v)).collect();
+            let parts: Vec<(String, String)> = finite.iter().map(|&v| scientific(v, wide)).collect();
             let frac_digits =
                 parts.iter().map(|(m, _)| m.split_once('.').map_or(0, |(_, f)| f.len())).max().unwrap_or(0);
             let pad_left =
                 parts.iter().map(|(m, _)| m.split_once('.').map_or(m.len(), |(i, _)| i.len())).max().unwrap_or(1);
             FloatMode::Scientific { frac_digits, pad_left }
         } else {
-            let parts: Vec<(String, String)> = finite.iter().map(|&v| positional(v)).collect();
+            let parts: Vec<(String, String)> = finite.iter().map(|&v| positional(v, wide)).collect();
             let pad_left = parts.iter().map(|(i, _)| i.len()).max().unwrap_or(0);
             let pad_right = parts.iter().map(|(_, f)| f.len()).max().unwrap_or(0);
             FloatMode::Positional { pad_left, pad_right }
@@ -256,8 +295,11 @@ impl ElementFormatter {
                 *pad_left + *pad_right + 1
             }
             FloatMode::Scientific { frac_digits, pad_left } => {
-                let exp_size =
-                    finite.iter().map(|&v| scientific(v).1.trim_start_matches('-').len().max(2)).max().unwrap_or(2);
+                let exp_size = finite
+                    .iter()
+                    .map(|&v| scientific(v, wide).1.trim_start_matches('-').len().max(2))
+                    .max()
+                    .unwrap_or(2);
                 *pad_left + *frac_digits + exp_size + 3
             }
         };
@@ -267,11 +309,12 @@ impl ElementFormatter {
     fn format(&self, v: f64) -> String {
         match self.dtype {
             DType::Bool => return format!("{:>w$}", if v != 0.0 { "True" } else { "False" }, w = self.width),
-            DType::I32 | DType::U32 => return format!("{:>w$}", v as i64, w = self.width),
+            DType::I32 | DType::U32 | DType::I64 => return format!("{:>w$}", v as i64, w = self.width),
             DType::BF16 => return bf16_str(v as f32),
             _ => {}
         }
-        let x = v as f32;
+        let wide = self.dtype == DType::F64;
+        let x = if wide { v } else { v as f32 as f64 };
         if !x.is_finite() {
             let s = if x.is_nan() {
                 "nan"
@@ -284,11 +327,11 @@ impl ElementFormatter {
         }
         match self.float_mode {
             FloatMode::Positional { pad_left, pad_right } => {
-                let (int, frac) = positional(x);
+                let (int, frac) = positional(x, wide);
                 format!("{int:>pad_left$}.{frac:<pad_right$}")
             }
             FloatMode::Scientific { frac_digits, pad_left } => {
-                let (mant, exp) = scientific(x);
+                let (mant, exp) = scientific(x, wide);
                 let s = sci_numpy(&format!("{mant}e{exp}"), frac_digits);
                 let int_len = s.find('.').unwrap_or(0);
                 format!("{}{s}", " ".repeat(pad_left.saturating_sub(int_len)))

@@ -2,7 +2,7 @@
 //! and array creation. `lang` binds Python names to these functions.
 
 use crate::array::{Array, Data};
-use crate::dtype::{promote, DType};
+use crate::dtype::DType;
 use crate::prim::{BinaryOp, CompareOp, DotDims, Precision, Primitive, UnaryOp};
 use crate::trace::{Context, JaxError, Tensor};
 
@@ -121,16 +121,15 @@ async fn promote_pair(ctx: &mut Context, name: &str, a: &Tensor, b: &Tensor, dty
     Ok((a, b))
 }
 
-fn result_dtype(a: &Tensor, b: &Tensor) -> DType {
-    let (aa, ba) = (a.aval(), b.aval());
-    promote(aa.dtype, aa.weak_type, ba.dtype, ba.weak_type).0
+fn result_dtype(ctx: &Context, a: &Tensor, b: &Tensor) -> DType {
+    ctx.promote(a.aval(), b.aval()).0
 }
 
 /// An elementwise binary op with promotion and broadcasting (`jnp.add`, `x * 2.0`, ...).
 pub async fn binary(ctx: &mut Context, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let mut dtype = result_dtype(a, b);
+    let mut dtype = result_dtype(ctx, a, b);
     if op == BinaryOp::Div && !dtype.is_float() && (a.aval().weak_type && b.aval().weak_type) {
-        dtype = DType::F32;
+        dtype = ctx.default_float();
     }
     let (a, b) = promote_pair(ctx, op.name(), a, b, dtype).await?;
     bind1(ctx, Primitive::Binary(op), &[a, b]).await
@@ -153,7 +152,7 @@ pub async fn bitwise(ctx: &mut Context, op: BinaryOp, a: &Tensor, b: &Tensor) ->
             f.aval().dtype.name()
         )));
     }
-    let mut dtype = result_dtype(a, b);
+    let mut dtype = result_dtype(ctx, a, b);
     if matches!(op, BinaryOp::ShiftLeft | BinaryOp::ShiftRightArithmetic) && dtype == DType::Bool {
         dtype = DType::I32;
     }
@@ -174,14 +173,14 @@ pub async fn bitwise_not(ctx: &mut Context, x: &Tensor) -> Result<Tensor> {
 
 /// An elementwise comparison with promotion and broadcasting (`x > 0`, `jnp.equal`).
 pub async fn compare(ctx: &mut Context, op: CompareOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let dtype = result_dtype(a, b);
+    let dtype = result_dtype(ctx, a, b);
     let (a, b) = promote_pair(ctx, op.name(), a, b, dtype).await?;
     bind1(ctx, Primitive::Compare(op), &[a, b]).await
 }
 
 /// `jnp.where(cond, x, y)`: `select_n(cond, y, x)` after broadcasting all three.
 pub async fn where_(ctx: &mut Context, cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
-    let dtype = result_dtype(x, y);
+    let dtype = result_dtype(ctx, x, y);
     let (x, y) = promote_pair(ctx, "where", x, y, dtype).await?;
     let cond = astype(ctx, cond, DType::Bool).await?;
     let shape = broadcast_shapes("where", &cond.aval().shape, &x.aval().shape)?;
@@ -226,19 +225,19 @@ pub async fn arg_reduce(ctx: &mut Context, x: &Tensor, axis: Option<i64>, is_max
             (x.clone(), axis)
         }
     };
-    let prim = Primitive::ArgReduce { axis, is_max, index_dtype: DType::I32 };
+    let prim = Primitive::ArgReduce { axis, is_max, index_dtype: ctx.default_int() };
     bind1(ctx, prim, &[x]).await
 }
 
 /// `jnp.divide`: true division, so integers divide as float32.
 pub async fn true_divide(ctx: &mut Context, a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let (aa, ba) = (a.aval().clone(), b.aval().clone());
-    let (dtype, _) = promote(aa.dtype, aa.weak_type, ba.dtype, ba.weak_type);
+    let (dtype, _) = ctx.promote(a.aval(), b.aval());
     if dtype.is_float() {
         binary(ctx, BinaryOp::Div, a, b).await
     } else {
-        let a = astype(ctx, a, DType::F32).await?;
-        let b = astype(ctx, b, DType::F32).await?;
+        let float = ctx.default_float();
+        let a = astype(ctx, a, float).await?;
+        let b = astype(ctx, b, float).await?;
         binary(ctx, BinaryOp::Div, &a, &b).await
     }
 }
@@ -252,7 +251,7 @@ pub async fn fmod(ctx: &mut Context, a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// `lax.rem` (so the bits are JAX's): the C remainder, plus `b` where its sign differs from
 /// `b`'s and it is not zero.
 pub async fn remainder(ctx: &mut Context, a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let dtype = result_dtype(a, b);
+    let dtype = result_dtype(ctx, a, b);
     let (a, b) = promote_pair(ctx, "remainder", a, b, dtype).await?;
     let zero = Tensor::from(Array::from_f32(vec![], vec![0.0]).astype(dtype));
     let trunc = binary(ctx, BinaryOp::Rem, &a, &b).await?;
@@ -270,12 +269,13 @@ pub async fn remainder(ctx: &mut Context, a: &Tensor, b: &Tensor) -> Result<Tens
 /// Integers (float32 words here): the same exact quotient (an exact multiple divided is
 /// exact), computed in float32 and converted back.
 pub async fn floor_divide(ctx: &mut Context, a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let dtype = result_dtype(a, b);
+    let dtype = result_dtype(ctx, a, b);
     let (a, b) = promote_pair(ctx, "floor_divide", a, b, dtype).await?;
     let (a, b) = if dtype.is_float() {
         (a, b)
     } else {
-        (astype(ctx, &a, DType::F32).await?, astype(ctx, &b, DType::F32).await?)
+        let float = ctx.default_float();
+        (astype(ctx, &a, float).await?, astype(ctx, &b, float).await?)
     };
     let float = a.aval().dtype;
     let constant = |x: f32| Tensor::from(Array::from_f32(vec![], vec![x]).astype(float));
@@ -352,7 +352,8 @@ pub async fn take(ctx: &mut Context, x: &Tensor, idx: &Tensor, axis: usize) -> R
 
 /// An elementwise unary op; integer inputs to float functions become float32 first.
 pub async fn unary(ctx: &mut Context, op: UnaryOp, x: &Tensor) -> Result<Tensor> {
-    let x = if op.needs_float() && !x.aval().dtype.is_float() { astype(ctx, x, DType::F32).await? } else { x.clone() };
+    let float = ctx.default_float();
+    let x = if op.needs_float() && !x.aval().dtype.is_float() { astype(ctx, x, float).await? } else { x.clone() };
     bind1(ctx, Primitive::Unary(op), &[x]).await
 }
 
@@ -389,7 +390,7 @@ pub async fn matmul(ctx: &mut Context, a: &Tensor, b: &Tensor, precision: Option
     } else {
         vec![]
     };
-    let (dtype, _) = promote(aa.dtype, aa.weak_type, ba.dtype, ba.weak_type);
+    let (dtype, _) = ctx.promote(&aa, &ba);
     let a = astype(ctx, a, dtype).await?;
     let b = astype(ctx, b, dtype).await?;
     let dims =
@@ -475,8 +476,12 @@ pub enum Reduction {
 /// `jnp.sum` / `jnp.max` / `jnp.min` over `axes` (all when `None`).
 pub async fn reduce(ctx: &mut Context, x: &Tensor, axes: Option<&[i64]>, kind: Reduction) -> Result<Tensor> {
     let axes = normalize_axes(axes, x.aval().rank())?;
-    // As jnp.sum: booleans count, as int32.
-    let x = &if kind == Reduction::Sum && x.aval().dtype == DType::Bool {
+    // As jnp.sum: booleans count, as int32. NumPy sums every narrower integer as its
+    // default int64.
+    let dtype = x.aval().dtype;
+    let x = &if kind == Reduction::Sum && ctx.on_host() && matches!(dtype, DType::Bool | DType::I32) {
+        astype(ctx, x, DType::I64).await?
+    } else if kind == Reduction::Sum && dtype == DType::Bool {
         astype(ctx, x, DType::I32).await?
     } else {
         x.clone()
@@ -498,6 +503,13 @@ pub fn arange(start: f64, stop: f64, step: f64, dtype: DType) -> Result<Array> {
     let values = (0..n).map(|i| start + i as f64 * step);
     Ok(match dtype {
         DType::I32 => Array::new(vec![n], Data::I32(values.map(|v| v as i32).collect())),
+        DType::I64 => Array::new(vec![n], Data::I64(values.map(|v| v as i64).collect())),
+        // NumPy fills from the first two values: its step is their difference, which may
+        // differ from `step` in the last bits.
+        DType::F64 => {
+            let delta = (start + step) - start;
+            Array::new(vec![n], Data::F64((0..n).map(|i| start + i as f64 * delta).collect()))
+        }
         _ => Array::from_f32(vec![n], values.map(|v| v as f32).collect()).astype(dtype),
     })
 }
@@ -557,6 +569,8 @@ pub fn full(shape: &[usize], value: f64, dtype: DType) -> Array {
     let n = shape.iter().product();
     let data = match dtype {
         DType::F32 => Data::F32(vec![value as f32; n]),
+        DType::F64 => Data::F64(vec![value; n]),
+        DType::I64 => Data::I64(vec![value as i64; n]),
         DType::BF16 => Data::BF16(vec![half::bf16::from_f64(value); n]),
         DType::I32 => Data::I32(vec![value as i32; n]),
         DType::U32 => Data::U32(vec![value as i64 as u32; n]),
@@ -642,7 +656,7 @@ pub async fn einsum(
             lhs_batch: batch.iter().map(|&c| pos(&labels, c)).collect(),
             rhs_batch: batch.iter().map(|&c| pos(&rl, c)).collect(),
         };
-        let (dtype, _) = promote(acc.aval().dtype, acc.aval().weak_type, rhs.aval().dtype, rhs.aval().weak_type);
+        let (dtype, _) = ctx.promote(acc.aval(), rhs.aval());
         let a = astype(ctx, &acc, dtype).await?;
         let b = astype(ctx, &rhs, dtype).await?;
         let prim = Primitive::DotGeneral { dims, precision, preferred_element_type: Some(dtype) };
@@ -899,7 +913,7 @@ pub async fn conv(
     let (xh, xw) = (dilated(xs[1], ld[0]), dilated(xs[2], ld[1]));
     let (eh, ew) = (dilated(kh, rd[0]), dilated(kw, rd[1]));
     let padding = padding.pairs(&[xh, xw], &[eh, ew], strides).map_err(|e| bad(e.0))?;
-    let (dtype, _) = promote(la.dtype, la.weak_type, ra.dtype, ra.weak_type);
+    let (dtype, _) = ctx.promote(&la, &ra);
     let x = astype(ctx, &x, dtype).await?;
     let w = astype(ctx, &w, dtype).await?;
     // Pad the spatial axes (negative padding crops, as XLA's pad), dilating the input too.

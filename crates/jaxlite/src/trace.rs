@@ -135,11 +135,58 @@ pub struct Context {
     next_trace_id: u64,
     executor: Box<dyn Executor>,
     pub default_precision: Precision,
+    /// Operations run on the host, as NumPy's: evaluated at once by the reference evaluator
+    /// at full width, with NumPy's promotion and its 64-bit defaults, whatever is being traced.
+    host: bool,
 }
 
 impl Context {
     pub fn new(executor: Box<dyn Executor>) -> Context {
-        Context { frames: Vec::new(), next_var: 0, next_trace_id: 0, executor, default_precision: Precision::Default }
+        Context {
+            frames: Vec::new(),
+            next_var: 0,
+            next_trace_id: 0,
+            executor,
+            default_precision: Precision::Default,
+            host: false,
+        }
+    }
+
+    /// Switches between NumPy on the host (`true`) and JAX on the device; returns the previous
+    /// setting, for the caller to restore.
+    pub fn set_host(&mut self, host: bool) -> bool {
+        std::mem::replace(&mut self.host, host)
+    }
+
+    pub fn on_host(&self) -> bool {
+        self.host
+    }
+
+    /// The dtype a Python float becomes: NumPy's float64 on the host, JAX's float32 (no x64).
+    pub fn default_float(&self) -> DType {
+        if self.host {
+            DType::F64
+        } else {
+            DType::F32
+        }
+    }
+
+    /// The dtype a Python int becomes: NumPy's int64 on the host, JAX's int32.
+    pub fn default_int(&self) -> DType {
+        if self.host {
+            DType::I64
+        } else {
+            DType::I32
+        }
+    }
+
+    /// The result dtype of two operands: NumPy's promotion on the host, JAX's on the device.
+    pub fn promote(&self, a: &Aval, b: &Aval) -> (DType, bool) {
+        if self.host {
+            crate::dtype::promote_numpy(a.dtype, a.weak_type, b.dtype, b.weak_type)
+        } else {
+            crate::dtype::promote(a.dtype, a.weak_type, b.dtype, b.weak_type)
+        }
     }
 
     /// See [`Executor::device_kind`].
@@ -147,8 +194,10 @@ impl Context {
         self.executor.device_kind()
     }
 
+    /// Whether operations are being recorded into a trace (never on the host, where NumPy
+    /// computes at once).
     pub fn is_tracing(&self) -> bool {
-        !self.frames.is_empty()
+        !self.frames.is_empty() && !self.host
     }
 
     /// How many traces are in progress (the innermost is this deep).
@@ -318,6 +367,9 @@ impl Context {
             }
             prim => prim,
         };
+        if self.host {
+            return Self::run_on_host(&prim, inputs).map(|a| vec![a]);
+        }
         let in_avals: Vec<Aval> = inputs.iter().map(|t| t.aval().clone()).collect();
         let out_avals = prim.abstract_eval(&in_avals)?;
         // Under `jit` every op is staged out, even on constants (JAX's omnistaging).
@@ -332,6 +384,19 @@ impl Context {
             return Err(JaxError(crate::eval::CUSTOM_VJP_FORWARD.into()));
         }
         self.run_eager(prim, inputs).await
+    }
+
+    /// NumPy's dispatch: the op evaluated at once on the host. A traced value cannot be read
+    /// there, which is JAX's `TracerArrayConversionError`.
+    fn run_on_host(prim: &Primitive, inputs: &[Tensor]) -> Result<Tensor, JaxError> {
+        let mut arrays = Vec::with_capacity(inputs.len());
+        for t in inputs {
+            match t {
+                Tensor::Concrete(a) => arrays.push((**a).clone()),
+                Tensor::Traced(tracer) => return Err(JaxError(tracer_conversion_message(&tracer.aval))),
+            }
+        }
+        crate::eval::apply(prim, &arrays, Precision::Highest).map(Tensor::from)
     }
 
     /// Eager dispatch, as JAX does outside `jit`: the op alone becomes a program. Scalar operands
@@ -502,6 +567,16 @@ impl Context {
         let call = ProgramCall { name, jaxpr, args, default_precision: self.default_precision, eager: false };
         self.executor.execute(call).await
     }
+}
+
+/// JAX's `TracerArrayConversionError` message, for a traced value NumPy was asked to read.
+pub fn tracer_conversion_message(aval: &Aval) -> String {
+    let dims: Vec<String> = aval.shape.iter().map(|d| d.to_string()).collect();
+    format!(
+        "The numpy.ndarray conversion method __array__() was called on traced array with shape {}[{}]",
+        aval.dtype.name(),
+        dims.join(",")
+    )
 }
 
 /// A literal of a Jaxpr as the array it stands for.

@@ -187,6 +187,8 @@ pub fn index(a: &Array, items: &[IndexItem]) -> Result<Array, JaxError> {
         Data::Key(v) => Data::Key(take(v.len()).map(|i| v[i]).collect()),
         Data::BF16(v) => Data::BF16(take(v.len()).map(|i| v[i]).collect()),
         Data::F32(v) => Data::F32(take(v.len()).map(|i| v[i]).collect()),
+        Data::I64(v) => Data::I64(take(v.len()).map(|i| v[i]).collect()),
+        Data::F64(v) => Data::F64(take(v.len()).map(|i| v[i]).collect()),
     };
     Ok(Array::new(out_shape, data))
 }

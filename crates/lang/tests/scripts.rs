@@ -229,7 +229,7 @@ fn errors_point_at_the_code_that_raised_them() {
         "x = 2 ** 70",
         "import jax.numpy as jnp\nif jnp.ones(3): pass",
         "def f(x):\n    y = x + z\n    return y\nprint(f(1))",
-        "import numpy as np",
+        "import numpy as np\nx = np.ones(3)\nx[5] = 1.0",
         "import jax.numpy as jnp\njnp.zeros((100000, 100000))",
     ];
     let text: Vec<String> = cases.iter().map(|src| output(src)).collect();
@@ -251,7 +251,7 @@ fn errors_point_at_the_code_that_raised_them() {
         error 1:7: OverflowError: integer overflow (the playground's ints are 64-bit)
         error 2:4: ValueError: The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()
         error 2:13: NameError: name 'z' is not defined
-        error 1:1: NotImplementedError: numpy is not available in the playground; use jax.numpy
+        error 3:1: IndexError: index 5 is out of bounds for axis 0 with size 3
         error 2:1: TypeError: array of shape (100000, 100000) is too large for the playground (at most 16777216 elements)"#]]
     .assert_eq(&text.join("\n"));
 }

@@ -84,6 +84,9 @@ impl Serialize for Elements<'_> {
             Data::Bool(v) => v.iter().try_for_each(|x| seq.serialize_element(x))?,
             Data::U32(v) => v.iter().try_for_each(|x| seq.serialize_element(x))?,
             Data::Key(v) => v.iter().try_for_each(|x| seq.serialize_element(x))?,
+            // Host (NumPy) arrays print as text; should one reach here, its values as floats.
+            Data::I64(v) => v.iter().try_for_each(|x| seq.serialize_element(x))?,
+            Data::F64(v) => v.iter().try_for_each(|&x| float(&mut seq, x as f32))?,
         }
         seq.end()
     }

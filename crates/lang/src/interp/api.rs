@@ -339,7 +339,7 @@ impl Interp<'_, '_> {
                     let xr = jnp::reshape(self.ctx, &xi, &dims).await?;
                     let xb = jnp::broadcast_to(self.ctx, &xr, &shape).await?;
                     let eq = jnp::compare(self.ctx, CompareOp::Eq, &xb, &iota).await?;
-                    let dtype = super::jax::optional_dtype(one_hot_dtype)?.unwrap_or(DType::F32);
+                    let dtype = super::jax::optional_dtype(one_hot_dtype)?.unwrap_or(self.ctx.default_float());
                     jnp::astype(self.ctx, &eq, dtype).await?
                 }
                 _ => return super::unsupported(format!("jax.nn.{name} is not supported by the playground yet")),
@@ -533,7 +533,8 @@ impl Interp<'_, '_> {
                         None => true,
                         Some(v) => self.truthy(&v)?,
                     };
-                    let dtype = super::jax::optional_dtype(take_kwarg(&mut kwargs, "dtype"))?.unwrap_or(DType::F32);
+                    let dtype = super::jax::optional_dtype(take_kwarg(&mut kwargs, "dtype"))?
+                        .unwrap_or(self.ctx.default_float());
                     let (Some(start), Some(stop)) = (start, stop) else {
                         return err("linspace() needs start and stop");
                     };
@@ -543,8 +544,23 @@ impl Interp<'_, '_> {
                             super::jax::MAX_ELEMENTS
                         ));
                     }
-                    let (a, b) = (number(&start)? as f32, number(&stop)? as f32);
                     let n = num as usize;
+                    if dtype == DType::F64 {
+                        // NumPy's: i·step + start in float64, the endpoint exact.
+                        let (a, b) = (number(&start)?, number(&stop)?);
+                        let div = if endpoint { n.saturating_sub(1) } else { n };
+                        let step = (b - a) / div as f64;
+                        let mut values: Vec<f64> = (0..n)
+                            .map(
+                                |i| if step == 0.0 { i as f64 / div as f64 * (b - a) + a } else { i as f64 * step + a },
+                            )
+                            .collect();
+                        if endpoint && n > 1 {
+                            values[n - 1] = b;
+                        }
+                        return Ok(Value::array(Array::new(vec![n], jaxlite::Data::F64(values))));
+                    }
+                    let (a, b) = (number(&start)? as f32, number(&stop)? as f32);
                     let div = if endpoint { n.saturating_sub(1) } else { n };
                     let mut values: Vec<f32> = (0..div.min(n))
                         .map(|i| {
@@ -570,7 +586,8 @@ impl Interp<'_, '_> {
                         None => 0,
                         Some(v) => int_arg(&v)?,
                     };
-                    let dtype = super::jax::optional_dtype(take_kwarg(&mut kwargs, "dtype"))?.unwrap_or(DType::F32);
+                    let dtype = super::jax::optional_dtype(take_kwarg(&mut kwargs, "dtype"))?
+                        .unwrap_or(self.ctx.default_float());
                     if n < 0 || m < 0 {
                         return super::value_err(format!("eye: negative dimensions are not allowed ({n}, {m})"));
                     }

@@ -130,6 +130,7 @@ fn print_item(v: &Value) -> PrintItem {
     let scalar = |data: Data| PrintItem::Array(Array::new(vec![], data));
     match v {
         Value::Array(Tensor::Concrete(a)) => PrintItem::Array((**a).clone()),
+        Value::Host(h) => PrintItem::Text(super::host::str(h)),
         Value::Int(i) => match i32::try_from(*i) {
             Ok(i) => scalar(Data::I32(vec![i])),
             Err(_) => PrintItem::Text(i.to_string()),
@@ -786,6 +787,10 @@ impl Interp<'_, '_> {
                 Some(&n) => n,
                 None => return err("len() of unsized object"),
             },
+            Value::Host(h) => match h.get().shape().first() {
+                Some(&n) => n,
+                None => return err("len() of unsized object"),
+            },
             other => return err(format!("object of type '{}' has no len()", other.type_name())),
         })
     }
@@ -800,6 +805,14 @@ impl Interp<'_, '_> {
         Box::pin(async move {
             if let Value::Array(t) = recv {
                 return self.call_array_method(t, name, args, kwargs).await;
+            }
+            if let Value::Host(h) = recv {
+                return self.host_method(h, name, args, kwargs).await;
+            }
+            if let Value::Native(n) = recv {
+                if let Native::NpRandomState(_) = &**n {
+                    return self.random_state_method(recv, name, args, kwargs).await;
+                }
             }
             if let Some(op) = name.strip_prefix("at.") {
                 no_more_kwargs(&format!("at[...].{op}"), &kwargs)?;
@@ -1792,6 +1805,7 @@ fn isinstance(v: &Value, cls: &Value) -> R<bool> {
                 Ok(v.type_name() == *name || (*name == "int" && matches!(v, Value::Bool(_))))
             }
             Native::Jax("Array") => Ok(matches!(v, Value::Array(_))),
+            Native::Np("ndarray") => Ok(matches!(v, Value::Host(h) if !h.scalar)),
             _ => err("isinstance() arg 2 must be a type or tuple of types"),
         },
         _ => err("isinstance() arg 2 must be a type or tuple of types"),

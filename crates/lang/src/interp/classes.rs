@@ -152,6 +152,7 @@ impl Interp<'_, '_> {
             Value::Range { .. } => Builtin::Range,
             Value::Slice(..) => Builtin::Slice,
             Value::Array(_) | Value::Key(_) => return self.types.other("ArrayImpl", "jaxlib._jax"),
+            Value::Host(_) => return self.types.other(&v.type_name(), "numpy"),
             Value::Native(n) => match &**n {
                 Native::Property { .. } => Builtin::Property,
                 Native::StaticMethod(_) => Builtin::StaticMethod,
@@ -1354,6 +1355,13 @@ impl Interp<'_, '_> {
     /// `isinstance(v, cls)` for a class or a tuple of them.
     pub(super) fn is_instance(&self, v: &Value, cls: &Value) -> R<Option<bool>> {
         Ok(match cls {
+            // NumPy's float64 scalar is a Python float (a subclass of it).
+            Value::Class(c)
+                if c.builtin == Some(Builtin::Float)
+                    && matches!(v, Value::Host(h) if h.scalar && h.dtype() == jaxlite::DType::F64) =>
+            {
+                Some(true)
+            }
             Value::Class(c) => Some(
                 self.class_of(v).is_subclass(c) || (c.builtin == Some(Builtin::Int) && matches!(v, Value::Bool(_))),
             ),

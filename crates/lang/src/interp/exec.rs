@@ -553,6 +553,12 @@ impl Interp<'_, '_> {
                 l.borrow_mut().extend(extra);
                 return Ok(current);
             }
+            // A NumPy array is updated in place: every name holding it sees the change.
+            if let Value::Host(h) = &current {
+                if !matches!(rhs, Value::Array(_)) {
+                    return self.host_inplace(h, op, rhs).await;
+                }
+            }
             if let Value::Instance(_) = &current {
                 let name = super::classes::inplace_dunder(op);
                 if let Some(r) = self.call_special(&current, &name, vec![rhs.clone()]).await? {

@@ -96,6 +96,10 @@ fn parse_spec(spec: &str) -> R<Spec> {
 
 /// `format(value, spec)`.
 pub fn format_value(v: &Value, spec: &str) -> R<String> {
+    if spec.is_empty() && matches!(v, Value::Host(_)) {
+        // A NumPy scalar formats as its `str` (float32's own digits).
+        return Ok(to_str(v));
+    }
     if spec.is_empty() {
         // A 0-d array formats as the Python scalar it holds, even with no spec: `f"{x}"` of a
         // float32 scalar shows the float64 digits of its value (3.81416392326355), where
@@ -168,8 +172,14 @@ pub fn format_value(v: &Value, spec: &str) -> R<String> {
 
 /// A 0-d concrete array formats as the Python scalar it holds (as `ArrayImpl.__format__`).
 fn scalar_of_array(v: &Value) -> Option<Value> {
-    let Value::Array(Tensor::Concrete(a)) = v else {
-        return None;
+    let host;
+    let a = match v {
+        Value::Array(Tensor::Concrete(a)) => a,
+        Value::Host(h) => {
+            host = h.get();
+            &host
+        }
+        _ => return None,
     };
     if !a.shape().is_empty() {
         return None;
@@ -177,6 +187,7 @@ fn scalar_of_array(v: &Value) -> Option<Value> {
     Some(match &a.data {
         Data::Bool(b) => Value::Bool(*b.first()?),
         Data::I32(i) => Value::Int(*i.first()? as i64),
+        Data::I64(i) => Value::Int(*i.first()?),
         _ => Value::Float(a.scalar_f64()?),
     })
 }

@@ -274,7 +274,10 @@ pub fn import_module(name: &str) -> R<ModuleId> {
         "jax.scipy.special" => ModuleId::ScipySpecial,
         "math" => ModuleId::Math,
         "functools" => ModuleId::Functools,
-        "numpy" => return super::unsupported("numpy is not available in the playground; use jax.numpy"),
+        "numpy" => ModuleId::HostNumpy,
+        "numpy.random" => ModuleId::NpRandom,
+        "numpy.linalg" => ModuleId::NpLinalg,
+        "numpy.testing" => ModuleId::NpTesting,
         _ if name.starts_with("jax.") => {
             return super::unsupported(format!("{name} is not supported by the playground yet"))
         }
@@ -331,6 +334,9 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
         RtError::of(super::objects::Builtin::AttributeError, format!("module '{}' has no attribute '{name}'", m.name()))
     };
     match m {
+        ModuleId::HostNumpy | ModuleId::NpRandom | ModuleId::NpLinalg | ModuleId::NpTesting => {
+            super::host::module_attr(m, name)
+        }
         ModuleId::Math => super::math::attr(name),
         ModuleId::Functools => match name {
             "partial" => Ok(Value::native(Native::Jax("partial"))),
@@ -698,8 +704,19 @@ pub(super) fn function_name(f: &Value) -> String {
 
 /// A Python scalar as JAX sees it: a 0-d array, weakly typed for an int or a float (JAX has
 /// no weak bool).
-fn weak_scalar(v: &Value) -> R<Option<Array>> {
+fn weak_scalar(v: &Value, host: bool) -> R<Option<Array>> {
     Ok(Some(match v {
+        // On the host a Python number keeps its full width: NumPy's float64 and int64.
+        Value::Float(x) if host => {
+            let mut a = Array::new(vec![], Data::F64(vec![*x]));
+            a.aval.weak_type = true;
+            a
+        }
+        Value::Int(i) if host => {
+            let mut a = Array::new(vec![], Data::I64(vec![*i]));
+            a.aval.weak_type = true;
+            a
+        }
         Value::Float(x) => Array::weak_scalar_f32(*x as f32),
         Value::Int(i) => Array::weak_scalar_i32(i32::try_from(*i).map_err(|_| {
             RtError::of(super::objects::Builtin::OverflowError, format!("Python int {i} too large to convert to int32"))
@@ -716,15 +733,25 @@ pub(super) fn dtype_arg(v: &Value) -> R<DType> {
             "dtype {name} is not supported by the playground (it supports float32, bfloat16, int32 and bool)"
         ))
     };
+    // NumPy's 64-bit types exist on the host only; JAX without x64 has none.
+    let host = super::host::on_host();
+    let known = |d: Option<DType>, name: &str| match d {
+        Some(d) if host || !d.is_host_only() => Ok(d),
+        _ => Err(unsupported(name)),
+    };
     match v {
         Value::DType(d) => Ok(*d),
-        Value::Str(s) => DType::from_name(s).ok_or_else(|| unsupported(s)),
+        Value::Str(s) => known(DType::from_name(s), s),
         Value::Native(n) => match &**n {
-            Native::Jnp(name) => DType::from_name(name).ok_or_else(|| unsupported(name)),
+            Native::Jnp(name) => known(DType::from_name(name), name),
+            Native::Np("bool") => Ok(DType::Bool),
+            Native::Np(name) => known(DType::from_name(name), name),
             _ => Err(unsupported(&repr(v))),
         },
-        // Python's own types, as JAX reads them without x64: float32, int32, bool.
+        // Python's own types: float64 and int64 to NumPy, float32 and int32 to JAX without x64.
         Value::Class(c) => match c.builtin {
+            Some(super::objects::Builtin::Float) if host => Ok(DType::F64),
+            Some(super::objects::Builtin::Int) if host => Ok(DType::I64),
             Some(super::objects::Builtin::Float) => Ok(DType::F32),
             Some(super::objects::Builtin::Int) => Ok(DType::I32),
             Some(super::objects::Builtin::Bool) => Ok(DType::Bool),
@@ -931,6 +958,7 @@ fn nested_shape(v: &Value, depth: usize) -> R<Vec<usize>> {
             shape
         }
         Value::Array(t) => t.aval().shape.clone(),
+        Value::Host(h) => h.get().shape().to_vec(),
         _ => vec![],
     })
 }
@@ -968,7 +996,7 @@ fn literal_dtype(v: &Value, promoted: &mut Option<(DType, bool)>, depth: usize) 
 
 /// Flattens a nested list into `values`, checking it is rectangular; `dtype` becomes the
 /// widest element kind seen.
-fn flatten_literal(v: &Value, shape: &[usize], values: &mut Vec<f64>, dtype: &mut Option<DType>) -> R<()> {
+fn flatten_literal(v: &Value, shape: &[usize], values: &mut Vec<f64>, dtype: &mut Option<DType>, host: bool) -> R<()> {
     let ragged =
         || RtError::new("setting an array element with a sequence. The requested array has an inhomogeneous shape");
     let mut widen = |d: DType| *dtype = Some(dtype.map_or(d, |cur| cur.max(d)));
@@ -982,7 +1010,13 @@ fn flatten_literal(v: &Value, shape: &[usize], values: &mut Vec<f64>, dtype: &mu
             if shape.first() != Some(&items.len()) {
                 return Err(ragged());
             }
-            items.iter().try_for_each(|i| flatten_literal(i, &shape[1..], values, dtype))
+            items.iter().try_for_each(|i| flatten_literal(i, &shape[1..], values, dtype, host))
+        }
+        // A NumPy array or scalar in a list: as it is on the host, narrowed for JAX.
+        Value::Host(h) => {
+            let a = h.get();
+            let a = if host { a } else { Rc::new(a.astype(a.dtype().on_device())) };
+            flatten_literal(&Value::Array(Tensor::Concrete(a)), shape, values, dtype, host)
         }
         Value::Array(Tensor::Concrete(a)) => {
             if a.shape() != shape {
@@ -1000,6 +1034,16 @@ fn flatten_literal(v: &Value, shape: &[usize], values: &mut Vec<f64>, dtype: &mu
         Value::Bool(b) => {
             values.push(*b as i64 as f64);
             widen(DType::Bool);
+            Ok(())
+        }
+        Value::Int(i) if host => {
+            values.push(*i as f64);
+            widen(DType::I64);
+            Ok(())
+        }
+        Value::Float(x) if host => {
+            values.push(*x);
+            widen(DType::F64);
             Ok(())
         }
         Value::Int(i) => {
@@ -1027,19 +1071,22 @@ pub(super) fn array_from_f64(shape: Vec<usize>, values: &[f64], dtype: DType) ->
         DType::Bool => Data::Bool(values.iter().map(|&x| x != 0.0).collect()),
         DType::I32 => Data::I32(values.iter().map(|&x| x as i32).collect()),
         DType::U32 => Data::U32(values.iter().map(|&x| x as i64 as u32).collect()),
+        DType::I64 => Data::I64(values.iter().map(|&x| x as i64).collect()),
+        DType::F64 => Data::F64(values.to_vec()),
         DType::BF16 | DType::F32 | DType::Key => Data::F32(values.iter().map(|&x| x as f32).collect()),
     };
     Array::new(shape, data).astype(dtype)
 }
 
 /// `jnp.array(literal)`: a strongly typed array from Python numbers and nested lists.
-fn literal_array(v: &Value) -> R<Array> {
+fn literal_array(v: &Value, host: bool) -> R<Array> {
     let shape = nested_shape(v, 0)?;
     check_size(&shape)?;
     let mut values = Vec::new();
     let mut dtype = None;
-    flatten_literal(v, &shape, &mut values, &mut dtype)?;
-    Ok(array_from_f64(shape, &values, dtype.unwrap_or(DType::F32)))
+    flatten_literal(v, &shape, &mut values, &mut dtype, host)?;
+    let default = if host { DType::F64 } else { DType::F32 };
+    Ok(array_from_f64(shape, &values, dtype.unwrap_or(default)))
 }
 
 const GATHER_INDEX: &str = "indexer must have integer or boolean type (an array of floats is neither)";
@@ -1162,15 +1209,27 @@ impl Interp<'_, '_> {
 
     pub(super) fn to_tensor(&self, v: &Value) -> R<Tensor> {
         match v {
+            // NumPy cannot read a traced value (JAX's `__array__` on a tracer).
+            Value::Array(Tensor::Traced(t)) if self.ctx.on_host() => super::exceptions::raise(
+                super::objects::Builtin::TracerArrayConversionError,
+                jaxlite::trace::tracer_conversion_message(&t.aval),
+            ),
             Value::Array(Tensor::Traced(t)) if !self.ctx.is_tracing() => super::exceptions::raise(super::objects::Builtin::UnexpectedTracerError, format!(
                 "Encountered an unexpected tracer ({}): a value computed inside a jitted function escaped it (for example by being stored in a global) and was used after the trace ended",
                 aval_text(&t.aval)
             )),
             Value::Array(t) => Ok(t.clone()),
+            // On the host, a NumPy array as it is; handed to JAX, converted as JAX converts
+            // one without x64 (float64 → float32, int64 → int32), strongly typed.
+            Value::Host(h) if self.ctx.on_host() => Ok(Tensor::Concrete(h.get())),
+            Value::Host(h) => {
+                let a = h.get();
+                Ok(Tensor::from(a.astype(a.dtype().on_device())))
+            }
             // A raw key is its uint32 words; a typed key a `key<fry>` array.
             Value::Key(k) => Ok(Tensor::from(k.to_array())),
-            Value::List(_) | Value::Tuple(_) => Ok(Tensor::from(literal_array(v)?)),
-            other => match weak_scalar(other)? {
+            Value::List(_) | Value::Tuple(_) => Ok(Tensor::from(literal_array(v, self.ctx.on_host())?)),
+            other => match weak_scalar(other, self.ctx.on_host())? {
                 Some(a) => Ok(Tensor::from(a)),
                 None => err(format!("expected an array or a number, got {}", other.type_name())),
             },
@@ -1185,7 +1244,7 @@ impl Interp<'_, '_> {
     pub(super) fn as_array<'a>(&'a mut self, v: &'a Value, dtype: Option<DType>) -> LocalFuture<'a, R<Tensor>> {
         Box::pin(async move {
             let t = match v {
-                Value::Array(_) => self.to_tensor(v)?,
+                Value::Array(_) | Value::Host(_) => self.to_tensor(v)?,
                 _ if holds_tracer(v, 0) => {
                     let shape = nested_shape(v, 0)?;
                     check_size(&shape)?;
@@ -1199,7 +1258,7 @@ impl Interp<'_, '_> {
                     };
                     return self.traced_literal(v, &shape, dtype).await;
                 }
-                _ => Tensor::from(literal_array(v)?),
+                _ => Tensor::from(literal_array(v, self.ctx.on_host())?),
             };
             match dtype {
                 Some(d) => self.astype(&t, d).await,
@@ -1224,7 +1283,7 @@ impl Interp<'_, '_> {
                         Value::Array(t) if t.aval().shape == shape => t.clone(),
                         Value::Array(_) => return Err(ragged()),
                         _ if !shape.is_empty() => return Err(ragged()),
-                        scalar => Tensor::from(literal_array(scalar)?),
+                        scalar => Tensor::from(literal_array(scalar, self.ctx.on_host())?),
                     };
                     return Ok(jnp::strongly_typed(self.ctx, &t, dtype).await?);
                 }
@@ -1348,8 +1407,28 @@ impl Interp<'_, '_> {
         })
     }
 
+    /// An index holding boolean masks whose values are known (NumPy's, or JAX arrays outside
+    /// a trace) with each mask as the positions where it holds, as JAX converts a concrete
+    /// mask; `None` when there is none.
+    fn concrete_masks(&self, index: &Value) -> Option<Value> {
+        let known_mask = |v: &Value| match v {
+            Value::Host(h) => h.dtype() == DType::Bool && !h.get().shape().is_empty(),
+            Value::Array(Tensor::Concrete(a)) => {
+                a.dtype() == DType::Bool && !a.shape().is_empty() && !self.ctx.is_tracing()
+            }
+            _ => false,
+        };
+        let has_mask = match index {
+            Value::Tuple(items) => items.iter().any(known_mask),
+            single => known_mask(single),
+        };
+        has_mask.then(|| super::host::masks_as_positions(&super::host::unhost(index)))
+    }
+
     pub(super) fn index_array<'a>(&'a mut self, t: &'a Tensor, index: &'a Value) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
+            let concrete_index = self.concrete_masks(index);
+            let index = concrete_index.as_ref().unwrap_or(index);
             if let Some(gather) = self.integer_array_index(t, index).await? {
                 return Ok(Value::Array(gather));
             }
@@ -1495,6 +1574,8 @@ impl Interp<'_, '_> {
                 arity("get", &args, 0, 0)?;
                 return self.index_array(x, index).await;
             }
+            let concrete_index = self.concrete_masks(index);
+            let index = concrete_index.as_ref().unwrap_or(index);
             arity(op, &args, 1, 1)?;
             if let Some(positions) = traced_positions(index, x.aval().rank()) {
                 return self.at_update_traced(x, &positions, op, &args[0]).await;
@@ -1778,6 +1859,7 @@ impl Interp<'_, '_> {
                 )
             })?,
             Value::Array(_) => self.array_scalar(v, "float")?,
+            Value::Host(h) => self.array_scalar(&Value::Array(Tensor::Concrete(h.get())), "float")?,
             other => {
                 return err(format!("float() argument must be a string or a real number, not '{}'", other.type_name()))
             }
@@ -1797,6 +1879,8 @@ impl Interp<'_, '_> {
                 )
             })?,
             Value::Array(_) => float_to_int(self.array_scalar(v, "int")?)?,
+            Value::Host(h) if h.dtype() == DType::I64 && h.get().size() == 1 => h.get().to_i64_vec()[0],
+            Value::Host(h) => float_to_int(self.array_scalar(&Value::Array(Tensor::Concrete(h.get())), "int")?)?,
             other => {
                 return err(format!(
                     "int() argument must be a string, a bytes-like object or a real number, not '{}'",
@@ -1924,9 +2008,12 @@ impl Interp<'_, '_> {
                     arity(name, &args, 0, 0)?;
                     let v = self.concrete(Value::Array(x.clone())).await?;
                     let scalar = self.array_scalar(&v, "scalar")?;
-                    Ok(match x.aval().dtype {
-                        DType::I32 => Value::Int(scalar as i64),
-                        DType::Bool => Value::Bool(scalar != 0.0),
+                    Ok(match (x.aval().dtype, &v) {
+                        (DType::I64, Value::Array(Tensor::Concrete(a))) if a.size() == 1 => {
+                            Value::Int(a.to_i64_vec()[0])
+                        }
+                        (DType::I32 | DType::I64 | DType::U32, _) => Value::Int(scalar as i64),
+                        (DType::Bool, _) => Value::Bool(scalar != 0.0),
                         _ => Value::Float(scalar),
                     })
                 }
@@ -1937,8 +2024,8 @@ impl Interp<'_, '_> {
                         Tensor::Concrete(a) => a,
                         Tensor::Traced(t) => return Err(self.concretization_error(t, "list")),
                     };
+                    let integer = matches!(a.aval.dtype, DType::I32 | DType::I64 | DType::U32);
                     let number = |v: f64| match a.aval.dtype {
-                        DType::I32 => Value::Int(v as i64),
                         DType::Bool => Value::Bool(v != 0.0),
                         _ => Value::Float(v),
                     };
@@ -1947,6 +2034,9 @@ impl Interp<'_, '_> {
                             [] => values.next().unwrap_or(Value::None),
                             [d, rest @ ..] => Value::list((0..*d).map(|_| nest(values, rest)).collect()),
                         }
+                    }
+                    if integer {
+                        return Ok(nest(&mut a.to_i64_vec().into_iter().map(Value::Int), &a.aval.shape));
                     }
                     Ok(nest(&mut a.to_f64_vec().into_iter().map(number), &a.aval.shape))
                 }
@@ -2148,7 +2238,9 @@ impl Interp<'_, '_> {
                     };
                     let value = if name == "ones" { 1.0 } else { 0.0 };
                     let shape = shape_arg(&args[0])?;
-                    Ok(Value::Array(jnp::full_in(self.ctx, &shape, value, dtype.unwrap_or(DType::F32), false).await?))
+                    Ok(Value::Array(
+                        jnp::full_in(self.ctx, &shape, value, dtype.unwrap_or(self.ctx.default_float()), false).await?,
+                    ))
                 }
                 "full" => {
                     let fill = fill.or_else(|| args.get(1).cloned());
@@ -2196,7 +2288,8 @@ impl Interp<'_, '_> {
                         // The real length in the message (`as` saturates beyond usize).
                         check_size(&[n as usize])?;
                     }
-                    let dtype = dtype.unwrap_or(if all_int { DType::I32 } else { DType::F32 });
+                    let dtype =
+                        dtype.unwrap_or(if all_int { self.ctx.default_int() } else { self.ctx.default_float() });
                     Ok(Value::Array(jnp::arange_in(self.ctx, start, stop, step, dtype).await?))
                 }
                 // `jnp.dtype(jnp.float32)`, `jnp.dtype('int32')`: the dtype object.
@@ -2589,7 +2682,7 @@ impl Interp<'_, '_> {
         let tree = Tree::of_values(v, &mut values, 0)?;
         for leaf in &values {
             match leaf {
-                Value::Array(_) | Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::Key(_) => {
+                Value::Array(_) | Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::Key(_) | Value::Host(_) => {
                     leaves.push(self.to_tensor(leaf)?)
                 }
                 other => {

@@ -19,12 +19,14 @@ mod eval;
 mod exceptions;
 mod exec;
 mod format;
+mod host;
 mod iterators;
 mod jax;
 mod linalg;
 mod math;
 mod mersenne;
 mod modules;
+mod np_random;
 mod numeric;
 mod objects;
 mod ops;
@@ -151,6 +153,8 @@ pub struct Interp<'c, 'p> {
     modules: HashMap<String, Value>,
     /// When the run started: `time.perf_counter()`'s zero.
     started: web_time::Instant,
+    /// `numpy.random`'s global `RandomState`, made on first use.
+    np_random: Option<Value>,
 }
 
 pub async fn run(
@@ -168,6 +172,7 @@ pub async fn run(
         handling: Vec::new(),
         modules: HashMap::new(),
         started: web_time::Instant::now(),
+        np_random: None,
         ctx,
         initial_precision,
         limits,
@@ -492,6 +497,7 @@ impl Interp<'_, '_> {
                 }
             }
             Value::Array(Tensor::Traced(t)) => return Err(self.tracer_bool_error(&t.aval)),
+            Value::Host(h) => return self.truthy(&Value::Array(Tensor::Concrete(h.get()))),
             _ => true,
         })
     }
@@ -526,6 +532,10 @@ impl Interp<'_, '_> {
                 crate::jnp_extra::rows(a).map_err(RtError::from)?.into_iter().map(Value::array).collect()
             }
             Value::Key(k) => k.rows()?,
+            Value::Host(h) => {
+                let rows = crate::jnp_extra::rows(&h.get()).map_err(RtError::from)?;
+                rows.into_iter().map(|a| Value::host(a, true)).collect()
+            }
             Value::Set(s) => s.iteration_order(),
             Value::Instance(_) | Value::Iterator(_) => {
                 return type_err(format!(
@@ -575,7 +585,7 @@ impl Interp<'_, '_> {
                 "Array slice indices must have static start/stop/step to be used with NumPy indexing syntax; this one is a traced {}. To index a statically sized array at a dynamic position, try lax.dynamic_slice or lax.dynamic_index_in_dim",
                 value::aval_text(&t.aval)
             )),
-            Value::Array(_) => Ok(Some(self.to_index(v)?)),
+            Value::Array(_) | Value::Host(_) => Ok(Some(self.to_index(v)?)),
             other => err(format!("slice indices must be integers or None, not {}", other.type_name())),
         }
     }
@@ -583,7 +593,7 @@ impl Interp<'_, '_> {
     /// An index into a list, tuple, string or range, with CPython's message for a wrong type.
     fn seq_position(&self, v: &Value, kind: &str) -> R<i64> {
         match v {
-            Value::Int(_) | Value::Bool(_) | Value::Array(_) => self.to_index(v),
+            Value::Int(_) | Value::Bool(_) | Value::Array(_) | Value::Host(_) => self.to_index(v),
             other if kind == "string" => {
                 type_err(format!("string indices must be integers, not '{}'", other.type_name()))
             }
@@ -601,6 +611,7 @@ impl Interp<'_, '_> {
             // A list index, a range bound, a count: all need the value while tracing, which a
             // tracer does not have (JAX's TracerIntegerConversionError).
             Value::Array(Tensor::Traced(t)) => Err(self.concretization_error(t, "int")),
+            Value::Host(h) => self.to_index(&Value::Array(Tensor::Concrete(h.get()))),
             other => err(format!("indices must be integers, not {}", other.type_name())),
         }
     }
@@ -717,6 +728,7 @@ impl Interp<'_, '_> {
                     }
                 }
                 (Value::Array(t), index) => self.index_array(t, index).await,
+                (Value::Host(h), index) => self.host_get_item(h, index).await,
                 (Value::Native(n), index) if matches!(&**n, Native::Method(Value::Array(_), "at")) => {
                     let Native::Method(x, _) = &**n else { unreachable!("matched above") };
                     Ok(Value::native(Native::Method(Value::tuple(vec![x.clone(), index.clone()]), "at[]")))
@@ -787,6 +799,8 @@ impl Interp<'_, '_> {
                     math::call(name, &args, &kwargs)
                 }
                 Native::Jnp(name) => self.call_jnp(name, args, kwargs).await,
+                Native::Np(name) => self.call_np(name, args, kwargs).await,
+                Native::NpRandom(name) => self.call_np_random(name, args, kwargs).await,
                 Native::Nn(name) => self.call_nn(name, args, kwargs).await,
                 Native::Lax(name) => self.call_lax(name, args, kwargs).await,
                 Native::Jax(name) => self.call_jax(name, args, kwargs).await,
@@ -819,7 +833,7 @@ impl Interp<'_, '_> {
                 Native::StaticMethod(f) | Native::ClassMethod(f) => self.call(f.clone(), args, kwargs).await,
                 Native::TypeMethod(b, name) => self.call_type_method(*b, name, args, kwargs).await,
                 Native::Library(module, name) => self.call_library(module, name, args, kwargs).await,
-                Native::Property { .. } | Native::Super { .. } | Native::Mersenne(_) => {
+                Native::Property { .. } | Native::Super { .. } | Native::Mersenne(_) | Native::NpRandomState(_) => {
                     type_err(format!("'{}' object is not callable", Value::Native(native.clone()).type_name()))
                 }
                 Native::ShapeDtypeStruct(_) => err("'ShapeDtypeStruct' object is not callable"),
@@ -940,9 +954,24 @@ impl Interp<'_, '_> {
                     if *m == ModuleId::Jax && name == "__version__" {
                         return Ok(Value::str(modules::JAX_VERSION));
                     }
-                    jax::module_attr(*m, name)
+                    match m {
+                        ModuleId::NpLinalg if name == "LinAlgError" => {
+                            Ok(Value::Class(self.types.get(Builtin::LinAlgError)))
+                        }
+                        ModuleId::HostNumpy | ModuleId::NpRandom | ModuleId::NpLinalg | ModuleId::NpTesting => {
+                            host::module_attr(*m, name)
+                        }
+                        _ => jax::module_attr(*m, name),
+                    }
+                }
+                Value::Native(n) if matches!(&**n, Native::NpRandomState(_)) => {
+                    match np_random::FUNCTIONS.iter().find(|&&f| f == name && f != "RandomState") {
+                        Some(f) => Ok(Value::native(Native::Method(obj.clone(), f))),
+                        None => attr_err(format!("'numpy.random.mtrand.RandomState' object has no attribute '{name}'")),
+                    }
                 }
                 Value::Array(_) => self.array_attr(obj, name).await,
+                Value::Host(h) => self.host_attr(h, name).await,
                 Value::Native(n) if matches!(&**n, Native::ShapeDtypeStruct(_)) => {
                     let Native::ShapeDtypeStruct(aval) = &**n else { return err("expected a ShapeDtypeStruct") };
                     match name {
@@ -1108,6 +1137,9 @@ impl Interp<'_, '_> {
                 if matches!(base, Value::List(_) | Value::Dict(_)) {
                     return set_builtin_item(&base, index, value);
                 }
+            }
+            if let Value::Host(h) = obj {
+                return self.host_set_item(h, index, value).await;
             }
             set_builtin_item(obj, index, value)
         })

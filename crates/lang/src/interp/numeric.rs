@@ -251,7 +251,7 @@ impl Interp<'_, '_> {
             // The functions that take no array first.
             match name {
                 "identity" | "empty" => {
-                    let dtype = optional_dtype(take_kwarg(&mut kwargs, "dtype"))?.unwrap_or(DType::F32);
+                    let dtype = optional_dtype(take_kwarg(&mut kwargs, "dtype"))?.unwrap_or(self.ctx.default_float());
                     no_more_kwargs(name, &kwargs)?;
                     let shape = match name {
                         "identity" => {

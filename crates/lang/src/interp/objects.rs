@@ -77,6 +77,8 @@ pub enum Builtin {
     TracerArrayConversionError,
     UnexpectedTracerError,
     NonConcreteBooleanIndexError,
+    // numpy.linalg
+    LinAlgError,
 }
 
 impl Builtin {
@@ -139,6 +141,7 @@ impl Builtin {
         Builtin::TracerArrayConversionError,
         Builtin::UnexpectedTracerError,
         Builtin::NonConcreteBooleanIndexError,
+        Builtin::LinAlgError,
     ];
 
     /// The type's name, its module, and its base (`None` for `object`).
@@ -205,6 +208,7 @@ impl Builtin {
             TracerArrayConversionError => ("TracerArrayConversionError", jax, Some(JaxTypeError)),
             UnexpectedTracerError => ("UnexpectedTracerError", jax, Some(JaxTypeError)),
             NonConcreteBooleanIndexError => ("NonConcreteBooleanIndexError", jax, Some(JaxIndexError)),
+            LinAlgError => ("LinAlgError", "numpy.linalg", Some(ValueError)),
         }
     }
 

@@ -26,6 +26,11 @@ impl Interp<'_, '_> {
             if matches!(a, Value::Array(_)) || matches!(b, Value::Array(_)) {
                 return self.array_binary(op, &a, &b).await;
             }
+            // NumPy on the host; with a JAX array, JAX's operator wins (as its
+            // `__array_priority__` makes it) and the NumPy operand goes to the device.
+            if matches!(a, Value::Host(_)) || matches!(b, Value::Host(_)) {
+                return self.host_binary(op, &a, &b).await;
+            }
             if let (Some(x), Some(y)) = (as_int(&a), as_int(&b)) {
                 return int_binary(op, x, y);
             }
@@ -105,6 +110,7 @@ impl Interp<'_, '_> {
             match (op, &v) {
                 (_, Value::Instance(_)) => self.instance_unary(op, v).await,
                 (_, Value::Array(_)) => self.array_unary(op, &v).await,
+                (_, Value::Host(_)) => self.host_unary(op, &v).await,
                 (UnaryOp::Neg, Value::Float(x)) => Ok(Value::Float(-x)),
                 (UnaryOp::Pos, Value::Float(x)) => Ok(Value::Float(*x)),
                 (UnaryOp::Neg, _) if as_int(&v).is_some() => {
@@ -146,6 +152,9 @@ impl Interp<'_, '_> {
             }
             if is_array(a) || is_array(b) {
                 return self.array_compare(op, a, b).await;
+            }
+            if matches!(a, Value::Host(_)) || matches!(b, Value::Host(_)) {
+                return self.host_compare(op, a, b).await;
             }
             let result = match op {
                 CmpOp::Eq => py_eq(a, b),

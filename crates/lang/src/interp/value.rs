@@ -50,6 +50,8 @@ pub enum Value {
     Iterator(Rc<RefCell<super::iterators::Iter>>),
     /// A module of the standard library (written in Python).
     PyModule(Rc<super::modules::PyModule>),
+    /// A NumPy array or scalar, on the host (see `host.rs`).
+    Host(Rc<super::host::HostArray>),
 }
 
 /// A `dict`: insertion-ordered, looked up by Python equality (dicts in scripts are small).
@@ -111,6 +113,12 @@ pub struct Function {
 pub enum Native {
     Builtin(&'static str),
     Jnp(&'static str),
+    /// A function of the `numpy` module, run on the host (see `host.rs`).
+    Np(&'static str),
+    /// A function of `numpy.random` (the legacy API, on its global state).
+    NpRandom(&'static str),
+    /// A `numpy.random.RandomState`. Boxed as `Mersenne` is.
+    NpRandomState(Box<RefCell<super::np_random::LegacyState>>),
     Jax(&'static str),
     Math(&'static str),
     Nn(&'static str),
@@ -219,6 +227,11 @@ pub enum ModuleId {
     Debug,
     /// `jax.checkpoint_policies`
     CheckpointPolicies,
+    /// NumPy on the host: `numpy` and its `random`, `linalg` and `testing` modules.
+    HostNumpy,
+    NpRandom,
+    NpLinalg,
+    NpTesting,
 }
 
 impl ModuleId {
@@ -226,6 +239,10 @@ impl ModuleId {
         match self {
             ModuleId::Jax => "jax",
             ModuleId::Numpy => "jax.numpy",
+            ModuleId::HostNumpy => "numpy",
+            ModuleId::NpRandom => "numpy.random",
+            ModuleId::NpLinalg => "numpy.linalg",
+            ModuleId::NpTesting => "numpy.testing",
             ModuleId::Nn => "jax.nn",
             ModuleId::Random => "jax.random",
             ModuleId::Lax => "jax.lax",
@@ -318,6 +335,8 @@ impl Value {
             Value::DType(_) => "dtype",
             Value::Jaxpr(_) => "ClosedJaxpr",
             Value::Key(_) => "Array",
+            Value::Host(h) if h.scalar => super::host::scalar_type_name(h.dtype()),
+            Value::Host(_) => "ndarray",
         })
     }
 
@@ -338,6 +357,7 @@ pub fn str_with(v: &Value, reprs: &Reprs) -> String {
     match v {
         Value::Str(s) => s.to_string(),
         Value::Array(Tensor::Concrete(a)) => jaxlite::format::format_array(a),
+        Value::Host(h) => super::host::str(h),
         Value::Key(k) => k.to_str(),
         Value::DType(d) => d.name().to_string(),
         Value::Instance(i) if i.class.layout() == Some(super::objects::Builtin::BaseException) => {
@@ -510,6 +530,7 @@ fn write_repr(v: &Value, out: &mut String, open: &mut Vec<*const ()>, reprs: &Re
         Value::Native(n) => out.push_str(&native_repr(n)),
         Value::Module(m) => out.push_str(&format!("<module '{}'>", m.name())),
         Value::Array(Tensor::Concrete(a)) => out.push_str(&crate::jnp_extra::array_repr(a)),
+        Value::Host(h) => out.push_str(&super::host::repr(h)),
         // JAX marks a weakly typed tracer's type with `~` (`JitTracer(~float32[])`).
         Value::Array(Tensor::Traced(t)) => {
             let weak = if t.aval.weak_type { "~" } else { "" };
@@ -561,6 +582,12 @@ fn native_repr(n: &Native) -> String {
             format!("<class 'jax.numpy.{}'>", name.trim_end_matches('_'))
         }
         Native::Jnp(name) => format!("<function jax.numpy.{name}>"),
+        Native::Np(name) if DType::from_name(name).is_some() || *name == "bool" || *name == "ndarray" => {
+            format!("<class 'numpy.{name}'>")
+        }
+        Native::Np(name) => format!("<function numpy.{name}>"),
+        Native::NpRandom(name) => format!("<built-in method {name} of numpy.random.mtrand.RandomState object>"),
+        Native::NpRandomState(_) => "RandomState(MT19937)".to_string(),
         Native::Jax(name) => format!("<function jax.{name}>"),
         Native::Math(name) => format!("<built-in function {name}>"),
         Native::Nn(name) => format!("<function jax.nn.{name}>"),
@@ -737,6 +764,7 @@ fn leaf_eq(a: &Value, b: &Value) -> bool {
         },
         (Value::Array(Tensor::Concrete(x)), Value::Array(Tensor::Concrete(y))) => Rc::ptr_eq(x, y),
         (Value::Array(Tensor::Traced(x)), Value::Array(Tensor::Traced(y))) => Rc::ptr_eq(x, y),
+        (Value::Host(x), Value::Host(y)) => Rc::ptr_eq(x, y),
         _ => false,
     }
 }
@@ -777,7 +805,11 @@ pub fn as_f64(v: &Value) -> Option<f64> {
 /// recursed).
 pub fn check_hashable(v: &Value) -> R<()> {
     let mutable_set = |v: &Value| matches!(v, Value::Set(s) if !s.frozen);
-    if !matches!(v, Value::Tuple(_) | Value::List(_) | Value::Dict(_) | Value::Array(_)) && !mutable_set(v) {
+    let host_array = |v: &Value| matches!(v, Value::Host(h) if !h.scalar);
+    if !matches!(v, Value::Tuple(_) | Value::List(_) | Value::Dict(_) | Value::Array(_))
+        && !mutable_set(v)
+        && !host_array(v)
+    {
         return Ok(());
     }
     let mut pending = vec![v.clone()];
@@ -787,6 +819,7 @@ pub fn check_hashable(v: &Value) -> R<()> {
                 return type_err(format!("unhashable type: '{}'", v.type_name()))
             }
             v if mutable_set(v) => return type_err("unhashable type: 'set'"),
+            v if host_array(v) => return type_err("unhashable type: 'numpy.ndarray'"),
             Value::Tuple(items) => pending.extend(items.iter().cloned()),
             _ => {}
         }

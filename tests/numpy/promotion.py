@@ -1,0 +1,41 @@
+# NumPy 2 type promotion (NEP 50): mixing int64/int32/float32/float64/bool arrays and Python scalars, scalar types and their reprs.
+import numpy as np
+
+i64 = np.array([1, 2, 3])
+i32 = np.array([1, 2, 3], dtype=np.int32)
+f32 = np.array([0.5, 1.5, 2.5], dtype=np.float32)
+f64 = np.array([0.5, 1.5, 2.5])
+b = np.array([True, False, True])
+
+print((i64 + i32).dtype, (i32 + i32).dtype, (i32 + f32).dtype, (i64 + f32).dtype)
+print(repr(i32 + f32))
+print(repr(i64 + f32))
+print((f32 + f64).dtype, (b + b).dtype, (b + i32).dtype, (b * f32).dtype)
+print(repr(b + b), repr(b + 1))
+print(repr(i32 + 1), repr(i32 * 2.5))
+print(repr(f32 + 1.0), repr(f32 * 3))
+print(repr(i64 / 2), repr(i32 / i32))
+print(repr(i64 // 2), repr(np.array([-7, 7]) // 2), repr(np.array([-7, 7]) % 3))
+print(repr(np.array([-7.5, 7.5]) // 2), repr(np.array([-7.5, 7.5]) % 2))
+print(repr(i64 ** 2), repr(i32 ** 2), repr(f32 ** 2), repr(i64 ** 0.5))
+print(repr(i64 > 1), repr(f32 <= 1.5), repr(i64 == i32))
+
+s = np.float32(1.5)
+print(repr(s), str(s), s)
+print(repr(np.float64(2.25)), np.float64(2.25), repr(np.int64(7)), repr(np.int32(-3)))
+print(repr(np.float32(0.1)), np.float32(0.1), repr(np.float64(0.1)))
+print(repr(s + 1), repr(s * 2.0), repr(s + np.float64(1.0)))
+print(repr(np.int32(3) + 1), repr(np.int32(3) + np.int64(1)), repr(np.int64(7) / 2))
+print(repr(np.int32(3) * 1.5), repr(np.float32(2.0) ** 2))
+print(type(s).__name__, type(np.float64(1.0)).__name__, type(np.int64(1)).__name__, type(np.int32(1)).__name__)
+print(isinstance(np.float64(1.0), float), isinstance(np.int64(1), int), isinstance(np.float32(1.0), float))
+print(float(np.float32(1.5)), int(np.int64(9)), float(np.int32(4)))
+
+print(repr(np.sum(i64)), repr(np.sum(f64)), repr(np.sum(f32)), repr(np.sum(i32)))
+print(repr(np.mean(i64)), repr(np.mean(f32)), repr(f64.max()), repr(i32.min()))
+print(repr(i64[0]), type(i64[0]).__name__, repr(f32[1]), repr(b[0]), type(b[0]).__name__)
+print(repr(np.sum(b)), repr(b.any()), repr(np.prod(i32)))
+total = np.sum(f64) + 1
+print(repr(total), total, type(total).__name__)
+print(repr(np.sum(f64) * i64))
+print(f"{np.float64(2.5):.3f} {np.int64(42):5d} {np.float32(1.5)}")
