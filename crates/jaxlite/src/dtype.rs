@@ -105,6 +105,39 @@ impl fmt::Display for DType {
 /// uint32 meeting int32 is int32 (JAX's int64, narrowed without x64). Keys do not promote:
 /// `Primitive::abstract_eval` refuses them to every operation but the random ones.
 pub fn promote(a: DType, a_weak: bool, b: DType, b_weak: bool) -> (DType, bool) {
+    promote_with(a, a_weak, b, b_weak, defer, |lo, hi| match (lo, hi) {
+        (DType::Bool, other) => other,
+        (DType::I32, other) => other,
+        (DType::BF16, DType::F32) => DType::F32,
+        _ => hi,
+    })
+}
+
+/// NumPy 2's promotion (NEP 50) on the host: a Python scalar defers to the array within its
+/// kind as in JAX (`float32_array * 2.0` is float32), but a Python float meeting integers is
+/// float64, and mixed strong types widen until both fit: int32 with float32 is float64,
+/// uint32 with int32 is int64.
+pub fn promote_numpy(a: DType, a_weak: bool, b: DType, b_weak: bool) -> (DType, bool) {
+    promote_with(a, a_weak, b, b_weak, defer_numpy, |lo, hi| match (lo, hi) {
+        (DType::Bool, other) => other,
+        (DType::U32 | DType::I32, DType::I32 | DType::I64) => DType::I64,
+        (DType::U32 | DType::I32 | DType::I64, DType::BF16 | DType::F32 | DType::F64) => DType::F64,
+        (DType::BF16, DType::F32) => DType::F32,
+        _ => hi,
+    })
+}
+
+/// What JAX's and NumPy's promotions share: equal types stay, a weak operand defers to a
+/// strong one (`defer`), two strong ones (or two weak) meet in the lattice (`join`, given the
+/// lower and the higher of the two in `DType`'s order).
+fn promote_with(
+    a: DType,
+    a_weak: bool,
+    b: DType,
+    b_weak: bool,
+    defer: fn(DType, DType) -> DType,
+    join: fn(DType, DType) -> DType,
+) -> (DType, bool) {
     if a == b {
         return (a, a_weak && b_weak);
     }
@@ -113,42 +146,12 @@ pub fn promote(a: DType, a_weak: bool, b: DType, b_weak: bool) -> (DType, bool) 
         (false, true) => (defer(a, b), false),
         _ => {
             let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-            let result = match (lo, hi) {
-                (DType::Bool, other) => other,
-                (DType::I32, other) => other,
-                (DType::BF16, DType::F32) => DType::F32,
-                _ => hi,
-            };
-            (result, a_weak && b_weak)
+            (join(lo, hi), a_weak && b_weak)
         }
     }
 }
 
-/// NumPy 2's promotion (NEP 50) on the host: a Python scalar defers to the array within its
-/// kind as in JAX (`float32_array * 2.0` is float32), but a Python float meeting integers is
-/// float64, and mixed strong types widen until both fit: int32 with float32 is float64,
-/// uint32 with int32 is int64.
-pub fn promote_numpy(a: DType, a_weak: bool, b: DType, b_weak: bool) -> (DType, bool) {
-    if a == b {
-        return (a, a_weak && b_weak);
-    }
-    match (a_weak, b_weak) {
-        (true, false) => (defer_numpy(b, a), false),
-        (false, true) => (defer_numpy(a, b), false),
-        _ => {
-            let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-            let result = match (lo, hi) {
-                (DType::Bool, other) => other,
-                (DType::U32 | DType::I32, DType::I32 | DType::I64) => DType::I64,
-                (DType::U32 | DType::I32 | DType::I64, DType::BF16 | DType::F32 | DType::F64) => DType::F64,
-                (DType::BF16, DType::F32) => DType::F32,
-                _ => hi,
-            };
-            (result, a_weak && b_weak)
-        }
-    }
-}
-
+/// `strong` combined with a weak scalar of dtype `weak`, as NumPy combines them.
 fn defer_numpy(strong: DType, weak: DType) -> DType {
     if weak.is_float() && !strong.is_float() {
         DType::F64

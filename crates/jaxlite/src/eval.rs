@@ -769,44 +769,18 @@ pub fn precision_passes(p: Precision) -> &'static [(usize, usize)] {
 }
 
 fn dot_general(x: &Array, y: &Array, dims: &DotDims, precision: Precision, out_shape: &[usize]) -> Vec<f64> {
+    let layout = DotLayout::new(x, y, dims);
     if x.dtype().is_host_only() {
-        return dot_general_wide(x, y, dims, out_shape);
+        return dot_general_wide(x, y, &layout, out_shape);
     }
     let float = x.dtype().is_float();
     let (xf, yf) = (x.to_f32_vec(), y.to_f32_vec());
-    let (xs, ys) = (strides(x.shape()), strides(y.shape()));
-    let free = |a: &Array, c: &[usize], b: &[usize]| -> Vec<usize> {
-        (0..a.shape().len()).filter(|d| !c.contains(d) && !b.contains(d)).collect()
-    };
-    let (xfree, yfree) =
-        (free(x, &dims.lhs_contracting, &dims.lhs_batch), free(y, &dims.rhs_contracting, &dims.rhs_batch));
-    let contract_shape: Vec<usize> = dims.lhs_contracting.iter().map(|&d| x.shape()[d]).collect();
-    let k_total: usize = contract_shape.iter().product();
-    let nb = dims.lhs_batch.len();
     let passes = if float && x.dtype() == DType::F32 { precision_passes(precision) } else { &[(0, 0)] };
     let parts = passes.iter().map(|&(a, b)| a.max(b) + 1).max().unwrap_or(1);
     let out_size: usize = out_shape.iter().product();
     (0..out_size)
         .map(|i| {
-            let idx = unravel(i, out_shape);
-            let mut xo = 0;
-            let mut yo = 0;
-            for (k, (&lb, &rb)) in dims.lhs_batch.iter().zip(&dims.rhs_batch).enumerate() {
-                xo += idx[k] * xs[lb];
-                yo += idx[k] * ys[rb];
-            }
-            for (k, &d) in xfree.iter().enumerate() {
-                xo += idx[nb + k] * xs[d];
-            }
-            for (k, &d) in yfree.iter().enumerate() {
-                yo += idx[nb + xfree.len() + k] * ys[d];
-            }
-            let pairs = (0..k_total).map(|kk| {
-                let kidx = unravel(kk, &contract_shape);
-                let xi = xo + dims.lhs_contracting.iter().zip(&kidx).map(|(&d, &j)| j * xs[d]).sum::<usize>();
-                let yi = yo + dims.rhs_contracting.iter().zip(&kidx).map(|(&d, &j)| j * ys[d]).sum::<usize>();
-                (xf[xi], yf[yi])
-            });
+            let pairs = layout.positions(i, out_shape).map(|(xi, yi)| (xf[xi], yf[yi]));
             if !float {
                 return pairs.map(|(a, b)| a as f64 * b as f64).sum();
             }
@@ -827,54 +801,74 @@ fn dot_general(x: &Array, y: &Array, dims: &DotDims, precision: Precision, out_s
         .collect()
 }
 
+/// Where a dot's operands are read: for each output element, the positions in `x` and `y` of
+/// its products, in order of k.
+struct DotLayout<'d> {
+    dims: &'d DotDims,
+    xs: Vec<usize>,
+    ys: Vec<usize>,
+    xfree: Vec<usize>,
+    yfree: Vec<usize>,
+    contract_shape: Vec<usize>,
+}
+
+impl<'d> DotLayout<'d> {
+    fn new(x: &Array, y: &Array, dims: &'d DotDims) -> DotLayout<'d> {
+        let free = |a: &Array, c: &[usize], b: &[usize]| -> Vec<usize> {
+            (0..a.shape().len()).filter(|d| !c.contains(d) && !b.contains(d)).collect()
+        };
+        DotLayout {
+            dims,
+            xs: strides(x.shape()),
+            ys: strides(y.shape()),
+            xfree: free(x, &dims.lhs_contracting, &dims.lhs_batch),
+            yfree: free(y, &dims.rhs_contracting, &dims.rhs_batch),
+            contract_shape: dims.lhs_contracting.iter().map(|&d| x.shape()[d]).collect(),
+        }
+    }
+
+    /// The (x, y) positions of output element `i`'s products.
+    fn positions(&self, i: usize, out_shape: &[usize]) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let (dims, xs, ys) = (self.dims, &self.xs, &self.ys);
+        let idx = unravel(i, out_shape);
+        let nb = dims.lhs_batch.len();
+        let (mut xo, mut yo) = (0, 0);
+        for (k, (&lb, &rb)) in dims.lhs_batch.iter().zip(&dims.rhs_batch).enumerate() {
+            xo += idx[k] * xs[lb];
+            yo += idx[k] * ys[rb];
+        }
+        for (k, &d) in self.xfree.iter().enumerate() {
+            xo += idx[nb + k] * xs[d];
+        }
+        for (k, &d) in self.yfree.iter().enumerate() {
+            yo += idx[nb + self.xfree.len() + k] * ys[d];
+        }
+        let k_total: usize = self.contract_shape.iter().product();
+        (0..k_total).map(move |kk| {
+            let kidx = unravel(kk, &self.contract_shape);
+            let xi = xo + dims.lhs_contracting.iter().zip(&kidx).map(|(&d, &j)| j * xs[d]).sum::<usize>();
+            let yi = yo + dims.rhs_contracting.iter().zip(&kidx).map(|(&d, &j)| j * ys[d]).sum::<usize>();
+            (xi, yi)
+        })
+    }
+}
+
 /// A dot of NumPy's 64-bit types: products and sums at full width, in order of k (BLAS may
 /// order its sums otherwise, so the last bits of a long float64 dot can differ from NumPy's).
-fn dot_general_wide(x: &Array, y: &Array, dims: &DotDims, out_shape: &[usize]) -> Vec<f64> {
-    let integer = !x.dtype().is_float();
-    let (xv, yv) = (x.to_f64_vec(), y.to_f64_vec());
-    let (xs, ys) = (strides(x.shape()), strides(y.shape()));
-    let free = |a: &Array, c: &[usize], b: &[usize]| -> Vec<usize> {
-        (0..a.shape().len()).filter(|d| !c.contains(d) && !b.contains(d)).collect()
-    };
-    let (xfree, yfree) =
-        (free(x, &dims.lhs_contracting, &dims.lhs_batch), free(y, &dims.rhs_contracting, &dims.rhs_batch));
-    let contract_shape: Vec<usize> = dims.lhs_contracting.iter().map(|&d| x.shape()[d]).collect();
-    let k_total: usize = contract_shape.iter().product();
-    let nb = dims.lhs_batch.len();
+fn dot_general_wide(x: &Array, y: &Array, layout: &DotLayout, out_shape: &[usize]) -> Vec<f64> {
     let out_size: usize = out_shape.iter().product();
-    (0..out_size)
-        .map(|i| {
-            let idx = unravel(i, out_shape);
-            let (mut xo, mut yo) = (0, 0);
-            for (k, (&lb, &rb)) in dims.lhs_batch.iter().zip(&dims.rhs_batch).enumerate() {
-                xo += idx[k] * xs[lb];
-                yo += idx[k] * ys[rb];
-            }
-            for (k, &d) in xfree.iter().enumerate() {
-                xo += idx[nb + k] * xs[d];
-            }
-            for (k, &d) in yfree.iter().enumerate() {
-                yo += idx[nb + xfree.len() + k] * ys[d];
-            }
-            let mut acc = 0.0f64;
-            let mut iacc = 0i64;
-            for kk in 0..k_total {
-                let kidx = unravel(kk, &contract_shape);
-                let xi = xo + dims.lhs_contracting.iter().zip(&kidx).map(|(&d, &j)| j * xs[d]).sum::<usize>();
-                let yi = yo + dims.rhs_contracting.iter().zip(&kidx).map(|(&d, &j)| j * ys[d]).sum::<usize>();
-                if integer {
-                    iacc = iacc.wrapping_add((xv[xi] as i64).wrapping_mul(yv[yi] as i64));
-                } else {
-                    acc += xv[xi] * yv[yi];
-                }
-            }
-            if integer {
-                iacc as f64
-            } else {
-                acc
-            }
-        })
-        .collect()
+    if x.dtype().is_float() {
+        let (xv, yv) = (x.to_f64_vec(), y.to_f64_vec());
+        (0..out_size).map(|i| layout.positions(i, out_shape).fold(0.0, |acc, (xi, yi)| acc + xv[xi] * yv[yi])).collect()
+    } else {
+        let (xv, yv) = (x.to_i64_vec(), y.to_i64_vec());
+        (0..out_size)
+            .map(|i| {
+                let products = layout.positions(i, out_shape).map(|(xi, yi)| xv[xi].wrapping_mul(yv[yi]));
+                products.fold(0i64, i64::wrapping_add) as f64
+            })
+            .collect()
+    }
 }
 
 /// An executor that evaluates on the host with the reference evaluator.

@@ -102,44 +102,32 @@ pub fn bf16_str(x: f32) -> String {
 /// round-trip digits, positional from 1e-4 (compared as a double) up to 1e6, scientific
 /// outside with nothing padded (`1e+06`, `1.234567e+06`, `1e-04`; NumPy 2).
 pub fn float_repr(x: f32) -> String {
-    if x.is_nan() {
-        return "nan".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf" } else { "-inf" }.into();
-    }
-    let ax = x.abs() as f64;
-    if ax == 0.0 || (1e-4..1e6).contains(&ax) {
-        let s = format!("{x}");
-        if s.contains('.') {
-            s
-        } else {
-            format!("{s}.0")
-        }
-    } else {
-        numpy_exponent(&format!("{x:e}"))
-    }
+    scalar_str(x as f64, false)
 }
 
-/// The `str` of a NumPy float64 scalar, which is Python's `repr(float)`: shortest round-trip
-/// digits, positional from 1e-4 up to 1e16, scientific outside (`1e-05`, `1e+16`).
+/// The `str` of a NumPy float64 scalar, which is Python's `repr(float)`: the same, with
+/// float64's digits and positional up to 1e16.
 pub fn float64_repr(x: f64) -> String {
+    scalar_str(x, true)
+}
+
+fn scalar_str(x: f64, wide: bool) -> String {
     if x.is_nan() {
         return "nan".into();
     }
     if x.is_infinite() {
         return if x > 0.0 { "inf" } else { "-inf" }.into();
     }
-    let ax = x.abs();
-    if ax == 0.0 || (1e-4..1e16).contains(&ax) {
-        let s = format!("{x}");
+    let positional_below = if wide { 1e16 } else { 1e6 };
+    if x == 0.0 || (1e-4..positional_below).contains(&x.abs()) {
+        let s = shortest(x, wide);
         if s.contains('.') {
             s
         } else {
             format!("{s}.0")
         }
     } else {
-        numpy_exponent(&format!("{x:e}"))
+        numpy_exponent(&shortest_exp(x, wide))
     }
 }
 
@@ -208,7 +196,7 @@ fn positional(x: f64, wide: bool) -> (String, String) {
 
 /// Shortest scientific digits of `x` with at most `PRECISION` fractional digits.
 fn scientific(x: f64, wide: bool) -> (String, String) {
-    let s = if wide { format!("{x:e}") } else { format!("{:e}", x as f32) };
+    let s = shortest_exp(x, wide);
     let (mant, exp) = s.split_once('e').expect("Rust's {:e} always has an exponent");
     let mant = match mant.split_once('.') {
         Some((_, frac)) if frac.len() > PRECISION => {
@@ -226,6 +214,15 @@ fn shortest(x: f64, wide: bool) -> String {
         format!("{x}")
     } else {
         format!("{}", x as f32)
+    }
+}
+
+/// `shortest` in scientific notation (`1.5e-5`).
+fn shortest_exp(x: f64, wide: bool) -> String {
+    if wide {
+        format!("{x:e}")
+    } else {
+        format!("{:e}", x as f32)
     }
 }
 

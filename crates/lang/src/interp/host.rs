@@ -486,20 +486,29 @@ fn gather_rows(a: &Array, index: &Value) -> Option<Array> {
         return None;
     }
     let n = a.shape()[0] as i64;
-    let row: usize = a.shape()[1..].iter().product();
     let rows: Vec<usize> = positions.to_i64_vec().iter().map(|&p| if p < 0 { p + n } else { p } as usize).collect();
-    let values = a.to_f64_vec();
-    let picked: Vec<f64> = rows.iter().flat_map(|&r| values[r * row..(r + 1) * row].iter().copied()).collect();
-    let mut shape = positions.shape().to_vec();
-    shape.extend_from_slice(&a.shape()[1..]);
+    Some(take_rows(a, &rows, positions.shape()))
+}
+
+/// The rows of `a` (along its first axis) at `rows`, laid out in `shape` followed by a row's
+/// shape. Int64 rows are copied as integers, every other dtype through f64 (exact for all).
+pub fn take_rows(a: &Array, rows: &[usize], shape: &[usize]) -> Array {
+    let row: usize = a.shape()[1..].iter().product();
+    fn pick<T: Copy>(values: &[T], rows: &[usize], row: usize) -> Vec<T> {
+        rows.iter().flat_map(|&r| values[r * row..(r + 1) * row].iter().copied()).collect()
+    }
     let data = match a.dtype() {
-        DType::I64 => {
-            let wide = a.to_i64_vec();
-            jaxlite::Data::I64(rows.iter().flat_map(|&r| wide[r * row..(r + 1) * row].iter().copied()).collect())
-        }
-        _ => jaxlite::Data::F64(picked),
+        DType::I64 => jaxlite::Data::I64(pick(&a.to_i64_vec(), rows, row)),
+        _ => jaxlite::Data::F64(pick(&a.to_f64_vec(), rows, row)),
     };
-    Some(Array::new(shape, data).astype(a.dtype()))
+    let mut full = shape.to_vec();
+    full.extend_from_slice(&a.shape()[1..]);
+    Array::new(full, data).astype(a.dtype())
+}
+
+/// A NumPy array as JAX receives it without x64: float64 → float32, int64 → int32.
+pub fn to_device(a: &Array) -> Array {
+    a.astype(a.dtype().on_device())
 }
 
 /// NumPy's `IndexError` for a position past an axis (JAX clamps or drops instead).

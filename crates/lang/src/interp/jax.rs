@@ -1015,7 +1015,7 @@ fn flatten_literal(v: &Value, shape: &[usize], values: &mut Vec<f64>, dtype: &mu
         // A NumPy array or scalar in a list: as it is on the host, narrowed for JAX.
         Value::Host(h) => {
             let a = h.get();
-            let a = if host { a } else { Rc::new(a.astype(a.dtype().on_device())) };
+            let a = if host { a } else { Rc::new(super::host::to_device(&a)) };
             flatten_literal(&Value::Array(Tensor::Concrete(a)), shape, values, dtype, host)
         }
         Value::Array(Tensor::Concrete(a)) => {
@@ -1036,30 +1036,21 @@ fn flatten_literal(v: &Value, shape: &[usize], values: &mut Vec<f64>, dtype: &mu
             widen(DType::Bool);
             Ok(())
         }
-        Value::Int(i) if host => {
-            values.push(*i as f64);
-            widen(DType::I64);
-            Ok(())
-        }
-        Value::Float(x) if host => {
-            values.push(*x);
-            widen(DType::F64);
-            Ok(())
-        }
+        // NumPy's int64 and float64 on the host, JAX's int32 and float32 on the device.
         Value::Int(i) => {
-            if i32::try_from(*i).is_err() {
+            if !host && i32::try_from(*i).is_err() {
                 return super::exceptions::raise(
                     super::objects::Builtin::OverflowError,
                     format!("Python int {i} too large to convert to int32"),
                 );
             }
             values.push(*i as f64);
-            widen(DType::I32);
+            widen(if host { DType::I64 } else { DType::I32 });
             Ok(())
         }
         Value::Float(x) => {
             values.push(*x);
-            widen(DType::F32);
+            widen(if host { DType::F64 } else { DType::F32 });
             Ok(())
         }
         other => err(format!("can't convert a value of type {} to a JAX array", other.type_name())),
@@ -1222,10 +1213,7 @@ impl Interp<'_, '_> {
             // On the host, a NumPy array as it is; handed to JAX, converted as JAX converts
             // one without x64 (float64 → float32, int64 → int32), strongly typed.
             Value::Host(h) if self.ctx.on_host() => Ok(Tensor::Concrete(h.get())),
-            Value::Host(h) => {
-                let a = h.get();
-                Ok(Tensor::from(a.astype(a.dtype().on_device())))
-            }
+            Value::Host(h) => Ok(Tensor::from(super::host::to_device(&h.get()))),
             // A raw key is its uint32 words; a typed key a `key<fry>` array.
             Value::Key(k) => Ok(Tensor::from(k.to_array())),
             Value::List(_) | Value::Tuple(_) => Ok(Tensor::from(literal_array(v, self.ctx.on_host())?)),

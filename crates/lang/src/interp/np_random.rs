@@ -7,7 +7,7 @@
 use super::mersenne::Mt19937;
 use super::value::{as_f64, as_int, Native, Value};
 use super::{err, value_err, Interp, RtError, R};
-use jaxlite::{Array, DType, Data};
+use jaxlite::{Array, Data};
 use std::cell::RefCell;
 
 /// The module-level functions (each draws from the hidden global `RandomState`).
@@ -294,25 +294,12 @@ impl Interp<'_, '_> {
             Value::Host(h) => {
                 let a = h.get();
                 let Some(&n) = a.shape().first() else { return err("shuffle: an array of at least one dimension") };
-                let row = a.size() / n.max(1);
                 let mut order: Vec<usize> = (0..n).collect();
                 for i in (1..n).rev() {
                     let j = s.interval(i as u64) as usize;
                     order.swap(i, j);
                 }
-                let values = a.to_f64_vec();
-                let wide = a.to_i64_vec();
-                let gather = |v: &[f64]| -> Vec<f64> {
-                    order.iter().flat_map(|&r| v[r * row..(r + 1) * row].to_vec()).collect()
-                };
-                let data = match a.dtype() {
-                    DType::I64 => {
-                        Data::I64(order.iter().flat_map(|&r| wide[r * row..(r + 1) * row].to_vec()).collect())
-                    }
-                    DType::F64 => Data::F64(gather(&values)),
-                    _ => Data::F64(gather(&values)),
-                };
-                let shuffled = Array::new(a.shape().to_vec(), data).astype(a.dtype());
+                let shuffled = super::host::take_rows(&a, &order, &[n]);
                 super::host::replace(h, shuffled);
                 Ok(())
             }
