@@ -168,10 +168,12 @@ impl ScriptArgs {
                 print!("{}", failure.stdout);
             }
             for e in &failure.errors {
+                // A message of several lines (JAX's are) continues indented under its place.
+                let message = e.message.replace('\n', "\n    ");
                 if e.line == 0 {
-                    eprintln!("{}: error: {}", self.file, e.message);
+                    eprintln!("{}: error: {message}", self.file);
                 } else {
-                    eprintln!("{}:{}:{}: error: {}", self.file, e.line, e.col, e.message);
+                    eprintln!("{}:{}:{}: error: {message}", self.file, e.line, e.col);
                 }
             }
             ExitCode::FAILURE

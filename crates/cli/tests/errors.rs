@@ -154,7 +154,8 @@ impl Case {
                 check_failed_cleanly(&out)?;
                 let errors = strip_paths(&out.stderr, file);
                 // Errors are values with a place: every script error names its line and column.
-                if let Some(line) = errors.lines().find(|l| !has_place(l)) {
+                // (A message's further lines continue it, indented.)
+                if let Some(line) = errors.lines().find(|l| !has_place(l) && !l.starts_with("    ")) {
                     return Err(format!("an error without a line and column: {line}"));
                 }
                 Ok(render(&out.stdout, &errors))

@@ -56,6 +56,11 @@ impl DType {
         matches!(self, DType::BF16 | DType::F32 | DType::F64)
     }
 
+    /// The integer dtypes (what may index an array).
+    pub fn is_integer(self) -> bool {
+        matches!(self, DType::I32 | DType::U32 | DType::I64)
+    }
+
     /// Only the host has it: NumPy's 64-bit types.
     pub fn is_host_only(self) -> bool {
         matches!(self, DType::I64 | DType::F64)

@@ -1,11 +1,11 @@
 //! Printing arrays as NumPy (and so JAX) prints them with `print(x)`: `str(ndarray)` with
-//! NumPy's default print options (precision 8, line width 75, summarised above 1000 elements).
+//! NumPy's default print options (precision 8 unless set, line width 75, summarised above 1000 elements).
 
 use crate::array::{Array, Data};
 use crate::dtype::DType;
 
-const PRECISION: usize = 8;
-const LINE_WIDTH: usize = 75;
+/// The width of NumPy's print lines (`np.get_printoptions()["linewidth"]`).
+pub const LINE_WIDTH: usize = 75;
 const THRESHOLD: usize = 1000;
 const EDGE_ITEMS: usize = 3;
 
@@ -14,7 +14,7 @@ pub fn format_array(a: &Array) -> String {
     if a.shape().is_empty() {
         return format_scalar(a);
     }
-    format_elements(a, " ", "")
+    format_elements(a, " ", "", LINE_WIDTH)
 }
 
 /// The bracketed elements of `repr(x)` (what goes inside `Array(...)`): NumPy's formatter
@@ -23,27 +23,29 @@ pub fn format_array_repr(a: &Array) -> String {
     format_array_repr_with(a, "Array(")
 }
 
-/// `format_array_repr` for a repr that opens with `prefix` (NumPy's `array(`).
+/// `format_array_repr` for a repr that opens with `prefix` (NumPy's `array(`). Lines are one
+/// narrower than `str`'s: both reprs pass `array2string` a one-character suffix (JAX's `,`,
+/// NumPy's `)`), which NumPy takes off the line width.
 pub fn format_array_repr_with(a: &Array, prefix: &str) -> String {
     if a.shape().is_empty() {
         return format_scalar(a);
     }
-    format_elements(a, ", ", prefix)
+    format_elements(a, ", ", prefix, LINE_WIDTH - 1)
 }
 
 /// NumPy's `array2string` for a non-empty shape.
-fn format_elements(a: &Array, separator: &str, prefix: &str) -> String {
+fn format_elements(a: &Array, separator: &str, prefix: &str, width: usize) -> String {
     // No elements (a shape with a 0): NumPy prints `[]` whatever the rank.
     if a.size() == 0 {
         return "[]".into();
     }
-    let summarise = a.size() > THRESHOLD;
+    let summarise = is_summarised(a);
     let shown = shown_indices(a.shape(), summarise);
     let formatter = ElementFormatter::new(a, &shown);
     let mut out = String::new();
     let indent = format!(" {}", " ".repeat(prefix.len()));
     let layout = Layout { separator, summarise };
-    recurse(a, &formatter, &mut Vec::new(), &indent, LINE_WIDTH, &layout, &mut out);
+    recurse(a, &formatter, &mut Vec::new(), &indent, width, &layout, &mut out);
     out
 }
 
@@ -178,13 +180,53 @@ struct ElementFormatter {
     width: usize,
 }
 
-/// Shortest positional digits of `x`, at most `PRECISION` after the point, trailing zeros
+/// NumPy's print options that programs set (`np.set_printoptions(precision=4, suppress=True)`),
+/// which JAX's printing follows too, as it prints with NumPy.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PrintOptions {
+    /// Digits after the point, at most.
+    pub precision: usize,
+    /// Never scientific notation for small numbers (they round to 0 at `precision` instead).
+    pub suppress: bool,
+}
+
+impl Default for PrintOptions {
+    fn default() -> Self {
+        PrintOptions { precision: 8, suppress: false }
+    }
+}
+
+thread_local! {
+    static OPTIONS: std::cell::Cell<PrintOptions> = std::cell::Cell::new(PrintOptions::default());
+}
+
+/// The print options in force.
+pub fn print_options() -> PrintOptions {
+    OPTIONS.with(|o| o.get())
+}
+
+/// Sets the print options (a program's run starts from the defaults), giving the old ones.
+pub fn set_print_options(options: PrintOptions) -> PrintOptions {
+    OPTIONS.with(|o| o.replace(options))
+}
+
+fn precision() -> usize {
+    print_options().precision
+}
+
+/// Whether NumPy prints `a` summarised (`...` in place of the middle elements), which NumPy's
+/// repr then follows with the shape.
+pub fn is_summarised(a: &Array) -> bool {
+    a.size() > THRESHOLD
+}
+
+/// Shortest positional digits of `x`, at most `precision` after the point, trailing zeros
 /// trimmed but the point kept (`1.`, `0.25`).
 fn positional(x: f64, wide: bool) -> (String, String) {
     let s = shortest(x.abs(), wide);
     let s = match s.split_once('.') {
-        Some((_, frac)) if frac.len() > PRECISION => {
-            let r = format!("{:.*}", PRECISION, x.abs());
+        Some((_, frac)) if frac.len() > precision() => {
+            let r = format!("{:.*}", precision(), x.abs());
             r.trim_end_matches('0').to_string()
         }
         _ => s,
@@ -194,13 +236,13 @@ fn positional(x: f64, wide: bool) -> (String, String) {
     (int, frac)
 }
 
-/// Shortest scientific digits of `x` with at most `PRECISION` fractional digits.
+/// Shortest scientific digits of `x` with at most `precision` fractional digits.
 fn scientific(x: f64, wide: bool) -> (String, String) {
     let s = shortest_exp(x, wide);
     let (mant, exp) = s.split_once('e').expect("Rust's {:e} always has an exponent");
     let mant = match mant.split_once('.') {
-        Some((_, frac)) if frac.len() > PRECISION => {
-            let r = format!("{:.*e}", PRECISION, x);
+        Some((_, frac)) if frac.len() > precision() => {
+            let r = format!("{:.*e}", precision(), x);
             return scientific_parts(&r);
         }
         _ => mant.to_string(),
@@ -263,7 +305,7 @@ impl ElementFormatter {
         } else {
             let max = nonzero.iter().cloned().fold(0.0f64, f64::max);
             let min = nonzero.iter().cloned().fold(f64::INFINITY, f64::min);
-            max >= 1e8 || min < 1e-4 || max / min > 1e3
+            max >= 1e8 || (!print_options().suppress && (min < 1e-4 || max / min > 1e3))
         };
         let mut float_mode = if finite.is_empty() {
             FloatMode::Positional { pad_left: 0, pad_right: 0 }

@@ -226,7 +226,9 @@ fn broadcast_strides(shape: &[usize], target: &[usize]) -> Vec<usize> {
 }
 
 /// `repr(x)` as JAX writes it (`Array([1. , 2.5], dtype=float32)`): NumPy's formatter with
-/// `, ` separators, continuation lines indented past `Array(`.
+/// `, ` separators, continuation lines indented past `Array(`, and the dtype after a space,
+/// or after six when JAX's length check (which counts two more than the last line holds)
+/// finds the line too long: JAX pads there without breaking the line.
 pub fn array_repr(a: &Array) -> String {
     let body = jaxlite::format::format_array_repr(a);
     let body = match body.strip_suffix(".0") {
@@ -235,13 +237,15 @@ pub fn array_repr(a: &Array) -> String {
         _ => body,
     };
     let weak = if a.aval.weak_type { ", weak_type=True" } else { "" };
-    // `[]` does not say the shape of an empty array unless it is (0,): NumPy adds it.
-    let shape = if a.size() == 0 && a.shape() != [0] {
-        format!(", shape={}", jaxlite::numpy::shape_str(a.shape()))
-    } else {
-        String::new()
+    let dtype = format!("dtype={}{weak}", a.dtype().name());
+    // An empty array prints as `[]` with its shape.
+    let body = if a.size() == 0 { format!("[], shape={}", jaxlite::numpy::shape_str(a.shape())) } else { body };
+    let last_line = match body.rfind('\n') {
+        Some(p) => body.len() - p + 1,
+        None => body.len() + 2,
     };
-    format!("Array({body}{shape}, dtype={}{weak})", a.dtype().name())
+    let spacer = if last_line + dtype.len() + 2 > jaxlite::format::LINE_WIDTH { "      " } else { " " };
+    format!("Array({body},{spacer}{dtype})")
 }
 
 #[cfg(test)]
@@ -298,7 +302,14 @@ mod tests {
         assert_eq!(array_repr(&Array::from_f32(vec![], vec![21.0])), "Array(21., dtype=float32)");
         assert_eq!(array_repr(&Array::weak_scalar_i32(3)), "Array(3, dtype=int32, weak_type=True)");
         assert_eq!(array_repr(&iota(&[2, 1, 2])), "Array([[[0, 1]],\n\n       [[2, 3]]], dtype=int32)");
-        assert_eq!(array_repr(&iota(&[0])), "Array([], dtype=int32)");
+        // JAX names the shape of every empty array, (0,) too (NumPy does not).
+        assert_eq!(array_repr(&iota(&[0])), "Array([], shape=(0,), dtype=int32)");
         assert_eq!(array_repr(&iota(&[2, 0])), "Array([], shape=(2, 0), dtype=int32)");
+        // Too long for one line with the dtype: JAX pads the dtype with six spaces instead.
+        let long = Array::from_f32(vec![5], vec![0.0, 0.247_403_96, 0.479_425_55, 0.681_638_8, 0.841_470_96]);
+        assert_eq!(
+            array_repr(&long),
+            "Array([0.        , 0.24740396, 0.47942555, 0.6816388 , 0.84147096],      dtype=float32)"
+        );
     }
 }

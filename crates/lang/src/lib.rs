@@ -122,5 +122,7 @@ pub async fn run_script_with_progress(
     if !errors.is_empty() {
         return Err(ScriptFailure { errors, output: RunOutput::default() });
     }
+    // Each program starts from NumPy's default print options, whatever the last one set.
+    jaxlite::format::set_print_options(jaxlite::format::PrintOptions::default());
     interp::run(&module, ctx, limits, progress).await
 }

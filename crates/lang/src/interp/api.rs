@@ -26,6 +26,8 @@ pub const JNP_MORE: &[&str] = &[
     "take",
     "take_along_axis",
     "prod",
+    "set_printoptions",
+    "get_printoptions",
     "remainder",
     "mod",
     "floor_divide",
@@ -184,8 +186,12 @@ impl Interp<'_, '_> {
             let mask = self.to_tensor(mask)?;
             let mask = jnp::astype(self.ctx, &mask, DType::Bool).await?;
             let mask = jnp::broadcast_to(self.ctx, &mask, &x.aval().shape).await?;
-            let x =
-                jnp::astype(self.ctx, x, if x.aval().dtype.is_float() { x.aval().dtype } else { DType::F32 }).await?;
+            let x = jnp::astype(
+                self.ctx,
+                x,
+                if x.aval().dtype.is_float() { x.aval().dtype } else { self.ctx.default_float() },
+            )
+            .await?;
             let dtype = x.aval().dtype;
             let full = |v: f32| Tensor::from(Array::from_f32(vec![], vec![v]).astype(dtype));
             let x_safe = jnp::where_(self.ctx, &mask, &x, &full(f32::NEG_INFINITY)).await?;
@@ -545,8 +551,8 @@ impl Interp<'_, '_> {
                         ));
                     }
                     let n = num as usize;
-                    if dtype == DType::F64 {
-                        // NumPy's: i·step + start in float64, the endpoint exact.
+                    if dtype == DType::F64 || self.ctx.on_host() {
+                        // NumPy's: i·step + start in float64, the endpoint exact, then cast.
                         let (a, b) = (number(&start)?, number(&stop)?);
                         let div = if endpoint { n.saturating_sub(1) } else { n };
                         let step = (b - a) / div as f64;
@@ -558,7 +564,7 @@ impl Interp<'_, '_> {
                         if endpoint && n > 1 {
                             values[n - 1] = b;
                         }
-                        return Ok(Value::array(Array::new(vec![n], jaxlite::Data::F64(values))));
+                        return Ok(Value::array(Array::new(vec![n], jaxlite::Data::F64(values)).astype(dtype)));
                     }
                     let (a, b) = (number(&start)? as f32, number(&stop)? as f32);
                     let div = if endpoint { n.saturating_sub(1) } else { n };
@@ -705,7 +711,7 @@ impl Interp<'_, '_> {
                     };
                     let mut x = self.to_tensor(&need(arg(0, "a"), "a")?)?;
                     let idx = self.as_array(&need(arg(1, "indices"), "indices")?, None).await?;
-                    if idx.aval().dtype != DType::I32 {
+                    if !idx.aval().dtype.is_integer() {
                         return err(format!("take: indices must be integers, got {}", idx.aval().dtype));
                     }
                     let axis = match arg(2, "axis") {
@@ -764,7 +770,7 @@ impl Interp<'_, '_> {
                         }
                     };
                     let (xs, is) = (x.aval().shape.clone(), idx.aval().shape.clone());
-                    if idx.aval().dtype != DType::I32 {
+                    if !idx.aval().dtype.is_integer() {
                         return err(format!("take_along_axis: indices must be integers, got {}", idx.aval().dtype));
                     }
                     if xs.len() != is.len() {
@@ -858,8 +864,9 @@ impl Interp<'_, '_> {
                     no_more_kwargs(name, &kwargs)?;
                     let (Some(a), Some(b)) = (a, b) else { return err("allclose() needs a and b") };
                     let (a, b) = (self.to_tensor(&a)?, self.to_tensor(&b)?);
-                    let a = jnp::astype(self.ctx, &a, DType::F32).await?;
-                    let b = jnp::astype(self.ctx, &b, DType::F32).await?;
+                    let float = self.ctx.default_float();
+                    let a = jnp::astype(self.ctx, &a, float).await?;
+                    let b = jnp::astype(self.ctx, &b, float).await?;
                     let diff = jnp::binary(self.ctx, BinaryOp::Sub, &a, &b).await?;
                     let diff = jnp::unary(self.ctx, UnaryOp::Abs, &diff).await?;
                     let scale = jnp::unary(self.ctx, UnaryOp::Abs, &b).await?;
@@ -886,6 +893,9 @@ impl Interp<'_, '_> {
         Box::pin(async move {
             if OWN_KWARGS.contains(&name) {
                 return self.call_jnp_own_kwargs(name, args, kwargs).await;
+            }
+            if name == "set_printoptions" || name == "get_printoptions" {
+                return print_options(name, args, kwargs);
             }
             let axis = take_kwarg(&mut kwargs, "axis");
             let keepdims = match take_kwarg(&mut kwargs, "keepdims") {
@@ -926,9 +936,10 @@ impl Interp<'_, '_> {
                                 "jnp.round of integers with negative decimals is not supported by the playground yet",
                             );
                         }
-                        let wide = jnp::astype(self.ctx, &x, DType::F32).await?;
+                        let float = self.ctx.default_float();
+                        let wide = jnp::astype(self.ctx, &x, float).await?;
                         let factor = weak(10f64.powi(decimals.clamp(-60, 60) as i32) as f32);
-                        let factor = jnp::astype(self.ctx, &factor, DType::F32).await?;
+                        let factor = jnp::astype(self.ctx, &factor, float).await?;
                         let scaled = jnp::binary(self.ctx, BinaryOp::Mul, &wide, &factor).await?;
                         let rounded = jnp::unary(self.ctx, UnaryOp::RoundEven, &scaled).await?;
                         let back = jnp::binary(self.ctx, BinaryOp::Div, &rounded, &factor).await?;
@@ -1033,10 +1044,10 @@ impl Interp<'_, '_> {
                     let op = match name {
                         "arctan2" => {
                             if !x.aval().dtype.is_float() {
-                                x = jnp::astype(self.ctx, &x, DType::F32).await?;
+                                x = jnp::astype(self.ctx, &x, self.ctx.default_float()).await?;
                             }
                             if !y.aval().dtype.is_float() {
-                                y = jnp::astype(self.ctx, &y, DType::F32).await?;
+                                y = jnp::astype(self.ctx, &y, self.ctx.default_float()).await?;
                             }
                             BinaryOp::Atan2
                         }
@@ -1090,7 +1101,11 @@ impl Interp<'_, '_> {
                 "var" | "std" => {
                     arity(name, &args, 1, 2)?;
                     let x = self.to_tensor(&args[0])?;
-                    let x = if x.aval().dtype.is_float() { x } else { jnp::astype(self.ctx, &x, DType::F32).await? };
+                    let x = if x.aval().dtype.is_float() {
+                        x
+                    } else {
+                        jnp::astype(self.ctx, &x, self.ctx.default_float()).await?
+                    };
                     let rank = x.aval().rank();
                     let axes = self.axis_list(axis.as_ref().or(args.get(1)), rank)?;
                     let norm = jnp::normalize_axes(Some(&axes), rank)?;
@@ -1116,7 +1131,11 @@ impl Interp<'_, '_> {
                 "prod" => {
                     arity(name, &args, 1, 2)?;
                     let mut x = self.to_tensor(&args[0])?;
-                    if x.aval().dtype == DType::Bool {
+                    // As sum: booleans multiply as int32, and NumPy takes every narrower
+                    // integer to its default int64.
+                    if self.ctx.on_host() && matches!(x.aval().dtype, DType::Bool | DType::I32) {
+                        x = jnp::astype(self.ctx, &x, DType::I64).await?;
+                    } else if x.aval().dtype == DType::Bool {
                         x = jnp::astype(self.ctx, &x, DType::I32).await?;
                     }
                     let shape = x.aval().shape.clone();
@@ -1861,4 +1880,56 @@ async fn fill_invalid(ctx: &mut jaxlite::Context, out: &Tensor, valid: &Tensor) 
             jnp::where_(ctx, valid, out, &nan).await?
         }
     })
+}
+
+/// `np.set_printoptions(precision=4, suppress=True)` (also `jnp.`'s, the same options: JAX
+/// prints with NumPy) and `np.get_printoptions()`. The options that change the layout
+/// (line width, threshold, edge items) are not settable in the playground.
+fn print_options(name: &str, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> R<Value> {
+    use jaxlite::format::{print_options, set_print_options};
+    let mut options = print_options();
+    if name == "get_printoptions" {
+        arity(name, &args, 0, 0)?;
+        let s = |v: &str| Value::str(v);
+        let entries = vec![
+            (s("edgeitems"), Value::Int(3)),
+            (s("threshold"), Value::Int(1000)),
+            (s("floatmode"), s("maxprec")),
+            (s("precision"), Value::Int(options.precision as i64)),
+            (s("suppress"), Value::Bool(options.suppress)),
+            (s("linewidth"), Value::Int(jaxlite::format::LINE_WIDTH as i64)),
+            (s("nanstr"), s("nan")),
+            (s("infstr"), s("inf")),
+            (s("sign"), s("-")),
+            (s("formatter"), Value::None),
+            (s("legacy"), Value::Bool(false)),
+            (s("override_repr"), Value::None),
+        ];
+        return Ok(Value::Dict(std::rc::Rc::new(std::cell::RefCell::new(super::value::Dict { entries }))));
+    }
+    let mut named: Vec<(String, Value)> = ["precision", "threshold", "edgeitems", "linewidth", "suppress"]
+        .iter()
+        .zip(args)
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+    named.extend(kwargs);
+    for (key, value) in named {
+        match (key.as_str(), &value) {
+            (_, Value::None) => {}
+            ("precision", v) => match int_arg(v)? {
+                p @ 0..=100 => options.precision = p as usize,
+                _ => return super::value_err("precision must be a non-negative integer"),
+            },
+            ("suppress", v) => {
+                options.suppress = matches!(v, Value::Bool(true)) || matches!(v, Value::Int(i) if *i != 0)
+            }
+            (other, _) => {
+                return unsupported(format!(
+                    "set_printoptions({other}=...) is not supported by the playground yet (precision and suppress are)"
+                ))
+            }
+        }
+    }
+    set_print_options(options);
+    Ok(Value::None)
 }

@@ -813,6 +813,9 @@ impl Interp<'_, '_> {
                 if let Native::NpRandomState(_) = &**n {
                     return self.random_state_method(recv, name, args, kwargs).await;
                 }
+                if let Native::NpGenerator(_) = &**n {
+                    return self.generator_method(recv, name, args, kwargs).await;
+                }
             }
             if let Some(op) = name.strip_prefix("at.") {
                 no_more_kwargs(&format!("at[...].{op}"), &kwargs)?;

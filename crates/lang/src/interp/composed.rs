@@ -283,8 +283,8 @@ impl Interp<'_, '_> {
                         ));
                     }
                     let (ad, vd) = (a.aval(), v.aval());
-                    let (dtype, _) = jaxlite::dtype::promote(ad.dtype, ad.weak_type, vd.dtype, vd.weak_type);
-                    let dtype = if dtype.is_float() { dtype } else { DType::F32 };
+                    let (dtype, _) = self.ctx.promote(ad, vd);
+                    let dtype = if dtype.is_float() { dtype } else { self.ctx.default_float() };
                     let (a, v) = (jnp::astype(self.ctx, &a, dtype).await?, jnp::astype(self.ctx, &v, dtype).await?);
                     let swapped = na < nv;
                     let (a, v) = if swapped { (v, a) } else { (a, v) };
@@ -498,7 +498,7 @@ impl Interp<'_, '_> {
                     };
                     let k = arg(2, "k").map_or(Ok(0), |v| int_arg(&v))?;
                     let dtype = match arg(3, "dtype") {
-                        None | Some(Value::None) => DType::F32,
+                        None | Some(Value::None) => self.ctx.default_float(),
                         Some(v) => dtype_arg(&v)?,
                     };
                     no_more_kwargs(name, &kwargs)?;

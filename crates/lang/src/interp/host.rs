@@ -20,30 +20,121 @@ use std::rc::Rc;
 
 /// A NumPy array (or scalar) of the script.
 pub struct HostArray {
-    array: RefCell<Rc<Array>>,
+    storage: Storage,
     /// NumPy's scalars (`np.float64(1.5)`) are 0-d arrays that print as numbers.
     pub scalar: bool,
 }
 
+/// Where a host array's elements live: its own, or a view's window onto another array's
+/// (`a[1:]`, `a.T`, `a.reshape(2, 3)`): the flat positions in the base array, laid out in
+/// the view's shape, so that writing through the view writes the base, as in NumPy.
+enum Storage {
+    Own(RefCell<Rc<Array>>),
+    View { base: Rc<HostArray>, positions: Rc<Array> },
+}
+
 impl HostArray {
     pub fn get(&self) -> Rc<Array> {
-        self.array.borrow().clone()
+        match &self.storage {
+            Storage::Own(a) => a.borrow().clone(),
+            Storage::View { base, positions } => {
+                let base = base.get();
+                let flat = Array::new(vec![base.size()], base.data.clone());
+                let rows: Vec<usize> = positions.to_i64_vec().iter().map(|&p| p as usize).collect();
+                Rc::new(take_rows(&flat, &rows, positions.shape()))
+            }
+        }
     }
 
-    /// Writes new contents in place: every name holding this array sees them.
+    /// Writes new contents in place: every name holding this array (or a view of the same
+    /// base) sees them.
     fn replace(&self, a: Array) {
-        *self.array.borrow_mut() = Rc::new(a);
+        match &self.storage {
+            Storage::Own(cell) => *cell.borrow_mut() = Rc::new(a),
+            Storage::View { base, positions } => {
+                let old = base.get();
+                let dtype = old.dtype();
+                let at = positions.to_i64_vec();
+                let data = if dtype == DType::I64 {
+                    let mut values = old.to_i64_vec();
+                    for (&p, v) in at.iter().zip(a.astype(dtype).to_i64_vec()) {
+                        values[p as usize] = v;
+                    }
+                    jaxlite::Data::I64(values)
+                } else {
+                    let mut values = old.to_f64_vec();
+                    for (&p, v) in at.iter().zip(a.astype(dtype).to_f64_vec()) {
+                        values[p as usize] = v;
+                    }
+                    jaxlite::Data::F64(values)
+                };
+                base.replace(Array::new(old.shape().to_vec(), data).astype(dtype));
+            }
+        }
     }
 
     pub fn dtype(&self) -> DType {
-        self.array.borrow().dtype()
+        match &self.storage {
+            Storage::Own(a) => a.borrow().dtype(),
+            Storage::View { base, .. } => base.dtype(),
+        }
     }
+
+    /// The flat positions of this array's elements in the array that owns them.
+    fn positions(&self) -> Rc<Array> {
+        match &self.storage {
+            Storage::Own(a) => {
+                let shape = a.borrow().shape().to_vec();
+                let n: usize = shape.iter().product();
+                Rc::new(Array::new(shape, jaxlite::Data::I64((0..n as i64).collect())))
+            }
+            Storage::View { positions, .. } => positions.clone(),
+        }
+    }
+
+    /// The array that owns this one's elements.
+    fn owner(self: &Rc<Self>) -> Rc<HostArray> {
+        match &self.storage {
+            Storage::Own(_) => self.clone(),
+            Storage::View { base, .. } => base.clone(),
+        }
+    }
+}
+
+/// A view of `h` whose elements are at `positions` of `h`'s owner, or a copy where NumPy
+/// would copy: when the positions are not one strided window (`a.T.ravel()`).
+fn view_or_copy(h: &Rc<HostArray>, positions: Array) -> Value {
+    if !is_strided(&positions) {
+        let rows: Vec<usize> = positions.to_i64_vec().iter().map(|&p| p as usize).collect();
+        let owner = h.owner().get();
+        let flat = Array::new(vec![owner.size()], owner.data.clone());
+        return Value::host(take_rows(&flat, &rows, positions.shape()), false);
+    }
+    Value::Host(Rc::new(HostArray {
+        storage: Storage::View { base: h.owner(), positions: Rc::new(positions) },
+        scalar: false,
+    }))
+}
+
+/// Whether positions laid out in their shape are `offset + Σ index_d · stride_d` for some
+/// strides: what a NumPy view can describe.
+fn is_strided(positions: &Array) -> bool {
+    let (shape, at) = (positions.shape(), positions.to_i64_vec());
+    if at.is_empty() {
+        return true;
+    }
+    let steps = jaxlite::eval::strides(shape);
+    let strides: Vec<i64> = (0..shape.len()).map(|d| if shape[d] > 1 { at[steps[d]] - at[0] } else { 0 }).collect();
+    at.iter().enumerate().all(|(flat, &p)| {
+        let expected: i64 = (0..shape.len()).map(|d| ((flat / steps[d]) % shape[d]) as i64 * strides[d]).sum();
+        p == at[0] + expected
+    })
 }
 
 impl Value {
     pub fn host(a: Array, scalar: bool) -> Value {
         let scalar = scalar && a.shape().is_empty();
-        Value::Host(Rc::new(HostArray { array: RefCell::new(Rc::new(a)), scalar }))
+        Value::Host(Rc::new(HostArray { storage: Storage::Own(RefCell::new(Rc::new(a))), scalar }))
     }
 }
 
@@ -81,19 +172,24 @@ pub fn repr(h: &HostArray) -> String {
         Some(int) if a.shape().is_empty() && a.dtype().is_float() => format!("{int}."),
         _ => body,
     };
-    // NumPy names the dtype unless it is a default one (float64, int64, bool) that the
-    // elements already show; an empty array always names it.
-    let default = matches!(a.dtype(), DType::F64 | DType::I64 | DType::Bool);
-    let shape = if a.size() == 0 && a.shape() != [0] {
-        format!(", shape={}", jaxlite::numpy::shape_str(a.shape()))
-    } else {
-        String::new()
-    };
-    if default && a.size() > 0 {
-        format!("array({body})")
-    } else {
-        format!("array({body}{shape}, dtype={})", a.dtype().name())
+    // NumPy adds what the elements do not show: the shape of an empty or summarised array,
+    // and the dtype unless it is a default one (float64, int64, bool) or the array is empty.
+    let mut extras = Vec::new();
+    if (a.size() == 0 && a.shape() != [0]) || jaxlite::format::is_summarised(&a) {
+        extras.push(format!("shape={}", jaxlite::numpy::shape_str(a.shape())));
     }
+    if !matches!(a.dtype(), DType::F64 | DType::I64 | DType::Bool) || a.size() == 0 {
+        extras.push(format!("dtype={}", a.dtype().name()));
+    }
+    if extras.is_empty() {
+        return format!("array({body})");
+    }
+    // The extras go on a line of their own when they would take the last line past the width.
+    let head = format!("array({body},");
+    let last_line = head.len() - head.rfind('\n').map_or(0, |p| p + 1);
+    let extras = extras.join(", ");
+    let spacer = if last_line + extras.len() + 2 > jaxlite::format::LINE_WIDTH { "\n      " } else { " " };
+    format!("{head}{spacer}{extras})")
 }
 
 /// `str(x)`: the elements as `print` shows them.
@@ -146,6 +242,38 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
         },
     }
 }
+
+/// NumPy functions that call the method of the same job on an array that is not NumPy's, by
+/// the function's name and the method's.
+const ARRAY_METHOD_DISPATCH: &[(&str, &str)] = &[
+    ("sum", "sum"),
+    ("prod", "prod"),
+    ("mean", "mean"),
+    ("std", "std"),
+    ("var", "var"),
+    ("max", "max"),
+    ("amax", "max"),
+    ("min", "min"),
+    ("amin", "min"),
+    ("any", "any"),
+    ("all", "all"),
+    ("argmax", "argmax"),
+    ("argmin", "argmin"),
+    ("argsort", "argsort"),
+    ("cumsum", "cumsum"),
+    ("cumprod", "cumprod"),
+    ("round", "round"),
+    ("around", "round"),
+    ("clip", "clip"),
+    ("reshape", "reshape"),
+    ("transpose", "transpose"),
+    ("swapaxes", "swapaxes"),
+    ("squeeze", "squeeze"),
+    ("take", "take"),
+    ("repeat", "repeat"),
+    ("nonzero", "nonzero"),
+    ("searchsorted", "searchsorted"),
+];
 
 /// `numpy.testing`'s assertions.
 const TESTING: &[&str] = &["assert_allclose", "assert_array_equal", "assert_array_almost_equal", "assert_equal"];
@@ -209,9 +337,35 @@ pub fn rehost(v: Value, scalars: bool) -> Value {
     }
 }
 
+/// NumPy's `ValueError` for `a @ b` whose inner sizes differ (JAX's is a TypeError).
+fn matmul_error(e: RtError) -> RtError {
+    let sizes = e.message.split_once("contracting dimensions to have the same shape, got (").and_then(|(_, rest)| {
+        let (a, rest) = rest.split_once(",) and (")?;
+        let (b, _) = rest.split_once(",)")?;
+        Some((a.to_string(), b.to_string()))
+    });
+    match sizes {
+        Some((a, b)) => RtError::of(
+            super::objects::Builtin::ValueError,
+            format!("matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature (n?,k),(k,m?)->(n?,m?) (size {b} is different from {a})"),
+        ),
+        None => e,
+    }
+}
+
 /// NumPy's wording of the errors its functions raise where JAX words them otherwise.
 fn numpy_error(e: RtError) -> RtError {
     let message = e.message.clone();
+    if let Some((_, rest)) = message.split_once("cannot reshape array of shape ") {
+        // JAX's "(6,) (size 6) into shape (4, 2)" as NumPy's "size 6 into shape (4,2)".
+        if let Some((_, rest)) = rest.split_once("(size ") {
+            let (size, target) = rest.split_once(") into shape ").unwrap_or((rest, ""));
+            return RtError::of(
+                super::objects::Builtin::ValueError,
+                format!("cannot reshape array of size {size} into shape {}", target.replace(", ", ",")),
+            );
+        }
+    }
     if let Some((_, shapes)) = message.trim_end_matches('.').split_once("got incompatible shapes for broadcasting: ") {
         // JAX's "(2, 3), (4,)" as NumPy's "(2,3) (4,) ".
         let shapes = shapes.replace(", (", " (").replace(", ", ",");
@@ -255,6 +409,26 @@ impl<'c, 'p> Interp<'c, 'p> {
             if let Some(dtype) = DType::from_name(name).or((name == "bool").then_some(DType::Bool)) {
                 return self.np_scalar_type(dtype, args).await;
             }
+            // `np.asarray(a)` of a NumPy array (in its own dtype) is that array.
+            if let (["asarray"], [Value::Host(h)]) = ([name], args.as_slice()) {
+                let same_dtype = match kwargs.as_slice() {
+                    [] => true,
+                    [(k, v)] if k == "dtype" => super::jax::dtype_arg(v).is_ok_and(|d| d == h.dtype()),
+                    _ => false,
+                };
+                if same_dtype && !h.scalar {
+                    return Ok(args[0].clone());
+                }
+            }
+            // NumPy hands these to the array's own method when it is not NumPy's (its
+            // `_wrapreduction` and `_wrapfunc`): on a JAX array, `np.sum(x)` is `x.sum()`, a
+            // JAX array computed on the device (and, inside jit, traced rather than refused).
+            if let (Some(Value::Array(x)), Some(&(_, method))) =
+                (args.first(), ARRAY_METHOD_DISPATCH.iter().find(|(f, _)| *f == name))
+            {
+                let x = x.clone();
+                return self.call_array_method(&x, method, args[1..].to_vec(), kwargs).await;
+            }
             let args: Vec<Value> = args.iter().map(unhost).collect();
             let kwargs: Vec<(String, Value)> = kwargs.into_iter().map(|(k, v)| (k, unhost(&v))).collect();
             let result = self.on_host(move |s| s.call_jnp(name, args, kwargs)).await?;
@@ -274,7 +448,10 @@ impl<'c, 'p> Interp<'c, 'p> {
     /// An operator with a host array and no device array: computed on the host.
     pub(super) async fn host_binary(&mut self, op: BinOp, a: &Value, b: &Value) -> R<Value> {
         let (a, b) = (unhost(a), unhost(b));
-        let result = self.on_host(move |s| s.binary(op, a, b)).await?;
+        let result = self.on_host(move |s| s.binary(op, a, b)).await.map_err(|e| match op {
+            BinOp::MatMul => matmul_error(e),
+            _ => e,
+        })?;
         Ok(rehost(result, true))
     }
 
@@ -292,6 +469,21 @@ impl<'c, 'p> Interp<'c, 'p> {
 
     /// `x.shape`, `x.T`, `x.sum` (a method bound to the host array), ...
     pub(super) async fn host_attr(&mut self, h: &Rc<HostArray>, name: &str) -> R<Value> {
+        // NumPy's own in-place methods, which JAX arrays lack.
+        if name == "fill" {
+            return Ok(Value::native(Native::Method(Value::Host(h.clone()), "fill")));
+        }
+        if name == "T" && !h.scalar {
+            let positions = h.positions();
+            let picked = self
+                .on_host(move |s| {
+                    Box::pin(async move { s.get_attr(&Value::Array(Tensor::Concrete(positions)), "T").await })
+                })
+                .await?;
+            if let Value::Array(Tensor::Concrete(p)) = picked {
+                return Ok(view_or_copy(h, Rc::unwrap_or_clone(p)));
+            }
+        }
         let receiver = Value::Host(h.clone());
         let name = name.to_string();
         let array = unhost(&receiver);
@@ -333,8 +525,22 @@ impl<'c, 'p> Interp<'c, 'p> {
             }
             _ => {}
         }
-        let scalars =
-            !matches!(name.as_str(), "reshape" | "copy" | "astype" | "squeeze" | "ravel" | "flatten" | "transpose");
+        // These rearrange without copying in NumPy (where strides can describe the result).
+        if !h.scalar && matches!(name.as_str(), "reshape" | "ravel" | "transpose" | "squeeze" | "swapaxes") {
+            let positions = h.positions();
+            let picked = self
+                .on_host(move |s| {
+                    Box::pin(
+                        async move { s.call_array_method(&Tensor::Concrete(positions), &name, args, kwargs).await },
+                    )
+                })
+                .await?;
+            return match picked {
+                Value::Array(Tensor::Concrete(p)) => Ok(view_or_copy(h, Rc::unwrap_or_clone(p))),
+                other => Ok(other),
+            };
+        }
+        let scalars = !matches!(name.as_str(), "copy" | "astype" | "flatten");
         let result = self
             .on_host(move |s| {
                 Box::pin(async move {
@@ -351,8 +557,23 @@ impl<'c, 'p> Interp<'c, 'p> {
         let array = h.get();
         let index = masks_as_positions(&unhost(index));
         check_bounds(array.shape(), &index)?;
+        // Slices, integers, new axes and an ellipsis select a window: a view, as NumPy's
+        // basic indexing gives (a single element is a scalar, a copy).
+        if !h.scalar && is_basic_index(&index) {
+            let positions = h.positions();
+            let index = index.clone();
+            let picked = self
+                .on_host(move |s| Box::pin(async move { s.index_array(&Tensor::Concrete(positions), &index).await }))
+                .await?;
+            if let Value::Array(Tensor::Concrete(p)) = picked {
+                if !p.shape().is_empty() {
+                    return Ok(view_or_copy(h, Rc::unwrap_or_clone(p)));
+                }
+            }
+        }
         if let Some(rows) = gather_rows(&array, &index) {
-            return Ok(Value::host(rows, false));
+            // One position of a vector is an element: a scalar.
+            return Ok(Value::host(rows, true));
         }
         let result = self
             .on_host(move |s| Box::pin(async move { s.index_array(&Tensor::Concrete(array), &index).await }))
@@ -435,11 +656,24 @@ impl<'c, 'p> Interp<'c, 'p> {
                 None => Ok(default),
             }
         };
-        let (rtol, atol) = match name {
-            "assert_allclose" => (number("rtol", 1e-7)?, number("atol", 0.0)?),
-            "assert_array_almost_equal" => (0.0, 1.5 * 10f64.powi(-(number("decimal", 6.0)? as i32))),
-            _ => (0.0, 0.0),
+        let check = match name {
+            "assert_allclose" => Check::Close { rtol: number("rtol", 1e-7)?, atol: number("atol", 0.0)? },
+            "assert_array_almost_equal" => Check::Decimals(number("decimal", 6.0)? as i32),
+            _ => Check::Equal,
         };
+        // `assert_equal` of two plain Python values compares them as Python does.
+        if name == "assert_equal" && ![&actual, &desired].iter().any(|v| matches!(v, Value::Host(_) | Value::Array(_)))
+        {
+            if super::value::py_eq(&actual, &desired) {
+                return Ok(Value::None);
+            }
+            let report = format!(
+                "\nItems are not equal:\n ACTUAL: {}\n DESIRED: {}",
+                super::value::repr(&actual),
+                super::value::repr(&desired)
+            );
+            return Err(RtError::of(super::objects::Builtin::AssertionError, report));
+        }
         let arrays = self
             .on_host(move |s| {
                 Box::pin(async move {
@@ -453,7 +687,7 @@ impl<'c, 'p> Interp<'c, 'p> {
         let (Value::Array(Tensor::Concrete(a)), Value::Array(Tensor::Concrete(d))) = (&pair[0], &pair[1]) else {
             return err("expected two arrays");
         };
-        match assertion_report(name, a, d, rtol, atol) {
+        match assertion_report(check, a, d) {
             None => Ok(Value::None),
             Some(report) => Err(RtError::of(super::objects::Builtin::AssertionError, report)),
         }
@@ -474,6 +708,19 @@ pub fn masks_as_positions(index: &Value) -> Value {
                 Value::tuple(parts)
             }
         }
+    }
+}
+
+/// Whether an index is NumPy's basic kind (integers, slices, `None`, `...`), which gives a view.
+fn is_basic_index(index: &Value) -> bool {
+    let basic = |v: &Value| match v {
+        Value::Int(_) | Value::Slice(..) | Value::None | Value::Ellipsis => true,
+        Value::Array(Tensor::Concrete(a)) => a.shape().is_empty() && a.dtype().is_integer(),
+        _ => false,
+    };
+    match index {
+        Value::Tuple(items) => items.iter().all(basic),
+        single => basic(single),
     }
 }
 
@@ -570,7 +817,11 @@ fn host_index_item(v: &Value) -> Vec<Value> {
                 })
                 .collect()
         }
-        Value::List(items) => vec![Value::list(items.borrow().iter().map(unhost).map(narrow).collect())],
+        // A list is an array of positions (or a mask) to NumPy, where JAX refuses it.
+        Value::List(_) => match super::jax::literal_array(&unhost(v), true) {
+            Ok(a) => host_index_item(&Value::array(a)),
+            Err(_) => vec![v.clone()],
+        },
         other => vec![narrow(other.clone())],
     }
 }
@@ -589,66 +840,136 @@ fn ufunc_name(op: BinOp) -> &'static str {
     }
 }
 
-/// NumPy's report when arrays differ (`numpy.testing.assert_allclose`), `None` when they
-/// match: the header, the count of mismatched elements, the largest differences, and both
-/// arrays.
-fn assertion_report(name: &str, actual: &Array, desired: &Array, rtol: f64, atol: f64) -> Option<String> {
-    let header = match name {
-        "assert_allclose" => format!("\nNot equal to tolerance rtol={}, atol={}\n", py_g(rtol), py_g(atol)),
-        "assert_array_almost_equal" => "\nArrays are not almost equal to 6 decimals\n".to_string(),
-        _ => "\nArrays are not equal\n".to_string(),
-    };
-    let shape = match jaxlite::numpy::broadcast_shapes("assert", actual.shape(), desired.shape()) {
-        Ok(s) => s,
-        Err(_) => {
-            return Some(format!(
-                "{header}\n(shapes {}, {} mismatch)\n x: {}\n y: {}",
-                jaxlite::numpy::shape_str(actual.shape()),
-                jaxlite::numpy::shape_str(desired.shape()),
-                array_line(actual),
-                array_line(desired)
-            ))
+/// What a `numpy.testing` assertion checks of each pair of elements.
+#[derive(Clone, Copy)]
+enum Check {
+    /// `assert_array_equal`, `assert_equal`: `==`.
+    Equal,
+    /// `assert_allclose`: `|a − d| <= atol + rtol·|d|`.
+    Close { rtol: f64, atol: f64 },
+    /// `assert_array_almost_equal`: `|a − d| < 1.5·10^−decimal`.
+    Decimals(i32),
+}
+
+/// NumPy's report (`assert_array_compare`) when the arrays differ, else `None`: the shapes must
+/// match (or one be a scalar); NaNs and infinities must sit at the same places (and infinities
+/// agree in sign), and are not compared further; the rest pass the check or are listed: how
+/// many, the first five places with both values, the largest differences among them.
+fn assertion_report(check: Check, actual: &Array, desired: &Array) -> Option<String> {
+    let (header, precision) = match check {
+        Check::Close { rtol, atol } => {
+            (format!("Not equal to tolerance rtol={}, atol={}", py_g(rtol, ""), py_g(atol, "")), 6)
         }
+        Check::Decimals(d) => (format!("Arrays are not almost equal to {d} decimals"), d.max(0) as usize),
+        Check::Equal => ("Arrays are not equal".to_string(), 6),
     };
+    let report = |message: &str| {
+        let shown = |a: &Array| {
+            let r = with_precision(precision, || array_line(a));
+            // NumPy shows at most three lines of each array.
+            match r.lines().count() > 4 {
+                true => format!("{}...", r.lines().take(3).collect::<Vec<_>>().join("\n")),
+                false => r,
+            }
+        };
+        Some(format!("\n{header}\n{message}\n ACTUAL: {}\n DESIRED: {}", shown(actual), shown(desired)))
+    };
+    let (xs, ys) = (actual.shape(), desired.shape());
+    if !(xs.is_empty() || ys.is_empty() || xs == ys) {
+        let (xs, ys) = (jaxlite::numpy::shape_str(xs), jaxlite::numpy::shape_str(ys));
+        return report(&format!("\n(shapes {xs}, {ys} mismatch)"));
+    }
+    let shape = if xs.is_empty() { ys.to_vec() } else { xs.to_vec() };
     let n: usize = shape.iter().product();
     let (x, y) = (broadcast_values(actual, &shape), broadcast_values(desired, &shape));
-    let mut mismatched = 0;
-    let (mut max_abs, mut max_rel) = (0.0f64, 0.0f64);
-    for (&a, &d) in x.iter().zip(&y) {
-        let same_nan = a.is_nan() && d.is_nan();
-        let close = same_nan || a == d || (a - d).abs() <= atol + rtol * d.abs();
-        if !close {
-            mismatched += 1;
-        }
-        if !same_nan {
-            let diff = (a - d).abs();
-            max_abs = max_abs.max(diff);
-            if d != 0.0 {
-                max_rel = max_rel.max(diff / d.abs());
-            } else if diff > 0.0 {
-                max_rel = f64::INFINITY;
+    let numeric = actual.dtype() != DType::Bool && desired.dtype() != DType::Bool;
+    let mut skipped = vec![false; n];
+    if numeric {
+        for (what, test) in [("nan", f64::is_nan as fn(f64) -> bool), ("inf", f64::is_infinite)] {
+            if (0..n).any(|i| test(x[i]) != test(y[i])) {
+                return report(&format!("\n{what} location mismatch:"));
             }
+            if what == "inf" && (0..n).any(|i| test(x[i]) && x[i] != y[i]) {
+                return report("\ninf values mismatch:");
+            }
+            (0..n).filter(|&i| test(x[i])).for_each(|i| skipped[i] = true);
         }
     }
-    if mismatched == 0 {
+    let passes = |a: f64, d: f64| match check {
+        Check::Equal => a == d,
+        Check::Close { rtol, atol } => (a - d).abs() <= atol + rtol * d.abs(),
+        Check::Decimals(k) => (a - d).abs() < 1.5 * 10f64.powi(-k),
+    };
+    let failing: Vec<usize> = (0..n).filter(|&i| !skipped[i] && !passes(x[i], y[i])).collect();
+    if failing.is_empty() {
         return None;
     }
-    let percent = 100.0 * mismatched as f64 / n as f64;
-    let percent = py_g(percent);
-    let mut report = format!("{header}\nMismatched elements: {mismatched} / {n} ({percent}%)\n");
-    if actual.dtype() == DType::Bool || desired.dtype() == DType::Bool {
-        // NumPy reports no differences for booleans.
-    } else {
-        report.push_str(&format!("Max absolute difference among violations: {}\n", py_g(max_abs)));
-        report.push_str(&format!("Max relative difference among violations: {}\n", py_g(max_rel)));
+    let percent = py_g(100.0 * failing.len() as f64 / n as f64, ".3");
+    let mut remarks = vec![format!("Mismatched elements: {} / {n} ({percent}%)", failing.len())];
+    if !shape.is_empty() {
+        let strides = jaxlite::eval::strides(&shape);
+        let element = |a: &Array, values: &[f64], i: usize| {
+            let at = if a.shape().is_empty() { 0 } else { i };
+            let one = match a.dtype() {
+                DType::I64 => Array::new(vec![], jaxlite::Data::I64(vec![a.to_i64_vec()[at]])),
+                dtype => Array::new(vec![], jaxlite::Data::F64(vec![values[i]])).astype(dtype),
+            };
+            jaxlite::format::format_array(&one)
+        };
+        let lines: Vec<String> = failing
+            .iter()
+            .take(5)
+            .map(|&i| {
+                let place: Vec<String> = (0..shape.len()).map(|d| ((i / strides[d]) % shape[d]).to_string()).collect();
+                let (a, d) = (element(actual, &x, i), element(desired, &y, i));
+                format!(" [{}]: {a} (ACTUAL), {d} (DESIRED)", place.join(", "))
+            })
+            .collect();
+        let title = match failing.len() {
+            1 => "Mismatch at index:",
+            2..=5 => "Mismatch at indices:",
+            _ => "First 5 mismatches are at indices:",
+        };
+        remarks.push(format!("{title}\n{}", lines.join("\n")));
     }
-    report.push_str(&format!(" ACTUAL: {}\n DESIRED: {}", array_line(actual), array_line(desired)));
-    Some(report)
+    if numeric {
+        // In the dtype NumPy's `abs(x - y)` has; the relative one divides by |y| in float.
+        let dtype = jaxlite::dtype::promote_numpy(actual.dtype(), false, desired.dtype(), false).0;
+        let max_abs = failing.iter().map(|&i| (x[i] - y[i]).abs()).fold(0.0, f64::max);
+        let relative: Vec<f64> =
+            failing.iter().filter(|&&i| y[i] != 0.0).map(|&i| (x[i] - y[i]).abs() / y[i].abs()).collect();
+        let max_rel = relative.into_iter().reduce(f64::max).unwrap_or(f64::INFINITY);
+        let float = if dtype.is_float() { dtype } else { DType::F64 };
+        remarks.push(format!("Max absolute difference among violations: {}", zero_d_str(max_abs, dtype)));
+        remarks.push(format!("Max relative difference among violations: {}", zero_d_str(max_rel, float)));
+    }
+    report(&format!("\n{}", remarks.join("\n")))
+}
+
+/// A number as NumPy's `array2string` prints a 0-d array of `dtype` (`1.e-05`, not `1e-05`).
+fn zero_d_str(x: f64, dtype: DType) -> String {
+    let one = Array::new(vec![1], jaxlite::Data::F64(vec![x])).astype(dtype);
+    let text = jaxlite::format::format_array(&one);
+    text.trim_start_matches('[').trim_end_matches(']').trim().to_string()
+}
+
+/// Python's `format(x, spec + "g")`.
+fn py_g(x: f64, spec: &str) -> String {
+    super::format::format_value(&Value::Float(x), &format!("{spec}g")).unwrap_or_else(|_| x.to_string())
+}
+
+/// Runs `f` with NumPy's print precision set to `precision`, as the assertion reports print.
+fn with_precision<T>(precision: usize, f: impl FnOnce() -> T) -> T {
+    use jaxlite::format::{print_options, set_print_options, PrintOptions};
+    let old = set_print_options(PrintOptions { precision, ..print_options() });
+    let out = f();
+    set_print_options(old);
+    out
 }
 
 /// An array as the assertion report shows it (its `repr`, continuation lines indented).
 fn array_line(a: &Array) -> String {
-    repr(&HostArray { array: RefCell::new(Rc::new(a.clone())), scalar: false })
+    repr(&HostArray { storage: Storage::Own(RefCell::new(Rc::new(a.clone()))), scalar: false })
 }
 
 /// The elements of `a` broadcast to `shape`, as f64.
@@ -671,31 +992,6 @@ fn broadcast_values(a: &Array, shape: &[usize]) -> Vec<f64> {
             values[at]
         })
         .collect()
-}
-
-/// `%g`-style shortest text of a float, as NumPy's reports print their numbers (`1e-07`,
-/// `0`, `33.3333`).
-fn py_g(x: f64) -> String {
-    if x == 0.0 {
-        return "0".into();
-    }
-    if x.is_infinite() {
-        return "inf".into();
-    }
-    let exponent = x.abs().log10().floor() as i32;
-    if !(-5..6).contains(&exponent) {
-        let s = format!("{:.5e}", x);
-        let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
-        let m = if m.contains('.') { m.trim_end_matches('0').trim_end_matches('.') } else { m };
-        let e: i32 = e.parse().unwrap_or(0);
-        return format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs());
-    }
-    let s = format!("{:.*}", (5 - exponent).max(0) as usize, x);
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
 }
 
 /// Writes new contents into a host array in place (see `HostArray::replace`).

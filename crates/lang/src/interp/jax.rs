@@ -1070,7 +1070,7 @@ pub(super) fn array_from_f64(shape: Vec<usize>, values: &[f64], dtype: DType) ->
 }
 
 /// `jnp.array(literal)`: a strongly typed array from Python numbers and nested lists.
-fn literal_array(v: &Value, host: bool) -> R<Array> {
+pub(super) fn literal_array(v: &Value, host: bool) -> R<Array> {
     let shape = nested_shape(v, 0)?;
     check_size(&shape)?;
     let mut values = Vec::new();
@@ -1089,7 +1089,7 @@ fn index_items(index: &Value) -> R<Vec<IndexItem>> {
             Value::Slice(a, b, c) => IndexItem::Slice(*a, *b, *c),
             Value::None => IndexItem::NewAxis,
             Value::Ellipsis => IndexItem::Ellipsis,
-            Value::Array(Tensor::Concrete(a)) if a.shape().is_empty() && a.dtype() == DType::I32 => {
+            Value::Array(Tensor::Concrete(a)) if a.shape().is_empty() && a.dtype().is_integer() => {
                 IndexItem::Int(a.scalar_f64().unwrap_or(0.0) as i64)
             }
             Value::Array(Tensor::Traced(t)) => {
@@ -1101,7 +1101,7 @@ fn index_items(index: &Value) -> R<Vec<IndexItem>> {
             // (Integer arrays and lists are gathers, taken by `integer_array_index` first, and
             // scatters on adjacent axes beside whole ones, by `scatter_indices`.)
             Value::List(_) => return super::index_err(GATHER_INDEX),
-            Value::Array(t) if t.aval().dtype == DType::I32 => {
+            Value::Array(t) if t.aval().dtype.is_integer() => {
                 return err(
                     "integer-array indices in .at[] are supported on adjacent axes beside whole axes (`:`) only, in the playground",
                 )
@@ -1484,18 +1484,47 @@ impl Interp<'_, '_> {
             let is_int = |v: &Value| {
                 matches!(v, Value::Int(_) | Value::Bool(_))
                     || is_array_index(v)
-                    || matches!(v, Value::Array(t) if t.aval().dtype == DType::I32)
+                    || matches!(v, Value::Array(t) if t.aval().dtype.is_integer())
             };
             let positions: Vec<usize> = (0..items.len()).filter(|&i| is_int(items[i])).collect();
             let first = positions[0];
             let full = |v: &Value| matches!(v, Value::Slice(None, None, None));
             let consecutive = positions.iter().enumerate().all(|(k, &p)| p == first + k);
-            let others_full = (0..items.len()).all(|i| positions.contains(&i) || full(items[i]));
-            if !consecutive || !others_full {
+            if !consecutive {
                 return err(format!(
-                    "indexing with {}: integer-array indices must sit next to each other, with only `:` elsewhere, in the playground",
+                    "indexing with {}: integer-array indices must sit next to each other in the playground",
                     repr(index)
                 ));
+            }
+            let others_full = (0..items.len()).all(|i| positions.contains(&i) || full(items[i]));
+            if !others_full {
+                // Adjacent integer arrays beside slices, new axes or an ellipsis act on their
+                // own axes, as NumPy defines it: the basic part first (`:` in the arrays'
+                // places), then the arrays with `:` over every other axis.
+                let all = Value::Slice(None, None, None);
+                let basic: Vec<Value> = items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| if positions.contains(&i) { all.clone() } else { (*v).clone() })
+                    .collect();
+                let Value::Array(y) = self.index_array(x, &Value::tuple(basic)).await? else {
+                    return err("basic indexing gave no array");
+                };
+                let mut gather = Vec::new();
+                for (i, v) in items.iter().enumerate() {
+                    match v {
+                        _ if positions.contains(&i) => gather.push((*v).clone()),
+                        Value::Ellipsis => {
+                            let covered = y.aval().rank() + 1 - items.len();
+                            gather.extend(std::iter::repeat_n(all.clone(), covered));
+                        }
+                        _ => gather.push(all.clone()),
+                    }
+                }
+                return match self.index_array(&y, &Value::tuple(gather)).await? {
+                    Value::Array(z) => Ok(Some(z)),
+                    _ => err("indexing gave no array"),
+                };
             }
             let shape = x.aval().shape.clone();
             if first + positions.len() > shape.len() {
@@ -1709,7 +1738,7 @@ impl Interp<'_, '_> {
         let mut positions: Vec<usize> = vec![];
         for i in indices {
             let t = self.to_tensor(i)?;
-            if t.aval().dtype != DType::I32 {
+            if !t.aval().dtype.is_integer() {
                 return super::index_err(format!(
                     "indexer must have integer type in .at[], got {}",
                     aval_text(t.aval())
@@ -1892,6 +1921,10 @@ impl Interp<'_, '_> {
         }
     }
 
+    /// JAX's error for a traced value where Python needs its value: `to` is what wanted it
+    /// (`float`, `int`, `complex`, `bool` as conversions; `index` for `__index__`: a list
+    /// index, a range bound; `item` and `tolist` as the methods). The first lines are JAX's
+    /// own; the last says where, and what to do instead.
     pub(super) fn concretization_error(&self, t: &jaxlite::Tracer, to: &str) -> RtError {
         // A value being differentiated outside jit has a value, but JAX hands it only to
         // `bool`, `int`, `.item()` and indexing, not to `float` or `.tolist()`.
@@ -1900,21 +1933,29 @@ impl Interp<'_, '_> {
         } else {
             "A traced value has no concrete value inside jit; keep the computation in jnp, or mark the argument static with static_argnums."
         };
-        // JAX's types: `int()` and indexing raise TracerIntegerConversionError, the rest
-        // ConcretizationTypeError.
-        let kind = if to == "int" {
-            super::objects::Builtin::TracerIntegerConversionError
-        } else {
-            super::objects::Builtin::ConcretizationTypeError
-        };
-        RtError::of(
-            kind,
-            format!(
-                "Attempted to convert a traced array with shape {} to a Python {to}. {}{hint}",
-                aval_text(&t.aval),
-                self.while_tracing()
+        let aval = aval_text(&t.aval);
+        let abstract_value = format!(
+            "Abstract tracer value encountered where concrete value is expected: traced array with shape {aval}"
+        );
+        let (kind, what) = match to {
+            "index" => (
+                super::objects::Builtin::TracerIntegerConversionError,
+                format!("The __index__() method was called on traced array with shape {aval}"),
             ),
-        )
+            "item" => (
+                super::objects::Builtin::ConcretizationTypeError,
+                format!("{abstract_value}\nThis occurred in the item() method of jax.Array"),
+            ),
+            "tolist" => (
+                super::objects::Builtin::ConcretizationTypeError,
+                format!("{abstract_value}\nThe tolist() method was called on traced array with shape {aval}."),
+            ),
+            conversion => (
+                super::objects::Builtin::ConcretizationTypeError,
+                format!("{abstract_value}\nThe problem arose with the `{conversion}` function. If trying to convert the data type of a value, try using `x.astype({conversion})` or `jnp.array(x, {conversion})` instead."),
+            ),
+        };
+        RtError::of(kind, format!("{what}\n{}{hint}", self.while_tracing()))
     }
 
     pub(super) fn array_attr<'a>(&'a mut self, obj: &'a Value, name: &'a str) -> LocalFuture<'a, R<Value>> {
@@ -1995,7 +2036,7 @@ impl Interp<'_, '_> {
                 "item" => {
                     arity(name, &args, 0, 0)?;
                     let v = self.concrete(Value::Array(x.clone())).await?;
-                    let scalar = self.array_scalar(&v, "scalar")?;
+                    let scalar = self.array_scalar(&v, "item")?;
                     Ok(match (x.aval().dtype, &v) {
                         (DType::I64, Value::Array(Tensor::Concrete(a))) if a.size() == 1 => {
                             Value::Int(a.to_i64_vec()[0])
@@ -2010,7 +2051,7 @@ impl Interp<'_, '_> {
                     arity(name, &args, 0, 0)?;
                     let a = match &x {
                         Tensor::Concrete(a) => a,
-                        Tensor::Traced(t) => return Err(self.concretization_error(t, "list")),
+                        Tensor::Traced(t) => return Err(self.concretization_error(t, "tolist")),
                     };
                     let integer = matches!(a.aval.dtype, DType::I32 | DType::I64 | DType::U32);
                     let number = |v: f64| match a.aval.dtype {

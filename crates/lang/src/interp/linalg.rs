@@ -28,6 +28,10 @@ fn positions(n: usize, column: bool) -> Value {
     Value::array(Array::new(shape, Data::I32((0..n as i32).collect())))
 }
 
+fn linalg_error(message: &str) -> super::RtError {
+    super::RtError::of(super::objects::Builtin::LinAlgError, message)
+}
+
 impl Interp<'_, '_> {
     /// The side n of the square matrices `x` (…, n, n) holds, checked against what the unrolled
     /// algorithms take.
@@ -76,7 +80,9 @@ impl Interp<'_, '_> {
                 }
                 "inv" => {
                     let eye = self.identity_like(&a, n).await?;
-                    Ok(self.gauss_jordan(a, eye, n).await?.0)
+                    let (inverse, _, pivots) = self.gauss_jordan(a, eye, n).await?;
+                    self.refuse_singular(&pivots)?;
+                    Ok(inverse)
                 }
                 // JAX's: closed forms for 2×2 and 3×3, else sign · exp(log|det|).
                 "det" if n == 2 || n == 3 => self.small_det(a, n).await,
@@ -103,6 +109,11 @@ impl Interp<'_, '_> {
                         None => false,
                     };
                     let l = self.cholesky(a, n).await?;
+                    if let (true, Value::Array(jaxlite::Tensor::Concrete(l))) = (self.ctx.on_host(), &l) {
+                        if l.to_f64_vec().iter().any(|v| v.is_nan()) {
+                            return Err(linalg_error("Matrix is not positive definite"));
+                        }
+                    }
                     if upper {
                         self.np1("matrix_transpose", vec![l]).await
                     } else {
@@ -203,11 +214,25 @@ impl Interp<'_, '_> {
         let full = |last: &[usize]| Value::tuple(lead.iter().chain(last).map(|&d| int(d as i64)).collect());
         let a = self.np1("broadcast_to", vec![a, full(&[n, n])]).await?;
         let b = self.np1("broadcast_to", vec![b, full(&bshape[bshape.len() - 2..])]).await?;
-        let x = self.gauss_jordan(a, b, n).await?.0;
+        let (x, _, pivots) = self.gauss_jordan(a, b, n).await?;
+        self.refuse_singular(&pivots)?;
         if vector {
             self.np1("squeeze", vec![x, int(-1)]).await
         } else {
             Ok(x)
+        }
+    }
+
+    /// NumPy's `LinAlgError` for a matrix with an exactly zero pivot, as LAPACK's `getrf`
+    /// reports it; JAX (the device) gives infinities and NaNs instead.
+    fn refuse_singular(&self, pivots: &[Value]) -> R<()> {
+        if !self.ctx.on_host() {
+            return Ok(());
+        }
+        let zero = |p: &Value| matches!(p, Value::Array(jaxlite::Tensor::Concrete(a)) if a.to_f64_vec().contains(&0.0));
+        match pivots.iter().any(zero) {
+            true => Err(linalg_error("Singular matrix")),
+            false => Ok(()),
         }
     }
 

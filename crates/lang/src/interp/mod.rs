@@ -26,10 +26,12 @@ mod linalg;
 mod math;
 mod mersenne;
 mod modules;
+mod np_generator;
 mod np_random;
 mod numeric;
 mod objects;
 mod ops;
+mod pcg64;
 mod random;
 mod sets;
 mod shorthands;
@@ -610,7 +612,7 @@ impl Interp<'_, '_> {
             }
             // A list index, a range bound, a count: all need the value while tracing, which a
             // tracer does not have (JAX's TracerIntegerConversionError).
-            Value::Array(Tensor::Traced(t)) => Err(self.concretization_error(t, "int")),
+            Value::Array(Tensor::Traced(t)) => Err(self.concretization_error(t, "index")),
             Value::Host(h) => self.to_index(&Value::Array(Tensor::Concrete(h.get()))),
             other => err(format!("indices must be integers, not {}", other.type_name())),
         }
@@ -833,7 +835,11 @@ impl Interp<'_, '_> {
                 Native::StaticMethod(f) | Native::ClassMethod(f) => self.call(f.clone(), args, kwargs).await,
                 Native::TypeMethod(b, name) => self.call_type_method(*b, name, args, kwargs).await,
                 Native::Library(module, name) => self.call_library(module, name, args, kwargs).await,
-                Native::Property { .. } | Native::Super { .. } | Native::Mersenne(_) | Native::NpRandomState(_) => {
+                Native::Property { .. }
+                | Native::Super { .. }
+                | Native::Mersenne(_)
+                | Native::NpRandomState(_)
+                | Native::NpGenerator(_) => {
                     type_err(format!("'{}' object is not callable", Value::Native(native.clone()).type_name()))
                 }
                 Native::ShapeDtypeStruct(_) => err("'ShapeDtypeStruct' object is not callable"),
@@ -962,6 +968,14 @@ impl Interp<'_, '_> {
                             host::module_attr(*m, name)
                         }
                         _ => jax::module_attr(*m, name),
+                    }
+                }
+                Value::Native(n) if matches!(&**n, Native::NpGenerator(_)) => {
+                    match np_generator::METHODS.iter().find(|&&f| f == name) {
+                        Some(f) => Ok(Value::native(Native::Method(obj.clone(), f))),
+                        None => {
+                            attr_err(format!("'numpy.random._generator.Generator' object has no attribute '{name}'"))
+                        }
                     }
                 }
                 Value::Native(n) if matches!(&**n, Native::NpRandomState(_)) => {

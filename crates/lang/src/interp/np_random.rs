@@ -27,6 +27,7 @@ pub const FUNCTIONS: &[&str] = &[
     "permutation",
     "shuffle",
     "RandomState",
+    "default_rng",
 ];
 
 /// A `RandomState`'s generator and its kept Gaussian.
@@ -90,14 +91,14 @@ impl LegacyState {
 }
 
 /// A `size=` argument: None (one value) or a shape.
-fn size_arg(v: Option<&Value>) -> R<Option<Vec<usize>>> {
+pub(super) fn size_arg(v: Option<&Value>) -> R<Option<Vec<usize>>> {
     match v {
         None | Some(Value::None) => Ok(None),
         Some(v) => super::jax::shape_arg(v).map(Some),
     }
 }
 
-fn float_param(v: Option<&Value>, default: f64, what: &str) -> R<f64> {
+pub(super) fn float_param(v: Option<&Value>, default: f64, what: &str) -> R<f64> {
     match v {
         None => Ok(default),
         Some(Value::Host(h)) if h.get().size() == 1 => Ok(h.get().to_f64_vec()[0]),
@@ -108,7 +109,7 @@ fn float_param(v: Option<&Value>, default: f64, what: &str) -> R<f64> {
 }
 
 /// Values drawn one by one into a float64 array of `shape`, or one Python float.
-fn floats(shape: Option<Vec<usize>>, mut draw: impl FnMut() -> f64) -> R<Value> {
+pub(super) fn floats(shape: Option<Vec<usize>>, mut draw: impl FnMut() -> f64) -> R<Value> {
     match shape {
         None => Ok(Value::Float(draw())),
         Some(shape) => {
@@ -139,6 +140,9 @@ impl Interp<'_, '_> {
         args: Vec<Value>,
         kwargs: Vec<(String, Value)>,
     ) -> R<Value> {
+        if name == "default_rng" {
+            return self.default_rng(args.first().or(kwargs.first().map(|(_, v)| v)));
+        }
         if name == "RandomState" {
             let seed = self.legacy_seed(args.first().or(kwargs.first().map(|(_, v)| v)))?;
             return Ok(Value::native(Native::NpRandomState(Box::new(RefCell::new(LegacyState::new(seed))))));

@@ -95,7 +95,8 @@ pub(super) async fn inexact(ctx: &mut Ctx, x: &Tensor) -> R<Tensor> {
     if x.aval().dtype.is_float() {
         return Ok(x.clone());
     }
-    Ok(jnp::astype(ctx, x, DType::F32).await?)
+    let float = ctx.default_float();
+    Ok(jnp::astype(ctx, x, float).await?)
 }
 
 /// `x != 0`, as a boolean array.

@@ -252,6 +252,7 @@ fn identical(a: &Value, b: &Value) -> bool {
         (Value::Str(x), Value::Str(y)) => std::rc::Rc::ptr_eq(x, y) || x == y,
         (Value::NotImplemented, Value::NotImplemented) => true,
         (Value::List(x), Value::List(y)) => std::rc::Rc::ptr_eq(x, y),
+        (Value::Host(x), Value::Host(y)) => std::rc::Rc::ptr_eq(x, y),
         (Value::Dict(x), Value::Dict(y)) => std::rc::Rc::ptr_eq(x, y),
         (Value::Function(x), Value::Function(y)) => std::rc::Rc::ptr_eq(x, y),
         (Value::BoundMethod(x), Value::BoundMethod(y)) => std::rc::Rc::ptr_eq(x, y),

@@ -49,8 +49,8 @@ pub const LAX_SHORTHANDS: &[&str] =
 /// Two operands promoted to their common float dtype.
 async fn inexact_pair(ctx: &mut Context, x: &Tensor, y: &Tensor) -> R<(Tensor, Tensor)> {
     let (a, b) = (x.aval(), y.aval());
-    let (dtype, _) = jaxlite::dtype::promote(a.dtype, a.weak_type, b.dtype, b.weak_type);
-    let dtype = if dtype.is_float() { dtype } else { DType::F32 };
+    let (dtype, _) = ctx.promote(a, b);
+    let dtype = if dtype.is_float() { dtype } else { ctx.default_float() };
     let x = if a.dtype == dtype { x.clone() } else { jnp::astype(ctx, x, dtype).await? };
     let y = if b.dtype == dtype { y.clone() } else { jnp::astype(ctx, y, dtype).await? };
     Ok((x, y))

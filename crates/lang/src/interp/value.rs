@@ -119,6 +119,8 @@ pub enum Native {
     NpRandom(&'static str),
     /// A `numpy.random.RandomState`. Boxed as `Mersenne` is.
     NpRandomState(Box<RefCell<super::np_random::LegacyState>>),
+    /// A `numpy.random.Generator` (`np.random.default_rng(seed)`).
+    NpGenerator(Box<RefCell<super::pcg64::Generator>>),
     Jax(&'static str),
     Math(&'static str),
     Nn(&'static str),
@@ -328,6 +330,8 @@ impl Value {
                 Native::ClassMethod(_) => "classmethod",
                 Native::Super { .. } => "super",
                 Native::TypeMethod(..) => "method_descriptor",
+                Native::NpRandomState(_) => "RandomState",
+                Native::NpGenerator(_) => "Generator",
                 _ => "builtin_function_or_method",
             },
             Value::Module(_) => "module",
@@ -588,6 +592,7 @@ fn native_repr(n: &Native) -> String {
         Native::Np(name) => format!("<function numpy.{name}>"),
         Native::NpRandom(name) => format!("<built-in method {name} of numpy.random.mtrand.RandomState object>"),
         Native::NpRandomState(_) => "RandomState(MT19937)".to_string(),
+        Native::NpGenerator(_) => "Generator(PCG64)".to_string(),
         Native::Jax(name) => format!("<function jax.{name}>"),
         Native::Math(name) => format!("<built-in function {name}>"),
         Native::Nn(name) => format!("<function jax.nn.{name}>"),
