@@ -3,7 +3,7 @@
 # the JAX fixtures) and assembly/binaries (the instruction-set test files). Run from fuzz/.
 set -e
 mkdir -p corpus/script corpus/asm corpus/binary corpus/jit
-cp ../examples/*.py ../tests/errors/*.py ../tests/python/*.py ../tests/wild/*.py corpus/script/
+cp ../examples/*.py ../tests/errors/*.py ../tests/python/*.py ../tests/numpy/*.py ../tests/wild/*.py corpus/script/
 rm -f corpus/script/generate.py
 python3 - <<'PY'
 import json

@@ -48,3 +48,9 @@ print(repr(wide))
 big = np.arange(1200) * 0.5
 print(big)
 print(repr(big), repr(np.arange(1200).reshape(30, 40)))
+
+# Float64 sums as NumPy adds them (pairwise over contiguous blocks, in order along other axes).
+big = np.random.RandomState(1).randn(10007) * 1000
+print(repr(big.sum()), repr(big.mean()), repr(np.sum(big[:100])), repr(big[:7].sum()))
+grid = big[:10000].reshape(100, 100)
+print(repr(grid.sum(axis=1)[:3]), repr(grid.sum(axis=0)[:3]), repr(grid.sum()))

@@ -1,6 +1,6 @@
 // The counters table: one row per compiled program, one column per counter. Counter names
 // come from the engine, so new counters appear without a change here.
-import type { ProgramReport } from './protocol';
+import type { ProgramReport, Transfers } from './protocol';
 
 const NUMBER = new Intl.NumberFormat('en-US');
 
@@ -58,6 +58,7 @@ export function renderCounters(table: HTMLTableElement, programs: ProgramReport[
   const headRow = head.insertRow();
   headCell(headRow, 'program', '');
   headCell(headRow, 'calls', '');
+  headCell(headRow, 'host→device bytes', 'all calls').dataset.counter = 'host_to_device_bytes';
   for (const name of names) headCell(headRow, labelOf(name), unitOf(name)).dataset.counter = name;
 
   const body = document.createElement('tbody');
@@ -66,6 +67,8 @@ export function renderCounters(table: HTMLTableElement, programs: ProgramReport[
     row.dataset.program = p.name;
     textCell(row, p.name).className = 'name';
     numberCell(row, p.calls, NUMBER.format(p.calls));
+    const uploaded = p.host_to_device_bytes ?? 0;
+    numberCell(row, uploaded, NUMBER.format(uploaded)).dataset.counter = 'host_to_device_bytes';
     for (const name of names) {
       const value = flat[i][name];
       const cell = typeof value !== 'number' ? textCell(row, '–') : numberCell(row, value, formatValue(name, value));
@@ -78,6 +81,14 @@ export function renderCounters(table: HTMLTableElement, programs: ProgramReport[
     cell.className = 'empty';
   }
   table.replaceChildren(head, body);
+}
+
+/** The run's copies between host and device, in a sentence. */
+export function transfersText(t: Transfers | undefined): string {
+  if (!t) return '';
+  const copies = (n: number) => `${NUMBER.format(n)} cop${n === 1 ? 'y' : 'ies'}`;
+  return `Host → device: ${NUMBER.format(t.host_to_device_bytes)} bytes in ${copies(t.host_to_device_copies)}; ` +
+    `device → host: ${NUMBER.format(t.device_to_host_bytes)} bytes in ${copies(t.device_to_host_copies)}.`;
 }
 
 export function clearCounters(table: HTMLTableElement): void {

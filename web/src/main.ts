@@ -6,7 +6,7 @@
 import './style.css';
 import { BreakdownView } from './breakdown';
 import { CompareView } from './compare';
-import { clearCounters, renderCounters } from './counters';
+import { clearCounters, renderCounters, transfersText } from './counters';
 import { ScriptEditor } from './editor';
 import { Engine, STOPPED } from './engine';
 import { EXAMPLES, type Example, exampleWithSource } from './examples';
@@ -39,6 +39,7 @@ const precisionSelect = byTestId<HTMLSelectElement>('precision');
 const output = byTestId<HTMLPreElement>('output');
 const counters = byTestId<HTMLTableElement>('counters');
 const backendLine = byTestId<HTMLElement>('backend');
+const transfersLine = byTestId<HTMLElement>('transfers');
 const status = byTestId<HTMLElement>('status');
 const elapsed = byTestId<HTMLElement>('elapsed');
 const progress = byTestId<HTMLElement>('progress');
@@ -225,7 +226,7 @@ function showStopped(): void {
   exportCsv.disabled = exportJson.disabled = exportTrace.disabled = true;
   clearCounters(counters);
   programs.clear();
-  backendLine.textContent = '';
+  backendLine.textContent = transfersLine.textContent = '';
 }
 
 function show(result: RunResult): void {
@@ -238,10 +239,11 @@ function show(result: RunResult): void {
     programs.show(result.programs);
     systolic.setMachine(result.machine_info);
     backendLine.textContent = backendText(result);
+    transfersLine.textContent = transfersText(result.transfers);
   } else {
     clearCounters(counters);
     programs.clear();
-    backendLine.textContent = '';
+    backendLine.textContent = transfersLine.textContent = '';
     editor.showErrors(result.errors);
     problems.show(result.errors);
   }

@@ -75,6 +75,8 @@ export interface ProgramReport {
   name: string;
   calls: number;
   counters: Counters;
+  /** Bytes copied from the host (NumPy arrays, Python lists) for its calls, over all of them. */
+  host_to_device_bytes?: number;
   /** True for a single op run outside jit (op-by-op), false for a jitted function. */
   eager?: boolean;
   /** Each compiler stage as text: the Jaxpr, the HLO graph, the fused graph, TPU assembly. */
@@ -87,11 +89,20 @@ export interface ProgramReport {
   timeline?: Timeline;
 }
 
+export interface Transfers {
+  host_to_device_bytes: number;
+  host_to_device_copies: number;
+  device_to_host_bytes: number;
+  device_to_host_copies: number;
+}
+
 export interface RunOk {
   ok: true;
   stdout: string;
   prints: unknown[][];
   programs: ProgramReport[];
+  /** Every copy between the host (Python, NumPy) and the device over the run. */
+  transfers?: Transfers;
   machine: string;
   machine_info?: MachineInfo;
   backend: 'cpu' | 'gpu';

@@ -225,6 +225,20 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
                 .map(|src| f[src])
                 .collect()
         }
+        // A float64 sum over trailing axes (each output a contiguous block): NumPy's pairwise
+        // summation, so that host sums agree with NumPy's to the last bit.
+        Primitive::ReduceSum { axes }
+            if x.dtype() == DType::F64
+                && !axes.is_empty()
+                && axes.iter().all(|&a| a >= x.shape().len() - axes.len()) =>
+        {
+            let f = x.to_f64_vec();
+            let block: usize = axes.iter().map(|&a| x.shape()[a]).product();
+            match block {
+                0 => vec![0.0; out_aval.size()],
+                _ => f.chunks(block).map(pairwise_sum).collect(),
+            }
+        }
         Primitive::ReduceSum { axes } | Primitive::ReduceMax { axes } | Primitive::ReduceMin { axes } => {
             let f = x.to_f64_vec();
             let init = match prim {
@@ -883,4 +897,28 @@ impl Executor for ReferenceExecutor {
         self.calls.push(call.name.clone());
         Box::pin(async move { eval_jaxpr(&call.jaxpr, &call.args, call.default_precision) })
     }
+}
+
+/// NumPy's `pairwise_sum`: fewer than 8 values in order; up to 128 in eight interleaved partial
+/// sums combined as a tree, then the rest in order; more, the two halves (the first a multiple
+/// of 8 long) summed so and added.
+fn pairwise_sum(a: &[f64]) -> f64 {
+    let n = a.len();
+    if n < 8 {
+        return a.iter().fold(0.0, |s, &x| s + x);
+    }
+    if n <= 128 {
+        let mut r = [0.0; 8];
+        r.copy_from_slice(&a[..8]);
+        let whole = n - n % 8;
+        for chunk in a[8..whole].chunks_exact(8) {
+            for (acc, &x) in r.iter_mut().zip(chunk) {
+                *acc += x;
+            }
+        }
+        let tree = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        return a[whole..].iter().fold(tree, |s, &x| s + x);
+    }
+    let half = n / 2 - (n / 2) % 8;
+    pairwise_sum(&a[..half]) + pairwise_sum(&a[half..])
 }

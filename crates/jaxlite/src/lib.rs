@@ -22,4 +22,4 @@ pub use array::{Array, Aval, Data};
 pub use dtype::DType;
 pub use jaxpr::{Atom, Eqn, Jaxpr, JitCall, Literal, Var};
 pub use prim::{BinaryOp, CompareOp, DotDims, Precision, Primitive, UnaryOp};
-pub use trace::{ClosedJaxpr, Context, Executor, JaxError, LocalFuture, ProgramCall, Tensor, Tracer};
+pub use trace::{ClosedJaxpr, Context, Executor, JaxError, LocalFuture, ProgramCall, Tensor, Tracer, Transfers};

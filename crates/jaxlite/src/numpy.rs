@@ -611,11 +611,32 @@ pub async fn einsum(
             .collect();
         *x = broadcast_to(ctx, x, &shape).await?;
     }
+    // Label sizes must agree. NumPy words a diagonal of a non-square operand its own way; JAX
+    // checks from the last operand and axis back, and names the operand counted from the end.
+    if ctx.on_host() {
+        for (labels, x) in inputs.iter().zip(&operands) {
+            for (k, (&c, &n)) in labels.iter().zip(&x.aval().shape).enumerate() {
+                if let Some(j) = labels[..k].iter().position(|&l| l == c) {
+                    let m = x.aval().shape[j];
+                    if m != n {
+                        return Err(JaxError(format!(
+                            "dimensions in single operand for collapsing index '{c}' don't match ({m} != {n})"
+                        )));
+                    }
+                }
+            }
+        }
+    }
     let mut sizes: Vec<(char, usize)> = Vec::new();
-    for (labels, x) in inputs.iter().zip(&operands) {
-        for (&c, &n) in labels.iter().zip(&x.aval().shape) {
+    for (i, (labels, x)) in inputs.iter().zip(&operands).enumerate().rev() {
+        for (&c, &n) in labels.iter().zip(&x.aval().shape).rev() {
             match sizes.iter().find(|(l, _)| *l == c) {
-                Some(&(_, m)) if m != n => return Err(bad(format!("label '{c}' has sizes {m} and {n}"))),
+                Some(&(_, m)) if m != n => {
+                    return Err(JaxError(format!(
+                        "Size of label '{c}' for operand {} ({n}) does not match previous terms ({m}).",
+                        inputs.len() - 1 - i
+                    )))
+                }
                 Some(_) => {}
                 None => sizes.push((c, n)),
             }

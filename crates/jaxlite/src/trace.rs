@@ -39,6 +39,9 @@ pub struct ProgramCall {
     pub default_precision: Precision,
     /// A single primitive dispatched outside `jit` (JAX's op-by-op mode), not a traced function.
     pub eager: bool,
+    /// Bytes copied from the host to the device for this call: NumPy arrays and Python lists
+    /// made device arrays since the previous program ran (its arguments, usually).
+    pub host_to_device_bytes: u64,
 }
 /// Runs programs. `runtime` implements it with the compiler and the emulator; the reference
 /// evaluator implements it for tests. Execution is async because GPU readback is.
@@ -138,6 +141,23 @@ pub struct Context {
     /// Operations run on the host, as NumPy's: evaluated at once by the reference evaluator
     /// at full width, with NumPy's promotion and its 64-bit defaults, whatever is being traced.
     host: bool,
+    /// Copies between the host and the device so far (a cell: they are noted where values are
+    /// only read).
+    transfers: std::cell::Cell<Transfers>,
+    /// Host-to-device bytes not yet charged to a program call.
+    pending_upload: std::cell::Cell<u64>,
+}
+
+/// Bytes and copies between the host (Python, NumPy) and the device, as JAX makes them: a
+/// NumPy array or a Python list becoming a device array is one host-to-device copy; NumPy,
+/// `float()`, `.item()`, `.tolist()` or `print` reading a device array is one device-to-host
+/// copy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Transfers {
+    pub host_to_device_bytes: u64,
+    pub host_to_device_copies: u64,
+    pub device_to_host_bytes: u64,
+    pub device_to_host_copies: u64,
 }
 
 impl Context {
@@ -149,7 +169,31 @@ impl Context {
             executor,
             default_precision: Precision::Default,
             host: false,
+            transfers: std::cell::Cell::new(Transfers::default()),
+            pending_upload: std::cell::Cell::new(0),
         }
+    }
+
+    /// Notes a copy of `bytes` from the host to the device; the next program call is charged.
+    pub fn note_host_to_device(&self, bytes: u64) {
+        let mut t = self.transfers.get();
+        t.host_to_device_bytes += bytes;
+        t.host_to_device_copies += 1;
+        self.transfers.set(t);
+        self.pending_upload.set(self.pending_upload.get() + bytes);
+    }
+
+    /// Notes a copy of `bytes` from the device to the host.
+    pub fn note_device_to_host(&self, bytes: u64) {
+        let mut t = self.transfers.get();
+        t.device_to_host_bytes += bytes;
+        t.device_to_host_copies += 1;
+        self.transfers.set(t);
+    }
+
+    /// The copies between host and device so far.
+    pub fn transfers(&self) -> Transfers {
+        self.transfers.get()
     }
 
     /// Switches between NumPy on the host (`true`) and JAX on the device; returns the previous
@@ -429,8 +473,14 @@ impl Context {
         let frame = self.frames.last_mut().expect("frame");
         frame.eqns.push(Eqn { prim, inputs: atoms, outputs: outs.iter().map(|t| t.var).collect() });
         let closed = self.end_trace(&outs.into_iter().map(Tensor::Traced).collect::<Vec<_>>())?;
-        let call =
-            ProgramCall { name, jaxpr: closed.jaxpr, args, default_precision: self.default_precision, eager: true };
+        let call = ProgramCall {
+            name,
+            jaxpr: closed.jaxpr,
+            args,
+            default_precision: self.default_precision,
+            eager: true,
+            host_to_device_bytes: self.pending_upload.take(),
+        };
         let results = self.executor.execute(call).await?;
         Ok(results
             .into_iter()
@@ -564,7 +614,14 @@ impl Context {
 
     /// Runs a traced function (constants first, then arguments) through the executor.
     pub async fn execute(&mut self, name: String, jaxpr: Jaxpr, args: Vec<Array>) -> Result<Vec<Array>, JaxError> {
-        let call = ProgramCall { name, jaxpr, args, default_precision: self.default_precision, eager: false };
+        let call = ProgramCall {
+            name,
+            jaxpr,
+            args,
+            default_precision: self.default_precision,
+            eager: false,
+            host_to_device_bytes: self.pending_upload.take(),
+        };
         self.executor.execute(call).await
     }
 }

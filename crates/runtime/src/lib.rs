@@ -166,6 +166,7 @@ impl Engine {
                 prints: out.prints,
                 stdout: out.stdout,
                 programs,
+                transfers: ctx.transfers(),
                 machine: opts.machine.summary(),
                 backend,
                 adapter,
@@ -273,6 +274,7 @@ impl EngineExecutor {
         programs.push(ProgramReport {
             name: call.name.clone(),
             calls: 0,
+            host_to_device_bytes: 0,
             counters: timing.counters,
             spans: Rc::new(timing.spans),
             per_instr: Rc::new(timing.per_instr),
@@ -374,7 +376,10 @@ impl Executor for EngineExecutor {
                     return Err(JaxError(format!("{} failed on the emulated TPU: {e}", call.name)));
                 }
             };
-            self.programs.borrow_mut()[report].calls += 1;
+            let mut programs = self.programs.borrow_mut();
+            programs[report].calls += 1;
+            programs[report].host_to_device_bytes += call.host_to_device_bytes;
+            drop(programs);
             // Every word is a float32; booleans are 1.0 and 0.0, integers their exact value.
             program
                 .outputs

@@ -12,6 +12,9 @@ pub struct ProgramReport {
     pub name: String,
     /// How many times it ran; its counters are per call.
     pub calls: u64,
+    /// Bytes copied from the host for its calls (NumPy arrays and Python lists given to it),
+    /// over all of them.
+    pub host_to_device_bytes: u64,
     pub counters: Counters,
     /// A single primitive run outside `jit`, rather than a traced function.
     pub eager: bool,
@@ -37,6 +40,8 @@ pub struct RunReport {
     pub prints: Vec<Vec<PrintItem>>,
     pub stdout: String,
     pub programs: Vec<ProgramReport>,
+    /// Every copy between the host and the device over the run.
+    pub transfers: jaxlite::Transfers,
     /// The machine the programs were compiled for and timed on.
     pub machine: emu::MachineSummary,
     pub backend: &'static str,
@@ -200,6 +205,7 @@ impl RunReport {
             name: &'a str,
             calls: u64,
             counters: &'a Counters,
+            host_to_device_bytes: u64,
             #[serde(skip_serializing_if = "Option::is_none")]
             eager: Option<bool>,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -216,11 +222,19 @@ impl RunReport {
             timeline: Option<Timeline>,
         }
         #[derive(Serialize)]
+        struct Transfers {
+            host_to_device_bytes: u64,
+            host_to_device_copies: u64,
+            device_to_host_bytes: u64,
+            device_to_host_copies: u64,
+        }
+        #[derive(Serialize)]
         struct Report<'a> {
             #[serde(skip_serializing_if = "Option::is_none")]
             ok: Option<bool>,
             prints: Vec<Vec<Item<'a>>>,
             programs: Vec<Program<'a>>,
+            transfers: Transfers,
             machine: &'a str,
             #[serde(skip_serializing_if = "Option::is_none")]
             machine_info: Option<&'a emu::MachineSummary>,
@@ -242,6 +256,7 @@ impl RunReport {
                     name: &p.name,
                     calls: p.calls,
                     counters: &p.counters,
+                    host_to_device_bytes: p.host_to_device_bytes,
                     eager: details.then_some(p.eager),
                     jaxpr: details.then_some(p.jaxpr.as_str()),
                     hlo: details.then_some(p.hlo.as_str()),
@@ -251,6 +266,12 @@ impl RunReport {
                     timeline: details.then(|| timeline(p, mxus)),
                 })
                 .collect(),
+            transfers: Transfers {
+                host_to_device_bytes: self.transfers.host_to_device_bytes,
+                host_to_device_copies: self.transfers.host_to_device_copies,
+                device_to_host_bytes: self.transfers.device_to_host_bytes,
+                device_to_host_copies: self.transfers.device_to_host_copies,
+            },
             machine: &self.machine.name,
             machine_info: details.then_some(&self.machine),
             backend: self.backend,

@@ -13,6 +13,7 @@ use std::path::PathBuf;
 const TESTED: &[&str] = &[
     "batch_size",
     "bf16_vs_f32",
+    "host_and_device",
     "jit_vs_eager",
     "memory_vs_compute",
     "mlp_forward",
@@ -329,6 +330,26 @@ fn matvec_is_memory_bound_and_matmul_crosses_the_ridge_on_v2() {
     assert!(compute > memory, "compute-bound on v2");
     let (compute, memory) = bounds(program(&report, "matvec"), &v2);
     assert!(memory > compute, "matvec stays memory-bound");
+}
+
+#[test]
+fn numpy_batches_are_copied_to_the_device_on_every_call() {
+    let report = run("host_and_device");
+    let (batch, weights, loss) = (256 * 128 * F32, 128 * 10 * F32, F32);
+    let p = program(&report, "loss");
+    assert_eq!(p.calls, 8);
+    // Four calls with the NumPy batch, one jnp.asarray of it, and the weights before the first.
+    assert_eq!(p.host_to_device_bytes, 5 * batch + weights);
+    let t = report.transfers;
+    assert_eq!((t.host_to_device_bytes, t.host_to_device_copies), (5 * batch + weights, 6));
+    // Eight float(loss) reads.
+    assert_eq!((t.device_to_host_bytes, t.device_to_host_copies), (8 * loss, 8));
+    // The same batch either way: the same losses.
+    let numpy: Vec<f64> =
+        (0..4).map(|i| printed_numbers(&report.stdout, &format!("NumPy batch, step {i}"))[0]).collect();
+    let device: Vec<f64> =
+        (0..4).map(|i| printed_numbers(&report.stdout, &format!("device batch, step {i}"))[0]).collect();
+    assert_eq!(numpy, device);
 }
 
 #[test]

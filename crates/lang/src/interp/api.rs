@@ -245,6 +245,7 @@ impl Interp<'_, '_> {
                 return self.call_nn_more(name, args, kwargs).await;
             }
             let axis = take_kwarg(&mut kwargs, "axis");
+            let keep = if name == "logsumexp" { take_kwarg(&mut kwargs, "keepdims") } else { None };
             let approximate = take_kwarg(&mut kwargs, "approximate");
             let num_classes = if name == "one_hot" { take_kwarg(&mut kwargs, "num_classes") } else { None };
             let one_hot_dtype = if name == "one_hot" { take_kwarg(&mut kwargs, "dtype") } else { None };
@@ -322,7 +323,13 @@ impl Interp<'_, '_> {
                     let l = self.un(UnaryOp::Log, &s).await?;
                     self.bin(BinaryOp::Sub, &shifted, &l).await?
                 }
-                "logsumexp" => self.logsumexp(&x, &axis_vec, false).await?,
+                "logsumexp" => {
+                    let out = self.logsumexp(&x, &axis_vec, false).await?;
+                    match keep {
+                        Some(k) if self.truthy(&k)? => self.keepdims(&out, rank, &axis_vec).await?,
+                        _ => out,
+                    }
+                }
                 "one_hot" => {
                     let n = num_classes
                         .or_else(|| args.get(1).cloned())
@@ -1428,6 +1435,13 @@ impl Interp<'_, '_> {
                     return self.call_lax_shorthand(name, args, kwargs).await
                 }
                 "fori_loop" => {
+                    let mut args = args;
+                    super::builtins::by_position(
+                        name,
+                        &mut args,
+                        &mut kwargs,
+                        &["lower", "upper", "body_fun", "init_val"],
+                    )?;
                     no_more_kwargs(name, &kwargs)?;
                     arity(name, &args, 4, 4)?;
                     // Unrolled at trace time: the values are JAX's (a while loop would be

@@ -73,6 +73,23 @@ pub fn take_kwarg(kwargs: &mut Vec<(String, Value)>, name: &str) -> Option<Value
     Some(kwargs.remove(i).1)
 }
 
+/// Keyword arguments given for the parameters `params` (in order) moved after the positional
+/// ones, as Python binds them: `fori_loop(lower=0, upper=n, body_fun=f, init_val=x)`.
+pub fn by_position(func: &str, args: &mut Vec<Value>, kwargs: &mut Vec<(String, Value)>, params: &[&str]) -> R<()> {
+    for (i, param) in params.iter().enumerate() {
+        if let Some(v) = take_kwarg(kwargs, param) {
+            if i < args.len() {
+                return err(format!("{func}() got multiple values for argument '{param}'"));
+            }
+            if i > args.len() {
+                return err(format!("{func}() missing required argument '{}'", params[args.len()]));
+            }
+            args.push(v);
+        }
+    }
+    Ok(())
+}
+
 /// Rejects keyword arguments a function did not consume.
 pub fn no_more_kwargs(func: &str, kwargs: &[(String, Value)]) -> R<()> {
     match kwargs.first() {
@@ -175,6 +192,7 @@ impl Interp<'_, '_> {
                         return Ok(Value::None);
                     }
                     self.write_stdout(&line)?;
+                    self.download(&args.iter().collect::<Vec<_>>());
                     self.out.prints.push(args.iter().map(print_item).collect());
                     return Ok(Value::None);
                 }

@@ -478,6 +478,7 @@ impl Interp<'_, '_> {
                     | Value::Dict(_)
                     | Value::Set(_)
             ) {
+                self.download(&[&v]);
                 return format_value(&v, spec);
             }
             if let Some(r) = self.call_special(&v, "__format__", vec![Value::str(spec)]).await? {

@@ -142,6 +142,9 @@ impl From<JaxError> for RtError {
         } else if e.0.contains("is out of bounds for") {
             // NumPy's AxisError and JAX's index errors are IndexErrors.
             Builtin::IndexError
+        } else if e.0.contains("does not match previous terms") || e.0.contains("for collapsing index") {
+            // einsum's label sizes, a ValueError in JAX and NumPy alike.
+            Builtin::ValueError
         } else {
             Builtin::TypeError
         };

@@ -429,6 +429,8 @@ impl<'c, 'p> Interp<'c, 'p> {
                 let x = x.clone();
                 return self.call_array_method(&x, method, args[1..].to_vec(), kwargs).await;
             }
+            // Device arrays given to NumPy are copied to the host.
+            self.download(&args.iter().chain(kwargs.iter().map(|(_, v)| v)).collect::<Vec<_>>());
             let args: Vec<Value> = args.iter().map(unhost).collect();
             let kwargs: Vec<(String, Value)> = kwargs.into_iter().map(|(k, v)| (k, unhost(&v))).collect();
             let result = self.on_host(move |s| s.call_jnp(name, args, kwargs)).await?;
@@ -447,6 +449,7 @@ impl<'c, 'p> Interp<'c, 'p> {
 
     /// An operator with a host array and no device array: computed on the host.
     pub(super) async fn host_binary(&mut self, op: BinOp, a: &Value, b: &Value) -> R<Value> {
+        self.download(&[a, b]);
         let (a, b) = (unhost(a), unhost(b));
         let result = self.on_host(move |s| s.binary(op, a, b)).await.map_err(|e| match op {
             BinOp::MatMul => matmul_error(e),
@@ -462,6 +465,7 @@ impl<'c, 'p> Interp<'c, 'p> {
     }
 
     pub(super) async fn host_compare(&mut self, op: CmpOp, a: &Value, b: &Value) -> R<Value> {
+        self.download(&[a, b]);
         let (a, b) = (unhost(a), unhost(b));
         let result = self.on_host(move |s| Box::pin(async move { s.compare(op, &a, &b).await })).await?;
         Ok(rehost(result, true))
@@ -863,7 +867,7 @@ fn assertion_report(check: Check, actual: &Array, desired: &Array) -> Option<Str
         Check::Decimals(d) => (format!("Arrays are not almost equal to {d} decimals"), d.max(0) as usize),
         Check::Equal => ("Arrays are not equal".to_string(), 6),
     };
-    let report = |message: &str| {
+    let report_of = |message: &str, actual: &Array, desired: &Array| {
         let shown = |a: &Array| {
             let r = with_precision(precision, || array_line(a));
             // NumPy shows at most three lines of each array.
@@ -874,6 +878,7 @@ fn assertion_report(check: Check, actual: &Array, desired: &Array) -> Option<Str
         };
         Some(format!("\n{header}\n{message}\n ACTUAL: {}\n DESIRED: {}", shown(actual), shown(desired)))
     };
+    let report = |message: &str| report_of(message, actual, desired);
     let (xs, ys) = (actual.shape(), desired.shape());
     if !(xs.is_empty() || ys.is_empty() || xs == ys) {
         let (xs, ys) = (jaxlite::numpy::shape_str(xs), jaxlite::numpy::shape_str(ys));
@@ -890,7 +895,12 @@ fn assertion_report(check: Check, actual: &Array, desired: &Array) -> Option<Str
                 return report(&format!("\n{what} location mismatch:"));
             }
             if what == "inf" && (0..n).any(|i| test(x[i]) && x[i] != y[i]) {
-                return report("\ninf values mismatch:");
+                // NumPy shows only the infinities then.
+                let only = |values: &[f64], dtype: DType| {
+                    let picked: Vec<f64> = (0..n).filter(|&i| test(x[i])).map(|i| values[i]).collect();
+                    Array::new(vec![picked.len()], jaxlite::Data::F64(picked)).astype(dtype)
+                };
+                return report_of("\ninf values mismatch:", &only(&x, actual.dtype()), &only(&y, desired.dtype()));
             }
             (0..n).filter(|&i| test(x[i])).for_each(|i| skipped[i] = true);
         }
@@ -973,7 +983,7 @@ fn array_line(a: &Array) -> String {
 }
 
 /// The elements of `a` broadcast to `shape`, as f64.
-fn broadcast_values(a: &Array, shape: &[usize]) -> Vec<f64> {
+pub(super) fn broadcast_values(a: &Array, shape: &[usize]) -> Vec<f64> {
     let values = a.to_f64_vec();
     let n: usize = shape.iter().product();
     let offset = shape.len() - a.shape().len();

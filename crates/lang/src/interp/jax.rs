@@ -1213,14 +1213,36 @@ impl Interp<'_, '_> {
             // On the host, a NumPy array as it is; handed to JAX, converted as JAX converts
             // one without x64 (float64 → float32, int64 → int32), strongly typed.
             Value::Host(h) if self.ctx.on_host() => Ok(Tensor::Concrete(h.get())),
-            Value::Host(h) => Ok(Tensor::from(super::host::to_device(&h.get()))),
+            Value::Host(h) => Ok(self.upload(super::host::to_device(&h.get()))),
             // A raw key is its uint32 words; a typed key a `key<fry>` array.
             Value::Key(k) => Ok(Tensor::from(k.to_array())),
-            Value::List(_) | Value::Tuple(_) => Ok(Tensor::from(literal_array(v, self.ctx.on_host())?)),
+            Value::List(_) | Value::Tuple(_) if self.ctx.on_host() => Ok(Tensor::from(literal_array(v, true)?)),
+            Value::List(_) | Value::Tuple(_) => Ok(self.upload(literal_array(v, false)?)),
             other => match weak_scalar(other, self.ctx.on_host())? {
                 Some(a) => Ok(Tensor::from(a)),
                 None => err(format!("expected an array or a number, got {}", other.type_name())),
             },
+        }
+    }
+
+    /// A host value made a device array: one copy to the device, as JAX's `device_put`.
+    fn upload(&self, a: Array) -> Tensor {
+        self.ctx.note_host_to_device((a.size() * a.dtype().size_bytes()) as u64);
+        Tensor::from(a)
+    }
+
+    /// Notes the device arrays among `values` (through lists and tuples) as copied to the host:
+    /// NumPy or Python reading their elements.
+    pub(super) fn download(&self, values: &[&Value]) {
+        for v in values {
+            match v {
+                Value::Array(Tensor::Concrete(a)) => {
+                    self.ctx.note_device_to_host((a.size() * a.dtype().size_bytes()) as u64)
+                }
+                Value::List(l) => self.download(&l.borrow().iter().collect::<Vec<_>>()),
+                Value::Tuple(t) => self.download(&t.iter().collect::<Vec<_>>()),
+                _ => {}
+            }
         }
     }
 
@@ -1875,7 +1897,10 @@ impl Interp<'_, '_> {
                     format!("could not convert string to float: {}", repr(v)),
                 )
             })?,
-            Value::Array(_) => self.array_scalar(v, "float")?,
+            Value::Array(_) => {
+                self.download(&[v]);
+                self.array_scalar(v, "float")?
+            }
             Value::Host(h) => self.array_scalar(&Value::Array(Tensor::Concrete(h.get())), "float")?,
             other => {
                 return err(format!("float() argument must be a string or a real number, not '{}'", other.type_name()))
@@ -1895,7 +1920,10 @@ impl Interp<'_, '_> {
                     format!("invalid literal for int() with base 10: {}", repr(v)),
                 )
             })?,
-            Value::Array(_) => float_to_int(self.array_scalar(v, "int")?)?,
+            Value::Array(_) => {
+                self.download(&[v]);
+                float_to_int(self.array_scalar(v, "int")?)?
+            }
             Value::Host(h) if h.dtype() == DType::I64 && h.get().size() == 1 => h.get().to_i64_vec()[0],
             Value::Host(h) => float_to_int(self.array_scalar(&Value::Array(Tensor::Concrete(h.get())), "int")?)?,
             other => {
@@ -2036,6 +2064,9 @@ impl Interp<'_, '_> {
                 "item" => {
                     arity(name, &args, 0, 0)?;
                     let v = self.concrete(Value::Array(x.clone())).await?;
+                    if !self.ctx.on_host() {
+                        self.download(&[&v]);
+                    }
                     let scalar = self.array_scalar(&v, "item")?;
                     Ok(match (x.aval().dtype, &v) {
                         (DType::I64, Value::Array(Tensor::Concrete(a))) if a.size() == 1 => {
@@ -2053,6 +2084,9 @@ impl Interp<'_, '_> {
                         Tensor::Concrete(a) => a,
                         Tensor::Traced(t) => return Err(self.concretization_error(t, "tolist")),
                     };
+                    if !self.ctx.on_host() {
+                        self.download(&[&Value::Array(x.clone())]);
+                    }
                     let integer = matches!(a.aval.dtype, DType::I32 | DType::I64 | DType::U32);
                     let number = |v: f64| match a.aval.dtype {
                         DType::Bool => Value::Bool(v != 0.0),
@@ -2236,6 +2270,10 @@ impl Interp<'_, '_> {
             let fill = if name == "full" { take_kwarg(&mut kwargs, "fill_value") } else { None };
             let precision = if name == "dot" { take_kwarg(&mut kwargs, "precision") } else { None };
             let preferred = if name == "dot" { take_kwarg(&mut kwargs, "preferred_element_type") } else { None };
+            let mut args = args;
+            if matches!(name, "zeros" | "ones" | "full" | "empty") {
+                super::builtins::by_position(name, &mut args, &mut kwargs, &["shape"])?;
+            }
             no_more_kwargs(name, &kwargs)?;
             match name {
                 "array" | "asarray" => {

@@ -73,6 +73,17 @@ impl Mt19937 {
         Mt19937::from_key(&key)
     }
 
+    /// The 624 state words and the position in them (NumPy's `get_state()` key and pos).
+    pub fn words(&self) -> (&[u32], usize) {
+        (&self.state, self.index)
+    }
+
+    /// A generator at a state `words` gave (`set_state`); `None` for a key not 624 words long
+    /// or a position past it.
+    pub fn from_words(key: &[u32], index: usize) -> Option<Mt19937> {
+        Some(Mt19937 { state: key.try_into().ok()?, index: (index <= N).then_some(index)? })
+    }
+
     pub fn next_u32(&mut self) -> u32 {
         if self.index >= N {
             self.twist();

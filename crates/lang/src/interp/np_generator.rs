@@ -2,7 +2,7 @@
 //! scalars, NumPy's errors), drawing from the bit-exact core in `pcg64.rs`. An array of draws
 //! is the scalar draw repeated in C order, as NumPy fills it.
 
-use super::np_random::{float_param, floats, size_arg};
+use super::np_random::{floats, floats_at, size_arg, two_params};
 use super::pcg64::{Generator, SeedSequence};
 use super::value::{as_int, Native, Value};
 use super::{err, value_err, Interp, RtError, R};
@@ -85,21 +85,19 @@ impl Interp<'_, '_> {
                 floats(shape, || g.standard_normal())
             }
             "normal" => {
-                let loc = float_param(arg(0, "loc").as_ref(), 0.0, "normal")?;
-                let scale = float_param(arg(1, "scale").as_ref(), 1.0, "normal")?;
-                if scale < 0.0 {
+                let size = size_arg(arg(2, "size").as_ref())?;
+                let (shape, loc, scale) = two_params(arg(0, "loc"), arg(1, "scale"), (0.0, 1.0), size, "normal")?;
+                if scale.iter().any(|&s| s < 0.0) {
                     return value_err("scale < 0");
                 }
-                let shape = size_arg(arg(2, "size").as_ref())?;
                 let mut g = cell.borrow_mut();
-                floats(shape, || g.normal(loc, scale))
+                floats_at(shape, |i| g.normal(loc[i], scale[i]))
             }
             "uniform" => {
-                let low = float_param(arg(0, "low").as_ref(), 0.0, "uniform")?;
-                let high = float_param(arg(1, "high").as_ref(), 1.0, "uniform")?;
-                let shape = size_arg(arg(2, "size").as_ref())?;
+                let size = size_arg(arg(2, "size").as_ref())?;
+                let (shape, low, high) = two_params(arg(0, "low"), arg(1, "high"), (0.0, 1.0), size, "uniform")?;
                 let mut g = cell.borrow_mut();
-                floats(shape, || g.uniform(low, high))
+                floats_at(shape, |i| g.uniform(low[i], high[i]))
             }
             "integers" => {
                 let int = |v: &Value, what: &str| {

@@ -28,6 +28,8 @@ pub const FUNCTIONS: &[&str] = &[
     "shuffle",
     "RandomState",
     "default_rng",
+    "get_state",
+    "set_state",
 ];
 
 /// A `RandomState`'s generator and its kept Gaussian.
@@ -98,24 +100,68 @@ pub(super) fn size_arg(v: Option<&Value>) -> R<Option<Vec<usize>>> {
     }
 }
 
-pub(super) fn float_param(v: Option<&Value>, default: f64, what: &str) -> R<f64> {
-    match v {
-        None => Ok(default),
-        Some(Value::Host(h)) if h.get().size() == 1 => Ok(h.get().to_f64_vec()[0]),
-        Some(v) => as_f64(v).ok_or_else(|| {
-            RtError::new(format!("{what}: the playground's numpy.random takes numbers here, not {}", v.type_name()))
-        }),
-    }
+/// An output's shape (`None` for one Python float) and two parameters' values at each of its
+/// elements.
+pub(super) type Params = (Option<Vec<usize>>, Vec<f64>, Vec<f64>);
+
+/// A distribution's two parameters (`loc` and `scale`, `low` and `high`), numbers or arrays,
+/// broadcast together and against `size` as NumPy's `cont()` does: the output's shape (`None`
+/// for one Python float) and each parameter's value at every element of it.
+pub(super) fn two_params(
+    first: Option<Value>,
+    second: Option<Value>,
+    defaults: (f64, f64),
+    size: Option<Vec<usize>>,
+    what: &str,
+) -> R<Params> {
+    let array = |v: Option<Value>, default: f64| -> R<Array> {
+        Ok(match v.map(|v| super::host::unhost(&v)) {
+            None | Some(Value::None) => Array::new(vec![], Data::F64(vec![default])),
+            Some(Value::Array(jaxlite::Tensor::Concrete(a))) => a.astype(jaxlite::DType::F64),
+            Some(v) => match as_f64(&v) {
+                Some(x) => Array::new(vec![], Data::F64(vec![x])),
+                None => {
+                    return err(format!(
+                        "{what}: the playground's numpy.random takes numbers or arrays here, not {}",
+                        v.type_name()
+                    ))
+                }
+            },
+        })
+    };
+    let (a, b) = (array(first, defaults.0)?, array(second, defaults.1)?);
+    let mismatch = || {
+        super::RtError::of(
+            super::objects::Builtin::ValueError,
+            "shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is between arg 0 and arg 1.",
+        )
+    };
+    let params = jaxlite::numpy::broadcast_shapes(what, a.shape(), b.shape()).map_err(|_| mismatch())?;
+    let shape = match size {
+        Some(size) => match jaxlite::numpy::broadcast_shapes(what, &params, &size) {
+            Ok(s) if s == size => Some(size),
+            _ => return Err(mismatch()),
+        },
+        None if params.is_empty() => None,
+        None => Some(params),
+    };
+    let out = shape.clone().unwrap_or_default();
+    Ok((shape, super::host::broadcast_values(&a, &out), super::host::broadcast_values(&b, &out)))
 }
 
 /// Values drawn one by one into a float64 array of `shape`, or one Python float.
 pub(super) fn floats(shape: Option<Vec<usize>>, mut draw: impl FnMut() -> f64) -> R<Value> {
+    floats_at(shape, |_| draw())
+}
+
+/// `floats` with each element's position in the output (for parameters given per element).
+pub(super) fn floats_at(shape: Option<Vec<usize>>, mut draw: impl FnMut(usize) -> f64) -> R<Value> {
     match shape {
-        None => Ok(Value::Float(draw())),
+        None => Ok(Value::Float(draw(0))),
         Some(shape) => {
             let n: usize = shape.iter().product();
             super::jax::check_size(&shape)?;
-            Ok(Value::host(Array::new(shape, Data::F64((0..n).map(|_| draw()).collect())), false))
+            Ok(Value::host(Array::new(shape, Data::F64((0..n).map(draw).collect())), false))
         }
     }
 }
@@ -183,6 +229,45 @@ impl Interp<'_, '_> {
                 *cell.borrow_mut() = LegacyState::new(seed);
                 Ok(Value::None)
             }
+            // ('MT19937', the 624 words, the position, whether a Gaussian is kept, and it).
+            "get_state" => {
+                let s = cell.borrow();
+                let (words, pos) = s.mt.words();
+                let key = Array::new(vec![words.len()], Data::U32(words.to_vec()));
+                Ok(Value::tuple(vec![
+                    Value::str("MT19937"),
+                    Value::host(key, false),
+                    Value::Int(pos as i64),
+                    Value::Int(s.gauss.is_some() as i64),
+                    Value::Float(s.gauss.unwrap_or(0.0)),
+                ]))
+            }
+            "set_state" => {
+                let state = arg(0, "state").unwrap_or(Value::None);
+                let bad = || value_err("set_state can only be used with legacy MT19937 state instances.");
+                let Value::Tuple(parts) = &state else {
+                    return err("state must be a dict or a tuple.");
+                };
+                let (Some(Value::Str(kind)), Some(Value::Host(key)), Some(pos)) =
+                    (parts.first(), parts.get(1), parts.get(2))
+                else {
+                    return bad();
+                };
+                if &**kind != "MT19937" {
+                    return bad();
+                }
+                let words: Vec<u32> = key.get().to_i64_vec().iter().map(|&w| w as u32).collect();
+                let pos = as_int(pos).unwrap_or(-1);
+                let Some(mt) = Mt19937::from_words(&words, pos.max(0) as usize).filter(|_| pos >= 0) else {
+                    return value_err("state must be 624 elements");
+                };
+                let gauss = match (parts.get(3).and_then(as_int), parts.get(4).and_then(as_f64)) {
+                    (Some(1), Some(g)) => Some(g),
+                    _ => None,
+                };
+                *cell.borrow_mut() = LegacyState { mt, gauss };
+                Ok(Value::None)
+            }
             "rand" | "randn" => {
                 let dims: Vec<usize> = args.iter().map(|a| super::jax::shape_arg(a).map(|d| d[0])).collect::<R<_>>()?;
                 let shape = (!args.is_empty()).then_some(dims);
@@ -204,21 +289,19 @@ impl Interp<'_, '_> {
                 floats(shape, || s.gauss())
             }
             "normal" => {
-                let loc = float_param(arg(0, "loc").as_ref(), 0.0, "normal")?;
-                let scale = float_param(arg(1, "scale").as_ref(), 1.0, "normal")?;
-                if scale < 0.0 {
+                let size = size_arg(arg(2, "size").as_ref())?;
+                let (shape, loc, scale) = two_params(arg(0, "loc"), arg(1, "scale"), (0.0, 1.0), size, "normal")?;
+                if scale.iter().any(|&s| s < 0.0) {
                     return value_err("scale < 0");
                 }
-                let shape = size_arg(arg(2, "size").as_ref())?;
                 let mut s = cell.borrow_mut();
-                floats(shape, || loc + scale * s.gauss())
+                floats_at(shape, |i| loc[i] + scale[i] * s.gauss())
             }
             "uniform" => {
-                let low = float_param(arg(0, "low").as_ref(), 0.0, "uniform")?;
-                let high = float_param(arg(1, "high").as_ref(), 1.0, "uniform")?;
-                let shape = size_arg(arg(2, "size").as_ref())?;
+                let size = size_arg(arg(2, "size").as_ref())?;
+                let (shape, low, high) = two_params(arg(0, "low"), arg(1, "high"), (0.0, 1.0), size, "uniform")?;
                 let mut s = cell.borrow_mut();
-                floats(shape, || low + (high - low) * s.double())
+                floats_at(shape, |i| low[i] + (high[i] - low[i]) * s.double())
             }
             "randint" => {
                 let int = |v: Option<Value>| v.and_then(|v| as_int(&super::host::unhost_scalar(&v)));
