@@ -72,6 +72,11 @@ test('the skeleton script from #code= runs and prints what JAX prints', { timeou
     assert.ok(Number(cycles) > 0, `program f has ${cycles} cycles${diagnostics(p)}`);
     const calls = await page.textContent(`${$('counters')} tr[data-program="f"] td:nth-child(2)`);
     assert.equal(calls, '1');
+    // The script makes its arrays on the device and prints f's 3×5 float32 result: one copy back.
+    assert.equal(
+      await page.textContent($('transfers')),
+      'Host → device: 0 bytes in 0 copies; device → host: 60 bytes in 1 copy.',
+    );
 
     const backend = (await page.textContent($('backend'))).trim();
     assert.ok(backend.length > 0, 'the page says which backend ran');

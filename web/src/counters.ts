@@ -58,7 +58,9 @@ export function renderCounters(table: HTMLTableElement, programs: ProgramReport[
   const headRow = head.insertRow();
   headCell(headRow, 'program', '');
   headCell(headRow, 'calls', '');
-  headCell(headRow, 'host→device bytes', 'all calls').dataset.counter = 'host_to_device_bytes';
+  // What the host sent for a program's calls: shown unless `only` leaves it out.
+  const uploads = !only || only.includes('host_to_device_bytes');
+  if (uploads) headCell(headRow, 'host→device bytes', 'all calls').dataset.counter = 'host_to_device_bytes';
   for (const name of names) headCell(headRow, labelOf(name), unitOf(name)).dataset.counter = name;
 
   const body = document.createElement('tbody');
@@ -68,7 +70,7 @@ export function renderCounters(table: HTMLTableElement, programs: ProgramReport[
     textCell(row, p.name).className = 'name';
     numberCell(row, p.calls, NUMBER.format(p.calls));
     const uploaded = p.host_to_device_bytes ?? 0;
-    numberCell(row, uploaded, NUMBER.format(uploaded)).dataset.counter = 'host_to_device_bytes';
+    if (uploads) numberCell(row, uploaded, NUMBER.format(uploaded)).dataset.counter = 'host_to_device_bytes';
     for (const name of names) {
       const value = flat[i][name];
       const cell = typeof value !== 'number' ? textCell(row, '–') : numberCell(row, value, formatValue(name, value));

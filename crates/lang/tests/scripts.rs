@@ -252,7 +252,7 @@ fn errors_point_at_the_code_that_raised_them() {
         error 2:4: ValueError: The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()
         error 2:13: NameError: name 'z' is not defined
         error 3:1: IndexError: index 5 is out of bounds for axis 0 with size 3
-        error 2:1: TypeError: array of shape (100000, 100000) is too large for the playground (at most 16777216 elements)"#]]
+        error 2:1: MemoryError: array of shape (100000, 100000) is too large for the playground (at most 16777216 elements)"#]]
     .assert_eq(&text.join("\n"));
 }
 

@@ -869,9 +869,14 @@ pub(super) fn check_size(shape: &[usize]) -> R<()> {
     let n = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
     match n {
         Some(n) if n <= MAX_ELEMENTS => Ok(()),
-        _ => err(format!(
-            "array of shape {} is too large for the playground (at most {MAX_ELEMENTS} elements)",
-            jnp::shape_str(shape)
+        // A MemoryError, as jaxlite's own size errors become and as NumPy reports an array it
+        // cannot allocate.
+        _ => Err(RtError::of(
+            super::objects::Builtin::MemoryError,
+            format!(
+                "array of shape {} is too large for the playground (at most {MAX_ELEMENTS} elements)",
+                jnp::shape_str(shape)
+            ),
         )),
     }
 }

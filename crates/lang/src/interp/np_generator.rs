@@ -2,7 +2,7 @@
 //! scalars, NumPy's errors), drawing from the bit-exact core in `pcg64.rs`. An array of draws
 //! is the scalar draw repeated in C order, as NumPy fills it.
 
-use super::np_random::{floats, floats_at, size_arg, two_params};
+use super::np_random::{size_arg, Draws};
 use super::pcg64::{Generator, SeedSequence};
 use super::value::{as_int, Native, Value};
 use super::{err, value_err, Interp, RtError, R};
@@ -12,6 +12,16 @@ use std::cell::RefCell;
 /// The `Generator` methods the playground has.
 pub const METHODS: &[&str] =
     &["random", "standard_normal", "normal", "uniform", "integers", "choice", "permutation", "shuffle"];
+
+impl Draws for Generator {
+    fn uniform01(&mut self) -> f64 {
+        self.random()
+    }
+
+    fn normal01(&mut self) -> f64 {
+        self.standard_normal()
+    }
+}
 
 /// An int64 result: a NumPy scalar for one draw, else an array of `shape`.
 fn int64s(shape: Option<Vec<usize>>, mut draw: impl FnMut() -> i64) -> R<Value> {
@@ -74,31 +84,7 @@ impl Interp<'_, '_> {
             }
         }
         match name {
-            "random" => {
-                let shape = size_arg(arg(0, "size").as_ref())?;
-                let mut g = cell.borrow_mut();
-                floats(shape, || g.random())
-            }
-            "standard_normal" => {
-                let shape = size_arg(arg(0, "size").as_ref())?;
-                let mut g = cell.borrow_mut();
-                floats(shape, || g.standard_normal())
-            }
-            "normal" => {
-                let size = size_arg(arg(2, "size").as_ref())?;
-                let (shape, loc, scale) = two_params(arg(0, "loc"), arg(1, "scale"), (0.0, 1.0), size, "normal")?;
-                if scale.iter().any(|&s| s < 0.0) {
-                    return value_err("scale < 0");
-                }
-                let mut g = cell.borrow_mut();
-                floats_at(shape, |i| g.normal(loc[i], scale[i]))
-            }
-            "uniform" => {
-                let size = size_arg(arg(2, "size").as_ref())?;
-                let (shape, low, high) = two_params(arg(0, "low"), arg(1, "high"), (0.0, 1.0), size, "uniform")?;
-                let mut g = cell.borrow_mut();
-                floats_at(shape, |i| g.uniform(low[i], high[i]))
-            }
+            "random" | "standard_normal" | "normal" | "uniform" => super::np_random::float_draws(cell, name, &arg),
             "integers" => {
                 let int = |v: &Value, what: &str| {
                     as_int(&super::host::unhost_scalar(v)).ok_or_else(|| {

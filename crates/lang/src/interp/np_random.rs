@@ -92,6 +92,51 @@ impl LegacyState {
     }
 }
 
+/// What both APIs' float distributions draw from: the legacy state or a `Generator`.
+pub(super) trait Draws {
+    /// A double uniform in [0, 1).
+    fn uniform01(&mut self) -> f64;
+    /// A standard normal (the legacy polar method, or the Generator's ziggurat).
+    fn normal01(&mut self) -> f64;
+}
+
+impl Draws for LegacyState {
+    fn uniform01(&mut self) -> f64 {
+        self.double()
+    }
+
+    fn normal01(&mut self) -> f64 {
+        self.gauss()
+    }
+}
+
+/// `random(size)`, `standard_normal(size)`, `normal(loc, scale, size)` and `uniform(low,
+/// high, size)`, drawn alike by both APIs (`loc + scale·z`, `low + (high − low)·u`).
+pub(super) fn float_draws(
+    cell: &RefCell<impl Draws>,
+    name: &str,
+    arg: &dyn Fn(usize, &str) -> Option<Value>,
+) -> R<Value> {
+    let mut g = cell.borrow_mut();
+    match name {
+        "random" => floats(size_arg(arg(0, "size").as_ref())?, || g.uniform01()),
+        "standard_normal" => floats(size_arg(arg(0, "size").as_ref())?, || g.normal01()),
+        "normal" => {
+            let size = size_arg(arg(2, "size").as_ref())?;
+            let (shape, loc, scale) = two_params(arg(0, "loc"), arg(1, "scale"), (0.0, 1.0), size, "normal")?;
+            if scale.iter().any(|&s| s < 0.0) {
+                return value_err("scale < 0");
+            }
+            floats_at(shape, |i| loc[i] + scale[i] * g.normal01())
+        }
+        _ => {
+            let size = size_arg(arg(2, "size").as_ref())?;
+            let (shape, low, high) = two_params(arg(0, "low"), arg(1, "high"), (0.0, 1.0), size, "uniform")?;
+            floats_at(shape, |i| low[i] + (high[i] - low[i]) * g.uniform01())
+        }
+    }
+}
+
 /// A `size=` argument: None (one value) or a shape.
 pub(super) fn size_arg(v: Option<&Value>) -> R<Option<Vec<usize>>> {
     match v {
@@ -268,6 +313,11 @@ impl Interp<'_, '_> {
                 *cell.borrow_mut() = LegacyState { mt, gauss };
                 Ok(Value::None)
             }
+            "random" | "random_sample" | "sample" | "ranf" | "standard_normal" | "normal" | "uniform" => {
+                let name =
+                    if name == "standard_normal" || name == "normal" || name == "uniform" { name } else { "random" };
+                float_draws(cell, name, &arg)
+            }
             "rand" | "randn" => {
                 let dims: Vec<usize> = args.iter().map(|a| super::jax::shape_arg(a).map(|d| d[0])).collect::<R<_>>()?;
                 let shape = (!args.is_empty()).then_some(dims);
@@ -277,31 +327,6 @@ impl Interp<'_, '_> {
                 } else {
                     floats(shape, || s.gauss())
                 }
-            }
-            "random" | "random_sample" | "sample" | "ranf" => {
-                let shape = size_arg(arg(0, "size").as_ref())?;
-                let mut s = cell.borrow_mut();
-                floats(shape, || s.double())
-            }
-            "standard_normal" => {
-                let shape = size_arg(arg(0, "size").as_ref())?;
-                let mut s = cell.borrow_mut();
-                floats(shape, || s.gauss())
-            }
-            "normal" => {
-                let size = size_arg(arg(2, "size").as_ref())?;
-                let (shape, loc, scale) = two_params(arg(0, "loc"), arg(1, "scale"), (0.0, 1.0), size, "normal")?;
-                if scale.iter().any(|&s| s < 0.0) {
-                    return value_err("scale < 0");
-                }
-                let mut s = cell.borrow_mut();
-                floats_at(shape, |i| loc[i] + scale[i] * s.gauss())
-            }
-            "uniform" => {
-                let size = size_arg(arg(2, "size").as_ref())?;
-                let (shape, low, high) = two_params(arg(0, "low"), arg(1, "high"), (0.0, 1.0), size, "uniform")?;
-                let mut s = cell.borrow_mut();
-                floats_at(shape, |i| low[i] + (high[i] - low[i]) * s.double())
             }
             "randint" => {
                 let int = |v: Option<Value>| v.and_then(|v| as_int(&super::host::unhost_scalar(&v)));

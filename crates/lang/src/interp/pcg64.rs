@@ -180,11 +180,6 @@ impl Generator {
         self.bit_generator.next_f64()
     }
 
-    /// `uniform(low, high)`: `random_uniform(low, high - low)`, i.e. `low + (high - low) * U`.
-    pub fn uniform(&mut self, low: f64, high: f64) -> f64 {
-        low + (high - low) * self.random()
-    }
-
     /// `standard_normal()`: `random_standard_normal`, the ziggurat. One 64-bit draw gives the
     /// layer (low 8 bits), the sign (next bit) and a 52-bit magnitude; almost always that is
     /// inside the layer's rectangle and done. Otherwise the base layer samples the tail beyond
@@ -213,11 +208,6 @@ impl Generator {
                 return x;
             }
         }
-    }
-
-    /// `normal(loc, scale)`: `random_normal`, `loc + scale * standard_normal()`.
-    pub fn normal(&mut self, loc: f64, scale: f64) -> f64 {
-        loc + scale * self.standard_normal()
     }
 
     /// `random_bounded_uint64(off, rng, use_masked=False)`: `off + ` a uniform integer in
@@ -695,7 +685,7 @@ mod tests {
         }
         // np.random.default_rng(0).uniform(-1.5, 2.5, 3)
         let want = [1.0478467492858172, -0.42085314494451875, -1.3361059042552212];
-        assert_bits(&draw(&mut rng(0), 3, |g| g.uniform(-1.5, 2.5)), &want);
+        assert_bits(&draw(&mut rng(0), 3, |g| -1.5 + (2.5 - -1.5) * g.random()), &want);
     }
 
     #[test]
@@ -760,7 +750,7 @@ mod tests {
         }
         // np.random.default_rng(0).normal(10, 0.5, 3)
         let want = [10.062865110546698, 9.933947568354348, 10.32021132522164];
-        assert_bits(&draw(&mut rng(0), 3, |g| g.normal(10.0, 0.5)), &want);
+        assert_bits(&draw(&mut rng(0), 3, |g| 10.0 + 0.5 * g.standard_normal()), &want);
     }
 
     #[test]
@@ -830,8 +820,9 @@ mod tests {
         assert_eq!(g.integers(0, 10), 8);
         assert_eq!(g.integers(0, 1 << 40), 247617924053);
         assert_eq!(g.integers(0, 10), 0);
-        assert_bits(&[g.uniform(2.0, 5.0)], &[4.620660336188786]);
-        assert_bits(&[g.normal(1.0, 2.0)], &[1.120287205194877]);
+        // (`uniform` and `normal` scale these draws: `low + (high − low)·u`, `loc + scale·z`.)
+        assert_bits(&[2.0 + (5.0 - 2.0) * g.random()], &[4.620660336188786]);
+        assert_bits(&[1.0 + 2.0 * g.standard_normal()], &[1.120287205194877]);
         assert_eq!(g.choice_p(&[0.1, 0.2, 0.3, 0.4], 1), [3]);
         assert_eq!(g.permutation(5), [0, 3, 4, 2, 1]);
         assert_eq!(g.integers(-5, 5), -1);
