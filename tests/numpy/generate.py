@@ -11,29 +11,25 @@ Writes tests/numpy/expected.json: per script, its standard output, its standard 
 ("Kind: message") when it ends with an uncaught exception, else null.
 """
 
-import json
+import importlib.util
 import os
 import pathlib
-import subprocess
 
 HERE = pathlib.Path(__file__).parent
 PYTHON = os.environ.get("PYTHON", "/tmp/jaxenv/bin/python")
 
+# tests/python's recorder, shared: how a script is run and what of it is kept.
+_spec = importlib.util.spec_from_file_location("python_generate", HERE.parent / "python" / "generate.py")
+recorder = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(recorder)
+
 
 def run(path):
-    env = dict(os.environ, JAX_PLATFORMS="cpu")
-    done = subprocess.run([PYTHON, path.name], cwd=HERE, capture_output=True, text=True, timeout=120, env=env)
-    stderr, error = done.stderr, None
-    if "Traceback (most recent call last):" in stderr:
-        stderr, _, traceback = stderr.partition("Traceback (most recent call last):")
-        error = traceback.strip().splitlines()[-1]
-    return {"stdout": done.stdout, "stderr": stderr, "error": error}
+    return recorder.run(path, python=PYTHON, env=dict(os.environ, JAX_PLATFORMS="cpu"), timeout=120)
 
 
 def main():
-    results = {path.stem: run(path) for path in sorted(HERE.glob("*.py")) if path.name != "generate.py"}
-    (HERE / "expected.json").write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
-    print(f"{len(results)} scripts recorded")
+    recorder.record(HERE, run)
 
 
 if __name__ == "__main__":

@@ -17,8 +17,9 @@ import sys
 HERE = pathlib.Path(__file__).parent
 
 
-def run(path):
-    done = subprocess.run([sys.executable, path.name], cwd=HERE, capture_output=True, text=True, timeout=60)
+def run(path, python=sys.executable, env=None, timeout=60):
+    """What running `path` printed: stdout, stderr before any traceback, the traceback's last line."""
+    done = subprocess.run([python, path.name], cwd=path.parent, capture_output=True, text=True, timeout=timeout, env=env)
     stderr, error = done.stderr, None
     if "Traceback (most recent call last):" in stderr:
         stderr, _, traceback = stderr.partition("Traceback (most recent call last):")
@@ -29,8 +30,13 @@ def run(path):
 def main():
     if sys.version_info[:2] != (3, 11):
         sys.exit(f"expected CPython 3.11, got {sys.version.split()[0]}")
-    results = {path.stem: run(path) for path in sorted(HERE.glob("*.py")) if path.name != "generate.py"}
-    (HERE / "expected.json").write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
+    record(HERE, run)
+
+
+def record(folder, run_one):
+    """Runs every script of `folder` but this one and writes what each printed to expected.json."""
+    results = {path.stem: run_one(path) for path in sorted(folder.glob("*.py")) if path.name != "generate.py"}
+    (folder / "expected.json").write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
     print(f"{len(results)} scripts recorded")
 
 

@@ -503,72 +503,54 @@ fn unravel(mut i: usize, shape: &[usize]) -> Vec<usize> {
     idx
 }
 
-pub fn unary_f32(op: UnaryOp, x: f32) -> f32 {
-    match op {
-        UnaryOp::Neg => -x,
-        UnaryOp::Exp => x.exp(),
-        UnaryOp::Log => x.ln(),
-        UnaryOp::Tanh => x.tanh(),
-        UnaryOp::Logistic => 1.0 / (1.0 + (-x).exp()),
-        UnaryOp::Sqrt => x.sqrt(),
-        UnaryOp::Rsqrt => 1.0 / x.sqrt(),
-        UnaryOp::Abs => x.abs(),
-        UnaryOp::Sign => {
-            if x.is_nan() || x == 0.0 {
-                x
-            } else {
-                x.signum()
+/// `unary_f32` and `unary_f64`: one body for both widths, which differ only in the error
+/// function and its inverse (computed in f64 and float32 respectively).
+macro_rules! unary_float {
+    ($(#[$doc:meta])* $name:ident, $t:ty, $erf:expr, $erf_inv:expr) => {
+        $(#[$doc])*
+        pub fn $name(op: UnaryOp, x: $t) -> $t {
+            match op {
+                UnaryOp::Neg => -x,
+                UnaryOp::Exp => x.exp(),
+                UnaryOp::Log => x.ln(),
+                UnaryOp::Tanh => x.tanh(),
+                UnaryOp::Logistic => 1.0 / (1.0 + (-x).exp()),
+                UnaryOp::Sqrt => x.sqrt(),
+                UnaryOp::Rsqrt => 1.0 / x.sqrt(),
+                UnaryOp::Abs => x.abs(),
+                UnaryOp::Sign => {
+                    if x.is_nan() || x == 0.0 {
+                        x
+                    } else {
+                        x.signum()
+                    }
+                }
+                UnaryOp::Sin => x.sin(),
+                UnaryOp::Cos => x.cos(),
+                UnaryOp::Log1p => x.ln_1p(),
+                UnaryOp::Expm1 => x.exp_m1(),
+                UnaryOp::Exp2 => x.exp2(),
+                UnaryOp::Erf => $erf(x),
+                UnaryOp::Floor => x.floor(),
+                UnaryOp::Ceil => x.ceil(),
+                UnaryOp::Round => x.round(),
+                UnaryOp::RoundEven => x.round_ties_even(),
+                UnaryOp::Square => x * x,
+                UnaryOp::Not => x,
+                UnaryOp::ErfInv => $erf_inv(x),
             }
         }
-        UnaryOp::Sin => x.sin(),
-        UnaryOp::Cos => x.cos(),
-        UnaryOp::Log1p => x.ln_1p(),
-        UnaryOp::Expm1 => x.exp_m1(),
-        UnaryOp::Exp2 => x.exp2(),
-        UnaryOp::Erf => erf(x as f64) as f32,
-        UnaryOp::Floor => x.floor(),
-        UnaryOp::Ceil => x.ceil(),
-        UnaryOp::Round => x.round(),
-        UnaryOp::RoundEven => x.round_ties_even(),
-        UnaryOp::Square => x * x,
-        UnaryOp::Not => x,
-        UnaryOp::ErfInv => crate::random::erf_inv(x),
-    }
+    };
 }
 
-/// A unary op on float64, NumPy's host arithmetic (the platform's libm, as NumPy's loops call).
-pub fn unary_f64(op: UnaryOp, x: f64) -> f64 {
-    match op {
-        UnaryOp::Neg => -x,
-        UnaryOp::Exp => x.exp(),
-        UnaryOp::Log => x.ln(),
-        UnaryOp::Tanh => x.tanh(),
-        UnaryOp::Logistic => 1.0 / (1.0 + (-x).exp()),
-        UnaryOp::Sqrt => x.sqrt(),
-        UnaryOp::Rsqrt => 1.0 / x.sqrt(),
-        UnaryOp::Abs => x.abs(),
-        UnaryOp::Sign => {
-            if x.is_nan() || x == 0.0 {
-                x
-            } else {
-                x.signum()
-            }
-        }
-        UnaryOp::Sin => x.sin(),
-        UnaryOp::Cos => x.cos(),
-        UnaryOp::Log1p => x.ln_1p(),
-        UnaryOp::Expm1 => x.exp_m1(),
-        UnaryOp::Exp2 => x.exp2(),
-        UnaryOp::Erf => erf(x),
-        UnaryOp::Floor => x.floor(),
-        UnaryOp::Ceil => x.ceil(),
-        UnaryOp::Round => x.round(),
-        UnaryOp::RoundEven => x.round_ties_even(),
-        UnaryOp::Square => x * x,
-        UnaryOp::Not => x,
-        UnaryOp::ErfInv => crate::random::erf_inv(x as f32) as f64,
-    }
-}
+unary_float!(unary_f32, f32, |x: f32| erf(x as f64) as f32, crate::random::erf_inv);
+unary_float!(
+    /// A unary op on float64, NumPy's host arithmetic (the platform's libm, as NumPy's loops call).
+    unary_f64,
+    f64,
+    erf,
+    |x: f64| crate::random::erf_inv(x as f32) as f64
+);
 
 /// The error function in f64: its Maclaurin series below 4 (where f64 keeps ~10 digits
 /// through the cancellation), and ±1 beyond, where erfc is below half an f32 ulp.
