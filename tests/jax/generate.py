@@ -1791,6 +1791,52 @@ print(jax.grad(lambda x: jnp.linalg.slogdet(x)[1])(a))
 print(jax.grad(lambda x: jnp.sum(jnp.linalg.cholesky(x)))(a))
 print(jnp.linalg.det(jnp.array([[1, 2], [3, 4]])), jnp.linalg.inv(jnp.array([[1.0, 2.0], [2.0, 4.0]])))
 """)
+# jnp.linalg's decompositions (Jacobi eigh and svd, Householder qr) and what is built on them;
+# vectors are printed up to sign (LAPACK's signs are its own), reconstructions at full precision.
+program("linalg_decompositions", """
+a = jnp.array([[4.0, 1.0, 2.0], [1.0, 3.0, 0.5], [2.0, 0.5, 5.0]])
+q = jnp.array([[2.0, 1.0, 0.0, 1.0], [1.0, 3.0, 1.0, 0.0], [0.0, 1.0, 4.0, 2.0], [1.0, 0.0, 2.0, 5.0]])
+r = jnp.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.5], [-1.0, 0.5]])
+mm = lambda x, y: jnp.matmul(x, y, precision="highest")
+w, v = jnp.linalg.eigh(a)
+print(w, jnp.abs(v), jnp.allclose(mm(v * w, v.T), a, atol=1e-5))
+print(jnp.linalg.eigvalsh(q), jax.jit(jnp.linalg.eigvalsh)(q))
+print(jax.vmap(jnp.linalg.eigvalsh)(jnp.stack([a, 2 * a, a + jnp.eye(3)])))
+print(jax.grad(lambda x: jnp.linalg.eigvalsh(x)[-1])(a))
+print(jnp.linalg.eigh(q, symmetrize_input=False, UPLO="U").eigenvalues, jnp.linalg.eigh(jnp.eye(5)).eigenvectors)
+u, s, vh = jnp.linalg.svd(r)
+print(u.shape, s, vh.shape, jnp.abs(vh))
+print(jnp.allclose(mm(u[:, :2] * s, vh), r, atol=1e-5), jnp.allclose(mm(u.T, u), jnp.eye(4), atol=1e-5))
+print(jnp.linalg.svd(r.T, full_matrices=False).S, jnp.linalg.svdvals(q))
+print(jnp.linalg.svd(r, compute_uv=False), jax.jit(lambda x: jnp.linalg.svd(x, compute_uv=False))(r))
+print(jax.grad(lambda x: jnp.sum(jnp.linalg.svd(x, compute_uv=False)))(r))
+print(jnp.linalg.qr(r))
+print(jnp.linalg.qr(r, mode="complete").Q.shape, jnp.linalg.qr(r, mode="r"), jnp.linalg.qr(r.T))
+x, resid, rank, sv = jnp.linalg.lstsq(r, jnp.array([1.0, 2.0, 0.5, -1.0]))
+print(x, resid, rank, sv)
+print(jnp.linalg.lstsq(r, jnp.stack([jnp.ones(4), jnp.arange(4.0)], axis=1))[0])
+print(jnp.linalg.pinv(r), jnp.linalg.matrix_rank(r), jnp.linalg.matrix_rank(jnp.array([[1.0, 2.0], [2.0, 4.0]])))
+""")
+# jnp.vectorize: elementwise and with gufunc signatures, several outputs, excluded arguments,
+# size-1 loop dimensions broadcast, and JAX's errors.
+program("jnp_vectorize", """
+def pick(x, i):
+    return x[i]
+x = jnp.arange(12.0).reshape(3, 4)
+print(jnp.vectorize(pick, signature="(n),()->()")(x, 2), jnp.vectorize(pick, signature="(n),()->()")(x, jnp.array([0, 1, 3])))
+print(jnp.vectorize(lambda a, b: a * b + 1)(jnp.arange(3.0), jnp.ones((2, 1))))
+def stats(v):
+    return v.mean(), v.max()
+print(jnp.vectorize(stats, signature="(n)->(),()")(x))
+print(jnp.vectorize(lambda v, p: v ** p, excluded={1})(jnp.arange(4.0), 2))
+print(jnp.vectorize(jnp.outer, signature="(n),(m)->(n,m)")(jnp.ones((2, 3)), jnp.arange(2.0)).shape)
+print(jax.jit(jnp.vectorize(lambda v: jnp.where(v > 1.5, v, -v)))(jnp.arange(4.0)))
+for bad in ["(n),()->", "(n),(n)->()"]:
+    try:
+        jnp.vectorize(pick, signature=bad)(x, jnp.zeros(3, int))
+    except ValueError as e:
+        print("ValueError:", e)
+""")
 # keepdims= on argmax/argmin (it was taken and ignored).
 program("argmax_keepdims", """
 x = jnp.array([[1.0, 5.0, 2.0], [7.0, 0.0, 3.0]])

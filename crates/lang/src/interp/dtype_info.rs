@@ -2,7 +2,10 @@
 //! Model code reads them for masks and guards (`jnp.finfo(x.dtype).min` where attention masks
 //! a logit, `eps` in a division), so their numbers must be the dtype's own: float attributes
 //! are rank-0 arrays of that dtype (NumPy scalars in JAX, strongly typed), integer limits
-//! Python ints.
+//! Python ints. NumPy's float64 has them on the host.
+//!
+//! Also `result_type` and `promote_types`: the dtype an operation on the given values would
+//! have, by JAX's promotion on the device and NumPy's on the host.
 
 use super::jax::dtype_arg;
 use super::value::Value;
@@ -12,6 +15,42 @@ use jaxlite::{Array, DType, Data, Tensor};
 /// `jax.numpy` names implemented here.
 pub const JNP_DTYPE_INFO: &[&str] = &["finfo", "iinfo"];
 
+/// `jax.numpy` names implemented here that promote dtypes.
+pub const JNP_PROMOTION: &[&str] = &["result_type", "promote_types"];
+
+/// A value's dtype and whether it is weak (a Python scalar defers to an array's dtype).
+fn typed(ctx: &jaxlite::Context, v: &Value) -> R<(DType, bool)> {
+    Ok(match v {
+        Value::Array(t) => (t.aval().dtype, t.aval().weak_type),
+        Value::Host(h) => (h.dtype(), false),
+        Value::Bool(_) => (DType::Bool, true),
+        Value::Int(_) => (ctx.default_int(), true),
+        Value::Float(_) => (ctx.default_float(), true),
+        other => (dtype_arg(other)?, false),
+    })
+}
+
+/// `result_type(*values)` (arrays, scalars and dtypes) and `promote_types(a, b)` (dtypes).
+pub fn promotion(ctx: &jaxlite::Context, name: &str, args: &[Value]) -> R<Value> {
+    if name == "promote_types" && args.len() != 2 {
+        return super::type_err(format!("promote_types() takes 2 positional arguments but {} were given", args.len()));
+    }
+    let mut typed_args = args.iter().map(|v| typed(ctx, v));
+    let Some(first) = typed_args.next() else {
+        return super::value_err("at least one array or dtype is required");
+    };
+    let (mut dtype, mut weak) = first?;
+    for next in typed_args {
+        let (d, w) = next?;
+        (dtype, weak) = if ctx.on_host() {
+            jaxlite::dtype::promote_numpy(dtype, weak, d, w)
+        } else {
+            jaxlite::dtype::promote(dtype, weak, d, w)
+        };
+    }
+    Ok(Value::DType(dtype))
+}
+
 /// The dtype `finfo`/`iinfo` describe: given as a dtype, its name, or an array of it.
 pub fn info_dtype(name: &str, v: &Value) -> R<DType> {
     let dtype = match v {
@@ -19,7 +58,7 @@ pub fn info_dtype(name: &str, v: &Value) -> R<DType> {
         other => dtype_arg(other)?,
     };
     match (name, dtype) {
-        ("finfo", DType::F32 | DType::BF16) | ("iinfo", DType::I32) => Ok(dtype),
+        ("finfo", DType::F32 | DType::BF16 | DType::F64) | ("iinfo", DType::I32) => Ok(dtype),
         ("finfo", d) => err(format!("finfo: data type {} not inexact", d.name())),
         (_, d) => super::value_err(format!("iinfo: invalid integer data type {}", d.name())),
     }
@@ -30,8 +69,11 @@ fn scalar(dtype: DType, v: f32) -> Value {
     Value::Array(Tensor::from(Array::new(vec![], Data::F32(vec![v])).astype(dtype)))
 }
 
-/// `finfo(dtype).name` (float32 or bfloat16).
+/// `finfo(dtype).name` (float32, bfloat16 or, on the host, float64).
 pub fn finfo_attr(dtype: DType, name: &str) -> R<Value> {
+    if dtype == DType::F64 {
+        return finfo64_attr(name);
+    }
     let bf = dtype == DType::BF16;
     // Significand bits after the point, and the most (negative) and least exponent.
     let mant: i32 = if bf { 7 } else { 23 };
@@ -62,6 +104,31 @@ pub fn finfo_attr(dtype: DType, name: &str) -> R<Value> {
     }
 }
 
+/// `finfo(np.float64).name`: NumPy scalars.
+fn finfo64_attr(name: &str) -> R<Value> {
+    let float = |v: f64| Ok(super::host::rehost(Value::array(Array::new(vec![], Data::F64(vec![v]))), true));
+    let int = |v: i64| Ok(Value::Int(v));
+    match name {
+        "eps" => float(f64::EPSILON),
+        "epsneg" => float(f64::EPSILON / 2.0),
+        "max" => float(f64::MAX),
+        "min" => float(f64::MIN),
+        "tiny" | "smallest_normal" => float(f64::MIN_POSITIVE),
+        "smallest_subnormal" => float(f64::from_bits(1)),
+        "resolution" => float(1e-15),
+        "precision" => int(15),
+        "bits" => int(64),
+        "machep" => int(-52),
+        "negep" => int(-53),
+        "nmant" => int(52),
+        "nexp" | "iexp" => int(11),
+        "minexp" => int(-1022),
+        "maxexp" => int(1024),
+        "dtype" => Ok(Value::DType(DType::F64)),
+        _ => super::attr_err(format!("'finfo' object has no attribute '{name}'")),
+    }
+}
+
 /// `iinfo(int32).name`.
 pub fn iinfo_attr(name: &str) -> R<Value> {
     match name {
@@ -78,6 +145,10 @@ pub fn info_repr(dtype: DType) -> String {
     match dtype {
         DType::F32 => "finfo(resolution=1e-06, min=-3.4028235e+38, max=3.4028235e+38, dtype=float32)".to_string(),
         DType::BF16 => "finfo(resolution=0.0100098, min=-3.38953e+38, max=3.38953e+38, dtype=bfloat16)".to_string(),
+        DType::F64 => {
+            "finfo(resolution=1e-15, min=-1.7976931348623157e+308, max=1.7976931348623157e+308, dtype=float64)"
+                .to_string()
+        }
         _ => format!("iinfo(min={}, max={}, dtype=int32)", i32::MIN, i32::MAX),
     }
 }

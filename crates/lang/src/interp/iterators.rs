@@ -225,6 +225,17 @@ impl Interp<'_, '_> {
                     let rows = self.iterate_values(v).await?;
                     iter(Iter::Items { items: rows.into_iter(), kind: "iterator" })
                 }
+                // A NumPy array's rows are views of it, as `a[i]` is.
+                Value::Host(h) => {
+                    let Some(n) = h.get().shape().first().copied() else {
+                        return type_err("iteration over a 0-d array");
+                    };
+                    let mut rows = Vec::with_capacity(n);
+                    for i in 0..n {
+                        rows.push(self.get_item(v, &Value::Int(i as i64)).await?);
+                    }
+                    iter(Iter::Items { items: rows.into_iter(), kind: "iterator" })
+                }
                 other => return type_err(format!("'{}' object is not iterable", other.type_name())),
             })
         })

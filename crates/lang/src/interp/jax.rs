@@ -381,6 +381,7 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
                 .or_else(|| find(super::sets::JNP_SETS, canonical))
                 .or_else(|| find(super::shorthands::JNP_SHORTHANDS, canonical))
                 .or_else(|| find(super::dtype_info::JNP_DTYPE_INFO, canonical))
+                .or_else(|| find(super::dtype_info::JNP_PROMOTION, canonical))
                 .or_else(|| find(super::composed::JNP_COMPOSED, canonical))
             {
                 Some(f) => Ok(Value::native(Native::Jnp(f))),
@@ -727,6 +728,19 @@ fn weak_scalar(v: &Value, host: bool) -> R<Option<Array>> {
 }
 
 /// The dtype named by a `dtype=` argument.
+/// The dtype a NumPy type character names (`np.dtype("d")` is float64).
+fn type_code(code: &str) -> Option<DType> {
+    Some(match code {
+        "d" => DType::F64,
+        "f" => DType::F32,
+        "i" => DType::I32,
+        "l" | "q" => DType::I64,
+        "I" => DType::U32,
+        "?" => DType::Bool,
+        _ => return None,
+    })
+}
+
 pub(super) fn dtype_arg(v: &Value) -> R<DType> {
     let unsupported = |name: &str| {
         RtError::new(format!(
@@ -741,7 +755,8 @@ pub(super) fn dtype_arg(v: &Value) -> R<DType> {
     };
     match v {
         Value::DType(d) => Ok(*d),
-        Value::Str(s) => known(DType::from_name(s), s),
+        // NumPy's one-letter type codes too (`otypes="d"`).
+        Value::Str(s) => known(DType::from_name(s).or_else(|| type_code(s)), s),
         Value::Native(n) => match &**n {
             Native::Jnp(name) => known(DType::from_name(name), name),
             Native::Np("bool") => Ok(DType::Bool),
@@ -2219,6 +2234,10 @@ impl Interp<'_, '_> {
             }
             if super::linalg::LINALG_FUNCTIONS.contains(&name) {
                 return self.call_linalg(name, args, kwargs).await;
+            }
+            if super::dtype_info::JNP_PROMOTION.contains(&name) {
+                no_more_kwargs(name, &kwargs)?;
+                return super::dtype_info::promotion(self.ctx, name, &args);
             }
             if super::dtype_info::JNP_DTYPE_INFO.contains(&name) {
                 let of = take_kwarg(&mut kwargs, "dtype").or_else(|| args.first().cloned());

@@ -50,6 +50,10 @@ const SOURCES: &[(&str, &str)] = &[
     ("jax._custom", include_str!("../stdlib/jax/custom.py")),
     ("jax._random", include_str!("../stdlib/jax/random.py")),
     ("jax._numpy", include_str!("../stdlib/jax/numpy_extra.py")),
+    ("jax._linalg", include_str!("../stdlib/jax/linalg.py")),
+    ("numpy._linalg", include_str!("../stdlib/numpy_linalg.py")),
+    ("jax._vectorize", include_str!("../stdlib/jax/vectorize.py")),
+    ("numpy._vectorize", include_str!("../stdlib/numpy_vectorize.py")),
     ("inspect", include_str!("../stdlib/inspect.py")),
     ("jax.example_libraries", include_str!("../stdlib/jax/example_libraries.py")),
     ("jax.example_libraries.optimizers", include_str!("../stdlib/jax/optimizers.py")),
@@ -98,10 +102,23 @@ const PYTHON_NAMES: &[(&str, &str, &str)] = &[
     ("jax", "default_backend", "jax._devices"),
     ("jax", "device_put", "jax._devices"),
     ("jax.random", "multivariate_normal", "jax._random"),
+    ("jax.numpy", "vectorize", "jax._vectorize"),
+    ("numpy", "vectorize", "numpy._vectorize"),
 ];
+
+/// The decompositions of `jax.numpy.linalg` and `numpy.linalg`, written in Python over each
+/// array library (jax._linalg, numpy._linalg).
+const DECOMPOSITIONS: &[&str] = &["eigh", "eigvalsh", "svd", "svdvals", "qr", "lstsq", "pinv", "matrix_rank"];
 
 /// The library module that defines `module.name`, where that is written in Python.
 pub fn python_name(module: &str, name: &str) -> Option<&'static str> {
+    if DECOMPOSITIONS.contains(&name) {
+        match module {
+            "jax.numpy.linalg" => return Some("jax._linalg"),
+            "numpy.linalg" => return Some("numpy._linalg"),
+            _ => {}
+        }
+    }
     PYTHON_NAMES.iter().find(|(m, n, _)| *m == module && *n == name).map(|(_, _, source)| *source)
 }
 
