@@ -1837,6 +1837,66 @@ for bad in ["(n),()->", "(n),(n)->()"]:
     except ValueError as e:
         print("ValueError:", e)
 """)
+# The script's own classes as pytree nodes: registered with functions, as a class, as a
+# dataclass (fields given and inferred), static; through jit, grad, vmap and the tree functions;
+# key paths, keystr and transpose.
+program("custom_pytrees", """
+import functools
+from dataclasses import dataclass, field
+from typing import Any
+from jax.tree_util import register_pytree_node, register_pytree_node_class, register_dataclass, register_static
+class Pair:
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+    def __repr__(self):
+        return f"Pair({self.x}, {self.y})"
+register_pytree_node(Pair, lambda p: ((p.x, p.y), "tag"), lambda aux, c: Pair(*c))
+p = Pair(jnp.array([1.0, 2.0]), 3.0)
+print(jax.tree.structure(p), jax.tree.leaves([p, Pair(4, 5)]))
+print(jax.tree.map(lambda a, b: a * b, p, Pair(2.0, 10.0)))
+print(jax.grad(lambda q: jnp.sum(q.x ** 2) * q.y)(p))
+print(jax.jit(lambda q: Pair(q.y, q.x + 1))(p))
+print(jax.vmap(lambda q: q.x * q.y)(Pair(jnp.arange(3.0), jnp.ones(3))))
+@register_pytree_node_class
+class Scaled:
+    def __init__(self, value, scale):
+        self.value, self.scale = value, scale
+    def tree_flatten(self):
+        return (self.value,), self.scale
+    @classmethod
+    def tree_unflatten(cls, scale, children):
+        return cls(children[0], scale)
+print(jax.jit(lambda s: s.value * s.scale)(Scaled(jnp.arange(3.0), 2.0)), jax.tree.structure(Scaled(1.0, 4)))
+@functools.partial(register_dataclass, data_fields=["w", "b"], meta_fields=["name"])
+@dataclass
+class Layer:
+    name: str
+    w: Any
+    b: Any
+layer = Layer("dense", jnp.ones((2, 2)), jnp.zeros(2))
+print(jax.tree.structure(layer), jax.grad(lambda l: jnp.sum(l.w @ jnp.ones(2) + l.b))(layer))
+@dataclass
+class Config:
+    rate: Any
+    steps: int = field(metadata=dict(static=True), default=3)
+register_dataclass(Config)
+print(jax.tree.leaves(Config(0.5, 7)), jax.tree.structure(Config(0.5)))
+@register_static
+class Opts:
+    pass
+print(jax.tree.leaves([Opts(), 1.0]), repr(jax.tree.structure(Opts())).startswith("PyTreeDef(CustomNode(Opts["))
+tree = {"a": [1, (2, 3)], "p": Pair(4, 5), "l": layer}
+for path, leaf in jax.tree_util.tree_flatten_with_path(tree)[0]:
+    print(jax.tree_util.keystr(path), path, jnp.shape(leaf))
+print(jax.tree_util.tree_map_with_path(lambda path, v: len(path), {"x": [1, 2], "y": 3}))
+print(jax.tree_util.keystr((jax.tree_util.DictKey("k"), jax.tree_util.SequenceKey(2)), simple=True, separator="/"))
+steps = [dict(t=1, obs=3), dict(t=2, obs=4)]
+print(jax.tree.transpose(jax.tree.structure([0, 0]), jax.tree.structure(steps[0]), steps))
+try:
+    register_pytree_node(Pair, lambda p: ((), None), lambda a, c: None)
+except ValueError as e:
+    print("ValueError:", e)
+""")
 # keepdims= on argmax/argmin (it was taken and ignored).
 program("argmax_keepdims", """
 x = jnp.array([[1.0, 5.0, 2.0], [7.0, 0.0, 3.0]])

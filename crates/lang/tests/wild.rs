@@ -55,18 +55,12 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
     ("jax_docs_complex_differentiation", "complex numbers"),
     ("jax_docs_convolutions", "complex numbers (np.mgrid steps)"),
     ("jax_docs_custom_derivative_rules", "lax.while_loop on traced values under jit (issue 28)"),
-    (
-        "jax_docs_custom_pytrees",
-        "jax.tree_util.register_pytree_node (flattening user classes with their own functions)",
-    ),
     ("jax_docs_external_callbacks", "jax.ShapeDtypeStruct.like and jax.pure_callback"),
     (
         "jax_docs_key_concepts",
         "make_jaxpr: JAX wraps jnp.where in a jit equation and prints a float32 literal with float64 digits",
     ),
-    ("jax_docs_new_101_pytrees", "jax.tree_util.tree_flatten_with_path (key paths)"),
     ("jax_docs_new_101_state", "jax.new_ref (mutable array references)"),
-    ("jax_docs_pytrees", "jax.tree_util.tree_flatten_with_path (key paths)"),
     ("jax_docs_vmapped_log_probs", "SciPy itself (scipy.stats) on the host"),
     (
         "jax_example_advi",

@@ -94,9 +94,9 @@ pub(super) fn weak(x: f32) -> Tensor {
 impl Interp<'_, '_> {
     /// A loop's final carry as JAX returns it: Python numbers among its leaves become
     /// (weakly typed) arrays.
-    fn carry_arrays(&self, carry: &Value) -> R<Value> {
+    async fn carry_arrays(&mut self, carry: &Value) -> R<Value> {
         let mut leaves = Vec::new();
-        let tree = super::jax::Tree::of_values(carry, &mut leaves, 0)?;
+        let tree = self.tree_of(carry, None, &mut leaves).await?;
         let mut arrays = Vec::with_capacity(leaves.len());
         for leaf in leaves {
             arrays.push(match leaf {
@@ -104,7 +104,7 @@ impl Interp<'_, '_> {
                 other => other,
             });
         }
-        Ok(tree.unflatten_values(&mut arrays.into_iter()))
+        self.unflatten_tree(&tree, &mut arrays.into_iter()).await
     }
 
     fn un<'a>(&'a mut self, op: UnaryOp, x: &'a Tensor) -> LocalFuture<'a, R<Tensor>> {
@@ -1338,7 +1338,7 @@ impl Interp<'_, '_> {
             let mut leaves = Vec::new();
             let tree = match &xs {
                 None | Some(Value::None) => None,
-                Some(v) => Some(self.flatten(v, &mut leaves)?),
+                Some(v) => Some(self.flatten(v, &mut leaves).await?),
             };
             let leading: Vec<usize> = leaves.iter().map(|l| l.aval().shape.first().copied().unwrap_or(0)).collect();
             let n = match (&length, leading.first()) {
@@ -1354,8 +1354,8 @@ impl Interp<'_, '_> {
             }
             // As JAX, the carry's numbers become arrays before the first step.
             let mut carry_leaves = Vec::new();
-            let carry_tree = self.flatten(&init, &mut carry_leaves)?;
-            let mut carry = carry_tree.unflatten(&mut carry_leaves.into_iter());
+            let carry_tree = self.flatten(&init, &mut carry_leaves).await?;
+            let mut carry = self.unflatten_tensors(&carry_tree, carry_leaves).await?;
             let mut ys: Vec<Value> = Vec::with_capacity(n);
             let order: Vec<usize> = if reverse { (0..n).rev().collect() } else { (0..n).collect() };
             for i in order {
@@ -1370,7 +1370,7 @@ impl Interp<'_, '_> {
                                 _ => return err("scan: could not slice xs"),
                             }
                         }
-                        tree.unflatten(&mut slices.into_iter())
+                        self.unflatten_tensors(tree, slices).await?
                     }
                 };
                 let out = match &body {
@@ -1395,11 +1395,11 @@ impl Interp<'_, '_> {
                 None => Value::None,
                 Some(first) => {
                     let mut first_leaves = Vec::new();
-                    let y_tree = self.flatten(first, &mut first_leaves)?;
+                    let y_tree = self.flatten(first, &mut first_leaves).await?;
                     let mut columns: Vec<Vec<Value>> = vec![Vec::new(); first_leaves.len()];
                     for y in &ys {
                         let mut ls = Vec::new();
-                        self.flatten(y, &mut ls)?;
+                        self.flatten(y, &mut ls).await?;
                         if ls.len() != columns.len() {
                             return err("scan body returned ys of different structures");
                         }
@@ -1415,7 +1415,7 @@ impl Interp<'_, '_> {
                             _ => return err("scan: could not stack ys"),
                         }
                     }
-                    y_tree.unflatten(&mut out.into_iter())
+                    self.unflatten_tensors(&y_tree, out).await?
                 }
             };
             Ok(Value::tuple(vec![carry, stacked]))
@@ -1459,7 +1459,7 @@ impl Interp<'_, '_> {
                         self.step()?;
                         carry = self.call(args[2].clone(), vec![Value::Int(i), carry], vec![]).await?;
                     }
-                    return self.carry_arrays(&carry);
+                    return self.carry_arrays(&carry).await;
                 }
                 // Run while the condition holds, which it must be known to: outside jit the
                 // condition is a concrete value each time round, as JAX evaluates it. Under
@@ -1483,7 +1483,7 @@ impl Interp<'_, '_> {
                             }
                         }
                         if !self.truthy(&keep_going)? {
-                            return self.carry_arrays(&carry);
+                            return self.carry_arrays(&carry).await;
                         }
                         carry = self.call(args[1].clone(), vec![carry], vec![]).await?;
                     }
@@ -1663,8 +1663,8 @@ impl Interp<'_, '_> {
                         // where both run (under vmap): so are their prints.
                         self.put_prints_first(before, between);
                         let (mut tl, mut fl) = (Vec::new(), Vec::new());
-                        let tree = self.flatten(&t, &mut tl)?;
-                        self.flatten(&f, &mut fl)?;
+                        let tree = self.flatten(&t, &mut tl).await?;
+                        self.flatten(&f, &mut fl).await?;
                         if tl.len() != fl.len() {
                             return err("true_fun and false_fun output must have identical types");
                         }
@@ -1672,7 +1672,7 @@ impl Interp<'_, '_> {
                         for (a, b) in tl.iter().zip(&fl) {
                             outs.push(jnp::where_(self.ctx, &p, a, b).await?);
                         }
-                        return Ok(tree.unflatten(&mut outs.into_iter()));
+                        return self.unflatten_tensors(&tree, outs).await;
                     }
                     let branch = if self.truthy(pred)? { &args[1] } else { &args[2] };
                     return self.call(branch.clone(), operands, vec![]).await;
@@ -1707,7 +1707,7 @@ impl Interp<'_, '_> {
                         let taken = Branch::Switch { index: index.clone(), branch: i as i64, last };
                         let out = self.call_branch(branch.clone(), operands.clone(), taken).await?;
                         let mut leaves = Vec::new();
-                        let tree = self.flatten(&out, &mut leaves)?;
+                        let tree = self.flatten(&out, &mut leaves).await?;
                         results.push((tree, leaves));
                     }
                     let Some((tree, mut selected)) = results.pop() else {
@@ -1723,7 +1723,7 @@ impl Interp<'_, '_> {
                             *out = jnp::where_(self.ctx, &take, leaf, out).await?;
                         }
                     }
-                    return Ok(tree.unflatten(&mut selected.into_iter()));
+                    return self.unflatten_tensors(&tree, selected).await;
                 }
                 _ => {}
             }
@@ -1784,12 +1784,12 @@ impl Interp<'_, '_> {
                 "stop_gradient" => {
                     arity(name, &args, 1, 1)?;
                     let mut leaves = Vec::new();
-                    let tree = self.flatten(&args[0], &mut leaves)?;
+                    let tree = self.flatten(&args[0], &mut leaves).await?;
                     let mut outs = Vec::new();
                     for l in &leaves {
                         outs.push(self.stop_gradient(l).await?);
                     }
-                    Ok(tree.unflatten(&mut outs.into_iter()))
+                    Ok(self.unflatten_tensors(&tree, outs).await?)
                 }
                 "integer_pow" => {
                     arity(name, &args, 2, 2)?;

@@ -185,7 +185,7 @@ impl Interp<'_, '_> {
     }
 
     /// Closes the innermost print scope: its prints become `outs` (appended) and slots.
-    pub(super) fn end_print_scope(&mut self, outs: &mut Vec<Tensor>) -> R<Vec<PrintSlot>> {
+    pub(super) async fn end_print_scope(&mut self, outs: &mut Vec<Tensor>) -> R<Vec<PrintSlot>> {
         let prints = self.print_scopes.pop().map(|scope| scope.prints).unwrap_or_default();
         let mut slots = Vec::with_capacity(prints.len());
         for p in prints {
@@ -194,7 +194,7 @@ impl Interp<'_, '_> {
             outs.extend(p.when);
             let mut all = p.args;
             all.extend(values);
-            let tree = self.flatten(&Value::tuple(all), outs)?;
+            let tree = self.flatten(&Value::tuple(all), outs).await?;
             slots.push(PrintSlot { format: p.format, keywords, guarded, tree });
         }
         Ok(slots)
@@ -212,7 +212,8 @@ impl Interp<'_, '_> {
         let mut leaves = leaves.into_iter();
         for slot in slots {
             let when = if slot.guarded { leaves.next() } else { None };
-            let Value::Tuple(all) = slot.tree.unflatten(&mut leaves) else {
+            let Value::Tuple(all) = self.unflatten_tree(&slot.tree, &mut (&mut leaves).map(Value::of_tensor)).await?
+            else {
                 return err("jax.debug.print: its arguments lost their structure");
             };
             let mut args = all.to_vec();
@@ -231,15 +232,23 @@ impl Interp<'_, '_> {
                 return Ok(Value::None);
             }
         }
-        let mut as_arrays = |v: &Value| -> R<Value> {
-            let mut leaves = Vec::new();
-            let tree = self.flatten(v, &mut leaves)?;
-            Ok(tree.unflatten(&mut leaves.into_iter()))
-        };
-        let args = p.args.iter().map(&mut as_arrays).collect::<R<Vec<_>>>()?;
-        let kwargs = p.kwargs.iter().map(|(k, v)| Ok((k.clone(), as_arrays(v)?))).collect::<R<Vec<_>>>()?;
+        let mut args = Vec::with_capacity(p.args.len());
+        for v in &p.args {
+            args.push(self.as_arrays(v).await?);
+        }
+        let mut kwargs = Vec::with_capacity(p.kwargs.len());
+        for (k, v) in &p.kwargs {
+            kwargs.push((k.clone(), self.as_arrays(v).await?));
+        }
         let format = Value::str(&p.format);
         let text = self.call_method(&format, "format", args, kwargs).await?;
         self.call_builtin("print", vec![text], vec![]).await
+    }
+
+    /// A tree with its Python numbers as arrays, as `jax.debug.print` passes its arguments.
+    async fn as_arrays(&mut self, v: &Value) -> R<Value> {
+        let mut leaves = Vec::new();
+        let tree = self.flatten(v, &mut leaves).await?;
+        self.unflatten_tensors(&tree, leaves).await
     }
 }

@@ -62,6 +62,16 @@ const UNSUPPORTED_DTYPES: &[&str] =
 const TREE_FUNCTIONS: &[&str] =
     &["tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure", "tree_reduce", "tree_all"];
 
+/// `jax.tree_util`'s registrations of the script's classes as nodes (`pytrees.rs`).
+const REGISTRATIONS: &[&str] = &[
+    "register_pytree_node",
+    "register_pytree_node_class",
+    "register_pytree_with_keys",
+    "register_pytree_with_keys_class",
+    "register_dataclass",
+    "register_static",
+];
+
 const JAX_FUNCTIONS: &[&str] = &[
     "jit",
     "checkpoint",
@@ -424,6 +434,9 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             _ if find(TREE_FUNCTIONS, name).is_some() => {
                 Ok(Value::native(Native::Jax(find(TREE_FUNCTIONS, name).unwrap_or("tree_map"))))
             }
+            _ if find(REGISTRATIONS, name).is_some() => {
+                Ok(Value::native(Native::Jax(find(REGISTRATIONS, name).unwrap_or("register_static"))))
+            }
             _ => Err(missing("jax.tree_util")),
         },
         ModuleId::Tree => match name {
@@ -480,6 +493,9 @@ pub(crate) enum Tree {
     /// A namedtuple (`collections.namedtuple`, `typing.NamedTuple`): a node JAX knows, rebuilt
     /// as the same class.
     Named(Rc<super::objects::Class>, Vec<Tree>),
+    /// An instance of a class the script registered as a node (`register_pytree_node`,
+    /// `register_dataclass`, …): its children, and the auxiliary data it is rebuilt with.
+    Custom(Rc<super::objects::Class>, Rc<super::pytrees::Node>, Value, Vec<Tree>),
 }
 
 /// The fields of `v` when it is a namedtuple, which JAX flattens as a node.
@@ -509,6 +525,11 @@ impl Tree {
                 out.push_str(&format!("{}@{:p}", class.name, Rc::as_ptr(class)));
                 seq('(', items, ')', out)
             }
+            // JAX compares auxiliary data with `==`; its repr stands in for it here.
+            Tree::Custom(class, _, aux, items) => {
+                out.push_str(&format!("{}@{:p}[{}]", class.name, Rc::as_ptr(class), repr(aux)));
+                seq('(', items, ')', out)
+            }
             Tree::Dict(items) => {
                 out.push('{');
                 for (k, t) in items {
@@ -532,6 +553,9 @@ impl Tree {
             Tree::Tuple(items) if items.len() == 1 => format!("({},)", items[0].describe()),
             Tree::Tuple(items) => format!("({})", seq(items)),
             Tree::Named(class, items) => format!("CustomNode(namedtuple[{}], [{}])", class.name, seq(items)),
+            Tree::Custom(class, _, aux, items) => {
+                format!("CustomNode({}[{}], [{}])", class.name, super::value::to_str(aux), seq(items))
+            }
             Tree::Dict(items) => {
                 let entries: Vec<String> =
                     items.iter().map(|(k, t)| format!("{}: {}", repr(k), t.describe())).collect();
@@ -544,18 +568,17 @@ impl Tree {
         match self {
             Tree::Leaf => 1,
             Tree::None => 0,
-            Tree::List(items) | Tree::Tuple(items) | Tree::Named(_, items) => items.iter().map(Tree::num_leaves).sum(),
+            Tree::List(items) | Tree::Tuple(items) | Tree::Named(_, items) | Tree::Custom(.., items) => {
+                items.iter().map(Tree::num_leaves).sum()
+            }
             Tree::Dict(items) => items.iter().map(|(_, t)| t.num_leaves()).sum(),
         }
     }
 
-    /// Rebuilds the structure with `leaves` in order.
-    pub(super) fn unflatten(&self, leaves: &mut impl Iterator<Item = Tensor>) -> Value {
-        self.unflatten_values(&mut leaves.map(Value::of_tensor))
-    }
-
     /// Rebuilds the structure with any values as its leaves (`jax.tree.map`).
-    pub(super) fn unflatten_values(&self, leaves: &mut impl Iterator<Item = Value>) -> Value {
+    /// The script's own unflatten functions need the interpreter: `Interp::unflatten_tree`
+    /// is the way in, which calls this where no registered node runs Python.
+    pub(super) fn unflatten_values(&self, leaves: &mut dyn Iterator<Item = Value>) -> Value {
         match self {
             Tree::Leaf => leaves.next().unwrap_or(Value::None),
             Tree::None => Value::None,
@@ -564,6 +587,10 @@ impl Tree {
             Tree::Named(class, items) => {
                 let fields = Value::tuple(items.iter().map(|t| t.unflatten_values(leaves)).collect());
                 Value::Instance(Rc::new(super::objects::Instance::new(class.clone(), fields)))
+            }
+            Tree::Custom(class, node, aux, items) => {
+                let children = items.iter().map(|t| t.unflatten_values(leaves)).collect();
+                super::pytrees::rebuild(class, node, aux, children)
             }
             Tree::Dict(items) => {
                 let mut d = super::value::Dict::default();
@@ -576,94 +603,40 @@ impl Tree {
     }
 
     /// Splits a pytree into its structure and its leaves, which may be any values: lists,
-    /// tuples and dicts are nodes, None an empty node, everything else a leaf.
-    pub(super) fn of_values(v: &Value, leaves: &mut Vec<Value>, depth: usize) -> R<Tree> {
+    /// tuples and dicts are nodes, None an empty node, instances of the classes registered in
+    /// `nodes` nodes of their kind, everything else a leaf. A node flattened by the script's own
+    /// function needs the interpreter: see `Interp::tree_of`.
+    pub(super) fn of_values(
+        v: &Value,
+        leaves: &mut Vec<Value>,
+        depth: usize,
+        nodes: &super::pytrees::Registry,
+    ) -> R<Tree> {
         if depth > 32 {
             return super::exceptions::raise(super::objects::Builtin::RecursionError, "pytree nested too deeply");
         }
+        let mut of = |i: &Value| Tree::of_values(i, leaves, depth + 1, nodes);
         Ok(match v {
             Value::None => Tree::None,
-            Value::List(l) => {
-                Tree::List(l.borrow().iter().map(|i| Tree::of_values(i, leaves, depth + 1)).collect::<R<_>>()?)
-            }
-            Value::Tuple(t) => Tree::Tuple(t.iter().map(|i| Tree::of_values(i, leaves, depth + 1)).collect::<R<_>>()?),
+            Value::List(l) => Tree::List(l.borrow().iter().map(&mut of).collect::<R<_>>()?),
+            Value::Tuple(t) => Tree::Tuple(t.iter().map(&mut of).collect::<R<_>>()?),
             Value::Instance(_) if namedtuple_items(v).is_some() => {
                 let (class, items) = namedtuple_items(v).expect("checked above");
-                Tree::Named(class, items.iter().map(|i| Tree::of_values(i, leaves, depth + 1)).collect::<R<_>>()?)
+                Tree::Named(class, items.iter().map(&mut of).collect::<R<_>>()?)
             }
-            Value::Dict(d) => Tree::Dict(
-                sorted_entries(&d.borrow())
-                    .into_iter()
-                    .map(|(k, v)| Ok((k, Tree::of_values(&v, leaves, depth + 1)?)))
-                    .collect::<R<_>>()?,
-            ),
+            Value::Instance(i) if nodes.node_of(&i.class).is_some() => {
+                let node = nodes.node_of(&i.class).expect("checked above");
+                let (aux, children) = super::pytrees::fields_of(v, &node)?;
+                Tree::Custom(i.class.clone(), node, aux, children.iter().map(&mut of).collect::<R<_>>()?)
+            }
+            Value::Dict(d) => {
+                Tree::Dict(sorted_entries(&d.borrow()).into_iter().map(|(k, v)| Ok((k, of(&v)?))).collect::<R<_>>()?)
+            }
             _ => {
                 leaves.push(v.clone());
                 Tree::Leaf
             }
         })
-    }
-}
-
-impl Tree {
-    /// The subtrees of `v` at this tree's leaves, in order: `v` must have this tree's
-    /// structure down to them, as JAX's `flatten_up_to` requires (so `tree_map` takes trees
-    /// that extend the first one). `path` names where `v` is, for the error.
-    pub(super) fn flatten_up_to(&self, v: &Value, path: &str, out: &mut Vec<Value>) -> R<()> {
-        let kind = |t: &Tree| match t {
-            Tree::Leaf => "leaf",
-            Tree::None => "NoneType",
-            Tree::List(_) => "list",
-            Tree::Tuple(_) => "tuple",
-            Tree::Named(..) => "namedtuple",
-            Tree::Dict(_) => "dict",
-        };
-        let different_types = || {
-            err(format!(
-                "pytree structure error: different types at key path {path}: {} in the first tree, {} in this one",
-                kind(self),
-                v.type_name()
-            ))
-        };
-        let sequence = |items: &[Tree], values: &[Value], what: &str, out: &mut Vec<Value>| -> R<()> {
-            if items.len() != values.len() {
-                return err(format!(
-                    "pytree structure error: different lengths of {what} at key path {path}: {} in the first tree, {} in this one",
-                    items.len(),
-                    values.len()
-                ));
-            }
-            for (i, (t, v)) in items.iter().zip(values).enumerate() {
-                t.flatten_up_to(v, &format!("{path}[{i}]"), out)?;
-            }
-            Ok(())
-        };
-        match (self, v) {
-            (Tree::Leaf, _) => out.push(v.clone()),
-            (Tree::None, Value::None) => {}
-            (Tree::List(items), Value::List(l)) => sequence(items, &l.borrow(), "list", out)?,
-            (Tree::Tuple(items), Value::Tuple(t)) => sequence(items, t, "tuple", out)?,
-            (Tree::Named(class, items), _) if namedtuple_items(v).is_some_and(|(c, _)| Rc::ptr_eq(&c, class)) => {
-                let (_, fields) = namedtuple_items(v).expect("checked above");
-                sequence(items, &fields, "namedtuple", out)?
-            }
-            (Tree::Dict(items), Value::Dict(d)) => {
-                let entries = sorted_entries(&d.borrow());
-                let keys = |keys: Vec<&Value>| keys.into_iter().map(repr).collect::<Vec<_>>().join(", ");
-                let (ours, theirs) = (items.iter().map(|(k, _)| k).collect(), entries.iter().map(|(k, _)| k).collect());
-                let (ours, theirs) = (keys(ours), keys(theirs));
-                if ours != theirs {
-                    return err(format!(
-                        "pytree structure error: different dict keys at key path {path}: ({ours}) in the first tree, ({theirs}) in this one"
-                    ));
-                }
-                for ((k, t), (_, v)) in items.iter().zip(&entries) {
-                    t.flatten_up_to(v, &format!("{path}[{}]", repr(k)), out)?;
-                }
-            }
-            _ => return different_types(),
-        }
-        Ok(())
     }
 }
 
@@ -2540,7 +2513,7 @@ impl Interp<'_, '_> {
                     for (i, other) in args.enumerate() {
                         let mut leaves = Vec::new();
                         let path = if i == 0 { "tree_map rest[0]".to_string() } else { format!("tree_map rest[{i}]") };
-                        tree.flatten_up_to(&other, &path, &mut leaves)?;
+                        self.flatten_up_to(&tree, &other, path, &mut leaves).await?;
                         columns.push(leaves);
                     }
                     let mut results = Vec::new();
@@ -2548,7 +2521,7 @@ impl Interp<'_, '_> {
                         let leaf_args = columns.iter().map(|c| c[i].clone()).collect();
                         results.push(self.call(f.clone(), leaf_args, vec![]).await?);
                     }
-                    Ok(tree.unflatten_values(&mut results.into_iter()))
+                    self.unflatten_tree(&tree, &mut results.into_iter()).await
                 }
                 // functools.reduce over the leaves; `all` of them.
                 "tree_reduce" | "tree_all" => {
@@ -2583,6 +2556,7 @@ impl Interp<'_, '_> {
                     Ok(acc)
                 }
                 "debug.print" => self.debug_print(args, kwargs).await,
+                _ if REGISTRATIONS.contains(&name) => self.call_registration(name, args, kwargs).await,
                 "ShapeDtypeStruct" => {
                     let mut arg = |i: usize, key: &str| take_kwarg(&mut kwargs, key).or_else(|| args.get(i).cloned());
                     let (Some(shape), Some(dtype)) = (arg(0, "shape"), arg(1, "dtype")) else {
@@ -2640,7 +2614,7 @@ impl Interp<'_, '_> {
                         let few = if leaves.len() < want { "few" } else { "many" };
                         return super::value_err(format!("Too {few} leaves for PyTreeDef; expected {want}, got {}", leaves.len()));
                     }
-                    Ok(tree.unflatten_values(&mut leaves.into_iter()))
+                    self.unflatten_tree(tree, &mut leaves.into_iter()).await
                 }
                 "make_jaxpr" => {
                     let static_argnums = int_list_arg("static_argnums", take_kwarg(&mut kwargs, "static_argnums"))?;
@@ -2699,78 +2673,10 @@ impl Interp<'_, '_> {
         })
     }
 
-    /// A pytree's structure and leaves, as `Tree::of_values` finds them, except that a node
-    /// for which `is_leaf(node)` is true is a leaf (JAX's `is_leaf=`).
-    pub(super) fn tree_of<'a>(
-        &'a mut self,
-        v: &'a Value,
-        is_leaf: Option<&'a Value>,
-        leaves: &'a mut Vec<Value>,
-    ) -> LocalFuture<'a, R<Tree>> {
-        self.tree_of_at(v, is_leaf, leaves, 0)
-    }
-
-    fn tree_of_at<'a>(
-        &'a mut self,
-        v: &'a Value,
-        is_leaf: Option<&'a Value>,
-        leaves: &'a mut Vec<Value>,
-        depth: usize,
-    ) -> LocalFuture<'a, R<Tree>> {
-        Box::pin(async move {
-            let Some(test) = is_leaf.filter(|t| !matches!(t, Value::None)) else {
-                return Tree::of_values(v, leaves, depth);
-            };
-            if depth > 32 {
-                return super::exceptions::raise(super::objects::Builtin::RecursionError, "pytree nested too deeply");
-            }
-            let verdict = self.call(test.clone(), vec![v.clone()], vec![]).await?;
-            if self.truthy(&verdict)? {
-                leaves.push(v.clone());
-                return Ok(Tree::Leaf);
-            }
-            Ok(match v {
-                Value::None => Tree::None,
-                Value::List(_) | Value::Tuple(_) => {
-                    let items = self.iterate(v)?;
-                    let mut trees = Vec::with_capacity(items.len());
-                    for item in &items {
-                        trees.push(self.tree_of_at(item, is_leaf, leaves, depth + 1).await?);
-                    }
-                    if matches!(v, Value::List(_)) {
-                        Tree::List(trees)
-                    } else {
-                        Tree::Tuple(trees)
-                    }
-                }
-                Value::Dict(d) => {
-                    let entries = sorted_entries(&d.borrow());
-                    let mut trees = Vec::with_capacity(entries.len());
-                    for (k, item) in &entries {
-                        trees.push((k.clone(), self.tree_of_at(item, is_leaf, leaves, depth + 1).await?));
-                    }
-                    Tree::Dict(trees)
-                }
-                Value::Instance(_) if namedtuple_items(v).is_some() => {
-                    let (class, items) = namedtuple_items(v).expect("checked above");
-                    let mut trees = Vec::with_capacity(items.len());
-                    for item in items.iter() {
-                        trees.push(self.tree_of_at(item, is_leaf, leaves, depth + 1).await?);
-                    }
-                    Tree::Named(class, trees)
-                }
-                _ => {
-                    leaves.push(v.clone());
-                    Tree::Leaf
-                }
-            })
-        })
-    }
-
     /// Flattens a pytree of arrays and Python scalars into tensors.
-    pub(super) fn flatten(&self, v: &Value, leaves: &mut Vec<Tensor>) -> R<Tree> {
+    pub(super) async fn flatten(&mut self, v: &Value, leaves: &mut Vec<Tensor>) -> R<Tree> {
         let mut values = Vec::new();
-        let tree = Tree::of_values(v, &mut values, 0)?;
+        let tree = self.tree_of(v, None, &mut values).await?;
         for leaf in &values {
             match leaf {
                 Value::Array(_) | Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::Key(_) | Value::Host(_) => {
@@ -2796,25 +2702,24 @@ impl Interp<'_, '_> {
             let avals: Vec<Aval> = call.leaves.iter().map(|t| t.aval().clone()).collect();
             let mut tracers = self.ctx.begin_trace(&avals).into_iter();
             self.begin_print_scope(super::debug_print::Prints::Run);
-            let mut traced_args: Vec<Value> = call
-                .args
-                .iter()
-                .zip(&call.trees)
-                .map(|(a, tree)| match tree {
-                    Some(t) => t.unflatten(&mut tracers),
-                    None => a.clone(),
-                })
-                .collect();
-            let kwargs = split_keywords(&mut traced_args, &call.keywords);
-            self.tracing.push(function_name(f));
-            let result = self.call(f.clone(), traced_args, kwargs).await;
-            self.tracing.pop();
             let mut outs = Vec::new();
-            let flattened = result.and_then(|out| {
-                let tree = self.flatten(&out, &mut outs)?;
-                let prints = if keep_prints { self.end_print_scope(&mut outs)? } else { Vec::new() };
+            let flattened = async {
+                let mut traced_args = Vec::with_capacity(call.args.len());
+                for (a, tree) in call.args.iter().zip(&call.trees) {
+                    traced_args.push(match tree {
+                        Some(t) => self.unflatten_tree(t, &mut (&mut tracers).map(Value::of_tensor)).await?,
+                        None => a.clone(),
+                    });
+                }
+                let kwargs = split_keywords(&mut traced_args, &call.keywords);
+                self.tracing.push(function_name(f));
+                let result = self.call(f.clone(), traced_args, kwargs).await;
+                self.tracing.pop();
+                let tree = self.flatten(&result?, &mut outs).await?;
+                let prints = if keep_prints { self.end_print_scope(&mut outs).await? } else { Vec::new() };
                 Ok((tree, prints))
-            });
+            }
+            .await;
             let (out_tree, prints) = match flattened {
                 Ok(done) => done,
                 Err(e) => {
@@ -2843,12 +2748,14 @@ impl Interp<'_, '_> {
         kwargs: Vec<(String, Value)>,
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
-            let call = self.jit_arguments(
-                args,
-                kwargs,
-                |i| j.static_argnums.contains(&i),
-                |k| j.static_argnames.iter().any(|s| s == k),
-            )?;
+            let call = self
+                .jit_arguments(
+                    args,
+                    kwargs,
+                    |i| j.static_argnums.contains(&i),
+                    |k| j.static_argnames.iter().any(|s| s == k),
+                )
+                .await?;
             let key = self.jit_key(&call);
             let cached = j.cache.borrow().get(&key).cloned();
             // Inside another trace the function's Jaxpr is applied there: traced once per
@@ -2872,7 +2779,7 @@ impl Interp<'_, '_> {
                 inputs.extend(call.leaves);
                 let outs = self.ctx.apply_jaxpr(&compiled.closed.jaxpr, &inputs).await?;
                 let mut outs = outs.into_iter();
-                let result = compiled.out_tree.unflatten(&mut outs);
+                let result = self.unflatten_tree(&compiled.out_tree, &mut (&mut outs).map(Value::of_tensor)).await?;
                 self.replay_prints(&compiled.prints, outs.collect()).await?;
                 return Ok(result);
             }
@@ -2895,7 +2802,7 @@ impl Interp<'_, '_> {
                 Tensor::from(a)
             });
             let mut outs = outs.collect::<Vec<_>>().into_iter();
-            let result = compiled.out_tree.unflatten(&mut outs);
+            let result = self.unflatten_tree(&compiled.out_tree, &mut (&mut outs).map(Value::of_tensor)).await?;
             self.replay_prints(&compiled.prints, outs.collect()).await?;
             Ok(result)
         })
@@ -2904,8 +2811,8 @@ impl Interp<'_, '_> {
     /// A call's arguments taken apart for tracing: positional ones, then keyword ones sorted by
     /// name (the order in which JAX flattens them); the traced ones flattened to leaves, the
     /// static ones (`is_static` by position or name) kept as values.
-    pub(super) fn jit_arguments(
-        &self,
+    pub(super) async fn jit_arguments(
+        &mut self,
         args: Vec<Value>,
         kwargs: Vec<(String, Value)>,
         is_static: impl Fn(usize) -> bool,
@@ -2935,7 +2842,7 @@ impl Interp<'_, '_> {
                 })?;
                 call.trees.push(None);
             } else {
-                call.trees.push(Some(self.flatten(a, &mut call.leaves)?));
+                call.trees.push(Some(self.flatten(a, &mut call.leaves).await?));
             }
         }
         Ok(call)
@@ -3021,7 +2928,7 @@ impl Interp<'_, '_> {
             let mut trees = Vec::new();
             for a in args.iter().chain(&keyword_values) {
                 let mut leaves = Vec::new();
-                trees.push(Tree::of_values(a, &mut leaves, 0)?);
+                trees.push(self.tree_of(a, None, &mut leaves).await?);
                 for leaf in &leaves {
                     avals.push(match leaf {
                         Value::Native(n) => match &**n {
@@ -3033,7 +2940,16 @@ impl Interp<'_, '_> {
                 }
             }
             let mut tracers = self.ctx.begin_trace(&avals).into_iter();
-            let mut traced: Vec<Value> = trees.iter().map(|t| t.unflatten(&mut tracers)).collect();
+            let mut traced = Vec::with_capacity(trees.len());
+            for t in &trees {
+                match self.unflatten_tree(t, &mut (&mut tracers).map(Value::of_tensor)).await {
+                    Ok(v) => traced.push(v),
+                    Err(e) => {
+                        self.ctx.abort_trace();
+                        return Err(e);
+                    }
+                }
+            }
             let kwargs = split_keywords(&mut traced, &keywords);
             self.begin_print_scope(super::debug_print::Prints::Run);
             self.tracing.push(function_name(f));
@@ -3041,11 +2957,15 @@ impl Interp<'_, '_> {
             self.tracing.pop();
             self.drop_print_scope();
             let mut outs = Vec::new();
-            let out_tree = result.and_then(|out| self.flatten(&out, &mut outs));
+            let out_tree = match result {
+                Ok(out) => self.flatten(&out, &mut outs).await,
+                Err(e) => Err(e),
+            };
             // Only the types were wanted: the trace is dropped.
             self.ctx.abort_trace();
-            let structs = outs.iter().map(|t| Value::native(Native::ShapeDtypeStruct(t.aval().clone())));
-            Ok(out_tree?.unflatten_values(&mut structs.collect::<Vec<_>>().into_iter()))
+            let mut structs = outs.iter().map(|t| Value::native(Native::ShapeDtypeStruct(t.aval().clone())));
+            let out_tree = out_tree?;
+            self.unflatten_tree(&out_tree, &mut structs).await
         })
     }
 
@@ -3059,7 +2979,7 @@ impl Interp<'_, '_> {
         Box::pin(async move {
             // Static arguments go to the function as they are, as `jit`'s do; keyword
             // arguments are traced.
-            let call = self.jit_arguments(args, kwargs, |i| static_argnums.contains(&i), |_| false)?;
+            let call = self.jit_arguments(args, kwargs, |i| static_argnums.contains(&i), |_| false).await?;
             let compiled = self.trace(&f, &call, false).await?;
             let jit_name = match &f {
                 Value::Native(n) if matches!(&**n, Native::Jitted(_)) => Some(function_name(&f)),

@@ -32,6 +32,7 @@ mod numeric;
 mod objects;
 mod ops;
 mod pcg64;
+mod pytrees;
 mod random;
 mod sets;
 mod shorthands;
@@ -157,6 +158,8 @@ pub struct Interp<'c, 'p> {
     started: web_time::Instant,
     /// `numpy.random`'s global `RandomState`, made on first use.
     np_random: Option<Value>,
+    /// The script's classes registered as pytree nodes.
+    pytree_nodes: pytrees::Registry,
 }
 
 pub async fn run(
@@ -175,6 +178,7 @@ pub async fn run(
         modules: HashMap::new(),
         started: web_time::Instant::now(),
         np_random: None,
+        pytree_nodes: pytrees::Registry::default(),
         ctx,
         initial_precision,
         limits,

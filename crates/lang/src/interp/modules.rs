@@ -53,6 +53,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("jax._linalg", include_str!("../stdlib/jax/linalg.py")),
     ("numpy._linalg", include_str!("../stdlib/numpy_linalg.py")),
     ("jax._vectorize", include_str!("../stdlib/jax/vectorize.py")),
+    ("jax._tree", include_str!("../stdlib/jax/tree.py")),
     ("numpy._vectorize", include_str!("../stdlib/numpy_vectorize.py")),
     ("inspect", include_str!("../stdlib/inspect.py")),
     ("jax.example_libraries", include_str!("../stdlib/jax/example_libraries.py")),
@@ -85,6 +86,7 @@ const NATIVES: &[&str] = &[
     "mt_seed",
     "mt_random",
     "mt_bits",
+    "tree_paths",
 ];
 
 /// The version of JAX whose behaviour the playground follows (its fixtures come from it).
@@ -103,6 +105,19 @@ const PYTHON_NAMES: &[(&str, &str, &str)] = &[
     ("jax", "device_put", "jax._devices"),
     ("jax.random", "multivariate_normal", "jax._random"),
     ("jax.numpy", "vectorize", "jax._vectorize"),
+    ("jax.tree_util", "tree_flatten_with_path", "jax._tree"),
+    ("jax.tree_util", "tree_leaves_with_path", "jax._tree"),
+    ("jax.tree_util", "tree_map_with_path", "jax._tree"),
+    ("jax.tree_util", "keystr", "jax._tree"),
+    ("jax.tree_util", "SequenceKey", "jax._tree"),
+    ("jax.tree_util", "DictKey", "jax._tree"),
+    ("jax.tree_util", "GetAttrKey", "jax._tree"),
+    ("jax.tree_util", "FlattenedIndexKey", "jax._tree"),
+    ("jax.tree_util", "tree_transpose", "jax._tree"),
+    ("jax.tree", "transpose", "jax._tree"),
+    ("jax.tree", "flatten_with_path", "jax._tree"),
+    ("jax.tree", "leaves_with_path", "jax._tree"),
+    ("jax.tree", "map_with_path", "jax._tree"),
     ("numpy", "vectorize", "numpy._vectorize"),
 ];
 
@@ -276,6 +291,9 @@ impl Interp<'_, '_> {
                     Native::Mersenne(m) => m.borrow_mut(),
                     _ => unreachable!("checked by `state`"),
                 }
+            }
+            if name == "tree_paths" {
+                return self.tree_paths(args).await;
             }
             Ok(match name {
                 // The host's clocks, as `time` reads them (the emulator's own time is in its

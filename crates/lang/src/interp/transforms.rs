@@ -361,30 +361,32 @@ impl Interp<'_, '_> {
             if keep_prints {
                 self.begin_print_scope(prints);
             }
-            let mut traced_args: Vec<Value> = args
-                .into_iter()
-                .map(|a| match a {
-                    Arg::Traced(t) => t.unflatten(&mut tracers),
-                    Arg::Fixed(v) => v,
-                })
-                .collect();
-            let kwargs = super::jax::split_keywords(&mut traced_args, keywords);
-            self.tracing.push(super::jax::function_name(f));
-            let result = self.call(f.clone(), traced_args, kwargs).await;
-            self.tracing.pop();
             let mut outs = Vec::new();
             let mut python_numbers = Vec::new();
-            let flattened = result.and_then(|out| {
+            let flattened = async {
+                let mut traced_args = Vec::with_capacity(args.len());
+                for a in args {
+                    traced_args.push(match a {
+                        Arg::Traced(t) => self.unflatten_tree(t, &mut (&mut tracers).map(Value::of_tensor)).await?,
+                        Arg::Fixed(v) => v,
+                    });
+                }
+                let kwargs = super::jax::split_keywords(&mut traced_args, keywords);
+                self.tracing.push(super::jax::function_name(f));
+                let result = self.call(f.clone(), traced_args, kwargs).await;
+                self.tracing.pop();
+                let out = result?;
                 let mut values = Vec::new();
-                Tree::of_values(&out, &mut values, 0)?;
+                self.tree_of(&out, None, &mut values).await?;
                 python_numbers = values
                     .into_iter()
                     .map(|v| matches!(v, Value::Int(_) | Value::Float(_) | Value::Bool(_)).then_some(v))
                     .collect();
-                let tree = self.flatten(&out, &mut outs)?;
-                let prints = if keep_prints { self.end_print_scope(&mut outs)? } else { Vec::new() };
+                let tree = self.flatten(&out, &mut outs).await?;
+                let prints = if keep_prints { self.end_print_scope(&mut outs).await? } else { Vec::new() };
                 Ok((tree, prints))
-            });
+            }
+            .await;
             let (out_tree, prints) = match flattened {
                 Ok(done) => done,
                 Err(e) => {
@@ -405,13 +407,13 @@ impl Interp<'_, '_> {
         })
     }
 
-    fn flatten_args(&self, args: &[Value]) -> R<(Vec<Tensor>, Vec<Tree>, Vec<usize>)> {
+    async fn flatten_args(&mut self, args: &[Value]) -> R<(Vec<Tensor>, Vec<Tree>, Vec<usize>)> {
         let mut leaves = Vec::new();
         let mut trees = Vec::new();
         let mut counts = Vec::new();
         for a in args {
             let before = leaves.len();
-            trees.push(self.flatten(a, &mut leaves)?);
+            trees.push(self.flatten(a, &mut leaves).await?);
             counts.push(leaves.len() - before);
         }
         Ok((leaves, trees, counts))
@@ -440,7 +442,7 @@ impl Interp<'_, '_> {
             let mut diff_leaf = Vec::new();
             for (i, a) in args.iter().enumerate() {
                 let before = leaves.len();
-                match self.flatten(a, &mut leaves) {
+                match self.flatten(a, &mut leaves).await {
                     Ok(tree) => trees.push(Some(tree)),
                     Err(_) if !t.argnums.contains(&i) => {
                         leaves.truncate(before);
@@ -521,16 +523,16 @@ impl Interp<'_, '_> {
                         .zip(diff_leaves)
                         .map(|(g, (leaf, _))| weak_if(self.ctx, g, leaf.aval().weak_type))
                         .collect();
-                    let grads = self.structure(&result_trees, grads, t.tuple);
+                    let grads = self.structure(&result_trees, grads, t.tuple).await?;
                     let (value, aux) = match &traced.out_tree {
                         Tree::Tuple(items) | Tree::List(items) if has_aux => {
                             let aux = traced.untouched(1, outs[1..].iter().cloned());
                             (
-                                items[0].unflatten(&mut outs.iter().cloned()),
-                                Some(items[1].unflatten_values(&mut aux.into_iter())),
+                                self.unflatten_tensors(&items[0], outs.iter().cloned()).await?,
+                                Some(self.unflatten_tree(&items[1], &mut aux.into_iter()).await?),
                             )
                         }
-                        tree => (tree.unflatten(&mut outs.iter().cloned()), None),
+                        tree => (self.unflatten_tensors(tree, outs.iter().cloned()).await?, None),
                     };
                     let printed = traced.out_tree.num_leaves();
                     self.replay_prints(&traced.prints, outs[printed..].to_vec()).await?;
@@ -554,9 +556,11 @@ impl Interp<'_, '_> {
                     } else {
                         self.jacobian_reverse(&traced.jaxpr, &inputs, &diff_in, &in_avals, &out_avals).await?
                     };
-                    let per_output: Vec<Value> =
-                        jac.into_iter().map(|row| self.structure(&result_trees, row, t.tuple)).collect();
-                    let jac = main_tree.unflatten_values(&mut per_output.into_iter());
+                    let mut per_output = Vec::with_capacity(jac.len());
+                    for row in jac {
+                        per_output.push(self.structure(&result_trees, row, t.tuple).await?);
+                    }
+                    let jac = self.unflatten_tree(main_tree, &mut per_output.into_iter()).await?;
                     if !has_aux {
                         return Ok(jac);
                     }
@@ -567,7 +571,7 @@ impl Interp<'_, '_> {
                         other => other,
                     };
                     let aux = traced.untouched(n_main, outs[n_main..].iter().cloned());
-                    let aux = aux_tree.unflatten_values(&mut aux.into_iter());
+                    let aux = self.unflatten_tree(aux_tree, &mut aux.into_iter()).await?;
                     Ok(Value::tuple(vec![jac, aux]))
                 }
             }
@@ -653,14 +657,13 @@ impl Interp<'_, '_> {
 
     /// Cotangents or tangents, in leaf order, rebuilt into the differentiated arguments'
     /// structures (a tuple of them when `argnums` was a tuple).
-    fn structure(&self, trees: &[&Tree], leaves: Vec<Tensor>, tuple: bool) -> Value {
-        let mut it = leaves.into_iter();
-        let values: Vec<Value> = trees.iter().map(|t| t.unflatten(&mut it)).collect();
-        if tuple {
-            Value::tuple(values)
-        } else {
-            values.into_iter().next().unwrap_or(Value::None)
+    async fn structure(&mut self, trees: &[&Tree], leaves: Vec<Tensor>, tuple: bool) -> R<Value> {
+        let mut it = leaves.into_iter().map(Value::of_tensor);
+        let mut values = Vec::with_capacity(trees.len());
+        for t in trees {
+            values.push(self.unflatten_tree(t, &mut it).await?);
         }
+        Ok(if tuple { Value::tuple(values) } else { values.into_iter().next().unwrap_or(Value::None) })
     }
 
     /// `jax.jvp(f, primals, tangents)`.
@@ -687,8 +690,8 @@ impl Interp<'_, '_> {
                     tangents.len()
                 ));
             }
-            let (leaves, trees, _) = self.flatten_args(&primals)?;
-            let (tleaves, _, _) = self.flatten_args(&tangents)?;
+            let (leaves, trees, _) = self.flatten_args(&primals).await?;
+            let (tleaves, _, _) = self.flatten_args(&tangents).await?;
             if tleaves.len() != leaves.len() {
                 return err("jvp called with different primal and tangent structures");
             }
@@ -714,13 +717,13 @@ impl Interp<'_, '_> {
             }
             let results = self.ctx.apply_jaxpr(&lin, &inputs).await?;
             let n_out = traced.jaxpr.outvars.len();
-            let outs = traced.out_tree.unflatten(&mut results[..n_out].iter().cloned());
+            let outs = self.unflatten_tensors(&traced.out_tree, results[..n_out].iter().cloned()).await?;
             let tangents: Vec<Tensor> = results[n_out..]
                 .iter()
                 .zip(&results[..n_out])
                 .map(|(t, primal)| weak_if(self.ctx, t.clone(), primal.aval().weak_type))
                 .collect();
-            let touts = traced.out_tree.unflatten(&mut tangents.into_iter());
+            let touts = self.unflatten_tensors(&traced.out_tree, tangents).await?;
             let printed = traced.out_tree.num_leaves();
             self.replay_prints(&traced.prints, results[printed..n_out].to_vec()).await?;
             Ok(Value::tuple(vec![outs, touts]))
@@ -730,7 +733,7 @@ impl Interp<'_, '_> {
     /// `f` traced on `primals` for `vjp` and `linearize`, every float leaf differentiated.
     fn trace_primals<'a>(&'a mut self, f: &'a Value, primals: &'a [Value]) -> LocalFuture<'a, R<PrimalTrace>> {
         Box::pin(async move {
-            let (leaves, trees, _) = self.flatten_args(primals)?;
+            let (leaves, trees, _) = self.flatten_args(primals).await?;
             let traced = self.trace_open(f, &leaves, &trees, Prints::Refused).await?;
             let mut diff = vec![false; traced.closed.len()];
             diff.extend(leaves.iter().map(|l| l.aval().dtype.is_float()));
@@ -750,7 +753,7 @@ impl Interp<'_, '_> {
             let n_out = traced.jaxpr.outvars.len();
             let vjp = transform::vjp(&traced.jaxpr, &diff, &vec![true; n_out])?;
             let fwd = self.ctx.apply_jaxpr(&vjp.forward, &inputs).await?;
-            let outs = traced.out_tree.unflatten(&mut fwd[..n_out].iter().cloned());
+            let outs = self.unflatten_tensors(&traced.out_tree, fwd[..n_out].iter().cloned()).await?;
             let f = VjpFn {
                 backward: Rc::new(vjp.backward),
                 residuals: fwd[n_out..].to_vec(),
@@ -773,7 +776,7 @@ impl Interp<'_, '_> {
             let split = transform::linearize(&traced.jaxpr, &diff)?;
             let fwd = self.ctx.apply_jaxpr(&split.forward, &inputs).await?;
             let n_out = traced.jaxpr.outvars.len();
-            let outs = traced.out_tree.unflatten(&mut fwd[..n_out].iter().cloned());
+            let outs = self.unflatten_tensors(&traced.out_tree, fwd[..n_out].iter().cloned()).await?;
             let mut in_key = String::new();
             Tree::Tuple(trees).key(&mut in_key);
             let f = LinearizedFn {
@@ -793,7 +796,7 @@ impl Interp<'_, '_> {
         args: Vec<Value>,
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
-            let (tangents, trees, _) = self.flatten_args(&args)?;
+            let (tangents, trees, _) = self.flatten_args(&args).await?;
             let mut key = String::new();
             Tree::Tuple(trees).key(&mut key);
             if key != f.in_key {
@@ -814,7 +817,7 @@ impl Interp<'_, '_> {
                 }
             }
             let outs = self.ctx.apply_jaxpr(&f.linear, &inputs).await?;
-            Ok(f.out_tree.unflatten(&mut outs.into_iter()))
+            self.unflatten_tensors(&f.out_tree, outs).await
         })
     }
 
@@ -824,7 +827,7 @@ impl Interp<'_, '_> {
                 return err("the function returned by jax.vjp takes one argument, the output cotangent");
             };
             let mut cts = Vec::new();
-            self.flatten(ct, &mut cts)?;
+            self.flatten(ct, &mut cts).await?;
             if cts.len() != f.num_outs {
                 return err(
                     "the cotangent passed to the vjp function does not match the structure of the function's output",
@@ -835,26 +838,36 @@ impl Interp<'_, '_> {
             let grads = self.ctx.apply_jaxpr(&f.backward, &inputs).await?;
             // Non-float inputs have no cotangent row in the backward pass; JAX gives them
             // float0 zeros, the playground gives None.
-            let mut it = grads.into_iter();
-            let values: Vec<Value> = f.in_trees.iter().map(|t| t.unflatten(&mut it)).collect();
+            let mut it = grads.into_iter().map(Value::of_tensor);
+            let mut values = Vec::with_capacity(f.in_trees.len());
+            for t in &f.in_trees {
+                values.push(self.unflatten_tree(t, &mut it).await?);
+            }
             Ok(Value::tuple(values))
         })
     }
 
     /// Which axis of each leaf of `v` is mapped, following `axes` (an int or None applies to
     /// every leaf below it; a container matches the argument's structure).
-    fn leaf_axes(&self, v: &Value, axes: &Value, out: &mut Vec<Option<i64>>, depth: usize) -> R<()> {
-        if depth > 32 {
-            return super::exceptions::raise(super::objects::Builtin::RecursionError, "pytree nested too deeply");
-        }
-        let mut count = Vec::new();
-        match axes {
+    fn leaf_axes<'a>(
+        &'a mut self,
+        v: &'a Value,
+        axes: &'a Value,
+        out: &'a mut Vec<Option<i64>>,
+        depth: usize,
+    ) -> LocalFuture<'a, R<()>> {
+        Box::pin(async move {
+            if depth > 32 {
+                return super::exceptions::raise(super::objects::Builtin::RecursionError, "pytree nested too deeply");
+            }
+            let mut count = Vec::new();
+            match axes {
             Value::None => {
-                self.flatten(v, &mut count)?;
+                self.flatten(v, &mut count).await?;
                 out.extend(std::iter::repeat_n(None, count.len()));
             }
             Value::Int(i) => {
-                self.flatten(v, &mut count)?;
+                self.flatten(v, &mut count).await?;
                 out.extend(std::iter::repeat_n(Some(*i), count.len()));
             }
             Value::Tuple(_) | Value::List(_) => {
@@ -872,21 +885,23 @@ impl Interp<'_, '_> {
                     return super::value_err(format!("vmap in_axes specification {} does not match the argument's structure", repr(axes)));
                 }
                 for (item, a) in items.iter().zip(&axes_items) {
-                    self.leaf_axes(item, a, out, depth + 1)?;
+                    self.leaf_axes(item, a, out, depth + 1).await?;
                 }
             }
             Value::Dict(d) => {
                 let Value::Dict(vd) = v else {
                     return super::value_err(format!("vmap in_axes specification {} does not match the argument's structure", repr(axes)));
                 };
-                for (k, item) in vd.borrow().entries.iter() {
+                let entries = vd.borrow().entries.clone();
+                for (k, item) in entries.iter() {
                     let a = d.borrow().get(k).cloned().ok_or_else(|| RtError::new(format!("vmap in_axes is missing the key {}", repr(k))))?;
-                    self.leaf_axes(item, &a, out, depth + 1)?;
+                    self.leaf_axes(item, &a, out, depth + 1).await?;
                 }
             }
             other => return err(format!("vmap in_axes must be an int, None, or a (nested) tuple of entries corresponding to the positional arguments passed to the function, but got {}", repr(other))),
         }
-        Ok(())
+            Ok(())
+        })
     }
 
     pub(super) fn call_vmapped<'a>(
@@ -931,8 +946,8 @@ impl Interp<'_, '_> {
                     arguments.push(None);
                     continue;
                 }
-                arguments.push(Some(self.flatten(a, &mut leaves)?));
-                self.leaf_axes(a, &spec, &mut axes, 0)?;
+                arguments.push(Some(self.flatten(a, &mut leaves).await?));
+                self.leaf_axes(a, &spec, &mut axes, 0).await?;
             }
             let mut size: Option<usize> = None;
             let mut moved = Vec::new();
@@ -1001,9 +1016,9 @@ impl Interp<'_, '_> {
             // Each output leaf's axis, read from `out_axes` against the result's structure (a
             // scalar stands for each leaf: only the structure is read).
             let placeholder = Tensor::from(jnp::full(&[], 0.0, DType::F32));
-            let probe = traced.out_tree.unflatten(&mut std::iter::repeat(placeholder));
+            let probe = self.unflatten_tensors(&traced.out_tree, std::iter::repeat(placeholder)).await?;
             let mut out_axes = Vec::new();
-            self.leaf_axes(&probe, &v.out_axes, &mut out_axes, 0)?;
+            self.leaf_axes(&probe, &v.out_axes, &mut out_axes, 0).await?;
             let unmapped: Vec<bool> = out_axes.iter().map(Option::is_none).collect();
             let (batched_jaxpr, out_batched) = transform::vmap_outputs(&traced.jaxpr, &all_batched, size, &unmapped)?;
             let mut inputs = traced.closed.clone();
@@ -1045,7 +1060,7 @@ impl Interp<'_, '_> {
                     self.replay_prints(std::slice::from_ref(slot), slices).await?;
                 }
             }
-            Ok(traced.out_tree.unflatten_values(&mut placed.into_iter()))
+            self.unflatten_tree(&traced.out_tree, &mut placed.into_iter()).await
         })
     }
 
@@ -1073,13 +1088,13 @@ impl Interp<'_, '_> {
             }
             let args = resolve_keywords(&c.func, args, kwargs)?;
             let rule_name = super::jax::function_name(&rule);
-            let split = self.split_args(args, &c.nondiff)?;
+            let split = self.split_args(args, &c.nondiff).await?;
             let avals: Vec<jaxlite::Aval> = split.leaves.iter().map(|t| t.aval().clone()).collect();
             let call = self.trace_call(&c.func, avals.clone(), split.in_place(&c.nondiff), &[]).await?;
             // The rule takes (nondiff arguments..., primals, tangents): two tuples shaped like
             // the differentiated arguments.
             let pair = [Value::tuple(split.diff.clone()), Value::tuple(split.diff.clone())];
-            let (_, rule_trees, _) = self.flatten_args(&pair)?;
+            let (_, rule_trees, _) = self.flatten_args(&pair).await?;
             let mut rule_args: Vec<Arg> = split.fixed.iter().cloned().map(Arg::Fixed).collect();
             rule_args.extend(rule_trees.iter().map(Arg::Traced));
             self.tracing_rules.push(address);
@@ -1103,7 +1118,7 @@ impl Interp<'_, '_> {
                 let prim = jaxlite::Primitive::CustomJvpCall { function: function.clone(), output };
                 outs.extend(self.ctx.bind(prim, &operands).await?);
             }
-            Ok(call.out_tree.unflatten(&mut outs.into_iter()))
+            self.unflatten_tensors(&call.out_tree, outs).await
         })
     }
 
@@ -1128,7 +1143,7 @@ impl Interp<'_, '_> {
             }
             let args = resolve_keywords(&c.func, args, kwargs)?;
             let (fwd_name, bwd_name) = (super::jax::function_name(&fwd), super::jax::function_name(&bwd));
-            let split = self.split_args(args, &c.nondiff)?;
+            let split = self.split_args(args, &c.nondiff).await?;
             let avals: Vec<jaxlite::Aval> = split.leaves.iter().map(|t| t.aval().clone()).collect();
             let call = self.trace_call(&c.func, avals, split.in_place(&c.nondiff), &[]).await?;
             if !matches!(call.out_tree, Tree::Leaf) {
@@ -1158,7 +1173,7 @@ impl Interp<'_, '_> {
             operands.extend(bwd.closed);
             operands.extend(split.leaves);
             let outs = self.ctx.bind(jaxlite::Primitive::CustomVjpCall { function }, &operands).await?;
-            Ok(call.out_tree.unflatten(&mut outs.into_iter()))
+            self.unflatten_tensors(&call.out_tree, outs).await
         })
     }
 
@@ -1211,14 +1226,14 @@ impl Interp<'_, '_> {
 
             let mut tracers = self.ctx.begin_trace(&avals);
             let cotangent = tracers.pop().map(Value::Array).unwrap_or(Value::None);
-            let residuals = residual_tree.unflatten(&mut tracers.into_iter());
+            let residuals = self.unflatten_tensors(&residual_tree, tracers).await?;
             self.tracing.push(super::jax::function_name(bwd));
             let mut bwd_args = split.fixed.clone();
             bwd_args.extend([residuals, cotangent]);
             let result = self.call(bwd.clone(), bwd_args, vec![]).await;
             self.tracing.pop();
             let cts = match result {
-                Ok(v) => self.argument_cotangents(&v, &split.leaves, &split.trees),
+                Ok(v) => self.argument_cotangents(&v, &split.leaves, &split.trees).await,
                 Err(e) => Err(e),
             };
             let cts = match cts {
@@ -1241,7 +1256,7 @@ impl Interp<'_, '_> {
     }
 
     /// Splits a custom derivative's arguments by `nondiff_argnums`.
-    fn split_args(&self, args: Vec<Value>, nondiff: &[usize]) -> R<SplitArgs> {
+    async fn split_args(&mut self, args: Vec<Value>, nondiff: &[usize]) -> R<SplitArgs> {
         if let Some(i) = nondiff.iter().find(|&&i| i >= args.len()) {
             return super::index_err(format!(
                 "nondiff_argnums {i} is out of range for a call with {} arguments",
@@ -1251,13 +1266,13 @@ impl Interp<'_, '_> {
         let fixed = nondiff.iter().map(|&i| args[i].clone()).collect();
         let diff: Vec<Value> =
             args.into_iter().enumerate().filter(|(i, _)| !nondiff.contains(i)).map(|(_, v)| v).collect();
-        let (leaves, trees, _) = self.flatten_args(&diff)?;
+        let (leaves, trees, _) = self.flatten_args(&diff).await?;
         Ok(SplitArgs { diff, leaves, trees, fixed })
     }
 
     /// The leaves of what a custom VJP's `bwd` returned: one entry per argument, each shaped
     /// like it (its leaves' shapes and dtypes), or `None` for zeros.
-    fn argument_cotangents(&self, v: &Value, leaves: &[Tensor], trees: &[Tree]) -> R<Vec<Tensor>> {
+    async fn argument_cotangents(&mut self, v: &Value, leaves: &[Tensor], trees: &[Tree]) -> R<Vec<Tensor>> {
         let arguments = trees.len();
         let items = match v {
             Value::Tuple(items) => items.to_vec(),
@@ -1290,7 +1305,7 @@ impl Interp<'_, '_> {
                 continue;
             }
             let mut got = Vec::new();
-            let got_tree = self.flatten(item, &mut got)?;
+            let got_tree = self.flatten(item, &mut got).await?;
             let got_structure = got_tree.describe();
             if got_structure != want {
                 return err(format!(

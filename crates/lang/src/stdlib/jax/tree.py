@@ -1,0 +1,135 @@
+"""jax.tree_util's key paths: the key classes, keystr, and the *_with_path functions, over
+the interpreter's tree walk (`_playground.tree_paths`, which runs the script's flatten
+functions and gives each leaf's steps as (kind, value) pairs)."""
+
+import jax
+from _playground import tree_paths
+
+
+class SequenceKey:
+    def __init__(self, idx):
+        self.idx = idx
+
+    def __str__(self):
+        return f"[{self.idx!r}]"
+
+    def __repr__(self):
+        return f"SequenceKey(idx={self.idx!r})"
+
+    def __eq__(self, other):
+        return type(other) is SequenceKey and other.idx == self.idx
+
+    def __hash__(self):
+        return hash((SequenceKey, self.idx))
+
+
+class DictKey:
+    def __init__(self, key):
+        self.key = key
+
+    def __str__(self):
+        return f"[{self.key!r}]"
+
+    def __repr__(self):
+        return f"DictKey(key={self.key!r})"
+
+    def __eq__(self, other):
+        return type(other) is DictKey and other.key == self.key
+
+    def __hash__(self):
+        return hash((DictKey, self.key))
+
+
+class GetAttrKey:
+    def __init__(self, name):
+        self.name = name
+
+    def __str__(self):
+        return f".{self.name}"
+
+    def __repr__(self):
+        return f"GetAttrKey(name={self.name!r})"
+
+    def __eq__(self, other):
+        return type(other) is GetAttrKey and other.name == self.name
+
+    def __hash__(self):
+        return hash((GetAttrKey, self.name))
+
+
+class FlattenedIndexKey:
+    def __init__(self, key):
+        self.key = key
+
+    def __str__(self):
+        return f"[<flat index {self.key}>]"
+
+    def __repr__(self):
+        return f"FlattenedIndexKey(key={self.key!r})"
+
+    def __eq__(self, other):
+        return type(other) is FlattenedIndexKey and other.key == self.key
+
+    def __hash__(self):
+        return hash((FlattenedIndexKey, self.key))
+
+
+_KINDS = {"sequence": SequenceKey, "dict": DictKey, "attr": GetAttrKey, "flattened": FlattenedIndexKey}
+
+
+def _path(steps):
+    return tuple(value if kind == "given" else _KINDS[kind](value) for kind, value in steps)
+
+
+def _simple(key):
+    if isinstance(key, SequenceKey):
+        return str(key.idx)
+    if isinstance(key, DictKey):
+        return str(key.key)
+    if isinstance(key, GetAttrKey):
+        return str(key.name)
+    if isinstance(key, FlattenedIndexKey):
+        return str(key.key)
+    return str(key)
+
+
+def keystr(keys, *, simple=False, separator=None):
+    return ("" if separator is None else separator).join(_simple(k) if simple else str(k) for k in keys)
+
+
+def tree_flatten_with_path(tree, is_leaf=None, is_leaf_takes_path=False):
+    entries, treedef = tree_paths(tree, is_leaf)
+    return [(_path(steps), leaf) for steps, leaf in entries], treedef
+
+
+def tree_leaves_with_path(tree, is_leaf=None, is_leaf_takes_path=False):
+    return tree_flatten_with_path(tree, is_leaf)[0]
+
+
+def tree_map_with_path(f, tree, *rest, is_leaf=None, is_leaf_takes_path=False):
+    entries, treedef = tree_paths(tree, is_leaf, *rest)
+    return jax.tree_util.tree_unflatten(treedef, [f(_path(e[0]), *e[1:]) for e in entries])
+
+
+def tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose):
+    """A tree of `outer_treedef` whose leaves are trees of `inner_treedef` turned into a tree
+    of `inner_treedef` of trees of `outer_treedef`."""
+    flat, treedef = jax.tree_util.tree_flatten(pytree_to_transpose)
+    if inner_treedef is None:
+        inner_treedef = jax.tree_util.tree_structure(
+            jax.tree_util.tree_leaves(pytree_to_transpose, is_leaf=lambda x: x is not pytree_to_transpose)[0]
+        )
+    inner_size = inner_treedef.num_leaves
+    outer_size = outer_treedef.num_leaves
+    if treedef.num_leaves != inner_size * outer_size:
+        raise TypeError(f"Mismatch\n{treedef}\n != \n{outer_treedef} of {inner_treedef}")
+    flat = iter(flat)
+    rows = [[next(flat) for _ in range(inner_size)] for _ in range(outer_size)]
+    subtrees = [jax.tree_util.tree_unflatten(outer_treedef, list(column)) for column in zip(*rows)]
+    return jax.tree_util.tree_unflatten(inner_treedef, subtrees)
+
+
+transpose = tree_transpose
+flatten_with_path = tree_flatten_with_path
+leaves_with_path = tree_leaves_with_path
+map_with_path = tree_map_with_path
