@@ -1897,6 +1897,32 @@ try:
 except ValueError as e:
     print("ValueError:", e)
 """)
+# Names the wild programs needed: one_hot's axis=, bincount, indices, conv_dimension_numbers
+# (passed to conv_general_dilated), .at[].set of a list of traced scalars under jit.
+program("one_hot_axis_bincount_indices_conv_numbers", """
+from jax import lax
+x = jnp.array([[0, 2], [1, 1]])
+print(jax.nn.one_hot(x, 3, axis=0), jax.nn.one_hot(x, 3, axis=1).shape, jax.nn.one_hot(jnp.array([2, 0]), 3, axis=-1))
+print(jnp.bincount(jnp.array([0, 1, 1, 3, -2, 7]), length=5), jnp.bincount(jnp.array([2, 2, 0])))
+print(jnp.bincount(jnp.array([0, 1, 1]), weights=jnp.array([0.5, 1.0, 2.0]), minlength=4))
+print(jax.jit(lambda v: jnp.bincount(v, length=3))(jnp.array([2, 2, 1])))
+print(jnp.indices((2, 3)), jnp.indices((2, 2), sparse=True))
+dn = lax.conv_dimension_numbers((1, 4, 4, 1), (3, 3, 1, 2), ("NHWC", "HWIO", "NHWC"))
+print(dn, lax.conv_dimension_numbers((1, 1, 4, 4), (2, 1, 3, 3), None))
+img = jnp.arange(16.0).reshape(1, 4, 4, 1)
+k = jnp.stack([jnp.ones((3, 3)), jnp.eye(3)], axis=-1)[:, :, None, :]
+print(lax.conv_general_dilated(img, k, (1, 1), "SAME", (1, 1), (1, 1), dn)[0, :, :, 1])
+print(jnp.array_equal(lax.conv_general_dilated(img, k, (1, 1), "SAME", dimension_numbers=dn), lax.conv_general_dilated(img, k, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))))
+@jax.jit
+def put(state, i):
+    a, b = state[i]
+    return state.at[i + 1].set([a + b, a * b])
+print(put(jnp.array([[1.0, 2.0], [0.0, 0.0]]), 0))
+try:
+    lax.conv_dimension_numbers((1, 4, 4, 1), (3, 3, 1), ("NHWC", "HWIO", "NHWC"))
+except TypeError as e:
+    print("TypeError:", e)
+""")
 # keepdims= on argmax/argmin (it was taken and ignored).
 program("argmax_keepdims", """
 x = jnp.array([[1.0, 5.0, 2.0], [7.0, 0.0, 3.0]])

@@ -41,7 +41,6 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
         "DEFAULT: Metropolis accept/reject turns bf16 last-bit differences into different samples",
     ),
     ("course_jax_workshop_prngkey_vs_global_seed", "SciPy itself (scipy.stats) on the host"),
-    ("course_numpy_to_jax_lotka_volterra", "jnp.array of a list of traced scalars"),
     (
         "course_performance_minicourse_jax_nll",
         "a float32 sum over many elements: XLA's order of additions, not ours (3e-4 relative)",
@@ -77,8 +76,7 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
     ),
     ("mini_hmc_jax", "float32 drift through HMC: 3e-5 absolute on a value near zero, over the 1e-5 tolerance"),
     ("montecarlo_demo_hmc_class", "DEFAULT: bf16 rounding differences compound through 50 leapfrog steps per sample"),
-    ("probml_gibbs_demo_potts", "jax.lax.conv_dimension_numbers"),
-    ("tutorial_neoneuron_jax_basics", "an array's .device attribute"),
+    ("tutorial_neoneuron_jax_basics", "an array's .device, then jax_enable_x64 (float64 on the device)"),
 ];
 
 fn dir() -> PathBuf {

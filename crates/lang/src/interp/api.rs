@@ -87,6 +87,23 @@ pub(super) enum ScanBody {
     Map(Value),
 }
 
+/// The letters of a convolution spec given as positions (`ConvDimensionNumbers`): the two
+/// roles' letters at their positions, the spatial letters at the others in order.
+fn spec_letters(positions: &[Value], roles: [&str; 2]) -> Option<String> {
+    let rank = positions.len();
+    let mut letters = vec![""; rank];
+    let spatial = ["H", "W", "D"];
+    for (k, p) in positions.iter().enumerate() {
+        let Value::Int(p) = p else { return None };
+        let slot = letters.get_mut(usize::try_from(*p).ok()?)?;
+        if !slot.is_empty() {
+            return None;
+        }
+        *slot = if k < 2 { roles[k] } else { spatial.get(k - 2)? };
+    }
+    Some(letters.concat())
+}
+
 pub(super) fn weak(x: f32) -> Tensor {
     Tensor::from(Array::weak_scalar_f32(x))
 }
@@ -260,7 +277,7 @@ impl Interp<'_, '_> {
             let last = [-1i64];
             let axis_vec = match (&axis, name) {
                 (None, "logsumexp") => (0..rank as i64).collect(),
-                (None, _) => last.to_vec(),
+                (None, _) | (_, "one_hot") => last.to_vec(),
                 (Some(a), _) => self.axis_list(Some(a), rank)?,
             };
             if let Some(mask) = mask {
@@ -353,7 +370,19 @@ impl Interp<'_, '_> {
                     let xb = jnp::broadcast_to(self.ctx, &xr, &shape).await?;
                     let eq = jnp::compare(self.ctx, CompareOp::Eq, &xb, &iota).await?;
                     let dtype = super::jax::optional_dtype(one_hot_dtype)?.unwrap_or(self.ctx.default_float());
-                    jnp::astype(self.ctx, &eq, dtype).await?
+                    let out = jnp::astype(self.ctx, &eq, dtype).await?;
+                    // The classes' axis where `axis` puts it (last by default).
+                    let at = match &axis {
+                        None => rank,
+                        Some(a) => jnp::normalize_axes(Some(&[int_arg(a)?]), rank + 1)?[0],
+                    };
+                    if at == rank {
+                        out
+                    } else {
+                        let mut order: Vec<usize> = (0..rank).collect();
+                        order.insert(at, rank);
+                        jnp::transpose(self.ctx, &out, Some(&order)).await?
+                    }
                 }
                 _ => return super::unsupported(format!("jax.nn.{name} is not supported by the playground yet")),
             };
@@ -1606,10 +1635,17 @@ impl Interp<'_, '_> {
                         None | Some(Value::None) if one_spatial => vec!["NCH".into(), "OIH".into(), "NCH".into()],
                         None | Some(Value::None) => vec!["NCHW".into(), "OIHW".into(), "NCHW".into()],
                         Some(v) => self
-                            .iterate(&v)?
+                            .iterate_values(&v)
+                            .await?
                             .iter()
-                            .map(|s| match s {
+                            .zip([["N", "C"], ["O", "I"], ["N", "C"]])
+                            .map(|(s, roles)| match s {
                                 Value::Str(s) => Ok(s.to_string()),
+                                // A `ConvDimensionNumbers` spec: positions of the two roles,
+                                // then of the spatial dimensions in the kernel's order.
+                                Value::Tuple(positions) => spec_letters(positions, roles).ok_or_else(|| {
+                                    super::RtError::new(format!("{name}: a dimension_numbers spec must be a permutation of the dimensions, got {}", super::value::repr(s)))
+                                }),
                                 _ => err(format!(
                                     "{name}: dimension_numbers must be three strings such as ('NHWC', 'HWIO', 'NHWC')"
                                 )),

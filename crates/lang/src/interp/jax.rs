@@ -1609,6 +1609,11 @@ impl Interp<'_, '_> {
             let concrete_index = self.concrete_masks(index);
             let index = concrete_index.as_ref().unwrap_or(index);
             arity(op, &args, 1, 1)?;
+            // A list holding traced values (`.set([x, y])` inside jit) is stacked, as JAX does.
+            let mut args = args;
+            if !matches!(args[0], Value::Array(_)) && holds_tracer(&args[0], 0) {
+                args[0] = Value::Array(self.as_array(&args[0], None).await?);
+            }
             if let Some(positions) = traced_positions(index, x.aval().rank()) {
                 return self.at_update_traced(x, &positions, op, &args[0]).await;
             }

@@ -46,3 +46,42 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     if dtype is not None:
         out = out.astype(dtype)
     return (out, delta) if retstep else out
+
+
+def indices(dimensions, dtype=None, sparse=False):
+    """Each position's index along each axis of a grid of `dimensions`: stacked (n, *dimensions),
+    or with `sparse` one array per axis shaped to broadcast."""
+    dimensions = tuple(dimensions)
+    dtype = jnp.int32 if dtype is None else dtype
+    n = len(dimensions)
+    out = []
+    for i, size in enumerate(dimensions):
+        shape = [1] * n
+        shape[i] = size
+        axis = jnp.reshape(jnp.arange(size, dtype=dtype), shape)
+        out.append(axis if sparse else jnp.broadcast_to(axis, dimensions))
+    if sparse:
+        return tuple(out)
+    return jnp.stack(out) if out else jnp.zeros((0,), dtype=dtype)
+
+
+def bincount(x, weights=None, minlength=0, *, length=None):
+    """How often each value 0..length-1 occurs in x (negative values count as 0), or the sum of
+    their weights. Without `length` the values must be concrete, as in JAX."""
+    x = jnp.asarray(x)
+    if x.ndim != 1:
+        raise ValueError("only 1-dimensional input supported.")
+    if str(x.dtype) not in ("int32", "uint32", "bool"):
+        raise TypeError(f"x argument to bincount must have an integer type; got {x.dtype}")
+    if length is None:
+        length = max(minlength, x.size and int(x.max()) + 1)
+    if weights is None:
+        weights = jnp.ones(x.shape, dtype=jnp.int32)
+    else:
+        weights = jnp.asarray(weights)
+        if weights.shape != x.shape:
+            raise ValueError("shape of weights must match shape of x.")
+    # Each value compared with every bin: exact in any dtype, and values past the last bin
+    # fall out, as JAX's scatter with mode='drop' drops them.
+    hits = jnp.clip(x, 0)[:, None] == jnp.arange(length)[None, :]
+    return jnp.sum(jnp.where(hits, weights[:, None], jnp.zeros((), weights.dtype)), axis=0)
