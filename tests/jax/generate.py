@@ -1923,6 +1923,18 @@ try:
 except TypeError as e:
     print("TypeError:", e)
 """)
+# grad passes the arguments it does not differentiate as they are (an int stays an int a
+# reshape may use), and bernoulli takes an array p with a traced key.
+program("grad_non_argnums_and_bernoulli_array_p", """
+def heads(x, n):
+    print(type(n).__name__)
+    return jnp.sum(x.reshape(n, -1) ** 2)
+print(jax.grad(heads)(jnp.arange(6.0), 2), jax.value_and_grad(heads, argnums=0)(jnp.ones(4), 4))
+print(jax.jit(lambda x: jax.grad(heads)(x, 3))(jnp.arange(6.0)))
+p = jnp.array([0.1, 0.5, 0.9, 0.0, 1.0])
+print(jax.jit(lambda k: jax.random.bernoulli(k, p))(jax.random.PRNGKey(3)))
+print(jax.jit(lambda k: jax.random.bernoulli(k, p, (2, 5)))(jax.random.PRNGKey(4)))
+""")
 # keepdims= on argmax/argmin (it was taken and ignored).
 program("argmax_keepdims", """
 x = jnp.array([[1.0, 5.0, 2.0], [7.0, 0.0, 3.0]])

@@ -69,11 +69,6 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
         "jax_example_kernel_lsq",
         "float32 drift: the MSE differs by 5e-6 relative after the optimisation, over the tolerance",
     ),
-    ("jax_example_mnist_vae", "jax.random.bernoulli with a traced key and an array p"),
-    (
-        "jax_pr_attention_mechanism",
-        "jax.grad traces its non-differentiated int arguments (num_heads), which reshape then refuses",
-    ),
     ("mini_hmc_jax", "float32 drift through HMC: 3e-5 absolute on a value near zero, over the 1e-5 tolerance"),
     ("montecarlo_demo_hmc_class", "DEFAULT: bf16 rounding differences compound through 50 leapfrog steps per sample"),
     ("tutorial_neoneuron_jax_basics", "an array's .device, then jax_enable_x64 (float64 on the device)"),

@@ -2,7 +2,7 @@
 
 use super::iterators::{Iter, Resumed, Sent};
 use super::objects::{Builtin, PySet};
-use super::value::{as_int, check_hashable, py_eq, repr, to_str, Dict, Native, Value};
+use super::value::{as_int, check_hashable, py_eq, repr, Dict, Native, Value};
 use super::{attr_err, err, index_err, type_err, unsupported, value_err, Interp, RtError, R};
 use crate::ast::{BinOp, CmpOp};
 use crate::PrintItem;
@@ -142,8 +142,9 @@ pub fn float_to_int(x: f64) -> R<i64> {
     }
 }
 
-/// How `print` hands a value to front ends.
-fn print_item(v: &Value) -> PrintItem {
+/// How `print` hands a value to front ends: arrays and numbers as values, anything else as
+/// the text `print` wrote for it (`str()`, so an object's own `__str__`/`__repr__`).
+fn print_item(v: &Value, text: &str) -> PrintItem {
     let scalar = |data: Data| PrintItem::Array(Array::new(vec![], data));
     match v {
         Value::Array(Tensor::Concrete(a)) => PrintItem::Array((**a).clone()),
@@ -154,7 +155,7 @@ fn print_item(v: &Value) -> PrintItem {
         },
         Value::Float(x) => scalar(Data::F32(vec![*x as f32])),
         Value::Bool(b) => scalar(Data::Bool(vec![*b])),
-        other => PrintItem::Text(to_str(other)),
+        _ => PrintItem::Text(text.to_string()),
     }
 }
 
@@ -193,7 +194,7 @@ impl Interp<'_, '_> {
                     }
                     self.write_stdout(&line)?;
                     self.download(&args.iter().collect::<Vec<_>>());
-                    self.out.prints.push(args.iter().map(print_item).collect());
+                    self.out.prints.push(args.iter().zip(&text).map(|(a, t)| print_item(a, t)).collect());
                     return Ok(Value::None);
                 }
                 "min" | "max" => return self.min_max(name, args, kwargs).await,

@@ -639,9 +639,6 @@ impl Interp<'_, '_> {
                         None | Some(Value::None) => p.aval().shape.clone(),
                         v => draw_shape(name, v)?,
                     };
-                    if p.aval().rank() != 0 {
-                        return err("jax.random.bernoulli with a traced key takes a scalar p in the playground");
-                    }
                     super::jax::check_size(&shape)?;
                     jax_random::bernoulli(self.ctx, &key, &p, &shape).await?
                 }

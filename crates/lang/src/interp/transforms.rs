@@ -435,22 +435,19 @@ impl Interp<'_, '_> {
                     ));
                 }
             }
-            // An argument not differentiated may be any Python object, as in JAX (which closes
-            // over it): one that is not a pytree of arrays is passed as it is.
+            // An argument not differentiated reaches the function as it is, not traced, as in
+            // JAX (which closes over it): a Python int stays an int a shape may use.
             let mut leaves = Vec::new();
             let mut trees: Vec<Option<Tree>> = Vec::new();
             let mut diff_leaf = Vec::new();
             for (i, a) in args.iter().enumerate() {
-                let before = leaves.len();
-                match self.flatten(a, &mut leaves).await {
-                    Ok(tree) => trees.push(Some(tree)),
-                    Err(_) if !t.argnums.contains(&i) => {
-                        leaves.truncate(before);
-                        trees.push(None);
-                    }
-                    Err(e) => return Err(e),
+                if !t.argnums.contains(&i) {
+                    trees.push(None);
+                    continue;
                 }
-                diff_leaf.extend(std::iter::repeat_n(t.argnums.contains(&i), leaves.len() - before));
+                let before = leaves.len();
+                trees.push(Some(self.flatten(a, &mut leaves).await?));
+                diff_leaf.extend(std::iter::repeat_n(true, leaves.len() - before));
             }
             for (leaf, _) in leaves.iter().zip(&diff_leaf).filter(|(_, &d)| d) {
                 let aval = leaf.aval();
