@@ -6,72 +6,62 @@ import jax
 from _playground import tree_paths
 
 
-class SequenceKey:
+class _Key:
+    """What the key classes share: one named field, shown by repr, compared and hashed."""
+
+    _field = ""
+
+    def _value(self):
+        return getattr(self, self._field)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self._field}={self._value()!r})"
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other._value() == self._value()
+
+    def __hash__(self):
+        return hash((type(self).__name__, self._value()))
+
+
+class SequenceKey(_Key):
+    _field = "idx"
+
     def __init__(self, idx):
         self.idx = idx
 
     def __str__(self):
         return f"[{self.idx!r}]"
 
-    def __repr__(self):
-        return f"SequenceKey(idx={self.idx!r})"
 
-    def __eq__(self, other):
-        return type(other) is SequenceKey and other.idx == self.idx
+class DictKey(_Key):
+    _field = "key"
 
-    def __hash__(self):
-        return hash((SequenceKey, self.idx))
-
-
-class DictKey:
     def __init__(self, key):
         self.key = key
 
     def __str__(self):
         return f"[{self.key!r}]"
 
-    def __repr__(self):
-        return f"DictKey(key={self.key!r})"
 
-    def __eq__(self, other):
-        return type(other) is DictKey and other.key == self.key
+class GetAttrKey(_Key):
+    _field = "name"
 
-    def __hash__(self):
-        return hash((DictKey, self.key))
-
-
-class GetAttrKey:
     def __init__(self, name):
         self.name = name
 
     def __str__(self):
         return f".{self.name}"
 
-    def __repr__(self):
-        return f"GetAttrKey(name={self.name!r})"
 
-    def __eq__(self, other):
-        return type(other) is GetAttrKey and other.name == self.name
+class FlattenedIndexKey(_Key):
+    _field = "key"
 
-    def __hash__(self):
-        return hash((GetAttrKey, self.name))
-
-
-class FlattenedIndexKey:
     def __init__(self, key):
         self.key = key
 
     def __str__(self):
         return f"[<flat index {self.key}>]"
-
-    def __repr__(self):
-        return f"FlattenedIndexKey(key={self.key!r})"
-
-    def __eq__(self, other):
-        return type(other) is FlattenedIndexKey and other.key == self.key
-
-    def __hash__(self):
-        return hash((FlattenedIndexKey, self.key))
 
 
 _KINDS = {"sequence": SequenceKey, "dict": DictKey, "attr": GetAttrKey, "flattened": FlattenedIndexKey}
@@ -82,15 +72,7 @@ def _path(steps):
 
 
 def _simple(key):
-    if isinstance(key, SequenceKey):
-        return str(key.idx)
-    if isinstance(key, DictKey):
-        return str(key.key)
-    if isinstance(key, GetAttrKey):
-        return str(key.name)
-    if isinstance(key, FlattenedIndexKey):
-        return str(key.key)
-    return str(key)
+    return str(key._value()) if isinstance(key, _Key) else str(key)
 
 
 def keystr(keys, *, simple=False, separator=None):
