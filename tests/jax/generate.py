@@ -1935,6 +1935,22 @@ p = jnp.array([0.1, 0.5, 0.9, 0.0, 1.0])
 print(jax.jit(lambda k: jax.random.bernoulli(k, p))(jax.random.PRNGKey(3)))
 print(jax.jit(lambda k: jax.random.bernoulli(k, p, (2, 5)))(jax.random.PRNGKey(4)))
 """)
+# lax.associative_scan: sums, products reversed, maxima along an axis, a pytree of an affine
+# recurrence, under jit and grad, and booleans (interleaved by bitwise or).
+program("associative_scan", """
+from jax import lax
+x = jnp.arange(1.0, 8.0)
+print(lax.associative_scan(jnp.add, x), lax.associative_scan(jnp.multiply, x, reverse=True))
+print(lax.associative_scan(jnp.maximum, jnp.array([[3.0, 1.0], [0.0, 5.0], [4.0, 2.0]]), axis=0))
+print(lax.associative_scan(jnp.add, jnp.arange(12.0).reshape(3, 4), axis=1))
+def affine(a, b):
+    return (b[0] * a[0], b[0] * a[1] + b[1])
+A, B = lax.associative_scan(affine, (jnp.full(6, 0.5), jnp.arange(6.0)))
+print(A, B)
+print(jax.jit(lambda v: lax.associative_scan(jnp.add, v))(jnp.ones(5)))
+print(jax.grad(lambda v: lax.associative_scan(jnp.multiply, v)[-1])(jnp.array([1.0, 2.0, 3.0])))
+print(lax.associative_scan(jnp.logical_or, jnp.array([False, True, False, False])))
+""")
 # keepdims= on argmax/argmin (it was taken and ignored).
 program("argmax_keepdims", """
 x = jnp.array([[1.0, 5.0, 2.0], [7.0, 0.0, 3.0]])
