@@ -1,15 +1,17 @@
-"""Writes crates/lang/src/jax_api.txt: the public names of the JAX modules the playground
-binds, from the installed JAX. The interpreter reads it to tell a real JAX API it lacks
-("jnp.fft is not supported by the playground yet") from a name JAX does not have ("module
-'jax.numpy' has no attribute 'foo'").
+"""Writes crates/lang/src/api_names.txt: the public names of the JAX and NumPy modules the
+playground binds, from the installed JAX and NumPy. The interpreter reads it to tell a real API
+it lacks ("jnp.fft is not supported by the playground yet", "numpy.linalg.eig is not supported
+by the playground yet") from a name the library does not have ("module 'jax.numpy' has no
+attribute 'foo'").
 
-Run with `python3 tests/jax/api_names.py` (needs jax); commit the output.
+Run with `python3 tests/jax/api_names.py` (needs jax and numpy); commit the output.
 """
 
 import importlib
 import os
 
 import jax
+import numpy
 
 MODULES = [
     "jax",
@@ -24,12 +26,16 @@ MODULES = [
     "jax.scipy",
     "jax.scipy.special",
     "jax.checkpoint_policies",
+    "numpy",
+    "numpy.linalg",
+    "numpy.random",
+    "numpy.testing",
 ]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "..", "..", "crates", "lang", "src", "jax_api.txt")
+OUT = os.path.join(HERE, "..", "..", "crates", "lang", "src", "api_names.txt")
 
-lines = [f"# Public names per module, from JAX {jax.__version__} (tests/jax/api_names.py)."]
+lines = [f"# Public names per module, from JAX {jax.__version__} and NumPy {numpy.__version__} (tests/jax/api_names.py)."]
 for name in MODULES:
     # `jax.checkpoint_policies` is a namespace on `jax`, not a module one can import.
     parent, _, last = name.rpartition(".")

@@ -199,8 +199,16 @@ pub fn str(h: &HostArray) -> String {
 
 /// The `numpy` modules' attributes.
 pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
-    let no_attr = || {
-        RtError::of(super::objects::Builtin::AttributeError, format!("module '{}' has no attribute '{name}'", m.name()))
+    // A name NumPy has that the playground lacks is "not supported yet", as for JAX's.
+    let no_attr = || match super::jax::in_library(m.name(), name) {
+        true => RtError::of(
+            super::objects::Builtin::NotImplementedError,
+            format!("{}.{name} is not supported by the playground yet", m.name()),
+        ),
+        false => RtError::of(
+            super::objects::Builtin::AttributeError,
+            format!("module '{}' has no attribute '{name}'", m.name()),
+        ),
     };
     match m {
         ModuleId::NpRandom => match super::np_random::FUNCTIONS.iter().find(|&&f| f == name) {
