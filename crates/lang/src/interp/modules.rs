@@ -107,6 +107,22 @@ const PYTHON_NAMES: &[(&str, &str, &str)] = &[
     ("jax", "device_put", "jax._devices"),
     ("jax.random", "multivariate_normal", "jax._random"),
     ("jax.numpy", "vectorize", "jax._vectorize"),
+    ("jax.numpy.linalg", "eigh", "jax._linalg"),
+    ("jax.numpy.linalg", "eigvalsh", "jax._linalg"),
+    ("jax.numpy.linalg", "svd", "jax._linalg"),
+    ("jax.numpy.linalg", "svdvals", "jax._linalg"),
+    ("jax.numpy.linalg", "qr", "jax._linalg"),
+    ("jax.numpy.linalg", "lstsq", "jax._linalg"),
+    ("jax.numpy.linalg", "pinv", "jax._linalg"),
+    ("jax.numpy.linalg", "matrix_rank", "jax._linalg"),
+    ("numpy.linalg", "eigh", "numpy._linalg"),
+    ("numpy.linalg", "eigvalsh", "numpy._linalg"),
+    ("numpy.linalg", "svd", "numpy._linalg"),
+    ("numpy.linalg", "svdvals", "numpy._linalg"),
+    ("numpy.linalg", "qr", "numpy._linalg"),
+    ("numpy.linalg", "lstsq", "numpy._linalg"),
+    ("numpy.linalg", "pinv", "numpy._linalg"),
+    ("numpy.linalg", "matrix_rank", "numpy._linalg"),
     ("jax.numpy", "indices", "jax._numpy"),
     ("jax.numpy", "bincount", "jax._numpy"),
     ("jax.lax", "associative_scan", "jax._associative_scan"),
@@ -129,19 +145,8 @@ const PYTHON_NAMES: &[(&str, &str, &str)] = &[
     ("numpy", "vectorize", "numpy._vectorize"),
 ];
 
-/// The decompositions of `jax.numpy.linalg` and `numpy.linalg`, written in Python over each
-/// array library (jax._linalg, numpy._linalg).
-const DECOMPOSITIONS: &[&str] = &["eigh", "eigvalsh", "svd", "svdvals", "qr", "lstsq", "pinv", "matrix_rank"];
-
 /// The library module that defines `module.name`, where that is written in Python.
 pub fn python_name(module: &str, name: &str) -> Option<&'static str> {
-    if DECOMPOSITIONS.contains(&name) {
-        match module {
-            "jax.numpy.linalg" => return Some("jax._linalg"),
-            "numpy.linalg" => return Some("numpy._linalg"),
-            _ => {}
-        }
-    }
     PYTHON_NAMES.iter().find(|(m, n, _)| *m == module && *n == name).map(|(_, _, source)| *source)
 }
 

@@ -1,17 +1,16 @@
 //! The script's own classes as pytree nodes (`jax.tree_util.register_pytree_node`,
 //! `register_pytree_node_class`, `register_pytree_with_keys` and its `_class` form,
-//! `register_dataclass`, `register_static`), and the tree walks that need the interpreter:
-//! flattening by the script's functions or with `is_leaf=`, rebuilding by them, `flatten_up_to`
-//! (the later trees of `tree_map`) and key paths (`tree_flatten_with_path`, whose key objects
-//! and `keystr` are Python, `src/stdlib/jax/tree.py`).
+//! `register_dataclass`, `register_static`), and the one tree walk every caller uses:
+//! flattening (with `is_leaf=` and key paths), rebuilding, and `flatten_up_to` (the later trees
+//! of `tree_map`). The key objects and `keystr` are Python (`src/stdlib/jax/tree.py`).
 //!
 //! JAX keeps its registry by type, so a subclass of a registered class is a leaf unless it is
 //! registered too; the registry here is the run's (`Interp::pytree_nodes`).
 //!
 //! Every tree walk goes through `Interp::tree_of` and `Interp::unflatten_tree`, so registered
-//! nodes pass through `jit`, `grad`, `vmap` and the `jax.tree` functions alike. Where no
-//! registered node runs Python (fields and static nodes flatten and rebuild natively) those
-//! take the plain walks of `Tree`.
+//! nodes pass through `jit`, `grad`, `vmap` and the `jax.tree` functions alike; it is async
+//! because a node may run the script's flatten and unflatten functions (fields and static
+//! nodes flatten and rebuild natively).
 
 use super::jax::{namedtuple_items, sorted_entries, Tree};
 use super::objects::{Builtin, Class, Instance};
@@ -44,11 +43,6 @@ impl Registry {
         self.nodes.iter().find(|(c, _)| Rc::ptr_eq(c, class)).map(|(_, n)| n.clone())
     }
 
-    /// Whether some node needs the interpreter to flatten.
-    fn runs_python(&self) -> bool {
-        self.nodes.iter().any(|(_, n)| matches!(**n, Node::Functions { .. }))
-    }
-
     fn register(&mut self, class: &Rc<Class>, node: Node) -> R<()> {
         if self.node_of(class).is_some() {
             return super::value_err(format!(
@@ -70,45 +64,17 @@ fn attribute(v: &Value, name: &str) -> R<Value> {
     })
 }
 
-/// The auxiliary data and children of `v`, an instance of a class registered as `node`, where
-/// that needs no Python: fields and static nodes.
-pub(super) fn fields_of(v: &Value, node: &Node) -> R<(Value, Vec<Value>)> {
-    match node {
-        Node::Fields { data, meta } => {
-            let aux = Value::tuple(meta.iter().map(|m| attribute(v, m)).collect::<R<_>>()?);
-            Ok((aux, data.iter().map(|d| attribute(v, d)).collect::<R<_>>()?))
+/// An instance of `class` rebuilt from its fields' values, without calling `__init__`, as
+/// JAX rebuilds a registered dataclass.
+fn with_fields(class: &Rc<Class>, fields: impl Iterator<Item = (String, Value)>) -> Value {
+    let instance = Instance::new(class.clone(), Value::None);
+    {
+        let mut dict = instance.dict.borrow_mut();
+        for (name, value) in fields {
+            dict.set_str(&name, value);
         }
-        Node::Static => Ok((v.clone(), Vec::new())),
-        // `Interp::node_children` runs these; `Tree::of_values` is only used when no
-        // registered node runs Python (`Interp::tree_of`).
-        Node::Functions { .. } => err(format!("{} is flattened by the script's own function", v.type_name())),
     }
-}
-
-/// An instance of `class` rebuilt from its auxiliary data and children, where that needs no
-/// Python (`Interp::unflatten_tree` runs the script's `unflatten`).
-pub(super) fn rebuild(class: &Rc<Class>, node: &Node, aux: &Value, children: Vec<Value>) -> Value {
-    match node {
-        Node::Fields { data, meta } => {
-            let instance = Instance::new(class.clone(), Value::None);
-            {
-                let mut dict = instance.dict.borrow_mut();
-                for (name, child) in data.iter().zip(children) {
-                    dict.set_str(name, child);
-                }
-                if let Value::Tuple(values) = aux {
-                    for (name, value) in meta.iter().zip(values.iter()) {
-                        dict.set_str(name, value.clone());
-                    }
-                }
-            }
-            Value::Instance(Rc::new(instance))
-        }
-        Node::Static => aux.clone(),
-        // Trees holding these nodes come only from `Interp::tree_of`, whose callers rebuild
-        // them with `Interp::unflatten_tree`; `fields_of` refuses them everywhere else.
-        Node::Functions { .. } => Value::None,
-    }
+    Value::Instance(Rc::new(instance))
 }
 
 /// One step of a leaf's key path (JAX's `SequenceKey`, `DictKey`, `GetAttrKey`,
@@ -277,13 +243,15 @@ impl Interp<'_, '_> {
     /// class, running the script's flatten function where it has one.
     fn node_children<'a>(&'a mut self, v: &'a Value, node: &'a Node) -> LocalFuture<'a, R<NodeParts>> {
         Box::pin(async move {
-            let Node::Functions { flatten, flatten_with_keys, .. } = node else {
-                let (aux, children) = fields_of(v, node)?;
-                let keys: Vec<KeyStep> = match node {
-                    Node::Fields { data, .. } => data.iter().map(|d| KeyStep::Attr(d.clone())).collect(),
-                    _ => Vec::new(),
-                };
-                return Ok((aux, keys.into_iter().zip(children).collect()));
+            let (flatten, flatten_with_keys) = match node {
+                Node::Fields { data, meta } => {
+                    let aux = Value::tuple(meta.iter().map(|m| attribute(v, m)).collect::<R<_>>()?);
+                    let children =
+                        data.iter().map(|d| Ok((KeyStep::Attr(d.clone()), attribute(v, d)?))).collect::<R<_>>()?;
+                    return Ok((aux, children));
+                }
+                Node::Static => return Ok((v.clone(), Vec::new())),
+                Node::Functions { flatten, flatten_with_keys, .. } => (flatten, flatten_with_keys),
             };
             let shape_error = |what: &str| {
                 RtError::of(
@@ -326,9 +294,10 @@ impl Interp<'_, '_> {
         })
     }
 
-    /// A pytree's structure and leaves, as `Tree::of_values` finds them, running the script's
-    /// flatten functions, and where `is_leaf(node)` is true taking the node as a leaf (JAX's
-    /// `is_leaf=`). Each leaf's key path is pushed to `paths` when it is given.
+    /// A pytree's structure and leaves: lists, tuples, dicts (by sorted key) and namedtuples
+    /// are nodes, None an empty node, registered classes nodes of their kind (running the
+    /// script's flatten functions), anything else a leaf, and so is a node for which
+    /// `is_leaf(node)` is true (JAX's `is_leaf=`).
     pub(super) fn tree_of<'a>(
         &'a mut self,
         v: &'a Value,
@@ -337,9 +306,6 @@ impl Interp<'_, '_> {
     ) -> LocalFuture<'a, R<Tree>> {
         Box::pin(async move {
             let is_leaf = is_leaf.filter(|t| !matches!(t, Value::None));
-            if is_leaf.is_none() && !self.pytree_nodes.runs_python() {
-                return Tree::of_values(v, leaves, 0, &self.pytree_nodes);
-            }
             self.walk(v, is_leaf, leaves, &mut Vec::new(), &mut None, 0).await
         })
     }
@@ -455,9 +421,6 @@ impl Interp<'_, '_> {
         leaves: &'a mut dyn Iterator<Item = Value>,
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
-            if !self.pytree_nodes.runs_python() {
-                return Ok(tree.unflatten_values(&mut *leaves));
-            }
             Ok(match tree {
                 Tree::Leaf => leaves.next().unwrap_or(Value::None),
                 Tree::None => Value::None,
@@ -481,7 +444,17 @@ impl Interp<'_, '_> {
                         Node::Functions { unflatten, .. } => {
                             self.call(unflatten.clone(), vec![aux.clone(), Value::tuple(children)], vec![]).await?
                         }
-                        _ => rebuild(class, node, aux, children),
+                        Node::Fields { data, meta } => {
+                            let metas = match aux {
+                                Value::Tuple(values) => values.to_vec(),
+                                _ => Vec::new(),
+                            };
+                            with_fields(
+                                class,
+                                data.iter().cloned().zip(children).chain(meta.iter().cloned().zip(metas)),
+                            )
+                        }
+                        Node::Static => aux.clone(),
                     }
                 }
             })

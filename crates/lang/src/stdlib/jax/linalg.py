@@ -37,8 +37,10 @@ QRResult = namedtuple("QRResult", ["Q", "R"])
 MAX_SIDE = 64
 
 
-def _sweeps(n):
-    return (max(n, 2) - 1).bit_length() + 3
+def _rounds(n):
+    """The rounds of all sweeps over an even side n: n − 1 rounds a sweep."""
+    sweeps = (max(n, 2) - 1).bit_length() + 3
+    return range(sweeps * (n - 1))
 
 
 def _part(x, axis, start, stop):
@@ -114,16 +116,15 @@ def jacobi_eigh(xp, a):
     m = a.shape[-1]
     k = m // 2
     v = _identity_like(xp, a, m)
-    for _ in range(_sweeps(m)):
-        for _ in range(m - 1):
-            app = _diagonal(xp, a[..., :k, :k])
-            aqq = _diagonal(xp, a[..., k:, k:])
-            apq = _diagonal(xp, a[..., :k, k:])
-            c, s = _rotation(xp, app, aqq, apq)
-            a = _rotate(xp, _rotate(xp, a, c, s, -2), c, s, -1)
-            v = _rotate(xp, v, c, s, -1)
-            a = _next_round(xp, _next_round(xp, a, -2), -1)
-            v = _next_round(xp, v, -1)
+    for _ in _rounds(m):
+        app = _diagonal(xp, a[..., :k, :k])
+        aqq = _diagonal(xp, a[..., k:, k:])
+        apq = _diagonal(xp, a[..., :k, k:])
+        c, s = _rotation(xp, app, aqq, apq)
+        a = _rotate(xp, _rotate(xp, a, c, s, -2), c, s, -1)
+        v = _rotate(xp, v, c, s, -1)
+        a = _next_round(xp, _next_round(xp, a, -2), -1)
+        v = _next_round(xp, v, -1)
     # m − 1 rounds bring every place back, so a padding row is last again.
     w = _diagonal(xp, a)[..., :n]
     return _sort_along(xp, w, v[..., :n, :n])
@@ -178,12 +179,11 @@ def jacobi_svd(xp, a, full_matrices, compute_uv):
     width = b.shape[-1]
     k = width // 2
     v = _identity_like(xp, b, width)
-    for _ in range(_sweeps(width)):
-        for _ in range(width - 1):
-            first, second = b[..., :, :k], b[..., :, k:]
-            c, s = _rotation(xp, (first * first).sum(-2), (second * second).sum(-2), (first * second).sum(-2))
-            b = _next_round(xp, _rotate(xp, b, c, s, -1), -1)
-            v = _next_round(xp, _rotate(xp, v, c, s, -1), -1)
+    for _ in _rounds(width):
+        first, second = b[..., :, :k], b[..., :, k:]
+        c, s = _rotation(xp, (first * first).sum(-2), (second * second).sum(-2), (first * second).sum(-2))
+        b = _next_round(xp, _rotate(xp, b, c, s, -1), -1)
+        v = _next_round(xp, _rotate(xp, v, c, s, -1), -1)
     b, v = b[..., :, :n], v[..., :n, :n]
     norms = xp.sqrt((b * b).sum(-2))
     order = xp.argsort(-norms, axis=-1)

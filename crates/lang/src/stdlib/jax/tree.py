@@ -98,9 +98,9 @@ def tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose):
     of `inner_treedef` of trees of `outer_treedef`."""
     flat, treedef = jax.tree_util.tree_flatten(pytree_to_transpose)
     if inner_treedef is None:
-        inner_treedef = jax.tree_util.tree_structure(
-            jax.tree_util.tree_leaves(pytree_to_transpose, is_leaf=lambda x: x is not pytree_to_transpose)[0]
-        )
+        # The subtree at the outer structure's first leaf, as JAX's flatten_up_to finds it.
+        outer = jax.tree_util.tree_unflatten(outer_treedef, [0] * outer_treedef.num_leaves)
+        inner_treedef = jax.tree_util.tree_structure(tree_paths(outer, None, pytree_to_transpose)[0][0][2])
     inner_size = inner_treedef.num_leaves
     outer_size = outer_treedef.num_leaves
     if treedef.num_leaves != inner_size * outer_size:
