@@ -1837,6 +1837,96 @@ for bad in ["(n),()->", "(n),(n)->()"]:
     except ValueError as e:
         print("ValueError:", e)
 """)
+# lax.while_loop staged as one `while` equation: conditions on traced values under jit, vmap
+# with examples finishing at different steps, nested loops, fori_loop with traced bounds,
+# forward mode through a loop, a custom_vjp fixed point whose backward pass is a loop too, and
+# make_jaxpr's text.
+program("while_loop", """
+from jax import lax
+@jax.jit
+def halvings(x):
+    return lax.while_loop(lambda c: c[0] > 1.0, lambda c: (c[0] / 2.0, c[1] + 1), (x, 0))
+print(halvings(jnp.float32(40.0)))
+print(jax.vmap(halvings)(jnp.array([0.5, 3.0, 40.0, 1000.0])))
+def newton_sqrt(a):
+    def cond(c):
+        x, prev = c
+        return jnp.abs(x - prev) > 1e-6 * x
+    def body(c):
+        x, _ = c
+        return (0.5 * (x + a / x), x)
+    return lax.while_loop(cond, body, (a, 0.0))[0]
+print(jax.jit(newton_sqrt)(2.0), jax.jit(jax.vmap(newton_sqrt))(jnp.array([1.0, 4.0, 10.0, 1e4])))
+def collatz_steps(n):
+    def step(c):
+        n, k = c
+        return jnp.where(n % 2 == 0, n // 2, 3 * n + 1), k + 1
+    return lax.while_loop(lambda c: c[0] != 1, step, (n, 0))[1]
+print(jax.jit(jax.vmap(collatz_steps))(jnp.arange(1, 13)))
+@jax.jit
+def triangle(n):
+    def outer(c):
+        i, total = c
+        inner = lax.while_loop(lambda d: d[0] < i, lambda d: (d[0] + 1, d[1] + d[0]), (0, 0))[1]
+        return i + 1, total + inner
+    return lax.while_loop(lambda c: c[0] <= n, outer, (0, 0))[1]
+print(triangle(6), jax.vmap(triangle)(jnp.arange(5)))
+@jax.jit
+def doublings(x, n):
+    return lax.fori_loop(0, n, lambda i, c: c * 2.0 + i, x)
+print(doublings(jnp.ones(3), 4), doublings(1.0, 0), jax.vmap(doublings, in_axes=(None, 0))(1.0, jnp.arange(4)))
+def power(x):
+    return lax.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, c[1] * x), (0, x))[1]
+print(power(1.5), jax.jacfwd(power)(1.5), jax.jvp(power, (2.0,), (1.0,)))
+print(jax.jit(jax.vmap(jax.jacfwd(power)))(jnp.array([0.5, 1.0, 2.0])))
+print(jax.jacfwd(jax.jacfwd(power))(1.5))
+y, f_jvp = jax.linearize(power, 1.5)
+print(y, f_jvp(1.0), f_jvp(2.0))
+print(jax.make_jaxpr(halvings)(3.0))
+print(jax.make_jaxpr(power)(1.5))
+print(jax.make_jaxpr(jax.vmap(lambda x, n: lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * 2.0 + x), (0, x))))(jnp.ones(3), jnp.arange(3)))
+print(jax.make_jaxpr(lambda x: jax.jvp(power, (x,), (1.0,)))(1.0))
+print(jax.make_jaxpr(jax.linearize(power, 1.5)[1])(1.0))
+print(jax.make_jaxpr(doublings)(1.0, 3))
+""")
+
+# A fixed point with implicit differentiation (JAX's custom_vjp docs): the forward solve and
+# the backward solve are both while loops, and reverse mode runs through them by the custom
+# rule rather than through the loop.
+program("while_loop_fixed_point", """
+from functools import partial
+from jax import lax
+@partial(jax.custom_vjp, nondiff_argnums=(0,))
+def fixed_point(f, a, x_guess):
+    def cond_fun(carry):
+        x_prev, x = carry
+        return jnp.abs(x_prev - x) > 1e-6
+    def body_fun(carry):
+        _, x = carry
+        return x, f(a, x)
+    _, x_star = lax.while_loop(cond_fun, body_fun, (x_guess, f(a, x_guess)))
+    return x_star
+def fixed_point_fwd(f, a, x_init):
+    x_star = fixed_point(f, a, x_init)
+    return x_star, (a, x_star)
+def fixed_point_rev(f, res, x_star_bar):
+    a, x_star = res
+    _, vjp_a = jax.vjp(lambda a: f(a, x_star), a)
+    a_bar, = vjp_a(fixed_point(partial(rev_iter, f), (a, x_star, x_star_bar), x_star_bar))
+    return a_bar, jnp.zeros_like(x_star)
+def rev_iter(f, packed, u):
+    a, x_star, x_star_bar = packed
+    _, vjp_x = jax.vjp(lambda x: f(a, x), x_star)
+    return x_star_bar + vjp_x(u)[0]
+fixed_point.defvjp(fixed_point_fwd, fixed_point_rev)
+def newton_sqrt(a):
+    update = lambda a, x: 0.5 * (x + a / x)
+    return fixed_point(update, a, a)
+print(newton_sqrt(2.0), jax.jit(newton_sqrt)(9.0))
+print(jax.grad(newton_sqrt)(2.0), jax.jit(jax.grad(newton_sqrt))(4.0))
+print(jax.jit(jax.vmap(jax.grad(newton_sqrt)))(jnp.array([1.0, 4.0, 9.0])))
+""")
+
 # The script's own classes as pytree nodes: registered with functions, as a class, as a
 # dataclass (fields given and inferred), static; through jit, grad, vmap and the tree functions;
 # key paths, keystr and transpose.

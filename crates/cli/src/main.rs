@@ -34,7 +34,7 @@ struct ScriptArgs {
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
     /// The interpreter's step budget (statements and expressions evaluated) before a run is
-    /// stopped as a runaway loop.
+    /// stopped as a runaway loop; a program's while loops get as many iterations.
     #[arg(long, default_value_t = runtime::DEFAULT_STEP_BUDGET)]
     max_steps: u64,
 }

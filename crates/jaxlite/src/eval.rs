@@ -5,7 +5,7 @@
 use crate::array::{Array, Aval, Data};
 use crate::dtype::DType;
 use crate::jaxpr::{Atom, Jaxpr, Var};
-use crate::prim::{BinaryOp, DotDims, Precision, Primitive, UnaryOp};
+use crate::prim::{BinaryOp, DotDims, Precision, Primitive, UnaryOp, WhileLoop};
 use crate::trace::{Executor, JaxError, LocalFuture, ProgramCall};
 use half::bf16;
 use std::collections::HashMap;
@@ -27,6 +27,11 @@ pub fn eval_jaxpr(jaxpr: &Jaxpr, args: &[Array], default_precision: Precision) -
     let mut broadcasts: HashMap<Var, (&Primitive, &Atom)> = HashMap::new();
     for eqn in &jaxpr.eqns {
         let ins: Vec<Array> = eqn.inputs.iter().map(|a| read(&env, a)).collect();
+        if let Primitive::While { function } = &eqn.prim {
+            let outs = eval_while(function, &ins, default_precision)?;
+            env.extend(eqn.outputs.iter().copied().zip(outs));
+            continue;
+        }
         let out = match (&eqn.prim, reciprocal_divisor(eqn, &ins, &broadcasts)) {
             (Primitive::Binary(BinaryOp::Div), Some(source)) => {
                 // XLA's algebraic simplifier, on every backend: `A / C` is `A * (1/C)` for a
@@ -96,11 +101,41 @@ pub(crate) fn literal_array(value: f64, aval: &Aval) -> Array {
     a
 }
 
+/// The most iterations a `while` runs before it is taken to never end (an error, not a hang).
+/// `Context` runs loops with the script's step budget instead.
+pub const MAX_WHILE_ITERATIONS: u64 = 10_000_000;
+
+/// The error for a loop stopped after `limit` iterations.
+pub fn endless_loop(limit: u64) -> JaxError {
+    JaxError(format!(
+        "a while_loop ran {limit} iterations and its condition still held; the playground stops a loop there \
+         (the step budget), taking it for one that never ends"
+    ))
+}
+
+/// Runs a `while` equation: the body while the condition holds.
+fn eval_while(w: &WhileLoop, operands: &[Array], default_precision: Precision) -> Result<Vec<Array>, JaxError> {
+    let (w, operands) = crate::transform::scalar_loop(w, operands)?;
+    let [cond_consts, body_consts, carries] = w.split(&operands);
+    let mut carries = carries.to_vec();
+    for _ in 0..MAX_WHILE_ITERATIONS {
+        let predicate = eval_jaxpr(&w.cond, &[cond_consts, &carries].concat(), default_precision)?;
+        if predicate[0].to_f64_vec()[0] == 0.0 {
+            return Ok(carries);
+        }
+        carries = eval_jaxpr(&w.body, &[body_consts, &carries].concat(), default_precision)?;
+    }
+    Err(endless_loop(MAX_WHILE_ITERATIONS))
+}
+
 /// JAX's message when forward mode meets a `custom_vjp` function.
 pub const CUSTOM_VJP_FORWARD: &str = "can't apply forward-mode autodiff (jvp) to a custom_vjp function.";
 
 /// Applies one primitive to concrete arrays.
 pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> Result<Array, JaxError> {
+    if let Primitive::While { .. } = prim {
+        return Err(JaxError("internal error: a while equation is evaluated by eval_jaxpr".into()));
+    }
     let avals: Vec<Aval> = ins.iter().map(|a| a.aval.clone()).collect();
     let out_aval = prim.abstract_eval(&avals)?.remove(0);
     if let Some((call, call_args, output)) = prim.custom_body(ins) {
@@ -135,7 +170,8 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
         | Primitive::RandomFoldIn
         | Primitive::CustomJvpCall { .. }
         | Primitive::CustomVjpCall { .. }
-        | Primitive::CustomVjpTangent { .. } => unreachable!("handled above"),
+        | Primitive::CustomVjpTangent { .. }
+        | Primitive::While { .. } => unreachable!("handled above"),
         Primitive::Unary(op) => {
             let f = x.to_f64_vec();
             if x.dtype() == DType::F64 {

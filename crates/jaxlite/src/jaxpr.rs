@@ -137,13 +137,19 @@ impl fmt::Display for JitCall<'_> {
 }
 
 /// Prints Jaxprs as JAX does. Names follow first appearance, so printing is stable whatever
-/// the variable ids are, and continue into nested Jaxprs (a `custom_jvp_call`'s).
+/// the variable ids are, and continue into nested Jaxprs (a `custom_jvp_call`'s, a `while`'s),
+/// whose variables are their own (a nested Jaxpr is closed: it reads nothing of the one around
+/// it, and its ids may repeat those).
 #[derive(Default)]
 struct Printer {
     names: HashMap<Var, String>,
+    /// Names given so far, in every Jaxpr printed.
+    count: usize,
     /// Variables some equation or output reads; JAX prints an equation's other outputs as `_`
-    /// (and gives them no name).
+    /// (and gives them no name), except in a jitted function's body, which it prints as
+    /// traced (`name_unused`).
     used: std::collections::HashSet<Var>,
+    name_unused: bool,
 }
 
 impl Printer {
@@ -178,7 +184,9 @@ impl Printer {
             })
             .collect();
         // The equation sits at 4 columns; its parameters, one per line, at 6.
+        self.name_unused = true;
         let jaxpr = self.jaxpr_after(body, 6, "jaxpr=".len());
+        self.name_unused = false;
         let outs: Vec<(String, String)> =
             outs.iter().zip(&body.outvars).map(|(&v, atom)| (self.name(v), body.atom_aval(atom).short())).collect();
         let binders: Vec<String> = outs.iter().map(|(n, aval)| format!("{n}:{aval}")).collect();
@@ -203,8 +211,25 @@ impl Printer {
     }
 
     fn name(&mut self, v: Var) -> String {
-        let n = self.names.len();
-        self.names.entry(v).or_insert_with(|| var_name(n)).clone()
+        if let Some(name) = self.names.get(&v) {
+            return name.clone();
+        }
+        let name = var_name(self.count);
+        self.count += 1;
+        self.names.insert(v, name.clone());
+        name
+    }
+
+    /// A nested Jaxpr, printed with names of its own (see `Printer`).
+    fn nested(&mut self, jaxpr: &Jaxpr, indent: usize, prefix: usize) -> String {
+        let names = std::mem::take(&mut self.names);
+        let used = std::mem::take(&mut self.used);
+        let name_unused = std::mem::replace(&mut self.name_unused, false);
+        let text = self.jaxpr_after(jaxpr, indent, prefix);
+        self.names = names;
+        self.used = used;
+        self.name_unused = name_unused;
+        text
     }
 
     fn binder(&mut self, jaxpr: &Jaxpr, v: Var) -> String {
@@ -254,21 +279,21 @@ impl Printer {
 
     /// One equation, without its leading indentation (`indent`, which nested lines follow).
     fn eqn(&mut self, jaxpr: &Jaxpr, eqn: &Eqn, indent: usize) -> String {
-        let outs: Vec<String> =
-            eqn.outputs
-                .iter()
-                .map(|&v| {
-                    if self.used.contains(&v) {
-                        self.binder(jaxpr, v)
-                    } else {
-                        format!("_:{}", jaxpr.aval(v).short())
-                    }
-                })
-                .collect();
+        let outs: Vec<String> = eqn
+            .outputs
+            .iter()
+            .map(|&v| {
+                if self.used.contains(&v) || self.name_unused {
+                    self.binder(jaxpr, v)
+                } else {
+                    format!("_:{}", jaxpr.aval(v).short())
+                }
+            })
+            .collect();
         let name = eqn.prim.name();
         // A custom derivative's call prints the Jaxpr it calls among its parameters, always one
         // parameter per line (as JAX prints it).
-        let call = |printer: &mut Printer, jaxpr: &Jaxpr| printer.jaxpr_after(jaxpr, indent + 2, "call_jaxpr=".len());
+        let call = |printer: &mut Printer, jaxpr: &Jaxpr| printer.nested(jaxpr, indent + 2, "call_jaxpr=".len());
         let (params, broken) = match &eqn.prim {
             Primitive::CustomJvpCall { function, .. } => (
                 vec![
@@ -289,6 +314,19 @@ impl Printer {
                 ],
                 true,
             ),
+            Primitive::While { function } => {
+                let body = self.nested(&function.body, indent + 2, "body_jaxpr=".len());
+                let cond = self.nested(&function.cond, indent + 2, "cond_jaxpr=".len());
+                (
+                    vec![
+                        ("body_jaxpr", body),
+                        ("body_nconsts", function.body_consts.to_string()),
+                        ("cond_jaxpr", cond),
+                        ("cond_nconsts", function.cond_consts.to_string()),
+                    ],
+                    true,
+                )
+            }
             prim => (prim.params(), false),
         };
         // JAX's pretty printer: the parameters in brackets on the line when they fit in 80

@@ -12,6 +12,7 @@ pub mod eval;
 pub mod format;
 pub mod jax_random;
 pub mod jaxpr;
+pub mod loops;
 pub mod numpy;
 pub mod prim;
 pub mod random;

@@ -146,6 +146,9 @@ pub struct Context {
     transfers: std::cell::Cell<Transfers>,
     /// Host-to-device bytes not yet charged to a program call.
     pending_upload: std::cell::Cell<u64>,
+    /// The most iterations a program's `while` loops may run in all (see `loops`): a loop
+    /// that has not ended by then is taken to never end.
+    pub loop_limit: u64,
 }
 
 /// Bytes and copies between the host (Python, NumPy) and the device, as JAX makes them: a
@@ -171,6 +174,7 @@ impl Context {
             host: false,
             transfers: std::cell::Cell::new(Transfers::default()),
             pending_upload: std::cell::Cell::new(0),
+            loop_limit: crate::eval::MAX_WHILE_ITERATIONS,
         }
     }
 
@@ -481,7 +485,7 @@ impl Context {
             eager: true,
             host_to_device_bytes: self.pending_upload.take(),
         };
-        let results = self.executor.execute(call).await?;
+        let results = crate::loops::run(&mut *self.executor, self.loop_limit, call).await?;
         Ok(results
             .into_iter()
             .zip(out_avals)
@@ -622,7 +626,7 @@ impl Context {
             eager: false,
             host_to_device_bytes: self.pending_upload.take(),
         };
-        self.executor.execute(call).await
+        crate::loops::run(&mut *self.executor, self.loop_limit, call).await
     }
 }
 

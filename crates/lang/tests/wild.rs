@@ -32,7 +32,7 @@ struct Corpus {
 /// Programs that do not run or do not match yet, each with why. The test fails when one of
 /// them starts passing, so this list only shrinks; docs/language.md gives the count.
 const KNOWN_FAILURES: &[(&str, &str)] = &[
-    ("blog_drclab_mcmc_leapfrog", "lax.fori_loop with traced bounds under jit (issue 28)"),
+    ("blog_drclab_mcmc_leapfrog", "numpy.cov on the host (its fori_loop with traced bounds runs now)"),
     ("course_data_enhanced_simulation_jax_intro", "SciPy itself (scipy.optimize.root) on the host"),
     (
         "course_jax_workshop_differentiability",
@@ -56,7 +56,11 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
     ),
     ("jax_docs_complex_differentiation", "complex numbers"),
     ("jax_docs_convolutions", "complex numbers (np.mgrid steps)"),
-    ("jax_docs_custom_derivative_rules", "lax.while_loop on traced values under jit (issue 28)"),
+    (
+        "jax_docs_custom_derivative_rules",
+        "the second derivative of a custom_vjp fixed point: its bwd calls the function again, which the playground, \
+         tracing bwd at the call rather than lazily as JAX, runs plain, so reverse mode meets its while_loop",
+    ),
     ("jax_docs_external_callbacks", "jax.ShapeDtypeStruct.like and jax.pure_callback"),
     (
         "jax_docs_key_concepts",

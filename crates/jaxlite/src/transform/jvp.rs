@@ -7,7 +7,7 @@
 
 use super::{Builder, Result};
 use crate::jaxpr::{Atom, Jaxpr, Var};
-use crate::prim::{BinaryOp, CompareOp, CustomJvp, CustomVjp, Primitive, UnaryOp};
+use crate::prim::{BinaryOp, CompareOp, CustomJvp, CustomVjp, Primitive, UnaryOp, WhileLoop};
 use crate::trace::JaxError;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -16,6 +16,12 @@ use std::rc::Rc;
 /// primal input, then one tangent per marked input, and returning the primal outputs followed
 /// by one tangent per output (zeros where an output does not depend on the marked inputs).
 pub fn jvp(jaxpr: &Jaxpr, diff: &[bool]) -> Result<Jaxpr> {
+    Ok(jvp_nonzero(jaxpr, diff)?.0)
+}
+
+/// `jvp`, and which outputs' tangents are not zero by construction (the others are zeros
+/// written out).
+fn jvp_nonzero(jaxpr: &Jaxpr, diff: &[bool]) -> Result<(Jaxpr, Vec<bool>)> {
     let mut b = Builder::new();
     let inputs: Vec<Var> = jaxpr.all_inputs().collect();
     let mut primal: HashMap<Var, Atom> = HashMap::new();
@@ -48,6 +54,16 @@ pub fn jvp(jaxpr: &Jaxpr, diff: &[bool]) -> Result<Jaxpr> {
                 tangent.insert(eqn.outputs[0], t);
                 continue;
             }
+            if let Primitive::While { function } = &eqn.prim {
+                let (ps, touts) = while_jvp(&mut b, function, &xs, &ts)?;
+                for (&v, t) in eqn.outputs.iter().zip(touts) {
+                    if let Some(t) = t {
+                        tangent.insert(v, t);
+                    }
+                }
+                primal.extend(eqn.outputs.iter().copied().zip(ps));
+                continue;
+            }
         }
         let outs = b.bind(eqn.prim.clone(), &xs)?;
         if differentiated {
@@ -61,14 +77,78 @@ pub fn jvp(jaxpr: &Jaxpr, diff: &[bool]) -> Result<Jaxpr> {
         primal.extend(eqn.outputs.iter().copied().zip(outs));
     }
     let mut outs: Vec<Atom> = jaxpr.outvars.iter().map(|a| read(&primal, a).unwrap_or_else(|| a.clone())).collect();
+    let mut nonzero = Vec::with_capacity(jaxpr.outvars.len());
     for a in &jaxpr.outvars {
-        let t = match read(&tangent, a) {
+        let t = read(&tangent, a);
+        nonzero.push(t.is_some());
+        let t = match t {
             Some(t) => t,
             None => b.zeros(jaxpr.atom_aval(a))?,
         };
         outs.push(t);
     }
-    Ok(b.finish(outs))
+    Ok((b.finish(outs), nonzero))
+}
+
+/// The JVP of a `while` equation, as JAX's rule builds it: one loop carrying the primal
+/// values and the tangents of the carries that have any (those whose initial tangent is
+/// nonzero, or that the body makes depend on one: a fixed point), the body its own JVP, the
+/// condition ignoring the tangents. The predicate has no derivative, so `cond`'s closed-over
+/// values' tangents are dropped.
+fn while_jvp(
+    b: &mut Builder,
+    w: &WhileLoop,
+    xs: &[Atom],
+    ts: &[Option<Atom>],
+) -> Result<(Vec<Atom>, Vec<Option<Atom>>)> {
+    let [cond_xs, body_xs, carry_xs] = w.split(xs);
+    let [_, body_ts, carry_ts] = w.split(ts);
+    let float = |a: &Atom| b.aval(a).dtype.is_float();
+    let const_diff: Vec<bool> = body_xs.iter().zip(body_ts).map(|(x, t)| t.is_some() && float(x)).collect();
+    let mut carry_diff: Vec<bool> = carry_xs.iter().zip(carry_ts).map(|(x, t)| t.is_some() && float(x)).collect();
+    let body = loop {
+        let (body, nonzero) = jvp_nonzero(&w.body, &[&const_diff[..], &carry_diff].concat())?;
+        let widened: Vec<bool> = carry_diff.iter().zip(&nonzero).map(|(&d, &n)| d || n).collect();
+        if widened == carry_diff {
+            break body;
+        }
+        carry_diff = widened;
+    };
+    // The JVP takes (consts, carries, const tangents, carry tangents) and gives (carries, every
+    // carry's tangent); the loop's body takes (consts, const tangents, carries, carry tangents)
+    // and gives the carries and the tangents it carries.
+    let (n_consts, n_carries) = (w.body_consts, w.carries());
+    let n_const_tangents = const_diff.iter().filter(|&&d| d).count();
+    let mut body = body;
+    let ins = std::mem::take(&mut body.invars);
+    let (primals, tangents) = ins.split_at(n_consts + n_carries);
+    let (const_tangents, carry_tangents) = tangents.split_at(n_const_tangents);
+    body.invars = [&primals[..n_consts], const_tangents, &primals[n_consts..], carry_tangents].concat();
+    let mut outs = body.outvars[..n_carries].to_vec();
+    outs.extend(body.outvars[n_carries..].iter().zip(&carry_diff).filter(|(_, &d)| d).map(|(a, _)| a.clone()));
+    body.outvars = outs;
+    let body = super::dce(&body);
+    // The condition takes the tangents too, and reads none.
+    let mut cond = w.cond.clone();
+    let first_free = cond.types.keys().map(|v| v.0 + 1).max().unwrap_or(0);
+    let tangent_carries = carry_xs.iter().zip(&carry_diff).filter(|(_, &d)| d);
+    for (id, (x, _)) in (first_free..).zip(tangent_carries) {
+        cond.types.insert(Var(id), b.aval(x));
+        cond.invars.push(Var(id));
+    }
+    let mut operands: Vec<Atom> = cond_xs.iter().chain(body_xs).cloned().collect();
+    for ((t, x), _) in body_ts.iter().zip(body_xs).zip(&const_diff).filter(|(_, &d)| d) {
+        operands.push(instantiate(b, t, x)?);
+    }
+    operands.extend(carry_xs.iter().cloned());
+    for ((t, x), _) in carry_ts.iter().zip(carry_xs).zip(&carry_diff).filter(|(_, &d)| d) {
+        operands.push(instantiate(b, t, x)?);
+    }
+    let function = WhileLoop { cond, cond_consts: w.cond_consts, body, body_consts: n_consts + n_const_tangents };
+    let outs = b.bind(Primitive::While { function: Rc::new(function) }, &operands)?;
+    let (primal_outs, mut tangent_outs) = (outs[..n_carries].to_vec(), outs[n_carries..].iter().cloned());
+    let tangents = carry_diff.iter().map(|&d| if d { tangent_outs.next() } else { None }).collect();
+    Ok((primal_outs, tangents))
 }
 
 /// The JVP of a `custom_jvp` function: its rule applied to the arguments and their tangents
@@ -265,7 +345,7 @@ fn jvp_rule(
         | Primitive::RandomSplit { .. }
         | Primitive::RandomFoldIn => None,
         Primitive::AddAny => sum_terms(b, vec![t0, t.get(1).cloned().flatten()], ans)?,
-        Primitive::CustomJvpCall { .. } | Primitive::CustomVjpCall { .. } => {
+        Primitive::CustomJvpCall { .. } | Primitive::CustomVjpCall { .. } | Primitive::While { .. } => {
             return Err(JaxError(format!("internal error: {} is differentiated by its rule", prim.name())))
         }
         Primitive::CustomVjpTangent { function } => {

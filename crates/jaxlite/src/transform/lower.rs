@@ -10,9 +10,10 @@
 use super::Builder;
 use crate::dtype::DType;
 use crate::jaxpr::{Atom, Jaxpr, Var};
-use crate::prim::{BinaryOp, CompareOp, Primitive};
+use crate::prim::{BinaryOp, CompareOp, Primitive, WhileLoop};
 use crate::trace::JaxError;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 type Result<T> = std::result::Result<T, JaxError>;
 
@@ -22,7 +23,8 @@ pub fn needs_lowering(jaxpr: &Jaxpr) -> bool {
         Primitive::CustomJvpCall { .. }
         | Primitive::CustomVjpCall { .. }
         | Primitive::CustomVjpTangent { .. }
-        | Primitive::AddAny => true,
+        | Primitive::AddAny
+        | Primitive::While { .. } => true,
         Primitive::DynamicSlice { .. } => computed(&e.inputs[1..]),
         Primitive::DynamicUpdateSlice => computed(&e.inputs[2..]),
         _ => false,
@@ -32,7 +34,8 @@ pub fn needs_lowering(jaxpr: &Jaxpr) -> bool {
 /// `jaxpr` with every custom-derivative call replaced by the equations of the function it
 /// calls, and every dynamic slice or update at a computed index replaced by selections (see
 /// the module's comment). A `custom_jvp` function with several outputs is an equation per
-/// output, so its body is copied once per output.
+/// output, so its body is copied once per output. A `while` keeps its place, its two Jaxprs
+/// lowered and its predicate made one boolean (see [`scalar_loop`]).
 pub fn lower(jaxpr: &Jaxpr) -> Result<Jaxpr> {
     let mut b = Builder::new();
     let mut env: HashMap<Var, Atom> = HashMap::new();
@@ -52,6 +55,10 @@ pub fn lower(jaxpr: &Jaxpr) -> Result<Jaxpr> {
             }
             (Primitive::CustomVjpTangent { .. }, _) => return Err(JaxError(crate::eval::CUSTOM_VJP_FORWARD.into())),
             (Primitive::AddAny, _) => vec![b.add(&ins[0], &ins[1])?],
+            (Primitive::While { function }, _) => {
+                let (function, operands) = scalar_loop(function, &ins)?;
+                b.bind(Primitive::While { function: Rc::new(function) }, &operands)?
+            }
             (Primitive::DynamicSlice { slice_sizes }, _) if computed(&ins[1..]) => {
                 vec![as_int_if_bool(&mut b, &[&ins[0]], |b, x| dynamic_slice(b, &x[0], &ins[1..], slice_sizes, false))?]
             }
@@ -66,6 +73,52 @@ pub fn lower(jaxpr: &Jaxpr) -> Result<Jaxpr> {
     }
     let outs = jaxpr.outvars.iter().map(|a| read(&env, a)).collect();
     Ok(b.finish(outs))
+}
+
+/// A `while` whose condition is one boolean, with its Jaxprs lowered, and the operands it
+/// takes in place of `operands`. A predicate per example (from `vmap`) becomes what JAX's
+/// lowering makes of it: the loop runs while any example's condition holds, and the body
+/// computes every example's condition again and keeps the old carries where it is false.
+pub fn scalar_loop<T: Clone>(w: &WhileLoop, operands: &[T]) -> Result<(WhileLoop, Vec<T>)> {
+    let (cond, body) = (lower(&w.cond)?, lower(&w.body)?);
+    let batch = w.predicate_shape().to_vec();
+    if batch.is_empty() {
+        let function = WhileLoop { cond, cond_consts: w.cond_consts, body, body_consts: w.body_consts };
+        return Ok((function, operands.to_vec()));
+    }
+    let carry_avals = w.carry_avals();
+    // cond: any of the predicates.
+    let mut c = Builder::new();
+    let ins: Vec<Atom> = cond.invars.iter().map(|&v| c.input(cond.aval(v).clone())).collect();
+    let predicate = c.inline(&cond, &ins)?.remove(0);
+    let as_number = c.convert(&predicate, DType::F32)?;
+    let most = c.bind1(Primitive::ReduceMax { axes: (0..batch.len()).collect() }, &[as_number])?;
+    let zero = c.lit(0.0, DType::F32);
+    let any = c.compare(CompareOp::Gt, &most, &zero)?;
+    let any_cond = c.finish(vec![any]);
+    // body: (cond's closed-over values, body's, carries) -> each carry, new where its
+    // example's condition holds.
+    let mut k = Builder::new();
+    let cond_consts: Vec<Atom> = cond.invars[..w.cond_consts].iter().map(|&v| k.input(cond.aval(v).clone())).collect();
+    let body_consts: Vec<Atom> = body.invars[..w.body_consts].iter().map(|&v| k.input(body.aval(v).clone())).collect();
+    let carries: Vec<Atom> = carry_avals.iter().map(|a| k.input(a.clone())).collect();
+    let predicate = k.inline(&cond, &[cond_consts, carries.clone()].concat())?.remove(0);
+    let next = k.inline(&body, &[body_consts, carries.clone()].concat())?;
+    let mut outs = Vec::with_capacity(next.len());
+    for ((old, new), aval) in carries.iter().zip(&next).zip(&carry_avals) {
+        let which = k.broadcast_in_dim(&predicate, &aval.shape, (0..batch.len()).collect())?;
+        outs.push(k.select(&which, old, new)?);
+    }
+    let masked_body = k.finish(outs);
+    let [cond_ops, body_ops, carry_ops] = w.split(operands);
+    let operands = [cond_ops, cond_ops, body_ops, carry_ops].concat();
+    let function = WhileLoop {
+        cond: any_cond,
+        cond_consts: w.cond_consts,
+        body: masked_body,
+        body_consts: w.cond_consts + w.body_consts,
+    };
+    Ok((function, operands))
 }
 
 /// Whether any of a dynamic slice's start indices is a value rather than a literal.

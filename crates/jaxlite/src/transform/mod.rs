@@ -17,8 +17,8 @@ mod transpose;
 mod vmap;
 
 pub use jvp::jvp;
-pub use lower::{lower, needs_lowering};
-pub use transpose::{linearize, vjp, Linearized, Vjp};
+pub use lower::{lower, needs_lowering, scalar_loop};
+pub use transpose::{linearize, vjp, Linearized, Vjp, WHILE_REVERSE};
 pub use vmap::{vmap, vmap_outputs};
 
 use crate::array::Aval;
@@ -227,5 +227,26 @@ impl Builder {
         let mut perm: Vec<usize> = (0..rank).filter(|&d| d != from).collect();
         perm.insert(to, from);
         self.transpose(x, perm)
+    }
+}
+
+/// `jaxpr` without the equations nothing it returns depends on (every primitive is pure).
+pub fn dce(jaxpr: &Jaxpr) -> Jaxpr {
+    let mut live: std::collections::HashSet<Var> = jaxpr.outvars.iter().filter_map(var_of).collect();
+    let mut kept: Vec<Eqn> = Vec::with_capacity(jaxpr.eqns.len());
+    for eqn in jaxpr.eqns.iter().rev() {
+        if eqn.outputs.iter().any(|v| live.contains(v)) {
+            live.extend(eqn.inputs.iter().filter_map(var_of));
+            kept.push(eqn.clone());
+        }
+    }
+    kept.reverse();
+    Jaxpr { eqns: kept, ..jaxpr.clone() }
+}
+
+fn var_of(a: &Atom) -> Option<Var> {
+    match a {
+        Atom::Var(v) => Some(*v),
+        Atom::Literal(_) => None,
     }
 }

@@ -5,7 +5,7 @@
 use super::{jvp, Builder, Result};
 use crate::array::Aval;
 use crate::jaxpr::{Atom, Eqn, Jaxpr, Var};
-use crate::prim::{BinaryOp, DotDims, Primitive, UnaryOp};
+use crate::prim::{BinaryOp, DotDims, Primitive, UnaryOp, WhileLoop};
 use crate::trace::JaxError;
 use std::collections::{HashMap, HashSet};
 
@@ -48,14 +48,25 @@ fn partial_eval(jaxpr: &Jaxpr, diff_in: &[bool]) -> Result<(Linearized, LinearPa
     let (primal_in, tangent_in) = lin.invars.split_at(n_in);
     let mut unknown: HashSet<Var> = tangent_in.iter().copied().collect();
     let (mut known_eqns, mut linear_eqns): (Vec<Eqn>, Vec<Eqn>) = (vec![], vec![]);
+    let mut types = lin.types.clone();
     for eqn in &lin.eqns {
-        let reads_tangent = eqn.inputs.iter().any(|a| matches!(a, Atom::Var(v) if unknown.contains(v)));
-        if reads_tangent {
-            unknown.extend(eqn.outputs.iter().copied());
-            linear_eqns.push(eqn.clone());
-        } else {
+        let unknown_in: Vec<bool> =
+            eqn.inputs.iter().map(|a| matches!(a, Atom::Var(v) if unknown.contains(v))).collect();
+        if !unknown_in.contains(&true) {
             known_eqns.push(eqn.clone());
+            continue;
         }
+        if let Primitive::While { function } = &eqn.prim {
+            if let Some((known, linear)) = split_while(function, eqn, &unknown_in, &mut types) {
+                let known_outs: HashSet<Var> = known.outputs.iter().copied().collect();
+                unknown.extend(eqn.outputs.iter().filter(|v| !known_outs.contains(v)));
+                known_eqns.push(known);
+                linear_eqns.push(linear);
+                continue;
+            }
+        }
+        unknown.extend(eqn.outputs.iter().copied());
+        linear_eqns.push(eqn.clone());
     }
     let tangent_out = lin.outvars[n_out..].to_vec();
     let mut residuals: Vec<Var> = Vec::new();
@@ -81,7 +92,7 @@ fn partial_eval(jaxpr: &Jaxpr, diff_in: &[bool]) -> Result<(Linearized, LinearPa
         invars: primal_in.to_vec(),
         eqns: known_eqns,
         outvars: forward_outs,
-        types: lin.types.clone(),
+        types: types.clone(),
     };
     let mut linear_in = residuals.clone();
     linear_in.extend(tangent_in);
@@ -90,12 +101,87 @@ fn partial_eval(jaxpr: &Jaxpr, diff_in: &[bool]) -> Result<(Linearized, LinearPa
         invars: linear_in,
         eqns: linear_eqns.clone(),
         outvars: tangent_out.clone(),
-        types: lin.types.clone(),
+        types: types.clone(),
     };
-    let part =
-        LinearPart { types: lin.types, residuals, tangent_in: tangent_in.to_vec(), eqns: linear_eqns, tangent_out };
+    let part = LinearPart { types, residuals, tangent_in: tangent_in.to_vec(), eqns: linear_eqns, tangent_out };
     Ok((Linearized { forward, num_residuals: part.residuals.len(), linear }, part))
 }
+
+/// Partial evaluation of a `while` with some operands unknown (tangents), as JAX's rule does
+/// it: the carries that stay known (their initial values are, and the body computes them from
+/// known values only: a fixed point) come from a loop of their own, run in the forward pass;
+/// the unknown ones from the whole loop, recomputing the known part, in the linear part (whose
+/// transpose then fails: reverse mode cannot run a loop backwards). `None` when the condition
+/// reads an unknown value, so the loop as a whole is unknown.
+fn split_while(w: &WhileLoop, eqn: &Eqn, unknown_in: &[bool], types: &mut HashMap<Var, Aval>) -> Option<(Eqn, Eqn)> {
+    let [cond_unknown, body_unknown, carry_unknown] = w.split(unknown_in);
+    let mut carries = carry_unknown.to_vec();
+    loop {
+        let outs = depends(&w.body, &[body_unknown, &carries].concat());
+        let widened: Vec<bool> = carries.iter().zip(&outs).map(|(&c, &o)| c || o).collect();
+        if widened == carries {
+            break;
+        }
+        carries = widened;
+    }
+    if depends(&w.cond, &[cond_unknown, &carries].concat())[0] || !carries.contains(&false) {
+        return None;
+    }
+    // The known loop: the condition and the body without the unknown values (which, by the
+    // fixed point, nothing they compute reads).
+    let keep_in = |jaxpr: &Jaxpr, consts: &[bool]| -> Jaxpr {
+        let unknown = [consts, &carries].concat();
+        let invars = jaxpr.invars.iter().zip(&unknown).filter(|(_, &u)| !u).map(|(&v, _)| v).collect();
+        Jaxpr { invars, ..jaxpr.clone() }
+    };
+    let mut body = w.body.clone();
+    body.outvars = body.outvars.iter().zip(&carries).filter(|(_, &u)| !u).map(|(a, _)| a.clone()).collect();
+    let body = keep_in(&super::dce(&body), body_unknown);
+    let cond = keep_in(&w.cond, cond_unknown);
+    let known_loop = WhileLoop {
+        cond,
+        cond_consts: cond_unknown.iter().filter(|&&u| !u).count(),
+        body,
+        body_consts: body_unknown.iter().filter(|&&u| !u).count(),
+    };
+    let known = Eqn {
+        prim: Primitive::While { function: std::rc::Rc::new(known_loop) },
+        inputs: eqn.inputs.iter().zip(unknown_in).filter(|(_, &u)| !u).map(|(a, _)| a.clone()).collect(),
+        outputs: eqn.outputs.iter().zip(&carries).filter(|(_, &u)| !u).map(|(&v, _)| v).collect(),
+    };
+    // The whole loop gives the unknown carries; its known outputs are new, unread variables.
+    let mut next = types.keys().map(|v| v.0 + 1).max().unwrap_or(0);
+    let outputs = eqn
+        .outputs
+        .iter()
+        .zip(&carries)
+        .map(|(&v, &unknown)| {
+            if unknown {
+                return v;
+            }
+            let fresh = Var(next);
+            next += 1;
+            types.insert(fresh, types[&v].clone());
+            fresh
+        })
+        .collect();
+    Some((known, Eqn { outputs, ..eqn.clone() }))
+}
+
+/// Which of `jaxpr`'s outputs depend on the inputs marked `from`.
+fn depends(jaxpr: &Jaxpr, from: &[bool]) -> Vec<bool> {
+    let mut marked: HashSet<Var> = jaxpr.invars.iter().zip(from).filter(|(_, &m)| m).map(|(&v, _)| v).collect();
+    for eqn in &jaxpr.eqns {
+        if eqn.inputs.iter().any(|a| matches!(a, Atom::Var(v) if marked.contains(v))) {
+            marked.extend(eqn.outputs.iter().copied());
+        }
+    }
+    jaxpr.outvars.iter().map(|a| matches!(a, Atom::Var(v) if marked.contains(v))).collect()
+}
+
+/// JAX's error for reverse mode through a `while`.
+pub const WHILE_REVERSE: &str = "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop \
+     with dynamic start/stop values. Try using lax.scan, or using fori_loop with static start/stop.";
 
 /// The linear half of a linearized function, as its transposition reads it.
 struct LinearPart {
@@ -159,6 +245,12 @@ fn transpose_linear(
         }
     }
     for eqn in eqns.iter().rev() {
+        if let Primitive::While { .. } = eqn.prim {
+            if eqn.outputs.iter().any(|v| ct.contains_key(v)) {
+                return Err(JaxError(WHILE_REVERSE.into()));
+            }
+            continue;
+        }
         let Some(ct_out) = ct.remove(&eqn.outputs[0]) else {
             continue;
         };

@@ -4,7 +4,7 @@
 use super::{Builder, Result};
 use crate::dtype::DType;
 use crate::jaxpr::{Atom, Jaxpr, Var};
-use crate::prim::{CustomJvp, CustomVjp, DotDims, Primitive};
+use crate::prim::{CustomJvp, CustomVjp, DotDims, Primitive, WhileLoop};
 use crate::trace::JaxError;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -39,12 +39,15 @@ pub fn vmap_outputs(
     };
     for eqn in &jaxpr.eqns {
         let ins: Vec<(Atom, bool)> = eqn.inputs.iter().map(|a| read(&env, a)).collect();
-        let outs: Vec<(Atom, bool)> = if ins.iter().any(|(_, bt)| *bt) {
-            batch_rule(&mut b, &eqn.prim, &ins, size)?.into_iter().map(|a| (a, true)).collect()
-        } else {
-            let atoms: Vec<Atom> = ins.into_iter().map(|(a, _)| a).collect();
-            b.bind(eqn.prim.clone(), &atoms)?.into_iter().map(|a| (a, false)).collect()
-        };
+        let outs: Vec<(Atom, bool)> =
+            if let (Primitive::While { function }, true) = (&eqn.prim, ins.iter().any(|(_, bt)| *bt)) {
+                while_batched(&mut b, function, &ins, size)?
+            } else if ins.iter().any(|(_, bt)| *bt) {
+                batch_rule(&mut b, &eqn.prim, &ins, size)?.into_iter().map(|a| (a, true)).collect()
+            } else {
+                let atoms: Vec<Atom> = ins.into_iter().map(|(a, _)| a).collect();
+                b.bind(eqn.prim.clone(), &atoms)?.into_iter().map(|a| (a, false)).collect()
+            };
         env.extend(eqn.outputs.iter().copied().zip(outs));
     }
     let mut outs = Vec::new();
@@ -60,6 +63,42 @@ pub fn vmap_outputs(
         }
     }
     Ok((b.finish(outs), out_batched))
+}
+
+/// The batching rule of `while`, as JAX's: a carry is batched when its initial value is or
+/// the body makes it depend on a batched value (a fixed point). When the predicate is batched
+/// (it depends on a batched value, or is already one per example and a carry is batched
+/// here), every carry is, and the loop runs until each example's condition fails (see
+/// `WhileLoop`).
+fn while_batched(b: &mut Builder, w: &WhileLoop, ins: &[(Atom, bool)], size: usize) -> Result<Vec<(Atom, bool)>> {
+    let flags: Vec<bool> = ins.iter().map(|(_, bt)| *bt).collect();
+    let [cond_flags, body_flags, carry_flags] = w.split(&flags);
+    let n = w.carries();
+    let mut carries = carry_flags.to_vec();
+    loop {
+        let (_, out) = vmap_outputs(&w.body, &[body_flags, &carries].concat(), size, &vec![true; n])?;
+        let widened: Vec<bool> = carries.iter().zip(&out).map(|(&c, &o)| c || o).collect();
+        if widened == carries {
+            break;
+        }
+        carries = widened;
+    }
+    let (_, predicate) = vmap_outputs(&w.cond, &[cond_flags, &carries].concat(), size, &[true])?;
+    let batched_predicate = predicate[0] || (!w.predicate_shape().is_empty() && carries.contains(&true));
+    if batched_predicate {
+        carries = vec![true; n];
+    }
+    let unbatched: Vec<bool> = carries.iter().map(|&c| !c).collect();
+    let (body, _) = vmap_outputs(&w.body, &[body_flags, &carries].concat(), size, &unbatched)?;
+    let (cond, _) = vmap_outputs(&w.cond, &[cond_flags, &carries].concat(), size, &[!batched_predicate])?;
+    let [cond_ins, body_ins, carry_ins] = w.split(ins);
+    let mut operands: Vec<Atom> = cond_ins.iter().chain(body_ins).map(|(a, _)| a.clone()).collect();
+    for (x, &batched) in carry_ins.iter().zip(&carries) {
+        operands.push(if batched { to_batched(b, x, size)? } else { x.0.clone() });
+    }
+    let function = WhileLoop { cond, cond_consts: w.cond_consts, body, body_consts: w.body_consts };
+    let outs = b.bind(Primitive::While { function: Rc::new(function) }, &operands)?;
+    Ok(outs.into_iter().zip(carries).collect())
 }
 
 /// The value with a batch axis, broadcasting an unbatched one along it.
@@ -140,6 +179,7 @@ fn batch_rule(b: &mut Builder, prim: &Primitive, ins: &[(Atom, bool)], size: usi
             b.bind1(Primitive::CustomVjpCall { function: Rc::new(batched) }, &atoms)?
         }
         Primitive::CustomVjpTangent { .. } => return unsupported("its tangent (differentiate inside vmap instead)"),
+        Primitive::While { .. } => return Err(JaxError("internal error: while_batched batches a while".into())),
         Primitive::Unary(_)
         | Primitive::IntegerPow { .. }
         | Primitive::ConvertElementType { .. }

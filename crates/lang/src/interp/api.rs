@@ -111,7 +111,7 @@ pub(super) fn weak(x: f32) -> Tensor {
 impl Interp<'_, '_> {
     /// A loop's final carry as JAX returns it: Python numbers among its leaves become
     /// (weakly typed) arrays.
-    async fn carry_arrays(&mut self, carry: &Value) -> R<Value> {
+    pub(super) async fn carry_arrays(&mut self, carry: &Value) -> R<Value> {
         let mut leaves = Vec::new();
         let tree = self.tree_of(carry, None, &mut leaves).await?;
         let mut arrays = Vec::with_capacity(leaves.len());
@@ -1473,14 +1473,17 @@ impl Interp<'_, '_> {
                     )?;
                     no_more_kwargs(name, &kwargs)?;
                     arity(name, &args, 4, 4)?;
-                    // Unrolled at trace time: the values are JAX's (a while loop would be
-                    // one program), and it differentiates like any straight-line code.
+                    // Bounds known only when the program runs: a while loop, as JAX stages it.
+                    // Known ones unroll at trace time (JAX stages a scan, whose values these are).
                     if args[..2].iter().any(|v| matches!(v, Value::Array(Tensor::Traced(_)))) {
-                        return err(
-                            "lax.fori_loop with traced bounds (inside jit or a transformation) is not supported \
-                             by the playground yet: it unrolls loops while tracing, so the trip count must be \
-                             known. Pass the bounds as Python ints (static_argnums for a jit argument)",
-                        );
+                        let Value::PyModule(loops) = self.import("jax._loops").await? else {
+                            return err("internal error: jax._loops is not a module");
+                        };
+                        let f = loops.scope.vars.borrow().get("fori_loop_while").cloned();
+                        let Some(f) = f else {
+                            return err("internal error: jax._loops has no fori_loop_while");
+                        };
+                        return self.call(f, args, vec![]).await;
                     }
                     let (lo, hi) = (int_arg(&args[0])?, int_arg(&args[1])?);
                     let mut carry = args[3].clone();
@@ -1490,32 +1493,17 @@ impl Interp<'_, '_> {
                     }
                     return self.carry_arrays(&carry).await;
                 }
-                // Run while the condition holds, which it must be known to: outside jit the
-                // condition is a concrete value each time round, as JAX evaluates it. Under
-                // jit or a transformation its trip count would depend on traced values, which
-                // loops unrolled at trace time cannot follow.
                 "while_loop" => {
+                    let mut args = args;
+                    super::builtins::by_position(name, &mut args, &mut kwargs, &["cond_fun", "body_fun", "init_val"])?;
                     no_more_kwargs(name, &kwargs)?;
                     arity(name, &args, 3, 3)?;
-                    let mut carry = args[2].clone();
-                    loop {
-                        self.step()?;
-                        let keep_going = self.call(args[0].clone(), vec![carry.clone()], vec![]).await?;
-                        if let Value::Array(t) = &keep_going {
-                            if t.concrete().is_none() {
-                                return unsupported(
-                                    "lax.while_loop with a condition on traced values (inside jit or a transformation) \
-                                     is not supported by the playground yet: it unrolls loops while tracing, so the trip \
-                                     count must be known. Use lax.fori_loop or lax.scan with a fixed trip count, or run \
-                                     the loop outside jit",
-                                );
-                            }
-                        }
-                        if !self.truthy(&keep_going)? {
-                            return self.carry_arrays(&carry).await;
-                        }
-                        carry = self.call(args[1].clone(), vec![carry], vec![]).await?;
-                    }
+                    let mut args = args.into_iter();
+                    let (cond, body, init) = (args.next(), args.next(), args.next());
+                    let (Some(cond), Some(body), Some(init)) = (cond, body, init) else {
+                        return err("while_loop() needs cond_fun, body_fun and init_val");
+                    };
+                    return self.while_loop(cond, body, init).await;
                 }
                 // Unrolled at trace time, as fori_loop: `f(carry, x)` for each leading slice
                 // of `xs` (a pytree of arrays, or None with `length`), the `ys` stacked.

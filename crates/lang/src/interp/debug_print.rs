@@ -106,9 +106,10 @@ impl Interp<'_, '_> {
         let guarded = match self.print_scopes.last() {
             Some(scope) if scope.depth == depth => scope.guarded,
             _ => {
-                return err(
-                    "jax.debug.print inside jacfwd, jacrev, vjp or a custom derivative is not supported by the \
-                     playground yet (it prints outside any transformation and under jit, grad, jvp and vmap)",
+                return super::unsupported(
+                    "jax.debug.print inside jacfwd, jacrev, vjp, a custom derivative or a lax.while_loop is not \
+                     supported by the playground yet (it prints outside any transformation and under jit, grad, jvp \
+                     and vmap)",
                 )
             }
         };

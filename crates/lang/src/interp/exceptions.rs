@@ -142,8 +142,12 @@ impl From<JaxError> for RtError {
         } else if e.0.contains("is out of bounds for") {
             // NumPy's AxisError and JAX's index errors are IndexErrors.
             Builtin::IndexError
-        } else if e.0.contains("does not match previous terms") || e.0.contains("for collapsing index") {
-            // einsum's label sizes, a ValueError in JAX and NumPy alike.
+        } else if e.0.contains("does not match previous terms")
+            || e.0.contains("for collapsing index")
+            || e.0 == jaxlite::transform::WHILE_REVERSE
+        {
+            // einsum's label sizes, a ValueError in JAX and NumPy alike; so is reverse mode
+            // through a while loop.
             Builtin::ValueError
         } else {
             Builtin::TypeError

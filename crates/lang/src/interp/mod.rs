@@ -13,6 +13,7 @@ mod arrange;
 mod builtins;
 mod classes;
 mod composed;
+mod control;
 mod debug_print;
 mod dtype_info;
 mod eval;
@@ -171,6 +172,8 @@ pub async fn run(
     let globals = new_scope(None, Rc::new(Vec::new()));
     globals.vars.borrow_mut().insert("__name__".into(), Value::str("__main__"));
     let initial_precision = ctx.default_precision;
+    // A loop on the machine gets the script's step budget too (each program's loops in all).
+    ctx.loop_limit = limits.steps;
     let mut interp = Interp {
         types: objects::Types::new(),
         made: objects::Made::default(),

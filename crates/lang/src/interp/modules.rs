@@ -56,6 +56,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("jax._tree", include_str!("../stdlib/jax/tree.py")),
     ("jax._lax_conv", include_str!("../stdlib/jax/lax_conv.py")),
     ("jax._associative_scan", include_str!("../stdlib/jax/associative_scan.py")),
+    ("jax._loops", include_str!("../stdlib/jax/loops.py")),
     ("numpy._vectorize", include_str!("../stdlib/numpy_vectorize.py")),
     ("inspect", include_str!("../stdlib/inspect.py")),
     ("jax.example_libraries", include_str!("../stdlib/jax/example_libraries.py")),

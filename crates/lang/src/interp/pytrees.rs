@@ -578,3 +578,25 @@ impl Interp<'_, '_> {
         Ok(Value::tuple(vec![Value::list(entries), Value::native(super::value::Native::TreeDef(tree))]))
     }
 }
+
+impl Interp<'_, '_> {
+    /// Each leaf of `v` with its key path as `jax.tree_util.keystr` writes it (`['b']`,
+    /// `[0].w`).
+    pub(super) async fn leaf_paths(&mut self, v: &Value) -> R<Vec<String>> {
+        let mut leaves = Vec::new();
+        let (_, paths) = self.tree_with_paths(v, None, &mut leaves).await?;
+        Ok(paths
+            .iter()
+            .map(|path| {
+                path.iter()
+                    .map(|step| match step {
+                        KeyStep::Sequence(i) => format!("[{i}]"),
+                        KeyStep::Dict(k) | KeyStep::Given(k) => format!("[{}]", repr(k)),
+                        KeyStep::Attr(name) => format!(".{name}"),
+                        KeyStep::Flattened(i) => format!("[<flat index {i}>]"),
+                    })
+                    .collect()
+            })
+            .collect())
+    }
+}

@@ -1,0 +1,67 @@
+//! Programs with `while` loops through the engine: the loop's parts are compiled once whatever
+//! the trip count (only their calls grow), both backends give the same bits and counters, and a
+//! loop that never ends stops at the step budget instead of hanging.
+
+use runtime::{BackendChoice, Engine, Limits, RunOptions, RunReport};
+
+/// A jitted loop whose trip count is the argument: halving `x` until it is at most 1.
+fn script(x: f64) -> String {
+    format!(
+        "import jax\nfrom jax import lax\n\n\
+         @jax.jit\n\
+         def halvings(x):\n    \
+             y = x * 2.0\n    \
+             n = lax.while_loop(lambda c: c[0] > 1.0, lambda c: (c[0] / 2.0, c[1] + 1), (y, 0))[1]\n    \
+             return n + 1\n\n\
+         print(halvings({x:?}))\n"
+    )
+}
+
+fn run(source: &str, backend: BackendChoice, limits: Limits) -> Result<RunReport, String> {
+    let opts = RunOptions { backend, limits, ..RunOptions::default() };
+    pollster::block_on(Engine::new().run_script(source, &opts)).map_err(|f| format!("{:?}", f.errors))
+}
+
+/// Each program's name, calls and instruction count.
+fn programs(report: &RunReport) -> Vec<(String, u64, usize)> {
+    report.programs.iter().map(|p| (p.name.clone(), p.calls, p.program.instrs.len())).collect()
+}
+
+#[test]
+fn a_loop_is_compiled_once_whatever_its_trip_count() {
+    let short = run(&script(3.0), BackendChoice::Cpu, Limits::default()).unwrap();
+    let long = run(&script(3.0e30), BackendChoice::Cpu, Limits::default()).unwrap();
+    // 6 → 3 → 1.5 → 0.75: three halvings (and one added); 6e30 takes 103.
+    assert_eq!(short.stdout, "4\n");
+    assert_eq!(long.stdout, "104\n");
+    let (short, long) = (programs(&short), programs(&long));
+    let names: Vec<&str> = short.iter().map(|p| p.0.as_str()).collect();
+    assert_eq!(names, ["halvings/part1", "halvings/while1/cond", "halvings/while1/body", "halvings/part2"]);
+    // The same programs; the condition runs once more than the body.
+    let calls = |ps: &[(String, u64, usize)]| ps.iter().map(|p| p.1).collect::<Vec<_>>();
+    assert_eq!(calls(&short), [1, 4, 3, 1]);
+    assert_eq!(calls(&long), [1, 104, 103, 1]);
+    let sizes = |ps: &[(String, u64, usize)]| ps.iter().map(|p| p.2).collect::<Vec<_>>();
+    assert_eq!(sizes(&short), sizes(&long));
+}
+
+#[test]
+fn an_endless_loop_stops_at_the_step_budget() {
+    let source = "from jax import lax\nimport jax.numpy as jnp\nprint(lax.while_loop(lambda x: x >= 0.0, lambda x: x + 1.0, jnp.float32(0.0)))\n";
+    let limits = Limits { steps: 500, ..Limits::default() };
+    let error = run(source, BackendChoice::Cpu, limits).unwrap_err();
+    assert!(error.contains("a while_loop ran 500 iterations"), "{error}");
+    assert!(error.contains("line: 3"), "the error names the call's line: {error}");
+}
+
+#[test]
+fn both_backends_run_a_loop_alike() {
+    let cpu = run(&script(3.0e5), BackendChoice::Cpu, Limits::default()).unwrap();
+    let gpu = run(&script(3.0e5), BackendChoice::Gpu, Limits::default())
+        .expect("a GPU adapter (lavapipe where there is no hardware one) must be present");
+    assert_eq!(cpu.stdout, gpu.stdout);
+    assert_eq!(programs(&cpu), programs(&gpu));
+    for (c, g) in cpu.programs.iter().zip(&gpu.programs) {
+        assert_eq!(c.counters.cycles, g.counters.cycles, "{}", c.name);
+    }
+}
