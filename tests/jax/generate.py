@@ -1890,6 +1890,49 @@ print(jax.make_jaxpr(jax.linearize(power, 1.5)[1])(1.0))
 print(jax.make_jaxpr(doublings)(1.0, 3))
 """)
 
+# lax.scan staged as one `scan` equation (fori_loop with static bounds and lax.map too): an RNN
+# with pytree parameters, dict carries, reverse, length without xs, unroll, nested scans, jit,
+# vmap, grad (reverse mode through a scan is a scan run backwards), jvp, a second derivative,
+# and make_jaxpr's text.
+program("scan", """
+from jax import lax
+def rnn(params, xs):
+    W, U, b = params
+    def step(h, x):
+        h = jnp.tanh(W @ h + U @ x + b)
+        return h, h.sum()
+    return lax.scan(step, jnp.zeros(3), xs)
+k = jnp.arange(24.0).reshape(8, 3) / 24.0
+params = (jnp.eye(3) * 0.5 + 0.1, jnp.ones((3, 3)) * 0.2, jnp.array([0.1, -0.2, 0.3]))
+h, ys = rnn(params, k)
+print(h, ys)
+loss = lambda p, xs: jnp.sum(rnn(p, xs)[1] ** 2)
+print(jax.grad(loss)(params, k))
+print(jax.jit(jax.grad(loss, argnums=1))(params, k))
+print(jax.vmap(rnn, in_axes=(None, 0))(params, jnp.stack([k, k[::-1]])))
+def cumulative(xs):
+    step = lambda c, x: ({"s": c["s"] + x, "n": c["n"] + 1}, (c["s"], x * 2.0))
+    return lax.scan(step, {"s": 0.0, "n": 0}, xs, reverse=True)
+print(cumulative(jnp.arange(5.0)))
+print(jax.jit(lambda x: lax.scan(lambda c, _: (c * x, c), 1.0, None, length=4))(1.5))
+print(jax.grad(lambda x: lax.scan(lambda c, _: (c * x, c), 1.0, None, length=4, unroll=2)[0])(1.5))
+def nested(x):
+    def outer(c, row):
+        inner, _ = lax.scan(lambda d, v: (d * v + c, None), 1.0, row)
+        return c + inner, inner
+    return lax.scan(outer, 0.0, x)
+m = jnp.arange(1.0, 7.0).reshape(3, 2) / 4.0
+print(nested(m), jax.grad(lambda x: nested(x)[0])(m))
+print(jax.jvp(lambda x: nested(x)[1], (m,), (jnp.ones_like(m),)))
+print(jax.jacfwd(jax.grad(lambda x: lax.fori_loop(0, 3, lambda i, c: jnp.sin(c) * x + i, x)))(0.5))
+print(lax.map(lambda v: v @ v.T, k.reshape(4, 2, 3)))
+print(jax.make_jaxpr(lambda c, xs: lax.scan(lambda c, x: (c * 2.0 + x, jnp.sin(c)), c, xs))(1.0, jnp.arange(3.0)))
+print(jax.make_jaxpr(lambda x: lax.fori_loop(0, 5, lambda i, x: x * 2.0 + i, x))(1.0))
+print(jax.make_jaxpr(lambda x: lax.map(jnp.sin, x))(jnp.ones(3)))
+print(jax.make_jaxpr(lambda x: lax.scan(lambda c, _: (c + 1.0, None), x, length=4, reverse=True, unroll=2))(1.0))
+print(jax.make_jaxpr(jax.vmap(lambda c, xs: lax.scan(lambda c, x: (c * 2.0 + x, jnp.sin(c)), c, xs)))(jnp.ones(2), jnp.ones((2, 3))))
+""")
+
 # A fixed point with implicit differentiation (JAX's custom_vjp docs): the forward solve and
 # the backward solve are both while loops, and reverse mode runs through them by the custom
 # rule rather than through the loop.

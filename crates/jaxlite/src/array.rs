@@ -70,6 +70,49 @@ impl Data {
         self.len() == 0
     }
 
+    /// Elements `range` (a run of rows, in row-major order).
+    fn elements(&self, range: std::ops::Range<usize>) -> Data {
+        match self {
+            Data::Bool(v) => Data::Bool(v[range].to_vec()),
+            Data::U32(v) => Data::U32(v[range].to_vec()),
+            Data::Key(v) => Data::Key(v[range].to_vec()),
+            Data::I32(v) => Data::I32(v[range].to_vec()),
+            Data::BF16(v) => Data::BF16(v[range].to_vec()),
+            Data::F32(v) => Data::F32(v[range].to_vec()),
+            Data::I64(v) => Data::I64(v[range].to_vec()),
+            Data::F64(v) => Data::F64(v[range].to_vec()),
+        }
+    }
+
+    /// `other`'s elements after this one's (both of one dtype: `Array::stack` converts).
+    fn extend(&mut self, other: &Data) {
+        match (self, other) {
+            (Data::Bool(a), Data::Bool(b)) => a.extend_from_slice(b),
+            (Data::U32(a), Data::U32(b)) => a.extend_from_slice(b),
+            (Data::Key(a), Data::Key(b)) => a.extend_from_slice(b),
+            (Data::I32(a), Data::I32(b)) => a.extend_from_slice(b),
+            (Data::BF16(a), Data::BF16(b)) => a.extend_from_slice(b),
+            (Data::F32(a), Data::F32(b)) => a.extend_from_slice(b),
+            (Data::I64(a), Data::I64(b)) => a.extend_from_slice(b),
+            (Data::F64(a), Data::F64(b)) => a.extend_from_slice(b),
+            _ => unreachable!("Array::stack converts every row to one dtype first"),
+        }
+    }
+
+    /// No elements, of `dtype`.
+    fn empty(dtype: DType) -> Data {
+        match dtype {
+            DType::Bool => Data::Bool(vec![]),
+            DType::U32 => Data::U32(vec![]),
+            DType::Key => Data::Key(vec![]),
+            DType::I32 => Data::I32(vec![]),
+            DType::BF16 => Data::BF16(vec![]),
+            DType::F32 => Data::F32(vec![]),
+            DType::I64 => Data::I64(vec![]),
+            DType::F64 => Data::F64(vec![]),
+        }
+    }
+
     pub fn dtype(&self) -> DType {
         match self {
             Data::Bool(_) => DType::Bool,
@@ -205,6 +248,39 @@ impl Array {
         debug_assert_eq!(data.len(), n);
         let mut out = Array::new(self.aval.shape.clone(), data);
         out.aval.weak_type = self.aval.weak_type && dtype == self.dtype();
+        out
+    }
+
+    /// Row `i` along the leading axis (a `scan` step's slice of an `xs`).
+    pub fn row(&self, i: usize) -> Array {
+        let shape = self.aval.shape[1..].to_vec();
+        let n: usize = shape.iter().product();
+        let mut out = Array::new(shape, self.data.elements(i * n..(i + 1) * n));
+        out.aval.weak_type = self.aval.weak_type;
+        out
+    }
+
+    /// Rows `first..first + count` along the leading axis.
+    pub fn rows(&self, first: usize, count: usize) -> Array {
+        let mut shape = self.aval.shape.clone();
+        shape[0] = count;
+        let n: usize = shape[1..].iter().product();
+        let mut out = Array::new(shape, self.data.elements(first * n..(first + count) * n));
+        out.aval.weak_type = self.aval.weak_type;
+        out
+    }
+
+    /// `rows`, each of type `row`, stacked along a new leading axis (a `scan`'s `ys`).
+    pub fn stack(rows: &[Array], row: &Aval) -> Array {
+        let mut data = Data::empty(row.dtype);
+        for r in rows {
+            match r.dtype() == row.dtype {
+                true => data.extend(&r.data),
+                false => data.extend(&r.astype(row.dtype).data),
+            }
+        }
+        let mut out = Array::new(crate::control::stacked(row, rows.len()).shape, data);
+        out.aval.weak_type = row.weak_type;
         out
     }
 

@@ -5,7 +5,7 @@
 use crate::array::{Array, Aval, Data};
 use crate::dtype::DType;
 use crate::jaxpr::{Atom, Jaxpr, Var};
-use crate::prim::{BinaryOp, DotDims, Precision, Primitive, UnaryOp, WhileLoop};
+use crate::prim::{BinaryOp, DotDims, Precision, Primitive, ScanLoop, UnaryOp, WhileLoop};
 use crate::trace::{Executor, JaxError, LocalFuture, ProgramCall};
 use half::bf16;
 use std::collections::HashMap;
@@ -27,8 +27,12 @@ pub fn eval_jaxpr(jaxpr: &Jaxpr, args: &[Array], default_precision: Precision) -
     let mut broadcasts: HashMap<Var, (&Primitive, &Atom)> = HashMap::new();
     for eqn in &jaxpr.eqns {
         let ins: Vec<Array> = eqn.inputs.iter().map(|a| read(&env, a)).collect();
-        if let Primitive::While { function } = &eqn.prim {
-            let outs = eval_while(function, &ins, default_precision)?;
+        let looped = match &eqn.prim {
+            Primitive::While { function } => Some(eval_while(function, &ins, default_precision)?),
+            Primitive::Scan { function } => Some(eval_scan(function, &ins, default_precision)?),
+            _ => None,
+        };
+        if let Some(outs) = looped {
             env.extend(eqn.outputs.iter().copied().zip(outs));
             continue;
         }
@@ -128,13 +132,44 @@ fn eval_while(w: &WhileLoop, operands: &[Array], default_precision: Precision) -
     Err(endless_loop(MAX_WHILE_ITERATIONS))
 }
 
+/// Runs a `scan` equation: the body once per row of the `xs`, the rows of the `ys` stacked.
+fn eval_scan(scan: &ScanLoop, operands: &[Array], default_precision: Precision) -> Result<Vec<Array>, JaxError> {
+    let [consts, carries, xs] = scan.split(operands);
+    let mut carries = carries.to_vec();
+    let mut ys: Vec<Vec<Array>> = vec![Vec::with_capacity(scan.length); scan.ys()];
+    for i in 0..scan.length {
+        let row = scan.row(i);
+        let xs: Vec<Array> = xs.iter().map(|x| x.row(row)).collect();
+        let mut outs = eval_jaxpr(&scan.body, &[consts, &carries, &xs].concat(), default_precision)?;
+        for (column, y) in ys.iter_mut().zip(outs.drain(scan.carries..)) {
+            column.push(y);
+        }
+        carries = outs;
+    }
+    Ok(carries.into_iter().chain(stack_ys(scan, ys)).collect())
+}
+
+/// Each `ys` column of a scan's steps (in step order) stacked in row order.
+fn stack_ys(scan: &ScanLoop, ys: Vec<Vec<Array>>) -> Vec<Array> {
+    let rows = scan.body.outvars[scan.carries..].iter().map(|a| scan.body.atom_aval(a));
+    ys.into_iter()
+        .zip(rows)
+        .map(|(mut column, row)| {
+            if scan.reverse {
+                column.reverse();
+            }
+            Array::stack(&column, row)
+        })
+        .collect()
+}
+
 /// JAX's message when forward mode meets a `custom_vjp` function.
 pub const CUSTOM_VJP_FORWARD: &str = "can't apply forward-mode autodiff (jvp) to a custom_vjp function.";
 
 /// Applies one primitive to concrete arrays.
 pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> Result<Array, JaxError> {
-    if let Primitive::While { .. } = prim {
-        return Err(JaxError("internal error: a while equation is evaluated by eval_jaxpr".into()));
+    if let Primitive::While { .. } | Primitive::Scan { .. } = prim {
+        return Err(JaxError(format!("internal error: a {} equation is evaluated by eval_jaxpr", prim.name())));
     }
     let avals: Vec<Aval> = ins.iter().map(|a| a.aval.clone()).collect();
     let out_aval = prim.abstract_eval(&avals)?.remove(0);
@@ -171,7 +206,8 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
         | Primitive::CustomJvpCall { .. }
         | Primitive::CustomVjpCall { .. }
         | Primitive::CustomVjpTangent { .. }
-        | Primitive::While { .. } => unreachable!("handled above"),
+        | Primitive::While { .. }
+        | Primitive::Scan { .. } => unreachable!("handled above"),
         Primitive::Unary(op) => {
             let f = x.to_f64_vec();
             if x.dtype() == DType::F64 {

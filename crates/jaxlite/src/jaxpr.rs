@@ -327,6 +327,11 @@ impl Printer {
                     true,
                 )
             }
+            Primitive::Scan { function } => {
+                let mut params = vec![("jaxpr", self.nested(&function.body, indent + 2, "jaxpr=".len()))];
+                params.extend(eqn.prim.params());
+                (params, true)
+            }
             prim => (prim.params(), false),
         };
         // JAX's pretty printer: the parameters in brackets on the line when they fit in 80

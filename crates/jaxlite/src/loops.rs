@@ -1,25 +1,28 @@
-//! Programs with loops, run by parts. A `while` equation's trip count is data: the emulated
-//! machine's instruction stream has no branch yet (issue 28 gives it a scalar unit), so the
-//! host runs the loop, as a GPU backend that reads the predicate back would. The program is
-//! cut at each `while`: the straight-line parts between loops, the condition and the body are
-//! each a program of their own, compiled once and called as often as the loop needs, the
-//! carries passed from one call to the next. Each part is reported under the program's name
-//! (`f/part1`, `f/while1/cond`, `f/while1/body`; a program that is one loop and nothing else
-//! has just `f/cond` and `f/body`).
+//! Programs with loops, run by parts. A `while` equation's trip count is data, and a `scan`'s
+//! body is one program whatever its length: the emulated machine's instruction stream has no
+//! branch yet (issue 28 gives it a scalar unit), so the host runs the loop, as a GPU backend
+//! that reads the predicate back would. The program is cut at each loop: the straight-line
+//! parts between loops, a `while`'s condition and body and a `scan`'s body are each a program
+//! of their own, compiled once and called as often as the loop needs, the carries passed from
+//! one call to the next (and a `scan`'s rows of `xs` and `ys` sliced and stacked by the host).
+//! Each part is reported under the program's name (`f/part1`, `f/while1/cond`,
+//! `f/while1/body`, `f/scan1/body`; a program that is one loop and nothing else has just
+//! `f/cond` and `f/body`).
 
 use crate::array::Array;
 use crate::eval::{endless_loop, literal_array};
 use crate::jaxpr::{Atom, Jaxpr, Var};
-use crate::prim::{Primitive, WhileLoop};
+use crate::prim::{Primitive, ScanLoop, WhileLoop};
 use crate::trace::{Executor, JaxError, LocalFuture, ProgramCall};
+use crate::transform::Builder;
 use std::collections::HashMap;
 
 type Result<T> = std::result::Result<T, JaxError>;
 
-/// Whether `jaxpr` has a `while`, at its top level or inside a function it calls.
+/// Whether `jaxpr` has a loop, at its top level or inside a function it calls.
 pub fn has_loop(jaxpr: &Jaxpr) -> bool {
     jaxpr.eqns.iter().any(|e| match &e.prim {
-        Primitive::While { .. } => true,
+        Primitive::While { .. } | Primitive::Scan { .. } => true,
         Primitive::CustomJvpCall { function, .. } => has_loop(&function.call),
         Primitive::CustomVjpCall { function } => has_loop(&function.call),
         _ => false,
@@ -62,7 +65,7 @@ impl Parts<'_> {
             if jaxpr.eqns.is_empty() {
                 return jaxpr.outvars.iter().map(|a| read(&env, a)).collect();
             }
-            if !jaxpr.eqns.iter().any(|e| matches!(e.prim, Primitive::While { .. })) {
+            if !jaxpr.eqns.iter().any(is_loop) {
                 let args = jaxpr.all_inputs().map(|v| env[&v].clone()).collect();
                 return self.execute(name, jaxpr.clone(), args).await;
             }
@@ -74,22 +77,30 @@ impl Parts<'_> {
             }
             last_read.extend(jaxpr.outvars.iter().filter_map(var).map(|v| (v, usize::MAX)));
             let alone = jaxpr.eqns.len() == 1;
-            let (mut part, mut loops) = (0, 0);
+            let (mut part, mut whiles, mut scans) = (0, 0, 0);
             let mut i = 0;
             while i < jaxpr.eqns.len() {
                 let eqn = &jaxpr.eqns[i];
-                if let Primitive::While { function } = &eqn.prim {
-                    loops += 1;
-                    let name = if alone { name.clone() } else { format!("{name}/while{loops}") };
-                    let ins = eqn.inputs.iter().map(|a| read(&env, a)).collect::<Result<Vec<_>>>()?;
-                    let outs = self.run_loop(&name, function, ins).await?;
+                let ins = || eqn.inputs.iter().map(|a| read(&env, a)).collect::<Result<Vec<_>>>();
+                let outs = match &eqn.prim {
+                    Primitive::While { function } => {
+                        whiles += 1;
+                        let name = if alone { name.clone() } else { format!("{name}/while{whiles}") };
+                        Some(self.run_while(&name, function, ins()?).await?)
+                    }
+                    Primitive::Scan { function } => {
+                        scans += 1;
+                        let name = if alone { name.clone() } else { format!("{name}/scan{scans}") };
+                        Some(self.run_scan(&name, function, ins()?).await?)
+                    }
+                    _ => None,
+                };
+                if let Some(outs) = outs {
                     env.extend(eqn.outputs.iter().copied().zip(outs));
                     i += 1;
                     continue;
                 }
-                let end = (i..jaxpr.eqns.len())
-                    .find(|&j| matches!(jaxpr.eqns[j].prim, Primitive::While { .. }))
-                    .unwrap_or(jaxpr.eqns.len());
+                let end = (i..jaxpr.eqns.len()).find(|&j| is_loop(&jaxpr.eqns[j])).unwrap_or(jaxpr.eqns.len());
                 part += 1;
                 let (segment, args) = straight_part(jaxpr, i..end, &last_read, &env)?;
                 if !segment.outvars.is_empty() {
@@ -102,8 +113,60 @@ impl Parts<'_> {
         })
     }
 
+    /// The body once per row of the `xs`, a program run through the executor. With `unroll`
+    /// k > 1, as XLA compiles it: a program of k steps (`body_unroll{k}`) called once per k
+    /// rows, and the plain body for the rows left over.
+    async fn run_scan(&mut self, name: &str, scan: &ScanLoop, operands: Vec<Array>) -> Result<Vec<Array>> {
+        let [consts, carries, xs] = scan.split(&operands);
+        let mut carries = carries.to_vec();
+        self.iterations += scan.length as u64;
+        if self.iterations > self.limit {
+            return Err(JaxError(format!(
+                "a scan of length {} takes this program's loops past {} iterations, the step budget (--max-steps)",
+                scan.length, self.limit
+            )));
+        }
+        // Each `ys` row by row index, filled in step order.
+        let mut ys: Vec<Vec<Option<Array>>> = vec![vec![None; scan.length]; scan.ys()];
+        let k = scan.unroll.clamp(1, scan.length.max(1));
+        let blocks = if k > 1 { scan.length / k } else { 0 };
+        let block_body = if blocks > 0 { Some(unrolled(scan, k)?) } else { None };
+        let mut step = 0;
+        while step < scan.length {
+            let (first_row, rows, body, part) = match &block_body {
+                Some(body) if step < blocks * k => {
+                    // The block's rows: `step..step + k`, or their mirror image when reversed.
+                    let first = if scan.reverse { scan.length - step - k } else { step };
+                    (first, k, body, format!("{name}/body_unroll{k}"))
+                }
+                _ => (scan.row(step), 1, &scan.body, format!("{name}/body")),
+            };
+            let xs: Vec<Array> =
+                xs.iter().map(|x| if rows == 1 { x.row(first_row) } else { x.rows(first_row, rows) }).collect();
+            let mut outs = self.run(part, body, [consts, &carries, &xs].concat()).await?;
+            for (column, y) in ys.iter_mut().zip(outs.drain(scan.carries..)) {
+                if rows == 1 {
+                    column[first_row] = Some(y);
+                } else {
+                    for r in 0..rows {
+                        column[first_row + r] = Some(y.row(r));
+                    }
+                }
+            }
+            carries = outs;
+            step += rows;
+        }
+        let mut stacked = Vec::with_capacity(ys.len());
+        for (column, y) in ys.into_iter().zip(&scan.body.outvars[scan.carries..]) {
+            let rows: Option<Vec<Array>> = column.into_iter().collect();
+            let rows = rows.ok_or_else(|| JaxError("internal error: a scan left a row of its ys unwritten".into()))?;
+            stacked.push(Array::stack(&rows, scan.body.atom_aval(y)));
+        }
+        Ok(carries.into_iter().chain(stacked).collect())
+    }
+
     /// The body while the condition holds, each a program run through the executor.
-    async fn run_loop(&mut self, name: &str, w: &WhileLoop, operands: Vec<Array>) -> Result<Vec<Array>> {
+    async fn run_while(&mut self, name: &str, w: &WhileLoop, operands: Vec<Array>) -> Result<Vec<Array>> {
         let [cond_consts, body_consts, carries] = w.split(&operands);
         let mut carries = carries.to_vec();
         loop {
@@ -162,6 +225,59 @@ fn straight_part(
     let used = invars.iter().copied().chain(defined);
     let types = used.map(|v| (v, jaxpr.aval(v).clone())).collect();
     Ok((Jaxpr { constvars: vec![], invars, eqns, outvars, types }, args))
+}
+
+/// `k` steps of a scan's body as one Jaxpr: (closed-over values, carries, `k` rows of each
+/// `xs`) -> (carries, `k` rows of each `ys`), the rows taken from the last back when the scan
+/// is reversed.
+fn unrolled(scan: &ScanLoop, k: usize) -> Result<Jaxpr> {
+    let body = &scan.body;
+    let mut b = Builder::new();
+    let ins: Vec<Atom> = body
+        .invars
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            let aval = body.aval(v);
+            b.input(if i < scan.consts + scan.carries { aval.clone() } else { crate::control::stacked(aval, k) })
+        })
+        .collect();
+    let [consts, carries, blocks] = scan.split(&ins);
+    let mut carries = carries.to_vec();
+    let mut ys: Vec<Vec<Atom>> = vec![Vec::with_capacity(k); scan.ys()];
+    for step in 0..k {
+        let row = if scan.reverse { k - 1 - step } else { step };
+        let mut xs = Vec::with_capacity(blocks.len());
+        for block in blocks {
+            let shape = b.shape(block);
+            let (mut start, mut limit) = (vec![0; shape.len()], shape.clone());
+            start[0] = row;
+            limit[0] = row + 1;
+            let sliced = b.bind1(
+                Primitive::Slice { start_indices: start, limit_indices: limit, strides: None },
+                std::slice::from_ref(block),
+            )?;
+            xs.push(b.reshape(&sliced, &shape[1..])?);
+        }
+        let mut outs = b.inline(body, &[consts, &carries, &xs].concat())?;
+        for (column, y) in ys.iter_mut().zip(outs.drain(scan.carries..)) {
+            let shape = [&[1], &b.shape(&y)[..]].concat();
+            column.push(b.reshape(&y, &shape)?);
+        }
+        carries = outs;
+    }
+    let mut outs = carries;
+    for mut column in ys {
+        if scan.reverse {
+            column.reverse();
+        }
+        outs.push(b.bind1(Primitive::Concatenate { dimension: 0 }, &column)?);
+    }
+    Ok(b.finish(outs))
+}
+
+fn is_loop(eqn: &crate::jaxpr::Eqn) -> bool {
+    matches!(eqn.prim, Primitive::While { .. } | Primitive::Scan { .. })
 }
 
 fn var(a: &Atom) -> Option<Var> {

@@ -9,6 +9,8 @@ use crate::jaxpr::Jaxpr;
 use std::fmt;
 use std::rc::Rc;
 
+pub use crate::control::{ScanLoop, WhileLoop};
+
 /// Matmul precision, as `jax.lax.Precision` and `jax_default_matmul_precision` name it.
 /// On a TPU an f32 matmul at DEFAULT is one bf16 pass, HIGH three (bf16_3x), HIGHEST six.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -337,90 +339,12 @@ pub enum Primitive {
     While {
         function: Rc<WhileLoop>,
     },
-}
-
-/// The two functions of a `while` equation, traced to Jaxprs whose leading inputs are the
-/// values they close over. `cond` returns `bool[]`, or, under `vmap` of a loop whose condition
-/// depends on the batched values, `bool[B…]`, one per example: the loop then runs while any
-/// example's condition holds, and only those examples take the body's new carries, as JAX's
-/// lowering of a batched predicate does (the batch axes lead every carry). Compared by
-/// identity, as `CustomJvp`.
-#[derive(Debug)]
-pub struct WhileLoop {
-    /// (closed-over values, carries) -> the predicate.
-    pub cond: Jaxpr,
-    pub cond_consts: usize,
-    /// (closed-over values, carries) -> the next carries.
-    pub body: Jaxpr,
-    pub body_consts: usize,
-}
-
-impl WhileLoop {
-    pub fn carries(&self) -> usize {
-        self.body.invars.len() - self.body_consts
-    }
-
-    /// Splits an equation's operands into (cond's closed-over values, body's, the carries).
-    pub fn split<'a, T>(&self, operands: &'a [T]) -> [&'a [T]; 3] {
-        let (cond, rest) = operands.split_at(self.cond_consts);
-        let (body, carries) = rest.split_at(self.body_consts);
-        [cond, body, carries]
-    }
-
-    /// The predicate's batch axes (empty for a plain loop).
-    pub fn predicate_shape(&self) -> &[usize] {
-        match self.cond.outvars.first() {
-            Some(out) => &self.cond.atom_aval(out).shape,
-            None => &[],
-        }
-    }
-
-    /// The carries' types, checked against what the two Jaxprs were traced for: `cond` must
-    /// give one boolean (or one per example, its shape leading every carry) and `body` the
-    /// carries' types back.
-    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
-        let [cond_consts, body_consts, carries] = self.split(inputs);
-        let declared = |jaxpr: &Jaxpr| jaxpr.invars.iter().map(|&v| jaxpr.aval(v).clone()).collect::<Vec<_>>();
-        let (cond_in, body_in) = (declared(&self.cond), declared(&self.body));
-        let cond_operands = cond_consts.iter().chain(carries);
-        let body_operands = body_consts.iter().chain(carries);
-        for (want, got) in cond_in.iter().zip(cond_operands).chain(body_in.iter().zip(body_operands)) {
-            if !want.same_type(got) {
-                return Err(format!("while was traced for {} and called with {}", want.short(), got.short()));
-            }
-        }
-        if cond_in.len() != self.cond_consts + carries.len() {
-            return Err("while: cond_fun takes a different number of carries than body_fun".into());
-        }
-        let [predicate] = &self.cond.outvars[..] else {
-            return Err("while: cond_fun must return a single boolean".into());
-        };
-        let predicate = self.cond.atom_aval(predicate);
-        let batch = &predicate.shape;
-        if predicate.dtype != DType::Bool || carries.iter().any(|c| !c.shape.starts_with(batch)) {
-            return Err(format!(
-                "while: cond_fun must return a boolean scalar, but got output type(s) [{}]",
-                predicate.short()
-            ));
-        }
-        let outs: Vec<Aval> = self.body.outvars.iter().map(|a| self.body.atom_aval(a).clone()).collect();
-        if outs.len() != carries.len()
-            || outs.iter().zip(carries).any(|(o, c)| o.shape != c.shape || o.dtype != c.dtype)
-        {
-            let show = |avals: &mut dyn Iterator<Item = &Aval>| avals.map(Aval::short).collect::<Vec<_>>().join(", ");
-            return Err(format!(
-                "while: body_fun output and input must have identical types, got ({}) and ({})",
-                show(&mut outs.iter()),
-                show(&mut carries.iter())
-            ));
-        }
-        Ok(self.carry_avals())
-    }
-
-    /// The types of the carries, as the body takes them.
-    pub fn carry_avals(&self) -> Vec<Aval> {
-        self.body.invars[self.body_consts..].iter().map(|&v| self.body.aval(v).clone()).collect()
-    }
+    /// `lax.scan` (and `fori_loop` with static bounds, `lax.map`), staged as JAX stages it.
+    /// Operands: the values the body closes over, the initial carries, the `xs`; outputs: the
+    /// final carries, then the stacked `ys` (see `ScanLoop`).
+    Scan {
+        function: Rc<ScanLoop>,
+    },
 }
 
 /// A function with its own JVP rule (`jax.custom_jvp`), both traced to Jaxprs whose leading
@@ -526,7 +450,7 @@ macro_rules! identity_eq {
     )*};
 }
 
-identity_eq!(CustomJvp, CustomVjp, WhileLoop);
+identity_eq!(CustomJvp, CustomVjp, WhileLoop, ScanLoop);
 
 impl Primitive {
     /// For a call of a custom derivative's function (`custom_jvp_call`, `custom_vjp_call`):
@@ -586,6 +510,7 @@ impl Primitive {
             Primitive::CustomVjpCall { .. } => "custom_vjp_call",
             Primitive::CustomVjpTangent { .. } => "custom_lin",
             Primitive::While { .. } => "while",
+            Primitive::Scan { .. } => "scan",
         }
     }
 
@@ -609,6 +534,7 @@ impl Primitive {
                 Some(function.bwd_consts + function.residuals() + function.arguments())
             }
             Primitive::While { function } => Some(function.cond_consts + function.body_consts + function.carries()),
+            Primitive::Scan { function } => Some(function.body.invars.len()),
             _ => Some(1),
         }
     }
@@ -623,8 +549,10 @@ impl Primitive {
         } else if inputs.is_empty() {
             return Err(format!("{name} takes at least one operand"));
         }
-        if let Primitive::While { function } = self {
-            return function.abstract_eval(inputs);
+        match self {
+            Primitive::While { function } => return function.abstract_eval(inputs),
+            Primitive::Scan { function } => return function.abstract_eval(inputs),
+            _ => {}
         }
         if let Primitive::Iota { dtype, shape, dimension } = self {
             if *dimension >= shape.len() {
@@ -894,7 +822,8 @@ impl Primitive {
             Primitive::CustomJvpCall { .. }
             | Primitive::CustomVjpCall { .. }
             | Primitive::CustomVjpTangent { .. }
-            | Primitive::While { .. } => unreachable!("handled above"),
+            | Primitive::While { .. }
+            | Primitive::Scan { .. } => unreachable!("handled above"),
         };
         Ok(vec![out])
     }
@@ -1161,6 +1090,14 @@ impl Primitive {
             Primitive::While { function } => vec![
                 s("body_nconsts", function.body_consts.to_string()),
                 s("cond_nconsts", function.cond_consts.to_string()),
+            ],
+            // The printer shows the body first, as `jaxpr=`.
+            Primitive::Scan { function } => vec![
+                s("length", function.length.to_string()),
+                s("num_carry", function.carries.to_string()),
+                s("num_consts", function.consts.to_string()),
+                s("reverse", if function.reverse { "True" } else { "False" }.into()),
+                s("unroll", function.unroll.to_string()),
             ],
         }
     }

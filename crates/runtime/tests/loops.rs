@@ -65,3 +65,39 @@ fn both_backends_run_a_loop_alike() {
         assert_eq!(c.counters.cycles, g.counters.cycles, "{}", c.name);
     }
 }
+
+/// A jitted scan of `n` steps: a running sum of sines, and the last of the products it carries.
+fn scan_script(n: usize) -> String {
+    format!(
+        "import jax\nimport jax.numpy as jnp\nfrom jax import lax\n\n\
+         @jax.jit\n\
+         def running(xs):\n    \
+             total, ys = lax.scan(lambda c, x: (c + jnp.sin(x), c * x), 0.0, xs)\n    \
+             return total, ys[-1]\n\n\
+         total, last = running(jnp.arange({n}, dtype=jnp.float32) / {n})\n\
+         print(total.shape, last.shape)\n"
+    )
+}
+
+#[test]
+fn a_scan_is_compiled_once_whatever_its_length() {
+    let short = run(&scan_script(100), BackendChoice::Cpu, Limits::default()).unwrap();
+    let long = run(&scan_script(20_000), BackendChoice::Cpu, Limits::default()).unwrap();
+    assert_eq!(short.stdout, "() ()\n");
+    let (short, long) = (programs(&short), programs(&long));
+    let names: Vec<&str> = short.iter().map(|p| p.0.as_str()).collect();
+    assert!(names.contains(&"running/scan1/body"), "{names:?}");
+    let calls = |ps: &[(String, u64, usize)]| ps.iter().map(|p| (p.0.clone(), p.1)).collect::<Vec<_>>();
+    assert!(calls(&short).contains(&("running/scan1/body".to_string(), 100)), "{:?}", calls(&short));
+    assert!(calls(&long).contains(&("running/scan1/body".to_string(), 20_000)), "{:?}", calls(&long));
+    let sizes = |ps: &[(String, u64, usize)]| ps.iter().map(|p| (p.0.clone(), p.2)).collect::<Vec<_>>();
+    assert_eq!(sizes(&short), sizes(&long));
+}
+
+#[test]
+fn a_scan_past_the_step_budget_is_an_error_naming_it() {
+    let limits = Limits { steps: 50_000, ..Limits::default() };
+    let error = run(&scan_script(60_000), BackendChoice::Cpu, limits).unwrap_err();
+    assert!(error.contains("a scan of length 60000"), "{error}");
+    assert!(error.contains("50000 iterations"), "{error}");
+}

@@ -7,7 +7,7 @@
 
 use super::{Builder, Result};
 use crate::jaxpr::{Atom, Jaxpr, Var};
-use crate::prim::{BinaryOp, CompareOp, CustomJvp, CustomVjp, Primitive, UnaryOp, WhileLoop};
+use crate::prim::{BinaryOp, CompareOp, CustomJvp, CustomVjp, Primitive, ScanLoop, UnaryOp, WhileLoop};
 use crate::trace::JaxError;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -54,8 +54,12 @@ fn jvp_nonzero(jaxpr: &Jaxpr, diff: &[bool]) -> Result<(Jaxpr, Vec<bool>)> {
                 tangent.insert(eqn.outputs[0], t);
                 continue;
             }
-            if let Primitive::While { function } = &eqn.prim {
-                let (ps, touts) = while_jvp(&mut b, function, &xs, &ts)?;
+            let looped = match &eqn.prim {
+                Primitive::While { function } => Some(while_jvp(&mut b, function, &xs, &ts)?),
+                Primitive::Scan { function } => Some(scan_jvp(&mut b, function, &xs, &ts)?),
+                _ => None,
+            };
+            if let Some((ps, touts)) = looped {
                 for (&v, t) in eqn.outputs.iter().zip(touts) {
                     if let Some(t) = t {
                         tangent.insert(v, t);
@@ -149,6 +153,82 @@ fn while_jvp(
     let (primal_outs, mut tangent_outs) = (outs[..n_carries].to_vec(), outs[n_carries..].iter().cloned());
     let tangents = carry_diff.iter().map(|&d| if d { tangent_outs.next() } else { None }).collect();
     Ok((primal_outs, tangents))
+}
+
+/// The JVP of a `scan` equation, as JAX's rule builds it: one scan carrying the primal
+/// values and the tangents of the carries that have any (a fixed point, as for `while`), its
+/// `xs` the primal rows and the nonzero tangents' rows, its `ys` the primal rows and the rows
+/// of the tangents that are not zero by construction.
+fn scan_jvp(b: &mut Builder, s: &ScanLoop, xs: &[Atom], ts: &[Option<Atom>]) -> Result<(Vec<Atom>, Vec<Option<Atom>>)> {
+    let [const_xs, carry_xs, row_xs] = s.split(xs);
+    let [const_ts, carry_ts, row_ts] = s.split(ts);
+    let float = |a: &Atom| b.aval(a).dtype.is_float();
+    let diff = |xs: &[Atom], ts: &[Option<Atom>]| -> Vec<bool> {
+        xs.iter().zip(ts).map(|(x, t)| t.is_some() && float(x)).collect()
+    };
+    let (const_diff, row_diff) = (diff(const_xs, const_ts), diff(row_xs, row_ts));
+    let mut carry_diff = diff(carry_xs, carry_ts);
+    let (n_consts, n_carries, n_xs, n_ys) = (s.consts, s.carries, s.xs(), s.ys());
+    let (body, nonzero) = loop {
+        let (body, nonzero) = jvp_nonzero(&s.body, &[&const_diff[..], &carry_diff, &row_diff].concat())?;
+        let carry_out = &nonzero[..n_carries];
+        let widened: Vec<bool> = carry_diff.iter().zip(carry_out).map(|(&d, &n)| d || n).collect();
+        if widened == carry_diff {
+            break (body, nonzero);
+        }
+        carry_diff = widened;
+    };
+    let y_diff = nonzero[n_carries..].to_vec();
+    // The JVP takes (consts, carries, xs, then the marked ones' tangents in that order) and
+    // gives (carries, ys, then every output's tangent); the scan's body takes each group
+    // followed by its tangents, and gives the carries, their tangents, the ys, theirs.
+    let mut body = body;
+    let ins = std::mem::take(&mut body.invars);
+    let (primals, tangents) = ins.split_at(n_consts + n_carries + n_xs);
+    let count = |flags: &[bool]| flags.iter().filter(|&&d| d).count();
+    let (const_tangents, rest) = tangents.split_at(count(&const_diff));
+    let (carry_tangents, row_tangents) = rest.split_at(count(&carry_diff));
+    body.invars = [
+        &primals[..n_consts],
+        const_tangents,
+        &primals[n_consts..n_consts + n_carries],
+        carry_tangents,
+        &primals[n_consts + n_carries..],
+        row_tangents,
+    ]
+    .concat();
+    let outs = std::mem::take(&mut body.outvars);
+    let (primal_outs, tangent_outs) = outs.split_at(n_carries + n_ys);
+    let keep = |atoms: &[Atom], flags: &[bool]| -> Vec<Atom> {
+        atoms.iter().zip(flags).filter(|(_, &d)| d).map(|(a, _)| a.clone()).collect()
+    };
+    body.outvars = [
+        &primal_outs[..n_carries],
+        &keep(&tangent_outs[..n_carries], &carry_diff)[..],
+        &primal_outs[n_carries..],
+        &keep(&tangent_outs[n_carries..], &y_diff)[..],
+    ]
+    .concat();
+    let body = super::dce(&body);
+    let mut operands: Vec<Atom> = const_xs.to_vec();
+    let tangents_of = |b: &mut Builder, xs: &[Atom], ts: &[Option<Atom>], flags: &[bool]| -> Result<Vec<Atom>> {
+        let marked = xs.iter().zip(ts).zip(flags).filter(|(_, &d)| d);
+        marked.map(|((x, t), _)| instantiate(b, t, x)).collect()
+    };
+    operands.extend(tangents_of(b, const_xs, const_ts, &const_diff)?);
+    operands.extend(carry_xs.iter().cloned());
+    operands.extend(tangents_of(b, carry_xs, carry_ts, &carry_diff)?);
+    operands.extend(row_xs.iter().cloned());
+    operands.extend(tangents_of(b, row_xs, row_ts, &row_diff)?);
+    let function =
+        ScanLoop { body, consts: n_consts + count(&const_diff), carries: n_carries + count(&carry_diff), ..s.clone() };
+    let outs = b.bind(Primitive::Scan { function: Rc::new(function) }, &operands)?;
+    let mut outs = outs.into_iter();
+    let carries: Vec<Atom> = outs.by_ref().take(n_carries).collect();
+    let carry_tangents: Vec<Option<Atom>> = carry_diff.iter().map(|&d| if d { outs.next() } else { None }).collect();
+    let ys: Vec<Atom> = outs.by_ref().take(n_ys).collect();
+    let y_tangents: Vec<Option<Atom>> = y_diff.iter().map(|&d| if d { outs.next() } else { None }).collect();
+    Ok(([carries, ys].concat(), [carry_tangents, y_tangents].concat()))
 }
 
 /// The JVP of a `custom_jvp` function: its rule applied to the arguments and their tangents
@@ -345,7 +425,10 @@ fn jvp_rule(
         | Primitive::RandomSplit { .. }
         | Primitive::RandomFoldIn => None,
         Primitive::AddAny => sum_terms(b, vec![t0, t.get(1).cloned().flatten()], ans)?,
-        Primitive::CustomJvpCall { .. } | Primitive::CustomVjpCall { .. } | Primitive::While { .. } => {
+        Primitive::CustomJvpCall { .. }
+        | Primitive::CustomVjpCall { .. }
+        | Primitive::While { .. }
+        | Primitive::Scan { .. } => {
             return Err(JaxError(format!("internal error: {} is differentiated by its rule", prim.name())))
         }
         Primitive::CustomVjpTangent { function } => {

@@ -10,7 +10,7 @@
 use super::Builder;
 use crate::dtype::DType;
 use crate::jaxpr::{Atom, Jaxpr, Var};
-use crate::prim::{BinaryOp, CompareOp, Primitive, WhileLoop};
+use crate::prim::{BinaryOp, CompareOp, Primitive, ScanLoop, WhileLoop};
 use crate::trace::JaxError;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -24,7 +24,8 @@ pub fn needs_lowering(jaxpr: &Jaxpr) -> bool {
         | Primitive::CustomVjpCall { .. }
         | Primitive::CustomVjpTangent { .. }
         | Primitive::AddAny
-        | Primitive::While { .. } => true,
+        | Primitive::While { .. }
+        | Primitive::Scan { .. } => true,
         Primitive::DynamicSlice { .. } => computed(&e.inputs[1..]),
         Primitive::DynamicUpdateSlice => computed(&e.inputs[2..]),
         _ => false,
@@ -35,7 +36,8 @@ pub fn needs_lowering(jaxpr: &Jaxpr) -> bool {
 /// calls, and every dynamic slice or update at a computed index replaced by selections (see
 /// the module's comment). A `custom_jvp` function with several outputs is an equation per
 /// output, so its body is copied once per output. A `while` keeps its place, its two Jaxprs
-/// lowered and its predicate made one boolean (see [`scalar_loop`]).
+/// lowered and its predicate made one boolean (see [`scalar_loop`]); a `scan` keeps its place,
+/// its body lowered.
 pub fn lower(jaxpr: &Jaxpr) -> Result<Jaxpr> {
     let mut b = Builder::new();
     let mut env: HashMap<Var, Atom> = HashMap::new();
@@ -58,6 +60,10 @@ pub fn lower(jaxpr: &Jaxpr) -> Result<Jaxpr> {
             (Primitive::While { function }, _) => {
                 let (function, operands) = scalar_loop(function, &ins)?;
                 b.bind(Primitive::While { function: Rc::new(function) }, &operands)?
+            }
+            (Primitive::Scan { function }, _) => {
+                let function = ScanLoop { body: lower(&function.body)?, ..function.as_ref().clone() };
+                b.bind(Primitive::Scan { function: Rc::new(function) }, &ins)?
             }
             (Primitive::DynamicSlice { slice_sizes }, _) if computed(&ins[1..]) => {
                 vec![as_int_if_bool(&mut b, &[&ins[0]], |b, x| dynamic_slice(b, &x[0], &ins[1..], slice_sizes, false))?]

@@ -5,7 +5,7 @@
 use super::{jvp, Builder, Result};
 use crate::array::Aval;
 use crate::jaxpr::{Atom, Eqn, Jaxpr, Var};
-use crate::prim::{BinaryOp, DotDims, Primitive, UnaryOp, WhileLoop};
+use crate::prim::{BinaryOp, DotDims, Primitive, ScanLoop, UnaryOp, WhileLoop};
 use crate::trace::JaxError;
 use std::collections::{HashMap, HashSet};
 
@@ -35,76 +35,205 @@ pub struct Linearized {
 /// tangents it implies, as JAX's linearize does: JVP, then partial evaluation (an equation is
 /// linear, left for later, when it reads a tangent; everything else is known and runs now).
 pub fn linearize(jaxpr: &Jaxpr, diff_in: &[bool]) -> Result<Linearized> {
-    let (split, _) = partial_eval(jaxpr, diff_in)?;
-    Ok(split)
+    let split = partial_eval(jaxpr, diff_in)?;
+    Ok(Linearized { forward: split.known, num_residuals: split.residuals, linear: split.unknown })
 }
 
-/// `linearize`, and the pieces `vjp` transposes: the linear equations and the tangent inputs'
-/// and outputs' atoms.
-fn partial_eval(jaxpr: &Jaxpr, diff_in: &[bool]) -> Result<(Linearized, LinearPart)> {
+/// The JVP of `jaxpr` split by partial evaluation, the tangents unknown: the known part takes
+/// the primal inputs and gives the primal outputs, then the residuals; the unknown part takes
+/// the residuals and the tangents and gives the output tangents.
+fn partial_eval(jaxpr: &Jaxpr, diff_in: &[bool]) -> Result<Split> {
     let n_in = jaxpr.all_inputs().count();
     let n_out = jaxpr.outvars.len();
     let lin = jvp(jaxpr, diff_in)?;
-    let (primal_in, tangent_in) = lin.invars.split_at(n_in);
-    let mut unknown: HashSet<Var> = tangent_in.iter().copied().collect();
-    let (mut known_eqns, mut linear_eqns): (Vec<Eqn>, Vec<Eqn>) = (vec![], vec![]);
-    let mut types = lin.types.clone();
-    for eqn in &lin.eqns {
-        let unknown_in: Vec<bool> =
+    let unknown_in: Vec<bool> = (0..lin.invars.len()).map(|i| i >= n_in).collect();
+    let tangents_out: Vec<bool> = (0..lin.outvars.len()).map(|i| i >= n_out).collect();
+    let split = split_jaxpr(&lin, &unknown_in, &tangents_out);
+    if split.out_unknown != tangents_out {
+        return Err(JaxError("internal error: a primal output depends on a tangent".into()));
+    }
+    Ok(split)
+}
+
+/// A Jaxpr split by partial evaluation.
+struct Split {
+    /// The known inputs to the known outputs, then the residuals.
+    known: Jaxpr,
+    /// The residuals, then the unknown inputs, to the unknown outputs.
+    unknown: Jaxpr,
+    residuals: usize,
+    /// Which outputs the unknown part gives.
+    out_unknown: Vec<bool>,
+}
+
+/// Partial evaluation of `jaxpr` (without constvars) with the inputs marked in `unknown_in`
+/// unknown: an equation is unknown when it reads an unknown value (a `while` or `scan` is
+/// split in two, see `split_while` and `split_scan`), known otherwise. The outputs marked in
+/// `force_unknown` are given by the unknown part even where they are known (as residuals).
+fn split_jaxpr(jaxpr: &Jaxpr, unknown_in: &[bool], force_unknown: &[bool]) -> Split {
+    let inputs: Vec<Var> = jaxpr.all_inputs().collect();
+    let mut unknown: HashSet<Var> = inputs.iter().zip(unknown_in).filter(|(_, &u)| u).map(|(&v, _)| v).collect();
+    let (mut known_eqns, mut unknown_eqns): (Vec<Eqn>, Vec<Eqn>) = (vec![], vec![]);
+    let mut types = jaxpr.types.clone();
+    for eqn in &jaxpr.eqns {
+        let eqn_unknown: Vec<bool> =
             eqn.inputs.iter().map(|a| matches!(a, Atom::Var(v) if unknown.contains(v))).collect();
-        if !unknown_in.contains(&true) {
+        if !eqn_unknown.contains(&true) {
             known_eqns.push(eqn.clone());
             continue;
         }
-        if let Primitive::While { function } = &eqn.prim {
-            if let Some((known, linear)) = split_while(function, eqn, &unknown_in, &mut types) {
-                let known_outs: HashSet<Var> = known.outputs.iter().copied().collect();
+        let parts = match &eqn.prim {
+            Primitive::While { function } => split_while(function, eqn, &eqn_unknown, &mut types),
+            Primitive::Scan { function } => split_scan(function, eqn, &eqn_unknown, &mut types),
+            _ => None,
+        };
+        match parts {
+            Some((known, rest)) => {
+                let known_outs: HashSet<Var> = known.iter().flat_map(|e| e.outputs.iter().copied()).collect();
                 unknown.extend(eqn.outputs.iter().filter(|v| !known_outs.contains(v)));
-                known_eqns.push(known);
-                linear_eqns.push(linear);
-                continue;
+                known_eqns.extend(known);
+                unknown_eqns.push(rest);
+            }
+            None => {
+                unknown.extend(eqn.outputs.iter().copied());
+                unknown_eqns.push(eqn.clone());
             }
         }
-        unknown.extend(eqn.outputs.iter().copied());
-        linear_eqns.push(eqn.clone());
     }
-    let tangent_out = lin.outvars[n_out..].to_vec();
+    let is_unknown = |a: &Atom| matches!(a, Atom::Var(v) if unknown.contains(v));
+    let out_unknown: Vec<bool> =
+        jaxpr.outvars.iter().zip(force_unknown).map(|(a, &force)| force || is_unknown(a)).collect();
+    // The residuals: known values the unknown part reads, in order of first reading.
     let mut residuals: Vec<Var> = Vec::new();
-    let note = |a: &Atom, residuals: &mut Vec<Var>| {
+    let reads = unknown_eqns.iter().flat_map(|e| e.inputs.iter());
+    let unknown_outs = jaxpr.outvars.iter().zip(&out_unknown).filter(|(_, &u)| u).map(|(a, _)| a);
+    for a in reads.chain(unknown_outs) {
         if let Atom::Var(v) = a {
             if !unknown.contains(v) && !residuals.contains(v) {
                 residuals.push(*v);
             }
         }
+    }
+    let pick = |flags: &[bool], want: bool| -> Vec<Atom> {
+        jaxpr.outvars.iter().zip(flags).filter(|(_, &u)| u == want).map(|(a, _)| a.clone()).collect()
     };
-    for eqn in &linear_eqns {
-        for a in &eqn.inputs {
-            note(a, &mut residuals);
+    let mut known_outs = pick(&out_unknown, false);
+    known_outs.extend(residuals.iter().map(|&v| Atom::Var(v)));
+    let known = Jaxpr {
+        constvars: vec![],
+        invars: inputs.iter().zip(unknown_in).filter(|(_, &u)| !u).map(|(&v, _)| v).collect(),
+        eqns: known_eqns,
+        outvars: known_outs,
+        types: types.clone(),
+    };
+    let mut unknown_invars = residuals.clone();
+    unknown_invars.extend(inputs.iter().zip(unknown_in).filter(|(_, &u)| u).map(|(&v, _)| v));
+    let unknown = Jaxpr {
+        constvars: vec![],
+        invars: unknown_invars,
+        eqns: unknown_eqns,
+        outvars: pick(&out_unknown, true),
+        types,
+    };
+    Split { known, unknown, residuals: residuals.len(), out_unknown }
+}
+
+/// Partial evaluation of a `scan` with some operands unknown, as JAX's rule does it: a carry
+/// is unknown when its initial value is or the body makes it depend on an unknown value (a
+/// fixed point), and the body is split in two. The known scan runs the known part of every
+/// step and stacks, as extra `ys`, the values the unknown part reads from it (the residuals);
+/// the unknown scan takes those rows as extra `xs`. A residual that is one of the body's
+/// closed-over values or rows of an `xs` is read from that operand instead of being stacked.
+/// Transposing the unknown scan then gives reverse mode through a scan: a scan run backwards.
+fn split_scan(s: &ScanLoop, eqn: &Eqn, unknown_in: &[bool], types: &mut HashMap<Var, Aval>) -> Option<(Vec<Eqn>, Eqn)> {
+    let [const_unknown, carry_unknown, row_unknown] = s.split(unknown_in);
+    let carries = carried(&s.body, const_unknown, carry_unknown, row_unknown);
+    let body_unknown = [const_unknown, &carries, row_unknown].concat();
+    let mut force = carries.clone();
+    force.extend(vec![false; s.ys()]);
+    let split = split_jaxpr(&s.body, &body_unknown, &force);
+    if split.out_unknown[..s.carries] != carries[..] {
+        return None;
+    }
+    // Where each residual comes from: a closed-over value or an `xs` (its operand), or the
+    // known scan's stacked output.
+    let position: HashMap<Var, usize> = s.body.invars.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+    let xs_start = s.consts + s.carries;
+    let residuals = &split.unknown.invars[..split.residuals];
+    let (mut const_res, mut row_res, mut stacked_res) = (vec![], vec![], vec![]);
+    for &r in residuals {
+        match position.get(&r) {
+            Some(&i) if i < s.consts => const_res.push((r, i)),
+            Some(&i) if i >= xs_start => row_res.push((r, i)),
+            _ => stacked_res.push(r),
         }
     }
-    for a in &tangent_out {
-        note(a, &mut residuals);
+    // The known scan: the known operands to the known carries and ys, then the stacked residuals.
+    let mut known_body = split.known;
+    let n_known_outs = known_body.outvars.len() - split.residuals;
+    known_body.outvars.truncate(n_known_outs);
+    known_body.outvars.extend(stacked_res.iter().map(|&v| Atom::Var(v)));
+    let known_body = super::dce(&known_body);
+    let known_outs = eqn.outputs.iter().zip(&split.out_unknown).filter(|(_, &u)| !u).map(|(&v, _)| v);
+    let first_free = types.keys().map(|v| v.0 + 1).max().unwrap_or(0);
+    let mut stacked_vars = Vec::with_capacity(stacked_res.len());
+    for (id, &r) in (first_free..).zip(&stacked_res) {
+        types.insert(Var(id), crate::control::stacked(split.unknown.aval(r), s.length));
+        stacked_vars.push(Var(id));
     }
-    let mut forward_outs: Vec<Atom> = lin.outvars[..n_out].to_vec();
-    forward_outs.extend(residuals.iter().map(|&v| Atom::Var(v)));
-    let forward = Jaxpr {
-        constvars: vec![],
-        invars: primal_in.to_vec(),
-        eqns: known_eqns,
-        outvars: forward_outs,
-        types: types.clone(),
+    let known_carries = carries.iter().filter(|&&u| !u).count();
+    let known_scan = ScanLoop {
+        body: known_body,
+        consts: const_unknown.iter().filter(|&&u| !u).count(),
+        carries: known_carries,
+        ..s.clone()
     };
-    let mut linear_in = residuals.clone();
-    linear_in.extend(tangent_in);
-    let linear = Jaxpr {
-        constvars: vec![],
-        invars: linear_in,
-        eqns: linear_eqns.clone(),
-        outvars: tangent_out.clone(),
-        types: types.clone(),
+    let known_eqn = Eqn {
+        prim: Primitive::Scan { function: std::rc::Rc::new(known_scan) },
+        inputs: eqn.inputs.iter().zip(&body_unknown).filter(|(_, &u)| !u).map(|(a, _)| a.clone()).collect(),
+        outputs: known_outs.chain(stacked_vars.iter().copied()).collect(),
     };
-    let part = LinearPart { types, residuals, tangent_in: tangent_in.to_vec(), eqns: linear_eqns, tangent_out };
-    Ok((Linearized { forward, num_residuals: part.residuals.len(), linear }, part))
+    // The unknown scan: (residual consts, unknown consts; unknown carries; unknown xs,
+    // residual rows, stacked residuals' rows).
+    let mut unknown_body = split.unknown;
+    let unknown_in: Vec<Var> = unknown_body.invars[split.residuals..].to_vec();
+    let n_unknown_consts = const_unknown.iter().filter(|&&u| u).count();
+    let n_unknown_carries = carries.iter().filter(|&&u| u).count();
+    let (unknown_consts, rest) = unknown_in.split_at(n_unknown_consts);
+    let (unknown_carries, unknown_rows) = rest.split_at(n_unknown_carries);
+    let firsts = |pairs: &[(Var, usize)]| pairs.iter().map(|&(v, _)| v).collect::<Vec<_>>();
+    unknown_body.invars = [
+        &firsts(&const_res)[..],
+        unknown_consts,
+        unknown_carries,
+        unknown_rows,
+        &firsts(&row_res)[..],
+        &stacked_res[..],
+    ]
+    .concat();
+    let operand = |&(_, i): &(Var, usize)| eqn.inputs[i].clone();
+    let unknown_operands = |range: std::ops::Range<usize>| -> Vec<Atom> {
+        range.filter(|&i| body_unknown[i]).map(|i| eqn.inputs[i].clone()).collect()
+    };
+    let mut inputs: Vec<Atom> = const_res.iter().map(operand).collect();
+    inputs.extend(unknown_operands(0..s.consts));
+    inputs.extend(unknown_operands(s.consts..xs_start));
+    inputs.extend(unknown_operands(xs_start..s.body.invars.len()));
+    inputs.extend(row_res.iter().map(operand));
+    inputs.extend(stacked_vars.iter().map(|&v| Atom::Var(v)));
+    let unknown_scan = ScanLoop {
+        body: unknown_body,
+        consts: const_res.len() + n_unknown_consts,
+        carries: n_unknown_carries,
+        ..s.clone()
+    };
+    let unknown_eqn = Eqn {
+        prim: Primitive::Scan { function: std::rc::Rc::new(unknown_scan) },
+        inputs,
+        outputs: eqn.outputs.iter().zip(&split.out_unknown).filter(|(_, &u)| u).map(|(&v, _)| v).collect(),
+    };
+    let known = if known_eqn.outputs.is_empty() { vec![] } else { vec![known_eqn] };
+    Some((known, unknown_eqn))
 }
 
 /// Partial evaluation of a `while` with some operands unknown (tangents), as JAX's rule does
@@ -113,17 +242,14 @@ fn partial_eval(jaxpr: &Jaxpr, diff_in: &[bool]) -> Result<(Linearized, LinearPa
 /// the unknown ones from the whole loop, recomputing the known part, in the linear part (whose
 /// transpose then fails: reverse mode cannot run a loop backwards). `None` when the condition
 /// reads an unknown value, so the loop as a whole is unknown.
-fn split_while(w: &WhileLoop, eqn: &Eqn, unknown_in: &[bool], types: &mut HashMap<Var, Aval>) -> Option<(Eqn, Eqn)> {
+fn split_while(
+    w: &WhileLoop,
+    eqn: &Eqn,
+    unknown_in: &[bool],
+    types: &mut HashMap<Var, Aval>,
+) -> Option<(Vec<Eqn>, Eqn)> {
     let [cond_unknown, body_unknown, carry_unknown] = w.split(unknown_in);
-    let mut carries = carry_unknown.to_vec();
-    loop {
-        let outs = depends(&w.body, &[body_unknown, &carries].concat());
-        let widened: Vec<bool> = carries.iter().zip(&outs).map(|(&c, &o)| c || o).collect();
-        if widened == carries {
-            break;
-        }
-        carries = widened;
-    }
+    let carries = carried(&w.body, body_unknown, carry_unknown, &[]);
     if depends(&w.cond, &[cond_unknown, &carries].concat())[0] || !carries.contains(&false) {
         return None;
     }
@@ -165,40 +291,69 @@ fn split_while(w: &WhileLoop, eqn: &Eqn, unknown_in: &[bool], types: &mut HashMa
             fresh
         })
         .collect();
-    Some((known, Eqn { outputs, ..eqn.clone() }))
+    Some((vec![known], Eqn { outputs, ..eqn.clone() }))
 }
 
-/// Which of `jaxpr`'s outputs depend on the inputs marked `from`.
+/// Which of `jaxpr`'s outputs depend on the inputs marked `from`. A loop inside is looked
+/// into: its outputs that the marked values cannot reach stay unmarked, as partial evaluation
+/// keeps them known.
 fn depends(jaxpr: &Jaxpr, from: &[bool]) -> Vec<bool> {
     let mut marked: HashSet<Var> = jaxpr.invars.iter().zip(from).filter(|(_, &m)| m).map(|(&v, _)| v).collect();
     for eqn in &jaxpr.eqns {
-        if eqn.inputs.iter().any(|a| matches!(a, Atom::Var(v) if marked.contains(v))) {
-            marked.extend(eqn.outputs.iter().copied());
+        let ins: Vec<bool> = eqn.inputs.iter().map(|a| matches!(a, Atom::Var(v) if marked.contains(v))).collect();
+        if !ins.contains(&true) {
+            continue;
         }
+        let outs = match &eqn.prim {
+            Primitive::Scan { function: s } => {
+                let [consts, carries, rows] = s.split(&ins);
+                let carries = carried(&s.body, consts, carries, rows);
+                let outs = depends(&s.body, &[consts, &carries, rows].concat());
+                [&carries[..], &outs[s.carries..]].concat()
+            }
+            Primitive::While { function: w } => {
+                let [cond_consts, body_consts, carries] = w.split(&ins);
+                let carries = carried(&w.body, body_consts, carries, &[]);
+                if depends(&w.cond, &[cond_consts, &carries].concat())[0] {
+                    vec![true; eqn.outputs.len()]
+                } else {
+                    carries
+                }
+            }
+            _ => vec![true; eqn.outputs.len()],
+        };
+        marked.extend(eqn.outputs.iter().zip(outs).filter(|(_, m)| *m).map(|(&v, _)| v));
     }
     jaxpr.outvars.iter().map(|a| matches!(a, Atom::Var(v) if marked.contains(v))).collect()
+}
+
+/// Which carries of a loop body (inputs `before`, the carries, `after`; the carries first
+/// among its outputs) depend on the marked inputs: those marked at the start, and those the
+/// body makes depend on a marked value, until nothing changes (a fixed point).
+fn carried(body: &Jaxpr, before: &[bool], carries: &[bool], after: &[bool]) -> Vec<bool> {
+    let mut carries = carries.to_vec();
+    loop {
+        let outs = depends(body, &[before, &carries, after].concat());
+        let widened: Vec<bool> = carries.iter().zip(&outs).map(|(&c, &o)| c || o).collect();
+        if widened == carries {
+            return carries;
+        }
+        carries = widened;
+    }
 }
 
 /// JAX's error for reverse mode through a `while`.
 pub const WHILE_REVERSE: &str = "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop \
      with dynamic start/stop values. Try using lax.scan, or using fori_loop with static start/stop.";
 
-/// The linear half of a linearized function, as its transposition reads it.
-struct LinearPart {
-    types: HashMap<Var, Aval>,
-    residuals: Vec<Var>,
-    tangent_in: Vec<Var>,
-    eqns: Vec<Eqn>,
-    tangent_out: Vec<Atom>,
-}
-
 /// Splits `jaxpr` (without constvars) into a forward pass and a backward pass: linearized,
 /// then the linear part transposed.
 pub fn vjp(jaxpr: &Jaxpr, diff_in: &[bool], diff_out: &[bool]) -> Result<Vjp> {
-    let (split, part) = partial_eval(jaxpr, diff_in)?;
-    let backward =
-        transpose_linear(&part.types, &part.residuals, &part.tangent_in, &part.eqns, &part.tangent_out, diff_out)?;
-    Ok(Vjp { forward: split.forward, num_residuals: split.num_residuals, backward })
+    let split = partial_eval(jaxpr, diff_in)?;
+    let linear = &split.unknown;
+    let (residuals, tangents_in) = linear.invars.split_at(split.residuals);
+    let backward = transpose_linear(&linear.types, residuals, tangents_in, &linear.eqns, &linear.outvars, diff_out)?;
+    Ok(Vjp { forward: split.known, num_residuals: split.residuals, backward })
 }
 
 /// How an operand of a linear equation appears to its transpose rule.
@@ -245,25 +400,37 @@ fn transpose_linear(
         }
     }
     for eqn in eqns.iter().rev() {
-        if let Primitive::While { .. } = eqn.prim {
-            if eqn.outputs.iter().any(|v| ct.contains_key(v)) {
-                return Err(JaxError(WHILE_REVERSE.into()));
-            }
-            continue;
-        }
-        let Some(ct_out) = ct.remove(&eqn.outputs[0]) else {
-            continue;
+        let classify = || -> Vec<LinIn> {
+            eqn.inputs
+                .iter()
+                .map(|a| match a {
+                    Atom::Var(v) if linear.contains(v) => LinIn::Linear(types[v].clone()),
+                    Atom::Var(v) => LinIn::Known(known[v].clone()),
+                    lit => LinIn::Known(lit.clone()),
+                })
+                .collect()
         };
-        let ins: Vec<LinIn> = eqn
-            .inputs
-            .iter()
-            .map(|a| match a {
-                Atom::Var(v) if linear.contains(v) => LinIn::Linear(types[v].clone()),
-                Atom::Var(v) => LinIn::Known(known[v].clone()),
-                lit => LinIn::Known(lit.clone()),
-            })
-            .collect();
-        let cts = transpose_rule(&mut b, &eqn.prim, &ins, &ct_out)?;
+        let cts = match &eqn.prim {
+            Primitive::While { .. } => {
+                if eqn.outputs.iter().any(|v| ct.contains_key(v)) {
+                    return Err(JaxError(WHILE_REVERSE.into()));
+                }
+                continue;
+            }
+            Primitive::Scan { function } => {
+                let ct_outs: Vec<Option<Atom>> = eqn.outputs.iter().map(|v| ct.remove(v)).collect();
+                if ct_outs.iter().all(Option::is_none) {
+                    continue;
+                }
+                scan_transpose(&mut b, function, &classify(), ct_outs)?
+            }
+            prim => {
+                let Some(ct_out) = ct.remove(&eqn.outputs[0]) else {
+                    continue;
+                };
+                transpose_rule(&mut b, prim, &classify(), &ct_out)?
+            }
+        };
         for (a, c) in eqn.inputs.iter().zip(cts) {
             if let (Atom::Var(v), Some(c)) = (a, c) {
                 if linear.contains(v) {
@@ -280,6 +447,95 @@ fn transpose_linear(
         });
     }
     Ok(b.finish(results))
+}
+
+/// The transpose of a linear `scan` (one from `split_scan`: its known operands are closed-over
+/// values and rows of `xs`, every carry is linear): a scan running the other way, whose body
+/// is the body transposed. It carries the carries' cotangents and the sums of the linear
+/// closed-over values' cotangents, and reads the outputs' cotangent rows beside the known
+/// rows; its `ys` are the linear `xs`' cotangent rows. Returns a cotangent per operand.
+fn scan_transpose(
+    b: &mut Builder,
+    s: &ScanLoop,
+    ins: &[LinIn],
+    ct_outs: Vec<Option<Atom>>,
+) -> Result<Vec<Option<Atom>>> {
+    let [const_ins, _, row_ins] = s.split(ins);
+    let is_linear = |i: &LinIn| matches!(i, LinIn::Linear(_));
+    let const_linear: Vec<bool> = const_ins.iter().map(is_linear).collect();
+    let row_linear: Vec<bool> = row_ins.iter().map(is_linear).collect();
+    let xs_start = s.consts + s.carries;
+    let linear_at = |i: usize| {
+        if i < s.consts {
+            const_linear[i]
+        } else if i < xs_start {
+            true
+        } else {
+            row_linear[i - xs_start]
+        }
+    };
+    let body = &s.body;
+    let (mut known_vars, mut linear_vars) = (vec![], vec![]);
+    for (i, &v) in body.invars.iter().enumerate() {
+        if linear_at(i) { &mut linear_vars } else { &mut known_vars }.push(v);
+    }
+    // (known closed-over values, known rows, a cotangent per output) -> a cotangent per linear
+    // input: the linear closed-over values, the carries, the linear rows.
+    let everything = vec![true; body.outvars.len()];
+    let transposed = transpose_linear(&body.types, &known_vars, &linear_vars, &body.eqns, &body.outvars, &everything)?;
+    let aval = |i: usize| body.aval(body.invars[i]).clone();
+    let out_aval = |i: usize| body.atom_aval(&body.outvars[i]).clone();
+    let n_linear_consts = const_linear.iter().filter(|&&l| l).count();
+    let mut k = Builder::new();
+    let known_consts: Vec<Atom> = (0..s.consts).filter(|&i| !const_linear[i]).map(|i| k.input(aval(i))).collect();
+    let sums: Vec<Atom> = (0..s.consts).filter(|&i| const_linear[i]).map(|i| k.input(aval(i))).collect();
+    let carry_cts: Vec<Atom> = (0..s.carries).map(|i| k.input(out_aval(i))).collect();
+    let y_cts: Vec<Atom> = (s.carries..body.outvars.len()).map(|i| k.input(out_aval(i))).collect();
+    let known_rows: Vec<Atom> =
+        (xs_start..body.invars.len()).filter(|&i| !linear_at(i)).map(|i| k.input(aval(i))).collect();
+    let step = k.inline(&transposed, &[&known_consts[..], &known_rows, &carry_cts, &y_cts].concat())?;
+    let (const_cts, rest) = step.split_at(n_linear_consts);
+    let (carry_cts_in, row_cts) = rest.split_at(s.carries);
+    let mut outs = Vec::with_capacity(step.len());
+    for (sum, c) in sums.iter().zip(const_cts) {
+        outs.push(k.add_any(sum, c)?);
+    }
+    outs.extend(carry_cts_in.iter().cloned());
+    outs.extend(row_cts.iter().cloned());
+    let reversed = ScanLoop {
+        body: k.finish(outs),
+        consts: known_consts.len(),
+        carries: n_linear_consts + s.carries,
+        reverse: !s.reverse,
+        ..s.clone()
+    };
+    // Operands: the known closed-over values, zero sums, the carries' cotangents, the ys'
+    // cotangents, the known rows.
+    let known_atom = |i: &LinIn| match i {
+        LinIn::Known(a) => Some(a.clone()),
+        LinIn::Linear(_) => None,
+    };
+    let mut operands: Vec<Atom> = const_ins.iter().filter_map(known_atom).collect();
+    for i in (0..s.consts).filter(|&i| const_linear[i]) {
+        operands.push(b.zeros(&aval(i))?);
+    }
+    for (i, ct) in ct_outs.iter().enumerate() {
+        let aval = if i < s.carries { out_aval(i) } else { crate::control::stacked(&out_aval(i), s.length) };
+        operands.push(match ct {
+            Some(c) => c.clone(),
+            None => b.zeros(&aval)?,
+        });
+    }
+    operands.extend(row_ins.iter().filter_map(known_atom));
+    let results = b.bind(Primitive::Scan { function: std::rc::Rc::new(reversed) }, &operands)?;
+    let (sums, rest) = results.split_at(n_linear_consts);
+    let (carry_cts, row_cts) = rest.split_at(s.carries);
+    let mut sums = sums.iter().cloned();
+    let mut row_cts = row_cts.iter().cloned();
+    let mut cts: Vec<Option<Atom>> = const_linear.iter().map(|&l| if l { sums.next() } else { None }).collect();
+    cts.extend(carry_cts.iter().cloned().map(Some));
+    cts.extend(row_linear.iter().map(|&l| if l { row_cts.next() } else { None }));
+    Ok(cts)
 }
 
 /// Sums a cotangent down to the shape of a rank-0 operand that was broadcast.

@@ -4,7 +4,7 @@
 use super::{Builder, Result};
 use crate::dtype::DType;
 use crate::jaxpr::{Atom, Jaxpr, Var};
-use crate::prim::{CustomJvp, CustomVjp, DotDims, Primitive, WhileLoop};
+use crate::prim::{CustomJvp, CustomVjp, DotDims, Primitive, ScanLoop, WhileLoop};
 use crate::trace::JaxError;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -39,15 +39,16 @@ pub fn vmap_outputs(
     };
     for eqn in &jaxpr.eqns {
         let ins: Vec<(Atom, bool)> = eqn.inputs.iter().map(|a| read(&env, a)).collect();
-        let outs: Vec<(Atom, bool)> =
-            if let (Primitive::While { function }, true) = (&eqn.prim, ins.iter().any(|(_, bt)| *bt)) {
-                while_batched(&mut b, function, &ins, size)?
-            } else if ins.iter().any(|(_, bt)| *bt) {
-                batch_rule(&mut b, &eqn.prim, &ins, size)?.into_iter().map(|a| (a, true)).collect()
-            } else {
+        let any_batched = ins.iter().any(|(_, bt)| *bt);
+        let outs: Vec<(Atom, bool)> = match &eqn.prim {
+            Primitive::While { function } if any_batched => while_batched(&mut b, function, &ins, size)?,
+            Primitive::Scan { function } if any_batched => scan_batched(&mut b, function, &ins, size)?,
+            _ if any_batched => batch_rule(&mut b, &eqn.prim, &ins, size)?.into_iter().map(|a| (a, true)).collect(),
+            _ => {
                 let atoms: Vec<Atom> = ins.into_iter().map(|(a, _)| a).collect();
                 b.bind(eqn.prim.clone(), &atoms)?.into_iter().map(|a| (a, false)).collect()
-            };
+            }
+        };
         env.extend(eqn.outputs.iter().copied().zip(outs));
     }
     let mut outs = Vec::new();
@@ -99,6 +100,48 @@ fn while_batched(b: &mut Builder, w: &WhileLoop, ins: &[(Atom, bool)], size: usi
     let function = WhileLoop { cond, cond_consts: w.cond_consts, body, body_consts: w.body_consts };
     let outs = b.bind(Primitive::While { function: Rc::new(function) }, &operands)?;
     Ok(outs.into_iter().zip(carries).collect())
+}
+
+/// The batching rule of `scan`, as JAX's: a carry is batched when its initial value is or
+/// the body makes it depend on a batched value (a fixed point, as for `while`). A batched
+/// `xs` has its batch axis moved behind the scanned one, so each row is batched along axis 0,
+/// and a batched `ys` has it moved back to the front.
+fn scan_batched(b: &mut Builder, s: &ScanLoop, ins: &[(Atom, bool)], size: usize) -> Result<Vec<(Atom, bool)>> {
+    let flags: Vec<bool> = ins.iter().map(|(_, bt)| *bt).collect();
+    let [const_flags, carry_flags, row_flags] = s.split(&flags);
+    let mut carries = carry_flags.to_vec();
+    let stays = vec![true; s.carries + s.ys()];
+    let (body, out) = loop {
+        let (body, out) = vmap_outputs(&s.body, &[const_flags, &carries, row_flags].concat(), size, &stays)?;
+        let widened: Vec<bool> = carries.iter().zip(&out).map(|(&c, &o)| c || o).collect();
+        if widened == carries {
+            break (body, out);
+        }
+        carries = widened;
+    };
+    // The carries leave the body batched exactly where they enter it.
+    let mut may_stay: Vec<bool> = carries.iter().map(|&c| !c).collect();
+    may_stay.extend(vec![true; s.ys()]);
+    let (body, out) = if out[..s.carries] == carries[..] {
+        (body, out)
+    } else {
+        vmap_outputs(&s.body, &[const_flags, &carries, row_flags].concat(), size, &may_stay)?
+    };
+    let [const_ins, carry_ins, row_ins] = s.split(ins);
+    let mut operands: Vec<Atom> = const_ins.iter().map(|(a, _)| a.clone()).collect();
+    for (x, &batched) in carry_ins.iter().zip(&carries) {
+        operands.push(if batched { to_batched(b, x, size)? } else { x.0.clone() });
+    }
+    for (x, batched) in row_ins {
+        operands.push(if *batched { b.move_axis(x, 0, 1)? } else { x.clone() });
+    }
+    let function = ScanLoop { body, ..s.clone() };
+    let outs = b.bind(Primitive::Scan { function: Rc::new(function) }, &operands)?;
+    let mut result: Vec<(Atom, bool)> = outs[..s.carries].iter().cloned().zip(carries).collect();
+    for (y, &batched) in outs[s.carries..].iter().zip(&out[s.carries..]) {
+        result.push(if batched { (b.move_axis(y, 1, 0)?, true) } else { (y.clone(), false) });
+    }
+    Ok(result)
 }
 
 /// The value with a batch axis, broadcasting an unbatched one along it.
@@ -179,7 +222,9 @@ fn batch_rule(b: &mut Builder, prim: &Primitive, ins: &[(Atom, bool)], size: usi
             b.bind1(Primitive::CustomVjpCall { function: Rc::new(batched) }, &atoms)?
         }
         Primitive::CustomVjpTangent { .. } => return unsupported("its tangent (differentiate inside vmap instead)"),
-        Primitive::While { .. } => return Err(JaxError("internal error: while_batched batches a while".into())),
+        Primitive::While { .. } | Primitive::Scan { .. } => {
+            return Err(JaxError(format!("internal error: {} is batched by its own rule", prim.name())))
+        }
         Primitive::Unary(_)
         | Primitive::IntegerPow { .. }
         | Primitive::ConvertElementType { .. }

@@ -2,6 +2,7 @@
 //! `jaxlite::numpy` (so every one of them traces, differentiates and batches).
 
 use super::builtins::{arity, no_more_kwargs, take_kwarg};
+use super::control::{ScanBody, ScanOptions};
 use super::debug_print::Branch;
 use super::jax::{axes_arg, int_arg, precision_arg};
 use super::value::Value;
@@ -78,13 +79,6 @@ pub(super) const MAX_PROD_FACTORS: usize = 4096;
 /// A (strongly typed) int32 scalar, as an index computation's constant.
 pub(super) fn int32(v: i32) -> Tensor {
     Tensor::from(Array::new(vec![], jaxlite::Data::I32(vec![v])))
-}
-
-/// What `scan` calls at each step: a scan body `f(carry, x) -> (carry, y)`, or a map body
-/// `f(x) -> y` (`lax.map`).
-pub(super) enum ScanBody {
-    Scan(Value),
-    Map(Value),
 }
 
 /// The letters of a convolution spec given as positions (`ConvDimensionNumbers`): the two
@@ -1353,104 +1347,6 @@ impl Interp<'_, '_> {
         })
     }
 
-    /// `lax.scan` unrolled at trace time (as `lax.map` too: a body of `x` alone and no carry):
-    /// each step's `x` the leaves of `xs` at that index, the `y`s stacked leaf by leaf.
-    pub(super) fn scan<'a>(
-        &'a mut self,
-        body: ScanBody,
-        init: Value,
-        xs: Option<Value>,
-        length: Option<Value>,
-        reverse: bool,
-    ) -> LocalFuture<'a, R<Value>> {
-        Box::pin(async move {
-            let mut leaves = Vec::new();
-            let tree = match &xs {
-                None | Some(Value::None) => None,
-                Some(v) => Some(self.flatten(v, &mut leaves).await?),
-            };
-            let leading: Vec<usize> = leaves.iter().map(|l| l.aval().shape.first().copied().unwrap_or(0)).collect();
-            let n = match (&length, leading.first()) {
-                (Some(Value::Int(n)), _) if *n >= 0 => *n as usize,
-                (Some(Value::None) | None, Some(&n)) => n,
-                (Some(Value::None) | None, None) => return err("scan: with xs=None, length must be given"),
-                (Some(other), _) => return err(format!("scan: length must be an int, got {}", other.type_name())),
-            };
-            if leaves.iter().any(|l| l.aval().rank() == 0) || leading.iter().any(|&m| m != n) {
-                return super::value_err(format!(
-                    "scan got xs whose leading axes do not all have length {n}: {leading:?}"
-                ));
-            }
-            // As JAX, the carry's numbers become arrays before the first step.
-            let mut carry_leaves = Vec::new();
-            let carry_tree = self.flatten(&init, &mut carry_leaves).await?;
-            let mut carry = self.unflatten_tensors(&carry_tree, carry_leaves).await?;
-            let mut ys: Vec<Value> = Vec::with_capacity(n);
-            let order: Vec<usize> = if reverse { (0..n).rev().collect() } else { (0..n).collect() };
-            for i in order {
-                self.step()?;
-                let x = match &tree {
-                    None => Value::None,
-                    Some(tree) => {
-                        let mut slices = Vec::with_capacity(leaves.len());
-                        for l in &leaves {
-                            match self.index_array(l, &Value::Int(i as i64)).await? {
-                                Value::Array(t) => slices.push(t),
-                                _ => return err("scan: could not slice xs"),
-                            }
-                        }
-                        self.unflatten_tensors(tree, slices).await?
-                    }
-                };
-                let out = match &body {
-                    ScanBody::Scan(f) => self.call(f.clone(), vec![carry, x], vec![]).await?,
-                    ScanBody::Map(f) => {
-                        let y = self.call(f.clone(), vec![x], vec![]).await?;
-                        Value::tuple(vec![carry, y])
-                    }
-                };
-                let (c, y) = match out {
-                    Value::Tuple(t) if t.len() == 2 => (t[0].clone(), t[1].clone()),
-                    other => return err(format!("scan body must return a pair (carry, y), got {}", other.type_name())),
-                };
-                carry = c;
-                ys.push(y);
-            }
-            if reverse {
-                ys.reverse();
-            }
-            // Stack each leaf of the ys across the steps.
-            let stacked = match ys.first() {
-                None => Value::None,
-                Some(first) => {
-                    let mut first_leaves = Vec::new();
-                    let y_tree = self.flatten(first, &mut first_leaves).await?;
-                    let mut columns: Vec<Vec<Value>> = vec![Vec::new(); first_leaves.len()];
-                    for y in &ys {
-                        let mut ls = Vec::new();
-                        self.flatten(y, &mut ls).await?;
-                        if ls.len() != columns.len() {
-                            return err("scan body returned ys of different structures");
-                        }
-                        for (col, l) in columns.iter_mut().zip(ls) {
-                            col.push(Value::Array(l));
-                        }
-                    }
-                    let mut out = Vec::new();
-                    for col in columns {
-                        let list = Value::List(std::rc::Rc::new(std::cell::RefCell::new(col)));
-                        match self.call_jnp_more("stack", vec![list], vec![]).await? {
-                            Value::Array(t) => out.push(t),
-                            _ => return err("scan: could not stack ys"),
-                        }
-                    }
-                    self.unflatten_tensors(&y_tree, out).await?
-                }
-            };
-            Ok(Value::tuple(vec![carry, stacked]))
-        })
-    }
-
     pub(super) fn call_lax<'a>(
         &'a mut self,
         name: &'a str,
@@ -1471,27 +1367,38 @@ impl Interp<'_, '_> {
                         &mut kwargs,
                         &["lower", "upper", "body_fun", "init_val"],
                     )?;
+                    let unroll = take_kwarg(&mut kwargs, "unroll");
                     no_more_kwargs(name, &kwargs)?;
                     arity(name, &args, 4, 4)?;
-                    // Bounds known only when the program runs: a while loop, as JAX stages it.
-                    // Known ones unroll at trace time (JAX stages a scan, whose values these are).
-                    if args[..2].iter().any(|v| matches!(v, Value::Array(Tensor::Traced(_)))) {
-                        let Value::PyModule(loops) = self.import("jax._loops").await? else {
-                            return err("internal error: jax._loops is not a module");
-                        };
-                        let f = loops.scope.vars.borrow().get("fori_loop_while").cloned();
-                        let Some(f) = f else {
-                            return err("internal error: jax._loops has no fori_loop_while");
-                        };
-                        return self.call(f, args, vec![]).await;
-                    }
-                    let (lo, hi) = (int_arg(&args[0])?, int_arg(&args[1])?);
-                    let mut carry = args[3].clone();
-                    for i in lo..hi {
-                        self.step()?;
-                        carry = self.call(args[2].clone(), vec![Value::Int(i), carry], vec![]).await?;
-                    }
-                    return self.carry_arrays(&carry).await;
+                    // Bounds known while tracing: a scan over (i, carry); known only when the
+                    // program runs: a while loop over (i, upper, carry). As JAX stages them.
+                    let traced = args[..2].iter().any(|v| matches!(v, Value::Array(Tensor::Traced(_))));
+                    let (helper, args) = if traced {
+                        if unroll
+                            .as_ref()
+                            .is_some_and(|u| !matches!(u, Value::None | Value::Bool(false) | Value::Int(1)))
+                        {
+                            return super::value_err(
+                                "Can only use `unroll` in `fori_loop` if the loop bounds are statically known.",
+                            );
+                        }
+                        ("fori_loop_while", args)
+                    } else {
+                        let (lo, hi) = (int_arg(&args[0])?, int_arg(&args[1])?);
+                        let mut args = args;
+                        args[0] = Value::Int(lo);
+                        args[1] = Value::Int(hi);
+                        args.push(unroll.unwrap_or(Value::None));
+                        ("fori_loop_scan", args)
+                    };
+                    let Value::PyModule(loops) = self.import("jax._loops").await? else {
+                        return err("internal error: jax._loops is not a module");
+                    };
+                    let f = loops.scope.vars.borrow().get(helper).cloned();
+                    let Some(f) = f else {
+                        return err(format!("internal error: jax._loops has no {helper}"));
+                    };
+                    return self.call(f, args, vec![]).await;
                 }
                 "while_loop" => {
                     let mut args = args;
@@ -1505,14 +1412,13 @@ impl Interp<'_, '_> {
                     };
                     return self.while_loop(cond, body, init).await;
                 }
-                // Unrolled at trace time, as fori_loop: `f(carry, x)` for each leading slice
-                // of `xs` (a pytree of arrays, or None with `length`), the `ys` stacked.
+                // Traced once, staged as one `scan` equation (see control.rs).
                 "scan" => {
                     let mut kwargs = kwargs;
                     let mut arg = |i: usize, key: &str| take_kwarg(&mut kwargs, key).or_else(|| args.get(i).cloned());
                     let (f, init, xs) = (arg(0, "f"), arg(1, "init"), arg(2, "xs"));
-                    let (length, reverse) = (arg(3, "length"), arg(4, "reverse"));
-                    let _ = take_kwarg(&mut kwargs, "unroll");
+                    let (length, reverse, unroll) = (arg(3, "length"), arg(4, "reverse"), arg(5, "unroll"));
+                    let _ = take_kwarg(&mut kwargs, "_split_transpose");
                     no_more_kwargs(name, &kwargs)?;
                     let (Some(f), Some(init)) = (f, init) else {
                         return err("scan() needs f and init");
@@ -1521,7 +1427,8 @@ impl Interp<'_, '_> {
                         Some(v) => self.truthy(v)?,
                         None => false,
                     };
-                    return self.scan(ScanBody::Scan(f), init, xs, length, reverse).await;
+                    let options = ScanOptions { length, reverse, unroll };
+                    return self.scan(ScanBody::Scan(f), init, xs, options).await;
                 }
                 // `lax.dot_general(lhs, rhs, ((lhs_contract, rhs_contract), (lhs_batch,
                 // rhs_batch)))`: the primitive itself, batch axes first in the result, then

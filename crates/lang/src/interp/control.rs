@@ -1,14 +1,16 @@
-//! `lax.while_loop` staged as JAX stages it: the condition and the body traced once each, on
-//! the carry's types, into one `while` equation (`jaxlite::prim::WhileLoop`), which runs
-//! wherever a Jaxpr runs: op by op outside `jit`, inside a program under it, transformed by
-//! `grad` (forward mode only, as in JAX), `vmap` (a predicate per example) and `jvp`.
+//! `lax.while_loop` and `lax.scan` staged as JAX stages them: the condition and the body
+//! traced once each, on the carry's types (and a scan's rows of `xs`), into one `while`
+//! equation (`jaxlite::prim::WhileLoop`) or one `scan` equation (`jaxlite::prim::ScanLoop`),
+//! which run wherever a Jaxpr runs: op by op outside `jit`, inside a program under it,
+//! transformed by `grad` (a `while` in forward mode only, as in JAX), `vmap` and `jvp`.
 
+use super::debug_print::{PrintSlot, Prints};
 use super::jax::Tree;
-use super::transforms::Arg;
+use super::transforms::{Arg, TraceOf, Traced};
 use super::value::Value;
-use super::{err, type_err, Interp, R};
-use jaxlite::prim::WhileLoop;
-use jaxlite::{Aval, Primitive};
+use super::{err, type_err, value_err, Interp, R};
+use jaxlite::prim::{ScanLoop, WhileLoop};
+use jaxlite::{Aval, Primitive, Tensor};
 use std::rc::Rc;
 
 /// `ShapedArray(float32[], weak_type=True)`, as JAX's messages name a type.
@@ -31,52 +33,8 @@ impl Interp<'_, '_> {
         let init = self.carry_arrays(&init).await?;
         let mut leaves = Vec::new();
         let tree = self.flatten(&init, &mut leaves).await?;
-        let mut body = None;
-        // A weakly typed carry that the body gives back as another dtype (an int counter that
-        // becomes a float) is converted and the body traced again, as JAX promotes it.
-        for _ in 0..2 {
-            let avals: Vec<Aval> = leaves.iter().map(|t| t.aval().clone()).collect();
-            let traced = self.trace_call(&body_fun, avals.clone(), vec![Arg::Traced(&tree)], &[]).await?;
-            if traced.out_tree.describe() != tree.describe() {
-                return carry_structure_error(&body_fun, &tree, &traced.out_tree);
-            }
-            let outs: Vec<Aval> = traced.jaxpr.outvars.iter().map(|a| traced.jaxpr.atom_aval(a).clone()).collect();
-            let widens = |a: &Aval, o: &Aval| {
-                a.weak_type
-                    && a.shape == o.shape
-                    && a.dtype != o.dtype
-                    && jaxlite::dtype::promote(a.dtype, true, o.dtype, o.weak_type).0 == o.dtype
-            };
-            let promote: Vec<usize> = (0..outs.len()).filter(|&i| widens(&avals[i], &outs[i])).collect();
-            if promote.is_empty() || body.is_some() {
-                body = Some((traced, avals, outs));
-                break;
-            }
-            for i in promote {
-                leaves[i] = jaxlite::numpy::astype(self.ctx, &leaves[i], outs[i].dtype).await?;
-            }
-            body = Some((traced, avals, outs));
-        }
-        let Some((body, avals, outs)) = body else {
-            return err("internal error: while_loop traced no body");
-        };
-        if let Some(i) = (0..outs.len()).find(|&i| avals[i].shape != outs[i].shape || avals[i].dtype != outs[i].dtype) {
-            let paths = self.leaf_paths(&init).await?;
-            let param = first_parameter(&body_fun);
-            let what = if paths[i].is_empty() {
-                format!("carry {param}")
-            } else {
-                format!("carry component {param}{}", paths[i])
-            };
-            let differ = if avals[i].shape != outs[i].shape { "shapes" } else { "dtypes" };
-            return type_err(format!(
-                "while_loop body function carry input and carry output must have equal types, but they differ:\n\n\
-                 The input {what} has type {} but the corresponding output carry component has type {}, so the {differ} \
-                 do not match.\n\nRevise the function so that all output types match the corresponding input types.",
-                carry_type(&avals[i]),
-                carry_type(&outs[i])
-            ));
-        }
+        let body = self.trace_loop_body("while_loop", &body_fun, &init, &mut leaves, &tree, None).await?;
+        let avals: Vec<Aval> = leaves.iter().map(|t| t.aval().clone()).collect();
         let cond = self.trace_call(&cond_fun, avals, vec![Arg::Traced(&tree)], &[]).await?;
         let predicate: Vec<Aval> = cond.jaxpr.outvars.iter().map(|a| cond.jaxpr.atom_aval(a).clone()).collect();
         if !matches!(&predicate[..], [p] if p.dtype == jaxlite::DType::Bool && p.shape.is_empty()) {
@@ -98,11 +56,247 @@ impl Interp<'_, '_> {
         let outs = self.ctx.bind(Primitive::While { function: Rc::new(function) }, &operands).await?;
         self.unflatten_tensors(&tree, outs).await
     }
+
+    /// `lax.scan(f, init, xs, length, reverse, unroll)` (and `lax.map`, a body of `x` alone):
+    /// the body traced once, on the carry's types and one row of each leaf of `xs`; returns
+    /// `(carry, ys)`.
+    pub(super) async fn scan(
+        &mut self,
+        body: ScanBody,
+        init: Value,
+        xs: Option<Value>,
+        options: ScanOptions,
+    ) -> R<Value> {
+        let mut x_leaves = Vec::new();
+        let x_tree = match &xs {
+            None | Some(Value::None) => None,
+            Some(v) => Some(self.flatten(v, &mut x_leaves).await?),
+        };
+        if let Some(x) = x_leaves.iter().find(|x| x.aval().rank() == 0) {
+            return value_err(format!(
+                "scan got a value with no leading axis to scan over: {}",
+                super::value::aval_text(x.aval())
+            ));
+        }
+        let leading: Vec<usize> = x_leaves.iter().map(|x| x.aval().shape[0]).collect();
+        if leading.iter().any(|&n| n != leading[0]) {
+            let sizes: Vec<String> = leading.iter().map(|n| n.to_string()).collect();
+            return value_err(format!("scan got values with different leading axis sizes: {}.", sizes.join(", ")));
+        }
+        let length = match (options.length, leading.first()) {
+            (Some(Value::Int(n)), first) if n >= 0 => {
+                if first.is_some_and(|&m| m as i64 != n) {
+                    return value_err(format!(
+                        "scan got `length` argument of {n} which disagrees with leading axis sizes {leading:?}."
+                    ));
+                }
+                n as usize
+            }
+            (Some(Value::None) | None, Some(&n)) => n,
+            (Some(Value::None) | None, None) => {
+                return value_err("scan got no values to scan over and `length` not provided.")
+            }
+            (Some(other), _) => {
+                return type_err(format!("scan: length must be a non-negative int, got {}", super::value::repr(&other)))
+            }
+        };
+        let unroll = match options.unroll {
+            None | Some(Value::None) | Some(Value::Bool(false)) => 1,
+            Some(Value::Bool(true)) => length.max(1),
+            Some(Value::Int(k)) if k >= 1 => k as usize,
+            Some(_) => return value_err("`unroll` must be a `bool` or a positive `int`."),
+        };
+        let rows: Vec<Aval> = x_leaves
+            .iter()
+            .map(|x| {
+                let mut row = x.aval().clone();
+                row.shape.remove(0);
+                row
+            })
+            .collect();
+        let (jaxpr, closed, prints, carry_leaves, carry_tree, y_tree) = match body {
+            ScanBody::Map(f) => {
+                let x_arg = match &x_tree {
+                    Some(t) => Arg::Traced(t),
+                    None => Arg::Fixed(Value::None),
+                };
+                let traced = self.trace_call_with(&f, TraceOf::Types(rows), vec![x_arg], &[], Prints::Run).await?;
+                (traced.jaxpr, traced.closed, traced.prints, Vec::new(), Tree::None, traced.out_tree)
+            }
+            ScanBody::Scan(f) => {
+                // As JAX, the carry's numbers become arrays (weakly typed) before anything is traced.
+                let init = self.carry_arrays(&init).await?;
+                let mut leaves = Vec::new();
+                let tree = self.flatten(&init, &mut leaves).await?;
+                let traced =
+                    self.trace_loop_body("scan", &f, &init, &mut leaves, &tree, Some((x_tree.as_ref(), rows))).await?;
+                let Tree::Tuple(mut pair) = traced.out_tree else {
+                    return err("internal error: a scan body's output is not a pair");
+                };
+                let y_tree = pair.pop().unwrap_or(Tree::None);
+                (traced.jaxpr, traced.closed, traced.prints, leaves, tree, y_tree)
+            }
+        };
+        let function = ScanLoop {
+            consts: closed.len(),
+            carries: carry_leaves.len(),
+            body: jaxpr,
+            length,
+            reverse: options.reverse,
+            unroll,
+        };
+        let n_carries = function.carries;
+        let mut operands = closed;
+        operands.extend(carry_leaves);
+        operands.extend(x_leaves);
+        let mut outs = self.ctx.bind(Primitive::Scan { function: Rc::new(function) }, &operands).await?;
+        let mut ys = outs.split_off(n_carries);
+        let printed = ys.split_off(y_tree.num_leaves());
+        self.replay_scan_prints(&prints, &printed, length, options.reverse).await?;
+        let carry = self.unflatten_tensors(&carry_tree, outs).await?;
+        let ys = self.unflatten_tensors(&y_tree, ys).await?;
+        Ok(Value::tuple(vec![carry, ys]))
+    }
+
+    /// The `jax.debug.print`s of a scan's body, whose values the scan stacked as extra `ys`:
+    /// step by step, each print with that step's row, as JAX prints them.
+    async fn replay_scan_prints(
+        &mut self,
+        slots: &[PrintSlot],
+        printed: &[Tensor],
+        length: usize,
+        reverse: bool,
+    ) -> R<()> {
+        if slots.is_empty() {
+            return Ok(());
+        }
+        for step in 0..length {
+            let row = if reverse { length - 1 - step } else { step };
+            let mut first = 0;
+            for slot in slots {
+                let mut rows = Vec::with_capacity(slot.num_leaves());
+                for leaf in &printed[first..first + slot.num_leaves()] {
+                    match self.index_array(leaf, &Value::Int(row as i64)).await? {
+                        Value::Array(t) => rows.push(t),
+                        _ => return err("scan: could not slice a printed value"),
+                    }
+                }
+                first += slot.num_leaves();
+                self.replay_prints(std::slice::from_ref(slot), rows).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Traces a loop's body on the carries `leaves` (and, for a scan, one row of each `xs`),
+    /// checking that it gives back carries of the same structure and types. A weakly typed
+    /// carry that the body gives back as another dtype (an int counter that becomes a float)
+    /// is converted in `leaves` and the body traced again, as JAX promotes it. For a scan the
+    /// body returns a pair `(carry, y)`.
+    async fn trace_loop_body(
+        &mut self,
+        what: &str,
+        body_fun: &Value,
+        init: &Value,
+        leaves: &mut [Tensor],
+        tree: &Tree,
+        scan_rows: Option<(Option<&Tree>, Vec<Aval>)>,
+    ) -> R<Traced> {
+        let mut retraced = false;
+        loop {
+            let avals: Vec<Aval> = leaves.iter().map(|t| t.aval().clone()).collect();
+            let mut args = vec![Arg::Traced(tree)];
+            let mut all_avals = avals.clone();
+            if let Some((rows_tree, rows)) = &scan_rows {
+                args.push(match rows_tree {
+                    Some(t) => Arg::Traced(t),
+                    None => Arg::Fixed(Value::None),
+                });
+                all_avals.extend(rows.iter().cloned());
+            }
+            // A scan's body may print (each step's values become extra `ys`); a while's not yet.
+            let prints = if scan_rows.is_some() { Prints::Run } else { Prints::Refused };
+            let traced = self.trace_call_with(body_fun, TraceOf::Types(all_avals), args, &[], prints).await?;
+            let carry_out = match (&traced.out_tree, scan_rows.is_some()) {
+                (Tree::Tuple(pair), true) if pair.len() == 2 => &pair[0],
+                (other, true) => {
+                    let got = match other {
+                        Tree::Leaf => carry_type(traced.jaxpr.atom_aval(&traced.jaxpr.outvars[0])),
+                        other => other.describe(),
+                    };
+                    return type_err(format!("scan body output must be a pair, got {got}."));
+                }
+                (whole, false) => whole,
+            };
+            if carry_out.describe() != tree.describe() {
+                return carry_structure_error(what, body_fun, tree, carry_out);
+            }
+            let outs: Vec<Aval> =
+                traced.jaxpr.outvars[..leaves.len()].iter().map(|a| traced.jaxpr.atom_aval(a).clone()).collect();
+            let widens = |a: &Aval, o: &Aval| {
+                a.weak_type
+                    && a.shape == o.shape
+                    && a.dtype != o.dtype
+                    && jaxlite::dtype::promote(a.dtype, true, o.dtype, o.weak_type).0 == o.dtype
+            };
+            let promote: Vec<usize> = (0..outs.len()).filter(|&i| widens(&avals[i], &outs[i])).collect();
+            if promote.is_empty() || retraced {
+                self.check_carry_types(what, body_fun, init, &avals, &outs).await?;
+                return Ok(traced);
+            }
+            for i in promote {
+                leaves[i] = jaxlite::numpy::astype(self.ctx, &leaves[i], outs[i].dtype).await?;
+            }
+            retraced = true;
+        }
+    }
+
+    /// JAX's error for a body whose carry output differs in shape or dtype from its input.
+    async fn check_carry_types(
+        &mut self,
+        what: &str,
+        body_fun: &Value,
+        init: &Value,
+        avals: &[Aval],
+        outs: &[Aval],
+    ) -> R<()> {
+        let Some(i) = (0..outs.len()).find(|&i| avals[i].shape != outs[i].shape || avals[i].dtype != outs[i].dtype)
+        else {
+            return Ok(());
+        };
+        let paths = self.leaf_paths(init).await?;
+        let param = first_parameter(body_fun);
+        let which =
+            if paths[i].is_empty() { format!("carry {param}") } else { format!("carry component {param}{}", paths[i]) };
+        let differ = if avals[i].shape != outs[i].shape { "shapes" } else { "dtypes" };
+        type_err(format!(
+            "{what} body function carry input and carry output must have equal types, but they differ:\n\n\
+             The input {which} has type {} but the corresponding output carry component has type {}, so the {differ} \
+             do not match.\n\nRevise the function so that all output types match the corresponding input types.",
+            carry_type(&avals[i]),
+            carry_type(&outs[i])
+        ))
+    }
+}
+
+/// What `scan` calls at each step: a scan body `f(carry, x) -> (carry, y)`, or a map body
+/// `f(x) -> y` (`lax.map`).
+pub(super) enum ScanBody {
+    Scan(Value),
+    Map(Value),
+}
+
+/// `lax.scan`'s arguments beside the body and its operands.
+#[derive(Default)]
+pub(super) struct ScanOptions {
+    pub length: Option<Value>,
+    pub reverse: bool,
+    pub unroll: Option<Value>,
 }
 
 /// JAX's error for a body that gives back a carry of another structure: where the two first
 /// differ, and how.
-fn carry_structure_error(body_fun: &Value, ours: &Tree, theirs: &Tree) -> R<Value> {
+fn carry_structure_error<T>(what: &str, body_fun: &Value, ours: &Tree, theirs: &Tree) -> R<T> {
     let param = first_parameter(body_fun);
     let why = first_difference(ours, theirs, String::new()).map_or_else(
         || {
@@ -119,7 +313,7 @@ fn carry_structure_error(body_fun: &Value, ours: &Tree, theirs: &Tree) -> R<Valu
         },
     );
     type_err(format!(
-        "while_loop body function carry input and carry output must have the same pytree structure, but they differ:\n\n\
+        "{what} body function carry input and carry output must have the same pytree structure, but they differ:\n\n\
          {why}\n\nRevise the function so that the carry output has the same pytree structure as the carry input."
     ))
 }

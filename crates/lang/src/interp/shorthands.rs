@@ -418,7 +418,8 @@ impl Interp<'_, '_> {
                     };
                     let _ = arg(2, "batch_size");
                     no_more_kwargs(name, &kwargs)?;
-                    let scanned = self.scan(super::api::ScanBody::Map(f), Value::None, Some(xs), None, false).await?;
+                    let options = super::control::ScanOptions::default();
+                    let scanned = self.scan(super::control::ScanBody::Map(f), Value::None, Some(xs), options).await?;
                     match scanned {
                         Value::Tuple(items) if items.len() == 2 => Ok(items[1].clone()),
                         other => Ok(other),

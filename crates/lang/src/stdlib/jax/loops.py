@@ -1,6 +1,7 @@
-"""lax.fori_loop with bounds known only when the program runs, written as JAX writes it: a
-while_loop over (i, upper, carry), so it stages as one `while` equation. (With bounds known
-while tracing, the playground's fori_loop unrolls the loop.)"""
+"""lax.fori_loop written as JAX writes it: with bounds known while tracing, a scan over
+(i, carry) of length upper - lower, so it stages as one `scan` equation (and reverse mode runs
+through it); with bounds known only when the program runs, a while_loop over (i, upper, carry),
+one `while` equation."""
 
 from jax import lax
 import jax.numpy as jnp
@@ -21,3 +22,14 @@ def fori_loop_while(lower, upper, body_fun, init_val):
         return i + 1, upper, body_fun(i, x)
 
     return lax.while_loop(cond, body, (lower, upper, init_val))[2]
+
+
+def fori_loop_scan(lower, upper, body_fun, init_val, unroll):
+    def scanned_fun(loop_carry, _):
+        i, x = loop_carry
+        return (i + 1, body_fun(i, x)), None
+
+    if unroll is None:
+        unroll = False
+    (_, result), _ = lax.scan(scanned_fun, (lower, init_val), None, length=max(upper - lower, 0), unroll=unroll)
+    return result

@@ -1,0 +1,180 @@
+//! The functions a control-flow equation holds: a `while` loop's condition and body, and a
+//! `scan`'s body, each traced once to a Jaxpr whose leading inputs are the values it closes
+//! over. Shape rules here; how each runs, differentiates and batches lives with the other
+//! primitives' rules (`eval.rs`, `loops.rs`, `transform/`).
+
+use crate::array::Aval;
+use crate::dtype::DType;
+use crate::jaxpr::Jaxpr;
+
+/// The two functions of a `while` equation, traced to Jaxprs whose leading inputs are the
+/// values they close over. `cond` returns `bool[]`, or, under `vmap` of a loop whose condition
+/// depends on the batched values, `bool[B…]`, one per example: the loop then runs while any
+/// example's condition holds, and only those examples take the body's new carries, as JAX's
+/// lowering of a batched predicate does (the batch axes lead every carry). Compared by
+/// identity, as `CustomJvp`.
+#[derive(Debug)]
+pub struct WhileLoop {
+    /// (closed-over values, carries) -> the predicate.
+    pub cond: Jaxpr,
+    pub cond_consts: usize,
+    /// (closed-over values, carries) -> the next carries.
+    pub body: Jaxpr,
+    pub body_consts: usize,
+}
+
+impl WhileLoop {
+    pub fn carries(&self) -> usize {
+        self.body.invars.len() - self.body_consts
+    }
+
+    /// Splits an equation's operands into (cond's closed-over values, body's, the carries).
+    pub fn split<'a, T>(&self, operands: &'a [T]) -> [&'a [T]; 3] {
+        let (cond, rest) = operands.split_at(self.cond_consts);
+        let (body, carries) = rest.split_at(self.body_consts);
+        [cond, body, carries]
+    }
+
+    /// The predicate's batch axes (empty for a plain loop).
+    pub fn predicate_shape(&self) -> &[usize] {
+        match self.cond.outvars.first() {
+            Some(out) => &self.cond.atom_aval(out).shape,
+            None => &[],
+        }
+    }
+
+    /// The carries' types, checked against what the two Jaxprs were traced for: `cond` must
+    /// give one boolean (or one per example, its shape leading every carry) and `body` the
+    /// carries' types back.
+    pub(crate) fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        let [cond_consts, body_consts, carries] = self.split(inputs);
+        let declared = |jaxpr: &Jaxpr| jaxpr.invars.iter().map(|&v| jaxpr.aval(v).clone()).collect::<Vec<_>>();
+        let (cond_in, body_in) = (declared(&self.cond), declared(&self.body));
+        let cond_operands = cond_consts.iter().chain(carries);
+        let body_operands = body_consts.iter().chain(carries);
+        for (want, got) in cond_in.iter().zip(cond_operands).chain(body_in.iter().zip(body_operands)) {
+            if !want.same_type(got) {
+                return Err(format!("while was traced for {} and called with {}", want.short(), got.short()));
+            }
+        }
+        if cond_in.len() != self.cond_consts + carries.len() {
+            return Err("while: cond_fun takes a different number of carries than body_fun".into());
+        }
+        let [predicate] = &self.cond.outvars[..] else {
+            return Err("while: cond_fun must return a single boolean".into());
+        };
+        let predicate = self.cond.atom_aval(predicate);
+        let batch = &predicate.shape;
+        if predicate.dtype != DType::Bool || carries.iter().any(|c| !c.shape.starts_with(batch)) {
+            return Err(format!(
+                "while: cond_fun must return a boolean scalar, but got output type(s) [{}]",
+                predicate.short()
+            ));
+        }
+        let outs: Vec<Aval> = self.body.outvars.iter().map(|a| self.body.atom_aval(a).clone()).collect();
+        if outs.len() != carries.len()
+            || outs.iter().zip(carries).any(|(o, c)| o.shape != c.shape || o.dtype != c.dtype)
+        {
+            let show = |avals: &mut dyn Iterator<Item = &Aval>| avals.map(Aval::short).collect::<Vec<_>>().join(", ");
+            return Err(format!(
+                "while: body_fun output and input must have identical types, got ({}) and ({})",
+                show(&mut outs.iter()),
+                show(&mut carries.iter())
+            ));
+        }
+        Ok(self.carry_avals())
+    }
+
+    /// The types of the carries, as the body takes them.
+    pub fn carry_avals(&self) -> Vec<Aval> {
+        self.body.invars[self.body_consts..].iter().map(|&v| self.body.aval(v).clone()).collect()
+    }
+}
+
+/// `lax.scan` as JAX stages it: `body` applied `length` times, each step taking the carries
+/// and one row (along the leading axis) of each `xs`, and giving the next carries and one row
+/// of each `ys`; rows are taken from the last back when `reverse`. Operands: the values the
+/// body closes over, the initial carries, the `xs`; outputs: the final carries, then the
+/// `ys` stacked. `fori_loop` with static bounds and `lax.map` are scans too, as in JAX.
+/// Compared by identity, as `WhileLoop`.
+#[derive(Clone, Debug)]
+pub struct ScanLoop {
+    /// (closed-over values, carries, one row of each xs) -> (next carries, one row of each ys).
+    pub body: Jaxpr,
+    pub consts: usize,
+    pub carries: usize,
+    pub length: usize,
+    pub reverse: bool,
+    /// How many steps one iteration of the compiled loop takes (JAX's `unroll`).
+    pub unroll: usize,
+}
+
+impl ScanLoop {
+    pub fn xs(&self) -> usize {
+        self.body.invars.len() - self.consts - self.carries
+    }
+
+    pub fn ys(&self) -> usize {
+        self.body.outvars.len() - self.carries
+    }
+
+    /// Splits an equation's operands into (closed-over values, carries, xs).
+    pub fn split<'a, T>(&self, operands: &'a [T]) -> [&'a [T]; 3] {
+        let (consts, rest) = operands.split_at(self.consts);
+        let (carries, xs) = rest.split_at(self.carries);
+        [consts, carries, xs]
+    }
+
+    /// The row index step `i` reads and writes.
+    pub fn row(&self, i: usize) -> usize {
+        if self.reverse {
+            self.length - 1 - i
+        } else {
+            i
+        }
+    }
+
+    /// The operands' types, checked against what the body was traced for (each `xs` a stack of
+    /// `length` rows of its type), and the outputs' types.
+    pub(crate) fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        if inputs.len() != self.body.invars.len() {
+            return Err(format!("scan takes {} operands, got {}", self.body.invars.len(), inputs.len()));
+        }
+        let declared: Vec<&Aval> = self.body.invars.iter().map(|&v| self.body.aval(v)).collect();
+        let xs_start = self.consts + self.carries;
+        for (i, (want, got)) in declared.iter().zip(inputs).enumerate() {
+            let fits = if i < xs_start {
+                want.same_type(got)
+            } else {
+                got.shape.first() == Some(&self.length) && got.shape[1..] == want.shape[..] && got.dtype == want.dtype
+            };
+            if !fits {
+                let want = if i < xs_start { want.short() } else { stacked(want, self.length).short() };
+                return Err(format!("scan was traced for {want} and called with {}", got.short()));
+            }
+        }
+        let outs: Vec<&Aval> = self.body.outvars.iter().map(|a| self.body.atom_aval(a)).collect();
+        let carries = &declared[self.consts..xs_start];
+        if outs.len() < self.carries || outs.iter().zip(carries).any(|(o, c)| o.shape != c.shape || o.dtype != c.dtype)
+        {
+            let show = |avals: &[&Aval]| avals.iter().map(|a| a.short()).collect::<Vec<_>>().join(", ");
+            return Err(format!(
+                "scan: body output and carry input must have identical types, got ({}) and ({})",
+                show(&outs[..self.carries.min(outs.len())]),
+                show(carries)
+            ));
+        }
+        // As JAX, the outputs take the body's output types (a weakly typed carry the body gives
+        // back strongly typed is strongly typed after the loop).
+        let mut result: Vec<Aval> = outs[..self.carries].iter().map(|&a| a.clone()).collect();
+        result.extend(outs[self.carries..].iter().map(|y| stacked(y, self.length)));
+        Ok(result)
+    }
+}
+
+/// `length` rows of `row`'s type.
+pub fn stacked(row: &Aval, length: usize) -> Aval {
+    let mut aval = row.clone();
+    aval.shape.insert(0, length);
+    aval
+}
