@@ -1890,6 +1890,22 @@ print(jax.make_jaxpr(jax.linearize(power, 1.5)[1])(1.0))
 print(jax.make_jaxpr(doublings)(1.0, 3))
 """)
 
+# lax's comparisons and convert_element_type: no promotion between strongly typed operands,
+# and a conversion that is always strongly typed.
+program("lax_compare_convert", """
+from jax import lax
+print(lax.lt(jnp.arange(3.0), 1.0), lax.ge(2, 1), lax.eq(jnp.arange(3), 1), lax.ne(1.0, 2.0))
+print(lax.le(jnp.arange(3), 1), lax.gt(jnp.float32(2.0), jnp.arange(3.0)))
+print(lax.convert_element_type(jnp.arange(3.0), jnp.int32), lax.convert_element_type(2, jnp.float32))
+print(lax.convert_element_type(1.5, new_dtype=jnp.bfloat16))
+print(jax.jit(lambda x: lax.convert_element_type(x, jnp.int32) + lax.lt(x, 1.5))(jnp.arange(3.0)))
+print(jax.make_jaxpr(lambda x: lax.convert_element_type(x, jnp.int32))(1.0))
+try:
+    lax.lt(jnp.arange(3.0), jnp.arange(3))
+except TypeError as e:
+    print("TypeError:", e)
+""")
+
 # lax.scan staged as one `scan` equation (fori_loop with static bounds and lax.map too): an RNN
 # with pytree parameters, dict carries, reverse, length without xs, unroll, nested scans, jit,
 # vmap, grad (reverse mode through a scan is a scan run backwards), jvp, a second derivative,

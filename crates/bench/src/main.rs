@@ -7,6 +7,8 @@
 //!   GFLOP/s of useful work (2n³ / s), beside the CPU's peak.
 //! - Emulation speed and time to result: each example script (examples/*.py) end to end on each
 //!   backend (parse, trace, compile, run, print); emulated TPU cycles per wall-clock second.
+//! - Loops: a jitted scan of 100 and of 100,000 steps, each program's compile time and size
+//!   (the same for both: the body is compiled once) beside the time to result.
 //! - The wasm module's size, raw and gzipped, when web/pkg holds a build.
 
 use emu::{Backend, CpuBackend};
@@ -205,6 +207,43 @@ fn main() {
         }
     }
 
+    // Loops: a jitted scan of 100 and of 100,000 steps compiles to the same programs in about
+    // the same time; only the body's calls grow (issue 28).
+    let mut scans: Vec<serde_json::Value> = Vec::new();
+    for steps in [100usize, 100_000] {
+        let source = format!(
+            "import jax\nimport jax.numpy as jnp\nfrom jax import lax\n\n@jax.jit\ndef running(xs):\n    \
+             return lax.scan(lambda c, x: (c * 0.5 + jnp.sin(x), c), 0.0, xs)\n\n\
+             total, ys = running(jnp.arange({steps}, dtype=jnp.float32) / {steps})\nprint(total)\n"
+        );
+        let opts = RunOptions { backend: BackendChoice::Cpu, ..RunOptions::default() };
+        let t = Instant::now();
+        let report = match pollster::block_on(Engine::new().run_script(&source, &opts)) {
+            Ok(r) => r,
+            Err(f) => {
+                eprintln!("scan of {steps} steps: {:?}", f.errors);
+                continue;
+            }
+        };
+        let result_ms = t.elapsed().as_secs_f64() * 1e3;
+        let looped: Vec<_> = report.programs.iter().filter(|p| p.name.starts_with("running")).collect();
+        let compile_ms: f64 = looped.iter().map(|p| p.compile_ms).sum();
+        let instructions: usize = looped.iter().map(|p| p.program.instrs.len()).sum();
+        let body_calls = looped.iter().find(|p| p.name.ends_with("/body")).map_or(0, |p| p.calls);
+        scans.push(serde_json::json!({"steps": steps, "compile_ms": compile_ms, "instructions": instructions,
+            "programs": looped.len(), "body_calls": body_calls, "result_ms": result_ms}));
+        rows.push(Row {
+            what: format!("jit scan of {steps} steps"),
+            backend: "cpu".into(),
+            value: compile_ms,
+            unit: "ms to compile",
+            note: format!(
+                "{instructions} instructions in {} programs; body called {body_calls} times; {result_ms:.0} ms to result",
+                looped.len()
+            ),
+        });
+    }
+
     // The wasm module, when built.
     let mut wasm_bytes = (serde_json::Value::Null, serde_json::Value::Null);
     if let Some(wasm) = std::fs::read_dir(root.join("web/pkg"))
@@ -238,7 +277,7 @@ fn main() {
         println!(
             "{}",
             serde_json::json!({"matmul": matmuls, "wasm_bytes": wasm_bytes.0, "wasm_gzip_bytes": wasm_bytes.1,
-                "first_result_ms": first_result_ms, "sim_cycles_per_second": sim_cycles,
+                "first_result_ms": first_result_ms, "sim_cycles_per_second": sim_cycles, "scan": scans,
                 "cpu": cpu_model, "adapter": adapter, "rows": items})
         );
     } else {

@@ -245,6 +245,7 @@ impl EngineExecutor {
         if let Some(c) = self.cache.get(&key) {
             return Ok((c.program.clone(), c.report));
         }
+        let started = web_time::Instant::now();
         let opts = compile_options(&self.machine, call.default_precision);
         let stages = compiler::compile_stages(&call.name, &call.jaxpr, &opts)
             .map_err(|e| JaxError(format!("cannot compile {}: {e}", call.name)))?;
@@ -279,6 +280,7 @@ impl EngineExecutor {
             spans: Rc::new(timing.spans),
             per_instr: Rc::new(timing.per_instr),
             eager: call.eager,
+            compile_ms: started.elapsed().as_secs_f64() * 1e3,
             jaxpr: jaxpr_text,
             hlo: stages.hlo.to_string(),
             fused: stages.fused.to_string(),

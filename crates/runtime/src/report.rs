@@ -18,6 +18,9 @@ pub struct ProgramReport {
     pub counters: Counters,
     /// A single primitive run outside `jit`, rather than a traced function.
     pub eager: bool,
+    /// Wall-clock milliseconds its compilation took (Jaxpr to program, and the timing model's
+    /// pass over it), once: later calls reuse it.
+    pub compile_ms: f64,
     /// Every stage of its compilation, as text: the Jaxpr, the HLO graph, the fused graph and
     /// the assembly listing.
     pub jaxpr: String,

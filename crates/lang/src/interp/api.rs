@@ -1656,9 +1656,54 @@ impl Interp<'_, '_> {
                     }
                     return self.unflatten_tensors(&tree, selected).await;
                 }
+                // The primitive itself: always strongly typed, as JAX's.
+                "convert_element_type" => {
+                    let mut kwargs = kwargs;
+                    let mut arg = |i: usize, key: &str| take_kwarg(&mut kwargs, key).or_else(|| args.get(i).cloned());
+                    let (operand, new_dtype) = (arg(0, "operand"), arg(1, "new_dtype"));
+                    no_more_kwargs(name, &kwargs)?;
+                    let (Some(operand), Some(new_dtype)) = (operand, new_dtype) else {
+                        return super::type_err("convert_element_type() needs operand and new_dtype");
+                    };
+                    let new_dtype = super::jax::dtype_arg(&new_dtype)?;
+                    let out = match self.to_tensor(&operand)? {
+                        Tensor::Concrete(a) => {
+                            let mut a = a.astype(new_dtype);
+                            a.aval.weak_type = false;
+                            Tensor::from(a)
+                        }
+                        x => {
+                            let prim = Primitive::ConvertElementType { new_dtype, weak_type: false };
+                            jnp::apply(self.ctx, prim, &[x]).await?
+                        }
+                    };
+                    return Ok(Value::Array(out));
+                }
                 _ => {}
             }
             no_more_kwargs(name, &kwargs)?;
+            let comparison = match name {
+                "lt" => Some(CompareOp::Lt),
+                "le" => Some(CompareOp::Le),
+                "gt" => Some(CompareOp::Gt),
+                "ge" => Some(CompareOp::Ge),
+                "eq" => Some(CompareOp::Eq),
+                "ne" => Some(CompareOp::Ne),
+                _ => None,
+            };
+            if let Some(op) = comparison {
+                arity(name, &args, 2, 2)?;
+                let (x, y) = (self.to_tensor(&args[0])?, self.to_tensor(&args[1])?);
+                // As lax's arithmetic: no promotion between two strongly typed operands.
+                let (xa, ya) = (x.aval(), y.aval());
+                if xa.dtype != ya.dtype && !xa.weak_type && !ya.weak_type {
+                    return super::type_err(format!(
+                        "lax.{name} requires arguments to have the same dtypes, got {}, {}.",
+                        xa.dtype, ya.dtype
+                    ));
+                }
+                return Ok(Value::Array(jnp::compare(self.ctx, op, &x, &y).await?));
+            }
             let unary = match name {
                 "exp" => Some(UnaryOp::Exp),
                 "log" => Some(UnaryOp::Log),

@@ -241,6 +241,13 @@ const LAX_FUNCTIONS: &[&str] = &[
     "div",
     "pow",
     "rem",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "eq",
+    "ne",
+    "convert_element_type",
 ];
 
 const NN_FUNCTIONS: &[&str] = &[
