@@ -253,10 +253,8 @@ impl Array {
 
     /// Row `i` along the leading axis (a `scan` step's slice of an `xs`).
     pub fn row(&self, i: usize) -> Array {
-        let shape = self.aval.shape[1..].to_vec();
-        let n: usize = shape.iter().product();
-        let mut out = Array::new(shape, self.data.elements(i * n..(i + 1) * n));
-        out.aval.weak_type = self.aval.weak_type;
+        let mut out = self.rows(i, 1);
+        out.aval.shape.remove(0);
         out
     }
 

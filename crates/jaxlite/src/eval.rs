@@ -136,31 +136,55 @@ fn eval_while(w: &WhileLoop, operands: &[Array], default_precision: Precision) -
 fn eval_scan(scan: &ScanLoop, operands: &[Array], default_precision: Precision) -> Result<Vec<Array>, JaxError> {
     let [consts, carries, xs] = scan.split(operands);
     let mut carries = carries.to_vec();
-    let mut ys: Vec<Vec<Array>> = vec![Vec::with_capacity(scan.length); scan.ys()];
+    let mut ys = ScanYs::new(scan);
     for i in 0..scan.length {
         let row = scan.row(i);
         let xs: Vec<Array> = xs.iter().map(|x| x.row(row)).collect();
         let mut outs = eval_jaxpr(&scan.body, &[consts, &carries, &xs].concat(), default_precision)?;
-        for (column, y) in ys.iter_mut().zip(outs.drain(scan.carries..)) {
-            column.push(y);
-        }
+        ys.put(row, 1, outs.drain(scan.carries..));
         carries = outs;
     }
-    Ok(carries.into_iter().chain(stack_ys(scan, ys)).collect())
+    Ok(carries.into_iter().chain(ys.stacked()?).collect())
 }
 
-/// Each `ys` column of a scan's steps (in step order) stacked in row order.
-fn stack_ys(scan: &ScanLoop, ys: Vec<Vec<Array>>) -> Vec<Array> {
-    let rows = scan.body.outvars[scan.carries..].iter().map(|a| scan.body.atom_aval(a));
-    ys.into_iter()
-        .zip(rows)
-        .map(|(mut column, row)| {
-            if scan.reverse {
-                column.reverse();
+/// A scan's `ys` as its steps give them, each row kept at its index, stacked at the end.
+pub(crate) struct ScanYs<'s> {
+    scan: &'s ScanLoop,
+    columns: Vec<Vec<Option<Array>>>,
+}
+
+impl<'s> ScanYs<'s> {
+    pub(crate) fn new(scan: &'s ScanLoop) -> ScanYs<'s> {
+        ScanYs { scan, columns: vec![vec![None; scan.length]; scan.ys()] }
+    }
+
+    /// One output per `ys`: its row `first` when `rows` is 1, else its rows `first..first + rows`
+    /// (an unrolled block's).
+    pub(crate) fn put(&mut self, first: usize, rows: usize, outs: impl IntoIterator<Item = Array>) {
+        for (column, y) in self.columns.iter_mut().zip(outs) {
+            if rows == 1 {
+                column[first] = Some(y);
+            } else {
+                for r in 0..rows {
+                    column[first + r] = Some(y.row(r));
+                }
             }
-            Array::stack(&column, row)
-        })
-        .collect()
+        }
+    }
+
+    pub(crate) fn stacked(self) -> Result<Vec<Array>, JaxError> {
+        let rows = self.scan.body.outvars[self.scan.carries..].iter().map(|a| self.scan.body.atom_aval(a));
+        self.columns
+            .into_iter()
+            .zip(rows)
+            .map(|(column, row)| {
+                let column: Option<Vec<Array>> = column.into_iter().collect();
+                let column =
+                    column.ok_or_else(|| JaxError("internal error: a scan left a row of its ys unwritten".into()))?;
+                Ok(Array::stack(&column, row))
+            })
+            .collect()
+    }
 }
 
 /// JAX's message when forward mode meets a `custom_vjp` function.

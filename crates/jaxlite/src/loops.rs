@@ -10,7 +10,7 @@
 //! `f/cond` and `f/body`).
 
 use crate::array::Array;
-use crate::eval::{endless_loop, literal_array};
+use crate::eval::{endless_loop, literal_array, ScanYs};
 use crate::jaxpr::{Atom, Jaxpr, Var};
 use crate::prim::{Primitive, ScanLoop, WhileLoop};
 use crate::trace::{Executor, JaxError, LocalFuture, ProgramCall};
@@ -126,8 +126,7 @@ impl Parts<'_> {
                 scan.length, self.limit
             )));
         }
-        // Each `ys` row by row index, filled in step order.
-        let mut ys: Vec<Vec<Option<Array>>> = vec![vec![None; scan.length]; scan.ys()];
+        let mut ys = ScanYs::new(scan);
         let k = scan.unroll.clamp(1, scan.length.max(1));
         let blocks = if k > 1 { scan.length / k } else { 0 };
         let block_body = if blocks > 0 { Some(unrolled(scan, k)?) } else { None };
@@ -144,25 +143,11 @@ impl Parts<'_> {
             let xs: Vec<Array> =
                 xs.iter().map(|x| if rows == 1 { x.row(first_row) } else { x.rows(first_row, rows) }).collect();
             let mut outs = self.run(part, body, [consts, &carries, &xs].concat()).await?;
-            for (column, y) in ys.iter_mut().zip(outs.drain(scan.carries..)) {
-                if rows == 1 {
-                    column[first_row] = Some(y);
-                } else {
-                    for r in 0..rows {
-                        column[first_row + r] = Some(y.row(r));
-                    }
-                }
-            }
+            ys.put(first_row, rows, outs.drain(scan.carries..));
             carries = outs;
             step += rows;
         }
-        let mut stacked = Vec::with_capacity(ys.len());
-        for (column, y) in ys.into_iter().zip(&scan.body.outvars[scan.carries..]) {
-            let rows: Option<Vec<Array>> = column.into_iter().collect();
-            let rows = rows.ok_or_else(|| JaxError("internal error: a scan left a row of its ys unwritten".into()))?;
-            stacked.push(Array::stack(&rows, scan.body.atom_aval(y)));
-        }
-        Ok(carries.into_iter().chain(stacked).collect())
+        Ok(carries.into_iter().chain(ys.stacked()?).collect())
     }
 
     /// The body while the condition holds, each a program run through the executor.

@@ -81,6 +81,12 @@ pub(super) fn int32(v: i32) -> Tensor {
     Tensor::from(Array::new(vec![], jaxlite::Data::I32(vec![v])))
 }
 
+/// A lax function of two operands of one dtype, elementwise.
+enum Pairwise {
+    Arithmetic(BinaryOp),
+    Comparison(CompareOp),
+}
+
 /// The letters of a convolution spec given as positions (`ConvDimensionNumbers`): the two
 /// roles' letters at their positions, the spatial letters at the others in order.
 fn spec_letters(positions: &[Value], roles: [&str; 2]) -> Option<String> {
@@ -1682,28 +1688,6 @@ impl Interp<'_, '_> {
                 _ => {}
             }
             no_more_kwargs(name, &kwargs)?;
-            let comparison = match name {
-                "lt" => Some(CompareOp::Lt),
-                "le" => Some(CompareOp::Le),
-                "gt" => Some(CompareOp::Gt),
-                "ge" => Some(CompareOp::Ge),
-                "eq" => Some(CompareOp::Eq),
-                "ne" => Some(CompareOp::Ne),
-                _ => None,
-            };
-            if let Some(op) = comparison {
-                arity(name, &args, 2, 2)?;
-                let (x, y) = (self.to_tensor(&args[0])?, self.to_tensor(&args[1])?);
-                // As lax's arithmetic: no promotion between two strongly typed operands.
-                let (xa, ya) = (x.aval(), y.aval());
-                if xa.dtype != ya.dtype && !xa.weak_type && !ya.weak_type {
-                    return super::type_err(format!(
-                        "lax.{name} requires arguments to have the same dtypes, got {}, {}.",
-                        xa.dtype, ya.dtype
-                    ));
-                }
-                return Ok(Value::Array(jnp::compare(self.ctx, op, &x, &y).await?));
-            }
             let unary = match name {
                 "exp" => Some(UnaryOp::Exp),
                 "log" => Some(UnaryOp::Log),
@@ -1722,18 +1706,24 @@ impl Interp<'_, '_> {
             if let Some(op) = unary {
                 return self.unary_call(name, &args, op).await;
             }
-            let binary = match name {
-                "add" => Some(BinaryOp::Add),
-                "sub" => Some(BinaryOp::Sub),
-                "mul" => Some(BinaryOp::Mul),
-                "div" => Some(BinaryOp::Div),
-                "max" => Some(BinaryOp::Max),
-                "min" => Some(BinaryOp::Min),
-                "pow" => Some(BinaryOp::Pow),
-                "rem" => Some(BinaryOp::Rem),
+            let pairwise = match name {
+                "add" => Some(Pairwise::Arithmetic(BinaryOp::Add)),
+                "sub" => Some(Pairwise::Arithmetic(BinaryOp::Sub)),
+                "mul" => Some(Pairwise::Arithmetic(BinaryOp::Mul)),
+                "div" => Some(Pairwise::Arithmetic(BinaryOp::Div)),
+                "max" => Some(Pairwise::Arithmetic(BinaryOp::Max)),
+                "min" => Some(Pairwise::Arithmetic(BinaryOp::Min)),
+                "pow" => Some(Pairwise::Arithmetic(BinaryOp::Pow)),
+                "rem" => Some(Pairwise::Arithmetic(BinaryOp::Rem)),
+                "lt" => Some(Pairwise::Comparison(CompareOp::Lt)),
+                "le" => Some(Pairwise::Comparison(CompareOp::Le)),
+                "gt" => Some(Pairwise::Comparison(CompareOp::Gt)),
+                "ge" => Some(Pairwise::Comparison(CompareOp::Ge)),
+                "eq" => Some(Pairwise::Comparison(CompareOp::Eq)),
+                "ne" => Some(Pairwise::Comparison(CompareOp::Ne)),
                 _ => None,
             };
-            if let Some(op) = binary {
+            if let Some(op) = pairwise {
                 arity(name, &args, 2, 2)?;
                 let (x, y) = (self.to_tensor(&args[0])?, self.to_tensor(&args[1])?);
                 // lax does not promote (jnp does): two arrays of different dtypes are an error in
@@ -1741,6 +1731,10 @@ impl Interp<'_, '_> {
                 // (`pow` is left out: JAX lets an integer exponent raise a float.)
                 let (xa, ya) = (x.aval(), y.aval());
                 if name != "pow" && xa.dtype != ya.dtype && !xa.weak_type && !ya.weak_type {
+                    let message = format!(
+                        "lax.{name} requires arguments to have the same dtypes, got {}, {}.",
+                        xa.dtype, ya.dtype
+                    );
                     let jnp_name = match name {
                         "sub" => "subtract",
                         "mul" => "multiply",
@@ -1749,12 +1743,18 @@ impl Interp<'_, '_> {
                         "min" => "minimum",
                         other => other,
                     };
-                    return err(format!(
-                        "lax.{name} requires arguments to have the same dtypes, got {}, {}. (Tip: jnp.{jnp_name} is a similar function that does automatic type promotion on inputs).",
-                        xa.dtype, ya.dtype
-                    ));
+                    return match op {
+                        Pairwise::Arithmetic(_) => err(format!(
+                            "{message} (Tip: jnp.{jnp_name} is a similar function that does automatic type promotion on inputs)."
+                        )),
+                        Pairwise::Comparison(_) => super::type_err(message),
+                    };
                 }
-                return Ok(Value::Array(jnp::binary(self.ctx, op, &x, &y).await?));
+                let out = match op {
+                    Pairwise::Arithmetic(op) => jnp::binary(self.ctx, op, &x, &y).await?,
+                    Pairwise::Comparison(op) => jnp::compare(self.ctx, op, &x, &y).await?,
+                };
+                return Ok(Value::Array(out));
             }
             match name {
                 "stop_gradient" => {
