@@ -1949,6 +1949,57 @@ print(jax.make_jaxpr(lambda x: lax.scan(lambda c, _: (c + 1.0, None), x, length=
 print(jax.make_jaxpr(jax.vmap(lambda c, xs: lax.scan(lambda c, x: (c * 2.0 + x, jnp.sin(c)), c, xs)))(jnp.ones(2), jnp.ones((2, 3))))
 """)
 
+# lax.cond and lax.switch staged as one `cond` equation holding every branch: on traced
+# predicates under jit, grad (reverse mode through the branch taken), vmap (a batched predicate
+# becomes a select, an unbatched one stays a cond), jvp, inside a scan and a while_loop, nested;
+# make_jaxpr as JAX 0.10 prints them, the branches' closed-over values shared.
+program("cond", """
+from jax import lax
+def huber(r, delta=1.0):
+    return lax.cond(jnp.abs(r) <= delta, lambda r: 0.5 * r * r, lambda r: delta * (jnp.abs(r) - 0.5 * delta), r)
+print(jax.jit(huber)(0.5), jax.jit(huber)(-3.0))
+print(jax.grad(huber)(0.5), jax.grad(huber)(-3.0))
+print(jax.vmap(huber)(jnp.array([-2.0, -0.5, 0.25, 4.0])))
+print(jax.vmap(jax.grad(huber))(jnp.array([-2.0, -0.5, 0.25, 4.0])))
+w = jnp.array([[1.0, -2.0], [0.5, 3.0]])
+def layer(kind, x):
+    return lax.switch(kind, [lambda x: jnp.tanh(w @ x), lambda x: jnp.maximum(w @ x, 0.0), lambda x: w @ x], x)
+x = jnp.array([0.3, -0.7])
+print([layer(k, x) for k in range(-1, 4)])
+print(jax.jit(layer)(1, x), jax.jacrev(layer, argnums=1)(0, x))
+print(jax.vmap(layer)(jnp.array([0, 1, 2, 5]), jnp.stack([x, -x, 2 * x, x])))
+print(jax.vmap(layer, in_axes=(None, 0))(1, jnp.stack([x, -x])))
+def clipped_sgd(w, xs):
+    def step(w, x):
+        g = jax.grad(lambda w: jnp.sum((w * x - 1.0) ** 2))(w)
+        norm = jnp.sqrt(jnp.sum(g * g))
+        g = lax.cond(norm > 1.0, lambda g: g / norm, lambda g: g, g)
+        return w - 0.1 * g, norm
+    return lax.scan(step, w, xs)
+print(clipped_sgd(jnp.array([0.5, -0.5]), jnp.array([[1.0, 2.0], [0.1, 0.1], [3.0, -1.0]])))
+print(jax.grad(lambda w: jnp.sum(clipped_sgd(w, jnp.array([[1.0, 2.0], [0.1, 0.1]]))[0]))(jnp.array([0.5, -0.5])))
+def collatz(n):
+    step = lambda c: (lax.cond(c[0] % 2 == 0, lambda m: m // 2, lambda m: 3 * m + 1, c[0]), c[1] + 1)
+    return lax.while_loop(lambda c: c[0] != 1, step, (n, 0))[1]
+print(jax.jit(collatz)(27), jax.vmap(collatz)(jnp.array([1, 6, 7, 97])))
+def nested(x, y):
+    return lax.cond(x > 0, lambda: lax.cond(y > 0, lambda: x * y, lambda: x - y), lambda: jnp.float32(0.0))
+print(jax.grad(nested, argnums=(0, 1))(2.0, -3.0), jax.vmap(jax.grad(nested))(jnp.array([1.0, -1.0, 2.0]), jnp.array([1.0, 1.0, -1.0])))
+print(jax.jvp(huber, (2.0,), (1.0,)), jax.jvp(huber, (0.5,), (1.0,)))
+f = lambda p, x: lax.cond(p > 0, jnp.sin, jnp.cos, x)
+print(jax.make_jaxpr(f)(1.0, 2.0))
+v = jnp.array([2.0, -1.0])
+print(jax.make_jaxpr(lambda k, x: lax.switch(k, [jnp.tanh, lambda x: jnp.maximum(x * v, 0.0), lambda x: x * v], x))(1, x))
+print(jax.make_jaxpr(jax.vmap(f))(jnp.ones(3), jnp.ones(3)))
+print(jax.make_jaxpr(jax.vmap(f, in_axes=(None, 0)))(1.0, jnp.ones(3)))
+print(jax.make_jaxpr(lambda p, x: jax.jvp(lambda x: f(p, x), (x,), (1.0,)))(1.0, 2.0))
+print(jax.make_jaxpr(lambda i: lax.switch(i, [lambda: 1.0, lambda: 2.0, lambda: 3.0]))(1))
+print(jax.make_jaxpr(lambda p, x: lax.cond(p, lambda x: x * 2, lambda x: x, x))(True, 1))
+print(lax.clamp(0.0, jnp.array([-1.0, 0.5, 2.0]), 1.0), lax.clamp(0, jnp.array([-1, 5, 2]), 3))
+print(jax.grad(lambda x: lax.clamp(0.0, x, 1.0))(0.5), jax.grad(lambda lo: lax.clamp(lo, 0.5, 1.0))(0.7))
+print(jax.vmap(lambda x, hi: lax.clamp(0.0, x, hi))(jnp.array([-1.0, 3.0, 1.0]), jnp.array([2.0, 2.5, 0.5])))
+""")
+
 # A fixed point with implicit differentiation (JAX's custom_vjp docs): the forward solve and
 # the backward solve are both while loops, and reverse mode runs through them by the custom
 # rule rather than through the loop.

@@ -1,6 +1,7 @@
 //! Differential property tests: random small programs (matmuls, elementwise chains with
-//! broadcasts, reductions, comparisons and selects, odd shapes 1, 7, 129, 257) compiled and run
-//! on the CPU backend agree with the `jaxlite` reference evaluator. Documented precision: the
+//! broadcasts, reductions, comparisons and selects, odd shapes 1, 7, 129, 257, and the same
+//! chains inside loops and branches) compiled and run on the CPU backend agree with the
+//! `jaxlite` reference evaluator. Documented precision: the
 //! vector unit's functions are within a few ulp of the host's, and a matmul whose K spans
 //! several MXU tiles sums tile by tile, so values agree to a relative 1e-4 (or 1e-5 of the
 //! result's largest magnitude, for values that cancel).
@@ -12,8 +13,13 @@ use compiler::{compile, CompileOptions};
 use emu::CpuBackend;
 use jaxlite::eval::{eval_jaxpr, ReferenceExecutor};
 use jaxlite::numpy::{self as jnp, Reduction};
-use jaxlite::{Array, Aval, BinaryOp, CompareOp, Context, DType, Precision, Primitive, Tensor, UnaryOp};
+use jaxlite::prim::{Branches, ScanLoop, WhileLoop};
+use jaxlite::{
+    Array, Aval, BinaryOp, CompareOp, Context, DType, Executor, JaxError, Jaxpr, LocalFuture, Precision, Primitive,
+    ProgramCall, Tensor, UnaryOp,
+};
 use proptest::prelude::*;
+use std::rc::Rc;
 
 #[derive(Clone, Debug)]
 enum Step {
@@ -358,5 +364,238 @@ proptest! {
         let args = [Array::from_f32(shape.clone(), x), Array::from_f32(vec![], vec![index as f32]).astype(DType::I32)];
         let want: Vec<u32> = eval_jaxpr(&closed.jaxpr, &args, Precision::Default).unwrap()[0].to_f32_vec().iter().map(|f| f.to_bits()).collect();
         prop_assert!(out[0] == want, "{}", closed.jaxpr);
+    }
+}
+
+/// The control flow a random program wraps its chains of steps in.
+#[derive(Clone, Debug)]
+enum Control {
+    /// `lax.cond` on whether `sum(x) > threshold`: one chain or the other.
+    Cond(f32),
+    /// `lax.switch` on `floor(3 · mean(x))`, clamped into 0..=2: three chains.
+    Switch,
+    /// `lax.scan` over the rows of `x`: the carry (a row) plus the row through a chain and
+    /// `tanh`, each step's carry stacked; `reverse` and `unroll` as given.
+    Scan { reverse: bool, unroll: usize },
+    /// `lax.while_loop` putting `x` through a chain and `tanh` while `max(x) < threshold`, at
+    /// most `n` times.
+    While(f32, u32),
+    /// `vmap` over the rows of a `cond` on each row's sum: JAX's select between both chains.
+    VmapCond(f32),
+}
+
+fn control() -> impl Strategy<Value = Control> {
+    prop_oneof![
+        (-3.0f32..3.0).prop_map(Control::Cond),
+        Just(Control::Switch),
+        (any::<bool>(), 1usize..3).prop_map(|(reverse, unroll)| Control::Scan { reverse, unroll }),
+        (-0.5f32..1.0, 0u32..4).prop_map(|(t, n)| Control::While(t, n)),
+        (-1.0f32..1.0).prop_map(Control::VmapCond),
+    ]
+}
+
+/// `x` through `steps`, with `bias` for the steps that take a row.
+async fn chain(ctx: &mut Context, mut x: Tensor, bias: &Tensor, steps: &[Step]) -> Tensor {
+    for s in steps {
+        x = apply(ctx, x, bias, s).await;
+    }
+    x
+}
+
+/// A function traced to a Jaxpr of its own (closing over nothing), as a control-flow
+/// equation holds it.
+async fn function(
+    ctx: &mut Context,
+    avals: &[Aval],
+    f: impl AsyncFnOnce(&mut Context, Vec<Tensor>) -> Vec<Tensor>,
+) -> Jaxpr {
+    let args = ctx.begin_trace(avals);
+    let outs = f(ctx, args).await;
+    let (jaxpr, closed) = ctx.end_trace_open(&outs).unwrap();
+    assert!(closed.is_empty(), "the test's functions take what they use as arguments");
+    jaxpr
+}
+
+async fn bind(ctx: &mut Context, prim: Primitive, xs: &[Tensor]) -> Vec<Tensor> {
+    ctx.bind(prim, xs).await.unwrap()
+}
+
+fn scalar(x: f32) -> Tensor {
+    Array::weak_scalar_f32(x).into()
+}
+
+fn int(i: i64) -> Tensor {
+    Array::from_f32(vec![], vec![i as f32]).astype(DType::I32).into()
+}
+
+/// A `cond` on `pred` (a boolean) between `[if_false, if_true]` chains of `x` and `bias`.
+async fn cond_of(ctx: &mut Context, pred: &Tensor, x: &Tensor, bias: &Tensor, chains: [&[Step]; 2]) -> Tensor {
+    let to_int = Primitive::ConvertElementType { new_dtype: DType::I32, weak_type: false };
+    let index = bind(ctx, to_int, std::slice::from_ref(pred)).await.remove(0);
+    let avals = [x.aval().clone(), bias.aval().clone()];
+    let mut branches = Vec::new();
+    for steps in chains {
+        branches.push(function(ctx, &avals, async |ctx, a| vec![chain(ctx, a[0].clone(), &a[1], steps).await]).await);
+    }
+    let prim = Primitive::Cond { function: Rc::new(Branches { branches }) };
+    bind(ctx, prim, &[index, x.clone(), bias.clone()]).await.remove(0)
+}
+
+/// The program `control` makes of `x: f32[m, n]` and `bias: f32[n]` with the two chains.
+async fn controlled(
+    ctx: &mut Context,
+    x: Tensor,
+    bias: Tensor,
+    control: &Control,
+    a: &[Step],
+    b: &[Step],
+) -> Vec<Tensor> {
+    let (m, n) = (x.aval().shape[0], x.aval().shape[1]);
+    let tanh_chain = async |ctx: &mut Context, x: Tensor, bias: &Tensor, steps: &[Step]| {
+        let x = chain(ctx, x, bias, steps).await;
+        jnp::unary(ctx, UnaryOp::Tanh, &x).await.unwrap()
+    };
+    match control {
+        Control::Cond(t) => {
+            let total = jnp::reduce(ctx, &x, None, Reduction::Sum).await.unwrap();
+            let pred = jnp::compare(ctx, CompareOp::Gt, &total, &scalar(*t)).await.unwrap();
+            vec![cond_of(ctx, &pred, &x, &bias, [b, a]).await]
+        }
+        Control::Switch => {
+            let total = jnp::reduce(ctx, &x, None, Reduction::Sum).await.unwrap();
+            let third = jnp::binary(ctx, BinaryOp::Mul, &total, &scalar(3.0 / (m * n) as f32)).await.unwrap();
+            let floor = jnp::unary(ctx, UnaryOp::Floor, &third).await.unwrap();
+            let index = jnp::astype(ctx, &floor, DType::I32).await.unwrap();
+            let index = bind(ctx, Primitive::Clamp, &[int(0), index, int(2)]).await.remove(0);
+            let avals = [x.aval().clone(), bias.aval().clone()];
+            let both = [a, b].concat();
+            let mut branches = Vec::new();
+            for steps in [a, b, &both[..]] {
+                branches.push(
+                    function(ctx, &avals, async |ctx, v| vec![chain(ctx, v[0].clone(), &v[1], steps).await]).await,
+                );
+            }
+            let prim = Primitive::Cond { function: Rc::new(Branches { branches }) };
+            bind(ctx, prim, &[index, x, bias]).await
+        }
+        Control::Scan { reverse, unroll } => {
+            let row = Aval::new(vec![1, n], DType::F32);
+            let avals = [bias.aval().clone(), row.clone(), Aval::new(vec![n], DType::F32)];
+            let body = function(ctx, &avals, async |ctx, v| {
+                let x_row = jnp::reshape(ctx, &v[2], &[1, n as i64]).await.unwrap();
+                let sum = jnp::binary(ctx, BinaryOp::Add, &v[1], &x_row).await.unwrap();
+                let h = tanh_chain(ctx, sum, &v[0], a).await;
+                vec![h.clone(), h]
+            })
+            .await;
+            let scan = ScanLoop { body, consts: 1, carries: 1, length: m, reverse: *reverse, unroll: *unroll };
+            let init = jnp::reshape(ctx, &bias, &[1, n as i64]).await.unwrap();
+            bind(ctx, Primitive::Scan { function: Rc::new(scan) }, &[bias, init, x]).await
+        }
+        Control::While(t, limit) => {
+            let carries = [Aval::new(vec![], DType::I32), x.aval().clone()];
+            let cond = function(ctx, &carries, async |ctx, v| {
+                let more = jnp::compare(ctx, CompareOp::Lt, &v[0], &int(i64::from(*limit))).await.unwrap();
+                let most = jnp::reduce(ctx, &v[1], None, Reduction::Max).await.unwrap();
+                let low = jnp::compare(ctx, CompareOp::Lt, &most, &scalar(*t)).await.unwrap();
+                vec![jnp::binary(ctx, BinaryOp::And, &more, &low).await.unwrap()]
+            })
+            .await;
+            let body_avals = [bias.aval().clone(), carries[0].clone(), carries[1].clone()];
+            let body = function(ctx, &body_avals, async |ctx, v| {
+                let next = jnp::binary(ctx, BinaryOp::Add, &v[1], &int(1)).await.unwrap();
+                vec![next, tanh_chain(ctx, v[2].clone(), &v[0], a).await]
+            })
+            .await;
+            let w = WhileLoop { cond, cond_consts: 0, body, body_consts: 1 };
+            bind(ctx, Primitive::While { function: Rc::new(w) }, &[bias, int(0), x]).await
+        }
+        Control::VmapCond(t) => {
+            let avals = [Aval::new(vec![1, n], DType::F32), bias.aval().clone()];
+            let per_row = function(ctx, &avals, async |ctx, v| {
+                let total = jnp::reduce(ctx, &v[0], None, Reduction::Sum).await.unwrap();
+                let pred = jnp::compare(ctx, CompareOp::Gt, &total, &scalar(*t)).await.unwrap();
+                vec![cond_of(ctx, &pred, &v[0], &v[1], [b, a]).await]
+            })
+            .await;
+            let batched = jaxlite::transform::vmap(&per_row, &[true, false], m).unwrap();
+            let rows = jnp::reshape(ctx, &x, &[m as i64, 1, n as i64]).await.unwrap();
+            ctx.apply_jaxpr(&batched, &[rows, bias]).await.unwrap()
+        }
+    }
+}
+
+/// Runs each part of a program with loops and branches as the engine does: compiled, then
+/// emulated on the CPU backend.
+struct Emulated;
+
+impl Executor for Emulated {
+    fn execute(&mut self, call: ProgramCall) -> LocalFuture<'_, Result<Vec<Array>, JaxError>> {
+        Box::pin(async move {
+            let program = compile(&call.name, &call.jaxpr, &common::opts(call.default_precision))
+                .map_err(|e| JaxError(format!("{e}\n{}", call.jaxpr)))?;
+            let words: Vec<Vec<u32>> =
+                call.args.iter().map(|a| a.to_f32_vec().iter().map(|f| f.to_bits()).collect()).collect();
+            let outs = CpuBackend.run_sync(&program, &words).map_err(|e| JaxError(e.to_string()))?;
+            let results = program.outputs.iter().zip(outs).zip(&call.jaxpr.outvars).map(|((buffer, words), out)| {
+                let values = Array::from_f32(buffer.shape.clone(), words.into_iter().map(f32::from_bits).collect());
+                match call.jaxpr.atom_aval(out).dtype {
+                    DType::F32 => values,
+                    dtype => values.astype(dtype),
+                }
+            });
+            Ok(results.collect())
+        })
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 40,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x6c6f_6f70),
+        ..ProptestConfig::default()
+    })]
+
+    /// Chains of steps inside a `cond`, a `switch`, a `scan` (forwards or backwards, unrolled
+    /// or not), a `while` whose condition reads the values, and `vmap` of a `cond` (a select):
+    /// run by parts, each part compiled and emulated, as the engine runs them, they agree with
+    /// the reference evaluator.
+    #[test]
+    fn loops_and_branches_agree_with_the_reference(
+        (m, n) in (proptest::sample::select(vec![1usize, 3, 8]), proptest::sample::select(vec![1usize, 7, 129])),
+        control in control(),
+        a in proptest::collection::vec(step(), 1..4),
+        b in proptest::collection::vec(step(), 0..3),
+        precision in prop_oneof![Just(Precision::Default), Just(Precision::Highest)],
+    ) {
+        let mut ctx = Context::new(Box::new(ReferenceExecutor::default()));
+        let closed = pollster::block_on(async {
+            let args = ctx.begin_trace(&[Aval::new(vec![m, n], DType::F32), Aval::new(vec![n], DType::F32)]);
+            let outs = controlled(&mut ctx, args[0].clone(), args[1].clone(), &control, &a, &b).await;
+            ctx.end_trace(&outs).unwrap()
+        });
+        let args = vec![Array::from_f32(vec![m, n], values(m * n, 7)), Array::from_f32(vec![n], values(n, 8))];
+        let call = ProgramCall {
+            name: "random".into(),
+            jaxpr: closed.jaxpr.clone(),
+            args: args.clone(),
+            default_precision: precision,
+            eager: false,
+            host_to_device_bytes: 0,
+        };
+        let got = pollster::block_on(jaxlite::loops::run(&mut Emulated, 1_000, call))
+            .map_err(|e| TestCaseError::fail(format!("{}\n{}", e.0, closed.jaxpr)))?;
+        let want = eval_jaxpr(&closed.jaxpr, &args, precision).unwrap();
+        prop_assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(&want) {
+            prop_assert_eq!(g.shape(), w.shape());
+            let (g, w) = (g.to_f32_vec(), w.to_f32_vec());
+            let largest = w.iter().filter(|w| w.is_finite()).fold(1.0f32, |m, w| m.max(w.abs()));
+            for (i, (&g, &w)) in g.iter().zip(&w).enumerate() {
+                let error = (g - w).abs();
+                let close = g == w || error <= 1e-4 * w.abs().max(1.0) || error <= 1e-5 * largest || (g.is_nan() && w.is_nan());
+                prop_assert!(close, "[{}]: {} vs reference {}\n{}", i, g, w, closed.jaxpr);
+            }
+        }
     }
 }

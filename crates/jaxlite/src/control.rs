@@ -1,5 +1,5 @@
-//! The functions a control-flow equation holds: a `while` loop's condition and body, and a
-//! `scan`'s body, each traced once to a Jaxpr whose leading inputs are the values it closes
+//! The functions a control-flow equation holds: a `while` loop's condition and body, a
+//! `scan`'s body, and a `cond`'s branches, each traced once to a Jaxpr whose leading inputs are the values it closes
 //! over. Shape rules here; how each runs, differentiates and batches lives with the other
 //! primitives' rules (`eval.rs`, `loops.rs`, `transform/`).
 
@@ -177,4 +177,67 @@ pub fn stacked(row: &Aval, length: usize) -> Aval {
     let mut aval = row.clone();
     aval.shape.insert(0, length);
     aval
+}
+
+/// `lax.cond` and `lax.switch` as JAX stages them: one of `branches` applied to the operands,
+/// picked by an `int32` scalar index (`cond` puts the false branch first, so its predicate
+/// converted to an int is the index). Every branch takes the same operands (the values any
+/// branch closes over, then the call's operands) and gives outputs of the same types. An index
+/// out of range takes the nearest branch, as XLA's conditional does (`switch` clamps before).
+/// Compared by identity, as `WhileLoop`.
+#[derive(Debug)]
+pub struct Branches {
+    pub branches: Vec<Jaxpr>,
+}
+
+impl Branches {
+    /// The branch `index` picks.
+    pub fn pick(&self, index: i64) -> &Jaxpr {
+        &self.branches[index.clamp(0, self.branches.len() as i64 - 1) as usize]
+    }
+
+    /// How many operands each branch takes (the equation takes the index too).
+    pub fn operands(&self) -> usize {
+        self.branches.first().map_or(0, |b| b.invars.len())
+    }
+
+    /// The operands' types (the index first) checked against every branch's, and the outputs'
+    /// types: the branches', weakly typed only where every branch's is.
+    pub(crate) fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        let Some((index, operands)) = inputs.split_first() else {
+            return Err("cond takes an index".into());
+        };
+        if index.dtype != DType::I32 || index.rank() != 0 {
+            return Err(format!("cond: the branch index must be an int32 scalar, got {}", index.short()));
+        }
+        let Some(first) = self.branches.first() else {
+            return Err("cond needs at least one branch".into());
+        };
+        let outs = |b: &Jaxpr| b.outvars.iter().map(|a| b.atom_aval(a).clone()).collect::<Vec<Aval>>();
+        let mut result = outs(first);
+        for branch in &self.branches {
+            let declared = branch.invars.iter().map(|&v| branch.aval(v));
+            if branch.invars.len() != operands.len() {
+                return Err(format!("cond: a branch takes {} operands, got {}", branch.invars.len(), operands.len()));
+            }
+            for (want, got) in declared.zip(operands) {
+                if !want.same_type(got) {
+                    return Err(format!("cond was traced for {} and called with {}", want.short(), got.short()));
+                }
+            }
+            let theirs = outs(branch);
+            if theirs.len() != result.len() || theirs.iter().zip(&result).any(|(a, b)| !a.same_type(b)) {
+                let show = |avals: &[Aval]| avals.iter().map(Aval::short).collect::<Vec<_>>().join(", ");
+                return Err(format!(
+                    "cond branches must have equal output types, got ({}) and ({})",
+                    show(&result),
+                    show(&theirs)
+                ));
+            }
+            for (r, t) in result.iter_mut().zip(&theirs) {
+                r.weak_type &= t.weak_type;
+            }
+        }
+        Ok(result)
+    }
 }

@@ -30,6 +30,10 @@ pub fn eval_jaxpr(jaxpr: &Jaxpr, args: &[Array], default_precision: Precision) -
         let looped = match &eqn.prim {
             Primitive::While { function } => Some(eval_while(function, &ins, default_precision)?),
             Primitive::Scan { function } => Some(eval_scan(function, &ins, default_precision)?),
+            Primitive::Cond { function } => {
+                let branch = function.pick(ins[0].to_f64_vec()[0] as i64);
+                Some(eval_jaxpr(branch, &ins[1..], default_precision)?)
+            }
             _ => None,
         };
         if let Some(outs) = looped {
@@ -192,7 +196,7 @@ pub const CUSTOM_VJP_FORWARD: &str = "can't apply forward-mode autodiff (jvp) to
 
 /// Applies one primitive to concrete arrays.
 pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> Result<Array, JaxError> {
-    if let Primitive::While { .. } | Primitive::Scan { .. } = prim {
+    if let Primitive::While { .. } | Primitive::Scan { .. } | Primitive::Cond { .. } = prim {
         return Err(JaxError(format!("internal error: a {} equation is evaluated by eval_jaxpr", prim.name())));
     }
     let avals: Vec<Aval> = ins.iter().map(|a| a.aval.clone()).collect();
@@ -205,6 +209,10 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
     }
     if let Primitive::AddAny = prim {
         return apply(&Primitive::Binary(BinaryOp::Add), ins, default_precision);
+    }
+    if let Primitive::Clamp = prim {
+        let raised = apply(&Primitive::Binary(BinaryOp::Max), &[ins[1].clone(), ins[0].clone()], default_precision)?;
+        return apply(&Primitive::Binary(BinaryOp::Min), &[raised, ins[2].clone()], default_precision);
     }
     if let Some(out) = apply_on_words(prim, ins, &out_aval) {
         return Ok(out);
@@ -231,7 +239,9 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
         | Primitive::CustomVjpCall { .. }
         | Primitive::CustomVjpTangent { .. }
         | Primitive::While { .. }
-        | Primitive::Scan { .. } => unreachable!("handled above"),
+        | Primitive::Scan { .. }
+        | Primitive::Cond { .. }
+        | Primitive::Clamp => unreachable!("handled above"),
         Primitive::Unary(op) => {
             let f = x.to_f64_vec();
             if x.dtype() == DType::F64 {

@@ -332,6 +332,19 @@ impl Printer {
                 params.extend(eqn.prim.params());
                 (params, true)
             }
+            // The branches one per line, inside parentheses on lines of their own.
+            Primitive::Cond { function } => {
+                let pad = " ".repeat(indent + 4);
+                let mut text = "(\n".to_string();
+                for branch in &function.branches {
+                    text.push_str(&pad);
+                    text.push_str(&self.nested(branch, indent + 4, 0));
+                    text.push('\n');
+                }
+                text.push_str(&" ".repeat(indent + 2));
+                text.push(')');
+                (vec![("branches", text)], true)
+            }
             prim => (prim.params(), false),
         };
         // JAX's pretty printer: the parameters in brackets on the line when they fit in 80

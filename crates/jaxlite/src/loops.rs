@@ -1,38 +1,40 @@
-//! Programs with loops, run by parts. A `while` equation's trip count is data, and a `scan`'s
-//! body is one program whatever its length: the emulated machine's instruction stream has no
-//! branch yet (issue 28 gives it a scalar unit), so the host runs the loop, as a GPU backend
-//! that reads the predicate back would. The program is cut at each loop: the straight-line
-//! parts between loops, a `while`'s condition and body and a `scan`'s body are each a program
-//! of their own, compiled once and called as often as the loop needs, the carries passed from
-//! one call to the next (and a `scan`'s rows of `xs` and `ys` sliced and stacked by the host).
-//! Each part is reported under the program's name (`f/part1`, `f/while1/cond`,
-//! `f/while1/body`, `f/scan1/body`; a program that is one loop and nothing else has just
-//! `f/cond` and `f/body`).
+//! Programs with loops and branches, run by parts. A `while` equation's trip count is data, a
+//! `scan`'s body is one program whatever its length, and a `cond` runs one branch of several:
+//! the emulated machine's instruction stream has no branch yet (issue 28 gives it a scalar
+//! unit), so the host runs the loop and picks the branch, as a GPU backend that reads the
+//! predicate back would. The program is cut at each loop and branch: the straight-line parts
+//! between them, a `while`'s condition and body, a `scan`'s body and each branch of a `cond`
+//! are each a program of their own, compiled once and called as often as the loop needs, the
+//! carries passed from one call to the next (and a `scan`'s rows of `xs` and `ys` sliced and
+//! stacked by the host). Only the branch a `cond`'s index picks runs, so the counters show
+//! its work alone, as a TPU's would. Each part is reported under the program's name
+//! (`f/part1`, `f/while1/cond`, `f/while1/body`, `f/scan1/body`, `f/cond1/branch0`; a program
+//! that is one loop or branch and nothing else has just `f/cond` and `f/body`, or
+//! `f/branch1`).
 
 use crate::array::Array;
 use crate::eval::{endless_loop, literal_array, ScanYs};
 use crate::jaxpr::{Atom, Jaxpr, Var};
-use crate::prim::{Primitive, ScanLoop, WhileLoop};
+use crate::prim::{Branches, Primitive, ScanLoop, WhileLoop};
 use crate::trace::{Executor, JaxError, LocalFuture, ProgramCall};
 use crate::transform::Builder;
 use std::collections::HashMap;
 
 type Result<T> = std::result::Result<T, JaxError>;
 
-/// Whether `jaxpr` has a loop, at its top level or inside a function it calls.
-pub fn has_loop(jaxpr: &Jaxpr) -> bool {
+/// Whether `jaxpr` has a loop or a branch, at its top level or inside a function it calls.
+pub fn has_control_flow(jaxpr: &Jaxpr) -> bool {
     jaxpr.eqns.iter().any(|e| match &e.prim {
-        Primitive::While { .. } | Primitive::Scan { .. } => true,
-        Primitive::CustomJvpCall { function, .. } => has_loop(&function.call),
-        Primitive::CustomVjpCall { function } => has_loop(&function.call),
-        _ => false,
+        Primitive::CustomJvpCall { function, .. } => has_control_flow(&function.call),
+        Primitive::CustomVjpCall { function } => has_control_flow(&function.call),
+        _ => is_control(e),
     })
 }
 
-/// Runs `call` through `executor`: at once when it has no loop, else by parts (see the
-/// module's comment), stopping after `limit` iterations of all its loops together.
+/// Runs `call` through `executor`: at once when it has no loop or branch, else by parts (see
+/// the module's comment), stopping after `limit` iterations of all its loops together.
 pub async fn run(executor: &mut dyn Executor, limit: u64, mut call: ProgramCall) -> Result<Vec<Array>> {
-    if !has_loop(&call.jaxpr) {
+    if !has_control_flow(&call.jaxpr) {
         return executor.execute(call).await;
     }
     // Custom derivatives' calls inlined (exposing loops inside them), every predicate one
@@ -65,7 +67,7 @@ impl Parts<'_> {
             if jaxpr.eqns.is_empty() {
                 return jaxpr.outvars.iter().map(|a| read(&env, a)).collect();
             }
-            if !jaxpr.eqns.iter().any(is_loop) {
+            if !jaxpr.eqns.iter().any(is_control) {
                 let args = jaxpr.all_inputs().map(|v| env[&v].clone()).collect();
                 return self.execute(name, jaxpr.clone(), args).await;
             }
@@ -77,7 +79,7 @@ impl Parts<'_> {
             }
             last_read.extend(jaxpr.outvars.iter().filter_map(var).map(|v| (v, usize::MAX)));
             let alone = jaxpr.eqns.len() == 1;
-            let (mut part, mut whiles, mut scans) = (0, 0, 0);
+            let (mut part, mut whiles, mut scans, mut conds) = (0, 0, 0, 0);
             let mut i = 0;
             while i < jaxpr.eqns.len() {
                 let eqn = &jaxpr.eqns[i];
@@ -93,6 +95,11 @@ impl Parts<'_> {
                         let name = if alone { name.clone() } else { format!("{name}/scan{scans}") };
                         Some(self.run_scan(&name, function, ins()?).await?)
                     }
+                    Primitive::Cond { function } => {
+                        conds += 1;
+                        let name = if alone { name.clone() } else { format!("{name}/cond{conds}") };
+                        Some(self.run_cond(&name, function, ins()?).await?)
+                    }
                     _ => None,
                 };
                 if let Some(outs) = outs {
@@ -100,7 +107,7 @@ impl Parts<'_> {
                     i += 1;
                     continue;
                 }
-                let end = (i..jaxpr.eqns.len()).find(|&j| is_loop(&jaxpr.eqns[j])).unwrap_or(jaxpr.eqns.len());
+                let end = (i..jaxpr.eqns.len()).find(|&j| is_control(&jaxpr.eqns[j])).unwrap_or(jaxpr.eqns.len());
                 part += 1;
                 let (segment, args) = straight_part(jaxpr, i..end, &last_read, &env)?;
                 if !segment.outvars.is_empty() {
@@ -148,6 +155,14 @@ impl Parts<'_> {
             step += rows;
         }
         Ok(carries.into_iter().chain(ys.stacked()?).collect())
+    }
+
+    /// The branch the index (the first operand) picks, a program run through the executor.
+    async fn run_cond(&mut self, name: &str, c: &Branches, mut operands: Vec<Array>) -> Result<Vec<Array>> {
+        let index = operands.remove(0).to_f64_vec()[0] as i64;
+        let last = c.branches.len() as i64 - 1;
+        let taken = index.clamp(0, last);
+        self.run(format!("{name}/branch{taken}"), c.pick(taken), operands).await
     }
 
     /// The body while the condition holds, each a program run through the executor.
@@ -261,8 +276,8 @@ fn unrolled(scan: &ScanLoop, k: usize) -> Result<Jaxpr> {
     Ok(b.finish(outs))
 }
 
-fn is_loop(eqn: &crate::jaxpr::Eqn) -> bool {
-    matches!(eqn.prim, Primitive::While { .. } | Primitive::Scan { .. })
+fn is_control(eqn: &crate::jaxpr::Eqn) -> bool {
+    matches!(eqn.prim, Primitive::While { .. } | Primitive::Scan { .. } | Primitive::Cond { .. })
 }
 
 fn var(a: &Atom) -> Option<Var> {

@@ -9,7 +9,7 @@ use crate::jaxpr::Jaxpr;
 use std::fmt;
 use std::rc::Rc;
 
-pub use crate::control::{ScanLoop, WhileLoop};
+pub use crate::control::{Branches, ScanLoop, WhileLoop};
 
 /// Matmul precision, as `jax.lax.Precision` and `jax_default_matmul_precision` name it.
 /// On a TPU an f32 matmul at DEFAULT is one bf16 pass, HIGH three (bf16_3x), HIGHEST six.
@@ -248,6 +248,10 @@ pub enum Primitive {
     /// `select_n(which, *cases)`: `cases[which]` elementwise; a bool `which` picks between two
     /// (False picks the first).
     SelectN,
+    /// `clamp(lo, x, hi)`: `x` held within `[lo, hi]` elementwise (`min(max(x, lo), hi)`, as
+    /// XLA defines it); `lo` and `hi` are scalars or have `x`'s shape. `lax.switch` clamps its
+    /// index with it.
+    Clamp,
     IntegerPow {
         y: i32,
     },
@@ -344,6 +348,11 @@ pub enum Primitive {
     /// final carries, then the stacked `ys` (see `ScanLoop`).
     Scan {
         function: Rc<ScanLoop>,
+    },
+    /// `lax.cond` and `lax.switch`, staged as JAX stages them: the branch an `int32` index
+    /// picks. Operands: the index, then the operands every branch takes (see `Branches`).
+    Cond {
+        function: Rc<Branches>,
     },
 }
 
@@ -450,7 +459,7 @@ macro_rules! identity_eq {
     )*};
 }
 
-identity_eq!(CustomJvp, CustomVjp, WhileLoop, ScanLoop);
+identity_eq!(CustomJvp, CustomVjp, WhileLoop, ScanLoop, Branches);
 
 impl Primitive {
     /// For a call of a custom derivative's function (`custom_jvp_call`, `custom_vjp_call`):
@@ -487,6 +496,7 @@ impl Primitive {
             Primitive::ArgReduce { is_max: false, .. } => "argmin",
             Primitive::Compare(op) => op.name(),
             Primitive::SelectN => "select_n",
+            Primitive::Clamp => "clamp",
             Primitive::IntegerPow { .. } => "integer_pow",
             Primitive::Cumsum { .. } => "cumsum",
             Primitive::Iota { .. } => "iota",
@@ -511,6 +521,7 @@ impl Primitive {
             Primitive::CustomVjpTangent { .. } => "custom_lin",
             Primitive::While { .. } => "while",
             Primitive::Scan { .. } => "scan",
+            Primitive::Cond { .. } => "cond",
         }
     }
 
@@ -518,6 +529,7 @@ impl Primitive {
     fn arity(&self) -> Option<usize> {
         match self {
             Primitive::Iota { .. } => Some(0),
+            Primitive::Clamp => Some(3),
             Primitive::Binary(_)
             | Primitive::Compare(_)
             | Primitive::DotGeneral { .. }
@@ -535,6 +547,7 @@ impl Primitive {
             }
             Primitive::While { function } => Some(function.cond_consts + function.body_consts + function.carries()),
             Primitive::Scan { function } => Some(function.body.invars.len()),
+            Primitive::Cond { function } => Some(1 + function.operands()),
             _ => Some(1),
         }
     }
@@ -552,6 +565,7 @@ impl Primitive {
         match self {
             Primitive::While { function } => return function.abstract_eval(inputs),
             Primitive::Scan { function } => return function.abstract_eval(inputs),
+            Primitive::Cond { function } => return function.abstract_eval(inputs),
             _ => {}
         }
         if let Primitive::Iota { dtype, shape, dimension } = self {
@@ -640,6 +654,21 @@ impl Primitive {
                     ));
                 }
                 Aval { weak_type: cases.iter().all(|c| c.weak_type), ..first.clone() }
+            }
+            Primitive::Clamp => {
+                let (lo, x, hi) = (&inputs[0], &inputs[1], &inputs[2]);
+                for bound in [lo, hi] {
+                    if bound.dtype != x.dtype || (bound.rank() != 0 && bound.shape != x.shape) {
+                        return Err(format!(
+                            "clamp requires min and max to be scalars or of the operand's shape and dtype, got min {}, \
+                             operand {}, max {}",
+                            lo.short(),
+                            x.short(),
+                            hi.short()
+                        ));
+                    }
+                }
+                x.clone()
             }
             Primitive::IntegerPow { .. } => {
                 if x.dtype == DType::Bool {
@@ -823,7 +852,8 @@ impl Primitive {
             | Primitive::CustomVjpCall { .. }
             | Primitive::CustomVjpTangent { .. }
             | Primitive::While { .. }
-            | Primitive::Scan { .. } => unreachable!("handled above"),
+            | Primitive::Scan { .. }
+            | Primitive::Cond { .. } => unreachable!("handled above"),
         };
         Ok(vec![out])
     }
@@ -1041,6 +1071,7 @@ impl Primitive {
             }
             Primitive::Compare(_)
             | Primitive::SelectN
+            | Primitive::Clamp
             | Primitive::DynamicUpdateSlice
             | Primitive::StopGradient
             | Primitive::RandomUnwrap
@@ -1092,6 +1123,8 @@ impl Primitive {
                 s("cond_nconsts", function.cond_consts.to_string()),
             ],
             // The printer shows the body first, as `jaxpr=`.
+            // The printer shows the branches.
+            Primitive::Cond { .. } => vec![],
             Primitive::Scan { function } => vec![
                 s("length", function.length.to_string()),
                 s("num_carry", function.carries.to_string()),

@@ -75,6 +75,16 @@ pub enum Tensor {
 }
 
 impl Tensor {
+    /// Whether the two are the same value (the same array, or the same traced variable), as
+    /// JAX tells a function's closed-over values apart.
+    pub fn same(&self, other: &Tensor) -> bool {
+        match (self, other) {
+            (Tensor::Concrete(a), Tensor::Concrete(b)) => Rc::ptr_eq(a, b),
+            (Tensor::Traced(a), Tensor::Traced(b)) => Rc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
     pub fn aval(&self) -> &Aval {
         match self {
             Tensor::Concrete(a) => &a.aval,

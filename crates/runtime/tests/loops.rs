@@ -1,6 +1,7 @@
-//! Programs with `while` loops through the engine: the loop's parts are compiled once whatever
-//! the trip count (only their calls grow), both backends give the same bits and counters, and a
-//! loop that never ends stops at the step budget instead of hanging.
+//! Programs with loops and branches through the engine: a loop's parts are compiled once
+//! whatever the trip count (only their calls grow), a `cond` runs and counts only the branch
+//! taken, both backends give the same bits and counters, and a loop that never ends stops at
+//! the step budget instead of hanging.
 
 use runtime::{BackendChoice, Engine, Limits, RunOptions, RunReport};
 
@@ -100,4 +101,55 @@ fn a_scan_past_the_step_budget_is_an_error_naming_it() {
     let error = run(&scan_script(60_000), BackendChoice::Cpu, limits).unwrap_err();
     assert!(error.contains("a scan of length 60000"), "{error}");
     assert!(error.contains("50000 iterations"), "{error}");
+}
+
+/// A jitted `cond` between a cheap branch (one add) and a dear one (eight matmuls), called with
+/// `pred`, and each branch jitted on its own.
+fn cond_script(pred: bool, n: usize) -> String {
+    let pred = if pred { "True" } else { "False" };
+    format!(
+        "import jax\nimport jax.numpy as jnp\nfrom jax import lax\n\n\
+         def cheap(x):\n    return x + 1.0\n\n\
+         def dear(x):\n    for _ in range(8):\n        x = jnp.tanh(x @ x)\n    return x\n\n\
+         @jax.jit\n\
+         def pick(p, x):\n    return lax.cond(p, dear, cheap, x)\n\n\
+         x = jnp.ones(({n}, {n})) / {n}\n\
+         print(pick({pred}, x)[0, 0])\n\
+         print(jax.jit(dear)(x)[0, 0], jax.jit(cheap)(x)[0, 0])\n"
+    )
+}
+
+/// The cycles of the program called `name`.
+fn cycles(report: &RunReport, name: &str) -> u64 {
+    let program = report.programs.iter().find(|p| p.name == name);
+    program.unwrap_or_else(|| panic!("no program {name} in {:?}", programs(report))).counters.cycles
+}
+
+#[test]
+fn a_cond_runs_and_counts_only_the_branch_taken() {
+    for (pred, taken, alone) in [(true, "pick/cond1/branch1", "dear"), (false, "pick/cond1/branch0", "cheap")] {
+        let report = run(&cond_script(pred, 256), BackendChoice::Cpu, Limits::default()).unwrap();
+        let lines: Vec<&str> = report.stdout.lines().collect();
+        let (dear, cheap) = lines[1].split_once(' ').unwrap();
+        assert_eq!(lines[0], if pred { dear } else { cheap });
+        let names: Vec<String> = programs(&report).into_iter().map(|p| p.0).collect();
+        let branches: Vec<&String> = names.iter().filter(|n| n.starts_with("pick/cond1/")).collect();
+        assert_eq!(branches, [taken], "only the branch taken runs: {names:?}");
+        // The branch costs what the function costs on its own: the other branch adds nothing.
+        assert_eq!(cycles(&report, taken), cycles(&report, alone));
+    }
+    let dear = run(&cond_script(true, 256), BackendChoice::Cpu, Limits::default()).unwrap();
+    assert!(cycles(&dear, "dear") > 10 * cycles(&dear, "cheap"), "{:?}", programs(&dear));
+}
+
+#[test]
+fn both_backends_run_a_cond_alike() {
+    let cpu = run(&cond_script(true, 64), BackendChoice::Cpu, Limits::default()).unwrap();
+    let gpu = run(&cond_script(true, 64), BackendChoice::Gpu, Limits::default())
+        .expect("a GPU adapter (lavapipe where there is no hardware one) must be present");
+    assert_eq!(cpu.stdout, gpu.stdout);
+    assert_eq!(programs(&cpu), programs(&gpu));
+    for (c, g) in cpu.programs.iter().zip(&gpu.programs) {
+        assert_eq!(c.counters.cycles, g.counters.cycles, "{}", c.name);
+    }
 }

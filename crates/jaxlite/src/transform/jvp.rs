@@ -7,7 +7,7 @@
 
 use super::{Builder, Result};
 use crate::jaxpr::{Atom, Jaxpr, Var};
-use crate::prim::{BinaryOp, CompareOp, CustomJvp, CustomVjp, Primitive, ScanLoop, UnaryOp, WhileLoop};
+use crate::prim::{BinaryOp, Branches, CompareOp, CustomJvp, CustomVjp, Primitive, ScanLoop, UnaryOp, WhileLoop};
 use crate::trace::JaxError;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -54,12 +54,13 @@ fn jvp_nonzero(jaxpr: &Jaxpr, diff: &[bool]) -> Result<(Jaxpr, Vec<bool>)> {
                 tangent.insert(eqn.outputs[0], t);
                 continue;
             }
-            let looped = match &eqn.prim {
+            let control = match &eqn.prim {
                 Primitive::While { function } => Some(while_jvp(&mut b, function, &xs, &ts)?),
                 Primitive::Scan { function } => Some(scan_jvp(&mut b, function, &xs, &ts)?),
+                Primitive::Cond { function } => Some(cond_jvp(&mut b, function, &xs, &ts)?),
                 _ => None,
             };
-            if let Some((ps, touts)) = looped {
+            if let Some((ps, touts)) = control {
                 for (&v, t) in eqn.outputs.iter().zip(touts) {
                     if let Some(t) = t {
                         tangent.insert(v, t);
@@ -231,6 +232,39 @@ fn scan_jvp(b: &mut Builder, s: &ScanLoop, xs: &[Atom], ts: &[Option<Atom>]) -> 
     Ok(([carries, ys].concat(), [carry_tangents, y_tangents].concat()))
 }
 
+/// The JVP of a `cond` equation, as JAX's rule builds it: one `cond` whose branches are the
+/// branches' JVPs, taking the operands and the tangents of those that have any, and giving
+/// the outputs and the tangents of those any branch makes nonzero (a branch that makes one
+/// zero writes its zeros out).
+fn cond_jvp(b: &mut Builder, c: &Branches, xs: &[Atom], ts: &[Option<Atom>]) -> Result<(Vec<Atom>, Vec<Option<Atom>>)> {
+    let (index, operands) = xs.split_first().ok_or_else(|| JaxError("internal error: cond without index".into()))?;
+    let tangents = &ts[1..];
+    let diff: Vec<bool> =
+        operands.iter().zip(tangents).map(|(x, t)| t.is_some() && b.aval(x).dtype.is_float()).collect();
+    let jvps = c.branches.iter().map(|branch| jvp_nonzero(branch, &diff)).collect::<Result<Vec<_>>>()?;
+    let n_outs = c.branches.first().map_or(0, |branch| branch.outvars.len());
+    let nonzero: Vec<bool> = (0..n_outs).map(|i| jvps.iter().any(|(_, nz)| nz[i])).collect();
+    let branches = jvps
+        .into_iter()
+        .map(|(mut branch, _)| {
+            let tangent_outs = branch.outvars.split_off(n_outs);
+            let kept = tangent_outs.into_iter().zip(&nonzero).filter(|(_, &n)| n).map(|(t, _)| t);
+            branch.outvars.extend(kept);
+            super::dce(&branch)
+        })
+        .collect();
+    let mut operands_and_tangents = vec![index.clone()];
+    operands_and_tangents.extend(operands.iter().cloned());
+    for ((x, t), _) in operands.iter().zip(tangents).zip(&diff).filter(|(_, &d)| d) {
+        operands_and_tangents.push(instantiate(b, t, x)?);
+    }
+    let outs = b.bind(Primitive::Cond { function: Rc::new(Branches { branches }) }, &operands_and_tangents)?;
+    let (primals, rest) = outs.split_at(n_outs);
+    let mut rest = rest.iter().cloned();
+    let tangents = nonzero.iter().map(|&n| if n { rest.next() } else { None }).collect();
+    Ok((primals.to_vec(), tangents))
+}
+
 /// The JVP of a `custom_jvp` function: its rule applied to the arguments and their tangents
 /// (zeros where symbolic); returns output `output` and its tangent.
 fn custom_jvp(
@@ -373,10 +407,11 @@ fn jvp_rule(
                     let c = b.unary(UnaryOp::Cos, x)?;
                     Some(b.mul(&t0, &c)?)
                 }
+                // −(t · sin x), in JAX's order.
                 UnaryOp::Cos => {
                     let s = b.unary(UnaryOp::Sin, x)?;
-                    let c = b.neg(&s)?;
-                    Some(b.mul(&t0, &c)?)
+                    let m = b.mul(&t0, &s)?;
+                    Some(b.neg(&m)?)
                 }
                 UnaryOp::Log1p => {
                     let c = b.add(x, &one(b, x))?;
@@ -428,8 +463,36 @@ fn jvp_rule(
         Primitive::CustomJvpCall { .. }
         | Primitive::CustomVjpCall { .. }
         | Primitive::While { .. }
-        | Primitive::Scan { .. } => {
+        | Primitive::Scan { .. }
+        | Primitive::Cond { .. } => {
             return Err(JaxError(format!("internal error: {} is differentiated by its rule", prim.name())))
+        }
+        // JAX's rule: each bound's tangent where it is the one that holds, the operand's where
+        // neither does.
+        Primitive::Clamp => {
+            let (lo, operand, hi) = (&x[0], &x[1], &x[2]);
+            let shape = b.shape(operand);
+            let mut terms = Vec::with_capacity(3);
+            for (i, tangent) in t.iter().enumerate() {
+                let Some(tangent) = tangent else { continue };
+                let holds = match i {
+                    0 => {
+                        let below = b.compare(CompareOp::Gt, lo, operand)?;
+                        let ordered = b.compare(CompareOp::Lt, lo, hi)?;
+                        b.binary(BinaryOp::And, &below, &ordered)?
+                    }
+                    1 => {
+                        let above = b.compare(CompareOp::Gt, operand, lo)?;
+                        let under = b.compare(CompareOp::Lt, operand, hi)?;
+                        b.binary(BinaryOp::And, &above, &under)?
+                    }
+                    _ => b.compare(CompareOp::Lt, hi, operand)?,
+                };
+                let tangent = b.expand_scalar(tangent, &shape)?;
+                let zeros = b.zeros(&b.aval(operand))?;
+                terms.push(Some(b.select(&holds, &zeros, &tangent)?));
+            }
+            sum_terms(b, terms, ans)?
         }
         Primitive::CustomVjpTangent { function } => {
             return Err(JaxError(format!(

@@ -10,7 +10,7 @@
 use super::Builder;
 use crate::dtype::DType;
 use crate::jaxpr::{Atom, Jaxpr, Var};
-use crate::prim::{BinaryOp, CompareOp, Primitive, ScanLoop, WhileLoop};
+use crate::prim::{BinaryOp, Branches, CompareOp, Primitive, ScanLoop, WhileLoop};
 use crate::trace::JaxError;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -25,7 +25,10 @@ pub fn needs_lowering(jaxpr: &Jaxpr) -> bool {
         | Primitive::CustomVjpTangent { .. }
         | Primitive::AddAny
         | Primitive::While { .. }
-        | Primitive::Scan { .. } => true,
+        | Primitive::Scan { .. }
+        | Primitive::Cond { .. }
+        | Primitive::Clamp => true,
+        Primitive::SelectN => int_selector(jaxpr, e),
         Primitive::DynamicSlice { .. } => computed(&e.inputs[1..]),
         Primitive::DynamicUpdateSlice => computed(&e.inputs[2..]),
         _ => false,
@@ -36,8 +39,10 @@ pub fn needs_lowering(jaxpr: &Jaxpr) -> bool {
 /// calls, and every dynamic slice or update at a computed index replaced by selections (see
 /// the module's comment). A `custom_jvp` function with several outputs is an equation per
 /// output, so its body is copied once per output. A `while` keeps its place, its two Jaxprs
-/// lowered and its predicate made one boolean (see [`scalar_loop`]); a `scan` keeps its place,
-/// its body lowered.
+/// lowered and its predicate made one boolean (see [`scalar_loop`]); a `scan` and a `cond`
+/// keep their places, their Jaxprs lowered. `clamp` becomes `max` then `min`, and a
+/// `select_n` picking by an int32 index a chain of boolean selects (the machine's select
+/// takes a predicate and two cases).
 pub fn lower(jaxpr: &Jaxpr) -> Result<Jaxpr> {
     let mut b = Builder::new();
     let mut env: HashMap<Var, Atom> = HashMap::new();
@@ -64,6 +69,25 @@ pub fn lower(jaxpr: &Jaxpr) -> Result<Jaxpr> {
             (Primitive::Scan { function }, _) => {
                 let function = ScanLoop { body: lower(&function.body)?, ..function.as_ref().clone() };
                 b.bind(Primitive::Scan { function: Rc::new(function) }, &ins)?
+            }
+            (Primitive::Cond { function }, _) => {
+                let branches = function.branches.iter().map(lower).collect::<Result<_>>()?;
+                b.bind(Primitive::Cond { function: Rc::new(Branches { branches }) }, &ins)?
+            }
+            (Primitive::Clamp, _) => {
+                let raised = b.binary(BinaryOp::Max, &ins[1], &ins[0])?;
+                vec![b.binary(BinaryOp::Min, &raised, &ins[2])?]
+            }
+            (Primitive::SelectN, _) if int_selector(jaxpr, eqn) => {
+                // cases[k] where the index is k, the last case elsewhere.
+                let (which, cases) = ins.split_first().expect("select_n has a selector");
+                let mut picked = cases[cases.len() - 1].clone();
+                for (k, case) in cases.iter().enumerate().rev().skip(1) {
+                    let k = b.lit(k as f64, DType::I32);
+                    let here = b.compare(CompareOp::Eq, which, &k)?;
+                    picked = b.select(&here, &picked, case)?;
+                }
+                vec![picked]
             }
             (Primitive::DynamicSlice { slice_sizes }, _) if computed(&ins[1..]) => {
                 vec![as_int_if_bool(&mut b, &[&ins[0]], |b, x| dynamic_slice(b, &x[0], &ins[1..], slice_sizes, false))?]
@@ -125,6 +149,11 @@ pub fn scalar_loop<T: Clone>(w: &WhileLoop, operands: &[T]) -> Result<(WhileLoop
         body_consts: w.cond_consts + w.body_consts,
     };
     Ok((function, operands))
+}
+
+/// Whether `eqn` is a `select_n` whose selector is an int32 index.
+fn int_selector(jaxpr: &Jaxpr, eqn: &crate::jaxpr::Eqn) -> bool {
+    jaxpr.atom_aval(&eqn.inputs[0]).dtype == DType::I32
 }
 
 /// Whether any of a dynamic slice's start indices is a value rather than a literal.

@@ -5,7 +5,7 @@
 use super::{jvp, Builder, Result};
 use crate::array::Aval;
 use crate::jaxpr::{Atom, Eqn, Jaxpr, Var};
-use crate::prim::{BinaryOp, DotDims, Primitive, ScanLoop, UnaryOp, WhileLoop};
+use crate::prim::{BinaryOp, Branches, DotDims, Primitive, ScanLoop, UnaryOp, WhileLoop};
 use crate::trace::JaxError;
 use std::collections::{HashMap, HashSet};
 
@@ -67,8 +67,8 @@ struct Split {
 }
 
 /// Partial evaluation of `jaxpr` (without constvars) with the inputs marked in `unknown_in`
-/// unknown: an equation is unknown when it reads an unknown value (a `while` or `scan` is
-/// split in two, see `split_while` and `split_scan`), known otherwise. The outputs marked in
+/// unknown: an equation is unknown when it reads an unknown value (a `while`, `scan` or `cond`
+/// is split in two, see `split_while`, `split_scan` and `split_cond`), known otherwise. The outputs marked in
 /// `force_unknown` are given by the unknown part even where they are known (as residuals).
 fn split_jaxpr(jaxpr: &Jaxpr, unknown_in: &[bool], force_unknown: &[bool]) -> Split {
     let inputs: Vec<Var> = jaxpr.all_inputs().collect();
@@ -85,6 +85,7 @@ fn split_jaxpr(jaxpr: &Jaxpr, unknown_in: &[bool], force_unknown: &[bool]) -> Sp
         let parts = match &eqn.prim {
             Primitive::While { function } => split_while(function, eqn, &eqn_unknown, &mut types),
             Primitive::Scan { function } => split_scan(function, eqn, &eqn_unknown, &mut types),
+            Primitive::Cond { function } => split_cond(function, eqn, &eqn_unknown, &mut types),
             _ => None,
         };
         match parts {
@@ -92,7 +93,7 @@ fn split_jaxpr(jaxpr: &Jaxpr, unknown_in: &[bool], force_unknown: &[bool]) -> Sp
                 let known_outs: HashSet<Var> = known.iter().flat_map(|e| e.outputs.iter().copied()).collect();
                 unknown.extend(eqn.outputs.iter().filter(|v| !known_outs.contains(v)));
                 known_eqns.extend(known);
-                unknown_eqns.push(rest);
+                unknown_eqns.extend(rest);
             }
             None => {
                 unknown.extend(eqn.outputs.iter().copied());
@@ -145,7 +146,12 @@ fn split_jaxpr(jaxpr: &Jaxpr, unknown_in: &[bool], force_unknown: &[bool]) -> Sp
 /// the unknown scan takes those rows as extra `xs`. A residual that is one of the body's
 /// closed-over values or rows of an `xs` is read from that operand instead of being stacked.
 /// Transposing the unknown scan then gives reverse mode through a scan: a scan run backwards.
-fn split_scan(s: &ScanLoop, eqn: &Eqn, unknown_in: &[bool], types: &mut HashMap<Var, Aval>) -> Option<(Vec<Eqn>, Eqn)> {
+fn split_scan(
+    s: &ScanLoop,
+    eqn: &Eqn,
+    unknown_in: &[bool],
+    types: &mut HashMap<Var, Aval>,
+) -> Option<(Vec<Eqn>, Vec<Eqn>)> {
     let [const_unknown, carry_unknown, row_unknown] = s.split(unknown_in);
     let carries = carried(&s.body, const_unknown, carry_unknown, row_unknown);
     let body_unknown = [const_unknown, &carries, row_unknown].concat();
@@ -233,7 +239,113 @@ fn split_scan(s: &ScanLoop, eqn: &Eqn, unknown_in: &[bool], types: &mut HashMap<
         outputs: eqn.outputs.iter().zip(&split.out_unknown).filter(|(_, &u)| u).map(|(&v, _)| v).collect(),
     };
     let known = if known_eqn.outputs.is_empty() { vec![] } else { vec![known_eqn] };
-    Some((known, unknown_eqn))
+    Some((known, vec![unknown_eqn]))
+}
+
+/// Partial evaluation of a `cond` with some operands unknown and its index known, as JAX's
+/// rule does it: an output is unknown when any branch makes it so, and every branch is split
+/// in two. The known `cond` runs the known part of the branch the index picks and gives its
+/// residuals; the unknown `cond` (the same index) takes them. The branches' residuals share
+/// outputs by type (JAX's merge), a branch giving zeros for the slots it does not use. `None`
+/// when the index is unknown: the whole `cond` is.
+fn split_cond(
+    c: &Branches,
+    eqn: &Eqn,
+    unknown_in: &[bool],
+    types: &mut HashMap<Var, Aval>,
+) -> Option<(Vec<Eqn>, Vec<Eqn>)> {
+    let (&index_unknown, operands_unknown) = unknown_in.split_first()?;
+    if index_unknown {
+        return None;
+    }
+    let n_outs = eqn.outputs.len();
+    let mut out_unknown = vec![false; n_outs];
+    for branch in &c.branches {
+        let split = split_jaxpr(branch, operands_unknown, &vec![false; n_outs]);
+        out_unknown.iter_mut().zip(&split.out_unknown).for_each(|(u, &b)| *u |= b);
+    }
+    let splits: Vec<Split> = c.branches.iter().map(|b| split_jaxpr(b, operands_unknown, &out_unknown)).collect();
+    // Residual slots, by type: each branch's residuals take the first free slots of their type.
+    let mut slots: Vec<Aval> = Vec::new();
+    let mut assigned: Vec<Vec<usize>> = Vec::with_capacity(splits.len());
+    for split in &splits {
+        let mut taken = vec![false; slots.len()];
+        let mut mine = Vec::with_capacity(split.residuals);
+        for &r in &split.unknown.invars[..split.residuals] {
+            let aval = split.unknown.aval(r);
+            let slot = match (0..slots.len()).find(|&j| !taken[j] && slots[j] == *aval) {
+                Some(j) => j,
+                None => {
+                    slots.push(aval.clone());
+                    taken.push(false);
+                    slots.len() - 1
+                }
+            };
+            taken[slot] = true;
+            mine.push(slot);
+        }
+        assigned.push(mine);
+    }
+    let build = |known_side: bool| -> Option<Vec<Jaxpr>> {
+        splits
+            .iter()
+            .zip(&assigned)
+            .map(|(split, mine)| {
+                let mut b = Builder::new();
+                if known_side {
+                    let ins: Vec<Atom> =
+                        split.known.invars.iter().map(|&v| b.input(split.known.aval(v).clone())).collect();
+                    let mut outs = b.inline(&split.known, &ins).ok()?;
+                    let residuals = outs.split_off(outs.len() - split.residuals);
+                    for (j, slot) in slots.iter().enumerate() {
+                        outs.push(match mine.iter().position(|&m| m == j) {
+                            Some(k) => residuals[k].clone(),
+                            None => b.zeros(slot).ok()?,
+                        });
+                    }
+                    Some(b.finish(outs))
+                } else {
+                    let slot_ins: Vec<Atom> = slots.iter().map(|a| b.input(a.clone())).collect();
+                    let mut ins: Vec<Atom> = mine.iter().map(|&j| slot_ins[j].clone()).collect();
+                    for &v in &split.unknown.invars[split.residuals..] {
+                        ins.push(b.input(split.unknown.aval(v).clone()));
+                    }
+                    let outs = b.inline(&split.unknown, &ins).ok()?;
+                    Some(b.finish(outs))
+                }
+            })
+            .collect()
+    };
+    let (known_branches, unknown_branches) = (build(true)?, build(false)?);
+    let first_free = types.keys().map(|v| v.0 + 1).max().unwrap_or(0);
+    let residual_vars: Vec<Var> = (first_free..).take(slots.len()).map(Var).collect();
+    for (&v, aval) in residual_vars.iter().zip(&slots) {
+        types.insert(v, aval.clone());
+    }
+    let (index, operands) = eqn.inputs.split_first()?;
+    let pick = |want: bool| -> Vec<Atom> {
+        operands.iter().zip(operands_unknown).filter(|(_, &u)| u == want).map(|(a, _)| a.clone()).collect()
+    };
+    let outputs = |want: bool| eqn.outputs.iter().zip(&out_unknown).filter(move |(_, &u)| u == want).map(|(&v, _)| v);
+    let mut known = Vec::new();
+    let known_outputs: Vec<Var> = outputs(false).chain(residual_vars.iter().copied()).collect();
+    if !known_outputs.is_empty() {
+        known.push(Eqn {
+            prim: Primitive::Cond { function: std::rc::Rc::new(Branches { branches: known_branches }) },
+            inputs: [vec![index.clone()], pick(false)].concat(),
+            outputs: known_outputs,
+        });
+    }
+    let mut unknown = Vec::new();
+    if out_unknown.contains(&true) {
+        let residuals = residual_vars.iter().map(|&v| Atom::Var(v));
+        unknown.push(Eqn {
+            prim: Primitive::Cond { function: std::rc::Rc::new(Branches { branches: unknown_branches }) },
+            inputs: std::iter::once(index.clone()).chain(residuals).chain(pick(true)).collect(),
+            outputs: outputs(true).collect(),
+        });
+    }
+    Some((known, unknown))
 }
 
 /// Partial evaluation of a `while` with some operands unknown (tangents), as JAX's rule does
@@ -247,7 +359,7 @@ fn split_while(
     eqn: &Eqn,
     unknown_in: &[bool],
     types: &mut HashMap<Var, Aval>,
-) -> Option<(Vec<Eqn>, Eqn)> {
+) -> Option<(Vec<Eqn>, Vec<Eqn>)> {
     let [cond_unknown, body_unknown, carry_unknown] = w.split(unknown_in);
     let carries = carried(&w.body, body_unknown, carry_unknown, &[]);
     if depends(&w.cond, &[cond_unknown, &carries].concat())[0] || !carries.contains(&false) {
@@ -291,7 +403,7 @@ fn split_while(
             fresh
         })
         .collect();
-    Some((vec![known], Eqn { outputs, ..eqn.clone() }))
+    Some((vec![known], vec![Eqn { outputs, ..eqn.clone() }]))
 }
 
 /// Which of `jaxpr`'s outputs depend on the inputs marked `from`. A loop inside is looked
@@ -310,6 +422,13 @@ fn depends(jaxpr: &Jaxpr, from: &[bool]) -> Vec<bool> {
                 let carries = carried(&s.body, consts, carries, rows);
                 let outs = depends(&s.body, &[consts, &carries, rows].concat());
                 [&carries[..], &outs[s.carries..]].concat()
+            }
+            Primitive::Cond { function: c } if !ins[0] => {
+                let mut outs = vec![false; eqn.outputs.len()];
+                for branch in &c.branches {
+                    outs.iter_mut().zip(depends(branch, &ins[1..])).for_each(|(o, d)| *o |= d);
+                }
+                outs
             }
             Primitive::While { function: w } => {
                 let [cond_consts, body_consts, carries] = w.split(&ins);
@@ -424,6 +543,13 @@ fn transpose_linear(
                 }
                 scan_transpose(&mut b, function, &classify(), ct_outs)?
             }
+            Primitive::Cond { function } => {
+                let ct_outs: Vec<Option<Atom>> = eqn.outputs.iter().map(|v| ct.remove(v)).collect();
+                if ct_outs.iter().all(Option::is_none) {
+                    continue;
+                }
+                cond_transpose(&mut b, function, &classify(), ct_outs)?
+            }
             prim => {
                 let Some(ct_out) = ct.remove(&eqn.outputs[0]) else {
                     continue;
@@ -536,6 +662,55 @@ fn scan_transpose(
     cts.extend(carry_cts.iter().cloned().map(Some));
     cts.extend(row_linear.iter().map(|&l| if l { row_cts.next() } else { None }));
     Ok(cts)
+}
+
+/// The transpose of a linear `cond` (one from `split_cond`: its known operands are the index
+/// and residuals): a `cond` on the same index whose branches are the branches transposed,
+/// taking the known operands and the outputs' cotangents and giving the linear operands'
+/// cotangents (zeros from a branch that does not read one). Returns a cotangent per operand.
+fn cond_transpose(
+    b: &mut Builder,
+    c: &Branches,
+    ins: &[LinIn],
+    ct_outs: Vec<Option<Atom>>,
+) -> Result<Vec<Option<Atom>>> {
+    let Some((LinIn::Known(index), operands)) = ins.split_first() else {
+        return Err(JaxError("internal error: a cond's index is linear".into()));
+    };
+    let linear: Vec<bool> = operands.iter().map(|i| matches!(i, LinIn::Linear(_))).collect();
+    let every = vec![true; ct_outs.len()];
+    let mut branches = Vec::with_capacity(c.branches.len());
+    for branch in &c.branches {
+        let (mut known_vars, mut linear_vars) = (vec![], vec![]);
+        for (&v, &l) in branch.invars.iter().zip(&linear) {
+            if l { &mut linear_vars } else { &mut known_vars }.push(v);
+        }
+        branches.push(transpose_linear(
+            &branch.types,
+            &known_vars,
+            &linear_vars,
+            &branch.eqns,
+            &branch.outvars,
+            &every,
+        )?);
+    }
+    let mut args = vec![index.clone()];
+    args.extend(operands.iter().filter_map(|i| match i {
+        LinIn::Known(a) => Some(a.clone()),
+        LinIn::Linear(_) => None,
+    }));
+    let out_avals: Vec<Aval> = c.branches[0].outvars.iter().map(|a| c.branches[0].atom_aval(a).clone()).collect();
+    for (ct, aval) in ct_outs.into_iter().zip(&out_avals) {
+        args.push(match ct {
+            Some(ct) => ct,
+            None => b.zeros(aval)?,
+        });
+    }
+    let cts = b.bind(Primitive::Cond { function: std::rc::Rc::new(Branches { branches }) }, &args)?;
+    let mut cts = cts.into_iter();
+    let mut out = vec![None];
+    out.extend(linear.iter().map(|&l| if l { cts.next() } else { None }));
+    Ok(out)
 }
 
 /// Sums a cotangent down to the shape of a rank-0 operand that was broadcast.

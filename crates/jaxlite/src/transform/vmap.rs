@@ -4,7 +4,7 @@
 use super::{Builder, Result};
 use crate::dtype::DType;
 use crate::jaxpr::{Atom, Jaxpr, Var};
-use crate::prim::{CustomJvp, CustomVjp, DotDims, Primitive, ScanLoop, WhileLoop};
+use crate::prim::{Branches, CompareOp, CustomJvp, CustomVjp, DotDims, Primitive, ScanLoop, WhileLoop};
 use crate::trace::JaxError;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -43,6 +43,7 @@ pub fn vmap_outputs(
         let outs: Vec<(Atom, bool)> = match &eqn.prim {
             Primitive::While { function } if any_batched => while_batched(&mut b, function, &ins, size)?,
             Primitive::Scan { function } if any_batched => scan_batched(&mut b, function, &ins, size)?,
+            Primitive::Cond { function } if any_batched => cond_batched(&mut b, function, &ins, size)?,
             _ if any_batched => batch_rule(&mut b, &eqn.prim, &ins, size)?.into_iter().map(|a| (a, true)).collect(),
             _ => {
                 let atoms: Vec<Atom> = ins.into_iter().map(|(a, _)| a).collect();
@@ -144,6 +145,60 @@ fn scan_batched(b: &mut Builder, s: &ScanLoop, ins: &[(Atom, bool)], size: usize
     Ok(result)
 }
 
+/// The batching rule of `cond`, as JAX's. A batched index (one per example) makes it a
+/// select: every branch runs on every example, each on its operands `stop_gradient`ed where
+/// it is not the branch taken (so no gradient flows back through a branch an example did not
+/// take: JAX's guard against NaNs from the other side), and `select_n` picks each example's
+/// outputs. An index that is not batched keeps one `cond`, its branches batched alike, each
+/// output batched where any branch makes it so.
+fn cond_batched(b: &mut Builder, c: &Branches, ins: &[(Atom, bool)], size: usize) -> Result<Vec<(Atom, bool)>> {
+    let Some(((index, index_batched), operands)) = ins.split_first() else {
+        return Err(JaxError("internal error: cond without index".into()));
+    };
+    let n_outs = c.branches.first().map_or(0, |branch| branch.outvars.len());
+    if *index_batched {
+        let operands = operands.iter().map(|x| to_batched(b, x, size)).collect::<Result<Vec<Atom>>>()?;
+        let every = vec![true; operands.len()];
+        let mut outs: Vec<Vec<Atom>> = Vec::with_capacity(c.branches.len());
+        for (i, branch) in c.branches.iter().enumerate() {
+            let batched = vmap(branch, &every, size)?;
+            let i = b.lit(i as f64, DType::I32);
+            let taken = b.compare(CompareOp::Eq, index, &i)?;
+            let mut guarded = Vec::with_capacity(operands.len());
+            for x in &operands {
+                let stopped = b.bind1(Primitive::StopGradient, std::slice::from_ref(x))?;
+                let shape = b.shape(x);
+                let which = b.broadcast_in_dim(&taken, &shape, vec![0])?;
+                guarded.push(b.select(&which, &stopped, x)?);
+            }
+            outs.push(b.inline(&batched, &guarded)?);
+        }
+        return (0..n_outs)
+            .map(|k| {
+                let shape = b.shape(&outs[0][k]);
+                let mut args = vec![b.broadcast_in_dim(index, &shape, vec![0])?];
+                args.extend(outs.iter().map(|branch_outs| branch_outs[k].clone()));
+                Ok((b.bind1(Primitive::SelectN, &args)?, true))
+            })
+            .collect();
+    }
+    let flags: Vec<bool> = operands.iter().map(|(_, bt)| *bt).collect();
+    let mut out_batched = vec![false; n_outs];
+    for branch in &c.branches {
+        let (_, batched) = vmap_outputs(branch, &flags, size, &vec![true; n_outs])?;
+        out_batched.iter_mut().zip(batched).for_each(|(o, bt)| *o |= bt);
+    }
+    let may_stay: Vec<bool> = out_batched.iter().map(|&bt| !bt).collect();
+    let branches = c
+        .branches
+        .iter()
+        .map(|branch| Ok(vmap_outputs(branch, &flags, size, &may_stay)?.0))
+        .collect::<Result<Vec<Jaxpr>>>()?;
+    let atoms: Vec<Atom> = ins.iter().map(|(a, _)| a.clone()).collect();
+    let outs = b.bind(Primitive::Cond { function: Rc::new(Branches { branches }) }, &atoms)?;
+    Ok(outs.into_iter().zip(out_batched).collect())
+}
+
 /// The value with a batch axis, broadcasting an unbatched one along it.
 fn to_batched(b: &mut Builder, (x, bt): &(Atom, bool), size: usize) -> Result<Atom> {
     if *bt {
@@ -222,7 +277,7 @@ fn batch_rule(b: &mut Builder, prim: &Primitive, ins: &[(Atom, bool)], size: usi
             b.bind1(Primitive::CustomVjpCall { function: Rc::new(batched) }, &atoms)?
         }
         Primitive::CustomVjpTangent { .. } => return unsupported("its tangent (differentiate inside vmap instead)"),
-        Primitive::While { .. } | Primitive::Scan { .. } => {
+        Primitive::While { .. } | Primitive::Scan { .. } | Primitive::Cond { .. } => {
             return Err(JaxError(format!("internal error: {} is batched by its own rule", prim.name())))
         }
         Primitive::Unary(_)
@@ -254,16 +309,24 @@ fn batch_rule(b: &mut Builder, prim: &Primitive, ins: &[(Atom, bool)], size: usi
             };
             b.bind1(prim.clone(), &[keys, data])?
         }
-        Primitive::Binary(_) | Primitive::Compare(_) | Primitive::SelectN | Primitive::AddAny => {
+        Primitive::Binary(_)
+        | Primitive::Compare(_)
+        | Primitive::SelectN
+        | Primitive::Clamp
+        | Primitive::AddAny => {
             // Elementwise: bring every operand to the batched output shape, except unbatched
-            // scalars, which the primitive broadcasts itself (a select's cases and add_any's
-            // operands must match).
+            // scalars, which the primitive broadcasts itself (a select's cases, add_any's
+            // operands and clamp's operand must match).
             let shape = ins.iter().map(|i| example_shape(b, i)).max_by_key(|s| s.len()).unwrap_or_default();
             let mut full = vec![size];
             full.extend(&shape);
             let mut args = Vec::new();
             for (k, (a, bt)) in ins.iter().enumerate() {
-                let is_case = (matches!(prim, Primitive::SelectN) && k > 0) || matches!(prim, Primitive::AddAny);
+                let is_case = match prim {
+                    Primitive::SelectN => k > 0,
+                    Primitive::Clamp => k == 1,
+                    _ => matches!(prim, Primitive::AddAny),
+                };
                 let rank = example_shape(b, &(a.clone(), *bt)).len();
                 let arg = if *bt {
                     if rank == 0 && !shape.is_empty() {

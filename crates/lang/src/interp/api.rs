@@ -2,8 +2,7 @@
 //! `jaxlite::numpy` (so every one of them traces, differentiates and batches).
 
 use super::builtins::{arity, no_more_kwargs, take_kwarg};
-use super::control::{ScanBody, ScanOptions};
-use super::debug_print::Branch;
+use super::control::{Conditional, ScanBody, ScanOptions};
 use super::jax::{axes_arg, int_arg, precision_arg};
 use super::value::Value;
 use super::{err, unsupported, Interp, R};
@@ -102,6 +101,11 @@ fn spec_letters(positions: &[Value], roles: [&str; 2]) -> Option<String> {
         *slot = if k < 2 { roles[k] } else { spatial.get(k - 2)? };
     }
     Some(letters.concat())
+}
+
+/// A Python int as JAX makes an index of it: an int32 constant.
+fn int32_scalar(i: i64) -> Tensor {
+    Tensor::from(Array::from_f32(vec![], vec![i as f32]).astype(DType::I32))
 }
 
 pub(super) fn weak(x: f32) -> Tensor {
@@ -1587,80 +1591,97 @@ impl Interp<'_, '_> {
                         Some(x) => vec![x],
                         None => args[3..].to_vec(),
                     };
-                    let pred = &args[0];
-                    if let Value::Array(Tensor::Traced(_)) = pred {
-                        // A traced predicate: both branches run and the results are selected.
-                        let p = self.to_tensor(pred)?;
-                        let (taken, not_taken) = (Branch::Cond(p.clone(), true), Branch::Cond(p.clone(), false));
-                        let before = self.prints_so_far();
-                        let t = self.call_branch(args[1].clone(), operands.clone(), taken).await?;
-                        let between = self.prints_so_far();
-                        let f = self.call_branch(args[2].clone(), operands, not_taken).await?;
-                        // JAX orders the branches false first, and runs them in that order
-                        // where both run (under vmap): so are their prints.
-                        self.put_prints_first(before, between);
-                        let (mut tl, mut fl) = (Vec::new(), Vec::new());
-                        let tree = self.flatten(&t, &mut tl).await?;
-                        self.flatten(&f, &mut fl).await?;
-                        if tl.len() != fl.len() {
-                            return err("true_fun and false_fun output must have identical types");
-                        }
-                        let mut outs = Vec::new();
-                        for (a, b) in tl.iter().zip(&fl) {
-                            outs.push(jnp::where_(self.ctx, &p, a, b).await?);
-                        }
-                        return self.unflatten_tensors(&tree, outs).await;
+                    if !self.is_callable(&args[1]) || !self.is_callable(&args[2]) {
+                        return super::type_err("lax.cond: true_fun and false_fun arguments should be callable.");
                     }
-                    let branch = if self.truthy(pred)? { &args[1] } else { &args[2] };
-                    return self.call(branch.clone(), operands, vec![]).await;
+                    let pred = &args[0];
+                    let tensor = self.to_tensor(pred)?;
+                    if tensor.aval().rank() != 0 {
+                        let shape = jnp::shape_str(&tensor.aval().shape);
+                        return super::type_err(format!(
+                            "Pred must be a scalar, got {} of shape {shape}.",
+                            super::value::to_str(pred)
+                        ));
+                    }
+                    // Outside a trace a known predicate picks its branch at once.
+                    if !self.ctx.is_tracing() {
+                        let branch = if self.truthy(pred)? { &args[1] } else { &args[2] };
+                        return self.call(branch.clone(), operands, vec![]).await;
+                    }
+                    // The index: the predicate as an int32 (a number compared with zero first);
+                    // a Python value is a constant, as JAX converts it without staging anything.
+                    let index = match pred {
+                        Value::Array(_) => {
+                            let holds = if tensor.aval().dtype == DType::Bool {
+                                tensor
+                            } else {
+                                let zero = Tensor::from(jnp::full(&[], 0.0, tensor.aval().dtype));
+                                jnp::compare(self.ctx, CompareOp::Ne, &tensor, &zero).await?
+                            };
+                            let to_int = Primitive::ConvertElementType { new_dtype: DType::I32, weak_type: false };
+                            self.ctx.bind(to_int, &[holds]).await?.remove(0)
+                        }
+                        other => int32_scalar(i64::from(self.truthy(other)?)),
+                    };
+                    let branches = [args[2].clone(), args[1].clone()];
+                    return self.branch_on(Conditional::Cond, index, &branches, &operands).await;
                 }
-                // `branches[index]` with the index clamped into range, as JAX; a traced index
-                // runs every branch and selects, as `cond` does.
+                // `branches[index]` with the index clamped into range, as JAX.
                 "switch" => {
                     no_more_kwargs(name, &kwargs)?;
                     arity(name, &args, 2, usize::MAX)?;
                     let branches = self.iterate(&args[1])?;
-                    if branches.is_empty() {
-                        return super::value_err("Empty branch sequence");
-                    }
                     let operands = args[2..].to_vec();
-                    let last = branches.len() as i64 - 1;
-                    let index = match &args[0] {
-                        Value::Array(t) => match t.concrete() {
-                            Some(a) if a.aval.rank() == 0 => Some(a.to_f64_vec()[0] as i64),
-                            Some(_) => return err("switch: the index must be a scalar"),
-                            None if t.aval().rank() == 0 => None,
-                            None => return err("switch: the index must be a scalar"),
-                        },
-                        other => Some(int_arg(other)?),
-                    };
-                    if let Some(i) = index {
-                        let branch = branches[i.clamp(0, last) as usize].clone();
-                        return self.call(branch, operands, vec![]).await;
-                    }
                     let index = self.to_tensor(&args[0])?;
-                    let mut results = Vec::new();
-                    for (i, branch) in branches.iter().enumerate() {
-                        let taken = Branch::Switch { index: index.clone(), branch: i as i64, last };
-                        let out = self.call_branch(branch.clone(), operands.clone(), taken).await?;
-                        let mut leaves = Vec::new();
-                        let tree = self.flatten(&out, &mut leaves).await?;
-                        results.push((tree, leaves));
+                    let aval = index.aval().clone();
+                    if aval.rank() != 0 {
+                        let shape = jnp::shape_str(&aval.shape);
+                        let shown = super::value::to_str(&args[0]);
+                        return super::type_err(format!("Branch index must be scalar, got {shown} of shape {shape}."));
                     }
-                    let Some((tree, mut selected)) = results.pop() else {
+                    if !matches!(aval.dtype, DType::I32 | DType::I64 | DType::U32) {
+                        let shown = super::value::to_str(&args[0]);
+                        return super::type_err(format!(
+                            "Index type must be an integer, got {shown} as {}",
+                            aval.dtype.name()
+                        ));
+                    }
+                    let Some(last) = branches.len().checked_sub(1) else {
                         return super::value_err("Empty branch sequence");
                     };
-                    for (i, (_, leaves)) in results.iter().enumerate().rev() {
-                        if leaves.len() != selected.len() {
-                            return err("branch outputs must have identical types");
-                        }
-                        let bound = self.to_tensor(&Value::Int(i as i64))?;
-                        let take = jnp::compare(self.ctx, CompareOp::Le, &index, &bound).await?;
-                        for (out, leaf) in selected.iter_mut().zip(leaves) {
-                            *out = jnp::where_(self.ctx, &take, leaf, out).await?;
-                        }
+                    if last == 0 || !self.ctx.is_tracing() {
+                        let i = match index.concrete() {
+                            Some(a) => a.to_f64_vec()[0] as i64,
+                            None => 0,
+                        };
+                        return self.call(branches[i.clamp(0, last as i64) as usize].clone(), operands, vec![]).await;
                     }
-                    return self.unflatten_tensors(&tree, selected).await;
+                    let index = match &args[0] {
+                        Value::Array(_) if aval.dtype != DType::I32 || aval.weak_type => {
+                            let to_int = Primitive::ConvertElementType { new_dtype: DType::I32, weak_type: false };
+                            self.ctx.bind(to_int, &[index]).await?.remove(0)
+                        }
+                        Value::Array(_) => index,
+                        other => int32_scalar(int_arg(other)?),
+                    };
+                    let bounds = [int32_scalar(0), index, int32_scalar(last as i64)];
+                    let index = self.ctx.bind(Primitive::Clamp, &bounds).await?.remove(0);
+                    return self.branch_on(Conditional::Switch, index, &branches, &operands).await;
+                }
+                // `x` held within `[min, max]`; a Python number is int32 or float32 (weakly
+                // typed), and every operand must have one dtype, as JAX requires.
+                "clamp" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    arity(name, &args, 3, 3)?;
+                    let operands = args.iter().map(|a| self.to_tensor(a)).collect::<R<Vec<Tensor>>>()?;
+                    if operands.iter().any(|t| t.aval().dtype != operands[1].aval().dtype) {
+                        let dtypes: Vec<&str> = operands.iter().map(|t| t.aval().dtype.name()).collect();
+                        return super::type_err(format!(
+                            "lax.clamp requires arguments to have the same dtypes, got {}.",
+                            dtypes.join(", ")
+                        ));
+                    }
+                    return Ok(Value::Array(self.ctx.bind(Primitive::Clamp, &operands).await?.remove(0)));
                 }
                 // The primitive itself: always strongly typed, as JAX's.
                 "convert_element_type" => {

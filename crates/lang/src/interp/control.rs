@@ -1,16 +1,20 @@
-//! `lax.while_loop` and `lax.scan` staged as JAX stages them: the condition and the body
-//! traced once each, on the carry's types (and a scan's rows of `xs`), into one `while`
-//! equation (`jaxlite::prim::WhileLoop`) or one `scan` equation (`jaxlite::prim::ScanLoop`),
-//! which run wherever a Jaxpr runs: op by op outside `jit`, inside a program under it,
-//! transformed by `grad` (a `while` in forward mode only, as in JAX), `vmap` and `jvp`.
+//! `lax.while_loop`, `lax.scan`, `lax.cond` and `lax.switch` staged as JAX stages them: the
+//! condition and the body traced once each, on the carry's types (and a scan's rows of `xs`),
+//! into one `while` equation (`jaxlite::prim::WhileLoop`) or one `scan` equation
+//! (`jaxlite::prim::ScanLoop`), and every branch traced once on the operands' types into one
+//! `cond` equation (`jaxlite::prim::Branches`). They run wherever a Jaxpr runs: op by op
+//! outside `jit`, inside a program under it, transformed by `grad` (a `while` in forward mode
+//! only, as in JAX), `vmap` and `jvp`.
 
 use super::debug_print::{PrintSlot, Prints};
 use super::jax::Tree;
 use super::transforms::{Arg, TraceOf, Traced};
 use super::value::Value;
 use super::{err, type_err, value_err, Interp, R};
-use jaxlite::prim::{ScanLoop, WhileLoop};
-use jaxlite::{Aval, Primitive, Tensor};
+use jaxlite::numpy as jnp;
+use jaxlite::prim::{Branches, ScanLoop, WhileLoop};
+use jaxlite::transform::Builder;
+use jaxlite::{Array, Aval, CompareOp, DType, Primitive, Tensor};
 use std::rc::Rc;
 
 /// `ShapedArray(float32[], weak_type=True)`, as JAX's messages name a type.
@@ -156,6 +160,205 @@ impl Interp<'_, '_> {
         let carry = self.unflatten_tensors(&carry_tree, outs).await?;
         let ys = self.unflatten_tensors(&y_tree, ys).await?;
         Ok(Value::tuple(vec![carry, ys]))
+    }
+
+    /// `lax.cond` or `lax.switch` with its index an int32 scalar (clamped into range already
+    /// for `switch`): each branch traced once, on the operands' types, into one `cond`
+    /// equation whose index picks the branch that runs, as JAX stages it. The values the
+    /// branches close over become operands every branch takes; a `jax.debug.print` in a branch
+    /// becomes an extra output (zeros from the other branches) printed when its branch is the
+    /// one taken.
+    pub(super) async fn branch_on(
+        &mut self,
+        kind: Conditional,
+        index: Tensor,
+        branches: &[Value],
+        operands: &[Value],
+    ) -> R<Value> {
+        let mut leaves = Vec::new();
+        let mut trees = Vec::with_capacity(operands.len());
+        for operand in operands {
+            trees.push(self.flatten(operand, &mut leaves).await?);
+        }
+        let avals: Vec<Aval> = leaves.iter().map(|t| t.aval().clone()).collect();
+        let mut traced = Vec::with_capacity(branches.len());
+        for f in branches {
+            let args = trees.iter().map(Arg::Traced).collect();
+            traced.push(self.trace_call_with(f, TraceOf::Types(avals.clone()), args, &[], Prints::Run).await?);
+        }
+        self.check_branch_outputs(kind, branches, &traced).await?;
+        // The closed-over values of all branches, each once, and where each branch's are.
+        let mut consts: Vec<(Tensor, Aval)> = Vec::new();
+        let mut positions: Vec<Vec<usize>> = Vec::with_capacity(traced.len());
+        for t in &traced {
+            let mut mine = Vec::with_capacity(t.closed.len());
+            for (c, &v) in t.closed.iter().zip(&t.jaxpr.invars) {
+                let j = consts.iter().position(|(k, _)| k.same(c)).unwrap_or_else(|| {
+                    consts.push((c.clone(), t.jaxpr.aval(v).clone()));
+                    consts.len() - 1
+                });
+                mine.push(j);
+            }
+            positions.push(mine);
+        }
+        let n_outs = traced[0].out_tree.num_leaves();
+        // Under `vmap` JAX makes the `cond` a select that runs every branch, prints and all:
+        // there each branch's prints are computed beside the `cond`, from the same operands.
+        let follow = self.prints_follow_branches();
+        let printed_avals: Vec<Vec<Aval>> = traced
+            .iter()
+            .map(|t| {
+                let printed = if follow { &t.jaxpr.outvars[n_outs..] } else { &[] };
+                printed.iter().map(|a| t.jaxpr.atom_aval(a).clone()).collect()
+            })
+            .collect();
+        let mut jaxprs = Vec::with_capacity(traced.len());
+        for (i, t) in traced.iter().enumerate() {
+            let mut b = Builder::new();
+            let const_ins: Vec<_> = consts.iter().map(|(_, aval)| b.input(aval.clone())).collect();
+            let mut ins: Vec<_> = positions[i].iter().map(|&j| const_ins[j].clone()).collect();
+            ins.extend(t.jaxpr.invars[t.closed.len()..].iter().map(|&v| b.input(t.jaxpr.aval(v).clone())));
+            let mut outs = b.inline(&t.jaxpr, &ins)?;
+            let own = outs.split_off(n_outs);
+            for (j, avals) in printed_avals.iter().enumerate() {
+                if j == i {
+                    outs.extend(own.iter().cloned());
+                } else {
+                    for aval in avals {
+                        outs.push(b.zeros(aval)?);
+                    }
+                }
+            }
+            jaxprs.push(b.finish(outs));
+        }
+        let mut all = vec![index.clone()];
+        all.extend(consts.into_iter().map(|(c, _)| c));
+        all.extend(leaves.iter().cloned());
+        let function = Branches { branches: jaxprs };
+        let mut outs = self.ctx.bind(Primitive::Cond { function: Rc::new(function) }, &all).await?;
+        let mut printed = outs.split_off(n_outs);
+        for (i, t) in traced.iter().enumerate() {
+            if t.prints.is_empty() {
+                continue;
+            }
+            if !follow {
+                let ins = [&t.closed[..], &leaves].concat();
+                let values = self.ctx.apply_jaxpr(&t.jaxpr, &ins).await?.split_off(n_outs);
+                self.replay_prints(&t.prints, values).await?;
+                continue;
+            }
+            let rest = printed.split_off(printed_avals[i].len());
+            let mine = std::mem::replace(&mut printed, rest);
+            let i = Tensor::from(Array::from_f32(vec![], vec![i as f32]).astype(DType::I32));
+            let taken = jnp::compare(self.ctx, CompareOp::Eq, &index, &i).await?;
+            self.replay_prints_when(&t.prints, mine, Some(taken)).await?;
+        }
+        self.unflatten_tensors(&traced[0].out_tree, outs).await
+    }
+
+    /// JAX's errors for branches whose outputs differ in structure or in type.
+    async fn check_branch_outputs(&mut self, kind: Conditional, branches: &[Value], traced: &[Traced]) -> R<()> {
+        // JAX compares the first branch it is given (a cond's true_fun) with each other one.
+        let first = match kind {
+            Conditional::Cond => 1,
+            Conditional::Switch => 0,
+        };
+        let name = |i: usize| match kind {
+            Conditional::Cond if i == 1 => "true_fun".to_string(),
+            Conditional::Cond => "false_fun".to_string(),
+            // Sic: JAX writes "branch 0" for the first and "branch1" for the others.
+            Conditional::Switch if i == 0 => "branch 0".to_string(),
+            Conditional::Switch => format!("branch{i}"),
+        };
+        let what = match kind {
+            Conditional::Cond => "cond",
+            Conditional::Switch => "switch",
+        };
+        let introduce = |i: usize, j: usize| {
+            let at = |k: usize| {
+                let line = match &branches[k] {
+                    Value::Function(f) => format!(" at line {}", f.def.span.line),
+                    _ => String::new(),
+                };
+                format!("{} is {}{line}", name(k), super::jax::function_name(&branches[k]))
+            };
+            format!("{}\n{}", at(i), at(j))
+        };
+        for other in (0..traced.len()).filter(|&k| k != first) {
+            let (a, b) = (&traced[first], &traced[other]);
+            let (ours, theirs) = (name(first), name(other));
+            if a.out_tree.describe() != b.out_tree.describe() {
+                let why = first_difference(&a.out_tree, &b.out_tree, String::new()).map_or_else(
+                    || format!("{ours} output is {} but {theirs} output is {}.", a.out_tree.describe(), b.out_tree.describe()),
+                    |(path, difference)| {
+                        let at = if path.is_empty() { String::new() } else { format!(" at path {path}") };
+                        match difference {
+                            Difference::Types(x, y) => format!(
+                                "{ours} output{at} is {} but {theirs} output{at} is {}, so their Python types differ.",
+                                python_kind(x),
+                                python_kind(y)
+                            ),
+                            Difference::Lengths(kind, x, y) => format!(
+                                "{ours} output{at} is a {kind} of length {x} but {theirs} output{at} is a {kind} of length \
+                                 {y}, so the lengths do not match."
+                            ),
+                            Difference::Metadata(x, y) => format!(
+                                "{ours} output{at} is a <class 'dict'> with pytree metadata {x} but {theirs} output{at} is \
+                                 a <class 'dict'> with pytree metadata {y}, so the pytree node metadata does not match."
+                            ),
+                        }
+                    },
+                );
+                return type_err(format!(
+                    "{what} branch outputs must have the same pytree structure, but they differ:\n\n{}\n\n{why}\n\n\
+                     Revise {ours} and/or {theirs} so that they have the same pytree structure.",
+                    introduce(first, other)
+                ));
+            }
+            let outs = |t: &Traced| -> Vec<Aval> {
+                let n = t.out_tree.num_leaves();
+                t.jaxpr.outvars[..n].iter().map(|v| t.jaxpr.atom_aval(v).clone()).collect()
+            };
+            let (x, y) = (outs(a), outs(b));
+            let differing: Vec<usize> = (0..x.len()).filter(|&k| !x[k].same_type(&y[k])).collect();
+            if differing.is_empty() {
+                continue;
+            }
+            let placeholder = Tensor::from(jnp::full(&[], 0.0, DType::F32));
+            let probe = self.unflatten_tensors(&a.out_tree, std::iter::repeat(placeholder)).await?;
+            let paths = self.leaf_paths(&probe).await?;
+            let lines: Vec<String> = differing
+                .iter()
+                .map(|&k| {
+                    let at = if paths[k].is_empty() { String::new() } else { format!(" at path {}", paths[k]) };
+                    let mut reasons = Vec::new();
+                    if x[k].dtype != y[k].dtype {
+                        reasons.push("the dtypes do not match");
+                    }
+                    if x[k].shape != y[k].shape {
+                        reasons.push("the shapes do not match");
+                    }
+                    format!(
+                        "output of {ours}{at} has type {} but the corresponding output of {theirs} has type {}, so {}",
+                        carry_type(&x[k]),
+                        carry_type(&y[k]),
+                        reasons.join(", and ")
+                    )
+                })
+                .collect();
+            let listed = if let [one] = &lines[..] {
+                format!("The {one}.")
+            } else {
+                let items: Vec<String> = lines.iter().map(|l| format!("  * the {l}")).collect();
+                format!("{}.", items.join(";\n"))
+            };
+            return type_err(format!(
+                "{what} branches must have equal output types but they differ.\n\n{}\n\n{listed}\n\n\
+                 Revise {ours} and/or {theirs} so that all output types match.",
+                introduce(first, other)
+            ));
+        }
+        Ok(())
     }
 
     /// The `jax.debug.print`s of a scan's body, whose values the scan stacked as extra `ys`:
@@ -309,6 +512,19 @@ fn carry_structure_error<T>(what: &str, body_fun: &Value, ours: &Tree, theirs: &
         |(path, difference)| {
             let what =
                 if path.is_empty() { format!("carry {param}") } else { format!("carry component {param}{path}") };
+            let output = "the corresponding component of the carry output";
+            let difference = match difference {
+                Difference::Types(x, y) => {
+                    format!("is a {} but {output} is a {}, so their Python types differ", node_type(x), node_type(y))
+                }
+                Difference::Lengths(kind, x, y) => format!(
+                    "is a {kind} of length {x} but {output} is a {kind} of length {y}, so the lengths do not match"
+                ),
+                Difference::Metadata(x, y) => format!(
+                    "is a <class 'dict'> with pytree metadata {x} but {output} is a <class 'dict'> with pytree metadata \
+                     {y}, so the pytree node metadata does not match"
+                ),
+            };
             format!("The input {what} {difference}.")
         },
     );
@@ -318,7 +534,14 @@ fn carry_structure_error<T>(what: &str, body_fun: &Value, ours: &Tree, theirs: &
     ))
 }
 
-/// The Python type of a pytree node, as JAX's messages write it.
+/// Which of JAX's two spellings of a branch a `cond` equation came from, for its messages.
+#[derive(Clone, Copy)]
+pub(super) enum Conditional {
+    Cond,
+    Switch,
+}
+
+/// The Python type of a pytree node, as JAX's carry messages write it.
 fn node_type(t: &Tree) -> String {
     match t {
         Tree::Leaf => "<class 'jax._src.core.ShapedArray'>".into(),
@@ -330,8 +553,26 @@ fn node_type(t: &Tree) -> String {
     }
 }
 
-/// Where `ours` and `theirs` first differ (a key path) and how, in JAX's words.
-fn first_difference<'t>(ours: &'t Tree, theirs: &'t Tree, path: String) -> Option<(String, String)> {
+/// A pytree node as JAX's branch messages name it: "a pytree leaf", "a <class 'tuple'>".
+fn python_kind(t: &Tree) -> String {
+    match t {
+        Tree::Leaf => "a pytree leaf".into(),
+        other => format!("a {}", node_type(other)),
+    }
+}
+
+/// How two pytrees differ where they first do.
+enum Difference<'t> {
+    /// Nodes of different Python types.
+    Types(&'t Tree, &'t Tree),
+    /// Sequences of one kind and different lengths.
+    Lengths(&'static str, usize, usize),
+    /// Dicts with different keys (written as tuples).
+    Metadata(String, String),
+}
+
+/// Where `ours` and `theirs` first differ (a key path) and how.
+fn first_difference<'t>(ours: &'t Tree, theirs: &'t Tree, path: String) -> Option<(String, Difference<'t>)> {
     let children = |t: &'t Tree| -> Option<Vec<(String, &'t Tree)>> {
         Some(match t {
             Tree::List(items) | Tree::Tuple(items) | Tree::Named(_, items) | Tree::Custom(_, _, _, items) => {
@@ -342,27 +583,20 @@ fn first_difference<'t>(ours: &'t Tree, theirs: &'t Tree, path: String) -> Optio
         })
     };
     if node_type(ours) != node_type(theirs) {
-        let difference = format!(
-            "is a {} but the corresponding component of the carry output is a {}, so their Python types differ",
-            node_type(ours),
-            node_type(theirs)
-        );
-        return Some((path, difference));
+        return Some((path, Difference::Types(ours, theirs)));
     }
     let (Some(a), Some(b)) = (children(ours), children(theirs)) else { return None };
     if let (Tree::Dict(x), Tree::Dict(y)) = (ours, theirs) {
         let keys = |items: &[(Value, Tree)]| {
             let keys: Vec<String> = items.iter().map(|(k, _)| super::value::repr(k)).collect();
-            format!("({})", keys.join(", "))
+            if keys.len() == 1 {
+                format!("({},)", keys[0])
+            } else {
+                format!("({})", keys.join(", "))
+            }
         };
         if keys(x) != keys(y) {
-            let difference = format!(
-                "is a <class 'dict'> with pytree metadata {} but the corresponding component of the carry output is a \
-                 <class 'dict'> with pytree metadata {}, so the pytree node metadata does not match",
-                keys(x),
-                keys(y)
-            );
-            return Some((path, difference));
+            return Some((path, Difference::Metadata(keys(x), keys(y))));
         }
     }
     if a.len() != b.len() {
@@ -371,13 +605,7 @@ fn first_difference<'t>(ours: &'t Tree, theirs: &'t Tree, path: String) -> Optio
             Tree::Tuple(_) => "tuple",
             _ => "node",
         };
-        let difference = format!(
-            "is a {kind} of length {} but the corresponding component of the carry output is a {kind} of length {}, so the \
-             lengths do not match",
-            a.len(),
-            b.len()
-        );
-        return Some((path, difference));
+        return Some((path, Difference::Lengths(kind, a.len(), b.len())));
     }
     a.iter().zip(&b).find_map(|((step, x), (_, y))| first_difference(x, y, format!("{path}{step}")))
 }

@@ -10,15 +10,15 @@
 //!
 //! `grad` and `jvp` print the forward pass's values, `vmap` prints once per example (as JAX
 //! does); inside the other transformations (`jacfwd`, `jacrev`, `vjp`, the custom derivatives)
-//! a print is refused with a message saying so. A `lax.cond` or `switch` on a traced value
-//! runs every branch and selects, so a print in a branch carries the condition under which
-//! its branch is the one taken (`when`), and prints only then.
+//! a print is refused with a message saying so. A print in a branch of a staged `lax.cond` or
+//! `switch` is an extra output of the `cond` (zeros from the other branches) and carries the
+//! condition under which its branch is the one taken (`when`), and prints only then.
 
 use super::jax::Tree;
 use super::value::Value;
 use super::{err, Interp, R};
 use jaxlite::numpy as jnp;
-use jaxlite::{BinaryOp, CompareOp, DType, Tensor, UnaryOp};
+use jaxlite::{BinaryOp, Tensor};
 
 /// A `jax.debug.print` met while tracing: its format and the arguments it will print.
 pub(super) struct DebugPrint {
@@ -47,17 +47,6 @@ pub(super) struct PrintScope {
     prints: Vec<DebugPrint>,
     /// Whether a print here carries the conditions of the branches around it.
     guarded: bool,
-}
-
-/// A branch of a `cond` or `switch` on a traced value, being traced: the condition under which
-/// it is the one taken, worked out only if a print needs it (so a `cond` without prints
-/// traces as before).
-#[derive(Clone)]
-pub(super) enum Branch {
-    /// The true branch of a `cond` (`true`) or the false one.
-    Cond(Tensor, bool),
-    /// `branches[branch]` of a `switch`, whose index is clamped into `0..=last`.
-    Switch { index: Tensor, branch: i64, last: i64 },
 }
 
 /// A print as a compiled program keeps it: the format, and the structure of its arguments,
@@ -96,31 +85,18 @@ impl Interp<'_, '_> {
         self.emit(DebugPrint { format, args: args.collect(), kwargs, when: None }).await
     }
 
-    /// Prints now if every value is known, else keeps the print for the trace in progress,
-    /// under the conditions of the branches of that trace it is in.
-    async fn emit(&mut self, mut print: DebugPrint) -> R<Value> {
+    /// Prints now if every value is known, else keeps the print for the trace in progress.
+    async fn emit(&mut self, print: DebugPrint) -> R<Value> {
         if !self.ctx.is_tracing() {
             return self.run_print(print).await;
         }
         let depth = self.ctx.trace_depth();
-        let guarded = match self.print_scopes.last() {
-            Some(scope) if scope.depth == depth => scope.guarded,
-            _ => {
-                return super::unsupported(
-                    "jax.debug.print inside jacfwd, jacrev, vjp, a custom derivative or a lax.while_loop is not \
-                     supported by the playground yet (it prints outside any transformation and under jit, grad, jvp \
-                     and vmap)",
-                )
-            }
-        };
-        let branches: Vec<Branch> =
-            self.print_guards.iter().filter(|(d, _)| guarded && *d == depth).map(|(_, b)| b.clone()).collect();
-        for branch in &branches {
-            let taken = self.branch_taken(branch).await?;
-            print.when = Some(match print.when {
-                None => taken,
-                Some(w) => jnp::binary(self.ctx, BinaryOp::And, &w, &taken).await?,
-            });
+        if self.print_scopes.last().is_none_or(|scope| scope.depth != depth) {
+            return super::unsupported(
+                "jax.debug.print inside jacfwd, jacrev, vjp, a custom derivative or a lax.while_loop is not \
+                 supported by the playground yet (it prints outside any transformation and under jit, grad, jvp \
+                 and vmap)",
+            );
         }
         if let Some(scope) = self.print_scopes.last_mut() {
             scope.prints.push(print);
@@ -128,55 +104,11 @@ impl Interp<'_, '_> {
         Ok(Value::None)
     }
 
-    /// Whether `branch` is the one taken, as a boolean scalar.
-    async fn branch_taken(&mut self, branch: &Branch) -> R<Tensor> {
-        let int = |i: i64| Tensor::from(jaxlite::Array::from_f32(vec![], vec![i as f32]).astype(DType::I32));
-        Ok(match branch {
-            Branch::Cond(pred, side) => {
-                let taken = jnp::astype(self.ctx, pred, DType::Bool).await?;
-                if *side {
-                    taken
-                } else {
-                    jnp::unary(self.ctx, UnaryOp::Not, &taken).await?
-                }
-            }
-            // Above branch − 1 (but for the first) and at most branch (but for the last).
-            Branch::Switch { index, branch, last } => {
-                let mut taken = Tensor::from(jnp::full(&[], 1.0, DType::Bool));
-                if *branch > 0 {
-                    let above = jnp::compare(self.ctx, CompareOp::Gt, index, &int(branch - 1)).await?;
-                    taken = jnp::binary(self.ctx, BinaryOp::And, &taken, &above).await?;
-                }
-                if branch < last {
-                    let at_most = jnp::compare(self.ctx, CompareOp::Le, index, &int(*branch)).await?;
-                    taken = jnp::binary(self.ctx, BinaryOp::And, &taken, &at_most).await?;
-                }
-                taken
-            }
-        })
-    }
-
-    /// Runs `branch` with its prints guarded by `taken`: a branch of a `cond` or `switch` on a
-    /// traced value.
-    pub(super) async fn call_branch(&mut self, branch: Value, operands: Vec<Value>, taken: Branch) -> R<Value> {
-        self.print_guards.push((self.ctx.trace_depth(), taken));
-        let out = self.call(branch, operands, vec![]).await;
-        self.print_guards.pop();
-        out
-    }
-
-    /// How many prints the innermost scope holds.
-    pub(super) fn prints_so_far(&self) -> usize {
-        self.print_scopes.last().map_or(0, |s| s.prints.len())
-    }
-
-    /// Moves the prints from `from` on to `start`, before those in `start..from`.
-    pub(super) fn put_prints_first(&mut self, start: usize, from: usize) {
-        if let Some(scope) = self.print_scopes.last_mut() {
-            if start <= from && from <= scope.prints.len() {
-                scope.prints[start..].rotate_left(from - start);
-            }
-        }
+    /// Whether a print met now carries the condition of the branch it is in (false under
+    /// `vmap`, where JAX turns a `cond` into a select that runs every branch's prints).
+    pub(super) fn prints_follow_branches(&self) -> bool {
+        let depth = self.ctx.trace_depth();
+        self.print_scopes.last().is_some_and(|scope| scope.depth == depth && scope.guarded)
     }
 
     /// Opens the scope collecting the prints of the trace just begun.
@@ -210,9 +142,24 @@ impl Interp<'_, '_> {
     /// outputs): printed now when the values are concrete, else emitted into the enclosing
     /// trace's scope.
     pub(super) async fn replay_prints(&mut self, slots: &[PrintSlot], leaves: Vec<Tensor>) -> R<()> {
+        self.replay_prints_when(slots, leaves, None).await
+    }
+
+    /// `replay_prints`, each print made only where `taken` (a boolean scalar: the branch of a
+    /// `cond` the prints were in is the one taken) also holds.
+    pub(super) async fn replay_prints_when(
+        &mut self,
+        slots: &[PrintSlot],
+        leaves: Vec<Tensor>,
+        taken: Option<Tensor>,
+    ) -> R<()> {
         let mut leaves = leaves.into_iter();
         for slot in slots {
-            let when = if slot.guarded { leaves.next() } else { None };
+            let own = if slot.guarded { leaves.next() } else { None };
+            let when = match (own, &taken) {
+                (Some(own), Some(taken)) => Some(jnp::binary(self.ctx, BinaryOp::And, &own, taken).await?),
+                (own, taken) => own.or_else(|| taken.clone()),
+            };
             let Value::Tuple(all) = self.unflatten_tree(&slot.tree, &mut (&mut leaves).map(Value::of_tensor)).await?
             else {
                 return err("jax.debug.print: its arguments lost their structure");

@@ -248,6 +248,7 @@ const LAX_FUNCTIONS: &[&str] = &[
     "eq",
     "ne",
     "convert_element_type",
+    "clamp",
 ];
 
 const NN_FUNCTIONS: &[&str] = &[

@@ -141,9 +141,6 @@ pub struct Interp<'c, 'p> {
     tracing_rules: Vec<usize>,
     /// The `jax.debug.print`s of each jit trace in progress, with that trace's depth.
     print_scopes: Vec<debug_print::PrintScope>,
-    /// The traced `cond`/`switch` branches being traced, outermost first, with the depth of
-    /// the trace each is in.
-    print_guards: Vec<(usize, debug_print::Branch)>,
     /// `jax_default_matmul_precision` as the run began (the CLI's `--precision`, the page's
     /// setting): what `jax.config.update('jax_default_matmul_precision', None)` goes back to.
     initial_precision: jaxlite::Precision,
@@ -191,7 +188,6 @@ pub async fn run(
         tracing: Vec::new(),
         tracing_rules: Vec::new(),
         print_scopes: Vec::new(),
-        print_guards: Vec::new(),
         stack_base: exec::stack_position(),
         closure_scopes: Vec::new(),
         progress,
