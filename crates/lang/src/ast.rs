@@ -108,6 +108,126 @@ pub enum StmtKind {
         module: String,
         names: Vec<(String, Option<String>)>,
     },
+    /// `match subject:` and its cases, tried in order; the first whose pattern matches (and
+    /// whose guard holds) runs.
+    Match {
+        subject: Expr,
+        cases: Vec<MatchCase>,
+    },
+}
+
+/// `case pattern [if guard]: body`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchCase {
+    /// Where the pattern starts.
+    pub span: Span,
+    pub pattern: Pattern,
+    pub guard: Option<Expr>,
+    pub body: Vec<Stmt>,
+}
+
+/// A `case` pattern (PEP 634).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Pattern {
+    /// `_`: matches anything, binds nothing.
+    Wildcard,
+    /// `name`: matches anything and binds it.
+    Capture(String),
+    /// A literal (`1`, `-2.5`, `"s"`, `None`, `True`) or a dotted name (`Color.RED`): equal to
+    /// the subject (`None`, `True` and `False` by identity).
+    Value(Expr),
+    /// `[a, *rest, b]`, `(a, b)` or `a, b`: a list or tuple (not a string) of matching items;
+    /// `star` is where the one starred item is and the name it binds (`None` for `*_`).
+    Sequence { items: Vec<Pattern>, star: Option<(usize, Option<String>)> },
+    /// `{key: pattern, **rest}`: a mapping holding each key with a matching value.
+    Mapping { entries: Vec<(Expr, Pattern)>, rest: Option<String> },
+    /// `Class(p, key=q)`: an instance whose attributes (positional ones named by
+    /// `__match_args__`) match.
+    Class { class: Expr, args: Vec<Pattern>, keywords: Vec<(String, Pattern)> },
+    /// `p | q`: the first alternative that matches.
+    Or(Vec<Pattern>),
+    /// `p as name`.
+    As(Box<Pattern>, String),
+}
+
+impl Pattern {
+    /// The names a successful match binds, in order.
+    pub fn bound_names(&self, out: &mut Vec<String>) {
+        let add = |n: &str, out: &mut Vec<String>| {
+            if !out.iter().any(|o| o == n) {
+                out.push(n.to_string());
+            }
+        };
+        match self {
+            Pattern::Wildcard | Pattern::Value(_) => {}
+            Pattern::Capture(n) => add(n, out),
+            Pattern::Sequence { items, star } => {
+                for (i, item) in items.iter().enumerate() {
+                    if let Some((at, Some(n))) = star {
+                        if *at == i {
+                            add(n, out);
+                        }
+                    }
+                    item.bound_names(out);
+                }
+                if let Some((at, Some(n))) = star {
+                    if *at == items.len() {
+                        add(n, out);
+                    }
+                }
+            }
+            Pattern::Mapping { entries, rest } => {
+                entries.iter().for_each(|(_, p)| p.bound_names(out));
+                if let Some(n) = rest {
+                    add(n, out);
+                }
+            }
+            Pattern::Class { args, keywords, .. } => {
+                args.iter().for_each(|p| p.bound_names(out));
+                keywords.iter().for_each(|(_, p)| p.bound_names(out));
+            }
+            Pattern::Or(alternatives) => alternatives.iter().for_each(|p| p.bound_names(out)),
+            Pattern::As(p, n) => {
+                p.bound_names(out);
+                add(n, out);
+            }
+        }
+    }
+}
+
+impl fmt::Display for Pattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let list = |items: Vec<String>| items.join(" ");
+        match self {
+            Pattern::Wildcard => write!(f, "_"),
+            Pattern::Capture(n) => write!(f, "{n}"),
+            Pattern::Value(e) => write!(f, "(== {e})"),
+            Pattern::Sequence { items, star } => {
+                let mut shown: Vec<String> = items.iter().map(|p| p.to_string()).collect();
+                if let Some((at, name)) = star {
+                    shown.insert(*at, format!("*{}", name.as_deref().unwrap_or("_")));
+                }
+                write!(f, "[{}]", list(shown))
+            }
+            Pattern::Mapping { entries, rest } => {
+                let mut shown: Vec<String> = entries.iter().map(|(k, p)| format!("{k}: {p}")).collect();
+                if let Some(r) = rest {
+                    shown.push(format!("**{r}"));
+                }
+                write!(f, "{{{}}}", list(shown))
+            }
+            Pattern::Class { class, args, keywords } => {
+                let mut shown: Vec<String> = args.iter().map(|p| p.to_string()).collect();
+                shown.extend(keywords.iter().map(|(k, p)| format!("{k}={p}")));
+                write!(f, "({class} {})", list(shown))
+            }
+            Pattern::Or(alternatives) => {
+                let shown: Vec<String> = alternatives.iter().map(|p| p.to_string()).collect();
+                write!(f, "(| {})", list(shown))
+            }
+            Pattern::As(p, n) => write!(f, "({p} as {n})"),
+        }
+    }
 }
 
 /// A `def` or a `lambda` (whose body is one `return`).
@@ -608,6 +728,17 @@ impl Stmt {
                     names.iter().map(|(n, a)| a.as_ref().map_or(n.clone(), |a| format!("{n} as {a}"))).collect();
                 writeln!(out, "{pad}(from {module} import {})", names.join(", "))
             }
+            StmtKind::Match { subject, cases } => {
+                let _ = writeln!(out, "{pad}(match {subject}");
+                for case in cases {
+                    let _ = match &case.guard {
+                        Some(g) => writeln!(out, "{pad} case {} if {g}", case.pattern),
+                        None => writeln!(out, "{pad} case {}", case.pattern),
+                    };
+                    block(out, &case.body);
+                }
+                writeln!(out, "{pad})")
+            }
         };
     }
 }
@@ -684,6 +815,12 @@ pub fn bound_names(body: &[Stmt], out: &mut Vec<String>) {
                     add(a.as_deref().unwrap_or(n), out);
                 }
             }
+            StmtKind::Match { cases, .. } => {
+                for case in cases {
+                    case.pattern.bound_names(out);
+                    bound_names(&case.body, out);
+                }
+            }
             _ => {}
         }
     }
@@ -709,6 +846,7 @@ pub fn stmt_yields(s: &Stmt) -> bool {
         StmtKind::Try { body, handlers, orelse, finalbody } => {
             yields(body) || handlers.iter().any(|h| yields(&h.body)) || yields(orelse) || yields(finalbody)
         }
+        StmtKind::Match { cases, .. } => cases.iter().any(|c| yields(&c.body)),
         _ => false,
     }
 }
@@ -736,6 +874,7 @@ pub fn declared_names(body: &[Stmt]) -> (Vec<String>, Vec<String>) {
                     walk(orelse, globals, nonlocals);
                     walk(finalbody, globals, nonlocals);
                 }
+                StmtKind::Match { cases, .. } => cases.iter().for_each(|c| walk(&c.body, globals, nonlocals)),
                 _ => {}
             }
         }

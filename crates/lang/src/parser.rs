@@ -50,6 +50,12 @@ pub fn parse(source: &str, file: u16) -> (Module, Vec<ScriptError>) {
     (Module { body }, errors)
 }
 
+/// An item of a sequence pattern: a pattern, or `*name` (`None` for `*_`).
+enum Starred {
+    Pattern(Pattern),
+    Star(Option<String>),
+}
+
 /// A parameter list as parsed, before it becomes part of a `FuncDef`.
 #[derive(Default)]
 struct Params {
@@ -320,11 +326,18 @@ impl Parser {
                 out.push(self.class(Vec::new())?);
                 Ok(())
             }
+            // `match` is a keyword only where it starts a line that ends with `:` (a soft
+            // keyword): `match = 1` and `match.group(0)` stay names.
+            Tok::Name(n)
+                if n == "match"
+                    && self.line_ends_with_colon()
+                    && !matches!(self.peek_at(1), Tok::Op(":" | "." | "=" | ")" | "]" | ",")) =>
+            {
+                out.push(self.match_stmt()?);
+                Ok(())
+            }
             // Soft keywords the playground does not have yet: named, rather than "expected the
             // end of the statement" after the word.
-            Tok::Name(n) if n == "match" && self.line_ends_with_colon() && !matches!(self.peek_at(1), Tok::Op(_)) => {
-                Err(error(span, "the match statement is not supported by the playground yet"))
-            }
             Tok::Name(n) if n == "async" && matches!(self.peek_at(1), Tok::Keyword("def" | "for" | "with")) => {
                 Err(error(span, "async functions and coroutines are not supported by the playground yet"))
             }
@@ -729,6 +742,238 @@ impl Parser {
             Vec::new()
         };
         Ok(Stmt { span, kind: StmtKind::If { cond, body, orelse } })
+    }
+
+    /// `match subject:` then an indented block of `case pattern [if guard]:` clauses.
+    fn match_stmt(&mut self) -> PResult<Stmt> {
+        let span = self.span();
+        self.advance();
+        let first = self.test_or_star()?;
+        let subject = if self.at_op(",") {
+            let mut items = vec![first];
+            while self.eat_op(",") && !self.at_op(":") {
+                items.push(self.test_or_star()?);
+            }
+            Expr { span: items[0].span, kind: ExprKind::Tuple(items) }
+        } else {
+            first
+        };
+        self.expect_op(":", "after the subject of 'match'")?;
+        if !self.eat_newline() || !matches!(self.peek(), Tok::Indent) {
+            return Err(error(self.span(), "expected an indented block of 'case' clauses after 'match'"));
+        }
+        self.advance();
+        let mut cases = Vec::new();
+        while !matches!(self.peek(), Tok::Dedent | Tok::Eof) {
+            if !matches!(self.peek(), Tok::Name(n) if n == "case") {
+                return Err(self.unexpected("'case'"));
+            }
+            self.advance();
+            let case_span = self.span();
+            let pattern = self.nested(|p| p.case_patterns())?;
+            let guard = if self.eat_kw("if") { Some(self.test()?) } else { None };
+            self.expect_op(":", "after the pattern of 'case'")?;
+            let body = self.block("case")?;
+            cases.push(MatchCase { span: case_span, pattern, guard, body });
+        }
+        self.advance();
+        if cases.is_empty() {
+            return Err(error(span, "expected an indented block of 'case' clauses after 'match'"));
+        }
+        let mut irrefutable = cases.iter().take(cases.len() - 1).filter(|c| c.guard.is_none());
+        if let Some(c) = irrefutable.find(|c| matches!(c.pattern, Pattern::Wildcard | Pattern::Capture(_))) {
+            let what = match &c.pattern {
+                Pattern::Capture(n) => format!("name capture '{n}' makes remaining patterns unreachable"),
+                _ => "wildcard makes remaining patterns unreachable".to_string(),
+            };
+            return Err(error(c.span, what));
+        }
+        Ok(Stmt { span, kind: StmtKind::Match { subject, cases } })
+    }
+
+    /// A case's patterns: one, or several separated by commas (an open sequence).
+    fn case_patterns(&mut self) -> PResult<Pattern> {
+        let first = self.maybe_star_pattern()?;
+        if !self.at_op(",") {
+            return match first {
+                Starred::Pattern(p) => Ok(p),
+                Starred::Star(_) => Err(error(self.span(), "star pattern cannot be used outside a sequence")),
+            };
+        }
+        let mut items = vec![first];
+        while self.eat_op(",") && !self.at_op(":") && !self.at_kw("if") {
+            items.push(self.maybe_star_pattern()?);
+        }
+        self.sequence_pattern(items)
+    }
+
+    /// The items of a sequence pattern into a `Pattern::Sequence` (one star at most).
+    fn sequence_pattern(&self, items: Vec<Starred>) -> PResult<Pattern> {
+        let mut patterns = Vec::with_capacity(items.len());
+        let mut star = None;
+        for item in items {
+            match item {
+                Starred::Pattern(p) => patterns.push(p),
+                Starred::Star(_) if star.is_some() => {
+                    return Err(error(self.span(), "multiple starred names in sequence pattern"))
+                }
+                Starred::Star(name) => star = Some((patterns.len(), name)),
+            }
+        }
+        Ok(Pattern::Sequence { items: patterns, star })
+    }
+
+    fn maybe_star_pattern(&mut self) -> PResult<Starred> {
+        if self.eat_op("*") {
+            let name = self.name("a name after '*' in a pattern")?;
+            return Ok(Starred::Star((name != "_").then_some(name)));
+        }
+        Ok(Starred::Pattern(self.pattern()?))
+    }
+
+    /// `or_pattern ['as' name]`.
+    fn pattern(&mut self) -> PResult<Pattern> {
+        let mut alternatives = vec![self.closed_pattern()?];
+        while self.eat_op("|") {
+            alternatives.push(self.closed_pattern()?);
+        }
+        let pattern = if alternatives.len() == 1 { alternatives.remove(0) } else { Pattern::Or(alternatives) };
+        if !self.eat_kw("as") {
+            return Ok(pattern);
+        }
+        let span = self.span();
+        let name = self.name("a name after 'as'")?;
+        if name == "_" {
+            return Err(error(span, "cannot use '_' as a target"));
+        }
+        Ok(Pattern::As(Box::new(pattern), name))
+    }
+
+    fn closed_pattern(&mut self) -> PResult<Pattern> {
+        let span = self.span();
+        match self.peek().clone() {
+            Tok::Name(n) => {
+                self.advance();
+                let mut class = Expr { span, kind: ExprKind::Name(n.clone()) };
+                let dotted = self.at_op(".");
+                while self.eat_op(".") {
+                    let attr = self.name("a name after '.'")?;
+                    class = Expr { span, kind: ExprKind::Attr(Box::new(class), attr) };
+                }
+                if self.eat_op("(") {
+                    return self.nested(|p| p.class_pattern(class));
+                }
+                Ok(match n.as_str() {
+                    _ if dotted => Pattern::Value(class),
+                    "_" => Pattern::Wildcard,
+                    _ => Pattern::Capture(n),
+                })
+            }
+            Tok::Int(_) | Tok::Float(_) | Tok::Op("-") => {
+                let negative = self.eat_op("-");
+                let number = match self.peek().clone() {
+                    Tok::Int(i) => ExprKind::Int(i),
+                    Tok::Float(x) => ExprKind::Float(x),
+                    _ => return Err(self.unexpected("a number after '-' in a pattern")),
+                };
+                self.advance();
+                let number = Expr { span, kind: number };
+                let value = if negative { ExprKind::Unary(UnaryOp::Neg, Box::new(number)) } else { number.kind };
+                Ok(Pattern::Value(Expr { span, kind: value }))
+            }
+            Tok::Str(_) => Ok(Pattern::Value(self.strings()?)),
+            Tok::Keyword(k @ ("None" | "True" | "False")) => {
+                self.advance();
+                let kind = match k {
+                    "None" => ExprKind::None,
+                    k => ExprKind::Bool(k == "True"),
+                };
+                Ok(Pattern::Value(Expr { span, kind }))
+            }
+            Tok::Op(open @ ("(" | "[")) => {
+                self.advance();
+                let close = if open == "(" { ")" } else { "]" };
+                self.nested(|p| {
+                    let mut items = Vec::new();
+                    let mut comma = false;
+                    while !p.at_op(close) {
+                        items.push(p.maybe_star_pattern()?);
+                        if !p.eat_op(",") {
+                            break;
+                        }
+                        comma = true;
+                    }
+                    p.expect_op(close, "to close the pattern")?;
+                    // `(p)` groups; `(p,)`, `()` and any `[...]` are sequences.
+                    if open == "(" && items.len() == 1 && !comma {
+                        if let Some(Starred::Pattern(_)) = items.first() {
+                            let Some(Starred::Pattern(p)) = items.pop() else { unreachable!("checked above") };
+                            return Ok(p);
+                        }
+                    }
+                    p.sequence_pattern(items)
+                })
+            }
+            Tok::Op("{") => {
+                self.advance();
+                self.nested(|p| p.mapping_pattern())
+            }
+            _ => Err(self.unexpected("a pattern")),
+        }
+    }
+
+    /// After `Class(`: positional patterns, then `name=pattern`s, then `)`.
+    fn class_pattern(&mut self, class: Expr) -> PResult<Pattern> {
+        let (mut args, mut keywords) = (Vec::new(), Vec::new());
+        while !self.at_op(")") {
+            let keyword = match (self.peek().clone(), self.peek_at(1)) {
+                (Tok::Name(n), Tok::Op("=")) => Some(n),
+                _ => None,
+            };
+            if let Some(name) = keyword {
+                self.advance();
+                self.advance();
+                keywords.push((name, self.pattern()?));
+            } else if !keywords.is_empty() {
+                return Err(error(self.span(), "positional patterns follow keyword patterns"));
+            } else {
+                args.push(self.pattern()?);
+            }
+            if !self.eat_op(",") {
+                break;
+            }
+        }
+        self.expect_op(")", "to close the class pattern")?;
+        Ok(Pattern::Class { class, args, keywords })
+    }
+
+    /// After `{`: `key: pattern` entries (a key is a literal or a dotted name), then
+    /// `**rest`, then `}`.
+    fn mapping_pattern(&mut self) -> PResult<Pattern> {
+        let (mut entries, mut rest) = (Vec::new(), None);
+        while !self.at_op("}") {
+            if self.eat_op("**") {
+                rest = Some(self.name("a name after '**'")?);
+                self.eat_op(",");
+                break;
+            }
+            let key = match self.closed_pattern()? {
+                Pattern::Value(e) => e,
+                _ => {
+                    return Err(error(
+                        self.span(),
+                        "mapping pattern keys may only match literals and attribute lookups",
+                    ))
+                }
+            };
+            self.expect_op(":", "after a mapping pattern's key")?;
+            entries.push((key, self.pattern()?));
+            if !self.eat_op(",") {
+                break;
+            }
+        }
+        self.expect_op("}", "to close the mapping pattern")?;
+        Ok(Pattern::Mapping { entries, rest })
     }
 
     /// Consumes `elif` (the only other keyword that starts an `if` chain).

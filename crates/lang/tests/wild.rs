@@ -49,7 +49,6 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
         "a float32 sum over many elements: XLA's order of additions, not ours (3e-4 relative)",
     ),
     ("course_sysid_lyon_jax_intro", "float32 finite differences (eps = 1e-5) of a mean amplify its last-bit rounding"),
-    ("jax_docs_autodidax2_part1", "the match statement"),
     (
         "jax_docs_automatic_differentiation",
         "a float32 finite difference (eps = 1e-4) amplifies last-bit rounding of a sum",

@@ -416,6 +416,8 @@ impl Interp<'_, '_> {
                 }
                 "isinstance" => {
                     arity(name, &args, 2, 2)?;
+                    let mut args = args;
+                    args[1] = self.union_members(&args[1]).await?;
                     if let Some(b) = self.is_instance(&args[0], &args[1])? {
                         return Ok(Value::Bool(b));
                     }
@@ -423,6 +425,8 @@ impl Interp<'_, '_> {
                 }
                 "issubclass" => {
                     arity(name, &args, 2, 2)?;
+                    let mut args = args;
+                    args[1] = self.union_members(&args[1]).await?;
                     let Value::Class(c) = &args[0] else { return err("issubclass() arg 1 must be a class") };
                     let classes = match &args[1] {
                         Value::Tuple(t) => t.to_vec(),
@@ -1867,6 +1871,23 @@ fn round(x: &Value, ndigits: Option<&Value>) -> R<Value> {
 
 impl Interp<'_, '_> {
     /// `callable(v)`.
+    /// A union of types (`int | str`, a `types.UnionType`) as the tuple of its members, which
+    /// `isinstance` and `issubclass` take; anything else as it is.
+    async fn union_members(&mut self, v: &Value) -> R<Value> {
+        let Value::Instance(i) = v else { return Ok(v.clone()) };
+        if i.class.name != "UnionType" {
+            return Ok(v.clone());
+        }
+        let Value::PyModule(types) = self.import("types").await? else {
+            return err("internal error: types is not a module");
+        };
+        let union = types.scope.vars.borrow().get("UnionType").cloned();
+        match union {
+            Some(Value::Class(c)) if Rc::ptr_eq(&c, &i.class) => self.get_attr(v, "__args__").await,
+            _ => Ok(v.clone()),
+        }
+    }
+
     pub(super) fn is_callable(&self, v: &Value) -> bool {
         match v {
             Value::Function(_) | Value::Class(_) | Value::BoundMethod(_) => true,

@@ -64,6 +64,7 @@ impl Interp<'_, '_> {
                     Ok(Flow::Normal)
                 }
                 StmtKind::FromImport { module, names } => self.exec_from_import(module, names, env).await,
+                StmtKind::Match { subject, cases } => self.exec_match(subject, cases, env).await,
             }
         })
     }

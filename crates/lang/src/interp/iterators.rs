@@ -116,6 +116,8 @@ pub enum Frame {
         iter: Value,
     },
     If(bool),
+    /// Which case of a `match` runs (none matched: `None`).
+    Case(Option<usize>),
     While {
         in_else: bool,
     },
@@ -725,6 +727,24 @@ impl Interp<'_, '_> {
                 }
                 StmtKind::Try { body, handlers, orelse, finalbody } => {
                     self.gen_try(body, handlers, orelse, finalbody, env, cur, depth, sent).await
+                }
+                StmtKind::Match { subject, cases } => {
+                    let chosen = match cur.get(depth) {
+                        Some(Frame::Case(c)) if resuming => *c,
+                        _ => {
+                            let c = self.choose_case(subject, cases, env).await?;
+                            cur.push(Frame::Case(c));
+                            c
+                        }
+                    };
+                    let step = match chosen {
+                        Some(i) => self.gen_block(&cases[i].body, env, cur, depth + 1, sent).await?,
+                        None => Step::Flow(Flow::Normal),
+                    };
+                    if !matches!(step, Step::Yield(_)) {
+                        cur.truncate(depth);
+                    }
+                    Ok(step)
                 }
                 StmtKind::With { context, target, body } => {
                     if !resuming {

@@ -24,6 +24,7 @@ mod host;
 mod iterators;
 mod jax;
 mod linalg;
+mod matching;
 mod math;
 mod mersenne;
 mod modules;
@@ -859,6 +860,8 @@ impl Interp<'_, '_> {
             match obj {
                 Value::Instance(_) => self.instance_attr(obj, name).await,
                 Value::Class(c) => self.class_attr(c, name).await,
+                // Every object has its type (`(1).__class__ is int`).
+                _ if name == "__class__" => Ok(Value::Class(self.class_of(obj))),
                 Value::BoundMethod(m) => match name {
                     "__self__" => Ok(m.receiver.clone()),
                     "__func__" => Ok(m.func.clone()),
@@ -878,7 +881,6 @@ impl Interp<'_, '_> {
                             f.attrs.borrow().0.iter().map(|(k, v)| (Value::Str(k.clone()), v.clone())).collect();
                         Ok(Value::Dict(Rc::new(RefCell::new(value::Dict { entries }))))
                     }
-                    "__class__" => Ok(Value::Class(self.class_of(obj))),
                     _ => f
                         .attrs
                         .borrow()

@@ -88,6 +88,17 @@ impl Interp<'_, '_> {
                     }
                     Ok(Value::Dict(std::rc::Rc::new(std::cell::RefCell::new(d))))
                 }
+                // `int | None`: a union of types (PEP 604), made by `types._union`.
+                (BinOp::BitOr, Value::Class(_) | Value::None, Value::Class(_) | Value::None)
+                    if matches!(a, Value::Class(_)) || matches!(b, Value::Class(_)) =>
+                {
+                    let Value::PyModule(types) = self.import("types").await? else {
+                        return err("internal error: types is not a module");
+                    };
+                    let union = types.scope.vars.borrow().get("_union").cloned();
+                    let Some(union) = union else { return err("internal error: types has no _union") };
+                    self.call(union, vec![a.clone(), b.clone()], vec![]).await
+                }
                 // CPython's sequences word it their own way.
                 (BinOp::Add, Value::Str(_) | Value::List(_) | Value::Tuple(_), _) => err(format!(
                     "can only concatenate {} (not \"{}\") to {}",

@@ -122,6 +122,8 @@ def _process_class(cls, init, repr, eq, order, unsafe_hash, frozen, kw_only):
     init_fields = [f for f in all_fields if f.init]
     positional = [f for f in init_fields if not f.kw_only]
     keyword_only = [f for f in init_fields if f.kw_only]
+    if "__match_args__" not in cls.__dict__:
+        cls.__match_args__ = tuple(f.name for f in positional)
     seen_default = False
     for f in positional:
         if f.default is not MISSING or f.default_factory is not MISSING:

@@ -69,3 +69,37 @@ class MappingProxyType:
 
     def __repr__(self):
         return f"mappingproxy({self._mapping!r})"
+
+
+class UnionType:
+    """`int | str`: what `|` between types makes (PEP 604); `isinstance` and `issubclass` take it."""
+
+    def __init__(self, args):
+        self.__args__ = args
+
+    def __or__(self, other):
+        return _union(self, other)
+
+    def __ror__(self, other):
+        return _union(other, self)
+
+    def __eq__(self, other):
+        return isinstance(other, UnionType) and set(self.__args__) == set(other.__args__)
+
+    def __hash__(self):
+        return hash(frozenset(self.__args__))
+
+    def __repr__(self):
+        return " | ".join("None" if a is type(None) else a.__qualname__ if isinstance(a, type) else repr(a)
+                          for a in self.__args__)
+
+
+def _union(left, right):
+    """`left | right` for types (and None, and unions): their members, each once, in order."""
+    members = []
+    for side in (left, right):
+        side = type(None) if side is None else side
+        for member in side.__args__ if isinstance(side, UnionType) else (side,):
+            if member not in members:
+                members.append(member)
+    return members[0] if len(members) == 1 else UnionType(tuple(members))
