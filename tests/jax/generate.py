@@ -1998,6 +1998,8 @@ print(jax.make_jaxpr(lambda p, x: lax.cond(p, lambda x: x * 2, lambda x: x, x))(
 print(lax.clamp(0.0, jnp.array([-1.0, 0.5, 2.0]), 1.0), lax.clamp(0, jnp.array([-1, 5, 2]), 3))
 print(jax.grad(lambda x: lax.clamp(0.0, x, 1.0))(0.5), jax.grad(lambda lo: lax.clamp(lo, 0.5, 1.0))(0.7))
 print(jax.vmap(lambda x, hi: lax.clamp(0.0, x, hi))(jnp.array([-1.0, 3.0, 1.0]), jnp.array([2.0, 2.5, 0.5])))
+# The old five-argument form: each branch with its own operand.
+print(jax.vmap(lambda x: lax.cond(x > 0, x, jnp.log, x, lambda v: -jnp.inf))(jnp.array([2.0, 0.0, -1.0])))
 """)
 
 # A fixed point with implicit differentiation (JAX's custom_vjp docs): the forward solve and

@@ -577,7 +577,7 @@ proptest! {
         let args = vec![Array::from_f32(vec![m, n], values(m * n, 7)), Array::from_f32(vec![n], values(n, 8))];
         let call = ProgramCall {
             name: "random".into(),
-            jaxpr: closed.jaxpr.clone(),
+            jaxpr: Rc::new(closed.jaxpr.clone()),
             args: args.clone(),
             default_precision: precision,
             eager: false,

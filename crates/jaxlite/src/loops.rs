@@ -19,6 +19,7 @@ use crate::prim::{Branches, Primitive, ScanLoop, WhileLoop};
 use crate::trace::{Executor, JaxError, LocalFuture, ProgramCall};
 use crate::transform::Builder;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 type Result<T> = std::result::Result<T, JaxError>;
 
@@ -39,7 +40,7 @@ pub async fn run(executor: &mut dyn Executor, limit: u64, mut call: ProgramCall)
     }
     // Custom derivatives' calls inlined (exposing loops inside them), every predicate one
     // boolean.
-    let jaxpr = crate::transform::lower(&call.jaxpr)?;
+    let jaxpr = Rc::new(crate::transform::lower(&call.jaxpr)?);
     let args = std::mem::take(&mut call.args);
     let mut parts = Parts { executor, call, iterations: 0, limit };
     let name = parts.call.name.clone();
@@ -57,8 +58,18 @@ struct Parts<'e> {
 }
 
 impl Parts<'_> {
-    fn run<'a>(&'a mut self, name: String, jaxpr: &'a Jaxpr, args: Vec<Array>) -> LocalFuture<'a, Result<Vec<Array>>> {
+    /// Runs `jaxpr` on `args` (one per input): one program when it has no loop or branch, else
+    /// part by part.
+    fn run<'a>(
+        &'a mut self,
+        name: String,
+        jaxpr: &'a Rc<Jaxpr>,
+        args: Vec<Array>,
+    ) -> LocalFuture<'a, Result<Vec<Array>>> {
         Box::pin(async move {
+            if !jaxpr.eqns.is_empty() && !jaxpr.eqns.iter().any(is_control) {
+                return self.execute(name, jaxpr.clone(), args).await;
+            }
             let mut env: HashMap<Var, Array> = jaxpr.all_inputs().zip(args).collect();
             let read = |env: &HashMap<Var, Array>, a: &Atom| match a {
                 Atom::Var(v) => env.get(v).cloned().ok_or_else(|| JaxError(format!("internal error: {v:?} unbound"))),
@@ -66,10 +77,6 @@ impl Parts<'_> {
             };
             if jaxpr.eqns.is_empty() {
                 return jaxpr.outvars.iter().map(|a| read(&env, a)).collect();
-            }
-            if !jaxpr.eqns.iter().any(is_control) {
-                let args = jaxpr.all_inputs().map(|v| env[&v].clone()).collect();
-                return self.execute(name, jaxpr.clone(), args).await;
             }
             // Where each variable is last read: an equation's index, or past the end for the
             // Jaxpr's outputs.
@@ -111,8 +118,9 @@ impl Parts<'_> {
                 part += 1;
                 let (segment, args) = straight_part(jaxpr, i..end, &last_read, &env)?;
                 if !segment.outvars.is_empty() {
-                    let outs = self.execute(format!("{name}/part{part}"), segment.clone(), args).await?;
-                    env.extend(segment.outvars.iter().filter_map(var).zip(outs));
+                    let outvars: Vec<Var> = segment.outvars.iter().filter_map(var).collect();
+                    let outs = self.execute(format!("{name}/part{part}"), Rc::new(segment), args).await?;
+                    env.extend(outvars.into_iter().zip(outs));
                 }
                 i = end;
             }
@@ -136,7 +144,9 @@ impl Parts<'_> {
         let mut ys = ScanYs::new(scan);
         let k = scan.unroll.clamp(1, scan.length.max(1));
         let blocks = if k > 1 { scan.length / k } else { 0 };
-        let block_body = if blocks > 0 { Some(unrolled(scan, k)?) } else { None };
+        let block_body = if blocks > 0 { Some(Rc::new(unrolled(scan, k)?)) } else { None };
+        // Every step calls the same body.
+        let step_body = Rc::new(scan.body.clone());
         let mut step = 0;
         while step < scan.length {
             let (first_row, rows, body, part) = match &block_body {
@@ -145,7 +155,7 @@ impl Parts<'_> {
                     let first = if scan.reverse { scan.length - step - k } else { step };
                     (first, k, body, format!("{name}/body_unroll{k}"))
                 }
-                _ => (scan.row(step), 1, &scan.body, format!("{name}/body")),
+                _ => (scan.row(step), 1, &step_body, format!("{name}/body")),
             };
             let xs: Vec<Array> =
                 xs.iter().map(|x| if rows == 1 { x.row(first_row) } else { x.rows(first_row, rows) }).collect();
@@ -162,15 +172,17 @@ impl Parts<'_> {
         let index = operands.remove(0).to_f64_vec()[0] as i64;
         let last = c.branches.len() as i64 - 1;
         let taken = index.clamp(0, last);
-        self.run(format!("{name}/branch{taken}"), c.pick(taken), operands).await
+        let branch = Rc::new(c.pick(taken).clone());
+        self.run(format!("{name}/branch{taken}"), &branch, operands).await
     }
 
     /// The body while the condition holds, each a program run through the executor.
     async fn run_while(&mut self, name: &str, w: &WhileLoop, operands: Vec<Array>) -> Result<Vec<Array>> {
         let [cond_consts, body_consts, carries] = w.split(&operands);
         let mut carries = carries.to_vec();
+        let (cond, body) = (Rc::new(w.cond.clone()), Rc::new(w.body.clone()));
         loop {
-            let predicate = self.run(format!("{name}/cond"), &w.cond, [cond_consts, &carries].concat()).await?;
+            let predicate = self.run(format!("{name}/cond"), &cond, [cond_consts, &carries].concat()).await?;
             if predicate[0].to_f64_vec()[0] == 0.0 {
                 return Ok(carries);
             }
@@ -178,11 +190,11 @@ impl Parts<'_> {
             if self.iterations > self.limit {
                 return Err(endless_loop(self.limit));
             }
-            carries = self.run(format!("{name}/body"), &w.body, [body_consts, &carries].concat()).await?;
+            carries = self.run(format!("{name}/body"), &body, [body_consts, &carries].concat()).await?;
         }
     }
 
-    async fn execute(&mut self, name: String, jaxpr: Jaxpr, args: Vec<Array>) -> Result<Vec<Array>> {
+    async fn execute(&mut self, name: String, jaxpr: Rc<Jaxpr>, args: Vec<Array>) -> Result<Vec<Array>> {
         let call = ProgramCall {
             name,
             jaxpr,

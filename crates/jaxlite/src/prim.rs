@@ -738,6 +738,13 @@ impl Primitive {
                 x.clone()
             }
             Primitive::Concatenate { dimension } => {
+                if inputs.iter().any(|y| y.rank() != x.rank()) {
+                    let shapes: Vec<String> = inputs.iter().map(|a| tuple(&a.shape)).collect();
+                    return Err(format!(
+                        "Cannot concatenate arrays with different numbers of dimensions: got {}.",
+                        shapes.join(", ")
+                    ));
+                }
                 check_axes(name, &[*dimension], x)?;
                 let mut shape = x.shape.clone();
                 for y in &inputs[1..] {

@@ -33,7 +33,9 @@ impl From<String> for JaxError {
 pub struct ProgramCall {
     /// What the user knows this program as: the jitted function's name, or the primitive's.
     pub name: String,
-    pub jaxpr: Jaxpr,
+    /// Shared, so that a loop calling the same body every step hands over the same Jaxpr (an
+    /// executor may recognise it by identity instead of comparing it).
+    pub jaxpr: Rc<Jaxpr>,
     pub args: Vec<Array>,
     /// `jax_default_matmul_precision`, for dot_generals whose precision is `None`.
     pub default_precision: Precision,
@@ -489,7 +491,7 @@ impl Context {
         let closed = self.end_trace(&outs.into_iter().map(Tensor::Traced).collect::<Vec<_>>())?;
         let call = ProgramCall {
             name,
-            jaxpr: closed.jaxpr,
+            jaxpr: Rc::new(closed.jaxpr),
             args,
             default_precision: self.default_precision,
             eager: true,
@@ -630,7 +632,7 @@ impl Context {
     pub async fn execute(&mut self, name: String, jaxpr: Jaxpr, args: Vec<Array>) -> Result<Vec<Array>, JaxError> {
         let call = ProgramCall {
             name,
-            jaxpr,
+            jaxpr: Rc::new(jaxpr),
             args,
             default_precision: self.default_precision,
             eager: false,

@@ -113,6 +113,18 @@ pub(super) fn weak(x: f32) -> Tensor {
 }
 
 impl Interp<'_, '_> {
+    /// Calls `name` of `jax._loops`, the control flow JAX writes in Python (stdlib/jax/loops.py).
+    async fn python_helper(&mut self, name: &str, args: Vec<Value>) -> R<Value> {
+        let Value::PyModule(loops) = self.import("jax._loops").await? else {
+            return err("internal error: jax._loops is not a module");
+        };
+        let f = loops.scope.vars.borrow().get(name).cloned();
+        let Some(f) = f else {
+            return err(format!("internal error: jax._loops has no {name}"));
+        };
+        self.call(f, args, vec![]).await
+    }
+
     /// A loop's final carry as JAX returns it: Python numbers among its leaves become
     /// (weakly typed) arrays.
     pub(super) async fn carry_arrays(&mut self, carry: &Value) -> R<Value> {
@@ -1401,14 +1413,7 @@ impl Interp<'_, '_> {
                         args.push(unroll.unwrap_or(Value::None));
                         ("fori_loop_scan", args)
                     };
-                    let Value::PyModule(loops) = self.import("jax._loops").await? else {
-                        return err("internal error: jax._loops is not a module");
-                    };
-                    let f = loops.scope.vars.borrow().get(helper).cloned();
-                    let Some(f) = f else {
-                        return err(format!("internal error: jax._loops has no {helper}"));
-                    };
-                    return self.call(f, args, vec![]).await;
+                    return self.python_helper(helper, args).await;
                 }
                 "while_loop" => {
                     let mut args = args;
@@ -1592,6 +1597,11 @@ impl Interp<'_, '_> {
                         None => args[3..].to_vec(),
                     };
                     if !self.is_callable(&args[1]) || !self.is_callable(&args[2]) {
+                        // `cond(pred, true_operand, true_fun, false_operand, false_fun)`, the old
+                        // form JAX still falls back to.
+                        if self.is_callable(&args[2]) && operands.len() == 2 && self.is_callable(&operands[1]) {
+                            return self.python_helper("cond_with_operands", args).await;
+                        }
                         return super::type_err("lax.cond: true_fun and false_fun arguments should be callable.");
                     }
                     let pred = &args[0];

@@ -1,7 +1,8 @@
-"""lax.fori_loop written as JAX writes it: with bounds known while tracing, a scan over
-(i, carry) of length upper - lower, so it stages as one `scan` equation (and reverse mode runs
-through it); with bounds known only when the program runs, a while_loop over (i, upper, carry),
-one `while` equation."""
+"""lax control flow that JAX writes in Python on top of its primitives. lax.fori_loop: with
+bounds known while tracing, a scan over (i, carry) of length upper - lower, so it stages as one
+`scan` equation (and reverse mode runs through it); with bounds known only when the program
+runs, a while_loop over (i, upper, carry), one `while` equation. And lax.cond's old
+five-argument form."""
 
 from jax import lax
 import jax.numpy as jnp
@@ -33,3 +34,9 @@ def fori_loop_scan(lower, upper, body_fun, init_val, unroll):
         unroll = False
     (_, result), _ = lax.scan(scanned_fun, (lower, init_val), None, length=max(upper - lower, 0), unroll=unroll)
     return result
+
+
+def cond_with_operands(pred, true_operand, true_fun, false_operand, false_fun):
+    """`lax.cond(pred, true_operand, true_fun, false_operand, false_fun)`, the deprecated form
+    JAX still accepts: each branch takes both operands and uses its own."""
+    return lax.cond(pred, lambda x, _: true_fun(x), lambda _, x: false_fun(x), true_operand, false_operand)
