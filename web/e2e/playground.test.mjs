@@ -180,6 +180,32 @@ test('a syntax error ends in status error with a line:col message', { timeout: 1
   }
 });
 
+test('a loop and a branch: the body calls count its iterations, the branch not taken never runs', { timeout: 180_000 }, async () => {
+  const p = await openPage(browser, server.url);
+  try {
+    const { page } = p;
+    const script =
+      'import jax\nimport jax.numpy as jnp\nfrom jax import lax\n\n' +
+      '@jax.jit\ndef f(p, xs):\n' +
+      '    total, _ = lax.scan(lambda c, x: (c + jnp.sin(x), c), 0.0, xs)\n' +
+      '    return lax.cond(p, lambda t: t * 2.0, lambda t: t - 1.0, total)\n\n' +
+      'print(f(True, jnp.arange(12.0)))\n';
+    await page.goto(`${server.url}${link(script)}`);
+    await page.click($('run'));
+    const status = await waitForRunEnd(page);
+    assert.equal(status, 'done', `run failed; output:\n${await page.textContent($('output'))}${diagnostics(p)}`);
+    const row = (program) => `${$('counters')} tr[data-program="${program}"]`;
+    assert.equal(await page.textContent(`${row('f/scan1/body')} td:nth-child(2)`), '12', 'one call per step');
+    const cycles = Number(await page.getAttribute(`${row('f/scan1/body')} td[data-counter="cycles"]`, 'data-value'));
+    const total = Number(await page.getAttribute(`${row('f/scan1/body')} td[data-counter="cycles_all_calls"]`, 'data-value'));
+    assert.ok(cycles > 0 && total === 12 * cycles, `${total} cycles in all is 12 steps of ${cycles}`);
+    assert.equal(await page.locator(row('f/cond1/branch1')).count(), 1, 'the branch taken ran');
+    assert.equal(await page.locator(row('f/cond1/branch0')).count(), 0, 'the other did not');
+  } finally {
+    await p.close();
+  }
+});
+
 test('the skeleton runs on WebGPU (SwiftShader) from the worker, with the same output', { timeout: 180_000 }, async () => {
   const p = await openPage(browser, server.url);
   try {

@@ -61,6 +61,10 @@ export function renderCounters(table: HTMLTableElement, programs: ProgramReport[
   // What the host sent for a program's calls: shown unless `only` leaves it out.
   const uploads = !only || only.includes('host_to_device_bytes');
   if (uploads) headCell(headRow, 'host→device bytes', 'all calls').dataset.counter = 'host_to_device_bytes';
+  // A loop's body runs once per iteration and a branch only when it is taken: the cycles of
+  // all of a program's calls are what it cost the run (the counters are one call's).
+  const totals = !only || only.includes('cycles_all_calls');
+  if (totals) headCell(headRow, 'cycles', 'all calls').dataset.counter = 'cycles_all_calls';
   for (const name of names) headCell(headRow, labelOf(name), unitOf(name)).dataset.counter = name;
 
   const body = document.createElement('tbody');
@@ -71,6 +75,11 @@ export function renderCounters(table: HTMLTableElement, programs: ProgramReport[
     numberCell(row, p.calls, NUMBER.format(p.calls));
     const uploaded = p.host_to_device_bytes ?? 0;
     if (uploads) numberCell(row, uploaded, NUMBER.format(uploaded)).dataset.counter = 'host_to_device_bytes';
+    if (totals) {
+      const cycles = flat[i].cycles;
+      const cell = typeof cycles !== 'number' ? textCell(row, '–') : numberCell(row, cycles * p.calls, NUMBER.format(cycles * p.calls));
+      cell.dataset.counter = 'cycles_all_calls';
+    }
     for (const name of names) {
       const value = flat[i][name];
       const cell = typeof value !== 'number' ? textCell(row, '–') : numberCell(row, value, formatValue(name, value));
