@@ -16,3 +16,8 @@ try:
     print(int | 3)
 except TypeError as e:
     print("TypeError:", e)
+
+# Classes belong to the module that defines them.
+import collections
+import dataclasses
+print(type(int | str), collections.OrderedDict, dataclasses.Field, collections.OrderedDict.__module__)

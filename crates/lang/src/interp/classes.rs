@@ -205,8 +205,13 @@ impl Interp<'_, '_> {
                 Some(other) => return type_err(format!("metaclass must be a class, not '{}'", other.type_name())),
                 None => None,
             };
+            // A class belongs to the module whose code defines it (`collections.OrderedDict`).
+            let module = match self.lookup("__name__", env) {
+                Ok(Value::Str(name)) => Value::Str(name),
+                _ => Value::str("__main__"),
+            };
             let scope = Rc::new(super::Scope::class_body(env.clone()));
-            scope.vars.borrow_mut().insert("__module__".into(), Value::str("__main__"));
+            scope.vars.borrow_mut().insert("__module__".into(), module);
             scope.vars.borrow_mut().insert("__qualname__".into(), Value::str(&def.name));
             scope.order.borrow_mut().extend(["__module__".to_string(), "__qualname__".to_string()]);
             let doc = super::docstring(&def.body);
