@@ -191,9 +191,9 @@ pub struct Branches {
 }
 
 impl Branches {
-    /// The branch `index` picks.
-    pub fn pick(&self, index: i64) -> &Jaxpr {
-        &self.branches[index.clamp(0, self.branches.len() as i64 - 1) as usize]
+    /// Which branch `index` picks: the nearest one when it is out of range.
+    pub fn taken(&self, index: i64) -> usize {
+        index.clamp(0, self.branches.len() as i64 - 1) as usize
     }
 
     /// How many operands each branch takes (the equation takes the index too).

@@ -31,7 +31,7 @@ pub fn eval_jaxpr(jaxpr: &Jaxpr, args: &[Array], default_precision: Precision) -
             Primitive::While { function } => Some(eval_while(function, &ins, default_precision)?),
             Primitive::Scan { function } => Some(eval_scan(function, &ins, default_precision)?),
             Primitive::Cond { function } => {
-                let branch = function.pick(ins[0].to_f64_vec()[0] as i64);
+                let branch = &function.branches[function.taken(ins[0].to_f64_vec()[0] as i64)];
                 Some(eval_jaxpr(branch, &ins[1..], default_precision)?)
             }
             _ => None,

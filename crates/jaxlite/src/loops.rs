@@ -42,7 +42,7 @@ pub async fn run(executor: &mut dyn Executor, limit: u64, mut call: ProgramCall)
     // boolean.
     let jaxpr = Rc::new(crate::transform::lower(&call.jaxpr)?);
     let args = std::mem::take(&mut call.args);
-    let mut parts = Parts { executor, call, iterations: 0, limit };
+    let mut parts = Parts { executor, call, iterations: 0, limit, shared: HashMap::new() };
     let name = parts.call.name.clone();
     parts.run(name, &jaxpr, args).await
 }
@@ -55,6 +55,11 @@ struct Parts<'e> {
     call: ProgramCall,
     iterations: u64,
     limit: u64,
+    /// Each loop body, condition and branch made shareable once, by its place in the lowered
+    /// program (which lives as long as the run), so that every call of it hands the executor
+    /// the same `Rc<Jaxpr>` (see `ProgramCall::jaxpr`): a branch in a loop's body is not
+    /// cloned per step, nor a loop inside another per outer step.
+    shared: HashMap<*const Jaxpr, Rc<Jaxpr>>,
 }
 
 impl Parts<'_> {
@@ -145,8 +150,7 @@ impl Parts<'_> {
         let k = scan.unroll.clamp(1, scan.length.max(1));
         let blocks = if k > 1 { scan.length / k } else { 0 };
         let block_body = if blocks > 0 { Some(Rc::new(unrolled(scan, k)?)) } else { None };
-        // Every step calls the same body.
-        let step_body = Rc::new(scan.body.clone());
+        let step_body = self.shared(&scan.body);
         let mut step = 0;
         while step < scan.length {
             let (first_row, rows, body, part) = match &block_body {
@@ -167,12 +171,15 @@ impl Parts<'_> {
         Ok(carries.into_iter().chain(ys.stacked()?).collect())
     }
 
+    /// `jaxpr`, a part of the lowered program, as the one `Rc` every call of it shares.
+    fn shared(&mut self, jaxpr: &Jaxpr) -> Rc<Jaxpr> {
+        self.shared.entry(jaxpr as *const Jaxpr).or_insert_with(|| Rc::new(jaxpr.clone())).clone()
+    }
+
     /// The branch the index (the first operand) picks, a program run through the executor.
     async fn run_cond(&mut self, name: &str, c: &Branches, mut operands: Vec<Array>) -> Result<Vec<Array>> {
-        let index = operands.remove(0).to_f64_vec()[0] as i64;
-        let last = c.branches.len() as i64 - 1;
-        let taken = index.clamp(0, last);
-        let branch = Rc::new(c.pick(taken).clone());
+        let taken = c.taken(operands.remove(0).to_f64_vec()[0] as i64);
+        let branch = self.shared(&c.branches[taken]);
         self.run(format!("{name}/branch{taken}"), &branch, operands).await
     }
 
@@ -180,7 +187,7 @@ impl Parts<'_> {
     async fn run_while(&mut self, name: &str, w: &WhileLoop, operands: Vec<Array>) -> Result<Vec<Array>> {
         let [cond_consts, body_consts, carries] = w.split(&operands);
         let mut carries = carries.to_vec();
-        let (cond, body) = (Rc::new(w.cond.clone()), Rc::new(w.body.clone()));
+        let (cond, body) = (self.shared(&w.cond), self.shared(&w.body));
         loop {
             let predicate = self.run(format!("{name}/cond"), &cond, [cond_consts, &carries].concat()).await?;
             if predicate[0].to_f64_vec()[0] == 0.0 {

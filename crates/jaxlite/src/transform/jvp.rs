@@ -135,11 +135,9 @@ fn while_jvp(
     let body = super::dce(&body);
     // The condition takes the tangents too, and reads none.
     let mut cond = w.cond.clone();
-    let first_free = cond.types.keys().map(|v| v.0 + 1).max().unwrap_or(0);
-    let tangent_carries = carry_xs.iter().zip(&carry_diff).filter(|(_, &d)| d);
-    for (id, (x, _)) in (first_free..).zip(tangent_carries) {
-        cond.types.insert(Var(id), b.aval(x));
-        cond.invars.push(Var(id));
+    for (x, _) in carry_xs.iter().zip(&carry_diff).filter(|(_, &d)| d) {
+        let v = super::fresh_var(&mut cond.types, b.aval(x));
+        cond.invars.push(v);
     }
     let mut operands: Vec<Atom> = cond_xs.iter().chain(body_xs).cloned().collect();
     for ((t, x), _) in body_ts.iter().zip(body_xs).zip(&const_diff).filter(|(_, &d)| d) {

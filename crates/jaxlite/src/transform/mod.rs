@@ -230,6 +230,13 @@ impl Builder {
     }
 }
 
+/// A new variable of type `aval` among `types` (a Jaxpr's), numbered past every one there.
+pub(crate) fn fresh_var(types: &mut HashMap<Var, Aval>, aval: Aval) -> Var {
+    let v = Var(types.keys().map(|v| v.0 + 1).max().unwrap_or(0));
+    types.insert(v, aval);
+    v
+}
+
 /// `jaxpr` without the equations nothing it returns depends on (every primitive is pure).
 pub fn dce(jaxpr: &Jaxpr) -> Jaxpr {
     let mut live: std::collections::HashSet<Var> = jaxpr.outvars.iter().filter_map(var_of).collect();

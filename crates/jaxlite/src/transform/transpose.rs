@@ -181,12 +181,10 @@ fn split_scan(
     known_body.outvars.extend(stacked_res.iter().map(|&v| Atom::Var(v)));
     let known_body = super::dce(&known_body);
     let known_outs = eqn.outputs.iter().zip(&split.out_unknown).filter(|(_, &u)| !u).map(|(&v, _)| v);
-    let first_free = types.keys().map(|v| v.0 + 1).max().unwrap_or(0);
-    let mut stacked_vars = Vec::with_capacity(stacked_res.len());
-    for (id, &r) in (first_free..).zip(&stacked_res) {
-        types.insert(Var(id), crate::control::stacked(split.unknown.aval(r), s.length));
-        stacked_vars.push(Var(id));
-    }
+    let stacked_vars: Vec<Var> = stacked_res
+        .iter()
+        .map(|&r| super::fresh_var(types, crate::control::stacked(split.unknown.aval(r), s.length)))
+        .collect();
     let known_carries = carries.iter().filter(|&&u| !u).count();
     let known_scan = ScanLoop {
         body: known_body,
@@ -317,11 +315,7 @@ fn split_cond(
             .collect()
     };
     let (known_branches, unknown_branches) = (build(true)?, build(false)?);
-    let first_free = types.keys().map(|v| v.0 + 1).max().unwrap_or(0);
-    let residual_vars: Vec<Var> = (first_free..).take(slots.len()).map(Var).collect();
-    for (&v, aval) in residual_vars.iter().zip(&slots) {
-        types.insert(v, aval.clone());
-    }
+    let residual_vars: Vec<Var> = slots.iter().map(|aval| super::fresh_var(types, aval.clone())).collect();
     let (index, operands) = eqn.inputs.split_first()?;
     let pick = |want: bool| -> Vec<Atom> {
         operands.iter().zip(operands_unknown).filter(|(_, &u)| u == want).map(|(a, _)| a.clone()).collect()
@@ -388,20 +382,11 @@ fn split_while(
         outputs: eqn.outputs.iter().zip(&carries).filter(|(_, &u)| !u).map(|(&v, _)| v).collect(),
     };
     // The whole loop gives the unknown carries; its known outputs are new, unread variables.
-    let mut next = types.keys().map(|v| v.0 + 1).max().unwrap_or(0);
     let outputs = eqn
         .outputs
         .iter()
         .zip(&carries)
-        .map(|(&v, &unknown)| {
-            if unknown {
-                return v;
-            }
-            let fresh = Var(next);
-            next += 1;
-            types.insert(fresh, types[&v].clone());
-            fresh
-        })
+        .map(|(&v, &unknown)| if unknown { v } else { super::fresh_var(types, types[&v].clone()) })
         .collect();
     Some((vec![known], vec![Eqn { outputs, ..eqn.clone() }]))
 }

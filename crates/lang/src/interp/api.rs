@@ -103,11 +103,6 @@ fn spec_letters(positions: &[Value], roles: [&str; 2]) -> Option<String> {
     Some(letters.concat())
 }
 
-/// A Python int as JAX makes an index of it: an int32 constant.
-fn int32_scalar(i: i64) -> Tensor {
-    Tensor::from(Array::from_f32(vec![], vec![i as f32]).astype(DType::I32))
-}
-
 pub(super) fn weak(x: f32) -> Tensor {
     Tensor::from(Array::weak_scalar_f32(x))
 }
@@ -1631,7 +1626,7 @@ impl Interp<'_, '_> {
                             let to_int = Primitive::ConvertElementType { new_dtype: DType::I32, weak_type: false };
                             self.ctx.bind(to_int, &[holds]).await?.remove(0)
                         }
-                        other => int32_scalar(i64::from(self.truthy(other)?)),
+                        other => super::jax::int32_scalar(i64::from(self.truthy(other)?)),
                     };
                     let branches = [args[2].clone(), args[1].clone()];
                     return self.branch_on(Conditional::Cond, index, &branches, &operands).await;
@@ -1672,9 +1667,9 @@ impl Interp<'_, '_> {
                             self.ctx.bind(to_int, &[index]).await?.remove(0)
                         }
                         Value::Array(_) => index,
-                        other => int32_scalar(int_arg(other)?),
+                        other => super::jax::int32_scalar(int_arg(other)?),
                     };
-                    let bounds = [int32_scalar(0), index, int32_scalar(last as i64)];
+                    let bounds = [super::jax::int32_scalar(0), index, super::jax::int32_scalar(last as i64)];
                     let index = self.ctx.bind(Primitive::Clamp, &bounds).await?.remove(0);
                     return self.branch_on(Conditional::Switch, index, &branches, &operands).await;
                 }

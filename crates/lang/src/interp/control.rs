@@ -14,7 +14,7 @@ use super::{err, type_err, value_err, Interp, R};
 use jaxlite::numpy as jnp;
 use jaxlite::prim::{Branches, ScanLoop, WhileLoop};
 use jaxlite::transform::Builder;
-use jaxlite::{Array, Aval, CompareOp, DType, Primitive, Tensor};
+use jaxlite::{Aval, CompareOp, DType, Primitive, Tensor};
 use std::rc::Rc;
 
 /// `ShapedArray(float32[], weak_type=True)`, as JAX's messages name a type.
@@ -249,7 +249,7 @@ impl Interp<'_, '_> {
             }
             let rest = printed.split_off(printed_avals[i].len());
             let mine = std::mem::replace(&mut printed, rest);
-            let i = Tensor::from(Array::from_f32(vec![], vec![i as f32]).astype(DType::I32));
+            let i = super::jax::int32_scalar(i as i64);
             let taken = jnp::compare(self.ctx, CompareOp::Eq, &index, &i).await?;
             self.replay_prints_when(&t.prints, mine, Some(taken)).await?;
         }
