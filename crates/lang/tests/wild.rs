@@ -32,7 +32,6 @@ struct Corpus {
 /// Programs that do not run or do not match yet, each with why. The test fails when one of
 /// them starts passing, so this list only shrinks; docs/language.md gives the count.
 const KNOWN_FAILURES: &[(&str, &str)] = &[
-    ("blog_drclab_mcmc_leapfrog", "numpy.cov on the host (its fori_loop with traced bounds runs now)"),
     ("course_data_enhanced_simulation_jax_intro", "SciPy itself (scipy.optimize.root) on the host"),
     (
         "course_jax_workshop_differentiability",

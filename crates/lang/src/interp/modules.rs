@@ -58,6 +58,8 @@ const SOURCES: &[(&str, &str)] = &[
     ("jax._associative_scan", include_str!("../stdlib/jax/associative_scan.py")),
     ("jax._loops", include_str!("../stdlib/jax/loops.py")),
     ("numpy._vectorize", include_str!("../stdlib/numpy_vectorize.py")),
+    ("jax._statistics", include_str!("../stdlib/jax/statistics.py")),
+    ("numpy._statistics", include_str!("../stdlib/numpy_statistics.py")),
     ("inspect", include_str!("../stdlib/inspect.py")),
     ("jax.example_libraries", include_str!("../stdlib/jax/example_libraries.py")),
     ("jax.example_libraries.optimizers", include_str!("../stdlib/jax/optimizers.py")),
@@ -144,6 +146,10 @@ const PYTHON_NAMES: &[(&str, &str, &str)] = &[
     ("jax.tree", "leaves_with_path", "jax._tree"),
     ("jax.tree", "map_with_path", "jax._tree"),
     ("numpy", "vectorize", "numpy._vectorize"),
+    ("jax.numpy", "cov", "jax._statistics"),
+    ("jax.numpy", "corrcoef", "jax._statistics"),
+    ("numpy", "cov", "numpy._statistics"),
+    ("numpy", "corrcoef", "numpy._statistics"),
 ];
 
 /// The library module that defines `module.name`, where that is written in Python.
