@@ -1953,6 +1953,56 @@ print(jax.make_jaxpr(jax.vmap(lambda c, xs: lax.scan(lambda c, x: (c * 2.0 + x, 
 # predicates under jit, grad (reverse mode through the branch taken), vmap (a batched predicate
 # becomes a select, an unbatched one stays a cond), jvp, inside a scan and a while_loop, nested;
 # make_jaxpr as JAX 0.10 prints them, the branches' closed-over values shared.
+program("callbacks", """
+import numpy as np
+from jax.experimental import io_callback
+def host_sin(x):
+    return np.sin(x).astype(x.dtype)
+def f(x):
+    return jax.pure_callback(host_sin, jax.ShapeDtypeStruct.like(x), x, vmap_method="sequential")
+x = jnp.arange(4.0)
+print(f(x), jax.jit(f)(x), jax.vmap(f)(jnp.stack([x, 2 * x])))
+print(jax.jit(lambda x: jnp.sum(f(x * 2.0)) + 1.0)(x))
+def pair(a, b, scale=1.0):
+    return (a * scale).astype(np.float32), {"n": np.int32(a.size + b)}
+shapes = (jax.ShapeDtypeStruct((2,), jnp.float32), {"n": jax.ShapeDtypeStruct((), jnp.int32)})
+print(jax.jit(lambda a: jax.pure_callback(pair, shapes, a, 3, scale=2.0))(jnp.array([1.0, 2.0])))
+def rows(a, b):
+    print("called with", a.shape, b.shape)
+    return a + b
+g = lambda a, b, method: jax.pure_callback(rows, jax.ShapeDtypeStruct(a.shape, a.dtype), a, b, vmap_method=method)
+a, b = jnp.ones((3, 2)), jnp.array([10.0, 20.0])
+for method in ["sequential", "expand_dims", "broadcast_all"]:
+    print(method, jax.vmap(g, in_axes=(0, None, None))(a, b, method))
+calls = []
+def unused(x):
+    calls.append(1)
+    return x
+print(jax.jit(lambda x: (jax.pure_callback(unused, x, x), x + 1.0)[1])(1.0), len(calls))
+def log(tag, x):
+    print("log", tag, x)
+def h(x):
+    jax.debug.callback(log, "h", x)
+    return jnp.sin(x) * 2.0
+print(jax.jit(h)(0.5))
+print(jax.grad(h)(0.5))
+print(jax.vmap(h)(jnp.array([0.5, 1.5])))
+counter = [0]
+def tick(x):
+    counter[0] += 1
+    return np.float32(counter[0]) + x
+def steps(x):
+    return jax.lax.fori_loop(0, 3, lambda i, c: io_callback(tick, c, c), x)
+print(jax.jit(steps)(0.5), counter)
+print(jax.lax.scan(lambda c, x: (c, io_callback(tick, x, x, ordered=True)), 0.0, jnp.arange(2.0))[1])
+print(jax.make_jaxpr(f)(x))
+print(jax.make_jaxpr(jax.vmap(f))(jnp.ones((2, 3))))
+print(jax.make_jaxpr(lambda a: jax.vmap(g, in_axes=(0, None, None))(a, b, "broadcast_all"))(a))
+print(jax.make_jaxpr(h)(0.5))
+print(jax.make_jaxpr(jax.vmap(h))(jnp.ones(2)))
+print(jax.make_jaxpr(lambda x: io_callback(tick, x, x))(1.0))
+""")
+
 program("cond", """
 from jax import lax
 def huber(r, delta=1.0):

@@ -583,7 +583,7 @@ proptest! {
             eager: false,
             host_to_device_bytes: 0,
         };
-        let got = pollster::block_on(jaxlite::loops::run(&mut Emulated, 1_000, call))
+        let got = pollster::block_on(jaxlite::loops::run(&mut Emulated, &mut jaxlite::callback::NoHost, 1_000, call))
             .map_err(|e| TestCaseError::fail(format!("{}\n{}", e.0, closed.jaxpr)))?;
         let want = eval_jaxpr(&closed.jaxpr, &args, precision).unwrap();
         prop_assert_eq!(got.len(), want.len());

@@ -199,6 +199,9 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
     if let Primitive::While { .. } | Primitive::Scan { .. } | Primitive::Cond { .. } = prim {
         return Err(JaxError(format!("internal error: a {} equation is evaluated by eval_jaxpr", prim.name())));
     }
+    if let Primitive::Callback { .. } = prim {
+        return Err(JaxError(format!("{}: only a program run with a Python host can call back", prim.name())));
+    }
     let avals: Vec<Aval> = ins.iter().map(|a| a.aval.clone()).collect();
     let out_aval = prim.abstract_eval(&avals)?.remove(0);
     if let Some((call, call_args, output)) = prim.custom_body(ins) {
@@ -241,6 +244,7 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
         | Primitive::While { .. }
         | Primitive::Scan { .. }
         | Primitive::Cond { .. }
+        | Primitive::Callback { .. }
         | Primitive::Clamp => unreachable!("handled above"),
         Primitive::Unary(op) => {
             let f = x.to_f64_vec();

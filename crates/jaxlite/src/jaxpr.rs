@@ -351,7 +351,8 @@ impl Printer {
         // columns from where they start, else one per line, two columns in.
         let pairs: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let flat = format!("[{}]", pairs.join(" "));
-        let start = indent + outs.join(" ").chars().count() + " = ".len() + name.len();
+        let binders = if outs.is_empty() { 0 } else { outs.join(" ").chars().count() + " = ".len() };
+        let start = indent + binders + name.len();
         let prim = if params.is_empty() {
             name.to_string()
         } else if !broken && start + flat.chars().count() <= JAXPR_WIDTH {
@@ -362,6 +363,10 @@ impl Printer {
             format!("{name}[\n{}{}]", lines.concat(), " ".repeat(indent))
         };
         let inputs: Vec<String> = eqn.inputs.iter().map(|a| self.atom(a)).collect();
+        // An equation with no outputs (a debug callback) prints as JAX's: no binders, no `=`.
+        if outs.is_empty() {
+            return format!("{prim} {}", inputs.join(" "));
+        }
         format!("{} = {prim} {}", outs.join(" "), inputs.join(" "))
     }
 }

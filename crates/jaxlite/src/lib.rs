@@ -7,6 +7,7 @@
 //! evaluator; [`format`] prints arrays as NumPy does.
 
 pub mod array;
+pub mod callback;
 pub mod control;
 pub mod dtype;
 pub mod eval;

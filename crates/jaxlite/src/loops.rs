@@ -11,8 +11,13 @@
 //! (`f/part1`, `f/while1/cond`, `f/while1/body`, `f/scan1/body`, `f/cond1/branch0`; a program
 //! that is one loop or branch and nothing else has just `f/cond` and `f/body`, or
 //! `f/branch1`).
+//!
+//! A host callback (`callback.rs`) cuts the program the same way: the parts before it run, the
+//! host calls the script's function with their values, and the parts after it read its
+//! results. A pure callback whose results nothing reads is not called, as JAX drops it.
 
 use crate::array::Array;
+use crate::callback::{Host, HostCallback};
 use crate::eval::{endless_loop, literal_array, ScanYs};
 use crate::jaxpr::{Atom, Jaxpr, Var};
 use crate::prim::{Branches, Primitive, ScanLoop, WhileLoop};
@@ -32,9 +37,37 @@ pub fn has_control_flow(jaxpr: &Jaxpr) -> bool {
     })
 }
 
-/// Runs `call` through `executor`: at once when it has no loop or branch, else by parts (see
-/// the module's comment), stopping after `limit` iterations of all its loops together.
-pub async fn run(executor: &mut dyn Executor, limit: u64, mut call: ProgramCall) -> Result<Vec<Array>> {
+/// Whether `jaxpr` calls back to the host anywhere, in the functions its equations hold too.
+pub fn has_callbacks(jaxpr: &Jaxpr) -> bool {
+    jaxpr.eqns.iter().any(|e| calls_back(&e.prim))
+}
+
+/// Whether an equation of `prim` calls back to the host: it is a callback, or a function it
+/// holds has one.
+pub fn calls_back(prim: &Primitive) -> bool {
+    match prim {
+        Primitive::Callback { .. } => true,
+        Primitive::While { function } => has_callbacks(&function.cond) || has_callbacks(&function.body),
+        Primitive::Scan { function } => has_callbacks(&function.body),
+        Primitive::Cond { function } => function.branches.iter().any(has_callbacks),
+        Primitive::CustomJvpCall { function, .. } => has_callbacks(&function.call) || has_callbacks(&function.rule),
+        Primitive::CustomVjpCall { function } => {
+            has_callbacks(&function.call) || has_callbacks(&function.fwd) || has_callbacks(&function.bwd)
+        }
+        Primitive::CustomVjpTangent { function } => has_callbacks(&function.bwd),
+        _ => false,
+    }
+}
+
+/// Runs `call` through `executor`: at once when it has no loop, branch or callback, else by
+/// parts (see the module's comment), stopping after `limit` iterations of all its loops
+/// together; `host` calls its callbacks.
+pub async fn run(
+    executor: &mut dyn Executor,
+    host: &mut dyn Host,
+    limit: u64,
+    mut call: ProgramCall,
+) -> Result<Vec<Array>> {
     if !has_control_flow(&call.jaxpr) {
         return executor.execute(call).await;
     }
@@ -42,7 +75,7 @@ pub async fn run(executor: &mut dyn Executor, limit: u64, mut call: ProgramCall)
     // boolean.
     let jaxpr = Rc::new(crate::transform::lower(&call.jaxpr)?);
     let args = std::mem::take(&mut call.args);
-    let mut parts = Parts { executor, call, iterations: 0, limit, shared: HashMap::new() };
+    let mut parts = Parts { executor, host, call, iterations: 0, limit, shared: HashMap::new() };
     let name = parts.call.name.clone();
     parts.run(name, &jaxpr, args).await
 }
@@ -50,6 +83,7 @@ pub async fn run(executor: &mut dyn Executor, limit: u64, mut call: ProgramCall)
 /// What every part's call shares, and the loops' iterations so far.
 struct Parts<'e> {
     executor: &'e mut dyn Executor,
+    host: &'e mut dyn Host,
     /// The program being run (its name, precision, and the bytes uploaded for it, charged to
     /// the first part).
     call: ProgramCall,
@@ -111,6 +145,14 @@ impl Parts<'_> {
                         conds += 1;
                         let name = if alone { name.clone() } else { format!("{name}/cond{conds}") };
                         Some(self.run_cond(&name, function, ins()?).await?)
+                    }
+                    Primitive::Callback { function } => {
+                        let read_later = eqn.outputs.iter().any(|v| last_read.contains_key(v));
+                        if !read_later && !function.has_effect() {
+                            i += 1;
+                            continue;
+                        }
+                        Some(self.call_back(function, ins()?).await?)
                     }
                     _ => None,
                 };
@@ -199,6 +241,23 @@ impl Parts<'_> {
             }
             carries = self.run(format!("{name}/body"), &body, [body_consts, &carries].concat()).await?;
         }
+    }
+
+    /// The host's call of a callback, its results checked against the types it declared.
+    async fn call_back(&mut self, callback: &HostCallback, args: Vec<Array>) -> Result<Vec<Array>> {
+        let results = self.host.call(callback, args).await?;
+        let fits = results.len() == callback.results.len()
+            && results
+                .iter()
+                .zip(&callback.results)
+                .all(|(r, want)| r.aval.shape == want.shape && r.aval.dtype == want.dtype);
+        if !fits {
+            return Err(JaxError(format!(
+                "internal error: {} returned other types than it declared",
+                callback.primitive_name()
+            )));
+        }
+        Ok(results)
     }
 
     async fn execute(&mut self, name: String, jaxpr: Rc<Jaxpr>, args: Vec<Array>) -> Result<Vec<Array>> {
@@ -296,7 +355,10 @@ fn unrolled(scan: &ScanLoop, k: usize) -> Result<Jaxpr> {
 }
 
 fn is_control(eqn: &crate::jaxpr::Eqn) -> bool {
-    matches!(eqn.prim, Primitive::While { .. } | Primitive::Scan { .. } | Primitive::Cond { .. })
+    matches!(
+        eqn.prim,
+        Primitive::While { .. } | Primitive::Scan { .. } | Primitive::Cond { .. } | Primitive::Callback { .. }
+    )
 }
 
 fn var(a: &Atom) -> Option<Var> {

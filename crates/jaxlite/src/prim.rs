@@ -4,6 +4,7 @@
 //! evaluation in `eval.rs`, and its lowering in the compiler.
 
 use crate::array::Aval;
+use crate::callback::HostCallback;
 use crate::dtype::DType;
 use crate::jaxpr::Jaxpr;
 use std::fmt;
@@ -354,6 +355,12 @@ pub enum Primitive {
     Cond {
         function: Rc<Branches>,
     },
+    /// `jax.pure_callback`, `io_callback` and `debug.callback`: the host calls a function of
+    /// the script's with the operands' values (see `callback.rs`). Any number of operands;
+    /// the outputs are the callback's declared results.
+    Callback {
+        function: Rc<HostCallback>,
+    },
 }
 
 /// A function with its own JVP rule (`jax.custom_jvp`), both traced to Jaxprs whose leading
@@ -459,9 +466,15 @@ macro_rules! identity_eq {
     )*};
 }
 
-identity_eq!(CustomJvp, CustomVjp, WhileLoop, ScanLoop, Branches);
+identity_eq!(CustomJvp, CustomVjp, WhileLoop, ScanLoop, Branches, HostCallback);
 
 impl Primitive {
+    /// Whether the equation must run even when nothing reads its outputs (an IO or debug
+    /// callback); every other primitive is pure, and a pure callback too.
+    pub fn has_effect(&self) -> bool {
+        matches!(self, Primitive::Callback { function } if function.has_effect())
+    }
+
     /// For a call of a custom derivative's function (`custom_jvp_call`, `custom_vjp_call`):
     /// the function's Jaxpr, its inputs picked from the equation's `operands`, and which of
     /// its outputs the equation is. What evaluating, compiling or shape-checking it runs.
@@ -522,6 +535,7 @@ impl Primitive {
             Primitive::While { .. } => "while",
             Primitive::Scan { .. } => "scan",
             Primitive::Cond { .. } => "cond",
+            Primitive::Callback { function } => function.primitive_name(),
         }
     }
 
@@ -555,6 +569,9 @@ impl Primitive {
     /// The output types for these input types, or a JAX-like message naming the op and shapes.
     pub fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
         let name = self.name();
+        if let Primitive::Callback { function } = self {
+            return Ok(function.results.clone());
+        }
         if let Some(arity) = self.arity() {
             if inputs.len() != arity {
                 return Err(format!("{name} takes {arity} operands, got {}", inputs.len()));
@@ -860,7 +877,8 @@ impl Primitive {
             | Primitive::CustomVjpTangent { .. }
             | Primitive::While { .. }
             | Primitive::Scan { .. }
-            | Primitive::Cond { .. } => unreachable!("handled above"),
+            | Primitive::Cond { .. }
+            | Primitive::Callback { .. } => unreachable!("handled above"),
         };
         Ok(vec![out])
     }
@@ -1132,6 +1150,7 @@ impl Primitive {
             // The printer shows the body first, as `jaxpr=`.
             // The printer shows the branches.
             Primitive::Cond { .. } => vec![],
+            Primitive::Callback { function } => function.params(),
             Primitive::Scan { function } => vec![
                 s("length", function.length.to_string()),
                 s("num_carry", function.carries.to_string()),

@@ -2,6 +2,7 @@
 //! or into the Jaxpr of the function being traced.
 
 use crate::array::{Array, Aval};
+use crate::callback::NoHost;
 use crate::dtype::DType;
 use crate::jaxpr::{Atom, Eqn, Jaxpr, Literal, Var};
 use crate::prim::{Precision, Primitive};
@@ -497,7 +498,7 @@ impl Context {
             eager: true,
             host_to_device_bytes: self.pending_upload.take(),
         };
-        let results = crate::loops::run(&mut *self.executor, self.loop_limit, call).await?;
+        let results = crate::loops::run(&mut *self.executor, &mut NoHost, self.loop_limit, call).await?;
         Ok(results
             .into_iter()
             .zip(out_avals)
@@ -628,17 +629,30 @@ impl Context {
         })
     }
 
-    /// Runs a traced function (constants first, then arguments) through the executor.
+    /// Runs a traced function (constants first, then arguments) through the executor. One
+    /// with host callbacks runs where a host can call them instead (see `program_call`).
     pub async fn execute(&mut self, name: String, jaxpr: Jaxpr, args: Vec<Array>) -> Result<Vec<Array>, JaxError> {
-        let call = ProgramCall {
+        let call = self.program_call(name, Rc::new(jaxpr), args);
+        crate::loops::run(&mut *self.executor, &mut NoHost, self.loop_limit, call).await
+    }
+
+    /// The call `execute` makes, for a front end that runs a program with host callbacks itself
+    /// (`loops::run` with its own `Host`), the device's executor taken out with `swap_executor`
+    /// meanwhile, since the callbacks run the script while the program runs.
+    pub fn program_call(&mut self, name: String, jaxpr: Rc<Jaxpr>, args: Vec<Array>) -> ProgramCall {
+        ProgramCall {
             name,
-            jaxpr: Rc::new(jaxpr),
+            jaxpr,
             args,
             default_precision: self.default_precision,
             eager: false,
             host_to_device_bytes: self.pending_upload.take(),
-        };
-        crate::loops::run(&mut *self.executor, self.loop_limit, call).await
+        }
+    }
+
+    /// Puts `executor` in place of this context's, returning the one it had.
+    pub fn swap_executor(&mut self, executor: Box<dyn Executor>) -> Box<dyn Executor> {
+        std::mem::replace(&mut self.executor, executor)
     }
 }
 

@@ -59,7 +59,7 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
         "the second derivative of a custom_vjp fixed point: its bwd calls the function again, which the playground, \
          tracing bwd at the call rather than lazily as JAX, runs plain, so reverse mode meets its while_loop",
     ),
-    ("jax_docs_external_callbacks", "jax.ShapeDtypeStruct.like and jax.pure_callback"),
+    ("jax_docs_external_callbacks", "SciPy itself (scipy.special.jv) on the host, which its callbacks call"),
     (
         "jax_docs_key_concepts",
         "make_jaxpr: JAX wraps jnp.where in a jit equation and prints a float32 literal with float64 digits",

@@ -6,6 +6,7 @@
 //! transpose on them, so reverse mode is this rule followed by transposition.
 
 use super::{Builder, Result};
+use crate::callback::{self, CallbackKind, HostCallback};
 use crate::jaxpr::{Atom, Jaxpr, Var};
 use crate::prim::{BinaryOp, Branches, CompareOp, CustomJvp, CustomVjp, Primitive, ScanLoop, UnaryOp, WhileLoop};
 use crate::trace::JaxError;
@@ -58,6 +59,7 @@ fn jvp_nonzero(jaxpr: &Jaxpr, diff: &[bool]) -> Result<(Jaxpr, Vec<bool>)> {
                 Primitive::While { function } => Some(while_jvp(&mut b, function, &xs, &ts)?),
                 Primitive::Scan { function } => Some(scan_jvp(&mut b, function, &xs, &ts)?),
                 Primitive::Cond { function } => Some(cond_jvp(&mut b, function, &xs, &ts)?),
+                Primitive::Callback { function } => Some(callback_jvp(&mut b, function, &xs)?),
                 _ => None,
             };
             if let Some((ps, touts)) = control {
@@ -93,6 +95,21 @@ fn jvp_nonzero(jaxpr: &Jaxpr, diff: &[bool]) -> Result<(Jaxpr, Vec<bool>)> {
         outs.push(t);
     }
     Ok((b.finish(outs), nonzero))
+}
+
+/// The JVP of a callback reading a tangent, as JAX's rules: a debug callback is called with
+/// the primal values and has no outputs to differentiate; a pure or an IO callback has no
+/// derivative (a `custom_jvp` around it gives one).
+fn callback_jvp(b: &mut Builder, c: &Rc<HostCallback>, xs: &[Atom]) -> Result<(Vec<Atom>, Vec<Option<Atom>>)> {
+    match c.kind {
+        CallbackKind::Pure { .. } => Err(JaxError(callback::PURE_JVP.into())),
+        CallbackKind::Io { .. } => Err(JaxError(callback::IO_JVP.into())),
+        CallbackKind::Debug { .. } => {
+            let outs = b.bind(Primitive::Callback { function: c.clone() }, xs)?;
+            let tangents = vec![None; outs.len()];
+            Ok((outs, tangents))
+        }
+    }
 }
 
 /// The JVP of a `while` equation, as JAX's rule builds it: one loop carrying the primal
@@ -462,7 +479,8 @@ fn jvp_rule(
         | Primitive::CustomVjpCall { .. }
         | Primitive::While { .. }
         | Primitive::Scan { .. }
-        | Primitive::Cond { .. } => {
+        | Primitive::Cond { .. }
+        | Primitive::Callback { .. } => {
             return Err(JaxError(format!("internal error: {} is differentiated by its rule", prim.name())))
         }
         // JAX's rule: each bound's tangent where it is the one that holds, the operand's where

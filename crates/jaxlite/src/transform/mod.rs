@@ -237,12 +237,13 @@ pub(crate) fn fresh_var(types: &mut HashMap<Var, Aval>, aval: Aval) -> Var {
     v
 }
 
-/// `jaxpr` without the equations nothing it returns depends on (every primitive is pure).
+/// `jaxpr` without the equations nothing it returns depends on, except effects (IO and debug
+/// callbacks), which stay with what they read.
 pub fn dce(jaxpr: &Jaxpr) -> Jaxpr {
     let mut live: std::collections::HashSet<Var> = jaxpr.outvars.iter().filter_map(var_of).collect();
     let mut kept: Vec<Eqn> = Vec::with_capacity(jaxpr.eqns.len());
     for eqn in jaxpr.eqns.iter().rev() {
-        if eqn.outputs.iter().any(|v| live.contains(v)) {
+        if eqn.prim.has_effect() || eqn.outputs.iter().any(|v| live.contains(v)) {
             live.extend(eqn.inputs.iter().filter_map(var_of));
             kept.push(eqn.clone());
         }

@@ -535,6 +535,10 @@ fn transpose_linear(
                 }
                 cond_transpose(&mut b, function, &classify(), ct_outs)?
             }
+            // JVP calls a callback on primal values only, so none reads a tangent.
+            Primitive::Callback { .. } => {
+                return Err(JaxError(format!("internal error: {} in a linear function", eqn.prim.name())))
+            }
             prim => {
                 let Some(ct_out) = ct.remove(&eqn.outputs[0]) else {
                     continue;

@@ -2,6 +2,8 @@
 //! a rule sees which operands are batched and returns outputs batched along axis 0.
 
 use super::{Builder, Result};
+use crate::array::Aval;
+use crate::callback::{self, CallbackKind, HostCallback, VmapMethod};
 use crate::dtype::DType;
 use crate::jaxpr::{Atom, Jaxpr, Var};
 use crate::prim::{Branches, CompareOp, CustomJvp, CustomVjp, DotDims, Primitive, ScanLoop, WhileLoop};
@@ -44,6 +46,7 @@ pub fn vmap_outputs(
             Primitive::While { function } if any_batched => while_batched(&mut b, function, &ins, size)?,
             Primitive::Scan { function } if any_batched => scan_batched(&mut b, function, &ins, size)?,
             Primitive::Cond { function } if any_batched => cond_batched(&mut b, function, &ins, size)?,
+            Primitive::Callback { function } if any_batched => callback_batched(&mut b, function, &ins, size)?,
             _ if any_batched => batch_rule(&mut b, &eqn.prim, &ins, size)?.into_iter().map(|a| (a, true)).collect(),
             _ => {
                 let atoms: Vec<Atom> = ins.into_iter().map(|(a, _)| a).collect();
@@ -200,6 +203,88 @@ fn cond_batched(b: &mut Builder, c: &Branches, ins: &[(Atom, bool)], size: usize
 }
 
 /// The value with a batch axis, broadcasting an unbatched one along it.
+/// The batching rules of the callbacks, as JAX's. A pure callback does what its `vmap_method`
+/// says: call the function once per example in a loop (`sequential`: JAX's `lax.map`, a
+/// `scan` over the batched operands with the others closed over), or once on the whole batch,
+/// the unbatched operands given a leading axis of size 1 (`expand_dims`) or broadcast to the
+/// batch (`broadcast_all`). An unordered IO callback runs in the loop too; an ordered one
+/// refuses. A debug callback is called once per example, each on its slice, unrolled.
+fn callback_batched(
+    b: &mut Builder,
+    c: &Rc<HostCallback>,
+    ins: &[(Atom, bool)],
+    size: usize,
+) -> Result<Vec<(Atom, bool)>> {
+    let batched_results =
+        || c.results.iter().map(|r| Aval { shape: [&[size], &r.shape[..]].concat(), ..r.clone() }).collect::<Vec<_>>();
+    let whole_batch = |b: &mut Builder, operands: Vec<Atom>| -> Result<Vec<(Atom, bool)>> {
+        let function = Rc::new(c.with_results(batched_results()));
+        Ok(b.bind(Primitive::Callback { function }, &operands)?.into_iter().map(|a| (a, true)).collect())
+    };
+    let sequential = match c.kind {
+        CallbackKind::Pure { vmap_method: None } => return Err(JaxError(callback::PURE_VMAP_NONE.into())),
+        CallbackKind::Io { ordered: true } => return Err(JaxError(callback::IO_ORDERED_VMAP.into())),
+        CallbackKind::Pure { vmap_method: Some(VmapMethod::ExpandDims) } => {
+            let mut operands = Vec::with_capacity(ins.len());
+            for (x, bt) in ins {
+                operands.push(if *bt { x.clone() } else { b.reshape(x, &[&[1], &b.shape(x)[..]].concat())? });
+            }
+            return whole_batch(b, operands);
+        }
+        CallbackKind::Pure { vmap_method: Some(VmapMethod::BroadcastAll) } => {
+            let operands = ins.iter().map(|x| to_batched(b, x, size)).collect::<Result<Vec<_>>>()?;
+            return whole_batch(b, operands);
+        }
+        CallbackKind::Pure { vmap_method: Some(VmapMethod::SequentialUnrolled) } => Some(size),
+        CallbackKind::Pure { .. } | CallbackKind::Io { .. } => Some(1),
+        CallbackKind::Debug { .. } => None,
+    };
+    let Some(unroll) = sequential else {
+        for i in 0..size {
+            let mut operands = Vec::with_capacity(ins.len());
+            for (x, bt) in ins {
+                if !*bt {
+                    operands.push(x.clone());
+                    continue;
+                }
+                let shape = b.shape(x);
+                let (mut start, mut limit) = (vec![0; shape.len()], shape.clone());
+                (start[0], limit[0]) = (i, i + 1);
+                let strides = Some(vec![1; shape.len()]);
+                let row = b.bind1(
+                    Primitive::Slice { start_indices: start, limit_indices: limit, strides },
+                    std::slice::from_ref(x),
+                )?;
+                operands.push(b.bind1(Primitive::Squeeze { dimensions: vec![0] }, &[row])?);
+            }
+            b.bind(Primitive::Callback { function: c.clone() }, &operands)?;
+        }
+        return Ok(vec![]);
+    };
+    // The loop's body: the unbatched operands closed over, one row of each batched one.
+    let mut body = Builder::new();
+    let closed: Vec<Atom> = ins.iter().filter(|(_, bt)| !bt).map(|(x, _)| body.input(b.aval(x))).collect();
+    let rows: Vec<Atom> = ins
+        .iter()
+        .filter(|(_, bt)| *bt)
+        .map(|(x, _)| {
+            let aval = b.aval(x);
+            body.input(Aval { shape: aval.shape[1..].to_vec(), ..aval })
+        })
+        .collect();
+    let (mut closed_it, mut rows_it) = (closed.iter(), rows.iter());
+    let operands: Vec<Atom> = ins
+        .iter()
+        .map(|(_, bt)| if *bt { rows_it.next() } else { closed_it.next() }.expect("one input per operand").clone())
+        .collect();
+    let results = body.bind(Primitive::Callback { function: c.clone() }, &operands)?;
+    let scan =
+        ScanLoop { body: body.finish(results), consts: closed.len(), carries: 0, length: size, reverse: false, unroll };
+    let mut scan_operands: Vec<Atom> = ins.iter().filter(|(_, bt)| !bt).map(|(x, _)| x.clone()).collect();
+    scan_operands.extend(ins.iter().filter(|(_, bt)| *bt).map(|(x, _)| x.clone()));
+    Ok(b.bind(Primitive::Scan { function: Rc::new(scan) }, &scan_operands)?.into_iter().map(|a| (a, true)).collect())
+}
+
 fn to_batched(b: &mut Builder, (x, bt): &(Atom, bool), size: usize) -> Result<Atom> {
     if *bt {
         return Ok(x.clone());
@@ -277,7 +362,7 @@ fn batch_rule(b: &mut Builder, prim: &Primitive, ins: &[(Atom, bool)], size: usi
             b.bind1(Primitive::CustomVjpCall { function: Rc::new(batched) }, &atoms)?
         }
         Primitive::CustomVjpTangent { .. } => return unsupported("its tangent (differentiate inside vmap instead)"),
-        Primitive::While { .. } | Primitive::Scan { .. } | Primitive::Cond { .. } => {
+        Primitive::While { .. } | Primitive::Scan { .. } | Primitive::Cond { .. } | Primitive::Callback { .. } => {
             return Err(JaxError(format!("internal error: {} is batched by its own rule", prim.name())))
         }
         Primitive::Unary(_)

@@ -57,7 +57,7 @@ impl Interp<'_, '_> {
         let mut operands = cond.closed;
         operands.extend(body.closed);
         operands.extend(leaves);
-        let outs = self.ctx.bind(Primitive::While { function: Rc::new(function) }, &operands).await?;
+        let outs = self.bind_equation(Primitive::While { function: Rc::new(function) }, &operands).await?;
         self.unflatten_tensors(&tree, outs).await
     }
 
@@ -153,7 +153,7 @@ impl Interp<'_, '_> {
         let mut operands = closed;
         operands.extend(carry_leaves);
         operands.extend(x_leaves);
-        let mut outs = self.ctx.bind(Primitive::Scan { function: Rc::new(function) }, &operands).await?;
+        let mut outs = self.bind_equation(Primitive::Scan { function: Rc::new(function) }, &operands).await?;
         let mut ys = outs.split_off(n_carries);
         let printed = ys.split_off(y_tree.num_leaves());
         self.replay_scan_prints(&prints, &printed, length, options.reverse).await?;
@@ -235,7 +235,7 @@ impl Interp<'_, '_> {
         all.extend(consts.into_iter().map(|(c, _)| c));
         all.extend(leaves.iter().cloned());
         let function = Branches { branches: jaxprs };
-        let mut outs = self.ctx.bind(Primitive::Cond { function: Rc::new(function) }, &all).await?;
+        let mut outs = self.bind_equation(Primitive::Cond { function: Rc::new(function) }, &all).await?;
         let mut printed = outs.split_off(n_outs);
         for (i, t) in traced.iter().enumerate() {
             if t.prints.is_empty() {
@@ -243,7 +243,7 @@ impl Interp<'_, '_> {
             }
             if !follow {
                 let ins = [&t.closed[..], &leaves].concat();
-                let values = self.ctx.apply_jaxpr(&t.jaxpr, &ins).await?.split_off(n_outs);
+                let values = self.apply_jaxpr(&t.jaxpr, &ins).await?.split_off(n_outs);
                 self.replay_prints(&t.prints, values).await?;
                 continue;
             }

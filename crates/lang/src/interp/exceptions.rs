@@ -135,7 +135,11 @@ impl From<JaxError> for RtError {
     /// `MemoryError`, an index or axis out of range an `IndexError`, anything else (shapes,
     /// dtypes) a `TypeError`, as JAX's shape errors are.
     fn from(e: JaxError) -> RtError {
-        let kind = if e.0.contains("not supported by the playground") || e.0.contains("not supported by the compiler") {
+        use jaxlite::callback;
+        let kind = if e.0.contains("not supported by the playground")
+            || e.0.contains("not supported by the compiler")
+            || e.0 == callback::PURE_VMAP_NONE
+        {
             Builtin::NotImplementedError
         } else if e.0.contains("too large for the playground") || e.0.contains("of HBM") {
             Builtin::MemoryError
@@ -145,6 +149,7 @@ impl From<JaxError> for RtError {
         } else if e.0.contains("does not match previous terms")
             || e.0.contains("for collapsing index")
             || e.0 == jaxlite::transform::WHILE_REVERSE
+            || [callback::PURE_JVP, callback::IO_JVP, callback::IO_ORDERED_VMAP].contains(&e.0.as_str())
         {
             // einsum's label sizes, a ValueError in JAX and NumPy alike; so is reverse mode
             // through a while loop.

@@ -74,6 +74,7 @@ const REGISTRATIONS: &[&str] = &[
 
 const JAX_FUNCTIONS: &[&str] = &[
     "jit",
+    "pure_callback",
     "checkpoint",
     "remat",
     "custom_jvp",
@@ -290,6 +291,7 @@ pub fn import_module(name: &str) -> R<ModuleId> {
         "jax.scipy" => ModuleId::Scipy,
         "jax.nn.initializers" => ModuleId::Initializers,
         "jax.scipy.special" => ModuleId::ScipySpecial,
+        "jax.experimental" => ModuleId::Experimental,
         "math" => ModuleId::Math,
         "functools" => ModuleId::Functools,
         "numpy" => ModuleId::HostNumpy,
@@ -362,7 +364,12 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
         },
         ModuleId::Debug => match name {
             "print" => Ok(Value::native(Native::Jax("debug.print"))),
+            "callback" => Ok(Value::native(Native::Jax("debug.callback"))),
             _ => Err(missing("jax.debug")),
+        },
+        ModuleId::Experimental => match name {
+            "io_callback" => Ok(Value::native(Native::Jax("io_callback"))),
+            _ => Err(missing("jax.experimental")),
         },
         ModuleId::Config => match name {
             "update" => Ok(Value::native(Native::Jax("config.update"))),
@@ -378,6 +385,7 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             "scipy" => Ok(Value::Module(ModuleId::Scipy)),
             "tree" => Ok(Value::Module(ModuleId::Tree)),
             "debug" => Ok(Value::Module(ModuleId::Debug)),
+            "experimental" => Ok(Value::Module(ModuleId::Experimental)),
             "checkpoint_policies" => Ok(Value::Module(ModuleId::CheckpointPolicies)),
             _ if find(JAX_FUNCTIONS, name).is_some() => {
                 Ok(Value::native(Native::Jax(find(JAX_FUNCTIONS, name).unwrap_or("jit"))))
@@ -2505,6 +2513,11 @@ impl Interp<'_, '_> {
                     Ok(acc)
                 }
                 "debug.print" => self.debug_print(args, kwargs).await,
+                "pure_callback" | "io_callback" | "debug.callback" => self.host_callback(name, args, kwargs).await,
+                "ShapeDtypeStruct.like" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    self.shape_dtype_like(&args)
+                }
                 _ if REGISTRATIONS.contains(&name) => self.call_registration(name, args, kwargs).await,
                 "ShapeDtypeStruct" => {
                     let mut arg = |i: usize, key: &str| take_kwarg(&mut kwargs, key).or_else(|| args.get(i).cloned());
@@ -2726,7 +2739,7 @@ impl Interp<'_, '_> {
                 let mut inputs: Vec<Tensor> = compiled.closed.consts.iter().cloned().map(Tensor::from).collect();
                 inputs.extend(compiled.captured.iter().cloned());
                 inputs.extend(call.leaves);
-                let outs = self.ctx.apply_jaxpr(&compiled.closed.jaxpr, &inputs).await?;
+                let outs = self.apply_jaxpr(&compiled.closed.jaxpr, &inputs).await?;
                 let mut outs = outs.into_iter();
                 let result = self.unflatten_tree(&compiled.out_tree, &mut (&mut outs).map(Value::of_tensor)).await?;
                 self.replay_prints(&compiled.prints, outs.collect()).await?;
@@ -2745,7 +2758,7 @@ impl Interp<'_, '_> {
                 inputs.extend(t.concrete().cloned());
             }
             let jaxpr = &compiled.closed.jaxpr;
-            let results = self.ctx.execute(function_name(&j.func), jaxpr.clone(), inputs).await?;
+            let results = self.execute(function_name(&j.func), jaxpr.clone(), inputs).await?;
             let outs = results.into_iter().zip(&jaxpr.outvars).map(|(mut a, atom)| {
                 a.aval.weak_type = jaxpr.atom_aval(atom).weak_type;
                 Tensor::from(a)

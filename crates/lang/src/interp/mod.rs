@@ -11,6 +11,7 @@
 mod api;
 mod arrange;
 mod builtins;
+mod callbacks;
 mod classes;
 mod composed;
 mod control;
@@ -991,6 +992,9 @@ impl Interp<'_, '_> {
                 }
                 Value::Array(_) => self.array_attr(obj, name).await,
                 Value::Host(h) => self.host_attr(h, name).await,
+                Value::Native(n) if matches!(&**n, Native::Jax("ShapeDtypeStruct")) && name == "like" => {
+                    Ok(Value::native(Native::Jax("ShapeDtypeStruct.like")))
+                }
                 Value::Native(n) if matches!(&**n, Native::ShapeDtypeStruct(_)) => {
                     let Native::ShapeDtypeStruct(aval) = &**n else { return err("expected a ShapeDtypeStruct") };
                     match name {

@@ -77,6 +77,7 @@ pub enum Builtin {
     TracerArrayConversionError,
     UnexpectedTracerError,
     NonConcreteBooleanIndexError,
+    JaxRuntimeError,
     // numpy.linalg
     LinAlgError,
 }
@@ -141,6 +142,7 @@ impl Builtin {
         Builtin::TracerArrayConversionError,
         Builtin::UnexpectedTracerError,
         Builtin::NonConcreteBooleanIndexError,
+        Builtin::JaxRuntimeError,
         Builtin::LinAlgError,
     ];
 
@@ -208,6 +210,7 @@ impl Builtin {
             TracerArrayConversionError => ("TracerArrayConversionError", jax, Some(JaxTypeError)),
             UnexpectedTracerError => ("UnexpectedTracerError", jax, Some(JaxTypeError)),
             NonConcreteBooleanIndexError => ("NonConcreteBooleanIndexError", jax, Some(JaxIndexError)),
+            JaxRuntimeError => ("JaxRuntimeError", jax, Some(RuntimeError)),
             LinAlgError => ("LinAlgError", "numpy.linalg", Some(ValueError)),
         }
     }

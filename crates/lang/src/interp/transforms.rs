@@ -508,11 +508,11 @@ impl Interp<'_, '_> {
                     let mut diff_out = vec![false; n_out];
                     diff_out[0] = true;
                     let vjp = transform::vjp(&traced.jaxpr, &diff_in, &diff_out)?;
-                    let fwd = self.ctx.apply_jaxpr(&vjp.forward, &inputs).await?;
+                    let fwd = self.apply_jaxpr(&vjp.forward, &inputs).await?;
                     let (outs, res) = fwd.split_at(n_out);
                     let mut bwd_in = res.to_vec();
                     bwd_in.push(Tensor::from(Array::from_f32(vec![], vec![1.0]).astype(out_aval.dtype)));
-                    let grads = self.ctx.apply_jaxpr(&vjp.backward, &bwd_in).await?;
+                    let grads = self.apply_jaxpr(&vjp.backward, &bwd_in).await?;
                     // A gradient has its input's type, weak for a Python scalar (as in JAX).
                     let diff_leaves = leaves.iter().zip(&diff_leaf).filter(|(_, &d)| d);
                     let grads: Vec<Tensor> = grads
@@ -562,7 +562,7 @@ impl Interp<'_, '_> {
                         return Ok(jac);
                     }
                     // The auxiliary value as the function computes it, not differentiated.
-                    let outs = self.ctx.apply_jaxpr(&traced.jaxpr, &inputs).await?;
+                    let outs = self.apply_jaxpr(&traced.jaxpr, &inputs).await?;
                     let aux_tree = match &traced.out_tree {
                         Tree::Tuple(items) | Tree::List(items) => &items[1],
                         other => other,
@@ -594,7 +594,7 @@ impl Interp<'_, '_> {
             let batched_lin = transform::vmap(&lin, &batched, x.size())?;
             let mut all = inputs.to_vec();
             all.extend(tangents);
-            let results = self.ctx.apply_jaxpr(&batched_lin, &all).await?;
+            let results = self.apply_jaxpr(&batched_lin, &all).await?;
             for (row, tangent) in jac.iter_mut().zip(&results[n_out..]) {
                 // (n, *out) → (*out, n) → (*out, *in)
                 let rank = tangent.aval().rank();
@@ -632,7 +632,7 @@ impl Interp<'_, '_> {
         let mut diff_out = vec![false; n_out];
         diff_out[..out_avals.len()].fill(true);
         let vjp = transform::vjp(jaxpr, diff_in, &diff_out)?;
-        let fwd = self.ctx.apply_jaxpr(&vjp.forward, inputs).await?;
+        let fwd = self.apply_jaxpr(&vjp.forward, inputs).await?;
         let res = &fwd[n_out..];
         let mut jac = Vec::new();
         for (i, out) in out_avals.iter().enumerate() {
@@ -640,7 +640,7 @@ impl Interp<'_, '_> {
             let batched_bwd = transform::vmap(&vjp.backward, &batched, out.size())?;
             let mut all = res.to_vec();
             all.extend(cotangents);
-            let cts = self.ctx.apply_jaxpr(&batched_bwd, &all).await?;
+            let cts = self.apply_jaxpr(&batched_bwd, &all).await?;
             let mut row = Vec::new();
             for (ct, x) in cts.iter().zip(in_avals) {
                 let mut shape: Vec<i64> = out.shape.iter().map(|&d| d as i64).collect();
@@ -712,7 +712,7 @@ impl Interp<'_, '_> {
                     inputs.push(jnp::astype(self.ctx, t, p.aval().dtype).await?);
                 }
             }
-            let results = self.ctx.apply_jaxpr(&lin, &inputs).await?;
+            let results = self.apply_jaxpr(&lin, &inputs).await?;
             let n_out = traced.jaxpr.outvars.len();
             let outs = self.unflatten_tensors(&traced.out_tree, results[..n_out].iter().cloned()).await?;
             let tangents: Vec<Tensor> = results[n_out..]
@@ -749,7 +749,7 @@ impl Interp<'_, '_> {
             let PrimalTrace { leaves: _, trees, traced, diff, inputs } = self.trace_primals(f, primals).await?;
             let n_out = traced.jaxpr.outvars.len();
             let vjp = transform::vjp(&traced.jaxpr, &diff, &vec![true; n_out])?;
-            let fwd = self.ctx.apply_jaxpr(&vjp.forward, &inputs).await?;
+            let fwd = self.apply_jaxpr(&vjp.forward, &inputs).await?;
             let outs = self.unflatten_tensors(&traced.out_tree, fwd[..n_out].iter().cloned()).await?;
             let f = VjpFn {
                 backward: Rc::new(vjp.backward),
@@ -771,7 +771,7 @@ impl Interp<'_, '_> {
             };
             let PrimalTrace { leaves, trees, traced, diff, inputs } = self.trace_primals(f, primals).await?;
             let split = transform::linearize(&traced.jaxpr, &diff)?;
-            let fwd = self.ctx.apply_jaxpr(&split.forward, &inputs).await?;
+            let fwd = self.apply_jaxpr(&split.forward, &inputs).await?;
             let n_out = traced.jaxpr.outvars.len();
             let outs = self.unflatten_tensors(&traced.out_tree, fwd[..n_out].iter().cloned()).await?;
             let mut in_key = String::new();
@@ -813,7 +813,7 @@ impl Interp<'_, '_> {
                     inputs.push(jnp::astype(self.ctx, t, p.aval().dtype).await?);
                 }
             }
-            let outs = self.ctx.apply_jaxpr(&f.linear, &inputs).await?;
+            let outs = self.apply_jaxpr(&f.linear, &inputs).await?;
             self.unflatten_tensors(&f.out_tree, outs).await
         })
     }
@@ -832,7 +832,7 @@ impl Interp<'_, '_> {
             }
             let mut inputs = f.residuals.clone();
             inputs.extend(cts);
-            let grads = self.ctx.apply_jaxpr(&f.backward, &inputs).await?;
+            let grads = self.apply_jaxpr(&f.backward, &inputs).await?;
             // Non-float inputs have no cotangent row in the backward pass; JAX gives them
             // float0 zeros, the playground gives None.
             let mut it = grads.into_iter().map(Value::of_tensor);
@@ -1020,7 +1020,7 @@ impl Interp<'_, '_> {
             let (batched_jaxpr, out_batched) = transform::vmap_outputs(&traced.jaxpr, &all_batched, size, &unmapped)?;
             let mut inputs = traced.closed.clone();
             inputs.extend(moved);
-            let outs = self.ctx.apply_jaxpr(&batched_jaxpr, &inputs).await?;
+            let outs = self.apply_jaxpr(&batched_jaxpr, &inputs).await?;
             let mut placed = Vec::new();
             for (i, ((t, axis), mapped)) in outs.iter().zip(&out_axes).zip(out_batched).enumerate() {
                 let rank = t.aval().rank();
@@ -1113,7 +1113,7 @@ impl Interp<'_, '_> {
             let mut outs = Vec::new();
             for output in 0..function.call.outvars.len() {
                 let prim = jaxlite::Primitive::CustomJvpCall { function: function.clone(), output };
-                outs.extend(self.ctx.bind(prim, &operands).await?);
+                outs.extend(self.bind_equation(prim, &operands).await?);
             }
             self.unflatten_tensors(&call.out_tree, outs).await
         })
@@ -1169,7 +1169,7 @@ impl Interp<'_, '_> {
             operands.extend(fwd.closed);
             operands.extend(bwd.closed);
             operands.extend(split.leaves);
-            let outs = self.ctx.bind(jaxlite::Primitive::CustomVjpCall { function }, &operands).await?;
+            let outs = self.bind_equation(jaxlite::Primitive::CustomVjpCall { function }, &operands).await?;
             self.unflatten_tensors(&call.out_tree, outs).await
         })
     }

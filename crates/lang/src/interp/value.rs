@@ -227,6 +227,8 @@ pub enum ModuleId {
     Initializers,
     /// `jax.debug`
     Debug,
+    /// `jax.experimental` (its `io_callback`)
+    Experimental,
     /// `jax.checkpoint_policies`
     CheckpointPolicies,
     /// NumPy on the host: `numpy` and its `random`, `linalg` and `testing` modules.
@@ -259,6 +261,7 @@ impl ModuleId {
             ModuleId::ScipySpecial => "jax.scipy.special",
             ModuleId::Initializers => "jax.nn.initializers",
             ModuleId::Debug => "jax.debug",
+            ModuleId::Experimental => "jax.experimental",
             ModuleId::CheckpointPolicies => "jax.checkpoint_policies",
         }
     }
