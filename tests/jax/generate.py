@@ -829,6 +829,26 @@ print(jax.jit(jax.grad(lambda v: f(v).sum()))(x))
 print(jax.vmap(f)(jnp.ones((2, 2))))
 print(jax.jvp(f, (x,), (jnp.ones(3),)))
 """)
+# jax.debug.print is a debug callback (JAX's debug_print primitive): it runs inside while
+# loops, under jacfwd and jacrev, and make_jaxpr shows it.
+program("debug_print_everywhere", """
+def newton(x):
+    def body(c):
+        jax.debug.print("iterate {c:.4f}", c=c)
+        return c - (c * c - 2.0) / (2.0 * c)
+    return jax.lax.while_loop(lambda c: jnp.abs(c * c - 2.0) > 1e-5, body, x)
+print(jax.jit(newton)(1.0))
+print(jax.vmap(newton)(jnp.array([1.0, 3.0])))
+def s(x):
+    jax.debug.print("x = {} ({})", x, "static")
+    return jnp.sin(x)
+print(jax.jacfwd(s)(jnp.ones(2)))
+print(jax.jacrev(s)(jnp.ones(2)))
+y, pullback = jax.vjp(s, 0.5)
+print(pullback(1.0))
+print(jax.make_jaxpr(lambda x: jax.debug.print("x is {} and {y}", x, y=x * 2) or x + 1)(1.0))
+print(jax.make_jaxpr(jax.vmap(s))(jnp.ones(2)))
+""")
 program("random_cauchy_rademacher", """
 k = jax.random.PRNGKey(3)
 print(jax.random.cauchy(k, (5,)))

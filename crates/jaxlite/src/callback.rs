@@ -1,5 +1,5 @@
-//! Host callbacks: `jax.pure_callback`, `jax.experimental.io_callback` and
-//! `jax.debug.callback`. A callback equation holds a function of the script's that the host
+//! Host callbacks: `jax.pure_callback`, `jax.experimental.io_callback`,
+//! `jax.debug.callback`, and `jax.debug.print` (a debug callback that formats and prints). A callback equation holds a function of the script's that the host
 //! calls with the values of the equation's operands while the program runs, and whose results
 //! (of the types declared when it was staged) flow back into the program. jaxlite knows nothing
 //! of the script language: the function is opaque here, and whoever runs a program that has
@@ -7,8 +7,8 @@
 //!
 //! What sets the three apart is what the transformations and the runner may do with them, as
 //! in JAX: a pure callback may be called any number of times, or not at all when nothing reads
-//! its results; an IO callback and a debug callback are effects, always called, in program
-//! order, never dropped.
+//! its results; an IO callback, a debug callback and a print are effects, always called, in
+//! program order, never dropped.
 
 use crate::array::{Array, Aval};
 use crate::trace::{JaxError, LocalFuture};
@@ -21,9 +21,10 @@ pub struct HostCallback {
     pub kind: CallbackKind,
     /// The script's function, as the front end that staged it keeps it.
     pub function: Rc<dyn Any>,
-    /// How the callback parameter prints in a jaxpr (JAX prints the wrapper of the function
-    /// with the structure of its arguments).
-    pub description: String,
+    /// What a jaxpr shows of the function, as the front end names it: `callback=` (JAX prints
+    /// the wrapper of the function with the structure of its arguments), or a print's format
+    /// and options. The parameters the kind implies are added to these.
+    pub shown: Vec<(&'static str, String)>,
     /// The types of its results, one per output of the equation.
     pub results: Vec<Aval>,
 }
@@ -38,6 +39,9 @@ pub enum CallbackKind {
     /// `jax.debug.callback`: no results, called with the forward values under `grad`, once per
     /// example under `vmap`.
     Debug { ordered: bool, partitioned: bool },
+    /// `jax.debug.print`: a debug callback that formats its arguments and prints them (JAX's
+    /// `debug_print` primitive).
+    Print { ordered: bool, partitioned: bool },
 }
 
 /// `pure_callback(..., vmap_method=)`: what `vmap` of a pure callback calls.
@@ -81,6 +85,7 @@ impl HostCallback {
             CallbackKind::Pure { .. } => "pure_callback",
             CallbackKind::Io { .. } => "io_callback",
             CallbackKind::Debug { .. } => "debug_callback",
+            CallbackKind::Print { .. } => "debug_print",
         }
     }
 
@@ -91,12 +96,7 @@ impl HostCallback {
 
     /// The same function with other result types (what `vmap` makes of it).
     pub fn with_results(&self, results: Vec<Aval>) -> HostCallback {
-        HostCallback {
-            kind: self.kind,
-            function: self.function.clone(),
-            description: self.description.clone(),
-            results,
-        }
+        HostCallback { kind: self.kind, function: self.function.clone(), shown: self.shown.clone(), results }
     }
 
     /// The equation's parameters, in JAX's (alphabetical) order.
@@ -109,25 +109,28 @@ impl HostCallback {
                 _ => format!("({})", avals.join(", ")),
             }
         };
+        let mut params = self.shown.clone();
         match self.kind {
-            CallbackKind::Pure { vmap_method } => vec![
-                ("callback", self.description.clone()),
+            CallbackKind::Pure { vmap_method } => params.extend([
                 ("result_avals", results()),
                 ("sharding", "None".into()),
                 ("vmap_method", vmap_method.map_or("None", VmapMethod::name).into()),
-            ],
-            CallbackKind::Io { ordered } => vec![
-                ("callback", self.description.clone()),
+            ]),
+            CallbackKind::Io { ordered } => params.extend([
                 ("ordered", bool_text(ordered)),
                 ("result_avals", results()),
                 ("sharding", "None".into()),
-            ],
-            CallbackKind::Debug { ordered, partitioned } => vec![
-                ("callback", self.description.clone()),
+            ]),
+            CallbackKind::Debug { ordered, partitioned } => params.extend([
                 ("effect", if ordered { "OrderedDebug" } else { "Debug" }.into()),
                 ("partitioned", bool_text(partitioned)),
-            ],
+            ]),
+            CallbackKind::Print { ordered, partitioned } => {
+                params.extend([("ordered", bool_text(ordered)), ("partitioned", bool_text(partitioned))])
+            }
         }
+        params.sort_by_key(|(k, _)| *k);
+        params
     }
 }
 
@@ -142,7 +145,7 @@ impl fmt::Debug for HostCallback {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("HostCallback")
             .field("kind", &self.kind)
-            .field("description", &self.description)
+            .field("shown", &self.shown)
             .field("results", &self.results)
             .finish()
     }

@@ -97,14 +97,14 @@ fn jvp_nonzero(jaxpr: &Jaxpr, diff: &[bool]) -> Result<(Jaxpr, Vec<bool>)> {
     Ok((b.finish(outs), nonzero))
 }
 
-/// The JVP of a callback reading a tangent, as JAX's rules: a debug callback is called with
-/// the primal values and has no outputs to differentiate; a pure or an IO callback has no
+/// The JVP of a callback reading a tangent, as JAX's rules: a debug callback or print is
+/// called with the primal values and has no outputs to differentiate; a pure or an IO callback has no
 /// derivative (a `custom_jvp` around it gives one).
 fn callback_jvp(b: &mut Builder, c: &Rc<HostCallback>, xs: &[Atom]) -> Result<(Vec<Atom>, Vec<Option<Atom>>)> {
     match c.kind {
         CallbackKind::Pure { .. } => Err(JaxError(callback::PURE_JVP.into())),
         CallbackKind::Io { .. } => Err(JaxError(callback::IO_JVP.into())),
-        CallbackKind::Debug { .. } => {
+        CallbackKind::Debug { .. } | CallbackKind::Print { .. } => {
             let outs = b.bind(Primitive::Callback { function: c.clone() }, xs)?;
             let tangents = vec![None; outs.len()];
             Ok((outs, tangents))

@@ -208,7 +208,7 @@ fn cond_batched(b: &mut Builder, c: &Branches, ins: &[(Atom, bool)], size: usize
 /// `scan` over the batched operands with the others closed over), or once on the whole batch,
 /// the unbatched operands given a leading axis of size 1 (`expand_dims`) or broadcast to the
 /// batch (`broadcast_all`). An unordered IO callback runs in the loop too; an ordered one
-/// refuses. A debug callback is called once per example, each on its slice, unrolled.
+/// refuses. A debug callback or print is called once per example, each on its slice, unrolled.
 fn callback_batched(
     b: &mut Builder,
     c: &Rc<HostCallback>,
@@ -237,7 +237,7 @@ fn callback_batched(
         }
         CallbackKind::Pure { vmap_method: Some(VmapMethod::SequentialUnrolled) } => Some(size),
         CallbackKind::Pure { .. } | CallbackKind::Io { .. } => Some(1),
-        CallbackKind::Debug { .. } => None,
+        CallbackKind::Debug { .. } | CallbackKind::Print { .. } => None,
     };
     let Some(unroll) = sequential else {
         for i in 0..size {

@@ -23,7 +23,7 @@ use std::rc::Rc;
 
 /// The script's side of a staged callback.
 struct ScriptCallback {
-    function: Value,
+    action: Action,
     /// The arguments as one tree: (positional arguments, {keyword: argument}), as JAX's.
     arguments: Tree,
     /// The leaves of the arguments that are not arrays, by place (a debug callback's).
@@ -31,6 +31,14 @@ struct ScriptCallback {
     /// The structure of the declared results; `None` where there are none (a debug callback,
     /// an `io_callback` declaring `None`).
     results: Option<Rc<Tree>>,
+}
+
+/// What the host does with the arguments.
+enum Action {
+    /// Calls the script's function.
+    Call(Value),
+    /// `jax.debug.print`: formats them with this format (Python's `str.format`) and prints.
+    Print(String),
 }
 
 /// The interpreter as the host of a running program.
@@ -58,11 +66,12 @@ impl Host for ScriptHost<'_, '_, '_> {
 
 /// `jax.pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_method=None,
 /// **kwargs)`, `io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered=False,
-/// **kwargs)` and `jax.debug.callback(callback, *args, ordered=False, partitioned=False,
-/// **kwargs)`: the keyword arguments the function itself takes, and the rest of them.
+/// **kwargs)`, `jax.debug.callback(callback, *args, ordered=False, partitioned=False,
+/// **kwargs)` and `jax.debug.print(fmt, *args, ordered=False, partitioned=False, **kwargs)`: the
+/// keyword arguments the function itself takes, and the rest of them.
 struct Staging {
     kind: CallbackKind,
-    function: Value,
+    action: Action,
     results: Option<Value>,
     args: Vec<Value>,
     kwargs: Vec<(String, Value)>,
@@ -84,6 +93,62 @@ fn masked(text: &str) -> String {
     out
 }
 
+/// What a jaxpr shows of a callback's function, as JAX 0.10 shows it (every address masked).
+fn shown(
+    kind: &CallbackKind,
+    action: &Action,
+    arguments: &Tree,
+    statics: &[(usize, Value)],
+) -> Vec<(&'static str, String)> {
+    match (kind, action) {
+        (_, Action::Print(format)) => {
+            let statics: Vec<String> = statics.iter().map(|(i, v)| format!("({i}, {})", repr(v))).collect();
+            let statics = match statics.len() {
+                1 => format!("({},)", statics[0]),
+                _ => format!("({})", statics.join(", ")),
+            };
+            vec![
+                ("fmt", format.clone()),
+                ("has_placeholders", if has_placeholders(format) { "True" } else { "False" }.into()),
+                ("in_tree", format!("PyTreeDef({})", arguments.describe())),
+                ("logging_record", "None".into()),
+                ("np_printoptions", NP_PRINTOPTIONS.into()),
+                ("static_args", statics),
+            ]
+        }
+        (CallbackKind::Debug { .. }, _) => vec![(
+            "callback",
+            format!("<function debug_callback.<locals>._debug_callback.<locals>._flat_callback at {MASKED}>"),
+        )],
+        (_, Action::Call(function)) => vec![(
+            "callback",
+            format!(
+                "_FlatCallback(callback_func={}, in_tree=PyTreeDef({}))",
+                masked(&repr(function)),
+                arguments.describe()
+            ),
+        )],
+    }
+}
+
+/// NumPy's print options as JAX records them with a print (the defaults).
+const NP_PRINTOPTIONS: &str = "(('edgeitems', 3), ('threshold', 1000), ('floatmode', 'maxprec'), ('precision', 8), ('suppress', False), ('linewidth', 75), ('nanstr', 'nan'), ('infstr', 'inf'), ('sign', '-'), ('formatter', None), ('legacy', False), ('override_repr', None))";
+
+/// Whether a format string has a replacement field (`{}`), not only escaped braces.
+fn has_placeholders(format: &str) -> bool {
+    let mut chars = format.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('{', Some('{')) | ('}', Some('}')) => {
+                chars.next();
+            }
+            ('{', _) => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
 fn staging(name: &str, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> R<Staging> {
     let options = |key: &str, kwargs: &mut Vec<(String, Value)>| -> Option<Value> {
         let at = kwargs.iter().position(|(k, _)| k == key)?;
@@ -92,15 +157,25 @@ fn staging(name: &str, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> R<Stag
     let flag = |v: Option<Value>| matches!(v, Some(Value::Bool(true)));
     let mut kwargs = kwargs;
     let mut args = args.into_iter();
-    let function = match args.next() {
-        Some(f) => f,
-        None => return err(format!("{name}() missing 1 required positional argument: 'callback'")),
+    let first = if name == "debug.print" { "fmt" } else { "callback" };
+    let action = match (args.next(), name) {
+        (Some(Value::Str(format)), "debug.print") => Action::Print(format.to_string()),
+        (Some(other), "debug.print") => {
+            return err(format!("jax.debug.print expects a format string first, got {}", other.type_name()))
+        }
+        (Some(f), _) => Action::Call(f),
+        (None, _) => return err(format!("{name}() missing 1 required positional argument: '{first}'")),
     };
     let (kind, results) = match name {
-        "debug.callback" => {
+        "debug.callback" | "debug.print" => {
             let ordered = flag(options("ordered", &mut kwargs));
             let partitioned = flag(options("partitioned", &mut kwargs));
-            (CallbackKind::Debug { ordered, partitioned }, None)
+            let kind = if name == "debug.print" {
+                CallbackKind::Print { ordered, partitioned }
+            } else {
+                CallbackKind::Debug { ordered, partitioned }
+            };
+            (kind, None)
         }
         _ => {
             let Some(results) = args.next() else {
@@ -130,7 +205,7 @@ fn staging(name: &str, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> R<Stag
             (kind, Some(results))
         }
     };
-    Ok(Staging { kind, function, results, args: args.collect(), kwargs })
+    Ok(Staging { kind, action, results, args: args.collect(), kwargs })
 }
 
 impl Interp<'_, '_> {
@@ -143,16 +218,18 @@ impl Interp<'_, '_> {
         kwargs: Vec<(String, Value)>,
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
-            let Staging { kind, function, results, args, kwargs } = staging(name, args, kwargs)?;
-            if !self.is_callable(&function) {
-                return err(format!("{name}: the callback {} is not callable", repr(&function)));
+            let Staging { kind, action, results, args, kwargs } = staging(name, args, kwargs)?;
+            if let Action::Call(function) = &action {
+                if !self.is_callable(function) {
+                    return err(format!("{name}: the callback {} is not callable", repr(function)));
+                }
             }
             let mut keywords = Dict::default();
             for (k, v) in kwargs {
                 keywords.set_str(&k, v);
             }
             let both = Value::tuple(vec![Value::tuple(args), Value::Dict(Rc::new(RefCell::new(keywords)))]);
-            let (arguments, leaves, statics) = if let CallbackKind::Debug { .. } = kind {
+            let (arguments, leaves, statics) = if let CallbackKind::Debug { .. } | CallbackKind::Print { .. } = kind {
                 // JAX passes a debug callback's leaves that are not arrays as they are.
                 let mut values = Vec::new();
                 let tree = self.tree_of(&both, None, &mut values).await?;
@@ -182,19 +259,9 @@ impl Interp<'_, '_> {
                     (Some(Rc::new(tree)), avals)
                 }
             };
-            // JAX's jaxprs print every address as 0xXXXXXXXXXXXX.
-            let description = match kind {
-                CallbackKind::Debug { .. } => {
-                    format!("<function debug_callback.<locals>._debug_callback.<locals>._flat_callback at {MASKED}>")
-                }
-                _ => format!(
-                    "_FlatCallback(callback_func={}, in_tree=PyTreeDef({}))",
-                    masked(&repr(&function)),
-                    arguments.describe()
-                ),
-            };
-            let script = ScriptCallback { function, arguments, statics, results: result_tree.clone() };
-            let callback = HostCallback { kind, function: Rc::new(script), description, results: result_avals };
+            let shown = shown(&kind, &action, &arguments, &statics);
+            let script = ScriptCallback { action, arguments, statics, results: result_tree.clone() };
+            let callback = HostCallback { kind, function: Rc::new(script), shown, results: result_avals };
             let prim = Primitive::Callback { function: Rc::new(callback) };
             let outs = self.bind_equation(prim, &leaves).await?;
             match result_tree {
@@ -360,7 +427,16 @@ impl Interp<'_, '_> {
             let Value::Str(k) = k else { return err("internal error: a keyword that is not a string") };
             kwargs.push((k.to_string(), v.clone()));
         }
-        let result = self.call(script.function.clone(), positional.to_vec(), kwargs).await.map_err(failed)?;
+        let function = match &script.action {
+            Action::Call(function) => function.clone(),
+            Action::Print(format) => {
+                // Printed at once, as JAX's print does: not a failure of the runtime.
+                let text = self.call_method(&Value::str(format), "format", positional.to_vec(), kwargs).await?;
+                self.call_builtin("print", vec![text], vec![]).await?;
+                return Ok(vec![]);
+            }
+        };
+        let result = self.call(function, positional.to_vec(), kwargs).await.map_err(failed)?;
         if script.results.is_none() {
             return Ok(vec![]);
         }

@@ -6,7 +6,6 @@
 //! outside `jit`, inside a program under it, transformed by `grad` (a `while` in forward mode
 //! only, as in JAX), `vmap` and `jvp`.
 
-use super::debug_print::{PrintSlot, Prints};
 use super::jax::Tree;
 use super::transforms::{Arg, TraceOf, Traced};
 use super::value::Value;
@@ -14,7 +13,7 @@ use super::{err, type_err, value_err, Interp, R};
 use jaxlite::numpy as jnp;
 use jaxlite::prim::{Branches, ScanLoop, WhileLoop};
 use jaxlite::transform::Builder;
-use jaxlite::{Aval, CompareOp, DType, Primitive, Tensor};
+use jaxlite::{Aval, DType, Primitive, Tensor};
 use std::rc::Rc;
 
 /// `ShapedArray(float32[], weak_type=True)`, as JAX's messages name a type.
@@ -118,14 +117,14 @@ impl Interp<'_, '_> {
                 row
             })
             .collect();
-        let (jaxpr, closed, prints, carry_leaves, carry_tree, y_tree) = match body {
+        let (jaxpr, closed, carry_leaves, carry_tree, y_tree) = match body {
             ScanBody::Map(f) => {
                 let x_arg = match &x_tree {
                     Some(t) => Arg::Traced(t),
                     None => Arg::Fixed(Value::None),
                 };
-                let traced = self.trace_call_with(&f, TraceOf::Types(rows), vec![x_arg], &[], Prints::Run).await?;
-                (traced.jaxpr, traced.closed, traced.prints, Vec::new(), Tree::None, traced.out_tree)
+                let traced = self.trace_call_with(&f, TraceOf::Types(rows), vec![x_arg], &[]).await?;
+                (traced.jaxpr, traced.closed, Vec::new(), Tree::None, traced.out_tree)
             }
             ScanBody::Scan(f) => {
                 // As JAX, the carry's numbers become arrays (weakly typed) before anything is traced.
@@ -138,7 +137,7 @@ impl Interp<'_, '_> {
                     return err("internal error: a scan body's output is not a pair");
                 };
                 let y_tree = pair.pop().unwrap_or(Tree::None);
-                (traced.jaxpr, traced.closed, traced.prints, leaves, tree, y_tree)
+                (traced.jaxpr, traced.closed, leaves, tree, y_tree)
             }
         };
         let function = ScanLoop {
@@ -154,9 +153,7 @@ impl Interp<'_, '_> {
         operands.extend(carry_leaves);
         operands.extend(x_leaves);
         let mut outs = self.bind_equation(Primitive::Scan { function: Rc::new(function) }, &operands).await?;
-        let mut ys = outs.split_off(n_carries);
-        let printed = ys.split_off(y_tree.num_leaves());
-        self.replay_scan_prints(&prints, &printed, length, options.reverse).await?;
+        let ys = outs.split_off(n_carries);
         let carry = self.unflatten_tensors(&carry_tree, outs).await?;
         let ys = self.unflatten_tensors(&y_tree, ys).await?;
         Ok(Value::tuple(vec![carry, ys]))
@@ -165,9 +162,7 @@ impl Interp<'_, '_> {
     /// `lax.cond` or `lax.switch` with its index an int32 scalar (clamped into range already
     /// for `switch`): each branch traced once, on the operands' types, into one `cond`
     /// equation whose index picks the branch that runs, as JAX stages it. The values the
-    /// branches close over become operands every branch takes; a `jax.debug.print` in a branch
-    /// becomes an extra output (zeros from the other branches) printed when its branch is the
-    /// one taken.
+    /// branches close over become operands every branch takes.
     pub(super) async fn branch_on(
         &mut self,
         kind: Conditional,
@@ -184,7 +179,7 @@ impl Interp<'_, '_> {
         let mut traced = Vec::with_capacity(branches.len());
         for f in branches {
             let args = trees.iter().map(Arg::Traced).collect();
-            traced.push(self.trace_call_with(f, TraceOf::Types(avals.clone()), args, &[], Prints::Run).await?);
+            traced.push(self.trace_call_with(f, TraceOf::Types(avals.clone()), args, &[]).await?);
         }
         self.check_branch_outputs(kind, branches, &traced).await?;
         // The closed-over values of all branches, each once, and where each branch's are.
@@ -201,58 +196,20 @@ impl Interp<'_, '_> {
             }
             positions.push(mine);
         }
-        let n_outs = traced[0].out_tree.num_leaves();
-        // Under `vmap` JAX makes the `cond` a select that runs every branch, prints and all:
-        // there each branch's prints are computed beside the `cond`, from the same operands.
-        let follow = self.prints_follow_branches();
-        let printed_avals: Vec<Vec<Aval>> = traced
-            .iter()
-            .map(|t| {
-                let printed = if follow { &t.jaxpr.outvars[n_outs..] } else { &[] };
-                printed.iter().map(|a| t.jaxpr.atom_aval(a).clone()).collect()
-            })
-            .collect();
         let mut jaxprs = Vec::with_capacity(traced.len());
         for (i, t) in traced.iter().enumerate() {
             let mut b = Builder::new();
             let const_ins: Vec<_> = consts.iter().map(|(_, aval)| b.input(aval.clone())).collect();
             let mut ins: Vec<_> = positions[i].iter().map(|&j| const_ins[j].clone()).collect();
             ins.extend(t.jaxpr.invars[t.closed.len()..].iter().map(|&v| b.input(t.jaxpr.aval(v).clone())));
-            let mut outs = b.inline(&t.jaxpr, &ins)?;
-            let own = outs.split_off(n_outs);
-            for (j, avals) in printed_avals.iter().enumerate() {
-                if j == i {
-                    outs.extend(own.iter().cloned());
-                } else {
-                    for aval in avals {
-                        outs.push(b.zeros(aval)?);
-                    }
-                }
-            }
+            let outs = b.inline(&t.jaxpr, &ins)?;
             jaxprs.push(b.finish(outs));
         }
-        let mut all = vec![index.clone()];
+        let mut all = vec![index];
         all.extend(consts.into_iter().map(|(c, _)| c));
-        all.extend(leaves.iter().cloned());
+        all.extend(leaves);
         let function = Branches { branches: jaxprs };
-        let mut outs = self.bind_equation(Primitive::Cond { function: Rc::new(function) }, &all).await?;
-        let mut printed = outs.split_off(n_outs);
-        for (i, t) in traced.iter().enumerate() {
-            if t.prints.is_empty() {
-                continue;
-            }
-            if !follow {
-                let ins = [&t.closed[..], &leaves].concat();
-                let values = self.apply_jaxpr(&t.jaxpr, &ins).await?.split_off(n_outs);
-                self.replay_prints(&t.prints, values).await?;
-                continue;
-            }
-            let rest = printed.split_off(printed_avals[i].len());
-            let mine = std::mem::replace(&mut printed, rest);
-            let i = super::jax::int32_scalar(i as i64);
-            let taken = jnp::compare(self.ctx, CompareOp::Eq, &index, &i).await?;
-            self.replay_prints_when(&t.prints, mine, Some(taken)).await?;
-        }
+        let outs = self.bind_equation(Primitive::Cond { function: Rc::new(function) }, &all).await?;
         self.unflatten_tensors(&traced[0].out_tree, outs).await
     }
 
@@ -361,36 +318,6 @@ impl Interp<'_, '_> {
         Ok(())
     }
 
-    /// The `jax.debug.print`s of a scan's body, whose values the scan stacked as extra `ys`:
-    /// step by step, each print with that step's row, as JAX prints them.
-    async fn replay_scan_prints(
-        &mut self,
-        slots: &[PrintSlot],
-        printed: &[Tensor],
-        length: usize,
-        reverse: bool,
-    ) -> R<()> {
-        if slots.is_empty() {
-            return Ok(());
-        }
-        for step in 0..length {
-            let row = if reverse { length - 1 - step } else { step };
-            let mut first = 0;
-            for slot in slots {
-                let mut rows = Vec::with_capacity(slot.num_leaves());
-                for leaf in &printed[first..first + slot.num_leaves()] {
-                    match self.index_array(leaf, &Value::Int(row as i64)).await? {
-                        Value::Array(t) => rows.push(t),
-                        _ => return err("scan: could not slice a printed value"),
-                    }
-                }
-                first += slot.num_leaves();
-                self.replay_prints(std::slice::from_ref(slot), rows).await?;
-            }
-        }
-        Ok(())
-    }
-
     /// Traces a loop's body on the carries `leaves` (and, for a scan, one row of each `xs`),
     /// checking that it gives back carries of the same structure and types. A weakly typed
     /// carry that the body gives back as another dtype (an int counter that becomes a float)
@@ -417,9 +344,7 @@ impl Interp<'_, '_> {
                 });
                 all_avals.extend(rows.iter().cloned());
             }
-            // A scan's body may print (each step's values become extra `ys`); a while's not yet.
-            let prints = if scan_rows.is_some() { Prints::Run } else { Prints::Refused };
-            let traced = self.trace_call_with(body_fun, TraceOf::Types(all_avals), args, &[], prints).await?;
+            let traced = self.trace_call_with(body_fun, TraceOf::Types(all_avals), args, &[]).await?;
             let carry_out = match (&traced.out_tree, scan_rows.is_some()) {
                 (Tree::Tuple(pair), true) if pair.len() == 2 => &pair[0],
                 (other, true) => {

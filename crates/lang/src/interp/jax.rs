@@ -489,14 +489,12 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
 
 /// A traced function, ready to run: its Jaxpr with constants, and the shape of its output.
 pub struct Compiled {
-    /// The program; its outputs are the function's leaves, then those of its prints.
+    /// The program; its outputs are the function's leaves.
     closed: ClosedJaxpr,
     /// Values of an enclosing trace the function closed over (a nested trace only; never
     /// cached), passed after the constants.
     captured: Vec<Tensor>,
     out_tree: Tree,
-    /// The `jax.debug.print`s it runs (see `debug_print`).
-    prints: Vec<super::debug_print::PrintSlot>,
 }
 
 /// The container structure of a jit argument or result (a pytree), with arrays as leaves.
@@ -2512,8 +2510,9 @@ impl Interp<'_, '_> {
                     }
                     Ok(acc)
                 }
-                "debug.print" => self.debug_print(args, kwargs).await,
-                "pure_callback" | "io_callback" | "debug.callback" => self.host_callback(name, args, kwargs).await,
+                "pure_callback" | "io_callback" | "debug.callback" | "debug.print" => {
+                    self.host_callback(name, args, kwargs).await
+                }
                 "ShapeDtypeStruct.like" => {
                     no_more_kwargs(name, &kwargs)?;
                     self.shape_dtype_like(&args)
@@ -2657,13 +2656,10 @@ impl Interp<'_, '_> {
 
     /// Traces `f` on abstract versions of `args`: each argument with a tree is replaced by
     /// tracers for its leaves; static arguments (no tree) are passed as they are.
-    /// Its `jax.debug.print`s become outputs when `keep_prints` (to run), else are dropped (a
-    /// Jaxpr only shown).
-    fn trace<'a>(&'a mut self, f: &'a Value, call: &'a CallArgs, keep_prints: bool) -> LocalFuture<'a, R<Compiled>> {
+    fn trace<'a>(&'a mut self, f: &'a Value, call: &'a CallArgs) -> LocalFuture<'a, R<Compiled>> {
         Box::pin(async move {
             let avals: Vec<Aval> = call.leaves.iter().map(|t| t.aval().clone()).collect();
             let mut tracers = self.ctx.begin_trace(&avals).into_iter();
-            self.begin_print_scope(super::debug_print::Prints::Run);
             let mut outs = Vec::new();
             let flattened = async {
                 let mut traced_args = Vec::with_capacity(call.args.len());
@@ -2677,24 +2673,18 @@ impl Interp<'_, '_> {
                 self.tracing.push(function_name(f));
                 let result = self.call(f.clone(), traced_args, kwargs).await;
                 self.tracing.pop();
-                let tree = self.flatten(&result?, &mut outs).await?;
-                let prints = if keep_prints { self.end_print_scope(&mut outs).await? } else { Vec::new() };
-                Ok((tree, prints))
+                self.flatten(&result?, &mut outs).await
             }
             .await;
-            let (out_tree, prints) = match flattened {
-                Ok(done) => done,
+            let out_tree = match flattened {
+                Ok(tree) => tree,
                 Err(e) => {
-                    self.drop_print_scope();
                     self.ctx.abort_trace();
                     return Err(e);
                 }
             };
-            if !keep_prints {
-                self.drop_print_scope();
-            }
             match self.ctx.end_trace(&outs) {
-                Ok(closed) => Ok(Compiled { closed, captured: vec![], out_tree, prints }),
+                Ok(closed) => Ok(Compiled { closed, captured: vec![], out_tree }),
                 Err(e) => {
                     self.ctx.abort_trace();
                     Err(e.into())
@@ -2740,15 +2730,12 @@ impl Interp<'_, '_> {
                 inputs.extend(compiled.captured.iter().cloned());
                 inputs.extend(call.leaves);
                 let outs = self.apply_jaxpr(&compiled.closed.jaxpr, &inputs).await?;
-                let mut outs = outs.into_iter();
-                let result = self.unflatten_tree(&compiled.out_tree, &mut (&mut outs).map(Value::of_tensor)).await?;
-                self.replay_prints(&compiled.prints, outs.collect()).await?;
-                return Ok(result);
+                return self.unflatten_tensors(&compiled.out_tree, outs).await;
             }
             let compiled = match cached {
                 Some(c) => c,
                 None => {
-                    let c = Rc::new(self.trace(&j.func, &call, true).await?);
+                    let c = Rc::new(self.trace(&j.func, &call).await?);
                     j.cache.borrow_mut().insert(key, c.clone());
                     c
                 }
@@ -2763,10 +2750,7 @@ impl Interp<'_, '_> {
                 a.aval.weak_type = jaxpr.atom_aval(atom).weak_type;
                 Tensor::from(a)
             });
-            let mut outs = outs.collect::<Vec<_>>().into_iter();
-            let result = self.unflatten_tree(&compiled.out_tree, &mut (&mut outs).map(Value::of_tensor)).await?;
-            self.replay_prints(&compiled.prints, outs.collect()).await?;
-            Ok(result)
+            self.unflatten_tensors(&compiled.out_tree, outs).await
         })
     }
 
@@ -2849,9 +2833,8 @@ impl Interp<'_, '_> {
                     None => Arg::Fixed(a.clone()),
                 })
                 .collect();
-            let prints = super::debug_print::Prints::Run;
             let of = super::transforms::TraceOf::Types(avals);
-            let traced = self.trace_call_with(f, of, args, &call.keywords, prints).await?;
+            let traced = self.trace_call_with(f, of, args, &call.keywords).await?;
             // The Jaxpr's leading inputs are what the function closed over: constants, then
             // values of the enclosing trace.
             let mut consts = Vec::new();
@@ -2864,12 +2847,7 @@ impl Interp<'_, '_> {
             }
             let mut jaxpr = traced.jaxpr;
             jaxpr.constvars = jaxpr.invars.drain(..consts.len()).collect();
-            Ok(Compiled {
-                closed: ClosedJaxpr { jaxpr, consts },
-                captured,
-                out_tree: traced.out_tree,
-                prints: traced.prints,
-            })
+            Ok(Compiled { closed: ClosedJaxpr { jaxpr, consts }, captured, out_tree: traced.out_tree })
         })
     }
 
@@ -2913,11 +2891,9 @@ impl Interp<'_, '_> {
                 }
             }
             let kwargs = split_keywords(&mut traced, &keywords);
-            self.begin_print_scope(super::debug_print::Prints::Run);
             self.tracing.push(function_name(f));
             let result = self.call(f.clone(), traced, kwargs).await;
             self.tracing.pop();
-            self.drop_print_scope();
             let mut outs = Vec::new();
             let out_tree = match result {
                 Ok(out) => self.flatten(&out, &mut outs).await,
@@ -2942,7 +2918,7 @@ impl Interp<'_, '_> {
             // Static arguments go to the function as they are, as `jit`'s do; keyword
             // arguments are traced.
             let call = self.jit_arguments(args, kwargs, |i| static_argnums.contains(&i), |_| false).await?;
-            let compiled = self.trace(&f, &call, false).await?;
+            let compiled = self.trace(&f, &call).await?;
             let jit_name = match &f {
                 Value::Native(n) if matches!(&**n, Native::Jitted(_)) => Some(function_name(&f)),
                 _ => None,

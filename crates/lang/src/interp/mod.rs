@@ -15,7 +15,6 @@ mod callbacks;
 mod classes;
 mod composed;
 mod control;
-mod debug_print;
 mod dtype_info;
 mod eval;
 mod exceptions;
@@ -141,8 +140,6 @@ pub struct Interp<'c, 'p> {
     /// The `custom_jvp`/`custom_vjp` functions whose rules are being traced (by address): a rule
     /// that calls its own function gets the plain function there (see `call_custom_jvp`).
     tracing_rules: Vec<usize>,
-    /// The `jax.debug.print`s of each jit trace in progress, with that trace's depth.
-    print_scopes: Vec<debug_print::PrintScope>,
     /// `jax_default_matmul_precision` as the run began (the CLI's `--precision`, the page's
     /// setting): what `jax.config.update('jax_default_matmul_precision', None)` goes back to.
     initial_precision: jaxlite::Precision,
@@ -189,7 +186,6 @@ pub async fn run(
         out: RunOutput::default(),
         tracing: Vec::new(),
         tracing_rules: Vec::new(),
-        print_scopes: Vec::new(),
         stack_base: exec::stack_position(),
         closure_scopes: Vec::new(),
         progress,

@@ -7,7 +7,6 @@
 //! read a value being differentiated, as on JAX's JVP tracers (`Interp::concrete`); `vmap`
 //! traces abstractly.
 
-use super::debug_print::Prints;
 use super::jax::Tree;
 use super::value::{aval_text, repr, Native, Value};
 use super::{err, unsupported, Interp, RtError, R};
@@ -129,8 +128,6 @@ pub(super) struct Traced {
     /// JAX hands an output back untouched (an unmapped `vmap` output, a `has_aux` value) it is
     /// still that number, not an array.
     pub python_numbers: Vec<Option<Value>>,
-    /// The `jax.debug.print`s whose values are the last outputs (a nested jit trace only).
-    pub prints: Vec<super::debug_print::PrintSlot>,
 }
 
 impl Traced {
@@ -323,9 +320,8 @@ impl Interp<'_, '_> {
         f: &'a Value,
         leaves: &'a [Tensor],
         trees: &'a [Tree],
-        prints: Prints,
     ) -> LocalFuture<'a, R<Traced>> {
-        self.trace_call_with(f, TraceOf::Values(leaves), trees.iter().map(Arg::Traced).collect(), &[], prints)
+        self.trace_call_with(f, TraceOf::Values(leaves), trees.iter().map(Arg::Traced).collect(), &[])
     }
 
     /// Traces `f` called with `args`: pytrees rebuilt from tracers of `avals`, in order, and
@@ -337,19 +333,16 @@ impl Interp<'_, '_> {
         args: Vec<Arg<'a>>,
         keywords: &'a [String],
     ) -> LocalFuture<'a, R<Traced>> {
-        self.trace_call_with(f, TraceOf::Types(avals), args, keywords, Prints::Refused)
+        self.trace_call_with(f, TraceOf::Types(avals), args, keywords)
     }
 
-    /// `trace_call`, of types or of values, the `jax.debug.print`s met in `f` handled as
-    /// `prints` says: kept, they become extra outputs after the function's own (see
-    /// `debug_print`).
+    /// `trace_call`, of types or of values.
     pub(super) fn trace_call_with<'a>(
         &'a mut self,
         f: &'a Value,
         of: TraceOf<'a>,
         args: Vec<Arg<'a>>,
         keywords: &'a [String],
-        prints: Prints,
     ) -> LocalFuture<'a, R<Traced>> {
         Box::pin(async move {
             let tracers = match of {
@@ -357,10 +350,6 @@ impl Interp<'_, '_> {
                 TraceOf::Values(values) => self.ctx.begin_trace_of(values),
             };
             let mut tracers = tracers.into_iter();
-            let keep_prints = prints != Prints::Refused;
-            if keep_prints {
-                self.begin_print_scope(prints);
-            }
             let mut outs = Vec::new();
             let mut python_numbers = Vec::new();
             let flattened = async {
@@ -382,23 +371,18 @@ impl Interp<'_, '_> {
                     .into_iter()
                     .map(|v| matches!(v, Value::Int(_) | Value::Float(_) | Value::Bool(_)).then_some(v))
                     .collect();
-                let tree = self.flatten(&out, &mut outs).await?;
-                let prints = if keep_prints { self.end_print_scope(&mut outs).await? } else { Vec::new() };
-                Ok((tree, prints))
+                self.flatten(&out, &mut outs).await
             }
             .await;
-            let (out_tree, prints) = match flattened {
-                Ok(done) => done,
+            let out_tree = match flattened {
+                Ok(tree) => tree,
                 Err(e) => {
-                    if keep_prints {
-                        self.drop_print_scope();
-                    }
                     self.ctx.abort_trace();
                     return Err(e);
                 }
             };
             match self.ctx.end_trace_open(&outs) {
-                Ok((jaxpr, closed)) => Ok(Traced { jaxpr, closed, out_tree, python_numbers, prints }),
+                Ok((jaxpr, closed)) => Ok(Traced { jaxpr, closed, out_tree, python_numbers }),
                 Err(e) => {
                     self.ctx.abort_trace();
                     Err(e.into())
@@ -475,9 +459,7 @@ impl Interp<'_, '_> {
                 })
                 .collect();
             call_args.extend(fixed.into_iter().map(Arg::Fixed));
-            // `grad` runs the function's prints with the forward pass's values, as JAX does.
-            let prints = if matches!(t.kind, Kind::Grad { .. }) { Prints::Run } else { Prints::Refused };
-            let traced = self.trace_call_with(&t.func, TraceOf::Values(&leaves), call_args, &keywords, prints).await?;
+            let traced = self.trace_call_with(&t.func, TraceOf::Values(&leaves), call_args, &keywords).await?;
             let mut inputs = traced.closed.clone();
             inputs.extend(leaves.iter().cloned());
             let mut diff_in = vec![false; traced.closed.len()];
@@ -531,8 +513,6 @@ impl Interp<'_, '_> {
                         }
                         tree => (self.unflatten_tensors(tree, outs.iter().cloned()).await?, None),
                     };
-                    let printed = traced.out_tree.num_leaves();
-                    self.replay_prints(&traced.prints, outs[printed..].to_vec()).await?;
                     Ok(match (with_value, aux) {
                         (false, None) => grads,
                         (false, Some(aux)) => Value::tuple(vec![grads, aux]),
@@ -701,7 +681,7 @@ impl Interp<'_, '_> {
                     ));
                 }
             }
-            let traced = self.trace_open(f, &leaves, &trees, Prints::Run).await?;
+            let traced = self.trace_open(f, &leaves, &trees).await?;
             let mut diff = vec![false; traced.closed.len()];
             diff.extend(leaves.iter().map(|l| l.aval().dtype.is_float()));
             let lin = transform::jvp(&traced.jaxpr, &diff)?;
@@ -721,8 +701,6 @@ impl Interp<'_, '_> {
                 .map(|(t, primal)| weak_if(self.ctx, t.clone(), primal.aval().weak_type))
                 .collect();
             let touts = self.unflatten_tensors(&traced.out_tree, tangents).await?;
-            let printed = traced.out_tree.num_leaves();
-            self.replay_prints(&traced.prints, results[printed..n_out].to_vec()).await?;
             Ok(Value::tuple(vec![outs, touts]))
         })
     }
@@ -731,7 +709,7 @@ impl Interp<'_, '_> {
     fn trace_primals<'a>(&'a mut self, f: &'a Value, primals: &'a [Value]) -> LocalFuture<'a, R<PrimalTrace>> {
         Box::pin(async move {
             let (leaves, trees, _) = self.flatten_args(primals).await?;
-            let traced = self.trace_open(f, &leaves, &trees, Prints::Refused).await?;
+            let traced = self.trace_open(f, &leaves, &trees).await?;
             let mut diff = vec![false; traced.closed.len()];
             diff.extend(leaves.iter().map(|l| l.aval().dtype.is_float()));
             let mut inputs = traced.closed.clone();
@@ -1005,9 +983,7 @@ impl Interp<'_, '_> {
                     None => Arg::Fixed(a.clone()),
                 })
                 .collect();
-            let traced = self
-                .trace_call_with(&v.func, TraceOf::Types(avals), call_args, &keywords, Prints::RunEveryBranch)
-                .await?;
+            let traced = self.trace_call_with(&v.func, TraceOf::Types(avals), call_args, &keywords).await?;
             let mut all_batched = vec![false; traced.closed.len()];
             all_batched.extend(&batched);
             // Each output leaf's axis, read from `out_axes` against the result's structure (a
@@ -1040,22 +1016,6 @@ impl Interp<'_, '_> {
                 perm.insert(to, 0);
                 let t = if to == 0 { t.clone() } else { jnp::transpose(self.ctx, t, Some(&perm)).await? };
                 placed.push(Value::Array(t));
-            }
-            // Each print runs once per example, as JAX's do under vmap.
-            let mut first = traced.out_tree.num_leaves();
-            for slot in &traced.prints {
-                let leaves = &outs[first..first + slot.num_leaves()];
-                first += slot.num_leaves();
-                for i in 0..size {
-                    let mut slices = Vec::new();
-                    for leaf in leaves {
-                        match self.index_array(leaf, &Value::Int(i as i64)).await? {
-                            Value::Array(t) => slices.push(t),
-                            _ => return err("vmap: could not slice a printed value"),
-                        }
-                    }
-                    self.replay_prints(std::slice::from_ref(slot), slices).await?;
-                }
             }
             self.unflatten_tree(&traced.out_tree, &mut placed.into_iter()).await
         })
@@ -1219,7 +1179,7 @@ impl Interp<'_, '_> {
             let mut avals: Vec<jaxlite::Aval> =
                 traced.jaxpr.outvars[1..].iter().map(|a| traced.jaxpr.atom_aval(a).clone()).collect();
             avals.push(output);
-            let fwd = Traced { out_tree: Tree::Leaf, python_numbers: vec![], prints: vec![], ..traced };
+            let fwd = Traced { out_tree: Tree::Leaf, python_numbers: vec![], ..traced };
 
             let mut tracers = self.ctx.begin_trace(&avals);
             let cotangent = tracers.pop().map(Value::Array).unwrap_or(Value::None);
@@ -1242,7 +1202,7 @@ impl Interp<'_, '_> {
             };
             match self.ctx.end_trace_open(&cts) {
                 Ok((jaxpr, closed)) => {
-                    Ok((fwd, Traced { jaxpr, closed, out_tree: Tree::Leaf, python_numbers: vec![], prints: vec![] }))
+                    Ok((fwd, Traced { jaxpr, closed, out_tree: Tree::Leaf, python_numbers: vec![] }))
                 }
                 Err(e) => {
                     self.ctx.abort_trace();
