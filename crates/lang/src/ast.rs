@@ -294,6 +294,8 @@ pub enum ExprKind {
     Name(String),
     Int(i64),
     Float(f64),
+    /// An imaginary literal: `2j` is `Imag(2.0)`.
+    Imag(f64),
     Str(String),
     FString(Vec<FPart>),
     Bool(bool),
@@ -483,6 +485,7 @@ impl fmt::Display for Expr {
             ExprKind::Name(n) => f.write_str(n),
             ExprKind::Int(i) => write!(f, "{i}"),
             ExprKind::Float(x) => write!(f, "{x:?}"),
+            ExprKind::Imag(x) => write!(f, "{x:?}j"),
             ExprKind::Str(s) => write!(f, "{s:?}"),
             ExprKind::FString(parts) => {
                 f.write_str("(f")?;

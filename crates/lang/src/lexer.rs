@@ -11,6 +11,8 @@ pub enum Tok {
     Keyword(&'static str),
     Int(i64),
     Float(f64),
+    /// An imaginary literal (`2j`, `1.5e3J`): its value times 1j.
+    Imag(f64),
     Str(String),
     FStr(Vec<FStrPart>),
     /// Punctuation and operators, as written (`+=`, `**`, `(`).
@@ -311,8 +313,9 @@ impl Lexer {
             }
         }
         if matches!(self.peek(0), Some('j' | 'J')) && !self.peek(1).is_some_and(|c| c.is_alphanumeric() || c == '_') {
-            self.error(start, "complex numbers are not supported by the playground yet");
             self.bump();
+            self.push(Tok::Imag(text.parse::<f64>().unwrap_or(f64::NAN)), start);
+            return;
         } else if self.peek(0).is_some_and(|c| c.is_alphanumeric() || c == '_') {
             self.error(self.span(), "invalid decimal literal");
             while self.peek(0).is_some_and(|c| c.is_alphanumeric() || c == '_') {
@@ -615,6 +618,7 @@ mod tests {
                 Tok::Keyword(k) => k.to_string(),
                 Tok::Int(i) => i.to_string(),
                 Tok::Float(f) => format!("{f:?}"),
+                Tok::Imag(f) => format!("{f:?}j"),
                 Tok::Str(s) => format!("{s:?}"),
                 Tok::FStr(_) => "fstr".into(),
                 Tok::Op(o) => o.to_string(),

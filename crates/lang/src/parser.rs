@@ -102,7 +102,7 @@ fn describe(tok: &Tok) -> String {
     match tok {
         Tok::Name(n) => format!("name '{n}'"),
         Tok::Keyword(k) => format!("'{k}'"),
-        Tok::Int(_) | Tok::Float(_) => "a number".into(),
+        Tok::Int(_) | Tok::Float(_) | Tok::Imag(_) => "a number".into(),
         Tok::Str(_) | Tok::FStr(_) => "a string".into(),
         Tok::Op(o) => format!("'{o}'"),
         Tok::Newline => "the end of the line".into(),
@@ -1507,6 +1507,10 @@ impl Parser {
             Tok::Float(x) => {
                 self.advance();
                 ExprKind::Float(x)
+            }
+            Tok::Imag(x) => {
+                self.advance();
+                ExprKind::Imag(x)
             }
             Tok::Str(_) | Tok::FStr(_) => return self.strings(),
             Tok::Keyword("None") => {

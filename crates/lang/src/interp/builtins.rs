@@ -219,6 +219,7 @@ impl Interp<'_, '_> {
                     }
                     return match &args[0] {
                         Value::Float(x) => Ok(Value::Float(x.abs())),
+                        Value::Complex(re, im) => Ok(Value::Float(re.hypot(*im))),
                         Value::Array(_) => self.call_jnp("abs", args, kwargs).await,
                         v => match as_int(v) {
                             Some(i) => i
@@ -591,6 +592,15 @@ impl Interp<'_, '_> {
                     args.push(base);
                 }
             }
+            // `complex(real=, imag=)`.
+            if name == "complex" {
+                for (i, key) in ["real", "imag"].into_iter().enumerate() {
+                    if let Some(v) = take_kwarg(&mut kwargs, key) {
+                        args.resize(args.len().max(i), Value::Int(0));
+                        args.insert(i.min(args.len()), v);
+                    }
+                }
+            }
             no_more_kwargs(name, &kwargs)?;
             Ok(match name {
                 "range" => {
@@ -613,6 +623,22 @@ impl Interp<'_, '_> {
                         return value_err("range() arg 3 must not be zero");
                     }
                     Value::Range { start, stop, step }
+                }
+                "complex" => {
+                    arity(name, &args, 0, 2)?;
+                    let (real, imag) = (args.first().cloned(), args.get(1).cloned());
+                    if matches!(real, Some(Value::Str(_))) && imag.is_some() {
+                        return type_err("complex() can't take second arg if first is a string");
+                    }
+                    let part = |v: Option<Value>, which: &str, what: &str| match v {
+                        None => Ok((0.0, 0.0)),
+                        Some(v) => super::complex::as_complex(&v).ok_or_else(|| {
+                            RtError::new(format!("complex() {which} argument must be {what}, not '{}'", v.type_name()))
+                        }),
+                    };
+                    let (re, im) = (part(real, "first", "a string or a number")?, part(imag, "second", "a number")?);
+                    // real + imag·1j, as CPython combines two complex arguments.
+                    Value::Complex(re.0 - im.1, re.1 + im.0)
                 }
                 "float" => match args.first() {
                     None => Value::Float(0.0),
@@ -1060,6 +1086,7 @@ impl Interp<'_, '_> {
                 },
                 Value::Int(i) if name == "bit_length" => Ok(Value::Int(64 - i.unsigned_abs().leading_zeros() as i64)),
                 Value::Float(x) if name == "is_integer" => Ok(Value::Bool(x.fract() == 0.0 && x.is_finite())),
+                Value::Complex(re, im) if name == "conjugate" => Ok(Value::Complex(*re, -im)),
                 _ => Err(wrong()),
             }
         })
@@ -1223,6 +1250,7 @@ pub fn method(obj: &Value, name: &str) -> R<Value> {
         Value::Set(_) => SET_METHODS,
         Value::Int(_) => &["bit_length"],
         Value::Float(_) => &["is_integer"],
+        Value::Complex(..) => &["conjugate"],
         _ => &[],
     };
     match names.iter().find(|&&n| n == name) {
@@ -1233,6 +1261,8 @@ pub fn method(obj: &Value, name: &str) -> R<Value> {
             (Value::Int(_), "denominator") => Ok(Value::Int(1)),
             (Value::Float(x), "real") => Ok(Value::Float(*x)),
             (Value::Float(_), "imag") => Ok(Value::Float(0.0)),
+            (Value::Complex(re, _), "real") => Ok(Value::Float(*re)),
+            (Value::Complex(_, im), "imag") => Ok(Value::Float(*im)),
             _ => attr_err(format!("'{}' object has no attribute '{name}'", obj.type_name())),
         },
     }
@@ -1336,6 +1366,8 @@ pub fn py_hash(v: &Value) -> i64 {
         Value::Int(_) => -2,
         Value::Bool(b) => *b as i64,
         Value::Float(x) if x.fract() == 0.0 && x.abs() < 9e15 => py_hash(&Value::Int(*x as i64)),
+        // A complex equal to a real number hashes as that number.
+        Value::Complex(re, im) if *im == 0.0 => py_hash(&Value::Float(*re)),
         Value::None => 0x7f3d_1a2b,
         Value::Instance(_) | Value::Class(_) | Value::Function(_) => super::classes::identity_hash(v),
         other => {

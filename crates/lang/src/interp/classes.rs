@@ -124,6 +124,7 @@ fn type_method(b: Builtin, name: &str) -> Option<&'static str> {
         Builtin::Set | Builtin::FrozenSet => found(SET),
         Builtin::Int if name == "bit_length" => Some("bit_length"),
         Builtin::Float if name == "is_integer" => Some("is_integer"),
+        Builtin::Complex if name == "conjugate" => Some("conjugate"),
         Builtin::Type if name == "__new__" || name == "__call__" || name == "__init__" => {
             found(&["__new__", "__call__", "__init__"])
         }
@@ -143,6 +144,7 @@ impl Interp<'_, '_> {
             Value::Bool(_) => Builtin::Bool,
             Value::Int(_) => Builtin::Int,
             Value::Float(_) => Builtin::Float,
+            Value::Complex(..) => Builtin::Complex,
             Value::Str(_) => Builtin::Str,
             Value::List(_) => Builtin::List,
             Value::Tuple(_) => Builtin::Tuple,

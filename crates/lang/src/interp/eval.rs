@@ -17,6 +17,7 @@ impl Interp<'_, '_> {
                 ExprKind::Name(n) => self.lookup(n, env),
                 ExprKind::Int(i) => Ok(Value::Int(*i)),
                 ExprKind::Float(x) => Ok(Value::Float(*x)),
+                ExprKind::Imag(x) => Ok(Value::Complex(0.0, *x)),
                 ExprKind::Str(s) => Ok(Value::str(s)),
                 ExprKind::Bool(b) => Ok(Value::Bool(*b)),
                 ExprKind::None => Ok(Value::None),

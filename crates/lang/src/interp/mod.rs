@@ -13,6 +13,7 @@ mod arrange;
 mod builtins;
 mod callbacks;
 mod classes;
+mod complex;
 mod composed;
 mod control;
 mod dtype_info;
@@ -484,6 +485,7 @@ impl Interp<'_, '_> {
             Value::Bool(b) => *b,
             Value::Int(i) => *i != 0,
             Value::Float(x) => *x != 0.0,
+            Value::Complex(re, im) => *re != 0.0 || *im != 0.0,
             Value::Str(s) => !s.is_empty(),
             Value::List(l) => !l.borrow().is_empty(),
             Value::Tuple(t) => !t.is_empty(),

@@ -2,6 +2,7 @@
 //! floats follow IEEE and Python's floor-division rules, and anything involving an array goes
 //! to the jax bindings.
 
+use super::complex::as_complex;
 use super::objects::Builtin;
 use super::value::{as_f64, as_int, py_eq, Value};
 use super::{err, type_err, value_err, zero_div, Interp, RtError, R};
@@ -30,6 +31,11 @@ impl Interp<'_, '_> {
             // `__array_priority__` makes it) and the NumPy operand goes to the device.
             if matches!(a, Value::Host(_)) || matches!(b, Value::Host(_)) {
                 return self.host_binary(op, &a, &b).await;
+            }
+            if matches!(a, Value::Complex(..)) || matches!(b, Value::Complex(..)) {
+                if let (Some(x), Some(y)) = (as_complex(&a), as_complex(&b)) {
+                    return super::complex::binary(op, x, y, (&a.type_name(), &b.type_name()));
+                }
             }
             if let (Some(x), Some(y)) = (as_int(&a), as_int(&b)) {
                 return int_binary(op, x, y);
@@ -124,6 +130,8 @@ impl Interp<'_, '_> {
                 (_, Value::Host(_)) => self.host_unary(op, &v).await,
                 (UnaryOp::Neg, Value::Float(x)) => Ok(Value::Float(-x)),
                 (UnaryOp::Pos, Value::Float(x)) => Ok(Value::Float(*x)),
+                (UnaryOp::Neg, Value::Complex(re, im)) => Ok(Value::Complex(-re, -im)),
+                (UnaryOp::Pos, Value::Complex(re, im)) => Ok(Value::Complex(*re, *im)),
                 (UnaryOp::Neg, _) if as_int(&v).is_some() => {
                     Ok(Value::Int(as_int(&v).unwrap_or(0).checked_neg().ok_or_else(overflow)?))
                 }

@@ -17,6 +17,8 @@ pub enum Value {
     Bool(bool),
     Int(i64),
     Float(f64),
+    /// A Python `complex`: (real, imaginary).
+    Complex(f64, f64),
     Str(Rc<str>),
     List(Rc<RefCell<Vec<Value>>>),
     Tuple(Rc<Vec<Value>>),
@@ -313,6 +315,7 @@ impl Value {
             Value::Bool(_) => "bool",
             Value::Int(_) => "int",
             Value::Float(_) => "float",
+            Value::Complex(..) => "complex",
             Value::Str(_) => "str",
             Value::List(_) => "list",
             Value::Tuple(_) => "tuple",
@@ -469,6 +472,7 @@ fn write_repr(v: &Value, out: &mut String, open: &mut Vec<*const ()>, reprs: &Re
         Value::Bool(b) => out.push_str(if *b { "True" } else { "False" }),
         Value::Int(i) => out.push_str(&i.to_string()),
         Value::Float(x) => out.push_str(&float_repr(*x)),
+        Value::Complex(re, im) => out.push_str(&super::complex::repr(*re, *im)),
         Value::Str(s) => out.push_str(&str_repr(s)),
         Value::List(items) => seq(&items.borrow(), ("[", "]"), out, open),
         Value::Tuple(items) if items.len() == 1 => seq(items, ("(", ",)"), out, open),
@@ -722,6 +726,9 @@ fn leaf_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::None, Value::None) | (Value::Ellipsis, Value::Ellipsis) => true,
         (Value::Str(x), Value::Str(y)) => x == y,
+        (Value::Complex(..), _) | (_, Value::Complex(..)) => {
+            matches!((super::complex::as_complex(a), super::complex::as_complex(b)), (Some(p), Some(q)) if p == q)
+        }
         (x, y) if x.is_number() && y.is_number() => match (as_int(x), as_int(y)) {
             (Some(i), Some(j)) => i == j,
             _ => as_f64(x) == as_f64(y),
