@@ -16,6 +16,7 @@ import sys
 
 import jax
 import jax.numpy as jnp
+import jax._src.lax as lax_package
 from jax._src.lax import convolution as conv_internal
 from jax._src.lax import lax as lax_internal
 
@@ -848,6 +849,22 @@ y, pullback = jax.vjp(s, 0.5)
 print(pullback(1.0))
 print(jax.make_jaxpr(lambda x: jax.debug.print("x is {} and {y}", x, y=x * 2) or x + 1)(1.0))
 print(jax.make_jaxpr(jax.vmap(s))(jnp.ones(2)))
+""")
+# jax.scipy.signal: convolutions as JAX writes them over lax.conv_general_dilated.
+program("scipy_signal", """
+import jax.scipy as jsp
+x = jnp.array([1.0, 2.0, 0.5, -1.0, 3.0, 0.25])
+k = jnp.array([0.25, 0.5, -0.25])
+for mode in ["full", "same", "valid"]:
+    print(mode, jsp.signal.convolve(x, k, mode=mode), jsp.signal.correlate(x, k, mode=mode))
+    print(jsp.signal.convolve(k, x, mode=mode))
+img = jnp.arange(20.0).reshape(4, 5) / 7.0
+w = jnp.array([[1.0, -1.0], [0.5, 2.0], [0.0, 1.0]])
+for mode in ["full", "same", "valid"]:
+    print(mode, jsp.signal.convolve2d(img, w, mode=mode))
+    print(jsp.signal.correlate2d(img, w, mode=mode), jsp.signal.correlate2d(w, img, mode=mode).shape)
+print(jax.jit(lambda a, b: jsp.signal.convolve(a, b, mode="same"))(img, w))
+print(jsp.signal.convolve(jnp.array([1, 2, 3]), jnp.array([1, 1])))
 """)
 program("random_cauchy_rademacher", """
 k = jax.random.PRNGKey(3)
@@ -2796,7 +2813,9 @@ def run(source, default_precision):
     error = None
     RUN_AT_DEFAULT = default_precision
     lax_internal.dot_general = dot_general_tpu
+    # jax.scipy.signal reaches the convolution through the jax._src.lax package.
     conv_internal.conv_general_dilated = jax.lax.conv_general_dilated = conv_tpu
+    lax_package.conv_general_dilated = conv_tpu
     jnp.einsum = einsum_tpu
     # A jitted function traced in the other run must be traced again with the other default.
     jax.clear_caches()
@@ -2809,6 +2828,7 @@ def run(source, default_precision):
             error = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
     lax_internal.dot_general = ORIGINAL_DOT
     conv_internal.conv_general_dilated = jax.lax.conv_general_dilated = ORIGINAL_CONV
+    lax_package.conv_general_dilated = ORIGINAL_CONV
     jnp.einsum = ORIGINAL_EINSUM
     jax.config.update("jax_default_matmul_precision", None)
     return out.getvalue(), error

@@ -53,7 +53,10 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
         "a float32 finite difference (eps = 1e-4) amplifies last-bit rounding of a sum",
     ),
     ("jax_docs_complex_differentiation", "complex numbers"),
-    ("jax_docs_convolutions", "complex numbers (np.mgrid steps)"),
+    (
+        "jax_docs_convolutions",
+        "a 3-D convolution (NHWDC): the playground's conv_general_dilated has one or two spatial dimensions",
+    ),
     (
         "jax_docs_custom_derivative_rules",
         "the second derivative of a custom_vjp fixed point: its bwd calls the function again, which the playground, \

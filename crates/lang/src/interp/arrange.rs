@@ -593,8 +593,9 @@ impl Interp<'_, '_> {
         })
     }
 
-    /// `jnp.meshgrid(*xs, indexing='xy'|'ij')`: each 1-D input broadcast along its own axis
-    /// of the grid (with 'xy', the first two axes swapped, as NumPy's Cartesian indexing).
+    /// `jnp.meshgrid(*xs, indexing='xy'|'ij', sparse=False)`: each 1-D input broadcast along
+    /// its own axis of the grid (with 'xy', the first two axes swapped, as NumPy's Cartesian
+    /// indexing); with `sparse`, only shaped to broadcast there (size 1 on the other axes).
     fn meshgrid(&mut self, args: Vec<Value>, mut kwargs: Vec<(String, Value)>) -> LocalFuture<'_, R<Value>> {
         Box::pin(async move {
             let indexing = match take_kwarg(&mut kwargs, "indexing") {
@@ -604,7 +605,11 @@ impl Interp<'_, '_> {
                     return super::value_err(format!("meshgrid: indexing must be 'xy' or 'ij', got {}", repr(&other)))
                 }
             };
-            let _ = (take_kwarg(&mut kwargs, "copy"), take_kwarg(&mut kwargs, "sparse"));
+            let _ = take_kwarg(&mut kwargs, "copy");
+            let sparse = match take_kwarg(&mut kwargs, "sparse") {
+                Some(v) => self.truthy(&v)?,
+                None => false,
+            };
             no_more_kwargs("meshgrid", &kwargs)?;
             let xs: Vec<Tensor> = args.iter().map(|a| self.to_tensor(a)).collect::<R<_>>()?;
             for x in &xs {
@@ -630,7 +635,11 @@ impl Interp<'_, '_> {
                 let mut shape = vec![1i64; sizes.len()];
                 shape[axis] = sizes[axis] as i64;
                 let column = jnp::reshape(self.ctx, x, &shape).await?;
-                out.push(Value::Array(jnp::broadcast_to(self.ctx, &column, &sizes).await?));
+                out.push(Value::Array(if sparse {
+                    column
+                } else {
+                    jnp::broadcast_to(self.ctx, &column, &sizes).await?
+                }));
             }
             Ok(Value::List(std::rc::Rc::new(std::cell::RefCell::new(out))))
         })

@@ -153,6 +153,7 @@ impl Interp<'_, '_> {
             Value::Set(_) => Builtin::Set,
             Value::Range { .. } => Builtin::Range,
             Value::Slice(..) => Builtin::Slice,
+            Value::Native(n) if matches!(**n, Native::ObjectSlice(_)) => Builtin::Slice,
             Value::Array(_) | Value::Key(_) => return self.types.other("ArrayImpl", "jaxlib._jax"),
             Value::Host(_) => return self.types.other(&v.type_name(), "numpy"),
             Value::Native(n) => match &**n {

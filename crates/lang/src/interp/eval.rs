@@ -230,11 +230,20 @@ impl Interp<'_, '_> {
 
     fn eval_slice<'a>(&'a mut self, bounds: [&'a Option<Box<Expr>>; 3], env: &'a Env) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
-            let mut values = [None, None, None];
-            for (slot, bound) in values.iter_mut().zip(bounds) {
+            let mut objects = [Value::None, Value::None, Value::None];
+            for (slot, bound) in objects.iter_mut().zip(bounds) {
                 if let Some(expr) = bound {
-                    let v = self.eval(expr, env).await?;
-                    *slot = self.slice_bound(&v).map_err(|e| e.at(expr.span))?;
+                    *slot = self.eval(expr, env).await?;
+                }
+            }
+            // Float and complex bounds make a slice only a grid reads (`np.mgrid[0:1:30j]`).
+            if objects.iter().any(|v| matches!(v, Value::Float(_) | Value::Complex(..))) {
+                return Ok(Value::native(super::value::Native::ObjectSlice(objects)));
+            }
+            let mut values = [None, None, None];
+            for ((slot, bound), v) in values.iter_mut().zip(bounds).zip(&objects) {
+                if let Some(expr) = bound {
+                    *slot = self.slice_bound(v).map_err(|e| e.at(expr.span))?;
                 }
             }
             let [a, b, c] = values;

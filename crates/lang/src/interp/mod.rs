@@ -602,6 +602,9 @@ impl Interp<'_, '_> {
             other if kind == "string" => {
                 type_err(format!("string indices must be integers, not '{}'", other.type_name()))
             }
+            Value::Native(n) if matches!(**n, Native::ObjectSlice(_)) => {
+                type_err("slice indices must be integers or None or have an __index__ method")
+            }
             other => type_err(format!("{kind} indices must be integers or slices, not {}", other.type_name())),
         }
     }
@@ -846,6 +849,7 @@ impl Interp<'_, '_> {
                     type_err(format!("'{}' object is not callable", Value::Native(native.clone()).type_name()))
                 }
                 Native::ShapeDtypeStruct(_) => err("'ShapeDtypeStruct' object is not callable"),
+                Native::ObjectSlice(_) => err("'slice' object is not callable"),
                 Native::DTypeInfo(_) => {
                     err(format!("'{}' object is not callable", Value::Native(native.clone()).type_name()))
                 }
@@ -942,6 +946,15 @@ impl Interp<'_, '_> {
                     _ => attr_err(format!("'{}' object has no attribute '{name}'", obj.type_name())),
                 },
                 Value::PyModule(m) => self.py_module_attr(m, name).await,
+                Value::Native(n) if matches!(&**n, Native::ObjectSlice(_)) => {
+                    let Native::ObjectSlice(bounds) = &**n else { return err("expected a slice") };
+                    match name {
+                        "start" => Ok(bounds[0].clone()),
+                        "stop" => Ok(bounds[1].clone()),
+                        "step" => Ok(bounds[2].clone()),
+                        _ => attr_err(format!("'slice' object has no attribute '{name}'")),
+                    }
+                }
                 Value::Slice(start, stop, step) => {
                     let bound = |b: &Option<i64>| b.map_or(Value::None, Value::Int);
                     match name {

@@ -60,6 +60,8 @@ const SOURCES: &[(&str, &str)] = &[
     ("numpy._vectorize", include_str!("../stdlib/numpy_vectorize.py")),
     ("jax._statistics", include_str!("../stdlib/jax/statistics.py")),
     ("numpy._statistics", include_str!("../stdlib/numpy_statistics.py")),
+    ("jax._grids", include_str!("../stdlib/jax/grids.py")),
+    ("numpy._grids", include_str!("../stdlib/numpy_grids.py")),
     ("inspect", include_str!("../stdlib/inspect.py")),
     ("jax.example_libraries", include_str!("../stdlib/jax/example_libraries.py")),
     ("jax.example_libraries.optimizers", include_str!("../stdlib/jax/optimizers.py")),
@@ -75,6 +77,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("jax.scipy.stats.cauchy", include_str!("../stdlib/jax/scipy_stats_cauchy.py")),
     ("jax.scipy.stats.bernoulli", include_str!("../stdlib/jax/scipy_stats_bernoulli.py")),
     ("jax.scipy.linalg", include_str!("../stdlib/jax/scipy_linalg.py")),
+    ("jax.scipy.signal", include_str!("../stdlib/jax/scipy_signal.py")),
     ("jax.test_util", include_str!("../stdlib/jax/test_util.py")),
 ];
 
@@ -150,6 +153,14 @@ const PYTHON_NAMES: &[(&str, &str, &str)] = &[
     ("jax.numpy", "corrcoef", "jax._statistics"),
     ("numpy", "cov", "numpy._statistics"),
     ("numpy", "corrcoef", "numpy._statistics"),
+    ("jax.numpy", "mgrid", "jax._grids"),
+    ("jax.numpy", "ogrid", "jax._grids"),
+    ("numpy", "mgrid", "numpy._grids"),
+    ("numpy", "ogrid", "numpy._grids"),
+    ("jax.numpy", "s_", "jax._grids"),
+    ("jax.numpy", "index_exp", "jax._grids"),
+    ("numpy", "s_", "numpy._grids"),
+    ("numpy", "index_exp", "numpy._grids"),
 ];
 
 /// The library module that defines `module.name`, where that is written in Python.

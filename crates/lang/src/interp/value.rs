@@ -114,6 +114,9 @@ pub struct Function {
 /// A function implemented by the interpreter.
 pub enum Native {
     Builtin(&'static str),
+    /// A slice whose bounds are not all integers (`0:1:0.1`, `0:1:30j`): what `np.mgrid` and
+    /// a class's `__getitem__` may read; as an index it is CPython's `TypeError`.
+    ObjectSlice([Value; 3]),
     Jnp(&'static str),
     /// A function of the `numpy` module, run on the host (see `host.rs`).
     Np(&'static str),
@@ -329,6 +332,7 @@ impl Value {
                 Native::Partial { .. } => "functools.partial",
                 Native::Jitted(_) => "PjitFunction",
                 Native::ShapeDtypeStruct(_) => "ShapeDtypeStruct",
+                Native::ObjectSlice(_) => "slice",
                 Native::DTypeInfo(DType::I32) => "iinfo",
                 Native::DTypeInfo(_) => "finfo",
                 Native::Property { .. } => "property",
@@ -626,6 +630,9 @@ fn native_repr(n: &Native) -> String {
         Native::TypeMethod(b, name) => format!("<method '{name}' of '{}' objects>", b.name()),
         Native::Library(module, name) => format!("<built-in function {module}.{name}>"),
         Native::Mersenne(_) => "<Mersenne Twister state>".to_string(),
+        Native::ObjectSlice(bounds) => {
+            format!("slice({}, {}, {})", repr(&bounds[0]), repr(&bounds[1]), repr(&bounds[2]))
+        }
         Native::ShapeDtypeStruct(a) => {
             let weak = if a.weak_type { ", weak_type=True" } else { "" };
             format!("ShapeDtypeStruct(shape={}, dtype={}{weak})", jaxlite::numpy::shape_str(&a.shape), a.dtype.name())
