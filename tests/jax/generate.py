@@ -866,6 +866,28 @@ for mode in ["full", "same", "valid"]:
 print(jax.jit(lambda a, b: jsp.signal.convolve(a, b, mode="same"))(img, w))
 print(jsp.signal.convolve(jnp.array([1, 2, 3]), jnp.array([1, 1])))
 """)
+# conv_general_dilated with three spatial dimensions, and spatial letters matched by the
+# kernel spec's order.
+program("conv_3d", """
+from jax import lax
+x = jnp.sin(jnp.arange(2 * 4 * 5 * 3 * 2, dtype=jnp.float32)).reshape(2, 4, 5, 3, 2)
+w = jnp.cos(jnp.arange(3 * 2 * 2 * 2 * 3, dtype=jnp.float32)).reshape(3, 2, 2, 2, 3)
+dn = lax.conv_dimension_numbers(x.shape, w.shape, ('NHWDC', 'HWDIO', 'NHWDC'))
+print(dn)
+y = lax.conv_general_dilated(x, w, (1, 1, 1), 'SAME', (1, 1, 1), (1, 1, 1), dn)
+print(y.shape, jnp.round(jnp.sum(jnp.abs(y)), 3), y[0, 1, 2])
+y = lax.conv_general_dilated(x, w, (2, 1, 1), 'VALID', rhs_dilation=(1, 2, 1), dimension_numbers=dn)
+print(y.shape, y[1, :, 0, 0])
+x5 = jnp.transpose(x, (0, 4, 1, 2, 3))
+w5 = jnp.transpose(w, (4, 3, 0, 1, 2))
+print(lax.conv_general_dilated(x5, w5, (1, 1, 1), 'SAME').shape)
+print(jnp.allclose(lax.conv_general_dilated(x5, w5, (1, 1, 1), 'SAME'), jnp.transpose(lax.conv_general_dilated(x, w, (1, 1, 1), 'SAME', dimension_numbers=dn), (0, 4, 1, 2, 3)), atol=1e-5))
+img = jnp.sin(jnp.arange(1 * 2 * 5 * 4, dtype=jnp.float32)).reshape(1, 2, 5, 4)
+k = jnp.cos(jnp.arange(3 * 2 * 2 * 3, dtype=jnp.float32)).reshape(3, 2, 2, 3)
+print(lax.conv_general_dilated(img, k, (1, 1), 'VALID', dimension_numbers=('NCHW', 'OIWH', 'NCHW')))
+g = jax.grad(lambda w: jnp.sum(lax.conv_general_dilated(x, w, (1, 1, 1), 'SAME', dimension_numbers=dn) ** 2))(w)
+print(g.shape, g[0, 0, 0])
+""")
 program("random_cauchy_rademacher", """
 k = jax.random.PRNGKey(3)
 print(jax.random.cauchy(k, (5,)))

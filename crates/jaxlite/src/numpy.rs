@@ -856,30 +856,32 @@ impl ConvPadding {
 
 /// A convolution's input (lhs) and kernel (rhs) dilation per spatial axis, and its feature
 /// groups.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ConvDilation {
-    pub lhs: [usize; 2],
-    pub rhs: [usize; 2],
+    /// Per spatial dimension; empty means 1 for each.
+    pub lhs: Vec<usize>,
+    pub rhs: Vec<usize>,
     pub groups: usize,
 }
 
 impl Default for ConvDilation {
     fn default() -> Self {
-        ConvDilation { lhs: [1, 1], rhs: [1, 1], groups: 1 }
+        ConvDilation { lhs: vec![], rhs: vec![], groups: 1 }
     }
 }
 
-/// `jax.lax.conv_general_dilated` for two spatial dimensions, written as JAX ops rather than
-/// one primitive: the input (as NHWC) padded, then for every tap (kh, kw) of the kernel a
-/// strided slice of the input, (N·OH·OW, C), times that tap's (C, O) weights with
-/// `dot_general`, the taps summed, and the (N, OH, OW, O) result laid out as asked. Input
-/// (lhs) dilation is interior padding of the input; kernel (rhs) dilation spaces the taps'
-/// slices `d` apart; `groups` feature groups are that many convolutions of channel slices,
-/// concatenated along the output features. This is how a TPU computes a convolution on its matrix unit (a sum of matmuls over
-/// the kernel's taps, rather than an im2col copy of the input K·K times larger); channels last
-/// keeps each slice's rows contiguous for the DMA engine. Made of ordinary ops, it needs no
-/// rules of its own for `grad`, `vmap` or the compiler. `specs` are the dimension numbers as
-/// strings (`"NCHW"`, `"OIHW"`, `"NCHW"` by default).
+/// `jax.lax.conv_general_dilated` for any number of spatial dimensions, written as JAX ops
+/// rather than one primitive: the input (as N, spatial…, C) padded, then for every tap of the
+/// kernel a strided slice of the input, (N·outputs, C), times that tap's (C, O) weights with
+/// `dot_general`, the taps summed in row-major order, and the (N, spatial…, O) result laid out
+/// as asked. Input (lhs) dilation is interior padding of the input; kernel (rhs) dilation
+/// spaces the taps' slices `d` apart; `groups` feature groups are that many convolutions of
+/// channel slices, concatenated along the output features. This is how a TPU computes a
+/// convolution on its matrix unit (a sum of matmuls over the kernel's taps, rather than an
+/// im2col copy of the input K·K times larger); channels last keeps each slice's rows contiguous
+/// for the DMA engine. Made of ordinary ops, it needs no rules of its own for `grad`, `vmap` or
+/// the compiler. `specs` are the dimension numbers as strings (`"NCHW"`, `"OIHW"`, `"NCHW"`;
+/// any letters for the spatial dimensions, in order).
 #[allow(clippy::too_many_arguments)]
 pub async fn conv(
     ctx: &mut Context,
@@ -892,108 +894,135 @@ pub async fn conv(
     precision: Option<Precision>,
 ) -> Result<Tensor> {
     let bad = |m: String| JaxError(format!("conv_general_dilated: {m}"));
-    // Where the named axes (batch or output features, input features) and then the two spatial
-    // axes (in the spec's order) are.
-    let axes = |spec: &str, names: [char; 2], rank: usize| -> Result<[usize; 4]> {
+    let (la, ra) = (lhs.aval().clone(), rhs.aval().clone());
+    let rank = la.rank();
+    // Where the named axes (batch or output features, input features) and then the spatial
+    // axes are, in the kernel spec's order of its spatial letters (as JAX matches them).
+    let kernel_spatial: Vec<char> = specs[1].chars().filter(|&c| c != 'O' && c != 'I').collect();
+    let axes = |spec: &str, names: [char; 2], operand_rank: usize| -> Result<Vec<usize>> {
         let chars: Vec<char> = spec.chars().collect();
-        if chars.len() != 4 || rank != 4 {
+        if chars.len() != operand_rank || operand_rank < 3 || operand_rank != rank {
             return Err(bad(format!(
-                "only one or two spatial dimensions are supported by the playground yet (spec '{spec}', operand rank {rank})"
+                "the dimension numbers' spec '{spec}' does not fit operands of rank {operand_rank} and {rank}"
             )));
         }
         let find =
             |name: char| chars.iter().position(|&c| c == name).ok_or_else(|| bad(format!("'{spec}' has no '{name}'")));
-        let (a, b) = (find(names[0])?, find(names[1])?);
-        let spatial: Vec<usize> = (0..4).filter(|&k| k != a && k != b).collect();
-        Ok([a, b, spatial[0], spatial[1]])
+        let mut order = vec![find(names[0])?, find(names[1])?];
+        for &letter in &kernel_spatial {
+            order.push(find(letter)?);
+        }
+        let mut seen = order.clone();
+        seen.sort_unstable();
+        seen.dedup();
+        if seen.len() != rank {
+            return Err(bad(format!("'{spec}' names a dimension twice or leaves one out")));
+        }
+        Ok(order)
     };
-    let (la, ra) = (lhs.aval().clone(), rhs.aval().clone());
-    let [ln, lc, lh, lw] = axes(specs[0], ['N', 'C'], la.rank())?;
-    let [ro, ri, rh, rw] = axes(specs[1], ['O', 'I'], ra.rank())?;
-    let [on, oc, oh_axis, ow_axis] = axes(specs[2], ['N', 'C'], 4)?;
-    if strides.len() != 2 || strides.contains(&0) {
-        return Err(bad("window_strides needs a positive stride per spatial dimension (2)".into()));
+    let lhs_axes = axes(specs[0], ['N', 'C'], la.rank())?;
+    let rhs_axes = axes(specs[1], ['O', 'I'], ra.rank())?;
+    let out_axes = axes(specs[2], ['N', 'C'], rank)?;
+    let k = rank - 2;
+    if strides.len() != k || strides.contains(&0) {
+        return Err(bad(format!("window_strides needs a positive stride per spatial dimension ({k})")));
     }
-    let x = transpose(ctx, lhs, Some(&[ln, lh, lw, lc])).await?; // NHWC
-    let w = transpose(ctx, rhs, Some(&[rh, rw, ri, ro])).await?; // HWIO
+    // N, spatial…, C and spatial…, I, O.
+    let x_order: Vec<usize> = [&lhs_axes[..1], &lhs_axes[2..], &lhs_axes[1..2]].concat();
+    let w_order: Vec<usize> = [&rhs_axes[2..], &rhs_axes[1..2], &rhs_axes[..1]].concat();
+    let x = transpose(ctx, lhs, Some(&x_order)).await?;
+    let w = transpose(ctx, rhs, Some(&w_order)).await?;
     let (xs, ws) = (x.aval().shape.clone(), w.aval().shape.clone());
-    let (n, c, kh, kw, o) = (xs[0], xs[3], ws[0], ws[1], ws[3]);
+    let (n, c, o) = (xs[0], xs[k + 1], ws[k + 1]);
+    let taps = &ws[..k];
     let ConvDilation { lhs: ld, rhs: rd, groups } = dilation;
-    if ld.contains(&0) || rd.contains(&0) || groups == 0 {
-        return Err(bad("dilations and feature_group_count must be positive".into()));
+    let ld = if ld.is_empty() { vec![1; k] } else { ld };
+    let rd = if rd.is_empty() { vec![1; k] } else { rd };
+    if ld.len() != k || rd.len() != k || ld.contains(&0) || rd.contains(&0) || groups == 0 {
+        return Err(bad(format!(
+            "dilations need a positive factor per spatial dimension ({k}), and feature_group_count must be positive"
+        )));
     }
-    if ws[2] * groups != c || o % groups != 0 {
+    if ws[k] * groups != c || o % groups != 0 {
         return Err(bad(format!(
             "the kernel has {} input features and {o} output features, which {groups} feature group(s) of the input's {c} features do not fit",
-            ws[2]
+            ws[k]
         )));
     }
     // The input as its dilation spaces it (d - 1 zeros between elements), and the kernel's
     // extent once its taps are spaced.
     let dilated = |size: usize, d: usize| if size == 0 { 0 } else { (size - 1) * d + 1 };
-    let (xh, xw) = (dilated(xs[1], ld[0]), dilated(xs[2], ld[1]));
-    let (eh, ew) = (dilated(kh, rd[0]), dilated(kw, rd[1]));
-    let padding = padding.pairs(&[xh, xw], &[eh, ew], strides).map_err(|e| bad(e.0))?;
+    let input: Vec<usize> = (0..k).map(|d| dilated(xs[d + 1], ld[d])).collect();
+    let extent: Vec<usize> = (0..k).map(|d| dilated(taps[d], rd[d])).collect();
+    let padding = padding.pairs(&input, &extent, strides).map_err(|e| bad(e.0))?;
     let (dtype, _) = ctx.promote(&la, &ra);
     let x = astype(ctx, &x, dtype).await?;
     let w = astype(ctx, &w, dtype).await?;
     // Pad the spatial axes (negative padding crops, as XLA's pad), dilating the input too.
-    let x = if padding.iter().any(|&p| p != (0, 0)) || ld != [1, 1] {
-        let config = vec![
-            (0, 0, 0),
-            (padding[0].0, padding[0].1, ld[0] - 1),
-            (padding[1].0, padding[1].1, ld[1] - 1),
-            (0, 0, 0),
-        ];
+    let x = if padding.iter().any(|&p| p != (0, 0)) || ld.iter().any(|&d| d != 1) {
+        let mut config = vec![(0, 0, 0)];
+        config.extend((0..k).map(|d| (padding[d].0, padding[d].1, ld[d] - 1)));
+        config.push((0, 0, 0));
         let zero = Tensor::from(Array::new(vec![], crate::array::Data::F32(vec![0.0])).astype(dtype));
         bind1(ctx, Primitive::Pad { config }, &[x, zero]).await?
     } else {
         x
     };
-    let (hp, wp) = (x.aval().shape[1], x.aval().shape[2]);
-    if hp < eh || wp < ew {
-        return Err(bad(format!("a {eh}x{ew} kernel (dilated) does not fit the padded {hp}x{wp} input")));
+    let padded = x.aval().shape[1..=k].to_vec();
+    if (0..k).any(|d| padded[d] < extent[d]) {
+        let show = |v: &[usize]| v.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x");
+        return Err(bad(format!(
+            "a {} kernel (dilated) does not fit the padded {} input",
+            show(&extent),
+            show(&padded)
+        )));
     }
-    let (oh, ow) = ((hp - eh) / strides[0] + 1, (wp - ew) / strides[1] + 1);
+    let outs: Vec<usize> = (0..k).map(|d| (padded[d] - extent[d]) / strides[d] + 1).collect();
+    let positions: usize = outs.iter().product();
+    let strided = strides.iter().any(|&s| s != 1);
     // Each group: its input channels' slice against its output features' weights.
     let (gc, go) = (c / groups, o / groups);
     let mut outputs = Vec::with_capacity(groups);
     for g in 0..groups {
         let mut acc: Option<Tensor> = None;
-        for i in 0..kh {
-            for j in 0..kw {
-                let (ti, tj) = (i * rd[0], j * rd[1]);
-                let window = Primitive::Slice {
-                    start_indices: vec![0, ti, tj, g * gc],
-                    limit_indices: vec![
-                        n,
-                        ti + (oh - 1) * strides[0] + 1,
-                        tj + (ow - 1) * strides[1] + 1,
-                        (g + 1) * gc,
-                    ],
-                    strides: (strides != [1, 1]).then(|| vec![1, strides[0], strides[1], 1]),
-                };
-                let patch = bind1(ctx, window, std::slice::from_ref(&x)).await?;
-                let patch = reshape(ctx, &patch, &[(n * oh * ow) as i64, gc as i64]).await?;
-                let tap = Primitive::Slice {
-                    start_indices: vec![i, j, 0, g * go],
-                    limit_indices: vec![i + 1, j + 1, gc, (g + 1) * go],
-                    strides: None,
-                };
-                let tap = bind1(ctx, tap, std::slice::from_ref(&w)).await?;
-                let tap = reshape(ctx, &tap, &[gc as i64, go as i64]).await?;
-                let dims = DotDims {
-                    lhs_contracting: vec![1],
-                    rhs_contracting: vec![0],
-                    lhs_batch: vec![],
-                    rhs_batch: vec![],
-                };
-                let prim = Primitive::DotGeneral { dims, precision, preferred_element_type: Some(dtype) };
-                let term = bind1(ctx, prim, &[patch, tap]).await?; // (N·OH·OW, O / groups)
-                acc = Some(match acc {
-                    None => term,
-                    Some(a) => binary(ctx, BinaryOp::Add, &a, &term).await?,
-                });
+        // Every tap, the last spatial dimension fastest.
+        let mut tap = vec![0; k];
+        for _ in 0..taps.iter().product::<usize>() {
+            let offset: Vec<usize> = (0..k).map(|d| tap[d] * rd[d]).collect();
+            let mut start = vec![0];
+            start.extend(&offset);
+            start.push(g * gc);
+            let mut limit = vec![n];
+            limit.extend((0..k).map(|d| offset[d] + (outs[d] - 1) * strides[d] + 1));
+            limit.push((g + 1) * gc);
+            let window = Primitive::Slice {
+                start_indices: start,
+                limit_indices: limit,
+                strides: strided.then(|| [&[1][..], strides, &[1][..]].concat()),
+            };
+            let patch = bind1(ctx, window, std::slice::from_ref(&x)).await?;
+            let patch = reshape(ctx, &patch, &[(n * positions) as i64, gc as i64]).await?;
+            let weights = Primitive::Slice {
+                start_indices: [&tap[..], &[0, g * go][..]].concat(),
+                limit_indices: [&tap.iter().map(|t| t + 1).collect::<Vec<_>>()[..], &[gc, (g + 1) * go][..]].concat(),
+                strides: None,
+            };
+            let weights = bind1(ctx, weights, std::slice::from_ref(&w)).await?;
+            let weights = reshape(ctx, &weights, &[gc as i64, go as i64]).await?;
+            let dims =
+                DotDims { lhs_contracting: vec![1], rhs_contracting: vec![0], lhs_batch: vec![], rhs_batch: vec![] };
+            let prim = Primitive::DotGeneral { dims, precision, preferred_element_type: Some(dtype) };
+            let term = bind1(ctx, prim, &[patch, weights]).await?; // (N·outputs, O / groups)
+            acc = Some(match acc {
+                None => term,
+                Some(a) => binary(ctx, BinaryOp::Add, &a, &term).await?,
+            });
+            for d in (0..k).rev() {
+                tap[d] += 1;
+                if tap[d] < taps[d] {
+                    break;
+                }
+                tap[d] = 0;
             }
         }
         outputs.push(acc.ok_or_else(|| bad("the kernel has no taps".into()))?);
@@ -1003,15 +1032,19 @@ pub async fn conv(
     } else {
         bind1(ctx, Primitive::Concatenate { dimension: 1 }, &outputs).await?
     };
-    let nhwc = reshape(ctx, &acc, &[n as i64, oh as i64, ow as i64, o as i64]).await?;
-    // Output axis k of the spec holds NHWC axis `from[k]`.
-    let mut from = [0; 4];
-    for (nhwc_axis, spec_axis) in [on, oh_axis, ow_axis, oc].into_iter().enumerate() {
-        from[spec_axis] = nhwc_axis;
+    let mut shape = vec![n as i64];
+    shape.extend(outs.iter().map(|&d| d as i64));
+    shape.push(o as i64);
+    let channels_last = reshape(ctx, &acc, &shape).await?;
+    // Output axis out_axes[j] holds the channels-last axis j's counterpart: N, spatial…, C.
+    let mut from = vec![0; rank];
+    let last_order: Vec<usize> = [&out_axes[..1], &out_axes[2..], &out_axes[1..2]].concat();
+    for (channels_last_axis, &spec_axis) in last_order.iter().enumerate() {
+        from[spec_axis] = channels_last_axis;
     }
-    if from == [0, 1, 2, 3] {
-        Ok(nhwc)
+    if from.iter().enumerate().all(|(i, &f)| i == f) {
+        Ok(channels_last)
     } else {
-        transpose(ctx, &nhwc, Some(&from)).await
+        transpose(ctx, &channels_last, Some(&from)).await
     }
 }

@@ -54,10 +54,6 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
     ),
     ("jax_docs_complex_differentiation", "complex numbers"),
     (
-        "jax_docs_convolutions",
-        "a 3-D convolution (NHWDC): the playground's conv_general_dilated has one or two spatial dimensions",
-    ),
-    (
         "jax_docs_custom_derivative_rules",
         "the second derivative of a custom_vjp fixed point: its bwd calls the function again, which the playground, \
          tracing bwd at the call rather than lazily as JAX, runs plain, so reverse mode meets its while_loop",

@@ -1495,21 +1495,19 @@ impl Interp<'_, '_> {
                     // one with a trailing spatial axis of one: taps, strides and padding of one
                     // along it, its axis dropped from the result.
                     let one_spatial = xw[0].aval().rank() == 3;
-                    let spatial = if one_spatial { 1 } else { 2 };
+                    let spatial = xw[0].aval().rank().saturating_sub(2);
                     let lift = |v: Vec<i64>| if one_spatial { [v, vec![1]].concat() } else { v };
                     let mut dilation = jnp::ConvDilation::default();
                     for (d, slot) in dilations.iter().zip([&mut dilation.lhs, &mut dilation.rhs]) {
                         if let Some(d) = d.as_ref().filter(|d| !matches!(d, Value::None)) {
                             let ds: Vec<i64> = self.iterate(d)?.iter().map(int_arg).collect::<R<_>>()?;
-                            match lift(ds.clone())[..] {
-                                [a, b] if a > 0 && b > 0 && ds.len() == spatial => *slot = [a as usize, b as usize],
-                                _ => {
-                                    return err(format!(
-                                        "{name}: a dilation needs a positive factor per spatial dimension ({spatial}), got {}",
-                                        super::value::repr(d)
-                                    ))
-                                }
+                            if ds.len() != spatial || ds.iter().any(|&f| f <= 0) {
+                                return err(format!(
+                                    "{name}: a dilation needs a positive factor per spatial dimension ({spatial}), got {}",
+                                    super::value::repr(d)
+                                ));
                             }
+                            *slot = lift(ds).into_iter().map(|f| f as usize).collect();
                         }
                     }
                     if let Some(g) = groups.as_ref().filter(|g| !matches!(g, Value::None)) {
@@ -1537,8 +1535,11 @@ impl Interp<'_, '_> {
                         }
                     }
                     let specs: Vec<String> = match numbers {
-                        None | Some(Value::None) if one_spatial => vec!["NCH".into(), "OIH".into(), "NCH".into()],
-                        None | Some(Value::None) => vec!["NCHW".into(), "OIHW".into(), "NCHW".into()],
+                        // JAX's default: batch and features first, then the spatial dimensions.
+                        None | Some(Value::None) => {
+                            let letters: String = "HWDUVXYZ".chars().take(spatial).collect();
+                            vec![format!("NC{letters}"), format!("OI{letters}"), format!("NC{letters}")]
+                        }
                         Some(v) => self
                             .iterate_values(&v)
                             .await?

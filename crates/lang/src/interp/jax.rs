@@ -917,6 +917,14 @@ fn holds_tracer(v: &Value, depth: usize) -> bool {
     }
 }
 
+/// A complex number where an array must hold it: Python's complex scalars work, arrays of them
+/// do not.
+fn complex_array<T>() -> R<T> {
+    super::unsupported(
+        "arrays of complex numbers are not supported by the playground yet (the emulated TPU has no complex dtype; Python's complex scalars work)",
+    )
+}
+
 /// The dtype `jnp.array` gives a nested list: JAX's promotion of its elements, where Python
 /// numbers are weakly typed, and at least float32/int32 for Python numbers alone.
 fn literal_dtype(v: &Value, promoted: &mut Option<(DType, bool)>, depth: usize) -> R<()> {
@@ -928,6 +936,7 @@ fn literal_dtype(v: &Value, promoted: &mut Option<(DType, bool)>, depth: usize) 
         Value::Bool(_) => (DType::Bool, false),
         Value::Int(_) => (DType::I32, true),
         Value::Float(_) => (DType::F32, true),
+        Value::Complex(..) => return complex_array(),
         other => return err(format!("can't convert a value of type {} to a JAX array", other.type_name())),
     };
     *promoted = Some(match *promoted {
@@ -996,6 +1005,7 @@ fn flatten_literal(v: &Value, shape: &[usize], values: &mut Vec<f64>, dtype: &mu
             widen(if host { DType::F64 } else { DType::F32 });
             Ok(())
         }
+        Value::Complex(..) => complex_array(),
         other => err(format!("can't convert a value of type {} to a JAX array", other.type_name())),
     }
 }
@@ -1163,6 +1173,7 @@ impl Interp<'_, '_> {
             Value::List(_) | Value::Tuple(_) => Ok(self.upload(literal_array(v, false)?)),
             other => match weak_scalar(other, self.ctx.on_host())? {
                 Some(a) => Ok(Tensor::from(a)),
+                None if matches!(other, Value::Complex(..)) => complex_array(),
                 None => err(format!("expected an array or a number, got {}", other.type_name())),
             },
         }
