@@ -30,6 +30,7 @@ const ORDER = [
   'precision_modes',
   'bf16_vs_f32',
   'random_numbers',
+  'loops_and_callbacks',
 ];
 
 const files = import.meta.glob<string>('../../examples/*.py', { query: '?raw', import: 'default', eager: true });
