@@ -70,13 +70,31 @@ pub fn broadcast_shapes(op: &str, a: &[usize], b: &[usize]) -> Result<Vec<usize>
             (x, y) if x == y => Ok(x),
             (1, y) => Ok(y),
             (x, 1) => Ok(x),
-            _ => Err(JaxError(format!(
-                "{op} got incompatible shapes for broadcasting: {}, {}",
+            // JAX's two errors: the lax op's for operands of one rank, jnp's rank promotion's
+            // (a ValueError) for operands of two.
+            _ if a.len() == b.len() => Err(JaxError(format!(
+                "{op} got incompatible shapes for broadcasting: {}, {}.",
                 shape_str(a),
                 shape_str(b)
             ))),
+            _ => Err(incompatible_shapes(&[a, b])),
         })
         .collect()
+}
+
+/// The shape all of `shapes` broadcast to, or JAX's `lax.broadcast_shapes` error naming them
+/// all (a ValueError).
+pub fn broadcast_all(shapes: &[&[usize]]) -> Result<Vec<usize>> {
+    let mut out: Vec<usize> = vec![];
+    for s in shapes {
+        out = broadcast_shapes("broadcast", &out, s).map_err(|_| incompatible_shapes(shapes))?;
+    }
+    Ok(out)
+}
+
+fn incompatible_shapes(shapes: &[&[usize]]) -> JaxError {
+    let shown: Vec<String> = shapes.iter().map(|s| shape_str(s)).collect();
+    JaxError(format!("Incompatible shapes for broadcasting: shapes=[{}]", shown.join(", ")))
 }
 
 /// A shape as Python prints a tuple: `(3, 4)`, `(3,)`, `()`.
@@ -92,7 +110,15 @@ pub async fn broadcast_to(ctx: &mut Context, x: &Tensor, shape: &[usize]) -> Res
     if xs == shape {
         return Ok(x.clone());
     }
-    let target = broadcast_shapes("broadcast_to", &xs, shape)?;
+    let target = broadcast_shapes("broadcast_to", &xs, shape).map_err(|_| {
+        let dims = |s: &[usize]| s.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(",");
+        let dtype = x.aval().dtype.name();
+        JaxError(format!(
+            "Incompatible types for broadcasting: input type={dtype}[{}] and requested type={dtype}[{}]",
+            dims(&xs),
+            dims(shape)
+        ))
+    })?;
     if target != shape {
         return Err(JaxError(format!(
             "cannot broadcast array of shape {} to shape {}",
@@ -180,11 +206,12 @@ pub async fn compare(ctx: &mut Context, op: CompareOp, a: &Tensor, b: &Tensor) -
 
 /// `jnp.where(cond, x, y)`: `select_n(cond, y, x)` after broadcasting all three.
 pub async fn where_(ctx: &mut Context, cond: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
+    // All three shapes at once, as JAX checks them (its error names the three).
+    broadcast_all(&[&cond.aval().shape, &x.aval().shape, &y.aval().shape])?;
     let dtype = result_dtype(ctx, x, y);
     let (x, y) = promote_pair(ctx, "where", x, y, dtype).await?;
     let cond = astype(ctx, cond, DType::Bool).await?;
-    let shape = broadcast_shapes("where", &cond.aval().shape, &x.aval().shape)?;
-    let shape = broadcast_shapes("where", &shape, &y.aval().shape)?;
+    let shape = broadcast_all(&[&cond.aval().shape, &x.aval().shape, &y.aval().shape])?;
     let weak = x.aval().weak_type && y.aval().weak_type;
     let x = broadcast_to(ctx, &x, &shape).await?;
     let y = broadcast_to(ctx, &y, &shape).await?;

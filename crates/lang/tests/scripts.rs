@@ -238,7 +238,7 @@ fn errors_point_at_the_code_that_raised_them() {
         error 3:1: TypeError: f() takes 2 positional arguments but 3 were given
         error 3:1: TypeError: f() missing 1 required positional argument: 'b'
         error 3:7: TypeError: dot_general requires contracting dimensions to have the same shape, got (3,) and (2,)
-        error 2:19: TypeError: add got incompatible shapes for broadcasting: (3,), (4,)
+        error 2:19: TypeError: add got incompatible shapes for broadcasting: (3,), (4,).
         before
         error 2:7: ZeroDivisionError: division by zero
         error 2:7: IndexError: list index out of range

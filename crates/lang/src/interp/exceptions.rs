@@ -149,6 +149,8 @@ impl From<JaxError> for RtError {
         } else if e.0.contains("does not match previous terms")
             || e.0.contains("for collapsing index")
             || e.0 == jaxlite::transform::WHILE_REVERSE
+            || e.0.starts_with("Incompatible shapes for broadcasting")
+            || e.0.starts_with("Incompatible types for broadcasting")
             || [callback::PURE_JVP, callback::IO_JVP, callback::IO_ORDERED_VMAP].contains(&e.0.as_str())
         {
             // einsum's label sizes, a ValueError in JAX and NumPy alike; so is reverse mode

@@ -374,7 +374,11 @@ fn numpy_error(e: RtError) -> RtError {
             );
         }
     }
-    if let Some((_, shapes)) = message.trim_end_matches('.').split_once("got incompatible shapes for broadcasting: ") {
+    let shapes = message.trim_end_matches('.').split_once("got incompatible shapes for broadcasting: ").map(|(_, s)| s);
+    let shapes = shapes.or_else(|| {
+        message.strip_prefix("Incompatible shapes for broadcasting: shapes=[").and_then(|s| s.strip_suffix(']'))
+    });
+    if let Some(shapes) = shapes {
         // JAX's "(2, 3), (4,)" as NumPy's "(2,3) (4,) ".
         let shapes = shapes.replace(", (", " (").replace(", ", ",");
         return RtError::of(
