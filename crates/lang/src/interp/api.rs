@@ -985,8 +985,8 @@ impl Interp<'_, '_> {
                         }
                         let float = self.ctx.default_float();
                         let wide = jnp::astype(self.ctx, &x, float).await?;
-                        let factor = weak(10f64.powi(decimals.clamp(-60, 60) as i32) as f32);
-                        let factor = jnp::astype(self.ctx, &factor, float).await?;
+                        // The factor at the computation's width (float64 for NumPy on the host).
+                        let factor = Tensor::from(jnp::full(&[], 10f64.powi(decimals.clamp(-60, 60) as i32), float));
                         let scaled = jnp::binary(self.ctx, BinaryOp::Mul, &wide, &factor).await?;
                         let rounded = jnp::unary(self.ctx, UnaryOp::RoundEven, &scaled).await?;
                         let back = jnp::binary(self.ctx, BinaryOp::Div, &rounded, &factor).await?;

@@ -697,7 +697,19 @@ impl Interp<'_, '_> {
                 }),
                 "round" => {
                     arity(name, &args, 1, 2)?;
-                    round(&args[0], args.get(1))?
+                    // A NumPy or JAX scalar's `__round__`: to digits, its library's `round`
+                    // (the same type back); to an int, as a Python float rounds.
+                    let digits = args.get(1).filter(|d| !matches!(d, Value::None)).cloned();
+                    match (&args[0], digits) {
+                        (Value::Host(_), Some(d)) => {
+                            return self.call_np("round", vec![args[0].clone(), d], vec![]).await
+                        }
+                        (Value::Array(_), Some(d)) => {
+                            return self.call_jnp("round", vec![args[0].clone(), d], vec![]).await
+                        }
+                        (Value::Host(_) | Value::Array(_), None) => round(&self.to_float(&args[0])?, None)?,
+                        _ => round(&args[0], args.get(1))?,
+                    }
                 }
                 _ => return super::unsupported(format!("builtin '{name}' is not implemented")),
             })

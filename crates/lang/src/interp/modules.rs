@@ -78,6 +78,9 @@ const SOURCES: &[(&str, &str)] = &[
     ("jax.scipy.stats.bernoulli", include_str!("../stdlib/jax/scipy_stats_bernoulli.py")),
     ("jax.scipy.linalg", include_str!("../stdlib/jax/scipy_linalg.py")),
     ("jax.scipy.signal", include_str!("../stdlib/jax/scipy_signal.py")),
+    ("scipy", include_str!("../stdlib/scipy/init.py")),
+    ("scipy.special", include_str!("../stdlib/scipy/special.py")),
+    ("scipy.stats", include_str!("../stdlib/scipy/stats.py")),
     ("jax.test_util", include_str!("../stdlib/jax/test_util.py")),
 ];
 
@@ -190,6 +193,8 @@ impl Interp<'_, '_> {
                 // `functools.partial` is the interpreter's own, which `jax.jit` understands.
                 scope.vars.borrow_mut().insert("partial".into(), Value::native(Native::Jax("partial")));
                 Value::PyModule(Rc::new(PyModule { name: name.to_string(), scope }))
+            } else if name.starts_with("scipy.") {
+                return super::unsupported(format!("{name} is not supported by the playground yet"));
             } else {
                 match jax::import_module(name) {
                     Ok(id) => Value::Module(id),
@@ -256,6 +261,10 @@ impl Interp<'_, '_> {
             let sub = format!("{}.{name}", m.name);
             if is_library_module(&sub) {
                 return self.import(&sub).await;
+            }
+            // SciPy is here only in part: a name it has that is not here says so.
+            if m.name == "scipy" || m.name.starts_with("scipy.") {
+                return super::unsupported(format!("{}.{name} is not supported by the playground yet", m.name));
             }
             attr_err(format!("module '{}' has no attribute '{name}'", m.name))
         })

@@ -781,7 +781,9 @@ fn leaf_eq(a: &Value, b: &Value) -> bool {
         // A dtype equals its scalar type and its name, as NumPy's does.
         (Value::DType(d), other) | (other, Value::DType(d)) => match other {
             Value::Str(name) => DType::from_name(name) == Some(*d),
-            Value::Native(n) => matches!(&**n, Native::Jnp(name) if DType::from_name(name) == Some(*d)),
+            Value::Native(n) => {
+                matches!(&**n, Native::Jnp(name) | Native::Np(name) if DType::from_name(name) == Some(*d))
+            }
             _ => false,
         },
         (Value::Array(Tensor::Concrete(x)), Value::Array(Tensor::Concrete(y))) => Rc::ptr_eq(x, y),
