@@ -6,6 +6,7 @@ for ogrid)."""
 import math
 
 import numpy as np
+from jax._grids import index_exp, s_  # noqa: F401 (the same objects in both libraries)
 
 
 class _Grid:
@@ -58,20 +59,3 @@ class _Grid:
 
 mgrid = _Grid(False)
 ogrid = _Grid(True)
-
-
-class _IndexExpression:
-    """`s_[...]` gives back its index (a slice, or a tuple of them); `index_exp[...]` always a
-    tuple."""
-
-    def __init__(self, maketuple):
-        self.maketuple = maketuple
-
-    def __getitem__(self, item):
-        if self.maketuple and not isinstance(item, tuple):
-            return (item,)
-        return item
-
-
-s_ = _IndexExpression(False)
-index_exp = _IndexExpression(True)
