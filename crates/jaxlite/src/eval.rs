@@ -349,6 +349,22 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
                 _ => f.chunks(block).map(pairwise_sum).collect(),
             }
         }
+        // A float32 sum over trailing axes: as XLA's compiler rewrites a long reduction (its
+        // `TreeReductionRewriter`), in windows of 32 summed in order, then those sums so, until
+        // 32 or fewer are left. A row of two million values summed one after another would lose
+        // four digits, which no backend does; a short one is summed in order, as XLA's is.
+        Primitive::ReduceSum { axes }
+            if x.dtype() == DType::F32
+                && !axes.is_empty()
+                && axes.iter().all(|&a| a >= x.shape().len() - axes.len()) =>
+        {
+            let f = x.to_f64_vec();
+            let block: usize = axes.iter().map(|&a| x.shape()[a]).product();
+            match block {
+                0 => vec![0.0; out_aval.size()],
+                _ => f.chunks(block).map(windowed_sum).collect(),
+            }
+        }
         Primitive::ReduceSum { axes } | Primitive::ReduceMax { axes } | Primitive::ReduceMin { axes } => {
             let f = x.to_f64_vec();
             let init = match prim {
@@ -1013,4 +1029,16 @@ fn pairwise_sum(a: &[f64]) -> f64 {
     }
     let half = n / 2 - (n / 2) % 8;
     pairwise_sum(&a[..half]) + pairwise_sum(&a[half..])
+}
+
+/// A float32 sum as XLA's CPU compiler arranges it: windows of 32 values, each summed in
+/// order, until at most 32 are left, which are summed in order.
+fn windowed_sum(a: &[f64]) -> f64 {
+    const WINDOW: usize = 32;
+    let in_order = |values: &[f64]| values.iter().fold(0.0f32, |s, &x| s + x as f32) as f64;
+    let mut values: Vec<f64> = a.to_vec();
+    while values.len() > WINDOW {
+        values = values.chunks(WINDOW).map(in_order).collect();
+    }
+    in_order(&values)
 }

@@ -43,10 +43,6 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
         "DEFAULT: Metropolis accept/reject turns bf16 last-bit differences into different samples",
     ),
     ("course_jax_workshop_prngkey_vs_global_seed", "jax.random.key(0, impl='rbg'): RBG keys"),
-    (
-        "course_performance_minicourse_jax_nll",
-        "a float32 sum over many elements: XLA's order of additions, not ours (3e-4 relative)",
-    ),
     ("course_sysid_lyon_jax_intro", "float32 finite differences (eps = 1e-5) of a mean amplify its last-bit rounding"),
     (
         "jax_docs_automatic_differentiation",
