@@ -1949,6 +1949,16 @@ print(jax.make_jaxpr(jax.linearize(power, 1.5)[1])(1.0))
 print(jax.make_jaxpr(doublings)(1.0, 3))
 """)
 
+# A Python float beside a float32 array becomes a strongly typed float32 literal, which
+# make_jaxpr prints with the float64 digits of its float32 value; beside another Python number
+# it stays weak and prints as written.
+program("jaxpr_float_literals", """
+x = jnp.arange(3.0)
+print(jax.make_jaxpr(lambda x: 1.67 * jnp.exp(x) - 0.1)(x))
+print(jax.make_jaxpr(lambda x: jnp.maximum(x, 0.7) + jnp.float32(0.3))(x))
+print(jax.make_jaxpr(lambda x: x * (0.1 + 0.2))(x))
+""")
+
 # lax's comparisons and convert_element_type: no promotion between strongly typed operands,
 # and a conversion that is always strongly typed.
 program("lax_compare_convert", """

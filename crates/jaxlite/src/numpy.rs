@@ -45,6 +45,14 @@ async fn promoted(ctx: &mut Context, x: &Tensor, dtype: DType, result_weak: bool
             converted.aval.weak_type = true;
             Ok(Tensor::from(converted))
         }
+        // A Python scalar beside a strongly typed operand becomes strongly typed, as JAX's
+        // promotion makes it: `1.67 * x` multiplies by the float32 literal
+        // `1.6699999570846558:f32[]`, which is how make_jaxpr prints it.
+        Tensor::Concrete(a) if a.aval.weak_type && !result_weak => {
+            let mut converted = a.astype(dtype);
+            converted.aval.weak_type = false;
+            Ok(Tensor::from(converted))
+        }
         _ => astype(ctx, x, dtype).await,
     }
 }
