@@ -1860,7 +1860,8 @@ impl Interp<'_, '_> {
     }
 }
 
-fn isinstance(v: &Value, cls: &Value) -> R<bool> {
+/// `isinstance` against what is not a class of the script's or Python's: JAX's and NumPy's.
+pub(super) fn isinstance(v: &Value, cls: &Value) -> R<bool> {
     match cls {
         Value::Tuple(classes) => {
             for c in classes.iter() {
@@ -1876,6 +1877,12 @@ fn isinstance(v: &Value, cls: &Value) -> R<bool> {
             }
             Native::Jax("Array") => Ok(matches!(v, Value::Array(_))),
             Native::Np("ndarray") => Ok(matches!(v, Value::Host(h) if !h.scalar)),
+            Native::Np(name) | Native::Jnp(name)
+                if super::dtype_info::JNP_ABSTRACT_DTYPES.contains(name)
+                    || jaxlite::DType::from_name(name).is_some() =>
+            {
+                super::dtype_info::is_numpy_scalar_of(v, cls)
+            }
             _ => err("isinstance() arg 2 must be a type or tuple of types"),
         },
         _ => err("isinstance() arg 2 must be a type or tuple of types"),

@@ -1375,7 +1375,11 @@ impl Interp<'_, '_> {
             ),
             Value::Tuple(classes) => {
                 for c in classes.iter() {
-                    if self.is_instance(v, c)? == Some(true) {
+                    let member = match self.is_instance(v, c)? {
+                        Some(b) => b,
+                        None => super::builtins::isinstance(v, c)?,
+                    };
+                    if member {
                         return Ok(Some(true));
                     }
                 }

@@ -152,3 +152,101 @@ pub fn info_repr(dtype: DType) -> String {
         _ => format!("iinfo(min={}, max={}, dtype=int32)", i32::MIN, i32::MAX),
     }
 }
+
+/// NumPy's abstract scalar classes (`jnp.integer` is `np.integer`), which `issubdtype` and
+/// `isinstance` test dtypes against; no array has one as its dtype.
+pub const JNP_ABSTRACT_DTYPES: &[&str] =
+    &["generic", "number", "integer", "signedinteger", "unsignedinteger", "inexact", "floating", "complexfloating"];
+
+/// `jax.numpy` names implemented here that test dtypes.
+pub const JNP_DTYPE_TESTS: &[&str] = &["issubdtype"];
+
+/// The abstract classes a class is under, itself included: NumPy's hierarchy.
+fn abstract_ancestors(name: &str) -> &'static [&'static str] {
+    match name {
+        "generic" => &["generic"],
+        "number" => &["generic", "number"],
+        "integer" => &["generic", "number", "integer"],
+        "signedinteger" => &["generic", "number", "integer", "signedinteger"],
+        "unsignedinteger" => &["generic", "number", "integer", "unsignedinteger"],
+        "inexact" => &["generic", "number", "inexact"],
+        "floating" => &["generic", "number", "inexact", "floating"],
+        "complexfloating" => &["generic", "number", "inexact", "complexfloating"],
+        _ => &[],
+    }
+}
+
+/// The abstract classes a concrete dtype is under. A typed key is no NumPy scalar at all.
+fn dtype_ancestors(dtype: DType) -> &'static [&'static str] {
+    match dtype {
+        DType::Bool => &["generic"],
+        DType::U32 => abstract_ancestors("unsignedinteger"),
+        DType::I32 | DType::I64 => abstract_ancestors("signedinteger"),
+        DType::BF16 | DType::F32 | DType::F64 => abstract_ancestors("floating"),
+        DType::Key => &[],
+    }
+}
+
+/// The abstract class a value names, if it names one.
+fn abstract_name(v: &Value) -> Option<&'static str> {
+    match v {
+        Value::Native(n) => match &**n {
+            super::value::Native::Jnp(name) | super::value::Native::Np(name) => {
+                JNP_ABSTRACT_DTYPES.iter().find(|&&a| a == *name).copied()
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A class or dtype for `issubdtype`: an abstract class, or a concrete dtype. Python's `float`
+/// and `int` are NumPy's float64 and int64 there, as `np.dtype(float)` makes them, on the
+/// device too.
+enum DTypeClass {
+    Abstract(&'static str),
+    Concrete(DType),
+}
+
+fn dtype_class(v: &Value) -> R<DTypeClass> {
+    if let Some(name) = abstract_name(v) {
+        return Ok(DTypeClass::Abstract(name));
+    }
+    Ok(DTypeClass::Concrete(match v {
+        Value::Class(c) => match c.builtin {
+            Some(super::objects::Builtin::Float) => DType::F64,
+            Some(super::objects::Builtin::Int) => DType::I64,
+            _ => dtype_arg(v)?,
+        },
+        Value::Array(t) => t.aval().dtype,
+        Value::Host(h) => h.dtype(),
+        other => dtype_arg(other)?,
+    }))
+}
+
+/// `issubdtype(arg1, arg2)`: whether the first dtype (or class) is the second or under it.
+pub fn issubdtype(args: &[Value]) -> R<Value> {
+    let [a, b] = args else {
+        return super::type_err(format!("issubdtype() takes 2 positional arguments but {} were given", args.len()));
+    };
+    let under = match (dtype_class(a)?, dtype_class(b)?) {
+        (DTypeClass::Abstract(a), DTypeClass::Abstract(b)) => abstract_ancestors(a).contains(&b),
+        (DTypeClass::Concrete(a), DTypeClass::Abstract(b)) => dtype_ancestors(a).contains(&b),
+        (DTypeClass::Abstract(_), DTypeClass::Concrete(_)) => false,
+        (DTypeClass::Concrete(a), DTypeClass::Concrete(b)) => a == b,
+    };
+    Ok(Value::Bool(under))
+}
+
+/// `isinstance(x, cls)` for NumPy's scalar classes, abstract or concrete: only NumPy scalars
+/// are instances (a JAX array is not, as in JAX).
+pub fn is_numpy_scalar_of(v: &Value, cls: &Value) -> R<bool> {
+    let Value::Host(h) = v else { return Ok(false) };
+    if !h.scalar {
+        return Ok(false);
+    }
+    Ok(match dtype_class(cls)? {
+        DTypeClass::Abstract(name) => dtype_ancestors(h.dtype()).contains(&name),
+        DTypeClass::Concrete(d) => h.dtype() == d,
+    })
+}

@@ -408,6 +408,8 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
                 .or_else(|| find(super::shorthands::JNP_SHORTHANDS, canonical))
                 .or_else(|| find(super::dtype_info::JNP_DTYPE_INFO, canonical))
                 .or_else(|| find(super::dtype_info::JNP_PROMOTION, canonical))
+                .or_else(|| find(super::dtype_info::JNP_ABSTRACT_DTYPES, canonical))
+                .or_else(|| find(super::dtype_info::JNP_DTYPE_TESTS, canonical))
                 .or_else(|| find(super::composed::JNP_COMPOSED, canonical))
             {
                 Some(f) => Ok(Value::native(Native::Jnp(f))),
@@ -2173,6 +2175,10 @@ impl Interp<'_, '_> {
             }
             if super::linalg::LINALG_FUNCTIONS.contains(&name) {
                 return self.call_linalg(name, args, kwargs).await;
+            }
+            if super::dtype_info::JNP_DTYPE_TESTS.contains(&name) {
+                no_more_kwargs(name, &kwargs)?;
+                return super::dtype_info::issubdtype(&args);
             }
             if super::dtype_info::JNP_PROMOTION.contains(&name) {
                 no_more_kwargs(name, &kwargs)?;

@@ -1017,6 +1017,15 @@ impl Interp<'_, '_> {
                         _ => attr_err(format!("'ShapeDtypeStruct' object has no attribute '{name}'")),
                     }
                 }
+                // NumPy's scalar classes, concrete (`np.float32.__name__`) or abstract.
+                Value::Native(n)
+                    if matches!(name, "__name__" | "__qualname__")
+                        && matches!(&**n, Native::Np(c) | Native::Jnp(c)
+                            if DType::from_name(c).is_some() || dtype_info::JNP_ABSTRACT_DTYPES.contains(c)) =>
+                {
+                    let (Native::Np(c) | Native::Jnp(c)) = &**n else { unreachable!("matched above") };
+                    Ok(Value::str(c))
+                }
                 Value::Native(n) if matches!(&**n, Native::DTypeInfo(_)) => match &**n {
                     Native::DTypeInfo(DType::I32) => dtype_info::iinfo_attr(name),
                     Native::DTypeInfo(dtype) => dtype_info::finfo_attr(*dtype, name),

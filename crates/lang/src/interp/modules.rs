@@ -134,6 +134,7 @@ const PYTHON_NAMES: &[(&str, &str, &str)] = &[
     ("numpy.linalg", "matrix_rank", "numpy._linalg"),
     ("jax.numpy", "indices", "jax._numpy"),
     ("jax.numpy", "bincount", "jax._numpy"),
+    ("jax.numpy", "broadcast_shapes", "jax._numpy"),
     ("jax.lax", "associative_scan", "jax._associative_scan"),
     ("jax.lax", "conv_dimension_numbers", "jax._lax_conv"),
     ("jax.lax", "conv_general_permutations", "jax._lax_conv"),

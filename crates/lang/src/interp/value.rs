@@ -596,6 +596,9 @@ fn native_repr(n: &Native) -> String {
         Native::Jnp(name) if DType::from_name(name).is_some() => {
             format!("<class 'jax.numpy.{}'>", name.trim_end_matches('_'))
         }
+        Native::Jnp(name) | Native::Np(name) if super::dtype_info::JNP_ABSTRACT_DTYPES.contains(name) => {
+            format!("<class 'numpy.{name}'>")
+        }
         Native::Jnp(name) => format!("<function jax.numpy.{name}>"),
         Native::Np(name) if DType::from_name(name).is_some() || *name == "bool" || *name == "ndarray" => {
             format!("<class 'numpy.{name}'>")

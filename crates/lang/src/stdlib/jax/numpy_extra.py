@@ -15,6 +15,21 @@ def _broadcast_shapes(a, b):
     return tuple(out)
 
 
+def broadcast_shapes(*shapes):
+    """The shape arrays of these shapes broadcast to, as a tuple of ints."""
+    if not shapes:
+        return ()
+    shapes = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
+    rank = max(len(s) for s in shapes)
+    out = []
+    for sizes in zip(*[(1,) * (rank - len(s)) + s for s in shapes]):
+        other = {d for d in sizes if d != 1}
+        if len(other) > 1:
+            raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}")
+        out.append(other.pop() if other else 1)
+    return tuple(out)
+
+
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
     """linspace between arrays of bounds: `num` points along `axis`, the bounds broadcast."""
     if num < 0:
