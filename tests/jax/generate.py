@@ -1959,6 +1959,98 @@ print(jax.make_jaxpr(lambda x: jnp.maximum(x, 0.7) + jnp.float32(0.3))(x))
 print(jax.make_jaxpr(lambda x: x * (0.1 + 0.2))(x))
 """)
 
+# Custom rules that call their own function, differentiated twice: the inner calls use their
+# rules too (a Bessel function on the host, whose rule calls it at neighbouring orders, so the
+# callback itself is never differentiated; a fixed point whose backward pass is a fixed point).
+program("custom_rules_recursive", """
+import math
+from functools import partial
+import numpy as np
+from jax import lax
+
+@jax.custom_jvp
+def bessel(v, z):
+    # J_v(z) for integer v by its series, on the host.
+    def host(v, z):
+        n, z = abs(int(v)), np.asarray(z, np.float64)
+        total = np.zeros_like(z)
+        for k in range(30):
+            total = total + (-1.0) ** k / (math.gamma(k + 1) * math.gamma(k + n + 1)) * (z / 2.0) ** (2 * k + n)
+        sign = -1.0 if int(v) < 0 and n % 2 else 1.0
+        return (sign * total).astype(np.float32)
+    return jax.pure_callback(host, jax.ShapeDtypeStruct(jnp.shape(z), jnp.float32), v, z, vmap_method="sequential")
+
+@bessel.defjvp
+def bessel_jvp(primals, tangents):
+    v, z = primals
+    _, z_dot = tangents
+    return bessel(v, z), z_dot * 0.5 * (bessel(v - 1, z) - bessel(v + 1, z))
+
+j1 = partial(bessel, 1)
+print(j1(2.0), jax.grad(j1)(2.0), jax.grad(jax.grad(j1))(2.0))
+print(jax.hessian(j1)(1.5), jax.jit(jax.grad(jax.grad(j1)))(0.5))
+
+@partial(jax.custom_vjp, nondiff_argnums=(0,))
+def fixed_point(f, a, x0):
+    def cond(c):
+        return jnp.abs(c[0] - c[1]) > 1e-6
+    return lax.while_loop(cond, lambda c: (c[1], f(a, c[1])), (x0, f(a, x0)))[1]
+
+def fixed_point_fwd(f, a, x0):
+    x = fixed_point(f, a, x0)
+    return x, (a, x)
+
+def fixed_point_bwd(f, res, x_bar):
+    a, x = res
+    _, vjp_a = jax.vjp(lambda a: f(a, x), a)
+    def step(f, packed, u):
+        a, x, x_bar = packed
+        return x_bar + jax.vjp(lambda x: f(a, x), x)[1](u)[0]
+    u = fixed_point(partial(step, f), (a, x, x_bar), x_bar)
+    return vjp_a(u)[0], jnp.zeros_like(x)
+
+fixed_point.defvjp(fixed_point_fwd, fixed_point_bwd)
+
+def sqrt(a):
+    return fixed_point(lambda a, x: 0.5 * (x + a / x), a, a)
+
+print(sqrt(2.0), jax.grad(sqrt)(2.0), jax.grad(jax.grad(sqrt))(2.0), jax.grad(jax.grad(jnp.sqrt))(2.0))
+
+# The usual rule, which calls its own function for the primal, inside a scan and a cond, under
+# second derivatives, vmap and jit; and a rule that branches on a primal with a Python if
+# (concrete under grad outside jit, as JAX's tracers are).
+@jax.custom_jvp
+def softplus(x):
+    return jnp.log1p(jnp.exp(x))
+
+@softplus.defjvp
+def softplus_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return softplus(x), jax.nn.sigmoid(x) * t
+
+def repeated(x):
+    return lax.scan(lambda c, _: (softplus(c) - 0.5, None), x, None, length=3)[0]
+
+def branch(x):
+    return lax.cond(x > 0, softplus, lambda v: softplus(-v), x)
+
+print(jax.grad(jax.grad(repeated))(0.3), jax.jit(jax.hessian(repeated))(-0.2))
+print(jax.vmap(jax.grad(jax.grad(branch)))(jnp.array([-1.0, 0.5])), jax.jacfwd(jax.grad(softplus))(1.0))
+
+@jax.custom_jvp
+def clipped(x):
+    if x > 1.0:
+        return jnp.ones_like(x)
+    return x
+
+@clipped.defjvp
+def clipped_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return clipped(x), (0.0 if x > 1.0 else 1.0) * t
+
+print(jax.grad(clipped)(0.5), jax.grad(clipped)(2.0), jax.grad(lambda v: clipped(v) * v)(0.25))
+""")
+
 # lax's comparisons and convert_element_type: no promotion between strongly typed operands,
 # and a conversion that is always strongly typed.
 program("lax_compare_convert", """

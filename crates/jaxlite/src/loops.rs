@@ -50,11 +50,15 @@ pub fn calls_back(prim: &Primitive) -> bool {
         Primitive::While { function } => has_callbacks(&function.cond) || has_callbacks(&function.body),
         Primitive::Scan { function } => has_callbacks(&function.body),
         Primitive::Cond { function } => function.branches.iter().any(has_callbacks),
-        Primitive::CustomJvpCall { function, .. } => has_callbacks(&function.call) || has_callbacks(&function.rule),
-        Primitive::CustomVjpCall { function } => {
-            has_callbacks(&function.call) || has_callbacks(&function.fwd) || has_callbacks(&function.bwd)
+        // A pending rule has no Jaxpr yet, and runs nowhere until it is traced.
+        Primitive::CustomJvpCall { function, .. } => {
+            has_callbacks(&function.call) || function.traced_rule().is_ok_and(has_callbacks)
         }
-        Primitive::CustomVjpTangent { function } => has_callbacks(&function.bwd),
+        Primitive::CustomVjpCall { function } => {
+            has_callbacks(&function.call)
+                || function.traced_passes().is_ok_and(|(fwd, bwd)| has_callbacks(fwd) || has_callbacks(bwd))
+        }
+        Primitive::CustomVjpTangent { function } => function.traced_passes().is_ok_and(|(_, bwd)| has_callbacks(bwd)),
         _ => false,
     }
 }

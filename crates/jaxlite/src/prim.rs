@@ -374,9 +374,49 @@ pub struct CustomJvp {
     /// (closed-over values, arguments) -> outputs.
     pub call: Jaxpr,
     pub call_consts: usize,
+    pub rule: JvpRule,
+}
+
+/// A custom JVP rule: traced, or still to be traced (see `Pending`).
+#[derive(Debug)]
+pub enum JvpRule {
     /// (closed-over values, arguments, their tangents) -> outputs, then their tangents.
-    pub rule: Jaxpr,
-    pub rule_consts: usize,
+    Traced {
+        jaxpr: Jaxpr,
+        consts: usize,
+    },
+    Pending(Pending<CustomJvp>),
+}
+
+/// A custom rule not traced yet. JAX traces a rule only when something differentiates the
+/// function; the interpreter traces one at the call, except inside the function's own rule,
+/// where a rule that calls its function would otherwise recurse without end. Such a call is
+/// staged with its rule pending, and the interpreter traces it when a transformation is about
+/// to differentiate the Jaxpr holding it (`Jaxpr::pending_rules`).
+pub enum Pending<F> {
+    /// What the interpreter needs to trace the rule: opaque here, as a callback's function.
+    Source(Rc<dyn std::any::Any>),
+    /// A pending rule of a function `vmap` batched: `of`'s rule, once traced, batched with
+    /// these flags for `of`'s operands (a rule's closed-over values are never batched).
+    Batched { of: Rc<F>, flags: Vec<bool>, size: usize },
+}
+
+impl<F> fmt::Debug for Pending<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Pending::Source(_) => f.write_str("Pending::Source"),
+            Pending::Batched { flags, size, .. } => write!(f, "Pending::Batched {{ flags: {flags:?}, size: {size} }}"),
+        }
+    }
+}
+
+/// The message a transformation gives where it meets a pending rule: the interpreter traces
+/// those at the top of a Jaxpr it differentiates, not inside loop and branch bodies.
+fn untraced(name: &str) -> crate::JaxError {
+    crate::JaxError(format!(
+        "differentiating {name} inside a loop or branch body, where its custom rule calls {name} itself and \
+         this is its second derivative there, is not supported by the playground yet"
+    ))
 }
 
 impl CustomJvp {
@@ -385,15 +425,31 @@ impl CustomJvp {
         self.call.all_inputs().count() - self.call_consts
     }
 
+    /// How many values the rule closes over (none while it is pending).
+    pub fn rule_consts(&self) -> usize {
+        match &self.rule {
+            JvpRule::Traced { consts, .. } => *consts,
+            JvpRule::Pending(_) => 0,
+        }
+    }
+
+    /// The traced rule, or an internal error where it is pending.
+    pub fn traced_rule(&self) -> Result<&Jaxpr, crate::JaxError> {
+        match &self.rule {
+            JvpRule::Traced { jaxpr, .. } => Ok(jaxpr),
+            JvpRule::Pending(_) => Err(untraced(&self.name)),
+        }
+    }
+
     /// How many operands an equation applying it takes.
     pub fn operands(&self) -> usize {
-        self.call_consts + self.rule_consts + self.arguments()
+        self.call_consts + self.rule_consts() + self.arguments()
     }
 
     /// Splits an equation's operands into (call's closed-over values, rule's, arguments).
     pub fn split<'a, T>(&self, operands: &'a [T]) -> (&'a [T], &'a [T], &'a [T]) {
         let (call, rest) = operands.split_at(self.call_consts);
-        let (rule, args) = rest.split_at(self.rule_consts);
+        let (rule, args) = rest.split_at(self.rule_consts());
         (call, rule, args)
     }
 }
@@ -408,12 +464,23 @@ pub struct CustomVjp {
     /// (closed-over values, arguments) -> the output.
     pub call: Jaxpr,
     pub call_consts: usize,
-    /// (closed-over values, arguments) -> the output, then the residuals.
-    pub fwd: Jaxpr,
-    pub fwd_consts: usize,
-    /// (closed-over values, residuals, the output's cotangent) -> one cotangent per argument.
-    pub bwd: Jaxpr,
-    pub bwd_consts: usize,
+    pub passes: VjpPasses,
+}
+
+/// A custom VJP's two passes: traced, or still to be traced (see `Pending`). (One lives in
+/// each `Rc<CustomVjp>`, so the size of its larger variant costs nothing worth a box.)
+#[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
+pub enum VjpPasses {
+    Traced {
+        /// (closed-over values, arguments) -> the output, then the residuals.
+        fwd: Jaxpr,
+        fwd_consts: usize,
+        /// (closed-over values, residuals, the output's cotangent) -> one cotangent per argument.
+        bwd: Jaxpr,
+        bwd_consts: usize,
+    },
+    Pending(Pending<CustomVjp>),
 }
 
 impl CustomVjp {
@@ -421,27 +488,50 @@ impl CustomVjp {
         self.call.all_inputs().count() - self.call_consts
     }
 
-    /// How many operands a `custom_vjp_call` takes.
-    pub fn operands(&self) -> usize {
-        self.call_consts + self.fwd_consts + self.bwd_consts + self.arguments()
+    /// How many values `fwd` and `bwd` close over (none while they are pending).
+    pub fn pass_consts(&self) -> (usize, usize) {
+        match &self.passes {
+            VjpPasses::Traced { fwd_consts, bwd_consts, .. } => (*fwd_consts, *bwd_consts),
+            VjpPasses::Pending(_) => (0, 0),
+        }
     }
 
+    /// The traced passes (fwd, bwd), or an internal error where they are pending.
+    pub fn traced_passes(&self) -> Result<(&Jaxpr, &Jaxpr), crate::JaxError> {
+        match &self.passes {
+            VjpPasses::Traced { fwd, bwd, .. } => Ok((fwd, bwd)),
+            VjpPasses::Pending(_) => Err(untraced(&self.name)),
+        }
+    }
+
+    /// How many operands a `custom_vjp_call` takes.
+    pub fn operands(&self) -> usize {
+        let (fwd, bwd) = self.pass_consts();
+        self.call_consts + fwd + bwd + self.arguments()
+    }
+
+    /// How many residuals `fwd` returns (none while it is pending: only a traced function
+    /// has a tangent equation, which is where residuals are passed).
     pub fn residuals(&self) -> usize {
-        self.fwd.outvars.len() - 1
+        match &self.passes {
+            VjpPasses::Traced { fwd, .. } => fwd.outvars.len() - 1,
+            VjpPasses::Pending(_) => 0,
+        }
     }
 
     /// Splits a call's operands into (call's, fwd's, bwd's closed-over values, arguments).
     pub fn split<'a, T>(&self, operands: &'a [T]) -> [&'a [T]; 4] {
+        let (fwd_consts, bwd_consts) = self.pass_consts();
         let (call, rest) = operands.split_at(self.call_consts);
-        let (fwd, rest) = rest.split_at(self.fwd_consts);
-        let (bwd, args) = rest.split_at(self.bwd_consts);
+        let (fwd, rest) = rest.split_at(fwd_consts);
+        let (bwd, args) = rest.split_at(bwd_consts);
         [call, fwd, bwd, args]
     }
 
     /// Splits a tangent equation's operands into (bwd's closed-over values, residuals,
     /// tangents).
     pub fn split_tangent<'a, T>(&self, operands: &'a [T]) -> [&'a [T]; 3] {
-        let (bwd, rest) = operands.split_at(self.bwd_consts);
+        let (bwd, rest) = operands.split_at(self.pass_consts().1);
         let (residuals, tangents) = rest.split_at(self.residuals());
         [bwd, residuals, tangents]
     }
@@ -473,6 +563,16 @@ impl Primitive {
     /// callback); every other primitive is pure, and a pure callback too.
     pub fn has_effect(&self) -> bool {
         matches!(self, Primitive::Callback { function } if function.has_effect())
+    }
+
+    /// The Jaxprs a loop or a branch runs (not a custom function's, which it runs as a call).
+    pub fn sub_jaxprs(&self) -> Vec<&Jaxpr> {
+        match self {
+            Primitive::While { function } => vec![&function.cond, &function.body],
+            Primitive::Scan { function } => vec![&function.body],
+            Primitive::Cond { function } => function.branches.iter().collect(),
+            _ => vec![],
+        }
     }
 
     /// For a call of a custom derivative's function (`custom_jvp_call`, `custom_vjp_call`):
@@ -557,7 +657,7 @@ impl Primitive {
             Primitive::CustomJvpCall { function, .. } => Some(function.operands()),
             Primitive::CustomVjpCall { function } => Some(function.operands()),
             Primitive::CustomVjpTangent { function } => {
-                Some(function.bwd_consts + function.residuals() + function.arguments())
+                Some(function.pass_consts().1 + function.residuals() + function.arguments())
             }
             Primitive::While { function } => Some(function.cond_consts + function.body_consts + function.carries()),
             Primitive::Scan { function } => Some(function.body.invars.len()),

@@ -287,11 +287,19 @@ impl Context {
     /// a nested differentiation of them is as well (JAX's omnistaging).
     pub fn begin_trace_of(&mut self, args: &[Tensor]) -> Vec<Tensor> {
         let avals: Vec<Aval> = args.iter().map(|t| t.aval().clone()).collect();
+        let values: Vec<Option<Tensor>> = args.iter().cloned().map(Some).collect();
+        self.begin_trace_knowing(&avals, &values)
+    }
+
+    /// `begin_trace_of` where only some arguments have values (a custom JVP rule's primals
+    /// under `grad`, not its tangents): what depends on the others is abstract.
+    pub fn begin_trace_knowing(&mut self, avals: &[Aval], values: &[Option<Tensor>]) -> Vec<Tensor> {
         let knowable = self.frames.iter().all(|f| f.known.is_some());
-        let tracers = self.push_frame(&avals, knowable.then(Known::default));
+        let tracers = self.push_frame(avals, knowable.then(Known::default));
         let frame = self.frames.last_mut().expect("frame just pushed");
         if let Some(known) = &mut frame.known {
-            known.values.extend(frame.invars.iter().copied().zip(args.iter().cloned()));
+            let given = frame.invars.iter().copied().zip(values).filter_map(|(v, t)| Some((v, t.clone()?)));
+            known.values.extend(given);
         }
         tracers
     }
@@ -586,6 +594,9 @@ impl Context {
                     sources.push((v, Tensor::Concrete(c.clone())));
                 } else if let Some((_, outer)) = frame.captured.iter().find(|(c, _)| *c == v) {
                     sources.push((v, Tensor::Traced(outer.clone())));
+                } else if frame.invars.contains(&v) {
+                    // An argument given without a value (`begin_trace_knowing`).
+                    return Ok(None);
                 } else {
                     return Err(JaxError(format!("internal error: {v:?} is not defined in its trace")));
                 }

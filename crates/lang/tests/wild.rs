@@ -51,12 +51,8 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
     ("jax_docs_complex_differentiation", "complex numbers"),
     (
         "jax_docs_custom_derivative_rules",
-        "the second derivative of a custom_vjp fixed point: its bwd calls the function again, which the playground, \
-         tracing bwd at the call rather than lazily as JAX, runs plain, so reverse mode meets its while_loop",
-    ),
-    (
-        "jax_docs_external_callbacks",
-        "jnp.issubdtype with the abstract dtypes (jnp.integer), then scipy.special.jv on the host, which its callbacks call",
+        "prints inside custom rules show when each runs: JAX runs a rule only when it differentiates (not under vmap \
+         or jit alone) and then not the function itself; the playground traces the function and its rule at the call",
     ),
     (
         "jax_docs_key_concepts",

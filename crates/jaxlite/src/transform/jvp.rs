@@ -298,7 +298,7 @@ fn custom_jvp(
     for (t, x) in arg_tangents.iter().zip(args) {
         inputs.push(instantiate(b, t, x)?);
     }
-    let outs = b.inline(&function.rule, &inputs)?;
+    let outs = b.inline(function.traced_rule()?, &inputs)?;
     let n = function.call.outvars.len();
     Ok((outs[output].clone(), outs[n + output].clone()))
 }
@@ -312,7 +312,7 @@ fn custom_vjp(b: &mut Builder, function: &Rc<CustomVjp>, xs: &[Atom], ts: &[Opti
         return Err(closed_over("VJP", &function.name));
     }
     let fwd_ins: Vec<Atom> = fwd_consts.iter().chain(args).cloned().collect();
-    let mut outs = b.inline(&function.fwd, &fwd_ins)?;
+    let mut outs = b.inline(function.traced_passes()?.0, &fwd_ins)?;
     let output = outs.remove(0);
     let mut operands: Vec<Atom> = bwd_consts.to_vec();
     operands.extend(outs);

@@ -19,7 +19,7 @@ mod vmap;
 pub use jvp::jvp;
 pub use lower::{lower, needs_lowering, scalar_loop};
 pub use transpose::{linearize, vjp, Linearized, Vjp, WHILE_REVERSE};
-pub use vmap::{vmap, vmap_outputs};
+pub use vmap::{batch_traced_passes, batch_traced_rule, vmap, vmap_outputs};
 
 use crate::array::Aval;
 use crate::dtype::DType;

@@ -736,11 +736,11 @@ fn transpose_rule(b: &mut Builder, prim: &Primitive, ins: &[LinIn], ct: &Atom) -
         // The user's backward pass: residuals and the output's cotangent to the arguments'.
         Primitive::CustomVjpTangent { function } => {
             let mut bwd_ins = Vec::new();
-            for i in 0..function.bwd_consts + function.residuals() {
+            for i in 0..function.pass_consts().1 + function.residuals() {
                 bwd_ins.push(known(i).ok_or_else(not_linear)?);
             }
             bwd_ins.push(ct.clone());
-            let cts = b.inline(&function.bwd, &bwd_ins)?;
+            let cts = b.inline(function.traced_passes()?.1, &bwd_ins)?;
             for (slot, c) in out[bwd_ins.len() - 1..].iter_mut().zip(cts) {
                 *slot = Some(c);
             }

@@ -6,7 +6,9 @@ use crate::array::Aval;
 use crate::callback::{self, CallbackKind, HostCallback, VmapMethod};
 use crate::dtype::DType;
 use crate::jaxpr::{Atom, Jaxpr, Var};
-use crate::prim::{Branches, CompareOp, CustomJvp, CustomVjp, DotDims, Primitive, ScanLoop, WhileLoop};
+use crate::prim::{
+    Branches, CompareOp, CustomJvp, CustomVjp, DotDims, JvpRule, Pending, Primitive, ScanLoop, VjpPasses, WhileLoop,
+};
 use crate::trace::JaxError;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -325,41 +327,15 @@ fn batch_rule(b: &mut Builder, prim: &Primitive, ins: &[(Atom, bool)], size: usi
         // Both the function and its rule batched alike; the tangents as their arguments.
         Primitive::CustomJvpCall { function, output } => {
             let flags: Vec<bool> = ins.iter().map(|(_, bt)| *bt).collect();
-            let (call_closed, rule_closed, args) = function.split(&flags);
-            let call_flags: Vec<bool> = call_closed.iter().chain(args).copied().collect();
-            let rule_flags: Vec<bool> = rule_closed.iter().chain(args).chain(args).copied().collect();
-            let batched = CustomJvp {
-                name: function.name.clone(),
-                rule_name: function.rule_name.clone(),
-                call: vmap(&function.call, &call_flags, size)?,
-                call_consts: function.call_consts,
-                rule: vmap(&function.rule, &rule_flags, size)?,
-                rule_consts: function.rule_consts,
-            };
+            let batched = Rc::new(batch_custom_jvp(function, &flags, size)?);
             let atoms: Vec<Atom> = ins.iter().map(|(a, _)| a.clone()).collect();
-            b.bind1(Primitive::CustomJvpCall { function: Rc::new(batched), output: *output }, &atoms)?
+            b.bind1(Primitive::CustomJvpCall { function: batched, output: *output }, &atoms)?
         }
         Primitive::CustomVjpCall { function } => {
             let flags: Vec<bool> = ins.iter().map(|(_, bt)| *bt).collect();
-            let [call_closed, fwd_closed, bwd_closed, args] = function.split(&flags);
-            let call_flags: Vec<bool> = call_closed.iter().chain(args).copied().collect();
-            let fwd_flags: Vec<bool> = fwd_closed.iter().chain(args).copied().collect();
-            // The batched forward pass batches every residual; the cotangent is batched too.
-            let mut bwd_flags: Vec<bool> = bwd_closed.to_vec();
-            bwd_flags.extend(std::iter::repeat_n(true, function.residuals() + 1));
-            let batched = CustomVjp {
-                name: function.name.clone(),
-                fwd_name: function.fwd_name.clone(),
-                bwd_name: function.bwd_name.clone(),
-                call: vmap(&function.call, &call_flags, size)?,
-                call_consts: function.call_consts,
-                fwd: vmap(&function.fwd, &fwd_flags, size)?,
-                fwd_consts: function.fwd_consts,
-                bwd: vmap(&function.bwd, &bwd_flags, size)?,
-                bwd_consts: function.bwd_consts,
-            };
+            let batched = Rc::new(batch_custom_vjp(function, &flags, size)?);
             let atoms: Vec<Atom> = ins.iter().map(|(a, _)| a.clone()).collect();
-            b.bind1(Primitive::CustomVjpCall { function: Rc::new(batched) }, &atoms)?
+            b.bind1(Primitive::CustomVjpCall { function: batched }, &atoms)?
         }
         Primitive::CustomVjpTangent { .. } => return unsupported("its tangent (differentiate inside vmap instead)"),
         Primitive::While { .. } | Primitive::Scan { .. } | Primitive::Cond { .. } | Primitive::Callback { .. } => {
@@ -559,4 +535,84 @@ fn batch_rule(b: &mut Builder, prim: &Primitive, ins: &[(Atom, bool)], size: usi
         }
     };
     Ok(vec![out])
+}
+
+/// A `custom_jvp` function batched by `flags` (one per operand of its call equation): the
+/// function and its rule alike, the tangents as their arguments. A pending rule stays pending,
+/// to be batched so once traced.
+pub fn batch_custom_jvp(function: &Rc<CustomJvp>, flags: &[bool], size: usize) -> Result<CustomJvp> {
+    let (call_closed, rule_closed, args) = function.split(flags);
+    let call_flags: Vec<bool> = call_closed.iter().chain(args).copied().collect();
+    let rule = match &function.rule {
+        JvpRule::Traced { jaxpr, consts } => {
+            let rule_flags: Vec<bool> = rule_closed.iter().chain(args).chain(args).copied().collect();
+            JvpRule::Traced { jaxpr: vmap(jaxpr, &rule_flags, size)?, consts: *consts }
+        }
+        JvpRule::Pending(_) => JvpRule::Pending(Pending::Batched { of: function.clone(), flags: flags.to_vec(), size }),
+    };
+    Ok(CustomJvp {
+        name: function.name.clone(),
+        rule_name: function.rule_name.clone(),
+        call: vmap(&function.call, &call_flags, size)?,
+        call_consts: function.call_consts,
+        rule,
+    })
+}
+
+/// A `custom_vjp` function batched by `flags` (one per operand of its call equation). The
+/// batched forward pass batches every residual; the cotangent is batched too. Pending passes
+/// stay pending, to be batched so once traced.
+pub fn batch_custom_vjp(function: &Rc<CustomVjp>, flags: &[bool], size: usize) -> Result<CustomVjp> {
+    let [call_closed, fwd_closed, bwd_closed, args] = function.split(flags);
+    let call_flags: Vec<bool> = call_closed.iter().chain(args).copied().collect();
+    let passes = match &function.passes {
+        VjpPasses::Traced { fwd, fwd_consts, bwd, bwd_consts } => {
+            let fwd_flags: Vec<bool> = fwd_closed.iter().chain(args).copied().collect();
+            let mut bwd_flags: Vec<bool> = bwd_closed.to_vec();
+            bwd_flags.extend(std::iter::repeat_n(true, function.residuals() + 1));
+            VjpPasses::Traced {
+                fwd: vmap(fwd, &fwd_flags, size)?,
+                fwd_consts: *fwd_consts,
+                bwd: vmap(bwd, &bwd_flags, size)?,
+                bwd_consts: *bwd_consts,
+            }
+        }
+        VjpPasses::Pending(_) => {
+            VjpPasses::Pending(Pending::Batched { of: function.clone(), flags: flags.to_vec(), size })
+        }
+    };
+    Ok(CustomVjp {
+        name: function.name.clone(),
+        fwd_name: function.fwd_name.clone(),
+        bwd_name: function.bwd_name.clone(),
+        call: vmap(&function.call, &call_flags, size)?,
+        call_consts: function.call_consts,
+        passes,
+    })
+}
+
+/// A pending rule's `Pending::Batched` made concrete: `rule`, `of`'s rule once traced (closing
+/// over `consts` values), batched by `flags` (for `of`'s operands while its rule was pending:
+/// its call's closed-over values, then its arguments). The closed-over values are not batched.
+pub fn batch_traced_rule(of: &CustomJvp, rule: &Jaxpr, consts: usize, flags: &[bool], size: usize) -> Result<Jaxpr> {
+    let args = &flags[of.call_consts..];
+    let rule_flags: Vec<bool> =
+        std::iter::repeat_n(false, consts).chain(args.iter().copied()).chain(args.iter().copied()).collect();
+    vmap(rule, &rule_flags, size)
+}
+
+/// `batch_traced_rule` for a custom VJP's two passes: (fwd, bwd) batched.
+pub fn batch_traced_passes(
+    of: &CustomVjp,
+    (fwd, fwd_consts): (&Jaxpr, usize),
+    (bwd, bwd_consts): (&Jaxpr, usize),
+    flags: &[bool],
+    size: usize,
+) -> Result<(Jaxpr, Jaxpr)> {
+    let args = &flags[of.call_consts..];
+    let fwd_flags: Vec<bool> = std::iter::repeat_n(false, fwd_consts).chain(args.iter().copied()).collect();
+    let residuals = fwd.outvars.len() - 1;
+    let bwd_flags: Vec<bool> =
+        std::iter::repeat_n(false, bwd_consts).chain(std::iter::repeat_n(true, residuals + 1)).collect();
+    Ok((vmap(fwd, &fwd_flags, size)?, vmap(bwd, &bwd_flags, size)?))
 }

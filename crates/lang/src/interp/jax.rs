@@ -500,6 +500,7 @@ pub struct Compiled {
 }
 
 /// The container structure of a jit argument or result (a pytree), with arrays as leaves.
+#[derive(Clone)]
 pub(crate) enum Tree {
     Leaf,
     None,
@@ -2403,13 +2404,13 @@ impl Interp<'_, '_> {
                     arity(name, &args, 1, 1)?;
                     let func = args[0].clone();
                     Ok(Value::native(if name == "custom_jvp" {
-                        Native::CustomJvp(super::transforms::CustomJvpFn {
+                        Native::CustomJvp(super::custom_derivatives::CustomJvpFn {
                             func,
                             rule: std::cell::RefCell::new(None),
                             nondiff,
                         })
                     } else {
-                        Native::CustomVjp(super::transforms::CustomVjpFn {
+                        Native::CustomVjp(super::custom_derivatives::CustomVjpFn {
                             func,
                             passes: std::cell::RefCell::new(None),
                             nondiff,

@@ -16,6 +16,7 @@ mod classes;
 mod complex;
 mod composed;
 mod control;
+mod custom_derivatives;
 mod dtype_info;
 mod eval;
 mod exceptions;
@@ -835,8 +836,8 @@ impl Interp<'_, '_> {
                     self.call_linearized(f, args).await
                 }
                 Native::PrecisionScope(_) => err("'_GeneratorContextManager' object is not callable"),
-                Native::CustomJvp(c) => self.call_custom_jvp(c, args, kwargs).await,
-                Native::CustomVjp(c) => self.call_custom_vjp(c, args, kwargs).await,
+                Native::CustomJvp(_) => self.call_custom_jvp(native, args, kwargs).await,
+                Native::CustomVjp(_) => self.call_custom_vjp(native, args, kwargs).await,
                 Native::TreeDef(_) => err("'jaxlib._jax.pytree.PyTreeDef' object is not callable"),
                 Native::StaticMethod(f) | Native::ClassMethod(f) => self.call(f.clone(), args, kwargs).await,
                 Native::TypeMethod(b, name) => self.call_type_method(*b, name, args, kwargs).await,

@@ -534,9 +534,8 @@ async fn logaddexp(ctx: &mut Context, x1: &Tensor, x2: &Tensor, base: Base) -> R
         name: if base == Base::E { "logaddexp" } else { "logaddexp2" }.into(),
         rule_name: if base == Base::E { "_logaddexp_jvp" } else { "_logaddexp2_jvp" }.into(),
         call_consts: call_closed.len(),
-        rule_consts: rule_closed.len(),
         call,
-        rule,
+        rule: jaxlite::prim::JvpRule::Traced { jaxpr: rule, consts: rule_closed.len() },
     });
     let mut operands = call_closed;
     operands.extend(rule_closed);

@@ -9,7 +9,7 @@
 
 use super::jax::Tree;
 use super::value::{aval_text, repr, Native, Value};
-use super::{err, unsupported, Interp, RtError, R};
+use super::{err, Interp, RtError, R};
 use jaxlite::numpy as jnp;
 use jaxlite::transform;
 use jaxlite::{Array, DType, Jaxpr, LocalFuture, Tensor};
@@ -58,14 +58,6 @@ pub struct LinearizedFn {
     out_tree: Tree,
 }
 
-/// `jax.custom_jvp(f)`: the function and, once `f.defjvp(rule)` ran, its JVP rule.
-pub struct CustomJvpFn {
-    pub func: Value,
-    pub rule: std::cell::RefCell<Option<Value>>,
-    /// `nondiff_argnums`: arguments passed to the rule first, as they are, not differentiated.
-    pub nondiff: Vec<usize>,
-}
-
 /// An argument of a traced call: a pytree of tracers, or a value passed as it is.
 pub(super) enum Arg<'a> {
     Traced(&'a Tree),
@@ -78,44 +70,8 @@ pub(super) enum Arg<'a> {
 pub(super) enum TraceOf<'a> {
     Types(Vec<jaxlite::Aval>),
     Values(&'a [Tensor]),
-}
-
-/// A custom derivative's arguments split by `nondiff_argnums`: those differentiated (their
-/// leaves and structures) and the others, in `nondiff_argnums` order.
-struct SplitArgs {
-    diff: Vec<Value>,
-    leaves: Vec<Tensor>,
-    trees: Vec<Tree>,
-    fixed: Vec<Value>,
-}
-
-impl SplitArgs {
-    /// The arguments of the function itself: every one at its position.
-    fn in_place(&self, nondiff: &[usize]) -> Vec<Arg<'_>> {
-        let mut trees = self.trees.iter();
-        let mut fixed = nondiff.iter().zip(&self.fixed).collect::<Vec<_>>();
-        fixed.sort_by_key(|(i, _)| **i);
-        let mut fixed = fixed.into_iter().peekable();
-        let mut out = Vec::new();
-        while out.len() < self.trees.len() + self.fixed.len() {
-            match fixed.peek() {
-                Some((&i, v)) if i == out.len() => {
-                    out.push(Arg::Fixed((*v).clone()));
-                    fixed.next();
-                }
-                _ => out.push(trees.next().map_or(Arg::Fixed(Value::None), Arg::Traced)),
-            }
-        }
-        out
-    }
-}
-
-/// `jax.custom_vjp(f)`: the function and, once `f.defvjp(fwd, bwd)` ran, its two passes.
-pub struct CustomVjpFn {
-    pub func: Value,
-    pub passes: std::cell::RefCell<Option<(Value, Value)>>,
-    /// `nondiff_argnums`: arguments passed to `bwd` first and given no cotangent.
-    pub nondiff: Vec<usize>,
+    /// Some arguments with values, the others by type alone (a custom JVP rule's tangents).
+    Partly(Vec<jaxlite::Aval>, Vec<Option<Tensor>>),
 }
 
 /// A traced function: its Jaxpr (closed-over values as leading inputs), those values, and the
@@ -194,7 +150,7 @@ fn basis(shape: &[usize], dtype: DType, what: &str) -> R<Tensor> {
 /// A custom derivative's arguments all by position, as JAX's `resolve_kwargs` binds them to
 /// the function's signature: keyword arguments at their parameters' places and the defaults of
 /// those not passed filled in (so the rule sees every primal).
-fn resolve_keywords(f: &Value, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> R<Vec<Value>> {
+pub(super) fn resolve_keywords(f: &Value, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> R<Vec<Value>> {
     let unresolved = || {
         err("keyword arguments could not be resolved to positions (a custom_jvp or custom_vjp function's keyword-only parameters cannot be passed: make them positional)")
     };
@@ -348,6 +304,7 @@ impl Interp<'_, '_> {
             let tracers = match of {
                 TraceOf::Types(avals) => self.ctx.begin_trace(&avals),
                 TraceOf::Values(values) => self.ctx.begin_trace_of(values),
+                TraceOf::Partly(avals, values) => self.ctx.begin_trace_knowing(&avals, &values),
             };
             let mut tracers = tracers.into_iter();
             let mut outs = Vec::new();
@@ -391,7 +348,7 @@ impl Interp<'_, '_> {
         })
     }
 
-    async fn flatten_args(&mut self, args: &[Value]) -> R<(Vec<Tensor>, Vec<Tree>, Vec<usize>)> {
+    pub(super) async fn flatten_args(&mut self, args: &[Value]) -> R<(Vec<Tensor>, Vec<Tree>, Vec<usize>)> {
         let mut leaves = Vec::new();
         let mut trees = Vec::new();
         let mut counts = Vec::new();
@@ -459,7 +416,8 @@ impl Interp<'_, '_> {
                 })
                 .collect();
             call_args.extend(fixed.into_iter().map(Arg::Fixed));
-            let traced = self.trace_call_with(&t.func, TraceOf::Values(&leaves), call_args, &keywords).await?;
+            let mut traced = self.trace_call_with(&t.func, TraceOf::Values(&leaves), call_args, &keywords).await?;
+            self.trace_pending_rules_of(&mut traced, &diff_leaf).await?;
             let mut inputs = traced.closed.clone();
             inputs.extend(leaves.iter().cloned());
             let mut diff_in = vec![false; traced.closed.len()];
@@ -681,9 +639,11 @@ impl Interp<'_, '_> {
                     ));
                 }
             }
-            let traced = self.trace_open(f, &leaves, &trees).await?;
+            let mut traced = self.trace_open(f, &leaves, &trees).await?;
+            let floats: Vec<bool> = leaves.iter().map(|l| l.aval().dtype.is_float()).collect();
+            self.trace_pending_rules_of(&mut traced, &floats).await?;
             let mut diff = vec![false; traced.closed.len()];
-            diff.extend(leaves.iter().map(|l| l.aval().dtype.is_float()));
+            diff.extend(floats);
             let lin = transform::jvp(&traced.jaxpr, &diff)?;
             let mut inputs = traced.closed.clone();
             inputs.extend(leaves.iter().cloned());
@@ -709,9 +669,11 @@ impl Interp<'_, '_> {
     fn trace_primals<'a>(&'a mut self, f: &'a Value, primals: &'a [Value]) -> LocalFuture<'a, R<PrimalTrace>> {
         Box::pin(async move {
             let (leaves, trees, _) = self.flatten_args(primals).await?;
-            let traced = self.trace_open(f, &leaves, &trees).await?;
+            let mut traced = self.trace_open(f, &leaves, &trees).await?;
+            let floats: Vec<bool> = leaves.iter().map(|l| l.aval().dtype.is_float()).collect();
+            self.trace_pending_rules_of(&mut traced, &floats).await?;
             let mut diff = vec![false; traced.closed.len()];
-            diff.extend(leaves.iter().map(|l| l.aval().dtype.is_float()));
+            diff.extend(floats);
             let mut inputs = traced.closed.clone();
             inputs.extend(leaves.iter().cloned());
             Ok(PrimalTrace { leaves, trees, traced, diff, inputs })
@@ -1020,308 +982,4 @@ impl Interp<'_, '_> {
             self.unflatten_tree(&traced.out_tree, &mut placed.into_iter()).await
         })
     }
-
-    /// Calls a `jax.custom_jvp` function. Outside any trace it is just the function. Inside
-    /// one, the function and its rule are traced on the arguments' types and recorded as one
-    /// `custom_jvp_call` per output, which differentiation replaces by the rule.
-    pub(super) fn call_custom_jvp<'a>(
-        &'a mut self,
-        c: &'a CustomJvpFn,
-        args: Vec<Value>,
-        kwargs: Vec<(String, Value)>,
-    ) -> LocalFuture<'a, R<Value>> {
-        Box::pin(async move {
-            let name = super::jax::function_name(&c.func);
-            let Some(rule) = c.rule.borrow().clone() else {
-                return err(format!("No JVP defined for custom_jvp function {name} using defjvp."));
-            };
-            // JAX traces a rule only when differentiating; this traces it at the call, so a rule
-            // that calls its own function (`return f(x), ...`, the usual way to write one) would
-            // recurse. There the plain function runs: the same values, and the same derivatives
-            // unless something differentiates the rule's primal output again.
-            let address = c as *const CustomJvpFn as usize;
-            if !self.ctx.is_tracing() || self.tracing_rules.contains(&address) {
-                return self.call(c.func.clone(), args, kwargs).await;
-            }
-            let args = resolve_keywords(&c.func, args, kwargs)?;
-            let rule_name = super::jax::function_name(&rule);
-            let split = self.split_args(args, &c.nondiff).await?;
-            let avals: Vec<jaxlite::Aval> = split.leaves.iter().map(|t| t.aval().clone()).collect();
-            let call = self.trace_call(&c.func, avals.clone(), split.in_place(&c.nondiff), &[]).await?;
-            // The rule takes (nondiff arguments..., primals, tangents): two tuples shaped like
-            // the differentiated arguments.
-            let pair = [Value::tuple(split.diff.clone()), Value::tuple(split.diff.clone())];
-            let (_, rule_trees, _) = self.flatten_args(&pair).await?;
-            let mut rule_args: Vec<Arg> = split.fixed.iter().cloned().map(Arg::Fixed).collect();
-            rule_args.extend(rule_trees.iter().map(Arg::Traced));
-            self.tracing_rules.push(address);
-            let jvp = self.trace_call(&rule, [avals.clone(), avals].concat(), rule_args, &[]).await;
-            self.tracing_rules.pop();
-            let jvp = jvp?;
-            check_rule_outputs(&name, &rule_name, &call, &jvp)?;
-            let function = Rc::new(jaxlite::prim::CustomJvp {
-                name,
-                rule_name,
-                call_consts: call.closed.len(),
-                rule_consts: jvp.closed.len(),
-                call: call.jaxpr,
-                rule: jvp.jaxpr,
-            });
-            let mut operands = call.closed;
-            operands.extend(jvp.closed);
-            operands.extend(split.leaves);
-            let mut outs = Vec::new();
-            for output in 0..function.call.outvars.len() {
-                let prim = jaxlite::Primitive::CustomJvpCall { function: function.clone(), output };
-                outs.extend(self.bind_equation(prim, &operands).await?);
-            }
-            self.unflatten_tensors(&call.out_tree, outs).await
-        })
-    }
-
-    /// Calls a `jax.custom_vjp` function: outside any trace the function itself; inside one,
-    /// the function, `fwd` and `bwd` traced on the arguments' types and recorded as one
-    /// `custom_vjp_call`, which reverse mode differentiates with `bwd`.
-    pub(super) fn call_custom_vjp<'a>(
-        &'a mut self,
-        c: &'a CustomVjpFn,
-        args: Vec<Value>,
-        kwargs: Vec<(String, Value)>,
-    ) -> LocalFuture<'a, R<Value>> {
-        Box::pin(async move {
-            let name = super::jax::function_name(&c.func);
-            let Some((fwd, bwd)) = c.passes.borrow().clone() else {
-                return err(format!("No VJP defined for custom_vjp function {name} using defvjp."));
-            };
-            // As in `call_custom_jvp`: fwd usually calls the function itself.
-            let address = c as *const CustomVjpFn as usize;
-            if !self.ctx.is_tracing() || self.tracing_rules.contains(&address) {
-                return self.call(c.func.clone(), args, kwargs).await;
-            }
-            let args = resolve_keywords(&c.func, args, kwargs)?;
-            let (fwd_name, bwd_name) = (super::jax::function_name(&fwd), super::jax::function_name(&bwd));
-            let split = self.split_args(args, &c.nondiff).await?;
-            let avals: Vec<jaxlite::Aval> = split.leaves.iter().map(|t| t.aval().clone()).collect();
-            let call = self.trace_call(&c.func, avals, split.in_place(&c.nondiff), &[]).await?;
-            if !matches!(call.out_tree, Tree::Leaf) {
-                return unsupported(format!(
-                    "custom_vjp function {name} returns {}: custom_vjp functions that return anything but \
-                     one array are not supported by the playground yet",
-                    call.out_tree.describe()
-                ));
-            }
-            self.tracing_rules.push(address);
-            let passes = self.trace_passes(&fwd, &bwd, &split, &c.nondiff, &call).await;
-            self.tracing_rules.pop();
-            let (fwd, bwd) = passes?;
-            let function = Rc::new(jaxlite::prim::CustomVjp {
-                name,
-                fwd_name,
-                bwd_name,
-                call_consts: call.closed.len(),
-                fwd_consts: fwd.closed.len(),
-                bwd_consts: bwd.closed.len(),
-                call: call.jaxpr,
-                fwd: fwd.jaxpr,
-                bwd: bwd.jaxpr,
-            });
-            let mut operands = call.closed;
-            operands.extend(fwd.closed);
-            operands.extend(bwd.closed);
-            operands.extend(split.leaves);
-            let outs = self.bind_equation(jaxlite::Primitive::CustomVjpCall { function }, &operands).await?;
-            self.unflatten_tensors(&call.out_tree, outs).await
-        })
-    }
-
-    /// Traces a custom VJP's `fwd` (arguments to the output and residuals) and `bwd`
-    /// (residuals and the output's cotangent to one cotangent per argument, `None` for zero),
-    /// with JAX's checks of what each returns.
-    fn trace_passes<'a>(
-        &'a mut self,
-        fwd: &'a Value,
-        bwd: &'a Value,
-        split: &'a SplitArgs,
-        nondiff: &'a [usize],
-        call: &'a Traced,
-    ) -> LocalFuture<'a, R<(Traced, Traced)>> {
-        Box::pin(async move {
-            let output = call.jaxpr.atom_aval(&call.jaxpr.outvars[0]).clone();
-            let avals = split.leaves.iter().map(|t| t.aval().clone()).collect();
-            let traced = self.trace_call(fwd, avals, split.in_place(nondiff), &[]).await?;
-            let residual_tree = match traced.out_tree {
-                Tree::Tuple(mut items) | Tree::List(mut items)
-                    if items.len() == 2 && matches!(items[0], Tree::Leaf) =>
-                {
-                    items.pop().unwrap_or(Tree::None)
-                }
-                tree => {
-                    let got = match tree {
-                        Tree::Leaf => "one array".to_string(),
-                        other => format!("{} (* is an array)", other.describe()),
-                    };
-                    return err(format!(
-                        "Custom VJP fwd rule must produce a pair (list or tuple of length two) where the first element \
-                         represents the primal output (one array, as the function returns) and the second the residuals, \
-                         but got {got}"
-                    ));
-                }
-            };
-            let fwd_out = traced.jaxpr.atom_aval(&traced.jaxpr.outvars[0]);
-            if !fwd_out.same_type(&output) {
-                return err(format!(
-                    "Custom VJP fwd rule must produce a primal output with the same shape and dtype as the function's: \
-                     expected {} but got {}",
-                    aval_text(&output),
-                    aval_text(fwd_out)
-                ));
-            }
-            let mut avals: Vec<jaxlite::Aval> =
-                traced.jaxpr.outvars[1..].iter().map(|a| traced.jaxpr.atom_aval(a).clone()).collect();
-            avals.push(output);
-            let fwd = Traced { out_tree: Tree::Leaf, python_numbers: vec![], ..traced };
-
-            let mut tracers = self.ctx.begin_trace(&avals);
-            let cotangent = tracers.pop().map(Value::Array).unwrap_or(Value::None);
-            let residuals = self.unflatten_tensors(&residual_tree, tracers).await?;
-            self.tracing.push(super::jax::function_name(bwd));
-            let mut bwd_args = split.fixed.clone();
-            bwd_args.extend([residuals, cotangent]);
-            let result = self.call(bwd.clone(), bwd_args, vec![]).await;
-            self.tracing.pop();
-            let cts = match result {
-                Ok(v) => self.argument_cotangents(&v, &split.leaves, &split.trees).await,
-                Err(e) => Err(e),
-            };
-            let cts = match cts {
-                Ok(cts) => cts,
-                Err(e) => {
-                    self.ctx.abort_trace();
-                    return Err(e);
-                }
-            };
-            match self.ctx.end_trace_open(&cts) {
-                Ok((jaxpr, closed)) => {
-                    Ok((fwd, Traced { jaxpr, closed, out_tree: Tree::Leaf, python_numbers: vec![] }))
-                }
-                Err(e) => {
-                    self.ctx.abort_trace();
-                    Err(e.into())
-                }
-            }
-        })
-    }
-
-    /// Splits a custom derivative's arguments by `nondiff_argnums`.
-    async fn split_args(&mut self, args: Vec<Value>, nondiff: &[usize]) -> R<SplitArgs> {
-        if let Some(i) = nondiff.iter().find(|&&i| i >= args.len()) {
-            return super::index_err(format!(
-                "nondiff_argnums {i} is out of range for a call with {} arguments",
-                args.len()
-            ));
-        }
-        let fixed = nondiff.iter().map(|&i| args[i].clone()).collect();
-        let diff: Vec<Value> =
-            args.into_iter().enumerate().filter(|(i, _)| !nondiff.contains(i)).map(|(_, v)| v).collect();
-        let (leaves, trees, _) = self.flatten_args(&diff).await?;
-        Ok(SplitArgs { diff, leaves, trees, fixed })
-    }
-
-    /// The leaves of what a custom VJP's `bwd` returned: one entry per argument, each shaped
-    /// like it (its leaves' shapes and dtypes), or `None` for zeros.
-    async fn argument_cotangents(&mut self, v: &Value, leaves: &[Tensor], trees: &[Tree]) -> R<Vec<Tensor>> {
-        let arguments = trees.len();
-        let items = match v {
-            Value::Tuple(items) => items.to_vec(),
-            Value::List(items) => items.borrow().clone(),
-            other => {
-                return err(format!(
-                    "Custom VJP bwd rule must produce a tuple of length equal to the number of arguments \
-                     ({arguments}), but got {}",
-                    other.type_name()
-                ))
-            }
-        };
-        if items.len() != arguments {
-            return err(format!(
-                "Custom VJP bwd rule must produce a tuple of length equal to the primal args tuple, but got length {} \
-                 instead of {arguments}",
-                items.len()
-            ));
-        }
-        let mut cts = Vec::new();
-        let mut arg_leaves = leaves.iter();
-        for (i, (item, tree)) in items.iter().zip(trees).enumerate() {
-            let want = tree.describe();
-            let arg_leaves_here: Vec<&Tensor> = arg_leaves.by_ref().take(tree.num_leaves()).collect();
-            if matches!(item, Value::None) {
-                for leaf in &arg_leaves_here {
-                    let aval = leaf.aval();
-                    cts.push(Tensor::from(jnp::full(&aval.shape, 0.0, aval.dtype)));
-                }
-                continue;
-            }
-            let mut got = Vec::new();
-            let got_tree = self.flatten(item, &mut got).await?;
-            let got_structure = got_tree.describe();
-            if got_structure != want {
-                return err(format!(
-                    "Custom VJP bwd rule must produce an output with the same container (pytree) structure as the \
-                     args tuple of the primal function: argument {i} is {want} but its cotangent is {got_structure}"
-                ));
-            }
-            for (leaf, ct) in arg_leaves_here.iter().zip(got) {
-                if !leaf.aval().same_type(ct.aval()) {
-                    return err(format!(
-                        "Custom VJP bwd rule must produce an output with the same shape/dtypes as the args tuple of \
-                         the primal function: expected {} for argument {i} but got {}",
-                        aval_text(leaf.aval()),
-                        aval_text(ct.aval())
-                    ));
-                }
-                cts.push(ct);
-            }
-        }
-        Ok(cts)
-    }
-}
-
-/// The checks JAX makes of a custom JVP rule's result: a (primal, tangent) pair, both shaped
-/// like the function's result, with tangents of the primals' types.
-fn check_rule_outputs(name: &str, rule_name: &str, call: &Traced, jvp: &Traced) -> R<()> {
-    let want = call.out_tree.describe();
-    let pair = match &jvp.out_tree {
-        Tree::Tuple(items) | Tree::List(items) if items.len() == 2 => items.iter().all(|t| t.describe() == want),
-        _ => false,
-    };
-    if !pair {
-        return err(format!(
-            "Custom JVP rule {rule_name} for function {name} must produce a pair (list or tuple of length two) \
-             of primal and tangent outputs shaped like the function's output {want}, but got {}",
-            jvp.out_tree.describe()
-        ));
-    }
-    let outs: Vec<&jaxlite::Aval> = call.jaxpr.outvars.iter().map(|a| call.jaxpr.atom_aval(a)).collect();
-    let rule_outs: Vec<&jaxlite::Aval> = jvp.jaxpr.outvars.iter().map(|a| jvp.jaxpr.atom_aval(a)).collect();
-    let (primals, tangents) = rule_outs.split_at(outs.len());
-    for ((out, primal), tangent) in outs.iter().zip(primals).zip(tangents) {
-        if !out.same_type(primal) {
-            return err(format!(
-                "Custom JVP rule {rule_name} for function {name} must produce primal outputs with the same \
-                 shapes and dtypes as the function: expected {} but got {}",
-                aval_text(out),
-                aval_text(primal)
-            ));
-        }
-        if !out.same_type(tangent) {
-            return err(format!(
-                "Custom JVP rule must produce primal and tangent outputs with corresponding shapes and dtypes. \
-                 Expected {} (tangent type of {}) but got {}.",
-                aval_text(out),
-                aval_text(out),
-                aval_text(tangent)
-            ));
-        }
-    }
-    Ok(())
 }

@@ -155,9 +155,9 @@ pub enum Native {
     /// `jax.default_matmul_precision(name)`: a context manager for `with`.
     PrecisionScope(jaxlite::Precision),
     /// `jax.custom_jvp(f)`, with the rule `f.defjvp` gave it.
-    CustomJvp(super::transforms::CustomJvpFn),
+    CustomJvp(super::custom_derivatives::CustomJvpFn),
     /// `jax.custom_vjp(f)`, with the passes `f.defvjp` gave it.
-    CustomVjp(super::transforms::CustomVjpFn),
+    CustomVjp(super::custom_derivatives::CustomVjpFn),
     /// The structure of a pytree (`jax.tree_util.tree_structure`), printed as `PyTreeDef(...)`.
     TreeDef(super::jax::Tree),
     /// `jax.ShapeDtypeStruct`: an array's type without its values (what `jax.eval_shape`
