@@ -1949,6 +1949,43 @@ print(jax.make_jaxpr(jax.linearize(power, 1.5)[1])(1.0))
 print(jax.make_jaxpr(doublings)(1.0, 3))
 """)
 
+# jax.numpy functions JAX writes in Python over the rest: real-valued complex helpers, gcd and
+# lcm (a while_loop), NaN-skipping reductions, gradient, index helpers, selections by concrete
+# masks, polynomials, windows, and the functional forms (vmap inside).
+program("jnp_more_functions", """
+x = jnp.array([0.5, -1.25, 2.0, 0.0, 3.5])
+a = jnp.arange(12.0).reshape(3, 4)
+nanx = jnp.array([[1.0, jnp.nan, 3.0], [jnp.nan, jnp.nan, jnp.nan], [2.0, 4.0, 8.0]])
+print(jnp.real(x), jnp.imag(x), jnp.conj(a), jnp.iscomplexobj(x), jnp.iscomplexobj(1j), jnp.isreal(x))
+print(jnp.isscalar(1.0), jnp.isscalar(x), jnp.isscalar(x[0]), jnp.iterable(x), jnp.iterable(3), jnp.euler_gamma)
+print(jnp.modf(x), jnp.float_power(jnp.arange(4), 2))
+print(jnp.gcd(jnp.array([12, -18, 0, 7]), jnp.array([8, 24, 5, 0])), jnp.lcm(jnp.array([4, -6, 0, 7]), 6))
+print(jnp.nanprod(nanx, axis=1), jnp.nancumsum(nanx, axis=0), jnp.nancumprod(nanx, axis=1))
+print(jnp.nanvar(nanx), jnp.nanvar(nanx, axis=1, ddof=1), jnp.nanstd(nanx, axis=0, keepdims=True))
+print(jnp.nanargmax(nanx, axis=1), jnp.nanargmin(nanx, axis=0), jnp.cumulative_prod(a, axis=1, include_initial=True))
+print(jnp.ediff1d(x, to_end=jnp.array([9.0, 8.0]), to_begin=-1), jnp.gradient(x), jnp.gradient(a, 0.5, 2.0))
+print(jax.jit(jnp.gradient)(x), jax.grad(lambda v: jnp.sum(jnp.gradient(v) ** 2))(x))
+print(jnp.diag_indices(3), jnp.diag_indices_from(jnp.zeros((2, 2, 2))), jnp.tril_indices_from(a, 1), jnp.triu_indices_from(a, -1))
+print(jnp.fill_diagonal(jnp.zeros((3, 4)), 5.0, inplace=False), jnp.diagflat(jnp.array([[1, 2], [3, 4]])), jnp.diagflat(jnp.array([1.0, 2.0]), -1))
+print(jnp.unravel_index(jnp.array([0, 5, 11, -1, 30]), (3, 4)), jnp.ix_(jnp.array([0, 2]), jnp.array([1, 3, 0])))
+print(jnp.rollaxis(jnp.zeros((2, 3, 4)), 2).shape, jnp.rollaxis(jnp.zeros((2, 3, 4)), 0, 3).shape)
+print(jnp.digitize(x, jnp.array([-1.0, 0.0, 1.0, 3.0])), jnp.digitize(x, jnp.array([3.0, 1.0, 0.0]), right=True))
+print(jnp.compress(jnp.array([1, 0, 1, 1]), a, axis=1), jnp.compress(jnp.array([0, 1, 1]), a, axis=0, size=3, fill_value=-1))
+print(jnp.extract(a > 5, a), jnp.delete(x, 1), jnp.delete(a, jnp.array([0, 2]), axis=1), jnp.delete(x, slice(1, 4)))
+print(jnp.trim_zeros(jnp.array([0, 0, 1, 2, 0, 3, 0])), jnp.trim_zeros(jnp.array([0.0, 1.0, 0.0]), "b"), jnp.array_equiv(x, a))
+print(jnp.vander(jnp.array([1.0, 2.0, 3.0])), jnp.vander(jnp.array([1, 2, 3]), 2, increasing=True))
+print(jnp.polyadd(jnp.array([1.0, 2.0]), jnp.array([3.0, 4.0, 5.0])), jnp.polysub(jnp.array([1, 2]), jnp.array([3, 4, 5])))
+print(jnp.polymul(jnp.array([1.0, 2.0]), jnp.array([3.0, 4.0, 5.0])), jnp.polyder(jnp.array([1.0, 2.0, 3.0, 4.0]), 2))
+print(jnp.polyint(jnp.array([3.0, 2.0, 1.0])), jnp.polyint(jnp.array([1.0, 1.0]), 2, k=jnp.array([1.0, 2.0])))
+print(jnp.hamming(5), jnp.hanning(6), jnp.bartlett(5), jnp.blackman(7), jnp.hamming(1))
+print(jnp.apply_along_axis(jnp.sum, 1, a), jnp.apply_along_axis(jnp.cumsum, 1, jnp.arange(24.0).reshape(2, 3, 4)))
+print(jnp.apply_over_axes(jnp.sum, jnp.arange(24.0).reshape(2, 3, 4), [0, 2]), jnp.fromfunction(lambda i, j: i * 10 + j, (2, 3)))
+try:
+    jnp.gcd(1.5, 2)
+except ValueError as e:
+    print("ValueError:", e)
+""")
+
 # A Python float beside a float32 array becomes a strongly typed float32 literal, which
 # make_jaxpr prints with the float64 digits of its float32 value; beside another Python number
 # it stays weak and prints as written.

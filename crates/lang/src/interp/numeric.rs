@@ -288,6 +288,12 @@ impl Interp<'_, '_> {
                     let b = nonzero(ctx, &x).await?;
                     let r = match name {
                         "count_nonzero" => jnp::reduce(ctx, &b, axes.as_deref(), Reduction::Sum).await?,
+                        // Over nothing, `any` is False and `all` True (reduce_or and reduce_and
+                        // have identities, where max and min have none).
+                        _ if reduces_nothing(x.aval(), axes.as_deref()) => {
+                            let shape = reduced_shape(x.aval(), axes.as_deref());
+                            Tensor::from(jnp::full(&shape, f64::from(u8::from(name == "all")), DType::Bool))
+                        }
                         // As reduce_or and reduce_and: the largest and smallest of 0s and 1s.
                         _ => {
                             let kind = if name == "any" { Reduction::Max } else { Reduction::Min };
@@ -1193,4 +1199,26 @@ async fn relu6(ctx: &mut Ctx, x: &Tensor) -> R<Tensor> {
     let below = jnp::compare(ctx, CompareOp::Lt, x, &weak(6.0)).await?;
     let inside = bin(ctx, BinaryOp::And, &above, &below).await?;
     Ok(jnp::where_(ctx, &inside, x, &clipped).await?)
+}
+
+/// Whether a reduction over `axes` (all of them where `None`) of an array of this type reduces
+/// no elements at all: one of the axes is empty.
+fn reduces_nothing(aval: &jaxlite::Aval, axes: Option<&[i64]>) -> bool {
+    let rank = aval.rank() as i64;
+    match axes {
+        None => aval.shape.contains(&0),
+        Some(axes) => axes.iter().any(|&a| aval.shape.get(a.rem_euclid(rank.max(1)) as usize) == Some(&0)),
+    }
+}
+
+/// The shape a reduction over `axes` (all of them where `None`) leaves.
+fn reduced_shape(aval: &jaxlite::Aval, axes: Option<&[i64]>) -> Vec<usize> {
+    let rank = aval.rank() as i64;
+    match axes {
+        None => vec![],
+        Some(axes) => {
+            let gone: Vec<usize> = axes.iter().map(|&a| a.rem_euclid(rank.max(1)) as usize).collect();
+            aval.shape.iter().enumerate().filter(|(i, _)| !gone.contains(i)).map(|(_, &d)| d).collect()
+        }
+    }
 }
