@@ -221,6 +221,9 @@ impl Interp<'_, '_> {
                         Value::Float(x) => Ok(Value::Float(x.abs())),
                         Value::Complex(re, im) => Ok(Value::Float(re.hypot(*im))),
                         Value::Array(_) => self.call_jnp("abs", args, kwargs).await,
+                        // A NumPy array or scalar: np.abs, which keeps its type (float64 stays a
+                        // NumPy float64).
+                        Value::Host(_) => self.call_np("abs", args, kwargs).await,
                         v => match as_int(v) {
                             Some(i) => i
                                 .checked_abs()

@@ -101,10 +101,13 @@ fn checked(x: f64, args_finite: bool) -> R<Value> {
     Ok(Value::Float(x))
 }
 
-/// A number argument as a float (ints and bools too; a concrete one-element array as well).
+/// A number argument as a float (ints and bools too; a concrete one-element array as well,
+/// and a one-element NumPy array or scalar: NumPy's float64 is a Python float, and the others
+/// convert through `__float__`).
 fn number(v: &Value, _func: &str) -> R<f64> {
     match v {
         Value::Array(jaxlite::Tensor::Concrete(a)) if a.size() == 1 => Ok(a.scalar_f64().unwrap_or(0.0)),
+        Value::Host(h) if h.get().size() == 1 => Ok(h.get().scalar_f64().unwrap_or(0.0)),
         _ => as_f64(v).map_or_else(|| type_err(format!("must be real number, not {}", v.type_name())), Ok),
     }
 }

@@ -82,6 +82,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("scipy", include_str!("../stdlib/scipy/init.py")),
     ("scipy.special", include_str!("../stdlib/scipy/special.py")),
     ("scipy.stats", include_str!("../stdlib/scipy/stats.py")),
+    ("scipy.optimize", include_str!("../stdlib/scipy/optimize.py")),
     ("jax.test_util", include_str!("../stdlib/jax/test_util.py")),
 ];
 
