@@ -1083,6 +1083,8 @@ print(jax.device_count(), jax.local_device_count(), jax.process_index(), len(jax
 print(jax.devices()[0].id, jax.devices()[0].process_index)
 x = jax.device_put(jnp.arange(3.0))
 print(x, jax.device_put({"a": jnp.ones(2)})["a"], jax.__version__)
+print(x.device == jax.devices()[0], x.devices() == set(jax.devices()), type(jax.device_get(x)).__name__)
+print(jax.device_get({"a": x, "b": 2}))
 """)
 # jax.example_libraries: a stax network trained by each optimizer for a few steps.
 program("example_libraries_stax_optimizers", """

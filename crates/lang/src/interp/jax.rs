@@ -1960,6 +1960,17 @@ impl Interp<'_, '_> {
                 "size" => Value::Int(aval.size() as i64),
                 "dtype" => Value::DType(aval.dtype),
                 "T" => Value::Array(jnp::transpose(self.ctx, t, None).await?),
+                // The one device the array lives on (`x.devices()` is the set of it). A tracer
+                // has none, as in JAX.
+                "device" | "devices" if matches!(t, Tensor::Traced(_)) => {
+                    return super::attr_err(format!("DynamicJaxprTracer has no attribute {name}"))
+                }
+                "device" => {
+                    let module = self.import("jax._devices").await?;
+                    let device_of = self.get_attr(&module, "device_of").await?;
+                    return self.call(device_of, vec![obj.clone()], vec![]).await;
+                }
+                "devices" => Value::native(Native::Method(obj.clone(), "devices")),
                 // `x.at[index]` then `.set(v)`, `.add(v)`, `.multiply(v)` or `.get()`.
                 "at" => Value::native(Native::Method(obj.clone(), "at")),
                 _ => match find(
@@ -2075,6 +2086,11 @@ impl Interp<'_, '_> {
                 "block_until_ready" => {
                     arity(name, &args, 0, 0)?;
                     Ok(Value::Array(x.clone()))
+                }
+                "devices" => {
+                    arity(name, &args, 0, 0)?;
+                    let device = self.get_attr(&Value::Array(x.clone()), "device").await?;
+                    super::builtins::make_set(vec![device], false)
                 }
                 "flatten" | "ravel" => {
                     no_more_kwargs(name, &kwargs)?;

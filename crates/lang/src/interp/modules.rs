@@ -116,6 +116,7 @@ const PYTHON_NAMES: &[(&str, &str, &str)] = &[
     ("jax", "process_count", "jax._devices"),
     ("jax", "default_backend", "jax._devices"),
     ("jax", "device_put", "jax._devices"),
+    ("jax", "device_get", "jax._devices"),
     ("jax.random", "multivariate_normal", "jax._random"),
     ("jax.numpy", "vectorize", "jax._vectorize"),
     ("jax.numpy.linalg", "eigh", "jax._linalg"),

@@ -61,6 +61,19 @@ def default_backend():
     return "tpu"
 
 
+def device_get(x):
+    """The arrays in a pytree copied to the host, as NumPy arrays; other leaves as they are."""
+    import jax
+    import numpy as np
+
+    return jax.tree_util.tree_map(lambda v: np.asarray(v) if isinstance(v, jax.Array) else v, x)
+
+
+def device_of(x):
+    """An array's `.device`: the one device."""
+    return _DEVICES[0]
+
+
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     """Arrays already live on the one device; a Python number or list becomes an array."""
     import jax
