@@ -1951,6 +1951,37 @@ print(jax.make_jaxpr(jax.linearize(power, 1.5)[1])(1.0))
 print(jax.make_jaxpr(doublings)(1.0, 3))
 """)
 
+# jax.scipy.optimize.minimize (BFGS with its strong-Wolfe line search, loops of loops under
+# jit): a smooth bowl, a logistic regression under jit, and a run stopped by maxiter; the
+# results' fields as JAX fills them. (Not Rosenbrock's valley: JAX's float32 search stops
+# there wherever its last bits happen to lead it.)
+program("scipy_optimize_minimize", """
+from jax.scipy.optimize import minimize
+import jax.scipy.optimize
+import numpy as np
+
+def bowl(x):
+    return jnp.sum(jnp.arange(1.0, 5.0) * (x - jnp.array([1.0, -2.0, 0.5, 3.0])) ** 2) + 0.1 * jnp.sum(x ** 4)
+
+res = minimize(bowl, jnp.zeros(4), method="BFGS")
+print(res.x, res.success, res.status, res.fun, res.nit, res.nfev, res.njev)
+print(res.jac, res.hess_inv.shape, np.shape(res.x), type(res).__name__)
+
+def loss(w, X, y):
+    return jnp.mean(jnp.logaddexp(0.0, -y * (X @ w))) + 0.01 * jnp.sum(w ** 2)
+
+X = jnp.array([[1.0, 2.0], [2.0, -1.0], [-1.5, 0.5], [0.3, 0.8], [2.5, 1.5]])
+y = jnp.array([1.0, -1.0, 1.0, 1.0, -1.0])
+res = jax.jit(lambda w0: minimize(loss, w0, args=(X, y), method="BFGS"))(jnp.zeros(2))
+print(res.x, res.fun, res.success, res.nit)
+res = jax.scipy.optimize.minimize(lambda x: jnp.sum((x - 2.0) ** 2), jnp.zeros(3), method="BFGS", options=dict(maxiter=1))
+print(res.x, res.status, res.nit)
+try:
+    minimize(bowl, jnp.zeros(4), method="Nelder-Mead")
+except ValueError as e:
+    print("ValueError:", e)
+""")
+
 # jax.numpy functions JAX writes in Python over the rest: real-valued complex helpers, gcd and
 # lcm (a while_loop), NaN-skipping reductions, gradient, index helpers, selections by concrete
 # masks, polynomials, windows, and the functional forms (vmap inside).

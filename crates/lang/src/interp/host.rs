@@ -441,6 +441,11 @@ impl<'c, 'p> Interp<'c, 'p> {
                 let x = x.clone();
                 return self.call_array_method(&x, method, args[1..].to_vec(), kwargs).await;
             }
+            // What NumPy reads off any array-like's attributes: a JAX array's own, so that
+            // `np.shape(x)` of a tracer inside `jit` works, as NumPy reads `x.shape`.
+            if matches!(name, "shape" | "size" | "ndim") && matches!(args.first(), Some(Value::Array(_))) {
+                return self.call_jnp(name, args, kwargs).await;
+            }
             // Device arrays given to NumPy are copied to the host.
             self.download(&args.iter().chain(kwargs.iter().map(|(_, v)| v)).collect::<Vec<_>>());
             let args: Vec<Value> = args.iter().map(unhost).collect();

@@ -67,6 +67,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("jax.example_libraries", include_str!("../stdlib/jax/example_libraries.py")),
     ("jax.example_libraries.optimizers", include_str!("../stdlib/jax/optimizers.py")),
     ("jax.example_libraries.stax", include_str!("../stdlib/jax/stax.py")),
+    ("jax.scipy.optimize", include_str!("../stdlib/jax/scipy_optimize.py")),
     ("jax.scipy.stats", include_str!("../stdlib/jax/scipy_stats.py")),
     ("jax.scipy.stats.norm", include_str!("../stdlib/jax/scipy_stats_norm.py")),
     ("jax.scipy.stats.multivariate_normal", include_str!("../stdlib/jax/scipy_stats_multivariate_normal.py")),
