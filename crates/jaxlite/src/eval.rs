@@ -335,34 +335,23 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
                 .map(|src| f[src])
                 .collect()
         }
-        // A float64 sum over trailing axes (each output a contiguous block): NumPy's pairwise
-        // summation, so that host sums agree with NumPy's to the last bit.
-        Primitive::ReduceSum { axes }
-            if x.dtype() == DType::F64
-                && !axes.is_empty()
-                && axes.iter().all(|&a| a >= x.shape().len() - axes.len()) =>
-        {
-            let f = x.to_f64_vec();
-            let block: usize = axes.iter().map(|&a| x.shape()[a]).product();
-            match block {
-                0 => vec![0.0; out_aval.size()],
-                _ => f.chunks(block).map(pairwise_sum).collect(),
-            }
-        }
-        // A float32 sum over trailing axes: as XLA's compiler rewrites a long reduction (its
-        // `TreeReductionRewriter`), in windows of 32 summed in order, then those sums so, until
+        // A float sum over trailing axes (each output a contiguous block). Float64 (on the host
+        // only) is NumPy's pairwise summation, so that host sums agree with NumPy's to the last
+        // bit. Float32 is summed as XLA's compiler rewrites a long reduction (its
+        // `TreeReductionRewriter`): in windows of 32 summed in order, then those sums so, until
         // 32 or fewer are left. A row of two million values summed one after another would lose
         // four digits, which no backend does; a short one is summed in order, as XLA's is.
         Primitive::ReduceSum { axes }
-            if x.dtype() == DType::F32
+            if matches!(x.dtype(), DType::F64 | DType::F32)
                 && !axes.is_empty()
                 && axes.iter().all(|&a| a >= x.shape().len() - axes.len()) =>
         {
             let f = x.to_f64_vec();
             let block: usize = axes.iter().map(|&a| x.shape()[a]).product();
+            let sum: fn(&[f64]) -> f64 = if x.dtype() == DType::F64 { pairwise_sum } else { windowed_sum };
             match block {
                 0 => vec![0.0; out_aval.size()],
-                _ => f.chunks(block).map(windowed_sum).collect(),
+                _ => f.chunks(block).map(sum).collect(),
             }
         }
         Primitive::ReduceSum { axes } | Primitive::ReduceMax { axes } | Primitive::ReduceMin { axes } => {
