@@ -2688,6 +2688,14 @@ s = 3.14159
 print(f'{W_grad=}', f"{s = }", f"{s=:.2f}", f"{s = !s}", f"{len('abc')=}", f"{(s, 1)=}")
 """)
 
+# 0-d boolean masks add an axis kept whole (True) or emptied (False), as in NumPy.
+program("zero_d_boolean_masks", """
+z = jnp.array(3.0)
+m = jnp.arange(6.0).reshape(2, 3)
+print(z[jnp.array(True)], z[jnp.array(False)], m[True].shape, m[False].shape, m[:, True].shape)
+print(m[0, jnp.array(True)], jax.jit(lambda a: a[..., False])(m).shape, jax.grad(lambda a: a[True].sum())(z))
+""")
+
 # Convolutions with one spatial dimension ((N, C, W) operands: "Thinking in JAX"'s 1-D
 # convolution, a sequence model's NWC/WIO layers): strides, SAME/VALID/explicit padding,
 # dilations, grad and jit, lax.conv.

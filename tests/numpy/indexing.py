@@ -69,3 +69,9 @@ w = base[::2]
 w *= 10
 print(repr(base))
 print([int(e) for e in base[base > 0]])
+
+# 0-d boolean masks: a new axis, kept whole (True) or emptied (False).
+z = np.array(3.0)
+print(repr(z[np.array(True)]), repr(z[np.array(False)]), repr(z[True]))
+m = np.arange(6).reshape(2, 3)
+print(m[True].shape, m[False].shape, m[:, True].shape, m[..., np.False_].shape, m[0, True], m[np.bool_(True), 1])

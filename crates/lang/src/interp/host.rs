@@ -238,6 +238,7 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
                 Ok(Value::native(Native::Np(DType::from_name(name).map_or("int32", |d| d.name()))))
             }
             "bool" => Ok(Value::native(Native::Np("bool"))),
+            "True_" | "False_" => Ok(Value::host(Array::new(vec![], jaxlite::Data::Bool(vec![name == "True_"])), true)),
             _ => match super::jax::module_attr(ModuleId::Numpy, name) {
                 Ok(Value::Native(n)) => match &*n {
                     Native::Jnp(f) => Ok(Value::native(Native::Np(f))),
@@ -575,6 +576,13 @@ impl<'c, 'p> Interp<'c, 'p> {
 
     /// `x[index]`: a scalar for a single element, as NumPy gives it.
     pub(super) async fn host_get_item(&mut self, h: &Rc<HostArray>, index: &Value) -> R<Value> {
+        if let Some((index, emptied)) = zero_d_masks(index, h.get().shape().len()) {
+            let picked = Box::pin(self.host_get_item(h, &index)).await?;
+            return match (emptied, &picked) {
+                (Some(axis), Value::Host(p)) => Box::pin(self.host_get_item(p, &emptying_index(axis))).await,
+                _ => Ok(picked),
+            };
+        }
         let array = h.get();
         let index = masks_as_positions(&unhost(index));
         check_bounds(array.shape(), &index)?;
@@ -730,6 +738,61 @@ pub fn masks_as_positions(index: &Value) -> Value {
             }
         }
     }
+}
+
+/// NumPy's 0-d boolean masks in an index (`True`, `np.array(False)`): `x[True]` is `x[None]`
+/// and `x[False]` is `x[None][:0]`, an axis of length 1 or 0 where the mask stands (several
+/// 0-d masks make one axis, kept when all hold). `None` when the index has none; else the index
+/// with the first mask as `None` and the others dropped, and, when the axis is to be emptied,
+/// its place in the result of that index on an array of rank `rank`.
+pub fn zero_d_masks(index: &Value, rank: usize) -> Option<(Value, Option<usize>)> {
+    let mask = |v: &Value| match v {
+        Value::Bool(b) => Some(*b),
+        Value::Host(h) if h.dtype() == DType::Bool && h.get().shape().is_empty() => {
+            Some(h.get().to_f64_vec()[0] != 0.0)
+        }
+        Value::Array(Tensor::Concrete(a)) if a.dtype() == DType::Bool && a.shape().is_empty() => {
+            Some(a.to_f64_vec()[0] != 0.0)
+        }
+        _ => None,
+    };
+    let items: Vec<Value> = match index {
+        Value::Tuple(items) => items.to_vec(),
+        single => vec![single.clone()],
+    };
+    let first = items.iter().position(|v| mask(v).is_some())?;
+    let keep = items.iter().filter_map(mask).all(|b| b);
+    // Axes of the result before the mask's: one per slice or new axis, none per integer, and
+    // an ellipsis stands for the axes no other item indexes.
+    let indexes_axis = |v: &Value| !matches!(v, Value::None | Value::Ellipsis) && mask(v).is_none();
+    let indexed = items.iter().filter(|v| indexes_axis(v)).count();
+    let place = items[..first]
+        .iter()
+        .map(|v| match v {
+            Value::Int(_) => 0,
+            Value::Array(t) if t.aval().rank() == 0 => 0,
+            Value::Host(h) if h.get().shape().is_empty() => 0,
+            Value::Ellipsis => rank.saturating_sub(indexed),
+            _ => 1,
+        })
+        .sum();
+    let rewritten: Vec<Value> = items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, v)| match mask(v) {
+            Some(_) if i == first => Some(Value::None),
+            Some(_) => None,
+            None => Some(v.clone()),
+        })
+        .collect();
+    Some((Value::tuple(rewritten), (!keep).then_some(place)))
+}
+
+/// The index that empties axis `axis` and keeps the others whole.
+pub fn emptying_index(axis: usize) -> Value {
+    let mut items = vec![Value::Slice(None, None, None); axis];
+    items.push(Value::Slice(Some(0), Some(0), None));
+    Value::tuple(items)
 }
 
 /// Whether an index is NumPy's basic kind (integers, slices, `None`, `...`), which gives a view.

@@ -1394,6 +1394,13 @@ impl Interp<'_, '_> {
 
     pub(super) fn index_array<'a>(&'a mut self, t: &'a Tensor, index: &'a Value) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
+            if let Some((index, emptied)) = super::host::zero_d_masks(index, t.aval().rank()) {
+                let picked = self.index_array(t, &index).await?;
+                return match (emptied, &picked) {
+                    (Some(axis), Value::Array(p)) => self.index_array(p, &super::host::emptying_index(axis)).await,
+                    _ => Ok(picked),
+                };
+            }
             let concrete_index = self.concrete_masks(index);
             let index = concrete_index.as_ref().unwrap_or(index);
             if let Some(gather) = self.integer_array_index(t, index).await? {
