@@ -2688,6 +2688,25 @@ s = 3.14159
 print(f'{W_grad=}', f"{s = }", f"{s=:.2f}", f"{s = !s}", f"{len('abc')=}", f"{(s, 1)=}")
 """)
 
+# A jitted function called inside a trace is one `jit` equation (JAX's pjit), and so is
+# jnp.where (JAX's `_where`); each transformation keeps the call and maps its body.
+program("nested_jit_equations", """
+@jax.jit
+def g(x):
+    return jnp.sin(x) * 2.0
+def f(x):
+    y = x * 3.0
+    h = jax.jit(lambda z: z + y)
+    return g(x) + h(x) + jnp.where(x > 0, x, 0.0)
+x = jnp.arange(3.0)
+print(jax.make_jaxpr(f)(x))
+print(jax.make_jaxpr(lambda v: jax.jvp(f, (v,), (v,)))(x))
+print(jax.make_jaxpr(jax.grad(lambda v: f(v).sum()))(x))
+print(jax.make_jaxpr(jax.vmap(lambda v: g(v) * jnp.where(v > 1.0, v * 2.0, v)))(jnp.ones((2, 3))))
+print(f(x), jax.jit(f)(x), jax.grad(lambda v: f(v).sum())(x), jax.vmap(jax.grad(lambda v: f(v).sum()))(jnp.ones((2, 3))))
+print(jax.jacfwd(lambda v: g(g(v)))(x), jax.hessian(lambda v: jnp.where(v > 0, v ** 3, 0.0).sum())(x))
+""")
+
 # 0-d boolean masks add an axis kept whole (True) or emptied (False), as in NumPy.
 program("zero_d_boolean_masks", """
 z = jnp.array(3.0)

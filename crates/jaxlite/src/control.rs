@@ -1,6 +1,6 @@
 //! The functions a control-flow equation holds: a `while` loop's condition and body, a
-//! `scan`'s body, and a `cond`'s branches, each traced once to a Jaxpr whose leading inputs are the values it closes
-//! over. Shape rules here; how each runs, differentiates and batches lives with the other
+//! `scan`'s body, a `cond`'s branches and a nested `jit`'s function, each traced once to a
+//! Jaxpr whose leading inputs are the values it closes over. Shape rules here; how each runs, differentiates and batches lives with the other
 //! primitives' rules (`eval.rs`, `loops.rs`, `transform/`).
 
 use crate::array::Aval;
@@ -239,5 +239,44 @@ impl Branches {
             }
         }
         Ok(result)
+    }
+}
+
+/// A jitted function called inside another trace, as JAX stages it (its `pjit` primitive,
+/// printed `jit`): one equation calling `body`, which was traced once for the operands' types.
+/// Operands: the values the function closes over (constants, then values of the enclosing
+/// trace), then its arguments. Every transformation maps the body and keeps the call, so
+/// `make_jaxpr` shows the function as a unit, as JAX shows it; compiling inlines it.
+/// Compared by identity, as `WhileLoop`.
+#[derive(Debug)]
+pub struct JitFunction {
+    /// The function's name (`_where` for `jnp.where`, as JAX names its jitted helpers).
+    pub name: String,
+    pub body: Jaxpr,
+    /// How many leading operands are the function's own constants (arrays it closed over
+    /// that the enclosing trace did not compute). JAX keeps those inside the call, so they
+    /// print as the body's constvars rather than as operands; to every transformation they
+    /// are operands like the others.
+    pub consts: usize,
+}
+
+impl JitFunction {
+    /// The operands' types checked against the body's inputs; the outputs' types.
+    pub(crate) fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        if inputs.len() != self.body.invars.len() {
+            return Err(format!("jit {}: takes {} operands, got {}", self.name, self.body.invars.len(), inputs.len()));
+        }
+        for (&v, got) in self.body.invars.iter().zip(inputs) {
+            let want = self.body.aval(v);
+            if !want.same_type(got) {
+                return Err(format!(
+                    "jit {} was traced for {} and called with {}",
+                    self.name,
+                    want.short(),
+                    got.short()
+                ));
+            }
+        }
+        Ok(self.body.outvars.iter().map(|a| self.body.atom_aval(a).clone()).collect())
     }
 }

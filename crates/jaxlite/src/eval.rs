@@ -34,6 +34,7 @@ pub fn eval_jaxpr(jaxpr: &Jaxpr, args: &[Array], default_precision: Precision) -
                 let branch = &function.branches[function.taken(ins[0].to_f64_vec()[0] as i64)];
                 Some(eval_jaxpr(branch, &ins[1..], default_precision)?)
             }
+            Primitive::Jit { function } => Some(eval_jaxpr(&function.body, &ins, default_precision)?),
             _ => None,
         };
         if let Some(outs) = looped {
@@ -196,7 +197,7 @@ pub const CUSTOM_VJP_FORWARD: &str = "can't apply forward-mode autodiff (jvp) to
 
 /// Applies one primitive to concrete arrays.
 pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> Result<Array, JaxError> {
-    if let Primitive::While { .. } | Primitive::Scan { .. } | Primitive::Cond { .. } = prim {
+    if let Primitive::While { .. } | Primitive::Scan { .. } | Primitive::Cond { .. } | Primitive::Jit { .. } = prim {
         return Err(JaxError(format!("internal error: a {} equation is evaluated by eval_jaxpr", prim.name())));
     }
     if let Primitive::Callback { .. } = prim {
@@ -244,6 +245,7 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
         | Primitive::While { .. }
         | Primitive::Scan { .. }
         | Primitive::Cond { .. }
+        | Primitive::Jit { .. }
         | Primitive::Callback { .. }
         | Primitive::Clamp => unreachable!("handled above"),
         Primitive::Unary(op) => {

@@ -1,7 +1,7 @@
 //! The Jaxpr: a typed, first-order program of primitive equations, printed as JAX prints it.
 
 use crate::array::Aval;
-use crate::prim::Primitive;
+use crate::prim::{JitFunction, Primitive};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -120,22 +120,6 @@ impl fmt::Display for Jaxpr {
     }
 }
 
-/// How `jax.make_jaxpr` prints a jitted function (JAX 0.10): one `jit` equation whose
-/// `jaxpr` parameter is the traced body, in a Jaxpr of its own. The outer inputs are the
-/// body's and share their names; each output the body computes shares the body variable's
-/// name, given first, then the outputs it does not compute (an input or a literal returned,
-/// a variable returned twice) get theirs, and the body's other variables are named last.
-pub struct JitCall<'a> {
-    pub name: &'a str,
-    pub jaxpr: &'a Jaxpr,
-}
-
-impl fmt::Display for JitCall<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&Printer::default().jit_call(self.name, self.jaxpr))
-    }
-}
-
 /// Prints Jaxprs as JAX does. Names follow first appearance, so printing is stable whatever
 /// the variable ids are, and continue into nested Jaxprs (a `custom_jvp_call`'s, a `while`'s),
 /// whose variables are their own (a nested Jaxpr is closed: it reads nothing of the one around
@@ -146,70 +130,13 @@ struct Printer {
     /// Names given so far, in every Jaxpr printed.
     count: usize,
     /// Variables some equation or output reads; JAX prints an equation's other outputs as `_`
-    /// (and gives them no name), except in a jitted function's body, which it prints as
+    /// (and gives them no name), except in a nested `jit`'s body, which it prints as
     /// traced (`name_unused`).
     used: std::collections::HashSet<Var>,
     name_unused: bool,
 }
 
 impl Printer {
-    /// See `JitCall`. The outer Jaxpr and its one equation are written out here rather than
-    /// built: they would share the body's variables, which a Jaxpr's invariants forbid.
-    fn jit_call(&mut self, name: &str, body: &Jaxpr) -> String {
-        let ins: Vec<String> = body.invars.iter().map(|&v| self.binder(body, v)).collect();
-        let computed: std::collections::HashSet<Var> =
-            body.eqns.iter().flat_map(|e| e.outputs.iter().copied()).collect();
-        let mut shared = std::collections::HashSet::new();
-        let outs: Vec<Option<Var>> = body
-            .outvars
-            .iter()
-            .map(|a| match a {
-                Atom::Var(v) if computed.contains(v) && shared.insert(*v) => {
-                    self.name(*v);
-                    Some(*v)
-                }
-                _ => None,
-            })
-            .collect();
-        // Then the other outputs, with ids no Jaxpr uses.
-        let mut unused_id = u32::MAX;
-        let outs: Vec<Var> = outs
-            .into_iter()
-            .map(|v| {
-                v.unwrap_or_else(|| {
-                    unused_id -= 1;
-                    self.name(Var(unused_id));
-                    Var(unused_id)
-                })
-            })
-            .collect();
-        // The equation sits at 4 columns; its parameters, one per line, at 6.
-        self.name_unused = true;
-        let jaxpr = self.jaxpr_after(body, 6, "jaxpr=".len());
-        self.name_unused = false;
-        let outs: Vec<(String, String)> =
-            outs.iter().zip(&body.outvars).map(|(&v, atom)| (self.name(v), body.atom_aval(atom).short())).collect();
-        let binders: Vec<String> = outs.iter().map(|(n, aval)| format!("{n}:{aval}")).collect();
-        let args: Vec<String> = body.invars.iter().map(|&v| self.name(v)).collect();
-        let flat = format!("[name={name} jaxpr={jaxpr}]");
-        let start = 4 + binders.join(" ").chars().count() + " = jit".len();
-        let params = if !jaxpr.contains('\n') && start + flat.chars().count() <= JAXPR_WIDTH {
-            flat
-        } else {
-            format!("[\n      name={name}\n      jaxpr={jaxpr}\n    ]")
-        };
-        let eqn = format!("{} = jit{params} {}", binders.join(" "), args.join(" "));
-        let names: Vec<String> = outs.into_iter().map(|(n, _)| n).collect();
-        let trailing = if names.len() == 1 { "," } else { "" };
-        let head = format!("{{ lambda ; {}. let", ins.join(" "));
-        let tail = format!("in ({}{trailing}) }}", names.join(", "));
-        let one_line = format!("{head} {eqn} {tail}");
-        if one_line.chars().count() <= JAXPR_WIDTH && !one_line.contains('\n') {
-            return one_line;
-        }
-        format!("{head}\n    {eqn}\n  {tail}")
-    }
-
     fn name(&mut self, v: Var) -> String {
         if let Some(name) = self.names.get(&v) {
             return name.clone();
@@ -227,6 +154,40 @@ impl Printer {
         let name_unused = std::mem::replace(&mut self.name_unused, false);
         let text = self.jaxpr_after(jaxpr, indent, prefix);
         self.names = names;
+        self.used = used;
+        self.name_unused = name_unused;
+        text
+    }
+
+    /// The body of a nested `jit`, printed as JAX prints it: an input takes the name of the
+    /// variable passed to it (a literal's, or a variable's passed again, gets a new name), and an output the body computes
+    /// the name of the equation's output, so the body reads as the code around it; its other
+    /// variables get new names, and none prints as `_` (as JAX prints a jitted function's body).
+    fn called(&mut self, function: &JitFunction, operands: &[Atom], outputs: &[Var], indent: usize) -> String {
+        // The function's own constants print as its constvars, with names of their own.
+        let mut shown = function.body.clone();
+        shown.constvars = shown.invars.drain(..function.consts.min(shown.invars.len())).collect();
+        let body = &shown;
+        let mut names = HashMap::new();
+        let mut passed = std::collections::HashSet::new();
+        for (&v, a) in body.invars.iter().zip(&operands[function.consts..]) {
+            // A variable passed twice names the first input only.
+            if let Atom::Var(outer) = a {
+                if let (Some(name), true) = (self.names.get(outer), passed.insert(*outer)) {
+                    names.entry(v).or_insert_with(|| name.clone());
+                }
+            }
+        }
+        for (a, outer) in body.outvars.iter().zip(outputs) {
+            if let (Atom::Var(v), Some(name)) = (a, self.names.get(outer)) {
+                names.entry(*v).or_insert_with(|| name.clone());
+            }
+        }
+        let outer_names = std::mem::replace(&mut self.names, names);
+        let used = std::mem::take(&mut self.used);
+        let name_unused = std::mem::replace(&mut self.name_unused, true);
+        let text = self.jaxpr_after(body, indent, "jaxpr=".len());
+        self.names = outer_names;
         self.used = used;
         self.name_unused = name_unused;
         text
@@ -255,7 +216,9 @@ impl Printer {
             Atom::Var(v) => Some(*v),
             Atom::Literal(_) => None,
         }));
-        let consts: Vec<String> = jaxpr.constvars.iter().map(|&v| self.binder(jaxpr, v)).collect();
+        let inside = inside_jits(jaxpr);
+        let consts: Vec<String> =
+            jaxpr.constvars.iter().filter(|v| !inside.contains(v)).map(|&v| self.binder(jaxpr, v)).collect();
         let ins: Vec<String> = jaxpr.invars.iter().map(|&v| self.binder(jaxpr, v)).collect();
         let lines: Vec<String> = jaxpr.eqns.iter().map(|eqn| self.eqn(jaxpr, eqn, indent + 4)).collect();
         let outs: Vec<String> = jaxpr.outvars.iter().map(|a| self.atom(a)).collect();
@@ -279,6 +242,19 @@ impl Printer {
 
     /// One equation, without its leading indentation (`indent`, which nested lines follow).
     fn eqn(&mut self, jaxpr: &Jaxpr, eqn: &Eqn, indent: usize) -> String {
+        // JAX names the outputs a `jit` body computes first, then those it passes through.
+        if let Primitive::Jit { function } = &eqn.prim {
+            let body = &function.body;
+            let computed: std::collections::HashSet<Var> =
+                body.eqns.iter().flat_map(|e| e.outputs.iter().copied()).collect();
+            for (a, &v) in body.outvars.iter().zip(&eqn.outputs) {
+                if matches!(a, Atom::Var(inner) if computed.contains(inner))
+                    && (self.used.contains(&v) || self.name_unused)
+                {
+                    self.name(v);
+                }
+            }
+        }
         let outs: Vec<String> = eqn
             .outputs
             .iter()
@@ -345,6 +321,10 @@ impl Printer {
                 text.push(')');
                 (vec![("branches", text)], true)
             }
+            Primitive::Jit { function } => {
+                let body = self.called(function, &eqn.inputs, &eqn.outputs, indent + 2);
+                (vec![("name", function.name.clone()), ("jaxpr", body)], false)
+            }
             prim => (prim.params(), false),
         };
         // JAX's pretty printer: the parameters in brackets on the line when they fit in 80
@@ -362,13 +342,41 @@ impl Printer {
             let lines: Vec<String> = pairs.iter().map(|pair| format!("{pad}{pair}\n")).collect();
             format!("{name}[\n{}{}]", lines.concat(), " ".repeat(indent))
         };
-        let inputs: Vec<String> = eqn.inputs.iter().map(|a| self.atom(a)).collect();
+        // A `jit`'s own constants are not its operands to JAX (see `JitFunction`).
+        let skipped = match &eqn.prim {
+            Primitive::Jit { function } => function.consts,
+            _ => 0,
+        };
+        let inputs: Vec<String> = eqn.inputs[skipped..].iter().map(|a| self.atom(a)).collect();
         // An equation with no outputs (a debug callback) prints as JAX's: no binders, no `=`.
         if outs.is_empty() {
             return format!("{prim} {}", inputs.join(" "));
         }
         format!("{} = {prim} {}", outs.join(" "), inputs.join(" "))
     }
+}
+
+/// The constvars of `jaxpr` that only nested `jit`s read, as their own constants: JAX keeps
+/// those inside the calls, so they are not the Jaxpr's (see `JitFunction`).
+fn inside_jits(jaxpr: &Jaxpr) -> std::collections::HashSet<Var> {
+    let mut elsewhere = std::collections::HashSet::new();
+    let mut inside = std::collections::HashSet::new();
+    for eqn in &jaxpr.eqns {
+        let own = match &eqn.prim {
+            Primitive::Jit { function } => function.consts,
+            _ => 0,
+        };
+        for (i, a) in eqn.inputs.iter().enumerate() {
+            if let Atom::Var(v) = a {
+                if i < own { &mut inside } else { &mut elsewhere }.insert(*v);
+            }
+        }
+    }
+    elsewhere.extend(jaxpr.outvars.iter().filter_map(|a| match a {
+        Atom::Var(v) => Some(*v),
+        Atom::Literal(_) => None,
+    }));
+    jaxpr.constvars.iter().copied().filter(|v| inside.contains(v) && !elsewhere.contains(v)).collect()
 }
 
 #[cfg(test)]

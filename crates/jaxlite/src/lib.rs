@@ -23,6 +23,6 @@ pub mod transform;
 
 pub use array::{Array, Aval, Data};
 pub use dtype::DType;
-pub use jaxpr::{Atom, Eqn, Jaxpr, JitCall, Literal, Var};
+pub use jaxpr::{Atom, Eqn, Jaxpr, Literal, Var};
 pub use prim::{BinaryOp, CompareOp, DotDims, Precision, Primitive, UnaryOp};
 pub use trace::{ClosedJaxpr, Context, Executor, JaxError, LocalFuture, ProgramCall, Tensor, Tracer, Transfers};

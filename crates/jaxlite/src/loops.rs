@@ -33,6 +33,7 @@ pub fn has_control_flow(jaxpr: &Jaxpr) -> bool {
     jaxpr.eqns.iter().any(|e| match &e.prim {
         Primitive::CustomJvpCall { function, .. } => has_control_flow(&function.call),
         Primitive::CustomVjpCall { function } => has_control_flow(&function.call),
+        Primitive::Jit { function } => has_control_flow(&function.body),
         _ => is_control(e),
     })
 }
@@ -50,6 +51,7 @@ pub fn calls_back(prim: &Primitive) -> bool {
         Primitive::While { function } => has_callbacks(&function.cond) || has_callbacks(&function.body),
         Primitive::Scan { function } => has_callbacks(&function.body),
         Primitive::Cond { function } => function.branches.iter().any(has_callbacks),
+        Primitive::Jit { function } => has_callbacks(&function.body),
         // A pending rule has no Jaxpr yet, and runs nowhere until it is traced.
         Primitive::CustomJvpCall { function, .. } => {
             has_callbacks(&function.call) || function.traced_rule().is_ok_and(has_callbacks)

@@ -10,7 +10,7 @@ use crate::jaxpr::Jaxpr;
 use std::fmt;
 use std::rc::Rc;
 
-pub use crate::control::{Branches, ScanLoop, WhileLoop};
+pub use crate::control::{Branches, JitFunction, ScanLoop, WhileLoop};
 
 /// Matmul precision, as `jax.lax.Precision` and `jax_default_matmul_precision` name it.
 /// On a TPU an f32 matmul at DEFAULT is one bf16 pass, HIGH three (bf16_3x), HIGHEST six.
@@ -355,6 +355,11 @@ pub enum Primitive {
     Cond {
         function: Rc<Branches>,
     },
+    /// `jax.jit` called inside a trace (JAX's `pjit`, printed `jit`): the function's Jaxpr
+    /// applied as a unit (see `JitFunction`).
+    Jit {
+        function: Rc<JitFunction>,
+    },
     /// `jax.pure_callback`, `io_callback` and `debug.callback`: the host calls a function of
     /// the script's with the operands' values (see `callback.rs`). Any number of operands;
     /// the outputs are the callback's declared results.
@@ -556,21 +561,27 @@ macro_rules! identity_eq {
     )*};
 }
 
-identity_eq!(CustomJvp, CustomVjp, WhileLoop, ScanLoop, Branches, HostCallback);
+identity_eq!(CustomJvp, CustomVjp, WhileLoop, ScanLoop, Branches, JitFunction, HostCallback);
 
 impl Primitive {
     /// Whether the equation must run even when nothing reads its outputs (an IO or debug
     /// callback); every other primitive is pure, and a pure callback too.
     pub fn has_effect(&self) -> bool {
-        matches!(self, Primitive::Callback { function } if function.has_effect())
+        match self {
+            Primitive::Callback { function } => function.has_effect(),
+            Primitive::Jit { function } => function.body.eqns.iter().any(|e| e.prim.has_effect()),
+            _ => false,
+        }
     }
 
-    /// The Jaxprs a loop or a branch runs (not a custom function's, which it runs as a call).
+    /// The Jaxprs a loop, a branch or a nested `jit` runs (not a custom function's, which it
+    /// runs as a call).
     pub fn sub_jaxprs(&self) -> Vec<&Jaxpr> {
         match self {
             Primitive::While { function } => vec![&function.cond, &function.body],
             Primitive::Scan { function } => vec![&function.body],
             Primitive::Cond { function } => function.branches.iter().collect(),
+            Primitive::Jit { function } => vec![&function.body],
             _ => vec![],
         }
     }
@@ -635,6 +646,7 @@ impl Primitive {
             Primitive::While { .. } => "while",
             Primitive::Scan { .. } => "scan",
             Primitive::Cond { .. } => "cond",
+            Primitive::Jit { .. } => "jit",
             Primitive::Callback { function } => function.primitive_name(),
         }
     }
@@ -662,6 +674,7 @@ impl Primitive {
             Primitive::While { function } => Some(function.cond_consts + function.body_consts + function.carries()),
             Primitive::Scan { function } => Some(function.body.invars.len()),
             Primitive::Cond { function } => Some(1 + function.operands()),
+            Primitive::Jit { function } => Some(function.body.invars.len()),
             _ => Some(1),
         }
     }
@@ -683,6 +696,7 @@ impl Primitive {
             Primitive::While { function } => return function.abstract_eval(inputs),
             Primitive::Scan { function } => return function.abstract_eval(inputs),
             Primitive::Cond { function } => return function.abstract_eval(inputs),
+            Primitive::Jit { function } => return function.abstract_eval(inputs),
             _ => {}
         }
         if let Primitive::Iota { dtype, shape, dimension } = self {
@@ -978,6 +992,7 @@ impl Primitive {
             | Primitive::While { .. }
             | Primitive::Scan { .. }
             | Primitive::Cond { .. }
+            | Primitive::Jit { .. }
             | Primitive::Callback { .. } => unreachable!("handled above"),
         };
         Ok(vec![out])
@@ -1250,6 +1265,8 @@ impl Primitive {
             // The printer shows the body first, as `jaxpr=`.
             // The printer shows the branches.
             Primitive::Cond { .. } => vec![],
+            // The printer shows the body as `jaxpr=`.
+            Primitive::Jit { function } => vec![s("name", function.name.clone())],
             Primitive::Callback { function } => function.params(),
             Primitive::Scan { function } => vec![
                 s("length", function.length.to_string()),

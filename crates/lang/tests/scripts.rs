@@ -143,7 +143,7 @@ print(math.prod((2, 3, 4)), math.prod([1.5, 2]), math.prod([], start=7), math.fl
 }
 
 #[test]
-fn jit_traces_once_per_signature_and_inlines_nested_jits() {
+fn jit_traces_once_per_signature_and_stages_nested_jits_as_calls() {
     let src = r#"
 import jax
 import jax.numpy as jnp
@@ -172,7 +172,10 @@ print(jax.make_jaxpr(outer)(jnp.ones(2), 1.0))
             c:f32[2] d:f32[] = jit[
               name=outer
               jaxpr={ lambda ; a:f32[2] b:f32[]. let
-                  e:f32[2] = mul a 2.0:f32[]
+                  e:f32[2] = jit[
+                    name=inner
+                    jaxpr={ lambda ; a:f32[2]. let e:f32[2] = mul a 2.0:f32[] in (e,) }
+                  ] a
                   f:f32[] = convert_element_type[new_dtype=float32 weak_type=False] b
                   c:f32[2] = add e f
                   d:f32[] = reduce_sum[axes=(0,) out_sharding=None] a

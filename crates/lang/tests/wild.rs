@@ -53,10 +53,6 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
         "prints inside custom rules show when each runs: JAX runs a rule only when it differentiates (not under vmap \
          or jit alone) and then not the function itself; the playground traces the function and its rule at the call",
     ),
-    (
-        "jax_docs_key_concepts",
-        "make_jaxpr: JAX wraps jnp.where in a jit equation and prints a float32 literal with float64 digits",
-    ),
     ("jax_docs_new_101_state", "jax.new_ref (mutable array references)"),
     (
         "jax_example_advi",

@@ -8,7 +8,9 @@
 use super::{Builder, Result};
 use crate::callback::{self, CallbackKind, HostCallback};
 use crate::jaxpr::{Atom, Jaxpr, Var};
-use crate::prim::{BinaryOp, Branches, CompareOp, CustomJvp, CustomVjp, Primitive, ScanLoop, UnaryOp, WhileLoop};
+use crate::prim::{
+    BinaryOp, Branches, CompareOp, CustomJvp, CustomVjp, JitFunction, Primitive, ScanLoop, UnaryOp, WhileLoop,
+};
 use crate::trace::JaxError;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -59,6 +61,7 @@ fn jvp_nonzero(jaxpr: &Jaxpr, diff: &[bool]) -> Result<(Jaxpr, Vec<bool>)> {
                 Primitive::While { function } => Some(while_jvp(&mut b, function, &xs, &ts)?),
                 Primitive::Scan { function } => Some(scan_jvp(&mut b, function, &xs, &ts)?),
                 Primitive::Cond { function } => Some(cond_jvp(&mut b, function, &xs, &ts)?),
+                Primitive::Jit { function } => Some(jit_jvp(&mut b, function, &xs, &ts)?),
                 Primitive::Callback { function } => Some(callback_jvp(&mut b, function, &xs)?),
                 _ => None,
             };
@@ -280,6 +283,35 @@ fn cond_jvp(b: &mut Builder, c: &Branches, xs: &[Atom], ts: &[Option<Atom>]) -> 
     Ok((primals.to_vec(), tangents))
 }
 
+/// The JVP of a nested `jit`, as JAX's rule: one `jit` of the body's JVP (the same name),
+/// taking the operands and the tangents that are not zero, giving the outputs and the tangents
+/// that are not zero by construction.
+fn jit_jvp(
+    b: &mut Builder,
+    j: &JitFunction,
+    xs: &[Atom],
+    ts: &[Option<Atom>],
+) -> Result<(Vec<Atom>, Vec<Option<Atom>>)> {
+    let diff: Vec<bool> = xs.iter().zip(ts).map(|(x, t)| t.is_some() && b.aval(x).dtype.is_float()).collect();
+    let (mut body, nonzero) = jvp_nonzero(&j.body, &diff)?;
+    let n_outs = j.body.outvars.len();
+    let tangent_outs = body.outvars.split_off(n_outs);
+    body.outvars.extend(tangent_outs.into_iter().zip(&nonzero).filter(|(_, &n)| n).map(|(t, _)| t));
+    let body = super::dce(&body);
+    let mut operands = xs.to_vec();
+    for (t, _) in ts.iter().zip(&diff).filter(|(_, &d)| d) {
+        operands.extend(t.clone());
+    }
+    let outs = b.bind(
+        Primitive::Jit { function: Rc::new(JitFunction { name: j.name.clone(), body, consts: j.consts }) },
+        &operands,
+    )?;
+    let (primals, rest) = outs.split_at(n_outs);
+    let mut rest = rest.iter().cloned();
+    let tangents = nonzero.iter().map(|&n| if n { rest.next() } else { None }).collect();
+    Ok((primals.to_vec(), tangents))
+}
+
 /// The JVP of a `custom_jvp` function: its rule applied to the arguments and their tangents
 /// (zeros where symbolic); returns output `output` and its tangent.
 fn custom_jvp(
@@ -480,6 +512,7 @@ fn jvp_rule(
         | Primitive::While { .. }
         | Primitive::Scan { .. }
         | Primitive::Cond { .. }
+        | Primitive::Jit { .. }
         | Primitive::Callback { .. } => {
             return Err(JaxError(format!("internal error: {} is differentiated by its rule", prim.name())))
         }

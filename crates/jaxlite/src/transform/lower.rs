@@ -27,6 +27,7 @@ pub fn needs_lowering(jaxpr: &Jaxpr) -> bool {
         | Primitive::While { .. }
         | Primitive::Scan { .. }
         | Primitive::Cond { .. }
+        | Primitive::Jit { .. }
         | Primitive::Clamp => true,
         Primitive::SelectN => int_selector(jaxpr, e),
         Primitive::DynamicSlice { .. } => computed(&e.inputs[1..]),
@@ -40,7 +41,8 @@ pub fn needs_lowering(jaxpr: &Jaxpr) -> bool {
 /// the module's comment). A `custom_jvp` function with several outputs is an equation per
 /// output, so its body is copied once per output. A `while` keeps its place, its two Jaxprs
 /// lowered and its predicate made one boolean (see [`scalar_loop`]); a `scan` and a `cond`
-/// keep their places, their Jaxprs lowered. `clamp` becomes `max` then `min`, and a
+/// keep their places, their Jaxprs lowered; a nested `jit` is replaced by its body's
+/// equations. `clamp` becomes `max` then `min`, and a
 /// `select_n` picking by an int32 index a chain of boolean selects (the machine's select
 /// takes a predicate and two cases).
 pub fn lower(jaxpr: &Jaxpr) -> Result<Jaxpr> {
@@ -74,6 +76,9 @@ pub fn lower(jaxpr: &Jaxpr) -> Result<Jaxpr> {
                 let branches = function.branches.iter().map(lower).collect::<Result<_>>()?;
                 b.bind(Primitive::Cond { function: Rc::new(Branches { branches }) }, &ins)?
             }
+            // A nested `jit` is a unit to the transformations only: the compiler sees its
+            // equations in place, as XLA inlines a call.
+            (Primitive::Jit { function }, _) => b.inline(&lower(&function.body)?, &ins)?,
             (Primitive::Clamp, _) => {
                 let raised = b.binary(BinaryOp::Max, &ins[1], &ins[0])?;
                 vec![b.binary(BinaryOp::Min, &raised, &ins[2])?]

@@ -5,7 +5,7 @@
 use super::{jvp, Builder, Result};
 use crate::array::Aval;
 use crate::jaxpr::{Atom, Eqn, Jaxpr, Var};
-use crate::prim::{BinaryOp, Branches, DotDims, Primitive, ScanLoop, UnaryOp, WhileLoop};
+use crate::prim::{BinaryOp, Branches, DotDims, JitFunction, Primitive, ScanLoop, UnaryOp, WhileLoop};
 use crate::trace::JaxError;
 use std::collections::{HashMap, HashSet};
 
@@ -86,6 +86,7 @@ fn split_jaxpr(jaxpr: &Jaxpr, unknown_in: &[bool], force_unknown: &[bool]) -> Sp
             Primitive::While { function } => split_while(function, eqn, &eqn_unknown, &mut types),
             Primitive::Scan { function } => split_scan(function, eqn, &eqn_unknown, &mut types),
             Primitive::Cond { function } => split_cond(function, eqn, &eqn_unknown, &mut types),
+            Primitive::Jit { function } => Some(split_jit(function, eqn, &eqn_unknown, &mut types)),
             _ => None,
         };
         match parts {
@@ -342,6 +343,62 @@ fn split_cond(
     Some((known, unknown))
 }
 
+/// Partial evaluation of a nested `jit` with some operands unknown, as JAX's rule does it: the
+/// body split in two, each part a `jit` of the same name. The known one gives the known
+/// outputs and the residuals; the unknown one takes the residuals, then the unknown operands.
+/// A residual that is one of the known operands is passed on as it is rather than returned by
+/// the known part (JAX's forwarding).
+fn split_jit(j: &JitFunction, eqn: &Eqn, unknown_in: &[bool], types: &mut HashMap<Var, Aval>) -> (Vec<Eqn>, Vec<Eqn>) {
+    let n_outs = j.body.outvars.len();
+    let split = split_jaxpr(&j.body, unknown_in, &vec![false; n_outs]);
+    let position: HashMap<Var, usize> = j.body.invars.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+    let residuals = &split.unknown.invars[..split.residuals];
+    let mut known_body = split.known.clone();
+    known_body.outvars.truncate(known_body.outvars.len() - split.residuals);
+    let mut residual_atoms = Vec::with_capacity(residuals.len());
+    let mut returned = Vec::new();
+    for &r in residuals {
+        match position.get(&r) {
+            Some(&i) => residual_atoms.push(eqn.inputs[i].clone()),
+            None => {
+                known_body.outvars.push(Atom::Var(r));
+                let v = super::fresh_var(types, split.unknown.aval(r).clone());
+                returned.push(v);
+                residual_atoms.push(Atom::Var(v));
+            }
+        }
+    }
+    let outputs =
+        |want: bool| eqn.outputs.iter().zip(&split.out_unknown).filter(move |(_, &u)| u == want).map(|(&v, _)| v);
+    let mut known = Vec::new();
+    let known_outputs: Vec<Var> = outputs(false).chain(returned).collect();
+    if !known_outputs.is_empty() {
+        known.push(Eqn {
+            prim: Primitive::Jit {
+                function: std::rc::Rc::new(JitFunction {
+                    name: j.name.clone(),
+                    body: super::dce(&known_body),
+                    consts: j.consts,
+                }),
+            },
+            inputs: eqn.inputs.iter().zip(unknown_in).filter(|(_, &u)| !u).map(|(a, _)| a.clone()).collect(),
+            outputs: known_outputs,
+        });
+    }
+    let mut unknown = Vec::new();
+    if split.out_unknown.contains(&true) {
+        let unknown_operands = eqn.inputs.iter().zip(unknown_in).filter(|(_, &u)| u).map(|(a, _)| a.clone());
+        unknown.push(Eqn {
+            prim: Primitive::Jit {
+                function: std::rc::Rc::new(JitFunction { name: j.name.clone(), body: split.unknown, consts: 0 }),
+            },
+            inputs: residual_atoms.into_iter().chain(unknown_operands).collect(),
+            outputs: outputs(true).collect(),
+        });
+    }
+    (known, unknown)
+}
+
 /// Partial evaluation of a `while` with some operands unknown (tangents), as JAX's rule does
 /// it: the carries that stay known (their initial values are, and the body computes them from
 /// known values only: a fixed point) come from a loop of their own, run in the forward pass;
@@ -424,6 +481,7 @@ fn depends(jaxpr: &Jaxpr, from: &[bool]) -> Vec<bool> {
                     carries
                 }
             }
+            Primitive::Jit { function: j } => depends(&j.body, &ins),
             _ => vec![true; eqn.outputs.len()],
         };
         marked.extend(eqn.outputs.iter().zip(outs).filter(|(_, m)| *m).map(|(&v, _)| v));
@@ -534,6 +592,13 @@ fn transpose_linear(
                     continue;
                 }
                 cond_transpose(&mut b, function, &classify(), ct_outs)?
+            }
+            Primitive::Jit { function } => {
+                let ct_outs: Vec<Option<Atom>> = eqn.outputs.iter().map(|v| ct.remove(v)).collect();
+                if ct_outs.iter().all(Option::is_none) {
+                    continue;
+                }
+                jit_transpose(&mut b, function, &classify(), ct_outs)?
             }
             // JVP calls a callback on primal values only, so none reads a tangent.
             Primitive::Callback { .. } => {
@@ -700,6 +765,43 @@ fn cond_transpose(
     let mut out = vec![None];
     out.extend(linear.iter().map(|&l| if l { cts.next() } else { None }));
     Ok(out)
+}
+
+/// The transpose of a linear nested `jit`: a `jit` of the same name whose body is the body
+/// transposed, taking the known operands and the outputs' cotangents and giving the linear
+/// operands' cotangents. Returns a cotangent per operand.
+fn jit_transpose(
+    b: &mut Builder,
+    j: &JitFunction,
+    ins: &[LinIn],
+    ct_outs: Vec<Option<Atom>>,
+) -> Result<Vec<Option<Atom>>> {
+    let linear: Vec<bool> = ins.iter().map(|i| matches!(i, LinIn::Linear(_))).collect();
+    let (mut known_vars, mut linear_vars) = (vec![], vec![]);
+    for (&v, &l) in j.body.invars.iter().zip(&linear) {
+        if l { &mut linear_vars } else { &mut known_vars }.push(v);
+    }
+    let every = vec![true; ct_outs.len()];
+    let body = transpose_linear(&j.body.types, &known_vars, &linear_vars, &j.body.eqns, &j.body.outvars, &every)?;
+    let mut args: Vec<Atom> = ins
+        .iter()
+        .filter_map(|i| match i {
+            LinIn::Known(a) => Some(a.clone()),
+            LinIn::Linear(_) => None,
+        })
+        .collect();
+    for (ct, out) in ct_outs.into_iter().zip(&j.body.outvars) {
+        args.push(match ct {
+            Some(ct) => ct,
+            None => b.zeros(j.body.atom_aval(out))?,
+        });
+    }
+    let cts = b.bind(
+        Primitive::Jit { function: std::rc::Rc::new(JitFunction { name: j.name.clone(), body, consts: 0 }) },
+        &args,
+    )?;
+    let mut cts = cts.into_iter();
+    Ok(linear.iter().map(|&l| if l { cts.next() } else { None }).collect())
 }
 
 /// Sums a cotangent down to the shape of a rank-0 operand that was broadcast.

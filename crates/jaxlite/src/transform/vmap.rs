@@ -7,7 +7,8 @@ use crate::callback::{self, CallbackKind, HostCallback, VmapMethod};
 use crate::dtype::DType;
 use crate::jaxpr::{Atom, Jaxpr, Var};
 use crate::prim::{
-    Branches, CompareOp, CustomJvp, CustomVjp, DotDims, JvpRule, Pending, Primitive, ScanLoop, VjpPasses, WhileLoop,
+    Branches, CompareOp, CustomJvp, CustomVjp, DotDims, JitFunction, JvpRule, Pending, Primitive, ScanLoop, VjpPasses,
+    WhileLoop,
 };
 use crate::trace::JaxError;
 use std::collections::HashMap;
@@ -49,6 +50,7 @@ pub fn vmap_outputs(
             Primitive::Scan { function } if any_batched => scan_batched(&mut b, function, &ins, size)?,
             Primitive::Cond { function } if any_batched => cond_batched(&mut b, function, &ins, size)?,
             Primitive::Callback { function } if any_batched => callback_batched(&mut b, function, &ins, size)?,
+            Primitive::Jit { function } if any_batched => jit_batched(&mut b, function, &ins, size)?,
             _ if any_batched => batch_rule(&mut b, &eqn.prim, &ins, size)?.into_iter().map(|a| (a, true)).collect(),
             _ => {
                 let atoms: Vec<Atom> = ins.into_iter().map(|(a, _)| a).collect();
@@ -204,6 +206,19 @@ fn cond_batched(b: &mut Builder, c: &Branches, ins: &[(Atom, bool)], size: usize
     Ok(outs.into_iter().zip(out_batched).collect())
 }
 
+/// The batching rule of a nested `jit`, as JAX's: one `jit` of the batched body, its outputs
+/// batched where they depend on a batched operand.
+fn jit_batched(b: &mut Builder, j: &JitFunction, ins: &[(Atom, bool)], size: usize) -> Result<Vec<(Atom, bool)>> {
+    let flags: Vec<bool> = ins.iter().map(|(_, bt)| *bt).collect();
+    let (body, out_batched) = vmap_outputs(&j.body, &flags, size, &vec![true; j.body.outvars.len()])?;
+    let atoms: Vec<Atom> = ins.iter().map(|(a, _)| a.clone()).collect();
+    let outs = b.bind(
+        Primitive::Jit { function: Rc::new(JitFunction { name: j.name.clone(), body, consts: j.consts }) },
+        &atoms,
+    )?;
+    Ok(outs.into_iter().zip(out_batched).collect())
+}
+
 /// The value with a batch axis, broadcasting an unbatched one along it.
 /// The batching rules of the callbacks, as JAX's. A pure callback does what its `vmap_method`
 /// says: call the function once per example in a loop (`sequential`: JAX's `lax.map`, a
@@ -338,7 +353,11 @@ fn batch_rule(b: &mut Builder, prim: &Primitive, ins: &[(Atom, bool)], size: usi
             b.bind1(Primitive::CustomVjpCall { function: batched }, &atoms)?
         }
         Primitive::CustomVjpTangent { .. } => return unsupported("its tangent (differentiate inside vmap instead)"),
-        Primitive::While { .. } | Primitive::Scan { .. } | Primitive::Cond { .. } | Primitive::Callback { .. } => {
+        Primitive::While { .. }
+        | Primitive::Scan { .. }
+        | Primitive::Cond { .. }
+        | Primitive::Jit { .. }
+        | Primitive::Callback { .. } => {
             return Err(JaxError(format!("internal error: {} is batched by its own rule", prim.name())))
         }
         Primitive::Unary(_)

@@ -607,6 +607,13 @@ impl Interp<'_, '_> {
                     }
                     Primitive::Cond { function: Rc::new(Branches { branches }) }
                 }
+                Primitive::Jit { function: j } => Primitive::Jit {
+                    function: Rc::new(jaxlite::prim::JitFunction {
+                        name: j.name.clone(),
+                        body: self.trace_pending_in_body(&j.body).await?,
+                        consts: j.consts,
+                    }),
+                },
                 other => other.clone(),
             })
         })

@@ -9,7 +9,9 @@ use crate::ast::{BinOp, CmpOp, UnaryOp};
 use crate::jnp_extra::{self, IndexItem};
 use jaxlite::numpy as jnp;
 use jaxlite::LocalFuture;
-use jaxlite::{Array, Aval, BinaryOp, ClosedJaxpr, CompareOp, DType, Data, Precision, Tensor, UnaryOp as JUnary};
+use jaxlite::{
+    Array, Aval, BinaryOp, ClosedJaxpr, CompareOp, DType, Data, Jaxpr, Precision, Tensor, UnaryOp as JUnary,
+};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -1035,6 +1037,10 @@ pub(super) fn literal_array(v: &Value, host: bool) -> R<Array> {
     let default = if host { DType::F64 } else { DType::F32 };
     Ok(array_from_f64(shape, &values, dtype.unwrap_or(default)))
 }
+
+/// The `jnp` functions JAX jits, with the names their `jit` equations carry (`make_jaxpr`
+/// shows them as a unit).
+const LIBRARY_JITS: &[(&str, &str)] = &[("where", "_where")];
 
 const GATHER_INDEX: &str = "indexer must have integer or boolean type (an array of floats is neither)";
 
@@ -2179,6 +2185,12 @@ impl Interp<'_, '_> {
         mut kwargs: Vec<(String, Value)>,
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
+            if let Some(&(own, jit_name)) = LIBRARY_JITS.iter().find(|(n, _)| *n == name) {
+                let body = self.library_jit_body.take() == Some(own);
+                if !body && self.ctx.is_tracing() && args.len() == 3 {
+                    return self.call_library_jit(own, jit_name, args, kwargs).await;
+                }
+            }
             if super::api::JNP_MORE.contains(&name) {
                 return self.call_jnp_more(name, args, kwargs).await;
             }
@@ -2488,6 +2500,7 @@ impl Interp<'_, '_> {
                     let (static_argnums, static_argnames) =
                         static_arguments(&args[0], static_argnums, static_argnames)?;
                     let jitted = Jitted {
+                        name: function_name(&args[0]),
                         func: args[0].clone(),
                         static_argnums,
                         static_argnames,
@@ -2751,9 +2764,8 @@ impl Interp<'_, '_> {
                 .await?;
             let key = self.jit_key(&call);
             let cached = j.cache.borrow().get(&key).cloned();
-            // Inside another trace the function's Jaxpr is applied there: traced once per
-            // signature, as JAX's nested jit is (a `print` in it runs once), and inlined (JAX
-            // records a pjit equation, which jaxlite does not have).
+            // Inside another trace the function is one `jit` equation calling its Jaxpr, as
+            // JAX's nested jit is: traced once per signature (a `print` in it runs once).
             if self.ctx.is_tracing() {
                 let compiled = match cached {
                     Some(c) => c,
@@ -2770,7 +2782,7 @@ impl Interp<'_, '_> {
                 let mut inputs: Vec<Tensor> = compiled.closed.consts.iter().cloned().map(Tensor::from).collect();
                 inputs.extend(compiled.captured.iter().cloned());
                 inputs.extend(call.leaves);
-                let outs = self.apply_jaxpr(&compiled.closed.jaxpr, &inputs).await?;
+                let outs = self.bind_nested_jit(j.name.clone(), &compiled.closed.jaxpr, &inputs).await?;
                 return self.unflatten_tensors(&compiled.out_tree, outs).await;
             }
             let compiled = match cached {
@@ -2786,13 +2798,47 @@ impl Interp<'_, '_> {
                 inputs.extend(t.concrete().cloned());
             }
             let jaxpr = &compiled.closed.jaxpr;
-            let results = self.execute(function_name(&j.func), jaxpr.clone(), inputs).await?;
+            let results = self.execute(j.name.clone(), jaxpr.clone(), inputs).await?;
             let outs = results.into_iter().zip(&jaxpr.outvars).map(|(mut a, atom)| {
                 a.aval.weak_type = jaxpr.atom_aval(atom).weak_type;
                 Tensor::from(a)
             });
             self.unflatten_tensors(&compiled.out_tree, outs).await
         })
+    }
+
+    /// A `jnp` function JAX jits, called inside a trace: one `jit` equation named as JAX names
+    /// it, whose body is the function traced on its arguments (Python numbers among them as
+    /// weakly typed scalars, as a jitted function takes them).
+    async fn call_library_jit(
+        &mut self,
+        name: &'static str,
+        jit_name: &str,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> R<Value> {
+        let jitted = Jitted {
+            func: Value::native(Native::Jnp(name)),
+            name: jit_name.to_string(),
+            static_argnums: vec![],
+            static_argnames: vec![],
+            cache: RefCell::new(HashMap::new()),
+        };
+        self.library_jit_body = Some(name);
+        let result = self.call_jitted(&jitted, args, kwargs).await;
+        self.library_jit_body = None;
+        result
+    }
+
+    /// One `jit` equation named `name` calling `jaxpr` (whose constvars, if any, are inputs
+    /// too, the values passed first).
+    async fn bind_nested_jit(&mut self, name: String, jaxpr: &Jaxpr, inputs: &[Tensor]) -> R<Vec<Tensor>> {
+        let mut body = jaxpr.clone();
+        let consts = std::mem::take(&mut body.constvars);
+        let n_consts = consts.len();
+        body.invars.splice(0..0, consts);
+        let function = Rc::new(jaxlite::prim::JitFunction { name, body, consts: n_consts });
+        Ok(self.ctx.bind(jaxlite::Primitive::Jit { function }, inputs).await?)
     }
 
     /// A call's arguments taken apart for tracing: positional ones, then keyword ones sorted by
@@ -2959,12 +3005,9 @@ impl Interp<'_, '_> {
             // Static arguments go to the function as they are, as `jit`'s do; keyword
             // arguments are traced.
             let call = self.jit_arguments(args, kwargs, |i| static_argnums.contains(&i), |_| false).await?;
+            // A jitted `f` is one `jit` equation in the trace, as JAX prints it.
             let compiled = self.trace(&f, &call).await?;
-            let jit_name = match &f {
-                Value::Native(n) if matches!(&**n, Native::Jitted(_)) => Some(function_name(&f)),
-                _ => None,
-            };
-            Ok(Value::Jaxpr(Rc::new(super::value::MadeJaxpr { closed: compiled.closed, jit_name })))
+            Ok(Value::Jaxpr(Rc::new(compiled.closed)))
         })
     }
 }

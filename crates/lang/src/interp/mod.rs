@@ -159,6 +159,9 @@ pub struct Interp<'c, 'p> {
     np_random: Option<Value>,
     /// The script's classes registered as pytree nodes.
     pytree_nodes: pytrees::Registry,
+    /// The library function JAX jits whose body is being traced (see `LIBRARY_JITS` in
+    /// `jax.rs`): its next call runs the function itself, once.
+    library_jit_body: Option<&'static str>,
 }
 
 pub async fn run(
@@ -180,6 +183,7 @@ pub async fn run(
         started: web_time::Instant::now(),
         np_random: None,
         pytree_nodes: pytrees::Registry::default(),
+        library_jit_body: None,
         ctx,
         initial_precision,
         limits,

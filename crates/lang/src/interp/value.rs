@@ -36,7 +36,7 @@ pub enum Value {
     /// `x.dtype`
     DType(DType),
     /// The result of `jax.make_jaxpr(f)(...)`.
-    Jaxpr(Rc<MadeJaxpr>),
+    Jaxpr(Rc<ClosedJaxpr>),
     /// `jax.random` keys (uint32 pairs), which live on the host.
     Key(Rc<super::random::Keys>),
     /// `a:b:c` in a subscript; bounds are ints or None.
@@ -189,16 +189,12 @@ pub enum Native {
     Mersenne(Box<RefCell<super::mersenne::Mt19937>>),
 }
 
-/// What `jax.make_jaxpr(f)(...)` returns: `f`'s Jaxpr, and `f`'s name when `f` is jitted (JAX
-/// then prints one `jit` equation calling the Jaxpr; see `jaxlite::JitCall`).
-pub struct MadeJaxpr {
-    pub closed: ClosedJaxpr,
-    pub jit_name: Option<String>,
-}
-
 /// `jax.jit(f)`: the function and its compiled programs, keyed by argument types.
 pub struct Jitted {
     pub func: Value,
+    /// The name its `jit` equation and its program carry: the function's, or the one JAX
+    /// gives a library function it jits (`_where` for `jnp.where`).
+    pub name: String,
     /// Static positional arguments, and static keyword arguments by name: each list includes
     /// the other's parameters where the function's signature names them, as in JAX.
     pub static_argnums: Vec<usize>,
@@ -552,10 +548,7 @@ fn write_repr(v: &Value, out: &mut String, open: &mut Vec<*const ()>, reprs: &Re
             out.push_str(&format!("JitTracer({weak}{})", aval_text(&t.aval)))
         }
         Value::DType(d) => out.push_str(&format!("dtype('{}')", d.name())),
-        Value::Jaxpr(j) => match &j.jit_name {
-            Some(name) => out.push_str(&jaxlite::JitCall { name, jaxpr: &j.closed.jaxpr }.to_string()),
-            None => out.push_str(&j.closed.jaxpr.to_string()),
-        },
+        Value::Jaxpr(j) => out.push_str(&j.jaxpr.to_string()),
         Value::Key(k) => out.push_str(&k.repr()),
     }
     if ptr.is_some() {
