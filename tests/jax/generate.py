@@ -2707,6 +2707,15 @@ print(f(x), jax.jit(f)(x), jax.grad(lambda v: f(v).sum())(x), jax.vmap(jax.grad(
 print(jax.jacfwd(lambda v: g(g(v)))(x), jax.hessian(lambda v: jnp.where(v > 0, v ** 3, 0.0).sum())(x))
 """)
 
+# jax.typeof, an array's weak_type and sharding on the one device, jax.jacobian (jacrev).
+program("typeof_sharding_jacobian", """
+x = jnp.arange(3.0)
+print(jax.typeof(x), repr(jax.typeof(1.0)), jax.typeof(jnp.int32(2)), jax.typeof(x) == jax.typeof(jnp.ones(3)))
+print(jax.jit(lambda v: (print(jax.typeof(v)), v * 2)[1])(x))
+print(x.sharding.num_devices, x.sharding.is_fully_replicated, x.sharding.memory_kind, x.weak_type, (x * 2.0).weak_type)
+print(jax.jacobian(lambda v: v ** 2)(x))
+""")
+
 # 0-d boolean masks add an axis kept whole (True) or emptied (False), as in NumPy.
 program("zero_d_boolean_masks", """
 z = jnp.array(3.0)

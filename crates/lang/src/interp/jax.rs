@@ -389,6 +389,8 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             "debug" => Ok(Value::Module(ModuleId::Debug)),
             "experimental" => Ok(Value::Module(ModuleId::Experimental)),
             "checkpoint_policies" => Ok(Value::Module(ModuleId::CheckpointPolicies)),
+            // JAX's `jacobian` is `jacrev` itself.
+            "jacobian" => Ok(Value::native(Native::Jax("jacrev"))),
             _ if find(JAX_FUNCTIONS, name).is_some() => {
                 Ok(Value::native(Native::Jax(find(JAX_FUNCTIONS, name).unwrap_or("jit"))))
             }
@@ -1972,15 +1974,17 @@ impl Interp<'_, '_> {
                 "ndim" => Value::Int(aval.rank() as i64),
                 "size" => Value::Int(aval.size() as i64),
                 "dtype" => Value::DType(aval.dtype),
+                "weak_type" => Value::Bool(aval.weak_type),
                 "T" => Value::Array(jnp::transpose(self.ctx, t, None).await?),
                 // The one device the array lives on (`x.devices()` is the set of it). A tracer
                 // has none, as in JAX.
-                "device" | "devices" if matches!(t, Tensor::Traced(_)) => {
+                "device" | "devices" | "sharding" if matches!(t, Tensor::Traced(_)) => {
                     return super::attr_err(format!("DynamicJaxprTracer has no attribute {name}"))
                 }
-                "device" => {
+                "device" | "sharding" => {
                     let module = self.import("jax._devices").await?;
-                    let device_of = self.get_attr(&module, "device_of").await?;
+                    let of = if name == "device" { "device_of" } else { "sharding_of" };
+                    let device_of = self.get_attr(&module, of).await?;
                     return self.call(device_of, vec![obj.clone()], vec![]).await;
                 }
                 "devices" => Value::native(Native::Method(obj.clone(), "devices")),

@@ -47,6 +47,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("pprint", include_str!("../stdlib/pprint.py")),
     ("__future__", "annotations = True\ndivision = True\nprint_function = True\n"),
     ("jax._devices", include_str!("../stdlib/jax/devices.py")),
+    ("jax._core", include_str!("../stdlib/jax/core.py")),
     ("jax._custom", include_str!("../stdlib/jax/custom.py")),
     ("jax._random", include_str!("../stdlib/jax/random.py")),
     ("jax._numpy", include_str!("../stdlib/jax/numpy_extra.py")),
@@ -110,6 +111,7 @@ pub const JAX_VERSION: &str = "0.10.2";
 /// Names of the interpreter's own modules (`jax`, `jax.random`) that are written in Python:
 /// (module, name, the library module that defines it).
 const PYTHON_NAMES: &[(&str, &str, &str)] = &[
+    ("jax", "typeof", "jax._core"),
     ("jax", "devices", "jax._devices"),
     ("jax", "local_devices", "jax._devices"),
     ("jax", "device_count", "jax._devices"),

@@ -74,6 +74,35 @@ def device_of(x):
     return _DEVICES[0]
 
 
+class SingleDeviceSharding:
+    """An array's `.sharding` on the one device: all of it in one place."""
+
+    def __init__(self, device, *, memory_kind="device"):
+        self.device = device
+        self.memory_kind = memory_kind
+        self.device_set = {device}
+        self.num_devices = 1
+        self.is_fully_replicated = True
+        self.is_fully_addressable = True
+
+    def __repr__(self):
+        return f"SingleDeviceSharding(device={self.device!r}, memory_kind={self.memory_kind})"
+
+    def __eq__(self, other):
+        return isinstance(other, SingleDeviceSharding) and other.device is self.device
+
+    def __hash__(self):
+        return hash(("SingleDeviceSharding", self.device.id))
+
+
+_SHARDING = SingleDeviceSharding(_DEVICES[0])
+
+
+def sharding_of(x):
+    """An array's `.sharding`: the one device holds it whole."""
+    return _SHARDING
+
+
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     """Arrays already live on the one device; a Python number or list becomes an array."""
     import jax
