@@ -1,7 +1,8 @@
 //! The functions a control-flow equation holds: a `while` loop's condition and body, a
 //! `scan`'s body, a `cond`'s branches and a nested `jit`'s function, each traced once to a
-//! Jaxpr whose leading inputs are the values it closes over. Shape rules here; how each runs, differentiates and batches lives with the other
-//! primitives' rules (`eval.rs`, `loops.rs`, `transform/`).
+//! Jaxpr whose leading inputs are the values it closes over. Shape rules here; how each runs,
+//! differentiates and batches lives with the other primitives' rules (`eval.rs`, `loops.rs`,
+//! `transform/`).
 
 use crate::array::Aval;
 use crate::dtype::DType;

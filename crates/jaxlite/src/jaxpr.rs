@@ -160,9 +160,10 @@ impl Printer {
     }
 
     /// The body of a nested `jit`, printed as JAX prints it: an input takes the name of the
-    /// variable passed to it (a literal's, or a variable's passed again, gets a new name), and an output the body computes
-    /// the name of the equation's output, so the body reads as the code around it; its other
-    /// variables get new names, and none prints as `_` (as JAX prints a jitted function's body).
+    /// variable passed to it (a literal's, or a variable's passed again, gets a new name), and
+    /// an output the body computes the name of the equation's output, so the body reads as the
+    /// code around it; its other variables get new names, and none prints as `_` (as JAX
+    /// prints a jitted function's body).
     fn called(&mut self, function: &JitFunction, operands: &[Atom], outputs: &[Var], indent: usize) -> String {
         // The function's own constants print as its constvars, with names of their own.
         let mut shown = function.body.clone();

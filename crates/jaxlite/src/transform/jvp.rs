@@ -262,25 +262,30 @@ fn cond_jvp(b: &mut Builder, c: &Branches, xs: &[Atom], ts: &[Option<Atom>]) -> 
     let jvps = c.branches.iter().map(|branch| jvp_nonzero(branch, &diff)).collect::<Result<Vec<_>>>()?;
     let n_outs = c.branches.first().map_or(0, |branch| branch.outvars.len());
     let nonzero: Vec<bool> = (0..n_outs).map(|i| jvps.iter().any(|(_, nz)| nz[i])).collect();
-    let branches = jvps
-        .into_iter()
-        .map(|(mut branch, _)| {
-            let tangent_outs = branch.outvars.split_off(n_outs);
-            let kept = tangent_outs.into_iter().zip(&nonzero).filter(|(_, &n)| n).map(|(t, _)| t);
-            branch.outvars.extend(kept);
-            super::dce(&branch)
-        })
-        .collect();
+    let branches = jvps.into_iter().map(|(branch, _)| keep_nonzero_tangents(branch, n_outs, &nonzero)).collect();
     let mut operands_and_tangents = vec![index.clone()];
     operands_and_tangents.extend(operands.iter().cloned());
     for ((x, t), _) in operands.iter().zip(tangents).zip(&diff).filter(|(_, &d)| d) {
         operands_and_tangents.push(instantiate(b, t, x)?);
     }
     let outs = b.bind(Primitive::Cond { function: Rc::new(Branches { branches }) }, &operands_and_tangents)?;
-    let (primals, rest) = outs.split_at(n_outs);
-    let mut rest = rest.iter().cloned();
+    Ok(primals_and_tangents(outs, n_outs, &nonzero))
+}
+
+/// A call's JVP Jaxpr (the outputs, then a tangent per output) keeping only the tangents marked
+/// `nonzero` as outputs, without what computed the others (written-out zeros).
+fn keep_nonzero_tangents(mut jvp: Jaxpr, n_outs: usize, nonzero: &[bool]) -> Jaxpr {
+    let tangent_outs = jvp.outvars.split_off(n_outs);
+    jvp.outvars.extend(tangent_outs.into_iter().zip(nonzero).filter(|(_, &n)| n).map(|(t, _)| t));
+    super::dce(&jvp)
+}
+
+/// The outputs of a call of such a Jaxpr split into the primal outputs and a tangent per
+/// output (`None` where it is zero).
+fn primals_and_tangents(mut outs: Vec<Atom>, n_outs: usize, nonzero: &[bool]) -> (Vec<Atom>, Vec<Option<Atom>>) {
+    let mut rest = outs.split_off(n_outs).into_iter();
     let tangents = nonzero.iter().map(|&n| if n { rest.next() } else { None }).collect();
-    Ok((primals.to_vec(), tangents))
+    (outs, tangents)
 }
 
 /// The JVP of a nested `jit`, as JAX's rule: one `jit` of the body's JVP (the same name),
@@ -293,11 +298,9 @@ fn jit_jvp(
     ts: &[Option<Atom>],
 ) -> Result<(Vec<Atom>, Vec<Option<Atom>>)> {
     let diff: Vec<bool> = xs.iter().zip(ts).map(|(x, t)| t.is_some() && b.aval(x).dtype.is_float()).collect();
-    let (mut body, nonzero) = jvp_nonzero(&j.body, &diff)?;
+    let (body, nonzero) = jvp_nonzero(&j.body, &diff)?;
     let n_outs = j.body.outvars.len();
-    let tangent_outs = body.outvars.split_off(n_outs);
-    body.outvars.extend(tangent_outs.into_iter().zip(&nonzero).filter(|(_, &n)| n).map(|(t, _)| t));
-    let body = super::dce(&body);
+    let body = keep_nonzero_tangents(body, n_outs, &nonzero);
     let mut operands = xs.to_vec();
     for (t, _) in ts.iter().zip(&diff).filter(|(_, &d)| d) {
         operands.extend(t.clone());
@@ -306,10 +309,7 @@ fn jit_jvp(
         Primitive::Jit { function: Rc::new(JitFunction { name: j.name.clone(), body, consts: j.consts }) },
         &operands,
     )?;
-    let (primals, rest) = outs.split_at(n_outs);
-    let mut rest = rest.iter().cloned();
-    let tangents = nonzero.iter().map(|&n| if n { rest.next() } else { None }).collect();
-    Ok((primals.to_vec(), tangents))
+    Ok(primals_and_tangents(outs, n_outs, &nonzero))
 }
 
 /// The JVP of a `custom_jvp` function: its rule applied to the arguments and their tangents

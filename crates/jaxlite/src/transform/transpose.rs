@@ -353,7 +353,7 @@ fn split_jit(j: &JitFunction, eqn: &Eqn, unknown_in: &[bool], types: &mut HashMa
     let split = split_jaxpr(&j.body, unknown_in, &vec![false; n_outs]);
     let position: HashMap<Var, usize> = j.body.invars.iter().enumerate().map(|(i, &v)| (v, i)).collect();
     let residuals = &split.unknown.invars[..split.residuals];
-    let mut known_body = split.known.clone();
+    let mut known_body = split.known;
     known_body.outvars.truncate(known_body.outvars.len() - split.residuals);
     let mut residual_atoms = Vec::with_capacity(residuals.len());
     let mut returned = Vec::new();
@@ -580,24 +580,15 @@ fn transpose_linear(
                 continue;
             }
             Primitive::Scan { function } => {
-                let ct_outs: Vec<Option<Atom>> = eqn.outputs.iter().map(|v| ct.remove(v)).collect();
-                if ct_outs.iter().all(Option::is_none) {
-                    continue;
-                }
+                let Some(ct_outs) = take_cotangents(&mut ct, &eqn.outputs) else { continue };
                 scan_transpose(&mut b, function, &classify(), ct_outs)?
             }
             Primitive::Cond { function } => {
-                let ct_outs: Vec<Option<Atom>> = eqn.outputs.iter().map(|v| ct.remove(v)).collect();
-                if ct_outs.iter().all(Option::is_none) {
-                    continue;
-                }
+                let Some(ct_outs) = take_cotangents(&mut ct, &eqn.outputs) else { continue };
                 cond_transpose(&mut b, function, &classify(), ct_outs)?
             }
             Primitive::Jit { function } => {
-                let ct_outs: Vec<Option<Atom>> = eqn.outputs.iter().map(|v| ct.remove(v)).collect();
-                if ct_outs.iter().all(Option::is_none) {
-                    continue;
-                }
+                let Some(ct_outs) = take_cotangents(&mut ct, &eqn.outputs) else { continue };
                 jit_transpose(&mut b, function, &classify(), ct_outs)?
             }
             // JVP calls a callback on primal values only, so none reads a tangent.
@@ -627,6 +618,13 @@ fn transpose_linear(
         });
     }
     Ok(b.finish(results))
+}
+
+/// The cotangents of an equation's outputs, taken from `ct`; `None` when none has one (the
+/// equation then contributes nothing).
+fn take_cotangents(ct: &mut HashMap<Var, Atom>, outputs: &[Var]) -> Option<Vec<Option<Atom>>> {
+    let cts: Vec<Option<Atom>> = outputs.iter().map(|v| ct.remove(v)).collect();
+    cts.iter().any(Option::is_some).then_some(cts)
 }
 
 /// The transpose of a linear `scan` (one from `split_scan`: its known operands are closed-over

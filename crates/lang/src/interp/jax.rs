@@ -1983,9 +1983,9 @@ impl Interp<'_, '_> {
                 }
                 "device" | "sharding" => {
                     let module = self.import("jax._devices").await?;
-                    let of = if name == "device" { "device_of" } else { "sharding_of" };
-                    let device_of = self.get_attr(&module, of).await?;
-                    return self.call(device_of, vec![obj.clone()], vec![]).await;
+                    let getter = if name == "device" { "device_of" } else { "sharding_of" };
+                    let getter = self.get_attr(&module, getter).await?;
+                    return self.call(getter, vec![obj.clone()], vec![]).await;
                 }
                 "devices" => Value::native(Native::Method(obj.clone(), "devices")),
                 // `x.at[index]` then `.set(v)`, `.add(v)`, `.multiply(v)` or `.get()`.
