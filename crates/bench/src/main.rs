@@ -101,7 +101,7 @@ fn main() {
             });
         }
         if let Some(g) = gpu.as_mut() {
-            let got = pollster::block_on(g.run_program(&program, &inputs)).expect("the GPU backend runs it");
+            let got = pollster::block_on(g.run_program(&program, &inputs)).expect("the GPU backend runs it").outputs;
             // A fast wrong answer is no result: the GPU must give the CPU's bits, and a row
             // says loudly when it does not.
             let exact = want.as_ref().map(|w| *w == got);

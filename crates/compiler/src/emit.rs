@@ -40,7 +40,7 @@ fn round_up(x: u32, to: u32) -> u32 {
 /// An address `base + stride * i_depth` (or a constant when there is no loop).
 fn affine(base: u32, stride: u32, depth: Option<usize>) -> Addr {
     match depth {
-        Some(d) if stride != 0 => Addr { base, strides: vec![(d as u8, stride as i32)] },
+        Some(d) if stride != 0 => Addr { base, strides: vec![(d as u8, stride as i32)], scalars: Vec::new() },
         _ => Addr::from(base),
     }
 }
@@ -58,7 +58,7 @@ fn signed(strides: &[usize]) -> Vec<i64> {
 }
 
 fn offset(a: &Addr, by: u32) -> Addr {
-    Addr { base: a.base + by, strides: a.strides.clone() }
+    Addr { base: a.base + by, ..a.clone() }
 }
 
 /// Which tile a piece of code works on: tile `first + step * i_depth` with `rows` rows.
@@ -1608,7 +1608,19 @@ pub fn emit(fused: &FusedGraph, opts: &CompileOptions) -> Result<Program, Compil
         flops: e.flops,
     };
     // The program ends when its results are in HBM: wait for every store.
-    let stores = program.ops().filter(|(_, op)| matches!(op, Instr::DmaStore { .. })).count() as u32;
+    // (Counted over the loops' trip counts: the compiler emits no data-dependent control.)
+    let (mut trips, mut stores) = (vec![1u32], 0u32);
+    for instr in &program.instrs {
+        let outer = *trips.last().expect("the program's own level");
+        match instr {
+            Instr::Loop { count } => trips.push(outer.saturating_mul(*count)),
+            Instr::End => {
+                trips.pop();
+            }
+            Instr::DmaStore { .. } => stores = stores.saturating_add(outer),
+            _ => {}
+        }
+    }
     if stores > 0 {
         program.instrs.push(Instr::Wait { sem: SEM_STORES, count: stores });
     }

@@ -26,7 +26,7 @@ fn matmul_counters_on(m: usize, k: usize, n: usize, cfg: TpuConfig) -> Counters 
         vmem_words: (cfg.vmem_bytes / 4) as u32,
         default_precision: Precision::Default,
     };
-    simulate(&compile("mm", &closed.jaxpr, &opts).unwrap(), &cfg).counters
+    simulate(&compile("mm", &closed.jaxpr, &opts).unwrap(), &[], &cfg).unwrap().counters
 }
 
 fn check_invariants(c: &Counters) {
@@ -138,7 +138,7 @@ fn fusion_lowers_hbm_traffic() {
         let y = jnp::binary(&mut ctx, BinaryOp::Max, &y, &Array::weak_scalar_f32(0.0).into()).await.unwrap();
         ctx.end_trace(&[y]).unwrap()
     });
-    let fused = simulate(&compile("fused", &fused.jaxpr, &opts).unwrap(), &cfg).counters;
+    let fused = simulate(&compile("fused", &fused.jaxpr, &opts).unwrap(), &[], &cfg).unwrap().counters;
     check_invariants(&fused);
     // The unfused steps, each its own program.
     let step = |ctx: &mut Context, avals: &[Aval], which: usize| {
@@ -156,7 +156,9 @@ fn fusion_lowers_hbm_traffic() {
     let separate: u64 =
         [step(&mut ctx, &avals[..2], 0), step(&mut ctx, &[mn.clone(), avals[2].clone()], 1), step(&mut ctx, &[mn], 2)]
             .iter()
-            .map(|closed| bytes(&simulate(&compile("step", &closed.jaxpr, &opts).unwrap(), &cfg).counters))
+            .map(|closed| {
+                bytes(&simulate(&compile("step", &closed.jaxpr, &opts).unwrap(), &[], &cfg).unwrap().counters)
+            })
             .sum();
     // Two intermediates of M×N floats written and read once each are saved.
     assert_eq!(separate - bytes(&fused), 2 * 2 * (m * n * 4) as u64, "{separate} vs {}", bytes(&fused));

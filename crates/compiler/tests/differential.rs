@@ -137,7 +137,7 @@ proptest! {
         ];
         // The timing model's invariants hold on every program: no unit is busier than the
         // run is long, and the MXUs' breakdown accounts for every cycle of each.
-        let c = emu::simulate(&program, &emu::TpuConfig::v5e()).counters;
+        let c = emu::simulate(&program, &[], &emu::TpuConfig::v5e()).unwrap().counters;
         prop_assert!(c.vector_busy_cycles.max(c.xlu_busy_cycles) <= c.cycles, "{:?}", c);
         prop_assert!(c.mxu_busy_cycles <= 4 * c.cycles && c.dma_busy_cycles <= c.cycles, "{:?}", c);
         let total: f64 = c.breakdown.parts().iter().map(|p| p.1).sum();

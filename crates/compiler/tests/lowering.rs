@@ -167,6 +167,7 @@ fn a_4096_cubed_matmul_is_a_short_program() {
         assert!(program.vmem_words <= 32 << 20);
         let matmuls: Vec<u32> = program
             .ops()
+            .map(|op| op.expect("a compiled program runs"))
             .filter_map(|(_, op)| match op {
                 isa::Instr::MxuMatmul { src, .. } => Some(src.rows),
                 _ => None,

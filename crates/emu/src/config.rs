@@ -59,6 +59,12 @@ pub struct TpuConfig {
     pub dma_latency_cycles: u64,
     /// Cycles per vector register for ops on the transcendental path (a model parameter).
     pub transcendental_cycles: u64,
+    /// Cycles from a `s.load` issuing to its word reaching the scalar unit, during which issue
+    /// waits (a model parameter).
+    pub scalar_load_cycles: u64,
+    /// Cycles issue loses at a data-dependent branch (`while`, `if`): the scalar pipeline
+    /// refilling (a model parameter).
+    pub branch_cycles: u64,
 }
 
 /// A machine as reports describe it: its fields plus the figures derived from them (the JSON of
@@ -82,6 +88,8 @@ pub struct MachineSummary {
     pub vector_lanes: u32,
     pub dma_latency_cycles: u64,
     pub transcendental_cycles: u64,
+    pub scalar_load_cycles: u64,
+    pub branch_cycles: u64,
     pub peak_bf16_flops_per_core: f64,
     pub peak_bf16_flops_per_chip: f64,
 }
@@ -94,6 +102,8 @@ const GIB: u64 = 1 << 30;
 /// that comparisons between machines reflect only published differences.
 const DMA_LATENCY_CYCLES: u64 = 500;
 const TRANSCENDENTAL_CYCLES: u64 = 4;
+const SCALAR_LOAD_CYCLES: u64 = 16;
+const BRANCH_CYCLES: u64 = 8;
 
 impl TpuConfig {
     /// The fields every preset shares: the 8 × 128 vector register (Google Cloud's v6e page:
@@ -116,6 +126,8 @@ impl TpuConfig {
             vector_lanes: 128,
             dma_latency_cycles: DMA_LATENCY_CYCLES,
             transcendental_cycles: TRANSCENDENTAL_CYCLES,
+            scalar_load_cycles: SCALAR_LOAD_CYCLES,
+            branch_cycles: BRANCH_CYCLES,
         }
     }
 
@@ -339,6 +351,18 @@ impl TpuConfig {
                     .filter(|&v| (1..=1 << 16).contains(&v))
                     .ok_or_else(|| err("a whole number of cycles from 1 to 65536"))?
             }
+            "scalar_load_cycles" | "branch_cycles" => {
+                let cycles = value
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|&v| v <= 1 << 16)
+                    .ok_or_else(|| err("a whole number of cycles from 0 to 65536"))?;
+                if key == "branch_cycles" {
+                    self.branch_cycles = cycles
+                } else {
+                    self.scalar_load_cycles = cycles
+                }
+            }
             _ => {
                 return Err(ConfigError {
                     key: key.into(),
@@ -373,6 +397,8 @@ impl TpuConfig {
             vector_lanes: self.vector_lanes,
             dma_latency_cycles: self.dma_latency_cycles,
             transcendental_cycles: self.transcendental_cycles,
+            scalar_load_cycles: self.scalar_load_cycles,
+            branch_cycles: self.branch_cycles,
             peak_bf16_flops_per_core: self.peak_bf16_flops_per_core(),
             peak_bf16_flops_per_chip: self.peak_bf16_flops_per_chip(),
         }
@@ -435,6 +461,8 @@ pub const OVERRIDE_KEYS: &[&str] = &[
     "vector_lanes",
     "dma_latency_cycles",
     "transcendental_cycles",
+    "scalar_load_cycles",
+    "branch_cycles",
 ];
 
 const RANGE_4096: &str = "a whole number from 1 to 4096";

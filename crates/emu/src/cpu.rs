@@ -1,7 +1,7 @@
 //! The CPU reference backend: executes a program's instructions on host memory.
 
 use crate::vpu_math;
-use crate::{Backend, EmuError, RunFuture};
+use crate::{Backend, EmuError, Executed, RunFuture};
 use isa::{Block, Instr, Operand, Part, Program, ReduceOp, VectorOp};
 
 /// The bf16 `part` of an f32 (see [`isa::Part`]).
@@ -148,7 +148,15 @@ impl Machine {
                     self.hbm[d..d + n].copy_from_slice(&self.vmem[s..s + n]);
                 }
             }
-            Instr::Wait { .. } | Instr::Loop { .. } | Instr::End => {}
+            // The scalar unit's work is done by `Program::ops`, which runs the control.
+            Instr::Wait { .. }
+            | Instr::Loop { .. }
+            | Instr::End
+            | Instr::ScalarLoad { .. }
+            | Instr::Scalar { .. }
+            | Instr::While { .. }
+            | Instr::If { .. }
+            | Instr::Else => {}
             Instr::Transpose { src, dst } => {
                 for (r, (s, n)) in rows(src).enumerate() {
                     for c in 0..n {
@@ -354,13 +362,27 @@ pub struct CpuBackend;
 impl CpuBackend {
     /// Runs synchronously: places `inputs` in HBM, executes, returns the output buffers.
     pub fn run_sync(&self, program: &Program, inputs: &[Vec<u32>]) -> Result<Vec<Vec<u32>>, EmuError> {
+        Ok(self.execute(program, inputs)?.outputs)
+    }
+
+    /// Runs synchronously, keeping the words the scalar unit loaded (for the timing model).
+    pub fn execute(&self, program: &Program, inputs: &[Vec<u32>]) -> Result<Executed, EmuError> {
         crate::validate(program)?;
         let mut machine = Machine::new(program);
         crate::place_inputs(program, inputs, &mut machine.hbm)?;
-        for (_, op) in program.ops() {
+        let mut loads = Vec::new();
+        let mut ops = program.ops();
+        while let Some(next) = ops.next() {
+            let (_, op) = next.map_err(EmuError::from)?;
+            if let Instr::ScalarLoad { src, .. } = op {
+                // Every operation before it has finished: the word is the one the run wrote.
+                let word = machine.vmem[src as usize];
+                ops.load(word);
+                loads.push(word);
+            }
             machine.step(&op);
         }
-        Ok(crate::read_outputs(program, &machine.hbm))
+        Ok(Executed { outputs: crate::read_outputs(program, &machine.hbm), loads })
     }
 }
 
@@ -374,7 +396,7 @@ impl Backend for CpuBackend {
     }
 
     fn run<'a>(&'a mut self, program: &'a Program, inputs: &'a [Vec<u32>]) -> RunFuture<'a> {
-        Box::pin(async move { self.run_sync(program, inputs) })
+        Box::pin(async move { self.execute(program, inputs) })
     }
 }
 

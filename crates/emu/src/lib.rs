@@ -33,8 +33,22 @@ impl std::fmt::Display for EmuError {
     }
 }
 
-/// What a backend's `run` returns: the output buffers' words, in `program.outputs` order.
-pub type RunFuture<'a> = Pin<Box<dyn Future<Output = Result<Vec<Vec<u32>>, EmuError>> + 'a>>;
+impl From<isa::IsaError> for EmuError {
+    fn from(e: isa::IsaError) -> EmuError {
+        EmuError { instr: e.index, message: e.message }
+    }
+}
+
+/// What a run produced: the output buffers' words, in `program.outputs` order, and the words
+/// its `s.load`s read, in order ([`Program::replay`] takes them to time the same run).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Executed {
+    pub outputs: Vec<Vec<u32>>,
+    pub loads: Vec<u32>,
+}
+
+/// What a backend's `run` returns.
+pub type RunFuture<'a> = Pin<Box<dyn Future<Output = Result<Executed, EmuError>> + 'a>>;
 
 /// Executes programs.
 pub trait Backend {
@@ -50,7 +64,7 @@ pub trait Backend {
 
 /// Validates a program for execution (see [`isa::validate`]).
 pub fn validate(program: &Program) -> Result<(), EmuError> {
-    isa::validate(program).map_err(|e| EmuError { instr: e.index, message: e.message })
+    isa::validate(program).map_err(EmuError::from)
 }
 
 /// Writes the input buffers into an HBM image.

@@ -9,6 +9,11 @@
 //!   writes) is no longer being written (or read) by an earlier operation: a scoreboard over
 //!   VMEM pages, so data hazards cost time but never change values.
 //! - `wait` holds issue until its semaphore has enough completed DMAs, then takes them.
+//! - The scalar unit runs the control: `s.load` waits for its VMEM word to be written, then
+//!   holds issue `scalar_load_cycles` until the word arrives; `while` and `if` each cost
+//!   `branch_cycles` of issue (the pipeline refilling after a branch on a value). The
+//!   branches taken are those of the run being timed: the model replays its loaded words,
+//!   and is otherwise independent of values.
 //!
 //! Costs (docs/timing.md explains each):
 //! - DMA: `ceil(bytes / hbm_bytes_per_cycle)` on HBM's one channel, which loads and stores
@@ -24,6 +29,7 @@
 //!   `transcendental_cycles` per register on the transcendental path.
 
 use crate::config::TpuConfig;
+use crate::EmuError;
 use isa::{Instr, Program, Unit};
 use serde::Serialize;
 use std::cmp::Reverse;
@@ -60,6 +66,9 @@ pub struct Counters {
     pub vector_busy_cycles: u64,
     pub dma_busy_cycles: u64,
     pub xlu_busy_cycles: u64,
+    /// Cycles issue spent on the scalar unit's control: waiting for and loading the words
+    /// `s.load` reads, and refilling after `while` and `if` (0 without them).
+    pub scalar_cycles: u64,
     /// Instructions in the program, and operations executed (loops unrolled).
     pub instructions: u64,
     pub operations: u64,
@@ -152,7 +161,9 @@ pub fn cost(op: &Instr<u32>, cfg: &TpuConfig) -> u64 {
         Instr::DmaLoad { src, .. } | Instr::DmaStore { src, .. } => {
             (src.words() as f64 * 4.0 / cfg.hbm_bytes_per_cycle()).ceil() as u64
         }
-        Instr::Wait { .. } | Instr::Loop { .. } | Instr::End => 0,
+        Instr::Wait { .. } | Instr::Loop { .. } | Instr::End | Instr::Else | Instr::Scalar { .. } => 0,
+        Instr::ScalarLoad { .. } => cfg.scalar_load_cycles,
+        Instr::While { .. } | Instr::If { .. } => cfg.branch_cycles,
         // One vector register of the row block enters the XLU's reduction tree per cycle.
         // A transpose passes each vector register of the source through the XLU once.
         Instr::Reduce { src, .. } | Instr::Transpose { src, .. } => {
@@ -342,8 +353,9 @@ struct Mxu {
     cycles: [u64; 6],
 }
 
-/// Times `program` (which must be valid) on `cfg`.
-pub fn simulate(program: &Program, cfg: &TpuConfig) -> Timing {
+/// Times a run of `program` (which must be valid) on `cfg`: the run whose `s.load`s read
+/// `loads` ([`crate::Executed::loads`]; none for a program without `s.load`).
+pub fn simulate(program: &Program, loads: &[u32], cfg: &TpuConfig) -> Result<Timing, EmuError> {
     let mut unit_free = [0u64; Unit::ALL.len()];
     let mut issue = 0u64;
     // Issue was last held at a `wait` for a DMA until this cycle.
@@ -366,10 +378,26 @@ pub fn simulate(program: &Program, cfg: &TpuConfig) -> Timing {
     let mut mxus: Vec<Mxu> = (0..cfg.mxus_per_core.max(program.mxus_used() as u32)).map(|_| Mxu::default()).collect();
     let skew = cfg.mxu_rows as u64 + cfg.mxu_cols as u64 - 2;
 
-    for (index, op) in program.ops() {
+    for next in program.replay(loads) {
+        let (index, op) = next?;
         c.operations += 1;
         per_instr[index].executions += 1;
         let unit = op.unit();
+        // The scalar unit's control: it holds issue, it occupies no other unit.
+        if matches!(op, Instr::ScalarLoad { .. } | Instr::Scalar { .. } | Instr::While { .. } | Instr::If { .. }) {
+            let mut start = issue;
+            if let Instr::ScalarLoad { .. } = op {
+                // The word must have been written first.
+                start = start.max(board.ready(&op.vmem_reads(), &[]).0);
+            }
+            let end = start + cost(&op, cfg);
+            per_instr[index].busy_cycles += end - start;
+            per_instr[index].wait_cycles += start - issue;
+            c.scalar_cycles += end - issue;
+            spans.push(Span { instr: index, unit, track: 0, start, end, done: end });
+            issue = end + 1;
+            continue;
+        }
         if let Instr::Wait { sem, count } = op {
             let queue = &mut signals[sem as usize];
             let mut ready = issue;
@@ -490,7 +518,7 @@ pub fn simulate(program: &Program, cfg: &TpuConfig) -> Timing {
             Instr::MxuMatmul { .. } => c.mxu_busy_cycles += busy,
             Instr::Vector { .. } => c.vector_busy_cycles += busy,
             Instr::Reduce { .. } | Instr::Transpose { .. } => c.xlu_busy_cycles += busy,
-            Instr::MxuWeights { .. } | Instr::Wait { .. } | Instr::Loop { .. } | Instr::End => {}
+            _ => {}
         }
         spans.push(Span { instr: index, unit, track, start, end, done });
         issue += 1;
@@ -510,7 +538,7 @@ pub fn simulate(program: &Program, cfg: &TpuConfig) -> Timing {
     c.roofline_cycles = compute.max(memory);
     c.roofline_fraction = ratio(c.roofline_cycles as f64, c.cycles as f64);
     c.breakdown = breakdown(&mxus, c.cycles);
-    Timing { counters: c, spans, per_instr }
+    Ok(Timing { counters: c, spans, per_instr })
 }
 
 /// Every cycle of every MXU in one category; whatever the MXUs did not account for (after

@@ -7,6 +7,8 @@
 //! A run is one command buffer and one submit: clear the memories, copy the inputs into HBM,
 //! one compute dispatch per instruction (a matmul's operands reduced where it stands, its sums
 //! computed with the other matmuls adding into the same block: see [`plan()`]), copy HBM out.
+//! A program whose control depends on values (`s.load`) is one submit per piece between its
+//! loads, each word read back for the host to decide the next piece ([`Pieces`]).
 //! Each dispatch reads its parameters from one uniform buffer at its own dynamic offset.
 //! Pipelines are built on first use; buffers are kept between runs and grown when a program
 //! needs more.
@@ -17,9 +19,9 @@ mod readback;
 #[cfg(not(target_arch = "wasm32"))]
 mod subnormals;
 
-pub use plan::{grid, plan, Dispatch, Flushing, Kernel, Limits, Params, Plan, Step, HBM_PARTS, SCRATCH_WORDS};
+pub use plan::{grid, plan, Dispatch, Flushing, Kernel, Limits, Params, Pieces, Plan, Step, HBM_PARTS, SCRATCH_WORDS};
 
-use emu::{Backend, EmuError};
+use emu::{Backend, EmuError, Executed};
 use isa::{Program, VectorOp};
 use std::collections::HashMap;
 use std::future::Future;
@@ -415,7 +417,7 @@ impl GpuBackend {
         let want = emu::CpuBackend.run_sync(&program, &inputs).map_err(|e| e.to_string())?;
         let got =
             self.run_program(&program, &inputs).await.map_err(|e| format!("the GPU could not run a probe: {e}"))?;
-        Ok(got != want)
+        Ok(got.outputs != want)
     }
 
     /// Why the device was lost, if it was.
@@ -582,7 +584,8 @@ impl GpuBackend {
         rebind |= p.hbm_parts_bound != parts as usize;
         p.hbm_parts_bound = parts as usize;
         ensure(d, &mut p.spare, "spare", (HBM_PARTS - 1) * 256, U::STORAGE);
-        rebind |= ensure(d, &mut p.vmem, "vmem", storage[1].1, U::STORAGE | U::COPY_DST);
+        // COPY_SRC: a `s.load`'s word is read back from VMEM.
+        rebind |= ensure(d, &mut p.vmem, "vmem", storage[1].1, U::STORAGE | U::COPY_DST | U::COPY_SRC);
         rebind |= ensure(d, &mut p.weights, "weights", storage[2].1, U::STORAGE);
         rebind |= ensure(d, &mut p.act, "act", storage[3].1, U::STORAGE);
         rebind |= ensure(d, &mut p.params, "params", params_bytes, U::UNIFORM | U::COPY_DST);
@@ -627,9 +630,50 @@ impl GpuBackend {
         Ok(())
     }
 
+    /// Writes a piece's dispatch parameters and matmul steps for its commands to read.
+    fn write_plan(&self, plan: &Plan) {
+        let p = &self.pool;
+        let mut param_bytes = vec![0u8; plan.dispatches.len() * PARAMS_STRIDE as usize];
+        for (chunk, d) in param_bytes.chunks_mut(PARAMS_STRIDE as usize).zip(&plan.dispatches) {
+            chunk[..std::mem::size_of::<Params>()].copy_from_slice(bytemuck::bytes_of(&d.params));
+        }
+        if !param_bytes.is_empty() {
+            self.queue.write_buffer(p.params.as_ref().expect("prepared"), 0, &param_bytes);
+        }
+        if !plan.steps.is_empty() {
+            self.queue.write_buffer(p.steps.as_ref().expect("prepared"), 0, bytemuck::cast_slice(&plan.steps));
+        }
+    }
+
+    /// Records a piece's dispatches as one compute pass.
+    fn encode_pass(&self, encoder: &mut wgpu::CommandEncoder, plan: &Plan, label: &str) {
+        let mut pass =
+            encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(label), timestamp_writes: None });
+        let bind_group = self.pool.bind_group.as_ref().expect("prepared");
+        let max_groups = self.limits.max_compute_workgroups_per_dimension;
+        let mut current = None;
+        for (i, d) in plan.dispatches.iter().enumerate() {
+            if d.invocations == 0 {
+                continue;
+            }
+            if current != Some(d.kernel) {
+                pass.set_pipeline(&self.pipelines[&d.kernel]);
+                current = Some(d.kernel);
+            }
+            pass.set_bind_group(0, bind_group, &[(i as u64 * PARAMS_STRIDE) as u32]);
+            let (x, y) = grid(d.invocations, WORKGROUP_SIZE, max_groups);
+            pass.dispatch_workgroups(x, y, 1);
+        }
+    }
+
     /// Runs `program` on `inputs` (one `Vec` of words per input buffer) and returns the
-    /// output buffers' words.
-    pub async fn run_program(&mut self, program: &Program, inputs: &[Vec<u32>]) -> Result<Vec<Vec<u32>>, EmuError> {
+    /// output buffers' words, and the words its `s.load`s read.
+    ///
+    /// A program without `s.load` is one submit. One with them runs a piece at a time
+    /// ([`plan::Pieces`]): each piece ends by copying the word its `s.load` reads out of VMEM,
+    /// the host reads it back, and the control it decides (which branch, how many trips, which
+    /// address) plans the next piece. The machine's memories stay on the GPU throughout.
+    pub async fn run_program(&mut self, program: &Program, inputs: &[Vec<u32>]) -> Result<Executed, EmuError> {
         if let Some(reason) = self.lost() {
             return Err(run_error(format!("the GPU device was lost ({reason})")));
         }
@@ -643,121 +687,109 @@ impl GpuBackend {
         // were right), so one block each.
         let exact_run = if self.is_software() && self.flushes_subnormals { 16 } else { 1 };
         let flushing = self.flushing_kernels.then_some(plan::Flushing { exact_run });
-        let plan = plan(program, self.plan_limits, flushing);
+        let mut pieces = plan::Pieces::new(program, self.plan_limits, flushing);
         let input_words: u64 = inputs.iter().map(|i| i.len() as u64).sum();
-        self.build_pipelines(&plan);
-        self.prepare(program, &plan, input_words)?;
-
-        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let invalid = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let p = &self.pool;
-        let hbm: Vec<&wgpu::Buffer> =
-            p.hbm[..p.hbm_parts_bound].iter().map(|b| b.as_ref().expect("prepared")).collect();
         let part_words = self.plan_limits.hbm_part_words;
-        let (vmem, upload, params, staging) = (
-            p.vmem.as_ref().expect("prepared"),
-            p.upload.as_ref().expect("prepared"),
-            p.params.as_ref().expect("prepared"),
-            p.staging.as_ref().expect("prepared"),
-        );
-        let vmem_bytes = program.vmem_words.max(1) as u64 * WORD;
-
-        // Queue writes land before the submit's commands; the encoder then zeroes the
-        // memories and copies each input into place, so the inputs go through `upload`.
-        let mut packed = Vec::with_capacity(input_words as usize);
-        for data in inputs {
-            packed.extend_from_slice(data);
-        }
-        if !packed.is_empty() {
-            self.queue.write_buffer(upload, 0, bytemuck::cast_slice(&packed));
-        }
-        let mut param_bytes = vec![0u8; plan.dispatches.len() * PARAMS_STRIDE as usize];
-        for (chunk, d) in param_bytes.chunks_mut(PARAMS_STRIDE as usize).zip(&plan.dispatches) {
-            chunk[..std::mem::size_of::<Params>()].copy_from_slice(bytemuck::bytes_of(&d.params));
-        }
-        if !param_bytes.is_empty() {
-            self.queue.write_buffer(params, 0, &param_bytes);
-        }
-        if !plan.steps.is_empty() {
-            self.queue.write_buffer(p.steps.as_ref().expect("prepared"), 0, bytemuck::cast_slice(&plan.steps));
-        }
-
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        for (part, at, words) in hbm_pieces(0, program.hbm_words.max(1) as u64, part_words) {
-            encoder.clear_buffer(hbm[part], at * WORD, Some(words * WORD));
-        }
-        encoder.clear_buffer(vmem, 0, Some(vmem_bytes));
-        let mut offset = 0;
-        for (buf, data) in program.inputs.iter().zip(inputs) {
-            for (part, at, words) in hbm_pieces(buf.addr as u64, data.len() as u64, part_words) {
-                encoder.copy_buffer_to_buffer(upload, offset, hbm[part], at * WORD, words * WORD);
-                offset += words * WORD;
-            }
-        }
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(&program.name),
-                timestamp_writes: None,
-            });
-            let bind_group = p.bind_group.as_ref().expect("prepared");
-            let max_groups = self.limits.max_compute_workgroups_per_dimension;
-            let mut current = None;
-            for (i, d) in plan.dispatches.iter().enumerate() {
-                if d.invocations == 0 {
-                    continue;
+        let mut loads = Vec::new();
+        let mut first = true;
+        loop {
+            let (piece, load) = pieces.next_piece()?;
+            self.build_pipelines(&piece);
+            self.prepare(program, &piece, input_words)?;
+            let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+            let invalid = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+            self.write_plan(&piece);
+            let p = &self.pool;
+            let hbm: Vec<&wgpu::Buffer> =
+                p.hbm[..p.hbm_parts_bound].iter().map(|b| b.as_ref().expect("prepared")).collect();
+            let (vmem, upload, staging) = (
+                p.vmem.as_ref().expect("prepared"),
+                p.upload.as_ref().expect("prepared"),
+                p.staging.as_ref().expect("prepared"),
+            );
+            let mut encoder = self.device.create_command_encoder(&Default::default());
+            if first {
+                // Queue writes land before the submit's commands; the encoder then zeroes the
+                // memories and copies each input into place, so the inputs go through `upload`.
+                let mut packed = Vec::with_capacity(input_words as usize);
+                for data in inputs {
+                    packed.extend_from_slice(data);
                 }
-                if current != Some(d.kernel) {
-                    pass.set_pipeline(&self.pipelines[&d.kernel]);
-                    current = Some(d.kernel);
+                if !packed.is_empty() {
+                    self.queue.write_buffer(upload, 0, bytemuck::cast_slice(&packed));
                 }
-                pass.set_bind_group(0, bind_group, &[(i as u64 * PARAMS_STRIDE) as u32]);
-                let (x, y) = grid(d.invocations, WORKGROUP_SIZE, max_groups);
-                pass.dispatch_workgroups(x, y, 1);
+                for (part, at, words) in hbm_pieces(0, program.hbm_words.max(1) as u64, part_words) {
+                    encoder.clear_buffer(hbm[part], at * WORD, Some(words * WORD));
+                }
+                encoder.clear_buffer(vmem, 0, Some(program.vmem_words.max(1) as u64 * WORD));
+                let mut offset = 0;
+                for (buf, data) in program.inputs.iter().zip(inputs) {
+                    for (part, at, words) in hbm_pieces(buf.addr as u64, data.len() as u64, part_words) {
+                        encoder.copy_buffer_to_buffer(upload, offset, hbm[part], at * WORD, words * WORD);
+                        offset += words * WORD;
+                    }
+                }
+                first = false;
             }
-        }
-        // Only the outputs come back, one after another.
-        let mut to = 0;
-        for buf in &program.outputs {
-            for (part, at, words) in hbm_pieces(buf.addr as u64, buf.words() as u64, part_words) {
-                encoder.copy_buffer_to_buffer(hbm[part], at * WORD, staging, to, words * WORD);
-                to += words * WORD;
-            }
-        }
-        let read_bytes = output_bytes(program);
-        self.queue.submit([encoder.finish()]);
+            self.encode_pass(&mut encoder, &piece, &program.name);
+            // What comes back: the word a `s.load` reads, or at the end only the outputs, one
+            // after another.
+            let read_bytes = match load {
+                Some(addr) => {
+                    encoder.copy_buffer_to_buffer(vmem, addr as u64 * WORD, staging, 0, WORD);
+                    WORD
+                }
+                None => {
+                    let mut to = 0;
+                    for buf in &program.outputs {
+                        for (part, at, words) in hbm_pieces(buf.addr as u64, buf.words() as u64, part_words) {
+                            encoder.copy_buffer_to_buffer(hbm[part], at * WORD, staging, to, words * WORD);
+                            to += words * WORD;
+                        }
+                    }
+                    output_bytes(program)
+                }
+            };
+            self.queue.submit([encoder.finish()]);
 
-        let mapped = readback::map_read(staging.slice(..read_bytes));
-        // Natively, wait for the GPU here so the map callback runs; on the web this returns
-        // at once and the browser completes the mapping while we await.
-        let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
-        let failure = match (invalid.pop().await, oom.pop().await) {
-            (Some(e), _) => Some(format!("GPU validation error: {e}")),
-            (None, Some(e)) => Some(format!("GPU out of memory: {e}")),
-            (None, None) => mapped.await.err().map(|e| format!("reading back HBM failed: {e}")),
-        };
-        if let Some(message) = failure {
-            // Cancel any pending mapping so the pooled staging buffer is usable next run.
+            let mapped = readback::map_read(staging.slice(..read_bytes));
+            // Natively, wait for the GPU here so the map callback runs; on the web this returns
+            // at once and the browser completes the mapping while we await.
+            let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
+            let failure = match (invalid.pop().await, oom.pop().await) {
+                (Some(e), _) => Some(format!("GPU validation error: {e}")),
+                (None, Some(e)) => Some(format!("GPU out of memory: {e}")),
+                (None, None) => mapped.await.err().map(|e| format!("reading back HBM failed: {e}")),
+            };
+            if let Some(message) = failure {
+                // Cancel any pending mapping so the pooled staging buffer is usable next run.
+                staging.unmap();
+                return Err(run_error(match self.lost() {
+                    Some(reason) => format!("the GPU device was lost ({reason})"),
+                    None => message,
+                }));
+            }
+            let words: Vec<u32> = {
+                let view = staging
+                    .get_mapped_range(..read_bytes)
+                    .map_err(|e| run_error(format!("reading back HBM failed: {e:?}")))?;
+                bytemuck::cast_slice(&view).to_vec()
+            };
             staging.unmap();
-            return Err(run_error(match self.lost() {
-                Some(reason) => format!("the GPU device was lost ({reason})"),
-                None => message,
-            }));
-        }
-        let outputs = {
-            let view = staging
-                .get_mapped_range(..read_bytes)
-                .map_err(|e| run_error(format!("reading back HBM failed: {e:?}")))?;
-            let mut words: &[u32] = bytemuck::cast_slice(&view);
+            if load.is_some() {
+                pieces.load(words[0]);
+                loads.push(words[0]);
+                continue;
+            }
+            let mut rest: &[u32] = &words;
             let mut outputs = Vec::with_capacity(program.outputs.len());
             for buf in &program.outputs {
-                let (output, rest) = words.split_at(buf.words() as usize);
+                let (output, tail) = rest.split_at(buf.words() as usize);
                 outputs.push(output.to_vec());
-                words = rest;
+                rest = tail;
             }
-            outputs
-        };
-        staging.unmap();
-        Ok(outputs)
+            return Ok(Executed { outputs, loads });
+        }
     }
 }
 
@@ -818,7 +850,7 @@ impl Backend for GpuBackend {
         &'a mut self,
         program: &'a Program,
         inputs: &'a [Vec<u32>],
-    ) -> Pin<Box<dyn Future<Output = Result<Vec<Vec<u32>>, EmuError>> + 'a>> {
+    ) -> Pin<Box<dyn Future<Output = Result<Executed, EmuError>> + 'a>> {
         Box::pin(self.run_program(program, inputs))
     }
 

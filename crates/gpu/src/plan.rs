@@ -2,7 +2,7 @@
 //! over how many invocations. Pure data, so it is testable without a GPU.
 
 use bytemuck::{Pod, Zeroable};
-use isa::{Block, Instr, Operand, Part, Program, VectorOp};
+use isa::{Block, Instr, IsaError, Operand, Part, Program, VectorOp};
 
 /// The parameters of one dispatch, as `struct Params` in `shaders/common.wgsl` (same field
 /// order; 16 words). Each dispatch's copy sits at its own 256-byte-aligned offset of one
@@ -264,17 +264,69 @@ pub struct Flushing {
     pub exact_run: u32,
 }
 
-/// Lowers a validated program (see `emu::validate`): one dispatch per operation, loops
-/// unrolled, except that the matmuls accumulating into one block run as one dispatch (see
-/// `Planner`), within the adapter's `limits`, with the kernels for a device that flushes
-/// subnormals where `flushing` says so.
-pub fn plan(program: &Program, limits: Limits, flushing: Option<Flushing>) -> Plan {
-    let mut planner = Planner::new(program, limits, flushing);
-    for (_, instr) in program.ops() {
-        planner.instr(&instr);
+/// Lowers a validated program without `s.load` (see `emu::validate`): one dispatch per
+/// operation, loops unrolled, except that the matmuls accumulating into one block run as one
+/// dispatch (see `Planner`), within the adapter's `limits`, with the kernels for a device that
+/// flushes subnormals where `flushing` says so. A program that reads scalars is planned a
+/// piece at a time ([`Pieces`]); here it is an error.
+pub fn plan(program: &Program, limits: Limits, flushing: Option<Flushing>) -> Result<Plan, IsaError> {
+    match Pieces::new(program, limits, flushing).next_piece()? {
+        (plan, None) => Ok(plan),
+        (_, Some(_)) => Err(IsaError {
+            index: None,
+            message: "the program reads scalars (s.load): it is planned a piece at a time".into(),
+        }),
     }
-    planner.flush_all();
-    planner.plan
+}
+
+/// A program planned a piece at a time: a piece ends at a `s.load`, whose word the host reads
+/// back from VMEM before the rest can be planned (the branches and addresses after it depend on
+/// it), or at the program's end. The planner's state (the MXUs' weights in their scratch,
+/// activations already reduced) carries over from piece to piece, as the buffers do.
+pub struct Pieces<'a> {
+    planner: Planner,
+    ops: isa::Ops<'a>,
+}
+
+impl<'a> Pieces<'a> {
+    pub fn new(program: &'a Program, limits: Limits, flushing: Option<Flushing>) -> Pieces<'a> {
+        let mut planner = Planner::new(program, limits, flushing);
+        if program.reads_scalars() {
+            // Scratch the first piece sizes must not grow under a later one (growing replaces
+            // the buffer, and the weights in it).
+            planner.plan.weight_words = 2 * planner.weights_half as u64;
+            planner.plan.act_words = planner.plan.act_words.max(planner.act_size as u64);
+        }
+        Pieces { planner, ops: program.ops() }
+    }
+
+    /// The next piece's dispatches, and the VMEM address of the word whose `s.load` ends it
+    /// (`None` for the last piece). Each piece's `Params::first_step` count from its own steps.
+    pub fn next_piece(&mut self) -> Result<(Plan, Option<u32>), IsaError> {
+        let mut load = None;
+        for next in self.ops.by_ref() {
+            let (_, instr) = next?;
+            if let Instr::ScalarLoad { src, .. } = instr {
+                load = Some(src);
+                break;
+            }
+            self.planner.instr(&instr);
+        }
+        self.planner.flush_all();
+        let plan = &mut self.planner.plan;
+        let piece = Plan {
+            dispatches: std::mem::take(&mut plan.dispatches),
+            steps: std::mem::take(&mut plan.steps),
+            weight_words: plan.weight_words,
+            act_words: plan.act_words,
+        };
+        Ok((piece, load))
+    }
+
+    /// Hands over the word the last piece's `s.load` read.
+    pub fn load(&mut self, word: u32) {
+        self.ops.load(word);
+    }
 }
 
 /// Weights loaded into an MXU: where in the weights scratch, and their shape.
@@ -401,8 +453,15 @@ impl Planner {
                 self.push(Kernel::Dma { store, split: self.split_hbm }, block_params(src, dst), invocations);
             }
             // Dispatches already run in program order, each seeing all earlier writes; ops()
-            // has already unrolled the loops.
-            Instr::Wait { .. } | Instr::Loop { .. } | Instr::End => {}
+            // has already run the control (a `s.load` ends a piece before it gets here).
+            Instr::Wait { .. }
+            | Instr::Loop { .. }
+            | Instr::End
+            | Instr::ScalarLoad { .. }
+            | Instr::Scalar { .. }
+            | Instr::While { .. }
+            | Instr::If { .. }
+            | Instr::Else => {}
             // Source and destination never overlap (validated): one invocation per element.
             Instr::Transpose { src, dst } => self.push(Kernel::Transpose, block_params(src, dst), src.rows * src.cols),
             // One invocation per row. The destination may overlap the source (the reference
@@ -633,6 +692,7 @@ mod tests {
         let rewrite = Instr::Vector { op: VectorOp::Neg, dst: src, a: Operand::Vmem(0), b: Operand::Imm(0.0) };
         let count = |p: &Program, flushes: bool, kernel| {
             plan(p, Limits::default(), flushes.then_some(Flushing { exact_run: 1 }))
+                .unwrap()
                 .dispatches
                 .iter()
                 .filter(|d| d.kernel == kernel)
@@ -690,6 +750,7 @@ mod tests {
     fn matmuls_adding_into_one_block_are_one_dispatch() {
         let count = |p: &Program, scratch_words, kernel| {
             plan(p, Limits { scratch_words, ..Limits::default() }, None)
+                .unwrap()
                 .dispatches
                 .iter()
                 .filter(|d| d.kernel == kernel)
@@ -698,7 +759,7 @@ mod tests {
         // One dispatch per column tile, each with all its K tiles.
         let p = k_tiled(5, false);
         assert_eq!(count(&p, SCRATCH_WORDS, Kernel::MxuMatmul), 2);
-        let planned = plan(&p, Limits::default(), None);
+        let planned = plan(&p, Limits::default(), None).unwrap();
         assert!(planned.dispatches.iter().filter(|d| d.kernel == Kernel::MxuMatmul).all(|d| d.params.len == 5));
         assert_eq!(planned.steps.len(), 10);
         // Reading the first tile's sums ends its chain there; the second's goes on.

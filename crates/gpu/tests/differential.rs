@@ -682,7 +682,7 @@ fn hbm_larger_than_one_binding() {
     );
     let mut rng = Rng::new(3);
     let x: Vec<u32> = (0..n).map(|_| rng.u32()).collect();
-    let got = pollster::block_on(gpu().run(&p, std::slice::from_ref(&x))).expect("the GPU runs it");
+    let got = pollster::block_on(gpu().run(&p, std::slice::from_ref(&x))).expect("the GPU runs it").outputs;
     assert_eq!(got, [x]);
 }
 
@@ -746,4 +746,52 @@ fn k_tiled_matmul_chains() {
         instrs,
     );
     assert_same_bits_every_matmul_plan(&p, &[words], &|o, i| format!("output {o} word {i}"));
+}
+
+/// Control that depends on values runs a piece at a time on the GPU, each `s.load`'s word read
+/// back: the same words, the same branches and the same bits as the CPU. The program halves a
+/// vector in a `while`, reads a table at a row it computed, and takes one half of an `if`.
+#[test]
+fn branches_on_values_take_the_cpus_path() {
+    let p = isa::text::parse(include_str!("../../../tests/isa/halve_then_pick.tasm")).unwrap();
+    let table: Vec<f32> = (0..12).map(|i| i as f32 * 1.5 - 4.0).collect();
+    for (x, row) in [([3.0f32, 10.0, 0.5, -2.0], 1.0f32), ([0.25, 2.0, 0.5, -2.0], 9.0), ([0.1; 4], -1.0)] {
+        let inputs = [bits(&x), bits(&[row]), bits(&table)];
+        assert_same_bits(&p, &inputs, &|o, i| format!("output {o} word {i} of x = {x:?}, row {row}"));
+    }
+}
+
+/// Weights loaded before a `while` serve the matmuls of every trip: the planner's state (what
+/// each MXU holds, where in the scratch) carries over from one piece to the next.
+#[test]
+fn matmuls_in_a_loop_use_weights_loaded_before_it() {
+    let p = isa::text::parse(
+        "program grow hbm=24 vmem=32 flops=0
+input w f32[4,4] hbm[0]
+input v f32[1,4] hbm[16]
+output y f32[1,4] hbm[20]
+dma.load    hbm[0] 4x4/4 -> vmem[0] 4x4/4 sem=0
+dma.load    hbm[16] 1x4/4 -> vmem[16] 1x4/4 sem=0
+wait        sem=0 count=2
+mxu.weights vmem[0] 4x4/4 part=hi mxu=0
+xlu.sum     vmem[16] 1x4/4 -> vmem[24]
+v.lt        splat vmem[24], 1000.0 -> vmem[25] 1x1/1
+s.load      vmem[25] -> s0
+while       s0
+  mxu.matmul  vmem[16] 1x4/4 -> vmem[20] 1x4/4 part=hi set mxu=0
+  v.max       vmem[20], vmem[20] -> vmem[16] 1x4/4
+  xlu.sum     vmem[16] 1x4/4 -> vmem[24]
+  v.lt        splat vmem[24], 1000.0 -> vmem[25] 1x1/1
+  s.load      vmem[25] -> s0
+end
+dma.store   vmem[16] 1x4/4 -> hbm[20] 1x4/4 sem=1
+wait        sem=1 count=1",
+    )
+    .unwrap();
+    let w: Vec<f32> = (0..16).map(|i| if i % 5 == 0 { 1.75 } else { 0.0625 * (i % 3) as f32 }).collect();
+    let inputs = [bits(&w), bits(&[1.0, 0.5, 0.25, 2.0])];
+    let cpu = emu::CpuBackend.execute(&p, &inputs).expect("the CPU runs it");
+    // It grows past 1000 after several trips (each one a word read back).
+    assert!(cpu.loads.len() > 5, "{} trips", cpu.loads.len() - 1);
+    assert_same_bits_every_matmul_plan(&p, &inputs, &|_, i| format!("word {i}"));
 }

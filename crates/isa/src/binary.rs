@@ -1,7 +1,7 @@
 //! The binary encoding of a program (`.tbin`), little-endian throughout:
 //!
 //! ```text
-//! magic "TPUP", version u8 = 2
+//! magic "TPUP", version u8 = 3
 //! name: str; hbm_words u32; vmem_words u32; flops u64
 //! inputs: u32 count × buffer; outputs: u32 count × buffer
 //!   buffer = name: str, addr u32, rank u8, dims u64 × rank, elem u8 (0 = f32)
@@ -11,8 +11,11 @@
 //!   3 wait        sem:u8 count:u32          7 loop        count:u32
 //!   4 mxu.weights block part:u8 mxu:u8      8 end
 //!   9 xlu.OP      op:u8 block addr       10 xlu.transpose block block
+//!  11 s.load      addr dst:u8            12 s.OP        op:u8 scalar scalar dst:u8
+//!  13 while       cond:u8                14 if          cond:u8           15 else
 //!   block   = addr rows:u32 cols:u32 stride:u32
-//!   addr    = base:u32 terms:u8 × (depth:u8 stride:i32)
+//!   addr    = base:u32 terms:u8 × (index:u8 stride:i32), index = loop depth D, or 16 + R for sR
+//!   scalar  = 0 register:u8 | 1 immediate:i32
 //!   operand = 0 addr (vmem) | 1 addr (splat) | 2 bits:u32 (immediate) | 3 addr (row) | 4 addr (col)
 //!   str     = len:u32 UTF-8 bytes
 //! ```
@@ -20,11 +23,16 @@
 //! Decoding never panics and never allocates more than the input could describe. An error's byte
 //! offset is where the offending field starts.
 
-use crate::{Addr, Block, Buffer, ElemType, Instr, Operand, Part, Program, ReduceOp, VectorOp, MAX_MXUS};
+use crate::{
+    Addr, Block, Buffer, ElemType, Instr, Operand, Part, Program, ReduceOp, ScalarOp, ScalarOperand, VectorOp,
+    MAX_MXUS, SCALAR_REGS,
+};
 use std::fmt;
 
 const MAGIC: &[u8; 4] = b"TPUP";
-const VERSION: u8 = 2;
+const VERSION: u8 = 3;
+/// An address term's index byte: a loop depth below this, a scalar register from it on.
+const REGISTER_TERM: u8 = 16;
 
 /// Why bytes are not a program: where, and what.
 #[derive(Clone, Debug, PartialEq)]
@@ -64,10 +72,26 @@ impl Writer {
     }
     fn addr(&mut self, a: &Addr) {
         self.u32(a.base);
-        self.u8(a.strides.len() as u8);
+        self.u8((a.strides.len() + a.scalars.len()) as u8);
         for &(depth, stride) in &a.strides {
             self.u8(depth);
             self.u32(stride as u32);
+        }
+        for &(reg, scale) in &a.scalars {
+            self.u8(REGISTER_TERM + reg);
+            self.u32(scale as u32);
+        }
+    }
+    fn scalar(&mut self, o: &ScalarOperand) {
+        match o {
+            ScalarOperand::Reg(r) => {
+                self.u8(0);
+                self.u8(*r);
+            }
+            ScalarOperand::Imm(x) => {
+                self.u8(1);
+                self.u32(*x as u32);
+            }
         }
     }
     fn block(&mut self, b: &Block) {
@@ -177,6 +201,27 @@ pub fn encode(p: &Program) -> Vec<u8> {
                 w.block(src);
                 w.addr(dst);
             }
+            Instr::ScalarLoad { src, dst } => {
+                w.u8(11);
+                w.addr(src);
+                w.u8(*dst);
+            }
+            Instr::Scalar { op, a, b, dst } => {
+                w.u8(12);
+                w.u8(*op as u8);
+                w.scalar(a);
+                w.scalar(b);
+                w.u8(*dst);
+            }
+            Instr::While { cond } => {
+                w.u8(13);
+                w.u8(*cond);
+            }
+            Instr::If { cond } => {
+                w.u8(14);
+                w.u8(*cond);
+            }
+            Instr::Else => w.u8(15),
         }
     }
     w.0
@@ -236,16 +281,40 @@ impl Reader<'_> {
     fn addr(&mut self) -> R<Addr> {
         let base = self.u32()?;
         let n = self.u8()?;
-        let mut strides = Vec::with_capacity(n as usize);
+        let (mut strides, mut scalars) = (Vec::new(), Vec::new());
         for _ in 0..n {
-            let depth = self.u8()?;
-            // As the text form: one stride per loop (the binary fuzzer found a repeated one).
-            if strides.iter().any(|&(d, _)| d == depth) {
-                return self.err(format!("loop index i{depth} appears twice in one address"));
+            let index = self.u8()?;
+            let (terms, n, name) = if index < REGISTER_TERM {
+                (&mut strides, index, "loop index i")
+            } else {
+                (&mut scalars, self.register_at(index - REGISTER_TERM)?, "register s")
+            };
+            // As the text form: one term per loop or register (the binary fuzzer found a
+            // repeated one).
+            if terms.iter().any(|&(d, _): &(u8, i32)| d == n) {
+                return self.err(format!("{name}{n} appears twice in one address"));
             }
-            strides.push((depth, self.u32()? as i32));
+            terms.push((n, self.u32()? as i32));
         }
-        Ok(Addr { base, strides })
+        Ok(Addr { base, strides, scalars })
+    }
+    fn register_at(&self, r: u8) -> R<u8> {
+        if r < SCALAR_REGS {
+            Ok(r)
+        } else {
+            self.err(format!("s{r} is not a register (s0 to s{})", SCALAR_REGS - 1))
+        }
+    }
+    fn register(&mut self) -> R<u8> {
+        let r = self.u8()?;
+        self.register_at(r)
+    }
+    fn scalar(&mut self) -> R<ScalarOperand> {
+        match self.u8()? {
+            0 => Ok(ScalarOperand::Reg(self.register()?)),
+            1 => Ok(ScalarOperand::Imm(self.u32()? as i32)),
+            t => self.err(format!("scalar operand kind {t} is not 0 or 1")),
+        }
     }
     fn block(&mut self) -> R<Block> {
         Ok(Block { addr: self.addr()?, rows: self.u32()?, cols: self.u32()?, stride: self.u32()? })
@@ -336,6 +405,17 @@ impl Reader<'_> {
                 Instr::Reduce { op, src: self.block()?, dst: self.addr()? }
             }
             10 => Instr::Transpose { src: self.block()?, dst: self.block()? },
+            11 => Instr::ScalarLoad { src: self.addr()?, dst: self.register()? },
+            12 => {
+                let code = self.u8()?;
+                let Some(&op) = ScalarOp::ALL.get(code as usize) else {
+                    return self.err(format!("scalar opcode {code} is unknown"));
+                };
+                Instr::Scalar { op, a: self.scalar()?, b: self.scalar()?, dst: self.register()? }
+            }
+            13 => Instr::While { cond: self.register()? },
+            14 => Instr::If { cond: self.register()? },
+            15 => Instr::Else,
             _ => return self.err(format!("opcode {opcode} is unknown")),
         })
     }

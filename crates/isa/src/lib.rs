@@ -7,8 +7,13 @@
 //!
 //! Programs stay compact with counted loops: `loop i0 32 … end` repeats its body, and every
 //! address is affine in the indices of the enclosing loops (`vmem[4096+128*i0]`), so a large
-//! tiled matmul is a handful of instructions. [`Program::ops`] unrolls a program into the
-//! stream of concrete operations (`Instr<u32>`) that backends execute.
+//! tiled matmul is a handful of instructions. The scalar unit adds control that depends on
+//! values: `s.load` reads a VMEM word into a scalar register, `s.add`, `s.lt`, … compute on
+//! the registers, `while s0 … end` and `if s0 … else … end` branch on them, and an address may
+//! be offset by a register (`hbm[64+16*s1]`). [`Program::ops`] runs a program's control into
+//! the stream of concrete operations (`Instr<u32>`) that backends execute, asking the backend
+//! for each word a `s.load` reads; [`Program::replay`] gives the same stream again from the
+//! words a run loaded, which is how the timing model sees the run's branches.
 //!
 //! Every program prints as assembly text ([`text`]) and encodes as bytes ([`binary`]); both
 //! round-trip. [`validate`] rejects malformed programs, naming the instruction.
@@ -18,7 +23,7 @@ mod ops;
 pub mod text;
 mod validate;
 
-pub use ops::Ops;
+pub use ops::{Ops, Replay, MAX_OPERATIONS};
 pub use validate::{validate, IsaError};
 
 use serde::{Deserialize, Serialize};
@@ -26,6 +31,10 @@ use serde::{Deserialize, Serialize};
 /// Loops nest at most this deep (indices `i0` … `i5`): a batched matmul nests its batch, row
 /// and column tiles, column pieces and K pieces.
 pub const MAX_LOOP_DEPTH: usize = 6;
+
+/// The scalar unit's registers: `s0` … `s15`, 32-bit two's complement integers, each 0 when a
+/// program starts.
+pub const SCALAR_REGS: u8 = 16;
 
 /// A core has at most this many MXUs (`mxu=0` … `mxu=7`); published TPUs have one to four.
 pub const MAX_MXUS: u8 = 8;
@@ -318,20 +327,29 @@ impl VectorOp {
     }
 }
 
-/// An address that moves with the enclosing loops: `base + Σ stride · i_depth`.
+/// An address that moves with the enclosing loops and the scalar registers:
+/// `base + Σ stride · i_depth + Σ scale · s_reg`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Addr {
     pub base: u32,
     /// (loop depth, stride in words), at most one term per depth.
     pub strides: Vec<(u8, i32)>,
+    /// (scalar register, words per unit of its value), at most one term per register: an
+    /// address the program computed, known only when the instruction runs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scalars: Vec<(u8, i32)>,
 }
 
 impl Addr {
-    /// The address at these loop indices (`indices[d]` is `i_d`); `None` if it leaves u32.
-    pub fn at(&self, indices: &[u32]) -> Option<u32> {
+    /// The address at these loop indices (`indices[d]` is `i_d`) and scalar registers; `None`
+    /// if it leaves u32.
+    pub fn at(&self, indices: &[u32], scalars: &[i32]) -> Option<u32> {
         let mut a = self.base as i64;
         for &(depth, stride) in &self.strides {
             a += stride as i64 * *indices.get(depth as usize)? as i64;
+        }
+        for &(reg, scale) in &self.scalars {
+            a += scale as i64 * *scalars.get(reg as usize)? as i64;
         }
         u32::try_from(a).ok()
     }
@@ -351,7 +369,7 @@ impl Addr {
 
 impl From<u32> for Addr {
     fn from(base: u32) -> Addr {
-        Addr { base, strides: Vec::new() }
+        Addr { base, strides: Vec::new(), scalars: Vec::new() }
     }
 }
 
@@ -545,13 +563,119 @@ pub enum Instr<A = Addr> {
         count: u32,
     },
     End,
+    /// `s<dst> = ` the VMEM word at `src` read as the integer ops read a word: the int32 its
+    /// float32 holds, toward zero, saturating, NaN as 0. The scalar unit waits for the word.
+    ScalarLoad {
+        src: A,
+        dst: u8,
+    },
+    /// `s<dst> = op(a, b)` on the scalar unit, in 32-bit two's complement (wrapping).
+    Scalar {
+        op: ScalarOp,
+        a: ScalarOperand,
+        b: ScalarOperand,
+        dst: u8,
+    },
+    /// Repeat the instructions up to the matching `End` while register `cond` is nonzero,
+    /// tested before each trip (so perhaps never): a data-dependent branch.
+    While {
+        cond: u8,
+    },
+    /// Run the instructions up to the matching `Else` (or `End`) if register `cond` is
+    /// nonzero, and those from the `Else` to the `End` if it is zero.
+    If {
+        cond: u8,
+    },
+    Else,
+}
+
+/// Operations of the scalar unit. Comparisons give 1 or 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ScalarOp {
+    Add,
+    Sub,
+    Mul,
+    Min,
+    Max,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl ScalarOp {
+    /// In opcode order: the binary encoding's code is the position here.
+    pub const ALL: [ScalarOp; 11] = [
+        ScalarOp::Add,
+        ScalarOp::Sub,
+        ScalarOp::Mul,
+        ScalarOp::Min,
+        ScalarOp::Max,
+        ScalarOp::Eq,
+        ScalarOp::Ne,
+        ScalarOp::Lt,
+        ScalarOp::Le,
+        ScalarOp::Gt,
+        ScalarOp::Ge,
+    ];
+
+    pub fn name(self) -> &'static str {
+        ["add", "sub", "mul", "min", "max", "eq", "ne", "lt", "le", "gt", "ge"][self as usize]
+    }
+
+    pub fn apply(self, a: i32, b: i32) -> i32 {
+        match self {
+            ScalarOp::Add => a.wrapping_add(b),
+            ScalarOp::Sub => a.wrapping_sub(b),
+            ScalarOp::Mul => a.wrapping_mul(b),
+            ScalarOp::Min => a.min(b),
+            ScalarOp::Max => a.max(b),
+            ScalarOp::Eq => (a == b) as i32,
+            ScalarOp::Ne => (a != b) as i32,
+            ScalarOp::Lt => (a < b) as i32,
+            ScalarOp::Le => (a <= b) as i32,
+            ScalarOp::Gt => (a > b) as i32,
+            ScalarOp::Ge => (a >= b) as i32,
+        }
+    }
+}
+
+/// An operand of a scalar operation: a register or an immediate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ScalarOperand {
+    Reg(u8),
+    Imm(i32),
+}
+
+impl ScalarOperand {
+    pub fn value(self, scalars: &[i32]) -> i32 {
+        match self {
+            ScalarOperand::Reg(r) => scalars[r as usize],
+            ScalarOperand::Imm(x) => x,
+        }
+    }
+}
+
+/// A VMEM word as `s.load` reads it (and as the integer vector ops read their operands): the
+/// int32 its float32 holds, toward zero, saturating, NaN as 0 (Rust's `as` is exactly that).
+pub fn word_to_int(word: u32) -> i32 {
+    f32::from_bits(word) as i32
 }
 
 impl<A> Instr<A> {
     pub fn unit(&self) -> Unit {
         match self {
             Instr::DmaLoad { .. } | Instr::DmaStore { .. } => Unit::Dma,
-            Instr::Wait { .. } | Instr::Loop { .. } | Instr::End => Unit::Scalar,
+            Instr::Wait { .. }
+            | Instr::Loop { .. }
+            | Instr::End
+            | Instr::ScalarLoad { .. }
+            | Instr::Scalar { .. }
+            | Instr::While { .. }
+            | Instr::If { .. }
+            | Instr::Else => Unit::Scalar,
             Instr::MxuWeights { .. } | Instr::MxuMatmul { .. } => Unit::Mxu,
             Instr::Vector { .. } => Unit::Vector,
             Instr::Reduce { .. } | Instr::Transpose { .. } => Unit::CrossLane,
@@ -571,7 +695,17 @@ impl<A> Instr<A> {
             Instr::Transpose { .. } => "xlu.transpose".into(),
             Instr::Loop { .. } => "loop".into(),
             Instr::End => "end".into(),
+            Instr::ScalarLoad { .. } => "s.load".into(),
+            Instr::Scalar { op, .. } => format!("s.{}", op.name()),
+            Instr::While { .. } => "while".into(),
+            Instr::If { .. } => "if".into(),
+            Instr::Else => "else".into(),
         }
+    }
+
+    /// Whether the instruction opens a block that an `End` closes.
+    pub fn opens_block(&self) -> bool {
+        matches!(self, Instr::Loop { .. } | Instr::While { .. } | Instr::If { .. })
     }
 }
 
@@ -583,6 +717,7 @@ impl Instr<u32> {
             | Instr::MxuWeights { src, .. }
             | Instr::Reduce { src, .. }
             | Instr::Transpose { src, .. } => vec![*src],
+            Instr::ScalarLoad { src, .. } => vec![Block::flat(*src, 1)],
             Instr::MxuMatmul { src, dst, accumulate, .. } => {
                 let mut r = vec![*src];
                 if *accumulate {
@@ -673,10 +808,25 @@ pub struct Program {
 }
 
 impl Program {
-    /// The operations the program performs, in order, loops unrolled and addresses resolved.
-    /// Each comes with the index of the instruction it came from. The program must be valid.
+    /// The operations the program performs, in order, loops unrolled, branches taken and
+    /// addresses resolved, each with the index of the instruction it came from: the scalar
+    /// unit's own operations (`s.load`, `s.add`, `while`, `if`) too, which backends skip but
+    /// the timing model charges. After it yields a `s.load`, the caller hands over the word
+    /// with [`Ops::load`]. The program must be valid; what only a run can check (an address
+    /// computed from a register, a `while` that does not end) comes as an error.
     pub fn ops(&self) -> Ops<'_> {
-        Ops::new(&self.instrs)
+        Ops::new(self)
+    }
+
+    /// The operations of a run whose `s.load`s read `loads`, in order (see [`Program::ops`]):
+    /// the run again, without its values. A program without `s.load` takes no words.
+    pub fn replay<'a>(&'a self, loads: &'a [u32]) -> Replay<'a> {
+        Replay { ops: Ops::new(self), loads: loads.iter() }
+    }
+
+    /// Whether the program's operations depend on values it reads (it has a `s.load`).
+    pub fn reads_scalars(&self) -> bool {
+        self.instrs.iter().any(|i| matches!(i, Instr::ScalarLoad { .. }))
     }
 
     /// How many MXUs the program drives: one more than the highest MXU it names (0 for none).
@@ -727,6 +877,11 @@ impl From<Instr<u32>> for Instr {
             Instr::Transpose { src, dst } => Instr::Transpose { src: src.into(), dst: dst.into() },
             Instr::Loop { count } => Instr::Loop { count },
             Instr::End => Instr::End,
+            Instr::ScalarLoad { src, dst } => Instr::ScalarLoad { src: src.into(), dst },
+            Instr::Scalar { op, a, b, dst } => Instr::Scalar { op, a, b, dst },
+            Instr::While { cond } => Instr::While { cond },
+            Instr::If { cond } => Instr::If { cond },
+            Instr::Else => Instr::Else,
         }
     }
 }

@@ -11,24 +11,38 @@
 //!    3: end
 //! ```
 //!
-//! Addresses are `BASE`, `BASE+STRIDE*iD`, ... ; blocks are `ROWSxCOLS/STRIDE`; immediates
+//! Addresses are `BASE`, `BASE+STRIDE*iD`, `BASE+SCALE*sR`, ... ; blocks are `ROWSxCOLS/STRIDE`; immediates
 //! print with Rust's round-tripping float syntax (NaN as `nan:0xBITS` to keep its payload).
 //! A leading `N:` and anything after `;` are ignored.
 
-use crate::{Addr, Block, Buffer, ElemType, Instr, Operand, Part, Program, ReduceOp, VectorOp, MAX_MXUS};
+use crate::{
+    Addr, Block, Buffer, ElemType, Instr, Operand, Part, Program, ReduceOp, ScalarOp, ScalarOperand, VectorOp,
+    MAX_MXUS, SCALAR_REGS,
+};
 use std::fmt::{self, Write};
 
 impl fmt::Display for Addr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.base)?;
-        for &(depth, stride) in &self.strides {
-            if stride < 0 {
-                write!(f, "-{}*i{depth}", stride.unsigned_abs())?;
+        let terms =
+            self.strides.iter().map(|&(d, k)| ('i', d, k)).chain(self.scalars.iter().map(|&(r, k)| ('s', r, k)));
+        for (name, n, k) in terms {
+            if k < 0 {
+                write!(f, "-{}*{name}{n}", k.unsigned_abs())?;
             } else {
-                write!(f, "+{stride}*i{depth}")?;
+                write!(f, "+{k}*{name}{n}")?;
             }
         }
         Ok(())
+    }
+}
+
+impl fmt::Display for ScalarOperand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScalarOperand::Reg(r) => write!(f, "s{r}"),
+            ScalarOperand::Imm(x) => write!(f, "{x}"),
+        }
     }
 }
 
@@ -99,7 +113,10 @@ impl<A: fmt::Display> fmt::Display for Instr<A> {
             }
             Instr::Transpose { src, dst } => write!(f, "{m:<11} {} -> {}", block("vmem", src), block("vmem", dst)),
             Instr::Loop { count } => write!(f, "{m:<11} {count}"),
-            Instr::End => f.write_str("end"),
+            Instr::End | Instr::Else => f.write_str(&m),
+            Instr::ScalarLoad { src, dst } => write!(f, "{m:<11} vmem[{src}] -> s{dst}"),
+            Instr::Scalar { a, b, dst, .. } => write!(f, "{m:<11} {a}, {b} -> s{dst}"),
+            Instr::While { cond } | Instr::If { cond } => write!(f, "{m:<11} s{cond}"),
         }
     }
 }
@@ -118,20 +135,22 @@ impl fmt::Display for Program {
         for b in &self.outputs {
             writeln!(f, "{}", buffer_line("output", b))?;
         }
-        let mut depth = 0usize;
+        // Indentation follows every block; loop indices count counted loops alone.
+        let mut blocks: Vec<bool> = Vec::new();
         for (i, instr) in self.instrs.iter().enumerate() {
-            if matches!(instr, Instr::End) {
-                depth = depth.saturating_sub(1);
+            if matches!(instr, Instr::End | Instr::Else) {
+                blocks.pop();
             }
-            let mut line = format!("{i:4}: {}", "  ".repeat(depth));
+            let mut line = format!("{i:4}: {}", "  ".repeat(blocks.len()));
+            let loops = blocks.iter().filter(|&&is_loop| is_loop).count();
             match instr {
                 // The loop's index name makes the body's `*iD` terms readable.
-                Instr::Loop { count } => write!(line, "loop i{depth} {count}")?,
+                Instr::Loop { count } => write!(line, "loop i{loops} {count}")?,
                 other => write!(line, "{other}")?,
             }
             writeln!(f, "{line}")?;
-            if matches!(instr, Instr::Loop { .. }) {
-                depth += 1;
+            if instr.opens_block() || matches!(instr, Instr::Else) {
+                blocks.push(matches!(instr, Instr::Loop { .. }));
             }
         }
         Ok(())
@@ -240,7 +259,7 @@ impl<'a> Cursor<'a> {
 
     fn addr(&mut self) -> R<Addr> {
         let base = self.u32()?;
-        let mut strides: Vec<(u8, i32)> = Vec::new();
+        let (mut strides, mut scalars) = (Vec::<(u8, i32)>::new(), Vec::<(u8, i32)>::new());
         loop {
             let negative = if self.eat("+") {
                 false
@@ -251,15 +270,47 @@ impl<'a> Cursor<'a> {
             };
             let magnitude = self.digits()?.parse::<i64>().map_err(|_| "stride too large".to_string())?;
             self.expect("*")?;
-            self.expect("i")?;
-            let depth: u8 = self.digits()?.parse().map_err(|_| "bad loop index".to_string())?;
-            if strides.iter().any(|&(d, _)| d == depth) {
-                return Err(format!("i{depth} appears twice in one address"));
+            let (name, terms) = if self.eat("s") {
+                ('s', &mut scalars)
+            } else {
+                self.expect("i")?;
+                ('i', &mut strides)
+            };
+            let n: u8 = self.digits()?.parse().map_err(|_| format!("bad {name} number"))?;
+            // The binary form tells a loop index from a register by its number.
+            if n >= SCALAR_REGS {
+                return Err(format!("{name}{n} is not a {}", if name == 's' { "register" } else { "loop index" }));
+            }
+            if terms.iter().any(|&(d, _)| d == n) {
+                return Err(format!("{name}{n} appears twice in one address"));
             }
             let stride = if negative { -magnitude } else { magnitude };
-            strides.push((depth, i32::try_from(stride).map_err(|_| format!("stride {stride} does not fit 32 bits"))?));
+            terms.push((n, i32::try_from(stride).map_err(|_| format!("stride {stride} does not fit 32 bits"))?));
         }
-        Ok(Addr { base, strides })
+        Ok(Addr { base, strides, scalars })
+    }
+
+    /// `sN`, a scalar register.
+    fn register(&mut self) -> R<u8> {
+        self.expect("s")?;
+        let d = self.digits()?;
+        d.parse::<u8>()
+            .ok()
+            .filter(|&r| r < SCALAR_REGS)
+            .ok_or_else(|| format!("s{d} is not a register (s0 to s{})", SCALAR_REGS - 1))
+    }
+
+    /// A register or an integer immediate.
+    fn scalar_operand(&mut self) -> R<ScalarOperand> {
+        self.skip_ws();
+        if self.rest.starts_with('s') {
+            return self.register().map(ScalarOperand::Reg);
+        }
+        let negative = self.eat("-");
+        let d = self.digits()?;
+        let x: i64 = d.parse().map_err(|_| format!("{d} does not fit 32 bits"))?;
+        let x = if negative { -x } else { x };
+        i32::try_from(x).map(ScalarOperand::Imm).map_err(|_| format!("{x} does not fit 32 bits"))
     }
 
     fn space(&mut self, space: &str) -> R<Addr> {
@@ -367,6 +418,25 @@ fn parse_instr(c: &mut Cursor) -> R<Instr> {
             Instr::Loop { count: c.u32()? }
         }
         "end" => Instr::End,
+        "else" => Instr::Else,
+        "while" => Instr::While { cond: c.register()? },
+        "if" => Instr::If { cond: c.register()? },
+        "s.load" => {
+            let src = c.space("vmem")?;
+            c.expect("->")?;
+            Instr::ScalarLoad { src, dst: c.register()? }
+        }
+        _ if m.starts_with("s.") => {
+            let op = ScalarOp::ALL
+                .into_iter()
+                .find(|o| m == format!("s.{}", o.name()))
+                .ok_or_else(|| format!("unknown instruction '{m}'"))?;
+            let a = c.scalar_operand()?;
+            c.expect(",")?;
+            let b = c.scalar_operand()?;
+            c.expect("->")?;
+            Instr::Scalar { op, a, b, dst: c.register()? }
+        }
         "xlu.transpose" => {
             let src = c.block("vmem")?;
             c.expect("->")?;
@@ -416,8 +486,8 @@ fn parse_buffer(c: &mut Cursor) -> R<Buffer> {
         }
     }
     let addr = c.space("hbm")?;
-    if !addr.strides.is_empty() {
-        return Err("a buffer's address cannot depend on a loop".into());
+    if !addr.strides.is_empty() || !addr.scalars.is_empty() {
+        return Err("a buffer's address cannot depend on a loop or a register".into());
     }
     c.end()?;
     Ok(Buffer { name, addr: addr.base, shape, elem: ElemType::F32 })

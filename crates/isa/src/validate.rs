@@ -1,8 +1,9 @@
 //! The validator: a program that passes can be executed by any backend without an access
 //! leaving its memory, a matmul without weights, a loop without its end, or a wait that can
-//! never be satisfied.
+//! never be satisfied. What depends on values is checked as the program runs ([`crate::Ops`]):
+//! an address offset by a scalar register, and how long a `while` runs.
 
-use crate::{Addr, Block, Instr, Program, MAX_LOOP_DEPTH, MAX_MXUS};
+use crate::{Addr, Block, Instr, Program, ScalarOperand, MAX_LOOP_DEPTH, MAX_MXUS, SCALAR_REGS};
 use std::fmt;
 
 /// What is wrong with a program, naming the instruction (index into `Program::instrs`).
@@ -35,6 +36,13 @@ fn check_range(i: usize, what: &str, addr: &Addr, extent: u64, counts: &[u32], s
             return Err(at(i, format!("{what} address uses i{depth} outside a loop of that depth")));
         }
     }
+    for &(reg, _) in &addr.scalars {
+        register(i, reg)?;
+    }
+    // A register's value is known only when the instruction runs: `Ops` checks it then.
+    if !addr.scalars.is_empty() {
+        return Ok(());
+    }
     // Inside a loop that runs no times the instruction never runs, so nothing to check.
     if counts.contains(&0) {
         return Ok(());
@@ -61,6 +69,34 @@ fn check_block(i: usize, what: &str, b: &Block, counts: &[u32], size: u32) -> Re
     check_range(i, what, &b.addr, b.extent(), counts, size)
 }
 
+fn register(i: usize, reg: u8) -> Result<(), IsaError> {
+    if reg < SCALAR_REGS {
+        Ok(())
+    } else {
+        Err(at(i, format!("scalar register s{reg} is not below s{SCALAR_REGS}")))
+    }
+}
+
+/// A block of structured control the validator is inside.
+enum Open {
+    Loop,
+    /// A `while`, with the MXUs' weights before it: its body may run no times.
+    While(Weights),
+    /// An `if`: the MXUs' weights before it, and at the end of its first half once an `else`
+    /// began the second.
+    If {
+        before: Weights,
+        then: Option<Weights>,
+    },
+}
+
+type Weights = [Option<(u32, u32)>; MAX_MXUS as usize];
+
+/// What each MXU surely holds after one of two paths: the weights both leave it.
+fn meet(a: &Weights, b: &Weights) -> Weights {
+    std::array::from_fn(|m| if a[m] == b[m] { a[m] } else { None })
+}
+
 fn mxu_slot<T>(i: usize, slots: &mut [T], mxu: u8) -> Result<&mut T, IsaError> {
     slots.get_mut(mxu as usize).ok_or_else(|| at(i, format!("MXU {mxu} is not below {MAX_MXUS}")))
 }
@@ -69,8 +105,9 @@ fn mxu_slot<T>(i: usize, slots: &mut [T], mxu: u8) -> Result<&mut T, IsaError> {
 pub fn validate(program: &Program) -> Result<(), IsaError> {
     let (hbm, vmem) = (program.hbm_words, program.vmem_words);
     let mut counts: Vec<u32> = Vec::new();
-    // The weights each MXU holds (K×N), once loaded.
-    let mut weights: [Option<(u32, u32)>; MAX_MXUS as usize] = [None; MAX_MXUS as usize];
+    let mut open: Vec<Open> = Vec::new();
+    // The weights each MXU surely holds (K×N), once loaded: on every path to here.
+    let mut weights: Weights = [None; MAX_MXUS as usize];
     for (i, instr) in program.instrs.iter().enumerate() {
         match instr {
             Instr::DmaLoad { src, dst, .. } | Instr::DmaStore { src, dst, .. } => {
@@ -142,30 +179,87 @@ pub fn validate(program: &Program) -> Result<(), IsaError> {
                     return Err(at(i, format!("loops nest deeper than {MAX_LOOP_DEPTH}")));
                 }
                 counts.push(*count);
+                open.push(Open::Loop);
             }
-            Instr::End => {
-                if counts.pop().is_none() {
-                    return Err(at(i, "end without a loop"));
+            Instr::ScalarLoad { src, dst } => {
+                register(i, *dst)?;
+                check_range(i, "scalar load", src, 1, &counts, vmem)?;
+            }
+            Instr::Scalar { a, b, dst, .. } => {
+                register(i, *dst)?;
+                for o in [a, b] {
+                    if let ScalarOperand::Reg(r) = o {
+                        register(i, *r)?;
+                    }
                 }
             }
+            Instr::While { cond } => {
+                register(i, *cond)?;
+                open.push(Open::While(weights));
+            }
+            Instr::If { cond } => {
+                register(i, *cond)?;
+                open.push(Open::If { before: weights, then: None });
+            }
+            Instr::Else => match open.last_mut() {
+                Some(Open::If { before, then: then @ None }) => {
+                    *then = Some(weights);
+                    weights = *before;
+                }
+                _ => return Err(at(i, "else outside an if (or a second else)")),
+            },
+            Instr::End => match open.pop() {
+                Some(Open::Loop) => {
+                    counts.pop();
+                }
+                // A while's body may run no times, and a branch may be skipped.
+                Some(Open::While(before)) => weights = meet(&weights, &before),
+                Some(Open::If { before, then }) => weights = meet(&weights, &then.unwrap_or(before)),
+                None => return Err(at(i, "end without a loop, while or if")),
+            },
         }
     }
-    if !counts.is_empty() {
-        return Err(IsaError { index: None, message: format!("{} loop(s) not closed by end", counts.len()) });
+    if !open.is_empty() {
+        return Err(IsaError { index: None, message: format!("{} block(s) not closed by end", open.len()) });
     }
     check_waits(program)
 }
 
 /// Every wait must be satisfiable by DMAs issued before it (DMAs run asynchronously, but a
-/// blocked wait stops the issue of later ones).
+/// blocked wait stops the issue of later ones). Counted loops are walked trip by trip; a
+/// `while` body and each half of an `if` must leave every semaphore as they found it, so the
+/// check holds however many times the body runs and whichever half is taken.
 fn check_waits(program: &Program) -> Result<(), IsaError> {
     let mut available = [0u64; 256];
-    for (i, op) in program.ops() {
-        match op {
-            Instr::DmaLoad { sem, .. } | Instr::DmaStore { sem, .. } => available[sem as usize] += 1,
+    walk_waits(&program.instrs, 0, program.instrs.len(), &mut available)
+}
+
+/// The index of the `end` (or `else`) that closes the block opened at `start`.
+fn block_end(instrs: &[Instr], start: usize) -> (Option<usize>, usize) {
+    let (mut depth, mut otherwise) = (0usize, None);
+    for (i, instr) in instrs.iter().enumerate().skip(start) {
+        if instr.opens_block() {
+            depth += 1;
+        } else if matches!(instr, Instr::Else) && depth == 1 {
+            otherwise = Some(i);
+        } else if matches!(instr, Instr::End) {
+            depth -= 1;
+            if depth == 0 {
+                return (otherwise, i);
+            }
+        }
+    }
+    (otherwise, instrs.len())
+}
+
+fn walk_waits(instrs: &[Instr], from: usize, to: usize, available: &mut [u64; 256]) -> Result<(), IsaError> {
+    let mut i = from;
+    while i < to {
+        match &instrs[i] {
+            Instr::DmaLoad { sem, .. } | Instr::DmaStore { sem, .. } => available[*sem as usize] += 1,
             Instr::Wait { sem, count } => {
-                let have = available[sem as usize];
-                if have < count as u64 {
+                let have = available[*sem as usize];
+                if have < *count as u64 {
                     return Err(at(
                         i,
                         format!(
@@ -173,10 +267,45 @@ fn check_waits(program: &Program) -> Result<(), IsaError> {
                         ),
                     ));
                 }
-                available[sem as usize] -= count as u64;
+                available[*sem as usize] -= *count as u64;
+            }
+            Instr::Loop { count } => {
+                let (_, end) = block_end(instrs, i);
+                let signals = instrs[i + 1..end]
+                    .iter()
+                    .any(|x| matches!(x, Instr::DmaLoad { .. } | Instr::DmaStore { .. } | Instr::Wait { .. }));
+                // A body without DMAs or waits leaves the semaphores alone: one walk checks it.
+                let trips = if signals { *count } else { (*count).min(1) };
+                for _ in 0..trips {
+                    walk_waits(instrs, i + 1, end, available)?;
+                }
+                i = end;
+            }
+            Instr::While { .. } => {
+                let (_, end) = block_end(instrs, i);
+                let before = *available;
+                walk_waits(instrs, i + 1, end, available)?;
+                if *available != before {
+                    return Err(at(i, "a while loop's body must wait for every DMA it issues (and for no earlier one), since it may run any number of times"));
+                }
+                i = end;
+            }
+            Instr::If { .. } => {
+                let (otherwise, end) = block_end(instrs, i);
+                let before = *available;
+                walk_waits(instrs, i + 1, otherwise.unwrap_or(end), available)?;
+                let then = std::mem::replace(available, before);
+                if let Some(e) = otherwise {
+                    walk_waits(instrs, e + 1, end, available)?;
+                }
+                if *available != then {
+                    return Err(at(i, "the two halves of an if leave different DMAs to wait for"));
+                }
+                i = end;
             }
             _ => {}
         }
+        i += 1;
     }
     Ok(())
 }

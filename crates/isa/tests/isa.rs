@@ -2,13 +2,18 @@
 //! loop unrolling, and the validator's errors.
 
 use expect_test::expect;
-use isa::{binary, text, validate, Addr, Block, Buffer, ElemType, Instr, Operand, Part, Program, VectorOp};
+use isa::{
+    binary, text, validate, Addr, Block, Buffer, ElemType, Instr, Operand, Part, Program, ScalarOp, ScalarOperand,
+    VectorOp,
+};
 use proptest::prelude::*;
 
 fn addr(depth: usize) -> impl Strategy<Value = Addr> {
-    (any::<u32>(), proptest::collection::vec(any::<i32>(), depth)).prop_map(|(base, strides)| Addr {
+    let scalars = proptest::collection::btree_map(0..isa::SCALAR_REGS, any::<i32>(), 0..2);
+    (any::<u32>(), proptest::collection::vec(any::<i32>(), depth), scalars).prop_map(|(base, strides, scalars)| Addr {
         base,
         strides: strides.into_iter().enumerate().filter(|(_, s)| *s != 0).map(|(d, s)| (d as u8, s)).collect(),
+        scalars: scalars.into_iter().collect(),
     })
 }
 
@@ -36,7 +41,13 @@ fn flat_instr(depth: usize) -> impl Strategy<Value = Instr> {
     let part = prop_oneof![Just(Part::Hi), Just(Part::Mid), Just(Part::Lo)];
     let op = proptest::sample::select(VectorOp::ALL.to_vec());
     let reduce = proptest::sample::select(isa::ReduceOp::ALL.to_vec());
+    let scalar_op = proptest::sample::select(ScalarOp::ALL.to_vec());
+    let reg = 0..isa::SCALAR_REGS;
+    let scalar =
+        || prop_oneof![(0..isa::SCALAR_REGS).prop_map(ScalarOperand::Reg), any::<i32>().prop_map(ScalarOperand::Imm)];
     prop_oneof![
+        (addr(depth), reg.clone()).prop_map(|(src, dst)| Instr::ScalarLoad { src, dst }),
+        (scalar_op, scalar(), scalar(), reg).prop_map(|(op, a, b, dst)| Instr::Scalar { op, a, b, dst }),
         (reduce, block(depth), addr(depth)).prop_map(|(op, src, dst)| Instr::Reduce { op, src, dst }),
         (block(depth), block(depth)).prop_map(|(src, dst)| Instr::Transpose { src, dst }),
         (block(depth), block(depth), any::<u8>()).prop_map(|(src, dst, sem)| Instr::DmaLoad { src, dst, sem }),
@@ -57,25 +68,30 @@ fn flat_instr(depth: usize) -> impl Strategy<Value = Instr> {
     ]
 }
 
-/// Properly nested programs: instructions at depth 0, and a loop of them at depth 1 and 2.
+/// Properly nested programs: instructions at depth 0, a loop of them at depth 1 and 2, and
+/// inside it a `while` or an `if` (with or without its `else`).
 fn program() -> impl Strategy<Value = Program> {
     let body = |depth| proptest::collection::vec(flat_instr(depth), 0..4);
     (
-        body(0),
-        any::<u32>(),
-        body(1),
-        any::<u32>(),
-        body(2),
+        (body(0), any::<u32>(), body(1), any::<u32>(), body(2)),
+        (0..3u8, 0..isa::SCALAR_REGS, body(2), body(2)),
         any::<u64>(),
         "[a-z_][a-z0-9_]{0,8}",
         proptest::collection::vec(0usize..1000, 0..4),
     )
-        .prop_map(|(outer, c1, mid, c2, inner, flops, name, shape)| {
+        .prop_map(|((outer, c1, mid, c2, inner), (branch, cond, first, second), flops, name, shape)| {
             let mut instrs = outer;
             instrs.push(Instr::Loop { count: c1 });
             instrs.extend(mid);
             instrs.push(Instr::Loop { count: c2 });
             instrs.extend(inner);
+            instrs.push(if branch == 0 { Instr::While { cond } } else { Instr::If { cond } });
+            instrs.extend(first);
+            if branch == 2 {
+                instrs.push(Instr::Else);
+                instrs.extend(second);
+            }
+            instrs.push(Instr::End);
             instrs.push(Instr::End);
             instrs.push(Instr::End);
             let buffer = |n: &str, a| Buffer { name: n.into(), addr: a, shape: shape.clone(), elem: ElemType::F32 };
@@ -113,7 +129,7 @@ proptest! {
     #[test]
     fn decoding_arbitrary_bytes_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
         let _ = binary::decode(&bytes);
-        let mut with_magic = b"TPUP\x01".to_vec();
+        let mut with_magic = b"TPUP\x03".to_vec();
         with_magic.extend(bytes);
         let _ = binary::decode(&with_magic);
     }
@@ -147,7 +163,7 @@ input in0 f32[8,4] hbm[0]
 fn loops_unroll_with_affine_addresses() {
     let p = text::parse(LOOPED).unwrap();
     validate(&p).unwrap();
-    let ops: Vec<String> = p.ops().map(|(i, op)| format!("{i}: {op}")).collect();
+    let ops: Vec<String> = p.ops().map(|r| r.map(|(i, op)| format!("{i}: {op}")).unwrap()).collect();
     expect![[r#"
         2: dma.load    hbm[0] 4x2/4 -> vmem[0] 4x2/2 sem=0
         2: dma.load    hbm[2] 4x2/4 -> vmem[8] 4x2/2 sem=0
@@ -193,8 +209,8 @@ fn the_validator_names_the_instruction() {
         ));
     expect!["instruction 1: waits for 2 signals of semaphore 0, but the DMAs before it give only 1"]
         .assert_eq(&invalid("dma.load hbm[0] 1x1/1 -> vmem[0] 1x1/1 sem=0\nwait sem=0 count=2"));
-    expect!["instruction 0: end without a loop"].assert_eq(&invalid("end"));
-    expect!["1 loop(s) not closed by end"].assert_eq(&invalid("loop i0 2"));
+    expect!["instruction 0: end without a loop, while or if"].assert_eq(&invalid("end"));
+    expect!["1 block(s) not closed by end"].assert_eq(&invalid("loop i0 2"));
     expect!["instruction 0: vector destination address uses i0 outside a loop of that depth"]
         .assert_eq(&invalid("v.neg vmem[0] -> vmem[0+1*i0] 1x1/1"));
     expect!["instruction 6: loops nest deeper than 6"].assert_eq(&invalid(
@@ -210,10 +226,10 @@ fn assembly_errors_name_the_line() {
     expect!["line 2: unknown instruction 'mxu.fly'"].assert_eq(&e.to_string());
     let e = text::parse("program p hbm=1 vmem=1 flops=0\nmxu.weights vmem[0] 1x1/1 part=hi mxu=8\n").unwrap_err();
     expect!["line 2: MXU 8 is not below 8"].assert_eq(&e.to_string());
-    let e = binary::decode(b"TPUP\x02\x01\x00\x00\x00").unwrap_err();
+    let e = binary::decode(b"TPUP\x03\x01\x00\x00\x00").unwrap_err();
     expect!["byte 5: count 1 is larger than the rest of the input allows"].assert_eq(&e.to_string());
     let e = binary::decode(b"TPUP\x01").unwrap_err();
-    expect!["byte 4: version 1 is not supported (this build reads version 2)"].assert_eq(&e.to_string());
+    expect!["byte 4: version 1 is not supported (this build reads version 3)"].assert_eq(&e.to_string());
 }
 
 /// The compiler names a lambda's program `<lambda>`: its listing assembles, and its binary
@@ -235,4 +251,131 @@ fn programs_of_scalar_buffers_decode() {
     )
     .unwrap();
     assert_eq!(isa::binary::decode(&isa::binary::encode(&p)).unwrap(), p);
+}
+
+/// A countdown from a value the program reads: the `while` runs as many times as the word in
+/// VMEM says, its DMA walks HBM by a register, and the `if` takes the half the last register
+/// picks.
+const COUNTDOWN: &str = "
+program countdown hbm=8 vmem=8 flops=0
+   0: s.load      vmem[0] -> s0
+   1: while       s0
+   2:   dma.load    hbm[0+1*s1] 1x1/1 -> vmem[4] 1x1/1 sem=0
+   3:   wait        sem=0 count=1
+   4:   s.sub       s0, 1 -> s0
+   5:   s.add       s1, 2 -> s1
+   6: end
+   7: s.lt        s1, 5 -> s2
+   8: if          s2
+   9:   v.neg       vmem[4] -> vmem[5] 1x1/1
+  10: else
+  11:   loop i0 2
+  12:     v.abs       vmem[4+1*i0] -> vmem[6] 1x1/1
+  13:   end
+  14: end
+";
+
+/// The operations of a run whose VMEM word 0 holds `x` (as a float32, as every int32 is kept).
+fn countdown(x: f32, limit: u64) -> Result<Vec<String>, isa::IsaError> {
+    let p = text::parse(COUNTDOWN).unwrap();
+    validate(&p).unwrap();
+    let mut ops = p.ops().limit(limit);
+    let mut lines = Vec::new();
+    while let Some(next) = ops.next() {
+        let (i, op) = next?;
+        if let Instr::ScalarLoad { src: 0, .. } = op {
+            ops.load(x.to_bits());
+        }
+        lines.push(format!("{i}: {op}"));
+    }
+    Ok(lines)
+}
+
+#[test]
+fn while_and_if_follow_the_registers() {
+    let p = text::parse(COUNTDOWN).unwrap();
+    assert_eq!(p.to_string().trim(), COUNTDOWN.trim());
+    assert_eq!(binary::decode(&binary::encode(&p)).unwrap(), p);
+    expect![[r#"
+        0: s.load      vmem[0] -> s0
+        1: while       s0
+        2: dma.load    hbm[0] 1x1/1 -> vmem[4] 1x1/1 sem=0
+        3: wait        sem=0 count=1
+        4: s.sub       s0, 1 -> s0
+        5: s.add       s1, 2 -> s1
+        1: while       s0
+        2: dma.load    hbm[2] 1x1/1 -> vmem[4] 1x1/1 sem=0
+        3: wait        sem=0 count=1
+        4: s.sub       s0, 1 -> s0
+        5: s.add       s1, 2 -> s1
+        1: while       s0
+        7: s.lt        s1, 5 -> s2
+        8: if          s2
+        9: v.neg       vmem[4] -> vmem[5] 1x1/1"#]]
+    .assert_eq(&countdown(2.0, 1000).unwrap().join("\n"));
+    // 2.9 reads as 2 (toward zero); 3 trips leave s1 = 6, so the `else` half runs.
+    assert_eq!(countdown(2.9, 1000).unwrap(), countdown(2.0, 1000).unwrap());
+    let three = countdown(3.0, 1000).unwrap();
+    expect![[r#"
+        1: while       s0
+        7: s.lt        s1, 5 -> s2
+        8: if          s2
+        12: v.abs       vmem[4] -> vmem[6] 1x1/1
+        12: v.abs       vmem[5] -> vmem[6] 1x1/1"#]]
+    .assert_eq(&three[three.len() - 5..].join("\n"));
+    // NaN reads as 0: the body never runs.
+    assert_eq!(
+        countdown(f32::NAN, 1000).unwrap()[..3],
+        ["0: s.load      vmem[0] -> s0", "1: while       s0", "7: s.lt        s1, 5 -> s2"]
+    );
+}
+
+#[test]
+fn a_replay_takes_the_runs_branches() {
+    let p = text::parse(COUNTDOWN).unwrap();
+    let replayed: Vec<String> =
+        p.replay(&[3.0f32.to_bits()]).map(|r| r.map(|(i, op)| format!("{i}: {op}")).unwrap()).collect();
+    assert_eq!(replayed, countdown(3.0, 1000).unwrap());
+    let e = p.replay(&[]).find_map(Result::err).unwrap();
+    expect!["instruction 0: a replay ran out of the run's loaded words"].assert_eq(&e.to_string());
+}
+
+#[test]
+fn what_depends_on_values_is_checked_as_the_program_runs() {
+    // The fifth trip's DMA reads hbm[8], past the program's 8 words.
+    let e = countdown(5.0, 1000).unwrap_err();
+    expect!["instruction 2: the computed source (words 8..9) is outside its memory of 8 words"]
+        .assert_eq(&e.to_string());
+    // A while whose register never reaches 0 ends in an error, not a hang.
+    let p = text::parse("program p hbm=1 vmem=1 flops=0\ns.add 1, 0 -> s0\nwhile s0\nend\n").unwrap();
+    validate(&p).unwrap();
+    let e = p.ops().limit(1000).find_map(Result::err).unwrap();
+    expect!["instruction 1: the run passed 1000 operations here (a while loop whose register never becomes 0?)"]
+        .assert_eq(&e.to_string());
+}
+
+#[test]
+fn the_validator_checks_blocks_and_their_semaphores() {
+    expect!["instruction 0: else outside an if (or a second else)"].assert_eq(&invalid("else"));
+    expect!["instruction 3: else outside an if (or a second else)"]
+        .assert_eq(&invalid("if s0\nelse\nwhile s1\nelse\nend\nend"));
+    expect!["instruction 1: a while loop's body must wait for every DMA it issues (and for no earlier one), since it may run any number of times"]
+        .assert_eq(&invalid("s.load vmem[0] -> s0\nwhile s0\ndma.load hbm[0] 1x1/1 -> vmem[1] 1x1/1 sem=0\nend"));
+    expect!["instruction 0: the two halves of an if leave different DMAs to wait for"]
+        .assert_eq(&invalid("if s0\ndma.load hbm[0] 1x1/1 -> vmem[1] 1x1/1 sem=0\nend"));
+    // Weights loaded on one path only are not there on the other.
+    expect!["instruction 3: matmul before any weights were loaded into MXU 0"].assert_eq(&invalid(
+        "if s0\nmxu.weights vmem[0] 2x2/2 part=hi\nend\nmxu.matmul vmem[0] 2x2/2 -> vmem[4] 2x2/2 part=hi set",
+    ));
+    expect!["instruction 3: matmul before any weights were loaded into MXU 0"].assert_eq(&invalid(
+        "while s0\nmxu.weights vmem[0] 2x2/2 part=hi\nend\nmxu.matmul vmem[0] 2x2/2 -> vmem[4] 2x2/2 part=hi set",
+    ));
+    // Balanced halves and a balanced body are fine, and so are weights both halves load.
+    let p = text::parse(
+        "program p hbm=100 vmem=100 flops=0\nif s0\nmxu.weights vmem[0] 2x2/2 part=hi\nelse\nmxu.weights vmem[8] 2x2/2 part=lo\nend\nmxu.matmul vmem[0] 2x2/2 -> vmem[4] 2x2/2 part=hi set\nwhile s1\ndma.load hbm[0+1*s2] 1x1/1 -> vmem[1] 1x1/1 sem=0\nwait sem=0 count=1\nend",
+    )
+    .unwrap();
+    validate(&p).unwrap();
+    let e = text::parse("program p hbm=1 vmem=1 flops=0\nwhile s16\nend\n").unwrap_err();
+    expect!["line 2: s16 is not a register (s0 to s15)"].assert_eq(&e.to_string());
 }

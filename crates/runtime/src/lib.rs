@@ -308,7 +308,10 @@ impl EngineExecutor {
                 compiler::emit::human_bytes(MAX_EMULATED_HBM_BYTES)
             )));
         }
-        let timing = emu::simulate(&program, &self.machine);
+        // The compiler's programs have no `s.load` yet, so their timing does not depend on a
+        // run's values and is computed once here.
+        let timing = emu::simulate(&program, &[], &self.machine)
+            .map_err(|e| JaxError(format!("cannot time {}: {e}", call.name)))?;
         let mut programs = self.programs.borrow_mut();
         programs.push(ProgramReport {
             name: call.name.clone(),
@@ -398,9 +401,9 @@ impl Executor for EngineExecutor {
                 .ok_or_else(|| JaxError("the backend was lost by an earlier failed run".into()))?;
             let result = backend.run(&program, &inputs).await;
             let outputs = match result {
-                Ok(outputs) => {
+                Ok(executed) => {
                     *self.backend.borrow_mut() = Some(backend);
-                    outputs
+                    executed.outputs
                 }
                 // A GPU that failed (lost, out of memory) is not trusted again: the rest of this
                 // run has no backend, and later runs use the CPU.

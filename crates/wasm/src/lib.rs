@@ -105,7 +105,7 @@ pub async fn bench_matmul(n: u32, backend: String) -> Result<f64, JsValue> {
             };
             let result = g.run_program(&program, &inputs).await;
             BENCH_GPU.with(|slot| *slot.borrow_mut() = Some(g));
-            result.map_err(|e| JsValue::from_str(&e.to_string()))?
+            result.map_err(|e| JsValue::from_str(&e.to_string()))?.outputs
         }
         other => return Err(JsValue::from_str(&format!("unknown backend '{other}' (cpu or gpu)"))),
     };

@@ -86,7 +86,7 @@ async fn hbm_split_over_bindings_on_webgpu() {
     };
     let inputs = [(0..100u32).map(|i| i.wrapping_mul(2_654_435_761)).collect::<Vec<u32>>()];
     let want = emu::CpuBackend.run_sync(&program, &inputs).expect("the CPU runs it");
-    let got = gpu.run(&program, &inputs).await.expect("the GPU runs it");
+    let got = gpu.run(&program, &inputs).await.expect("the GPU runs it").outputs;
     assert_eq!(got, want);
     assert_eq!(got[0], inputs[0]);
 }
@@ -126,7 +126,7 @@ async fn vector_ops_and_matmuls_on_edge_values_on_webgpu() {
     let mut differ = Vec::new();
     let mut check = async |p: Program| {
         let want = emu::CpuBackend.run_sync(&p, &inputs).expect("the CPU runs it");
-        let got = gpu.run(&p, &inputs).await.expect("the GPU runs it");
+        let got = gpu.run(&p, &inputs).await.expect("the GPU runs it").outputs;
         for (i, (w, g)) in want[0].iter().zip(&got[0]).enumerate().filter(|(_, (w, g))| w != g) {
             let (x, y) = (inputs[0][i], inputs[1][i]);
             differ.push(format!("{}: {x:#010x}, {y:#010x} gave {g:#010x}, want {w:#010x}", p.name));

@@ -155,7 +155,7 @@ fn run_with(
     small_scratch: bool,
     flushing_kernels: bool,
     strict_products: bool,
-) -> Result<Vec<Vec<u32>>, emu::EmuError> {
+) -> Result<emu::Executed, emu::EmuError> {
     // One lock for the run, so no other test changes the settings in between.
     let defaults = gpu().plan_limits();
     let scratch_words = if small_scratch { 64 } else { defaults.scratch_words };
@@ -173,13 +173,16 @@ fn run_with(
 fn compare(
     program: &Program,
     inputs: &[Vec<u32>],
-    got: Result<Vec<Vec<u32>>, emu::EmuError>,
+    got: Result<emu::Executed, emu::EmuError>,
     how: &str,
     describe: &dyn Fn(usize, usize) -> String,
 ) {
     let name = &program.name;
-    let want = CpuBackend.run_sync(program, inputs).unwrap_or_else(|e| panic!("{name}: CPU backend failed: {e}"));
+    let want = CpuBackend.execute(program, inputs).unwrap_or_else(|e| panic!("{name}: CPU backend failed: {e}"));
     let got = got.unwrap_or_else(|e| panic!("{name}{how}: GPU backend failed: {e}"));
+    // The scalar unit read the same words, so both took the same branches.
+    assert_eq!(want.loads, got.loads, "{name}{how}: the words s.load read differ");
+    let (want, got) = (want.outputs, got.outputs);
     assert_eq!(want.len(), got.len());
     let mut mismatches = Vec::new();
     for (o, (w, g)) in want.iter().zip(&got).enumerate() {
