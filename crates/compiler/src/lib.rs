@@ -11,6 +11,7 @@ pub mod emit;
 pub mod expand;
 pub mod fusion;
 pub mod hlo;
+pub mod link;
 
 use jaxlite::{Jaxpr, Precision};
 
@@ -39,10 +40,12 @@ impl std::fmt::Display for CompileError {
     }
 }
 
-/// Every stage of one compilation, for printing (`tpu compile --emit`, the playground).
+/// Every stage of one compilation, for printing (`tpu compile --emit`, the playground): the
+/// HLO and fused graphs as text (a linked program's pieces one after another, each under its
+/// `# name`), and the program.
 pub struct Compiled {
-    pub hlo: hlo::Graph,
-    pub fused: fusion::FusedGraph,
+    pub hlo: String,
+    pub fused: String,
     pub program: isa::Program,
 }
 
@@ -80,12 +83,15 @@ pub fn compile_stages(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Resul
             ),
         });
     }
+    if link::links(jaxpr) {
+        return link::link(name, jaxpr, opts);
+    }
     let hlo = hlo::from_jaxpr(name, jaxpr, opts.default_precision)?;
     let fused = fusion::fuse(hlo.clone());
     let program = emit::emit(&fused, opts)?;
     isa::validate(&program)
         .map_err(|e| CompileError { message: format!("internal error: the compiled program is invalid: {e}") })?;
-    Ok(Compiled { hlo, fused, program })
+    Ok(Compiled { hlo: hlo.to_string(), fused: fused.to_string(), program })
 }
 
 /// An array with no elements among `jaxpr`'s inputs and values, if there is one. The kernels

@@ -526,10 +526,17 @@ async fn controlled(
 }
 
 /// Runs each part of a program with loops and branches as the engine does: compiled, then
-/// emulated on the CPU backend.
-struct Emulated;
+/// emulated on the CPU backend; with `whiles` set, a program whose `while` loops can run on the
+/// machine (`compiler::link`) is one program, its loops run by the scalar unit.
+struct Emulated {
+    whiles: bool,
+}
 
 impl Executor for Emulated {
+    fn runs_while_loops(&self) -> bool {
+        self.whiles
+    }
+
     fn execute(&mut self, call: ProgramCall) -> LocalFuture<'_, Result<Vec<Array>, JaxError>> {
         Box::pin(async move {
             let program = compile(&call.name, &call.jaxpr, &common::opts(call.default_precision))
@@ -575,26 +582,29 @@ proptest! {
             ctx.end_trace(&outs).unwrap()
         });
         let args = vec![Array::from_f32(vec![m, n], values(m * n, 7)), Array::from_f32(vec![n], values(n, 8))];
-        let call = ProgramCall {
-            name: "random".into(),
-            jaxpr: Rc::new(closed.jaxpr.clone()),
-            args: args.clone(),
-            default_precision: precision,
-            eager: false,
-            host_to_device_bytes: 0,
-        };
-        let got = pollster::block_on(jaxlite::loops::run(&mut Emulated, &mut jaxlite::callback::NoHost, 1_000, call))
-            .map_err(|e| TestCaseError::fail(format!("{}\n{}", e.0, closed.jaxpr)))?;
         let want = eval_jaxpr(&closed.jaxpr, &args, precision).unwrap();
-        prop_assert_eq!(got.len(), want.len());
-        for (g, w) in got.iter().zip(&want) {
-            prop_assert_eq!(g.shape(), w.shape());
-            let (g, w) = (g.to_f32_vec(), w.to_f32_vec());
-            let largest = w.iter().filter(|w| w.is_finite()).fold(1.0f32, |m, w| m.max(w.abs()));
-            for (i, (&g, &w)) in g.iter().zip(&w).enumerate() {
-                let error = (g - w).abs();
-                let close = g == w || error <= 1e-4 * w.abs().max(1.0) || error <= 1e-5 * largest || (g.is_nan() && w.is_nan());
-                prop_assert!(close, "[{}]: {} vs reference {}\n{}", i, g, w, closed.jaxpr);
+        for whiles in [false, true] {
+            let call = ProgramCall {
+                name: "random".into(),
+                jaxpr: Rc::new(closed.jaxpr.clone()),
+                args: args.clone(),
+                default_precision: precision,
+                eager: false,
+                host_to_device_bytes: 0,
+                max_trips: u64::MAX,
+            };
+            let got = pollster::block_on(jaxlite::loops::run(&mut Emulated { whiles }, &mut jaxlite::callback::NoHost, 1_000, call))
+                .map_err(|e| TestCaseError::fail(format!("{}\n{}", e.0, closed.jaxpr)))?;
+            prop_assert_eq!(got.len(), want.len());
+            for (g, w) in got.iter().zip(&want) {
+                prop_assert_eq!(g.shape(), w.shape());
+                let (g, w) = (g.to_f32_vec(), w.to_f32_vec());
+                let largest = w.iter().filter(|w| w.is_finite()).fold(1.0f32, |m, w| m.max(w.abs()));
+                for (i, (&g, &w)) in g.iter().zip(&w).enumerate() {
+                    let error = (g - w).abs();
+                    let close = g == w || error <= 1e-4 * w.abs().max(1.0) || error <= 1e-5 * largest || (g.is_nan() && w.is_nan());
+                    prop_assert!(close, "[{}]: {} vs reference {} (whiles on the machine: {})\n{}", i, g, w, whiles, closed.jaxpr);
+                }
             }
         }
     }

@@ -367,11 +367,21 @@ impl CpuBackend {
 
     /// Runs synchronously, keeping the words the scalar unit loaded (for the timing model).
     pub fn execute(&self, program: &Program, inputs: &[Vec<u32>]) -> Result<Executed, EmuError> {
+        self.execute_limited(program, inputs, u64::MAX)
+    }
+
+    /// [`CpuBackend::execute`], its `while` loops taking at most `max_trips` trips together.
+    pub fn execute_limited(
+        &self,
+        program: &Program,
+        inputs: &[Vec<u32>],
+        max_trips: u64,
+    ) -> Result<Executed, EmuError> {
         crate::validate(program)?;
         let mut machine = Machine::new(program);
         crate::place_inputs(program, inputs, &mut machine.hbm)?;
         let mut loads = Vec::new();
-        let mut ops = program.ops();
+        let mut ops = program.ops().max_trips(max_trips);
         while let Some(next) = ops.next() {
             let (_, op) = next.map_err(EmuError::from)?;
             if let Instr::ScalarLoad { src, .. } = op {
@@ -395,8 +405,8 @@ impl Backend for CpuBackend {
         None
     }
 
-    fn run<'a>(&'a mut self, program: &'a Program, inputs: &'a [Vec<u32>]) -> RunFuture<'a> {
-        Box::pin(async move { self.execute(program, inputs) })
+    fn run_limited<'a>(&'a mut self, program: &'a Program, inputs: &'a [Vec<u32>], max_trips: u64) -> RunFuture<'a> {
+        Box::pin(async move { self.execute_limited(program, inputs, max_trips) })
     }
 }
 

@@ -56,7 +56,12 @@ pub trait Backend {
     fn name(&self) -> &'static str;
     /// The GPU adapter's name, for a GPU backend.
     fn adapter(&self) -> Option<String>;
-    fn run<'a>(&'a mut self, program: &'a Program, inputs: &'a [Vec<u32>]) -> RunFuture<'a>;
+    /// Runs `program`, its `while` loops taking at most `max_trips` trips together (see
+    /// [`isa::Ops::max_trips`]).
+    fn run_limited<'a>(&'a mut self, program: &'a Program, inputs: &'a [Vec<u32>], max_trips: u64) -> RunFuture<'a>;
+    fn run<'a>(&'a mut self, program: &'a Program, inputs: &'a [Vec<u32>]) -> RunFuture<'a> {
+        self.run_limited(program, inputs, u64::MAX)
+    }
     /// Destroys the backend's device, as a GPU reset or a driver crash would: for the tests of
     /// what a run does when its device is lost. Nothing to lose on the CPU.
     fn lose_device(&mut self) {}

@@ -674,6 +674,16 @@ impl GpuBackend {
     /// the host reads it back, and the control it decides (which branch, how many trips, which
     /// address) plans the next piece. The machine's memories stay on the GPU throughout.
     pub async fn run_program(&mut self, program: &Program, inputs: &[Vec<u32>]) -> Result<Executed, EmuError> {
+        self.run_program_limited(program, inputs, u64::MAX).await
+    }
+
+    /// [`GpuBackend::run_program`], its `while` loops taking at most `max_trips` trips together.
+    pub async fn run_program_limited(
+        &mut self,
+        program: &Program,
+        inputs: &[Vec<u32>],
+        max_trips: u64,
+    ) -> Result<Executed, EmuError> {
         if let Some(reason) = self.lost() {
             return Err(run_error(format!("the GPU device was lost ({reason})")));
         }
@@ -687,7 +697,7 @@ impl GpuBackend {
         // were right), so one block each.
         let exact_run = if self.is_software() && self.flushes_subnormals { 16 } else { 1 };
         let flushing = self.flushing_kernels.then_some(plan::Flushing { exact_run });
-        let mut pieces = plan::Pieces::new(program, self.plan_limits, flushing);
+        let mut pieces = plan::Pieces::new(program, self.plan_limits, flushing, max_trips);
         let input_words: u64 = inputs.iter().map(|i| i.len() as u64).sum();
         let part_words = self.plan_limits.hbm_part_words;
         let mut loads = Vec::new();
@@ -846,12 +856,13 @@ impl Backend for GpuBackend {
         let flushes = if self.flushes_subnormals { ", flushes subnormals to zero" } else { "" };
         Some(format!("{name} ({:?}{flushes})", self.info.backend))
     }
-    fn run<'a>(
+    fn run_limited<'a>(
         &'a mut self,
         program: &'a Program,
         inputs: &'a [Vec<u32>],
+        max_trips: u64,
     ) -> Pin<Box<dyn Future<Output = Result<Executed, EmuError>> + 'a>> {
-        Box::pin(self.run_program(program, inputs))
+        Box::pin(self.run_program_limited(program, inputs, max_trips))
     }
 
     fn lose_device(&mut self) {

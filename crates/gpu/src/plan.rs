@@ -270,7 +270,7 @@ pub struct Flushing {
 /// flushes subnormals where `flushing` says so. A program that reads scalars is planned a
 /// piece at a time ([`Pieces`]); here it is an error.
 pub fn plan(program: &Program, limits: Limits, flushing: Option<Flushing>) -> Result<Plan, IsaError> {
-    match Pieces::new(program, limits, flushing).next_piece()? {
+    match Pieces::new(program, limits, flushing, u64::MAX).next_piece()? {
         (plan, None) => Ok(plan),
         (_, Some(_)) => Err(IsaError {
             index: None,
@@ -289,7 +289,8 @@ pub struct Pieces<'a> {
 }
 
 impl<'a> Pieces<'a> {
-    pub fn new(program: &'a Program, limits: Limits, flushing: Option<Flushing>) -> Pieces<'a> {
+    /// Plans `program`, its `while` loops taking at most `max_trips` trips together.
+    pub fn new(program: &'a Program, limits: Limits, flushing: Option<Flushing>, max_trips: u64) -> Pieces<'a> {
         let mut planner = Planner::new(program, limits, flushing);
         if program.reads_scalars() {
             // Scratch the first piece sizes must not grow under a later one (growing replaces
@@ -297,7 +298,7 @@ impl<'a> Pieces<'a> {
             planner.plan.weight_words = 2 * planner.weights_half as u64;
             planner.plan.act_words = planner.plan.act_words.max(planner.act_size as u64);
         }
-        Pieces { planner, ops: program.ops() }
+        Pieces { planner, ops: program.ops().max_trips(max_trips) }
     }
 
     /// The next piece's dispatches, and the VMEM address of the word whose `s.load` ends it

@@ -37,6 +37,9 @@ pub struct Ops<'a> {
     pending: Option<u8>,
     operations: u64,
     limit: u64,
+    /// `while` trips taken so far, and how many the run may take.
+    trips: u64,
+    max_trips: u64,
     failed: bool,
 }
 
@@ -81,6 +84,8 @@ impl<'a> Ops<'a> {
             pending: None,
             operations: 0,
             limit: MAX_OPERATIONS,
+            trips: 0,
+            max_trips: u64::MAX,
             failed: false,
         }
     }
@@ -88,6 +93,13 @@ impl<'a> Ops<'a> {
     /// Stops the run with an error after `operations` operations instead of [`MAX_OPERATIONS`].
     pub fn limit(mut self, operations: u64) -> Ops<'a> {
         self.limit = operations;
+        self
+    }
+
+    /// Stops the run with an error when its `while` loops, together, would take more than
+    /// `trips` trips: a step budget, as the interpreter has for the script's own loops.
+    pub fn max_trips(mut self, trips: u64) -> Ops<'a> {
+        self.max_trips = trips;
         self
     }
 
@@ -302,6 +314,17 @@ impl<'a> Ops<'a> {
                 }
                 Instr::While { cond } => {
                     if self.scalars[*cond as usize] != 0 {
+                        self.trips += 1;
+                        if self.trips > self.max_trips {
+                            return Err(at(
+                                pc,
+                                format!(
+                                    "a while loop ran {} trips and its condition still held; the run stops there \
+                                     (the step budget), taking it for one that never ends",
+                                    self.max_trips
+                                ),
+                            ));
+                        }
                         self.frames.push(Frame::While { start: pc });
                     } else {
                         self.pc = self.jump(pc)? + 1;

@@ -65,9 +65,25 @@ pub fn calls_back(prim: &Primitive) -> bool {
     }
 }
 
-/// Runs `call` through `executor`: at once when it has no loop, branch or callback, else by
-/// parts (see the module's comment), stopping after `limit` iterations of all its loops
-/// together; `host` calls its callbacks.
+/// Whether a lowered `jaxpr`'s loops can all run on the machine (issue 28): its top level is
+/// straight-line code and `while` equations whose condition and body are straight-line code,
+/// and it calls back to the host nowhere. (`compiler::link` compiles such a program into one.)
+pub fn whiles_on_machine(jaxpr: &Jaxpr) -> bool {
+    let straight = |j: &Jaxpr| !has_control_flow(j) && !has_callbacks(j);
+    jaxpr.eqns.iter().any(|e| matches!(e.prim, Primitive::While { .. }))
+        && jaxpr.eqns.iter().all(|e| match &e.prim {
+            Primitive::While { function } => straight(&function.cond) && straight(&function.body),
+            Primitive::Scan { .. } | Primitive::Cond { .. } | Primitive::Callback { .. } => false,
+            Primitive::Jit { function } => straight(&function.body),
+            _ => true,
+        })
+        && jaxpr.outvars.iter().all(|a| matches!(a, Atom::Var(_)))
+}
+
+/// Runs `call` through `executor`: at once when it has no loop, branch or callback, or when
+/// the executor runs its `while` loops on the machine; else by parts (see the module's
+/// comment), stopping after `limit` iterations of all its loops together; `host` calls its
+/// callbacks.
 pub async fn run(
     executor: &mut dyn Executor,
     host: &mut dyn Host,
@@ -80,6 +96,11 @@ pub async fn run(
     // Custom derivatives' calls inlined (exposing loops inside them), every predicate one
     // boolean.
     let jaxpr = Rc::new(crate::transform::lower(&call.jaxpr)?);
+    if executor.runs_while_loops() && whiles_on_machine(&jaxpr) {
+        call.jaxpr = jaxpr;
+        call.max_trips = limit;
+        return executor.execute(call).await;
+    }
     let args = std::mem::take(&mut call.args);
     let mut parts = Parts { executor, host, call, iterations: 0, limit, shared: HashMap::new() };
     let name = parts.call.name.clone();
@@ -274,6 +295,7 @@ impl Parts<'_> {
             default_precision: self.call.default_precision,
             eager: false,
             host_to_device_bytes: std::mem::take(&mut self.call.host_to_device_bytes),
+            max_trips: u64::MAX,
         };
         self.executor.execute(call).await
     }

@@ -45,11 +45,20 @@ pub struct ProgramCall {
     /// Bytes copied from the host to the device for this call: NumPy arrays and Python lists
     /// made device arrays since the previous program ran (its arguments, usually).
     pub host_to_device_bytes: u64,
+    /// How many trips the program's `while` loops may take together on the machine before
+    /// the run stops (the script's step budget); unlimited for a program without loops.
+    pub max_trips: u64,
 }
 /// Runs programs. `runtime` implements it with the compiler and the emulator; the reference
 /// evaluator implements it for tests. Execution is async because GPU readback is.
 pub trait Executor {
     fn execute(&mut self, call: ProgramCall) -> LocalFuture<'_, Result<Vec<Array>, JaxError>>;
+
+    /// Whether `execute` runs a program with `while` loops (as `loops::whiles_on_machine`
+    /// accepts) as one program, its loops on the machine; otherwise loops run by parts.
+    fn runs_while_loops(&self) -> bool {
+        false
+    }
 
     /// The device as `jax.devices()[0].device_kind` names it: a TPU of the emulated
     /// generation (`"TPU v5 lite"` for v5e, the default machine, whose DEFAULT-precision
@@ -505,6 +514,7 @@ impl Context {
             default_precision: self.default_precision,
             eager: true,
             host_to_device_bytes: self.pending_upload.take(),
+            max_trips: u64::MAX,
         };
         let results = crate::loops::run(&mut *self.executor, &mut NoHost, self.loop_limit, call).await?;
         Ok(results
@@ -658,6 +668,7 @@ impl Context {
             default_precision: self.default_precision,
             eager: false,
             host_to_device_bytes: self.pending_upload.take(),
+            max_trips: u64::MAX,
         }
     }
 

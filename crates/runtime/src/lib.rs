@@ -308,10 +308,15 @@ impl EngineExecutor {
                 compiler::emit::human_bytes(MAX_EMULATED_HBM_BYTES)
             )));
         }
-        // The compiler's programs have no `s.load` yet, so their timing does not depend on a
-        // run's values and is computed once here.
-        let timing = emu::simulate(&program, &[], &self.machine)
-            .map_err(|e| JaxError(format!("cannot time {}: {e}", call.name)))?;
+        // A program without `s.load` takes the same steps whatever its values: timed once,
+        // here. One with loops on the machine is timed after each run, from the words it
+        // loaded (`execute`); until then it has no counters.
+        let timing = if program.reads_scalars() {
+            emu::Timing { counters: emu::Counters::default(), spans: vec![], per_instr: vec![] }
+        } else {
+            emu::simulate(&program, &[], &self.machine)
+                .map_err(|e| JaxError(format!("cannot time {}: {e}", call.name)))?
+        };
         let mut programs = self.programs.borrow_mut();
         programs.push(ProgramReport {
             name: call.name.clone(),
@@ -380,6 +385,10 @@ fn from_words(shape: Vec<usize>, words: Vec<u32>, dtype: jaxlite::DType, name: &
 }
 
 impl Executor for EngineExecutor {
+    fn runs_while_loops(&self) -> bool {
+        true
+    }
+
     fn device_kind(&self) -> String {
         self.machine.device_kind().to_string()
     }
@@ -399,10 +408,20 @@ impl Executor for EngineExecutor {
                 .borrow_mut()
                 .take()
                 .ok_or_else(|| JaxError("the backend was lost by an earlier failed run".into()))?;
-            let result = backend.run(&program, &inputs).await;
+            let result = backend.run_limited(&program, &inputs, call.max_trips).await;
             let outputs = match result {
                 Ok(executed) => {
                     *self.backend.borrow_mut() = Some(backend);
+                    if program.reads_scalars() {
+                        // The counters of this call: the branches its loaded words took.
+                        let timing = emu::simulate(&program, &executed.loads, &self.machine)
+                            .map_err(|e| JaxError(format!("cannot time {}: {e}", call.name)))?;
+                        let mut programs = self.programs.borrow_mut();
+                        let r = &mut programs[report];
+                        r.counters = timing.counters;
+                        r.spans = Rc::new(timing.spans);
+                        r.per_instr = Rc::new(timing.per_instr);
+                    }
                     executed.outputs
                 }
                 // A GPU that failed (lost, out of memory) is not trusted again: the rest of this
