@@ -1,9 +1,11 @@
-//! A program with `while` loops, as one program for the machine: the loop runs on the scalar
-//! unit (`while s0 … end`), its condition and body compiled once whatever the trip count.
+//! A program with loops and branches, as one program for the machine: `while_loop`, `scan` and
+//! `cond` run on the scalar unit (`while s0 … end`, `if s2 … else … end`), each body and
+//! branch compiled once whatever the trip count.
 //!
-//! The Jaxpr's top level is cut into straight-line parts and `while` equations, as
+//! The Jaxpr's top level is cut into straight-line parts and control equations, as
 //! `jaxlite::loops` cuts it to run by parts; each straight-line piece (a part, a loop's
-//! condition, its body) is compiled by the usual passes on its own, and the pieces are linked:
+//! condition, its body, a branch) is compiled by the usual passes on its own, and the pieces
+//! are linked:
 //! every variable of the top level lives in one HBM buffer of the linked program, each piece's
 //! HBM addresses are moved onto the buffers of the variables it reads and writes (its
 //! temporaries onto a region of its own), and the loop is
@@ -18,12 +20,18 @@
 //!   end
 //! ```
 //!
+//! A `scan` is the same loop on a row counter in `s5` (`s.lt s5, LENGTH -> s0`), its body
+//! reading row `s5` of each `xs` at an address the counter moves (`hbm[BASE+ROW*s5]`) and its
+//! rows of `ys` written to such addresses; a `cond` loads its index into `s1`, clamped to the
+//! branches, and runs one branch in nested `if`s, each branch writing its results into the
+//! same buffers.
+//!
 //! Pieces run one after another and each waits for its own DMAs before it ends, so they share
 //! VMEM from address 0 and no semaphore crosses from one to the next.
 
 use crate::{compile_stages, CompileError, CompileOptions};
-use isa::{Addr, Block, Instr, Operand, Program, VectorOp};
-use jaxlite::control::WhileLoop;
+use isa::{Addr, Block, Instr, Operand, Program, ScalarOp, ScalarOperand, VectorOp};
+use jaxlite::control::{Branches, ScanLoop, WhileLoop};
 use jaxlite::{Atom, DType, Jaxpr, Primitive, Var};
 use std::collections::HashMap;
 
@@ -33,15 +41,20 @@ const SEM_LINK: u8 = 7;
 const COPY_WORDS: u32 = 16384;
 /// The register a loop's predicate is loaded into.
 const PREDICATE: u8 = 0;
+/// The register a `cond`'s index is loaded into, and the one its comparisons leave.
+const INDEX: u8 = 1;
+const IS_BRANCH: u8 = 2;
+/// The register a `scan` counts its rows in.
+const ROW: u8 = 5;
 
 fn err(message: impl Into<String>) -> CompileError {
     CompileError { message: message.into() }
 }
 
 /// Whether `jaxpr` (lowered: custom derivatives inlined, predicates one boolean) is what the
-/// linker compiles: see `jaxlite::loops::whiles_on_machine`.
+/// linker compiles: see `jaxlite::loops::control_on_machine`.
 pub fn links(jaxpr: &Jaxpr) -> bool {
-    jaxlite::loops::whiles_on_machine(jaxpr)
+    jaxlite::loops::control_on_machine(jaxpr)
 }
 
 struct Linker<'a> {
@@ -81,28 +94,41 @@ pub fn link(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Result<crate::C
         last_read.extend(eqn.inputs.iter().filter_map(var).map(|v| (v, i)));
     }
     last_read.extend(jaxpr.outvars.iter().filter_map(var).map(|v| (v, usize::MAX)));
-    let (mut parts, mut whiles) = (0, 0);
+    let control =
+        |p: &Primitive| matches!(p, Primitive::While { .. } | Primitive::Scan { .. } | Primitive::Cond { .. });
+    let (mut parts, mut whiles, mut scans, mut conds) = (0, 0, 0, 0);
     let mut i = 0;
     while i < jaxpr.eqns.len() {
-        if let Primitive::While { function } = &jaxpr.eqns[i].prim {
-            whiles += 1;
-            l.while_loop(&format!("{name}/while{whiles}"), jaxpr, &jaxpr.eqns[i], function)?;
-            i += 1;
-            continue;
-        }
-        let end = (i..jaxpr.eqns.len())
-            .find(|&j| matches!(jaxpr.eqns[j].prim, Primitive::While { .. }))
-            .unwrap_or(jaxpr.eqns.len());
-        parts += 1;
-        let part = straight_part(jaxpr, i..end, &last_read);
-        if !part.outvars.is_empty() {
-            let ins: Vec<u32> = part.invars.iter().map(|v| l.at[v]).collect();
-            let outs = l.piece(&format!("{name}/part{parts}"), &part, &ins)?;
-            for (a, g) in part.outvars.iter().zip(outs) {
-                l.at.insert(var(a).expect("a part's outputs are variables"), g);
+        let eqn = &jaxpr.eqns[i];
+        match &eqn.prim {
+            Primitive::While { function } => {
+                whiles += 1;
+                l.while_loop(&format!("{name}/while{whiles}"), jaxpr, eqn, function)?;
+            }
+            Primitive::Scan { function } => {
+                scans += 1;
+                l.scan(&format!("{name}/scan{scans}"), jaxpr, eqn, function)?;
+            }
+            Primitive::Cond { function } => {
+                conds += 1;
+                l.cond(&format!("{name}/cond{conds}"), jaxpr, eqn, function)?;
+            }
+            _ => {
+                let end = (i..jaxpr.eqns.len()).find(|&j| control(&jaxpr.eqns[j].prim)).unwrap_or(jaxpr.eqns.len());
+                parts += 1;
+                let part = straight_part(jaxpr, i..end, &last_read);
+                if !part.outvars.is_empty() {
+                    let ins: Vec<Addr> = part.invars.iter().map(|v| l.at[v].into()).collect();
+                    let outs = l.piece(&format!("{name}/part{parts}"), &part, &ins, &[])?;
+                    for (a, g) in part.outvars.iter().zip(outs) {
+                        l.at.insert(var(a).expect("a part's outputs are variables"), g.base);
+                    }
+                }
+                i = end;
+                continue;
             }
         }
-        i = end;
+        i += 1;
     }
     let mut outputs = Vec::new();
     for (i, a) in jaxpr.outvars.iter().enumerate() {
@@ -189,38 +215,52 @@ impl Linker<'_> {
         }
     }
 
-    /// Compiles a straight-line `jaxpr` whose inputs live at `inputs` and appends its
-    /// instructions, moved onto those buffers; returns where each of its outputs lives.
-    fn piece(&mut self, name: &str, jaxpr: &Jaxpr, inputs: &[u32]) -> Result<Vec<u32>, CompileError> {
+    /// Compiles a straight-line `jaxpr` whose inputs live at `inputs` (addresses a register
+    /// may move: a scan's row) and appends its instructions, moved onto those buffers; its
+    /// outputs are written to `dests` where one is given (else to buffers of their own).
+    /// Returns where each output lives: an output that is an input, or one returned twice, is
+    /// not at its destination, and the caller copies it there.
+    fn piece(
+        &mut self,
+        name: &str,
+        jaxpr: &Jaxpr,
+        inputs: &[Addr],
+        dests: &[Option<Addr>],
+    ) -> Result<Vec<Addr>, CompileError> {
         let stages = compile_stages(name, jaxpr, self.opts)?;
         let q = stages.program;
         self.hlo.push_str(&format!("# {name}\n{}\n", stages.hlo.trim_end()));
         self.fused.push_str(&format!("# {name}\n{}\n", stages.fused.trim_end()));
         let private = self.alloc(q.hbm_words);
         // (first word, one past the last, where it moves to) of each input and output.
-        let mut regions: Vec<(u32, u32, u32)> =
-            q.inputs.iter().zip(inputs).map(|(b, &g)| (b.addr, b.addr + b.words().max(1), g)).collect();
+        let mut regions: Vec<(u32, u32, Addr)> =
+            q.inputs.iter().zip(inputs).map(|(b, g)| (b.addr, b.addr + b.words().max(1), g.clone())).collect();
+        let moved = |r: &(u32, u32, Addr), at: u32| Addr { base: r.2.base + (at - r.0), ..r.2.clone() };
         let mut outputs = Vec::new();
-        for b in &q.outputs {
+        for (j, b) in q.outputs.iter().enumerate() {
             let (lo, hi) = (b.addr, b.addr + b.words().max(1));
-            // An output that is an input (or a view of one) is that input's buffer: values
-            // never change once written, so sharing is safe.
-            let global = match regions[..q.inputs.len()].iter().find(|r| r.0 <= lo && hi <= r.1) {
-                Some(r) => r.2 + (lo - r.0),
+            // An output that is an input (or a view of one), or another output (a value
+            // returned twice), is that one's buffer: values never change once written, so
+            // sharing is safe.
+            let global = match regions.iter().find(|r| r.0 <= lo && hi <= r.1) {
+                Some(r) => moved(r, lo),
                 None => {
-                    let g = self.alloc(hi - lo);
-                    regions.push((lo, hi, g));
+                    let g = match dests.get(j).cloned().flatten() {
+                        Some(d) => d,
+                        None => Addr::from(self.alloc(hi - lo)),
+                    };
+                    regions.push((lo, hi, g.clone()));
                     g
                 }
             };
             outputs.push(global);
         }
         let relocate = |a: &Addr| {
-            let base = match regions.iter().find(|r| r.0 <= a.base && a.base < r.1) {
-                Some(r) => r.2 + (a.base - r.0),
-                None => private + a.base,
+            let to = match regions.iter().find(|r| r.0 <= a.base && a.base < r.1) {
+                Some(r) => moved(r, a.base),
+                None => Addr::from(private + a.base),
             };
-            Addr { base, ..a.clone() }
+            Addr { base: to.base, strides: a.strides.clone(), scalars: to.scalars }
         };
         for instr in &q.instrs {
             self.instrs.push(match instr {
@@ -242,87 +282,200 @@ impl Linker<'_> {
         Ok(outputs)
     }
 
+    fn scalar(&mut self, op: ScalarOp, a: ScalarOperand, b: ScalarOperand, dst: u8) {
+        self.instrs.push(Instr::Scalar { op, a, b, dst });
+    }
+
+    /// Loads the word at HBM `at` into register `dst`.
+    fn load_scalar(&mut self, at: u32, dst: u8) {
+        let word = Block::<u32>::flat(0, 1).into();
+        self.instrs.push(Instr::DmaLoad { src: Block::<u32>::flat(at, 1).into(), dst: word, sem: SEM_LINK });
+        self.instrs.push(Instr::Wait { sem: SEM_LINK, count: 1 });
+        self.instrs.push(Instr::ScalarLoad { src: 0.into(), dst });
+    }
+
+    /// Copies each of `from` over the carry buffer beside it. A new carry that is an old one
+    /// (the body passes it through, or swaps two) must be read before any carry is overwritten:
+    /// such ones go through a buffer of their own first.
+    fn copy_carries(&mut self, from: &[Addr], carries: &[u32], sizes: &[u32]) {
+        let mut staged = Vec::new();
+        for (k, (n, &size)) in from.iter().zip(sizes).enumerate() {
+            let fixed = n.strides.is_empty() && n.scalars.is_empty();
+            let overlaps = |(j, (&c, &s)): (usize, (&u32, &u32))| j != k && n.base < c + s && c < n.base + size;
+            if !fixed || carries.iter().zip(sizes).enumerate().any(overlaps) {
+                let fresh = self.alloc(size);
+                self.copy(n.clone(), fresh.into(), size);
+                staged.push(fresh);
+            } else {
+                staged.push(n.base);
+            }
+        }
+        for ((&from, &to), &n) in staged.iter().zip(carries).zip(sizes) {
+            if from != to {
+                self.copy(from.into(), to.into(), n);
+            }
+        }
+    }
+
     /// Copies `words` words of HBM from `from` to `to`, through VMEM.
-    fn copy(&mut self, from: u32, to: u32, words: u32) {
+    fn copy(&mut self, from: Addr, to: Addr, words: u32) {
         let chunk = words.min(COPY_WORDS);
         self.vmem_words = self.vmem_words.max(chunk);
         let (full, tail) = (words / chunk, words % chunk);
         let step = |l: &mut Linker, from: Addr, to: Addr, n: u32| {
             let vmem: Block = Block::<u32>::flat(0, n).into();
-            l.instrs.push(Instr::DmaLoad {
-                src: Block { addr: from, rows: 1, cols: n, stride: n },
-                dst: vmem.clone(),
-                sem: SEM_LINK,
-            });
+            let hbm = |addr: Addr| Block { addr, rows: 1, cols: n, stride: n };
+            l.instrs.push(Instr::DmaLoad { src: hbm(from), dst: vmem.clone(), sem: SEM_LINK });
             l.instrs.push(Instr::Wait { sem: SEM_LINK, count: 1 });
-            l.instrs.push(Instr::DmaStore {
-                src: vmem.clone(),
-                dst: Block { addr: to, rows: 1, cols: n, stride: n },
-                sem: SEM_LINK,
-            });
+            l.instrs.push(Instr::DmaStore { src: vmem, dst: hbm(to), sem: SEM_LINK });
             l.instrs.push(Instr::Wait { sem: SEM_LINK, count: 1 });
         };
+        // The copy loop's index is the depth of the loops open around it: none, since pieces
+        // close theirs and `while` and `if` open no index.
+        let at = |a: &Addr, offset: u32, looped: bool| Addr {
+            base: a.base + offset,
+            strides: if looped { vec![(0, chunk as i32)] } else { vec![] },
+            scalars: a.scalars.clone(),
+        };
         if full > 1 {
-            // The copy loop's index is the depth of the loops open around it: none, since
-            // pieces close theirs and `while` opens no index.
             self.instrs.push(Instr::Loop { count: full });
-            let strided = |base: u32| Addr { base, strides: vec![(0, chunk as i32)], scalars: vec![] };
-            step(self, strided(from), strided(to), chunk);
+            step(self, at(&from, 0, true), at(&to, 0, true), chunk);
             self.instrs.push(Instr::End);
         } else if full == 1 {
-            step(self, from.into(), to.into(), chunk);
+            step(self, at(&from, 0, false), at(&to, 0, false), chunk);
         }
         if tail > 0 {
-            step(self, (from + full * chunk).into(), (to + full * chunk).into(), tail);
+            step(self, at(&from, full * chunk, false), at(&to, full * chunk, false), tail);
         }
     }
 
     /// The condition on the carries, its predicate loaded into the register `while` tests.
     fn condition(&mut self, name: &str, w: &WhileLoop, consts: &[u32], carries: &[u32]) -> Result<(), CompileError> {
-        let ins: Vec<u32> = consts.iter().chain(carries).copied().collect();
-        let predicate = self.piece(&format!("{name}/cond"), &w.cond, &ins)?[0];
-        let word = Block::<u32>::flat(0, 1).into();
-        self.instrs.push(Instr::DmaLoad { src: Block::<u32>::flat(predicate, 1).into(), dst: word, sem: SEM_LINK });
-        self.instrs.push(Instr::Wait { sem: SEM_LINK, count: 1 });
-        self.instrs.push(Instr::ScalarLoad { src: 0.into(), dst: PREDICATE });
+        let ins: Vec<Addr> = consts.iter().chain(carries).map(|&a| a.into()).collect();
+        let predicate = self.piece(&format!("{name}/cond"), &w.cond, &ins, &[])?.remove(0);
+        self.load_scalar(predicate.base, PREDICATE);
         Ok(())
+    }
+
+    /// Buffers for an equation's outputs, and their sizes.
+    fn results(&mut self, jaxpr: &Jaxpr, outputs: &[Var]) -> (Vec<u32>, Vec<u32>) {
+        let sizes: Vec<u32> = outputs.iter().map(|&v| words(&jaxpr.aval(v).shape)).collect();
+        let buffers = sizes.iter().map(|&n| self.alloc(n)).collect();
+        (buffers, sizes)
     }
 
     fn while_loop(&mut self, name: &str, jaxpr: &Jaxpr, eqn: &jaxlite::Eqn, w: &WhileLoop) -> Result<(), CompileError> {
         let operands: Vec<u32> = eqn.inputs.iter().map(|a| self.atom(a)).collect::<Result<_, _>>()?;
         let [cond_consts, body_consts, init] = w.split(&operands);
-        let sizes: Vec<u32> = eqn.outputs.iter().map(|&v| words(&jaxpr.aval(v).shape)).collect();
-        let carries: Vec<u32> = sizes.iter().map(|&n| self.alloc(n)).collect();
+        let (carries, sizes) = self.results(jaxpr, &eqn.outputs);
         for ((&from, &to), &n) in init.iter().zip(&carries).zip(&sizes) {
-            self.copy(from, to, n);
+            self.copy(from.into(), to.into(), n);
         }
         let (cond_consts, body_consts) = (cond_consts.to_vec(), body_consts.to_vec());
         self.condition(name, w, &cond_consts, &carries)?;
         self.instrs.push(Instr::While { cond: PREDICATE });
-        let ins: Vec<u32> = body_consts.iter().chain(&carries).copied().collect();
-        let next = self.piece(&format!("{name}/body"), &w.body, &ins)?;
-        // A new carry that is an old one (the body passes it through, or swaps two) must be
-        // read before any carry is overwritten: such ones go through a buffer of their own.
-        let mut staged = Vec::new();
-        for (k, (&n, &size)) in next.iter().zip(&sizes).enumerate() {
-            let overlaps = |(j, (&c, &s)): (usize, (&u32, &u32))| j != k && n < c + s && c < n + size;
-            if carries.iter().zip(&sizes).enumerate().any(overlaps) {
-                let fresh = self.alloc(size);
-                self.copy(n, fresh, size);
-                staged.push(fresh);
-            } else {
-                staged.push(n);
-            }
-        }
-        for ((&from, &to), &n) in staged.iter().zip(&carries).zip(&sizes) {
-            if from != to {
-                self.copy(from, to, n);
-            }
-        }
+        let ins: Vec<Addr> = body_consts.iter().chain(&carries).map(|&a| a.into()).collect();
+        let next = self.piece(&format!("{name}/body"), &w.body, &ins, &[])?;
+        self.copy_carries(&next, &carries, &sizes);
         self.condition(name, w, &cond_consts, &carries)?;
         self.instrs.push(Instr::End);
         for (&v, &c) in eqn.outputs.iter().zip(&carries) {
             self.at.insert(v, c);
+        }
+        Ok(())
+    }
+
+    /// A scan: a `while` on a row counter, the body reading and writing the counter's rows.
+    fn scan(&mut self, name: &str, jaxpr: &Jaxpr, eqn: &jaxlite::Eqn, scan: &ScanLoop) -> Result<(), CompileError> {
+        let operands: Vec<u32> = eqn.inputs.iter().map(|a| self.atom(a)).collect::<Result<_, _>>()?;
+        let [consts, init, xs] = scan.split(&operands);
+        let (consts, xs) = (consts.to_vec(), xs.to_vec());
+        let (outs, sizes) = self.results(jaxpr, &eqn.outputs);
+        let (carries, ys) = outs.split_at(scan.carries);
+        let carry_sizes = &sizes[..scan.carries];
+        for ((&from, &to), &n) in init.iter().zip(carries).zip(carry_sizes) {
+            self.copy(from.into(), to.into(), n);
+        }
+        let body = &scan.body;
+        let row_words = |a: &Atom| words(&body.atom_aval(a).shape);
+        let x_rows: Vec<u32> =
+            body.invars[scan.consts + scan.carries..].iter().map(|&v| words(&body.aval(v).shape)).collect();
+        let y_rows: Vec<u32> = body.outvars[scan.carries..].iter().map(row_words).collect();
+        let row = |base: u32, words: u32| Addr { base, strides: vec![], scalars: vec![(ROW, words as i32)] };
+        let length = scan.length as i32;
+        let (first, step) = if scan.reverse { (length - 1, -1) } else { (0, 1) };
+        let test = |l: &mut Linker| {
+            if scan.reverse {
+                l.scalar(ScalarOp::Ge, ScalarOperand::Reg(ROW), ScalarOperand::Imm(0), PREDICATE);
+            } else {
+                l.scalar(ScalarOp::Lt, ScalarOperand::Reg(ROW), ScalarOperand::Imm(length), PREDICATE);
+            }
+        };
+        self.scalar(ScalarOp::Add, ScalarOperand::Imm(first), ScalarOperand::Imm(0), ROW);
+        test(self);
+        self.instrs.push(Instr::While { cond: PREDICATE });
+        let ins: Vec<Addr> = consts
+            .iter()
+            .chain(carries)
+            .map(|&a| a.into())
+            .chain(xs.iter().zip(&x_rows).map(|(&a, &n)| row(a, n)))
+            .collect();
+        // The body writes its rows of `ys` in place.
+        let dests: Vec<Option<Addr>> =
+            (0..scan.carries).map(|_| None).chain(ys.iter().zip(&y_rows).map(|(&y, &n)| Some(row(y, n)))).collect();
+        let next = self.piece(&format!("{name}/body"), body, &ins, &dests)?;
+        // Rows of `ys` that are values of its own (an old carry, an `xs` row) are copied first:
+        // the carries' copies may overwrite them.
+        for ((from, &to), &n) in next[scan.carries..].iter().zip(ys).zip(&y_rows) {
+            if *from != row(to, n) {
+                self.copy(from.clone(), row(to, n), n);
+            }
+        }
+        self.copy_carries(&next[..scan.carries], carries, carry_sizes);
+        self.scalar(ScalarOp::Add, ScalarOperand::Reg(ROW), ScalarOperand::Imm(step), ROW);
+        test(self);
+        self.instrs.push(Instr::End);
+        for (&v, &c) in eqn.outputs.iter().zip(&outs) {
+            self.at.insert(v, c);
+        }
+        Ok(())
+    }
+
+    /// A cond: the index into `s1`, clamped to the branches as `Branches::taken` clamps it;
+    /// branch k runs in the `if` of `s1 == k`, nested from the last branch down, branch 0 in
+    /// the innermost `else`. Every branch writes its results into the same buffers.
+    fn cond(&mut self, name: &str, jaxpr: &Jaxpr, eqn: &jaxlite::Eqn, c: &Branches) -> Result<(), CompileError> {
+        let operands: Vec<u32> = eqn.inputs.iter().map(|a| self.atom(a)).collect::<Result<_, _>>()?;
+        let Some((&index, operands)) = operands.split_first() else {
+            return Err(err("internal error: a cond without its index"));
+        };
+        let (results, sizes) = self.results(jaxpr, &eqn.outputs);
+        let last = c.branches.len() as i32 - 1;
+        self.load_scalar(index, INDEX);
+        self.scalar(ScalarOp::Max, ScalarOperand::Reg(INDEX), ScalarOperand::Imm(0), INDEX);
+        self.scalar(ScalarOp::Min, ScalarOperand::Reg(INDEX), ScalarOperand::Imm(last), INDEX);
+        let ins: Vec<Addr> = operands.iter().map(|&a| a.into()).collect();
+        for k in (0..c.branches.len()).rev() {
+            if k > 0 {
+                self.scalar(ScalarOp::Eq, ScalarOperand::Reg(INDEX), ScalarOperand::Imm(k as i32), IS_BRANCH);
+                self.instrs.push(Instr::If { cond: IS_BRANCH });
+            }
+            let dests: Vec<Option<Addr>> = results.iter().map(|&r| Some(r.into())).collect();
+            let outs = self.piece(&format!("{name}/branch{k}"), &c.branches[k], &ins, &dests)?;
+            for ((from, &to), &n) in outs.iter().zip(&results).zip(&sizes) {
+                if *from != Addr::from(to) {
+                    self.copy(from.clone(), to.into(), n);
+                }
+            }
+            if k > 0 {
+                self.instrs.push(Instr::Else);
+            }
+        }
+        for _ in 1..c.branches.len() {
+            self.instrs.push(Instr::End);
+        }
+        for (&v, &r) in eqn.outputs.iter().zip(&results) {
+            self.at.insert(v, r);
         }
         Ok(())
     }

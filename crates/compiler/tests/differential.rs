@@ -526,15 +526,15 @@ async fn controlled(
 }
 
 /// Runs each part of a program with loops and branches as the engine does: compiled, then
-/// emulated on the CPU backend; with `whiles` set, a program whose `while` loops can run on the
-/// machine (`compiler::link`) is one program, its loops run by the scalar unit.
+/// emulated on the CPU backend; with `on_machine` set, a program whose loops and branches can
+/// run on the machine (`compiler::link`) is one program, its control run by the scalar unit.
 struct Emulated {
-    whiles: bool,
+    on_machine: bool,
 }
 
 impl Executor for Emulated {
-    fn runs_while_loops(&self) -> bool {
-        self.whiles
+    fn runs_control(&self) -> bool {
+        self.on_machine
     }
 
     fn execute(&mut self, call: ProgramCall) -> LocalFuture<'_, Result<Vec<Array>, JaxError>> {
@@ -583,7 +583,7 @@ proptest! {
         });
         let args = vec![Array::from_f32(vec![m, n], values(m * n, 7)), Array::from_f32(vec![n], values(n, 8))];
         let want = eval_jaxpr(&closed.jaxpr, &args, precision).unwrap();
-        for whiles in [false, true] {
+        for on_machine in [false, true] {
             let call = ProgramCall {
                 name: "random".into(),
                 jaxpr: Rc::new(closed.jaxpr.clone()),
@@ -593,7 +593,7 @@ proptest! {
                 host_to_device_bytes: 0,
                 max_trips: u64::MAX,
             };
-            let got = pollster::block_on(jaxlite::loops::run(&mut Emulated { whiles }, &mut jaxlite::callback::NoHost, 1_000, call))
+            let got = pollster::block_on(jaxlite::loops::run(&mut Emulated { on_machine }, &mut jaxlite::callback::NoHost, 1_000, call))
                 .map_err(|e| TestCaseError::fail(format!("{}\n{}", e.0, closed.jaxpr)))?;
             prop_assert_eq!(got.len(), want.len());
             for (g, w) in got.iter().zip(&want) {
@@ -603,7 +603,7 @@ proptest! {
                 for (i, (&g, &w)) in g.iter().zip(&w).enumerate() {
                     let error = (g - w).abs();
                     let close = g == w || error <= 1e-4 * w.abs().max(1.0) || error <= 1e-5 * largest || (g.is_nan() && w.is_nan());
-                    prop_assert!(close, "[{}]: {} vs reference {} (whiles on the machine: {})\n{}", i, g, w, whiles, closed.jaxpr);
+                    prop_assert!(close, "[{}]: {} vs reference {} (control on the machine: {})\n{}", i, g, w, on_machine, closed.jaxpr);
                 }
             }
         }

@@ -319,8 +319,8 @@ impl<'a> Ops<'a> {
                             return Err(at(
                                 pc,
                                 format!(
-                                    "a while loop ran {} trips and its condition still held; the run stops there \
-                                     (the step budget), taking it for one that never ends",
+                                    "the program's loops ran {} trips and this one's condition still held; the run \
+                                     stops there (the step budget), taking it for a loop that never ends",
                                     self.max_trips
                                 ),
                             ));

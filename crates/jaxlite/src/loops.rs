@@ -65,15 +65,18 @@ pub fn calls_back(prim: &Primitive) -> bool {
     }
 }
 
-/// Whether a lowered `jaxpr`'s loops can all run on the machine (issue 28): its top level is
-/// straight-line code and `while` equations whose condition and body are straight-line code,
-/// and it calls back to the host nowhere. (`compiler::link` compiles such a program into one.)
-pub fn whiles_on_machine(jaxpr: &Jaxpr) -> bool {
+/// Whether a lowered `jaxpr`'s loops and branches can all run on the machine (issue 28): its
+/// top level is straight-line code and `while`, `scan` and `cond` equations whose condition,
+/// body and branches are straight-line code (a scan not unrolled), and it calls back to the
+/// host nowhere. (`compiler::link` compiles such a program into one.)
+pub fn control_on_machine(jaxpr: &Jaxpr) -> bool {
     let straight = |j: &Jaxpr| !has_control_flow(j) && !has_callbacks(j);
-    jaxpr.eqns.iter().any(|e| matches!(e.prim, Primitive::While { .. }))
+    jaxpr.eqns.iter().any(is_control)
         && jaxpr.eqns.iter().all(|e| match &e.prim {
             Primitive::While { function } => straight(&function.cond) && straight(&function.body),
-            Primitive::Scan { .. } | Primitive::Cond { .. } | Primitive::Callback { .. } => false,
+            Primitive::Scan { function } => function.unroll <= 1 && straight(&function.body),
+            Primitive::Cond { function } => function.branches.iter().all(straight),
+            Primitive::Callback { .. } => false,
             Primitive::Jit { function } => straight(&function.body),
             _ => true,
         })
@@ -96,7 +99,7 @@ pub async fn run(
     // Custom derivatives' calls inlined (exposing loops inside them), every predicate one
     // boolean.
     let jaxpr = Rc::new(crate::transform::lower(&call.jaxpr)?);
-    if executor.runs_while_loops() && whiles_on_machine(&jaxpr) {
+    if executor.runs_control() && control_on_machine(&jaxpr) {
         call.jaxpr = jaxpr;
         call.max_trips = limit;
         return executor.execute(call).await;

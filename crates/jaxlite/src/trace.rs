@@ -54,9 +54,9 @@ pub struct ProgramCall {
 pub trait Executor {
     fn execute(&mut self, call: ProgramCall) -> LocalFuture<'_, Result<Vec<Array>, JaxError>>;
 
-    /// Whether `execute` runs a program with `while` loops (as `loops::whiles_on_machine`
-    /// accepts) as one program, its loops on the machine; otherwise loops run by parts.
-    fn runs_while_loops(&self) -> bool {
+    /// Whether `execute` runs a program with loops and branches (as `loops::control_on_machine`
+    /// accepts) as one program, its control on the machine; otherwise they run by parts.
+    fn runs_control(&self) -> bool {
         false
     }
 

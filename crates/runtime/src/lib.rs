@@ -385,7 +385,7 @@ fn from_words(shape: Vec<usize>, words: Vec<u32>, dtype: jaxlite::DType, name: &
 }
 
 impl Executor for EngineExecutor {
-    fn runs_while_loops(&self) -> bool {
+    fn runs_control(&self) -> bool {
         true
     }
 
