@@ -88,12 +88,7 @@ pub fn link(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Result<crate::C
         l.at.insert(v, addr);
         inputs.push(isa::Buffer { name: format!("in{i}"), addr, shape: aval.shape.clone(), elem: isa::ElemType::F32 });
     }
-    // Where each variable is last read: an equation's index, or past the end for an output.
-    let mut last_read: HashMap<Var, usize> = HashMap::new();
-    for (i, eqn) in jaxpr.eqns.iter().enumerate() {
-        last_read.extend(eqn.inputs.iter().filter_map(var).map(|v| (v, i)));
-    }
-    last_read.extend(jaxpr.outvars.iter().filter_map(var).map(|v| (v, usize::MAX)));
+    let last_read = jaxlite::loops::last_reads(jaxpr);
     let control =
         |p: &Primitive| matches!(p, Primitive::While { .. } | Primitive::Scan { .. } | Primitive::Cond { .. });
     let (mut parts, mut whiles, mut scans, mut conds) = (0, 0, 0, 0);
@@ -116,7 +111,7 @@ pub fn link(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Result<crate::C
             _ => {
                 let end = (i..jaxpr.eqns.len()).find(|&j| control(&jaxpr.eqns[j].prim)).unwrap_or(jaxpr.eqns.len());
                 parts += 1;
-                let part = straight_part(jaxpr, i..end, &last_read);
+                let part = jaxlite::loops::straight_part(jaxpr, i..end, &last_read);
                 if !part.outvars.is_empty() {
                     let ins: Vec<Addr> = part.invars.iter().map(|v| l.at[v].into()).collect();
                     let outs = l.piece(&format!("{name}/part{parts}"), &part, &ins, &[])?;
@@ -158,28 +153,6 @@ fn var(a: &Atom) -> Option<Var> {
 
 fn words(shape: &[usize]) -> u32 {
     (shape.iter().product::<usize>() as u32).max(1)
-}
-
-/// The equations `range` of `jaxpr` as a Jaxpr: its inputs the variables they read from
-/// earlier, its outputs those they define that are read later.
-fn straight_part(jaxpr: &Jaxpr, range: std::ops::Range<usize>, last_read: &HashMap<Var, usize>) -> Jaxpr {
-    let eqns = jaxpr.eqns[range.clone()].to_vec();
-    let defined: std::collections::HashSet<Var> = eqns.iter().flat_map(|e| e.outputs.iter().copied()).collect();
-    let mut invars: Vec<Var> = Vec::new();
-    for v in eqns.iter().flat_map(|e| e.inputs.iter().filter_map(var)) {
-        if !defined.contains(&v) && !invars.contains(&v) {
-            invars.push(v);
-        }
-    }
-    let outvars: Vec<Atom> = eqns
-        .iter()
-        .flat_map(|e| e.outputs.iter().copied())
-        .filter(|v| last_read.get(v).is_some_and(|&at| at >= range.end))
-        .map(Atom::Var)
-        .collect();
-    let used = invars.iter().copied().chain(defined);
-    let types = used.map(|v| (v, jaxpr.aval(v).clone())).collect();
-    Jaxpr { constvars: vec![], invars, eqns, outvars, types }
 }
 
 impl Linker<'_> {

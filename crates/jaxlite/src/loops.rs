@@ -147,13 +147,7 @@ impl Parts<'_> {
             if jaxpr.eqns.is_empty() {
                 return jaxpr.outvars.iter().map(|a| read(&env, a)).collect();
             }
-            // Where each variable is last read: an equation's index, or past the end for the
-            // Jaxpr's outputs.
-            let mut last_read: HashMap<Var, usize> = HashMap::new();
-            for (i, eqn) in jaxpr.eqns.iter().enumerate() {
-                last_read.extend(eqn.inputs.iter().filter_map(var).map(|v| (v, i)));
-            }
-            last_read.extend(jaxpr.outvars.iter().filter_map(var).map(|v| (v, usize::MAX)));
+            let last_read = last_reads(jaxpr);
             let alone = jaxpr.eqns.len() == 1;
             let (mut part, mut whiles, mut scans, mut conds) = (0, 0, 0, 0);
             let mut i = 0;
@@ -193,7 +187,8 @@ impl Parts<'_> {
                 }
                 let end = (i..jaxpr.eqns.len()).find(|&j| is_control(&jaxpr.eqns[j])).unwrap_or(jaxpr.eqns.len());
                 part += 1;
-                let (segment, args) = straight_part(jaxpr, i..end, &last_read, &env)?;
+                let segment = straight_part(jaxpr, i..end, &last_read);
+                let args = segment.invars.iter().map(|v| read(&env, &Atom::Var(*v))).collect::<Result<Vec<_>>>()?;
                 if !segment.outvars.is_empty() {
                     let outvars: Vec<Var> = segment.outvars.iter().filter_map(var).collect();
                     let outs = self.execute(format!("{name}/part{part}"), Rc::new(segment), args).await?;
@@ -304,15 +299,21 @@ impl Parts<'_> {
     }
 }
 
-/// The equations `range` of `jaxpr` as a program: its inputs the values they read from
-/// earlier (with those values, from `env`), its outputs the values they compute that are read
-/// later.
-fn straight_part(
-    jaxpr: &Jaxpr,
-    range: std::ops::Range<usize>,
-    last_read: &HashMap<Var, usize>,
-    env: &HashMap<Var, Array>,
-) -> Result<(Jaxpr, Vec<Array>)> {
+/// Where each variable of `jaxpr` is last read: an equation's index, or `usize::MAX` for an
+/// output.
+pub fn last_reads(jaxpr: &Jaxpr) -> HashMap<Var, usize> {
+    let mut last_read: HashMap<Var, usize> = HashMap::new();
+    for (i, eqn) in jaxpr.eqns.iter().enumerate() {
+        last_read.extend(eqn.inputs.iter().filter_map(var).map(|v| (v, i)));
+    }
+    last_read.extend(jaxpr.outvars.iter().filter_map(var).map(|v| (v, usize::MAX)));
+    last_read
+}
+
+/// The equations `range` of `jaxpr` as a Jaxpr of their own: its inputs the variables they
+/// read from earlier, its outputs those they define that are read later (`last_read`, from
+/// [`last_reads`]).
+pub fn straight_part(jaxpr: &Jaxpr, range: std::ops::Range<usize>, last_read: &HashMap<Var, usize>) -> Jaxpr {
     let eqns = jaxpr.eqns[range.clone()].to_vec();
     let defined: std::collections::HashSet<Var> = eqns.iter().flat_map(|e| e.outputs.iter().copied()).collect();
     let mut invars: Vec<Var> = Vec::new();
@@ -327,13 +328,9 @@ fn straight_part(
         .filter(|v| last_read.get(v).is_some_and(|&at| at >= range.end))
         .map(Atom::Var)
         .collect();
-    let args = invars
-        .iter()
-        .map(|v| env.get(v).cloned().ok_or_else(|| JaxError(format!("internal error: {v:?} unbound"))))
-        .collect::<Result<Vec<_>>>()?;
     let used = invars.iter().copied().chain(defined);
     let types = used.map(|v| (v, jaxpr.aval(v).clone())).collect();
-    Ok((Jaxpr { constvars: vec![], invars, eqns, outvars, types }, args))
+    Jaxpr { constvars: vec![], invars, eqns, outvars, types }
 }
 
 /// `k` steps of a scan's body as one Jaxpr: (closed-over values, carries, `k` rows of each
