@@ -11,13 +11,14 @@
 //! temporaries onto a region of its own), and the loop is
 //!
 //! ```text
-//!   copy the initial carries into the carry buffers
+//!   copy the initial carries into the first of two sets of carry buffers
 //!   condition; load its predicate into s0
 //!   while s0
-//!     body (reading the carries, writing new ones beside them)
-//!     copy the new carries over the old
+//!     body (reading the carries from one set, writing the new ones into the other)
+//!     swap the sets (registers s6 and s7 say which is which)
 //!     condition; load its predicate into s0
 //!   end
+//!   copy the carries out of the set that holds them
 //! ```
 //!
 //! A `scan` is the same loop on a row counter in `s5` (`s.lt s5, LENGTH -> s0`), its body
@@ -46,6 +47,10 @@ const INDEX: u8 = 1;
 const IS_BRANCH: u8 = 2;
 /// The register a `scan` counts its rows in.
 const ROW: u8 = 5;
+/// Which of a loop's two sets of carry buffers holds the carries now (0 or 1), and which the
+/// body writes (1 minus that).
+const NOW: u8 = 6;
+const NEXT: u8 = 7;
 
 fn err(message: impl Into<String>) -> CompileError {
     CompileError { message: message.into() }
@@ -267,27 +272,41 @@ impl Linker<'_> {
         self.instrs.push(Instr::ScalarLoad { src: 0.into(), dst });
     }
 
-    /// Copies each of `from` over the carry buffer beside it. A new carry that is an old one
-    /// (the body passes it through, or swaps two) must be read before any carry is overwritten:
-    /// such ones go through a buffer of their own first.
-    fn copy_carries(&mut self, from: &[Addr], carries: &[u32], sizes: &[u32]) {
-        let mut staged = Vec::new();
-        for (k, (n, &size)) in from.iter().zip(sizes).enumerate() {
-            let fixed = n.strides.is_empty() && n.scalars.is_empty();
-            let overlaps = |(j, (&c, &s)): (usize, (&u32, &u32))| j != k && n.base < c + s && c < n.base + size;
-            if !fixed || carries.iter().zip(sizes).enumerate().any(overlaps) {
-                let fresh = self.alloc(size);
-                self.copy(n.clone(), fresh.into(), size);
-                staged.push(fresh);
-            } else {
-                staged.push(n.base);
+    /// Two sets of buffers for a loop's carries, holding `init` at first (see [`Carries`]).
+    fn carries(&mut self, init: &[u32], sizes: &[u32]) -> Carries {
+        let a: Vec<u32> = sizes.iter().map(|&n| self.alloc(n)).collect();
+        let b: Vec<u32> = sizes.iter().map(|&n| self.alloc(n)).collect();
+        for ((&from, &to), &n) in init.iter().zip(&a).zip(sizes) {
+            self.copy(from.into(), to.into(), n);
+        }
+        self.scalar(ScalarOp::Add, ScalarOperand::Imm(0), ScalarOperand::Imm(0), NOW);
+        self.scalar(ScalarOp::Add, ScalarOperand::Imm(1), ScalarOperand::Imm(0), NEXT);
+        Carries { a, b, sizes: sizes.to_vec() }
+    }
+
+    /// After a trip: new carries that the body did not write in place (an old carry passed
+    /// through, an input) copied into the next set, which then becomes the current one.
+    fn next_trip(&mut self, carries: &Carries, written: &[Addr]) {
+        for (k, w) in written.iter().enumerate() {
+            if *w != carries.next(k) {
+                self.copy(w.clone(), carries.next(k), carries.sizes[k]);
             }
         }
-        for ((&from, &to), &n) in staged.iter().zip(carries).zip(sizes) {
-            if from != to {
-                self.copy(from.into(), to.into(), n);
-            }
-        }
+        self.scalar(ScalarOp::Sub, ScalarOperand::Imm(1), ScalarOperand::Reg(NOW), NOW);
+        self.scalar(ScalarOp::Sub, ScalarOperand::Imm(1), ScalarOperand::Reg(NOW), NEXT);
+    }
+
+    /// After the loop: the final carries, from whichever set holds them, into buffers of their
+    /// own (where the loop's results live).
+    fn final_carries(&mut self, carries: &Carries) -> Vec<u32> {
+        (0..carries.sizes.len())
+            .map(|k| {
+                let n = carries.sizes[k];
+                let to = self.alloc(n);
+                self.copy(carries.now(k), to.into(), n);
+                to
+            })
+            .collect()
     }
 
     /// Copies `words` words of HBM from `from` to `to`, through VMEM.
@@ -323,8 +342,8 @@ impl Linker<'_> {
     }
 
     /// The condition on the carries, its predicate loaded into the register `while` tests.
-    fn condition(&mut self, name: &str, w: &WhileLoop, consts: &[u32], carries: &[u32]) -> Result<(), CompileError> {
-        let ins: Vec<Addr> = consts.iter().chain(carries).map(|&a| a.into()).collect();
+    fn condition(&mut self, name: &str, w: &WhileLoop, consts: &[u32], carries: &Carries) -> Result<(), CompileError> {
+        let ins: Vec<Addr> = consts.iter().map(|&a| a.into()).chain(carries.all_now()).collect();
         let predicate = self.piece(&format!("{name}/cond"), &w.cond, &ins, &[])?.remove(0);
         self.load_scalar(predicate.base, PREDICATE);
         Ok(())
@@ -340,19 +359,19 @@ impl Linker<'_> {
     fn while_loop(&mut self, name: &str, jaxpr: &Jaxpr, eqn: &jaxlite::Eqn, w: &WhileLoop) -> Result<(), CompileError> {
         let operands: Vec<u32> = eqn.inputs.iter().map(|a| self.atom(a)).collect::<Result<_, _>>()?;
         let [cond_consts, body_consts, init] = w.split(&operands);
-        let (carries, sizes) = self.results(jaxpr, &eqn.outputs);
-        for ((&from, &to), &n) in init.iter().zip(&carries).zip(&sizes) {
-            self.copy(from.into(), to.into(), n);
-        }
+        let sizes: Vec<u32> = eqn.outputs.iter().map(|&v| words(&jaxpr.aval(v).shape)).collect();
         let (cond_consts, body_consts) = (cond_consts.to_vec(), body_consts.to_vec());
+        let carries = self.carries(init, &sizes);
         self.condition(name, w, &cond_consts, &carries)?;
         self.instrs.push(Instr::While { cond: PREDICATE });
-        let ins: Vec<Addr> = body_consts.iter().chain(&carries).map(|&a| a.into()).collect();
-        let next = self.piece(&format!("{name}/body"), &w.body, &ins, &[])?;
-        self.copy_carries(&next, &carries, &sizes);
+        let ins: Vec<Addr> = body_consts.iter().map(|&a| a.into()).chain(carries.all_now()).collect();
+        let dests: Vec<Option<Addr>> = carries.all_next().map(Some).collect();
+        let next = self.piece(&format!("{name}/body"), &w.body, &ins, &dests)?;
+        self.next_trip(&carries, &next);
         self.condition(name, w, &cond_consts, &carries)?;
         self.instrs.push(Instr::End);
-        for (&v, &c) in eqn.outputs.iter().zip(&carries) {
+        let results = self.final_carries(&carries);
+        for (&v, &c) in eqn.outputs.iter().zip(&results) {
             self.at.insert(v, c);
         }
         Ok(())
@@ -363,12 +382,10 @@ impl Linker<'_> {
         let operands: Vec<u32> = eqn.inputs.iter().map(|a| self.atom(a)).collect::<Result<_, _>>()?;
         let [consts, init, xs] = scan.split(&operands);
         let (consts, xs) = (consts.to_vec(), xs.to_vec());
-        let (outs, sizes) = self.results(jaxpr, &eqn.outputs);
-        let (carries, ys) = outs.split_at(scan.carries);
-        let carry_sizes = &sizes[..scan.carries];
-        for ((&from, &to), &n) in init.iter().zip(carries).zip(carry_sizes) {
-            self.copy(from.into(), to.into(), n);
-        }
+        let (carry_outputs, y_outputs) = eqn.outputs.split_at(scan.carries);
+        let carry_sizes: Vec<u32> = carry_outputs.iter().map(|&v| words(&jaxpr.aval(v).shape)).collect();
+        let (ys, _) = self.results(jaxpr, y_outputs);
+        let carries = self.carries(init, &carry_sizes);
         let body = &scan.body;
         let row_words = |a: &Atom| words(&body.atom_aval(a).shape);
         let x_rows: Vec<u32> =
@@ -389,26 +406,27 @@ impl Linker<'_> {
         self.instrs.push(Instr::While { cond: PREDICATE });
         let ins: Vec<Addr> = consts
             .iter()
-            .chain(carries)
             .map(|&a| a.into())
+            .chain(carries.all_now())
             .chain(xs.iter().zip(&x_rows).map(|(&a, &n)| row(a, n)))
             .collect();
-        // The body writes its rows of `ys` in place.
+        // The body writes its carries into the next set and its rows of `ys` in place.
         let dests: Vec<Option<Addr>> =
-            (0..scan.carries).map(|_| None).chain(ys.iter().zip(&y_rows).map(|(&y, &n)| Some(row(y, n)))).collect();
+            carries.all_next().map(Some).chain(ys.iter().zip(&y_rows).map(|(&y, &n)| Some(row(y, n)))).collect();
         let next = self.piece(&format!("{name}/body"), body, &ins, &dests)?;
-        // Rows of `ys` that are values of its own (an old carry, an `xs` row) are copied first:
-        // the carries' copies may overwrite them.
-        for ((from, &to), &n) in next[scan.carries..].iter().zip(ys).zip(&y_rows) {
+        // Rows of `ys` that are values of their own (an old carry, an `xs` row) are copied
+        // before the carries change sets.
+        for ((from, &to), &n) in next[scan.carries..].iter().zip(&ys).zip(&y_rows) {
             if *from != row(to, n) {
                 self.copy(from.clone(), row(to, n), n);
             }
         }
-        self.copy_carries(&next[..scan.carries], carries, carry_sizes);
+        self.next_trip(&carries, &next[..scan.carries]);
         self.scalar(ScalarOp::Add, ScalarOperand::Reg(ROW), ScalarOperand::Imm(step), ROW);
         test(self);
         self.instrs.push(Instr::End);
-        for (&v, &c) in eqn.outputs.iter().zip(&outs) {
+        let results = self.final_carries(&carries);
+        for (&v, &c) in eqn.outputs.iter().zip(results.iter().chain(&ys)) {
             self.at.insert(v, c);
         }
         Ok(())
@@ -451,5 +469,36 @@ impl Linker<'_> {
             self.at.insert(v, r);
         }
         Ok(())
+    }
+}
+
+/// A loop's carries in two sets of buffers, `a` and `b`: register `s6` says which holds them
+/// now (0 for `a`) and `s7` the other, which the body writes; each trip swaps the registers,
+/// so no carry is copied back (an address `a + (b - a)·s6` is either set).
+struct Carries {
+    a: Vec<u32>,
+    b: Vec<u32>,
+    sizes: Vec<u32>,
+}
+
+impl Carries {
+    fn at(&self, k: usize, register: u8) -> Addr {
+        Addr { base: self.a[k], strides: vec![], scalars: vec![(register, self.b[k] as i32 - self.a[k] as i32)] }
+    }
+
+    fn now(&self, k: usize) -> Addr {
+        self.at(k, NOW)
+    }
+
+    fn next(&self, k: usize) -> Addr {
+        self.at(k, NEXT)
+    }
+
+    fn all_now(&self) -> impl Iterator<Item = Addr> + '_ {
+        (0..self.a.len()).map(|k| self.now(k))
+    }
+
+    fn all_next(&self) -> impl Iterator<Item = Addr> + '_ {
+        (0..self.a.len()).map(|k| self.next(k))
     }
 }

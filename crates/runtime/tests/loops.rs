@@ -45,7 +45,9 @@ fn a_loop_is_compiled_once_whatever_its_trip_count() {
     // The test runs once more than the body; the counters are those of the trips taken.
     assert_eq!(short.per_instr[test].executions, 4);
     assert_eq!(long.per_instr[test].executions, 104);
-    assert!(long.counters.cycles > 20 * short.counters.cycles, "{} vs {}", long.counters.cycles, short.counters.cycles);
+    // 100 more trips, each at least its test and its predicate's load.
+    let per_trip = (long.counters.cycles - short.counters.cycles) / 100;
+    assert!(per_trip >= 8 + 16 && long.counters.cycles > 10 * short.counters.cycles, "{per_trip} cycles a trip");
     assert!(short.counters.scalar_cycles > 0);
 }
 
