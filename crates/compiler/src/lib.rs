@@ -83,7 +83,7 @@ pub fn compile_stages(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Resul
             ),
         });
     }
-    if link::links(jaxpr) {
+    if jaxlite::loops::control_on_machine(jaxpr) {
         return link::link(name, jaxpr, opts);
     }
     let hlo = hlo::from_jaxpr(name, jaxpr, opts.default_precision)?;

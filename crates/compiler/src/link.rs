@@ -56,12 +56,6 @@ fn err(message: impl Into<String>) -> CompileError {
     CompileError { message: message.into() }
 }
 
-/// Whether `jaxpr` (lowered: custom derivatives inlined, predicates one boolean) is what the
-/// linker compiles: see `jaxlite::loops::control_on_machine`.
-pub fn links(jaxpr: &Jaxpr) -> bool {
-    jaxlite::loops::control_on_machine(jaxpr)
-}
-
 struct Linker<'a> {
     opts: &'a CompileOptions,
     instrs: Vec<Instr>,
@@ -74,7 +68,7 @@ struct Linker<'a> {
     fused: String,
 }
 
-/// Compiles a Jaxpr that [`links`] accepts into one program, with every piece's stages.
+/// Compiles a Jaxpr that `jaxlite::loops::control_on_machine` accepts into one program, with every piece's stages.
 pub fn link(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Result<crate::Compiled, CompileError> {
     let mut l = Linker {
         opts,
@@ -158,6 +152,11 @@ fn var(a: &Atom) -> Option<Var> {
 
 fn words(shape: &[usize]) -> u32 {
     (shape.iter().product::<usize>() as u32).max(1)
+}
+
+/// The words of each variable's buffer.
+fn sizes(jaxpr: &Jaxpr, vars: &[Var]) -> Vec<u32> {
+    vars.iter().map(|&v| words(&jaxpr.aval(v).shape)).collect()
 }
 
 impl Linker<'_> {
@@ -342,33 +341,39 @@ impl Linker<'_> {
     }
 
     /// The condition on the carries, its predicate loaded into the register `while` tests.
-    fn condition(&mut self, name: &str, w: &WhileLoop, consts: &[u32], carries: &Carries) -> Result<(), CompileError> {
+    /// Returns its instructions, which the loop runs again after each trip: the carries it
+    /// reads are wherever `s6` says, so the same instructions serve every test.
+    fn condition(
+        &mut self,
+        name: &str,
+        w: &WhileLoop,
+        consts: &[u32],
+        carries: &Carries,
+    ) -> Result<Vec<Instr>, CompileError> {
+        let start = self.instrs.len();
         let ins: Vec<Addr> = consts.iter().map(|&a| a.into()).chain(carries.all_now()).collect();
         let predicate = self.piece(&format!("{name}/cond"), &w.cond, &ins, &[])?.remove(0);
         self.load_scalar(predicate.base, PREDICATE);
-        Ok(())
+        Ok(self.instrs[start..].to_vec())
     }
 
-    /// Buffers for an equation's outputs, and their sizes.
-    fn results(&mut self, jaxpr: &Jaxpr, outputs: &[Var]) -> (Vec<u32>, Vec<u32>) {
-        let sizes: Vec<u32> = outputs.iter().map(|&v| words(&jaxpr.aval(v).shape)).collect();
-        let buffers = sizes.iter().map(|&n| self.alloc(n)).collect();
-        (buffers, sizes)
+    /// Buffers for values of these types, and their sizes.
+    fn results(&mut self, sizes: &[u32]) -> Vec<u32> {
+        sizes.iter().map(|&n| self.alloc(n)).collect()
     }
 
     fn while_loop(&mut self, name: &str, jaxpr: &Jaxpr, eqn: &jaxlite::Eqn, w: &WhileLoop) -> Result<(), CompileError> {
         let operands: Vec<u32> = eqn.inputs.iter().map(|a| self.atom(a)).collect::<Result<_, _>>()?;
         let [cond_consts, body_consts, init] = w.split(&operands);
-        let sizes: Vec<u32> = eqn.outputs.iter().map(|&v| words(&jaxpr.aval(v).shape)).collect();
-        let (cond_consts, body_consts) = (cond_consts.to_vec(), body_consts.to_vec());
-        let carries = self.carries(init, &sizes);
-        self.condition(name, w, &cond_consts, &carries)?;
+        let body_consts = body_consts.to_vec();
+        let carries = self.carries(init, &sizes(jaxpr, &eqn.outputs));
+        let test = self.condition(name, w, cond_consts, &carries)?;
         self.instrs.push(Instr::While { cond: PREDICATE });
         let ins: Vec<Addr> = body_consts.iter().map(|&a| a.into()).chain(carries.all_now()).collect();
         let dests: Vec<Option<Addr>> = carries.all_next().map(Some).collect();
         let next = self.piece(&format!("{name}/body"), &w.body, &ins, &dests)?;
         self.next_trip(&carries, &next);
-        self.condition(name, w, &cond_consts, &carries)?;
+        self.instrs.extend(test);
         self.instrs.push(Instr::End);
         let results = self.final_carries(&carries);
         for (&v, &c) in eqn.outputs.iter().zip(&results) {
@@ -383,9 +388,8 @@ impl Linker<'_> {
         let [consts, init, xs] = scan.split(&operands);
         let (consts, xs) = (consts.to_vec(), xs.to_vec());
         let (carry_outputs, y_outputs) = eqn.outputs.split_at(scan.carries);
-        let carry_sizes: Vec<u32> = carry_outputs.iter().map(|&v| words(&jaxpr.aval(v).shape)).collect();
-        let (ys, _) = self.results(jaxpr, y_outputs);
-        let carries = self.carries(init, &carry_sizes);
+        let ys = self.results(&sizes(jaxpr, y_outputs));
+        let carries = self.carries(init, &sizes(jaxpr, carry_outputs));
         let body = &scan.body;
         let row_words = |a: &Atom| words(&body.atom_aval(a).shape);
         let x_rows: Vec<u32> =
@@ -440,7 +444,8 @@ impl Linker<'_> {
         let Some((&index, operands)) = operands.split_first() else {
             return Err(err("internal error: a cond without its index"));
         };
-        let (results, sizes) = self.results(jaxpr, &eqn.outputs);
+        let sizes = sizes(jaxpr, &eqn.outputs);
+        let results = self.results(&sizes);
         let last = c.branches.len() as i32 - 1;
         self.load_scalar(index, INDEX);
         self.scalar(ScalarOp::Max, ScalarOperand::Reg(INDEX), ScalarOperand::Imm(0), INDEX);
