@@ -1,6 +1,7 @@
-# A window at a position computed at run time: the machine has no computed addresses, so the
-# window is selected (positions compared with the clamped start, the match kept by a max over
-# the axis), reading the whole operand; the update spreads its rows and selects them likewise.
+# A window at a position computed at run time: the scalar unit loads the start, clamps it so
+# the window fits (as XLA does), and a DMA at the address it computes (`hbm[BASE+1*s4]`) moves
+# just the window. `x.at[i].set(v)` is staged as a selection (JAX's scatter), so it still
+# compares every position with the index.
 import jax
 import jax.numpy as jnp
 from jax import lax

@@ -56,11 +56,11 @@ pub fn compile(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Result<isa::
 
 /// Compiles and keeps every intermediate stage.
 pub fn compile_stages(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Result<Compiled, CompileError> {
-    // Custom derivatives run as their functions' bodies; windows at computed positions are
-    // selections (the machine has no computed addresses).
+    // Custom derivatives run as their functions' bodies; windows at computed positions stay
+    // windows for the linker, which addresses them with the scalar unit.
     let lowered;
     let jaxpr = if jaxlite::transform::needs_lowering(jaxpr) {
-        lowered = jaxlite::transform::lower(jaxpr).map_err(|e| CompileError { message: e.0 })?;
+        lowered = jaxlite::transform::lower_keeping_windows(jaxpr).map_err(|e| CompileError { message: e.0 })?;
         &lowered
     } else {
         jaxpr
@@ -86,6 +86,14 @@ pub fn compile_stages(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Resul
     if jaxlite::loops::control_on_machine(jaxpr) {
         return link::link(name, jaxpr, opts);
     }
+    // A program the linker cannot take (it has a callback) picks its windows out by selections.
+    let selected;
+    let jaxpr = if jaxlite::transform::needs_lowering(jaxpr) {
+        selected = jaxlite::transform::lower(jaxpr).map_err(|e| CompileError { message: e.0 })?;
+        &selected
+    } else {
+        jaxpr
+    };
     let hlo = hlo::from_jaxpr(name, jaxpr, opts.default_precision)?;
     let fused = fusion::fuse(hlo.clone());
     let program = emit::emit(&fused, opts)?;

@@ -1,31 +1,34 @@
-//! A program with loops and branches, as one program for the machine: `while_loop`, `scan` and
-//! `cond` run on the scalar unit (`while s0 … end`, `if s2 … else … end`), each body and
-//! branch compiled once whatever the trip count.
+//! A program with loops, branches and windows at computed positions, as one program for the
+//! machine: `while_loop`, `scan` and `cond` run on the scalar unit (`while s0 … end`,
+//! `if s2 … else … end`), each body and branch compiled once whatever the trip count, and a
+//! `dynamic_slice` or `dynamic_update_slice` at a traced index moves just its window, by DMAs
+//! at an address the scalar unit computes from the index (`hbm[BASE+1*s4]`).
 //!
-//! The Jaxpr's top level is cut into straight-line parts and control equations, as
-//! `jaxlite::loops` cuts it to run by parts; each straight-line piece (a part, a loop's
-//! condition, its body, a branch) is compiled by the usual passes on its own, and the pieces
-//! are linked:
-//! every variable of the top level lives in one HBM buffer of the linked program, each piece's
-//! HBM addresses are moved onto the buffers of the variables it reads and writes (its
-//! temporaries onto a region of its own), and the loop is
+//! A Jaxpr (the program, or a loop's condition or body, or a branch: a *block*) is cut into
+//! straight-line parts and those equations, as `jaxlite::loops` cuts it to run by parts; each
+//! straight-line part is compiled by the usual passes on its own, and the pieces are linked:
+//! every variable lives in one HBM buffer of the linked program, each piece's HBM addresses
+//! are moved onto the buffers of the variables it reads and writes (its temporaries onto a
+//! region of its own), and a loop is
 //!
 //! ```text
 //!   copy the initial carries into the first of two sets of carry buffers
 //!   condition; load its predicate into s0
 //!   while s0
 //!     body (reading the carries from one set, writing the new ones into the other)
-//!     swap the sets (registers s6 and s7 say which is which)
+//!     swap the sets (two registers say which is which)
 //!     condition; load its predicate into s0
 //!   end
 //!   copy the carries out of the set that holds them
 //! ```
 //!
-//! A `scan` is the same loop on a row counter in `s5` (`s.lt s5, LENGTH -> s0`), its body
-//! reading row `s5` of each `xs` at an address the counter moves (`hbm[BASE+ROW*s5]`) and its
+//! A `scan` is the same loop on a row counter (`s.lt s5, LENGTH -> s0`), its body reading
+//! the counter's row of each `xs` at an address the counter moves (`hbm[BASE+ROW*s5]`) and its
 //! rows of `ys` written to such addresses; a `cond` loads its index into `s1`, clamped to the
 //! branches, and runs one branch in nested `if`s, each branch writing its results into the
-//! same buffers.
+//! same buffers. A body or branch is a block too, so loops and branches nest: each level of
+//! loop has registers of its own for its row and its carry sets (`s5..s7`, `s8..s10`,
+//! `s11..s13`), up to `jaxlite::loops::MACHINE_LOOP_DEPTH` levels.
 //!
 //! Pieces run one after another and each waits for its own DMAs before it ends, so they share
 //! VMEM from address 0 and no semaphore crosses from one to the next.
@@ -33,24 +36,46 @@
 use crate::{compile_stages, CompileError, CompileOptions};
 use isa::{Addr, Block, Instr, Operand, Program, ScalarOp, ScalarOperand, VectorOp};
 use jaxlite::control::{Branches, ScanLoop, WhileLoop};
-use jaxlite::{Atom, DType, Jaxpr, Primitive, Var};
+use jaxlite::loops::{is_window, last_reads, straight_part, MACHINE_LOOP_DEPTH};
+use jaxlite::{Atom, DType, Eqn, Jaxpr, Primitive, Var};
 use std::collections::HashMap;
 
 /// The semaphore of the linker's own DMAs (the compiler's kernels use 0 to 2).
 const SEM_LINK: u8 = 7;
-/// Words a carry copy moves through VMEM at a time.
+/// Words a copy moves through VMEM at a time.
 const COPY_WORDS: u32 = 16384;
-/// The register a loop's predicate is loaded into.
+/// The register a loop's predicate is loaded into. Loops share it: an inner loop leaves it
+/// false, and the outer loop computes its own again before its `end` tests it.
 const PREDICATE: u8 = 0;
-/// The register a `cond`'s index is loaded into, and the one its comparisons leave.
+/// The register a `cond`'s index is loaded into, and the one its comparisons leave. Nested
+/// conds share them: a cond reads its index only before any of its branches runs.
 const INDEX: u8 = 1;
 const IS_BRANCH: u8 = 2;
-/// The register a `scan` counts its rows in.
-const ROW: u8 = 5;
-/// Which of a loop's two sets of carry buffers holds the carries now (0 or 1), and which the
-/// body writes (1 minus that).
-const NOW: u8 = 6;
-const NEXT: u8 = 7;
+/// A window's start along one axis, and the window's offset in words (all axes summed).
+const START: u8 = 3;
+const OFFSET: u8 = 4;
+
+/// The registers of a loop inside `depth` others: the row a `scan` is at, and which of its two
+/// sets of carry buffers holds the carries now (0 or 1) and which the body writes.
+#[derive(Clone, Copy)]
+struct LoopRegisters {
+    row: u8,
+    now: u8,
+    next: u8,
+}
+
+impl LoopRegisters {
+    fn at(depth: usize) -> Result<LoopRegisters, CompileError> {
+        if depth >= MACHINE_LOOP_DEPTH {
+            return Err(err(format!(
+                "internal error: loops nest {} deep, and the machine's registers hold {MACHINE_LOOP_DEPTH}",
+                depth + 1
+            )));
+        }
+        let row = 5 + 3 * depth as u8;
+        Ok(LoopRegisters { row, now: row + 1, next: row + 2 })
+    }
+}
 
 fn err(message: impl Into<String>) -> CompileError {
     CompileError { message: message.into() }
@@ -62,8 +87,6 @@ struct Linker<'a> {
     hbm_top: u32,
     vmem_words: u32,
     flops: u64,
-    /// Where each variable of the top-level Jaxpr lives in HBM.
-    at: HashMap<Var, u32>,
     hlo: String,
     fused: String,
 }
@@ -76,59 +99,25 @@ pub fn link(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Result<crate::C
         hbm_top: 0,
         vmem_words: 1,
         flops: 0,
-        at: HashMap::new(),
         hlo: String::new(),
         fused: String::new(),
     };
     let mut inputs = Vec::new();
+    let mut at = Vec::new();
     for (i, v) in jaxpr.all_inputs().enumerate() {
         let aval = jaxpr.aval(v);
         let addr = l.alloc(words(&aval.shape));
-        l.at.insert(v, addr);
+        at.push(Addr::from(addr));
         inputs.push(isa::Buffer { name: format!("in{i}"), addr, shape: aval.shape.clone(), elem: isa::ElemType::F32 });
     }
-    let last_read = jaxlite::loops::last_reads(jaxpr);
-    let control =
-        |p: &Primitive| matches!(p, Primitive::While { .. } | Primitive::Scan { .. } | Primitive::Cond { .. });
-    let (mut parts, mut whiles, mut scans, mut conds) = (0, 0, 0, 0);
-    let mut i = 0;
-    while i < jaxpr.eqns.len() {
-        let eqn = &jaxpr.eqns[i];
-        match &eqn.prim {
-            Primitive::While { function } => {
-                whiles += 1;
-                l.while_loop(&format!("{name}/while{whiles}"), jaxpr, eqn, function)?;
-            }
-            Primitive::Scan { function } => {
-                scans += 1;
-                l.scan(&format!("{name}/scan{scans}"), jaxpr, eqn, function)?;
-            }
-            Primitive::Cond { function } => {
-                conds += 1;
-                l.cond(&format!("{name}/cond{conds}"), jaxpr, eqn, function)?;
-            }
-            _ => {
-                let end = (i..jaxpr.eqns.len()).find(|&j| control(&jaxpr.eqns[j].prim)).unwrap_or(jaxpr.eqns.len());
-                parts += 1;
-                let part = jaxlite::loops::straight_part(jaxpr, i..end, &last_read);
-                if !part.outvars.is_empty() {
-                    let ins: Vec<Addr> = part.invars.iter().map(|v| l.at[v].into()).collect();
-                    let outs = l.piece(&format!("{name}/part{parts}"), &part, &ins, &[])?;
-                    for (a, g) in part.outvars.iter().zip(outs) {
-                        l.at.insert(var(a).expect("a part's outputs are variables"), g.base);
-                    }
-                }
-                i = end;
-                continue;
-            }
-        }
-        i += 1;
-    }
+    let results = l.block(name, jaxpr, &at, &[], 0)?;
     let mut outputs = Vec::new();
-    for (i, a) in jaxpr.outvars.iter().enumerate() {
-        let addr = l.atom(a)?;
+    for (i, (a, g)) in jaxpr.outvars.iter().zip(results).enumerate() {
+        if !g.scalars.is_empty() || !g.strides.is_empty() {
+            return Err(err(format!("internal error: output {i} of {name} is at a moving address {g:?}")));
+        }
         let shape = jaxpr.atom_aval(a).shape.clone();
-        outputs.push(isa::Buffer { name: format!("out{i}"), addr, shape, elem: isa::ElemType::F32 });
+        outputs.push(isa::Buffer { name: format!("out{i}"), addr: g.base, shape, elem: isa::ElemType::F32 });
     }
     let program = Program {
         name: name.to_string(),
@@ -159,6 +148,53 @@ fn sizes(jaxpr: &Jaxpr, vars: &[Var]) -> Vec<u32> {
     vars.iter().map(|&v| words(&jaxpr.aval(v).shape)).collect()
 }
 
+/// Whether the linker, not a piece, compiles `eqn`.
+fn linked(eqn: &Eqn) -> bool {
+    matches!(eqn.prim, Primitive::While { .. } | Primitive::Scan { .. } | Primitive::Cond { .. }) || is_window(eqn)
+}
+
+/// `a` moved by `words` more words for each unit of register `register`.
+fn plus_register(a: &Addr, register: u8, words: i32) -> Addr {
+    let mut a = a.clone();
+    a.scalars.push((register, words));
+    a
+}
+
+/// `a` moved by `words` words.
+fn plus(a: &Addr, words: u32) -> Addr {
+    Addr { base: a.base + words, ..a.clone() }
+}
+
+/// One axis of a window, as [`Linker::move_window`] walks it: `count` steps, `from` and `to`
+/// words apart in the source and the destination.
+#[derive(Clone, Copy, Debug)]
+struct Axis {
+    count: u32,
+    from: u32,
+    to: u32,
+}
+
+/// A window of `window` in an array of `shape` (both row-major) as the axes that step through
+/// it (outermost first, axes of one dropped) and the run of contiguous words at each step;
+/// the axes' `from` strides are the array's and their `to` strides the window's own.
+fn window_layout(shape: &[usize], window: &[usize]) -> (Vec<Axis>, u32) {
+    let stride = |dims: &[usize], k: usize| dims[k + 1..].iter().product::<usize>() as u32;
+    let mut axes: Vec<Axis> = (0..shape.len())
+        .filter(|&k| window[k] > 1)
+        .map(|k| Axis { count: window[k] as u32, from: stride(shape, k), to: stride(window, k) })
+        .collect();
+    // The innermost axes whose window spans everything inside them are one run.
+    let mut run = 1;
+    while let Some(&a) = axes.last() {
+        if a.from != run {
+            break;
+        }
+        run *= a.count;
+        axes.pop();
+    }
+    (axes, run)
+}
+
 impl Linker<'_> {
     fn alloc(&mut self, words: u32) -> u32 {
         let a = self.hbm_top;
@@ -168,9 +204,9 @@ impl Linker<'_> {
 
     /// The buffer holding an operand: a variable's, or a literal's, written into a buffer of
     /// its own where it is needed.
-    fn atom(&mut self, a: &Atom) -> Result<u32, CompileError> {
+    fn atom(&mut self, at: &HashMap<Var, Addr>, a: &Atom) -> Result<Addr, CompileError> {
         match a {
-            Atom::Var(v) => self.at.get(v).copied().ok_or_else(|| err(format!("internal error: {v:?} has no buffer"))),
+            Atom::Var(v) => at.get(v).cloned().ok_or_else(|| err(format!("internal error: {v:?} has no buffer"))),
             Atom::Literal(l) => {
                 let word = if l.aval.dtype == DType::U32 { l.value as i64 as u32 } else { (l.value as f32).to_bits() };
                 let g = self.alloc(1);
@@ -187,16 +223,119 @@ impl Linker<'_> {
                     sem: SEM_LINK,
                 });
                 self.instrs.push(Instr::Wait { sem: SEM_LINK, count: 1 });
-                Ok(g)
+                Ok(g.into())
             }
         }
     }
 
-    /// Compiles a straight-line `jaxpr` whose inputs live at `inputs` (addresses a register
-    /// may move: a scan's row) and appends its instructions, moved onto those buffers; its
-    /// outputs are written to `dests` where one is given (else to buffers of their own).
-    /// Returns where each output lives: an output that is an input, or one returned twice, is
-    /// not at its destination, and the caller copies it there.
+    /// Buffers for values of these sizes: the wanted ones where given, else new ones.
+    fn buffers(&mut self, sizes: &[u32], wanted: &[Option<Addr>]) -> Vec<Addr> {
+        sizes
+            .iter()
+            .enumerate()
+            .map(|(k, &n)| wanted.get(k).cloned().flatten().unwrap_or_else(|| self.alloc(n).into()))
+            .collect()
+    }
+
+    /// Compiles `jaxpr`, inside `depth` loops, on inputs at `inputs` (addresses registers may
+    /// move: a scan's row, a carry set) and appends its instructions; each output is written
+    /// to its `dests` where one is given, else to a buffer of its own. Returns where each
+    /// output is.
+    fn block(
+        &mut self,
+        name: &str,
+        jaxpr: &Jaxpr,
+        inputs: &[Addr],
+        dests: &[Option<Addr>],
+        depth: usize,
+    ) -> Result<Vec<Addr>, CompileError> {
+        let outs = if jaxpr.eqns.iter().any(linked) {
+            self.linked_block(name, jaxpr, inputs, dests, depth)?
+        } else {
+            self.piece(name, jaxpr, inputs, dests)?
+        };
+        // An output that is an input, a literal or a value returned twice is elsewhere.
+        let mut landed = Vec::with_capacity(outs.len());
+        for (k, (out, a)) in outs.into_iter().zip(&jaxpr.outvars).enumerate() {
+            match dests.get(k).cloned().flatten() {
+                Some(d) if d != out => {
+                    self.copy(out, d.clone(), words(&jaxpr.atom_aval(a).shape));
+                    landed.push(d);
+                }
+                _ => landed.push(out),
+            }
+        }
+        Ok(landed)
+    }
+
+    /// A block with loops, branches or windows: its straight-line parts compiled as pieces,
+    /// the rest by the linker. A value the block returns is written where it is wanted as it
+    /// is made, where that is possible.
+    fn linked_block(
+        &mut self,
+        name: &str,
+        jaxpr: &Jaxpr,
+        inputs: &[Addr],
+        dests: &[Option<Addr>],
+        depth: usize,
+    ) -> Result<Vec<Addr>, CompileError> {
+        let mut at: HashMap<Var, Addr> = jaxpr.all_inputs().zip(inputs.iter().cloned()).collect();
+        let mut wanted: HashMap<Var, Addr> = HashMap::new();
+        for (a, d) in jaxpr.outvars.iter().zip(dests) {
+            if let (Some(v), Some(d)) = (var(a), d) {
+                if !at.contains_key(&v) {
+                    wanted.entry(v).or_insert_with(|| d.clone());
+                }
+            }
+        }
+        let last_read = last_reads(jaxpr);
+        let (mut parts, mut whiles, mut scans, mut conds) = (0, 0, 0, 0);
+        let mut i = 0;
+        while i < jaxpr.eqns.len() {
+            let eqn = &jaxpr.eqns[i];
+            if !linked(eqn) {
+                let end = (i..jaxpr.eqns.len()).find(|&j| linked(&jaxpr.eqns[j])).unwrap_or(jaxpr.eqns.len());
+                parts += 1;
+                let part = straight_part(jaxpr, i..end, &last_read);
+                if !part.outvars.is_empty() {
+                    let ins: Vec<Addr> = part.invars.iter().map(|v| at[v].clone()).collect();
+                    let dests: Vec<Option<Addr>> =
+                        part.outvars.iter().map(|a| var(a).and_then(|v| wanted.get(&v).cloned())).collect();
+                    let outs = self.piece(&format!("{name}/part{parts}"), &part, &ins, &dests)?;
+                    for (a, g) in part.outvars.iter().zip(outs) {
+                        at.insert(var(a).expect("a part's outputs are variables"), g);
+                    }
+                }
+                i = end;
+                continue;
+            }
+            let operands: Vec<Addr> = eqn.inputs.iter().map(|a| self.atom(&at, a)).collect::<Result<_, _>>()?;
+            let want: Vec<Option<Addr>> = eqn.outputs.iter().map(|v| wanted.get(v).cloned()).collect();
+            let outs = match &eqn.prim {
+                Primitive::While { function } => {
+                    whiles += 1;
+                    self.while_loop(&format!("{name}/while{whiles}"), jaxpr, eqn, function, &operands, &want, depth)?
+                }
+                Primitive::Scan { function } => {
+                    scans += 1;
+                    self.scan(&format!("{name}/scan{scans}"), jaxpr, eqn, function, &operands, &want, depth)?
+                }
+                Primitive::Cond { function } => {
+                    conds += 1;
+                    self.cond(&format!("{name}/cond{conds}"), jaxpr, eqn, function, &operands, &want, depth)?
+                }
+                _ => vec![self.window(jaxpr, eqn, &operands, want[0].clone())?],
+            };
+            at.extend(eqn.outputs.iter().copied().zip(outs));
+            i += 1;
+        }
+        jaxpr.outvars.iter().map(|a| self.atom(&at, a)).collect()
+    }
+
+    /// Compiles a straight-line `jaxpr` whose inputs live at `inputs` and appends its
+    /// instructions, moved onto those buffers; its outputs are written to `dests` where one
+    /// is given (else to buffers of their own). Returns where each output lives: an output
+    /// that is an input, or one returned twice, is not at its destination.
     fn piece(
         &mut self,
         name: &str,
@@ -263,206 +402,310 @@ impl Linker<'_> {
         self.instrs.push(Instr::Scalar { op, a, b, dst });
     }
 
+    /// `dst = value`.
+    fn set(&mut self, dst: u8, value: i32) {
+        self.scalar(ScalarOp::Add, ScalarOperand::Imm(value), ScalarOperand::Imm(0), dst);
+    }
+
     /// Loads the word at HBM `at` into register `dst`.
-    fn load_scalar(&mut self, at: u32, dst: u8) {
+    fn load_scalar(&mut self, at: Addr, dst: u8) {
         let word = Block::<u32>::flat(0, 1).into();
-        self.instrs.push(Instr::DmaLoad { src: Block::<u32>::flat(at, 1).into(), dst: word, sem: SEM_LINK });
+        self.instrs.push(Instr::DmaLoad {
+            src: Block { addr: at, rows: 1, cols: 1, stride: 1 },
+            dst: word,
+            sem: SEM_LINK,
+        });
         self.instrs.push(Instr::Wait { sem: SEM_LINK, count: 1 });
         self.instrs.push(Instr::ScalarLoad { src: 0.into(), dst });
     }
 
     /// Two sets of buffers for a loop's carries, holding `init` at first (see [`Carries`]).
-    fn carries(&mut self, init: &[u32], sizes: &[u32]) -> Carries {
+    fn carries(&mut self, init: &[Addr], sizes: &[u32], registers: LoopRegisters) -> Carries {
         let a: Vec<u32> = sizes.iter().map(|&n| self.alloc(n)).collect();
         let b: Vec<u32> = sizes.iter().map(|&n| self.alloc(n)).collect();
-        for ((&from, &to), &n) in init.iter().zip(&a).zip(sizes) {
-            self.copy(from.into(), to.into(), n);
+        for ((from, &to), &n) in init.iter().zip(&a).zip(sizes) {
+            self.copy(from.clone(), to.into(), n);
         }
-        self.scalar(ScalarOp::Add, ScalarOperand::Imm(0), ScalarOperand::Imm(0), NOW);
-        self.scalar(ScalarOp::Add, ScalarOperand::Imm(1), ScalarOperand::Imm(0), NEXT);
-        Carries { a, b, sizes: sizes.to_vec() }
+        self.set(registers.now, 0);
+        self.set(registers.next, 1);
+        Carries { a, b, sizes: sizes.to_vec(), registers }
     }
 
-    /// After a trip: new carries that the body did not write in place (an old carry passed
-    /// through, an input) copied into the next set, which then becomes the current one.
-    fn next_trip(&mut self, carries: &Carries, written: &[Addr]) {
-        for (k, w) in written.iter().enumerate() {
-            if *w != carries.next(k) {
-                self.copy(w.clone(), carries.next(k), carries.sizes[k]);
-            }
-        }
-        self.scalar(ScalarOp::Sub, ScalarOperand::Imm(1), ScalarOperand::Reg(NOW), NOW);
-        self.scalar(ScalarOp::Sub, ScalarOperand::Imm(1), ScalarOperand::Reg(NOW), NEXT);
+    /// After a trip, whose body wrote the new carries into the next set: that set becomes
+    /// the current one.
+    fn swap(&mut self, carries: &Carries) {
+        let LoopRegisters { now, next, .. } = carries.registers;
+        self.scalar(ScalarOp::Sub, ScalarOperand::Imm(1), ScalarOperand::Reg(now), now);
+        self.scalar(ScalarOp::Sub, ScalarOperand::Imm(1), ScalarOperand::Reg(now), next);
     }
 
-    /// After the loop: the final carries, from whichever set holds them, into buffers of their
-    /// own (where the loop's results live).
-    fn final_carries(&mut self, carries: &Carries) -> Vec<u32> {
-        (0..carries.sizes.len())
-            .map(|k| {
-                let n = carries.sizes[k];
-                let to = self.alloc(n);
-                self.copy(carries.now(k), to.into(), n);
-                to
-            })
-            .collect()
+    /// After the loop: the final carries, from whichever set holds them, into the buffers
+    /// wanted for them or buffers of their own (where the loop's results live).
+    fn final_carries(&mut self, carries: &Carries, wanted: &[Option<Addr>]) -> Vec<Addr> {
+        let results = self.buffers(&carries.sizes, wanted);
+        for (k, to) in results.iter().enumerate() {
+            self.copy(carries.now(k), to.clone(), carries.sizes[k]);
+        }
+        results
     }
 
     /// Copies `words` words of HBM from `from` to `to`, through VMEM.
     fn copy(&mut self, from: Addr, to: Addr, words: u32) {
-        let chunk = words.min(COPY_WORDS);
-        self.vmem_words = self.vmem_words.max(chunk);
-        let (full, tail) = (words / chunk, words % chunk);
-        let step = |l: &mut Linker, from: Addr, to: Addr, n: u32| {
-            let vmem: Block = Block::<u32>::flat(0, n).into();
-            let hbm = |addr: Addr| Block { addr, rows: 1, cols: n, stride: n };
-            l.instrs.push(Instr::DmaLoad { src: hbm(from), dst: vmem.clone(), sem: SEM_LINK });
-            l.instrs.push(Instr::Wait { sem: SEM_LINK, count: 1 });
-            l.instrs.push(Instr::DmaStore { src: vmem, dst: hbm(to), sem: SEM_LINK });
-            l.instrs.push(Instr::Wait { sem: SEM_LINK, count: 1 });
+        self.move_window(from, to, &[], words);
+    }
+
+    /// Moves a window from HBM to HBM through VMEM: at each step of `axes` (outermost first),
+    /// `run` contiguous words from `from` to `to`, each axis moving them by its strides. As
+    /// many rows of the innermost axis go at once as fit in [`COPY_WORDS`]; the other axes
+    /// are loops.
+    fn move_window(&mut self, from: Addr, to: Addr, axes: &[Axis], run: u32) {
+        let axes: Vec<Axis> = axes.iter().copied().filter(|a| a.count > 1).collect();
+        if run > COPY_WORDS {
+            // A long run is cut into runs that fit, and a tail.
+            let (full, tail) = (run / COPY_WORDS, run % COPY_WORDS);
+            let mut cut = axes.clone();
+            cut.push(Axis { count: full, from: COPY_WORDS, to: COPY_WORDS });
+            self.move_window(from.clone(), to.clone(), &cut, COPY_WORDS);
+            if tail > 0 {
+                let done = full * COPY_WORDS;
+                self.move_window(plus(&from, done), plus(&to, done), &axes, tail);
+            }
+            return;
+        }
+        let (rows, loops) = match axes.split_last() {
+            Some((&rows, outer)) => {
+                let fit = COPY_WORDS / run;
+                if fit == 1 {
+                    // One row at a time: every axis is a loop.
+                    (Axis { count: 1, from: run, to: run }, axes.clone())
+                } else if rows.count > fit {
+                    // Too many rows for one block: blocks of `fit` rows, and a tail.
+                    let (full, tail) = (rows.count / fit, rows.count % fit);
+                    let mut cut = outer.to_vec();
+                    cut.push(Axis { count: full, from: rows.from * fit, to: rows.to * fit });
+                    cut.push(Axis { count: fit, ..rows });
+                    self.move_window(from.clone(), to.clone(), &cut, run);
+                    if tail > 0 {
+                        let mut rest = outer.to_vec();
+                        rest.push(Axis { count: tail, ..rows });
+                        self.move_window(
+                            plus(&from, full * fit * rows.from),
+                            plus(&to, full * fit * rows.to),
+                            &rest,
+                            run,
+                        );
+                    }
+                    return;
+                } else {
+                    (rows, outer.to_vec())
+                }
+            }
+            None => (Axis { count: 1, from: run, to: run }, Vec::new()),
         };
-        // The copy loop's index is the depth of the loops open around it: none, since pieces
-        // close theirs and `while` and `if` open no index.
-        let at = |a: &Addr, offset: u32, looped: bool| Addr {
-            base: a.base + offset,
-            strides: if looped { vec![(0, chunk as i32)] } else { vec![] },
-            scalars: a.scalars.clone(),
+        self.vmem_words = self.vmem_words.max(rows.count * run);
+        // The loops' indices are their depth among the loops open here: only these, since
+        // pieces close theirs and `while` and `if` open no index.
+        let looped = |a: &Addr, stride: fn(&Axis) -> u32| Addr {
+            strides: loops.iter().enumerate().map(|(d, axis)| (d as u8, stride(axis) as i32)).collect(),
+            ..a.clone()
         };
-        if full > 1 {
-            self.instrs.push(Instr::Loop { count: full });
-            step(self, at(&from, 0, true), at(&to, 0, true), chunk);
+        for axis in &loops {
+            self.instrs.push(Instr::Loop { count: axis.count });
+        }
+        let vmem = Block { addr: Addr::from(0), rows: rows.count, cols: run, stride: run };
+        let src = Block { addr: looped(&from, |a| a.from), rows: rows.count, cols: run, stride: rows.from };
+        let dst = Block { addr: looped(&to, |a| a.to), rows: rows.count, cols: run, stride: rows.to };
+        self.instrs.push(Instr::DmaLoad { src, dst: vmem.clone(), sem: SEM_LINK });
+        self.instrs.push(Instr::Wait { sem: SEM_LINK, count: 1 });
+        self.instrs.push(Instr::DmaStore { src: vmem, dst, sem: SEM_LINK });
+        self.instrs.push(Instr::Wait { sem: SEM_LINK, count: 1 });
+        for _ in &loops {
             self.instrs.push(Instr::End);
-        } else if full == 1 {
-            step(self, at(&from, 0, false), at(&to, 0, false), chunk);
         }
-        if tail > 0 {
-            step(self, at(&from, full * chunk, false), at(&to, full * chunk, false), tail);
+    }
+
+    /// A `dynamic_slice` or `dynamic_update_slice` at computed indices: each index loaded
+    /// into a register and clamped as XLA clamps it (so the window fits), the window's offset
+    /// summed in `s4`, and the window moved by DMAs at that offset. An update copies its
+    /// operand first, then writes the update into the copy: values never change once
+    /// written.
+    fn window(
+        &mut self,
+        jaxpr: &Jaxpr,
+        eqn: &Eqn,
+        operands: &[Addr],
+        wanted: Option<Addr>,
+    ) -> Result<Addr, CompileError> {
+        let update = matches!(eqn.prim, Primitive::DynamicUpdateSlice);
+        let first_index = if update { 2 } else { 1 };
+        let shape = &jaxpr.atom_aval(&eqn.inputs[0]).shape;
+        let window = if update { &jaxpr.atom_aval(&eqn.inputs[1]).shape } else { &jaxpr.aval(eqn.outputs[0]).shape };
+        let result = wanted.unwrap_or_else(|| self.alloc(words(&jaxpr.aval(eqn.outputs[0]).shape)).into());
+        if update {
+            self.copy(operands[0].clone(), result.clone(), words(shape));
         }
+        let mut fixed = 0u32;
+        let mut computed = false;
+        for (k, index) in eqn.inputs[first_index..].iter().enumerate() {
+            let last = (shape[k] - window[k]) as i32;
+            let stride = shape[k + 1..].iter().product::<usize>() as i32;
+            match index {
+                Atom::Literal(l) => fixed += (l.value.clamp(0.0, last as f64) as i32 * stride) as u32,
+                // A window as long as its axis starts at 0, wherever it is asked to.
+                Atom::Var(_) if last == 0 => {}
+                Atom::Var(_) => {
+                    self.load_scalar(operands[first_index + k].clone(), START);
+                    self.scalar(ScalarOp::Max, ScalarOperand::Reg(START), ScalarOperand::Imm(0), START);
+                    self.scalar(ScalarOp::Min, ScalarOperand::Reg(START), ScalarOperand::Imm(last), START);
+                    if stride != 1 {
+                        self.scalar(ScalarOp::Mul, ScalarOperand::Reg(START), ScalarOperand::Imm(stride), START);
+                    }
+                    let sum = if computed { ScalarOperand::Reg(OFFSET) } else { ScalarOperand::Imm(0) };
+                    self.scalar(ScalarOp::Add, sum, ScalarOperand::Reg(START), OFFSET);
+                    computed = true;
+                }
+            }
+        }
+        if !computed {
+            self.set(OFFSET, 0);
+        }
+        let (axes, run) = window_layout(shape, window);
+        if update {
+            let at = plus_register(&plus(&result, fixed), OFFSET, 1);
+            let axes: Vec<Axis> = axes.iter().map(|a| Axis { from: a.to, to: a.from, ..*a }).collect();
+            self.move_window(operands[1].clone(), at, &axes, run);
+        } else {
+            let at = plus_register(&plus(&operands[0], fixed), OFFSET, 1);
+            self.move_window(at, result.clone(), &axes, run);
+        }
+        Ok(result)
     }
 
     /// The condition on the carries, its predicate loaded into the register `while` tests.
     /// Returns its instructions, which the loop runs again after each trip: the carries it
-    /// reads are wherever `s6` says, so the same instructions serve every test.
+    /// reads are wherever the loop's registers say, so the same instructions serve every test.
     fn condition(
         &mut self,
         name: &str,
         w: &WhileLoop,
-        consts: &[u32],
+        consts: &[Addr],
         carries: &Carries,
+        depth: usize,
     ) -> Result<Vec<Instr>, CompileError> {
         let start = self.instrs.len();
-        let ins: Vec<Addr> = consts.iter().map(|&a| a.into()).chain(carries.all_now()).collect();
-        let predicate = self.piece(&format!("{name}/cond"), &w.cond, &ins, &[])?.remove(0);
-        self.load_scalar(predicate.base, PREDICATE);
+        let ins: Vec<Addr> = consts.iter().cloned().chain(carries.all_now()).collect();
+        let predicate = self.block(&format!("{name}/cond"), &w.cond, &ins, &[], depth + 1)?.remove(0);
+        self.load_scalar(predicate, PREDICATE);
         Ok(self.instrs[start..].to_vec())
     }
 
-    /// Buffers for values of these types, and their sizes.
-    fn results(&mut self, sizes: &[u32]) -> Vec<u32> {
-        sizes.iter().map(|&n| self.alloc(n)).collect()
-    }
-
-    fn while_loop(&mut self, name: &str, jaxpr: &Jaxpr, eqn: &jaxlite::Eqn, w: &WhileLoop) -> Result<(), CompileError> {
-        let operands: Vec<u32> = eqn.inputs.iter().map(|a| self.atom(a)).collect::<Result<_, _>>()?;
-        let [cond_consts, body_consts, init] = w.split(&operands);
-        let body_consts = body_consts.to_vec();
-        let carries = self.carries(init, &sizes(jaxpr, &eqn.outputs));
-        let test = self.condition(name, w, cond_consts, &carries)?;
+    #[allow(clippy::too_many_arguments)]
+    fn while_loop(
+        &mut self,
+        name: &str,
+        jaxpr: &Jaxpr,
+        eqn: &Eqn,
+        w: &WhileLoop,
+        operands: &[Addr],
+        wanted: &[Option<Addr>],
+        depth: usize,
+    ) -> Result<Vec<Addr>, CompileError> {
+        let registers = LoopRegisters::at(depth)?;
+        let [cond_consts, body_consts, init] = w.split(operands);
+        let carries = self.carries(init, &sizes(jaxpr, &eqn.outputs), registers);
+        let test = self.condition(name, w, cond_consts, &carries, depth)?;
         self.instrs.push(Instr::While { cond: PREDICATE });
-        let ins: Vec<Addr> = body_consts.iter().map(|&a| a.into()).chain(carries.all_now()).collect();
+        let ins: Vec<Addr> = body_consts.iter().cloned().chain(carries.all_now()).collect();
         let dests: Vec<Option<Addr>> = carries.all_next().map(Some).collect();
-        let next = self.piece(&format!("{name}/body"), &w.body, &ins, &dests)?;
-        self.next_trip(&carries, &next);
+        self.block(&format!("{name}/body"), &w.body, &ins, &dests, depth + 1)?;
+        self.swap(&carries);
         self.instrs.extend(test);
         self.instrs.push(Instr::End);
-        let results = self.final_carries(&carries);
-        for (&v, &c) in eqn.outputs.iter().zip(&results) {
-            self.at.insert(v, c);
-        }
-        Ok(())
+        Ok(self.final_carries(&carries, wanted))
     }
 
     /// A scan: a `while` on a row counter, the body reading and writing the counter's rows.
-    fn scan(&mut self, name: &str, jaxpr: &Jaxpr, eqn: &jaxlite::Eqn, scan: &ScanLoop) -> Result<(), CompileError> {
-        let operands: Vec<u32> = eqn.inputs.iter().map(|a| self.atom(a)).collect::<Result<_, _>>()?;
-        let [consts, init, xs] = scan.split(&operands);
-        let (consts, xs) = (consts.to_vec(), xs.to_vec());
+    #[allow(clippy::too_many_arguments)]
+    fn scan(
+        &mut self,
+        name: &str,
+        jaxpr: &Jaxpr,
+        eqn: &Eqn,
+        scan: &ScanLoop,
+        operands: &[Addr],
+        wanted: &[Option<Addr>],
+        depth: usize,
+    ) -> Result<Vec<Addr>, CompileError> {
+        let registers = LoopRegisters::at(depth)?;
+        let [consts, init, xs] = scan.split(operands);
         let (carry_outputs, y_outputs) = eqn.outputs.split_at(scan.carries);
-        let ys = self.results(&sizes(jaxpr, y_outputs));
-        let carries = self.carries(init, &sizes(jaxpr, carry_outputs));
+        let ys = self.buffers(&sizes(jaxpr, y_outputs), &wanted[scan.carries..]);
+        let carries = self.carries(init, &sizes(jaxpr, carry_outputs), registers);
         let body = &scan.body;
-        let row_words = |a: &Atom| words(&body.atom_aval(a).shape);
         let x_rows: Vec<u32> =
             body.invars[scan.consts + scan.carries..].iter().map(|&v| words(&body.aval(v).shape)).collect();
-        let y_rows: Vec<u32> = body.outvars[scan.carries..].iter().map(row_words).collect();
-        let row = |base: u32, words: u32| Addr { base, strides: vec![], scalars: vec![(ROW, words as i32)] };
+        let y_rows: Vec<u32> = body.outvars[scan.carries..].iter().map(|a| words(&body.atom_aval(a).shape)).collect();
+        let row = |a: &Addr, words: u32| plus_register(a, registers.row, words as i32);
         let length = scan.length as i32;
         let (first, step) = if scan.reverse { (length - 1, -1) } else { (0, 1) };
         let test = |l: &mut Linker| {
             if scan.reverse {
-                l.scalar(ScalarOp::Ge, ScalarOperand::Reg(ROW), ScalarOperand::Imm(0), PREDICATE);
+                l.scalar(ScalarOp::Ge, ScalarOperand::Reg(registers.row), ScalarOperand::Imm(0), PREDICATE);
             } else {
-                l.scalar(ScalarOp::Lt, ScalarOperand::Reg(ROW), ScalarOperand::Imm(length), PREDICATE);
+                l.scalar(ScalarOp::Lt, ScalarOperand::Reg(registers.row), ScalarOperand::Imm(length), PREDICATE);
             }
         };
-        self.scalar(ScalarOp::Add, ScalarOperand::Imm(first), ScalarOperand::Imm(0), ROW);
+        self.set(registers.row, first);
         test(self);
         self.instrs.push(Instr::While { cond: PREDICATE });
         let ins: Vec<Addr> = consts
             .iter()
-            .map(|&a| a.into())
+            .cloned()
             .chain(carries.all_now())
-            .chain(xs.iter().zip(&x_rows).map(|(&a, &n)| row(a, n)))
+            .chain(xs.iter().zip(&x_rows).map(|(a, &n)| row(a, n)))
             .collect();
         // The body writes its carries into the next set and its rows of `ys` in place.
         let dests: Vec<Option<Addr>> =
-            carries.all_next().map(Some).chain(ys.iter().zip(&y_rows).map(|(&y, &n)| Some(row(y, n)))).collect();
-        let next = self.piece(&format!("{name}/body"), body, &ins, &dests)?;
-        // Rows of `ys` that are values of their own (an old carry, an `xs` row) are copied
-        // before the carries change sets.
-        for ((from, &to), &n) in next[scan.carries..].iter().zip(&ys).zip(&y_rows) {
-            if *from != row(to, n) {
-                self.copy(from.clone(), row(to, n), n);
-            }
-        }
-        self.next_trip(&carries, &next[..scan.carries]);
-        self.scalar(ScalarOp::Add, ScalarOperand::Reg(ROW), ScalarOperand::Imm(step), ROW);
+            carries.all_next().map(Some).chain(ys.iter().zip(&y_rows).map(|(y, &n)| Some(row(y, n)))).collect();
+        self.block(&format!("{name}/body"), body, &ins, &dests, depth + 1)?;
+        self.swap(&carries);
+        self.scalar(ScalarOp::Add, ScalarOperand::Reg(registers.row), ScalarOperand::Imm(step), registers.row);
         test(self);
         self.instrs.push(Instr::End);
-        let results = self.final_carries(&carries);
-        for (&v, &c) in eqn.outputs.iter().zip(results.iter().chain(&ys)) {
-            self.at.insert(v, c);
-        }
-        Ok(())
+        let mut results = self.final_carries(&carries, &wanted[..scan.carries]);
+        results.extend(ys);
+        Ok(results)
     }
 
     /// A cond: the index into `s1`, clamped to the branches as `Branches::taken` clamps it;
     /// branch k runs in the `if` of `s1 == k`, nested from the last branch down, branch 0 in
     /// the innermost `else`. Every branch writes its results into the same buffers.
-    fn cond(&mut self, name: &str, jaxpr: &Jaxpr, eqn: &jaxlite::Eqn, c: &Branches) -> Result<(), CompileError> {
-        let operands: Vec<u32> = eqn.inputs.iter().map(|a| self.atom(a)).collect::<Result<_, _>>()?;
-        let Some((&index, operands)) = operands.split_first() else {
+    #[allow(clippy::too_many_arguments)]
+    fn cond(
+        &mut self,
+        name: &str,
+        jaxpr: &Jaxpr,
+        eqn: &Eqn,
+        c: &Branches,
+        operands: &[Addr],
+        wanted: &[Option<Addr>],
+        depth: usize,
+    ) -> Result<Vec<Addr>, CompileError> {
+        let Some((index, operands)) = operands.split_first() else {
             return Err(err("internal error: a cond without its index"));
         };
-        let sizes = sizes(jaxpr, &eqn.outputs);
-        let results = self.results(&sizes);
+        let results = self.buffers(&sizes(jaxpr, &eqn.outputs), wanted);
         let last = c.branches.len() as i32 - 1;
-        self.load_scalar(index, INDEX);
+        self.load_scalar(index.clone(), INDEX);
         self.scalar(ScalarOp::Max, ScalarOperand::Reg(INDEX), ScalarOperand::Imm(0), INDEX);
         self.scalar(ScalarOp::Min, ScalarOperand::Reg(INDEX), ScalarOperand::Imm(last), INDEX);
-        let ins: Vec<Addr> = operands.iter().map(|&a| a.into()).collect();
+        let dests: Vec<Option<Addr>> = results.iter().cloned().map(Some).collect();
         for k in (0..c.branches.len()).rev() {
             if k > 0 {
                 self.scalar(ScalarOp::Eq, ScalarOperand::Reg(INDEX), ScalarOperand::Imm(k as i32), IS_BRANCH);
                 self.instrs.push(Instr::If { cond: IS_BRANCH });
             }
-            let dests: Vec<Option<Addr>> = results.iter().map(|&r| Some(r.into())).collect();
-            let outs = self.piece(&format!("{name}/branch{k}"), &c.branches[k], &ins, &dests)?;
-            for ((from, &to), &n) in outs.iter().zip(&results).zip(&sizes) {
-                if *from != Addr::from(to) {
-                    self.copy(from.clone(), to.into(), n);
-                }
-            }
+            self.block(&format!("{name}/branch{k}"), &c.branches[k], operands, &dests, depth)?;
             if k > 0 {
                 self.instrs.push(Instr::Else);
             }
@@ -470,20 +713,19 @@ impl Linker<'_> {
         for _ in 1..c.branches.len() {
             self.instrs.push(Instr::End);
         }
-        for (&v, &r) in eqn.outputs.iter().zip(&results) {
-            self.at.insert(v, r);
-        }
-        Ok(())
+        Ok(results)
     }
 }
 
-/// A loop's carries in two sets of buffers, `a` and `b`: register `s6` says which holds them
-/// now (0 for `a`) and `s7` the other, which the body writes; each trip swaps the registers,
-/// so no carry is copied back (an address `a + (b - a)·s6` is either set).
+/// A loop's carries in two sets of buffers, `a` and `b`: the loop's `now` register says which
+/// holds them now (0 for `a`) and its `next` register the other, which the body writes; each
+/// trip swaps the registers, so no carry is copied back (an address `a + (b - a)·s` is either
+/// set).
 struct Carries {
     a: Vec<u32>,
     b: Vec<u32>,
     sizes: Vec<u32>,
+    registers: LoopRegisters,
 }
 
 impl Carries {
@@ -492,11 +734,11 @@ impl Carries {
     }
 
     fn now(&self, k: usize) -> Addr {
-        self.at(k, NOW)
+        self.at(k, self.registers.now)
     }
 
     fn next(&self, k: usize) -> Addr {
-        self.at(k, NEXT)
+        self.at(k, self.registers.next)
     }
 
     fn all_now(&self) -> impl Iterator<Item = Addr> + '_ {

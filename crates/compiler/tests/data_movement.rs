@@ -221,10 +221,11 @@ fn dynamic_slices_with_constant_indices() {
     check(&closed, Precision::Default);
 }
 
-/// Windows at positions computed at run time (an index that is an argument) are selections:
-/// each position compared with the start. In range, clamped (negative and past the end), in
-/// one or two axes, mixed with a constant index, for float32, int32 and bool arrays: bit for
-/// bit what the reference evaluator gives.
+/// Windows at positions computed at run time (an index that is an argument) are DMAs at an
+/// address the scalar unit computes from the indices: just the window moves, no position is
+/// compared. In range, clamped (negative and past the end), in one or two axes, mixed with a
+/// constant index, for float32, int32 and bool arrays: bit for bit what the reference
+/// evaluator gives.
 #[test]
 fn dynamic_slices_at_computed_indices() {
     let int = |i: i32| Array::from_f32(vec![], vec![i as f32]).astype(DType::I32);
@@ -243,7 +244,8 @@ fn dynamic_slices_at_computed_indices() {
                 ctx.bind(Primitive::DynamicSlice { slice_sizes: vec![3, 9] }, &a).await.unwrap().remove(0)
             });
             let asm = common::check_with(&closed, Precision::Default, &[data(dtype, &[7, 140], 1), int(i), int(j)]);
-            assert!(asm.contains("v.eq"), "positions compared with the start:\n{asm}");
+            assert!(!asm.contains("v.eq"), "a window is moved, not selected:\n{asm}");
+            assert!(asm.contains("dma.load    hbm[0+1*s4] 3x9/140"), "the window at a computed address:\n{asm}");
             // The row computed, the columns constant.
             let closed = common::trace_avals(&avals(dtype, &[&[7, 140]], 1), async |ctx, a| {
                 let prim = Primitive::DynamicSlice { slice_sizes: vec![1, 130] };
@@ -369,4 +371,40 @@ fn an_argmax_over_a_broadcast_max() {
         jnp::astype(ctx, &index, DType::F32).await.unwrap()
     });
     check(&closed, Precision::Default);
+}
+
+/// Windows too big for one trip through VMEM are moved in pieces: an update copying a
+/// 300×400 operand (runs longer than a copy's share of VMEM), a 100×200 window of it (more
+/// rows than fit at once, and a tail), and a column (a run of one word per row).
+#[test]
+fn large_windows_at_computed_indices_move_in_pieces() {
+    let int = |i: i32| Array::from_f32(vec![], vec![i as f32]).astype(DType::I32);
+    let data =
+        |shape: &[usize], seed: u32| Array::from_f32(shape.to_vec(), common::values(shape.iter().product(), seed));
+    let int_aval = Aval::new(vec![], DType::I32);
+    for (i, j) in [(7, 3), (250, 390)] {
+        let avals = [
+            Aval::new(vec![300, 400], DType::F32),
+            Aval::new(vec![100, 200], DType::F32),
+            int_aval.clone(),
+            int_aval.clone(),
+        ];
+        let closed = common::trace_avals(&avals, async |ctx, a| {
+            ctx.bind(Primitive::DynamicUpdateSlice, &a).await.unwrap().remove(0)
+        });
+        let asm = common::check_with(
+            &closed,
+            Precision::Default,
+            &[data(&[300, 400], 1), data(&[100, 200], 2), int(i), int(j)],
+        );
+        assert!(asm.contains("loop i0 7"), "the copy in 7 runs of 16384 words and a tail:\n{asm}");
+        for sizes in [vec![100, 200], vec![300, 1]] {
+            let avals = [Aval::new(vec![300, 400], DType::F32), int_aval.clone(), int_aval.clone()];
+            let closed = common::trace_avals(&avals, async |ctx, a| {
+                ctx.bind(Primitive::DynamicSlice { slice_sizes: sizes.clone() }, &a).await.unwrap().remove(0)
+            });
+            let asm = common::check_with(&closed, Precision::Default, &[data(&[300, 400], 3), int(i), int(j)]);
+            assert!(asm.contains("*s4]"), "{asm}");
+        }
+    }
 }

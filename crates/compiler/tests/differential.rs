@@ -382,6 +382,15 @@ enum Control {
     While(f32, u32),
     /// `vmap` over the rows of a `cond` on each row's sum: JAX's select between both chains.
     VmapCond(f32),
+    /// A `scan` over the rows of `x` whose body holds a `while_loop` putting the carry plus
+    /// the row through a chain and `tanh` `n` times: loops inside loops.
+    Nested(u32),
+    /// A `fori_loop` over the rows (a `while` on a counter) reading row `i + shift` of `x`
+    /// with `dynamic_slice` (clamped at the end) and writing its chain's result into row `i`
+    /// of the carry with `dynamic_update_slice`: windows at computed positions in a loop.
+    Windows(i64),
+    /// A `scan` over the rows whose body is a `cond` on the row's sum: branches in loops.
+    CondInScan(f32),
 }
 
 fn control() -> impl Strategy<Value = Control> {
@@ -391,6 +400,9 @@ fn control() -> impl Strategy<Value = Control> {
         (any::<bool>(), 1usize..3).prop_map(|(reverse, unroll)| Control::Scan { reverse, unroll }),
         (-0.5f32..1.0, 0u32..4).prop_map(|(t, n)| Control::While(t, n)),
         (-1.0f32..1.0).prop_map(Control::VmapCond),
+        (0u32..3).prop_map(Control::Nested),
+        (0i64..3).prop_map(Control::Windows),
+        (-1.0f32..1.0).prop_map(Control::CondInScan),
     ]
 }
 
@@ -522,6 +534,71 @@ async fn controlled(
             let rows = jnp::reshape(ctx, &x, &[m as i64, 1, n as i64]).await.unwrap();
             ctx.apply_jaxpr(&batched, &[rows, bias]).await.unwrap()
         }
+        Control::Nested(trips) => {
+            let row = Aval::new(vec![1, n], DType::F32);
+            let avals = [bias.aval().clone(), row.clone(), Aval::new(vec![n], DType::F32)];
+            let body = function(ctx, &avals, async |ctx, v| {
+                let x_row = jnp::reshape(ctx, &v[2], &[1, n as i64]).await.unwrap();
+                let sum = jnp::binary(ctx, BinaryOp::Add, &v[1], &x_row).await.unwrap();
+                let carries = [Aval::new(vec![], DType::I32), row.clone()];
+                let cond = function(ctx, &carries, async |ctx, c| {
+                    vec![jnp::compare(ctx, CompareOp::Lt, &c[0], &int(i64::from(*trips))).await.unwrap()]
+                })
+                .await;
+                let inner_avals = [bias.aval().clone(), carries[0].clone(), carries[1].clone()];
+                let inner = function(ctx, &inner_avals, async |ctx, c| {
+                    let next = jnp::binary(ctx, BinaryOp::Add, &c[1], &int(1)).await.unwrap();
+                    vec![next, tanh_chain(ctx, c[2].clone(), &c[0], a).await]
+                })
+                .await;
+                let w = WhileLoop { cond, cond_consts: 0, body: inner, body_consts: 1 };
+                let outs = bind(ctx, Primitive::While { function: Rc::new(w) }, &[v[0].clone(), int(0), sum]).await;
+                vec![outs[1].clone(), outs[1].clone()]
+            })
+            .await;
+            let scan = ScanLoop { body, consts: 1, carries: 1, length: m, reverse: false, unroll: 1 };
+            let init = jnp::reshape(ctx, &bias, &[1, n as i64]).await.unwrap();
+            bind(ctx, Primitive::Scan { function: Rc::new(scan) }, &[bias, init, x]).await
+        }
+        Control::Windows(shift) => {
+            let carries = [Aval::new(vec![], DType::I32), x.aval().clone()];
+            let cond = function(ctx, &carries, async |ctx, c| {
+                vec![jnp::compare(ctx, CompareOp::Lt, &c[0], &int(m as i64)).await.unwrap()]
+            })
+            .await;
+            let body_avals = [x.aval().clone(), bias.aval().clone(), carries[0].clone(), carries[1].clone()];
+            let body = function(ctx, &body_avals, async |ctx, v| {
+                let at = jnp::binary(ctx, BinaryOp::Add, &v[2], &int(*shift)).await.unwrap();
+                let slice = Primitive::DynamicSlice { slice_sizes: vec![1, n] };
+                let row = bind(ctx, slice, &[v[0].clone(), at, int(0)]).await.remove(0);
+                let h = tanh_chain(ctx, row, &v[1], a).await;
+                let updated =
+                    bind(ctx, Primitive::DynamicUpdateSlice, &[v[3].clone(), h, v[2].clone(), int(0)]).await.remove(0);
+                let next = jnp::binary(ctx, BinaryOp::Add, &v[2], &int(1)).await.unwrap();
+                vec![next, updated]
+            })
+            .await;
+            let w = WhileLoop { cond, cond_consts: 0, body, body_consts: 2 };
+            let zeros = jnp::binary(ctx, BinaryOp::Mul, &x, &scalar(0.0)).await.unwrap();
+            bind(ctx, Primitive::While { function: Rc::new(w) }, &[x, bias, int(0), zeros]).await
+        }
+        Control::CondInScan(t) => {
+            let row = Aval::new(vec![1, n], DType::F32);
+            let avals = [bias.aval().clone(), row.clone(), Aval::new(vec![n], DType::F32)];
+            let body = function(ctx, &avals, async |ctx, v| {
+                let x_row = jnp::reshape(ctx, &v[2], &[1, n as i64]).await.unwrap();
+                let sum = jnp::binary(ctx, BinaryOp::Add, &v[1], &x_row).await.unwrap();
+                let total = jnp::reduce(ctx, &x_row, None, Reduction::Sum).await.unwrap();
+                let pred = jnp::compare(ctx, CompareOp::Gt, &total, &scalar(*t)).await.unwrap();
+                let picked = cond_of(ctx, &pred, &sum, &v[0], [b, a]).await;
+                let h = jnp::unary(ctx, UnaryOp::Tanh, &picked).await.unwrap();
+                vec![h.clone(), h]
+            })
+            .await;
+            let scan = ScanLoop { body, consts: 1, carries: 1, length: m, reverse: false, unroll: 1 };
+            let init = jnp::reshape(ctx, &bias, &[1, n as i64]).await.unwrap();
+            bind(ctx, Primitive::Scan { function: Rc::new(scan) }, &[bias, init, x]).await
+        }
     }
 }
 
@@ -530,6 +607,8 @@ async fn controlled(
 /// run on the machine (`compiler::link`) is one program, its control run by the scalar unit.
 struct Emulated {
     on_machine: bool,
+    /// Programs run so far.
+    calls: usize,
 }
 
 impl Executor for Emulated {
@@ -538,6 +617,7 @@ impl Executor for Emulated {
     }
 
     fn execute(&mut self, call: ProgramCall) -> LocalFuture<'_, Result<Vec<Array>, JaxError>> {
+        self.calls += 1;
         Box::pin(async move {
             let program = compile(&call.name, &call.jaxpr, &common::opts(call.default_precision))
                 .map_err(|e| JaxError(format!("{e}\n{}", call.jaxpr)))?;
@@ -564,9 +644,11 @@ proptest! {
     })]
 
     /// Chains of steps inside a `cond`, a `switch`, a `scan` (forwards or backwards, unrolled
-    /// or not), a `while` whose condition reads the values, and `vmap` of a `cond` (a select):
-    /// run by parts, each part compiled and emulated, as the engine runs them, they agree with
-    /// the reference evaluator.
+    /// or not), a `while` whose condition reads the values, `vmap` of a `cond` (a select), a
+    /// `while` inside a `scan`, a `cond` inside a `scan`, and a `while` reading and writing
+    /// rows at computed positions: run by parts, each part compiled and emulated, and run on
+    /// the machine, one program whose scalar unit runs the control (all but an unrolled scan),
+    /// they agree with the reference evaluator.
     #[test]
     fn loops_and_branches_agree_with_the_reference(
         (m, n) in (proptest::sample::select(vec![1usize, 3, 8]), proptest::sample::select(vec![1usize, 7, 129])),
@@ -593,8 +675,12 @@ proptest! {
                 host_to_device_bytes: 0,
                 max_trips: u64::MAX,
             };
-            let got = pollster::block_on(jaxlite::loops::run(&mut Emulated { on_machine }, &mut jaxlite::callback::NoHost, 1_000, call))
+            let mut executor = Emulated { on_machine, calls: 0 };
+            let got = pollster::block_on(jaxlite::loops::run(&mut executor, &mut jaxlite::callback::NoHost, 1_000, call))
                 .map_err(|e| TestCaseError::fail(format!("{}\n{}", e.0, closed.jaxpr)))?;
+            if on_machine && !matches!(control, Control::Scan { unroll: 2.., .. }) {
+                prop_assert_eq!(executor.calls, 1, "one program\n{}", closed.jaxpr);
+            }
             prop_assert_eq!(got.len(), want.len());
             for (g, w) in got.iter().zip(&want) {
                 prop_assert_eq!(g.shape(), w.shape());

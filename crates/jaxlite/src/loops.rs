@@ -65,22 +65,50 @@ pub fn calls_back(prim: &Primitive) -> bool {
     }
 }
 
-/// Whether a lowered `jaxpr`'s loops and branches can all run on the machine (issue 28): its
-/// top level is straight-line code and `while`, `scan` and `cond` equations whose condition,
-/// body and branches are straight-line code (a scan not unrolled), and it calls back to the
-/// host nowhere. (`compiler::link` compiles such a program into one.)
+/// How deep loops may nest on the machine: the linker gives each level of loop registers of
+/// its own (`compiler::link`), and the scalar unit has sixteen.
+pub const MACHINE_LOOP_DEPTH: usize = 3;
+
+/// Whether a lowered `jaxpr` (by [`crate::transform::lower_keeping_windows`]) runs on the
+/// machine as one program (issue 28), its loops and branches run by the scalar unit and its
+/// windows at computed indices moved by DMAs at computed addresses: it has one of those, its
+/// loops nest at most [`MACHINE_LOOP_DEPTH`] deep and unroll no scan, it calls back to the
+/// host nowhere, and it returns no literal. (`compiler::link` compiles such a program.)
 pub fn control_on_machine(jaxpr: &Jaxpr) -> bool {
-    let straight = |j: &Jaxpr| !has_control_flow(j) && !has_callbacks(j);
-    jaxpr.eqns.iter().any(is_control)
-        && jaxpr.eqns.iter().all(|e| match &e.prim {
-            Primitive::While { function } => straight(&function.cond) && straight(&function.body),
-            Primitive::Scan { function } => function.unroll <= 1 && straight(&function.body),
-            Primitive::Cond { function } => function.branches.iter().all(straight),
-            Primitive::Callback { .. } => false,
-            Primitive::Jit { function } => straight(&function.body),
-            _ => true,
-        })
-        && jaxpr.outvars.iter().all(|a| matches!(a, Atom::Var(_)))
+    needs_linking(jaxpr) && linkable(jaxpr, 0) && jaxpr.outvars.iter().all(|a| matches!(a, Atom::Var(_)))
+}
+
+/// Whether `jaxpr` has a loop, a branch or a window at a computed index, in the Jaxprs its
+/// equations hold too.
+fn needs_linking(jaxpr: &Jaxpr) -> bool {
+    jaxpr.eqns.iter().any(|e| match &e.prim {
+        Primitive::Jit { function } => needs_linking(&function.body),
+        _ => is_control(e) || is_window(e),
+    })
+}
+
+/// Whether `eqn` is a dynamic slice or update at a computed index.
+pub fn is_window(eqn: &crate::jaxpr::Eqn) -> bool {
+    match eqn.prim {
+        Primitive::DynamicSlice { .. } => crate::transform::computed(&eqn.inputs[1..]),
+        Primitive::DynamicUpdateSlice => crate::transform::computed(&eqn.inputs[2..]),
+        _ => false,
+    }
+}
+
+/// Whether the linker can compile `jaxpr`, inside `depth` loops.
+fn linkable(jaxpr: &Jaxpr, depth: usize) -> bool {
+    jaxpr.eqns.iter().all(|e| match &e.prim {
+        Primitive::While { function } => {
+            depth < MACHINE_LOOP_DEPTH && linkable(&function.cond, depth + 1) && linkable(&function.body, depth + 1)
+        }
+        Primitive::Scan { function } => {
+            depth < MACHINE_LOOP_DEPTH && function.unroll <= 1 && linkable(&function.body, depth + 1)
+        }
+        Primitive::Cond { function } => function.branches.iter().all(|b| linkable(b, depth)),
+        Primitive::Jit { function } => linkable(&function.body, depth),
+        prim => !calls_back(prim),
+    })
 }
 
 /// Runs `call` through `executor`: at once when it has no loop, branch or callback, or when
@@ -98,12 +126,15 @@ pub async fn run(
     }
     // Custom derivatives' calls inlined (exposing loops inside them), every predicate one
     // boolean.
-    let jaxpr = Rc::new(crate::transform::lower(&call.jaxpr)?);
-    if executor.runs_control() && control_on_machine(&jaxpr) {
-        call.jaxpr = jaxpr;
-        call.max_trips = limit;
-        return executor.execute(call).await;
+    if executor.runs_control() {
+        let jaxpr = Rc::new(crate::transform::lower_keeping_windows(&call.jaxpr)?);
+        if control_on_machine(&jaxpr) {
+            call.jaxpr = jaxpr;
+            call.max_trips = limit;
+            return executor.execute(call).await;
+        }
     }
+    let jaxpr = Rc::new(crate::transform::lower(&call.jaxpr)?);
     let args = std::mem::take(&mut call.args);
     let mut parts = Parts { executor, host, call, iterations: 0, limit, shared: HashMap::new() };
     let name = parts.call.name.clone();

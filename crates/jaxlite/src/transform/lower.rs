@@ -1,11 +1,11 @@
 //! What a Jaxpr becomes once nothing differentiates or batches it any more, written in
 //! primitives the compiler has: custom-derivative calls inlined (JAX lowers them the same way),
-//! and `dynamic_slice`/`dynamic_update_slice` at indices computed at run time expanded into
-//! selections. The emulated TPU has no addresses computed at run time: its DMAs and vector ops
-//! name fixed addresses and loop strides, so a window whose position is data is picked out by
-//! comparing positions with the start, as XLA's one-hot gathers are. This reads the whole
-//! operand where a real TPU's scalar unit would compute the window's address and move only it;
-//! the counters show that cost (docs/compiler.md).
+//! and `dynamic_slice`/`dynamic_update_slice` at indices computed at run time either kept, for
+//! the compiler's linker to move by DMAs at addresses the scalar unit computes
+//! ([`lower_keeping_windows`]), or expanded into selections ([`lower`], for a program the
+//! linker cannot take): a window whose position is data picked out by comparing positions
+//! with the start, as XLA's one-hot gathers are, which reads the whole operand; the counters
+//! show that cost (docs/compiler.md).
 
 use super::Builder;
 use crate::dtype::DType;
@@ -38,7 +38,7 @@ pub fn needs_lowering(jaxpr: &Jaxpr) -> bool {
 
 /// `jaxpr` with every custom-derivative call replaced by the equations of the function it
 /// calls, and every dynamic slice or update at a computed index replaced by selections (see
-/// the module's comment). A `custom_jvp` function with several outputs is an equation per
+/// the module's comment; [`lower_keeping_windows`] keeps them). A `custom_jvp` function with several outputs is an equation per
 /// output, so its body is copied once per output. A `while` keeps its place, its two Jaxprs
 /// lowered and its predicate made one boolean (see [`scalar_loop`]); a `scan` and a `cond`
 /// keep their places, their Jaxprs lowered; a nested `jit` is replaced by its body's
@@ -46,6 +46,26 @@ pub fn needs_lowering(jaxpr: &Jaxpr) -> bool {
 /// `select_n` picking by an int32 index a chain of boolean selects (the machine's select
 /// takes a predicate and two cases).
 pub fn lower(jaxpr: &Jaxpr) -> Result<Jaxpr> {
+    lower_with(jaxpr, Windows::Selected)
+}
+
+/// [`lower`], but a dynamic slice or update at a computed int32 index stays one equation: for
+/// a machine whose scalar unit computes the window's address (`compiler::link` moves just the
+/// window). Other index types are still selections.
+pub fn lower_keeping_windows(jaxpr: &Jaxpr) -> Result<Jaxpr> {
+    lower_with(jaxpr, Windows::Addressed)
+}
+
+/// What lowering makes of a window (a dynamic slice or update) at computed indices.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Windows {
+    /// Picked out by comparing positions with the start.
+    Selected,
+    /// Kept, where its indices are int32, for the scalar unit to address.
+    Addressed,
+}
+
+fn lower_with(jaxpr: &Jaxpr, windows: Windows) -> Result<Jaxpr> {
     let mut b = Builder::new();
     let mut env: HashMap<Var, Atom> = HashMap::new();
     for v in jaxpr.all_inputs() {
@@ -59,26 +79,26 @@ pub fn lower(jaxpr: &Jaxpr) -> Result<Jaxpr> {
         let ins: Vec<Atom> = eqn.inputs.iter().map(|a| read(&env, a)).collect();
         let outs = match (&eqn.prim, eqn.prim.custom_body(&ins)) {
             (_, Some((call, call_ins, output))) => {
-                let body = lower(call)?;
+                let body = lower_with(call, windows)?;
                 vec![b.inline(&body, &call_ins)?.swap_remove(output)]
             }
             (Primitive::CustomVjpTangent { .. }, _) => return Err(JaxError(crate::eval::CUSTOM_VJP_FORWARD.into())),
             (Primitive::AddAny, _) => vec![b.add(&ins[0], &ins[1])?],
             (Primitive::While { function }, _) => {
-                let (function, operands) = scalar_loop(function, &ins)?;
+                let (function, operands) = scalar_loop_with(function, &ins, windows)?;
                 b.bind(Primitive::While { function: Rc::new(function) }, &operands)?
             }
             (Primitive::Scan { function }, _) => {
-                let function = ScanLoop { body: lower(&function.body)?, ..function.as_ref().clone() };
+                let function = ScanLoop { body: lower_with(&function.body, windows)?, ..function.as_ref().clone() };
                 b.bind(Primitive::Scan { function: Rc::new(function) }, &ins)?
             }
             (Primitive::Cond { function }, _) => {
-                let branches = function.branches.iter().map(lower).collect::<Result<_>>()?;
+                let branches = function.branches.iter().map(|j| lower_with(j, windows)).collect::<Result<_>>()?;
                 b.bind(Primitive::Cond { function: Rc::new(Branches { branches }) }, &ins)?
             }
             // A nested `jit` is a unit to the transformations only: the compiler sees its
             // equations in place, as XLA inlines a call.
-            (Primitive::Jit { function }, _) => b.inline(&lower(&function.body)?, &ins)?,
+            (Primitive::Jit { function }, _) => b.inline(&lower_with(&function.body, windows)?, &ins)?,
             (Primitive::Clamp, _) => {
                 let raised = b.binary(BinaryOp::Max, &ins[1], &ins[0])?;
                 vec![b.binary(BinaryOp::Min, &raised, &ins[2])?]
@@ -93,6 +113,12 @@ pub fn lower(jaxpr: &Jaxpr) -> Result<Jaxpr> {
                     picked = b.select(&here, &picked, case)?;
                 }
                 vec![picked]
+            }
+            (Primitive::DynamicSlice { .. }, _) if windows == Windows::Addressed && int32_indices(&b, &ins[1..]) => {
+                b.bind(eqn.prim.clone(), &ins)?
+            }
+            (Primitive::DynamicUpdateSlice, _) if windows == Windows::Addressed && int32_indices(&b, &ins[2..]) => {
+                b.bind(eqn.prim.clone(), &ins)?
             }
             (Primitive::DynamicSlice { slice_sizes }, _) if computed(&ins[1..]) => {
                 vec![as_int_if_bool(&mut b, &[&ins[0]], |b, x| dynamic_slice(b, &x[0], &ins[1..], slice_sizes, false))?]
@@ -115,7 +141,11 @@ pub fn lower(jaxpr: &Jaxpr) -> Result<Jaxpr> {
 /// lowering makes of it: the loop runs while any example's condition holds, and the body
 /// computes every example's condition again and keeps the old carries where it is false.
 pub fn scalar_loop<T: Clone>(w: &WhileLoop, operands: &[T]) -> Result<(WhileLoop, Vec<T>)> {
-    let (cond, body) = (lower(&w.cond)?, lower(&w.body)?);
+    scalar_loop_with(w, operands, Windows::Selected)
+}
+
+fn scalar_loop_with<T: Clone>(w: &WhileLoop, operands: &[T], windows: Windows) -> Result<(WhileLoop, Vec<T>)> {
+    let (cond, body) = (lower_with(&w.cond, windows)?, lower_with(&w.body, windows)?);
     let batch = w.predicate_shape().to_vec();
     if batch.is_empty() {
         let function = WhileLoop { cond, cond_consts: w.cond_consts, body, body_consts: w.body_consts };
@@ -162,8 +192,14 @@ fn int_selector(jaxpr: &Jaxpr, eqn: &crate::jaxpr::Eqn) -> bool {
 }
 
 /// Whether any of a dynamic slice's start indices is a value rather than a literal.
-fn computed(indices: &[Atom]) -> bool {
+pub fn computed(indices: &[Atom]) -> bool {
     indices.iter().any(|a| matches!(a, Atom::Var(_)))
+}
+
+/// Whether every computed one of these start indices is an int32 (the scalar unit reads a
+/// word as the int32 ops do).
+fn int32_indices(b: &Builder, indices: &[Atom]) -> bool {
+    indices.iter().all(|a| matches!(a, Atom::Literal(_)) || b.aval(a).dtype == DType::I32)
 }
 
 /// `f` applied to `operands`, booleans among them as int32 (selections reduce with `max`,
