@@ -2724,6 +2724,27 @@ print(z[jnp.array(True)], z[jnp.array(False)], m[True].shape, m[False].shape, m[
 print(m[0, jnp.array(True)], jax.jit(lambda a: a[..., False])(m).shape, jax.grad(lambda a: a[True].sum())(z))
 """)
 
+# Indexing by a traced integer scalar is a window, as JAX stages it (its rewriting of take as
+# a slice): each start made non-negative, a dynamic_slice, a squeeze; beside integers,
+# contiguous slices and an ellipsis; lax.dynamic_slice's own form; values, clamping, grad
+# (a dynamic_update_slice) and vmap over the index.
+program("traced_scalar_index_is_a_dynamic_slice", """
+from jax import lax
+x = jnp.arange(24.0).reshape(4, 6)
+x3 = jnp.arange(120.0).reshape(4, 5, 6)
+v = jnp.arange(10.0)
+print(jax.make_jaxpr(lambda a, i: a[i])(x, 2))
+print(jax.make_jaxpr(lambda a, i: a[i])(v, 2))
+print(jax.make_jaxpr(lambda a, i: (a[-1, i], a[i, 1:3], a[..., i], a[i, :, 2:]))(x3, 1))
+print(jax.make_jaxpr(lambda a, i: lax.dynamic_slice(a, (i, 0), (2, 6)))(x, 1))
+f = jax.jit(lambda a, i: (a[i], a[i, 1:3], a[..., i], a[1, i]))
+for i in (0, 3, -1, -4):
+    print(f(x, i))
+print(jax.grad(lambda a, i: (a[i] * jnp.arange(6.0)).sum())(x, 2))
+print(jax.vmap(lambda i: x[i])(jnp.array([3, 0, -2])))
+print(jax.make_jaxpr(jax.grad(lambda a, i: a[i].sum()))(v, 2))
+""")
+
 # Convolutions with one spatial dimension ((N, C, W) operands: "Thinking in JAX"'s 1-D
 # convolution, a sequence model's NWC/WIO layers): strides, SAME/VALID/explicit padding,
 # dilations, grad and jit, lax.conv.

@@ -884,9 +884,15 @@ fn transpose_rule(b: &mut Builder, prim: &Primitive, ins: &[LinIn], ct: &Atom) -
             let aval = linear(0).ok_or_else(not_linear)?;
             out[0] = Some(b.convert(ct, aval.dtype)?);
         }
-        Primitive::Reshape { .. } | Primitive::Squeeze { .. } => {
+        Primitive::Reshape { .. } => {
             let aval = linear(0).ok_or_else(not_linear)?;
             out[0] = Some(b.reshape(ct, &aval.shape)?);
+        }
+        // JAX's `expand_dims`: the squeezed axes broadcast back.
+        Primitive::Squeeze { dimensions } => {
+            let aval = linear(0).ok_or_else(not_linear)?;
+            let kept = (0..aval.rank()).filter(|d| !dimensions.contains(d)).collect();
+            out[0] = Some(b.broadcast_in_dim(ct, &aval.shape, kept)?);
         }
         // Its own transpose: a permutation that undoes itself.
         Primitive::Rev { .. } => {

@@ -1474,6 +1474,9 @@ impl Interp<'_, '_> {
             if !items.iter().any(|v| is_array_index(v)) {
                 return Ok(None);
             }
+            if let Some(window) = self.index_by_dynamic_slice(x, &items).await? {
+                return Ok(Some(window));
+            }
             // Beside an integer array, an integer is one too (a 0-d one), as in NumPy.
             let is_int = |v: &Value| {
                 matches!(v, Value::Int(_) | Value::Bool(_))
@@ -1565,6 +1568,100 @@ impl Interp<'_, '_> {
             merged.extend(shape[last..].iter().map(|&d| d as i64));
             let x = jnp::reshape(ctx, x, &merged).await?;
             Ok(Some(jnp::take(ctx, &x, &flat, first).await?))
+        })
+    }
+
+    /// `x[i]`, `x[i, 1:3]`, `x[..., i]`: traced integer scalars among integers, contiguous
+    /// slices and an ellipsis are one window, as JAX's `_attempt_rewriting_take_via_slice`
+    /// stages them: each start index made non-negative (`select_n(s < 0, s, s + n)`, the
+    /// traced ones first converted to int32 when there are several), a `dynamic_slice`, and a
+    /// `squeeze` of the integer-indexed axes. The machine moves just that window
+    /// (`compiler::link`). `None` for any other index (a gather then).
+    fn index_by_dynamic_slice<'a>(
+        &'a mut self,
+        x: &'a Tensor,
+        items: &'a [&'a Value],
+    ) -> LocalFuture<'a, R<Option<Tensor>>> {
+        Box::pin(async move {
+            let shape = x.aval().shape.clone();
+            let ellipses = items.iter().filter(|v| matches!(v, Value::Ellipsis)).count();
+            let explicit = items.len() - ellipses;
+            if ellipses > 1 || explicit > shape.len() {
+                return Ok(None);
+            }
+            let all = Value::Slice(None, None, None);
+            let mut full: Vec<&Value> = Vec::with_capacity(shape.len());
+            for &v in items {
+                match v {
+                    Value::Ellipsis => full.extend(std::iter::repeat_n(&all, shape.len() - explicit)),
+                    v => full.push(v),
+                }
+            }
+            full.resize(shape.len(), &all);
+            enum Start {
+                Traced(Tensor),
+                Int(i64),
+            }
+            let (mut starts, mut sizes, mut squeezed) = (Vec::new(), Vec::new(), Vec::new());
+            for (axis, (&v, &n)) in full.iter().zip(&shape).enumerate() {
+                let n = n as i64;
+                match v {
+                    Value::Int(i) if -n <= *i && *i < n => {
+                        starts.push(Start::Int(*i));
+                        sizes.push(1);
+                        squeezed.push(axis);
+                    }
+                    Value::Array(t @ Tensor::Traced(_))
+                        if t.aval().rank() == 0 && t.aval().dtype.is_integer() && n > 0 =>
+                    {
+                        starts.push(Start::Traced(t.clone()));
+                        sizes.push(1);
+                        squeezed.push(axis);
+                    }
+                    // A contiguous slice with static bounds, as Python's `slice.indices` reads them.
+                    Value::Slice(start, stop, None | Some(1)) => {
+                        let bound = |b: Option<i64>, default: i64| match b {
+                            None => default,
+                            Some(b) if b < 0 => (b + n).max(0),
+                            Some(b) => b.min(n),
+                        };
+                        let (start, stop) = (bound(*start, 0), bound(*stop, n));
+                        starts.push(Start::Int(start));
+                        sizes.push((stop - start).max(0) as usize);
+                    }
+                    _ => return Ok(None),
+                }
+            }
+            let traced = starts.iter().filter(|s| matches!(s, Start::Traced(_))).count();
+            let lone_int32 =
+                starts.len() == 1 && matches!(&starts[0], Start::Traced(t) if t.aval().dtype == DType::I32);
+            if traced == 0 || (starts.len() == 1 && !lone_int32) {
+                return Ok(None);
+            }
+            let ctx = &mut *self.ctx;
+            let int32 = |v: i64| Tensor::from(Array::new(vec![], jaxlite::Data::I32(vec![v as i32])));
+            let to_int32 = jaxlite::Primitive::ConvertElementType { new_dtype: DType::I32, weak_type: false };
+            // Several start indices are promoted to one type first (every traced one converted).
+            let mut promoted = Vec::with_capacity(starts.len());
+            for s in &starts {
+                promoted.push(match s {
+                    Start::Traced(t) if starts.len() > 1 => jnp::apply1(ctx, to_int32.clone(), t).await?,
+                    Start::Traced(t) => t.clone(),
+                    Start::Int(i) => int32(*i),
+                });
+            }
+            let mut operands = vec![x.clone()];
+            for (s, &n) in promoted.iter().zip(&shape) {
+                let negative =
+                    jnp::apply(ctx, jaxlite::Primitive::Compare(CompareOp::Lt), &[s.clone(), int32(0)]).await?;
+                let converted =
+                    if starts.len() == 1 { jnp::apply1(ctx, to_int32.clone(), s).await? } else { s.clone() };
+                let wrapped =
+                    jnp::apply(ctx, jaxlite::Primitive::Binary(BinaryOp::Add), &[converted, int32(n as i64)]).await?;
+                operands.push(jnp::apply(ctx, jaxlite::Primitive::SelectN, &[negative, s.clone(), wrapped]).await?);
+            }
+            let window = jnp::apply(ctx, jaxlite::Primitive::DynamicSlice { slice_sizes: sizes }, &operands).await?;
+            Ok(Some(jnp::apply1(ctx, jaxlite::Primitive::Squeeze { dimensions: squeezed }, &window).await?))
         })
     }
 
