@@ -309,22 +309,31 @@ impl Linker<'_> {
                 i = end;
                 continue;
             }
-            let operands: Vec<Addr> = eqn.inputs.iter().map(|a| self.atom(&at, a)).collect::<Result<_, _>>()?;
-            let want: Vec<Option<Addr>> = eqn.outputs.iter().map(|v| wanted.get(v).cloned()).collect();
+            let mut site = Site {
+                name: String::new(),
+                jaxpr,
+                eqn,
+                operands: eqn.inputs.iter().map(|a| self.atom(&at, a)).collect::<Result<_, _>>()?,
+                wanted: eqn.outputs.iter().map(|v| wanted.get(v).cloned()).collect(),
+                depth,
+            };
             let outs = match &eqn.prim {
                 Primitive::While { function } => {
                     whiles += 1;
-                    self.while_loop(&format!("{name}/while{whiles}"), jaxpr, eqn, function, &operands, &want, depth)?
+                    site.name = format!("{name}/while{whiles}");
+                    self.while_loop(&site, function)?
                 }
                 Primitive::Scan { function } => {
                     scans += 1;
-                    self.scan(&format!("{name}/scan{scans}"), jaxpr, eqn, function, &operands, &want, depth)?
+                    site.name = format!("{name}/scan{scans}");
+                    self.scan(&site, function)?
                 }
                 Primitive::Cond { function } => {
                     conds += 1;
-                    self.cond(&format!("{name}/cond{conds}"), jaxpr, eqn, function, &operands, &want, depth)?
+                    site.name = format!("{name}/cond{conds}");
+                    self.cond(&site, function)?
                 }
-                _ => vec![self.window(jaxpr, eqn, &operands, want[0].clone())?],
+                _ => vec![self.window(&site)?],
             };
             at.extend(eqn.outputs.iter().copied().zip(outs));
             i += 1;
@@ -529,18 +538,13 @@ impl Linker<'_> {
     /// summed in `s4`, and the window moved by DMAs at that offset. An update copies its
     /// operand first, then writes the update into the copy: values never change once
     /// written.
-    fn window(
-        &mut self,
-        jaxpr: &Jaxpr,
-        eqn: &Eqn,
-        operands: &[Addr],
-        wanted: Option<Addr>,
-    ) -> Result<Addr, CompileError> {
+    fn window(&mut self, site: &Site) -> Result<Addr, CompileError> {
+        let Site { jaxpr, eqn, operands, .. } = site;
         let update = matches!(eqn.prim, Primitive::DynamicUpdateSlice);
         let first_index = if update { 2 } else { 1 };
         let shape = &jaxpr.atom_aval(&eqn.inputs[0]).shape;
         let window = if update { &jaxpr.atom_aval(&eqn.inputs[1]).shape } else { &jaxpr.aval(eqn.outputs[0]).shape };
-        let result = wanted.unwrap_or_else(|| self.alloc(words(&jaxpr.aval(eqn.outputs[0]).shape)).into());
+        let result = self.buffers(&sizes(jaxpr, &eqn.outputs), &site.wanted).remove(0);
         if update {
             self.copy(operands[0].clone(), result.clone(), words(shape));
         }
@@ -599,17 +603,9 @@ impl Linker<'_> {
         Ok(self.instrs[start..].to_vec())
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn while_loop(
-        &mut self,
-        name: &str,
-        jaxpr: &Jaxpr,
-        eqn: &Eqn,
-        w: &WhileLoop,
-        operands: &[Addr],
-        wanted: &[Option<Addr>],
-        depth: usize,
-    ) -> Result<Vec<Addr>, CompileError> {
+    fn while_loop(&mut self, site: &Site, w: &WhileLoop) -> Result<Vec<Addr>, CompileError> {
+        let Site { name, jaxpr, eqn, operands, wanted, depth } = site;
+        let depth = *depth;
         let registers = LoopRegisters::at(depth)?;
         let [cond_consts, body_consts, init] = w.split(operands);
         let carries = self.carries(init, &sizes(jaxpr, &eqn.outputs), registers);
@@ -625,17 +621,9 @@ impl Linker<'_> {
     }
 
     /// A scan: a `while` on a row counter, the body reading and writing the counter's rows.
-    #[allow(clippy::too_many_arguments)]
-    fn scan(
-        &mut self,
-        name: &str,
-        jaxpr: &Jaxpr,
-        eqn: &Eqn,
-        scan: &ScanLoop,
-        operands: &[Addr],
-        wanted: &[Option<Addr>],
-        depth: usize,
-    ) -> Result<Vec<Addr>, CompileError> {
+    fn scan(&mut self, site: &Site, scan: &ScanLoop) -> Result<Vec<Addr>, CompileError> {
+        let Site { name, jaxpr, eqn, operands, wanted, depth } = site;
+        let depth = *depth;
         let registers = LoopRegisters::at(depth)?;
         let [consts, init, xs] = scan.split(operands);
         let (carry_outputs, y_outputs) = eqn.outputs.split_at(scan.carries);
@@ -680,17 +668,9 @@ impl Linker<'_> {
     /// A cond: the index into `s1`, clamped to the branches as `Branches::taken` clamps it;
     /// branch k runs in the `if` of `s1 == k`, nested from the last branch down, branch 0 in
     /// the innermost `else`. Every branch writes its results into the same buffers.
-    #[allow(clippy::too_many_arguments)]
-    fn cond(
-        &mut self,
-        name: &str,
-        jaxpr: &Jaxpr,
-        eqn: &Eqn,
-        c: &Branches,
-        operands: &[Addr],
-        wanted: &[Option<Addr>],
-        depth: usize,
-    ) -> Result<Vec<Addr>, CompileError> {
+    fn cond(&mut self, site: &Site, c: &Branches) -> Result<Vec<Addr>, CompileError> {
+        let Site { name, jaxpr, eqn, operands, wanted, depth } = site;
+        let depth = *depth;
         let Some((index, operands)) = operands.split_first() else {
             return Err(err("internal error: a cond without its index"));
         };
@@ -715,6 +695,18 @@ impl Linker<'_> {
         }
         Ok(results)
     }
+}
+
+/// An equation the linker compiles itself, and where it is: its name (its pieces' prefix), the
+/// Jaxpr holding it, its operands' buffers, the buffers its results are wanted in (where
+/// known), and how many loops are around it.
+struct Site<'j> {
+    name: String,
+    jaxpr: &'j Jaxpr,
+    eqn: &'j Eqn,
+    operands: Vec<Addr>,
+    wanted: Vec<Option<Addr>>,
+    depth: usize,
 }
 
 /// A loop's carries in two sets of buffers, `a` and `b`: the loop's `now` register says which
