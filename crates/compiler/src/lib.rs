@@ -58,13 +58,8 @@ pub fn compile(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Result<isa::
 pub fn compile_stages(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Result<Compiled, CompileError> {
     // Custom derivatives run as their functions' bodies; windows at computed positions stay
     // windows for the linker, which addresses them with the scalar unit.
-    let lowered;
-    let jaxpr = if jaxlite::transform::needs_lowering(jaxpr) {
-        lowered = jaxlite::transform::lower_keeping_windows(jaxpr).map_err(|e| CompileError { message: e.0 })?;
-        &lowered
-    } else {
-        jaxpr
-    };
+    let with_windows = lowered(jaxpr, jaxlite::transform::lower_keeping_windows)?;
+    let jaxpr = with_windows.as_ref();
     if let Some(aval) = empty_array(jaxpr) {
         return Err(CompileError {
             message: format!(
@@ -87,19 +82,25 @@ pub fn compile_stages(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Resul
         return link::link(name, jaxpr, opts);
     }
     // A program the linker cannot take (it has a callback) picks its windows out by selections.
-    let selected;
-    let jaxpr = if jaxlite::transform::needs_lowering(jaxpr) {
-        selected = jaxlite::transform::lower(jaxpr).map_err(|e| CompileError { message: e.0 })?;
-        &selected
-    } else {
-        jaxpr
-    };
+    let selected = lowered(jaxpr, jaxlite::transform::lower)?;
+    let jaxpr = selected.as_ref();
     let hlo = hlo::from_jaxpr(name, jaxpr, opts.default_precision)?;
     let fused = fusion::fuse(hlo.clone());
     let program = emit::emit(&fused, opts)?;
     isa::validate(&program)
         .map_err(|e| CompileError { message: format!("internal error: the compiled program is invalid: {e}") })?;
     Ok(Compiled { hlo: hlo.to_string(), fused: fused.to_string(), program })
+}
+
+/// `jaxpr` through `lower` where it needs lowering, else as it is.
+fn lowered(
+    jaxpr: &Jaxpr,
+    lower: fn(&Jaxpr) -> Result<Jaxpr, jaxlite::JaxError>,
+) -> Result<std::borrow::Cow<'_, Jaxpr>, CompileError> {
+    if !jaxlite::transform::needs_lowering(jaxpr) {
+        return Ok(std::borrow::Cow::Borrowed(jaxpr));
+    }
+    lower(jaxpr).map(std::borrow::Cow::Owned).map_err(|e| CompileError { message: e.0 })
 }
 
 /// An array with no elements among `jaxpr`'s inputs and values, if there is one. The kernels

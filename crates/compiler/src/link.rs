@@ -37,6 +37,7 @@ use crate::{compile_stages, CompileError, CompileOptions};
 use isa::{Addr, Block, Instr, Operand, Program, ScalarOp, ScalarOperand, VectorOp};
 use jaxlite::control::{Branches, ScanLoop, WhileLoop};
 use jaxlite::loops::{is_window, last_reads, straight_part, MACHINE_LOOP_DEPTH};
+use jaxlite::transform::window_starts;
 use jaxlite::{Atom, DType, Eqn, Jaxpr, Primitive, Var};
 use std::collections::HashMap;
 
@@ -309,11 +310,13 @@ impl Linker<'_> {
                 i = end;
                 continue;
             }
+            // A window reads its constant starts as immediates: only its values need buffers.
+            let read = window_starts(&eqn.prim).unwrap_or(eqn.inputs.len());
             let mut site = Site {
                 name: String::new(),
                 jaxpr,
                 eqn,
-                operands: eqn.inputs.iter().map(|a| self.atom(&at, a)).collect::<Result<_, _>>()?,
+                operands: eqn.inputs[..read].iter().map(|a| self.atom(&at, a)).collect::<Result<_, _>>()?,
                 wanted: eqn.outputs.iter().map(|v| wanted.get(v).cloned()).collect(),
                 depth,
             };
@@ -333,7 +336,16 @@ impl Linker<'_> {
                     site.name = format!("{name}/cond{conds}");
                     self.cond(&site, function)?
                 }
-                _ => vec![self.window(&site)?],
+                _ => {
+                    let starts: Vec<Start> = eqn.inputs[read..]
+                        .iter()
+                        .map(|a| match a {
+                            Atom::Literal(l) => Ok(Start::Constant(l.value)),
+                            a => self.atom(&at, a).map(Start::At),
+                        })
+                        .collect::<Result<_, _>>()?;
+                    vec![self.window(&site, &starts)?]
+                }
             };
             at.extend(eqn.outputs.iter().copied().zip(outs));
             i += 1;
@@ -533,15 +545,14 @@ impl Linker<'_> {
         }
     }
 
-    /// A `dynamic_slice` or `dynamic_update_slice` at computed indices: each index loaded
+    /// A `dynamic_slice` or `dynamic_update_slice` at computed indices (`starts`): each index loaded
     /// into a register and clamped as XLA clamps it (so the window fits), the window's offset
     /// summed in `s4`, and the window moved by DMAs at that offset. An update copies its
     /// operand first, then writes the update into the copy: values never change once
     /// written.
-    fn window(&mut self, site: &Site) -> Result<Addr, CompileError> {
+    fn window(&mut self, site: &Site, starts: &[Start]) -> Result<Addr, CompileError> {
         let Site { jaxpr, eqn, operands, .. } = site;
         let update = matches!(eqn.prim, Primitive::DynamicUpdateSlice);
-        let first_index = if update { 2 } else { 1 };
         let shape = &jaxpr.atom_aval(&eqn.inputs[0]).shape;
         let window = if update { &jaxpr.atom_aval(&eqn.inputs[1]).shape } else { &jaxpr.aval(eqn.outputs[0]).shape };
         let result = self.buffers(&sizes(jaxpr, &eqn.outputs), &site.wanted).remove(0);
@@ -550,15 +561,15 @@ impl Linker<'_> {
         }
         let mut fixed = 0u32;
         let mut computed = false;
-        for (k, index) in eqn.inputs[first_index..].iter().enumerate() {
+        for (k, start) in starts.iter().enumerate() {
             let last = (shape[k] - window[k]) as i32;
             let stride = shape[k + 1..].iter().product::<usize>() as i32;
-            match index {
-                Atom::Literal(l) => fixed += (l.value.clamp(0.0, last as f64) as i32 * stride) as u32,
+            match start {
+                Start::Constant(value) => fixed += (value.clamp(0.0, last as f64) as i32 * stride) as u32,
                 // A window as long as its axis starts at 0, wherever it is asked to.
-                Atom::Var(_) if last == 0 => {}
-                Atom::Var(_) => {
-                    self.load_scalar(operands[first_index + k].clone(), START);
+                Start::At(_) if last == 0 => {}
+                Start::At(start) => {
+                    self.load_scalar(start.clone(), START);
                     self.scalar(ScalarOp::Max, ScalarOperand::Reg(START), ScalarOperand::Imm(0), START);
                     self.scalar(ScalarOp::Min, ScalarOperand::Reg(START), ScalarOperand::Imm(last), START);
                     if stride != 1 {
@@ -695,6 +706,13 @@ impl Linker<'_> {
         }
         Ok(results)
     }
+}
+
+/// A window's start index along one axis: a constant, read as an immediate, or a value in a
+/// buffer, loaded into a register.
+enum Start {
+    Constant(f64),
+    At(Addr),
 }
 
 /// An equation the linker compiles itself, and where it is: its name (its pieces' prefix), the

@@ -89,11 +89,7 @@ fn needs_linking(jaxpr: &Jaxpr) -> bool {
 
 /// Whether `eqn` is a dynamic slice or update at a computed index.
 pub fn is_window(eqn: &crate::jaxpr::Eqn) -> bool {
-    match eqn.prim {
-        Primitive::DynamicSlice { .. } => crate::transform::computed(&eqn.inputs[1..]),
-        Primitive::DynamicUpdateSlice => crate::transform::computed(&eqn.inputs[2..]),
-        _ => false,
-    }
+    crate::transform::window_starts(&eqn.prim).is_some_and(|first| crate::transform::computed(&eqn.inputs[first..]))
 }
 
 /// Whether the linker can compile `jaxpr`, inside `depth` loops.

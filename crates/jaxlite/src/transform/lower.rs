@@ -30,9 +30,7 @@ pub fn needs_lowering(jaxpr: &Jaxpr) -> bool {
         | Primitive::Jit { .. }
         | Primitive::Clamp => true,
         Primitive::SelectN => int_selector(jaxpr, e),
-        Primitive::DynamicSlice { .. } => computed(&e.inputs[1..]),
-        Primitive::DynamicUpdateSlice => computed(&e.inputs[2..]),
-        _ => false,
+        ref prim => window_starts(prim).is_some_and(|first| computed(&e.inputs[first..])),
     })
 }
 
@@ -114,11 +112,11 @@ fn lower_with(jaxpr: &Jaxpr, windows: Windows) -> Result<Jaxpr> {
                 }
                 vec![picked]
             }
-            (Primitive::DynamicSlice { .. }, _) if windows == Windows::Addressed && int32_indices(&b, &ins[1..]) => {
-                b.bind(eqn.prim.clone(), &ins)?
-            }
-            (Primitive::DynamicUpdateSlice, _) if windows == Windows::Addressed && int32_indices(&b, &ins[2..]) => {
-                b.bind(eqn.prim.clone(), &ins)?
+            (prim, _)
+                if windows == Windows::Addressed
+                    && window_starts(prim).is_some_and(|first| int32_indices(&b, &ins[first..])) =>
+            {
+                b.bind(prim.clone(), &ins)?
             }
             (Primitive::DynamicSlice { slice_sizes }, _) if computed(&ins[1..]) => {
                 vec![as_int_if_bool(&mut b, &[&ins[0]], |b, x| dynamic_slice(b, &x[0], &ins[1..], slice_sizes, false))?]
@@ -189,6 +187,17 @@ fn scalar_loop_with<T: Clone>(w: &WhileLoop, operands: &[T], windows: Windows) -
 /// Whether `eqn` is a `select_n` whose selector is an int32 index.
 fn int_selector(jaxpr: &Jaxpr, eqn: &crate::jaxpr::Eqn) -> bool {
     jaxpr.atom_aval(&eqn.inputs[0]).dtype == DType::I32
+}
+
+/// Where a window's start indices begin among its operands: after the operand of a
+/// `dynamic_slice`, after the operand and the update of a `dynamic_update_slice`; `None` for
+/// any other primitive.
+pub fn window_starts(prim: &Primitive) -> Option<usize> {
+    match prim {
+        Primitive::DynamicSlice { .. } => Some(1),
+        Primitive::DynamicUpdateSlice => Some(2),
+        _ => None,
+    }
 }
 
 /// Whether any of a dynamic slice's start indices is a value rather than a literal.

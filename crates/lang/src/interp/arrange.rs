@@ -331,16 +331,7 @@ impl Interp<'_, '_> {
                     return err(format!("{name}: start indices must be integer scalars, got {}", repr(s)));
                 }
                 if index.aval().dtype == DType::I32 && matches!(index, Tensor::Traced(_)) {
-                    // As JAX's `_dynamic_slice_indices` stages it: `select_n(i < 0, i, i + n)`.
-                    let ctx = &mut *self.ctx;
-                    let int32 = |v: i64| Tensor::from(Array::new(vec![], jaxlite::Data::I32(vec![v as i32])));
-                    let negative =
-                        jnp::apply(ctx, Primitive::Compare(CompareOp::Lt), &[index.clone(), int32(0)]).await?;
-                    let to_int32 = Primitive::ConvertElementType { new_dtype: DType::I32, weak_type: false };
-                    let converted = jnp::apply1(ctx, to_int32, &index).await?;
-                    let wrapped =
-                        jnp::apply(ctx, Primitive::Binary(BinaryOp::Add), &[converted, int32(n as i64)]).await?;
-                    operands.push(jnp::apply(ctx, Primitive::SelectN, &[negative, index, wrapped]).await?);
+                    operands.push(super::jax::nonnegative_start(self.ctx, &index, n, true).await?);
                     continue;
                 }
                 let index = jnp::astype(self.ctx, &index, DType::I32).await?;

@@ -1639,26 +1639,19 @@ impl Interp<'_, '_> {
                 return Ok(None);
             }
             let ctx = &mut *self.ctx;
-            let int32 = |v: i64| Tensor::from(Array::new(vec![], jaxlite::Data::I32(vec![v as i32])));
-            let to_int32 = jaxlite::Primitive::ConvertElementType { new_dtype: DType::I32, weak_type: false };
             // Several start indices are promoted to one type first (every traced one converted).
+            let several = starts.len() > 1;
             let mut promoted = Vec::with_capacity(starts.len());
             for s in &starts {
                 promoted.push(match s {
-                    Start::Traced(t) if starts.len() > 1 => jnp::apply1(ctx, to_int32.clone(), t).await?,
+                    Start::Traced(t) if several => jnp::apply1(ctx, int32_conversion(), t).await?,
                     Start::Traced(t) => t.clone(),
-                    Start::Int(i) => int32(*i),
+                    Start::Int(i) => super::api::int32(*i as i32),
                 });
             }
             let mut operands = vec![x.clone()];
             for (s, &n) in promoted.iter().zip(&shape) {
-                let negative =
-                    jnp::apply(ctx, jaxlite::Primitive::Compare(CompareOp::Lt), &[s.clone(), int32(0)]).await?;
-                let converted =
-                    if starts.len() == 1 { jnp::apply1(ctx, to_int32.clone(), s).await? } else { s.clone() };
-                let wrapped =
-                    jnp::apply(ctx, jaxlite::Primitive::Binary(BinaryOp::Add), &[converted, int32(n as i64)]).await?;
-                operands.push(jnp::apply(ctx, jaxlite::Primitive::SelectN, &[negative, s.clone(), wrapped]).await?);
+                operands.push(nonnegative_start(ctx, s, n, !several).await?);
             }
             let window = jnp::apply(ctx, jaxlite::Primitive::DynamicSlice { slice_sizes: sizes }, &operands).await?;
             Ok(Some(jnp::apply1(ctx, jaxlite::Primitive::Squeeze { dimensions: squeezed }, &window).await?))
@@ -3137,6 +3130,26 @@ fn parse_float(s: &str) -> Option<f64> {
         "nan" | "+nan" | "-nan" => Some(f64::NAN),
         other => other.replace('_', "").parse().ok(),
     }
+}
+
+fn int32_conversion() -> jaxlite::Primitive {
+    jaxlite::Primitive::ConvertElementType { new_dtype: DType::I32, weak_type: false }
+}
+
+/// A window's start `s` along an axis of `n` made non-negative as JAX's
+/// `_dynamic_slice_indices` stages it: `select_n(s < 0, s, s + n)`, `s` converted to int32
+/// for the sum when `convert` (a lone start; several were converted when promoted).
+pub(super) async fn nonnegative_start(
+    ctx: &mut jaxlite::Context,
+    s: &Tensor,
+    n: usize,
+    convert: bool,
+) -> Result<Tensor, jaxlite::JaxError> {
+    let int32 = super::api::int32;
+    let negative = jnp::apply(ctx, jaxlite::Primitive::Compare(CompareOp::Lt), &[s.clone(), int32(0)]).await?;
+    let addend = if convert { jnp::apply1(ctx, int32_conversion(), s).await? } else { s.clone() };
+    let wrapped = jnp::apply(ctx, jaxlite::Primitive::Binary(BinaryOp::Add), &[addend, int32(n as i32)]).await?;
+    jnp::apply(ctx, jaxlite::Primitive::SelectN, &[negative, s.clone(), wrapped]).await
 }
 
 /// An int32 scalar (strongly typed, unlike a Python int's weak one).
