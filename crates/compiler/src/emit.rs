@@ -1600,12 +1600,12 @@ pub fn emit(fused: &FusedGraph, opts: &CompileOptions) -> Result<Program, Compil
     }
     let mut program = Program {
         name: g.name.clone(),
+        flops: isa::Flops::at_start(e.instrs.len(), e.flops),
         instrs: e.instrs,
         hbm_words: e.hbm_top.max(1),
         vmem_words: e.vmem_peak.max(1),
         inputs,
         outputs,
-        flops: e.flops,
     };
     // The program ends when its results are in HBM: wait for every store.
     // (Counted over the loops' trip counts: the compiler emits no data-dependent control.)

@@ -87,7 +87,7 @@ struct Linker<'a> {
     instrs: Vec<Instr>,
     hbm_top: u32,
     vmem_words: u32,
-    flops: u64,
+    flops: Vec<isa::Flops>,
     hlo: String,
     fused: String,
 }
@@ -99,7 +99,7 @@ pub fn link(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Result<crate::C
         instrs: Vec::new(),
         hbm_top: 0,
         vmem_words: 1,
-        flops: 0,
+        flops: Vec::new(),
         hlo: String::new(),
         fused: String::new(),
     };
@@ -399,6 +399,9 @@ impl Linker<'_> {
             };
             Addr { base: to.base, strides: a.strides.clone(), scalars: to.scalars }
         };
+        // Each piece's flops count when its instructions run: a loop body's once per trip.
+        let base = self.instrs.len() as u32;
+        self.flops.extend(q.flops.iter().map(|f| isa::Flops { instr: base + f.instr, ..*f }));
         for instr in &q.instrs {
             self.instrs.push(match instr {
                 Instr::DmaLoad { src, dst, sem } => Instr::DmaLoad {
@@ -415,7 +418,6 @@ impl Linker<'_> {
             });
         }
         self.vmem_words = self.vmem_words.max(q.vmem_words);
-        self.flops += q.flops;
         Ok(outputs)
     }
 

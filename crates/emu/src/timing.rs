@@ -370,7 +370,6 @@ pub fn simulate(program: &Program, loads: &[u32], cfg: &TpuConfig) -> Result<Tim
     let mut spans = Vec::new();
     let mut per_instr = vec![InstrTime::default(); program.instrs.len()];
     let mut c = Counters {
-        flops: program.flops,
         instructions: program.instrs.len() as u64,
         mxus_used: program.mxus_used() as u64,
         ..Counters::default()
@@ -378,7 +377,8 @@ pub fn simulate(program: &Program, loads: &[u32], cfg: &TpuConfig) -> Result<Tim
     let mut mxus: Vec<Mxu> = (0..cfg.mxus_per_core.max(program.mxus_used() as u32)).map(|_| Mxu::default()).collect();
     let skew = cfg.mxu_rows as u64 + cfg.mxu_cols as u64 - 2;
 
-    for next in program.replay(loads) {
+    let mut replay = program.replay(loads);
+    for next in replay.by_ref() {
         let (index, op) = next?;
         c.operations += 1;
         per_instr[index].executions += 1;
@@ -523,6 +523,7 @@ pub fn simulate(program: &Program, loads: &[u32], cfg: &TpuConfig) -> Result<Tim
         spans.push(Span { instr: index, unit, track, start, end, done });
         issue += 1;
     }
+    c.flops = replay.flops();
     c.cycles = spans.iter().map(|s| s.done).max().unwrap_or(0).max(issue);
     c.seconds = c.cycles as f64 / cfg.clock_hz;
     let cells = cfg.mxu_rows as u64 * cfg.mxu_cols as u64;

@@ -411,7 +411,7 @@ impl GpuBackend {
             vmem_words: 6,
             inputs: vec![buffer("a", 0), buffer("b", 2)],
             outputs: vec![buffer("sums", 4)],
-            flops: 0,
+            flops: vec![],
         };
         let inputs = [a, b];
         let want = emu::CpuBackend.run_sync(&program, &inputs).map_err(|e| e.to_string())?;

@@ -687,7 +687,7 @@ mod tests {
             vmem_words: 200,
             inputs: vec![],
             outputs: vec![],
-            flops: 0,
+            flops: vec![],
         };
         let weights_to = |mxu| Instr::MxuWeights { src: weights, part: Part::Hi, mxu };
         let rewrite = Instr::Vector { op: VectorOp::Neg, dst: src, a: Operand::Vmem(0), b: Operand::Imm(0.0) };
@@ -743,7 +743,7 @@ mod tests {
             vmem_words: d + m * n,
             inputs: vec![],
             outputs: vec![],
-            flops: 0,
+            flops: vec![],
         }
     }
 

@@ -1,8 +1,8 @@
 //! The binary encoding of a program (`.tbin`), little-endian throughout:
 //!
 //! ```text
-//! magic "TPUP", version u8 = 3
-//! name: str; hbm_words u32; vmem_words u32; flops u64
+//! magic "TPUP", version u8 = 4
+//! name: str; hbm_words u32; vmem_words u32; flops: u32 count × (instr u32, count u64)
 //! inputs: u32 count × buffer; outputs: u32 count × buffer
 //!   buffer = name: str, addr u32, rank u8, dims u64 × rank, elem u8 (0 = f32)
 //! instructions: u32 count × (opcode u8, fields)
@@ -24,13 +24,13 @@
 //! offset is where the offending field starts.
 
 use crate::{
-    Addr, Block, Buffer, ElemType, Instr, Operand, Part, Program, ReduceOp, ScalarOp, ScalarOperand, VectorOp,
+    Addr, Block, Buffer, ElemType, Flops, Instr, Operand, Part, Program, ReduceOp, ScalarOp, ScalarOperand, VectorOp,
     MAX_MXUS, SCALAR_REGS,
 };
 use std::fmt;
 
 const MAGIC: &[u8; 4] = b"TPUP";
-const VERSION: u8 = 3;
+const VERSION: u8 = 4;
 /// An address term's index byte: a loop depth below this, a scalar register from it on.
 const REGISTER_TERM: u8 = 16;
 
@@ -145,7 +145,11 @@ pub fn encode(p: &Program) -> Vec<u8> {
     w.str(&p.name);
     w.u32(p.hbm_words);
     w.u32(p.vmem_words);
-    w.u64(p.flops);
+    w.u32(p.flops.len() as u32);
+    for f in &p.flops {
+        w.u32(f.instr);
+        w.u64(f.count);
+    }
     for list in [&p.inputs, &p.outputs] {
         w.u32(list.len() as u32);
         list.iter().for_each(|b| w.buffer(b));
@@ -436,7 +440,12 @@ pub fn decode(bytes: &[u8]) -> Result<Program, DecodeError> {
         return r.err(format!("version {version} is not supported (this build reads version {VERSION})"));
     }
     let name = r.str()?;
-    let (hbm_words, vmem_words, flops) = (r.u32()?, r.u32()?, r.u64()?);
+    let (hbm_words, vmem_words) = (r.u32()?, r.u32()?);
+    let n = r.count(12)?;
+    let mut flops = Vec::with_capacity(n);
+    for _ in 0..n {
+        flops.push(Flops { instr: r.u32()?, count: r.u64()? });
+    }
     let mut lists = [Vec::new(), Vec::new()];
     for list in &mut lists {
         // The smallest buffer: a 1-byte name (4 + 1), its address (4), rank 0 (1), its element

@@ -803,8 +803,29 @@ pub struct Program {
     /// Where the results are after the run, in result order.
     pub outputs: Vec<Buffer>,
     /// Useful floating-point operations of the source program (2·M·K·N per matmul, one per
-    /// element per elementwise op), independent of padding and precision passes.
-    pub flops: u64,
+    /// element per elementwise op), independent of padding and precision passes: each count
+    /// is done whenever control reaches its instruction, so a loop body's counts once per trip
+    /// and an untaken branch's not at all ([`Ops::flops`]).
+    pub flops: Vec<Flops>,
+}
+
+/// Flops a program does each time control reaches instruction `instr`: a compiled piece's, at
+/// its first instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Flops {
+    pub instr: u32,
+    pub count: u64,
+}
+
+impl Flops {
+    /// `count` flops at the first of `instrs` instructions, none where there are no
+    /// instructions to do them (or nothing to count).
+    pub fn at_start(instrs: usize, count: u64) -> Vec<Flops> {
+        if instrs == 0 || count == 0 {
+            return vec![];
+        }
+        vec![Flops { instr: 0, count }]
+    }
 }
 
 impl Program {

@@ -41,6 +41,9 @@ pub struct Ops<'a> {
     trips: u64,
     max_trips: u64,
     failed: bool,
+    /// How many times control reached each instruction (a `loop` once per entry, its body
+    /// once per iteration), for counts the program attaches to instructions (`Program::flops`).
+    visits: Vec<u64>,
 }
 
 fn at(index: usize, message: impl Into<String>) -> IsaError {
@@ -87,7 +90,14 @@ impl<'a> Ops<'a> {
             trips: 0,
             max_trips: u64::MAX,
             failed: false,
+            visits: vec![0; instrs.len()],
         }
+    }
+
+    /// The useful flops of the run so far: each of the program's counts once per visit of
+    /// its instruction (a loop body's on every trip, an untaken branch's never).
+    pub fn flops(&self) -> u64 {
+        self.program.flops.iter().map(|f| f.count * self.visits.get(f.instr as usize).copied().unwrap_or(0)).sum()
     }
 
     /// Stops the run with an error after `operations` operations instead of [`MAX_OPERATIONS`].
@@ -251,6 +261,7 @@ impl<'a> Ops<'a> {
             let Some(instr) = self.program.instrs.get(pc) else {
                 return Ok(None);
             };
+            self.visits[pc] += 1;
             match instr {
                 Instr::Loop { count } => {
                     if *count == 0 {
@@ -381,6 +392,13 @@ impl Iterator for Ops<'_> {
 pub struct Replay<'a> {
     pub(crate) ops: Ops<'a>,
     pub(crate) loads: std::slice::Iter<'a, u32>,
+}
+
+impl Replay<'_> {
+    /// The useful flops of the replay so far (see [`Ops::flops`]).
+    pub fn flops(&self) -> u64 {
+        self.ops.flops()
+    }
 }
 
 impl Iterator for Replay<'_> {

@@ -16,7 +16,7 @@
 //! A leading `N:` and anything after `;` are ignored.
 
 use crate::{
-    Addr, Block, Buffer, ElemType, Instr, Operand, Part, Program, ReduceOp, ScalarOp, ScalarOperand, VectorOp,
+    Addr, Block, Buffer, ElemType, Flops, Instr, Operand, Part, Program, ReduceOp, ScalarOp, ScalarOperand, VectorOp,
     MAX_MXUS, SCALAR_REGS,
 };
 use std::fmt::{self, Write};
@@ -126,9 +126,29 @@ fn buffer_line(kind: &str, b: &Buffer) -> String {
     format!("{kind} {} f32[{}] hbm[{}]", b.name, dims.join(","), b.addr)
 }
 
+/// A program's flops: `COUNT@INSTR` for each count, comma-separated, a bare `COUNT` for one at
+/// instruction 0 (a program with no loops has one, at its start), `0` for none.
+fn flops_text(flops: &[Flops]) -> String {
+    if flops.is_empty() {
+        return "0".into();
+    }
+    let terms: Vec<String> = flops
+        .iter()
+        .map(|f| if f.instr == 0 { f.count.to_string() } else { format!("{}@{}", f.count, f.instr) })
+        .collect();
+    terms.join(",")
+}
+
 impl fmt::Display for Program {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "program {} hbm={} vmem={} flops={}", self.name, self.hbm_words, self.vmem_words, self.flops)?;
+        writeln!(
+            f,
+            "program {} hbm={} vmem={} flops={}",
+            self.name,
+            self.hbm_words,
+            self.vmem_words,
+            flops_text(&self.flops)
+        )?;
         for b in &self.inputs {
             writeln!(f, "{}", buffer_line("input", b))?;
         }
@@ -240,6 +260,21 @@ impl<'a> Cursor<'a> {
     fn u64(&mut self) -> R<u64> {
         let d = self.digits()?;
         d.parse().map_err(|_| format!("{d} does not fit 64 bits"))
+    }
+
+    /// What [`flops_text`] writes; counts of 0 are dropped.
+    fn flops(&mut self) -> R<Vec<Flops>> {
+        let mut flops = Vec::new();
+        loop {
+            let count = self.u64()?;
+            let instr = if self.eat("@") { self.u32()? } else { 0 };
+            if count > 0 {
+                flops.push(Flops { instr, count });
+            }
+            if !self.eat(",") {
+                return Ok(flops);
+            }
+        }
     }
 
     fn key(&mut self, name: &str) -> R<u32> {
@@ -527,7 +562,7 @@ pub fn parse(text: &str) -> Result<Program, ParseError> {
             let hbm_words = c.key("hbm").map_err(&err)?;
             let vmem_words = c.key("vmem").map_err(&err)?;
             c.expect("flops").and_then(|_| c.expect("=")).map_err(&err)?;
-            let flops = c.u64().map_err(&err)?;
+            let flops = c.flops().map_err(&err)?;
             c.end().map_err(&err)?;
             program =
                 Some(Program { name, instrs: vec![], hbm_words, vmem_words, inputs: vec![], outputs: vec![], flops });

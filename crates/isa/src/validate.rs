@@ -222,6 +222,15 @@ pub fn validate(program: &Program) -> Result<(), IsaError> {
     if !open.is_empty() {
         return Err(IsaError { index: None, message: format!("{} block(s) not closed by end", open.len()) });
     }
+    if let Some(f) = program.flops.iter().find(|f| f.instr as usize >= program.instrs.len()) {
+        let message = format!(
+            "{} flops are counted at instruction {}, but the program has {} instructions",
+            f.count,
+            f.instr,
+            program.instrs.len()
+        );
+        return Err(IsaError { index: None, message });
+    }
     check_waits(program)
 }
 

@@ -3,8 +3,8 @@
 
 use expect_test::expect;
 use isa::{
-    binary, text, validate, Addr, Block, Buffer, ElemType, Instr, Operand, Part, Program, ScalarOp, ScalarOperand,
-    VectorOp,
+    binary, text, validate, Addr, Block, Buffer, ElemType, Flops, Instr, Operand, Part, Program, ScalarOp,
+    ScalarOperand, VectorOp,
 };
 use proptest::prelude::*;
 
@@ -75,7 +75,7 @@ fn program() -> impl Strategy<Value = Program> {
     (
         (body(0), any::<u32>(), body(1), any::<u32>(), body(2)),
         (0..3u8, 0..isa::SCALAR_REGS, body(2), body(2)),
-        any::<u64>(),
+        proptest::collection::vec((any::<u32>(), 1..u64::MAX), 0..3),
         "[a-z_][a-z0-9_]{0,8}",
         proptest::collection::vec(0usize..1000, 0..4),
     )
@@ -95,6 +95,7 @@ fn program() -> impl Strategy<Value = Program> {
             instrs.push(Instr::End);
             instrs.push(Instr::End);
             let buffer = |n: &str, a| Buffer { name: n.into(), addr: a, shape: shape.clone(), elem: ElemType::F32 };
+            let flops = flops.into_iter().map(|(i, count)| Flops { instr: i % instrs.len() as u32, count }).collect();
             Program {
                 name,
                 instrs,
@@ -226,10 +227,15 @@ fn assembly_errors_name_the_line() {
     expect!["line 2: unknown instruction 'mxu.fly'"].assert_eq(&e.to_string());
     let e = text::parse("program p hbm=1 vmem=1 flops=0\nmxu.weights vmem[0] 1x1/1 part=hi mxu=8\n").unwrap_err();
     expect!["line 2: MXU 8 is not below 8"].assert_eq(&e.to_string());
-    let e = binary::decode(b"TPUP\x03\x01\x00\x00\x00").unwrap_err();
+    let e = text::parse("program p hbm=1 vmem=1 flops=3@x\n").unwrap_err();
+    expect!["line 1: expected a number at 'x'"].assert_eq(&e.to_string());
+    let p = text::parse("program p hbm=1 vmem=1 flops=3@1\nwait sem=0 count=0\n").unwrap();
+    expect!["3 flops are counted at instruction 1, but the program has 1 instructions"]
+        .assert_eq(&validate(&p).unwrap_err().to_string());
+    let e = binary::decode(b"TPUP\x04\x01\x00\x00\x00").unwrap_err();
     expect!["byte 5: count 1 is larger than the rest of the input allows"].assert_eq(&e.to_string());
     let e = binary::decode(b"TPUP\x01").unwrap_err();
-    expect!["byte 4: version 1 is not supported (this build reads version 3)"].assert_eq(&e.to_string());
+    expect!["byte 4: version 1 is not supported (this build reads version 4)"].assert_eq(&e.to_string());
 }
 
 /// The compiler names a lambda's program `<lambda>`: its listing assembles, and its binary
@@ -289,6 +295,29 @@ fn countdown(x: f32, limit: u64) -> Result<Vec<String>, isa::IsaError> {
         lines.push(format!("{i}: {op}"));
     }
     Ok(lines)
+}
+
+/// Flops count each time control reaches their instruction: a `while` body's per trip, a
+/// `loop` instruction once per entry and its body per iteration, an untaken half never.
+#[test]
+fn flops_count_per_visit_of_their_instruction() {
+    let source = COUNTDOWN.replace("flops=0", "flops=1,10@2,100@9,1000@11,10000@12");
+    let p = text::parse(&source).unwrap();
+    validate(&p).unwrap();
+    assert_eq!(text::parse(&p.to_string()).unwrap(), p);
+    let flops = |x: f32| {
+        let mut ops = p.ops();
+        while let Some(next) = ops.next() {
+            if let (_, Instr::ScalarLoad { .. }) = next.unwrap() {
+                ops.load(x.to_bits());
+            }
+        }
+        ops.flops()
+    };
+    // Three trips leave s1 = 6: the `else` half, its loop twice.
+    assert_eq!(flops(3.0), 1 + 3 * 10 + 1000 + 2 * 10000);
+    // One trip leaves s1 = 2: the `if` half.
+    assert_eq!(flops(1.0), 1 + 10 + 100);
 }
 
 #[test]

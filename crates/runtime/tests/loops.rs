@@ -98,6 +98,9 @@ fn a_scan_is_compiled_once_whatever_its_length() {
     let test = short.program.instrs.iter().position(|i| matches!(i, isa::Instr::While { .. })).expect("a while");
     assert_eq!(short.per_instr[test].executions, 101);
     assert_eq!(long.per_instr[test].executions, 20_001);
+    // The body's flops count on every trip (a sin, an add and a multiply at least).
+    let more = long.counters.flops - short.counters.flops;
+    assert!(more % 19_900 == 0 && more / 19_900 >= 3, "{} then {} flops", short.counters.flops, long.counters.flops);
 }
 
 #[test]
@@ -149,6 +152,10 @@ fn a_cond_runs_and_counts_only_the_branch_taken() {
             .filter(|(t, i)| t.executions == 0 && !matches!(i, isa::Instr::Else | isa::Instr::End));
         assert!(skipped.count() > 0, "the other branch's instructions do not run");
         picked.push((cycles(&report, "pick"), cycles(&report, "dear"), cycles(&report, "cheap")));
+        // So do the flops: the taken branch's (and the predicate's), never the other's.
+        let flops = |name: &str| report.programs.iter().find(|p| p.name == name).unwrap().counters.flops;
+        let (taken, other) = if pred { (flops("dear"), flops("cheap")) } else { (flops("cheap"), flops("dear")) };
+        assert!(flops("pick") >= taken && flops("pick") < taken + other, "{} for {taken}", flops("pick"));
     }
     // The branch taken costs what the function costs on its own, and a little for the cond's
     // index and copies; the other adds nothing.

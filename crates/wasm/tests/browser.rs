@@ -82,7 +82,7 @@ async fn hbm_split_over_bindings_on_webgpu() {
         vmem_words: 100,
         inputs: vec![buffer("x", 40, 100)],
         outputs: vec![buffer("y", 150, 100)],
-        flops: 0,
+        flops: vec![],
     };
     let inputs = [(0..100u32).map(|i| i.wrapping_mul(2_654_435_761)).collect::<Vec<u32>>()];
     let want = emu::CpuBackend.run_sync(&program, &inputs).expect("the CPU runs it");
@@ -120,7 +120,7 @@ async fn vector_ops_and_matmuls_on_edge_values_on_webgpu() {
         vmem_words: 3 * n,
         inputs: vec![buffer("a", 0, n as usize), buffer("b", n, n as usize)],
         outputs: vec![buffer("out", 2 * n, n as usize)],
-        flops: 0,
+        flops: vec![],
     };
     let inputs = [a, b];
     let mut differ = Vec::new();

@@ -84,7 +84,7 @@ pub fn program(
         vmem_words,
         inputs,
         outputs,
-        flops: 0,
+        flops: vec![],
     }
 }
 
