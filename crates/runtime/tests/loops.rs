@@ -58,6 +58,8 @@ fn an_endless_loop_stops_at_the_step_budget() {
     let error = run(source, BackendChoice::Cpu, limits).unwrap_err();
     assert!(error.contains("the program's loops ran 500 trips and this one's condition still held"), "{error}");
     assert!(error.contains("line: 3"), "the error names the call's line: {error}");
+    // What JAX raises when a device fails a program.
+    assert!(error.contains("JaxRuntimeError"), "{error}");
 }
 
 #[test]

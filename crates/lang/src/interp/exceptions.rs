@@ -132,7 +132,8 @@ impl RtError {
 impl From<JaxError> for RtError {
     /// jaxlite's errors carry only their message: what it cannot do yet (the playground's
     /// limits) is a `NotImplementedError`, an array past the emulator's memory a
-    /// `MemoryError`, an index or axis out of range an `IndexError`, anything else (shapes,
+    /// `MemoryError`, an index or axis out of range an `IndexError`, a program the machine
+    /// could not finish a `JaxRuntimeError`, anything else (shapes,
     /// dtypes) a `TypeError`, as JAX's shape errors are.
     fn from(e: JaxError) -> RtError {
         use jaxlite::callback;
@@ -141,6 +142,10 @@ impl From<JaxError> for RtError {
             || e.0 == callback::PURE_VMAP_NONE
         {
             Builtin::NotImplementedError
+        } else if e.0.contains("failed on the emulated TPU") || e.0.contains("failed on the GPU") {
+            // A run the machine could not finish (a loop past the step budget, an address
+            // computed out of range) is what JAX raises when its device fails a program.
+            Builtin::JaxRuntimeError
         } else if e.0.contains("too large for the playground") || e.0.contains("of HBM") {
             Builtin::MemoryError
         } else if e.0.contains("is out of bounds for") {
