@@ -200,6 +200,26 @@ test('a loop and a branch run on the machine: one program whatever the trip coun
     assert.equal(await page.locator(row('f/scan1/body')).count(), 0, 'no part runs on its own');
     const cycles = Number(await page.getAttribute(`${row('f')} td[data-counter="cycles"]`, 'data-value'));
     assert.ok(cycles > 0, `${cycles} cycles`);
+
+    // The listing's while line counts the scan's 12 trips and what one costs.
+    await page.selectOption($('program-select'), 'f');
+    await page.click($('stage-asm'));
+    const loop = page.locator(`${$('listing')} [data-index]`, { hasText: /while/ }).first();
+    const note = await loop.locator('.trips').textContent();
+    const perTrip = Number(note.match(/^12 trips × ([\d,]+) cycles$/)?.[1].replace(/,/g, ''));
+    assert.ok(perTrip > 0 && 12 * perTrip < cycles, `the while line says: ${note}`);
+    // The timeline marks each trip; hovering a mark on the cycle axis names its trip.
+    assert.equal(await page.getAttribute($('timeline'), 'data-trips'), '12');
+    const canvas = await page.locator(`${$('timeline')} canvas`);
+    await canvas.scrollIntoViewIfNeeded();
+    const box = await canvas.boundingBox();
+    let tip = null;
+    for (let px = 1; px < box.width && !tip; px += 1) {
+      await page.mouse.move(box.x + px, box.y + 20);
+      const text = await page.$eval(`${$('timeline')} .timeline-tip`, (el) => (el.hidden ? null : el.textContent));
+      if (text?.startsWith('trip ')) tip = text;
+    }
+    assert.match(tip ?? '', /^trip 1 of the loop at \d+: while\s+s\d+\ncycles [\d,]+–[\d,]+ \([\d,]+ cycles/, `${tip}`);
   } finally {
     await p.close();
   }

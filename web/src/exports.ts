@@ -5,8 +5,9 @@ import { mnemonic } from './listing';
 import type { RunOk } from './protocol';
 
 /**
- * A process per program, a thread per track, one complete event ("X") per span, with times in
- * microseconds of emulated time (cycles / clock_hz × 1e6). Null without the machine's clock.
+ * A process per program, a thread per track, one complete event ("X") per span, and one per loop
+ * trip on a `loop trips` thread, with times in microseconds of emulated time (cycles / clock_hz ×
+ * 1e6). Null without the machine's clock.
  */
 export function traceJson(result: RunOk): string | null {
   const clock = result.machine_info?.clock_hz;
@@ -36,6 +37,28 @@ export function traceJson(result: RunOk): string | null {
         dur: us(end - start),
         args: { instruction: instr, text: line?.text ?? '', start_cycle: start, end_cycle: end },
       });
+    }
+    // Loop trips on a thread of their own, as `tpu run --trace` writes them.
+    const trips = timeline.trips ?? [];
+    if (trips.length > 0) {
+      const tid = timeline.tracks.length;
+      events.push({ ph: 'M', name: 'thread_name', pid, tid, args: { name: 'loop trips' } });
+      events.push({ ph: 'M', name: 'thread_sort_index', pid, tid, args: { sort_index: tid } });
+      const counted = new Map<number, number>();
+      for (const [instr, start, end] of trips) {
+        const trip = counted.get(instr) ?? 0;
+        counted.set(instr, trip + 1);
+        events.push({
+          ph: 'X',
+          name: `trip of the while at ${instr}`,
+          cat: 'loop',
+          pid,
+          tid,
+          ts: us(start),
+          dur: us(end - start),
+          args: { instruction: instr, trip, start_cycle: start, end_cycle: end },
+        });
+      }
     }
   }
   return JSON.stringify({ traceEvents: events, displayTimeUnit: 'ns', otherData: { machine: result.machine } });

@@ -1,5 +1,6 @@
 // The assembly listing with each instruction's time: executions, busy cycles and wait cycles in
-// aligned columns beside the instruction, indented by loop depth. Programs can have tens of
+// aligned columns beside the instruction, indented by its depth in loops and branches; a
+// `while` line also says how many trips its loop took and what one cost. Programs can have tens of
 // thousands of instructions, so only the lines in view exist in the DOM (fixed-height rows).
 // Text only (textContent), never markup.
 import type { ListingLine, ProgramReport } from './protocol';
@@ -13,6 +14,14 @@ const OVERSCAN = 20;
 const GAP = 2;
 const INDENT = 2;
 const COLUMNS = ['#', 'executions', 'busy cycles', 'wait cycles'] as const;
+
+/** What a `while` line adds after its instruction: `12 trips × 6,058 cycles`. */
+export function tripsNote(line: ListingLine): string {
+  if (line.trips === undefined) return '';
+  if (line.trips === 0) return 'no trips';
+  const trips = `${NUMBER.format(line.trips)} ${line.trips === 1 ? 'trip' : 'trips'}`;
+  return `${trips} × ${NUMBER.format(line.cycles_per_trip ?? 0)} cycles`;
+}
 
 /** An instruction's mnemonic: the first word of its listing text (`mxu.matmul`). */
 export function mnemonic(text: string): string {
@@ -76,7 +85,8 @@ export class ListingView {
       widths[1] = Math.max(widths[1], NUMBER.format(line.executions).length);
       widths[2] = Math.max(widths[2], NUMBER.format(line.busy_cycles).length);
       widths[3] = Math.max(widths[3], NUMBER.format(line.wait_cycles).length);
-      text = Math.max(text, line.depth * INDENT + line.text.length);
+      const note = tripsNote(line);
+      text = Math.max(text, line.depth * INDENT + line.text.length + (note ? GAP + note.length : 0));
     }
     text = Math.max(text, 'instruction'.length);
     this.element.style.setProperty('--listing-columns', `${widths.map((w) => `${w}ch`).join(' ')} ${text}ch`);
@@ -149,6 +159,13 @@ export class ListingView {
       row.dataset.index = String(i);
       row.dataset.unit = line.unit;
       row.style.top = `${i * LINE_HEIGHT}px`;
+      const note = tripsNote(line);
+      if (note) {
+        const trips = document.createElement('span');
+        trips.className = 'trips';
+        trips.textContent = note;
+        row.children[4].append(trips);
+      }
       if (line.wait_cycles === 0) row.children[3].classList.add('zero');
       if (line.busy_cycles === 0) row.children[2].classList.add('zero');
       if (i === this.highlighted) {

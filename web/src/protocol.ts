@@ -53,12 +53,15 @@ export type Unit = 'scalar' | 'dma' | 'mxu' | 'vector' | 'xlu';
 export interface ListingLine {
   /** As the assembly prints it, without its index. */
   text: string;
-  /** Loop nesting depth. */
+  /** Nesting depth in loops and branches. */
   depth: number;
   unit: Unit;
   executions: number;
   busy_cycles: number;
   wait_cycles: number;
+  /** A `while`'s trips in the call and their mean cycles, test to test. */
+  trips?: number;
+  cycles_per_trip?: number;
 }
 
 /** When each operation of one call ran. */
@@ -69,6 +72,8 @@ export interface Timeline {
   spans: [number, number, number, number][];
   /** True when the program ran more operations than `spans` holds. */
   truncated: boolean;
+  /** `[while instruction, start cycle, end cycle]` of each loop trip, by start, at most 20000. */
+  trips?: [number, number, number][];
 }
 
 export interface ProgramReport {

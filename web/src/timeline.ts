@@ -3,6 +3,8 @@
 // unit. Drawn on a <canvas>: up to 20,000 spans redraw in well under a frame, and spans narrower
 // than a pixel merge into one rectangle. The wheel (or −/+) zooms around the pointer, dragging
 // pans; hovering a span names its instruction, clicking it shows that line of the listing.
+// Each trip of a `while` loop is marked where its test began it: a tick on the cycle axis
+// (hovering it names the trip) and a faint line down through the tracks.
 import { formatValue } from './counters';
 import { mnemonic } from './listing';
 import type { ListingLine, MachineInfo, ProgramReport, Unit } from './protocol';
@@ -42,6 +44,9 @@ export const UNIT_LABELS: Record<Unit, string> = {
 
 export class TimelineView {
   private spans: [number, number, number, number][] = [];
+  /** Loop trips, `[while instruction, start, end]` by start, and each one's number in its loop. */
+  private trips: [number, number, number][] = [];
+  private tripNumbers: number[] = [];
   private listing: ListingLine[] = [];
   private tracks: string[] = [];
   private groups: Group[][] = [];
@@ -87,6 +92,7 @@ export class TimelineView {
       ['mxu weights', 'MXU: weight shift'],
       ['vector', 'vector'],
       ['xlu', 'XLU'],
+      ['trip', 'loop trip'],
     ];
     for (const [unit, label] of entries) {
       const item = element('li', '');
@@ -120,6 +126,13 @@ export class TimelineView {
     const timeline = program?.timeline;
     this.spans = timeline?.spans ?? [];
     this.listing = program?.listing ?? [];
+    this.trips = [...(timeline?.trips ?? [])].sort((a, b) => a[1] - b[1]);
+    const counted = new Map<number, number>();
+    this.tripNumbers = this.trips.map(([instr]) => {
+      const n = (counted.get(instr) ?? 0) + 1;
+      counted.set(instr, n);
+      return n;
+    });
     this.tracks = timeline?.tracks ?? [];
     this.clockHz = machine?.clock_hz ?? 0;
     this.highlighted = -1;
@@ -253,7 +266,37 @@ export class TimelineView {
         return;
       }
     }
+    if (e.offsetY < AXIS && this.tripAt(e.offsetX) >= 0) {
+      this.hover(-1, 0, 0);
+      this.hoverTrip(this.tripAt(e.offsetX), e.offsetX, e.offsetY);
+      return;
+    }
     this.hover(this.spanAt(e.offsetX, e.offsetY), e.offsetX, e.offsetY);
+  }
+
+  /** The loop trip whose mark is within a few pixels of `x`, or -1. */
+  private tripAt(x: number): number {
+    const perPixel = this.cyclesPerPixel();
+    const cycle = this.view0 + x * perPixel;
+    let best = -1;
+    for (const [i, [, start]] of this.trips.entries()) {
+      if (Math.abs(start - cycle) > 4 * perPixel) continue;
+      if (best < 0 || Math.abs(start - cycle) < Math.abs(this.trips[best][1] - cycle)) best = i;
+    }
+    return best;
+  }
+
+  private hoverTrip(trip: number, x: number, y: number): void {
+    const [instr, start, end] = this.trips[trip];
+    const time = this.clockHz > 0 ? `, ${formatValue('seconds', (end - start) / this.clockHz)}` : '';
+    this.tip.textContent =
+      `trip ${NUMBER.format(this.tripNumbers[trip])} of the loop at ${instr}: ${this.listing[instr]?.text ?? 'while'}\n` +
+      `cycles ${NUMBER.format(start)}–${NUMBER.format(end)} (${NUMBER.format(end - start)} cycles${time})`;
+    this.tip.hidden = false;
+    this.onHover(instr);
+    const left = x + 14 + this.tip.offsetWidth > this.plot.clientWidth ? Math.max(0, x - 14 - this.tip.offsetWidth) : x + 14;
+    this.tip.style.left = `${left}px`;
+    this.tip.style.top = `${y + 14}px`;
   }
 
   private pointerUp(e: PointerEvent): void {
@@ -385,6 +428,34 @@ export class TimelineView {
     }
     ctx.fillStyle = color('--border');
     ctx.fillRect(0, AXIS - 1, width, 1);
+
+    // Loop trips: a tick on the axis and a dashed line through the tracks where each began,
+    // an outermost loop's taller and darker than a nested one's (marks closer than 3 pixels
+    // to the last one drawn are left out).
+    ctx.fillStyle = color('--timeline-trip');
+    ctx.strokeStyle = color('--timeline-trip');
+    ctx.lineWidth = 1;
+    ctx.setLineDash([3, 3]);
+    let marked = 0;
+    let lastMark = -Infinity;
+    for (const [instr, start] of this.trips) {
+      if (start < this.view0 || start > this.view1) continue;
+      const x = Math.round((start - this.view0) * k) + 0.5;
+      if (x - lastMark < 3) continue;
+      lastMark = x;
+      marked++;
+      const outermost = (this.listing[instr]?.depth ?? 0) === 0;
+      ctx.globalAlpha = 1;
+      ctx.fillRect(x - 1, AXIS - (outermost ? 10 : 6), 2, outermost ? 10 : 6);
+      ctx.globalAlpha = outermost ? 0.6 : 0.3;
+      ctx.beginPath();
+      ctx.moveTo(x, AXIS);
+      ctx.lineTo(x, height);
+      ctx.stroke();
+    }
+    ctx.setLineDash([]);
+    ctx.globalAlpha = 1;
+    this.root.dataset.trips = String(marked);
 
     // The spans, one colour per group; neighbours closer than half a pixel become one rectangle.
     let drawn = 0;

@@ -5,7 +5,7 @@
 
 mod report;
 
-pub use report::{ProgramReport, RunFailure, RunReport};
+pub use report::{trips, ProgramReport, RunFailure, RunReport, Trip};
 
 use emu::{Backend, CpuBackend, TpuConfig};
 use jaxlite::{Array, Context, Executor, JaxError, LocalFuture, Precision, ProgramCall};

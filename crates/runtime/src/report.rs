@@ -145,29 +145,78 @@ pub fn track_of(span: &emu::Span, mxus: u32) -> usize {
     }
 }
 
+/// One trip of a `while` loop in a call: its `while` instruction, the cycle its test began
+/// the trip, and the cycle the next test began (the trip's end).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Trip {
+    pub instr: usize,
+    pub start: u64,
+    pub end: u64,
+}
+
+/// Every trip of every `while` loop of one call, in the order they end, from its spans (one per
+/// operation, in run order): a test whose next operation is its loop's first instruction began
+/// a trip, and that loop's next test ends it (an inner loop's trips end within their outer
+/// loop's).
+pub fn trips(program: &isa::Program, spans: &[emu::Span]) -> Vec<Trip> {
+    let mut open: std::collections::HashMap<usize, u64> = std::collections::HashMap::new();
+    let mut trips = Vec::new();
+    for (k, s) in spans.iter().enumerate() {
+        if !matches!(program.instrs.get(s.instr), Some(isa::Instr::While { .. })) {
+            continue;
+        }
+        if let Some(start) = open.remove(&s.instr) {
+            trips.push(Trip { instr: s.instr, start, end: s.start });
+        }
+        if spans.get(k + 1).is_some_and(|next| next.instr == s.instr + 1) {
+            open.insert(s.instr, s.start);
+        }
+    }
+    trips
+}
+
 /// One line of the assembly listing with the time it took: what the page's listing shows.
 #[derive(Serialize)]
 struct ListingLine<'a> {
-    /// The instruction as the assembly prints it, and its loop nesting depth.
+    /// The instruction as the assembly prints it, and its nesting depth in loops and branches.
     text: String,
     depth: usize,
     unit: &'a str,
     #[serde(flatten)]
     time: &'a emu::InstrTime,
+    /// A `while`'s trips in the call, and their mean cycles (from the test that began a trip
+    /// to the test that ended it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trips: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cycles_per_trip: Option<u64>,
 }
 
 fn listing<'a>(p: &'a ProgramReport) -> Vec<ListingLine<'a>> {
-    let mut depth = 0;
+    let mut per_loop: std::collections::HashMap<usize, (u64, u64)> = std::collections::HashMap::new();
+    for t in trips(&p.program, &p.spans) {
+        let entry = per_loop.entry(t.instr).or_default();
+        *entry = (entry.0 + 1, entry.1 + (t.end - t.start));
+    }
+    let mut depth = 0usize;
     p.program
         .instrs
         .iter()
         .zip(p.per_instr.iter())
-        .map(|(instr, time)| {
-            if matches!(instr, isa::Instr::End) {
-                depth -= 1;
+        .enumerate()
+        .map(|(i, (instr, time))| {
+            // As the assembly indents: an `else` at its `if`'s depth.
+            if matches!(instr, isa::Instr::End | isa::Instr::Else) {
+                depth = depth.saturating_sub(1);
             }
-            let line = ListingLine { text: instr.to_string(), depth, unit: instr.unit().name(), time };
-            if matches!(instr, isa::Instr::Loop { .. }) {
+            let (trips, cycles_per_trip) = match (instr, per_loop.get(&i)) {
+                (isa::Instr::While { .. }, Some(&(n, cycles))) => (Some(n), Some(cycles / n)),
+                (isa::Instr::While { .. }, None) => (Some(0), None),
+                _ => (None, None),
+            };
+            let line =
+                ListingLine { text: instr.to_string(), depth, unit: instr.unit().name(), time, trips, cycles_per_trip };
+            if instr.opens_block() || matches!(instr, isa::Instr::Else) {
                 depth += 1;
             }
             line
@@ -182,6 +231,9 @@ struct Timeline {
     tracks: Vec<String>,
     spans: Vec<[u64; 4]>,
     truncated: bool,
+    /// `[while instruction, start cycle, end cycle]` of each loop trip (see [`trips`]), at
+    /// most `TIMELINE_SPANS` of them.
+    trips: Vec<[u64; 3]>,
 }
 
 fn timeline(p: &ProgramReport, mxus: u32) -> Timeline {
@@ -193,7 +245,11 @@ fn timeline(p: &ProgramReport, mxus: u32) -> Timeline {
         .map(|s| [s.instr as u64, track_of(s, mxus) as u64, s.start, s.end])
         .collect::<Vec<_>>();
     let truncated = p.spans.iter().filter(|s| s.end > s.start).count() > spans.len();
-    Timeline { tracks: track_names(mxus), spans, truncated }
+    let mut trips: Vec<[u64; 3]> =
+        trips(&p.program, &p.spans).iter().map(|t| [t.instr as u64, t.start, t.end]).collect();
+    trips.sort_by_key(|t| t[1]);
+    trips.truncate(TIMELINE_SPANS);
+    Timeline { tracks: track_names(mxus), spans, truncated, trips }
 }
 
 impl RunReport {
@@ -329,6 +385,24 @@ impl RunReport {
                     "ts": us(s.start), "dur": us(s.end - s.start),
                     "args": {"instruction": s.instr, "start_cycle": s.start, "end_cycle": s.end, "done_cycle": s.done}
                 }));
+            }
+            // Loop trips on a row of their own, an inner loop's nested in its outer one's.
+            let trips = trips(&p.program, &p.spans);
+            if !trips.is_empty() {
+                let tid = track_names(mxus).len();
+                events.push(serde_json::json!({
+                    "ph": "M", "name": "thread_name", "pid": pid, "tid": tid, "args": {"name": "loop trips"}
+                }));
+                let mut count: std::collections::HashMap<usize, u64> = std::collections::HashMap::new();
+                for t in &trips {
+                    let k = count.entry(t.instr).or_default();
+                    events.push(serde_json::json!({
+                        "ph": "X", "name": format!("trip of the while at {}", t.instr), "cat": "loop", "pid": pid,
+                        "tid": tid, "ts": us(t.start), "dur": us(t.end - t.start),
+                        "args": {"instruction": t.instr, "trip": *k, "start_cycle": t.start, "end_cycle": t.end}
+                    }));
+                    *k += 1;
+                }
             }
         }
         serde_json::json!({"traceEvents": events, "displayTimeUnit": "ns"}).to_string()

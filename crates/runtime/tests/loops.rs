@@ -215,6 +215,46 @@ fn loops_nest_on_the_machine() {
     assert_eq!(bigger.programs[0].program.instrs.len(), pairs.program.instrs.len());
 }
 
+#[test]
+fn the_listing_and_timeline_show_each_loops_trips() {
+    let report = run(&nested_script(7, 5), BackendChoice::Cpu, Limits::default()).unwrap();
+    let pairs = &report.programs[0];
+    let whiles: Vec<usize> = pairs
+        .program
+        .instrs
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| matches!(i, isa::Instr::While { .. }))
+        .map(|(k, _)| k)
+        .collect();
+    let (outer, inner) = (whiles[0], whiles[1]);
+    let trips = runtime::trips(&pairs.program, &pairs.spans);
+    let of = |w: usize| trips.iter().filter(|t| t.instr == w).copied().collect::<Vec<_>>();
+    let (outer_trips, inner_trips) = (of(outer), of(inner));
+    assert_eq!((outer_trips.len(), inner_trips.len()), (7, 35));
+    // An outer trip holds its 5 inner trips, one after another.
+    for (k, o) in outer_trips.iter().enumerate() {
+        let held: Vec<_> = inner_trips.iter().filter(|t| o.start < t.start && t.end < o.end).collect();
+        assert_eq!(held.len(), 5, "outer trip {k}");
+        assert!(held.windows(2).all(|w| w[0].end <= w[1].start));
+    }
+    // The listing's `while` lines say as much, with their mean cycles; the timeline has a mark
+    // per trip.
+    let json: serde_json::Value = serde_json::from_str(&report.to_json(true)).unwrap();
+    let program = &json["programs"][0];
+    let line = |k: usize| &program["listing"][k];
+    assert_eq!(line(outer)["trips"], 7);
+    assert_eq!(line(inner)["trips"], 35);
+    let mean = |t: &[runtime::Trip]| t.iter().map(|t| t.end - t.start).sum::<u64>() / t.len() as u64;
+    assert_eq!(line(outer)["cycles_per_trip"], mean(&outer_trips));
+    assert!(mean(&outer_trips) > 5 * mean(&inner_trips));
+    assert!(
+        line(outer + 1)["depth"].as_u64() < line(inner + 1)["depth"].as_u64(),
+        "a body is indented under its while"
+    );
+    assert_eq!(program["timeline"]["trips"].as_array().unwrap().len(), 42);
+}
+
 /// A jitted function reading row `i` of a `rows`×512 array and writing it back plus 1 with
 /// `dynamic_update_slice`, `i` an argument.
 fn row_script(rows: usize, i: i64) -> String {
