@@ -2745,6 +2745,30 @@ print(jax.vmap(lambda i: x[i])(jnp.array([3, 0, -2])))
 print(jax.make_jaxpr(jax.grad(lambda a, i: a[i].sum()))(v, 2))
 """)
 
+# x.at[i].set(v) and its kin with integers computed under jit: a scatter (scatter-add,
+# scatter-mul, scatter-min, scatter-max) with JAX's dimension numbers; each index made
+# non-negative, converted where weakly typed, the indices one int32 vector (a constant one
+# too); an index out of range drops the update; grad and vmap through it.
+program("traced_index_update_is_a_scatter", """
+x = jnp.arange(12.0).reshape(4, 3)
+x3 = jnp.zeros((4, 3, 5))
+print(jax.make_jaxpr(lambda a, i: a.at[i].set(jnp.ones(3)))(x, 1))
+print(jax.make_jaxpr(lambda a, i: a.at[:, i].set(1.0))(x3, 1))
+print(jax.make_jaxpr(lambda a, i: a.at[0, i].add(jnp.ones(5)))(x3, 1))
+print(jax.make_jaxpr(lambda a, i, j: a.at[i, :, j].multiply(2.0))(x3, 1, 2))
+print(jax.make_jaxpr(lambda a, i: a.at[i].min(jnp.ones((3, 5))))(x3, jnp.int32(1)))
+print(jax.make_jaxpr(lambda a, i: a.at[-1, i].max(7))(jnp.arange(12).reshape(4, 3), 1))
+f = jax.jit(lambda a, i, v: (a.at[i].set(v), a.at[i, 2].add(10.0), a.at[:, i].multiply(-2.0)))
+for i in (0, 2, -1, -4, 3, 4, -5, 100):
+    print(i, f(x, i, jnp.array([7.0, 8.0, 9.0])))
+print(jax.jit(lambda a, i: (a.at[i].max(5.0), a.at[i].min(5.0)))(x, 1))
+print(jax.jit(lambda a, i: a.at[i, 1].add(5))(jnp.arange(12).reshape(4, 3), 2))
+print(jax.grad(lambda a, i: (a.at[i].multiply(3.0) ** 2).sum())(x, 2))
+print(jax.grad(lambda v, i: (x.at[i].set(v * v) * x).sum())(jnp.array([1.0, 2.0, 3.0]), 1))
+print(jax.vmap(lambda a, i: a.at[i].set(-1.0))(jnp.stack([x, x + 1]), jnp.array([0, 3])))
+print(jax.vmap(lambda i, v: x.at[i].add(v), in_axes=(0, None))(jnp.array([1, -1, 9]), 100.0))
+""")
+
 # Convolutions with one spatial dimension ((N, C, W) operands: "Thinking in JAX"'s 1-D
 # convolution, a sequence model's NWC/WIO layers): strides, SAME/VALID/explicit padding,
 # dilations, grad and jit, lax.conv.

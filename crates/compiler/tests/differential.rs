@@ -389,6 +389,10 @@ enum Control {
     /// with `dynamic_slice` (clamped at the end) and writing its chain's result into row `i`
     /// of the carry with `dynamic_update_slice`: windows at computed positions in a loop.
     Windows(i64),
+    /// A `fori_loop` over the rows scattering row `i`'s chain into row `i + shift` of a copy
+    /// of `x` (`x.at[i + shift].op(row)`, `op` by `combine`: set, add, mul, min, max); a row
+    /// out of range drops its update.
+    Scatter { combine: usize, shift: i64 },
     /// A `scan` over the rows whose body is a `cond` on the row's sum: branches in loops.
     CondInScan(f32),
 }
@@ -402,6 +406,7 @@ fn control() -> impl Strategy<Value = Control> {
         (-1.0f32..1.0).prop_map(Control::VmapCond),
         (0u32..3).prop_map(Control::Nested),
         (0i64..3).prop_map(Control::Windows),
+        (0usize..5, -1i64..3).prop_map(|(combine, shift)| Control::Scatter { combine, shift }),
         (-1.0f32..1.0).prop_map(Control::CondInScan),
     ]
 }
@@ -581,6 +586,32 @@ async fn controlled(
             let w = WhileLoop { cond, cond_consts: 0, body, body_consts: 2 };
             let zeros = jnp::binary(ctx, BinaryOp::Mul, &x, &scalar(0.0)).await.unwrap();
             bind(ctx, Primitive::While { function: Rc::new(w) }, &[x, bias, int(0), zeros]).await
+        }
+        Control::Scatter { combine, shift } => {
+            let combine =
+                [None, Some(BinaryOp::Add), Some(BinaryOp::Mul), Some(BinaryOp::Min), Some(BinaryOp::Max)][*combine];
+            let carries = [Aval::new(vec![], DType::I32), x.aval().clone()];
+            let cond = function(ctx, &carries, async |ctx, c| {
+                vec![jnp::compare(ctx, CompareOp::Lt, &c[0], &int(m as i64)).await.unwrap()]
+            })
+            .await;
+            let body_avals = [x.aval().clone(), bias.aval().clone(), carries[0].clone(), carries[1].clone()];
+            let body = function(ctx, &body_avals, async |ctx, v| {
+                let slice = Primitive::DynamicSlice { slice_sizes: vec![1, n] };
+                let row = bind(ctx, slice, &[v[0].clone(), v[2].clone(), int(0)]).await.remove(0);
+                let h = tanh_chain(ctx, row, &v[1], a).await;
+                let h = jnp::reshape(ctx, &h, &[n as i64]).await.unwrap();
+                let at = jnp::binary(ctx, BinaryOp::Add, &v[2], &int(*shift)).await.unwrap();
+                let column = Primitive::BroadcastInDim { shape: vec![1], broadcast_dimensions: vec![] };
+                let at = bind(ctx, column, &[at]).await.remove(0);
+                let scatter = Primitive::Scatter { combine, axes: vec![0] };
+                let updated = bind(ctx, scatter, &[v[3].clone(), at, h]).await.remove(0);
+                let next = jnp::binary(ctx, BinaryOp::Add, &v[2], &int(1)).await.unwrap();
+                vec![next, updated]
+            })
+            .await;
+            let w = WhileLoop { cond, cond_consts: 0, body, body_consts: 2 };
+            bind(ctx, Primitive::While { function: Rc::new(w) }, &[x.clone(), bias, int(0), x]).await
         }
         Control::CondInScan(t) => {
             let row = Aval::new(vec![1, n], DType::F32);

@@ -500,6 +500,35 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
                 })
                 .collect()
         }
+        Primitive::Scatter { combine, axes } => {
+            let (indices, updates) = (ins[1].to_f64_vec(), ins[2].to_f64_vec());
+            let mut f = x.to_f64_vec();
+            // An index out of range drops the whole update (FILL_OR_DROP).
+            let inside = axes.iter().zip(&indices).all(|(&d, &i)| i >= 0.0 && (i as usize) < x.shape()[d]);
+            if inside {
+                let mut window = x.shape().to_vec();
+                let mut starts = vec![0; window.len()];
+                for (&d, &i) in axes.iter().zip(&indices) {
+                    window[d] = 1;
+                    starts[d] = i as usize;
+                }
+                let in_strides = strides(x.shape());
+                let dtype = x.dtype();
+                for (e, u) in updates.into_iter().enumerate() {
+                    let idx = unravel(e, &window);
+                    let o: usize = (0..idx.len()).map(|d| (starts[d] + idx[d]) * in_strides[d]).sum();
+                    f[o] = match combine {
+                        None => u,
+                        Some(op) if dtype == DType::F64 => binary_f64(*op, f[o], u),
+                        Some(op) if dtype == DType::I64 => binary_i64(*op, f[o] as i64, u as i64) as f64,
+                        Some(op) if float => binary_f32(*op, f[o] as f32, u as f32) as f64,
+                        Some(op) if dtype == DType::U32 => binary_u32(*op, f[o] as u32, u as u32) as f64,
+                        Some(op) => binary_int(*op, f[o] as i64, u as i64) as f64,
+                    };
+                }
+            }
+            f
+        }
         Primitive::DynamicUpdateSlice => {
             let update = &ins[1];
             let starts = clamped_starts(&ins[2..], x.shape(), update.shape());

@@ -322,6 +322,18 @@ impl Printer {
                 text.push(')');
                 (vec![("branches", text)], true)
             }
+            Primitive::Scatter { combine, axes } => {
+                let operand = jaxpr.atom_aval(&eqn.inputs[0]);
+                let mut params =
+                    vec![("dimension_numbers", crate::prim::scatter_dimension_numbers(axes, operand.rank()))];
+                params.extend(eqn.prim.params());
+                let update = match crate::prim::scatter_update_jaxpr(*combine, operand.dtype) {
+                    Some(j) => self.nested(&j, indent + 2, "update_jaxpr=".len()),
+                    None => "None".to_string(),
+                };
+                params.push(("update_jaxpr", update));
+                (params, false)
+            }
             Primitive::Jit { function } => {
                 let body = self.called(function, &eqn.inputs, &eqn.outputs, indent + 2);
                 (vec![("name", function.name.clone()), ("jaxpr", body)], false)

@@ -292,6 +292,16 @@ pub enum Primitive {
     },
     /// Operands `x`, `update` and one scalar start index per axis (clamped likewise).
     DynamicUpdateSlice,
+    /// Operands `x`, `indices` (int32, one per axis of `axes`, which ascend) and `updates` (x's
+    /// shape without `axes`): the elements of x at `indices` along `axes`, at every position
+    /// along the other axes, take their updates, combined with what is there by `combine`
+    /// (`None` replaces it: `scatter`; `scatter-add` and its kin otherwise). An index out of
+    /// range drops the update (JAX's `mode=FILL_OR_DROP`). The form of JAX's `scatter` that
+    /// `x.at[i].set(v)` stages for integers `i` computed under a trace.
+    Scatter {
+        combine: Option<BinaryOp>,
+        axes: Vec<usize>,
+    },
     /// Identity on values, zero derivative.
     StopGradient,
     /// The bits of each element read as `new_dtype`, of the same width (`lax.bitcast_convert_type`).
@@ -631,6 +641,11 @@ impl Primitive {
             Primitive::Rev { .. } => "rev",
             Primitive::DynamicSlice { .. } => "dynamic_slice",
             Primitive::DynamicUpdateSlice => "dynamic_update_slice",
+            Primitive::Scatter { combine: None, .. } => "scatter",
+            Primitive::Scatter { combine: Some(BinaryOp::Add), .. } => "scatter-add",
+            Primitive::Scatter { combine: Some(BinaryOp::Mul), .. } => "scatter-mul",
+            Primitive::Scatter { combine: Some(BinaryOp::Min), .. } => "scatter-min",
+            Primitive::Scatter { combine: Some(_), .. } => "scatter-max",
             Primitive::StopGradient => "stop_gradient",
             Primitive::BitcastConvertType { .. } => "bitcast_convert_type",
             Primitive::RandomWrap => "random_wrap",
@@ -655,7 +670,7 @@ impl Primitive {
     fn arity(&self) -> Option<usize> {
         match self {
             Primitive::Iota { .. } => Some(0),
-            Primitive::Clamp => Some(3),
+            Primitive::Clamp | Primitive::Scatter { .. } => Some(3),
             Primitive::Binary(_)
             | Primitive::Compare(_)
             | Primitive::DotGeneral { .. }
@@ -971,6 +986,27 @@ impl Primitive {
                 }
                 x.clone()
             }
+            Primitive::Scatter { combine, axes } => {
+                let (indices, updates) = (&inputs[1], &inputs[2]);
+                let window: Vec<usize> = (0..x.rank()).filter(|d| !axes.contains(d)).map(|d| x.shape[d]).collect();
+                if axes.is_empty() || axes.windows(2).any(|w| w[0] >= w[1]) || axes.iter().any(|&d| d >= x.rank()) {
+                    return Err(format!("{name} needs ascending axes of {}, got {axes:?}", x.short()));
+                }
+                if indices.dtype != DType::I32 || indices.shape != [axes.len()] {
+                    return Err(format!("{name} needs int32[{}] indices, got {}", axes.len(), indices.short()));
+                }
+                if updates.dtype != x.dtype || updates.shape != window {
+                    return Err(format!(
+                        "{name} updates {} must be {} without axes {axes:?}",
+                        updates.short(),
+                        x.short()
+                    ));
+                }
+                if !matches!(combine, None | Some(BinaryOp::Add | BinaryOp::Mul | BinaryOp::Min | BinaryOp::Max)) {
+                    return Err(format!("{name} combines by add, mul, min or max"));
+                }
+                x.clone()
+            }
             Primitive::StopGradient => x.clone(),
             Primitive::BitcastConvertType { .. }
             | Primitive::RandomWrap
@@ -1149,6 +1185,28 @@ fn py_bool(b: bool) -> &'static str {
     }
 }
 
+/// A scatter's `dimension_numbers` as JAX prints them, for an operand of rank `rank`: the
+/// updates' axes are the window's, the indexed axes are inserted, each index addresses its axis.
+pub fn scatter_dimension_numbers(axes: &[usize], rank: usize) -> String {
+    let window: Vec<usize> = (0..rank.saturating_sub(axes.len())).collect();
+    format!(
+        "ScatterDimensionNumbers(update_window_dims={}, inserted_window_dims={}, scatter_dims_to_operand_dims={}, \
+         operand_batching_dims=(), scatter_indices_batching_dims=())",
+        tuple(&window),
+        tuple(axes),
+        tuple(axes)
+    )
+}
+
+/// A scatter's `update_jaxpr`: how it combines two scalars of `dtype` (`None` for a plain
+/// `scatter`, which replaces).
+pub fn scatter_update_jaxpr(combine: Option<BinaryOp>, dtype: DType) -> Option<crate::jaxpr::Jaxpr> {
+    let mut b = crate::transform::Builder::new();
+    let (x, y) = (b.input(Aval::new(vec![], dtype)), b.input(Aval::new(vec![], dtype)));
+    let combined = b.binary(combine?, &x, &y).ok()?;
+    Some(b.finish(vec![combined]))
+}
+
 fn tuple(v: &[usize]) -> String {
     let items: Vec<String> = v.iter().map(|d| d.to_string()).collect();
     if items.len() == 1 {
@@ -1219,6 +1277,13 @@ impl Primitive {
             | Primitive::AddAny => {
                 vec![]
             }
+            // The printer adds `dimension_numbers` (from the operand's rank) and `update_jaxpr`.
+            Primitive::Scatter { .. } => vec![
+                s("indices_are_sorted", "True".into()),
+                s("mode", "GatherScatterMode.FILL_OR_DROP".into()),
+                s("unique_indices", "True".into()),
+                s("update_consts", "()".into()),
+            ],
             Primitive::BitcastConvertType { new_dtype } => vec![s("new_dtype", new_dtype.name().to_string())],
             Primitive::RandomWrap | Primitive::RandomSeed => vec![s("impl", "fry".into())],
             Primitive::RandomBits { shape } => vec![s("bit_width", "32".into()), s("shape", tuple(shape))],

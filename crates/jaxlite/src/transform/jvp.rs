@@ -25,6 +25,8 @@ pub fn jvp(jaxpr: &Jaxpr, diff: &[bool]) -> Result<Jaxpr> {
 /// `jvp`, and which outputs' tangents are not zero by construction (the others are zeros
 /// written out).
 fn jvp_nonzero(jaxpr: &Jaxpr, diff: &[bool]) -> Result<(Jaxpr, Vec<bool>)> {
+    // A scatter differentiates as the windows it is.
+    let jaxpr = &*super::lower::without_scatters(jaxpr)?;
     let mut b = Builder::new();
     let inputs: Vec<Var> = jaxpr.all_inputs().collect();
     let mut primal: HashMap<Var, Atom> = HashMap::new();
@@ -513,6 +515,7 @@ fn jvp_rule(
         | Primitive::Scan { .. }
         | Primitive::Cond { .. }
         | Primitive::Jit { .. }
+        | Primitive::Scatter { .. }
         | Primitive::Callback { .. } => {
             return Err(JaxError(format!("internal error: {} is differentiated by its rule", prim.name())))
         }

@@ -28,6 +28,7 @@ pub fn needs_lowering(jaxpr: &Jaxpr) -> bool {
         | Primitive::Scan { .. }
         | Primitive::Cond { .. }
         | Primitive::Jit { .. }
+        | Primitive::Scatter { .. }
         | Primitive::Clamp => true,
         Primitive::SelectN => int_selector(jaxpr, e),
         ref prim => window_starts(prim).is_some_and(|first| computed(&e.inputs[first..])),
@@ -97,6 +98,10 @@ fn lower_with(jaxpr: &Jaxpr, windows: Windows) -> Result<Jaxpr> {
             // A nested `jit` is a unit to the transformations only: the compiler sees its
             // equations in place, as XLA inlines a call.
             (Primitive::Jit { function }, _) => b.inline(&lower_with(&function.body, windows)?, &ins)?,
+            (Primitive::Scatter { combine, axes }, _) => {
+                let expanded = scatter_jaxpr(*combine, axes, &ins.iter().map(|a| b.aval(a)).collect::<Vec<_>>())?;
+                b.inline(&lower_with(&expanded, windows)?, &ins)?
+            }
             (Primitive::Clamp, _) => {
                 let raised = b.binary(BinaryOp::Max, &ins[1], &ins[0])?;
                 vec![b.binary(BinaryOp::Min, &raised, &ins[2])?]
@@ -182,6 +187,83 @@ fn scalar_loop_with<T: Clone>(w: &WhileLoop, operands: &[T], windows: Windows) -
         body_consts: w.cond_consts + w.body_consts,
     };
     Ok((function, operands))
+}
+
+/// A `scatter` on operands of these types as windows, a Jaxpr of `(x, indices, updates)`:
+/// each index read out of `indices`, the window of `x` there read (`dynamic_slice`), combined
+/// with the updates, and written back (`dynamic_update_slice`). An index out of range would be
+/// clamped by both; there the window is written back as it was read, which drops the update
+/// as the scatter's FILL_OR_DROP does. So the machine moves the window alone.
+pub(crate) fn scatter_jaxpr(combine: Option<BinaryOp>, axes: &[usize], avals: &[crate::array::Aval]) -> Result<Jaxpr> {
+    let [x_aval, indices_aval, updates_aval] = avals else {
+        return Err(JaxError(format!("internal error: a scatter takes 3 operands, got {}", avals.len())));
+    };
+    let mut b = Builder::new();
+    let (x, indices, updates) = (b.input(x_aval.clone()), b.input(indices_aval.clone()), b.input(updates_aval.clone()));
+    let shape = x_aval.shape.clone();
+    let mut starts: Vec<Atom> = vec![b.lit(0.0, DType::I32); shape.len()];
+    let mut window = shape.clone();
+    let mut inside: Option<Atom> = None;
+    for (j, &d) in axes.iter().enumerate() {
+        let slice = Primitive::Slice { start_indices: vec![j], limit_indices: vec![j + 1], strides: None };
+        let one = b.bind1(slice, std::slice::from_ref(&indices))?;
+        let index = b.reshape(&one, &[])?;
+        let low = b.compare(CompareOp::Ge, &index, &b.lit(0.0, DType::I32))?;
+        let high = b.compare(CompareOp::Lt, &index, &b.lit(shape[d] as f64, DType::I32))?;
+        let here = b.binary(BinaryOp::And, &low, &high)?;
+        inside = Some(match inside {
+            Some(before) => b.binary(BinaryOp::And, &before, &here)?,
+            None => here,
+        });
+        starts[d] = index;
+        window[d] = 1;
+    }
+    let Some(inside) = inside else {
+        return Err(JaxError("internal error: a scatter indexes no axis".into()));
+    };
+    let updates = b.reshape(&updates, &window)?;
+    let operands: Vec<Atom> = std::iter::once(x.clone()).chain(starts.iter().cloned()).collect();
+    let old = b.bind1(Primitive::DynamicSlice { slice_sizes: window.clone() }, &operands)?;
+    let new = match combine {
+        Some(op) => b.binary(op, &old, &updates)?,
+        None => updates,
+    };
+    let inside = b.broadcast_in_dim(&inside, &window, vec![])?;
+    let kept = b.select(&inside, &old, &new)?;
+    let operands: Vec<Atom> = [x, kept].into_iter().chain(starts).collect();
+    let out = b.bind1(Primitive::DynamicUpdateSlice, &operands)?;
+    Ok(b.finish(vec![out]))
+}
+
+/// `jaxpr` with each `scatter` replaced by its windows ([`scatter_jaxpr`]), for the
+/// transformations, whose rules are the windows' (sub-Jaxprs are expanded when they are
+/// transformed in turn).
+pub(crate) fn without_scatters(jaxpr: &Jaxpr) -> Result<std::borrow::Cow<'_, Jaxpr>> {
+    if !jaxpr.eqns.iter().any(|e| matches!(e.prim, Primitive::Scatter { .. })) {
+        return Ok(std::borrow::Cow::Borrowed(jaxpr));
+    }
+    let mut b = Builder::new();
+    let mut env: HashMap<Var, Atom> = HashMap::new();
+    for v in jaxpr.all_inputs() {
+        env.insert(v, b.input(jaxpr.aval(v).clone()));
+    }
+    let read = |env: &HashMap<Var, Atom>, a: &Atom| match a {
+        Atom::Var(v) => env[v].clone(),
+        lit => lit.clone(),
+    };
+    for eqn in &jaxpr.eqns {
+        let ins: Vec<Atom> = eqn.inputs.iter().map(|a| read(&env, a)).collect();
+        let outs = match &eqn.prim {
+            Primitive::Scatter { combine, axes } => {
+                let avals: Vec<crate::array::Aval> = ins.iter().map(|a| b.aval(a)).collect();
+                b.inline(&scatter_jaxpr(*combine, axes, &avals)?, &ins)?
+            }
+            prim => b.bind(prim.clone(), &ins)?,
+        };
+        env.extend(eqn.outputs.iter().copied().zip(outs));
+    }
+    let outs = jaxpr.outvars.iter().map(|a| read(&env, a)).collect();
+    Ok(std::borrow::Cow::Owned(b.finish(outs)))
 }
 
 /// Whether `eqn` is a `select_n` whose selector is an int32 index.

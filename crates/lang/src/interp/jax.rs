@@ -1758,6 +1758,9 @@ impl Interp<'_, '_> {
     /// scatter drops it. Elementwise selections over `x`, which differentiate, batch and
     /// compile as they are (JAX uses a scatter; the values are the same).
     async fn at_update_traced(&mut self, x: &Tensor, positions: &[Option<Value>], op: &str, v: &Value) -> R<Value> {
+        if let Some(out) = self.at_update_by_scatter(x, positions, op, v).await? {
+            return Ok(Value::Array(out));
+        }
         let (shape, dtype) = (x.aval().shape.clone(), x.aval().dtype);
         let mut inside: Option<Tensor> = None;
         let mut region = Vec::new();
@@ -1790,6 +1793,84 @@ impl Interp<'_, '_> {
             _ => jnp::binary(ctx, BinaryOp::Mul, x, &v).await?,
         };
         Ok(Value::Array(jnp::where_(ctx, &inside, &updated, x).await?))
+    }
+
+    /// `x.at[index].op(v)` for `set`, `add`, `multiply`, `min` and `max` where `index`
+    /// (`positions`, from `traced_positions`) holds int32 scalars computed under a trace: a
+    /// `scatter` (`scatter-add`, ...) staged as JAX's `_scatter_impl` stages it. Each computed
+    /// index is made non-negative (`select_n(i < 0, i, i + n)`), then converted to int32
+    /// where weakly typed; the indices (a constant one too) become one int32 vector; `v`,
+    /// of x's type, is broadcast to the window. The machine moves just the window
+    /// (`transform::lower`). `None` where the selections of `at_update_traced` must do: a
+    /// boolean `x`, an update JAX would promote `x` for, an integer out of range.
+    async fn at_update_by_scatter(
+        &mut self,
+        x: &Tensor,
+        positions: &[Option<Value>],
+        op: &str,
+        v: &Value,
+    ) -> R<Option<Tensor>> {
+        let combine = match op {
+            "set" => None,
+            "add" => Some(BinaryOp::Add),
+            "multiply" => Some(BinaryOp::Mul),
+            "min" => Some(BinaryOp::Min),
+            "max" => Some(BinaryOp::Max),
+            _ => return Ok(None),
+        };
+        let (shape, dtype) = (x.aval().shape.clone(), x.aval().dtype);
+        let v = self.to_tensor(v)?;
+        let promotes_x = v.aval().dtype.is_float() && !dtype.is_float();
+        if dtype == DType::Bool || (v.aval().dtype != dtype && (!v.aval().weak_type || promotes_x)) {
+            return Ok(None);
+        }
+        enum Index {
+            Constant(i64),
+            Computed(Tensor),
+        }
+        let (mut axes, mut indices) = (Vec::new(), Vec::new());
+        for (axis, position) in positions.iter().enumerate() {
+            let n = shape[axis] as i64;
+            match position {
+                None => continue,
+                Some(Value::Int(i)) if (-n..n).contains(i) => indices.push(Index::Constant(i.rem_euclid(n))),
+                Some(Value::Array(t)) if t.aval().dtype == DType::I32 => indices.push(Index::Computed(t.clone())),
+                Some(_) => return Ok(None),
+            }
+            axes.push(axis);
+        }
+        let ctx = &mut *self.ctx;
+        let mut normalized = Vec::with_capacity(indices.len());
+        for (index, &axis) in indices.iter().zip(&axes) {
+            normalized.push(match index {
+                Index::Computed(t) => Some(nonnegative_start(ctx, t, shape[axis], false).await?),
+                Index::Constant(_) => None,
+            });
+        }
+        let mut columns = Vec::with_capacity(indices.len());
+        for (index, normalized) in indices.iter().zip(normalized) {
+            // A weakly typed index (a Python int passed in) stays weak through its sum.
+            columns.push(match (index, normalized) {
+                (Index::Computed(i), Some(t)) if i.aval().weak_type => jnp::apply1(ctx, int32_conversion(), &t).await?,
+                (_, Some(t)) => t,
+                (Index::Constant(i), None) => int32_scalar(*i),
+                (Index::Computed(t), None) => t.clone(),
+            });
+        }
+        let column = jaxlite::Primitive::BroadcastInDim { shape: vec![1], broadcast_dimensions: vec![] };
+        let mut vector = Vec::with_capacity(columns.len());
+        for c in &columns {
+            vector.push(jnp::apply1(ctx, column.clone(), c).await?);
+        }
+        let indices = match vector.len() {
+            1 => vector.remove(0),
+            _ => jnp::apply(ctx, jaxlite::Primitive::Concatenate { dimension: 0 }, &vector).await?,
+        };
+        let window: Vec<usize> = (0..shape.len()).filter(|d| !axes.contains(d)).map(|d| shape[d]).collect();
+        let v = jnp::astype(ctx, &v, dtype).await?;
+        let v = jnp::broadcast_to(ctx, &v, &window).await?;
+        let scatter = jaxlite::Primitive::Scatter { combine, axes };
+        Ok(Some(jnp::apply(ctx, scatter, &[x.clone(), indices, v]).await?))
     }
 
     /// `x.at[indices].op(v)` with integer arrays on adjacent axes from `first`: a scatter, as
