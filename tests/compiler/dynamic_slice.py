@@ -1,7 +1,7 @@
 # A window at a position computed at run time: the scalar unit loads the start, clamps it so
 # the window fits (as XLA does), and a DMA at the address it computes (`hbm[BASE+1*s4]`) moves
-# just the window. `x.at[i].set(v)` is staged as a selection (JAX's scatter), so it still
-# compares every position with the index.
+# just the window. `x.at[i].set(v)` is JAX's scatter: the window at the index is read, replaced
+# by the update (kept where the index is out of range, which drops the update) and written back.
 import jax
 import jax.numpy as jnp
 from jax import lax

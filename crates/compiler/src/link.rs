@@ -43,8 +43,10 @@ use std::collections::HashMap;
 
 /// The semaphore of the linker's own DMAs (the compiler's kernels use 0 to 2).
 const SEM_LINK: u8 = 7;
-/// Words a copy moves through VMEM at a time.
-const COPY_WORDS: u32 = 16384;
+/// The most words a copy moves through VMEM at a time (4 MiB; at most a quarter of VMEM): a
+/// DMA's latency (hundreds of cycles) is small beside moving that many, so one load and one
+/// store after another keep HBM nearly as busy as a pipelined kernel would.
+const COPY_WORDS: u32 = 1 << 20;
 /// The register a loop's predicate is loaded into. Loops share it: an inner loop leaves it
 /// false, and the outer loop computes its own again before its `end` tests it.
 const PREDICATE: u8 = 0;
@@ -473,31 +475,37 @@ impl Linker<'_> {
     }
 
     /// Copies `words` words of HBM from `from` to `to`, through VMEM.
+    /// The words one step of a copy moves: [`COPY_WORDS`], or a quarter of VMEM if less.
+    fn copy_words(&self) -> u32 {
+        COPY_WORDS.min(self.opts.vmem_words / 4).max(1)
+    }
+
     fn copy(&mut self, from: Addr, to: Addr, words: u32) {
         self.move_window(from, to, &[], words);
     }
 
     /// Moves a window from HBM to HBM through VMEM: at each step of `axes` (outermost first),
     /// `run` contiguous words from `from` to `to`, each axis moving them by its strides. As
-    /// many rows of the innermost axis go at once as fit in [`COPY_WORDS`]; the other axes
-    /// are loops.
+    /// many rows of the innermost axis go at once as fit in [`Linker::copy_words`]; the other
+    /// axes are loops.
     fn move_window(&mut self, from: Addr, to: Addr, axes: &[Axis], run: u32) {
         let axes: Vec<Axis> = axes.iter().copied().filter(|a| a.count > 1).collect();
-        if run > COPY_WORDS {
+        let chunk = self.copy_words();
+        if run > chunk {
             // A long run is cut into runs that fit, and a tail.
-            let (full, tail) = (run / COPY_WORDS, run % COPY_WORDS);
+            let (full, tail) = (run / chunk, run % chunk);
             let mut cut = axes.clone();
-            cut.push(Axis { count: full, from: COPY_WORDS, to: COPY_WORDS });
-            self.move_window(from.clone(), to.clone(), &cut, COPY_WORDS);
+            cut.push(Axis { count: full, from: chunk, to: chunk });
+            self.move_window(from.clone(), to.clone(), &cut, chunk);
             if tail > 0 {
-                let done = full * COPY_WORDS;
+                let done = full * chunk;
                 self.move_window(plus(&from, done), plus(&to, done), &axes, tail);
             }
             return;
         }
         let (rows, loops) = match axes.split_last() {
             Some((&rows, outer)) => {
-                let fit = COPY_WORDS / run;
+                let fit = chunk / run;
                 if fit == 1 {
                     // One row at a time: every axis is a loop.
                     (Axis { count: 1, from: run, to: run }, axes.clone())
