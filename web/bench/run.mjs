@@ -4,7 +4,8 @@
 // prints its result. Not a test: numbers for speed live in docs/benchmarks.md, never in tests.
 //
 //   cd web && npm run build && node bench/run.mjs [--json|--table] [--n 128,256] [--runs 5]
-//       [--warmup 2] [--where wasm|webgpu] [--impl tpu-playground,jax-js,tfjs] [--timeout-min 15]
+//       [--warmup 2] [--where wasm|webgpu] [--impl tpu-playground,jax-js,tfjs] [--trips 1,16,64]
+//       [--timeout-min 15]
 //   node bench/run.mjs --table --from result.json   (renders a saved JSON result; runs nothing)
 //
 // stdout: the page's `window.benchResult` as JSON (default), or markdown tables (`--table`).
@@ -23,6 +24,7 @@ const { values: opts } = parseArgs({
     warmup: { type: 'string' },
     where: { type: 'string' },
     impl: { type: 'string' },
+    trips: { type: 'string' },
     'timeout-min': { type: 'string', default: '15' },
     from: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
@@ -31,7 +33,7 @@ const { values: opts } = parseArgs({
 if (opts.help) {
   console.log(
     'usage: node bench/run.mjs [--json|--table] [--n 128,256,512,1024] [--runs 5] [--warmup 2]\n' +
-      '       [--where wasm|webgpu] [--impl tpu-playground,jax-js,tfjs] [--timeout-min 15]\n' +
+      '       [--where wasm|webgpu] [--impl tpu-playground,jax-js,tfjs] [--trips 1,16,64] [--timeout-min 15]\n' +
       '       node bench/run.mjs --table --from result.json  (render a saved result)\n' +
       'Runs web/dist/bench.html (build it first: npm run build) in headless Chromium.',
   );
@@ -46,6 +48,8 @@ if (opts.from) {
 
 const query = new URLSearchParams();
 for (const key of ['n', 'runs', 'warmup', 'where', 'impl']) if (opts[key]) query.set(key, opts[key]);
+// `--trips ''` skips the loops.
+if (opts.trips !== undefined) query.set('trips', opts.trips);
 const timeoutMs = Number(opts['timeout-min']) * 60_000;
 
 const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
@@ -106,7 +110,7 @@ try {
 }
 process.exit(exitCode);
 
-/** Markdown: GFLOP/s per n and implementation, then every row in full. */
+/** Markdown: GFLOP/s per n and implementation, every row in full, then the loops. */
 function tables(result) {
   const cols = [
     ['tpu-playground', 'chromium-wasm', 'ours, wasm'],
@@ -148,6 +152,18 @@ function tables(result) {
       `| ${r.where} | ${r.impl} | ${r.n} | ${r.gflops === null ? '—' : r.gflops.toFixed(2)} | ` +
       `${r.median_ms === null ? '—' : r.median_ms.toFixed(2)} | ${r.first_call_ms === null ? '—' : r.first_call_ms.toFixed(1)} | ` +
       `${r.runs} × ${r.reps ?? 1} | ${r.checksum === null ? '—' : r.checksum.toPrecision(7)} | ${note.replaceAll('|', '\\|')} |\n`;
+  }
+  const loops = result.loops ?? [];
+  if (loops.length) {
+    const ms = (x) => (x === null || x === undefined ? '—' : x.toFixed(3));
+    out += '\nA `while` loop whose test reads a computed value (`bench_loop`): median ms per call by trips.\n\n';
+    out += '| where | trips | median ms | runs | note |\n| --- | ---: | ---: | ---: | --- |\n';
+    for (const r of loops) {
+      const note = [r.error && `ERROR: ${r.error}`, r.mismatch && `MISMATCH: ${r.mismatch}`].filter(Boolean).join('; ');
+      out += `| ${r.where} | ${r.trips} | ${ms(r.median_ms)} | ${r.times_ms.length} | ${note.replaceAll('|', '\\|')} |\n`;
+    }
+    out += '\n| where | ms per trip | ms besides the trips (shortest loop) |\n| --- | ---: | ---: |\n';
+    for (const c of result.trip_cost ?? []) out += `| ${c.where} | ${ms(c.ms_per_trip)} | ${ms(c.base_ms)} |\n`;
   }
   return out;
 }

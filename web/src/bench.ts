@@ -1,13 +1,15 @@
 // The in-browser half of the benchmarks (issue 10): n×n float32 matmul throughput of this
 // engine beside jax-js and TensorFlow.js, on WebGPU and on wasm, in the browser that opens
-// bench.html. `web/bench/run.mjs` drives it in headless Chromium and prints `window.benchResult`.
+// bench.html; then what one trip of a loop whose test reads a computed value costs this engine
+// on each (issue 28: on WebGPU each trip's test word is read back to the host). `web/bench/run.mjs`
+// drives it in headless Chromium and prints `window.benchResult`.
 //
 // Every implementation is timed the same way: its inputs are uploaded from JS arrays, the
 // product is computed, and the result is read back to JS, all inside the timed region. The
 // peers are imported dynamically, after this engine's first result, so their download and
 // initialisation neither delay nor count in our time to first result, and a peer that fails to
 // load is recorded as an error row instead of breaking the page.
-import init, { bench_matmul } from '../pkg/tpu_wasm.js';
+import init, { bench_loop, bench_matmul } from '../pkg/tpu_wasm.js';
 // The TF.js wasm binaries, emitted by vite into dist/assets (no network at run time).
 import tfWasmUrl from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm?url';
 import tfWasmSimdUrl from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm?url';
@@ -40,8 +42,30 @@ interface Row {
   note?: string;
 }
 
+/** One loop length on one backend (`bench_loop`). */
+interface LoopRow {
+  where: Where;
+  trips: number;
+  /** Median of the timed calls, milliseconds. */
+  median_ms: number | null;
+  times_ms: number[];
+  checksum: number | null;
+  error?: string;
+  mismatch?: string;
+}
+
+/** What one more trip costs on one backend: the medians' slope between the shortest and longest loops. */
+interface TripCost {
+  where: Where;
+  ms_per_trip: number | null;
+  /** The shortest loop's median: what a call costs besides its trips (compile excluded). */
+  base_ms: number | null;
+}
+
 interface BenchResult {
   matmul: Row[];
+  loops: LoopRow[];
+  trip_cost: TripCost[];
   /** performance.now() (ms since navigation start) when this engine's first 128³ result was back. */
   first_result_ms: number | null;
   /** Of that: the wasm module's init, and the first 128³ run (compile, run, readback). */
@@ -50,7 +74,15 @@ interface BenchResult {
   cross_origin_isolated: boolean;
   hardware_concurrency: number;
   user_agent: string;
-  params: { n: number[]; runs: number; warmup: number; gpu_large_n: number; gpu_large_runs: number; min_sample_ms: number };
+  params: {
+    n: number[];
+    runs: number;
+    warmup: number;
+    gpu_large_n: number;
+    gpu_large_runs: number;
+    min_sample_ms: number;
+    trips: number[];
+  };
   mismatches: string[];
   started: string;
   elapsed_ms: number;
@@ -85,6 +117,8 @@ const GPU_LARGE_RUNS = intParam('gpuRuns', 1, 1);
  * times (sized from the last warm-up) and the run's time divided by `reps`.
  */
 const MIN_SAMPLE_MS = intParam('minSampleMs', 20, 0);
+/** The loop lengths timed on each backend (`?trips=1,64`; `?trips=` alone skips the loops). */
+const TRIPS = query.get('trips') === '' ? [] : intList(query.get('trips'), [1, 16, 64]);
 /** Per call: a step that takes longer is recorded as an error and the implementation skipped. */
 const STEP_TIMEOUT_MS = intParam('stepTimeoutMs', 180_000, 1000);
 /** Implementations to run (all by default): `?impl=tpu-playground,jax-js`. */
@@ -379,13 +413,23 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   const result: BenchResult = {
     matmul: [],
+    loops: [],
+    trip_cost: [],
     first_result_ms: null,
     first_result_detail: { init_ms: null, first_run_ms: null },
     webgpu_adapter: 'none',
     cross_origin_isolated: crossOriginIsolated,
     hardware_concurrency: navigator.hardwareConcurrency,
     user_agent: navigator.userAgent,
-    params: { n: SIZES, runs: RUNS, warmup: WARMUP, gpu_large_n: GPU_LARGE_N, gpu_large_runs: GPU_LARGE_RUNS, min_sample_ms: MIN_SAMPLE_MS },
+    params: {
+      n: SIZES,
+      runs: RUNS,
+      warmup: WARMUP,
+      gpu_large_n: GPU_LARGE_N,
+      gpu_large_runs: GPU_LARGE_RUNS,
+      min_sample_ms: MIN_SAMPLE_MS,
+      trips: TRIPS,
+    },
     mismatches: [],
     started,
     elapsed_ms: 0,
@@ -537,6 +581,12 @@ async function main(): Promise<void> {
     }
     render(result.matmul);
   }
+  if (oursOk && (!ONLY_IMPLS || ONLY_IMPLS.includes('tpu-playground'))) {
+    for (const where of ['chromium-wasm', 'chromium-webgpu'] as const) {
+      if (ONLY_WHERE && where !== `chromium-${ONLY_WHERE}`) continue;
+      await benchLoops(where, result);
+    }
+  }
   result.elapsed_ms = performance.now() - t0;
   window.benchResult = result;
   jsonEl.textContent = JSON.stringify(result, null, 2);
@@ -547,17 +597,63 @@ async function main(): Promise<void> {
   statusEl.textContent = 'done';
 }
 
+/**
+ * Times `bench_loop` at each of TRIPS on one backend (one warm-up, which compiles, then RUNS
+ * calls each), checks every result against the exact `1024 · (2 − 2^(1−n))`, and records what
+ * one more trip costs: the slope of the medians between the shortest and the longest loop.
+ */
+async function benchLoops(where: Where, result: BenchResult): Promise<void> {
+  const backend = where === 'chromium-webgpu' ? 'gpu' : 'cpu';
+  const rows: LoopRow[] = [];
+  for (const trips of TRIPS) {
+    const row: LoopRow = { where, trips, median_ms: null, times_ms: [], checksum: null };
+    const exact = trips === 0 ? 0 : 1024 * (2 - 2 ** (1 - trips));
+    try {
+      for (let r = 0; r < 1 + RUNS; r++) {
+        progress(`loop of ${trips} trips on ${where}: ${r === 0 ? 'warm-up' : `run ${r}/${RUNS}`}`);
+        const t = performance.now();
+        row.checksum = await withTimeout(bench_loop(trips, backend), STEP_TIMEOUT_MS, `a loop of ${trips} trips`);
+        if (r > 0) row.times_ms.push(Math.round((performance.now() - t) * 1000) / 1000);
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+      row.median_ms = median(row.times_ms);
+      if (row.checksum !== exact) {
+        row.mismatch = `sum ${row.checksum}, exactly ${exact}`;
+        result.mismatches.push(`loop ${where} ${trips} trips: ${row.mismatch}`);
+      }
+    } catch (err) {
+      row.error = errText(err);
+    }
+    rows.push(row);
+    result.loops.push(row);
+  }
+  const timed = rows.filter((r) => r.median_ms !== null);
+  const [first, last] = [timed[0], timed[timed.length - 1]];
+  const slope = first && last && last.trips > first.trips ? (last.median_ms! - first.median_ms!) / (last.trips - first.trips) : null;
+  result.trip_cost.push({ where, ms_per_trip: slope, base_ms: first?.median_ms ?? null });
+}
+
 main().catch((err) => {
   // Only a bug in this page gets here; say so rather than hang the driver.
   window.benchResult = {
     matmul: [],
+    loops: [],
+    trip_cost: [],
     first_result_ms: null,
     first_result_detail: { init_ms: null, first_run_ms: null, error: `bench page failed: ${errText(err)}` },
     webgpu_adapter: 'unknown',
     cross_origin_isolated: crossOriginIsolated,
     hardware_concurrency: navigator.hardwareConcurrency,
     user_agent: navigator.userAgent,
-    params: { n: SIZES, runs: RUNS, warmup: WARMUP, gpu_large_n: GPU_LARGE_N, gpu_large_runs: GPU_LARGE_RUNS, min_sample_ms: MIN_SAMPLE_MS },
+    params: {
+      n: SIZES,
+      runs: RUNS,
+      warmup: WARMUP,
+      gpu_large_n: GPU_LARGE_N,
+      gpu_large_runs: GPU_LARGE_RUNS,
+      min_sample_ms: MIN_SAMPLE_MS,
+      trips: TRIPS,
+    },
     mismatches: [],
     started: '',
     elapsed_ms: 0,

@@ -205,6 +205,41 @@ pub mod benchmark {
         compiler::compile("matmul", &closed.jaxpr, &opts).map_err(|e| e.to_string())
     }
 
+    /// The loop the browser benchmark times per trip (`bench_loop`): `while i < n: x = x *
+    /// 0.5 + 1` over an 8×128 float32 `x` from zeros, `n` an argument, so the machine's scalar
+    /// unit tests a value the program computed on every trip (on the GPU backend, a word read
+    /// back to the host). After `n` trips every element is `2 − 2^(1−n)`, exactly.
+    pub fn loop_program() -> Result<isa::Program, String> {
+        use jaxlite::transform::Builder;
+        use jaxlite::{BinaryOp, CompareOp, Primitive};
+        let text = |e: jaxlite::JaxError| e.to_string();
+        let (count, x) = (Aval::new(vec![], DType::I32), Aval::new(vec![8, 128], DType::F32));
+        let carries = |b: &mut Builder| [b.input(count.clone()), b.input(count.clone()), b.input(x.clone())];
+        let mut c = Builder::new();
+        let [i, n, _] = carries(&mut c);
+        let more = c.compare(CompareOp::Lt, &i, &n).map_err(text)?;
+        let cond = c.finish(vec![more]);
+        let mut b = Builder::new();
+        let [i, n, x_now] = carries(&mut b);
+        let next = b.add(&i, &b.lit(1.0, DType::I32)).map_err(text)?;
+        let half = b.scale(&x_now, 0.5).map_err(text)?;
+        let x_next = b.binary(BinaryOp::Add, &half, &b.lit(1.0, DType::F32)).map_err(text)?;
+        let body = b.finish(vec![next, n, x_next]);
+        let function = jaxlite::control::WhileLoop { cond, cond_consts: 0, body, body_consts: 0 };
+        let mut p = Builder::new();
+        let (n, x0) = (p.input(count.clone()), p.input(x.clone()));
+        let start = p.lit(0.0, DType::I32);
+        let outs = p.bind(Primitive::While { function: std::rc::Rc::new(function) }, &[start, n, x0]).map_err(text)?;
+        let jaxpr = p.finish(vec![outs[2].clone()]);
+        let opts = super::compile_options(&emu::TpuConfig::v5e(), Precision::Default);
+        compiler::compile("halving_loop", &jaxpr, &opts).map_err(|e| e.to_string())
+    }
+
+    /// The loop's arguments for `trips` trips: `n` (an int32, held as its float32) and zeros.
+    pub fn loop_inputs(trips: u32) -> [Vec<u32>; 2] {
+        [vec![(trips as f32).to_bits()], vec![0f32.to_bits(); 8 * 128]]
+    }
+
     pub fn matmul_inputs(n: usize) -> [Vec<u32>; 2] {
         let a = (0..n * n).map(|i| ((i % 97) as f32 * 0.01 - 0.3).to_bits()).collect();
         let b = (0..n * n).map(|i| ((i % 89) as f32 * 0.02 - 0.7).to_bits()).collect();

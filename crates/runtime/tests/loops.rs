@@ -288,3 +288,20 @@ fn a_row_at_a_computed_index_is_moved_by_itself() {
     assert!(read < array + array / 64, "{read} bytes read");
     assert!(bump.counters.vector_busy_cycles < 1000, "{} vector cycles", bump.counters.vector_busy_cycles);
 }
+
+/// The browser benchmark's loop (`bench_loop`) runs its trips on both backends: after `n`
+/// trips of `x * 0.5 + 1` from zeros, every element is `2 − 2^(1−n)`.
+#[test]
+fn the_benchmark_loop_runs_its_trips_on_both_backends() {
+    let program = runtime::benchmark::loop_program().unwrap();
+    let mut gpu = pollster::block_on(gpu::GpuBackend::new())
+        .expect("a GPU adapter (lavapipe where there is no hardware one) must be present");
+    for trips in [0u32, 1, 5] {
+        let inputs = runtime::benchmark::loop_inputs(trips);
+        let want = if trips == 0 { 0.0 } else { 2.0 - 2f32.powi(1 - trips as i32) };
+        let cpu = emu::CpuBackend.run_sync(&program, &inputs).unwrap();
+        assert!(cpu[0].iter().all(|&w| f32::from_bits(w) == want), "{trips} trips");
+        let on_gpu = pollster::block_on(gpu.run_program(&program, &inputs)).unwrap().outputs;
+        assert_eq!(on_gpu, cpu, "{trips} trips");
+    }
+}

@@ -72,8 +72,10 @@ pub async fn run_script(source: String, options_json: String, on_progress: Optio
 }
 
 thread_local! {
-    /// The benchmark's compiled matmul programs by n, and its GPU backend, made once.
+    /// The benchmark's compiled matmul programs by n, its loop program, and its GPU backend,
+    /// made once.
     static BENCH_PROGRAMS: RefCell<std::collections::HashMap<u32, std::rc::Rc<isa::Program>>> = RefCell::default();
+    static BENCH_LOOP: RefCell<Option<std::rc::Rc<isa::Program>>> = const { RefCell::new(None) };
     static BENCH_GPU: RefCell<Option<gpu::GpuBackend>> = const { RefCell::new(None) };
 }
 
@@ -96,18 +98,46 @@ fn matmul_program(n: u32) -> Result<std::rc::Rc<isa::Program>, String> {
 pub async fn bench_matmul(n: u32, backend: String) -> Result<f64, JsValue> {
     let program = matmul_program(n).map_err(|e| JsValue::from_str(&e))?;
     let inputs = runtime::benchmark::matmul_inputs(n as usize);
-    let outputs = match backend.as_str() {
-        "cpu" => emu::CpuBackend.run_sync(&program, &inputs).map_err(|e| JsValue::from_str(&e.to_string()))?,
+    let outputs = run_bench_program(&program, &inputs, &backend).await?;
+    Ok(outputs[0].iter().map(|&w| f32::from_bits(w) as f64).sum())
+}
+
+/// One step of the in-browser loop benchmark (issue 28, `web/bench.html`): a `while` loop of
+/// `trips` trips whose test reads a value the program computed
+/// (`runtime::benchmark::loop_program`), run once on `backend` as `bench_matmul` runs its
+/// matmul. On WebGPU every trip's test word is read back to the host, which decides the next
+/// piece; the page times how much a trip costs. Resolves to the sum of the result.
+#[wasm_bindgen]
+pub async fn bench_loop(trips: u32, backend: String) -> Result<f64, JsValue> {
+    let program = match BENCH_LOOP.with(|p| p.borrow().clone()) {
+        Some(p) => p,
+        None => {
+            let p = std::rc::Rc::new(runtime::benchmark::loop_program().map_err(|e| JsValue::from_str(&e))?);
+            BENCH_LOOP.with(|slot| *slot.borrow_mut() = Some(p.clone()));
+            p
+        }
+    };
+    let outputs = run_bench_program(&program, &runtime::benchmark::loop_inputs(trips), &backend).await?;
+    Ok(outputs[0].iter().map(|&w| f32::from_bits(w) as f64).sum())
+}
+
+/// Runs a benchmark's program on `backend` (`"cpu"` or `"gpu"`, the GPU backend made once).
+async fn run_bench_program(
+    program: &isa::Program,
+    inputs: &[Vec<u32>],
+    backend: &str,
+) -> Result<Vec<Vec<u32>>, JsValue> {
+    match backend {
+        "cpu" => emu::CpuBackend.run_sync(program, inputs).map_err(|e| JsValue::from_str(&e.to_string())),
         "gpu" => {
             let mut g = match BENCH_GPU.with(|g| g.borrow_mut().take()) {
                 Some(g) => g,
                 None => gpu::GpuBackend::new().await.map_err(|e| JsValue::from_str(&e))?,
             };
-            let result = g.run_program(&program, &inputs).await;
+            let result = g.run_program(program, inputs).await;
             BENCH_GPU.with(|slot| *slot.borrow_mut() = Some(g));
-            result.map_err(|e| JsValue::from_str(&e.to_string()))?.outputs
+            Ok(result.map_err(|e| JsValue::from_str(&e.to_string()))?.outputs)
         }
-        other => return Err(JsValue::from_str(&format!("unknown backend '{other}' (cpu or gpu)"))),
-    };
-    Ok(outputs[0].iter().map(|&w| f32::from_bits(w) as f64).sum())
+        other => Err(JsValue::from_str(&format!("unknown backend '{other}' (cpu or gpu)"))),
+    }
 }
