@@ -642,6 +642,9 @@ impl Linker<'_> {
     }
 
     /// A scan: a `while` on a row counter, the body reading and writing the counter's rows.
+    /// With `unroll` k > 1, as XLA compiles it: a loop whose every trip runs the body k times
+    /// (k copies of its instructions, one row after another), then a loop of single steps for
+    /// the rows left over.
     fn scan(&mut self, site: &Site, scan: &ScanLoop) -> Result<Vec<Addr>, CompileError> {
         let Site { name, jaxpr, eqn, operands, wanted, depth } = site;
         let depth = *depth;
@@ -657,16 +660,16 @@ impl Linker<'_> {
         let row = |a: &Addr, words: u32| plus_register(a, registers.row, words as i32);
         let length = scan.length as i32;
         let (first, step) = if scan.reverse { (length - 1, -1) } else { (0, 1) };
-        let test = |l: &mut Linker| {
+        let k = scan.unroll.clamp(1, scan.length.max(1)) as i32;
+        let blocks = if k > 1 { length / k } else { 0 };
+        // The rows a loop covers end where the row counter reaches `bound`.
+        let test = |l: &mut Linker, bound: i32| {
             if scan.reverse {
-                l.scalar(ScalarOp::Ge, ScalarOperand::Reg(registers.row), ScalarOperand::Imm(0), PREDICATE);
+                l.scalar(ScalarOp::Ge, ScalarOperand::Reg(registers.row), ScalarOperand::Imm(bound), PREDICATE);
             } else {
-                l.scalar(ScalarOp::Lt, ScalarOperand::Reg(registers.row), ScalarOperand::Imm(length), PREDICATE);
+                l.scalar(ScalarOp::Lt, ScalarOperand::Reg(registers.row), ScalarOperand::Imm(bound), PREDICATE);
             }
         };
-        self.set(registers.row, first);
-        test(self);
-        self.instrs.push(Instr::While { cond: PREDICATE });
         let ins: Vec<Addr> = consts
             .iter()
             .cloned()
@@ -676,11 +679,28 @@ impl Linker<'_> {
         // The body writes its carries into the next set and its rows of `ys` in place.
         let dests: Vec<Option<Addr>> =
             carries.all_next().map(Some).chain(ys.iter().zip(&y_rows).map(|(y, &n)| Some(row(y, n)))).collect();
-        self.block(&format!("{name}/body"), body, &ins, &dests, depth + 1)?;
-        self.swap(&carries);
-        self.scalar(ScalarOp::Add, ScalarOperand::Reg(registers.row), ScalarOperand::Imm(step), registers.row);
-        test(self);
-        self.instrs.push(Instr::End);
+        self.set(registers.row, first);
+        // (the loop's last row bound, body copies a trip, their name)
+        let mut loops = Vec::new();
+        if blocks > 0 {
+            let done = blocks * k;
+            loops.push((if scan.reverse { length - done } else { done }, k, format!("{name}/body_unroll{k}")));
+        }
+        if blocks * k < length || blocks == 0 {
+            loops.push((if scan.reverse { 0 } else { length }, 1, format!("{name}/body")));
+        }
+        for (bound, copies, part) in loops {
+            test(self, bound);
+            self.instrs.push(Instr::While { cond: PREDICATE });
+            for copy in 0..copies {
+                let part = if copies > 1 { format!("{part}/step{copy}") } else { part.clone() };
+                self.block(&part, body, &ins, &dests, depth + 1)?;
+                self.swap(&carries);
+                self.scalar(ScalarOp::Add, ScalarOperand::Reg(registers.row), ScalarOperand::Imm(step), registers.row);
+            }
+            test(self, bound);
+            self.instrs.push(Instr::End);
+        }
         let mut results = self.final_carries(&carries, &wanted[..scan.carries]);
         results.extend(ys);
         Ok(results)

@@ -72,7 +72,7 @@ pub const MACHINE_LOOP_DEPTH: usize = 3;
 /// Whether a lowered `jaxpr` (by [`crate::transform::lower_keeping_windows`]) runs on the
 /// machine as one program (issue 28), its loops and branches run by the scalar unit and its
 /// windows at computed indices moved by DMAs at computed addresses: it has one of those, its
-/// loops nest at most [`MACHINE_LOOP_DEPTH`] deep and unroll no scan, it calls back to the
+/// loops nest at most [`MACHINE_LOOP_DEPTH`] deep, it calls back to the
 /// host nowhere, and it returns no literal. (`compiler::link` compiles such a program.)
 pub fn control_on_machine(jaxpr: &Jaxpr) -> bool {
     needs_linking(jaxpr) && linkable(jaxpr, 0) && jaxpr.outvars.iter().all(|a| matches!(a, Atom::Var(_)))
@@ -98,9 +98,7 @@ fn linkable(jaxpr: &Jaxpr, depth: usize) -> bool {
         Primitive::While { function } => {
             depth < MACHINE_LOOP_DEPTH && linkable(&function.cond, depth + 1) && linkable(&function.body, depth + 1)
         }
-        Primitive::Scan { function } => {
-            depth < MACHINE_LOOP_DEPTH && function.unroll <= 1 && linkable(&function.body, depth + 1)
-        }
+        Primitive::Scan { function } => depth < MACHINE_LOOP_DEPTH && linkable(&function.body, depth + 1),
         Primitive::Cond { function } => function.branches.iter().all(|b| linkable(b, depth)),
         Primitive::Jit { function } => linkable(&function.body, depth),
         prim => !calls_back(prim),

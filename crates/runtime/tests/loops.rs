@@ -305,3 +305,42 @@ fn the_benchmark_loop_runs_its_trips_on_both_backends() {
         assert_eq!(on_gpu, cpu, "{trips} trips");
     }
 }
+
+/// `lax.scan(..., unroll=k)` on the machine, as XLA compiles it: each trip of one loop runs k
+/// copies of the body, a second loop the rows left over; the values are the plain scan's.
+#[test]
+fn an_unrolled_scan_runs_k_steps_a_trip() {
+    let script = |unroll: usize, reverse: bool| {
+        format!(
+            "import jax\nimport jax.numpy as jnp\nfrom jax import lax\n\n\
+             @jax.jit\n\
+             def running(xs):\n    \
+                 return lax.scan(lambda c, x: (c * 0.5 + jnp.sin(x), c), 1.0, xs, unroll={unroll}, reverse={})\n\n\
+             total, ys = running(jnp.arange(10, dtype=jnp.float32) / 10)\n\
+             print(total, ys)\n",
+            if reverse { "True" } else { "False" }
+        )
+    };
+    for reverse in [false, true] {
+        let plain = run(&script(1, reverse), BackendChoice::Cpu, Limits::default()).unwrap();
+        let unrolled = run(&script(4, reverse), BackendChoice::Cpu, Limits::default()).unwrap();
+        assert_eq!(unrolled.stdout, plain.stdout);
+        let running = |r: &RunReport| r.programs.iter().find(|p| p.name == "running").expect("the program").clone();
+        let (plain, unrolled) = (&running(&plain), &running(&unrolled));
+        assert_eq!((plain.calls, unrolled.calls), (1, 1));
+        let tests = |p: &runtime::ProgramReport| -> Vec<u64> {
+            p.program
+                .instrs
+                .iter()
+                .zip(p.per_instr.iter())
+                .filter(|(i, _)| matches!(i, isa::Instr::While { .. }))
+                .map(|(_, t)| t.executions)
+                .collect()
+        };
+        // Ten rows: two trips of four steps, then two single steps.
+        assert_eq!(tests(plain), [11]);
+        assert_eq!(tests(unrolled), [3, 3]);
+        assert!(unrolled.program.instrs.len() > 4 * plain.program.instrs.len() / 2, "four copies of the body");
+        assert!(unrolled.counters.cycles < plain.counters.cycles, "fewer trips, fewer loop overheads");
+    }
+}
