@@ -2745,6 +2745,19 @@ print(jax.vmap(lambda i: x[i])(jnp.array([3, 0, -2])))
 print(jax.make_jaxpr(jax.grad(lambda a, i: a[i].sum()))(v, 2))
 """)
 
+# Basic indexing with negative steps under a trace: the elements sliced where they are, in
+# the array's own order, then reversed (JAX's _static_idx), beside integers and None.
+program("negative_steps_slice_then_reverse", """
+x = jnp.arange(20.0).reshape(4, 5)
+print(jax.make_jaxpr(lambda a: a[::-1, 1])(x))
+print(jax.make_jaxpr(lambda a: a[1:3, ::-2])(x))
+print(jax.make_jaxpr(lambda a: a[::-2, 3:0:-2])(x))
+print(jax.make_jaxpr(lambda a: a[None, ::-1])(x))
+f = jax.jit(lambda a: (a[::-1, 1], a[1:3, ::-2], a[::-2, 3:0:-2], a[-1::-3], a[2::-1, None, -2]))
+print(f(x))
+print(jax.grad(lambda a: (a[::-2, 3:0:-2] * jnp.arange(4.0).reshape(2, 2)).sum())(x))
+""")
+
 # x.at[i].set(v) and its kin with integers computed under jit: a scatter (scatter-add,
 # scatter-mul, scatter-min, scatter-max) with JAX's dimension numbers; each index made
 # non-negative, converted where weakly typed, the indices one int32 vector (a constant one

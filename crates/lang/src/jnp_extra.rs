@@ -134,13 +134,23 @@ pub struct BasicSlice {
     /// The input axes an integer index removes (a squeeze after the slice).
     pub dropped: Vec<usize>,
     pub shape: Vec<usize>,
+    /// The axes of `shape` a `None` adds.
+    pub new_axes: Vec<usize>,
 }
 
 pub fn basic_slice(shape: &[usize], items: &[IndexItem], bounds: OutOfBounds) -> Result<BasicSlice, JaxError> {
-    let mut s =
-        BasicSlice { reversed: vec![], start: vec![], limit: vec![], strides: vec![], dropped: vec![], shape: vec![] };
+    let mut s = BasicSlice {
+        reversed: vec![],
+        start: vec![],
+        limit: vec![],
+        strides: vec![],
+        dropped: vec![],
+        shape: vec![],
+        new_axes: vec![],
+    };
     for selection in plan(shape, items, bounds)? {
         let Some(mut p) = selection.positions else {
+            s.new_axes.push(s.shape.len());
             s.shape.push(1);
             continue;
         };

@@ -1421,13 +1421,16 @@ impl Interp<'_, '_> {
             match t {
                 Tensor::Concrete(a) => Ok(Value::array(jnp_extra::index(a, &items)?)),
                 Tensor::Traced(tr) => {
-                    let s = jnp_extra::basic_slice(&tr.aval.shape, &items, jnp_extra::OutOfBounds::Clamp)?;
+                    let mut s = jnp_extra::basic_slice(&tr.aval.shape, &items, jnp_extra::OutOfBounds::Clamp)?;
+                    // As JAX's `_static_idx`: a negative step's elements sliced where they are,
+                    // in the array's own order, then reversed.
+                    for &d in &s.reversed {
+                        let n = tr.aval.shape[d];
+                        (s.start[d], s.limit[d]) = (n - s.limit[d], n - s.start[d]);
+                    }
                     let whole = s.start.iter().zip(&s.limit).zip(&tr.aval.shape).all(|((&a, &b), &n)| a == 0 && b == n)
                         && s.strides.iter().all(|&k| k == 1);
                     let mut x = t.clone();
-                    if !s.reversed.is_empty() {
-                        x = jnp::apply1(self.ctx, jaxlite::Primitive::Rev { dimensions: s.reversed }, &x).await?;
-                    }
                     if !whole {
                         let prim = jaxlite::Primitive::Slice {
                             start_indices: s.start,
@@ -1436,12 +1439,19 @@ impl Interp<'_, '_> {
                         };
                         x = jnp::apply1(self.ctx, prim, &x).await?;
                     }
+                    if !s.reversed.is_empty() {
+                        x = jnp::apply1(self.ctx, jaxlite::Primitive::Rev { dimensions: s.reversed }, &x).await?;
+                    }
                     if !s.dropped.is_empty() {
                         x = jnp::apply1(self.ctx, jaxlite::Primitive::Squeeze { dimensions: s.dropped }, &x).await?;
                     }
-                    // `None` axes.
-                    let dims: Vec<i64> = s.shape.iter().map(|&d| d as i64).collect();
-                    Ok(Value::Array(jnp::reshape(self.ctx, &x, &dims).await?))
+                    // `None` axes, as JAX's `expand_dims`.
+                    if !s.new_axes.is_empty() {
+                        let kept = (0..s.shape.len()).filter(|d| !s.new_axes.contains(d)).collect();
+                        let prim = jaxlite::Primitive::BroadcastInDim { shape: s.shape, broadcast_dimensions: kept };
+                        x = jnp::apply1(self.ctx, prim, &x).await?;
+                    }
+                    Ok(Value::Array(x))
                 }
             }
         })
