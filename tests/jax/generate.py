@@ -2745,6 +2745,26 @@ print(jax.vmap(lambda i: x[i])(jnp.array([3, 0, -2])))
 print(jax.make_jaxpr(jax.grad(lambda a, i: a[i].sum()))(v, 2))
 """)
 
+# x[i] with an integer array i on the first axis: JAX's gather of rows (PROMISE_IN_BOUNDS, so
+# clamped), each index made non-negative and given a trailing axis; values at and beyond the
+# ends, grad (a scatter-add of the rows), vmap and jacfwd through it.
+program("integer_array_index_is_a_gather", """
+x = jnp.arange(12.0).reshape(4, 3)
+print(jax.make_jaxpr(lambda a, i: a[i])(x, jnp.array([0, 2, 3])))
+print(jax.make_jaxpr(lambda a, i: a[i])(jnp.arange(5.0), jnp.array([[0, 2], [4, -1]])))
+print(jax.make_jaxpr(lambda a, i: a[i, :])(x, jnp.array([1])))
+f = jax.jit(lambda a, i: a[i])
+print(f(x, jnp.array([0, -1, 7, -9])))
+print(f(jnp.arange(5), jnp.array([[0, 2], [4, -1]])))
+print(f(jnp.arange(24.0).reshape(2, 3, 4), jnp.array([1, 0, 1])))
+print(jax.grad(lambda a, i: (a[i] * jnp.arange(9.0).reshape(3, 3)).sum())(x, jnp.array([1, 1, 3])))
+print(jax.vmap(lambda a, i: a[i])(jnp.stack([x, -x]), jnp.array([[0, 1], [3, 3]])))
+print(jax.vmap(lambda i: x[i])(jnp.array([[0, 1], [3, -1]])))
+print(jax.jacfwd(lambda a: a[jnp.array([2, 0])])(jnp.array([1.0, 2.0, 3.0])))
+big = jnp.arange(64 * 100, dtype=jnp.float32).reshape(64, 100)
+print(jax.jit(lambda a, i: a[i].sum(axis=1))(big, jnp.array([5, 63, -1, 0, 70, -70])))
+""")
+
 # Basic indexing with negative steps under a trace: the elements sliced where they are, in
 # the array's own order, then reversed (JAX's _static_idx), beside integers and None.
 program("negative_steps_slice_then_reverse", """

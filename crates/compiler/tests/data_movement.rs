@@ -408,3 +408,19 @@ fn large_windows_at_computed_indices_move_in_pieces() {
         }
     }
 }
+
+/// A gather of rows (`x[i]` with an integer array `i`) at indices in range, negative and past
+/// the end (clamped): by selections on a small operand, by a loop of row DMAs on a large one
+/// (`transform::lower`'s `GATHER_BY_ROWS_WORDS`), bit for bit the reference's either way.
+#[test]
+fn gathers_of_rows_clamp_and_move_rows() {
+    let indices = Array::from_f32(vec![5, 1], vec![2.0, -3.0, 0.0, 1000.0, 7.0]).astype(DType::I32);
+    for (shape, by_rows) in [(vec![8, 3], false), (vec![64, 100], true), (vec![4096, 2, 3], true)] {
+        let avals = [Aval::new(shape.clone(), DType::F32), Aval::new(vec![5, 1], DType::I32)];
+        let closed =
+            common::trace_avals(&avals, async |ctx, a| ctx.bind(Primitive::Gather, &a).await.unwrap().remove(0));
+        let x = Array::from_f32(shape.clone(), common::values(shape.iter().product(), 4));
+        let asm = common::check_with(&closed, Precision::Default, &[x, indices.clone()]);
+        assert_eq!(asm.contains("while"), by_rows, "{shape:?}:\n{asm}");
+    }
+}

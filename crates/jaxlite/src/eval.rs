@@ -500,6 +500,21 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
                 })
                 .collect()
         }
+        Primitive::Gather => {
+            let f = x.to_f64_vec();
+            let n = x.shape()[0];
+            let row: usize = x.shape()[1..].iter().product();
+            let mut out = Vec::with_capacity(out_aval.size());
+            if n == 0 {
+                return Ok(from_f64(&out_aval, &vec![0.0; out_aval.size()]));
+            }
+            for i in ins[1].to_f64_vec() {
+                // Clamped into range, as XLA clamps PROMISE_IN_BOUNDS.
+                let r = (i.max(0.0) as usize).min(n - 1);
+                out.extend_from_slice(&f[r * row..(r + 1) * row]);
+            }
+            out
+        }
         Primitive::Scatter { combine, axes } => {
             let (indices, updates) = (ins[1].to_f64_vec(), ins[2].to_f64_vec());
             let mut f = x.to_f64_vec();

@@ -322,6 +322,15 @@ impl Printer {
                 text.push(')');
                 (vec![("branches", text)], true)
             }
+            Primitive::Gather => {
+                let (operand, indices) = (jaxpr.atom_aval(&eqn.inputs[0]), jaxpr.atom_aval(&eqn.inputs[1]));
+                let mut params =
+                    vec![("dimension_numbers", crate::prim::gather_dimension_numbers(indices.rank(), operand.rank()))];
+                params.extend(eqn.prim.params());
+                params.push(("slice_sizes", crate::prim::gather_slice_sizes(&operand.shape)));
+                params.push(("unique_indices", "False".to_string()));
+                (params, false)
+            }
             Primitive::Scatter { combine, axes } => {
                 let operand = jaxpr.atom_aval(&eqn.inputs[0]);
                 let mut params =

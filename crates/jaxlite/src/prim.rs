@@ -302,6 +302,11 @@ pub enum Primitive {
         combine: Option<BinaryOp>,
         axes: Vec<usize>,
     },
+    /// Operands `x` and `indices` (int32, `[..., 1]`): for each index, the row of x it names
+    /// along the first axis, clamped into range (JAX's `mode=PROMISE_IN_BOUNDS`, which XLA
+    /// clamps); the result is the indices' shape without its last axis, then a row's. The
+    /// form of JAX's `gather` that `x[i]` stages for an integer array `i`.
+    Gather,
     /// Identity on values, zero derivative.
     StopGradient,
     /// The bits of each element read as `new_dtype`, of the same width (`lax.bitcast_convert_type`).
@@ -646,6 +651,7 @@ impl Primitive {
             Primitive::Scatter { combine: Some(BinaryOp::Mul), .. } => "scatter-mul",
             Primitive::Scatter { combine: Some(BinaryOp::Min), .. } => "scatter-min",
             Primitive::Scatter { combine: Some(_), .. } => "scatter-max",
+            Primitive::Gather => "gather",
             Primitive::StopGradient => "stop_gradient",
             Primitive::BitcastConvertType { .. } => "bitcast_convert_type",
             Primitive::RandomWrap => "random_wrap",
@@ -676,6 +682,7 @@ impl Primitive {
             | Primitive::DotGeneral { .. }
             | Primitive::Pad { .. }
             | Primitive::RandomFoldIn
+            | Primitive::Gather
             | Primitive::AddAny => Some(2),
             Primitive::SelectN
             | Primitive::Concatenate { .. }
@@ -1007,6 +1014,19 @@ impl Primitive {
                 }
                 x.clone()
             }
+            Primitive::Gather => {
+                let indices = &inputs[1];
+                if x.rank() == 0 || indices.dtype != DType::I32 || indices.shape.last() != Some(&1) {
+                    return Err(format!(
+                        "gather takes an array and int32 indices of shape [..., 1], got {} and {}",
+                        x.short(),
+                        indices.short()
+                    ));
+                }
+                let mut shape = indices.shape[..indices.rank() - 1].to_vec();
+                shape.extend(&x.shape[1..]);
+                same(shape)
+            }
             Primitive::StopGradient => x.clone(),
             Primitive::BitcastConvertType { .. }
             | Primitive::RandomWrap
@@ -1198,6 +1218,26 @@ pub fn scatter_dimension_numbers(axes: &[usize], rank: usize) -> String {
     )
 }
 
+/// A gather's `dimension_numbers` as JAX prints them, for indices of rank `index_rank` (the
+/// last axis the index vector) into an operand of rank `rank`: a row's axes follow the
+/// indices' batch axes, the first axis is collapsed, the index addresses it.
+pub fn gather_dimension_numbers(index_rank: usize, rank: usize) -> String {
+    let batch = index_rank.saturating_sub(1);
+    let offsets: Vec<usize> = (batch..batch + rank.saturating_sub(1)).collect();
+    format!(
+        "GatherDimensionNumbers(offset_dims={}, collapsed_slice_dims=(0,), start_index_map=(0,), \
+         operand_batching_dims=(), start_indices_batching_dims=())",
+        tuple(&offsets)
+    )
+}
+
+/// A gather's `slice_sizes`: one row of `shape`.
+pub fn gather_slice_sizes(shape: &[usize]) -> String {
+    let mut sizes = vec![1];
+    sizes.extend(shape.iter().skip(1));
+    tuple(&sizes)
+}
+
 /// A scatter's `update_jaxpr`: how it combines two scalars of `dtype` (`None` for a plain
 /// `scatter`, which replaces).
 pub fn scatter_update_jaxpr(combine: Option<BinaryOp>, dtype: DType) -> Option<crate::jaxpr::Jaxpr> {
@@ -1277,6 +1317,12 @@ impl Primitive {
             | Primitive::AddAny => {
                 vec![]
             }
+            // The printer adds the parameters that depend on the operands' shapes.
+            Primitive::Gather => vec![
+                s("fill_value", "None".into()),
+                s("indices_are_sorted", "False".into()),
+                s("mode", "GatherScatterMode.PROMISE_IN_BOUNDS".into()),
+            ],
             // The printer adds `dimension_numbers` (from the operand's rank) and `update_jaxpr`.
             Primitive::Scatter { .. } => vec![
                 s("indices_are_sorted", "True".into()),

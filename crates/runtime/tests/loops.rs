@@ -344,3 +344,23 @@ fn an_unrolled_scan_runs_k_steps_a_trip() {
         assert!(unrolled.counters.cycles < plain.counters.cycles, "fewer trips, fewer loop overheads");
     }
 }
+
+/// `x[i]` with an integer array `i` is a gather; on a large `x` the machine reads just the rows
+/// `i` names (a loop of DMAs at computed addresses), where selections would read all of `x`
+/// once per index.
+#[test]
+fn a_gather_of_rows_reads_just_those_rows() {
+    let script = "import jax\nimport jax.numpy as jnp\n\n\
+                  x = jnp.arange(4096 * 512, dtype=jnp.float32).reshape(4096, 512)\n\
+                  rows = jax.jit(lambda a, i: a[i])(x, jnp.array([5, 4095, -1, 0, 7000, 17, 2, 3]))\n\
+                  print(rows[:, 0].astype(jnp.int32))\n";
+    let report = run(script, BackendChoice::Cpu, Limits::default()).unwrap();
+    // Negative indices count from the end; one past it is clamped, as XLA clamps.
+    assert_eq!(report.stdout, "[   2560 2096640 2096640       0 2096640    8704    1024    1536]\n");
+    let gather = report.programs.iter().find(|p| p.name == "<lambda>").expect("the program");
+    assert_eq!(gather.calls, 1);
+    let row_bytes = 512 * 4;
+    let read = gather.counters.hbm_bytes_read;
+    assert!(read >= 8 * row_bytes && read < 9 * row_bytes, "{read} bytes read for 8 rows of {row_bytes}");
+    assert!(gather.program.instrs.iter().any(|i| matches!(i, isa::Instr::While { .. })), "a loop over the indices");
+}

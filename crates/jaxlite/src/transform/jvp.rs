@@ -25,8 +25,8 @@ pub fn jvp(jaxpr: &Jaxpr, diff: &[bool]) -> Result<Jaxpr> {
 /// `jvp`, and which outputs' tangents are not zero by construction (the others are zeros
 /// written out).
 fn jvp_nonzero(jaxpr: &Jaxpr, diff: &[bool]) -> Result<(Jaxpr, Vec<bool>)> {
-    // A scatter differentiates as the windows it is.
-    let jaxpr = &*super::lower::without_scatters(jaxpr)?;
+    // A gather or scatter differentiates as the selections or windows it is.
+    let jaxpr = &*super::lower::without_gathers_and_scatters(jaxpr)?;
     let mut b = Builder::new();
     let inputs: Vec<Var> = jaxpr.all_inputs().collect();
     let mut primal: HashMap<Var, Atom> = HashMap::new();
@@ -516,6 +516,7 @@ fn jvp_rule(
         | Primitive::Cond { .. }
         | Primitive::Jit { .. }
         | Primitive::Scatter { .. }
+        | Primitive::Gather
         | Primitive::Callback { .. } => {
             return Err(JaxError(format!("internal error: {} is differentiated by its rule", prim.name())))
         }

@@ -29,8 +29,8 @@ pub fn vmap_outputs(
     size: usize,
     may_stay_unbatched: &[bool],
 ) -> Result<(Jaxpr, Vec<bool>)> {
-    // A scatter batches as the windows it is.
-    let jaxpr = &*super::lower::without_scatters(jaxpr)?;
+    // A gather or scatter batches as the selections or windows it is.
+    let jaxpr = &*super::lower::without_gathers_and_scatters(jaxpr)?;
     let mut b = Builder::new();
     let mut env: HashMap<Var, (Atom, bool)> = HashMap::new();
     for (v, &bt) in jaxpr.all_inputs().zip(batched) {
@@ -360,6 +360,7 @@ fn batch_rule(b: &mut Builder, prim: &Primitive, ins: &[(Atom, bool)], size: usi
         | Primitive::Cond { .. }
         | Primitive::Jit { .. }
         | Primitive::Scatter { .. }
+        | Primitive::Gather
         | Primitive::Callback { .. } => {
             return Err(JaxError(format!("internal error: {} is batched by its own rule", prim.name())))
         }

@@ -1552,6 +1552,19 @@ impl Interp<'_, '_> {
                     _ => return super::index_err(GATHER_INDEX),
                 }
             }
+            // One integer array on the first axis is JAX's `gather` of rows: the indices made
+            // non-negative, given a trailing axis of one (the index vector).
+            if positions == [0] && !matches!(x.aval().dtype, DType::Bool | DType::Key) && indices[0].aval().rank() > 0 {
+                let ctx = &mut *self.ctx;
+                let t = &indices[0];
+                let normalized = nonnegative_start(ctx, t, shape[0], false).await?;
+                let mut column_shape = t.aval().shape.clone();
+                column_shape.push(1);
+                let dims = (0..t.aval().rank()).collect();
+                let column = jaxlite::Primitive::BroadcastInDim { shape: column_shape, broadcast_dimensions: dims };
+                let column = jnp::apply1(ctx, column, &normalized).await?;
+                return Ok(Some(jnp::apply(ctx, jaxlite::Primitive::Gather, &[x.clone(), column]).await?));
+            }
             // Broadcast the index arrays together, then each into range for its axis.
             let mut common: Vec<usize> = Vec::new();
             for t in &indices {
