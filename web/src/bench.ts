@@ -121,6 +121,16 @@ const MIN_SAMPLE_MS = intParam('minSampleMs', 20, 0);
 const TRIPS = query.get('trips') === '' ? [] : intList(query.get('trips'), [1, 16, 64]);
 /** Per call: a step that takes longer is recorded as an error and the implementation skipped. */
 const STEP_TIMEOUT_MS = intParam('stepTimeoutMs', 180_000, 1000);
+/** What the page was asked for, as the result records it. */
+const PARAMS: BenchResult['params'] = {
+  n: SIZES,
+  runs: RUNS,
+  warmup: WARMUP,
+  gpu_large_n: GPU_LARGE_N,
+  gpu_large_runs: GPU_LARGE_RUNS,
+  min_sample_ms: MIN_SAMPLE_MS,
+  trips: TRIPS,
+};
 /** Implementations to run (all by default): `?impl=tpu-playground,jax-js`. */
 const ONLY_IMPLS = query.get('impl')?.split(',');
 /** `?where=wasm` or `?where=webgpu` keeps one side. */
@@ -421,15 +431,7 @@ async function main(): Promise<void> {
     cross_origin_isolated: crossOriginIsolated,
     hardware_concurrency: navigator.hardwareConcurrency,
     user_agent: navigator.userAgent,
-    params: {
-      n: SIZES,
-      runs: RUNS,
-      warmup: WARMUP,
-      gpu_large_n: GPU_LARGE_N,
-      gpu_large_runs: GPU_LARGE_RUNS,
-      min_sample_ms: MIN_SAMPLE_MS,
-      trips: TRIPS,
-    },
+    params: PARAMS,
     mismatches: [],
     started,
     elapsed_ms: 0,
@@ -645,15 +647,7 @@ main().catch((err) => {
     cross_origin_isolated: crossOriginIsolated,
     hardware_concurrency: navigator.hardwareConcurrency,
     user_agent: navigator.userAgent,
-    params: {
-      n: SIZES,
-      runs: RUNS,
-      warmup: WARMUP,
-      gpu_large_n: GPU_LARGE_N,
-      gpu_large_runs: GPU_LARGE_RUNS,
-      min_sample_ms: MIN_SAMPLE_MS,
-      trips: TRIPS,
-    },
+    params: PARAMS,
     mismatches: [],
     started: '',
     elapsed_ms: 0,

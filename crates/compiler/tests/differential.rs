@@ -433,6 +433,33 @@ async fn function(
     jaxpr
 }
 
+/// A `fori_loop` over the `m` rows of `x` (a `while` on a counter) closing over `x` and
+/// `bias`, its carry starting at `init`: `step` takes `[x, bias, i, carry]` and gives the next
+/// carry. Returns the loop's outputs (the counter, the carry).
+async fn row_loop(
+    ctx: &mut Context,
+    x: Tensor,
+    bias: Tensor,
+    m: usize,
+    init: Tensor,
+    step: impl AsyncFnOnce(&mut Context, &[Tensor]) -> Tensor,
+) -> Vec<Tensor> {
+    let carries = [Aval::new(vec![], DType::I32), init.aval().clone()];
+    let cond = function(ctx, &carries, async |ctx, c| {
+        vec![jnp::compare(ctx, CompareOp::Lt, &c[0], &int(m as i64)).await.unwrap()]
+    })
+    .await;
+    let body_avals = [x.aval().clone(), bias.aval().clone(), carries[0].clone(), carries[1].clone()];
+    let body = function(ctx, &body_avals, async |ctx, v| {
+        let updated = step(ctx, &v).await;
+        let next = jnp::binary(ctx, BinaryOp::Add, &v[2], &int(1)).await.unwrap();
+        vec![next, updated]
+    })
+    .await;
+    let w = WhileLoop { cond, cond_consts: 0, body, body_consts: 2 };
+    bind(ctx, Primitive::While { function: Rc::new(w) }, &[x, bias, int(0), init]).await
+}
+
 async fn bind(ctx: &mut Context, prim: Primitive, xs: &[Tensor]) -> Vec<Tensor> {
     ctx.bind(prim, xs).await.unwrap()
 }
@@ -566,37 +593,20 @@ async fn controlled(
             bind(ctx, Primitive::Scan { function: Rc::new(scan) }, &[bias, init, x]).await
         }
         Control::Windows(shift) => {
-            let carries = [Aval::new(vec![], DType::I32), x.aval().clone()];
-            let cond = function(ctx, &carries, async |ctx, c| {
-                vec![jnp::compare(ctx, CompareOp::Lt, &c[0], &int(m as i64)).await.unwrap()]
-            })
-            .await;
-            let body_avals = [x.aval().clone(), bias.aval().clone(), carries[0].clone(), carries[1].clone()];
-            let body = function(ctx, &body_avals, async |ctx, v| {
+            let zeros = jnp::binary(ctx, BinaryOp::Mul, &x, &scalar(0.0)).await.unwrap();
+            row_loop(ctx, x, bias, m, zeros, async |ctx, v| {
                 let at = jnp::binary(ctx, BinaryOp::Add, &v[2], &int(*shift)).await.unwrap();
                 let slice = Primitive::DynamicSlice { slice_sizes: vec![1, n] };
                 let row = bind(ctx, slice, &[v[0].clone(), at, int(0)]).await.remove(0);
                 let h = tanh_chain(ctx, row, &v[1], a).await;
-                let updated =
-                    bind(ctx, Primitive::DynamicUpdateSlice, &[v[3].clone(), h, v[2].clone(), int(0)]).await.remove(0);
-                let next = jnp::binary(ctx, BinaryOp::Add, &v[2], &int(1)).await.unwrap();
-                vec![next, updated]
+                bind(ctx, Primitive::DynamicUpdateSlice, &[v[3].clone(), h, v[2].clone(), int(0)]).await.remove(0)
             })
-            .await;
-            let w = WhileLoop { cond, cond_consts: 0, body, body_consts: 2 };
-            let zeros = jnp::binary(ctx, BinaryOp::Mul, &x, &scalar(0.0)).await.unwrap();
-            bind(ctx, Primitive::While { function: Rc::new(w) }, &[x, bias, int(0), zeros]).await
+            .await
         }
         Control::Scatter { combine, shift } => {
             let combine =
                 [None, Some(BinaryOp::Add), Some(BinaryOp::Mul), Some(BinaryOp::Min), Some(BinaryOp::Max)][*combine];
-            let carries = [Aval::new(vec![], DType::I32), x.aval().clone()];
-            let cond = function(ctx, &carries, async |ctx, c| {
-                vec![jnp::compare(ctx, CompareOp::Lt, &c[0], &int(m as i64)).await.unwrap()]
-            })
-            .await;
-            let body_avals = [x.aval().clone(), bias.aval().clone(), carries[0].clone(), carries[1].clone()];
-            let body = function(ctx, &body_avals, async |ctx, v| {
+            row_loop(ctx, x.clone(), bias, m, x, async |ctx, v| {
                 let slice = Primitive::DynamicSlice { slice_sizes: vec![1, n] };
                 let row = bind(ctx, slice, &[v[0].clone(), v[2].clone(), int(0)]).await.remove(0);
                 let h = tanh_chain(ctx, row, &v[1], a).await;
@@ -605,13 +615,9 @@ async fn controlled(
                 let column = Primitive::BroadcastInDim { shape: vec![1], broadcast_dimensions: vec![] };
                 let at = bind(ctx, column, &[at]).await.remove(0);
                 let scatter = Primitive::Scatter { combine, axes: vec![0] };
-                let updated = bind(ctx, scatter, &[v[3].clone(), at, h]).await.remove(0);
-                let next = jnp::binary(ctx, BinaryOp::Add, &v[2], &int(1)).await.unwrap();
-                vec![next, updated]
+                bind(ctx, scatter, &[v[3].clone(), at, h]).await.remove(0)
             })
-            .await;
-            let w = WhileLoop { cond, cond_consts: 0, body, body_consts: 2 };
-            bind(ctx, Primitive::While { function: Rc::new(w) }, &[x.clone(), bias, int(0), x]).await
+            .await
         }
         Control::CondInScan(t) => {
             let row = Aval::new(vec![1, n], DType::F32);

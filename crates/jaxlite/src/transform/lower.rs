@@ -65,7 +65,12 @@ enum Windows {
     Addressed,
 }
 
-fn lower_with(jaxpr: &Jaxpr, windows: Windows) -> Result<Jaxpr> {
+/// `jaxpr` built again equation by equation: `rewrite` gets each equation and its operands in
+/// the new Jaxpr and binds what replaces it, returning its outputs.
+fn rebuild(
+    jaxpr: &Jaxpr,
+    mut rewrite: impl FnMut(&mut Builder, &crate::jaxpr::Eqn, Vec<Atom>) -> Result<Vec<Atom>>,
+) -> Result<Jaxpr> {
     let mut b = Builder::new();
     let mut env: HashMap<Var, Atom> = HashMap::new();
     for v in jaxpr.all_inputs() {
@@ -77,7 +82,16 @@ fn lower_with(jaxpr: &Jaxpr, windows: Windows) -> Result<Jaxpr> {
     };
     for eqn in &jaxpr.eqns {
         let ins: Vec<Atom> = eqn.inputs.iter().map(|a| read(&env, a)).collect();
-        let outs = match (&eqn.prim, eqn.prim.custom_body(&ins)) {
+        let outs = rewrite(&mut b, eqn, ins)?;
+        env.extend(eqn.outputs.iter().copied().zip(outs));
+    }
+    let outs = jaxpr.outvars.iter().map(|a| read(&env, a)).collect();
+    Ok(b.finish(outs))
+}
+
+fn lower_with(jaxpr: &Jaxpr, windows: Windows) -> Result<Jaxpr> {
+    rebuild(jaxpr, |b, eqn, ins| {
+        Ok(match (&eqn.prim, eqn.prim.custom_body(&ins)) {
             (_, Some((call, call_ins, output))) => {
                 let body = lower_with(call, windows)?;
                 vec![b.inline(&body, &call_ins)?.swap_remove(output)]
@@ -129,24 +143,21 @@ fn lower_with(jaxpr: &Jaxpr, windows: Windows) -> Result<Jaxpr> {
             }
             (prim, _)
                 if windows == Windows::Addressed
-                    && window_starts(prim).is_some_and(|first| int32_indices(&b, &ins[first..])) =>
+                    && window_starts(prim).is_some_and(|first| int32_indices(b, &ins[first..])) =>
             {
                 b.bind(prim.clone(), &ins)?
             }
             (Primitive::DynamicSlice { slice_sizes }, _) if computed(&ins[1..]) => {
-                vec![as_int_if_bool(&mut b, &[&ins[0]], |b, x| dynamic_slice(b, &x[0], &ins[1..], slice_sizes, false))?]
+                vec![as_int_if_bool(b, &[&ins[0]], |b, x| dynamic_slice(b, &x[0], &ins[1..], slice_sizes, false))?]
             }
             (Primitive::DynamicUpdateSlice, _) if computed(&ins[2..]) => {
-                vec![as_int_if_bool(&mut b, &[&ins[0], &ins[1]], |b, x| {
+                vec![as_int_if_bool(b, &[&ins[0], &ins[1]], |b, x| {
                     dynamic_update_slice(b, &x[0], &x[1], &ins[2..], false)
                 })?]
             }
             (prim, None) => b.bind(prim.clone(), &ins)?,
-        };
-        env.extend(eqn.outputs.iter().copied().zip(outs));
-    }
-    let outs = jaxpr.outvars.iter().map(|a| read(&env, a)).collect();
-    Ok(b.finish(outs))
+        })
+    })
 }
 
 /// A `while` whose condition is one boolean, with its Jaxprs lowered, and the operands it
@@ -312,27 +323,15 @@ pub(crate) fn without_gathers_and_scatters(jaxpr: &Jaxpr) -> Result<std::borrow:
     if !jaxpr.eqns.iter().any(|e| matches!(e.prim, Primitive::Scatter { .. } | Primitive::Gather)) {
         return Ok(std::borrow::Cow::Borrowed(jaxpr));
     }
-    let mut b = Builder::new();
-    let mut env: HashMap<Var, Atom> = HashMap::new();
-    for v in jaxpr.all_inputs() {
-        env.insert(v, b.input(jaxpr.aval(v).clone()));
-    }
-    let read = |env: &HashMap<Var, Atom>, a: &Atom| match a {
-        Atom::Var(v) => env[v].clone(),
-        lit => lit.clone(),
-    };
-    for eqn in &jaxpr.eqns {
-        let ins: Vec<Atom> = eqn.inputs.iter().map(|a| read(&env, a)).collect();
+    let expanded = rebuild(jaxpr, |b, eqn, ins| {
         let avals: Vec<crate::array::Aval> = ins.iter().map(|a| b.aval(a)).collect();
-        let outs = match &eqn.prim {
-            Primitive::Scatter { combine, axes } => b.inline(&scatter_jaxpr(*combine, axes, &avals)?, &ins)?,
-            Primitive::Gather => b.inline(&gather_selection_jaxpr(&avals[0], &avals[1])?, &ins)?,
-            prim => b.bind(prim.clone(), &ins)?,
-        };
-        env.extend(eqn.outputs.iter().copied().zip(outs));
-    }
-    let outs = jaxpr.outvars.iter().map(|a| read(&env, a)).collect();
-    Ok(std::borrow::Cow::Owned(b.finish(outs)))
+        match &eqn.prim {
+            Primitive::Scatter { combine, axes } => b.inline(&scatter_jaxpr(*combine, axes, &avals)?, &ins),
+            Primitive::Gather => b.inline(&gather_selection_jaxpr(&avals[0], &avals[1])?, &ins),
+            prim => b.bind(prim.clone(), &ins),
+        }
+    })?;
+    Ok(std::borrow::Cow::Owned(expanded))
 }
 
 /// Whether `eqn` is a `select_n` whose selector is an int32 index.
