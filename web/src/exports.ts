@@ -2,6 +2,7 @@
 // open it; the same shape as `tpu run --trace`), and every program's counters as JSON and CSV.
 import { flatten } from './counters';
 import { mnemonic } from './listing';
+import { tripNumbers } from './timeline';
 import type { RunOk } from './protocol';
 
 /**
@@ -44,10 +45,10 @@ export function traceJson(result: RunOk): string | null {
       const tid = timeline.tracks.length;
       events.push({ ph: 'M', name: 'thread_name', pid, tid, args: { name: 'loop trips' } });
       events.push({ ph: 'M', name: 'thread_sort_index', pid, tid, args: { sort_index: tid } });
-      const counted = new Map<number, number>();
-      for (const [instr, start, end] of trips) {
-        const trip = counted.get(instr) ?? 0;
-        counted.set(instr, trip + 1);
+      const numbers = tripNumbers(trips);
+      for (const [i, [instr, start, end]] of trips.entries()) {
+        // Counted from 0, as `tpu run --trace` counts them.
+        const trip = numbers[i] - 1;
         events.push({
           ph: 'X',
           name: `trip of the while at ${instr}`,

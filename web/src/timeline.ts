@@ -126,13 +126,9 @@ export class TimelineView {
     const timeline = program?.timeline;
     this.spans = timeline?.spans ?? [];
     this.listing = program?.listing ?? [];
-    this.trips = [...(timeline?.trips ?? [])].sort((a, b) => a[1] - b[1]);
-    const counted = new Map<number, number>();
-    this.tripNumbers = this.trips.map(([instr]) => {
-      const n = (counted.get(instr) ?? 0) + 1;
-      counted.set(instr, n);
-      return n;
-    });
+    // The engine lists the trips by start.
+    this.trips = timeline?.trips ?? [];
+    this.tripNumbers = tripNumbers(this.trips);
     this.tracks = timeline?.tracks ?? [];
     this.clockHz = machine?.clock_hz ?? 0;
     this.highlighted = -1;
@@ -266,9 +262,10 @@ export class TimelineView {
         return;
       }
     }
-    if (e.offsetY < AXIS && this.tripAt(e.offsetX) >= 0) {
+    const trip = e.offsetY < AXIS ? this.tripAt(e.offsetX) : -1;
+    if (trip >= 0) {
       this.hover(-1, 0, 0);
-      this.hoverTrip(this.tripAt(e.offsetX), e.offsetX, e.offsetY);
+      this.hoverTrip(trip, e.offsetX, e.offsetY);
       return;
     }
     this.hover(this.spanAt(e.offsetX, e.offsetY), e.offsetX, e.offsetY);
@@ -294,7 +291,13 @@ export class TimelineView {
       `cycles ${NUMBER.format(start)}–${NUMBER.format(end)} (${NUMBER.format(end - start)} cycles${time})`;
     this.tip.hidden = false;
     this.onHover(instr);
-    const left = x + 14 + this.tip.offsetWidth > this.plot.clientWidth ? Math.max(0, x - 14 - this.tip.offsetWidth) : x + 14;
+    this.placeTip(x, y);
+  }
+
+  /** The tooltip beside the pointer, flipped to its left near the right edge. */
+  private placeTip(x: number, y: number): void {
+    const tipWidth = this.tip.offsetWidth;
+    const left = x + 14 + tipWidth > this.plot.clientWidth ? Math.max(0, x - 14 - tipWidth) : x + 14;
     this.tip.style.left = `${left}px`;
     this.tip.style.top = `${y + 14}px`;
   }
@@ -373,12 +376,7 @@ export class TimelineView {
       this.onHover(instr);
       this.requestDraw();
     }
-    // Beside the pointer, flipped to its left near the right edge.
-    const width = this.plot.clientWidth;
-    const tipWidth = this.tip.offsetWidth;
-    const left = x + 14 + tipWidth > width ? Math.max(0, x - 14 - tipWidth) : x + 14;
-    this.tip.style.left = `${left}px`;
-    this.tip.style.top = `${y + 14}px`;
+    this.placeTip(x, y);
   }
 
   private requestDraw(): void {
@@ -503,6 +501,16 @@ export class TimelineView {
     for (const i of this.byInstr.get(this.highlighted) ?? []) outline(i, color('--timeline-highlight'));
     if (this.hovered >= 0) outline(this.hovered, null);
   }
+}
+
+/** Each trip's number among its loop's trips, from 1 (`trips` by start). */
+export function tripNumbers(trips: [number, number, number][]): number[] {
+  const counted = new Map<number, number>();
+  return trips.map(([instr]) => {
+    const n = (counted.get(instr) ?? 0) + 1;
+    counted.set(instr, n);
+    return n;
+  });
 }
 
 /** The y and height of a lane of a row. */

@@ -57,7 +57,8 @@ fn signed(strides: &[usize]) -> Vec<i64> {
     strides.iter().map(|&s| s as i64).collect()
 }
 
-fn offset(a: &Addr, by: u32) -> Addr {
+/// `a` moved by `by` words (the linker's windows use it too).
+pub(crate) fn offset(a: &Addr, by: u32) -> Addr {
     Addr { base: a.base + by, ..a.clone() }
 }
 

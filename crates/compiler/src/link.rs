@@ -33,6 +33,7 @@
 //! Pieces run one after another and each waits for its own DMAs before it ends, so they share
 //! VMEM from address 0 and no semaphore crosses from one to the next.
 
+use crate::emit::offset;
 use crate::{compile_stages, CompileError, CompileOptions};
 use isa::{Addr, Block, Instr, Operand, Program, ScalarOp, ScalarOperand, VectorOp};
 use jaxlite::control::{Branches, ScanLoop, WhileLoop};
@@ -161,11 +162,6 @@ fn plus_register(a: &Addr, register: u8, words: i32) -> Addr {
     let mut a = a.clone();
     a.scalars.push((register, words));
     a
-}
-
-/// `a` moved by `words` words.
-fn plus(a: &Addr, words: u32) -> Addr {
-    Addr { base: a.base + words, ..a.clone() }
 }
 
 /// One axis of a window, as [`Linker::move_window`] walks it: `count` steps, `from` and `to`
@@ -474,12 +470,12 @@ impl Linker<'_> {
         results
     }
 
-    /// Copies `words` words of HBM from `from` to `to`, through VMEM.
     /// The words one step of a copy moves: [`COPY_WORDS`], or a quarter of VMEM if less.
     fn copy_words(&self) -> u32 {
         COPY_WORDS.min(self.opts.vmem_words / 4).max(1)
     }
 
+    /// Copies `words` words of HBM from `from` to `to`, through VMEM.
     fn copy(&mut self, from: Addr, to: Addr, words: u32) {
         self.move_window(from, to, &[], words);
     }
@@ -499,7 +495,7 @@ impl Linker<'_> {
             self.move_window(from.clone(), to.clone(), &cut, chunk);
             if tail > 0 {
                 let done = full * chunk;
-                self.move_window(plus(&from, done), plus(&to, done), &axes, tail);
+                self.move_window(offset(&from, done), offset(&to, done), &axes, tail);
             }
             return;
         }
@@ -520,8 +516,8 @@ impl Linker<'_> {
                         let mut rest = outer.to_vec();
                         rest.push(Axis { count: tail, ..rows });
                         self.move_window(
-                            plus(&from, full * fit * rows.from),
-                            plus(&to, full * fit * rows.to),
+                            offset(&from, full * fit * rows.from),
+                            offset(&to, full * fit * rows.to),
                             &rest,
                             run,
                         );
@@ -596,11 +592,11 @@ impl Linker<'_> {
         }
         let (axes, run) = window_layout(shape, window);
         if update {
-            let at = plus_register(&plus(&result, fixed), OFFSET, 1);
+            let at = plus_register(&offset(&result, fixed), OFFSET, 1);
             let axes: Vec<Axis> = axes.iter().map(|a| Axis { from: a.to, to: a.from, ..*a }).collect();
             self.move_window(operands[1].clone(), at, &axes, run);
         } else {
-            let at = plus_register(&plus(&operands[0], fixed), OFFSET, 1);
+            let at = plus_register(&offset(&operands[0], fixed), OFFSET, 1);
             self.move_window(at, result.clone(), &axes, run);
         }
         Ok(result)
@@ -661,7 +657,6 @@ impl Linker<'_> {
         let length = scan.length as i32;
         let (first, step) = if scan.reverse { (length - 1, -1) } else { (0, 1) };
         let k = scan.unroll.clamp(1, scan.length.max(1)) as i32;
-        let blocks = if k > 1 { length / k } else { 0 };
         // The rows a loop covers end where the row counter reaches `bound`.
         let test = |l: &mut Linker, bound: i32| {
             if scan.reverse {
@@ -680,13 +675,14 @@ impl Linker<'_> {
         let dests: Vec<Option<Addr>> =
             carries.all_next().map(Some).chain(ys.iter().zip(&y_rows).map(|(y, &n)| Some(row(y, n)))).collect();
         self.set(registers.row, first);
-        // (the loop's last row bound, body copies a trip, their name)
+        // (the bound the row counter stops at, body copies a trip, their name): whole blocks
+        // of k rows, then single rows for what is left (every row when k is 1).
         let mut loops = Vec::new();
-        if blocks > 0 {
-            let done = blocks * k;
+        let done = length / k * k;
+        if k > 1 && done > 0 {
             loops.push((if scan.reverse { length - done } else { done }, k, format!("{name}/body_unroll{k}")));
         }
-        if blocks * k < length || blocks == 0 {
+        if k == 1 || done < length {
             loops.push((if scan.reverse { 0 } else { length }, 1, format!("{name}/body")));
         }
         for (bound, copies, part) in loops {

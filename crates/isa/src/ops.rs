@@ -97,7 +97,9 @@ impl<'a> Ops<'a> {
     /// The useful flops of the run so far: each of the program's counts once per visit of
     /// its instruction (a loop body's on every trip, an untaken branch's never).
     pub fn flops(&self) -> u64 {
-        self.program.flops.iter().map(|f| f.count * self.visits.get(f.instr as usize).copied().unwrap_or(0)).sum()
+        // Saturating: a decoded program may carry any count.
+        let visits = |f: &crate::Flops| self.visits.get(f.instr as usize).copied().unwrap_or(0);
+        self.program.flops.iter().fold(0u64, |sum, f| sum.saturating_add(f.count.saturating_mul(visits(f))))
     }
 
     /// Stops the run with an error after `operations` operations instead of [`MAX_OPERATIONS`].

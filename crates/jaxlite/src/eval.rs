@@ -268,11 +268,7 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
                     let (p, q) = (at(&a, i), at(&b, i));
                     match prim {
                         Primitive::Compare(op) => op.holds(p, q) as i32 as f64,
-                        Primitive::Binary(op) if x.dtype() == DType::F64 => binary_f64(*op, p, q),
-                        Primitive::Binary(op) if x.dtype() == DType::I64 => binary_i64(*op, p as i64, q as i64) as f64,
-                        Primitive::Binary(op) if float => binary_f32(*op, p as f32, q as f32) as f64,
-                        Primitive::Binary(op) if x.dtype() == DType::U32 => binary_u32(*op, p as u32, q as u32) as f64,
-                        Primitive::Binary(op) => binary_int(*op, p as i64, q as i64) as f64,
+                        Primitive::Binary(op) => binary_of(*op, x.dtype(), p, q),
                         _ => 0.0,
                     }
                 })
@@ -501,13 +497,13 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
                 .collect()
         }
         Primitive::Gather => {
-            let f = x.to_f64_vec();
             let n = x.shape()[0];
-            let row: usize = x.shape()[1..].iter().product();
-            let mut out = Vec::with_capacity(out_aval.size());
             if n == 0 {
                 return Ok(from_f64(&out_aval, &vec![0.0; out_aval.size()]));
             }
+            let f = x.to_f64_vec();
+            let row: usize = x.shape()[1..].iter().product();
+            let mut out = Vec::with_capacity(out_aval.size());
             for i in ins[1].to_f64_vec() {
                 // Clamped into range, as XLA clamps PROMISE_IN_BOUNDS.
                 let r = (i.max(0.0) as usize).min(n - 1);
@@ -528,17 +524,12 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
                     starts[d] = i as usize;
                 }
                 let in_strides = strides(x.shape());
-                let dtype = x.dtype();
                 for (e, u) in updates.into_iter().enumerate() {
                     let idx = unravel(e, &window);
                     let o: usize = (0..idx.len()).map(|d| (starts[d] + idx[d]) * in_strides[d]).sum();
                     f[o] = match combine {
                         None => u,
-                        Some(op) if dtype == DType::F64 => binary_f64(*op, f[o], u),
-                        Some(op) if dtype == DType::I64 => binary_i64(*op, f[o] as i64, u as i64) as f64,
-                        Some(op) if float => binary_f32(*op, f[o] as f32, u as f32) as f64,
-                        Some(op) if dtype == DType::U32 => binary_u32(*op, f[o] as u32, u as u32) as f64,
-                        Some(op) => binary_int(*op, f[o] as i64, u as i64) as f64,
+                        Some(op) => binary_of(*op, x.dtype(), f[o], u),
                     };
                 }
             }
@@ -733,6 +724,17 @@ fn erf(x: f64) -> f64 {
         }
     }
     sum * std::f64::consts::FRAC_2_SQRT_PI
+}
+
+/// `op` on two elements of `dtype` (held as f64), at that type's width and rules.
+fn binary_of(op: BinaryOp, dtype: DType, a: f64, b: f64) -> f64 {
+    match dtype {
+        DType::F64 => binary_f64(op, a, b),
+        DType::I64 => binary_i64(op, a as i64, b as i64) as f64,
+        d if d.is_float() => binary_f32(op, a as f32, b as f32) as f64,
+        DType::U32 => binary_u32(op, a as u32, b as u32) as f64,
+        _ => binary_int(op, a as i64, b as i64) as f64,
+    }
 }
 
 pub fn binary_f32(op: BinaryOp, a: f32, b: f32) -> f32 {

@@ -192,9 +192,9 @@ struct ListingLine<'a> {
     cycles_per_trip: Option<u64>,
 }
 
-fn listing<'a>(p: &'a ProgramReport) -> Vec<ListingLine<'a>> {
+fn listing<'a>(p: &'a ProgramReport, trips: &[Trip]) -> Vec<ListingLine<'a>> {
     let mut per_loop: std::collections::HashMap<usize, (u64, u64)> = std::collections::HashMap::new();
-    for t in trips(&p.program, &p.spans) {
+    for t in trips {
         let entry = per_loop.entry(t.instr).or_default();
         *entry = (entry.0 + 1, entry.1 + (t.end - t.start));
     }
@@ -236,7 +236,7 @@ struct Timeline {
     trips: Vec<[u64; 3]>,
 }
 
-fn timeline(p: &ProgramReport, mxus: u32) -> Timeline {
+fn timeline(p: &ProgramReport, mxus: u32, trips: &[Trip]) -> Timeline {
     let spans = p
         .spans
         .iter()
@@ -245,8 +245,7 @@ fn timeline(p: &ProgramReport, mxus: u32) -> Timeline {
         .map(|s| [s.instr as u64, track_of(s, mxus) as u64, s.start, s.end])
         .collect::<Vec<_>>();
     let truncated = p.spans.iter().filter(|s| s.end > s.start).count() > spans.len();
-    let mut trips: Vec<[u64; 3]> =
-        trips(&p.program, &p.spans).iter().map(|t| [t.instr as u64, t.start, t.end]).collect();
+    let mut trips: Vec<[u64; 3]> = trips.iter().map(|t| [t.instr as u64, t.start, t.end]).collect();
     trips.sort_by_key(|t| t[1]);
     trips.truncate(TIMELINE_SPANS);
     Timeline { tracks: track_names(mxus), spans, truncated, trips }
@@ -311,18 +310,22 @@ impl RunReport {
             programs: self
                 .programs
                 .iter()
-                .map(|p| Program {
-                    name: &p.name,
-                    calls: p.calls,
-                    counters: &p.counters,
-                    host_to_device_bytes: p.host_to_device_bytes,
-                    eager: details.then_some(p.eager),
-                    jaxpr: details.then_some(p.jaxpr.as_str()),
-                    hlo: details.then_some(p.hlo.as_str()),
-                    fused: details.then_some(p.fused.as_str()),
-                    asm: details.then_some(p.asm.as_str()),
-                    listing: details.then(|| listing(p)),
-                    timeline: details.then(|| timeline(p, mxus)),
+                .map(|p| {
+                    // The loops' trips, read from the spans once for the listing and the timeline.
+                    let trips = if details { trips(&p.program, &p.spans) } else { Vec::new() };
+                    Program {
+                        name: &p.name,
+                        calls: p.calls,
+                        counters: &p.counters,
+                        host_to_device_bytes: p.host_to_device_bytes,
+                        eager: details.then_some(p.eager),
+                        jaxpr: details.then_some(p.jaxpr.as_str()),
+                        hlo: details.then_some(p.hlo.as_str()),
+                        fused: details.then_some(p.fused.as_str()),
+                        asm: details.then_some(p.asm.as_str()),
+                        listing: details.then(|| listing(p, &trips)),
+                        timeline: details.then(|| timeline(p, mxus, &trips)),
+                    }
                 })
                 .collect(),
             transfers: Transfers {

@@ -1847,38 +1847,33 @@ impl Interp<'_, '_> {
         if dtype == DType::Bool || (v.aval().dtype != dtype && (!v.aval().weak_type || promotes_x)) {
             return Ok(None);
         }
-        enum Index {
-            Constant(i64),
-            Computed(Tensor),
-        }
+        // Each indexed axis and its index: a constant one as an int32 scalar, already
+        // non-negative.
         let (mut axes, mut indices) = (Vec::new(), Vec::new());
         for (axis, position) in positions.iter().enumerate() {
             let n = shape[axis] as i64;
             match position {
                 None => continue,
-                Some(Value::Int(i)) if (-n..n).contains(i) => indices.push(Index::Constant(i.rem_euclid(n))),
-                Some(Value::Array(t)) if t.aval().dtype == DType::I32 => indices.push(Index::Computed(t.clone())),
+                Some(Value::Int(i)) if (-n..n).contains(i) => indices.push(int32_scalar(i.rem_euclid(n))),
+                Some(Value::Array(t)) if t.aval().dtype == DType::I32 => indices.push(t.clone()),
                 Some(_) => return Ok(None),
             }
             axes.push(axis);
         }
+        // As JAX orders it: every computed index made non-negative, then each weakly typed one
+        // (a Python int passed in, weak through its sum) converted.
         let ctx = &mut *self.ctx;
-        let mut normalized = Vec::with_capacity(indices.len());
-        for (index, &axis) in indices.iter().zip(&axes) {
-            normalized.push(match index {
-                Index::Computed(t) => Some(nonnegative_start(ctx, t, shape[axis], false).await?),
-                Index::Constant(_) => None,
+        let mut columns = Vec::with_capacity(indices.len());
+        for (t, &axis) in indices.iter().zip(&axes) {
+            columns.push(match t {
+                Tensor::Traced(_) => nonnegative_start(ctx, t, shape[axis], false).await?,
+                constant => constant.clone(),
             });
         }
-        let mut columns = Vec::with_capacity(indices.len());
-        for (index, normalized) in indices.iter().zip(normalized) {
-            // A weakly typed index (a Python int passed in) stays weak through its sum.
-            columns.push(match (index, normalized) {
-                (Index::Computed(i), Some(t)) if i.aval().weak_type => jnp::apply1(ctx, int32_conversion(), &t).await?,
-                (_, Some(t)) => t,
-                (Index::Constant(i), None) => int32_scalar(*i),
-                (Index::Computed(t), None) => t.clone(),
-            });
+        for (column, index) in columns.iter_mut().zip(&indices) {
+            if index.aval().weak_type {
+                *column = jnp::apply1(ctx, int32_conversion(), column).await?;
+            }
         }
         let column = jaxlite::Primitive::BroadcastInDim { shape: vec![1], broadcast_dimensions: vec![] };
         let mut vector = Vec::with_capacity(columns.len());
