@@ -356,6 +356,19 @@ struct Mxu {
 /// Times a run of `program` (which must be valid) on `cfg`: the run whose `s.load`s read
 /// `loads` ([`crate::Executed::loads`]; none for a program without `s.load`).
 pub fn simulate(program: &Program, loads: &[u32], cfg: &TpuConfig) -> Result<Timing, EmuError> {
+    simulate_replay(program, program.replay(loads), cfg)
+}
+
+/// Times `program` without running it: no values, so the words its `s.load`s read are
+/// unknown. The counters equal any run's where those words only move HBM addresses (a row
+/// gathered, a window at a computed index); a program that branches on one (a `while` on a
+/// computed condition) or addresses VMEM by one cannot be timed this way, and the error
+/// names the instruction (see [`isa::Ops::load_unknown`]).
+pub fn simulate_without_values(program: &Program, cfg: &TpuConfig) -> Result<Timing, EmuError> {
+    simulate_replay(program, program.replay_without_values(), cfg)
+}
+
+fn simulate_replay(program: &Program, mut replay: isa::Replay<'_>, cfg: &TpuConfig) -> Result<Timing, EmuError> {
     let mut unit_free = [0u64; Unit::ALL.len()];
     let mut issue = 0u64;
     // Issue was last held at a `wait` for a DMA until this cycle.
@@ -377,7 +390,6 @@ pub fn simulate(program: &Program, loads: &[u32], cfg: &TpuConfig) -> Result<Tim
     let mut mxus: Vec<Mxu> = (0..cfg.mxus_per_core.max(program.mxus_used() as u32)).map(|_| Mxu::default()).collect();
     let skew = cfg.mxu_rows as u64 + cfg.mxu_cols as u64 - 2;
 
-    let mut replay = program.replay(loads);
     for next in replay.by_ref() {
         let (index, op) = next?;
         c.operations += 1;

@@ -93,3 +93,43 @@ fn a_computed_address_outside_memory_is_an_error_naming_the_instruction() {
     let e = CpuBackend.execute(&p, &[words(&[0.5; 4]), words(&[9.0]), words(&TABLE)]).unwrap_err();
     assert_eq!(e.to_string(), "instruction 16: the computed source (words 48..52) is outside its memory of 25 words");
 }
+
+#[test]
+fn a_run_without_values_times_computed_addresses_but_not_branches_on_computed_values() {
+    let cfg = TpuConfig::v5e();
+    // The row pick alone: the loaded word moves an HBM address, which the timing model charges
+    // by the transfer's size wherever it reads, so every row times the same, values or not.
+    let text = "program pick hbm=17 vmem=8 flops=0\n\
+                input row f32[] hbm[0]\n\
+                input table f32[3,4] hbm[1]\n\
+                output y f32[4] hbm[13]\n\
+                0: dma.load hbm[0] 1x1/1 -> vmem[0] 1x1/1 sem=0\n\
+                1: wait sem=0 count=1\n\
+                2: s.load vmem[0] -> s2\n\
+                3: s.max s2, 0 -> s2\n\
+                4: s.min s2, 2 -> s2\n\
+                5: dma.load hbm[1+4*s2] 1x4/4 -> vmem[4] 1x4/4 sem=0\n\
+                6: wait sem=0 count=1\n\
+                7: dma.store vmem[4] 1x4/4 -> hbm[13] 1x4/4 sem=1\n\
+                8: wait sem=1 count=1\n";
+    let pick = isa::text::parse(text).expect("the program assembles");
+    isa::validate(&pick).expect("the program is valid");
+    let blind = emu::simulate_without_values(&pick, &cfg).expect("an address is not a branch");
+    for row in [0.0, 2.0, 7.0] {
+        let run = CpuBackend.execute(&pick, &[words(&[row]), words(&TABLE)]).expect("the CPU runs it");
+        assert_eq!(run.outputs[0], words(&TABLE[4 * (row as usize).min(2)..][..4]));
+        assert_eq!(simulate(&pick, &run.loads, &cfg).expect("the run replays"), blind, "row {row}");
+    }
+    // A register loaded by the program and moved through scalar ops still decides the `while`:
+    // without values the run cannot know its trips, and says where.
+    let e = emu::simulate_without_values(&program(), &cfg).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "instruction 7: it branches on s0, a value the program computed, which a run without values does not have"
+    );
+    // A VMEM address moved by a loaded word changes which pages the scoreboard sees: an error too.
+    let moved = text.replace("5: dma.load hbm[1+4*s2] 1x4/4 -> vmem[4] 1x4/4", "5: dma.load hbm[1] 1x4/4 -> vmem[0+1*s2] 1x4/4");
+    let moved = isa::text::parse(&moved).expect("the program assembles");
+    let e = emu::simulate_without_values(&moved, &cfg).unwrap_err();
+    assert!(e.to_string().starts_with("instruction 5: its VMEM address vmem[0+1*s2]"), "{e}");
+}

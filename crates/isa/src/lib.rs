@@ -842,7 +842,14 @@ impl Program {
     /// The operations of a run whose `s.load`s read `loads`, in order (see [`Program::ops`]):
     /// the run again, without its values. A program without `s.load` takes no words.
     pub fn replay<'a>(&'a self, loads: &'a [u32]) -> Replay<'a> {
-        Replay { ops: Ops::new(self), loads: loads.iter() }
+        Replay { ops: Ops::new(self), loads: Some(loads.iter()) }
+    }
+
+    /// The operations of a run that computes no values (see [`Ops::load_unknown`]): the same
+    /// as any run's when no branch and no VMEM address depends on a word the program loaded;
+    /// otherwise an error at the first instruction that does.
+    pub fn replay_without_values(&self) -> Replay<'_> {
+        Replay { ops: Ops::new(self), loads: None }
     }
 
     /// Whether the program's operations depend on values it reads (it has a `s.load`).

@@ -33,6 +33,9 @@ pub struct Ops<'a> {
     indices: [u32; MAX_LOOP_DEPTH],
     loops: usize,
     scalars: [i32; SCALAR_REGS as usize],
+    /// Registers holding a word nobody knows (bit `r` for `s{r}`): what a `s.load` read in a
+    /// run without values (see [`Ops::load_unknown`]), and what was computed from it.
+    unknown: u16,
     /// The register of a yielded `s.load`, until the caller hands over its word.
     pending: Option<u8>,
     operations: u64,
@@ -84,6 +87,7 @@ impl<'a> Ops<'a> {
             indices: [0; MAX_LOOP_DEPTH],
             loops: 0,
             scalars: [0; SCALAR_REGS as usize],
+            unknown: 0,
             pending: None,
             operations: 0,
             limit: MAX_OPERATIONS,
@@ -119,7 +123,24 @@ impl<'a> Ops<'a> {
     pub fn load(&mut self, word: u32) {
         if let Some(reg) = self.pending.take() {
             self.scalars[reg as usize] = word_to_int(word);
+            self.unknown &= !(1 << reg);
         }
+    }
+
+    /// Hands over no word for the `s.load` just yielded: a run without values (timing a
+    /// program whose arrays were never computed). Addresses in HBM that the register moves
+    /// resolve as if it held 0 (the timing model charges a transfer by its size, wherever it
+    /// reads); a branch on it, or a VMEM address it moves, is an error naming the instruction,
+    /// since those change what runs.
+    pub fn load_unknown(&mut self) {
+        if let Some(reg) = self.pending.take() {
+            self.scalars[reg as usize] = 0;
+            self.unknown |= 1 << reg;
+        }
+    }
+
+    fn reads_unknown(&self, a: &Addr) -> bool {
+        a.scalars.iter().any(|&(r, _)| self.unknown & (1 << r) != 0)
     }
 
     /// The scalar registers now.
@@ -212,6 +233,19 @@ impl<'a> Ops<'a> {
     fn check_computed(&self, index: usize, instr: &Instr, op: &Instr<u32>) -> Result<(), IsaError> {
         let computed = |a: &Addr| !a.scalars.is_empty();
         let (hbm, vmem) = (self.program.hbm_words as u64, self.program.vmem_words as u64);
+        let vmem_addrs: Vec<&Addr> = match instr {
+            Instr::DmaLoad { dst, .. } => vec![&dst.addr],
+            Instr::DmaStore { src, .. } => vec![&src.addr],
+            other => instr_addrs(other),
+        };
+        if let Some(a) = vmem_addrs.into_iter().find(|a| self.reads_unknown(a)) {
+            return Err(at(
+                index,
+                format!("its VMEM address vmem[{a}] depends on a value the program computed, which a run without values does not have"),
+            ));
+        }
+        // An HBM address moved by an unknown word is not checked: it stands for any place.
+        let computed = |a: &Addr| computed(a) && !self.reads_unknown(a);
         let check = |what: &str, b: &Block<u32>, size: u64| {
             let end = b.addr as u64 + b.extent();
             if b.extent() > 0 && end > size {
@@ -324,6 +358,24 @@ impl<'a> Ops<'a> {
                 Instr::ScalarLoad { dst, .. } => self.pending = Some(*dst),
                 Instr::Scalar { op, a, b, dst } => {
                     self.scalars[*dst as usize] = op.apply(a.value(&self.scalars), b.value(&self.scalars));
+                    let unknown = |o: &crate::ScalarOperand| match *o {
+                        crate::ScalarOperand::Reg(r) => self.unknown & (1 << r) != 0,
+                        crate::ScalarOperand::Imm(_) => false,
+                    };
+                    if unknown(a) || unknown(b) {
+                        self.unknown |= 1 << dst;
+                    } else {
+                        self.unknown &= !(1 << dst);
+                    }
+                }
+                Instr::While { cond } | Instr::If { cond } if self.unknown & (1 << cond) != 0 => {
+                    return Err(at(
+                        pc,
+                        format!(
+                            "it branches on s{cond}, a value the program computed, which a run without values \
+                             does not have"
+                        ),
+                    ));
                 }
                 Instr::While { cond } => {
                     if self.scalars[*cond as usize] != 0 {
@@ -390,10 +442,10 @@ impl Iterator for Ops<'_> {
 }
 
 /// A run's operations again, its `s.load`s reading the words the run loaded (see
-/// [`Program::replay`]).
+/// [`Program::replay`]), or none (see [`Program::replay_without_values`]).
 pub struct Replay<'a> {
     pub(crate) ops: Ops<'a>,
-    pub(crate) loads: std::slice::Iter<'a, u32>,
+    pub(crate) loads: Option<std::slice::Iter<'a, u32>>,
 }
 
 impl Replay<'_> {
@@ -409,7 +461,11 @@ impl Iterator for Replay<'_> {
     fn next(&mut self) -> Option<Self::Item> {
         let item = self.ops.next()?;
         if let Ok((index, Instr::ScalarLoad { .. })) = item {
-            match self.loads.next() {
+            let Some(loads) = self.loads.as_mut() else {
+                self.ops.load_unknown();
+                return Some(item);
+            };
+            match loads.next() {
                 Some(&word) => self.ops.load(word),
                 None => {
                     self.ops.failed = true;
