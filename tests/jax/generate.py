@@ -908,6 +908,31 @@ print(jax.eval_shape(lambda p, x: jax.nn.gelu(x @ p['w'] + p['b']), params, jax.
 print(jax.eval_shape(jax.grad(lambda p: jnp.sum(p['w'])), params))
 print(jax.eval_shape(jax.jit(lambda x, n=2: x ** n), sd, n=3))
 """)
+# Ahead of time: jit(f).lower(types).compile() without values; XLA's cost and memory keys.
+program("ahead_of_time_lower_compile", """
+def f(a, b):
+    return jnp.tanh(jnp.dot(a, b, precision='highest')) + 1.0
+lowered = jax.jit(f).lower(jax.ShapeDtypeStruct((256, 512), jnp.float32), jax.ShapeDtypeStruct((512, 128), jnp.float32))
+print(type(lowered).__name__, lowered.out_info)
+print(sorted(lowered.cost_analysis().items()))
+compiled = lowered.compile()
+print(type(compiled).__name__)
+cost = compiled.cost_analysis()
+print(sorted(cost), cost['flops'], cost['transcendentals'], 2 * 256 * 512 * 128)
+m = compiled.memory_analysis()
+print(m.argument_size_in_bytes, m.output_size_in_bytes, m.alias_size_in_bytes)
+print(compiled(jnp.ones((256, 512)), jnp.full((512, 128), 0.001))[0, :3])
+try:
+    compiled(jnp.ones((256, 512)), jnp.ones((512, 64)))
+except TypeError as e:
+    print('TypeError', e)
+for f, args in [(lambda x: x * 2.0, (jnp.ones((8, 128)),)), (lambda x: jnp.exp(x).sum(axis=1), (jnp.ones((8, 128)),)),
+                (lambda x, y: jnp.where(x < y, x, y), (jnp.ones((8, 128)), jnp.zeros((8, 128)))),
+                (lambda x: x[2:4].T.reshape(-1), (jnp.ones((8, 128)),)), (lambda x: x ** 3, (jnp.ones((4, 4)),))]:
+    print(sorted(jax.jit(f).lower(*args).cost_analysis().items()))
+big = jax.jit(lambda x, w: jnp.matmul(x, w, precision='highest')).lower(jax.ShapeDtypeStruct((8, 8192), jnp.float32), jax.ShapeDtypeStruct((8192, 8192), jnp.float32))
+print(big.cost_analysis()['flops'], big.compile().memory_analysis().argument_size_in_bytes)
+""")
 # jax.linearize: the primal computed once; the returned function maps tangents alone.
 program("linearize", """
 f = lambda x: jnp.sin(x) * x ** 2

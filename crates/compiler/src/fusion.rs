@@ -83,6 +83,33 @@ pub struct FusedGraph {
     pub fusions: Vec<Fusion>,
 }
 
+impl FusedGraph {
+    /// What the kernels move, as XLA's cost analysis counts a compiled program: each fusion
+    /// reads its inputs (the source of a view: a broadcast reads what it broadcasts) and
+    /// writes its outputs, at their element types' sizes; no flops (those are the
+    /// equations', see `jaxlite::cost`).
+    pub fn traffic(&self) -> jaxlite::cost::CostAnalysis {
+        let g = &self.graph;
+        let bytes = |v: ValueId| (g.instrs[v].size() * g.instrs[v].elem.bytes()) as f64;
+        let mut cost = jaxlite::cost::CostAnalysis::default();
+        for fusion in &self.fusions {
+            let operands: Vec<(f64, f64)> = fusion
+                .inputs(g)
+                .into_iter()
+                .map(|mut v| {
+                    while g.instrs[v].is_view() {
+                        v = g.instrs[v].operands[0];
+                    }
+                    (bytes(v), 1.0)
+                })
+                .collect();
+            let written = fusion.outputs.iter().map(|&v| bytes(v)).sum();
+            cost.operation(&operands, written, 0.0, 0.0);
+        }
+        cost
+    }
+}
+
 /// Groups the graph's instructions into fusions.
 pub fn fuse(graph: Graph) -> FusedGraph {
     let mut fusions: Vec<Fusion> = Vec::new();

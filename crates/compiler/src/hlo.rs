@@ -306,6 +306,15 @@ impl Elem {
         }
     }
 
+    /// Bytes per element as JAX counts them (the machine holds every element in a word).
+    pub fn bytes(self) -> usize {
+        match self {
+            Elem::Pred => 1,
+            Elem::Bf16 => 2,
+            Elem::F32 | Elem::S32 | Elem::U32 => 4,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Elem::F32 => "f32",

@@ -47,6 +47,8 @@ pub struct Compiled {
     pub hlo: String,
     pub fused: String,
     pub program: isa::Program,
+    /// What its kernels read and write (`FusedGraph::traffic`), every piece's together.
+    pub traffic: jaxlite::cost::CostAnalysis,
 }
 
 /// Compiles `jaxpr` (inputs: constvars then invars) into a program named `name`.
@@ -89,7 +91,7 @@ pub fn compile_stages(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Resul
     let program = emit::emit(&fused, opts)?;
     isa::validate(&program)
         .map_err(|e| CompileError { message: format!("internal error: the compiled program is invalid: {e}") })?;
-    Ok(Compiled { hlo: hlo.to_string(), fused: fused.to_string(), program })
+    Ok(Compiled { hlo: hlo.to_string(), fused: fused.to_string(), traffic: fused.traffic(), program })
 }
 
 /// `jaxpr` through `lower` where it needs lowering, else as it is.

@@ -93,6 +93,7 @@ struct Linker<'a> {
     flops: Vec<isa::Flops>,
     hlo: String,
     fused: String,
+    traffic: jaxlite::cost::CostAnalysis,
 }
 
 /// Compiles a Jaxpr that `jaxlite::loops::control_on_machine` accepts into one program, with every piece's stages.
@@ -105,6 +106,7 @@ pub fn link(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Result<crate::C
         flops: Vec::new(),
         hlo: String::new(),
         fused: String::new(),
+        traffic: jaxlite::cost::CostAnalysis::default(),
     };
     let mut inputs = Vec::new();
     let mut at = Vec::new();
@@ -133,7 +135,7 @@ pub fn link(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Result<crate::C
         flops: l.flops,
     };
     isa::validate(&program).map_err(|e| err(format!("internal error: the linked program {name} is invalid: {e}")))?;
-    Ok(crate::Compiled { hlo: l.hlo, fused: l.fused, program })
+    Ok(crate::Compiled { hlo: l.hlo, fused: l.fused, traffic: l.traffic, program })
 }
 
 fn var(a: &Atom) -> Option<Var> {
@@ -366,6 +368,7 @@ impl Linker<'_> {
         let q = stages.program;
         self.hlo.push_str(&format!("# {name}\n{}\n", stages.hlo.trim_end()));
         self.fused.push_str(&format!("# {name}\n{}\n", stages.fused.trim_end()));
+        self.traffic.add(&stages.traffic);
         let private = self.alloc(q.hbm_words);
         // (first word, one past the last, where it moves to) of each input and output.
         let mut regions: Vec<(u32, u32, Addr)> =

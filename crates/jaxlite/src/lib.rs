@@ -9,6 +9,7 @@
 pub mod array;
 pub mod callback;
 pub mod control;
+pub mod cost;
 pub mod dtype;
 pub mod eval;
 pub mod format;
@@ -25,4 +26,6 @@ pub use array::{Array, Aval, Data};
 pub use dtype::DType;
 pub use jaxpr::{Atom, Eqn, Jaxpr, Literal, Var};
 pub use prim::{BinaryOp, CompareOp, DotDims, Precision, Primitive, UnaryOp};
-pub use trace::{ClosedJaxpr, Context, Executor, JaxError, LocalFuture, ProgramCall, Tensor, Tracer, Transfers};
+pub use trace::{
+    AheadOfTime, ClosedJaxpr, Context, Executor, JaxError, LocalFuture, ProgramCall, Tensor, Tracer, Transfers,
+};

@@ -66,6 +66,42 @@ pub trait Executor {
     fn device_kind(&self) -> String {
         "TPU v5 lite".to_string()
     }
+
+    /// Compiles a program without running it (`jax.jit(f).lower(...).compile()`): its inputs
+    /// are types, not values. An executor that times programs times it here, without values
+    /// (see `emu::simulate_without_values`). This default, for an executor without a
+    /// compiler, reports the Jaxpr itself as what it runs.
+    fn compile_ahead(&mut self, name: &str, jaxpr: &Jaxpr, _precision: Precision) -> Result<AheadOfTime, JaxError> {
+        Ok(uncompiled(name, jaxpr))
+    }
+}
+
+/// A program as an executor without a compiler runs it: the Jaxpr is both what was lowered
+/// and what runs, and the cost is its equations'.
+pub fn uncompiled(name: &str, jaxpr: &Jaxpr) -> AheadOfTime {
+    let text = format!("# {name}\n{jaxpr}");
+    AheadOfTime {
+        lowered_text: text.clone(),
+        compiled_text: text,
+        cost: crate::cost::lowered(jaxpr),
+        temp_bytes: 0,
+        code_bytes: 0,
+    }
+}
+
+/// A program compiled ahead of time (see [`Executor::compile_ahead`]).
+#[derive(Clone, Debug)]
+pub struct AheadOfTime {
+    /// What `Lowered.as_text()` shows: the compiler's first form of the program (its HLO).
+    pub lowered_text: String,
+    /// What `Compiled.as_text()` shows: what the compiler made of it.
+    pub compiled_text: String,
+    /// `Compiled.cost_analysis()`: XLA's counts over the compiled program (see [`crate::cost`]).
+    pub cost: crate::cost::CostAnalysis,
+    /// Device memory the program uses beyond its arguments and results, in bytes.
+    pub temp_bytes: u64,
+    /// The program's size, in bytes of its binary form.
+    pub code_bytes: u64,
 }
 
 /// A value flowing through a traced function.
@@ -670,6 +706,12 @@ impl Context {
             host_to_device_bytes: self.pending_upload.take(),
             max_trips: u64::MAX,
         }
+    }
+
+    /// Compiles `jaxpr` (inputs: constvars then invars) without running it (see
+    /// [`Executor::compile_ahead`]).
+    pub fn compile_ahead(&mut self, name: &str, jaxpr: &Jaxpr) -> Result<AheadOfTime, JaxError> {
+        self.executor.compile_ahead(name, jaxpr, self.default_precision)
     }
 
     /// Puts `executor` in place of this context's, returning the one it had.

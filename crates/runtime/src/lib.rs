@@ -8,7 +8,7 @@ mod report;
 pub use report::{trips, ProgramReport, RunFailure, RunReport, Trip};
 
 use emu::{Backend, CpuBackend, TpuConfig};
-use jaxlite::{Array, Context, Executor, JaxError, LocalFuture, Precision, ProgramCall};
+use jaxlite::{AheadOfTime, Array, Context, Executor, JaxError, Jaxpr, LocalFuture, Precision, ProgramCall};
 pub use lang::{Limits, Progress, DEFAULT_STEP_BUDGET};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -271,6 +271,8 @@ struct Compiled {
     program: Rc<isa::Program>,
     /// Index of this program's entry in the report.
     report: usize,
+    /// What its kernels read and write (for `Compiled.cost_analysis()`).
+    traffic: Rc<jaxlite::cost::CostAnalysis>,
 }
 
 struct EngineExecutor {
@@ -296,7 +298,7 @@ impl EngineExecutor {
         if let Some(r) = self.running.iter().find(|r| same(r)) {
             return Ok((r.program.clone(), r.report));
         }
-        let (program, report) = self.compile_text(call)?;
+        let (program, report, _) = self.compile_text(call)?;
         // Only a Jaxpr someone else holds (a loop's body) is called again.
         if Rc::strong_count(&call.jaxpr) > 1 {
             self.running.retain(|r| Rc::strong_count(&r.jaxpr) > 1);
@@ -311,46 +313,49 @@ impl EngineExecutor {
         Ok((program, report))
     }
 
-    /// The program for `call`, found by its Jaxpr's text or compiled.
-    fn compile_text(&mut self, call: &ProgramCall) -> Result<(Rc<isa::Program>, usize), JaxError> {
+    /// The program for `call`, found by its Jaxpr's text or compiled, with its report's index
+    /// and what its kernels move.
+    fn compile_text(
+        &mut self,
+        call: &ProgramCall,
+    ) -> Result<(Rc<isa::Program>, usize, Rc<jaxlite::cost::CostAnalysis>), JaxError> {
         let jaxpr_text = call.jaxpr.to_string();
         let key = format!("{}\n{:?}\n{jaxpr_text}", call.name, call.default_precision);
         if let Some(c) = self.cache.get(&key) {
-            return Ok((c.program.clone(), c.report));
+            return Ok((c.program.clone(), c.report, c.traffic.clone()));
         }
         let started = web_time::Instant::now();
         let opts = compile_options(&self.machine, call.default_precision);
-        let stages = compiler::compile_stages(&call.name, &call.jaxpr, &opts)
-            .map_err(|e| JaxError(format!("cannot compile {}: {e}", call.name)))?;
+        let stages = compiler::compile_stages(&call.name, &call.jaxpr, &opts).map_err(|e| {
+            JaxError(match e.message.strip_prefix("RESOURCE_EXHAUSTED: ") {
+                Some(rest) => format!("RESOURCE_EXHAUSTED: {} {rest}", call.name),
+                None => format!("cannot compile {}: {e}", call.name),
+            })
+        })?;
         let program = Rc::new(stages.program);
         let needed = program.hbm_words as u64 * 4;
         if needed > self.machine.hbm_bytes {
+            // XLA's compile error for a program past the chip's memory.
             return Err(JaxError(format!(
-                "{} needs {} of HBM; {} has {} per chip",
+                "RESOURCE_EXHAUSTED: {} needs {} of HBM; {} has {} per chip (exceeded by {})",
                 call.name,
                 compiler::emit::human_bytes(needed),
                 self.machine.name,
-                compiler::emit::human_bytes(self.machine.hbm_bytes)
+                compiler::emit::human_bytes(self.machine.hbm_bytes),
+                compiler::emit::human_bytes(needed - self.machine.hbm_bytes)
             )));
         }
-        if needed > MAX_EMULATED_HBM_BYTES {
-            return Err(JaxError(format!(
-                "{} needs {} of HBM, which {} has, but the playground emulates at most {} of HBM \
-                 (the limit is the memory of the computer running the emulator, not the TPU's)",
-                call.name,
-                compiler::emit::human_bytes(needed),
-                self.machine.name,
-                compiler::emit::human_bytes(MAX_EMULATED_HBM_BYTES)
-            )));
-        }
-        // A program without `s.load` takes the same steps whatever its values: timed once,
-        // here. One with loops on the machine is timed after each run, from the words it
-        // loaded (`execute`); until then it has no counters.
-        let timing = if program.reads_scalars() {
-            emu::Timing { counters: emu::Counters::default(), spans: vec![], per_instr: vec![] }
-        } else {
-            emu::simulate(&program, &[], &self.machine)
-                .map_err(|e| JaxError(format!("cannot time {}: {e}", call.name)))?
+        // A program whose steps do not depend on its values (none, or only the HBM addresses
+        // its `s.load`s move) is timed once, here, without values. One that branches on them is
+        // timed after each run, from the words it loaded (`execute`); until then it has no
+        // counters.
+        let (timing, untimed) = match emu::simulate_without_values(&program, &self.machine) {
+            Ok(timing) => (timing, None),
+            Err(e) if program.reads_scalars() => (
+                emu::Timing { counters: emu::Counters::default(), spans: vec![], per_instr: vec![] },
+                Some(format!("its steps depend on its values, so its runs time it: {e}")),
+            ),
+            Err(e) => return Err(JaxError(format!("cannot time {}: {e}", call.name))),
         };
         let mut programs = self.programs.borrow_mut();
         programs.push(ProgramReport {
@@ -361,6 +366,8 @@ impl EngineExecutor {
             spans: Rc::new(timing.spans),
             per_instr: Rc::new(timing.per_instr),
             eager: call.eager,
+            timed_by_runs: untimed.is_some(),
+            untimed,
             compile_ms: started.elapsed().as_secs_f64() * 1e3,
             jaxpr: jaxpr_text,
             hlo: stages.hlo.to_string(),
@@ -368,8 +375,8 @@ impl EngineExecutor {
             asm: program.to_string(),
             program: program.clone(),
         });
-        let compiled = Compiled { program, report: programs.len() - 1 };
-        let out = (compiled.program.clone(), compiled.report);
+        let compiled = Compiled { program, report: programs.len() - 1, traffic: Rc::new(stages.traffic) };
+        let out = (compiled.program.clone(), compiled.report, compiled.traffic.clone());
         self.cache.insert(key, compiled);
         Ok(out)
     }
@@ -428,6 +435,42 @@ impl Executor for EngineExecutor {
         self.machine.device_kind().to_string()
     }
 
+    /// Compiles and times the program without values: its report's counters are those of any
+    /// call (or, for a program that branches on its values, come with its first call).
+    fn compile_ahead(&mut self, name: &str, jaxpr: &Jaxpr, precision: Precision) -> Result<AheadOfTime, JaxError> {
+        // Programs the machine does not run whole (host callbacks) or at all (no elements)
+        // are what the reference evaluator runs: the Jaxpr itself.
+        if jaxlite::loops::has_callbacks(jaxpr) || compiler::empty_array(jaxpr).is_some() {
+            return Ok(jaxlite::trace::uncompiled(name, jaxpr));
+        }
+        let call = ProgramCall {
+            name: name.to_string(),
+            jaxpr: Rc::new(jaxpr.clone()),
+            args: vec![],
+            default_precision: precision,
+            eager: false,
+            host_to_device_bytes: 0,
+            max_trips: u64::MAX,
+        };
+        let (program, report, traffic) = self.compile_text(&call)?;
+        let equations = jaxlite::cost::lowered(jaxpr);
+        let cost = jaxlite::cost::CostAnalysis {
+            flops: equations.flops,
+            transcendentals: equations.transcendentals,
+            ..(*traffic).clone()
+        };
+        let programs = self.programs.borrow();
+        let r = &programs[report];
+        let io_words: u64 = program.inputs.iter().chain(&program.outputs).map(|b| b.words() as u64).sum();
+        Ok(AheadOfTime {
+            lowered_text: format!("# {name}\n{}", r.hlo),
+            compiled_text: format!("# {name}\n{}\n{}", r.fused, r.asm),
+            cost,
+            temp_bytes: (program.hbm_words as u64).saturating_sub(io_words) * 4,
+            code_bytes: isa::binary::encode(&program).len() as u64,
+        })
+    }
+
     fn execute(&mut self, call: ProgramCall) -> LocalFuture<'_, Result<Vec<Array>, JaxError>> {
         Box::pin(async move {
             // An array with no elements leaves the TPU nothing to do: the values (empty, or
@@ -437,6 +480,18 @@ impl Executor for EngineExecutor {
                 return jaxlite::eval::eval_jaxpr(&call.jaxpr, &call.args, call.default_precision);
             }
             let (program, report) = self.compile(&call)?;
+            let needed = program.hbm_words as u64 * 4;
+            if needed > MAX_EMULATED_HBM_BYTES {
+                return Err(JaxError(format!(
+                    "{} needs {} of HBM, which {} has, but the playground emulates at most {} of HBM \
+                     (the limit is the memory of the computer running the emulator, not the TPU's; \
+                     `jax.jit(f).lower(...).compile()` times it without running it)",
+                    call.name,
+                    compiler::emit::human_bytes(needed),
+                    self.machine.name,
+                    compiler::emit::human_bytes(MAX_EMULATED_HBM_BYTES)
+                )));
+            }
             let inputs: Vec<Vec<u32>> = call.args.iter().map(|a| to_words(a, &call.name)).collect::<Result<_, _>>()?;
             let mut backend = self
                 .backend
@@ -447,12 +502,13 @@ impl Executor for EngineExecutor {
             let outputs = match result {
                 Ok(executed) => {
                     *self.backend.borrow_mut() = Some(backend);
-                    if program.reads_scalars() {
+                    if self.programs.borrow()[report].timed_by_runs {
                         // The counters of this call: the branches its loaded words took.
                         let timing = emu::simulate(&program, &executed.loads, &self.machine)
                             .map_err(|e| JaxError(format!("cannot time {}: {e}", call.name)))?;
                         let mut programs = self.programs.borrow_mut();
                         let r = &mut programs[report];
+                        r.untimed = None;
                         r.counters = timing.counters;
                         r.spans = Rc::new(timing.spans);
                         r.per_instr = Rc::new(timing.per_instr);

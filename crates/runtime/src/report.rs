@@ -18,6 +18,13 @@ pub struct ProgramReport {
     pub counters: Counters,
     /// A single primitive run outside `jit`, rather than a traced function.
     pub eager: bool,
+    /// Why the program has no counters yet: it branches on values it computes, so it is timed
+    /// by its runs (`None` once it has counters).
+    pub untimed: Option<String>,
+    /// Whether each run is timed from the words it loaded (its branches follow its values);
+    /// otherwise one timing without values holds for every call.
+    #[serde(skip)]
+    pub timed_by_runs: bool,
     /// Wall-clock milliseconds its compilation took (Jaxpr to program, and the timing model's
     /// pass over it), once: later calls reuse it.
     pub compile_ms: f64,

@@ -908,6 +908,16 @@ impl Interp<'_, '_> {
                     }
                 }
             }
+            if let Value::Native(n) = recv {
+                match &**n {
+                    Native::Jitted(_) if name == "lower" => return self.lower(recv, args, kwargs).await,
+                    Native::Lowered(_) | Native::AotCompiled(_) => {
+                        no_more_kwargs(name, &kwargs)?;
+                        return self.aot_method(n, name, args).await;
+                    }
+                    _ => {}
+                }
+            }
             if name == "defjvp" {
                 if let Value::Native(n) = recv {
                     if let Native::CustomJvp(c) = &**n {
@@ -1951,6 +1961,8 @@ impl Interp<'_, '_> {
                     | Native::Super { .. }
                     | Native::TreeDef(_)
                     | Native::ShapeDtypeStruct(_)
+                    | Native::Lowered(_)
+                    | Native::MemoryStats(_)
                     | Native::DTypeInfo(_)
             ),
             Value::Instance(_) => self.special(v, "__call__").is_some(),

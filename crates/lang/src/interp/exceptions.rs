@@ -142,9 +142,13 @@ impl From<JaxError> for RtError {
             || e.0 == callback::PURE_VMAP_NONE
         {
             Builtin::NotImplementedError
-        } else if e.0.contains("failed on the emulated TPU") || e.0.contains("failed on the GPU") {
+        } else if e.0.contains("failed on the emulated TPU")
+            || e.0.contains("failed on the GPU")
+            || e.0.contains("RESOURCE_EXHAUSTED")
+        {
             // A run the machine could not finish (a loop past the step budget, an address
-            // computed out of range) is what JAX raises when its device fails a program.
+            // computed out of range) is what JAX raises when its device fails a program, as
+            // is a program larger than the chip's HBM (XLA's RESOURCE_EXHAUSTED).
             Builtin::JaxRuntimeError
         } else if e.0.contains("too large for the playground") || e.0.contains("of HBM") {
             Builtin::MemoryError

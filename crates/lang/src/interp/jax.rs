@@ -496,11 +496,11 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
 /// A traced function, ready to run: its Jaxpr with constants, and the shape of its output.
 pub struct Compiled {
     /// The program; its outputs are the function's leaves.
-    closed: ClosedJaxpr,
+    pub(super) closed: ClosedJaxpr,
     /// Values of an enclosing trace the function closed over (a nested trace only; never
     /// cached), passed after the constants.
-    captured: Vec<Tensor>,
-    out_tree: Tree,
+    pub(super) captured: Vec<Tensor>,
+    pub(super) out_tree: Tree,
 }
 
 /// The container structure of a jit argument or result (a pytree), with arrays as leaves.
@@ -828,6 +828,15 @@ pub(super) fn check_size(shape: &[usize]) -> R<()> {
 
 /// A shape argument: an int or a tuple/list of ints.
 pub(super) fn shape_arg(v: &Value) -> R<Vec<usize>> {
+    let shape = abstract_shape_arg(v)?;
+    check_size(&shape)?;
+    Ok(shape)
+}
+
+/// An array type's shape without values (`jax.ShapeDtypeStruct`), so not capped at what the
+/// playground computes: the compiler refuses what the emulated chip's HBM cannot hold, as
+/// XLA does (`RESOURCE_EXHAUSTED`).
+fn abstract_shape_arg(v: &Value) -> R<Vec<usize>> {
     let dims: Vec<i64> = match v {
         Value::Tuple(t) => t.iter().map(int_arg).collect::<R<_>>()?,
         Value::List(l) => l.borrow().iter().map(int_arg).collect::<R<_>>()?,
@@ -837,7 +846,13 @@ pub(super) fn shape_arg(v: &Value) -> R<Vec<usize>> {
         return super::value_err("negative dimensions are not allowed");
     }
     let shape: Vec<usize> = dims.iter().map(|&d| usize::try_from(d).unwrap_or(usize::MAX)).collect();
-    check_size(&shape)?;
+    // Past 2^40 elements no chip's HBM holds it, and sizes in bytes would overflow.
+    if shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).is_none_or(|n| n > 1 << 40) {
+        return Err(RtError::of(
+            super::objects::Builtin::MemoryError,
+            format!("array of shape {} is larger than any TPU's memory", jnp::shape_str(&shape)),
+        ));
+    }
     Ok(shape)
 }
 
@@ -2776,7 +2791,7 @@ impl Interp<'_, '_> {
                     };
                     let _ = take_kwarg(&mut kwargs, "sharding");
                     no_more_kwargs(name, &kwargs)?;
-                    let aval = Aval { shape: shape_arg(&shape)?, dtype: dtype_arg(&dtype)?, weak_type };
+                    let aval = Aval { shape: abstract_shape_arg(&shape)?, dtype: dtype_arg(&dtype)?, weak_type };
                     Ok(Value::native(Native::ShapeDtypeStruct(aval)))
                 }
                 "eval_shape" => self.eval_shape(args, kwargs).await,
@@ -2903,10 +2918,9 @@ impl Interp<'_, '_> {
 
     /// Traces `f` on abstract versions of `args`: each argument with a tree is replaced by
     /// tracers for its leaves; static arguments (no tree) are passed as they are.
-    fn trace<'a>(&'a mut self, f: &'a Value, call: &'a CallArgs) -> LocalFuture<'a, R<Compiled>> {
+    pub(super) fn trace<'a>(&'a mut self, f: &'a Value, call: &'a CallArgs) -> LocalFuture<'a, R<Compiled>> {
         Box::pin(async move {
-            let avals: Vec<Aval> = call.leaves.iter().map(|t| t.aval().clone()).collect();
-            let mut tracers = self.ctx.begin_trace(&avals).into_iter();
+            let mut tracers = self.ctx.begin_trace(&call.types).into_iter();
             let mut outs = Vec::new();
             let flattened = async {
                 let mut traced_args = Vec::with_capacity(call.args.len());
@@ -3044,11 +3058,24 @@ impl Interp<'_, '_> {
         is_static: impl Fn(usize) -> bool,
         is_static_name: impl Fn(&str) -> bool,
     ) -> R<CallArgs> {
+        self.jit_arguments_of(args, kwargs, is_static, is_static_name, false).await
+    }
+
+    /// `jit_arguments`, where `types_only` takes `ShapeDtypeStruct`s among the leaves (and
+    /// keeps only the leaves' types, in `types`, not their values).
+    pub(super) async fn jit_arguments_of(
+        &mut self,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+        is_static: impl Fn(usize) -> bool,
+        is_static_name: impl Fn(&str) -> bool,
+        types_only: bool,
+    ) -> R<CallArgs> {
         let mut kwargs = kwargs;
         kwargs.sort_by(|a, b| a.0.cmp(&b.0));
         let positional = args.len();
         let (keywords, keyword_values): (Vec<String>, Vec<Value>) = kwargs.into_iter().unzip();
-        let mut call = CallArgs { args, keywords, leaves: Vec::new(), trees: Vec::new() };
+        let mut call = CallArgs { args, keywords, leaves: Vec::new(), types: Vec::new(), trees: Vec::new() };
         call.args.extend(keyword_values);
         for (i, a) in call.args.iter().enumerate() {
             let fixed = match i.checked_sub(positional) {
@@ -3067,9 +3094,24 @@ impl Interp<'_, '_> {
                     ))
                 })?;
                 call.trees.push(None);
+            } else if types_only {
+                let mut leaves = Vec::new();
+                call.trees.push(Some(self.tree_of(a, None, &mut leaves).await?));
+                for leaf in &leaves {
+                    call.types.push(match leaf {
+                        Value::Native(n) if matches!(&**n, Native::ShapeDtypeStruct(_)) => {
+                            let Native::ShapeDtypeStruct(aval) = &**n else { unreachable!() };
+                            aval.clone()
+                        }
+                        other => self.to_tensor(other)?.aval().clone(),
+                    });
+                }
             } else {
                 call.trees.push(Some(self.flatten(a, &mut call.leaves).await?));
             }
+        }
+        if !types_only {
+            call.types = call.leaves.iter().map(|t| t.aval().clone()).collect();
         }
         Ok(call)
     }
@@ -3077,7 +3119,7 @@ impl Interp<'_, '_> {
     /// A jitted function's cache key for a call: static arguments by value, the others by
     /// structure, type and weak type, keyword arguments by name too, and the configured matmul
     /// precision, which dots record, as in JAX's cache.
-    fn jit_key(&self, call: &CallArgs) -> String {
+    pub(super) fn jit_key(&self, call: &CallArgs) -> String {
         let mut key = String::new();
         let positional = call.args.len() - call.keywords.len();
         for (i, (a, tree)) in call.args.iter().zip(&call.trees).enumerate() {
@@ -3090,9 +3132,9 @@ impl Interp<'_, '_> {
             }
             key.push('|');
         }
-        for t in &call.leaves {
-            key.push_str(&t.aval().short());
-            key.push(if t.aval().weak_type { '~' } else { ' ' });
+        for aval in &call.types {
+            key.push_str(&aval.short());
+            key.push(if aval.weak_type { '~' } else { ' ' });
         }
         key.push_str(&format!("|{:?}", self.ctx.default_precision));
         key
@@ -3212,7 +3254,22 @@ pub(super) struct CallArgs {
     pub args: Vec<Value>,
     pub keywords: Vec<String>,
     pub leaves: Vec<Tensor>,
+    /// The leaves' types (all there is of them for `jit(f).lower` on `ShapeDtypeStruct`s).
+    pub types: Vec<Aval>,
     pub trees: Vec<Option<Tree>>,
+}
+
+impl CallArgs {
+    /// The call without its leaves' values: arguments, keywords, structure and types.
+    pub fn clone_shape(&self) -> CallArgs {
+        CallArgs {
+            args: self.args.clone(),
+            keywords: self.keywords.clone(),
+            leaves: vec![],
+            types: self.types.clone(),
+            trees: self.trees.clone(),
+        }
+    }
 }
 
 /// Splits the trailing keyword arguments off `args`, paired with their names.

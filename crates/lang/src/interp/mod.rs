@@ -8,6 +8,7 @@
 //! `builtins` (builtin functions and methods of lists, dicts and strings), `jax` (the `jax`,
 //! `jax.numpy` and `math` modules, array methods and `jax.jit`), `format` (number formatting).
 
+mod ahead;
 mod api;
 mod arrange;
 mod builtins;
@@ -826,6 +827,7 @@ impl Interp<'_, '_> {
                     self.call(func.clone(), all, kw).await
                 }
                 Native::Jitted(j) => self.call_jitted(j, args, kwargs).await,
+                Native::AotCompiled(c) => self.call_compiled(c, args, kwargs).await,
                 Native::MakeJaxpr { func, static_argnums } => {
                     self.make_jaxpr(func.clone(), static_argnums, args, kwargs).await
                 }
@@ -854,6 +856,8 @@ impl Interp<'_, '_> {
                     type_err(format!("'{}' object is not callable", Value::Native(native.clone()).type_name()))
                 }
                 Native::ShapeDtypeStruct(_) => err("'ShapeDtypeStruct' object is not callable"),
+                Native::Lowered(_) => type_err("'Lowered' object is not callable"),
+                Native::MemoryStats(_) => type_err("'CompiledMemoryStats' object is not callable"),
                 Native::ObjectSlice(_) => err("'slice' object is not callable"),
                 Native::DTypeInfo(_) => {
                     err(format!("'{}' object is not callable", Value::Native(native.clone()).type_name()))
@@ -1063,6 +1067,14 @@ impl Interp<'_, '_> {
                 // `jax.jit(f).trace(*args)`: the traced function, whose `.jaxpr` prints.
                 Value::Native(n) if matches!(&**n, Native::Jitted(_)) && name == "trace" => {
                     Ok(Value::native(Native::Method(obj.clone(), "trace")))
+                }
+                Value::Native(n) if matches!(&**n, Native::Jitted(_)) && name == "lower" => {
+                    Ok(Value::native(Native::Method(obj.clone(), "lower")))
+                }
+                Value::Native(n)
+                    if matches!(&**n, Native::Lowered(_) | Native::AotCompiled(_) | Native::MemoryStats(_)) =>
+                {
+                    self.aot_attr(obj, n, name).await
                 }
                 Value::Jaxpr(_) if name == "jaxpr" => Ok(obj.clone()),
                 Value::Native(n) if matches!(&**n, Native::TreeDef(_)) => match (&**n, name) {

@@ -163,6 +163,10 @@ pub enum Native {
     /// `jax.ShapeDtypeStruct`: an array's type without its values (what `jax.eval_shape`
     /// returns, and takes in place of an array).
     ShapeDtypeStruct(Aval),
+    /// `jax.jit(f).lower(*args)`, its `.compile()`, and that's `.memory_analysis()`.
+    Lowered(Rc<super::ahead::Lowered>),
+    AotCompiled(Rc<super::ahead::AotCompiled>),
+    MemoryStats(super::ahead::MemoryStats),
     /// `jnp.finfo(dtype)` (float32, bfloat16) or `jnp.iinfo(int32)`: the dtype's limits.
     DTypeInfo(DType),
     /// `property(fget, fset, fdel, doc)`.
@@ -328,6 +332,9 @@ impl Value {
                 Native::Partial { .. } => "functools.partial",
                 Native::Jitted(_) => "PjitFunction",
                 Native::ShapeDtypeStruct(_) => "ShapeDtypeStruct",
+                Native::Lowered(_) => "Lowered",
+                Native::AotCompiled(_) => "Compiled",
+                Native::MemoryStats(_) => "CompiledMemoryStats",
                 Native::ObjectSlice(_) => "slice",
                 Native::DTypeInfo(DType::I32) => "iinfo",
                 Native::DTypeInfo(_) => "finfo",
@@ -629,6 +636,9 @@ fn native_repr(n: &Native) -> String {
         Native::ObjectSlice(bounds) => {
             format!("slice({}, {}, {})", repr(&bounds[0]), repr(&bounds[1]), repr(&bounds[2]))
         }
+        Native::Lowered(_) => "<jax._src.stages.Lowered object>".to_string(),
+        Native::AotCompiled(_) => "<jax._src.stages.Compiled object>".to_string(),
+        Native::MemoryStats(m) => m.repr(),
         Native::ShapeDtypeStruct(a) => {
             let weak = if a.weak_type { ", weak_type=True" } else { "" };
             format!("ShapeDtypeStruct(shape={}, dtype={}{weak})", jaxlite::numpy::shape_str(&a.shape), a.dtype.name())
