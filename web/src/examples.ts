@@ -31,6 +31,7 @@ const ORDER = [
   'bf16_vs_f32',
   'random_numbers',
   'loops_and_callbacks',
+  'full_size_cost',
 ];
 
 const files = import.meta.glob<string>('../../examples/*.py', { query: '?raw', import: 'default', eager: true });

@@ -1226,13 +1226,21 @@ impl<'a> Emitter<'a> {
         }
         // A DMA row is contiguous on both sides: without such a last axis (a step along it,
         // a single column, a reversal), rows are one word each.
-        let cols = match axes.last() {
+        let mut cols = match axes.last() {
             Some(&(n, 1, 1)) => {
                 axes.pop();
                 n
             }
             _ => 1,
         };
+        // A run too long for a tile of rows in VMEM (a 2048×2048 mask broadcast over heads is
+        // one run of 4M words) is cut into rows of a length that divides it.
+        let longest = self.opts.vmem_words / (2 * SUBLANES);
+        if cols > longest {
+            let piece = (1..=longest).rev().find(|&c| cols.is_multiple_of(c)).unwrap_or(1);
+            axes.push((cols / piece, piece as i64, piece));
+            cols = piece;
+        }
         // Axes the source repeats (stride 0, a broadcast) loop outermost: a DMA block's rows
         // must not overlap. Any order of a box's axes copies the same elements. A DMA block's
         // rows step forward, so an axis read backwards loops.
@@ -1560,7 +1568,7 @@ pub fn emit(fused: &FusedGraph, opts: &CompileOptions) -> Result<Program, Compil
         .sum();
     if words > u32::MAX as u64 {
         return Err(err(format!(
-            "needs {} of HBM, more than the {} the emulator can address",
+            "RESOURCE_EXHAUSTED: needs {} of HBM, more than the {} the emulator can address",
             human_bytes(words * 4),
             human_bytes(u32::MAX as u64 * 4 + 4)
         )));

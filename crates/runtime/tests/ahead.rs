@@ -91,3 +91,21 @@ fn full_size_programs_compile_and_time_without_values() {
     let report = pollster::block_on(Engine::new().run_script(script, &opts)).expect("the error is caught");
     assert_eq!(report.stdout, "JaxRuntimeError RESOURCE_EXHAUSTED: <lambda> needs 18.6 Gi\n", "{}", report.stdout);
 }
+
+#[test]
+fn a_broadcast_longer_than_a_tile_of_vmem_is_copied_in_pieces() {
+    // A causal mask broadcast over heads is one contiguous run per head; on a machine with
+    // 1 MiB of VMEM a run of 256·128 words is past a tile of 8 rows, so it is cut into rows.
+    let mut machine = emu::TpuConfig::v5e();
+    machine.vmem_bytes = 1 << 20;
+    let opts = RunOptions { backend: BackendChoice::Cpu, machine, ..RunOptions::default() };
+    let script = "import jax\nimport jax.numpy as jnp\n\
+        mask = jnp.arange(256 * 128).reshape(256, 128) % 3 == 0\n\
+        s = jnp.arange(3 * 256 * 128.0).reshape(3, 256, 128)\n\
+        out = jax.jit(lambda m, s: jnp.where(m, s, -1.0))(mask, s)\n\
+        expected = jnp.where(jnp.broadcast_to(mask, (3, 256, 128)), s, -1.0)\n\
+        print(bool((out == expected).all()))\n";
+    // Without the cut, compiling it fails ("a tile of 8 rows needs 65536 words of VMEM").
+    let report = pollster::block_on(Engine::new().run_script(script, &opts)).expect("it compiles and runs");
+    assert_eq!(report.stdout, "True\n");
+}

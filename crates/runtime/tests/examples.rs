@@ -13,6 +13,7 @@ use std::path::PathBuf;
 const TESTED: &[&str] = &[
     "batch_size",
     "bf16_vs_f32",
+    "full_size_cost",
     "host_and_device",
     "jit_vs_eager",
     "memory_vs_compute",
@@ -306,6 +307,43 @@ fn bigger_batches_use_the_mxu_better() {
     assert!((0.75 * 4.0..1.25 * 4.0).contains(&first.arithmetic_intensity), "{first:?}");
     let b = &first.breakdown;
     assert!(b.weight_stall + b.non_matrix > 0.9, "{b:?}");
+}
+
+#[test]
+fn a_full_size_layer_is_timed_without_running_it() {
+    let v5e = TpuConfig::v5e();
+    let report = run("full_size_cost");
+    let block = program(&report, "block");
+    assert_eq!(block.calls, 0, "compiled, never called");
+    // q, k, v, o: 4·2·T·D²; the MLP's three matmuls: 3·2·T·D·F; scores and the weighted sum
+    // of values: 2·2·H·T²·(D/H). The elementwise rest adds well under 1 %.
+    let (d, h, t, f) = (4096u64, 32u64, 2048u64, 11008u64);
+    let matmuls = 8 * t * d * d + 6 * t * d * f + 4 * h * t * t * (d / h);
+    let c = &block.counters;
+    assert!(c.flops >= matmuls && c.flops < matmuls + matmuls / 100, "{} vs {matmuls}", c.flops);
+    // cost_analysis() counts the same: the matmuls and the elementwise rest.
+    let printed = printed_numbers(&report.stdout, "block:")[0] * 1e12;
+    assert!((printed - c.flops as f64).abs() <= 0.5e9, "{printed} vs {}", c.flops);
+    // Every weight read at least once: 4·D² + 3·D·F values (at four bytes a word for now).
+    assert!(c.hbm_bytes_read >= (4 * d * d + 3 * d * f) * 4);
+    let (compute, memory) = bounds(block, &v5e);
+    assert!(c.cycles as f64 >= compute.max(memory) && c.mxu_utilization > 0.1, "{c:?}");
+    // The MLP's intensity (XLA's flops over bytes accessed) grows with the batch, and its
+    // programs climb the roofline: batch 1 is HBM-bound, batch 1024 MXU-bound.
+    let intensity: Vec<f64> = [1, 16, 128, 1024]
+        .iter()
+        .map(|b| printed_numbers(&report.stdout, &format!("ffn at batch {b:4}:"))[0])
+        .collect();
+    assert!(intensity.windows(2).all(|w| w[1] > w[0]), "{intensity:?}");
+    // Batch 1: 2 flops per weight of 2 bytes.
+    assert!((0.9..1.1).contains(&intensity[0]), "{intensity:?}");
+    let ffn = programs(&report, "ffn");
+    assert_eq!(ffn.len(), 4);
+    let (compute, memory) = bounds(ffn[0], &v5e);
+    assert!(memory > 100.0 * compute);
+    let (compute, memory) = bounds(ffn[3], &v5e);
+    assert!(compute > memory);
+    assert!(ffn[3].counters.mxu_utilization > 100.0 * ffn[0].counters.mxu_utilization);
 }
 
 #[test]
