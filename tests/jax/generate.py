@@ -933,6 +933,18 @@ for f, args in [(lambda x: x * 2.0, (jnp.ones((8, 128)),)), (lambda x: jnp.exp(x
 big = jax.jit(lambda x, w: jnp.matmul(x, w, precision='highest')).lower(jax.ShapeDtypeStruct((8, 8192), jnp.float32), jax.ShapeDtypeStruct((8192, 8192), jnp.float32))
 print(big.cost_analysis()['flops'], big.compile().memory_analysis().argument_size_in_bytes)
 """)
+# jax.experimental.ode.odeint: adaptive Dormand-Prince, pytree states, and its adjoint gradient.
+program("odeint_dormand_prince", """
+from jax.experimental.ode import odeint
+def f(y, t, k):
+    return jnp.array([y[1], -k * y[0] - 0.1 * y[1]])
+print(odeint(f, jnp.array([1.0, 0.0]), jnp.linspace(0., 10., 11), 2.0))
+print(odeint(lambda y, t: {'a': -y['a'] * t, 'b': y['a']}, {'a': jnp.ones(3), 'b': jnp.zeros(3)}, jnp.array([0., 0.5, 1.0]), rtol=1e-5, atol=1e-5))
+def loss(k):
+    return odeint(f, jnp.array([1.0, 0.0]), jnp.array([0., 1., 2.]), k)[-1, 0]
+print(loss(2.0), jax.grad(loss)(2.0))
+print(jax.jit(lambda y0: odeint(lambda y, t: -0.5 * y, y0, jnp.array([0., 1.])))(jnp.ones(2)))
+""")
 # jax.linearize: the primal computed once; the returned function maps tangents alone.
 program("linearize", """
 f = lambda x: jnp.sin(x) * x ** 2

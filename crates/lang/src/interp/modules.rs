@@ -87,6 +87,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("scipy.stats", include_str!("../stdlib/scipy/stats.py")),
     ("scipy.optimize", include_str!("../stdlib/scipy/optimize.py")),
     ("jax.test_util", include_str!("../stdlib/jax/test_util.py")),
+    ("jax.experimental.ode", include_str!("../stdlib/jax/ode.py")),
 ];
 
 /// The functions of `_playground`, the module the standard library's sources build on.
