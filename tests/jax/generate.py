@@ -945,6 +945,18 @@ def loss(k):
 print(loss(2.0), jax.grad(loss)(2.0))
 print(jax.jit(lambda y0: odeint(lambda y, t: -0.5 * y, y0, jnp.array([0., 1.])))(jnp.ones(2)))
 """)
+# jax.random.gamma, loggamma and beta: Marsaglia-Tsang rejection loops, vmapped, as JAX draws them.
+program("random_gamma_beta", """
+from jax import random
+k = random.PRNGKey(0)
+print(random.gamma(k, 2.5, (5,)))
+print(random.gamma(k, jnp.array([0.3, 1.0, 4.0])))
+print(random.loggamma(random.key(3), 0.1, (3,)))
+print(random.beta(k, a=1, b=2))
+print(random.beta(random.key(1), 0.5, jnp.array([1., 2., 3.]), (2, 3)))
+print(jax.jit(lambda k: random.beta(k, 2.0, 3.0, (4,)))(k))
+print(jax.vmap(lambda k: random.gamma(k, 1.5))(random.split(k, 3)))
+""")
 # jax.linearize: the primal computed once; the returned function maps tangents alone.
 program("linearize", """
 f = lambda x: jnp.sin(x) * x ** 2

@@ -32,7 +32,6 @@ struct Corpus {
 /// Programs that do not run or do not match yet, each with why. The test fails when one of
 /// them starts passing, so this list only shrinks; docs/language.md gives the count.
 const KNOWN_FAILURES: &[(&str, &str)] = &[
-    ("course_ericmjl_deterministic_randomness", "jax.random.beta"),
     (
         "course_jax_workshop_differentiability",
         "print(vjp_fun): JAX's repr of its internal pullback object, which shows the linearized jaxpr",
