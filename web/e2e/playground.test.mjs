@@ -225,6 +225,37 @@ test('a loop and a branch run on the machine: one program whatever the trip coun
   }
 });
 
+test('a program compiled ahead of time has counters without a call; one that branches on its values says why it has none', { timeout: 180_000 }, async () => {
+  const p = await openPage(browser, server.url);
+  try {
+    const { page } = p;
+    const script =
+      'import jax\nimport jax.numpy as jnp\nfrom jax import lax\n\n' +
+      'def layer(x, w):\n    return jnp.tanh(x @ w)\n\n' +
+      'def halve(x):\n    return lax.while_loop(lambda c: c.sum() > 1.0, lambda c: c * 0.5, x)\n\n' +
+      'S = jax.ShapeDtypeStruct\n' +
+      'c = jax.jit(layer).lower(S((4096, 4096), jnp.bfloat16), S((4096, 4096), jnp.bfloat16)).compile()\n' +
+      'print(c.cost_analysis()["flops"] >= 2 * 4096 ** 3)\n' +
+      'h = jax.jit(halve).lower(S((8, 128), jnp.float32)).compile()\n';
+    await page.goto(`${server.url}${link(script)}`);
+    await page.click($('run'));
+    const status = await waitForRunEnd(page);
+    assert.equal(status, 'done', `run failed; output:\n${await page.textContent($('output'))}${diagnostics(p)}`);
+    assert.equal((await page.textContent($('output'))).trim(), 'True');
+    const row = (program) => `${$('counters')} tr[data-program="${program}"]`;
+    // 64 MiB of bf16 operands, never made: compiled and timed, not run.
+    assert.equal(await page.textContent(`${row('layer')} td:nth-child(2)`), '0', 'no call');
+    const cycles = Number(await page.getAttribute(`${row('layer')} td[data-counter="cycles"]`, 'data-value'));
+    assert.ok(cycles > 4096 ** 3 / (4 * 128 * 128), `${cycles} cycles: at least the MXUs' streaming`);
+    // The while loop tests a value it computes: no counters until it runs, and the name says why.
+    assert.equal(await page.getAttribute(row('halve'), 'data-untimed'), 'true');
+    assert.equal(await page.textContent(`${row('halve')} td[data-counter="cycles"]`), '–');
+    assert.match(await page.getAttribute(`${row('halve')} td.name`, 'title'), /branches on s\d+/);
+  } finally {
+    await p.close();
+  }
+});
+
 test('the skeleton runs on WebGPU (SwiftShader) from the worker, with the same output', { timeout: 180_000 }, async () => {
   const p = await openPage(browser, server.url);
   try {

@@ -71,17 +71,25 @@ export function renderCounters(table: HTMLTableElement, programs: ProgramReport[
   for (const [i, p] of programs.entries()) {
     const row = body.insertRow();
     row.dataset.program = p.name;
-    textCell(row, p.name).className = 'name';
-    numberCell(row, p.calls, NUMBER.format(p.calls));
+    const name = textCell(row, p.name);
+    name.className = 'name';
+    const calls = numberCell(row, p.calls, NUMBER.format(p.calls));
+    // `jax.jit(f).lower(...).compile()`: timed without values, never called.
+    if (p.calls === 0) calls.title = 'compiled ahead of time and never called: the counters are one call’s, timed without values';
+    if (p.untimed) {
+      row.dataset.untimed = 'true';
+      name.title = p.untimed;
+    }
     const uploaded = p.host_to_device_bytes ?? 0;
     if (uploads) numberCell(row, uploaded, NUMBER.format(uploaded)).dataset.counter = 'host_to_device_bytes';
     if (totals) {
-      const cycles = flat[i].cycles;
+      const cycles = p.untimed ? undefined : flat[i].cycles;
       const cell = typeof cycles !== 'number' ? textCell(row, '–') : numberCell(row, cycles * p.calls, NUMBER.format(cycles * p.calls));
       cell.dataset.counter = 'cycles_all_calls';
     }
     for (const name of names) {
-      const value = flat[i][name];
+      // A program not timed yet has no counters, not zero ones.
+      const value = p.untimed ? undefined : flat[i][name];
       const cell = typeof value !== 'number' ? textCell(row, '–') : numberCell(row, value, formatValue(name, value));
       cell.dataset.counter = name;
     }

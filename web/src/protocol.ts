@@ -84,6 +84,9 @@ export interface ProgramReport {
   host_to_device_bytes?: number;
   /** True for a single op run outside jit (op-by-op), false for a jitted function. */
   eager?: boolean;
+  /** Present while the program has no counters: why (it branches on the values it computes,
+   * so its runs time it, and it has not run). */
+  untimed?: string;
   /** Each compiler stage as text: the Jaxpr, the HLO graph, the fused graph, TPU assembly. */
   jaxpr?: string;
   hlo?: string;

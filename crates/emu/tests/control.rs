@@ -128,7 +128,8 @@ fn a_run_without_values_times_computed_addresses_but_not_branches_on_computed_va
         "instruction 7: it branches on s0, a value the program computed, which a run without values does not have"
     );
     // A VMEM address moved by a loaded word changes which pages the scoreboard sees: an error too.
-    let moved = text.replace("5: dma.load hbm[1+4*s2] 1x4/4 -> vmem[4] 1x4/4", "5: dma.load hbm[1] 1x4/4 -> vmem[0+1*s2] 1x4/4");
+    let moved = text
+        .replace("5: dma.load hbm[1+4*s2] 1x4/4 -> vmem[4] 1x4/4", "5: dma.load hbm[1] 1x4/4 -> vmem[0+1*s2] 1x4/4");
     let moved = isa::text::parse(&moved).expect("the program assembles");
     let e = emu::simulate_without_values(&moved, &cfg).unwrap_err();
     assert!(e.to_string().starts_with("instruction 5: its VMEM address vmem[0+1*s2]"), "{e}");

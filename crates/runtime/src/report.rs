@@ -274,6 +274,8 @@ impl RunReport {
             #[serde(skip_serializing_if = "Option::is_none")]
             eager: Option<bool>,
             #[serde(skip_serializing_if = "Option::is_none")]
+            untimed: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
             jaxpr: Option<&'a str>,
             #[serde(skip_serializing_if = "Option::is_none")]
             hlo: Option<&'a str>,
@@ -326,6 +328,7 @@ impl RunReport {
                         counters: &p.counters,
                         host_to_device_bytes: p.host_to_device_bytes,
                         eager: details.then_some(p.eager),
+                        untimed: p.untimed.as_deref(),
                         jaxpr: details.then_some(p.jaxpr.as_str()),
                         hlo: details.then_some(p.hlo.as_str()),
                         fused: details.then_some(p.fused.as_str()),

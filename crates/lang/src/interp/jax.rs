@@ -20,6 +20,10 @@ use std::rc::Rc;
 /// demonstration, small enough that a typo cannot exhaust a browser tab's memory.
 pub(super) const MAX_ELEMENTS: usize = 1 << 24;
 
+/// The most elements an array type without values may have: past 2^40 no chip's HBM holds it;
+/// in wasm32 (32-bit sizes) as many as keep its size in bytes countable.
+const MAX_ABSTRACT_ELEMENTS: usize = if usize::BITS >= 64 { 1 << 40 } else { usize::MAX / 8 };
+
 const JNP_FUNCTIONS: &[&str] = &[
     "array",
     "asarray",
@@ -846,11 +850,13 @@ fn abstract_shape_arg(v: &Value) -> R<Vec<usize>> {
         return super::value_err("negative dimensions are not allowed");
     }
     let shape: Vec<usize> = dims.iter().map(|&d| usize::try_from(d).unwrap_or(usize::MAX)).collect();
-    // Past 2^40 elements no chip's HBM holds it, and sizes in bytes would overflow.
-    if shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).is_none_or(|n| n > 1 << 40) {
+    if shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).is_none_or(|n| n > MAX_ABSTRACT_ELEMENTS) {
         return Err(RtError::of(
             super::objects::Builtin::MemoryError,
-            format!("array of shape {} is larger than any TPU's memory", jnp::shape_str(&shape)),
+            format!(
+                "array of shape {} is larger than the playground can describe (at most {MAX_ABSTRACT_ELEMENTS} elements)",
+                jnp::shape_str(&shape)
+            ),
         ));
     }
     Ok(shape)
