@@ -7,7 +7,7 @@
 
 use super::exceptions::{attr_err, err, type_err, R};
 use super::jax::{CallArgs, Compiled};
-use super::value::{Dict, Native, Value};
+use super::value::{Dict, Jitted, Native, Value};
 use super::Interp;
 use jaxlite::cost::CostAnalysis;
 use jaxlite::{AheadOfTime, Aval};
@@ -51,15 +51,7 @@ impl Interp<'_, '_> {
         let Value::Native(n) = jitted else { return err("lower() needs a jitted function") };
         let Native::Jitted(j) = &**n else { return err("lower() needs a jitted function") };
         let names = parameter_names(&j.func, args.len(), &kwargs);
-        let call = self
-            .jit_arguments_of(
-                args,
-                kwargs,
-                |i| j.static_argnums.contains(&i),
-                |k| j.static_argnames.iter().any(|s| s == k),
-                true,
-            )
-            .await?;
+        let call = self.argument_types(j, args, kwargs).await?;
         let cache_key = self.jit_key(&call);
         let cached = j.cache.borrow().get(&cache_key).cloned();
         let traced = match cached {
@@ -153,15 +145,7 @@ impl Interp<'_, '_> {
         let l = &c.lowered;
         let Value::Native(n) = &l.jitted else { return err("internal error: a compiled function lost its jit") };
         let Native::Jitted(j) = &**n else { return err("internal error: a compiled function lost its jit") };
-        let call = self
-            .jit_arguments_of(
-                args.clone(),
-                kwargs.clone(),
-                |i| j.static_argnums.contains(&i),
-                |k| j.static_argnames.iter().any(|s| s == k),
-                true,
-            )
-            .await?;
+        let call = self.argument_types(j, args.clone(), kwargs.clone()).await?;
         if self.strong_key(call.clone_shape()) != l.key {
             let called: Vec<&Aval> = call.types.iter().collect();
             let mismatches: Vec<String> = if called.len() == l.arguments.len() {
@@ -196,6 +180,13 @@ impl Interp<'_, '_> {
 }
 
 impl Interp<'_, '_> {
+    /// A call of `j` taken apart as `jit` takes it, its leaves' types alone.
+    async fn argument_types(&mut self, j: &Jitted, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> R<CallArgs> {
+        let is_static = |i: usize| j.static_argnums.contains(&i);
+        let is_static_name = |k: &str| j.static_argnames.iter().any(|s| s == k);
+        self.jit_arguments_of(args, kwargs, is_static, is_static_name, true).await
+    }
+
     /// `jit_key` with every weak type made strong.
     fn strong_key(&self, mut call: CallArgs) -> String {
         for t in &mut call.types {
