@@ -956,6 +956,7 @@ print(random.beta(k, a=1, b=2))
 print(random.beta(random.key(1), 0.5, jnp.array([1., 2., 3.]), (2, 3)))
 print(jax.jit(lambda k: random.beta(k, 2.0, 3.0, (4,)))(k))
 print(jax.vmap(lambda k: random.gamma(k, 1.5))(random.split(k, 3)))
+print(random.key(3).dtype, random.key(3).shape, random.PRNGKey(3).dtype, random.PRNGKey(3).shape, random.split(random.key(0), 4).shape, random.split(k).ndim)
 """)
 # jax.linearize: the primal computed once; the returned function maps tangents alone.
 program("linearize", """
@@ -1386,6 +1387,14 @@ print(jnp.tensordot(x, w, axes=1, preferred_element_type=jnp.float32))
 f = jax.jit(lambda a, b: jnp.matmul(a, b, preferred_element_type=jnp.float32) + 1.0)
 print(f(x, w), f(x, w).dtype)
 print(jax.grad(lambda a: jnp.sum(jnp.matmul(a, w, preferred_element_type=jnp.float32) ** 2))(x))
+# One mixed dot_general, as JAX stages it; its transposes are mixed float32 x bfloat16 dots.
+# (An explicit precision, so that the generator's DEFAULT emulation leaves the Jaxprs alone.)
+hi = jax.lax.Precision.HIGHEST
+print(jax.make_jaxpr(lambda a, b: jnp.dot(a, b, precision=hi, preferred_element_type=jnp.float32))(x, w))
+print(jax.make_jaxpr(jax.grad(lambda a, b: jnp.dot(a, b, precision=hi, preferred_element_type=jnp.float32).sum(), argnums=(0, 1)))(x, w))
+print(jax.make_jaxpr(lambda a, b: jax.lax.dot_general(a, b, (((1,), (0,)), ((), ())), precision=hi, preferred_element_type=jnp.float32))(x, w))
+print(jax.jit(lambda a, b: jnp.dot(a, b, preferred_element_type=jnp.float32)).lower(x, w).cost_analysis()['flops'])
+print(jax.grad(lambda a, b: jnp.einsum("ij,jk->ik", a, b, preferred_element_type=jnp.float32).sum(), argnums=1)(x, w))
 """)
 # Masks combined with &, |, ^ and ~ (logical on booleans, as in JAX).
 program("boolean_mask_operators", """

@@ -934,7 +934,9 @@ fn dot_general(x: &Array, y: &Array, dims: &DotDims, precision: Precision, out_s
     }
     let float = x.dtype().is_float();
     let (xf, yf) = (x.to_f32_vec(), y.to_f32_vec());
-    let passes = if float && x.dtype() == DType::F32 { precision_passes(precision) } else { &[(0, 0)] };
+    // A float32 operand takes the precision's passes; bfloat16 values are their own bf16 part.
+    let wide = x.dtype() == DType::F32 || y.dtype() == DType::F32;
+    let passes = if float && wide { precision_passes(precision) } else { &[(0, 0)] };
     let parts = passes.iter().map(|&(a, b)| a.max(b) + 1).max().unwrap_or(1);
     let out_size: usize = out_shape.iter().product();
     (0..out_size)

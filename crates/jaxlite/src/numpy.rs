@@ -398,6 +398,19 @@ pub async fn unary(ctx: &mut Context, op: UnaryOp, x: &Tensor) -> Result<Tensor>
 /// matrix times a stack of matrices is a dot_general without batch axes, then a transpose
 /// that puts the stack first.
 pub async fn matmul(ctx: &mut Context, a: &Tensor, b: &Tensor, precision: Option<Precision>) -> Result<Tensor> {
+    matmul_preferring(ctx, a, b, precision, None).await
+}
+
+/// `matmul` whose products are summed in `preferred` (`preferred_element_type`: float32 sums of
+/// bfloat16 operands, one `dot_general` reading them as they are, as JAX stages it), or in the
+/// operands' promoted type.
+pub async fn matmul_preferring(
+    ctx: &mut Context,
+    a: &Tensor,
+    b: &Tensor,
+    precision: Option<Precision>,
+    preferred: Option<DType>,
+) -> Result<Tensor> {
     let (aa, ba) = (a.aval().clone(), b.aval().clone());
     let (ra, rb) = (aa.rank(), ba.rank());
     if ra == 0 || rb == 0 {
@@ -430,7 +443,7 @@ pub async fn matmul(ctx: &mut Context, a: &Tensor, b: &Tensor, precision: Option
     let b = astype(ctx, b, dtype).await?;
     let dims =
         DotDims { lhs_contracting: vec![ka], rhs_contracting: vec![kb], lhs_batch: batch.clone(), rhs_batch: batch };
-    let prim = Primitive::DotGeneral { dims, precision, preferred_element_type: Some(dtype) };
+    let prim = Primitive::DotGeneral { dims, precision, preferred_element_type: Some(preferred.unwrap_or(dtype)) };
     let y = bind1(ctx, prim, &[a, b]).await?;
     if ra == 2 && rb >= 3 {
         // (M, stack..., N) → (stack..., M, N).
@@ -630,6 +643,17 @@ pub async fn einsum(
     operands: &[Tensor],
     precision: Option<Precision>,
 ) -> Result<Tensor> {
+    einsum_preferring(ctx, spec, operands, precision, None).await
+}
+
+/// `einsum` whose contractions sum in `preferred` (see [`matmul_preferring`]).
+pub async fn einsum_preferring(
+    ctx: &mut Context,
+    spec: &str,
+    operands: &[Tensor],
+    precision: Option<Precision>,
+    preferred: Option<DType>,
+) -> Result<Tensor> {
     let bad = |m: String| JaxError(format!("einsum '{spec}': {m}"));
     if operands.is_empty() || operands.len() > 3 {
         return Err(bad("one to three operands are supported".into()));
@@ -715,7 +739,8 @@ pub async fn einsum(
         let (dtype, _) = ctx.promote(acc.aval(), rhs.aval());
         let a = astype(ctx, &acc, dtype).await?;
         let b = astype(ctx, &rhs, dtype).await?;
-        let prim = Primitive::DotGeneral { dims, precision, preferred_element_type: Some(dtype) };
+        let preferred_element_type = Some(preferred.unwrap_or(dtype));
+        let prim = Primitive::DotGeneral { dims, precision, preferred_element_type };
         acc = bind1(ctx, prim, &[a, b]).await?;
         // dot_general's result axes: batch, lhs free, rhs free.
         let mut next = batch.clone();

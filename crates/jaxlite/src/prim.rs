@@ -1180,7 +1180,10 @@ fn dot_general_shape(x: &Aval, y: &Aval, dims: &DotDims, preferred: Option<DType
             ));
         }
     }
-    if x.dtype != y.dtype {
+    // Floats of two widths meet where a preferred type names the sums' (a bfloat16 operand's
+    // cotangent, float32, against the other operand: how JAX transposes a mixed-precision dot).
+    let mixed_floats = preferred.is_some() && x.dtype.is_float() && y.dtype.is_float();
+    if x.dtype != y.dtype && !mixed_floats {
         return Err(format!("dot_general requires operands of the same dtype, got {} and {}", x.dtype, y.dtype));
     }
     let free = |a: &Aval, contracting: &[usize], batch: &[usize]| -> Vec<usize> {

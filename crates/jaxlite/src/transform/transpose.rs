@@ -1115,6 +1115,8 @@ fn dot_transpose_lhs(
     all.extend(&x_contract_sorted_by_y);
     let out_axes = argsort(&all);
     let r = b.bind1(remake(new_dims), &[g.clone(), y.clone()])?;
-    let r = b.convert(&r, x_aval.dtype)?;
-    b.transpose(&r, out_axes)
+    // Transposed, then converted to the operand's dtype (a mixed-precision dot's float32 sums
+    // back to bfloat16), in JAX's order.
+    let r = b.transpose(&r, out_axes)?;
+    b.convert(&r, x_aval.dtype)
 }

@@ -704,8 +704,7 @@ impl Interp<'_, '_> {
                     no_more_kwargs(name, &kwargs)?;
                     let (Some(a), Some(b)) = (a, b) else { return err("tensordot() needs a and b") };
                     let (a, b) = (self.to_tensor(&a)?, self.to_tensor(&b)?);
-                    let ab = self.preferred_operands(name, preferred, vec![a, b]).await?;
-                    let (a, b) = (ab[0].clone(), ab[1].clone());
+                    let sums = super::jax::preferred_sums(name, preferred, &[&a, &b])?;
                     let (ra, rb) = (a.aval().rank(), b.aval().rank());
                     let (ca, cb): (Vec<usize>, Vec<usize>) = match &axes {
                         None => ((ra.saturating_sub(2)..ra).collect(), (0..2.min(rb)).collect()),
@@ -744,7 +743,8 @@ impl Interp<'_, '_> {
                         rhs_batch: vec![],
                     };
                     let ([a, b], dtype) = self.dot_operands(&a, &b).await?;
-                    let prim = jaxlite::Primitive::DotGeneral { dims, precision, preferred_element_type: Some(dtype) };
+                    let preferred_element_type = Some(sums.unwrap_or(dtype));
+                    let prim = jaxlite::Primitive::DotGeneral { dims, precision, preferred_element_type };
                     jnp::apply(self.ctx, prim, &[a, b]).await?
                 }
                 // The lower (upper) triangle of the last two axes, the rest zero: a constant mask
@@ -1048,8 +1048,8 @@ impl Interp<'_, '_> {
                         return err("einsum expects a subscripts string first ('ij,jk->ik')");
                     };
                     let operands: Vec<Tensor> = args[1..].iter().map(|a| self.to_tensor(a)).collect::<R<_>>()?;
-                    let operands = self.preferred_operands(name, preferred, operands).await?;
-                    jnp::einsum(self.ctx, spec, &operands, precision).await?
+                    let sums = super::jax::preferred_sums(name, preferred, &operands.iter().collect::<Vec<_>>())?;
+                    jnp::einsum_preferring(self.ctx, spec, &operands, precision, sums).await?
                 }
                 "broadcast_to" => {
                     arity(name, &args, 2, 2)?;
@@ -1456,10 +1456,10 @@ impl Interp<'_, '_> {
                     let dims = self.dot_dimension_numbers(&numbers)?;
                     let (lhs, rhs) = (self.to_tensor(&lhs)?, self.to_tensor(&rhs)?);
                     let named_preferred = !matches!(preferred, None | Some(Value::None));
-                    let operands = self.preferred_operands(name, preferred, vec![lhs, rhs]).await?;
-                    let ([a, b], dtype) = self.dot_operands(&operands[0], &operands[1]).await?;
+                    let sums = super::jax::preferred_sums(name, preferred, &[&lhs, &rhs])?;
+                    let ([a, b], dtype) = self.dot_operands(&lhs, &rhs).await?;
                     // JAX records `preferred_element_type` only where the call names one.
-                    let preferred_element_type = named_preferred.then_some(dtype);
+                    let preferred_element_type = named_preferred.then_some(sums.unwrap_or(dtype));
                     let prim = jaxlite::Primitive::DotGeneral { dims, precision, preferred_element_type };
                     return Ok(Value::Array(jnp::apply(self.ctx, prim, &[a, b]).await?));
                 }

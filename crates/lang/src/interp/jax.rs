@@ -114,10 +114,9 @@ const CHECKPOINT_POLICIES: &[&str] = &[
 
 /// `preferred_element_type=` of a dot (matmul, dot, einsum, tensordot, conv): None or the
 /// operands' own dtype computes the dot as it is (`false`); float32 with bfloat16 operands,
-/// mixed precision's bf16 inputs with float32 sums, is `true`: the caller widens the operands to
-/// float32, exactly, and multiplies them (at DEFAULT one MXU pass gives the exact products, a
-/// bfloat16 value being its own bf16 part) with the float32 sums left unrounded; gradients then
-/// flow through float32 dots at the precision asked for. Any other dtype is refused.
+/// mixed precision's bf16 inputs with float32 sums, is `true`: a dot reads the bf16 operands as
+/// they are with float32 sums left unrounded (one MXU pass gives the exact products, a bfloat16
+/// value being its own bf16 part). Any other dtype is refused.
 pub(super) fn check_preferred_element_type(name: &str, v: Option<Value>, operands: &[&Tensor]) -> R<bool> {
     let wanted = match v {
         None | Some(Value::None) => return Ok(false),
@@ -186,9 +185,10 @@ impl Interp<'_, '_> {
         })
     }
 
-    /// The operands of a dot with `preferred_element_type=` (see
+    /// The operands of a convolution with `preferred_element_type=` (see
     /// [`check_preferred_element_type`]): widened to float32 when it asks for float32 sums of
-    /// bfloat16 operands, as they are otherwise.
+    /// bfloat16 operands, as they are otherwise. (A dot reads them as they are, with float32
+    /// sums: [`preferred_sums`].)
     pub(super) fn preferred_operands<'a>(
         &'a mut self,
         name: &'a str,
@@ -207,6 +207,13 @@ impl Interp<'_, '_> {
             Ok(wide)
         })
     }
+}
+
+/// The sums' type a dot's `preferred_element_type=` asks for beyond its operands' own: float32
+/// for bfloat16 operands (mixed precision: one `dot_general` reading them as they are, as JAX
+/// stages it), else `None` (see [`check_preferred_element_type`]).
+pub(super) fn preferred_sums(name: &str, preferred: Option<Value>, operands: &[&Tensor]) -> R<Option<DType>> {
+    Ok(check_preferred_element_type(name, preferred, operands)?.then_some(DType::F32))
 }
 
 /// Array methods that are the `jnp` function of the same name with the array first.
@@ -2475,8 +2482,9 @@ impl Interp<'_, '_> {
                 arity(name, &args, 2, 2)?;
                 let (x, y) = (self.to_tensor(&args[0])?, self.to_tensor(&args[1])?);
                 if op == BinOp::MatMul {
-                    let xy = self.preferred_operands(name, preferred, vec![x, y]).await?;
-                    return Ok(Value::Array(jnp::matmul(self.ctx, &xy[0], &xy[1], precision_arg(precision)?).await?));
+                    let sums = preferred_sums(name, preferred, &[&x, &y])?;
+                    let precision = precision_arg(precision)?;
+                    return Ok(Value::Array(jnp::matmul_preferring(self.ctx, &x, &y, precision, sums).await?));
                 }
                 return self.array_binary(op, &Value::Array(x), &Value::Array(y)).await;
             }
@@ -2602,12 +2610,14 @@ impl Interp<'_, '_> {
                 "dot" => {
                     arity(name, &args, 2, 2)?;
                     let (x, y) = (self.to_tensor(&args[0])?, self.to_tensor(&args[1])?);
-                    let xy = self.preferred_operands(name, preferred, vec![x, y]).await?;
-                    let [x, y] = [&xy[0], &xy[1]];
                     if x.aval().rank() == 0 || y.aval().rank() == 0 {
-                        return self.array_binary(BinOp::Mul, &Value::Array(x.clone()), &Value::Array(y.clone())).await;
+                        // A product, not a dot: widened first where float32 sums are asked for.
+                        let xy = self.preferred_operands(name, preferred, vec![x, y]).await?;
+                        let (x, y) = (Value::Array(xy[0].clone()), Value::Array(xy[1].clone()));
+                        return self.array_binary(BinOp::Mul, &x, &y).await;
                     }
-                    Ok(Value::Array(jnp::matmul(self.ctx, x, y, precision_arg(precision)?).await?))
+                    let sums = preferred_sums(name, preferred, &[&x, &y])?;
+                    Ok(Value::Array(jnp::matmul_preferring(self.ctx, &x, &y, precision_arg(precision)?, sums).await?))
                 }
                 "reshape" => {
                     arity(name, &args, 2, 2)?;

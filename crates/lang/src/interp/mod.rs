@@ -1011,6 +1011,11 @@ impl Interp<'_, '_> {
                     }
                 }
                 Value::Array(_) => self.array_attr(obj, name).await,
+                // A key's type as an array's: `key<fry>[...]` typed, `uint32[..., 2]` raw.
+                Value::Key(k) if matches!(name, "shape" | "ndim" | "size" | "dtype") => {
+                    let array = Value::Array(Tensor::from(k.to_array()));
+                    self.array_attr(&array, name).await
+                }
                 Value::Host(h) => self.host_attr(h, name).await,
                 Value::Native(n) if matches!(&**n, Native::Jax("ShapeDtypeStruct")) && name == "like" => {
                     Ok(Value::native(Native::Jax("ShapeDtypeStruct.like")))
