@@ -9,6 +9,8 @@
 //!   backend (parse, trace, compile, run, print); emulated TPU cycles per wall-clock second.
 //! - Loops: a jitted scan of 100 and of 100,000 steps, each program's compile time and size
 //!   (the same for both: the body is compiled once) beside the time to result.
+//! - Fidelity: the emulated v5e's time for matmuls whose time on a real v5e is published,
+//!   timed without values, beside the published time.
 //! - The wasm module's size, raw and gzipped, when web/pkg holds a build.
 
 use emu::{Backend, CpuBackend};
@@ -50,6 +52,42 @@ fn cpu_peak() -> (String, f64) {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
     (model, cores * lanes * 2.0 * 2.0 * mhz * 1e6)
 }
+
+/// A program whose time on a real chip is published.
+struct Published {
+    what: &'static str,
+    /// Compiles (and so times) the program on the default machine, a v5e, without values.
+    script: &'static str,
+    published_ms: f64,
+    source: &'static str,
+}
+
+/// The JAX documentation's Pallas TPU matmul guide times XLA's `jnp.matmul` of two bf16
+/// squares on a v5e (`timeit` of the jitted call, so Python's dispatch is in it):
+/// docs/pallas/tpu/matmul.ipynb, cell "XLA matmul".
+const FIDELITY: &[Published] = &[
+    Published {
+        what: "jnp.matmul bf16 1024³",
+        script: "import jax\nimport jax.numpy as jnp\nbf = jax.ShapeDtypeStruct((1024, 1024), jnp.bfloat16)\n\
+                 jax.jit(jnp.matmul).lower(bf, bf).compile()\n",
+        published_ms: 0.11943,
+        source: "JAX Pallas TPU matmul guide, XLA matmul",
+    },
+    Published {
+        what: "jnp.matmul bf16 4096³",
+        script: "import jax\nimport jax.numpy as jnp\nbf = jax.ShapeDtypeStruct((4096, 4096), jnp.bfloat16)\n\
+                 jax.jit(jnp.matmul).lower(bf, bf).compile()\n",
+        published_ms: 0.82729,
+        source: "JAX Pallas TPU matmul guide, XLA matmul",
+    },
+    Published {
+        what: "jnp.matmul bf16 8192³",
+        script: "import jax\nimport jax.numpy as jnp\nbf = jax.ShapeDtypeStruct((8192, 8192), jnp.bfloat16)\n\
+                 jax.jit(jnp.matmul).lower(bf, bf).compile()\n",
+        published_ms: 6.04715,
+        source: "JAX Pallas TPU matmul guide, XLA matmul",
+    },
+];
 
 struct Row {
     what: String,
@@ -207,6 +245,29 @@ fn main() {
         }
     }
 
+    // Fidelity: the emulated v5e's time for programs whose time on a real v5e is published,
+    // timed without values (docs/timing.md explains each gap).
+    let mut fidelity: Vec<serde_json::Value> = Vec::new();
+    for case in FIDELITY {
+        let report = pollster::block_on(Engine::new().run_script(case.script, &RunOptions::default()))
+            .unwrap_or_else(|f| panic!("{}: {:?}", case.what, f.errors));
+        let emulated: f64 = report.programs.iter().map(|p| p.counters.seconds).sum();
+        fidelity.push(serde_json::json!({"what": case.what, "emulated_ms": emulated * 1e3,
+            "published_ms": case.published_ms, "source": case.source}));
+        rows.push(Row {
+            what: format!("v5e {}", case.what),
+            backend: "emulated".into(),
+            value: emulated * 1e3,
+            unit: "ms",
+            note: format!(
+                "published {:.4} ms ({}): emulated / published = {:.2}",
+                case.published_ms,
+                case.source,
+                emulated * 1e3 / case.published_ms
+            ),
+        });
+    }
+
     // Loops: a jitted scan of 100 and of 100,000 steps compiles to the same programs in about
     // the same time; only the body's calls grow (issue 28).
     let mut scans: Vec<serde_json::Value> = Vec::new();
@@ -278,6 +339,7 @@ fn main() {
             "{}",
             serde_json::json!({"matmul": matmuls, "wasm_bytes": wasm_bytes.0, "wasm_gzip_bytes": wasm_bytes.1,
                 "first_result_ms": first_result_ms, "sim_cycles_per_second": sim_cycles, "scan": scans,
+                "fidelity": fidelity,
                 "cpu": cpu_model, "adapter": adapter, "rows": items})
         );
     } else {

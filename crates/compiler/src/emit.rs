@@ -97,20 +97,56 @@ enum Access {
     Scalar,
 }
 
+/// How a program's HBM holds bf16 arrays: packed two to a word, as a TPU holds them (what a
+/// program gets), or a word each (the pieces the linker joins, whose buffers it lays out in
+/// words).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bf16InHbm {
+    Packed,
+    WordEach,
+}
+
+/// A materialised value's place in HBM: its first element's address, counted in elements of
+/// how HBM holds it (bf16 packed two to a word, every other type a word each), which every
+/// DMA that moves it names.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Stored {
+    addr: u32,
+    elem: ElemType,
+}
+
+impl Stored {
+    /// `by` elements further on.
+    fn at(self, by: u32) -> Stored {
+        Stored { addr: self.addr + by, ..self }
+    }
+}
+
+/// The place of an iota's input, which no DMA reads.
+const NO_HBM: Stored = Stored { addr: 0, elem: ElemType::F32 };
+
+/// How HBM holds value `v`.
+fn stored_elem(g: &Graph, v: ValueId, bf16_in_hbm: Bf16InHbm) -> ElemType {
+    match (g.instrs[v].elem, bf16_in_hbm) {
+        (Elem::Bf16, Bf16InHbm::Packed) => ElemType::Bf16,
+        _ => ElemType::F32,
+    }
+}
+
 /// Where a view's elements come from: an array in HBM, or an iota, which the kernels that read
 /// it generate in VMEM (its "array" is 0, 1, 2, ..., read with the view's strides).
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Source {
-    Hbm(u32),
+    Hbm(Stored),
     Iota,
 }
 
 /// The source behind a value and the strides (in elements) at which a view of shape `shape`
 /// reads it, or `None` if the view is not affine.
-fn view_source(g: &Graph, hbm: &[Option<u32>], v: ValueId) -> Option<(Source, Vec<usize>)> {
+fn view_source(g: &Graph, hbm: &[Option<Stored>], v: ValueId) -> Option<(Source, Vec<usize>)> {
     let instr = &g.instrs[v];
-    if let Some(addr) = hbm[v] {
-        return Some((Source::Hbm(addr), row_major(&instr.shape)));
+    if let Some(stored) = hbm[v] {
+        return Some((Source::Hbm(stored), row_major(&instr.shape)));
     }
     match &instr.op {
         Op::Iota { dimension } => {
@@ -118,7 +154,8 @@ fn view_source(g: &Graph, hbm: &[Option<u32>], v: ValueId) -> Option<(Source, Ve
             strides[*dimension] = 1;
             Some((Source::Iota, strides))
         }
-        // A boolean or integer read as float32 is the same words.
+        // A boolean or integer read as float32 is the same words, and a bf16 read as float32
+        // the same values (a DMA unpacks them).
         Op::Convert => view_source(g, hbm, instr.operands[0]),
         Op::Reshape => {
             let (source, src) = view_source(g, hbm, instr.operands[0])?;
@@ -143,9 +180,9 @@ fn view_source(g: &Graph, hbm: &[Option<u32>], v: ValueId) -> Option<(Source, Ve
 }
 
 /// `view_source` for views of arrays in HBM.
-fn view_strides(g: &Graph, hbm: &[Option<u32>], v: ValueId) -> Option<(u32, Vec<usize>)> {
+fn view_strides(g: &Graph, hbm: &[Option<Stored>], v: ValueId) -> Option<(Stored, Vec<usize>)> {
     match view_source(g, hbm, v)? {
-        (Source::Hbm(addr), strides) => Some((addr, strides)),
+        (Source::Hbm(stored), strides) => Some((stored, strides)),
         (Source::Iota, _) => None,
     }
 }
@@ -250,8 +287,8 @@ fn classify(strides: &[usize], shape: &[usize]) -> Option<Access> {
 #[derive(Clone, Debug)]
 struct Input {
     value: ValueId,
-    /// Its HBM address (0 for a generated iota).
-    hbm: u32,
+    /// Its place in HBM (0 for a generated iota).
+    hbm: Stored,
     /// For an iota: the axes its row or column spans, as (count, stride), outermost first.
     iota: Option<Vec<(u32, u32)>>,
     access: Access,
@@ -292,9 +329,11 @@ pub struct Emitter<'a> {
     fused: &'a FusedGraph,
     opts: &'a CompileOptions,
     instrs: Vec<Instr>,
-    /// HBM address of every materialised value.
-    hbm: Vec<Option<u32>>,
+    /// Where every materialised value is in HBM.
+    hbm: Vec<Option<Stored>>,
+    /// HBM words allocated so far.
     hbm_top: u32,
+    bf16_in_hbm: Bf16InHbm,
     vmem_peak: u32,
     flops: u64,
     /// Loops open around the code being emitted (the next loop's index is `i<depth>`).
@@ -319,11 +358,21 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    fn hbm_alloc(&mut self, v: ValueId) -> u32 {
-        let a = self.hbm_top;
-        self.hbm_top += (self.fused.graph.instrs[v].size() as u32).max(1);
-        self.hbm[v] = Some(a);
-        a
+    /// HBM for value `v`, a bf16 packed where the program packs them (`emit` checked that
+    /// every address fits).
+    fn hbm_alloc(&mut self, v: ValueId) -> Stored {
+        let elem = stored_elem(&self.fused.graph, v, self.bf16_in_hbm);
+        let n = (self.fused.graph.instrs[v].size() as u32).max(1);
+        let stored = match elem {
+            ElemType::F32 => Stored { addr: self.hbm_top, elem },
+            ElemType::Bf16 => Stored { addr: 2 * self.hbm_top, elem },
+        };
+        self.hbm_top += match elem {
+            ElemType::F32 => n,
+            ElemType::Bf16 => n.div_ceil(2),
+        };
+        self.hbm[v] = Some(stored);
+        stored
     }
 
     fn graph(&self) -> &'a Graph {
@@ -352,10 +401,10 @@ impl<'a> Emitter<'a> {
         } else {
             classify(&strides, shape)
         };
-        if let (None, Source::Hbm(addr)) = (access, source) {
+        if let (None, Source::Hbm(stored)) = (access, source) {
             // Broadcast along a middle axis: written out first, by DMA, then read whole.
             let out = self.hbm_alloc(v);
-            self.copy_box((addr, signed(&strides)), (out, row_major(&g.instrs[v].shape)), &g.instrs[v].shape)?;
+            self.copy_box((stored, signed(&strides)), (out, row_major(&g.instrs[v].shape)), &g.instrs[v].shape)?;
             return Ok(Input { value: v, hbm: out, iota: None, access: Access::Full, vmem: 0 });
         }
         let access = access.ok_or_else(|| {
@@ -365,7 +414,7 @@ impl<'a> Emitter<'a> {
             ))
         })?;
         let (hbm, iota) = match (source, access) {
-            (Source::Hbm(addr), _) => (addr, None),
+            (Source::Hbm(stored), _) => (stored, None),
             // An iota is generated once per kernel, as a row or a column, not tile by tile.
             (Source::Iota, Access::Full) => {
                 return Err(err(format!(
@@ -374,23 +423,29 @@ impl<'a> Emitter<'a> {
                 )))
             }
             (Source::Iota, Access::Row) => {
-                (0, Some(vec![(shape[shape.len() - 1] as u32, strides[shape.len() - 1] as u32)]))
+                (NO_HBM, Some(vec![(shape[shape.len() - 1] as u32, strides[shape.len() - 1] as u32)]))
             }
             (Source::Iota, Access::Col) => {
                 let leading = shape.len() - 1;
-                (0, Some((0..leading).map(|k| (shape[k] as u32, strides[k] as u32)).collect()))
+                (NO_HBM, Some((0..leading).map(|k| (shape[k] as u32, strides[k] as u32)).collect()))
             }
-            (Source::Iota, Access::Scalar) => (0, Some(vec![])),
+            (Source::Iota, Access::Scalar) => (NO_HBM, Some(vec![])),
         };
         Ok(Input { value: v, hbm, iota, access, vmem: 0 })
     }
 
-    fn dma_load(&mut self, src: Block, dst: Block) {
-        self.dma_load_on(SEM_LOADS, src, dst);
+    /// Loads `src` of HBM, holding `elem`s, into `dst` of VMEM.
+    fn dma_load(&mut self, elem: ElemType, src: Block, dst: Block) {
+        self.dma_load_on(SEM_LOADS, elem, src, dst);
     }
 
-    fn dma_load_on(&mut self, sem: u8, src: Block, dst: Block) {
-        self.instrs.push(Instr::DmaLoad { src, dst, sem });
+    fn dma_load_on(&mut self, sem: u8, elem: ElemType, src: Block, dst: Block) {
+        self.instrs.push(Instr::DmaLoad { src, dst, sem, elem });
+    }
+
+    /// Stores `src` of VMEM into `dst` of HBM as `elem`s.
+    fn dma_store(&mut self, elem: ElemType, src: Block, dst: Block) {
+        self.instrs.push(Instr::DmaStore { src, dst, sem: SEM_STORES, elem });
     }
 
     /// Loads the whole-kernel inputs (rows, columns, scalars) once; returns how many DMAs.
@@ -415,7 +470,8 @@ impl<'a> Emitter<'a> {
                 continue;
             }
             self.dma_load(
-                Block { addr: input.hbm.into(), rows: 1, cols: words, stride: words },
+                input.hbm.elem,
+                Block { addr: input.hbm.addr.into(), rows: 1, cols: words, stride: words },
                 Block { addr: input.vmem.into(), rows: 1, cols: words, stride: words },
             );
             n += 1;
@@ -674,8 +730,8 @@ impl<'a> Emitter<'a> {
         Ok(())
     }
 
-    /// HBM for the values a fusion writes: (position in `fusion.ops`, address) of each.
-    fn alloc_outputs(&mut self, fusion: &Fusion) -> Vec<(usize, u32)> {
+    /// HBM for the values a fusion writes: (position in `fusion.ops`, place) of each.
+    fn alloc_outputs(&mut self, fusion: &Fusion) -> Vec<(usize, Stored)> {
         fusion
             .outputs
             .iter()
@@ -695,9 +751,9 @@ impl<'a> Emitter<'a> {
         (slot, padded): (u32, u32),
     ) {
         for input in inputs.iter().filter(|i| i.access == Access::Full) {
-            let src = Block { addr: t.addr(input.hbm, tile * cols), rows: t.rows, cols, stride: cols };
+            let src = Block { addr: t.addr(input.hbm.addr, tile * cols), rows: t.rows, cols, stride: cols };
             let dst = Block { addr: Addr::from(input.vmem + s as u32 * slot), rows: t.rows, cols, stride: padded };
-            self.dma_load(src, dst);
+            self.dma_load(input.hbm.elem, src, dst);
         }
     }
 
@@ -760,7 +816,7 @@ impl<'a> Emitter<'a> {
         let (rows, cols) = iteration_space(&shape, &inputs);
         let padded = round_up(cols, LANES);
         // Allocated after its inputs are resolved: a materialised view must not read itself.
-        let outputs: Vec<(usize, u32)> = self.alloc_outputs(fusion);
+        let outputs: Vec<(usize, Stored)> = self.alloc_outputs(fusion);
         let resident = self.load_resident(&mut inputs, rows, cols, &mut vmem)?;
         if resident > 0 {
             self.instrs.push(Instr::Wait { sem: SEM_LOADS, count: resident });
@@ -790,8 +846,8 @@ impl<'a> Emitter<'a> {
                 e.vector_op(v, block(r), &operand)?;
             }
             for &(k, hbm) in &outputs {
-                let dst = Block { addr: t.addr(hbm, tile * cols), rows: t.rows, cols, stride: cols };
-                e.instrs.push(Instr::DmaStore { src: block(results[k]), dst, sem: SEM_STORES });
+                let dst = Block { addr: t.addr(hbm.addr, tile * cols), rows: t.rows, cols, stride: cols };
+                e.dma_store(hbm.elem, block(results[k]), dst);
             }
             Ok(())
         })
@@ -827,7 +883,7 @@ impl<'a> Emitter<'a> {
         };
         let out_hbm = self.hbm_alloc(root);
         // Elementwise values that ops outside the fusion also read are written out too.
-        let extra: Vec<(usize, u32)> = fusion
+        let extra: Vec<(usize, Stored)> = fusion
             .outputs
             .iter()
             .filter(|&&v| v != root)
@@ -907,8 +963,8 @@ impl<'a> Emitter<'a> {
                 e.vector_op(v, block(r), &operand)?;
             }
             for &(k, hbm) in &extra {
-                let dst = Block { addr: t.addr(hbm, tile * cols), rows: t.rows, cols, stride: cols };
-                e.instrs.push(Instr::DmaStore { src: block(results[k]), dst, sem: SEM_STORES });
+                let dst = Block { addr: t.addr(hbm.addr, tile * cols), rows: t.rows, cols, stride: cols };
+                e.dma_store(hbm.elem, block(results[k]), dst);
             }
             let source = match (constant_tile, Self::operand_of(g, operand, &computed, &inputs, &at, t, tile)) {
                 // c · 1 is c to the bit, -0 and NaN included (c + 0 would turn -0 into +0).
@@ -929,12 +985,8 @@ impl<'a> Emitter<'a> {
                 Over::Lanes => {
                     let dst = Addr::from(column + s as u32 * column_words);
                     e.instrs.push(Instr::Reduce { op, src: source, dst: dst.clone() });
-                    let out = Block { addr: t.addr(out_hbm, tile), rows: 1, cols: t.rows, stride: t.rows };
-                    e.instrs.push(Instr::DmaStore {
-                        src: Block { addr: dst, rows: 1, cols: t.rows, stride: t.rows },
-                        dst: out,
-                        sem: SEM_STORES,
-                    });
+                    let out = Block { addr: t.addr(out_hbm.addr, tile), rows: 1, cols: t.rows, stride: t.rows };
+                    e.dma_store(out_hbm.elem, Block { addr: dst, rows: 1, cols: t.rows, stride: t.rows }, out);
                 }
                 Over::All => e.instrs.push(Instr::Reduce { op, src: source, dst: t.addr(column, tile) }),
                 Over::Rows => {
@@ -957,15 +1009,15 @@ impl<'a> Emitter<'a> {
             Over::Lanes => {}
             Over::Rows => {
                 let acc = Block { addr: column.into(), rows: 1, cols, stride: padded };
-                let out = Block { addr: out_hbm.into(), rows: 1, cols, stride: cols };
-                self.instrs.push(Instr::DmaStore { src: acc, dst: out, sem: SEM_STORES });
+                let out = Block { addr: out_hbm.addr.into(), rows: 1, cols, stride: cols };
+                self.dma_store(out_hbm.elem, acc, out);
             }
             Over::All => {
                 let total = column + round_up(rows, LANES);
                 let partials = Block { addr: column.into(), rows: 1, cols: rows, stride: rows };
                 self.instrs.push(Instr::Reduce { op, src: partials, dst: total.into() });
                 let word = |a: u32| Block { addr: a.into(), rows: 1, cols: 1, stride: 1 };
-                self.instrs.push(Instr::DmaStore { src: word(total), dst: word(out_hbm), sem: SEM_STORES });
+                self.dma_store(out_hbm.elem, word(total), word(out_hbm.addr));
             }
         }
         Ok(())
@@ -981,7 +1033,7 @@ impl<'a> Emitter<'a> {
         let source = g.instrs[root].operands[0];
         let shape = g.instrs[source].shape.clone();
         let src_hbm = match view_strides(g, &self.hbm, source) {
-            Some((addr, strides)) if contiguous(&strides, &shape) => addr,
+            Some((stored, strides)) if contiguous(&strides, &shape) => stored,
             _ => {
                 return Err(err(format!(
                     "transposing the broadcast %{} is not supported by the compiler yet",
@@ -1010,8 +1062,8 @@ impl<'a> Emitter<'a> {
     /// band of the source becomes a band of columns of the result.
     fn transpose_matrices(
         &mut self,
-        src_hbm: u32,
-        out_hbm: u32,
+        src_hbm: Stored,
+        out_hbm: Stored,
         (batch, rows, cols): (u32, u32, u32),
     ) -> Result<(), CompileError> {
         let padded = round_up(cols, LANES);
@@ -1023,7 +1075,7 @@ impl<'a> Emitter<'a> {
         let dst_buf = vmem.alloc(2 * cols * band, "the transposed band")?;
         self.vmem_peak = self.vmem_peak.max(vmem.top);
         let db = self.open_loop(batch);
-        let (src_base, out_base) = (affine(src_hbm, rows * cols, db), affine(out_hbm, rows * cols, db));
+        let (src_base, out_base) = (affine(src_hbm.addr, rows * cols, db), affine(out_hbm.addr, rows * cols, db));
         let src_block = move |t: Tile, s: usize| Block {
             addr: Addr::from(src_buf + s as u32 * tile * padded),
             rows: t.rows,
@@ -1032,7 +1084,7 @@ impl<'a> Emitter<'a> {
         };
         let load = |e: &mut Self, t: Tile, s: usize| {
             let src = Block { addr: t.addr_in(&src_base, tile * cols), rows: t.rows, cols, stride: cols };
-            e.dma_load(src, src_block(t, s));
+            e.dma_load(src_hbm.elem, src, src_block(t, s));
         };
         self.for_tiles((rows / tile, tile, rows % tile), 1, load, |e, t, s| {
             let src = src_block(t, s);
@@ -1040,7 +1092,7 @@ impl<'a> Emitter<'a> {
                 Block { addr: Addr::from(dst_buf + s as u32 * cols * band), rows: cols, cols: t.rows, stride: band };
             e.instrs.push(Instr::Transpose { src, dst: dst.clone() });
             let out = Block { addr: t.addr_in(&out_base, tile), rows: cols, cols: t.rows, stride: rows };
-            e.instrs.push(Instr::DmaStore { src: dst, dst: out, sem: SEM_STORES });
+            e.dma_store(out_hbm.elem, dst, out);
             Ok(())
         })?;
         self.close_loop(db);
@@ -1052,8 +1104,8 @@ impl<'a> Emitter<'a> {
     /// X·C apart. No unit computes, so VMEM rows need no padding.
     fn move_rows(
         &mut self,
-        src_hbm: u32,
-        out_hbm: u32,
+        src_hbm: Stored,
+        out_hbm: Stored,
         (a, x, y, c): (u32, u32, u32, u32),
     ) -> Result<(), CompileError> {
         let row = y * c;
@@ -1062,11 +1114,11 @@ impl<'a> Emitter<'a> {
         let buf = vmem.alloc(2 * tile * row, "a tile of rows")?;
         self.vmem_peak = self.vmem_peak.max(vmem.top);
         let da = self.open_loop(a);
-        let (src_base, out_base) = (affine(src_hbm, x * row, da), affine(out_hbm, x * row, da));
+        let (src_base, out_base) = (affine(src_hbm.addr, x * row, da), affine(out_hbm.addr, x * row, da));
         let slot = move |s: usize| buf + s as u32 * tile * row;
         let load = |e: &mut Self, t: Tile, s: usize| {
             let src = Block { addr: t.addr_in(&src_base, tile * row), rows: t.rows, cols: row, stride: row };
-            e.dma_load(src, Block { addr: slot(s).into(), rows: t.rows, cols: row, stride: row });
+            e.dma_load(src_hbm.elem, src, Block { addr: slot(s).into(), rows: t.rows, cols: row, stride: row });
         };
         self.for_tiles((x / tile, tile, x % tile), 1, load, |e, t, s| {
             // Row r of the tile (source row x = tile start + r) lands at column x·C of each of
@@ -1074,7 +1126,7 @@ impl<'a> Emitter<'a> {
             let dr = e.open_loop(t.rows);
             let src = Block { addr: affine(slot(s), row, dr), rows: y, cols: c, stride: c };
             let dst = Block { addr: add_term(&t.addr_in(&out_base, tile * c), c, dr), rows: y, cols: c, stride: x * c };
-            e.instrs.push(Instr::DmaStore { src, dst, sem: SEM_STORES });
+            e.dma_store(out_hbm.elem, src, dst);
             e.close_loop(dr);
             Ok(())
         })?;
@@ -1089,9 +1141,9 @@ impl<'a> Emitter<'a> {
         let g = self.graph();
         let root = fusion.root();
         let instr = &g.instrs[root];
-        let whole = |e: &Self, v: ValueId| -> Result<(u32, Vec<usize>), CompileError> {
+        let whole = |e: &Self, v: ValueId| -> Result<(Stored, Vec<usize>), CompileError> {
             match view_strides(g, &e.hbm, v) {
-                Some((addr, strides)) if contiguous(&strides, &g.instrs[v].shape) => Ok((addr, strides)),
+                Some((stored, strides)) if contiguous(&strides, &g.instrs[v].shape) => Ok((stored, strides)),
                 _ => {
                     Err(err(format!("copying the broadcast %{} is not supported by the compiler yet", g.value_name(v))))
                 }
@@ -1104,7 +1156,7 @@ impl<'a> Emitter<'a> {
                 let mut at = 0;
                 for &o in &instr.operands {
                     let (addr, strides) = whole(self, o)?;
-                    let dst = (out_hbm + (at * out_strides[*dimension]) as u32, out_strides.clone());
+                    let dst = (out_hbm.at((at * out_strides[*dimension]) as u32), out_strides.clone());
                     self.copy_box((addr, signed(&strides)), dst, &g.instrs[o].shape)?;
                     at += g.instrs[o].shape[*dimension];
                 }
@@ -1113,7 +1165,7 @@ impl<'a> Emitter<'a> {
                 let (addr, src) = whole(self, instr.operands[0])?;
                 let first: usize = start.iter().zip(&src).map(|(a, s)| a * s).sum();
                 let stepped = src.iter().zip(strides).map(|(s, k)| (s * k) as i64).collect();
-                self.copy_box((addr + first as u32, stepped), (out_hbm, out_strides), &instr.shape)?;
+                self.copy_box((addr.at(first as u32), stepped), (out_hbm, out_strides), &instr.shape)?;
             }
             // The source read from its far end along each reversed axis, stepping back.
             Op::Reverse { dims } => {
@@ -1121,7 +1173,7 @@ impl<'a> Emitter<'a> {
                 let shape = &instr.shape;
                 let last: usize = dims.iter().map(|&d| shape[d].saturating_sub(1) * src[d]).sum();
                 let steps = (0..shape.len()).map(|d| if dims.contains(&d) { -(src[d] as i64) } else { src[d] as i64 });
-                self.copy_box((addr + last as u32, steps.collect()), (out_hbm, out_strides), shape)?;
+                self.copy_box((addr.at(last as u32), steps.collect()), (out_hbm, out_strides), shape)?;
             }
             Op::Pad { low, interior } => {
                 self.fill(out_hbm, &instr.shape, instr.operands[1])?;
@@ -1129,7 +1181,7 @@ impl<'a> Emitter<'a> {
                 let (addr, src_strides) = whole(self, x)?;
                 // Per axis, the source elements that land inside the result (a negative low
                 // or a short result crops), where the first lands, and the step between them.
-                let (mut src_at, mut dst_at) = (addr as i64, out_hbm as i64);
+                let (mut src_at, mut dst_at) = (addr.addr as i64, out_hbm.addr as i64);
                 let mut dst_strides = Vec::new();
                 let mut counts = Vec::new();
                 for (d, &n) in g.instrs[x].shape.iter().enumerate() {
@@ -1142,7 +1194,9 @@ impl<'a> Emitter<'a> {
                     dst_strides.push(out_strides[d] * k as usize);
                 }
                 if counts.iter().all(|&c| c > 0) {
-                    self.copy_box((src_at as u32, signed(&src_strides)), (dst_at as u32, dst_strides), &counts)?;
+                    let (from, to) =
+                        (Stored { addr: src_at as u32, ..addr }, Stored { addr: dst_at as u32, ..out_hbm });
+                    self.copy_box((from, signed(&src_strides)), (to, dst_strides), &counts)?;
                 }
             }
             Op::UpdateSlice { start } => {
@@ -1153,7 +1207,7 @@ impl<'a> Emitter<'a> {
                 let (addr, strides) = whole(self, update)?;
                 self.copy_box(
                     (addr, signed(&strides)),
-                    (out_hbm + first as u32, out_strides),
+                    (out_hbm.at(first as u32), out_strides),
                     &g.instrs[update].shape,
                 )?;
             }
@@ -1164,7 +1218,7 @@ impl<'a> Emitter<'a> {
 
     /// Writes the scalar `value` (a constant, or a word in HBM) over the whole array at `hbm`:
     /// one VMEM tile filled once, stored tile after tile.
-    fn fill(&mut self, hbm: u32, shape: &[usize], value: ValueId) -> Result<(), CompileError> {
+    fn fill(&mut self, hbm: Stored, shape: &[usize], value: ValueId) -> Result<(), CompileError> {
         let (rows, cols) = rows_cols(shape);
         let padded = round_up(cols, LANES);
         let mut vmem = Vmem { top: 0, limit: self.opts.vmem_words };
@@ -1176,10 +1230,10 @@ impl<'a> Emitter<'a> {
         let b = match g.constant_value(value) {
             Some(x) => Operand::Imm(x),
             None => {
-                let (addr, _) = view_strides(g, &self.hbm, value)
+                let (stored, _) = view_strides(g, &self.hbm, value)
                     .ok_or_else(|| err(format!("the padding value %{} has no place in HBM", g.value_name(value))))?;
                 let one = |a: u32| Block { addr: a.into(), rows: 1, cols: 1, stride: 1 };
-                self.dma_load(one(addr), one(word));
+                self.dma_load(stored.elem, one(stored.addr), one(word));
                 self.instrs.push(Instr::Wait { sem: SEM_LOADS, count: 1 });
                 Operand::Splat(word.into())
             }
@@ -1193,8 +1247,8 @@ impl<'a> Emitter<'a> {
             |_, _, _| {},
             |e, t, _| {
                 let src = Block { addr: buf.into(), rows: t.rows, cols, stride: padded };
-                let dst = Block { addr: t.addr(hbm, tile * cols), rows: t.rows, cols, stride: cols };
-                e.instrs.push(Instr::DmaStore { src, dst, sem: SEM_STORES });
+                let dst = Block { addr: t.addr(hbm.addr, tile * cols), rows: t.rows, cols, stride: cols };
+                e.dma_store(hbm.elem, src, dst);
                 Ok(())
             },
         )
@@ -1206,8 +1260,8 @@ impl<'a> Emitter<'a> {
     /// VMEM in tiles of rows (a strided DMA in, a strided DMA out).
     fn copy_box(
         &mut self,
-        (src, src_strides): (u32, Vec<i64>),
-        (dst, dst_strides): (u32, Vec<usize>),
+        (src, src_strides): (Stored, Vec<i64>),
+        (dst, dst_strides): (Stored, Vec<usize>),
         shape: &[usize],
     ) -> Result<(), CompileError> {
         // (count, source stride, destination stride) per axis, size-1 axes dropped.
@@ -1256,7 +1310,7 @@ impl<'a> Emitter<'a> {
         let tile = self.tile_rows(rows, 2 * cols, vmem.limit)?;
         let buf = vmem.alloc(2 * tile * cols, "a tile of the copy")?;
         self.vmem_peak = self.vmem_peak.max(vmem.top);
-        let (mut src_base, mut dst_base) = (Addr::from(src), Addr::from(dst));
+        let (mut src_base, mut dst_base) = (Addr::from(src.addr), Addr::from(dst.addr));
         let mut loops = Vec::new();
         for &(count, s, d) in &axes {
             let depth = self.open_loop(count);
@@ -1274,11 +1328,11 @@ impl<'a> Emitter<'a> {
         };
         let load = |e: &mut Self, t: Tile, s: usize| {
             let from = Block { addr: t.addr_in(&src_base, tile * s_row), rows: t.rows, cols, stride: s_row };
-            e.dma_load(from, slot(t, s));
+            e.dma_load(src.elem, from, slot(t, s));
         };
         self.for_tiles((rows / tile, tile, rows % tile), 1, load, |e, t, s| {
             let to = Block { addr: t.addr_in(&dst_base, tile * d_row), rows: t.rows, cols, stride: d_row };
-            e.instrs.push(Instr::DmaStore { src: slot(t, s), dst: to, sem: SEM_STORES });
+            e.dma_store(dst.elem, slot(t, s), to);
             Ok(())
         })?;
         for depth in loops.into_iter().rev() {
@@ -1299,10 +1353,10 @@ impl<'a> Emitter<'a> {
         let batch = if ls.len() == 3 { ls[0] as u32 } else { 1 };
         let (m, k) = (ls[ls.len() - 2] as u32, ls[ls.len() - 1] as u32);
         let n = rs[rs.len() - 1] as u32;
-        let mut operand_hbm = [0u32; 2];
+        let mut operand_hbm = [NO_HBM; 2];
         for (slot, v) in operand_hbm.iter_mut().zip([lhs, rhs]) {
             match view_strides(g, &self.hbm, v) {
-                Some((addr, strides)) if contiguous(&strides, &g.instrs[v].shape) => *slot = addr,
+                Some((stored, strides)) if contiguous(&strides, &g.instrs[v].shape) => *slot = stored,
                 _ => {
                     return Err(err(format!(
                         "a broadcast matmul operand (%{}) is not supported by the compiler yet",
@@ -1355,9 +1409,10 @@ impl<'a> Emitter<'a> {
         self.flops += 2 * (batch as u64 - 1) * m as u64 * k as u64 * n as u64;
         // Each batch element is a matmul of its own: its arrays are M·K, K·N and M·N words on.
         let db = self.open_loop(batch);
-        let a_base = affine(a_hbm, m * k, db);
-        let b_base = affine(b_hbm, k * n, db);
-        let outputs: Vec<(usize, Addr)> = outputs.iter().map(|&(i, hbm)| (i, affine(hbm, m * n, db))).collect();
+        let a_base = affine(a_hbm.addr, m * k, db);
+        let b_base = affine(b_hbm.addr, k * n, db);
+        let outputs: Vec<(usize, Addr, ElemType)> =
+            outputs.iter().map(|&(i, hbm)| (i, affine(hbm.addr, m * n, db), hbm.elem)).collect();
         // Row blocks (A's rows) outside, column blocks (B's columns) inside, as one pipeline:
         // each block of columns loads during the previous block's compute, and the last
         // block of a row block loads the next row block's rows and first columns. A's loads
@@ -1393,15 +1448,16 @@ impl<'a> Emitter<'a> {
         // epilogue inputs.
         let load_b = |e: &mut Self, mt: Tile, nt: Tile, bs: usize| {
             let src = Block { addr: nt.addr_in(&b_base, tn), rows: k, cols: nt.rows, stride: n };
-            e.dma_load(src, b_cols(nt, bs));
+            e.dma_load(b_hbm.elem, src, b_cols(nt, bs));
             for input in inputs.iter().filter(|i| i.access == Access::Full) {
-                let src = Block { addr: corner(&input.hbm.into(), mt, nt), rows: mt.rows, cols: nt.rows, stride: n };
-                e.dma_load(src, block(input.vmem, mt, nt, bs));
+                let from = input.hbm.addr.into();
+                let src = Block { addr: corner(&from, mt, nt), rows: mt.rows, cols: nt.rows, stride: n };
+                e.dma_load(input.hbm.elem, src, block(input.vmem, mt, nt, bs));
             }
         };
         let load_row_block = |e: &mut Self, mt: Tile, ms: usize| {
             let src = Block { addr: mt.addr_in(&a_base, tm * k), rows: mt.rows, cols: k, stride: k };
-            e.dma_load_on(SEM_ROWS, src, a_rows(mt, ms));
+            e.dma_load_on(SEM_ROWS, a_hbm.elem, src, a_rows(mt, ms));
             load_b(e, mt, first_cols, b_slot(mt, 0));
         };
         // One block of results: the MXUs, the epilogue, the stores.
@@ -1420,9 +1476,9 @@ impl<'a> Emitter<'a> {
                 };
                 e.vector_op(v, block(r, mt, nt, bs), &operand)?;
             }
-            for (i, hbm) in &outputs {
+            for (i, hbm, elem) in &outputs {
                 let dst = Block { addr: corner(hbm, mt, nt), rows: mt.rows, cols: nt.rows, stride: n };
-                e.instrs.push(Instr::DmaStore { src: block(results[*i], mt, nt, bs), dst, sem: SEM_STORES });
+                e.dma_store(*elem, block(results[*i], mt, nt, bs), dst);
             }
             Ok(())
         };
@@ -1556,21 +1612,25 @@ struct Lane {
 }
 
 /// Emits the program for a fused graph.
-pub fn emit(fused: &FusedGraph, opts: &CompileOptions) -> Result<Program, CompileError> {
+pub fn emit(fused: &FusedGraph, opts: &CompileOptions, bf16_in_hbm: Bf16InHbm) -> Result<Program, CompileError> {
     let g = &fused.graph;
-    // HBM addresses are 32-bit word addresses: check the total first, so no later arithmetic
-    // can overflow (the runtime then checks it against the machine's HBM).
-    let words: u64 = g
-        .params
-        .iter()
-        .chain(fused.fusions.iter().flat_map(|f| &f.outputs))
-        .map(|&v| g.instrs[v].shape.iter().map(|&d| d as u64).product::<u64>().max(1))
-        .sum();
-    if words > u32::MAX as u64 {
+    // HBM addresses are 32-bit, counting words (bf16 elements for packed bf16): check the
+    // total first, so no later arithmetic can overflow (the runtime then checks it against
+    // the machine's HBM). Every value HBM may hold counts (a broadcast read whole is too).
+    let (mut words, mut packed) = (0u64, false);
+    for &v in g.params.iter().chain(fused.fusions.iter().flat_map(|f| &f.outputs)) {
+        let n = g.instrs[v].shape.iter().map(|&d| d as u64).product::<u64>().max(1);
+        let bf16 = stored_elem(g, v, bf16_in_hbm) == ElemType::Bf16;
+        packed |= bf16;
+        words += if bf16 { n.div_ceil(2) } else { n };
+    }
+    let reach = if packed { u32::MAX as u64 / 2 } else { u32::MAX as u64 };
+    if words > reach {
         return Err(err(format!(
-            "RESOURCE_EXHAUSTED: needs {} of HBM, more than the {} the emulator can address",
+            "RESOURCE_EXHAUSTED: needs {} of HBM, more than the {} the emulator can address{}",
             human_bytes(words * 4),
-            human_bytes(u32::MAX as u64 * 4 + 4)
+            human_bytes(reach * 4 + 4),
+            if packed { " with bf16 arrays in it (their addresses count 2-byte elements)" } else { "" }
         )));
     }
     let mut e = Emitter {
@@ -1579,14 +1639,15 @@ pub fn emit(fused: &FusedGraph, opts: &CompileOptions) -> Result<Program, Compil
         instrs: vec![],
         hbm: vec![None; g.instrs.len()],
         hbm_top: 0,
+        bf16_in_hbm,
         vmem_peak: 0,
         flops: 0,
         depth: 0,
     };
     let mut inputs = Vec::new();
     for (i, &p) in g.params.iter().enumerate() {
-        let addr = e.hbm_alloc(p);
-        inputs.push(Buffer { name: format!("in{i}"), addr, shape: g.instrs[p].shape.clone(), elem: ElemType::F32 });
+        let Stored { addr, elem } = e.hbm_alloc(p);
+        inputs.push(Buffer { name: format!("in{i}"), addr, shape: g.instrs[p].shape.clone(), elem });
     }
     for (i, fusion) in fused.fusions.iter().enumerate() {
         let at = |m: CompileError| err(format!("fusion.{i}: {}", m.message));
@@ -1601,11 +1662,11 @@ pub fn emit(fused: &FusedGraph, opts: &CompileOptions) -> Result<Program, Compil
     let mut outputs = Vec::new();
     for (i, &o) in g.outputs.iter().enumerate() {
         let shape = &g.instrs[o].shape;
-        let addr = match view_strides(g, &e.hbm, o) {
-            Some((addr, strides)) if contiguous(&strides, shape) => addr,
+        let Stored { addr, elem } = match view_strides(g, &e.hbm, o) {
+            Some((stored, strides)) if contiguous(&strides, shape) => stored,
             _ => return Err(err(format!("internal error: output {i} is not a contiguous array in HBM"))),
         };
-        outputs.push(Buffer { name: format!("out{i}"), addr, shape: shape.clone(), elem: ElemType::F32 });
+        outputs.push(Buffer { name: format!("out{i}"), addr, shape: shape.clone(), elem });
     }
     let mut program = Program {
         name: g.name.clone(),

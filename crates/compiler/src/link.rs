@@ -33,9 +33,9 @@
 //! Pieces run one after another and each waits for its own DMAs before it ends, so they share
 //! VMEM from address 0 and no semaphore crosses from one to the next.
 
-use crate::emit::offset;
-use crate::{compile_stages, CompileError, CompileOptions};
-use isa::{Addr, Block, Instr, Operand, Program, ScalarOp, ScalarOperand, VectorOp};
+use crate::emit::{offset, Bf16InHbm};
+use crate::{compile_with, CompileError, CompileOptions};
+use isa::{Addr, Block, ElemType, Instr, Operand, Program, ScalarOp, ScalarOperand, VectorOp};
 use jaxlite::control::{Branches, ScanLoop, WhileLoop};
 use jaxlite::loops::{is_window, last_reads, straight_part, MACHINE_LOOP_DEPTH};
 use jaxlite::transform::window_starts;
@@ -222,6 +222,7 @@ impl Linker<'_> {
                     src: Block::<u32>::flat(0, 1).into(),
                     dst: Block::<u32>::flat(g, 1).into(),
                     sem: SEM_LINK,
+                    elem: ElemType::F32,
                 });
                 self.instrs.push(Instr::Wait { sem: SEM_LINK, count: 1 });
                 Ok(g.into())
@@ -364,7 +365,8 @@ impl Linker<'_> {
         inputs: &[Addr],
         dests: &[Option<Addr>],
     ) -> Result<Vec<Addr>, CompileError> {
-        let stages = compile_stages(name, jaxpr, self.opts)?;
+        // The linker's buffers are a word per element, bf16 included.
+        let stages = compile_with(name, jaxpr, self.opts, Bf16InHbm::WordEach)?;
         let q = stages.program;
         self.hlo.push_str(&format!("# {name}\n{}\n", stages.hlo.trim_end()));
         self.fused.push_str(&format!("# {name}\n{}\n", stages.fused.trim_end()));
@@ -372,11 +374,11 @@ impl Linker<'_> {
         let private = self.alloc(q.hbm_words);
         // (first word, one past the last, where it moves to) of each input and output.
         let mut regions: Vec<(u32, u32, Addr)> =
-            q.inputs.iter().zip(inputs).map(|(b, g)| (b.addr, b.addr + b.words().max(1), g.clone())).collect();
+            q.inputs.iter().zip(inputs).map(|(b, g)| (b.addr, b.addr + b.elements().max(1), g.clone())).collect();
         let moved = |r: &(u32, u32, Addr), at: u32| Addr { base: r.2.base + (at - r.0), ..r.2.clone() };
         let mut outputs = Vec::new();
         for (j, b) in q.outputs.iter().enumerate() {
-            let (lo, hi) = (b.addr, b.addr + b.words().max(1));
+            let (lo, hi) = (b.addr, b.addr + b.elements().max(1));
             // An output that is an input (or a view of one), or another output (a value
             // returned twice), is that one's buffer: values never change once written, so
             // sharing is safe.
@@ -405,15 +407,17 @@ impl Linker<'_> {
         self.flops.extend(q.flops.iter().map(|f| isa::Flops { instr: base + f.instr, ..*f }));
         for instr in &q.instrs {
             self.instrs.push(match instr {
-                Instr::DmaLoad { src, dst, sem } => Instr::DmaLoad {
+                Instr::DmaLoad { src, dst, sem, elem } => Instr::DmaLoad {
                     src: Block { addr: relocate(&src.addr), ..src.clone() },
                     dst: dst.clone(),
                     sem: *sem,
+                    elem: *elem,
                 },
-                Instr::DmaStore { src, dst, sem } => Instr::DmaStore {
+                Instr::DmaStore { src, dst, sem, elem } => Instr::DmaStore {
                     src: src.clone(),
                     dst: Block { addr: relocate(&dst.addr), ..dst.clone() },
                     sem: *sem,
+                    elem: *elem,
                 },
                 other => other.clone(),
             });
@@ -438,6 +442,7 @@ impl Linker<'_> {
             src: Block { addr: at, rows: 1, cols: 1, stride: 1 },
             dst: word,
             sem: SEM_LINK,
+            elem: ElemType::F32,
         });
         self.instrs.push(Instr::Wait { sem: SEM_LINK, count: 1 });
         self.instrs.push(Instr::ScalarLoad { src: 0.into(), dst });
@@ -545,9 +550,9 @@ impl Linker<'_> {
         let vmem = Block { addr: Addr::from(0), rows: rows.count, cols: run, stride: run };
         let src = Block { addr: looped(&from, |a| a.from), rows: rows.count, cols: run, stride: rows.from };
         let dst = Block { addr: looped(&to, |a| a.to), rows: rows.count, cols: run, stride: rows.to };
-        self.instrs.push(Instr::DmaLoad { src, dst: vmem.clone(), sem: SEM_LINK });
+        self.instrs.push(Instr::DmaLoad { src, dst: vmem.clone(), sem: SEM_LINK, elem: ElemType::F32 });
         self.instrs.push(Instr::Wait { sem: SEM_LINK, count: 1 });
-        self.instrs.push(Instr::DmaStore { src: vmem, dst, sem: SEM_LINK });
+        self.instrs.push(Instr::DmaStore { src: vmem, dst, sem: SEM_LINK, elem: ElemType::F32 });
         self.instrs.push(Instr::Wait { sem: SEM_LINK, count: 1 });
         for _ in &loops {
             self.instrs.push(Instr::End);

@@ -2,7 +2,7 @@
 
 use crate::vpu_math;
 use crate::{Backend, EmuError, Executed, RunFuture};
-use isa::{Block, Instr, Operand, Part, Program, ReduceOp, VectorOp};
+use isa::{Block, ElemType, Instr, Operand, Part, Program, ReduceOp, VectorOp};
 
 /// The bf16 `part` of an f32 (see [`isa::Part`]).
 #[inline]
@@ -138,14 +138,32 @@ impl Machine {
     /// Executes one operation (from [`Program::ops`] of a validated program).
     pub fn step(&mut self, instr: &Instr<u32>) {
         match instr {
-            Instr::DmaLoad { src, dst, .. } => {
+            Instr::DmaLoad { src, dst, elem: ElemType::F32, .. } => {
                 for ((s, n), (d, _)) in rows(src).zip(rows(dst)) {
                     self.vmem[d..d + n].copy_from_slice(&self.hbm[s..s + n]);
                 }
             }
-            Instr::DmaStore { src, dst, .. } => {
+            Instr::DmaStore { src, dst, elem: ElemType::F32, .. } => {
                 for ((s, n), (d, _)) in rows(src).zip(rows(dst)) {
                     self.hbm[d..d + n].copy_from_slice(&self.vmem[s..s + n]);
+                }
+            }
+            // Packed bf16 in HBM: element `h` is half `h % 2` of word `h / 2`.
+            Instr::DmaLoad { src, dst, elem: ElemType::Bf16, .. } => {
+                for ((s, n), (d, _)) in rows(src).zip(rows(dst)) {
+                    for k in 0..n {
+                        let h = (s + k) as u64;
+                        self.vmem[d + k] = isa::load_bf16(self.hbm[(h / 2) as usize], h);
+                    }
+                }
+            }
+            Instr::DmaStore { src, dst, elem: ElemType::Bf16, .. } => {
+                for ((s, n), (d, _)) in rows(src).zip(rows(dst)) {
+                    for k in 0..n {
+                        let h = (d + k) as u64;
+                        let word = &mut self.hbm[(h / 2) as usize];
+                        *word = isa::store_bf16(*word, h, self.vmem[s + k]);
+                    }
                 }
             }
             // The scalar unit's work is done by `Program::ops`, which runs the control.

@@ -81,19 +81,27 @@ pub fn place_inputs(program: &Program, inputs: &[Vec<u32>], hbm: &mut [u32]) -> 
         });
     }
     for (buf, data) in program.inputs.iter().zip(inputs) {
-        let (a, n) = (buf.addr as usize, buf.words() as usize);
-        if data.len() != n || a + n > hbm.len() {
+        let ((a, words), n) = (buf.hbm_words(), buf.elements() as usize);
+        let (a, words) = (a as usize, words as usize);
+        if data.len() != n || a + words > hbm.len() {
             return Err(EmuError {
                 instr: None,
                 message: format!("input {} needs {n} words, got {}", buf.name, data.len()),
             });
         }
-        hbm[a..a + n].copy_from_slice(data);
+        hbm[a..a + words].copy_from_slice(&buf.pack(data));
     }
     Ok(())
 }
 
-/// Reads the output buffers from an HBM image.
+/// Reads the output buffers from an HBM image (one word per element, a bf16 as its f32).
 pub fn read_outputs(program: &Program, hbm: &[u32]) -> Vec<Vec<u32>> {
-    program.outputs.iter().map(|b| hbm[b.addr as usize..(b.addr + b.words()) as usize].to_vec()).collect()
+    program
+        .outputs
+        .iter()
+        .map(|b| {
+            let (a, words) = b.hbm_words();
+            b.unpack(&hbm[a as usize..(a + words) as usize])
+        })
+        .collect()
 }

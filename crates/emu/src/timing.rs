@@ -158,8 +158,8 @@ pub struct Timing {
 /// for DMA: HBM's channel).
 pub fn cost(op: &Instr<u32>, cfg: &TpuConfig) -> u64 {
     match op {
-        Instr::DmaLoad { src, .. } | Instr::DmaStore { src, .. } => {
-            (src.words() as f64 * 4.0 / cfg.hbm_bytes_per_cycle()).ceil() as u64
+        Instr::DmaLoad { src, elem, .. } | Instr::DmaStore { src, elem, .. } => {
+            ((src.words() * elem.bytes()) as f64 / cfg.hbm_bytes_per_cycle()).ceil() as u64
         }
         Instr::Wait { .. } | Instr::Loop { .. } | Instr::End | Instr::Else | Instr::Scalar { .. } => 0,
         Instr::ScalarLoad { .. } => cfg.scalar_load_cycles,
@@ -518,11 +518,11 @@ fn simulate_replay(program: &Program, mut replay: isa::Replay<'_>, cfg: &TpuConf
         per_instr[index].busy_cycles += busy;
         per_instr[index].wait_cycles += start - issue;
         match &op {
-            Instr::DmaLoad { src, sem, .. } | Instr::DmaStore { src, sem, .. } => {
+            Instr::DmaLoad { src, sem, elem, .. } | Instr::DmaStore { src, sem, elem, .. } => {
                 if matches!(op, Instr::DmaLoad { .. }) {
-                    c.hbm_bytes_read += src.words() * 4;
+                    c.hbm_bytes_read += src.words() * elem.bytes();
                 } else {
-                    c.hbm_bytes_written += src.words() * 4;
+                    c.hbm_bytes_written += src.words() * elem.bytes();
                 }
                 signals[*sem as usize].push(Reverse(done));
                 c.dma_busy_cycles += busy;

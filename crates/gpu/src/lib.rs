@@ -399,10 +399,10 @@ impl GpuBackend {
         let program = Program {
             name: "subnormal probe".into(),
             instrs: [
-                Instr::DmaLoad { src: Block::flat(0, 4), dst: Block::flat(0, 4), sem: 0 },
+                Instr::DmaLoad { src: Block::flat(0, 4), dst: Block::flat(0, 4), sem: 0, elem: isa::ElemType::F32 },
                 op(VectorOp::Add, 4),
                 op(VectorOp::Mul, 5),
-                Instr::DmaStore { src: Block::flat(4, 2), dst: Block::flat(4, 2), sem: 0 },
+                Instr::DmaStore { src: Block::flat(4, 2), dst: Block::flat(4, 2), sem: 0, elem: isa::ElemType::F32 },
             ]
             .into_iter()
             .map(Instr::from)
@@ -698,6 +698,8 @@ impl GpuBackend {
         let exact_run = if self.is_software() && self.flushes_subnormals { 16 } else { 1 };
         let flushing = self.flushing_kernels.then_some(plan::Flushing { exact_run });
         let mut pieces = plan::Pieces::new(program, self.plan_limits, flushing, max_trips);
+        // The inputs as HBM holds them (bf16 packed two to a word).
+        let inputs: Vec<Vec<u32>> = program.inputs.iter().zip(inputs).map(|(b, data)| b.pack(data)).collect();
         let input_words: u64 = inputs.iter().map(|i| i.len() as u64).sum();
         let part_words = self.plan_limits.hbm_part_words;
         let mut loads = Vec::new();
@@ -722,7 +724,7 @@ impl GpuBackend {
                 // Queue writes land before the submit's commands; the encoder then zeroes the
                 // memories and copies each input into place, so the inputs go through `upload`.
                 let mut packed = Vec::with_capacity(input_words as usize);
-                for data in inputs {
+                for data in &inputs {
                     packed.extend_from_slice(data);
                 }
                 if !packed.is_empty() {
@@ -733,8 +735,8 @@ impl GpuBackend {
                 }
                 encoder.clear_buffer(vmem, 0, Some(program.vmem_words.max(1) as u64 * WORD));
                 let mut offset = 0;
-                for (buf, data) in program.inputs.iter().zip(inputs) {
-                    for (part, at, words) in hbm_pieces(buf.addr as u64, data.len() as u64, part_words) {
+                for (buf, data) in program.inputs.iter().zip(&inputs) {
+                    for (part, at, words) in hbm_pieces(buf.hbm_words().0, data.len() as u64, part_words) {
                         encoder.copy_buffer_to_buffer(upload, offset, hbm[part], at * WORD, words * WORD);
                         offset += words * WORD;
                     }
@@ -752,7 +754,8 @@ impl GpuBackend {
                 None => {
                     let mut to = 0;
                     for buf in &program.outputs {
-                        for (part, at, words) in hbm_pieces(buf.addr as u64, buf.words() as u64, part_words) {
+                        let (first, words) = buf.hbm_words();
+                        for (part, at, words) in hbm_pieces(first, words, part_words) {
                             encoder.copy_buffer_to_buffer(hbm[part], at * WORD, staging, to, words * WORD);
                             to += words * WORD;
                         }
@@ -794,8 +797,8 @@ impl GpuBackend {
             let mut rest: &[u32] = &words;
             let mut outputs = Vec::with_capacity(program.outputs.len());
             for buf in &program.outputs {
-                let (output, tail) = rest.split_at(buf.words() as usize);
-                outputs.push(output.to_vec());
+                let (output, tail) = rest.split_at(buf.hbm_words().1 as usize);
+                outputs.push(buf.unpack(output));
                 rest = tail;
             }
             return Ok(Executed { outputs, loads });
@@ -823,7 +826,7 @@ fn hbm_pieces(at: u64, words: u64, part_words: u64) -> impl Iterator<Item = (usi
 /// Bytes of a program's outputs, read back one after another (at least a word: a mapping is
 /// never empty).
 fn output_bytes(program: &Program) -> u64 {
-    (program.outputs.iter().map(|b| b.words() as u64).sum::<u64>() * WORD).max(WORD)
+    (program.outputs.iter().map(|b| b.hbm_words().1).sum::<u64>() * WORD).max(WORD)
 }
 
 /// The checks of `emu::place_inputs`, without building an HBM image on the host.
@@ -832,8 +835,8 @@ fn check_inputs(program: &Program, inputs: &[Vec<u32>]) -> Result<(), EmuError> 
         return Err(run_error(format!("program takes {} inputs, got {}", program.inputs.len(), inputs.len())));
     }
     for (buf, data) in program.inputs.iter().zip(inputs) {
-        let n = buf.words() as u64;
-        if data.len() as u64 != n || buf.addr as u64 + n > program.hbm_words as u64 {
+        let (n, (first, words)) = (buf.elements() as u64, buf.hbm_words());
+        if data.len() as u64 != n || first + words > program.hbm_words as u64 {
             return Err(run_error(format!("input {} needs {n} words, got {}", buf.name, data.len())));
         }
     }

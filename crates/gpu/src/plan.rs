@@ -36,10 +36,12 @@ pub struct Params {
 /// function inlined in it far more slowly).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kernel {
-    /// A DMA load or store; `split` when HBM is split over several bindings (`Limits`).
+    /// A DMA load or store; `split` when HBM is split over several bindings (`Limits`),
+    /// `bf16` when HBM holds the block packed.
     Dma {
         store: bool,
         split: bool,
+        bf16: bool,
     },
     /// The reducers of operands to one bf16 part: a pipeline per part, so that each holds
     /// only its part's arithmetic (a shader branching on the part at run time costs software
@@ -72,8 +74,10 @@ impl Kernel {
     /// The WGSL entry point.
     pub fn entry_point(self) -> &'static str {
         match self {
-            Kernel::Dma { store: false, .. } => "dma_load",
-            Kernel::Dma { store: true, .. } => "dma_store",
+            Kernel::Dma { store: false, bf16: false, .. } => "dma_load",
+            Kernel::Dma { store: true, bf16: false, .. } => "dma_store",
+            Kernel::Dma { store: false, bf16: true, .. } => "dma_load_bf16",
+            Kernel::Dma { store: true, bf16: true, .. } => "dma_store_bf16",
             Kernel::MxuWeights(_) => "mxu_weights",
             Kernel::MxuActivations(_) => "mxu_activations",
             Kernel::MxuWeightsExponents => "mxu_weights_exponents",
@@ -448,10 +452,13 @@ impl Planner {
             self.dispatch(chain);
         }
         match instr {
-            Instr::DmaLoad { src, dst, .. } | Instr::DmaStore { src, dst, .. } => {
+            Instr::DmaLoad { src, dst, elem, .. } | Instr::DmaStore { src, dst, elem, .. } => {
                 let store = matches!(instr, Instr::DmaStore { .. });
-                let invocations = src.rows * src.cols.div_ceil(DMA_RUN);
-                self.push(Kernel::Dma { store, split: self.split_hbm }, block_params(src, dst), invocations);
+                let bf16 = *elem == isa::ElemType::Bf16;
+                // A packed store's invocations each write whole words of a row (`dma.wgsl`).
+                let per_row = if store && bf16 { src.cols / 2 + 1 } else { src.cols };
+                let invocations = src.rows * per_row.div_ceil(DMA_RUN);
+                self.push(Kernel::Dma { store, split: self.split_hbm, bf16 }, block_params(src, dst), invocations);
             }
             // Dispatches already run in program order, each seeing all earlier writes; ops()
             // has already run the control (a `s.load` ends a piece before it gets here).
@@ -733,7 +740,7 @@ mod tests {
             }
             if peek && kt == 0 {
                 let src = Block { addr: d, rows: m, cols: 4, stride: n };
-                instrs.push(Instr::DmaStore { src, dst: Block::flat(0, 32), sem: 0 });
+                instrs.push(Instr::DmaStore { src, dst: Block::flat(0, 32), sem: 0, elem: isa::ElemType::F32 });
             }
         }
         Program {

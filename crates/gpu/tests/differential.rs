@@ -7,7 +7,7 @@ mod common;
 use common::edge::edge_values;
 use common::*;
 use emu::Backend;
-use isa::{Block, Instr, Operand, Part, VectorOp};
+use isa::{Block, Buffer, ElemType, Instr, Operand, Part, VectorOp};
 
 fn bits(values: &[f32]) -> Vec<u32> {
     values.iter().map(|x| x.to_bits()).collect()
@@ -350,16 +350,72 @@ fn dma_with_strides() {
                     src: Block { addr: 0, rows, cols, stride: hbm_stride },
                     dst: Block { addr: vmem_addr, rows, cols, stride: vmem_stride },
                     sem: 1,
+                    elem: isa::ElemType::F32,
                 },
                 Instr::Wait { sem: 1, count: 1 },
                 Instr::DmaStore {
                     src: Block { addr: vmem_addr, rows, cols, stride: vmem_stride },
                     dst: Block { addr: out_addr, rows, cols, stride: out_stride },
                     sem: 2,
+                    elem: isa::ElemType::F32,
                 },
             ],
         );
         assert_same_bits(&p, &[data], &|_, i| format!("word {i}"));
+    }
+}
+
+/// Packed bf16 DMAs: blocks at odd elements, of odd widths, and rows that share a word
+/// (contiguous rows of an odd width, which two invocations of the GPU's store write), in and
+/// out of HBM, checked against what they must move as well as between the backends.
+#[test]
+fn packed_bf16_dma_with_strides() {
+    let mut rng = Rng::new(11);
+    for case in 0..40 {
+        let rows = rng.range(1, 12);
+        let cols = rng.range(1, 70);
+        // Half the cases store contiguous rows, so that neighbouring rows share words.
+        let out_stride = if case % 2 == 0 { cols } else { cols + rng.range(1, 4) };
+        let hbm_stride = cols + rng.range(0, 4);
+        let (src_at, dst_at) = (rng.range(0, 3), rng.range(0, 3));
+        let in_elems = src_at + (rows - 1) * hbm_stride + cols;
+        let out_elems = dst_at + (rows - 1) * out_stride + cols + rng.range(0, 2);
+        let out_addr = 2 * in_elems.div_ceil(2);
+        let hbm_words = (out_addr + out_elems).div_ceil(2);
+        let vmem_stride = cols + rng.range(0, 5);
+        let bf16 = |name: &str, addr: u32, n: u32| Buffer { elem: ElemType::Bf16, ..buffer(name, addr, &[n as usize]) };
+        let data: Vec<u32> = (0..in_elems).map(|_| rng.u32() & 0xFFFF_0000).collect();
+        let p = program(
+            &format!("bf16_dma{case}"),
+            hbm_words,
+            (rows - 1) * vmem_stride + cols,
+            vec![bf16("in", 0, in_elems)],
+            vec![bf16("out", out_addr, out_elems)],
+            vec![
+                Instr::DmaLoad {
+                    src: Block { addr: src_at, rows, cols, stride: hbm_stride },
+                    dst: Block { addr: 0, rows, cols, stride: vmem_stride },
+                    sem: 1,
+                    elem: ElemType::Bf16,
+                },
+                Instr::Wait { sem: 1, count: 1 },
+                Instr::DmaStore {
+                    src: Block { addr: 0, rows, cols, stride: vmem_stride },
+                    dst: Block { addr: out_addr + dst_at, rows, cols, stride: out_stride },
+                    sem: 2,
+                    elem: ElemType::Bf16,
+                },
+            ],
+        );
+        let mut want = vec![0u32; out_elems as usize];
+        for r in 0..rows {
+            for c in 0..cols {
+                want[(dst_at + r * out_stride + c) as usize] = data[(src_at + r * hbm_stride + c) as usize];
+            }
+        }
+        let got = emu::CpuBackend.run_sync(&p, std::slice::from_ref(&data)).expect("runs");
+        assert_eq!(got[0], want, "case {case}: {rows}x{cols}, strides {hbm_stride}/{out_stride}");
+        assert_same_bits(&p, &[data], &|_, i| format!("element {i}"));
     }
 }
 
@@ -374,9 +430,9 @@ fn check_matmul(name: &str, (m, k, n): (u32, u32, u32), act: &[f32], w: &[f32], 
     let hbm_words = hd + 4 * m * n;
     let block = |addr, rows, cols, stride| Block { addr, rows, cols, stride };
     let mut instrs = vec![
-        Instr::DmaLoad { src: block(ha, m, k, k), dst: block(va, m, k, a_stride), sem: 0 },
-        Instr::DmaLoad { src: block(hw, k, n, n), dst: block(vw, k, n, w_stride), sem: 0 },
-        Instr::DmaLoad { src: block(hd, m, n, n), dst: block(vd2, m, n, d_stride), sem: 0 },
+        Instr::DmaLoad { src: block(ha, m, k, k), dst: block(va, m, k, a_stride), sem: 0, elem: isa::ElemType::F32 },
+        Instr::DmaLoad { src: block(hw, k, n, n), dst: block(vw, k, n, w_stride), sem: 0, elem: isa::ElemType::F32 },
+        Instr::DmaLoad { src: block(hd, m, n, n), dst: block(vd2, m, n, d_stride), sem: 0, elem: isa::ElemType::F32 },
     ];
     // Each part's weights go to their own MXU first, so the matmuls below also check that
     // the MXUs keep separate weight registers.
@@ -401,9 +457,19 @@ fn check_matmul(name: &str, (m, k, n): (u32, u32, u32), act: &[f32], w: &[f32], 
             mxu,
         });
         let out = hd + (1 + part.index() as u32) * m * n;
-        instrs.push(Instr::DmaStore { src: block(vd, m, n, d_stride), dst: block(out, m, n, n), sem: 0 });
+        instrs.push(Instr::DmaStore {
+            src: block(vd, m, n, d_stride),
+            dst: block(out, m, n, n),
+            sem: 0,
+            elem: isa::ElemType::F32,
+        });
     }
-    instrs.push(Instr::DmaStore { src: block(vd2, m, n, d_stride), dst: block(hd, m, n, n), sem: 0 });
+    instrs.push(Instr::DmaStore {
+        src: block(vd2, m, n, d_stride),
+        dst: block(hd, m, n, n),
+        sem: 0,
+        elem: isa::ElemType::F32,
+    });
     let mn = (m * n) as usize;
     let p = program(
         name,
@@ -724,6 +790,7 @@ fn k_tiled_matmul_chains() {
                 src: block(vd, m, n_tiles[0], n),
                 dst: block(hpartial, m, n_tiles[0], n_tiles[0]),
                 sem: 0,
+                elem: isa::ElemType::F32,
             });
         }
         k0 += kk;

@@ -133,6 +133,7 @@ impl Writer {
         }
         self.u8(match b.elem {
             ElemType::F32 => 0,
+            ElemType::Bf16 => 1,
         });
     }
 }
@@ -157,8 +158,15 @@ pub fn encode(p: &Program) -> Vec<u8> {
     w.u32(p.instrs.len() as u32);
     for instr in &p.instrs {
         match instr {
-            Instr::DmaLoad { src, dst, sem } | Instr::DmaStore { src, dst, sem } => {
-                w.u8(if matches!(instr, Instr::DmaLoad { .. }) { 1 } else { 2 });
+            Instr::DmaLoad { src, dst, sem, elem } | Instr::DmaStore { src, dst, sem, elem } => {
+                // bf16 moves have opcodes of their own, so f32 programs encode as before.
+                let load = matches!(instr, Instr::DmaLoad { .. });
+                w.u8(match (load, elem) {
+                    (true, ElemType::F32) => 1,
+                    (false, ElemType::F32) => 2,
+                    (true, ElemType::Bf16) => 16,
+                    (false, ElemType::Bf16) => 17,
+                });
                 w.block(src);
                 w.block(dst);
                 w.u8(*sem);
@@ -357,18 +365,20 @@ impl Reader<'_> {
         }
         match self.u8()? {
             0 => Ok(Buffer { name, addr, shape, elem: ElemType::F32 }),
+            1 => Ok(Buffer { name, addr, shape, elem: ElemType::Bf16 }),
             e => self.err(format!("element type {e} is unknown")),
         }
     }
     fn instr(&mut self) -> R<Instr> {
         let opcode = self.u8()?;
         Ok(match opcode {
-            1 | 2 => {
+            1 | 2 | 16 | 17 => {
                 let (src, dst, sem) = (self.block()?, self.block()?, self.u8()?);
-                if opcode == 1 {
-                    Instr::DmaLoad { src, dst, sem }
+                let elem = if opcode < 16 { ElemType::F32 } else { ElemType::Bf16 };
+                if matches!(opcode, 1 | 16) {
+                    Instr::DmaLoad { src, dst, sem, elem }
                 } else {
-                    Instr::DmaStore { src, dst, sem }
+                    Instr::DmaStore { src, dst, sem, elem }
                 }
             }
             3 => Instr::Wait { sem: self.u8()?, count: self.u32()? },

@@ -497,17 +497,23 @@ impl ReduceOp {
 /// executes (from [`Program::ops`]) have concrete `u32` addresses and no loops.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Instr<A = Addr> {
-    /// Copy a block from HBM to VMEM (same rows and cols); on completion, signal `sem`.
+    /// Copy a block from HBM to VMEM (same rows and cols); on completion, signal `sem`. HBM
+    /// holds the block's elements as `elem` says: f32 one per word, bf16 two per word (its
+    /// address and stride then count bf16 elements); in VMEM each is one word, a bf16 as the
+    /// f32 of the same value.
     DmaLoad {
         src: Block<A>,
         dst: Block<A>,
         sem: u8,
+        elem: ElemType,
     },
-    /// Copy a block from VMEM to HBM; on completion, signal `sem`.
+    /// Copy a block from VMEM to HBM, each word stored as `elem` (a bf16 as its word's high
+    /// half, which is the word's value when it is a bf16 value); on completion, signal `sem`.
     DmaStore {
         src: Block<A>,
         dst: Block<A>,
         sem: u8,
+        elem: ElemType,
     },
     /// Stall issue until semaphore `sem` has `count` signals, then take them (it is a counting
     /// semaphore: each DMA completion adds one, each wait subtracts its count).
@@ -685,8 +691,10 @@ impl<A> Instr<A> {
     /// The mnemonic, as the assembly writes it.
     pub fn mnemonic(&self) -> String {
         match self {
-            Instr::DmaLoad { .. } => "dma.load".into(),
-            Instr::DmaStore { .. } => "dma.store".into(),
+            Instr::DmaLoad { elem: ElemType::F32, .. } => "dma.load".into(),
+            Instr::DmaStore { elem: ElemType::F32, .. } => "dma.store".into(),
+            Instr::DmaLoad { elem: ElemType::Bf16, .. } => "dma.load.bf16".into(),
+            Instr::DmaStore { elem: ElemType::Bf16, .. } => "dma.store.bf16".into(),
             Instr::Wait { .. } => "wait".into(),
             Instr::MxuWeights { .. } => "mxu.weights".into(),
             Instr::MxuMatmul { .. } => "mxu.matmul".into(),
@@ -769,13 +777,55 @@ impl Instr<u32> {
     }
 }
 
-/// Element type of a buffer in HBM (every element is one 32-bit word).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// How HBM holds an array's elements. Every 32-bit type (f32, int32, bool, uint32) is a word
+/// each; bf16 is packed as the hardware packs it, two to a word (element `2k` in word `k`'s low
+/// half, `2k+1` in its high half), so moving a bf16 array moves half the bytes. HBM addresses
+/// and strides of bf16 data count bf16 elements: element `h` is half `h % 2` of word `h / 2`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ElemType {
+    #[default]
     F32,
+    Bf16,
 }
 
-/// An array a program reads from or writes to HBM.
+impl ElemType {
+    pub fn bytes(self) -> u64 {
+        match self {
+            ElemType::F32 => 4,
+            ElemType::Bf16 => 2,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ElemType::F32 => "f32",
+            ElemType::Bf16 => "bf16",
+        }
+    }
+
+    /// The word of HBM holding the element at address `a` (in this type's elements).
+    pub fn word_of(self, a: u64) -> u64 {
+        match self {
+            ElemType::F32 => a,
+            ElemType::Bf16 => a / 2,
+        }
+    }
+}
+
+/// The HBM word element `h` of a bf16 array leaves after `word` (the element's own half of
+/// it): what a packed store writes.
+pub fn store_bf16(word: u32, h: u64, value: u32) -> u32 {
+    let shift = 16 * (h % 2) as u32;
+    (word & !(0xFFFF << shift)) | ((value >> 16) << shift)
+}
+
+/// Element `h` of a bf16 array, as the f32 word of the same value, from its HBM `word`.
+pub fn load_bf16(word: u32, h: u64) -> u32 {
+    ((word >> (16 * (h % 2) as u32)) & 0xFFFF) << 16
+}
+
+/// An array a program reads from or writes to HBM. `addr` counts elements of `elem` (a bf16
+/// buffer starts at an even element, a word's low half).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Buffer {
     pub name: String,
@@ -785,8 +835,33 @@ pub struct Buffer {
 }
 
 impl Buffer {
-    pub fn words(&self) -> u32 {
+    pub fn elements(&self) -> u32 {
         self.shape.iter().product::<usize>() as u32
+    }
+
+    /// The HBM words the buffer spans: its first and how many.
+    pub fn hbm_words(&self) -> (u64, u64) {
+        let (a, n) = (self.addr as u64, self.elements() as u64);
+        let first = self.elem.word_of(a);
+        (first, if n == 0 { 0 } else { self.elem.word_of(a + n - 1) + 1 - first })
+    }
+
+    /// The buffer's words in HBM, from its elements one word each (as the host holds them).
+    pub fn pack(&self, elements: &[u32]) -> Vec<u32> {
+        match self.elem {
+            ElemType::F32 => elements.to_vec(),
+            ElemType::Bf16 => {
+                elements.chunks(2).map(|p| (p[0] >> 16) | (p.get(1).map_or(0, |&b| b >> 16) << 16)).collect()
+            }
+        }
+    }
+
+    /// The buffer's elements, one word each, from its words in HBM.
+    pub fn unpack(&self, words: &[u32]) -> Vec<u32> {
+        match self.elem {
+            ElemType::F32 => words.to_vec(),
+            ElemType::Bf16 => (0..self.elements() as u64).map(|h| load_bf16(words[(h / 2) as usize], h)).collect(),
+        }
     }
 }
 
@@ -893,8 +968,8 @@ impl From<Operand<u32>> for Operand {
 impl From<Instr<u32>> for Instr {
     fn from(i: Instr<u32>) -> Instr {
         match i {
-            Instr::DmaLoad { src, dst, sem } => Instr::DmaLoad { src: src.into(), dst: dst.into(), sem },
-            Instr::DmaStore { src, dst, sem } => Instr::DmaStore { src: src.into(), dst: dst.into(), sem },
+            Instr::DmaLoad { src, dst, sem, elem } => Instr::DmaLoad { src: src.into(), dst: dst.into(), sem, elem },
+            Instr::DmaStore { src, dst, sem, elem } => Instr::DmaStore { src: src.into(), dst: dst.into(), sem, elem },
             Instr::Wait { sem, count } => Instr::Wait { sem, count },
             Instr::MxuWeights { src, part, mxu } => Instr::MxuWeights { src: src.into(), part, mxu },
             Instr::MxuMatmul { src, dst, part, accumulate, mxu } => {

@@ -1,7 +1,7 @@
 //! Running a program's control: loops unrolled, branches taken, addresses resolved.
 
 use crate::validate::IsaError;
-use crate::{word_to_int, Addr, Block, Instr, Operand, Program, MAX_LOOP_DEPTH, SCALAR_REGS};
+use crate::{word_to_int, Addr, Block, ElemType, Instr, Operand, Program, MAX_LOOP_DEPTH, SCALAR_REGS};
 
 /// A run stops with an error after this many operations: a `while` whose register never
 /// becomes zero must end in an error naming it, not hang the page. (The largest programs the
@@ -189,11 +189,11 @@ impl<'a> Ops<'a> {
     /// The instruction with its addresses at the current indices and registers.
     fn resolve(&self, index: usize, instr: &Instr) -> Result<Instr<u32>, IsaError> {
         Ok(match instr {
-            Instr::DmaLoad { src, dst, sem } => {
-                Instr::DmaLoad { src: self.block(index, src)?, dst: self.block(index, dst)?, sem: *sem }
+            Instr::DmaLoad { src, dst, sem, elem } => {
+                Instr::DmaLoad { src: self.block(index, src)?, dst: self.block(index, dst)?, sem: *sem, elem: *elem }
             }
-            Instr::DmaStore { src, dst, sem } => {
-                Instr::DmaStore { src: self.block(index, src)?, dst: self.block(index, dst)?, sem: *sem }
+            Instr::DmaStore { src, dst, sem, elem } => {
+                Instr::DmaStore { src: self.block(index, src)?, dst: self.block(index, dst)?, sem: *sem, elem: *elem }
             }
             Instr::Wait { sem, count } => Instr::Wait { sem: *sem, count: *count },
             Instr::MxuWeights { src, part, mxu } => {
@@ -244,42 +244,47 @@ impl<'a> Ops<'a> {
                 format!("its VMEM address vmem[{a}] depends on a value the program computed, which a run without values does not have"),
             ));
         }
+        // HBM's size in the elements a DMA counts.
+        let hbm_in = |elem: ElemType| match elem {
+            ElemType::F32 => (hbm, "words"),
+            ElemType::Bf16 => (2 * hbm, "bf16 elements"),
+        };
         // An HBM address moved by an unknown word is not checked: it stands for any place.
         let computed = |a: &Addr| computed(a) && !self.reads_unknown(a);
-        let check = |what: &str, b: &Block<u32>, size: u64| {
+        let check = |what: &str, b: &Block<u32>, (size, unit): (u64, &str)| {
             let end = b.addr as u64 + b.extent();
             if b.extent() > 0 && end > size {
-                Err(at(index, format!("{what} (words {}..{end}) is outside its memory of {size} words", b.addr)))
+                Err(at(index, format!("{what} ({unit} {}..{end}) is outside its memory of {size} {unit}", b.addr)))
             } else {
                 Ok(())
             }
         };
         match (instr, op) {
-            (Instr::DmaLoad { src: s, dst: d, .. }, Instr::DmaLoad { src, dst, .. }) => {
+            (Instr::DmaLoad { src: s, dst: d, .. }, Instr::DmaLoad { src, dst, elem, .. }) => {
                 if computed(&s.addr) {
-                    check("the computed source", src, hbm)?;
+                    check("the computed source", src, hbm_in(*elem))?;
                 }
                 if computed(&d.addr) {
-                    check("the computed destination", dst, vmem)?;
+                    check("the computed destination", dst, (vmem, "words"))?;
                 }
             }
-            (Instr::DmaStore { src: s, dst: d, .. }, Instr::DmaStore { src, dst, .. }) => {
+            (Instr::DmaStore { src: s, dst: d, .. }, Instr::DmaStore { src, dst, elem, .. }) => {
                 if computed(&s.addr) {
-                    check("the computed source", src, vmem)?;
+                    check("the computed source", src, (vmem, "words"))?;
                 }
                 if computed(&d.addr) {
-                    check("the computed destination", dst, hbm)?;
+                    check("the computed destination", dst, hbm_in(*elem))?;
                 }
             }
             (Instr::ScalarLoad { src: s, .. }, Instr::ScalarLoad { src, .. }) if computed(s) => {
-                check("the computed scalar load", &Block::flat(*src, 1), vmem)?;
+                check("the computed scalar load", &Block::flat(*src, 1), (vmem, "words"))?;
             }
             _ => {
                 // Compute units address VMEM alone.
                 let any = instr_addrs(instr).into_iter().any(computed);
                 if any {
                     for b in op.vmem_read_blocks().iter().chain(&op.vmem_write_blocks()) {
-                        check("a computed operand", b, vmem)?;
+                        check("a computed operand", b, (vmem, "words"))?;
                     }
                 }
             }

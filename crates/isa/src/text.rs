@@ -81,10 +81,10 @@ impl<A: fmt::Display> fmt::Display for Instr<A> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let m = self.mnemonic();
         match self {
-            Instr::DmaLoad { src, dst, sem } => {
+            Instr::DmaLoad { src, dst, sem, .. } => {
                 write!(f, "{m:<11} {} -> {} sem={sem}", block("hbm", src), block("vmem", dst))
             }
-            Instr::DmaStore { src, dst, sem } => {
+            Instr::DmaStore { src, dst, sem, .. } => {
                 write!(f, "{m:<11} {} -> {} sem={sem}", block("vmem", src), block("hbm", dst))
             }
             Instr::Wait { sem, count } => write!(f, "{m:<11} sem={sem} count={count}"),
@@ -123,7 +123,7 @@ impl<A: fmt::Display> fmt::Display for Instr<A> {
 
 fn buffer_line(kind: &str, b: &Buffer) -> String {
     let dims: Vec<String> = b.shape.iter().map(|d| d.to_string()).collect();
-    format!("{kind} {} f32[{}] hbm[{}]", b.name, dims.join(","), b.addr)
+    format!("{kind} {} {}[{}] hbm[{}]", b.name, b.elem.name(), dims.join(","), b.addr)
 }
 
 /// A program's flops: `COUNT@INSTR` for each count, comma-separated, a bare `COUNT` for one at
@@ -411,8 +411,9 @@ impl<'a> Cursor<'a> {
 fn parse_instr(c: &mut Cursor) -> R<Instr> {
     let m = c.word()?;
     let instr = match m {
-        "dma.load" | "dma.store" => {
-            let load = m == "dma.load";
+        "dma.load" | "dma.store" | "dma.load.bf16" | "dma.store.bf16" => {
+            let load = m.starts_with("dma.load");
+            let elem = if m.ends_with(".bf16") { ElemType::Bf16 } else { ElemType::F32 };
             let (from, to) = if load { ("hbm", "vmem") } else { ("vmem", "hbm") };
             let src = c.block(from)?;
             c.expect("->")?;
@@ -420,9 +421,9 @@ fn parse_instr(c: &mut Cursor) -> R<Instr> {
             let sem = c.key("sem")?;
             let sem = u8::try_from(sem).map_err(|_| format!("semaphore {sem} is not below 256"))?;
             if load {
-                Instr::DmaLoad { src, dst, sem }
+                Instr::DmaLoad { src, dst, sem, elem }
             } else {
-                Instr::DmaStore { src, dst, sem }
+                Instr::DmaStore { src, dst, sem, elem }
             }
         }
         "wait" => {
@@ -508,7 +509,12 @@ fn parse_instr(c: &mut Cursor) -> R<Instr> {
 
 fn parse_buffer(c: &mut Cursor) -> R<Buffer> {
     let name = c.word()?.to_string();
-    c.expect("f32")?;
+    let elem = if c.eat("bf16") {
+        ElemType::Bf16
+    } else {
+        c.expect("f32")?;
+        ElemType::F32
+    };
     c.expect("[")?;
     let mut shape = Vec::new();
     if !c.eat("]") {
@@ -525,7 +531,7 @@ fn parse_buffer(c: &mut Cursor) -> R<Buffer> {
         return Err("a buffer's address cannot depend on a loop or a register".into());
     }
     c.end()?;
-    Ok(Buffer { name, addr: addr.base, shape, elem: ElemType::F32 })
+    Ok(Buffer { name, addr: addr.base, shape, elem })
 }
 
 /// The characters of a program's or buffer's name in the text form: letters, digits and

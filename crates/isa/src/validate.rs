@@ -3,7 +3,7 @@
 //! never be satisfied. What depends on values is checked as the program runs ([`crate::Ops`]):
 //! an address offset by a scalar register, and how long a `while` runs.
 
-use crate::{Addr, Block, Instr, Program, ScalarOperand, MAX_LOOP_DEPTH, MAX_MXUS, SCALAR_REGS};
+use crate::{Addr, Block, ElemType, Instr, Program, ScalarOperand, MAX_LOOP_DEPTH, MAX_MXUS, SCALAR_REGS};
 use std::fmt;
 
 /// What is wrong with a program, naming the instruction (index into `Program::instrs`).
@@ -30,7 +30,28 @@ fn at(index: usize, message: impl Into<String>) -> IsaError {
 
 /// Checks that `addr` over every iteration of the open loops, plus `extent` words, stays
 /// within `size` words.
-fn check_range(i: usize, what: &str, addr: &Addr, extent: u64, counts: &[u32], size: u32) -> Result<(), IsaError> {
+/// A memory's size in the units a block's addresses count.
+#[derive(Clone, Copy)]
+struct Memory {
+    size: u64,
+    unit: &'static str,
+}
+
+impl Memory {
+    fn words(size: u32) -> Memory {
+        Memory { size: size as u64, unit: "words" }
+    }
+
+    /// HBM as a DMA moving `elem`s addresses it.
+    fn hbm(words: u32, elem: ElemType) -> Memory {
+        match elem {
+            ElemType::F32 => Memory::words(words),
+            ElemType::Bf16 => Memory { size: 2 * words as u64, unit: "bf16 elements" },
+        }
+    }
+}
+
+fn check_range(i: usize, what: &str, addr: &Addr, extent: u64, counts: &[u32], memory: Memory) -> Result<(), IsaError> {
     for &(depth, _) in &addr.strides {
         if depth as usize >= counts.len() {
             return Err(at(i, format!("{what} address uses i{depth} outside a loop of that depth")));
@@ -53,20 +74,21 @@ fn check_range(i: usize, what: &str, addr: &Addr, extent: u64, counts: &[u32], s
     if lo < 0 || hi > u32::MAX as i64 {
         return Err(at(i, format!("{what} address (from {lo} to {hi}) leaves the 32-bit address space")));
     }
+    let Memory { size, unit } = memory;
     if extent > 0 && hi as i128 + extent as i128 > size as i128 {
         return Err(at(
             i,
-            format!("{what} (words {lo}..{}) is outside its memory of {size} words", hi as i128 + extent as i128),
+            format!("{what} ({unit} {lo}..{}) is outside its memory of {size} {unit}", hi as i128 + extent as i128),
         ));
     }
     Ok(())
 }
 
-fn check_block(i: usize, what: &str, b: &Block, counts: &[u32], size: u32) -> Result<(), IsaError> {
+fn check_block(i: usize, what: &str, b: &Block, counts: &[u32], memory: Memory) -> Result<(), IsaError> {
     if b.rows > 1 && b.stride < b.cols {
         return Err(at(i, format!("{what} rows overlap: stride {} is less than {} columns", b.stride, b.cols)));
     }
-    check_range(i, what, &b.addr, b.extent(), counts, size)
+    check_range(i, what, &b.addr, b.extent(), counts, memory)
 }
 
 fn register(i: usize, reg: u8) -> Result<(), IsaError> {
@@ -103,15 +125,34 @@ fn mxu_slot<T>(i: usize, slots: &mut [T], mxu: u8) -> Result<&mut T, IsaError> {
 
 /// Validates `program`; on success every backend can run it.
 pub fn validate(program: &Program) -> Result<(), IsaError> {
-    let (hbm, vmem) = (program.hbm_words, program.vmem_words);
+    let (hbm, vmem) = (program.hbm_words, Memory::words(program.vmem_words));
+    for b in program.inputs.iter().chain(&program.outputs) {
+        let (first, words) = b.hbm_words();
+        if first + words > hbm as u64 {
+            return Err(IsaError {
+                index: None,
+                message: format!("buffer {} ({} HBM words from {first}) is outside HBM's {hbm} words", b.name, words),
+            });
+        }
+        if b.elem == ElemType::Bf16 && b.addr % 2 == 1 {
+            return Err(IsaError {
+                index: None,
+                message: format!(
+                    "bf16 buffer {} starts at element {}, inside a word (it must be even)",
+                    b.name, b.addr
+                ),
+            });
+        }
+    }
     let mut counts: Vec<u32> = Vec::new();
     let mut open: Vec<Open> = Vec::new();
     // The weights each MXU surely holds (K×N), once loaded: on every path to here.
     let mut weights: Weights = [None; MAX_MXUS as usize];
     for (i, instr) in program.instrs.iter().enumerate() {
         match instr {
-            Instr::DmaLoad { src, dst, .. } | Instr::DmaStore { src, dst, .. } => {
+            Instr::DmaLoad { src, dst, elem, .. } | Instr::DmaStore { src, dst, elem, .. } => {
                 let load = matches!(instr, Instr::DmaLoad { .. });
+                let hbm = Memory::hbm(hbm, *elem);
                 let (src_size, dst_size) = if load { (hbm, vmem) } else { (vmem, hbm) };
                 check_block(i, "source", src, &counts, src_size)?;
                 check_block(i, "destination", dst, &counts, dst_size)?;

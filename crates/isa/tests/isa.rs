@@ -26,6 +26,10 @@ fn block(depth: usize) -> impl Strategy<Value = Block> {
     })
 }
 
+fn elem() -> impl Strategy<Value = ElemType> {
+    prop_oneof![Just(ElemType::F32), Just(ElemType::Bf16)]
+}
+
 fn operand(depth: usize) -> impl Strategy<Value = Operand> {
     prop_oneof![
         addr(depth).prop_map(Operand::Vmem),
@@ -50,8 +54,18 @@ fn flat_instr(depth: usize) -> impl Strategy<Value = Instr> {
         (scalar_op, scalar(), scalar(), reg).prop_map(|(op, a, b, dst)| Instr::Scalar { op, a, b, dst }),
         (reduce, block(depth), addr(depth)).prop_map(|(op, src, dst)| Instr::Reduce { op, src, dst }),
         (block(depth), block(depth)).prop_map(|(src, dst)| Instr::Transpose { src, dst }),
-        (block(depth), block(depth), any::<u8>()).prop_map(|(src, dst, sem)| Instr::DmaLoad { src, dst, sem }),
-        (block(depth), block(depth), any::<u8>()).prop_map(|(src, dst, sem)| Instr::DmaStore { src, dst, sem }),
+        (block(depth), block(depth), any::<u8>(), elem()).prop_map(|(src, dst, sem, elem)| Instr::DmaLoad {
+            src,
+            dst,
+            sem,
+            elem
+        }),
+        (block(depth), block(depth), any::<u8>(), elem()).prop_map(|(src, dst, sem, elem)| Instr::DmaStore {
+            src,
+            dst,
+            sem,
+            elem
+        }),
         (any::<u8>(), any::<u32>()).prop_map(|(sem, count)| Instr::Wait { sem, count }),
         (block(depth), part.clone(), 0..isa::MAX_MXUS).prop_map(|(src, part, mxu)| Instr::MxuWeights {
             src,
@@ -94,15 +108,15 @@ fn program() -> impl Strategy<Value = Program> {
             instrs.push(Instr::End);
             instrs.push(Instr::End);
             instrs.push(Instr::End);
-            let buffer = |n: &str, a| Buffer { name: n.into(), addr: a, shape: shape.clone(), elem: ElemType::F32 };
+            let buffer = |n: &str, a, elem| Buffer { name: n.into(), addr: a, shape: shape.clone(), elem };
             let flops = flops.into_iter().map(|(i, count)| Flops { instr: i % instrs.len() as u32, count }).collect();
             Program {
                 name,
                 instrs,
                 hbm_words: 7,
                 vmem_words: 9,
-                inputs: vec![buffer("in0", 3)],
-                outputs: vec![buffer("out0", 5)],
+                inputs: vec![buffer("in0", 3, ElemType::F32)],
+                outputs: vec![buffer("out0", 5, ElemType::Bf16)],
                 flops,
             }
         })
@@ -196,6 +210,16 @@ fn invalid(src: &str) -> String {
 
 #[test]
 fn the_validator_names_the_instruction() {
+    // Packed bf16: HBM's 100 words hold 200 elements, and bf16 addresses count elements.
+    expect!["instruction 0: destination (bf16 elements 190..202) is outside its memory of 200 bf16 elements"]
+        .assert_eq(&invalid("dma.store.bf16 vmem[0] 1x12/12 -> hbm[190] 1x12/12 sem=0"));
+    assert!(text::parse("program p hbm=100 vmem=100 flops=0\ndma.load.bf16 hbm[188] 1x12/12 -> vmem[0] 1x12/12 sem=0")
+        .map(|p| validate(&p).is_ok())
+        .unwrap());
+    expect!["bf16 buffer x starts at element 3, inside a word (it must be even)"]
+        .assert_eq(&invalid("input x bf16[4] hbm[3]"));
+    expect!["buffer y (60 HBM words from 50) is outside HBM's 100 words"]
+        .assert_eq(&invalid("output y f32[60] hbm[50]"));
     expect!["instruction 1: source (words 0..116) is outside its memory of 100 words"]
         .assert_eq(&invalid("loop i0 4\ndma.load hbm[0+32*i0] 2x10/10 -> vmem[0] 2x10/10 sem=0\nend"));
     expect!["instruction 0: matmul before any weights were loaded into MXU 0"]

@@ -461,7 +461,7 @@ impl Executor for EngineExecutor {
         };
         let programs = self.programs.borrow();
         let r = &programs[report];
-        let io_words: u64 = program.inputs.iter().chain(&program.outputs).map(|b| b.words() as u64).sum();
+        let io_words: u64 = program.inputs.iter().chain(&program.outputs).map(|b| b.hbm_words().1).sum();
         Ok(AheadOfTime {
             lowered_text: format!("# {name}\n{}", r.hlo),
             compiled_text: format!("# {name}\n{}\n{}", r.fused, r.asm),

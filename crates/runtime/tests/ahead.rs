@@ -80,8 +80,10 @@ fn full_size_programs_compile_and_time_without_values() {
         print(c.cost_analysis()['flops'] >= 2 * 8 * 8192 * 8192, c.memory_analysis().argument_size_in_bytes)\n");
     assert_eq!(report.stdout, "True 134348800\n");
     let p = only(&report, "<lambda>");
-    // Every weight is read once (at the emulator's four bytes a word for now).
-    assert!(p.counters.hbm_bytes_read >= 8192 * 8192 * 4, "{}", p.counters.hbm_bytes_read);
+    // Every weight is read once, at two bytes each (bf16 is packed in HBM), and little else.
+    let weights = 8192 * 8192 * 2;
+    let read = p.counters.hbm_bytes_read;
+    assert!(read >= weights && read < weights + weights / 10, "{read}");
     assert!(p.counters.cycles > 0 && p.counters.flops >= 2 * 8 * 8192 * 8192);
     // Past the chip's HBM is XLA's RESOURCE_EXHAUSTED, raised by compile().
     let opts = RunOptions { backend: BackendChoice::Cpu, ..RunOptions::default() };

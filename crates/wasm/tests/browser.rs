@@ -68,11 +68,13 @@ async fn hbm_split_over_bindings_on_webgpu() {
                 src: Block { addr: 40, rows: 5, cols: 20, stride: 20 },
                 dst: Block { addr: 0, rows: 5, cols: 20, stride: 20 },
                 sem: 0,
+                elem: isa::ElemType::F32,
             },
             Instr::DmaStore {
                 src: Block { addr: 0, rows: 10, cols: 10, stride: 10 },
                 dst: Block { addr: 150, rows: 10, cols: 10, stride: 10 },
                 sem: 0,
+                elem: isa::ElemType::F32,
             },
         ]
         .into_iter()
@@ -132,8 +134,10 @@ async fn vector_ops_and_matmuls_on_edge_values_on_webgpu() {
             differ.push(format!("{}: {x:#010x}, {y:#010x} gave {g:#010x}, want {w:#010x}", p.name));
         }
     };
-    let load = Instr::DmaLoad { src: Block::flat(0, 2 * n), dst: Block::flat(0, 2 * n), sem: 0 };
-    let store = Instr::DmaStore { src: Block::flat(2 * n, n), dst: Block::flat(2 * n, n), sem: 0 };
+    let load =
+        Instr::DmaLoad { src: Block::flat(0, 2 * n), dst: Block::flat(0, 2 * n), sem: 0, elem: isa::ElemType::F32 };
+    let store =
+        Instr::DmaStore { src: Block::flat(2 * n, n), dst: Block::flat(2 * n, n), sem: 0, elem: isa::ElemType::F32 };
     for op in VectorOp::ALL {
         let vector = Instr::Vector { op, dst: Block::flat(2 * n, n), a: Operand::Vmem(0), b: Operand::Vmem(n) };
         check(program(op.name().into(), vec![load, vector, store])).await;
@@ -145,7 +149,8 @@ async fn vector_ops_and_matmuls_on_edge_values_on_webgpu() {
     let square = |addr| Block { addr, rows: k, cols: k, stride: k };
     for part in Part::ALL {
         for accumulate in [false, true] {
-            let init = Instr::DmaLoad { src: Block::flat(n, n), dst: Block::flat(2 * n, n), sem: 0 };
+            let init =
+                Instr::DmaLoad { src: Block::flat(n, n), dst: Block::flat(2 * n, n), sem: 0, elem: isa::ElemType::F32 };
             let weights = Instr::MxuWeights { src: square(n), part, mxu: 0 };
             let matmul = Instr::MxuMatmul {
                 src: Block { addr: 0, rows, cols: k, stride: k },

@@ -90,11 +90,11 @@ pub fn program(
 
 /// Copies `words` contiguous words from HBM to VMEM.
 pub fn load(hbm: u32, vmem: u32, words: u32) -> Instr<u32> {
-    Instr::DmaLoad { src: Block::flat(hbm, words), dst: Block::flat(vmem, words), sem: 0 }
+    Instr::DmaLoad { src: Block::flat(hbm, words), dst: Block::flat(vmem, words), sem: 0, elem: isa::ElemType::F32 }
 }
 
 pub fn store(vmem: u32, hbm: u32, words: u32) -> Instr<u32> {
-    Instr::DmaStore { src: Block::flat(vmem, words), dst: Block::flat(hbm, words), sem: 0 }
+    Instr::DmaStore { src: Block::flat(vmem, words), dst: Block::flat(hbm, words), sem: 0, elem: isa::ElemType::F32 }
 }
 
 /// Runs `program` on both backends and asserts identical output bits, then again with HBM
