@@ -61,6 +61,12 @@ fn run_as(command: &mut Command, last: bool) -> Result {
     }
 }
 
+/// What a command prints on stdout, or None when it cannot be run or fails.
+pub fn output_of(command: &mut Command) -> Option<String> {
+    let out = command.output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
 /// The first line a command prints on stdout, or None when it cannot be run.
 pub fn first_line_of(command: &mut Command) -> Option<String> {
     let out = command.output().ok()?;

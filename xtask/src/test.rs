@@ -1,7 +1,7 @@
 //! `cargo xtask test`: every check CI runs, cheapest first, stopping at the first failure.
 
 use crate::cmd::{cargo, root, run, Result};
-use crate::web::{build_web, check_wasm_bindgen};
+use crate::web::{build_web, install_wasm_tools};
 use std::fs;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -10,6 +10,7 @@ type Check = fn() -> Result;
 
 /// (name, check), in the order they run: cheap and likely to fail first.
 const STEPS: &[(&str, Check)] = &[
+    ("system packages", system_packages),
     ("format", format),
     ("clippy", clippy),
     ("native tests", native_tests),
@@ -45,6 +46,39 @@ pub fn test() -> Result {
     failure.map_or(Ok(()), Err)
 }
 
+/// What the tests need that only root can install: headless Chromium and its driver for the
+/// browser tests, Mesa's Vulkan drivers (lavapipe) for the GPU tests on a machine without a
+/// GPU. Named with the command that installs them rather than found missing half an hour in.
+fn system_packages() -> Result {
+    let exists = |p: &str| std::path::Path::new(p).exists();
+    // Files named for the machine's architecture: any folder or file of the pattern will do.
+    let any_in = |dir: &str, found: &dyn Fn(&str) -> bool| {
+        fs::read_dir(dir).is_ok_and(|d| d.flatten().any(|e| found(&e.file_name().to_string_lossy())))
+    };
+    let lavapipe = any_in("/usr/share/vulkan/icd.d", &|name| name.starts_with("lvp_icd"));
+    let loader =
+        any_in("/usr/lib", &|name| name.ends_with("-linux-gnu") && exists(&format!("/usr/lib/{name}/libvulkan.so.1")));
+    let missing: Vec<&str> = [
+        (exists("/usr/bin/chromium"), "chromium"),
+        (exists("/usr/bin/chromedriver"), "chromium-driver"),
+        (lavapipe, "mesa-vulkan-drivers"),
+        (loader, "libvulkan1"),
+    ]
+    .iter()
+    .filter(|(present, _)| !present)
+    .map(|&(_, package)| package)
+    .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "missing Debian packages: {}; install them (as root) with\n    \
+         sudo apt-get install -y chromium chromium-driver mesa-vulkan-drivers libvulkan1\n\
+         (or run `bash .ci/run`, which installs everything the tests need)",
+        missing.join(", ")
+    ))
+}
+
 fn format() -> Result {
     run(cargo().args(["fmt", "--all", "--", "--check"]))
 }
@@ -61,7 +95,7 @@ fn native_tests() -> Result {
 /// wasm-bindgen-test in headless Chromium, through chromedriver; Chromium's flags (WebGPU on)
 /// come from crates/wasm/webdriver.json.
 fn wasm_tests() -> Result {
-    check_wasm_bindgen()?;
+    install_wasm_tools()?;
     let mut command = cargo();
     command
         .args(["test", "-p", "tpu-wasm", "--target", "wasm32-unknown-unknown"])
