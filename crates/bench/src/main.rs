@@ -53,41 +53,11 @@ fn cpu_peak() -> (String, f64) {
     (model, cores * lanes * 2.0 * 2.0 * mhz * 1e6)
 }
 
-/// A program whose time on a real chip is published.
-struct Published {
-    what: &'static str,
-    /// Compiles (and so times) the program on the default machine, a v5e, without values.
-    script: &'static str,
-    published_ms: f64,
-    source: &'static str,
-}
-
-/// The JAX documentation's Pallas TPU matmul guide times XLA's `jnp.matmul` of two bf16
-/// squares on a v5e (`timeit` of the jitted call, so Python's dispatch is in it):
-/// docs/pallas/tpu/matmul.ipynb, cell "XLA matmul".
-const FIDELITY: &[Published] = &[
-    Published {
-        what: "jnp.matmul bf16 1024³",
-        script: "import jax\nimport jax.numpy as jnp\nbf = jax.ShapeDtypeStruct((1024, 1024), jnp.bfloat16)\n\
-                 jax.jit(jnp.matmul).lower(bf, bf).compile()\n",
-        published_ms: 0.11943,
-        source: "JAX Pallas TPU matmul guide, XLA matmul",
-    },
-    Published {
-        what: "jnp.matmul bf16 4096³",
-        script: "import jax\nimport jax.numpy as jnp\nbf = jax.ShapeDtypeStruct((4096, 4096), jnp.bfloat16)\n\
-                 jax.jit(jnp.matmul).lower(bf, bf).compile()\n",
-        published_ms: 0.82729,
-        source: "JAX Pallas TPU matmul guide, XLA matmul",
-    },
-    Published {
-        what: "jnp.matmul bf16 8192³",
-        script: "import jax\nimport jax.numpy as jnp\nbf = jax.ShapeDtypeStruct((8192, 8192), jnp.bfloat16)\n\
-                 jax.jit(jnp.matmul).lower(bf, bf).compile()\n",
-        published_ms: 6.04715,
-        source: "JAX Pallas TPU matmul guide, XLA matmul",
-    },
-];
+/// XLA's `jnp.matmul` of two bf16 n×n squares on a v5e, as the JAX documentation's Pallas TPU
+/// matmul guide times it (`timeit` of the jitted call, so Python's dispatch is in it):
+/// docs/pallas/tpu/matmul.ipynb in jax-ml/jax, cell "XLA matmul". (n, milliseconds).
+const PUBLISHED_MATMULS: &[(usize, f64)] = &[(1024, 0.11943), (4096, 0.82729), (8192, 6.04715)];
+const PUBLISHED_SOURCE: &str = "JAX Pallas TPU matmul guide, XLA matmul";
 
 struct Row {
     what: String,
@@ -248,22 +218,26 @@ fn main() {
     // Fidelity: the emulated v5e's time for programs whose time on a real v5e is published,
     // timed without values (docs/timing.md explains each gap).
     let mut fidelity: Vec<serde_json::Value> = Vec::new();
-    for case in FIDELITY {
-        let report = pollster::block_on(Engine::new().run_script(case.script, &RunOptions::default()))
-            .unwrap_or_else(|f| panic!("{}: {:?}", case.what, f.errors));
-        let emulated: f64 = report.programs.iter().map(|p| p.counters.seconds).sum();
-        fidelity.push(serde_json::json!({"what": case.what, "emulated_ms": emulated * 1e3,
-            "published_ms": case.published_ms, "source": case.source}));
+    for &(n, published_ms) in PUBLISHED_MATMULS {
+        // Compiling times the program on the default machine, a v5e, without values.
+        let script = format!(
+            "import jax\nimport jax.numpy as jnp\nbf = jax.ShapeDtypeStruct(({n}, {n}), jnp.bfloat16)\n\
+             jax.jit(jnp.matmul).lower(bf, bf).compile()\n"
+        );
+        let what = format!("jnp.matmul bf16 {n}³");
+        let report = pollster::block_on(Engine::new().run_script(&script, &RunOptions::default()))
+            .unwrap_or_else(|f| panic!("{what}: {:?}", f.errors));
+        let emulated_ms: f64 = report.programs.iter().map(|p| p.counters.seconds).sum::<f64>() * 1e3;
+        fidelity.push(serde_json::json!({"what": what, "emulated_ms": emulated_ms,
+            "published_ms": published_ms, "source": PUBLISHED_SOURCE}));
         rows.push(Row {
-            what: format!("v5e {}", case.what),
+            what: format!("v5e {what}"),
             backend: "emulated".into(),
-            value: emulated * 1e3,
+            value: emulated_ms,
             unit: "ms",
             note: format!(
-                "published {:.4} ms ({}): emulated / published = {:.2}",
-                case.published_ms,
-                case.source,
-                emulated * 1e3 / case.published_ms
+                "published {published_ms:.4} ms ({PUBLISHED_SOURCE}): emulated / published = {:.2}",
+                emulated_ms / published_ms
             ),
         });
     }
