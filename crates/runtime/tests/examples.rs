@@ -324,10 +324,20 @@ fn a_full_size_layer_is_timed_without_running_it() {
     // cost_analysis() counts the same: the matmuls and the elementwise rest.
     let printed = printed_numbers(&report.stdout, "block:")[0] * 1e12;
     assert!((printed - c.flops as f64).abs() <= 0.5e9, "{printed} vs {}", c.flops);
-    // Every weight read at least once: 4·D² + 3·D·F values (at four bytes a word for now).
-    assert!(c.hbm_bytes_read >= (4 * d * d + 3 * d * f) * 4);
+    // Every weight read at least once: 4·D² + 3·D·F values of two bytes (bf16 is packed).
+    assert!(c.hbm_bytes_read >= (4 * d * d + 3 * d * f) * 2);
     let (compute, memory) = bounds(block, &v5e);
     assert!(c.cycles as f64 >= compute.max(memory) && c.mxu_utilization > 0.1, "{c:?}");
+    // GPT-2 small's layer (d 768, 12 heads, 1024 tokens, MLP 3072) likewise, with GELU and
+    // LayerNorm's elementwise work adding a few per cent.
+    let gpt2 = program(&report, "gpt2_block");
+    assert_eq!(gpt2.calls, 0);
+    let (d, h, t, f) = (768u64, 12u64, 1024u64, 3072u64);
+    let matmuls = 8 * t * d * d + 4 * t * d * f + 4 * h * t * t * (d / h);
+    let g = &gpt2.counters;
+    assert!(g.flops >= matmuls && g.flops < matmuls + matmuls / 20, "{} vs {matmuls}", g.flops);
+    assert!((printed_numbers(&report.stdout, "gpt2_block:")[0] * 1e9 - g.flops as f64).abs() <= 0.05e9);
+    assert!(g.hbm_bytes_read >= (4 * d * d + 2 * d * f) * 2 && g.cycles > 0);
     // The MLP's intensity (XLA's flops over bytes accessed) grows with the batch, and its
     // programs climb the roofline: batch 1 is HBM-bound, batch 1024 MXU-bound.
     let intensity: Vec<f64> = [1, 16, 128, 1024]
