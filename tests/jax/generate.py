@@ -1396,6 +1396,38 @@ print(jax.make_jaxpr(lambda a, b: jax.lax.dot_general(a, b, (((1,), (0,)), ((), 
 print(jax.jit(lambda a, b: jnp.dot(a, b, preferred_element_type=jnp.float32)).lower(x, w).cost_analysis()['flops'])
 print(jax.grad(lambda a, b: jnp.einsum("ij,jk->ik", a, b, preferred_element_type=jnp.float32).sum(), argnums=1)(x, w))
 """)
+# bf16 through loops, branches and windows on the machine (HBM holds bf16 packed, two to a
+# word): rows of 5 start inside words, carries and ys are bf16, a window moves at a computed
+# index, a cond returns bf16, and a bf16 carry is read back as float32.
+program("bf16_loops_on_the_machine", """
+from jax import lax
+bf = jnp.bfloat16
+xs = (jnp.sin(jnp.arange(35.0)).reshape(7, 5) * 3.0).astype(bf)
+@jax.jit
+def running(xs):
+    def step(c, x):
+        c = c * bf(0.75) + x
+        return c, (c * c).astype(bf)
+    return lax.scan(step, jnp.zeros(5, bf), xs)
+carry, ys = running(xs)
+print(carry, carry.dtype, ys)
+@jax.jit
+def shifted(a, k):
+    def body(i, acc):
+        row = lax.dynamic_slice_in_dim(a, (i + k) % 7, 1)
+        return lax.dynamic_update_slice_in_dim(acc, row * bf(2), i, 0)
+    return lax.fori_loop(0, 7, body, jnp.zeros_like(a))
+print(shifted(xs, 3))
+@jax.jit
+def pick(a, t):
+    return lax.cond(a.astype(jnp.float32).sum() > t, lambda b: b[::-1] + bf(1), lambda b: b * b, a[2])
+print(pick(xs, 0.0), pick(xs, 100.0))
+@jax.jit
+def halve(a):
+    n, b = lax.while_loop(lambda c: jnp.abs(c[1].astype(jnp.float32)).max() > 0.5, lambda c: (c[0] + 1, c[1] / bf(2)), (0, a))
+    return n, b.astype(jnp.float32)
+print(halve(xs))
+""")
 # Masks combined with &, |, ^ and ~ (logical on booleans, as in JAX).
 program("boolean_mask_operators", """
 x = jnp.arange(-3.0, 5.0)

@@ -97,15 +97,6 @@ enum Access {
     Scalar,
 }
 
-/// How a program's HBM holds bf16 arrays: packed two to a word, as a TPU holds them (what a
-/// program gets), or a word each (the pieces the linker joins, whose buffers it lays out in
-/// words).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Bf16InHbm {
-    Packed,
-    WordEach,
-}
-
 /// A materialised value's place in HBM: its first element's address, counted in elements of
 /// how HBM holds it (bf16 packed two to a word, every other type a word each), which every
 /// DMA that moves it names.
@@ -125,10 +116,10 @@ impl Stored {
 /// The place of an iota's input, which no DMA reads.
 const NO_HBM: Stored = Stored { addr: 0, elem: ElemType::F32 };
 
-/// How HBM holds value `v`.
-fn stored_elem(g: &Graph, v: ValueId, bf16_in_hbm: Bf16InHbm) -> ElemType {
-    match (g.instrs[v].elem, bf16_in_hbm) {
-        (Elem::Bf16, Bf16InHbm::Packed) => ElemType::Bf16,
+/// How HBM holds value `v` when it is stored as itself: bf16 packed, every other type a word.
+fn stored_elem(g: &Graph, v: ValueId) -> ElemType {
+    match g.instrs[v].elem {
+        Elem::Bf16 => ElemType::Bf16,
         _ => ElemType::F32,
     }
 }
@@ -333,7 +324,6 @@ pub struct Emitter<'a> {
     hbm: Vec<Option<Stored>>,
     /// HBM words allocated so far.
     hbm_top: u32,
-    bf16_in_hbm: Bf16InHbm,
     vmem_peak: u32,
     flops: u64,
     /// Loops open around the code being emitted (the next loop's index is `i<depth>`).
@@ -358,10 +348,9 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// HBM for value `v`, a bf16 packed where the program packs them (`emit` checked that
-    /// every address fits).
+    /// HBM for value `v`, a bf16 packed (`emit` checked that every address fits).
     fn hbm_alloc(&mut self, v: ValueId) -> Stored {
-        let elem = stored_elem(&self.fused.graph, v, self.bf16_in_hbm);
+        let elem = stored_elem(&self.fused.graph, v);
         let n = (self.fused.graph.instrs[v].size() as u32).max(1);
         let stored = match elem {
             ElemType::F32 => Stored { addr: self.hbm_top, elem },
@@ -1612,7 +1601,7 @@ struct Lane {
 }
 
 /// Emits the program for a fused graph.
-pub fn emit(fused: &FusedGraph, opts: &CompileOptions, bf16_in_hbm: Bf16InHbm) -> Result<Program, CompileError> {
+pub fn emit(fused: &FusedGraph, opts: &CompileOptions) -> Result<Program, CompileError> {
     let g = &fused.graph;
     // HBM addresses are 32-bit, counting words (bf16 elements for packed bf16): check the
     // total first, so no later arithmetic can overflow (the runtime then checks it against
@@ -1620,7 +1609,7 @@ pub fn emit(fused: &FusedGraph, opts: &CompileOptions, bf16_in_hbm: Bf16InHbm) -
     let (mut words, mut packed) = (0u64, false);
     for &v in g.params.iter().chain(fused.fusions.iter().flat_map(|f| &f.outputs)) {
         let n = g.instrs[v].shape.iter().map(|&d| d as u64).product::<u64>().max(1);
-        let bf16 = stored_elem(g, v, bf16_in_hbm) == ElemType::Bf16;
+        let bf16 = stored_elem(g, v) == ElemType::Bf16;
         packed |= bf16;
         words += if bf16 { n.div_ceil(2) } else { n };
     }
@@ -1639,7 +1628,6 @@ pub fn emit(fused: &FusedGraph, opts: &CompileOptions, bf16_in_hbm: Bf16InHbm) -
         instrs: vec![],
         hbm: vec![None; g.instrs.len()],
         hbm_top: 0,
-        bf16_in_hbm,
         vmem_peak: 0,
         flops: 0,
         depth: 0,
@@ -1662,10 +1650,18 @@ pub fn emit(fused: &FusedGraph, opts: &CompileOptions, bf16_in_hbm: Bf16InHbm) -
     let mut outputs = Vec::new();
     for (i, &o) in g.outputs.iter().enumerate() {
         let shape = &g.instrs[o].shape;
-        let Stored { addr, elem } = match view_strides(g, &e.hbm, o) {
+        let mut stored = match view_strides(g, &e.hbm, o) {
             Some((stored, strides)) if contiguous(&strides, shape) => stored,
             _ => return Err(err(format!("internal error: output {i} is not a contiguous array in HBM"))),
         };
+        // A result is held as its own type (its caller, the linker, lays out buffers by
+        // type): a float32 view of bf16 data (a convert) is unpacked into a buffer of its own.
+        if stored.elem != stored_elem(g, o) {
+            let own = e.hbm_alloc(o);
+            e.copy_box((stored, signed(&row_major(shape))), (own, row_major(shape)), shape)?;
+            stored = own;
+        }
+        let Stored { addr, elem } = stored;
         outputs.push(Buffer { name: format!("out{i}"), addr, shape: shape.clone(), elem });
     }
     let mut program = Program {

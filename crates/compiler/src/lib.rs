@@ -58,17 +58,6 @@ pub fn compile(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Result<isa::
 
 /// Compiles and keeps every intermediate stage.
 pub fn compile_stages(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Result<Compiled, CompileError> {
-    compile_with(name, jaxpr, opts, emit::Bf16InHbm::Packed)
-}
-
-/// [`compile_stages`], with bf16 arrays in HBM as `bf16_in_hbm` says (the linker lays out
-/// its pieces' buffers a word per element).
-pub(crate) fn compile_with(
-    name: &str,
-    jaxpr: &Jaxpr,
-    opts: &CompileOptions,
-    bf16_in_hbm: emit::Bf16InHbm,
-) -> Result<Compiled, CompileError> {
     // Custom derivatives run as their functions' bodies; windows at computed positions stay
     // windows for the linker, which addresses them with the scalar unit.
     let with_windows = lowered(jaxpr, jaxlite::transform::lower_keeping_windows)?;
@@ -99,7 +88,7 @@ pub(crate) fn compile_with(
     let jaxpr = selected.as_ref();
     let hlo = hlo::from_jaxpr(name, jaxpr, opts.default_precision)?;
     let fused = fusion::fuse(hlo.clone());
-    let program = emit::emit(&fused, opts, bf16_in_hbm)?;
+    let program = emit::emit(&fused, opts)?;
     isa::validate(&program)
         .map_err(|e| CompileError { message: format!("internal error: the compiled program is invalid: {e}") })?;
     Ok(Compiled { hlo: hlo.to_string(), fused: fused.to_string(), traffic: fused.traffic(), program })

@@ -33,13 +33,13 @@
 //! Pieces run one after another and each waits for its own DMAs before it ends, so they share
 //! VMEM from address 0 and no semaphore crosses from one to the next.
 
-use crate::emit::{offset, Bf16InHbm};
-use crate::{compile_with, CompileError, CompileOptions};
+use crate::emit::offset;
+use crate::{compile_stages, CompileError, CompileOptions};
 use isa::{Addr, Block, ElemType, Instr, Operand, Program, ScalarOp, ScalarOperand, VectorOp};
 use jaxlite::control::{Branches, ScanLoop, WhileLoop};
 use jaxlite::loops::{is_window, last_reads, straight_part, MACHINE_LOOP_DEPTH};
 use jaxlite::transform::window_starts;
-use jaxlite::{Atom, DType, Eqn, Jaxpr, Primitive, Var};
+use jaxlite::{Atom, Aval, DType, Eqn, Jaxpr, Primitive, Var};
 use std::collections::HashMap;
 
 /// The semaphore of the linker's own DMAs (the compiler's kernels use 0 to 2).
@@ -112,9 +112,10 @@ pub fn link(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Result<crate::C
     let mut at = Vec::new();
     for (i, v) in jaxpr.all_inputs().enumerate() {
         let aval = jaxpr.aval(v);
-        let addr = l.alloc(words(&aval.shape));
+        let size = size(aval);
+        let addr = l.place(size);
         at.push(Addr::from(addr));
-        inputs.push(isa::Buffer { name: format!("in{i}"), addr, shape: aval.shape.clone(), elem: isa::ElemType::F32 });
+        inputs.push(isa::Buffer { name: format!("in{i}"), addr, shape: aval.shape.clone(), elem: size.elem });
     }
     let results = l.block(name, jaxpr, &at, &[], 0)?;
     let mut outputs = Vec::new();
@@ -122,8 +123,13 @@ pub fn link(name: &str, jaxpr: &Jaxpr, opts: &CompileOptions) -> Result<crate::C
         if !g.scalars.is_empty() || !g.strides.is_empty() {
             return Err(err(format!("internal error: output {i} of {name} is at a moving address {g:?}")));
         }
-        let shape = jaxpr.atom_aval(a).shape.clone();
-        outputs.push(isa::Buffer { name: format!("out{i}"), addr: g.base, shape, elem: isa::ElemType::F32 });
+        let aval = jaxpr.atom_aval(a);
+        outputs.push(isa::Buffer {
+            name: format!("out{i}"),
+            addr: g.base,
+            shape: aval.shape.clone(),
+            elem: size(aval).elem,
+        });
     }
     let program = Program {
         name: name.to_string(),
@@ -145,13 +151,23 @@ fn var(a: &Atom) -> Option<Var> {
     }
 }
 
-fn words(shape: &[usize]) -> u32 {
-    (shape.iter().product::<usize>() as u32).max(1)
+/// How many elements a buffer holds (at least one) and how HBM holds them: every variable's
+/// buffer is typed by its dtype, bf16 packed two to a word, its addresses counting elements
+/// (the pieces' programs type their buffers the same way).
+#[derive(Clone, Copy, Debug)]
+struct Size {
+    elements: u32,
+    elem: ElemType,
 }
 
-/// The words of each variable's buffer.
-fn sizes(jaxpr: &Jaxpr, vars: &[Var]) -> Vec<u32> {
-    vars.iter().map(|&v| words(&jaxpr.aval(v).shape)).collect()
+fn size(aval: &Aval) -> Size {
+    let elem = if aval.dtype == DType::BF16 { ElemType::Bf16 } else { ElemType::F32 };
+    Size { elements: (aval.shape.iter().product::<usize>() as u32).max(1), elem }
+}
+
+/// The size of each variable's buffer.
+fn sizes(jaxpr: &Jaxpr, vars: &[Var]) -> Vec<Size> {
+    vars.iter().map(|&v| size(jaxpr.aval(v))).collect()
 }
 
 /// Whether the linker, not a piece, compiles `eqn`.
@@ -159,10 +175,10 @@ fn linked(eqn: &Eqn) -> bool {
     matches!(eqn.prim, Primitive::While { .. } | Primitive::Scan { .. } | Primitive::Cond { .. }) || is_window(eqn)
 }
 
-/// `a` moved by `words` more words for each unit of register `register`.
-fn plus_register(a: &Addr, register: u8, words: i32) -> Addr {
+/// `a` moved by `elements` more elements (of its buffer's type) for each unit of register `register`.
+fn plus_register(a: &Addr, register: u8, elements: i32) -> Addr {
     let mut a = a.clone();
-    a.scalars.push((register, words));
+    a.scalars.push((register, elements));
     a
 }
 
@@ -197,10 +213,20 @@ fn window_layout(shape: &[usize], window: &[usize]) -> (Vec<Axis>, u32) {
 }
 
 impl Linker<'_> {
+    /// `words` words of HBM; their first word's address.
     fn alloc(&mut self, words: u32) -> u32 {
         let a = self.hbm_top;
-        self.hbm_top += words;
+        self.hbm_top = self.hbm_top.saturating_add(words);
         a
+    }
+
+    /// A buffer of `size`; its address in its elements (past the 32-bit range, saturated:
+    /// the linked program then fails validation, naming the address).
+    fn place(&mut self, size: Size) -> u32 {
+        match size.elem {
+            ElemType::F32 => self.alloc(size.elements),
+            ElemType::Bf16 => self.alloc(size.elements.div_ceil(2)).saturating_mul(2),
+        }
     }
 
     /// The buffer holding an operand: a variable's, or a literal's, written into a buffer of
@@ -210,7 +236,8 @@ impl Linker<'_> {
             Atom::Var(v) => at.get(v).cloned().ok_or_else(|| err(format!("internal error: {v:?} has no buffer"))),
             Atom::Literal(l) => {
                 let word = if l.aval.dtype == DType::U32 { l.value as i64 as u32 } else { (l.value as f32).to_bits() };
-                let g = self.alloc(1);
+                let elem = size(&l.aval).elem;
+                let g = self.place(Size { elements: 1, elem });
                 // `where` moves the immediate's bits, so even a NaN or uint32 word arrives whole.
                 self.instrs.push(Instr::Vector {
                     op: VectorOp::Where,
@@ -222,7 +249,7 @@ impl Linker<'_> {
                     src: Block::<u32>::flat(0, 1).into(),
                     dst: Block::<u32>::flat(g, 1).into(),
                     sem: SEM_LINK,
-                    elem: ElemType::F32,
+                    elem,
                 });
                 self.instrs.push(Instr::Wait { sem: SEM_LINK, count: 1 });
                 Ok(g.into())
@@ -231,11 +258,11 @@ impl Linker<'_> {
     }
 
     /// Buffers for values of these sizes: the wanted ones where given, else new ones.
-    fn buffers(&mut self, sizes: &[u32], wanted: &[Option<Addr>]) -> Vec<Addr> {
+    fn buffers(&mut self, sizes: &[Size], wanted: &[Option<Addr>]) -> Vec<Addr> {
         sizes
             .iter()
             .enumerate()
-            .map(|(k, &n)| wanted.get(k).cloned().flatten().unwrap_or_else(|| self.alloc(n).into()))
+            .map(|(k, &n)| wanted.get(k).cloned().flatten().unwrap_or_else(|| self.place(n).into()))
             .collect()
     }
 
@@ -261,7 +288,7 @@ impl Linker<'_> {
         for (k, (out, a)) in outs.into_iter().zip(&jaxpr.outvars).enumerate() {
             match dests.get(k).cloned().flatten() {
                 Some(d) if d != out => {
-                    self.copy(out, d.clone(), words(&jaxpr.atom_aval(a).shape));
+                    self.copy(out, d.clone(), size(jaxpr.atom_aval(a)));
                     landed.push(d);
                 }
                 _ => landed.push(out),
@@ -365,40 +392,49 @@ impl Linker<'_> {
         inputs: &[Addr],
         dests: &[Option<Addr>],
     ) -> Result<Vec<Addr>, CompileError> {
-        // The linker's buffers are a word per element, bf16 included.
-        let stages = compile_with(name, jaxpr, self.opts, Bf16InHbm::WordEach)?;
+        let stages = compile_stages(name, jaxpr, self.opts)?;
         let q = stages.program;
         self.hlo.push_str(&format!("# {name}\n{}\n", stages.hlo.trim_end()));
         self.fused.push_str(&format!("# {name}\n{}\n", stages.fused.trim_end()));
         self.traffic.add(&stages.traffic);
         let private = self.alloc(q.hbm_words);
-        // (first word, one past the last, where it moves to) of each input and output.
-        let mut regions: Vec<(u32, u32, Addr)> =
-            q.inputs.iter().zip(inputs).map(|(b, g)| (b.addr, b.addr + b.elements().max(1), g.clone())).collect();
-        let moved = |r: &(u32, u32, Addr), at: u32| Addr { base: r.2.base + (at - r.0), ..r.2.clone() };
+        // (first element, one past the last, how HBM holds them, where they move to) of each
+        // input and output; addresses count the region's elements, so a DMA only ever falls in
+        // a region of its own element type.
+        let mut regions: Vec<(u32, u32, ElemType, Addr)> = q
+            .inputs
+            .iter()
+            .zip(inputs)
+            .map(|(b, g)| (b.addr, b.addr + b.elements().max(1), b.elem, g.clone()))
+            .collect();
+        let moved = |r: &(u32, u32, ElemType, Addr), at: u32| Addr { base: r.3.base + (at - r.0), ..r.3.clone() };
         let mut outputs = Vec::new();
         for (j, b) in q.outputs.iter().enumerate() {
             let (lo, hi) = (b.addr, b.addr + b.elements().max(1));
             // An output that is an input (or a view of one), or another output (a value
             // returned twice), is that one's buffer: values never change once written, so
             // sharing is safe.
-            let global = match regions.iter().find(|r| r.0 <= lo && hi <= r.1) {
+            let global = match regions.iter().find(|r| r.2 == b.elem && r.0 <= lo && hi <= r.1) {
                 Some(r) => moved(r, lo),
                 None => {
                     let g = match dests.get(j).cloned().flatten() {
                         Some(d) => d,
-                        None => Addr::from(self.alloc(hi - lo)),
+                        None => Addr::from(self.place(Size { elements: hi - lo, elem: b.elem })),
                     };
-                    regions.push((lo, hi, g.clone()));
+                    regions.push((lo, hi, b.elem, g.clone()));
                     g
                 }
             };
             outputs.push(global);
         }
-        let relocate = |a: &Addr| {
-            let to = match regions.iter().find(|r| r.0 <= a.base && a.base < r.1) {
+        // The piece's temporaries move onto its private words.
+        let relocate = |a: &Addr, elem: ElemType| {
+            let to = match regions.iter().find(|r| r.2 == elem && r.0 <= a.base && a.base < r.1) {
                 Some(r) => moved(r, a.base),
-                None => Addr::from(private + a.base),
+                None => match elem {
+                    ElemType::F32 => Addr::from(private + a.base),
+                    ElemType::Bf16 => Addr::from(2 * private + a.base),
+                },
             };
             Addr { base: to.base, strides: a.strides.clone(), scalars: to.scalars }
         };
@@ -408,14 +444,14 @@ impl Linker<'_> {
         for instr in &q.instrs {
             self.instrs.push(match instr {
                 Instr::DmaLoad { src, dst, sem, elem } => Instr::DmaLoad {
-                    src: Block { addr: relocate(&src.addr), ..src.clone() },
+                    src: Block { addr: relocate(&src.addr, *elem), ..src.clone() },
                     dst: dst.clone(),
                     sem: *sem,
                     elem: *elem,
                 },
                 Instr::DmaStore { src, dst, sem, elem } => Instr::DmaStore {
                     src: src.clone(),
-                    dst: Block { addr: relocate(&dst.addr), ..dst.clone() },
+                    dst: Block { addr: relocate(&dst.addr, *elem), ..dst.clone() },
                     sem: *sem,
                     elem: *elem,
                 },
@@ -449,9 +485,9 @@ impl Linker<'_> {
     }
 
     /// Two sets of buffers for a loop's carries, holding `init` at first (see [`Carries`]).
-    fn carries(&mut self, init: &[Addr], sizes: &[u32], registers: LoopRegisters) -> Carries {
-        let a: Vec<u32> = sizes.iter().map(|&n| self.alloc(n)).collect();
-        let b: Vec<u32> = sizes.iter().map(|&n| self.alloc(n)).collect();
+    fn carries(&mut self, init: &[Addr], sizes: &[Size], registers: LoopRegisters) -> Carries {
+        let a: Vec<u32> = sizes.iter().map(|&n| self.place(n)).collect();
+        let b: Vec<u32> = sizes.iter().map(|&n| self.place(n)).collect();
         for ((from, &to), &n) in init.iter().zip(&a).zip(sizes) {
             self.copy(from.clone(), to.into(), n);
         }
@@ -483,16 +519,16 @@ impl Linker<'_> {
         COPY_WORDS.min(self.opts.vmem_words / 4).max(1)
     }
 
-    /// Copies `words` words of HBM from `from` to `to`, through VMEM.
-    fn copy(&mut self, from: Addr, to: Addr, words: u32) {
-        self.move_window(from, to, &[], words);
+    /// Copies a buffer of `size` in HBM from `from` to `to`, through VMEM.
+    fn copy(&mut self, from: Addr, to: Addr, size: Size) {
+        self.move_window(from, to, &[], size.elements, size.elem);
     }
 
     /// Moves a window from HBM to HBM through VMEM: at each step of `axes` (outermost first),
-    /// `run` contiguous words from `from` to `to`, each axis moving them by its strides. As
-    /// many rows of the innermost axis go at once as fit in [`Linker::copy_words`]; the other
-    /// axes are loops.
-    fn move_window(&mut self, from: Addr, to: Addr, axes: &[Axis], run: u32) {
+    /// `run` contiguous elements (held in HBM as `elem`) from `from` to `to`, each axis moving
+    /// them by its strides. As many rows of the innermost axis go at once as fit in
+    /// [`Linker::copy_words`] (a word each in VMEM); the other axes are loops.
+    fn move_window(&mut self, from: Addr, to: Addr, axes: &[Axis], run: u32, elem: ElemType) {
         let axes: Vec<Axis> = axes.iter().copied().filter(|a| a.count > 1).collect();
         let chunk = self.copy_words();
         if run > chunk {
@@ -500,10 +536,10 @@ impl Linker<'_> {
             let (full, tail) = (run / chunk, run % chunk);
             let mut cut = axes.clone();
             cut.push(Axis { count: full, from: chunk, to: chunk });
-            self.move_window(from.clone(), to.clone(), &cut, chunk);
+            self.move_window(from.clone(), to.clone(), &cut, chunk, elem);
             if tail > 0 {
                 let done = full * chunk;
-                self.move_window(offset(&from, done), offset(&to, done), &axes, tail);
+                self.move_window(offset(&from, done), offset(&to, done), &axes, tail, elem);
             }
             return;
         }
@@ -519,7 +555,7 @@ impl Linker<'_> {
                     let mut cut = outer.to_vec();
                     cut.push(Axis { count: full, from: rows.from * fit, to: rows.to * fit });
                     cut.push(Axis { count: fit, ..rows });
-                    self.move_window(from.clone(), to.clone(), &cut, run);
+                    self.move_window(from.clone(), to.clone(), &cut, run, elem);
                     if tail > 0 {
                         let mut rest = outer.to_vec();
                         rest.push(Axis { count: tail, ..rows });
@@ -528,6 +564,7 @@ impl Linker<'_> {
                             offset(&to, full * fit * rows.to),
                             &rest,
                             run,
+                            elem,
                         );
                     }
                     return;
@@ -550,9 +587,9 @@ impl Linker<'_> {
         let vmem = Block { addr: Addr::from(0), rows: rows.count, cols: run, stride: run };
         let src = Block { addr: looped(&from, |a| a.from), rows: rows.count, cols: run, stride: rows.from };
         let dst = Block { addr: looped(&to, |a| a.to), rows: rows.count, cols: run, stride: rows.to };
-        self.instrs.push(Instr::DmaLoad { src, dst: vmem.clone(), sem: SEM_LINK, elem: ElemType::F32 });
+        self.instrs.push(Instr::DmaLoad { src, dst: vmem.clone(), sem: SEM_LINK, elem });
         self.instrs.push(Instr::Wait { sem: SEM_LINK, count: 1 });
-        self.instrs.push(Instr::DmaStore { src: vmem, dst, sem: SEM_LINK, elem: ElemType::F32 });
+        self.instrs.push(Instr::DmaStore { src: vmem, dst, sem: SEM_LINK, elem });
         self.instrs.push(Instr::Wait { sem: SEM_LINK, count: 1 });
         for _ in &loops {
             self.instrs.push(Instr::End);
@@ -570,8 +607,9 @@ impl Linker<'_> {
         let shape = &jaxpr.atom_aval(&eqn.inputs[0]).shape;
         let window = if update { &jaxpr.atom_aval(&eqn.inputs[1]).shape } else { &jaxpr.aval(eqn.outputs[0]).shape };
         let result = self.buffers(&sizes(jaxpr, &eqn.outputs), &site.wanted).remove(0);
+        let elem = size(jaxpr.atom_aval(&eqn.inputs[0])).elem;
         if update {
-            self.copy(operands[0].clone(), result.clone(), words(shape));
+            self.copy(operands[0].clone(), result.clone(), size(jaxpr.atom_aval(&eqn.inputs[0])));
         }
         let mut fixed = 0u32;
         let mut computed = false;
@@ -602,10 +640,10 @@ impl Linker<'_> {
         if update {
             let at = plus_register(&offset(&result, fixed), OFFSET, 1);
             let axes: Vec<Axis> = axes.iter().map(|a| Axis { from: a.to, to: a.from, ..*a }).collect();
-            self.move_window(operands[1].clone(), at, &axes, run);
+            self.move_window(operands[1].clone(), at, &axes, run, elem);
         } else {
             let at = plus_register(&offset(&operands[0], fixed), OFFSET, 1);
-            self.move_window(at, result.clone(), &axes, run);
+            self.move_window(at, result.clone(), &axes, run, elem);
         }
         Ok(result)
     }
@@ -658,10 +696,11 @@ impl Linker<'_> {
         let ys = self.buffers(&sizes(jaxpr, y_outputs), &wanted[scan.carries..]);
         let carries = self.carries(init, &sizes(jaxpr, carry_outputs), registers);
         let body = &scan.body;
+        // A row's elements: what the row counter moves each address by.
         let x_rows: Vec<u32> =
-            body.invars[scan.consts + scan.carries..].iter().map(|&v| words(&body.aval(v).shape)).collect();
-        let y_rows: Vec<u32> = body.outvars[scan.carries..].iter().map(|a| words(&body.atom_aval(a).shape)).collect();
-        let row = |a: &Addr, words: u32| plus_register(a, registers.row, words as i32);
+            body.invars[scan.consts + scan.carries..].iter().map(|&v| size(body.aval(v)).elements).collect();
+        let y_rows: Vec<u32> = body.outvars[scan.carries..].iter().map(|a| size(body.atom_aval(a)).elements).collect();
+        let row = |a: &Addr, elements: u32| plus_register(a, registers.row, elements as i32);
         let length = scan.length as i32;
         let (first, step) = if scan.reverse { (length - 1, -1) } else { (0, 1) };
         let k = scan.unroll.clamp(1, scan.length.max(1)) as i32;
@@ -768,7 +807,7 @@ struct Site<'j> {
 struct Carries {
     a: Vec<u32>,
     b: Vec<u32>,
-    sizes: Vec<u32>,
+    sizes: Vec<Size>,
     registers: LoopRegisters,
 }
 

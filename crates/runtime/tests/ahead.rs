@@ -94,6 +94,28 @@ fn full_size_programs_compile_and_time_without_values() {
     assert_eq!(report.stdout, "JaxRuntimeError RESOURCE_EXHAUSTED: <lambda> needs 18.6 Gi\n", "{}", report.stdout);
 }
 
+/// With bf16 packed in HBM as on the chip, a v5e's bf16 programs land near their roofline: a
+/// large matmul near the MXUs' peak, a matrix-vector product near HBM's bandwidth (issue 30).
+#[test]
+fn bf16_programs_land_near_their_bounds_on_v5e() {
+    let v5e = emu::TpuConfig::v5e();
+    let report = run("import jax\nimport jax.numpy as jnp\nbf = jnp.bfloat16\n\
+        dot = lambda a, b: jnp.dot(a, b, preferred_element_type=jnp.float32)\n\
+        def matmul(a, b):\n    return dot(a, b)\n\
+        def matvec(x, w):\n    return dot(x, w)\n\
+        jax.jit(matmul).lower(jax.ShapeDtypeStruct((2048, 2048), bf), jax.ShapeDtypeStruct((2048, 2048), bf)).compile()\n\
+        jax.jit(matvec).lower(jax.ShapeDtypeStruct((1, 8192), bf), jax.ShapeDtypeStruct((8192, 8192), bf)).compile()\n");
+    let matmul = only(&report, "matmul").counters;
+    let compute_bound = matmul.flops as f64 / v5e.peak_bf16_flops_per_core();
+    assert!(compute_bound / matmul.seconds > 0.85, "{} s against a bound of {compute_bound} s", matmul.seconds);
+    let matvec = only(&report, "matvec").counters;
+    // The weight's 128 MiB at two bytes a value, read once.
+    let weight = 8192.0 * 8192.0 * 2.0;
+    assert!(matvec.hbm_bytes_read as f64 >= weight && (matvec.hbm_bytes_read as f64) < weight * 1.01);
+    let memory_bound = weight / v5e.hbm_bytes_per_second;
+    assert!(memory_bound / matvec.seconds > 0.8, "{} s against a bound of {memory_bound} s", matvec.seconds);
+}
+
 #[test]
 fn a_broadcast_longer_than_a_tile_of_vmem_is_copied_in_pieces() {
     // A causal mask broadcast over heads is one contiguous run per head; on a machine with

@@ -105,6 +105,41 @@ fn a_scan_is_compiled_once_whatever_its_length() {
     assert!(more % 19_900 == 0 && more / 19_900 >= 3, "{} then {} flops", short.counters.flops, long.counters.flops);
 }
 
+/// A scan over layers, as real models loop over them: the weights and activations in bf16 move
+/// two bytes a value through the linked program (carries, rows of `xs`, windows), half what
+/// the same loop in float32 moves.
+#[test]
+fn a_bf16_loop_moves_half_the_bytes_of_a_float32_one() {
+    let layers = |dtype: &str| {
+        format!(
+            "import jax\nimport jax.numpy as jnp\nfrom jax import lax\n\n\
+             @jax.jit\n\
+             def layers(ws, x):\n    \
+                 return lax.scan(lambda h, w: (jnp.tanh(h @ w), None), x, ws)[0]\n\n\
+             ws = jnp.ones((6, 256, 256), jnp.{dtype}) / 256\n\
+             print(layers(ws, jnp.ones((8, 256), jnp.{dtype})).dtype)\n"
+        )
+    };
+    let moved = |dtype: &str| {
+        let report = run(&layers(dtype), BackendChoice::Cpu, Limits::default()).unwrap();
+        assert_eq!(report.stdout, format!("{dtype}\n"));
+        let p = report.programs.iter().find(|p| p.name == "layers").expect("the program");
+        assert!(
+            p.program.instrs.iter().any(|i| matches!(i, isa::Instr::While { .. })),
+            "linked, its loop on the machine"
+        );
+        p.counters.hbm_bytes_read + p.counters.hbm_bytes_written
+    };
+    let (f32_bytes, bf16_bytes) = (moved("float32"), moved("bfloat16"));
+    // Each of the 6 weights (256 KiB in float32) is read once.
+    assert!(f32_bytes >= 6 * 256 * 256 * 4, "{f32_bytes}");
+    // (A word the loop's control loads is four bytes in both.)
+    assert!(
+        (bf16_bytes * 2).abs_diff(f32_bytes) <= f32_bytes / 100,
+        "{bf16_bytes} bytes in bf16, {f32_bytes} in float32"
+    );
+}
+
 #[test]
 fn a_scan_past_the_step_budget_is_an_error_naming_it() {
     let limits = Limits { steps: 50_000, ..Limits::default() };

@@ -293,7 +293,9 @@ impl Interp<'_, '_> {
                         Some(i) => Some(int_arg(&need(arg(i, "slice_size"), "slice_size")?)?),
                         None => None,
                     };
-                    let axis_at = if name == "dynamic_index_in_dim" || update.is_some() { 2 } else { 3 };
+                    // dynamic_index_in_dim(operand, index, axis); the others (operand, [update,]
+                    // start, [size,] axis): the axis is the fourth argument.
+                    let axis_at = if name == "dynamic_index_in_dim" { 2 } else { 3 };
                     let axis = match arg(axis_at, "axis") {
                         None => 0,
                         Some(v) => int_arg(&v)?,
