@@ -432,8 +432,8 @@ impl Linker<'_> {
             let to = match regions.iter().find(|r| r.2 == elem && r.0 <= a.base && a.base < r.1) {
                 Some(r) => moved(r, a.base),
                 None => match elem {
-                    ElemType::F32 => Addr::from(private + a.base),
-                    ElemType::Bf16 => Addr::from(2 * private + a.base),
+                    ElemType::F32 => Addr::from(private.saturating_add(a.base)),
+                    ElemType::Bf16 => Addr::from(private.saturating_mul(2).saturating_add(a.base)),
                 },
             };
             Addr { base: to.base, strides: a.strides.clone(), scalars: to.scalars }
