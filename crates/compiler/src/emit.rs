@@ -116,12 +116,9 @@ impl Stored {
 /// The place of an iota's input, which no DMA reads.
 const NO_HBM: Stored = Stored { addr: 0, elem: ElemType::F32 };
 
-/// How HBM holds value `v` when it is stored as itself: bf16 packed, every other type a word.
+/// How HBM holds value `v` when it is stored as itself.
 fn stored_elem(g: &Graph, v: ValueId) -> ElemType {
-    match g.instrs[v].elem {
-        Elem::Bf16 => ElemType::Bf16,
-        _ => ElemType::F32,
-    }
+    g.instrs[v].elem.in_hbm()
 }
 
 /// Where a view's elements come from: an array in HBM, or an iota, which the kernels that read
@@ -351,15 +348,9 @@ impl<'a> Emitter<'a> {
     /// HBM for value `v`, a bf16 packed (`emit` checked that every address fits).
     fn hbm_alloc(&mut self, v: ValueId) -> Stored {
         let elem = stored_elem(&self.fused.graph, v);
-        let n = (self.fused.graph.instrs[v].size() as u32).max(1);
-        let stored = match elem {
-            ElemType::F32 => Stored { addr: self.hbm_top, elem },
-            ElemType::Bf16 => Stored { addr: 2 * self.hbm_top, elem },
-        };
-        self.hbm_top += match elem {
-            ElemType::F32 => n,
-            ElemType::Bf16 => n.div_ceil(2),
-        };
+        let n = (self.fused.graph.instrs[v].size() as u64).max(1);
+        let stored = Stored { addr: elem.at_word(self.hbm_top), elem };
+        self.hbm_top += elem.words(n) as u32;
         self.hbm[v] = Some(stored);
         stored
     }
@@ -1609,9 +1600,9 @@ pub fn emit(fused: &FusedGraph, opts: &CompileOptions) -> Result<Program, Compil
     let (mut words, mut packed) = (0u64, false);
     for &v in g.params.iter().chain(fused.fusions.iter().flat_map(|f| &f.outputs)) {
         let n = g.instrs[v].shape.iter().map(|&d| d as u64).product::<u64>().max(1);
-        let bf16 = stored_elem(g, v) == ElemType::Bf16;
-        packed |= bf16;
-        words += if bf16 { n.div_ceil(2) } else { n };
+        let elem = stored_elem(g, v);
+        packed |= elem == ElemType::Bf16;
+        words += elem.words(n);
     }
     let reach = if packed { u32::MAX as u64 / 2 } else { u32::MAX as u64 };
     if words > reach {

@@ -306,6 +306,14 @@ impl Elem {
         }
     }
 
+    /// How HBM holds it: bf16 packed two to a word, every other type a word each.
+    pub fn in_hbm(self) -> isa::ElemType {
+        match self {
+            Elem::Bf16 => isa::ElemType::Bf16,
+            _ => isa::ElemType::F32,
+        }
+    }
+
     /// Bytes per element as JAX counts them (the machine holds every element in a word).
     pub fn bytes(self) -> usize {
         match self {

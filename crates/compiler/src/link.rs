@@ -34,6 +34,7 @@
 //! VMEM from address 0 and no semaphore crosses from one to the next.
 
 use crate::emit::offset;
+use crate::hlo::Elem;
 use crate::{compile_stages, CompileError, CompileOptions};
 use isa::{Addr, Block, ElemType, Instr, Operand, Program, ScalarOp, ScalarOperand, VectorOp};
 use jaxlite::control::{Branches, ScanLoop, WhileLoop};
@@ -161,8 +162,7 @@ struct Size {
 }
 
 fn size(aval: &Aval) -> Size {
-    let elem = if aval.dtype == DType::BF16 { ElemType::Bf16 } else { ElemType::F32 };
-    Size { elements: (aval.shape.iter().product::<usize>() as u32).max(1), elem }
+    Size { elements: (aval.shape.iter().product::<usize>() as u32).max(1), elem: Elem::of(aval.dtype).in_hbm() }
 }
 
 /// The size of each variable's buffer.
@@ -223,10 +223,8 @@ impl Linker<'_> {
     /// A buffer of `size`; its address in its elements (past the 32-bit range, saturated:
     /// the linked program then fails validation, naming the address).
     fn place(&mut self, size: Size) -> u32 {
-        match size.elem {
-            ElemType::F32 => self.alloc(size.elements),
-            ElemType::Bf16 => self.alloc(size.elements.div_ceil(2)).saturating_mul(2),
-        }
+        let word = self.alloc(size.elem.words(size.elements as u64) as u32);
+        size.elem.at_word(word)
     }
 
     /// The buffer holding an operand: a variable's, or a literal's, written into a buffer of
@@ -431,10 +429,7 @@ impl Linker<'_> {
         let relocate = |a: &Addr, elem: ElemType| {
             let to = match regions.iter().find(|r| r.2 == elem && r.0 <= a.base && a.base < r.1) {
                 Some(r) => moved(r, a.base),
-                None => match elem {
-                    ElemType::F32 => Addr::from(private.saturating_add(a.base)),
-                    ElemType::Bf16 => Addr::from(private.saturating_mul(2).saturating_add(a.base)),
-                },
+                None => Addr::from(elem.at_word(private).saturating_add(a.base)),
             };
             Addr { base: to.base, strides: a.strides.clone(), scalars: to.scalars }
         };

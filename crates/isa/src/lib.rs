@@ -781,9 +781,8 @@ impl Instr<u32> {
 /// each; bf16 is packed as the hardware packs it, two to a word (element `2k` in word `k`'s low
 /// half, `2k+1` in its high half), so moving a bf16 array moves half the bytes. HBM addresses
 /// and strides of bf16 data count bf16 elements: element `h` is half `h % 2` of word `h / 2`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ElemType {
-    #[default]
     F32,
     Bf16,
 }
@@ -803,12 +802,36 @@ impl ElemType {
         }
     }
 
+    /// Elements of this type a word holds.
+    pub fn per_word(self) -> u64 {
+        match self {
+            ElemType::F32 => 1,
+            ElemType::Bf16 => 2,
+        }
+    }
+
+    /// What its HBM addresses count: `words` or `bf16 elements`.
+    pub fn unit(self) -> &'static str {
+        match self {
+            ElemType::F32 => "words",
+            ElemType::Bf16 => "bf16 elements",
+        }
+    }
+
     /// The word of HBM holding the element at address `a` (in this type's elements).
     pub fn word_of(self, a: u64) -> u64 {
-        match self {
-            ElemType::F32 => a,
-            ElemType::Bf16 => a / 2,
-        }
+        a / self.per_word()
+    }
+
+    /// The words `n` elements take in HBM.
+    pub fn words(self, n: u64) -> u64 {
+        n.div_ceil(self.per_word())
+    }
+
+    /// The address, in this type's elements, of HBM word `w`'s first element (saturated past
+    /// the 32-bit range, which validation then reports).
+    pub fn at_word(self, w: u32) -> u32 {
+        w.saturating_mul(self.per_word() as u32)
     }
 }
 

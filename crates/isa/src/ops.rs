@@ -245,10 +245,7 @@ impl<'a> Ops<'a> {
             ));
         }
         // HBM's size in the elements a DMA counts.
-        let hbm_in = |elem: ElemType| match elem {
-            ElemType::F32 => (hbm, "words"),
-            ElemType::Bf16 => (2 * hbm, "bf16 elements"),
-        };
+        let hbm_in = |elem: ElemType| (hbm * elem.per_word(), elem.unit());
         // An HBM address moved by an unknown word is not checked: it stands for any place.
         let computed = |a: &Addr| computed(a) && !self.reads_unknown(a);
         let check = |what: &str, b: &Block<u32>, (size, unit): (u64, &str)| {

@@ -44,10 +44,7 @@ impl Memory {
 
     /// HBM as a DMA moving `elem`s addresses it.
     fn hbm(words: u32, elem: ElemType) -> Memory {
-        match elem {
-            ElemType::F32 => Memory::words(words),
-            ElemType::Bf16 => Memory { size: 2 * words as u64, unit: "bf16 elements" },
-        }
+        Memory { size: words as u64 * elem.per_word(), unit: elem.unit() }
     }
 }
 
