@@ -26,8 +26,10 @@ pub fn table(machines: &[TpuConfig]) -> String {
         "VMEM MiB",
         "peak TFLOP/s/chip",
         "weight dbuf",
+        "chips",
+        "ICI GB/s/link",
     ];
-    let rows: Vec<[String; 9]> = machines
+    let rows: Vec<[String; 11]> = machines
         .iter()
         .map(|m| {
             let peak = format!("{:.1}", m.peak_ops_per_chip() / 1e12);
@@ -44,6 +46,14 @@ pub fn table(machines: &[TpuConfig]) -> String {
                     MxuDtype::Int8 => format!("{peak} (int8)"),
                 },
                 if m.weight_double_buffer { "yes" } else { "no" }.into(),
+                match m.chips() {
+                    1 => "1".into(),
+                    n => {
+                        let dims: Vec<String> = m.topology.iter().map(u32::to_string).collect();
+                        format!("{n} ({})", dims.join("x"))
+                    }
+                },
+                trim(m.ici_link_bytes_per_second / 1e9),
             ]
         })
         .collect();

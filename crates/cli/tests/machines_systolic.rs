@@ -16,7 +16,10 @@ fn machines_json_lists_every_preset_with_the_documented_fields() {
     let v = json(&tpu(&["machines", "--json"]));
     let list = v.as_array().unwrap();
     let names: Vec<&str> = list.iter().map(|m| m["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["v1", "v2", "v3", "v4", "v5e", "v5p", "v6e"]);
+    assert_eq!(
+        names,
+        ["v1", "v2", "v3", "v4", "v5e", "v5p", "v6e", "v5e-4", "v5e-8", "v5e-16", "v4-8", "v5p-8", "v6e-8"]
+    );
     for m in list {
         for field in [
             "clock_hz",
@@ -29,10 +32,21 @@ fn machines_json_lists_every_preset_with_the_documented_fields() {
             "vmem_bytes",
             "peak_bf16_flops_per_core",
             "peak_bf16_flops_per_chip",
+            "chips",
+            "ici_link_bytes_per_second",
+            "ici_ports",
+            "pcie_bytes_per_second",
         ] {
             assert!(m[field].is_number(), "{}: {field}", m["name"]);
         }
+        assert!(m["topology"].is_array() && m["wraparound"].is_array(), "{}", m["name"]);
     }
+    let v5e8 = &list[8];
+    assert_eq!(v5e8["name"], "v5e-8");
+    assert_eq!(v5e8["chips"], 8);
+    assert_eq!(v5e8["topology"], serde_json::json!([2, 4]));
+    assert_eq!(v5e8["wraparound"], serde_json::json!([false, false]));
+    assert_eq!(v5e8["ici_link_bytes_per_second"].as_f64(), Some(45e9));
     let v5e = &list[4];
     assert_eq!(v5e["peak_bf16_flops_per_chip"].as_f64(), Some(196_608_000_000_000.0));
     assert_eq!(v5e["mxu_dtype"], "bf16");

@@ -65,6 +65,24 @@ pub struct TpuConfig {
     /// Cycles issue loses at a data-dependent branch (`while`, `if`): the scalar pipeline
     /// refilling (a model parameter).
     pub branch_cycles: u64,
+    /// The slice's chips along each torus axis, x first (`[2, 4]` for a v5e-8; `[1, 1]` for one
+    /// v5e chip, `[1, 1, 1]` for one chip of a generation with a 3D torus). Chip `i` sits at
+    /// the coordinates of `i` counted x fastest, as JAX numbers a slice's devices.
+    pub topology: Vec<u32>,
+    /// Whether each axis of `topology` closes into a ring (a torus) or stays a line (a mesh).
+    /// Set by the generation's rule (see [`TpuConfig::wraparound_for`]); a line roughly doubles
+    /// a collective's time along that axis.
+    pub wraparound: Vec<bool>,
+    /// One ICI link's bandwidth in one direction. A chip's neighbour along an axis is one link
+    /// away; "bidirectional" figures are twice this.
+    pub ici_link_bytes_per_second: f64,
+    /// ICI ports per chip: 4 on a 2D-torus generation, 6 on a 3D one.
+    pub ici_ports: u32,
+    /// What one hop over an ICI link costs regardless of the bytes (the scaling book's "around
+    /// 1us"; a model parameter, not a datasheet figure).
+    pub ici_hop_seconds: f64,
+    /// The host ↔ chip PCIe bandwidth, per chip, each way.
+    pub pcie_bytes_per_second: f64,
 }
 
 /// A machine as reports describe it: its fields plus the figures derived from them (the JSON of
@@ -92,6 +110,13 @@ pub struct MachineSummary {
     pub branch_cycles: u64,
     pub peak_bf16_flops_per_core: f64,
     pub peak_bf16_flops_per_chip: f64,
+    pub chips: u32,
+    pub topology: Vec<u32>,
+    pub wraparound: Vec<bool>,
+    pub ici_link_bytes_per_second: f64,
+    pub ici_ports: u32,
+    pub ici_hop_seconds: f64,
+    pub pcie_bytes_per_second: f64,
 }
 
 const KIB: u64 = 1 << 10;
@@ -104,6 +129,12 @@ const DMA_LATENCY_CYCLES: u64 = 500;
 const TRANSCENDENTAL_CYCLES: u64 = 4;
 const SCALAR_LOAD_CYCLES: u64 = 16;
 const BRANCH_CYCLES: u64 = 8;
+/// The scaling book (sharding.md): "Each hop over an ICI link has some intrinsic overhead
+/// regardless of the data volume. This is typically around 1us."
+const ICI_HOP_SECONDS: f64 = 1e-6;
+/// PCIe Gen3 x16, as the scaling book gives it for v4 ("16GB / second each way") and Norrie et
+/// al. for v2 ("PCIe: 16 GB/s/chip").
+const PCIE_GEN3_X16: f64 = 16e9;
 
 impl TpuConfig {
     /// The fields every preset shares: the 8 × 128 vector register (Google Cloud's v6e page:
@@ -128,6 +159,12 @@ impl TpuConfig {
             transcendental_cycles: TRANSCENDENTAL_CYCLES,
             scalar_load_cycles: SCALAR_LOAD_CYCLES,
             branch_cycles: BRANCH_CYCLES,
+            topology: vec![1, 1],
+            wraparound: vec![false, false],
+            ici_link_bytes_per_second: 0.0,
+            ici_ports: 0,
+            ici_hop_seconds: ICI_HOP_SECONDS,
+            pcie_bytes_per_second: 0.0,
         }
     }
 
@@ -143,6 +180,9 @@ impl TpuConfig {
             hbm_bytes: 8 * GIB,
             hbm_bytes_per_second: 34e9,
             vmem_bytes: 24 * MIB,
+            pcie_bytes_per_second: PCIE_GEN3_X16,
+            topology: vec![1],
+            wraparound: vec![false],
             ..TpuConfig::base("v1")
         }
     }
@@ -156,6 +196,9 @@ impl TpuConfig {
             mxus_per_core: 1,
             hbm_bytes: 16 * GIB,
             hbm_bytes_per_second: 700e9,
+            ici_link_bytes_per_second: 60e9,
+            ici_ports: 4,
+            pcie_bytes_per_second: PCIE_GEN3_X16,
             ..TpuConfig::base("v2")
         }
     }
@@ -169,6 +212,9 @@ impl TpuConfig {
             mxus_per_core: 2,
             hbm_bytes: 32 * GIB,
             hbm_bytes_per_second: 900e9,
+            ici_link_bytes_per_second: 100e9,
+            ici_ports: 4,
+            pcie_bytes_per_second: PCIE_GEN3_X16,
             ..TpuConfig::base("v3")
         }
     }
@@ -182,6 +228,11 @@ impl TpuConfig {
             mxus_per_core: 4,
             hbm_bytes: 32 * GIB,
             hbm_bytes_per_second: 1200e9,
+            ici_link_bytes_per_second: 45e9,
+            ici_ports: 6,
+            topology: vec![1, 1, 1],
+            wraparound: vec![false, false, false],
+            pcie_bytes_per_second: PCIE_GEN3_X16,
             ..TpuConfig::base("v4")
         }
     }
@@ -196,6 +247,9 @@ impl TpuConfig {
             hbm_bytes: 16 * GIB,
             hbm_bytes_per_second: 819e9,
             vmem_bytes: 128 * MIB,
+            ici_link_bytes_per_second: 45e9,
+            ici_ports: 4,
+            pcie_bytes_per_second: 16e9,
             ..TpuConfig::base("v5e")
         }
     }
@@ -211,6 +265,11 @@ impl TpuConfig {
             hbm_bytes: 95 * GIB,
             hbm_bytes_per_second: 2765e9,
             vmem_bytes: 64 * MIB,
+            ici_link_bytes_per_second: 90e9,
+            ici_ports: 6,
+            topology: vec![1, 1, 1],
+            wraparound: vec![false, false, false],
+            pcie_bytes_per_second: 16e9,
             ..TpuConfig::base("v5p")
         }
     }
@@ -228,12 +287,22 @@ impl TpuConfig {
             hbm_bytes: 32 * GIB,
             hbm_bytes_per_second: 1640e9,
             vmem_bytes: 128 * MIB,
+            ici_link_bytes_per_second: 90e9,
+            ici_ports: 4,
+            pcie_bytes_per_second: 32e9,
             ..TpuConfig::base("v6e")
         }
     }
 
-    /// The presets by name.
+    /// The presets by name: single chips, and slices of them as Google Cloud names them (`v5e-8`:
+    /// eight v5e chips; `v4-8` and `v5p-8` count TensorCores, so they are four chips).
     pub fn preset(name: &str) -> Option<TpuConfig> {
+        if let Some((chip, topology)) = SLICES.iter().find(|(slice, ..)| *slice == name).map(|(_, c, t)| (c, t)) {
+            let mut cfg = TpuConfig::preset(chip)?;
+            cfg.set_topology(topology.to_vec()).ok()?;
+            cfg.name = name.to_string();
+            return Some(cfg);
+        }
         Some(match name {
             "v1" => TpuConfig::v1(),
             "v2" => TpuConfig::v2(),
@@ -246,10 +315,17 @@ impl TpuConfig {
         })
     }
 
+    /// The chip generation: the preset name without its slice size or overrides (`v5e` for
+    /// `v5e-8+clock_ghz=1`).
+    pub fn generation(&self) -> &str {
+        let preset = self.name.split('+').next().unwrap_or_default();
+        preset.split('-').next().unwrap_or_default()
+    }
+
     /// What JAX reports as this generation's `device_kind` (v1 was never a JAX device; it is
     /// named in the same style).
     pub fn device_kind(&self) -> &'static str {
-        match self.name.split('+').next().unwrap_or_default() {
+        match self.generation() {
             "v1" => "TPU v1",
             "v2" => "TPU v2",
             "v3" => "TPU v3",
@@ -261,7 +337,67 @@ impl TpuConfig {
     }
 
     pub fn preset_names() -> &'static [&'static str] {
-        &["v1", "v2", "v3", "v4", "v5e", "v5p", "v6e"]
+        &["v1", "v2", "v3", "v4", "v5e", "v5p", "v6e", "v5e-4", "v5e-8", "v5e-16", "v4-8", "v5p-8", "v6e-8"]
+    }
+
+    /// The number of chips in the slice.
+    pub fn chips(&self) -> u32 {
+        self.topology.iter().product()
+    }
+
+    /// A chip's coordinates in the slice, x first (`chip` counted x fastest).
+    pub fn chip_coords(&self, chip: u32) -> Vec<u32> {
+        crate::ici::coords(&self.topology, chip)
+    }
+
+    /// Whether an axis of `size` chips closes into a ring on this generation:
+    /// - v5e and v6e: "a single 16x16 2D torus with wraparounds along any axis of size 16"
+    ///   (the scaling book, tpus.md);
+    /// - v4 and v5p: a full 3D torus from one 4x4x4 cube up, every axis a multiple of 4 (Google
+    ///   Cloud's v4 and v5p pages; the optical switches close the rings; twisted tori are not
+    ///   modelled);
+    /// - v2 and v3: the pod's full axis (16 on v2, 32 on v3), the only size whose wraparound
+    ///   links are published; smaller slices are lines (unverified for v2/v3 sub-pod slices).
+    fn wraparound_for(&self, topology: &[u32]) -> Vec<bool> {
+        let all = |f: &dyn Fn(u32) -> bool| topology.iter().map(|&n| f(n)).collect::<Vec<_>>();
+        match self.generation() {
+            "v4" | "v5p" => {
+                let cubes = topology.iter().all(|&n| n % 4 == 0);
+                all(&|_| cubes)
+            }
+            "v2" => all(&|n| n == 16),
+            "v3" => all(&|n| n == 32),
+            "v1" => all(&|_| false),
+            _ => all(&|n| n == 16),
+        }
+    }
+
+    /// Makes the machine a slice of `topology` chips (one entry per torus axis of the
+    /// generation), with the generation's wraparound rule and largest pod.
+    fn set_topology(&mut self, topology: Vec<u32>) -> Result<(), String> {
+        let (axes, pod): (usize, &[u32]) = match self.generation() {
+            "v1" => (1, &[1]),
+            "v2" => (2, &[16, 16]),
+            "v3" => (2, &[32, 32]),
+            // v4: 16x16x16; v5p: its largest slice, 16x16x24.
+            "v4" => (3, &[16, 16, 16]),
+            "v5p" => (3, &[16, 16, 24]),
+            _ => (2, &[16, 16]),
+        };
+        let pod_text = pod.iter().map(u32::to_string).collect::<Vec<_>>().join("x");
+        if topology.len() != axes {
+            return Err(format!("{} chips form a {axes}-axis slice, as {pod_text} at most", self.generation()));
+        }
+        let mut sorted = topology.clone();
+        sorted.sort_unstable();
+        let mut largest = pod.to_vec();
+        largest.sort_unstable();
+        if topology.contains(&0) || sorted.iter().zip(&largest).any(|(n, max)| n > max) {
+            return Err(format!("{} slices are at most {pod_text} chips", self.generation()));
+        }
+        self.wraparound = self.wraparound_for(&topology);
+        self.topology = topology;
+        Ok(())
     }
 
     /// A preset or a custom machine by name: `v5e`, or `v5e+mxu=32x32+clock_ghz=1` (a preset
@@ -335,6 +471,12 @@ impl TpuConfig {
                 self.vector_sublanes = s;
                 self.vector_lanes = l;
             }
+            "topology" => {
+                let dims: Option<Vec<u32>> =
+                    value.split(['x', 'X', '×']).map(|d| d.trim().parse::<u32>().ok()).collect();
+                let dims = dims.ok_or_else(|| err("chips per axis, as AxB or AxBxC (e.g. 4x8)"))?;
+                self.set_topology(dims).map_err(|m| err(&format!("a slice this generation has ({m})")))?;
+            }
             "vector_sublanes" => self.vector_sublanes = parse_count(value, 4096).ok_or_else(|| err(RANGE_4096))?,
             "vector_lanes" => self.vector_lanes = parse_count(value, 4096).ok_or_else(|| err(RANGE_4096))?,
             "dma_latency_cycles" => {
@@ -401,6 +543,13 @@ impl TpuConfig {
             branch_cycles: self.branch_cycles,
             peak_bf16_flops_per_core: self.peak_bf16_flops_per_core(),
             peak_bf16_flops_per_chip: self.peak_bf16_flops_per_chip(),
+            chips: self.chips(),
+            topology: self.topology.clone(),
+            wraparound: self.wraparound.clone(),
+            ici_link_bytes_per_second: self.ici_link_bytes_per_second,
+            ici_ports: self.ici_ports,
+            ici_hop_seconds: self.ici_hop_seconds,
+            pcie_bytes_per_second: self.pcie_bytes_per_second,
         }
     }
 
@@ -463,6 +612,18 @@ pub const OVERRIDE_KEYS: &[&str] = &[
     "transcendental_cycles",
     "scalar_load_cycles",
     "branch_cycles",
+    "topology",
+];
+
+/// The slice presets: name, chip, chips per axis. v5e's hosts hold 1, 4 or 8 chips (4x2 as a
+/// tray pair; Google Cloud's v5e page); `v4-8` and `v5p-8` are one 2x2x1 host of four chips.
+const SLICES: &[(&str, &str, &[u32])] = &[
+    ("v5e-4", "v5e", &[2, 2]),
+    ("v5e-8", "v5e", &[2, 4]),
+    ("v5e-16", "v5e", &[4, 4]),
+    ("v4-8", "v4", &[2, 2, 1]),
+    ("v5p-8", "v5p", &[2, 2, 1]),
+    ("v6e-8", "v6e", &[2, 4]),
 ];
 
 const RANGE_4096: &str = "a whole number from 1 to 4096";

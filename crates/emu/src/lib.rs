@@ -5,12 +5,14 @@
 
 pub mod config;
 pub mod cpu;
+pub mod ici;
 pub mod systolic;
 pub mod timing;
 pub mod vpu_math;
 
 pub use config::{ConfigError, MachineSummary, MxuDtype, TpuConfig};
 pub use cpu::CpuBackend;
+pub use ici::{collective_time, Collective, CollectiveKind, CollectiveTime};
 pub use timing::{simulate, simulate_without_values, Breakdown, Counters, InstrTime, Span, Timing};
 
 use isa::Program;
