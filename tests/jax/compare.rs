@@ -39,6 +39,14 @@ pub fn load() -> Vec<Fixture> {
     file.fixtures
 }
 
+/// `tests/jax/slice_fixtures.json`: programs for a slice of 8 chips (`tests/jax/slices.py`).
+#[allow(dead_code)]
+pub fn load_slices() -> Vec<Fixture> {
+    let text = include_str!("slice_fixtures.json");
+    let file: File = serde_json::from_str(text).expect("tests/jax/slice_fixtures.json parses");
+    file.fixtures
+}
+
 #[derive(Debug, PartialEq)]
 enum Token {
     Num(f64),

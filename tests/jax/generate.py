@@ -3232,20 +3232,20 @@ def run(source, default_precision):
     return out.getvalue(), error
 
 
-def main():
-    # `generate.py NAME...` runs only the programs named, keeping the others' fixtures as the
-    # file has them (a full run takes minutes).
+def write(programs, path):
+    """Runs `programs` in real JAX and writes their fixtures to `path`. `NAME...` on the
+    command line runs only the programs named, keeping the others' fixtures as the file has
+    them (a full run takes minutes)."""
     only = set(sys.argv[1:])
-    path = os.path.join(HERE, "fixtures.json")
     kept = {}
     if only:
         with open(path) as f:
             kept = {f["name"]: f for f in json.load(f)["fixtures"]}
-        unknown = only - {name for name, _ in PROGRAMS}
+        unknown = only - {name for name, _ in programs}
         if unknown:
             sys.exit(f"no programs named {sorted(unknown)}")
     fixtures = []
-    for name, source in PROGRAMS:
+    for name, source in programs:
         if only and name not in only and name in kept and kept[name]["script"] == source:
             fixtures.append(kept[name])
             continue
@@ -3265,4 +3265,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    write(PROGRAMS, os.path.join(HERE, "fixtures.json"))

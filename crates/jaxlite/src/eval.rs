@@ -203,6 +203,12 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
     if let Primitive::Callback { .. } = prim {
         return Err(JaxError(format!("{}: only a program run with a Python host can call back", prim.name())));
     }
+    if let Primitive::Collective { axis_name, .. } = prim {
+        return Err(JaxError(format!(
+            "{} over axis '{axis_name}' reads every chip's operand: only a mapped call (jax.pmap) runs it",
+            prim.name()
+        )));
+    }
     let avals: Vec<Aval> = ins.iter().map(|a| a.aval.clone()).collect();
     let out_aval = prim.abstract_eval(&avals)?.remove(0);
     if let Some((call, call_args, output)) = prim.custom_body(ins) {
@@ -231,6 +237,7 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
     let wide = x.dtype().is_host_only();
     let values: Vec<f64> = match prim {
         Primitive::Iota { .. }
+        | Primitive::Collective { .. }
         | Primitive::AddAny
         | Primitive::BitcastConvertType { .. }
         | Primitive::RandomWrap

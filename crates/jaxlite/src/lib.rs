@@ -8,6 +8,7 @@
 
 pub mod array;
 pub mod callback;
+pub mod collective;
 pub mod control;
 pub mod cost;
 pub mod dtype;
@@ -16,6 +17,7 @@ pub mod format;
 pub mod jax_random;
 pub mod jaxpr;
 pub mod loops;
+pub mod mapped;
 pub mod numpy;
 pub mod prim;
 pub mod random;

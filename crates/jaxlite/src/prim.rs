@@ -10,6 +10,7 @@ use crate::jaxpr::Jaxpr;
 use std::fmt;
 use std::rc::Rc;
 
+pub use crate::collective::CollectiveOp;
 pub use crate::control::{Branches, JitFunction, ScanLoop, WhileLoop};
 
 /// Matmul precision, as `jax.lax.Precision` and `jax_default_matmul_precision` name it.
@@ -204,6 +205,13 @@ pub struct DotDims {
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Primitive {
+    /// A collective over the mapped axis `axis_name` of `axis_size` chips (see
+    /// `crate::collective`).
+    Collective {
+        op: CollectiveOp,
+        axis_name: String,
+        axis_size: usize,
+    },
     Unary(UnaryOp),
     /// Operands have equal shapes, or one is a rank-0 scalar broadcast over the other.
     Binary(BinaryOp),
@@ -621,6 +629,7 @@ impl Primitive {
 
     pub fn name(&self) -> &'static str {
         match self {
+            Primitive::Collective { op, .. } => op.name(),
             Primitive::Unary(op) => op.name(),
             Primitive::Binary(op) => op.name(),
             Primitive::DotGeneral { .. } => "dot_general",
@@ -675,6 +684,7 @@ impl Primitive {
     /// How many operands the primitive takes, or `None` when variadic.
     fn arity(&self) -> Option<usize> {
         match self {
+            Primitive::Collective { op, .. } => Some(op.arity()),
             Primitive::Iota { .. } => Some(0),
             Primitive::Clamp | Primitive::Scatter { .. } => Some(3),
             Primitive::Binary(_)
@@ -719,6 +729,7 @@ impl Primitive {
             Primitive::Scan { function } => return function.abstract_eval(inputs),
             Primitive::Cond { function } => return function.abstract_eval(inputs),
             Primitive::Jit { function } => return function.abstract_eval(inputs),
+            Primitive::Collective { op, axis_size, .. } => return Ok(vec![op.abstract_eval(inputs, *axis_size)?]),
             _ => {}
         }
         if let Primitive::Iota { dtype, shape, dimension } = self {
@@ -1049,6 +1060,7 @@ impl Primitive {
             | Primitive::Scan { .. }
             | Primitive::Cond { .. }
             | Primitive::Jit { .. }
+            | Primitive::Collective { .. }
             | Primitive::Callback { .. } => unreachable!("handled above"),
         };
         Ok(vec![out])
@@ -1280,6 +1292,7 @@ impl Primitive {
     pub fn params(&self) -> Vec<(&'static str, String)> {
         let s = |k: &'static str, v: String| (k, v);
         match self {
+            Primitive::Collective { op, axis_name, axis_size } => op.params(axis_name, *axis_size),
             Primitive::Unary(_) | Primitive::Binary(_) => vec![],
             Primitive::DotGeneral { dims, precision, preferred_element_type } => {
                 let mut p = vec![s("dimension_numbers", dims.to_string())];

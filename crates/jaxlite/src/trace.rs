@@ -74,6 +74,18 @@ pub trait Executor {
     fn compile_ahead(&mut self, name: &str, jaxpr: &Jaxpr, _precision: Precision) -> Result<AheadOfTime, JaxError> {
         Ok(uncompiled(name, jaxpr))
     }
+
+    /// A mapped call (`jax.pmap`) has run: its programs (each already run through `execute`
+    /// once per chip) and collectives, in order, for an executor that times it over a slice.
+    fn mapped(&mut self, _call: crate::mapped::MappedCall) -> Result<(), JaxError> {
+        Ok(())
+    }
+
+    /// Each device's coordinates in the slice (x, y, z), device `i` at index `i`: what
+    /// `jax.devices()` lists. One chip by default.
+    fn device_coords(&self) -> Vec<[u32; 3]> {
+        vec![[0, 0, 0]]
+    }
 }
 
 /// A program as an executor without a compiler runs it: the Jaxpr is both what was lowered
@@ -706,6 +718,16 @@ impl Context {
             host_to_device_bytes: self.pending_upload.take(),
             max_trips: u64::MAX,
         }
+    }
+
+    /// Tells the executor of a mapped call that has run (see [`Executor::mapped`]).
+    pub fn report_mapped(&mut self, call: crate::mapped::MappedCall) -> Result<(), JaxError> {
+        self.executor.mapped(call)
+    }
+
+    /// Each device's coordinates in the slice (see [`Executor::device_coords`]).
+    pub fn device_coords(&self) -> Vec<[u32; 3]> {
+        self.executor.device_coords()
     }
 
     /// Compiles `jaxpr` (inputs: constvars then invars) without running it (see

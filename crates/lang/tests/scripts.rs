@@ -223,7 +223,7 @@ fn errors_point_at_the_code_that_raised_them() {
         "import jax.numpy as jnp\nprint(jnp.ones(3) + jnp.ones(4))",
         "print('before')\nx = 1 / 0",
         "xs = [1, 2]\nprint(xs[5])",
-        "import jax\ng = jax.pmap(lambda x: x)",
+        "import jax, jax.numpy as jnp\ng = jax.pmap(lambda x: x)(jnp.ones((2, 3)))",
         "import jax.numpy as jnp\njnp.fft.fft(1)",
         "import jax.numpy as jnp\njnp.foo",
         "from jax import shard_map",
@@ -245,7 +245,7 @@ fn errors_point_at_the_code_that_raised_them() {
         before
         error 2:7: ZeroDivisionError: division by zero
         error 2:7: IndexError: list index out of range
-        error 2:5: NotImplementedError: jax.pmap is not supported by the playground yet
+        error 2:5: ValueError: compiling computation that requires 2 logical devices, but only 1 XLA devices are available (num_replicas=2); the emulated machine has 1 chip: choose a slice with more (--machine v5e-8, or the page's machine menu)
         error 2:1: NotImplementedError: jnp.fft is not supported by the playground yet
         error 2:1: AttributeError: module 'jax.numpy' has no attribute 'foo'
         error 1:1: NotImplementedError: jax.shard_map is not supported by the playground yet

@@ -3,9 +3,10 @@
 //! backend, times every program with the emulator's timing model, and collects the
 //! [`RunReport`]: what the script printed and each program's counters.
 
+mod mapped;
 mod report;
 
-pub use report::{trips, ProgramReport, RunFailure, RunReport, Trip};
+pub use report::{trips, MappedReport, MappedStep, ProgramReport, RunFailure, RunReport, Trip};
 
 use emu::{Backend, CpuBackend, TpuConfig};
 use jaxlite::{AheadOfTime, Array, Context, Executor, JaxError, Jaxpr, LocalFuture, Precision, ProgramCall};
@@ -150,6 +151,7 @@ impl Engine {
             (b.name(), b.adapter())
         };
         let programs = Rc::new(RefCell::new(Vec::new()));
+        let mapped = Rc::new(RefCell::new(Vec::new()));
         let executor = EngineExecutor {
             gpu_failure: self.gpu_failure.clone(),
             backend: slot,
@@ -157,16 +159,19 @@ impl Engine {
             cache: HashMap::new(),
             running: Vec::new(),
             programs: programs.clone(),
+            mapped: mapped.clone(),
         };
         let mut ctx = Context::new(Box::new(executor));
         ctx.default_precision = opts.precision;
         let result = lang::run_script_with_progress(source, &mut ctx, opts.limits, progress).await;
         let programs = programs.borrow().clone();
+        let mapped = mapped.borrow().clone();
         match result {
             Ok(out) => Ok(RunReport {
                 prints: out.prints,
                 stdout: out.stdout,
                 programs,
+                mapped,
                 transfers: ctx.transfers(),
                 machine: opts.machine.summary(),
                 backend,
@@ -288,6 +293,7 @@ struct EngineExecutor {
     /// nothing else holds its Jaxpr (the loop ended).
     running: Vec<Running>,
     programs: Rc<RefCell<Vec<ProgramReport>>>,
+    mapped: Rc<RefCell<Vec<MappedReport>>>,
 }
 
 impl EngineExecutor {
@@ -433,6 +439,29 @@ impl Executor for EngineExecutor {
 
     fn device_kind(&self) -> String {
         self.machine.device_kind().to_string()
+    }
+
+    fn device_coords(&self) -> Vec<[u32; 3]> {
+        (0..self.machine.chips())
+            .map(|chip| {
+                let c = self.machine.chip_coords(chip);
+                [0, 1, 2].map(|axis| c.get(axis).copied().unwrap_or(0))
+            })
+            .collect()
+    }
+
+    fn mapped(&mut self, call: jaxlite::mapped::MappedCall) -> Result<(), JaxError> {
+        let mapped = mapped::report(&call, &self.machine, |name, jaxpr| {
+            let key = format!("{name}\n{:?}\n{jaxpr}", call.default_precision);
+            let report = self.cache.get(&key)?.report;
+            Some((report, self.programs.borrow()[report].counters.cycles))
+        })?;
+        let mut all = self.mapped.borrow_mut();
+        match all.iter_mut().find(|m| m.name == mapped.name && m.chips == mapped.chips && m.steps == mapped.steps) {
+            Some(m) => m.calls += 1,
+            None => all.push(mapped),
+        }
+        Ok(())
     }
 
     /// Compiles and times the program without values: its report's counters are those of any

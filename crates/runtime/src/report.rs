@@ -45,11 +45,59 @@ pub struct ProgramReport {
     pub per_instr: std::rc::Rc<Vec<emu::InstrTime>>,
 }
 
+/// A mapped call (`jax.pmap`) as the slice runs it: every chip runs the same programs side by
+/// side, and the collectives between them cross the slice's links (`emu::ici`). Counters are
+/// per call; a program's own entry in `programs` counts each chip's run as a call.
+#[derive(Clone, Debug, Serialize)]
+pub struct MappedReport {
+    pub name: String,
+    pub calls: u64,
+    /// How many chips ran it (the slice's first ones).
+    pub chips: usize,
+    pub steps: Vec<MappedStep>,
+    /// One call on the slice: the programs' cycles plus the collectives'.
+    pub cycles: u64,
+    pub seconds: f64,
+    /// Cycles each chip spends in its programs.
+    pub compute_cycles: u64,
+    /// Cycles the collectives take on the links.
+    pub collective_cycles: u64,
+    /// Collective cycles no computation hides: every one, since each chip waits for a
+    /// collective's result before its next program starts (no asynchronous collectives yet).
+    pub exposed_collective_cycles: u64,
+    /// Bytes put onto ICI links over one call, summed over links.
+    pub ici_bytes_sent: f64,
+    /// Each directed link's bytes over one call.
+    pub links: Vec<emu::ici::LinkTraffic>,
+}
+
+/// One step of a [`MappedReport`].
+#[derive(Clone, Debug, Serialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum MappedStep {
+    /// A program every chip runs: its entry in the report's `programs`, and its cycles.
+    Program { name: String, program: usize, cycles: u64 },
+    /// A collective: JAX's primitive, XLA's operation, each chip's operand bytes, and its cost.
+    Collective {
+        primitive: &'static str,
+        hlo: &'static str,
+        axis_name: String,
+        bytes_per_chip: u64,
+        cycles: u64,
+        seconds: f64,
+        hops: u32,
+        latency_bound: bool,
+        busiest_link_bytes: f64,
+    },
+}
+
 #[derive(Debug)]
 pub struct RunReport {
     pub prints: Vec<Vec<PrintItem>>,
     pub stdout: String,
     pub programs: Vec<ProgramReport>,
+    /// The mapped calls (`jax.pmap`), one entry per function and signature.
+    pub mapped: Vec<MappedReport>,
     /// Every copy between the host and the device over the run.
     pub transfers: jaxlite::Transfers,
     /// The machine the programs were compiled for and timed on.
@@ -301,6 +349,8 @@ impl RunReport {
             ok: Option<bool>,
             prints: Vec<Vec<Item<'a>>>,
             programs: Vec<Program<'a>>,
+            #[serde(skip_serializing_if = "<[_]>::is_empty")]
+            mapped: &'a [MappedReport],
             transfers: Transfers,
             machine: &'a str,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -338,6 +388,7 @@ impl RunReport {
                     }
                 })
                 .collect(),
+            mapped: &self.mapped,
             transfers: Transfers {
                 host_to_device_bytes: self.transfers.host_to_device_bytes,
                 host_to_device_copies: self.transfers.host_to_device_copies,

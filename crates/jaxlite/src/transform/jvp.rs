@@ -411,6 +411,15 @@ fn jvp_rule(
     let one = |b: &Builder, like: &Atom| b.lit_like(1.0, like);
     let t0 = t[0].clone();
     let tangent = match prim {
+        // Linear ones carry the tangent through the same collective; `pmax` and `pmin` have no
+        // rule in JAX either; `axis_index` is an integer.
+        Primitive::Collective { op, .. } => match (op.transpose(), t0) {
+            (_, None) => None,
+            (Some(_), Some(t0)) => Some(b.bind1(prim.clone(), &[t0])?),
+            (None, Some(_)) => {
+                return Err(JaxError(format!("Differentiation rule for '{}' not implemented", prim.name())))
+            }
+        },
         Primitive::Unary(op) => {
             let Some(t0) = t0 else { return Ok(vec![None]) };
             let x = &x[0];

@@ -926,6 +926,11 @@ fn transpose_rule(b: &mut Builder, prim: &Primitive, ins: &[LinIn], ct: &Atom) -
         Primitive::Cumsum { axis, reverse } => {
             out[0] = Some(b.bind1(Primitive::Cumsum { axis: *axis, reverse: !reverse }, std::slice::from_ref(ct))?);
         }
+        Primitive::Collective { op, axis_name, axis_size } => {
+            let op = op.transpose().ok_or_else(not_linear)?;
+            let back = Primitive::Collective { op, axis_name: axis_name.clone(), axis_size: *axis_size };
+            out[0] = Some(b.bind1(back, std::slice::from_ref(ct))?);
+        }
         Primitive::Slice { start_indices, strides, .. } => {
             let aval = linear(0).ok_or_else(not_linear)?;
             let ct_shape = b.shape(ct);

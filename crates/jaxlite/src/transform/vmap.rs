@@ -341,6 +341,20 @@ fn batch_rule(b: &mut Builder, prim: &Primitive, ins: &[(Atom, bool)], size: usi
         Err(JaxError(format!("vmap of {} with {what} is not supported by the playground yet", prim.name())))
     };
     let out = match prim {
+        // Over a mapped axis other than the one being batched: the same collective on every
+        // example, its axes one further along. (`axis_index` has no operand to batch.)
+        Primitive::Collective { op, axis_name, axis_size } => {
+            let batched = Primitive::Collective { op: op.batched(), axis_name: axis_name.clone(), axis_size: *axis_size };
+            if ins[0].1 {
+                b.bind1(batched, &[x])?
+            } else {
+                let example = b.bind1(prim.clone(), &[x])?;
+                let shape = b.shape(&example);
+                let mut out_shape = vec![size];
+                out_shape.extend(&shape);
+                b.broadcast_in_dim(&example, &out_shape, (1..=shape.len()).collect())?
+            }
+        }
         // Both the function and its rule batched alike; the tangents as their arguments.
         Primitive::CustomJvpCall { function, output } => {
             let flags: Vec<bool> = ins.iter().map(|(_, bt)| *bt).collect();

@@ -1373,6 +1373,9 @@ impl Interp<'_, '_> {
         Box::pin(async move {
             match name {
                 _ if super::arrange::LAX_ARRANGE.contains(&name) => return self.call_arrange(name, args, kwargs).await,
+                _ if super::pmap::LAX_COLLECTIVES.contains(&name) => {
+                    return self.call_collective(name, args, kwargs).await
+                }
                 _ if super::shorthands::LAX_SHORTHANDS.contains(&name) => {
                     return self.call_lax_shorthand(name, args, kwargs).await
                 }

@@ -1423,6 +1423,7 @@ fn bind_to(v: Value, obj: Value, class: &Rc<Class>) -> Value {
             Native::Jitted(_)
             | Native::Transformed(_)
             | Native::Vmapped(_)
+            | Native::Pmapped(_)
             | Native::CustomJvp(_)
             | Native::CustomVjp(_)
                 if !matches!(obj, Value::Class(_)) =>

@@ -80,6 +80,7 @@ const REGISTRATIONS: &[&str] = &[
 
 const JAX_FUNCTIONS: &[&str] = &[
     "jit",
+    "pmap",
     "pure_callback",
     "checkpoint",
     "remat",
@@ -445,6 +446,7 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
         ModuleId::Lax => match find(LAX_FUNCTIONS, name)
             .or_else(|| find(super::arrange::LAX_ARRANGE, name))
             .or_else(|| find(super::shorthands::LAX_SHORTHANDS, name))
+            .or_else(|| find(super::pmap::LAX_COLLECTIVES, name))
         {
             Some(f) => Ok(Value::native(Native::Lax(f))),
             None if name == "Precision" => Ok(Value::Module(ModuleId::Precision)),
@@ -2895,6 +2897,7 @@ impl Interp<'_, '_> {
                 "grad" | "value_and_grad" | "jacfwd" | "jacrev" | "hessian" | "vmap" => {
                     self.make_transformed(name, args, kwargs)
                 }
+                "pmap" => self.make_pmapped(args, kwargs),
                 "jvp" => {
                     no_more_kwargs(name, &kwargs)?;
                     self.jvp_call(args).await

@@ -37,6 +37,7 @@ mod numeric;
 mod objects;
 mod ops;
 mod pcg64;
+mod pmap;
 mod pytrees;
 mod random;
 mod sets;
@@ -163,6 +164,9 @@ pub struct Interp<'c, 'p> {
     /// The library function JAX jits whose body is being traced (see `LIBRARY_JITS` in
     /// `jax.rs`): its next call runs the function itself, once.
     library_jit_body: Option<&'static str>,
+    /// The axes of the `jax.pmap` calls being traced, innermost last: each name and its size
+    /// (what a collective over it reads).
+    axis_env: Vec<(String, usize)>,
 }
 
 pub async fn run(
@@ -185,6 +189,7 @@ pub async fn run(
         np_random: None,
         pytree_nodes: pytrees::Registry::default(),
         library_jit_body: None,
+        axis_env: Vec::new(),
         ctx,
         initial_precision,
         limits,
@@ -833,6 +838,7 @@ impl Interp<'_, '_> {
                 }
                 Native::Transformed(t) => self.call_transformed(t, args, kwargs).await,
                 Native::Vmapped(v) => self.call_vmapped(v, args, kwargs).await,
+                Native::Pmapped(p) => self.call_pmapped(p, args, kwargs).await,
                 Native::VjpFn(f) => {
                     builtins::no_more_kwargs("vjp_fun", &kwargs)?;
                     self.call_vjp_fn(f, args).await

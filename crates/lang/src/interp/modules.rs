@@ -99,6 +99,7 @@ const NATIVES: &[&str] = &[
     "write_stdout",
     "recursion_limit",
     "device_kind",
+    "device_coords",
     "mt_new",
     "mt_seed",
     "mt_random",
@@ -449,6 +450,14 @@ impl Interp<'_, '_> {
                 }
                 "recursion_limit" => Value::Int(self.limits.recursion as i64),
                 "device_kind" => Value::str(&self.ctx.device_kind()),
+                // Each device's (x, y, z) in the emulated slice, device i at index i.
+                "device_coords" => Value::list(
+                    self.ctx
+                        .device_coords()
+                        .iter()
+                        .map(|c| Value::tuple(c.iter().map(|&x| Value::Int(x as i64)).collect()))
+                        .collect(),
+                ),
                 "mt_new" => {
                     Value::native(Native::Mersenne(Box::new(std::cell::RefCell::new(self.mt_from_seed(args.first())?))))
                 }

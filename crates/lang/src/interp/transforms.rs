@@ -786,7 +786,7 @@ impl Interp<'_, '_> {
 
     /// Which axis of each leaf of `v` is mapped, following `axes` (an int or None applies to
     /// every leaf below it; a container matches the argument's structure).
-    fn leaf_axes<'a>(
+    pub(super) fn leaf_axes<'a>(
         &'a mut self,
         v: &'a Value,
         axes: &'a Value,

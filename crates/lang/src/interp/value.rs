@@ -148,6 +148,8 @@ pub enum Native {
     /// `jax.grad(f)`, `jax.jacfwd(f)`, ...
     Transformed(super::transforms::Transformed),
     Vmapped(super::transforms::Vmapped),
+    /// `jax.pmap(f)`.
+    Pmapped(super::pmap::Pmapped),
     /// The backward function `jax.vjp` returns.
     VjpFn(super::transforms::VjpFn),
     /// What `jax.linearize` returns: the JVP as a function of the tangents.
@@ -619,6 +621,7 @@ fn native_repr(n: &Native) -> String {
         // JAX's transformations return functions wrapped to look like the one transformed.
         Native::Transformed(t) => format!("<function {} at {:p}>", super::jax::function_name(&t.func), n),
         Native::Vmapped(v) => format!("<function {} at {:p}>", super::jax::function_name(&v.func), n),
+        Native::Pmapped(p) => format!("<function {} at {:p}>", super::jax::function_name(&p.func), n),
         Native::VjpFn(_) => "<function vjp_fun>".to_string(),
         Native::LinearizedFn(_) => "<function linearized_jvp>".to_string(),
         Native::PrecisionScope(_) => "<contextlib._GeneratorContextManager object>".to_string(),

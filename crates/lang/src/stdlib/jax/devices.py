@@ -1,27 +1,30 @@
-"""jax.devices() and friends: the one emulated TPU chip, as JAX on a one-chip TPU host shows it."""
+"""jax.devices() and friends: the emulated slice's chips, as JAX on a TPU host shows them (one
+device per chip, numbered x fastest, all on process 0)."""
 
-from _playground import device_kind
+from _playground import device_kind, device_coords
 
 
 class TpuDevice:
-    def __init__(self, id):
+    def __init__(self, id, coords):
         self.id = id
         self.process_index = 0
         self.host_id = 0
-        self.coords = (0, 0, 0)
+        self.coords = coords
         self.core_on_chip = 0
         self.platform = "tpu"
         self.device_kind = device_kind()
         self.client = None
 
     def __repr__(self):
-        return f"TpuDevice(id={self.id}, process_index=0, coords=(0,0,0), core_on_chip=0)"
+        x, y, z = self.coords
+        return f"TpuDevice(id={self.id}, process_index=0, coords=({x},{y},{z}), core_on_chip=0)"
 
     def __str__(self):
-        return f"TPU_{self.id}(process=0,(0,0,0,0))"
+        x, y, z = self.coords
+        return f"TPU_{self.id}(process=0,({x},{y},{z},0))"
 
 
-_DEVICES = [TpuDevice(0)]
+_DEVICES = [TpuDevice(i, c) for i, c in enumerate(device_coords())]
 
 
 def _check_backend(backend):

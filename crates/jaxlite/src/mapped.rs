@@ -1,0 +1,228 @@
+//! Running a mapped function (`jax.pmap`) on a slice's chips.
+//!
+//! Every chip runs the same per-chip Jaxpr on its own operands. Its equations up to a
+//! collective are one program, compiled once and run on each chip; at a collective every
+//! chip's operand is at hand, so the collective is performed on the host (`CollectiveOp::
+//! perform`) and each chip goes on with its own result. The executor is told of each step
+//! (`Executor::mapped`) so it can time the call as the slice would run it: the chips' programs
+//! side by side, each collective over the links between them.
+
+use crate::array::Array;
+use crate::collective::CollectiveOp;
+use crate::jaxpr::{Atom, Eqn, Jaxpr, Var};
+use crate::prim::{Precision, Primitive};
+use crate::trace::Context;
+use crate::JaxError;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+/// One step of a mapped call.
+#[derive(Clone, Debug)]
+pub enum MappedStep {
+    /// A program every chip ran, named and shaped as `Executor::execute` received it.
+    Program { name: String, jaxpr: Rc<Jaxpr> },
+    /// A collective among the chips: each chip's operand is `bytes_per_chip`.
+    Collective { op: CollectiveOp, axis_name: String, bytes_per_chip: u64 },
+}
+
+/// A mapped call as the executor is told of it, once its chips have run it.
+#[derive(Clone, Debug)]
+pub struct MappedCall {
+    pub name: String,
+    /// How many chips ran it: the slice's first `chips`, as JAX's `pmap` takes
+    /// `jax.devices()[:n]`.
+    pub chips: usize,
+    pub steps: Vec<MappedStep>,
+    pub default_precision: Precision,
+}
+
+/// Runs `jaxpr` (every input an invar: constants first) on `inputs.len()` chips, chip `i` on
+/// `inputs[i]`; each chip's outputs.
+pub async fn run(
+    ctx: &mut Context,
+    name: &str,
+    jaxpr: &Jaxpr,
+    inputs: Vec<Vec<Array>>,
+) -> Result<Vec<Vec<Array>>, JaxError> {
+    let chips = inputs.len();
+    let jaxpr = inline_collective_calls(jaxpr)?;
+    let mut values: Vec<HashMap<Var, Array>> =
+        inputs.into_iter().map(|ins| jaxpr.all_inputs().zip(ins).collect()).collect();
+    let mut steps = Vec::new();
+    let eqns = &jaxpr.eqns;
+    let mut start = 0;
+    let mut segment = 0;
+    while start < eqns.len() {
+        let end = eqns[start..].iter().position(is_collective).map_or(eqns.len(), |p| start + p);
+        if end > start {
+            // The equations before the next collective: one program on every chip.
+            let later: HashSet<Var> = eqns[end..]
+                .iter()
+                .flat_map(|e| e.inputs.iter())
+                .chain(&jaxpr.outvars)
+                .filter_map(|a| match a {
+                    Atom::Var(v) => Some(*v),
+                    Atom::Literal(_) => None,
+                })
+                .collect();
+            let program = Rc::new(part(&jaxpr, &eqns[start..end], &later));
+            let program_name =
+                if segment == 0 && end == eqns.len() { name.to_string() } else { format!("{name}.{segment}") };
+            for chip in values.iter_mut() {
+                let args = program.invars.iter().map(|v| chip[v].clone()).collect();
+                let outs = ctx.execute(program_name.clone(), (*program).clone(), args).await?;
+                for (atom, out) in program.outvars.iter().zip(outs) {
+                    if let Atom::Var(v) = atom {
+                        chip.insert(*v, out);
+                    }
+                }
+            }
+            steps.push(MappedStep::Program { name: program_name, jaxpr: program });
+            segment += 1;
+        }
+        if let Some(eqn) = eqns.get(end) {
+            let Primitive::Collective { op, axis_name, axis_size } = &eqn.prim else { unreachable!("found above") };
+            if *axis_size != chips {
+                return Err(JaxError(format!(
+                    "{} over axis '{axis_name}' of {axis_size} chips inside a call mapped over {chips}",
+                    op.name()
+                )));
+            }
+            let operands: Vec<Array> =
+                values.iter().filter_map(|chip| eqn.inputs.first().map(|a| read(chip, a))).collect();
+            let bytes_per_chip = operands.first().map_or(0, |x| x.size() as u64 * x.dtype().size_bytes() as u64);
+            let results = op.perform(&operands, chips)?;
+            for (chip, result) in values.iter_mut().zip(results) {
+                chip.insert(eqn.outputs[0], result);
+            }
+            if !matches!(op, CollectiveOp::AxisIndex) {
+                steps.push(MappedStep::Collective { op: op.clone(), axis_name: axis_name.clone(), bytes_per_chip });
+            }
+        }
+        start = end + 1;
+    }
+    ctx.report_mapped(MappedCall { name: name.to_string(), chips, steps, default_precision: ctx.default_precision })?;
+    Ok(values.iter().map(|chip| jaxpr.outvars.iter().map(|a| read(chip, a)).collect()).collect())
+}
+
+fn is_collective(e: &Eqn) -> bool {
+    matches!(e.prim, Primitive::Collective { .. })
+}
+
+fn read(chip: &HashMap<Var, Array>, atom: &Atom) -> Array {
+    match atom {
+        Atom::Var(v) => chip[v].clone(),
+        Atom::Literal(l) => crate::eval::literal_array(l.value, &l.aval),
+    }
+}
+
+/// `eqns` as a Jaxpr of their own: its inputs what they read from before them, its outputs
+/// what they define that `later` reads.
+fn part(jaxpr: &Jaxpr, eqns: &[Eqn], later: &HashSet<Var>) -> Jaxpr {
+    let defined: HashSet<Var> = eqns.iter().flat_map(|e| e.outputs.iter().copied()).collect();
+    let mut invars = Vec::new();
+    let mut seen = HashSet::new();
+    for e in eqns {
+        for a in &e.inputs {
+            if let Atom::Var(v) = a {
+                if !defined.contains(v) && seen.insert(*v) {
+                    invars.push(*v);
+                }
+            }
+        }
+    }
+    let mut outvars: Vec<Atom> =
+        eqns.iter().flat_map(|e| e.outputs.iter()).filter(|v| later.contains(v)).map(|v| Atom::Var(*v)).collect();
+    outvars.dedup();
+    let used: HashSet<Var> = invars.iter().copied().chain(defined).collect();
+    Jaxpr {
+        constvars: vec![],
+        invars,
+        eqns: eqns.to_vec(),
+        outvars,
+        types: jaxpr.types.iter().filter(|(v, _)| used.contains(v)).map(|(v, a)| (*v, a.clone())).collect(),
+    }
+}
+
+/// Whether `jaxpr` holds a collective anywhere (in nested calls and loops too).
+fn has_collective(jaxpr: &Jaxpr) -> bool {
+    jaxpr.eqns.iter().any(|e| is_collective(e) || e.prim.sub_jaxprs().into_iter().any(has_collective))
+}
+
+/// `jaxpr` with every nested `jit` that holds a collective replaced by its body's equations (so
+/// every collective is an equation of the top level). A collective inside a loop, a branch or
+/// a custom derivative is refused: the chips would have to meet inside a program.
+fn inline_collective_calls(jaxpr: &Jaxpr) -> Result<Jaxpr, JaxError> {
+    let mut out = Jaxpr { eqns: vec![], ..jaxpr.clone() };
+    let mut next = jaxpr.types.keys().map(|v| v.0 + 1).max().unwrap_or(0);
+    inline_into(jaxpr, &mut out, &mut next)?;
+    Ok(out)
+}
+
+fn inline_into(jaxpr: &Jaxpr, out: &mut Jaxpr, next: &mut u32) -> Result<(), JaxError> {
+    for eqn in &jaxpr.eqns {
+        match &eqn.prim {
+            Primitive::Jit { function } if has_collective(&function.body) => {
+                // The body's variables renamed into `out`'s, its inputs bound to the operands.
+                let body = inline_collective_calls(&function.body)?;
+                let mut rename: HashMap<Var, Atom> = body.all_inputs().zip(eqn.inputs.iter().cloned()).collect();
+                for v in body.types.keys() {
+                    if !rename.contains_key(v) {
+                        let fresh = Var(*next);
+                        *next += 1;
+                        out.types.insert(fresh, body.types[v].clone());
+                        rename.insert(*v, Atom::Var(fresh));
+                    }
+                }
+                let var = |v: &Var| match &rename[v] {
+                    Atom::Var(v) => *v,
+                    Atom::Literal(_) => unreachable!("outputs are fresh variables"),
+                };
+                for e in &body.eqns {
+                    out.eqns.push(Eqn {
+                        prim: e.prim.clone(),
+                        inputs: e
+                            .inputs
+                            .iter()
+                            .map(|a| match a {
+                                Atom::Var(v) => rename[v].clone(),
+                                literal => literal.clone(),
+                            })
+                            .collect(),
+                        outputs: e.outputs.iter().map(var).collect(),
+                    });
+                }
+                // The call's outputs are the body's: each bound by a copy-free alias.
+                for (o, b) in eqn.outputs.iter().zip(&body.outvars) {
+                    let source = match b {
+                        Atom::Var(v) => rename[v].clone(),
+                        literal => literal.clone(),
+                    };
+                    alias(out, *o, source);
+                }
+            }
+            prim if prim.sub_jaxprs().into_iter().any(has_collective)
+                || prim.custom_body(&eqn.inputs).is_some_and(|(b, ..)| has_collective(b)) =>
+            {
+                return Err(JaxError(format!(
+                    "a collective inside {} under jax.pmap is not supported yet: the playground runs a mapped function's collectives between its programs, not inside a loop, a branch or a custom derivative",
+                    prim.name()
+                )));
+            }
+            _ => out.eqns.push(eqn.clone()),
+        }
+    }
+    Ok(())
+}
+
+/// Makes `var` stand for `source` in every equation already in `out` or added later: the
+/// simplest way is an equation that copies it, which the compiler fuses away.
+fn alias(out: &mut Jaxpr, var: Var, source: Atom) {
+    let aval = out.types[&var].clone();
+    // `convert_element_type` to its own type is a copy JAX itself emits and XLA removes.
+    out.eqns.push(Eqn {
+        prim: Primitive::ConvertElementType { new_dtype: aval.dtype, weak_type: aval.weak_type },
+        inputs: vec![source],
+        outputs: vec![var],
+    });
+}

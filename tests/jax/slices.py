@@ -1,0 +1,139 @@
+"""Generates tests/jax/slice_fixtures.json: programs for many devices (jax.pmap and the
+collectives) and what real JAX prints for them with 8 CPU devices, the chips of a v5e-8.
+
+Run with `python3 tests/jax/slices.py` (needs jax[cpu] and numpy); `slices.py NAME...` reruns
+only the programs named. The playground runs them on `--machine v5e-8`
+(`crates/runtime/tests/slices.rs`). Programs print values, never device reprs (JAX's CPU
+devices are `CpuDevice(id=0)`, the playground's are TPU chips).
+"""
+
+import os
+import sys
+
+os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8"
+
+import generate  # noqa: E402  (after XLA_FLAGS: JAX reads it once, when it starts)
+
+PROGRAMS = []
+
+
+def program(name, body):
+    PROGRAMS.append((name, generate.PRELUDE + "from jax import lax\n" + body.strip() + "\n"))
+
+
+X8 = "x = jnp.arange(24.0).reshape(8, 3) / 4.0 - 2.0\n"
+
+program("pmap_devices", "print(jax.device_count(), jax.local_device_count(), len(jax.devices()))\n")
+program("pmap_elementwise", X8 + "print(jax.pmap(lambda v: jnp.sin(v) * 2.0 + 1.0)(x))\n")
+program("pmap_reductions_inside", X8 + "print(jax.pmap(lambda v: jnp.sum(v ** 2))(x))\n")
+program("pmap_psum_pmean", X8 + """
+print(jax.pmap(lambda v: lax.psum(v, 'i'), axis_name='i')(x))
+print(jax.pmap(lambda v: lax.pmean(v, 'i'), axis_name='i')(x))
+""")
+program("pmap_pmax_pmin", X8 + """
+print(jax.pmap(lambda v: lax.pmax(v, 'i'), axis_name='i')(x))
+print(jax.pmap(lambda v: lax.pmin(jnp.cos(v), 'i'), axis_name='i')(x))
+""")
+program("pmap_all_gather", X8 + """
+print(jax.pmap(lambda v: lax.all_gather(v, 'i'), axis_name='i')(x)[3])
+print(jax.pmap(lambda v: lax.all_gather(v, 'i', tiled=True), axis_name='i')(x)[5])
+print(jax.pmap(lambda v: lax.all_gather(v, 'i', axis=1), axis_name='i')(x).shape)
+""")
+program("pmap_psum_scatter", """
+y = jnp.arange(128.0).reshape(8, 16) / 8.0
+print(jax.pmap(lambda v: lax.psum_scatter(v, 'i', tiled=True), axis_name='i')(y))
+print(jax.pmap(lambda v: lax.psum_scatter(v.reshape(8, 2), 'i'), axis_name='i')(y))
+print(jax.pmap(lambda v: lax.psum_scatter(v.reshape(2, 8), 'i', scatter_dimension=1, tiled=True), axis_name='i')(y))
+""")
+program("pmap_ppermute", X8 + """
+ring = [(i, (i + 1) % 8) for i in range(8)]
+print(jax.pmap(lambda v: lax.ppermute(v, 'i', perm=ring), axis_name='i')(x))
+print(jax.pmap(lambda v: lax.ppermute(v, 'i', [(0, 7), (7, 0), (2, 3)]), axis_name='i')(x))
+""")
+program("pmap_all_to_all", """
+y = jnp.arange(128.0).reshape(8, 8, 2)
+print(jax.pmap(lambda v: lax.all_to_all(v, 'i', 0, 0, tiled=True), axis_name='i')(y)[2])
+print(jax.pmap(lambda v: lax.all_to_all(v, 'i', 0, 1), axis_name='i')(y)[6])
+""")
+program("pmap_axis_index", X8 + """
+print(jax.pmap(lambda v: v * lax.axis_index('i'), axis_name='i')(x))
+print(jax.pmap(lambda v: lax.axis_index('i'), axis_name='i')(x))
+""")
+program("pmap_psum_of_a_number", X8 + "print(jax.pmap(lambda v: v + lax.psum(1, 'i'), axis_name='i')(x))\n")
+program("pmap_in_axes", """
+a = jnp.arange(12.0).reshape(4, 3)
+b = jnp.array([1.0, -2.0, 0.5])
+print(jax.pmap(lambda p, q: p * q, in_axes=(0, None))(a, b))
+print(jax.pmap(lambda p: p * 2.0, in_axes=1)(a))
+print(jax.pmap(lambda p: p + 1.0, in_axes=1, out_axes=1)(a))
+print(jax.pmap(lambda p: lax.psum(p, 'k'), axis_name='k', out_axes=None)(a))
+""")
+program("pmap_static_argument", """
+a = jnp.arange(6.0).reshape(2, 3)
+print(jax.pmap(lambda p, n: p ** n, static_broadcasted_argnums=1)(a, 3))
+""")
+program("pmap_pytrees", """
+params = {'w': jnp.arange(8.0).reshape(4, 2), 'b': jnp.ones(4)}
+out = jax.pmap(lambda p: (p['w'].sum() + p['b'], {'scaled': p['w'] * 3.0}))(params)
+print(out[0])
+print(out[1]['scaled'])
+""")
+program("pmap_integers", """
+n = jnp.arange(8)
+print(jax.pmap(lambda v: lax.psum(v * v, 'i') - v, axis_name='i')(n))
+""")
+program("pmap_four_of_eight", X8 + "print(jax.pmap(lambda v: lax.psum(v, 'i'), axis_name='i')(x[:4]))\n")
+program("pmap_several_collectives", X8 + """
+def f(v):
+    centred = v - lax.pmean(v, 'i')
+    spread = lax.psum(centred ** 2, 'i') / 8.0
+    return centred / jnp.sqrt(spread + 1e-5), lax.pmax(jnp.abs(centred).max(), 'i')
+print(jax.pmap(f, axis_name='i')(x))
+""")
+program("pmap_grad_through_psum", X8 + """
+def loss(w, v):
+    return lax.psum(jnp.sum(jnp.tanh(w * v)), 'i')
+print(jax.pmap(jax.grad(loss), axis_name='i', in_axes=(None, 0))(jnp.array([0.5, -1.0, 2.0]), x))
+""")
+program("pmap_vmap_inside", X8 + """
+f = jax.pmap(jax.vmap(lambda s: lax.psum(s, 'i') * s), axis_name='i')
+print(f(x))
+""")
+program("pmap_jit_inside", X8 + """
+@jax.jit
+def normalise(v):
+    return v / lax.psum(jnp.abs(v), 'i')
+print(jax.pmap(lambda v: normalise(v) + 1.0, axis_name='i')(x))
+""")
+program("pmap_data_parallel_training", """
+# Data-parallel SGD as JAX's pmap tutorials write it: parameters replicated on every device,
+# each device's gradient from its own shard of the batch, averaged with pmean.
+key = jax.random.PRNGKey(0)
+kx, kw = jax.random.split(key)
+xs = jax.random.normal(kx, (8, 16, 4))
+true_w = jnp.array([[1.0], [-2.0], [0.5], [3.0]])
+ys = xs @ true_w
+params = {'w': jax.random.normal(kw, (4, 1)) * 0.1, 'b': jnp.zeros(1)}
+
+def loss(p, x, y):
+    return jnp.mean((x @ p['w'] + p['b'] - y) ** 2)
+
+def update(p, x, y):
+    l, g = jax.value_and_grad(loss)(p, x, y)
+    g = lax.pmean(g, 'batch')
+    return jax.tree_util.tree_map(lambda a, b: a - 0.1 * b, p, g), lax.pmean(l, 'batch')
+
+step = jax.pmap(update, axis_name='batch')
+replicated = jax.tree_util.tree_map(lambda a: jnp.stack([a] * 8), params)
+for i in range(3):
+    replicated, l = step(replicated, xs, ys)
+    print(i, l)
+print(replicated['w'][0].T)
+""")
+program("pmap_unbound_axis", X8 + "jax.pmap(lambda v: lax.psum(v, 'j'), axis_name='i')(x)\n")
+program("pmap_inconsistent_sizes", "jax.pmap(lambda a, b: a + b)(jnp.ones((2, 3)), jnp.ones((4, 3)))\n")
+program("psum_outside_pmap", "print(jax.vmap(lambda v: v)(jnp.ones(2)))\nlax.psum(jnp.ones(2), 'i')\n")
+
+
+if __name__ == "__main__":
+    generate.write(PROGRAMS, os.path.join(generate.HERE, "slice_fixtures.json"))
