@@ -33,6 +33,7 @@ struct File {
     fixtures: Vec<Fixture>,
 }
 
+#[allow(dead_code)]
 pub fn load() -> Vec<Fixture> {
     let text = include_str!("fixtures.json");
     let file: File = serde_json::from_str(text).expect("tests/jax/fixtures.json parses");

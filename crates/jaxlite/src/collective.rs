@@ -92,11 +92,13 @@ impl CollectiveOp {
                     false if shape[d] == size => {
                         shape.remove(d);
                     }
-                    _ => return Err(format!(
+                    _ => {
+                        return Err(format!(
                         "psum_scatter: the scattered dimension {d} has size {}, which must be {} the axis size {size}",
                         shape[d],
                         if *tiled { "a multiple of" } else { "equal to" }
-                    )),
+                    ))
+                    }
                 }
             }
             CollectiveOp::AllToAll { split_axis, concat_axis, tiled } => {

@@ -16,13 +16,15 @@ use crate::JaxError;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
-/// One step of a mapped call.
+/// One step of a mapped call. `waits_for` lists the earlier steps (collectives) whose results
+/// it reads: a step may start before an earlier collective ends unless it waits for it, which
+/// is how a collective overlaps the computation after it (XLA's asynchronous start/done).
 #[derive(Clone, Debug)]
 pub enum MappedStep {
     /// A program every chip ran, named and shaped as `Executor::execute` received it.
-    Program { name: String, jaxpr: Rc<Jaxpr> },
+    Program { name: String, jaxpr: Rc<Jaxpr>, waits_for: Vec<usize> },
     /// A collective among the chips: each chip's operand is `bytes_per_chip`.
-    Collective { op: CollectiveOp, axis_name: String, bytes_per_chip: u64 },
+    Collective { op: CollectiveOp, axis_name: String, bytes_per_chip: u64, waits_for: Vec<usize> },
 }
 
 /// A mapped call as the executor is told of it, once its chips have run it.
@@ -45,7 +47,23 @@ pub async fn run(
     inputs: Vec<Vec<Array>>,
 ) -> Result<Vec<Vec<Array>>, JaxError> {
     let chips = inputs.len();
-    let jaxpr = inline_collective_calls(jaxpr)?;
+    let mut jaxpr = inline_collective_calls(jaxpr)?;
+    jaxpr.eqns = collectives_early(&jaxpr.eqns);
+    // Which step defines each variable that a collective defines (steps wait on those).
+    let mut defined_by_collective: HashMap<Var, usize> = HashMap::new();
+    let waits = |eqns: &[Eqn], by: &HashMap<Var, usize>| -> Vec<usize> {
+        let mut w: Vec<usize> = eqns
+            .iter()
+            .flat_map(|e| e.inputs.iter())
+            .filter_map(|a| match a {
+                Atom::Var(v) => by.get(v).copied(),
+                Atom::Literal(_) => None,
+            })
+            .collect();
+        w.sort_unstable();
+        w.dedup();
+        w
+    };
     let mut values: Vec<HashMap<Var, Array>> =
         inputs.into_iter().map(|ins| jaxpr.all_inputs().zip(ins).collect()).collect();
     let mut steps = Vec::new();
@@ -77,7 +95,8 @@ pub async fn run(
                     }
                 }
             }
-            steps.push(MappedStep::Program { name: program_name, jaxpr: program });
+            let waits_for = waits(&eqns[start..end], &defined_by_collective);
+            steps.push(MappedStep::Program { name: program_name, jaxpr: program, waits_for });
             segment += 1;
         }
         if let Some(eqn) = eqns.get(end) {
@@ -96,13 +115,71 @@ pub async fn run(
                 chip.insert(eqn.outputs[0], result);
             }
             if !matches!(op, CollectiveOp::AxisIndex) {
-                steps.push(MappedStep::Collective { op: op.clone(), axis_name: axis_name.clone(), bytes_per_chip });
+                let waits_for = waits(std::slice::from_ref(eqn), &defined_by_collective);
+                defined_by_collective.insert(eqn.outputs[0], steps.len());
+                steps.push(MappedStep::Collective {
+                    op: op.clone(),
+                    axis_name: axis_name.clone(),
+                    bytes_per_chip,
+                    waits_for,
+                });
             }
         }
         start = end + 1;
     }
     ctx.report_mapped(MappedCall { name: name.to_string(), chips, steps, default_precision: ctx.default_precision })?;
     Ok(values.iter().map(|chip| jaxpr.outvars.iter().map(|a| read(chip, a)).collect()).collect())
+}
+
+/// `eqns` reordered so that each collective comes as soon as its operand is computed, and the
+/// work that does not need its result after it (XLA's latency-hiding scheduler does the same,
+/// so the collective overlaps that work). Otherwise equations keep their order; those with an
+/// effect (callbacks that print) keep theirs among themselves.
+fn collectives_early(eqns: &[Eqn]) -> Vec<Eqn> {
+    let mut producer: HashMap<Var, usize> = HashMap::new();
+    for (i, e) in eqns.iter().enumerate() {
+        for v in &e.outputs {
+            producer.insert(*v, i);
+        }
+    }
+    let mut deps: Vec<Vec<usize>> = eqns
+        .iter()
+        .map(|e| {
+            e.inputs
+                .iter()
+                .filter_map(|a| match a {
+                    Atom::Var(v) => producer.get(v).copied(),
+                    Atom::Literal(_) => None,
+                })
+                .collect()
+        })
+        .collect();
+    let mut last_effect = None;
+    for (i, e) in eqns.iter().enumerate() {
+        if e.prim.has_effect() {
+            deps[i].extend(last_effect);
+            last_effect = Some(i);
+        }
+    }
+    // Whether an equation needs some collective's result: such work goes after the work that
+    // does not, which is what a collective can overlap.
+    let mut after_collective = vec![false; eqns.len()];
+    for i in 0..eqns.len() {
+        after_collective[i] = is_collective(&eqns[i]) || deps[i].iter().any(|&d| after_collective[d]);
+    }
+    let mut done = vec![false; eqns.len()];
+    let mut order = Vec::with_capacity(eqns.len());
+    while order.len() < eqns.len() {
+        let ready = |i: usize| !done[i] && deps[i].iter().all(|&d| done[d]);
+        let next = (0..eqns.len())
+            .find(|&i| ready(i) && is_collective(&eqns[i]))
+            .or_else(|| (0..eqns.len()).find(|&i| ready(i) && !after_collective[i]))
+            .or_else(|| (0..eqns.len()).find(|&i| ready(i)))
+            .expect("a Jaxpr's equations depend only on earlier ones");
+        done[next] = true;
+        order.push(eqns[next].clone());
+    }
+    order
 }
 
 fn is_collective(e: &Eqn) -> bool {

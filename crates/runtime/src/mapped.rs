@@ -19,28 +19,43 @@ pub fn report(
     let mut steps = Vec::new();
     let (mut compute, mut collectives, mut ici_bytes) = (0, 0, 0.0);
     let mut links: Vec<LinkTraffic> = Vec::new();
+    // The timeline: the chips compute one program at a time; the links carry one collective
+    // at a time, which starts once the program before it has made its operand; a step that
+    // reads a collective's result waits for it to end.
+    let (mut chip_free, mut links_free) = (0u64, 0u64);
+    let mut ends: Vec<u64> = Vec::new();
+    let waited = |waits_for: &[usize], ends: &[u64]| waits_for.iter().map(|&w| ends[w]).max().unwrap_or(0);
     for step in &call.steps {
         match step {
-            mapped::MappedStep::Program { name, jaxpr } => {
+            mapped::MappedStep::Program { name, jaxpr, waits_for } => {
                 let (index, cycles) = program(name, jaxpr)
                     .ok_or_else(|| JaxError(format!("internal error: the mapped program {name} has no report")))?;
                 compute += cycles;
-                steps.push(MappedStep::Program { name: name.clone(), program: index, cycles });
+                let start = chip_free.max(waited(waits_for, &ends));
+                chip_free = start + cycles;
+                ends.push(chip_free);
+                steps.push(MappedStep::Program { name: name.clone(), program: index, cycles, start, end: chip_free });
             }
-            mapped::MappedStep::Collective { op, axis_name, bytes_per_chip } => {
+            mapped::MappedStep::Collective { op, axis_name, bytes_per_chip, waits_for } => {
                 let (kind, pairs) = match op {
                     CollectiveOp::Psum | CollectiveOp::Pmax | CollectiveOp::Pmin => (CollectiveKind::AllReduce, vec![]),
                     CollectiveOp::AllGather { .. } => (CollectiveKind::AllGather, vec![]),
                     CollectiveOp::ReduceScatter { .. } => (CollectiveKind::ReduceScatter, vec![]),
                     CollectiveOp::AllToAll { .. } => (CollectiveKind::AllToAll, vec![]),
                     CollectiveOp::Ppermute { perm } => (CollectiveKind::Permute, perm.clone()),
-                    CollectiveOp::AxisIndex => continue,
+                    CollectiveOp::AxisIndex => {
+                        return Err(JaxError("internal error: axis_index is no step of a mapped call".into()))
+                    }
                 };
                 let hlo = kind.hlo_name();
+                let waits_for = waits_for.clone();
                 let collective = Collective { kind, group: group.clone(), bytes_per_chip: *bytes_per_chip, pairs };
                 let time =
                     collective_time(machine, &collective).map_err(|e| JaxError(format!("{}: {e}", op.name())))?;
                 collectives += time.cycles;
+                let start = chip_free.max(links_free).max(waited(&waits_for, &ends));
+                links_free = start + time.cycles;
+                ends.push(links_free);
                 ici_bytes += time.ici_bytes_sent;
                 for l in &time.links {
                     match links.iter_mut().find(|k| k.from == l.from && k.to == l.to) {
@@ -58,12 +73,14 @@ pub fn report(
                     hops: time.hops,
                     latency_bound: time.latency_bound,
                     busiest_link_bytes: time.busiest_link_bytes,
+                    start,
+                    end: links_free,
                 });
             }
         }
     }
     links.sort_by_key(|l| (l.from, l.to));
-    let cycles = compute + collectives;
+    let cycles = chip_free.max(links_free);
     Ok(MappedReport {
         name: call.name.clone(),
         calls: 1,
@@ -73,7 +90,7 @@ pub fn report(
         seconds: cycles as f64 / machine.clock_hz,
         compute_cycles: compute,
         collective_cycles: collectives,
-        exposed_collective_cycles: collectives,
+        exposed_collective_cycles: cycles - compute,
         ici_bytes_sent: ici_bytes,
         links,
     })

@@ -55,15 +55,17 @@ pub struct MappedReport {
     /// How many chips ran it (the slice's first ones).
     pub chips: usize,
     pub steps: Vec<MappedStep>,
-    /// One call on the slice: the programs' cycles plus the collectives'.
+    /// One call on the slice, from the first program's start to the last step's end: the
+    /// programs' cycles plus the collectives' that no program overlaps.
     pub cycles: u64,
     pub seconds: f64,
     /// Cycles each chip spends in its programs.
     pub compute_cycles: u64,
     /// Cycles the collectives take on the links.
     pub collective_cycles: u64,
-    /// Collective cycles no computation hides: every one, since each chip waits for a
-    /// collective's result before its next program starts (no asynchronous collectives yet).
+    /// Collective cycles no computation hides: `cycles − compute_cycles`. A collective runs on
+    /// the links while the chips compute what does not need its result (the mapped function's
+    /// equations are ordered to issue each collective as early as its operand allows).
     pub exposed_collective_cycles: u64,
     /// Bytes put onto ICI links over one call, summed over links.
     pub ici_bytes_sent: f64,
@@ -75,8 +77,9 @@ pub struct MappedReport {
 #[derive(Clone, Debug, Serialize, PartialEq)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum MappedStep {
-    /// A program every chip runs: its entry in the report's `programs`, and its cycles.
-    Program { name: String, program: usize, cycles: u64 },
+    /// A program every chip runs: its entry in the report's `programs`, its cycles, and when
+    /// it runs in the call (cycles from the call's start).
+    Program { name: String, program: usize, cycles: u64, start: u64, end: u64 },
     /// A collective: JAX's primitive, XLA's operation, each chip's operand bytes, and its cost.
     Collective {
         primitive: &'static str,
@@ -88,6 +91,8 @@ pub enum MappedStep {
         hops: u32,
         latency_bound: bool,
         busiest_link_bytes: f64,
+        start: u64,
+        end: u64,
     },
 }
 

@@ -126,3 +126,43 @@ fn pmap_wider_than_the_slice_names_the_machine_to_choose() {
     assert!(message.contains("v5e-8"), "{message}");
     assert_eq!((failure.errors[0].line, failure.errors[0].col), (2, 1));
 }
+
+#[test]
+fn a_gradients_all_reduce_overlaps_the_backward_pass_that_does_not_need_it() {
+    // The second layer's gradient is ready first; its all-reduce runs on the links while the
+    // chips compute the first layer's gradient, as XLA's scheduler overlaps them.
+    let script = "
+import jax, jax.numpy as jnp
+from jax import lax
+def loss(p, x):
+    h = jnp.tanh(x @ p[0])
+    return jnp.mean((h @ p[1]) ** 2)
+def step(p, x):
+    g = lax.pmean(jax.grad(loss)(p, x), 'batch')
+    return jax.tree_util.tree_map(lambda a, b: a - 0.1 * b, p, g)
+p = (jnp.ones((8, 128, 128)) / 128.0, jnp.ones((8, 128, 128)) / 128.0)
+x = jnp.ones((8, 32, 128))
+p = jax.pmap(step, axis_name='batch')(p, x)
+";
+    let report = run(script, "v5e-8");
+    let m = &report.mapped[0];
+    let kinds: Vec<&str> = m
+        .steps
+        .iter()
+        .map(|s| match s {
+            MappedStep::Program { .. } => "program",
+            MappedStep::Collective { .. } => "collective",
+        })
+        .collect();
+    assert_eq!(kinds, ["program", "collective", "program", "collective", "program"], "{:?}", m.steps);
+    let (MappedStep::Collective { start, end, .. }, MappedStep::Program { start: p_start, end: p_end, .. }) =
+        (&m.steps[1], &m.steps[2])
+    else {
+        unreachable!()
+    };
+    // The first all-reduce and the program after it run at the same time.
+    assert_eq!(start, p_start);
+    assert!(end > p_start && start < p_end, "{:?}", m.steps);
+    assert!(m.exposed_collective_cycles < m.collective_cycles, "{m:?}");
+    assert_eq!(m.cycles, m.compute_cycles + m.exposed_collective_cycles);
+}
