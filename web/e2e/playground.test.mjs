@@ -304,6 +304,54 @@ test('each stage of program f follows the pipeline: Jaxpr, HLO, fused graph, ass
   }
 });
 
+test('pmap on a v5e-8: the slice view shows the chips, the links the all-reduce used and one call', { timeout: 180_000 }, async () => {
+  const p = await openPage(browser, server.url);
+  try {
+    const { page } = p;
+    const script =
+      'import jax\nimport jax.numpy as jnp\nfrom jax import lax\n\n' +
+      'def step(w, x):\n' +
+      '    g = jax.grad(lambda w: jnp.mean(jnp.tanh(x @ w) ** 2))(w)\n' +
+      "    return w - 0.1 * lax.pmean(g, 'batch')\n\n" +
+      'n = jax.device_count()\n' +
+      'w = jnp.ones((n, 128, 128)) / 128.0\n' +
+      'x = jnp.ones((n, 16, 128))\n' +
+      "w = jax.pmap(step, axis_name='batch')(w, x)\n" +
+      'print(n, w.shape)\n';
+    await page.goto(`${server.url}${link(script, '&machine=v5e-8&precision=default')}`);
+    assert.equal(await page.inputValue($('machine')), 'v5e-8');
+    assert.equal(await page.isHidden($('slice')), true, 'no slice view before a mapped call');
+    await page.click($('run'));
+    const status = await waitForRunEnd(page);
+    const output = await page.textContent($('output'));
+    assert.equal(status, 'done', `run failed; output:\n${output}${diagnostics(p)}`);
+    assert.match(output, /^8 \(8, 128, 128\)/, output);
+    assert.equal(await page.isVisible($('slice')), true, 'the slice view opens');
+    const summary = await page.textContent($('slice-summary'));
+    assert.match(summary, /^pmap_step on 8 chips of v5e-8, called once: one call takes [\d.]+ µs/, summary);
+    // Eight chips on the 2x4 grid, all busy; links between neighbours carried the all-reduce.
+    assert.equal(await page.locator(`${$('slice-grid')} .slice-chip`).count(), 8);
+    assert.equal(await page.locator(`${$('slice-grid')} .slice-chip.idle`).count(), 0);
+    assert.ok((await page.locator(`${$('slice-grid')} .slice-link`).count()) >= 8, 'links drawn');
+    // The steps: the gradient program, its all-reduce, the update.
+    const steps = await page.locator(`${$('slice-steps')} tbody tr td:first-child`).allTextContents();
+    assert.deepEqual(steps, ['pmap_step.0', "psum 'batch'", 'pmap_step.1'], `${steps}`);
+    assert.match(await page.textContent(`${$('slice-steps')} tbody`), /all-reduce over 8 chips/);
+
+    // On one chip the same script maps over the one device, and the view shows one chip.
+    await page.selectOption($('machine'), 'v5e');
+    await page.waitForFunction(
+      () => /^1 \(1, 128, 128\)/.test(document.querySelector('[data-testid="output"]')?.textContent ?? ''),
+      null,
+      { timeout: 120_000, polling: 100 },
+    );
+    assert.equal(await waitForRunEnd(page), 'done', diagnostics(p));
+    assert.equal(await page.locator(`${$('slice-grid')} .slice-chip`).count(), 1);
+  } finally {
+    await p.close();
+  }
+});
+
 test('a link with machine, precision and MXU size selects them, and the run reports that machine', { timeout: 180_000 }, async () => {
   const p = await openPage(browser, server.url);
   try {

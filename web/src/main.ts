@@ -19,6 +19,7 @@ import type { BackendChoice, RunOk, RunProgress, RunResult } from './protocol';
 import { RooflineView } from './roofline';
 import { fromHash, type Machine, type MxuSize, type Precision, toHash } from './share';
 import { SKELETON_SCRIPT } from './skeleton';
+import { SliceView } from './slice';
 import { SystolicView } from './systolic';
 import { TimelineView } from './timeline';
 
@@ -63,6 +64,7 @@ const timeline = new TimelineView(byTestId('timeline'), {
   note: byTestId('timeline-note'),
 });
 const listing = new ListingView();
+const slice = new SliceView(byTestId('slice'));
 /** The last successful run: what the views show and the exports write. */
 let lastRun: RunOk | null = null;
 const programs = new ProgramView(
@@ -226,6 +228,7 @@ function showStopped(): void {
   exportCsv.disabled = exportJson.disabled = exportTrace.disabled = true;
   clearCounters(counters);
   programs.clear();
+  slice.show([], undefined);
   backendLine.textContent = transfersLine.textContent = '';
 }
 
@@ -237,12 +240,14 @@ function show(result: RunResult): void {
   if (result.ok) {
     renderCounters(counters, result.programs);
     programs.show(result.programs);
+    slice.show(result.mapped ?? [], result.machine_info);
     systolic.setMachine(result.machine_info);
     backendLine.textContent = backendText(result);
     transfersLine.textContent = transfersText(result.transfers);
   } else {
     clearCounters(counters);
     programs.clear();
+    slice.show([], undefined);
     backendLine.textContent = transfersLine.textContent = '';
     editor.showErrors(result.errors);
     problems.show(result.errors);

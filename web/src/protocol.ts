@@ -104,11 +104,46 @@ export interface Transfers {
   device_to_host_copies: number;
 }
 
+/** One step of a mapped call, with when it runs in the call (cycles from its start). */
+export type MappedStep =
+  | { kind: 'program'; name: string; program: number; cycles: number; start: number; end: number }
+  | {
+      kind: 'collective';
+      primitive: string;
+      hlo: string;
+      axis_name: string;
+      bytes_per_chip: number;
+      cycles: number;
+      seconds: number;
+      hops: number;
+      latency_bound: boolean;
+      busiest_link_bytes: number;
+      start: number;
+      end: number;
+    };
+
+/** A mapped call (`jax.pmap`) on the slice's chips (docs/cli.md, "Mapped calls"). */
+export interface MappedReport {
+  name: string;
+  calls: number;
+  chips: number;
+  steps: MappedStep[];
+  cycles: number;
+  seconds: number;
+  compute_cycles: number;
+  collective_cycles: number;
+  exposed_collective_cycles: number;
+  ici_bytes_sent: number;
+  links: { from: number; to: number; bytes: number }[];
+}
+
 export interface RunOk {
   ok: true;
   stdout: string;
   prints: unknown[][];
   programs: ProgramReport[];
+  /** Mapped calls (`jax.pmap`); absent when the script made none. */
+  mapped?: MappedReport[];
   /** Every copy between the host (Python, NumPy) and the device over the run. */
   transfers?: Transfers;
   machine: string;

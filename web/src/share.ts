@@ -3,7 +3,21 @@
 // the systolic array's size is not the machine's own. The older form with `code` alone keeps
 // working; unknown keys and unknown values are ignored.
 
-export const MACHINES = ['v1', 'v2', 'v3', 'v4', 'v5e', 'v5p', 'v6e'] as const;
+export const MACHINES = [
+  'v1',
+  'v2',
+  'v3',
+  'v4',
+  'v5e',
+  'v5p',
+  'v6e',
+  'v5e-4',
+  'v5e-8',
+  'v5e-16',
+  'v4-8',
+  'v5p-8',
+  'v6e-8',
+] as const;
 export const PRECISIONS = ['default', 'high', 'highest'] as const;
 /** Square MXU sizes the page offers in place of the machine's own (`''`). */
 export const MXU_SIZES = ['', '8', '16', '32', '64', '128', '256'] as const;
