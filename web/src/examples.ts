@@ -32,6 +32,7 @@ const ORDER = [
   'random_numbers',
   'loops_and_callbacks',
   'full_size_cost',
+  'data_parallel',
 ];
 
 const files = import.meta.glob<string>('../../examples/*.py', { query: '?raw', import: 'default', eager: true });

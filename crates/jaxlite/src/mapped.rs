@@ -48,7 +48,8 @@ pub async fn run(
 ) -> Result<Vec<Vec<Array>>, JaxError> {
     let chips = inputs.len();
     let mut jaxpr = inline_collective_calls(jaxpr)?;
-    jaxpr.eqns = collectives_early(&jaxpr.eqns);
+    let (eqns, groups) = schedule(&jaxpr);
+    jaxpr.eqns = eqns;
     // Which step defines each variable that a collective defines (steps wait on those).
     let mut defined_by_collective: HashMap<Var, usize> = HashMap::new();
     let waits = |eqns: &[Eqn], by: &HashMap<Var, usize>| -> Vec<usize> {
@@ -71,7 +72,19 @@ pub async fn run(
     let mut start = 0;
     let mut segment = 0;
     while start < eqns.len() {
-        let end = eqns[start..].iter().position(is_collective).map_or(eqns.len(), |p| start + p);
+        // A program runs up to the next collective, or up to the first equation that needs a
+        // collective's result the program's earlier equations do not: the work before it can
+        // run while that collective is on the links.
+        let mut end = start;
+        let mut waited: Vec<usize> = Vec::new();
+        while end < eqns.len() && !is_collective(&eqns[end]) {
+            let needs = waits(std::slice::from_ref(&eqns[end]), &defined_by_collective);
+            if end > start && needs.iter().any(|w| !waited.contains(w)) {
+                break;
+            }
+            waited.extend(needs);
+            end += 1;
+        }
         if end > start {
             // The equations before the next collective: one program on every chip.
             let later: HashSet<Var> = eqns[end..]
@@ -99,24 +112,36 @@ pub async fn run(
             steps.push(MappedStep::Program { name: program_name, jaxpr: program, waits_for });
             segment += 1;
         }
-        if let Some(eqn) = eqns.get(end) {
-            let Primitive::Collective { op, axis_name, axis_size } = &eqn.prim else { unreachable!("found above") };
-            if *axis_size != chips {
-                return Err(JaxError(format!(
-                    "{} over axis '{axis_name}' of {axis_size} chips inside a call mapped over {chips}",
-                    op.name()
-                )));
+        // The collective here and those combined with it (XLA's combiners), performed on the
+        // host from every chip's operands, one step for the links.
+        let mut last = end;
+        if let Some(eqn) = eqns.get(end).filter(|e| is_collective(e)) {
+            while last + 1 < eqns.len() && groups[last + 1].is_some() && groups[last + 1] == groups[end] {
+                last += 1;
             }
-            let operands: Vec<Array> =
-                values.iter().filter_map(|chip| eqn.inputs.first().map(|a| read(chip, a))).collect();
-            let bytes_per_chip = operands.first().map_or(0, |x| x.size() as u64 * x.dtype().size_bytes() as u64);
-            let results = op.perform(&operands, chips)?;
-            for (chip, result) in values.iter_mut().zip(results) {
-                chip.insert(eqn.outputs[0], result);
+            let Primitive::Collective { op, axis_name, .. } = &eqn.prim else { unreachable!("found above") };
+            let mut bytes_per_chip = 0;
+            for e in &eqns[end..=last] {
+                let Primitive::Collective { op, axis_name, axis_size } = &e.prim else { unreachable!("grouped") };
+                if *axis_size != chips {
+                    return Err(JaxError(format!(
+                        "{} over axis '{axis_name}' of {axis_size} chips inside a call mapped over {chips}",
+                        op.name()
+                    )));
+                }
+                let operands: Vec<Array> =
+                    values.iter().filter_map(|chip| e.inputs.first().map(|a| read(chip, a))).collect();
+                bytes_per_chip += operands.first().map_or(0, |x| x.size() as u64 * x.dtype().size_bytes() as u64);
+                let results = op.perform(&operands, chips)?;
+                for (chip, result) in values.iter_mut().zip(results) {
+                    chip.insert(e.outputs[0], result);
+                }
             }
             if !matches!(op, CollectiveOp::AxisIndex) {
-                let waits_for = waits(std::slice::from_ref(eqn), &defined_by_collective);
-                defined_by_collective.insert(eqn.outputs[0], steps.len());
+                let waits_for = waits(&eqns[end..=last], &defined_by_collective);
+                for e in &eqns[end..=last] {
+                    defined_by_collective.insert(e.outputs[0], steps.len());
+                }
                 steps.push(MappedStep::Collective {
                     op: op.clone(),
                     axis_name: axis_name.clone(),
@@ -125,17 +150,29 @@ pub async fn run(
                 });
             }
         }
-        start = end + 1;
+        start = if eqns.get(end).is_some_and(is_collective) { last + 1 } else { end };
     }
     ctx.report_mapped(MappedCall { name: name.to_string(), chips, steps, default_precision: ctx.default_precision })?;
     Ok(values.iter().map(|chip| jaxpr.outvars.iter().map(|a| read(chip, a)).collect()).collect())
 }
 
-/// `eqns` reordered so that each collective comes as soon as its operand is computed, and the
-/// work that does not need its result after it (XLA's latency-hiding scheduler does the same,
-/// so the collective overlaps that work). Otherwise equations keep their order; those with an
-/// effect (callbacks that print) keep theirs among themselves.
-fn collectives_early(eqns: &[Eqn]) -> Vec<Eqn> {
+/// Independent collectives of one kind issued together are combined into one, up to this many
+/// bytes per chip: XLA's all-reduce, all-gather and reduce-scatter combiners (30 MiB is
+/// XLA's GPU default, `xla_gpu_all_reduce_combine_threshold_bytes`; the TPU's is not published).
+/// A gradient pytree's `pmean` is one all-reduce, as on a TPU, paying the hops' latency once.
+pub const COMBINE_BYTES: u64 = 30 << 20;
+
+/// The equations in the order the chips run them, and each one's combined collective (the
+/// same number for collectives run as one step, `None` for the rest).
+///
+/// Collectives adjacent in the function's order, of the same kind over the same axis, none
+/// reading another's result, are combined (up to [`COMBINE_BYTES`]). Each combined collective
+/// comes as soon as its operands are computed, and the work that does not need its result
+/// before the work that does (XLA's latency-hiding scheduler does the same), so it overlaps
+/// that work. Otherwise equations keep their order; those with an effect (callbacks that
+/// print) keep theirs among themselves.
+fn schedule(jaxpr: &Jaxpr) -> (Vec<Eqn>, Vec<Option<usize>>) {
+    let eqns = &jaxpr.eqns;
     let mut producer: HashMap<Var, usize> = HashMap::new();
     for (i, e) in eqns.iter().enumerate() {
         for v in &e.outputs {
@@ -161,6 +198,37 @@ fn collectives_early(eqns: &[Eqn]) -> Vec<Eqn> {
             last_effect = Some(i);
         }
     }
+    // Combine runs of like collectives.
+    let bytes = |e: &Eqn| -> u64 {
+        e.inputs.first().map_or(0, |a| {
+            let aval = jaxpr.atom_aval(a);
+            aval.size() as u64 * aval.dtype.size_bytes() as u64
+        })
+    };
+    let mut group: Vec<Option<usize>> = vec![None; eqns.len()];
+    let mut i = 0;
+    while i < eqns.len() {
+        if !is_collective(&eqns[i])
+            || matches!(&eqns[i].prim, Primitive::Collective { op: CollectiveOp::AxisIndex, .. })
+        {
+            i += 1;
+            continue;
+        }
+        group[i] = Some(i);
+        let mut total = bytes(&eqns[i]);
+        let mut j = i + 1;
+        while j < eqns.len()
+            && eqns[j].prim == eqns[i].prim
+            && !deps[j].iter().any(|d| (i..j).contains(d))
+            && total + bytes(&eqns[j]) <= COMBINE_BYTES
+        {
+            total += bytes(&eqns[j]);
+            group[j] = Some(i);
+            j += 1;
+        }
+        i = j;
+    }
+    let members = |g: usize| (g..eqns.len()).take_while(|&k| group[k] == Some(g)).collect::<Vec<_>>();
     // Whether an equation needs some collective's result: such work goes after the work that
     // does not, which is what a collective can overlap.
     let mut after_collective = vec![false; eqns.len()];
@@ -171,15 +239,24 @@ fn collectives_early(eqns: &[Eqn]) -> Vec<Eqn> {
     let mut order = Vec::with_capacity(eqns.len());
     while order.len() < eqns.len() {
         let ready = |i: usize| !done[i] && deps[i].iter().all(|&d| done[d]);
-        let next = (0..eqns.len())
-            .find(|&i| ready(i) && is_collective(&eqns[i]))
-            .or_else(|| (0..eqns.len()).find(|&i| ready(i) && !after_collective[i]))
-            .or_else(|| (0..eqns.len()).find(|&i| ready(i)))
-            .expect("a Jaxpr's equations depend only on earlier ones");
-        done[next] = true;
-        order.push(eqns[next].clone());
+        let collective = (0..eqns.len()).find(|&i| match group[i] {
+            Some(g) => g == i && members(g).into_iter().all(ready),
+            None => ready(i) && is_collective(&eqns[i]),
+        });
+        let next = match collective {
+            Some(g) if group[g].is_some() => members(g),
+            Some(i) => vec![i],
+            None => vec![(0..eqns.len())
+                .find(|&i| ready(i) && !after_collective[i])
+                .or_else(|| (0..eqns.len()).find(|&i| ready(i) && group[i].is_none()))
+                .expect("a Jaxpr's equations depend only on earlier ones")],
+        };
+        for i in next {
+            done[i] = true;
+            order.push(i);
+        }
     }
-    order
+    (order.iter().map(|&i| eqns[i].clone()).collect(), order.iter().map(|&i| group[i]).collect())
 }
 
 fn is_collective(e: &Eqn) -> bool {

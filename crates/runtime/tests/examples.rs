@@ -12,6 +12,7 @@ use std::path::PathBuf;
 /// checks only (`every_other_example_runs`).
 const TESTED: &[&str] = &[
     "batch_size",
+    "data_parallel",
     "bf16_vs_f32",
     "full_size_cost",
     "host_and_device",
@@ -415,4 +416,37 @@ fn random_numbers_cost_the_vector_unit_not_the_mxu() {
     assert!(dropout.cycles > 4 * plain.cycles, "drawing the mask dominates: {} vs {}", dropout.cycles, plain.cycles);
     let kept = printed_numbers(&report.stdout, "kept:")[0];
     assert!((kept - 0.9).abs() < 0.01, "about 90% kept: {kept}");
+}
+
+#[test]
+fn data_parallel_training_over_a_v5e_8_pays_its_exposed_all_reduce() {
+    let v5e8 = TpuConfig::from_name("v5e-8").unwrap();
+    let report = run_on("data_parallel", v5e8.clone());
+    let m = &report.mapped[0];
+    assert_eq!((m.chips, m.calls), (8, 5));
+    let collectives: Vec<(u64, u64, u64, bool)> = m
+        .steps
+        .iter()
+        .filter_map(|s| match s {
+            runtime::MappedStep::Collective { bytes_per_chip, start, end, latency_bound, .. } => {
+                Some((*bytes_per_chip, *start, *end, *latency_bound))
+            }
+            _ => None,
+        })
+        .collect();
+    // The loss's all-reduce (one float) and the gradients', combined: w1, b1, w2, b2.
+    let gradients = (64 * 128 + 128 + 128 + 1) * F32;
+    assert_eq!(collectives.iter().map(|c| c.0).collect::<Vec<_>>(), [F32, gradients]);
+    // Both are latency-bound: 4 hops across the 2x4 grid, twice (reduce, then gather), 1 µs each.
+    let eight_hops = (8.0 * 1e-6 * v5e8.clock_hz) as u64;
+    for &(_, start, end, latency_bound) in &collectives {
+        assert!(latency_bound && end - start == eight_hops, "{collectives:?}");
+    }
+    // The loss's overlaps the backward pass; the gradients' is exposed.
+    assert!(m.exposed_collective_cycles >= eight_hops && m.exposed_collective_cycles < 2 * eight_hops, "{m:?}");
+    // One chip: the same script, no collective cost, the same per-chip compute.
+    let one = run("data_parallel");
+    let single = &one.mapped[0];
+    assert_eq!((single.chips, single.collective_cycles), (1, 0));
+    assert_eq!(single.compute_cycles, m.compute_cycles);
 }

@@ -128,21 +128,17 @@ fn pmap_wider_than_the_slice_names_the_machine_to_choose() {
 }
 
 #[test]
-fn a_gradients_all_reduce_overlaps_the_backward_pass_that_does_not_need_it() {
-    // The second layer's gradient is ready first; its all-reduce runs on the links while the
-    // chips compute the first layer's gradient, as XLA's scheduler overlaps them.
+fn a_collective_overlaps_the_work_that_does_not_need_its_result() {
+    // The all-reduce of `a` is issued first; the matmul does not need it, so it runs on the
+    // chips while the all-reduce is on the links, and only the last multiply waits.
     let script = "
 import jax, jax.numpy as jnp
 from jax import lax
-def loss(p, x):
-    h = jnp.tanh(x @ p[0])
-    return jnp.mean((h @ p[1]) ** 2)
-def step(p, x):
-    g = lax.pmean(jax.grad(loss)(p, x), 'batch')
-    return jax.tree_util.tree_map(lambda a, b: a - 0.1 * b, p, g)
-p = (jnp.ones((8, 128, 128)) / 128.0, jnp.ones((8, 128, 128)) / 128.0)
-x = jnp.ones((8, 32, 128))
-p = jax.pmap(step, axis_name='batch')(p, x)
+def f(a, b):
+    s = lax.psum(a, 'i')
+    t = jnp.tanh(b @ b)
+    return s * 2.0, t
+s, t = jax.pmap(f, axis_name='i')(jnp.ones((8, 256, 256)), jnp.ones((8, 128, 128)) / 128.0)
 ";
     let report = run(script, "v5e-8");
     let m = &report.mapped[0];
@@ -154,15 +150,42 @@ p = jax.pmap(step, axis_name='batch')(p, x)
             MappedStep::Collective { .. } => "collective",
         })
         .collect();
-    assert_eq!(kinds, ["program", "collective", "program", "collective", "program"], "{:?}", m.steps);
-    let (MappedStep::Collective { start, end, .. }, MappedStep::Program { start: p_start, end: p_end, .. }) =
-        (&m.steps[1], &m.steps[2])
+    assert_eq!(kinds, ["collective", "program", "program"], "{:?}", m.steps);
+    let (
+        MappedStep::Collective { start, end, .. },
+        MappedStep::Program { start: p_start, end: p_end, .. },
+        MappedStep::Program { start: last, .. },
+    ) = (&m.steps[0], &m.steps[1], &m.steps[2])
     else {
         unreachable!()
     };
-    // The first all-reduce and the program after it run at the same time.
-    assert_eq!(start, p_start);
-    assert!(end > p_start && start < p_end, "{:?}", m.steps);
-    assert!(m.exposed_collective_cycles < m.collective_cycles, "{m:?}");
+    assert_eq!((*start, *p_start), (0, 0), "the matmul runs while the all-reduce is on the links");
+    assert!(*p_end < *end && *last == *end, "{:?}", m.steps);
+    assert_eq!(m.exposed_collective_cycles, m.collective_cycles - (p_end - p_start));
     assert_eq!(m.cycles, m.compute_cycles + m.exposed_collective_cycles);
+}
+
+#[test]
+fn a_gradient_pytrees_pmean_is_one_combined_all_reduce() {
+    // Four leaves, one all-reduce of their bytes together (XLA's all-reduce combiner), which
+    // pays the hops once.
+    let script = "
+import jax, jax.numpy as jnp
+from jax import lax
+def step(p, x):
+    g = jax.grad(lambda p: jnp.mean((jnp.tanh(x @ p['w1'] + p['b1']) @ p['w2'] + p['b2']) ** 2))(p)
+    return lax.pmean(g, 'batch')
+p = {'w1': jnp.ones((8, 64, 128)), 'b1': jnp.zeros((8, 128)), 'w2': jnp.ones((8, 128, 1)), 'b2': jnp.zeros((8, 1))}
+g = jax.pmap(step, axis_name='batch')(p, jnp.ones((8, 16, 64)))
+";
+    let report = run(script, "v5e-8");
+    let collectives: Vec<u64> = report.mapped[0]
+        .steps
+        .iter()
+        .filter_map(|s| match s {
+            MappedStep::Collective { bytes_per_chip, .. } => Some(*bytes_per_chip),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(collectives, [(64 * 128 + 128 + 128 + 1) * 4], "{:?}", report.mapped[0].steps);
 }

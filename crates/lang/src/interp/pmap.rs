@@ -359,13 +359,13 @@ impl Interp<'_, '_> {
                         Value::Array(out)
                     }
                 };
-                // `pmean` is JAX's `psum(x) / psum(1)`.
-                let out = if name == "pmean" {
-                    self.call_jnp("divide", vec![out, Value::Int(axis_size as i64)], vec![]).await?
-                } else {
-                    out
-                };
                 outs.push(out);
+            }
+            // `pmean` is JAX's `psum(x) / psum(1)`: every leaf summed, then each divided.
+            if name == "pmean" {
+                for out in outs.iter_mut() {
+                    *out = self.call_jnp("divide", vec![out.clone(), Value::Int(axis_size as i64)], vec![]).await?;
+                }
             }
             self.unflatten_tree(&tree, &mut outs.into_iter()).await
         })
