@@ -88,7 +88,7 @@ impl CollectiveOp {
             CollectiveOp::ReduceScatter { dimension, tiled } => {
                 let d = axis_in(*dimension, 0)?;
                 match tiled {
-                    true if shape[d] % size == 0 => shape[d] /= size,
+                    true if shape[d].is_multiple_of(size) => shape[d] /= size,
                     false if shape[d] == size => {
                         shape.remove(d);
                     }
@@ -103,7 +103,7 @@ impl CollectiveOp {
             }
             CollectiveOp::AllToAll { split_axis, concat_axis, tiled } => {
                 let split = axis_in(*split_axis, 0)?;
-                if shape[split] % size != 0 {
+                if !shape[split].is_multiple_of(size) {
                     return Err(format!(
                         "all_to_all: the split axis {split} has size {}, which the axis size {size} does not divide",
                         shape[split]
@@ -231,8 +231,10 @@ impl CollectiveOp {
             let mut limit = x.shape().to_vec();
             start[axis] = i * len;
             limit[axis] = (i + 1) * len;
-            let block =
-                apply(Primitive::Slice { start_indices: start, limit_indices: limit, strides: None }, &[x.clone()])?;
+            let block = apply(
+                Primitive::Slice { start_indices: start, limit_indices: limit, strides: None },
+                std::slice::from_ref(x),
+            )?;
             if tiled {
                 return Ok(block);
             }

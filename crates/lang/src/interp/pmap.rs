@@ -66,9 +66,9 @@ impl Interp<'_, '_> {
         // slice's first ones, there is one backend, and inputs are never donated here.
         for name in ["devices", "backend", "donate_argnums", "axis_size", "global_arg_shapes"] {
             if let Some(v) = take_kwarg(&mut kwargs, name) {
-                if !matches!(v, Value::None)
-                    && !(name == "donate_argnums" && matches!(&v, Value::Tuple(t) if t.is_empty()))
-                {
+                let harmless = matches!(v, Value::None)
+                    || (name == "donate_argnums" && matches!(&v, Value::Tuple(t) if t.is_empty()));
+                if !harmless {
                     return super::unsupported(format!("jax.pmap {name}= is not supported by the playground yet"));
                 }
             }
@@ -380,7 +380,7 @@ fn index_axis(x: &Array, axis: usize, i: usize) -> R<Array> {
     limit[axis] = i + 1;
     let row = eval::apply(
         &Primitive::Slice { start_indices: start, limit_indices: limit, strides: None },
-        &[x.clone()],
+        std::slice::from_ref(x),
         Precision::Highest,
     )?;
     let mut shape = x.shape().to_vec();
