@@ -1,5 +1,5 @@
-"""Generates tests/jax/slice_fixtures.json: programs for many devices (jax.pmap and the
-collectives) and what real JAX prints for them with 8 CPU devices, the chips of a v5e-8.
+"""Generates tests/jax/slice_fixtures.json: programs for many devices (jax.pmap, jax.shard_map,
+meshes and the collectives) and what real JAX prints for them with 8 CPU devices, the chips of a v5e-8.
 
 Run with `python3 tests/jax/slices.py` (needs jax[cpu] and numpy); `slices.py NAME...` reruns
 only the programs named. The playground runs them on `--machine v5e-8`
@@ -129,6 +129,71 @@ for i in range(3):
     replicated, l = step(replicated, xs, ys)
     print(i, l)
 print(replicated['w'][0].T)
+""")
+# shard_map over meshes of the 8 devices (hand-built meshes: Auto axes, as shard_map takes
+# unsharded inputs), one axis and two.
+MESH = """
+import numpy as np
+from jax.sharding import Mesh, PartitionSpec as P, NamedSharding
+mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))
+line = Mesh(np.array(jax.devices()), ('i',))
+x = jnp.arange(32.0).reshape(8, 4) / 4.0
+"""
+program("sharding_objects", MESH + """
+print(repr(mesh))
+print(mesh.shape, mesh.axis_names, mesh.size, mesh.devices.shape)
+print(P('x', None), P(), P(('x', 'y'),), len(P('x', None)), P('x', 'y')[1])
+print(NamedSharding(mesh, P('x')).shard_shape((8, 4)))
+print(repr(jax.make_mesh((2, 4), ('a', 'b'))))
+""")
+program("shard_map_one_axis", MESH + """
+f = jax.shard_map(lambda a: a * 2.0 + lax.axis_index('i'), mesh=line, in_specs=P('i'), out_specs=P('i'))
+print(f(jnp.arange(16.0)))
+g = jax.shard_map(lambda a: lax.psum(a.sum(keepdims=True), 'i'), mesh=line, in_specs=P('i'), out_specs=P())
+print(g(jnp.arange(16.0)))
+""")
+program("shard_map_two_axes", MESH + """
+f = jax.shard_map(lambda a: a * lax.axis_index('x'), mesh=mesh, in_specs=P('x', None), out_specs=P('x', None))
+print(f(x))
+g = jax.shard_map(lambda a: lax.psum(a, 'y'), mesh=mesh, in_specs=P('x', 'y'), out_specs=P('x', None))
+print(g(x))
+h = jax.shard_map(lambda a: lax.psum(a.sum(), ('x', 'y')), mesh=mesh, in_specs=P('x', 'y'), out_specs=P())
+print(h(x))
+k = jax.shard_map(lambda a: a.sum(keepdims=True), mesh=mesh, in_specs=P(('x', 'y')), out_specs=P(('x', 'y')))
+print(k(jnp.arange(16.0)))
+""")
+program("shard_map_sharded_matmul", MESH + """
+from functools import partial
+
+# Megatron-style: the contracting axis split over 'y', partial products summed with psum.
+@partial(jax.shard_map, mesh=mesh, in_specs=(P('x', 'y'), P('y', None)), out_specs=P('x', None))
+def matmul(a, b):
+    return lax.psum(a @ b, 'y')
+
+w = jnp.arange(24.0).reshape(4, 6) / 10.0
+print(matmul(x, w))
+print(x @ w)
+""")
+program("shard_map_collectives", MESH + """
+ring = [(i, (i + 1) % 4) for i in range(4)]
+f = jax.shard_map(lambda a: lax.ppermute(a, 'x', ring), mesh=mesh, in_specs=P('x', 'y'), out_specs=P('x', 'y'))
+print(f(x))
+g = jax.shard_map(lambda a: lax.all_gather(a, 'y', tiled=True, axis=1), mesh=mesh, in_specs=P('x', 'y'),
+                  out_specs=P('x', None), check_vma=False)
+print(g(x))
+h = jax.shard_map(lambda a: lax.pmean(a, ('x', 'y')), mesh=mesh, in_specs=P('x', 'y'), out_specs=P(), check_vma=False)
+print(h(x))
+""")
+program("shard_map_pytree_and_index", MESH + """
+def f(p, a):
+    return {'scaled': a * p['s'], 'where': lax.axis_index(('x', 'y')) + jnp.zeros(1, jnp.int32)}
+out = jax.shard_map(f, mesh=mesh, in_specs=({'s': P()}, P(('x', 'y'))), out_specs={'scaled': P(('x', 'y')), 'where': P(('x', 'y'))})(
+    {'s': jnp.float32(3.0)}, jnp.arange(8.0))
+print(out['scaled'])
+print(out['where'])
+""")
+program("shard_map_indivisible", MESH + """
+jax.shard_map(lambda a: a, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(jnp.arange(6.0))
 """)
 program("pmap_unbound_axis", X8 + "jax.pmap(lambda v: lax.psum(v, 'j'), axis_name='i')(x)\n")
 program("pmap_inconsistent_sizes", "jax.pmap(lambda a, b: a + b)(jnp.ones((2, 3)), jnp.ones((4, 3)))\n")

@@ -112,6 +112,7 @@ export type MappedStep =
       primitive: string;
       hlo: string;
       axis_name: string;
+      group_size: number;
       bytes_per_chip: number;
       cycles: number;
       seconds: number;

@@ -213,7 +213,7 @@ export class SliceView {
       const what =
         step.kind === 'program'
           ? 'every chip runs it'
-          : `${step.hlo} over ${m.chips} chips, ${step.hops} hop${step.hops === 1 ? '' : 's'}${
+          : `${step.hlo} over ${groupText(step.group_size, m.chips)}, ${step.hops} hop${step.hops === 1 ? '' : 's'}${
               step.latency_bound ? ', latency-bound' : ''
             }`;
       const bytes = step.kind === 'program' ? '' : `${si(step.bytes_per_chip)}B`;
@@ -228,6 +228,11 @@ export class SliceView {
       }
     }
   }
+}
+
+/** "8 chips", or "4 groups of 2 chips" for a collective over one axis of a mesh. */
+function groupText(size: number, chips: number): string {
+  return size >= chips ? `${chips} chips` : `${chips / size} groups of ${size} chips`;
 }
 
 function stepName(step: MappedStep): string {

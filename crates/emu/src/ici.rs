@@ -56,13 +56,14 @@ impl CollectiveKind {
 #[derive(Clone, Debug)]
 pub struct Collective {
     pub kind: CollectiveKind,
-    /// The chips taking part, by rank: `group[r]` is the chip (numbered as
-    /// [`TpuConfig::chip_coords`] counts) of the group's rank `r`.
-    pub group: Vec<u32>,
+    /// The groups of chips taking part, each by rank: `groups[g][r]` is the chip (numbered as
+    /// [`TpuConfig::chip_coords`] counts) of group `g`'s rank `r`. Every group does the same
+    /// collective among its own chips at the same time (a mesh axis's rows), sharing links.
+    pub groups: Vec<Vec<u32>>,
     /// Bytes of each chip's operand: its shard for an all-gather, its whole unreduced array for
     /// a reduce-scatter, an all-reduce and an all-to-all, what it sends for a permute.
     pub bytes_per_chip: u64,
-    /// For a permute: (source rank, destination rank) pairs.
+    /// For a permute: (source rank, destination rank) pairs, within every group.
     pub pairs: Vec<(usize, usize)>,
 }
 
@@ -98,10 +99,13 @@ pub struct CollectiveTime {
 /// malformed permutation.
 pub fn collective_time(machine: &TpuConfig, collective: &Collective) -> Result<CollectiveTime, String> {
     let chips = machine.chips();
-    if let Some(c) = collective.group.iter().find(|&&c| c >= chips) {
+    if let Some(c) = collective.groups.iter().flatten().find(|&&c| c >= chips) {
         return Err(format!("chip {c} is not in {} ({chips} chips)", machine.name));
     }
-    let n = collective.group.len();
+    let n = collective.groups.first().map_or(0, Vec::len);
+    if collective.groups.iter().any(|g| g.len() != n) {
+        return Err("a collective's groups must be of one size".into());
+    }
     if let Some(&(s, d)) = collective.pairs.iter().find(|&&(s, d)| s >= n || d >= n) {
         return Err(format!("the permutation pair ({s}, {d}) names a rank outside the group of {n}"));
     }
@@ -110,29 +114,31 @@ pub fn collective_time(machine: &TpuConfig, collective: &Collective) -> Result<C
     let mut loads = vec![0.0; torus.links()];
     let mut hops = 0;
     let mut phases = 1.0;
-    match collective.kind {
-        CollectiveKind::AllGather => hops = torus.multicast_all(&collective.group, shard, &mut loads),
-        // A reduce-scatter reduces an N-th of the array towards each chip: an all-gather of
-        // N-th parts, backwards, with the same loads on the opposite links.
-        CollectiveKind::ReduceScatter | CollectiveKind::AllReduce => {
-            hops = torus.multicast_all(&collective.group, shard / n as f64, &mut loads);
-            if collective.kind == CollectiveKind::AllReduce {
-                phases = 2.0;
+    for group in &collective.groups {
+        match collective.kind {
+            CollectiveKind::AllGather => hops = hops.max(torus.multicast_all(group, shard, &mut loads)),
+            // A reduce-scatter reduces an N-th of the array towards each chip: an all-gather of
+            // N-th parts, backwards, with the same loads on the opposite links.
+            CollectiveKind::ReduceScatter | CollectiveKind::AllReduce => {
+                hops = hops.max(torus.multicast_all(group, shard / n as f64, &mut loads));
+                if collective.kind == CollectiveKind::AllReduce {
+                    phases = 2.0;
+                }
             }
-        }
-        CollectiveKind::AllToAll => {
-            let part = shard / n as f64;
-            for (i, &src) in collective.group.iter().enumerate() {
-                for (j, &dst) in collective.group.iter().enumerate() {
-                    if i != j {
-                        hops = hops.max(torus.unicast(src, dst, part, &mut loads));
+            CollectiveKind::AllToAll => {
+                let part = shard / n as f64;
+                for (i, &src) in group.iter().enumerate() {
+                    for (j, &dst) in group.iter().enumerate() {
+                        if i != j {
+                            hops = hops.max(torus.unicast(src, dst, part, &mut loads));
+                        }
                     }
                 }
             }
-        }
-        CollectiveKind::Permute => {
-            for &(s, d) in &collective.pairs {
-                hops = hops.max(torus.unicast(collective.group[s], collective.group[d], shard, &mut loads));
+            CollectiveKind::Permute => {
+                for &(s, d) in &collective.pairs {
+                    hops = hops.max(torus.unicast(group[s], group[d], shard, &mut loads));
+                }
             }
         }
     }

@@ -11,7 +11,7 @@ fn machine(name: &str) -> TpuConfig {
 }
 
 fn time(m: &TpuConfig, kind: CollectiveKind, group: Vec<u32>, bytes_per_chip: u64) -> emu::CollectiveTime {
-    collective_time(m, &Collective { kind, group, bytes_per_chip, pairs: vec![] }).unwrap()
+    collective_time(m, &Collective { kind, groups: vec![group], bytes_per_chip, pairs: vec![] }).unwrap()
 }
 
 fn close(got: f64, want: f64, tolerance: f64) -> bool {
@@ -123,7 +123,7 @@ fn a_ring_shift_sends_one_shard_over_each_link() {
     let shard = 45 * MIB;
     let t = collective_time(
         &m,
-        &Collective { kind: CollectiveKind::Permute, group: (0..16).collect(), bytes_per_chip: shard, pairs },
+        &Collective { kind: CollectiveKind::Permute, groups: vec![(0..16).collect()], bytes_per_chip: shard, pairs },
     )
     .unwrap();
     assert!(close(t.seconds, shard as f64 / m.ici_link_bytes_per_second, 1e-9));
@@ -137,8 +137,28 @@ fn chips_outside_the_slice_are_refused() {
     let m = machine("v5e-8");
     let err = collective_time(
         &m,
-        &Collective { kind: CollectiveKind::AllGather, group: vec![0, 9], bytes_per_chip: 4, pairs: vec![] },
+        &Collective { kind: CollectiveKind::AllGather, groups: vec![vec![0, 9]], bytes_per_chip: 4, pairs: vec![] },
     )
     .unwrap_err();
     assert!(err.contains("chip 9"), "{err}");
+}
+
+#[test]
+fn rows_of_a_mesh_gather_at_once_on_their_own_links() {
+    // A v5e-8's two columns each all-gather along y: the same time as one column alone, twice
+    // the bytes on the slice's links.
+    let m = machine("v5e-8");
+    let one = time(&m, CollectiveKind::AllGather, vec![0, 2, 4, 6], 1 << 20);
+    let both = collective_time(
+        &m,
+        &Collective {
+            kind: CollectiveKind::AllGather,
+            groups: vec![vec![0, 2, 4, 6], vec![1, 3, 5, 7]],
+            bytes_per_chip: 1 << 20,
+            pairs: vec![],
+        },
+    )
+    .unwrap();
+    assert!(close(both.seconds, one.seconds, 1e-9));
+    assert!(close(both.ici_bytes_sent, 2.0 * one.ici_bytes_sent, 1e-9));
 }

@@ -23,30 +23,69 @@ use std::rc::Rc;
 pub enum MappedStep {
     /// A program every chip ran, named and shaped as `Executor::execute` received it.
     Program { name: String, jaxpr: Rc<Jaxpr>, waits_for: Vec<usize> },
-    /// A collective among the chips: each chip's operand is `bytes_per_chip`.
-    Collective { op: CollectiveOp, axis_name: String, bytes_per_chip: u64, waits_for: Vec<usize> },
+    /// A collective among each group of chips (chip numbers; the groups meet at once): each
+    /// chip's operand is `bytes_per_chip`.
+    Collective {
+        op: CollectiveOp,
+        axis_name: String,
+        groups: Vec<Vec<u32>>,
+        bytes_per_chip: u64,
+        waits_for: Vec<usize>,
+    },
+}
+
+/// The devices a mapped call runs on, as a mesh: named axes of sizes, and the device (chip)
+/// at each position, row-major (the last axis fastest), as `jax.sharding.Mesh` lays them out.
+/// `jax.pmap` is a one-axis mesh of the first devices.
+#[derive(Clone, Debug)]
+pub struct Mesh {
+    pub names: Vec<String>,
+    pub sizes: Vec<usize>,
+    pub devices: Vec<u32>,
+}
+
+impl Mesh {
+    /// The mesh coordinates of position `device`.
+    pub fn coords(&self, device: usize) -> Vec<usize> {
+        let mut rest = device;
+        let mut out = vec![0; self.sizes.len()];
+        for (a, &n) in self.sizes.iter().enumerate().rev() {
+            out[a] = rest % n;
+            rest /= n;
+        }
+        out
+    }
+
+    /// The positions that differ only along `axis`, each group in that axis's order: who meets
+    /// in a collective over it.
+    pub fn groups(&self, axis: usize) -> Vec<Vec<usize>> {
+        let stride: usize = self.sizes[axis + 1..].iter().product();
+        (0..self.devices.len())
+            .filter(|&d| self.coords(d)[axis] == 0)
+            .map(|d| (0..self.sizes[axis]).map(|k| d + k * stride).collect())
+            .collect()
+    }
 }
 
 /// A mapped call as the executor is told of it, once its chips have run it.
 #[derive(Clone, Debug)]
 pub struct MappedCall {
     pub name: String,
-    /// How many chips ran it: the slice's first `chips`, as JAX's `pmap` takes
-    /// `jax.devices()[:n]`.
-    pub chips: usize,
+    /// The chips that ran it, by mesh position.
+    pub devices: Vec<u32>,
     pub steps: Vec<MappedStep>,
     pub default_precision: Precision,
 }
 
-/// Runs `jaxpr` (every input an invar: constants first) on `inputs.len()` chips, chip `i` on
-/// `inputs[i]`; each chip's outputs.
+/// Runs `jaxpr` (every input an invar: constants first) on the devices of `mesh`, position `i`
+/// on `inputs[i]`; each position's outputs.
 pub async fn run(
     ctx: &mut Context,
     name: &str,
     jaxpr: &Jaxpr,
     inputs: Vec<Vec<Array>>,
+    mesh: &Mesh,
 ) -> Result<Vec<Vec<Array>>, JaxError> {
-    let chips = inputs.len();
     let mut jaxpr = inline_collective_calls(jaxpr)?;
     let (eqns, groups) = schedule(&jaxpr);
     jaxpr.eqns = eqns;
@@ -120,21 +159,31 @@ pub async fn run(
                 last += 1;
             }
             let Primitive::Collective { op, axis_name, .. } = &eqn.prim else { unreachable!("found above") };
+            let axis = mesh.names.iter().position(|n| n == axis_name).ok_or_else(|| {
+                JaxError(format!("{} over axis '{axis_name}', which the mapped call does not have", op.name()))
+            })?;
+            let groups = mesh.groups(axis);
             let mut bytes_per_chip = 0;
             for e in &eqns[end..=last] {
                 let Primitive::Collective { op, axis_name, axis_size } = &e.prim else { unreachable!("grouped") };
-                if *axis_size != chips {
+                if *axis_size != mesh.sizes[axis] {
                     return Err(JaxError(format!(
-                        "{} over axis '{axis_name}' of {axis_size} chips inside a call mapped over {chips}",
-                        op.name()
+                        "{} over axis '{axis_name}' of {axis_size} chips inside a call mapped over {}",
+                        op.name(),
+                        mesh.sizes[axis]
                     )));
                 }
-                let operands: Vec<Array> =
-                    values.iter().filter_map(|chip| e.inputs.first().map(|a| read(chip, a))).collect();
-                bytes_per_chip += operands.first().map_or(0, |x| x.size() as u64 * x.dtype().size_bytes() as u64);
-                let results = op.perform(&operands, chips)?;
-                for (chip, result) in values.iter_mut().zip(results) {
-                    chip.insert(e.outputs[0], result);
+                for group in &groups {
+                    let operands: Vec<Array> =
+                        group.iter().filter_map(|&d| e.inputs.first().map(|a| read(&values[d], a))).collect();
+                    if group[0] == 0 {
+                        bytes_per_chip +=
+                            operands.first().map_or(0, |x| x.size() as u64 * x.dtype().size_bytes() as u64);
+                    }
+                    let results = op.perform(&operands, group.len())?;
+                    for (&d, result) in group.iter().zip(results) {
+                        values[d].insert(e.outputs[0], result);
+                    }
                 }
             }
             if !matches!(op, CollectiveOp::AxisIndex) {
@@ -142,9 +191,11 @@ pub async fn run(
                 for e in &eqns[end..=last] {
                     defined_by_collective.insert(e.outputs[0], steps.len());
                 }
+                let groups = groups.iter().map(|g| g.iter().map(|&d| mesh.devices[d]).collect()).collect();
                 steps.push(MappedStep::Collective {
                     op: op.clone(),
                     axis_name: axis_name.clone(),
+                    groups,
                     bytes_per_chip,
                     waits_for,
                 });
@@ -152,7 +203,12 @@ pub async fn run(
         }
         start = if eqns.get(end).is_some_and(is_collective) { last + 1 } else { end };
     }
-    ctx.report_mapped(MappedCall { name: name.to_string(), chips, steps, default_precision: ctx.default_precision })?;
+    ctx.report_mapped(MappedCall {
+        name: name.to_string(),
+        devices: mesh.devices.clone(),
+        steps,
+        default_precision: ctx.default_precision,
+    })?;
     Ok(values.iter().map(|chip| jaxpr.outvars.iter().map(|a| read(chip, a)).collect()).collect())
 }
 

@@ -226,7 +226,7 @@ fn errors_point_at_the_code_that_raised_them() {
         "import jax, jax.numpy as jnp\ng = jax.pmap(lambda x: x)(jnp.ones((2, 3)))",
         "import jax.numpy as jnp\njnp.fft.fft(1)",
         "import jax.numpy as jnp\njnp.foo",
-        "from jax import shard_map",
+        "from jax.sharding import PartitionSpec as P\nP('x', None, 'y').foo",
         "d = {'a': 1}\nd['b']",
         "a, b = [1, 2, 3]",
         "x = 2 ** 70",
@@ -248,7 +248,7 @@ fn errors_point_at_the_code_that_raised_them() {
         error 2:5: ValueError: compiling computation that requires 2 logical devices, but only 1 XLA devices are available (num_replicas=2); the emulated machine has 1 chip: choose a slice with more (--machine v5e-8, or the page's machine menu)
         error 2:1: NotImplementedError: jnp.fft is not supported by the playground yet
         error 2:1: AttributeError: module 'jax.numpy' has no attribute 'foo'
-        error 1:1: NotImplementedError: jax.shard_map is not supported by the playground yet
+        error 2:1: AttributeError: 'PartitionSpec' object has no attribute 'foo'
         error 2:1: KeyError: 'b'
         error 1:1: ValueError: too many values to unpack (expected 2)
         error 1:7: OverflowError: integer overflow (the playground's ints are 64-bit)

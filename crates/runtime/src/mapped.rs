@@ -15,7 +15,6 @@ pub fn report(
     machine: &TpuConfig,
     mut program: impl FnMut(&str, &Jaxpr) -> Option<(usize, u64)>,
 ) -> Result<MappedReport, JaxError> {
-    let group: Vec<u32> = (0..call.chips as u32).collect();
     let mut steps = Vec::new();
     let (mut compute, mut collectives, mut ici_bytes) = (0, 0, 0.0);
     let mut links: Vec<LinkTraffic> = Vec::new();
@@ -36,7 +35,7 @@ pub fn report(
                 ends.push(chip_free);
                 steps.push(MappedStep::Program { name: name.clone(), program: index, cycles, start, end: chip_free });
             }
-            mapped::MappedStep::Collective { op, axis_name, bytes_per_chip, waits_for } => {
+            mapped::MappedStep::Collective { op, axis_name, groups, bytes_per_chip, waits_for } => {
                 let (kind, pairs) = match op {
                     CollectiveOp::Psum | CollectiveOp::Pmax | CollectiveOp::Pmin => (CollectiveKind::AllReduce, vec![]),
                     CollectiveOp::AllGather { .. } => (CollectiveKind::AllGather, vec![]),
@@ -49,7 +48,7 @@ pub fn report(
                 };
                 let hlo = kind.hlo_name();
                 let waits_for = waits_for.clone();
-                let collective = Collective { kind, group: group.clone(), bytes_per_chip: *bytes_per_chip, pairs };
+                let collective = Collective { kind, groups: groups.clone(), bytes_per_chip: *bytes_per_chip, pairs };
                 let time =
                     collective_time(machine, &collective).map_err(|e| JaxError(format!("{}: {e}", op.name())))?;
                 collectives += time.cycles;
@@ -67,6 +66,7 @@ pub fn report(
                     primitive: op.name(),
                     hlo,
                     axis_name: axis_name.clone(),
+                    group_size: groups.first().map_or(0, Vec::len),
                     bytes_per_chip: *bytes_per_chip,
                     cycles: time.cycles,
                     seconds: time.seconds,
@@ -84,7 +84,7 @@ pub fn report(
     Ok(MappedReport {
         name: call.name.clone(),
         calls: 1,
-        chips: call.chips,
+        chips: call.devices.len(),
         steps,
         cycles,
         seconds: cycles as f64 / machine.clock_hz,

@@ -85,6 +85,9 @@ pub enum MappedStep {
         primitive: &'static str,
         hlo: &'static str,
         axis_name: String,
+        /// The chips that meet in each group (all of the call's, for `pmap`; a mesh axis's size
+        /// for `shard_map`).
+        group_size: usize,
         bytes_per_chip: u64,
         cycles: u64,
         seconds: f64,

@@ -84,7 +84,7 @@ fn a_data_parallel_step_costs_the_chips_step_plus_its_all_reduce() {
         &machine,
         &emu::Collective {
             kind: emu::CollectiveKind::AllReduce,
-            group: (0..8).collect(),
+            groups: vec![(0..8).collect()],
             bytes_per_chip: 256 * 256 * 4,
             pairs: vec![],
         },
@@ -188,4 +188,32 @@ g = jax.pmap(step, axis_name='batch')(p, jnp.ones((8, 16, 64)))
         })
         .collect();
     assert_eq!(collectives, [(64 * 128 + 128 + 128 + 1) * 4], "{:?}", report.mapped[0].steps);
+}
+
+#[test]
+fn a_shard_map_all_reduce_over_one_mesh_axis_meets_in_groups_of_that_axis() {
+    // Megatron-style: the contracting axis over 'y' (2 devices), partial products summed over
+    // 'y' only: four groups of two neighbours, each pair one link apart.
+    let script = "
+import jax, jax.numpy as jnp, numpy as np
+from functools import partial
+from jax import lax
+from jax.sharding import Mesh, PartitionSpec as P
+mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))
+@partial(jax.shard_map, mesh=mesh, in_specs=(P('x', 'y'), P('y', None)), out_specs=P('x', None))
+def matmul(a, b):
+    return lax.psum(a @ b, 'y')
+out = matmul(jnp.ones((512, 256)), jnp.ones((256, 128)))
+";
+    let report = run(script, "v5e-8");
+    let m = &report.mapped[0];
+    assert_eq!((m.name.as_str(), m.chips), ("shard_map_matmul", 8));
+    let [_, MappedStep::Collective { group_size, bytes_per_chip, hops, .. }] = m.steps.as_slice() else {
+        panic!("a program, then the all-reduce: {:?}", m.steps)
+    };
+    // Each device's partial product is its 128 rows × 128 columns.
+    assert_eq!((*group_size, *bytes_per_chip, *hops), (2, 128 * 128 * 4, 2));
+    // Devices (2i, 2i+1) share a row of the 2x4 slice: every link the all-reduce uses joins such
+    // a pair.
+    assert!(m.links.iter().all(|l| l.from / 2 == l.to / 2), "{:?}", m.links);
 }

@@ -422,6 +422,13 @@ impl<'c, 'p> Interp<'c, 'p> {
             if let Some(dtype) = DType::from_name(name).or((name == "bool").then_some(DType::Bool)) {
                 return self.np_scalar_type(dtype, args).await;
             }
+            // `np.array(jax.devices())`: an array of devices, as meshes are built from (the
+            // playground's NumPy holds numbers only, so it is `jax.sharding`'s device array).
+            if matches!(name, "array" | "asarray") && first_leaf_is_device(args.first()) {
+                let module = self.import("jax.sharding").await?;
+                let make = self.get_attr(&module, "_device_array").await?;
+                return self.call(make, args[..1].to_vec(), vec![]).await;
+            }
             // `np.asarray(a)` of a NumPy array (in its own dtype) is that array.
             if let (["asarray"], [Value::Host(h)]) = ([name], args.as_slice()) {
                 let same_dtype = match kwargs.as_slice() {
@@ -1101,5 +1108,15 @@ pub fn unhost_scalar(v: &Value) -> Value {
             }
         }
         other => other.clone(),
+    }
+}
+
+/// Whether a (nested) list or tuple starts with a `TpuDevice`.
+fn first_leaf_is_device(v: Option<&Value>) -> bool {
+    match v {
+        Some(Value::List(l)) => first_leaf_is_device(l.borrow().first()),
+        Some(Value::Tuple(t)) => first_leaf_is_device(t.first()),
+        Some(Value::Instance(i)) => i.class.name == "TpuDevice",
+        _ => false,
     }
 }

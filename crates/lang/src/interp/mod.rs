@@ -41,6 +41,7 @@ mod pmap;
 mod pytrees;
 mod random;
 mod sets;
+mod shard_map;
 mod shorthands;
 mod transforms;
 mod value;

@@ -47,6 +47,9 @@ const SOURCES: &[(&str, &str)] = &[
     ("pprint", include_str!("../stdlib/pprint.py")),
     ("__future__", "annotations = True\ndivision = True\nprint_function = True\n"),
     ("jax._devices", include_str!("../stdlib/jax/devices.py")),
+    ("jax.sharding", include_str!("../stdlib/jax/sharding.py")),
+    ("jax._sharding_module", "import jax.sharding as sharding\n"),
+    ("jax.experimental.shard_map", "from jax.sharding import shard_map\n"),
     ("jax._core", include_str!("../stdlib/jax/core.py")),
     ("jax._custom", include_str!("../stdlib/jax/custom.py")),
     ("jax._random", include_str!("../stdlib/jax/random.py")),
@@ -100,6 +103,7 @@ const NATIVES: &[&str] = &[
     "recursion_limit",
     "device_kind",
     "device_coords",
+    "shard_map_run",
     "mt_new",
     "mt_seed",
     "mt_random",
@@ -123,6 +127,11 @@ const PYTHON_NAMES: &[(&str, &str, &str)] = &[
     ("jax", "default_backend", "jax._devices"),
     ("jax", "device_put", "jax._devices"),
     ("jax", "device_get", "jax._devices"),
+    ("jax", "sharding", "jax._sharding_module"),
+    ("jax", "make_mesh", "jax.sharding"),
+    ("jax", "shard_map", "jax.sharding"),
+    ("jax", "P", "jax.sharding"),
+    ("jax", "NamedSharding", "jax.sharding"),
     ("jax.random", "multivariate_normal", "jax._random"),
     ("jax.random", "gamma", "jax._random"),
     ("jax.random", "loggamma", "jax._random"),
@@ -430,6 +439,9 @@ impl Interp<'_, '_> {
             }
             if name == "tree_paths" {
                 return self.tree_paths(args).await;
+            }
+            if name == "shard_map_run" {
+                return self.shard_map_run(args).await;
             }
             Ok(match name {
                 // The host's clocks, as `time` reads them (the emulator's own time is in its

@@ -210,7 +210,12 @@ impl Interp<'_, '_> {
                 .collect::<R<_>>()?;
             let inputs: Vec<Vec<Array>> =
                 per_chip.into_iter().map(|shares| consts.iter().cloned().chain(shares).collect()).collect();
-            let outputs = jaxlite::mapped::run(self.ctx, &name, &traced.jaxpr, inputs).await?;
+            let mesh = jaxlite::mapped::Mesh {
+                names: vec![p.axis_name.clone().unwrap_or_else(|| "_pmap_axis".to_string())],
+                sizes: vec![chips],
+                devices: (0..chips as u32).collect(),
+            };
+            let outputs = jaxlite::mapped::run(self.ctx, &name, &traced.jaxpr, inputs, &mesh).await?;
             // Each output leaf stacked over the chips along its out axis.
             let placeholder = Tensor::from(jnp::full(&[], 0.0, jaxlite::DType::F32));
             let probe = self.unflatten_tensors(&traced.out_tree, std::iter::repeat(placeholder)).await?;
@@ -278,6 +283,51 @@ impl Interp<'_, '_> {
                 _ => &["x", "axis_name"],
             };
             super::builtins::by_position(name, &mut args, &mut kwargs, positional)?;
+            // Over several axes at once: one axis after another (a sum, max or min over the
+            // devices that differ along any of them), the position numbered first axis major.
+            let axis_at = positional.iter().position(|p| *p == "axis_name").unwrap_or(1);
+            let several = match args.get(axis_at) {
+                Some(Value::Tuple(t)) if t.len() > 1 => Some(t.to_vec()),
+                Some(Value::List(l)) if l.borrow().len() > 1 => Some(l.borrow().clone()),
+                _ => None,
+            };
+            if let Some(names) = several {
+                return match name {
+                    "psum" | "pmax" | "pmin" | "pmean" if kwargs.is_empty() => {
+                        let each = if name == "pmean" { "psum" } else { name };
+                        let mut x = args[0].clone();
+                        let mut total = 1;
+                        for n in &names {
+                            total *= self.axis_size(name, n)?.1;
+                            x = self.call_collective(each, vec![x, n.clone()], vec![]).await?;
+                        }
+                        if name == "pmean" {
+                            let mut values = Vec::new();
+                            let tree: Tree = self.tree_of(&x, None, &mut values).await?;
+                            let mut outs = Vec::new();
+                            for v in values {
+                                outs.push(self.call_jnp("divide", vec![v, Value::Int(total as i64)], vec![]).await?);
+                            }
+                            x = self.unflatten_tree(&tree, &mut outs.into_iter()).await?;
+                        }
+                        Ok(x)
+                    }
+                    "axis_index" => {
+                        let mut index = Value::Int(0);
+                        for n in &names {
+                            let size = self.axis_size(name, n)?.1;
+                            let here = self.call_collective("axis_index", vec![n.clone()], vec![]).await?;
+                            let scaled =
+                                self.call_jnp("multiply", vec![index, Value::Int(size as i64)], vec![]).await?;
+                            index = self.call_jnp("add", vec![scaled, here], vec![]).await?;
+                        }
+                        Ok(index)
+                    }
+                    _ => super::unsupported(format!(
+                        "{name} over several axes at once is not supported by the playground yet"
+                    )),
+                };
+            }
             if let Some(groups) = take_kwarg(&mut kwargs, "axis_index_groups") {
                 if !matches!(groups, Value::None) {
                     return super::unsupported(format!(

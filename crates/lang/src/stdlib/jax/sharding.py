@@ -1,0 +1,270 @@
+"""jax.sharding: meshes of the emulated slice's devices, partition specs and named shardings,
+as JAX 0.10 prints them. `jax.shard_map` runs a function on each device of a mesh
+(`_playground.shard_map`); these objects describe where the blocks go."""
+
+from jax._devices import devices as _devices
+
+
+class PartitionSpec:
+    """How an array's axes are split over mesh axes: one entry per array axis, a mesh axis
+    name, a tuple of names (split over all of them, the first major), or None (not split)."""
+
+    def __init__(self, *parts):
+        self._parts = tuple(tuple(p) if isinstance(p, list) else p for p in parts)
+
+    def __iter__(self):
+        return iter(self._parts)
+
+    def __len__(self):
+        return len(self._parts)
+
+    def __getitem__(self, i):
+        return self._parts[i]
+
+    def __eq__(self, other):
+        return isinstance(other, PartitionSpec) and self._parts == other._parts
+
+    def __hash__(self):
+        return hash(("PartitionSpec", self._parts))
+
+    def __repr__(self):
+        def one(p):
+            if isinstance(p, tuple):
+                inner = ", ".join(repr(q) for q in p)
+                return f"({inner},)" if len(p) == 1 else f"({inner})"
+            return repr(p)
+
+        items = ", ".join(one(p) for p in self._parts)
+        if len(self._parts) == 1:
+            items += ","
+        return f"P({items})"
+
+    __str__ = __repr__
+
+
+P = PartitionSpec
+
+
+class _Devices:
+    """A mesh's devices as an array of its shape (`mesh.devices.shape`, indexing, `.flat`)."""
+
+    def __init__(self, flat, shape):
+        self.flat = flat
+        self.shape = tuple(shape)
+        self.size = len(flat)
+        self.ndim = len(shape)
+
+    def tolist(self):
+        def build(offset, dims):
+            if not dims:
+                return self.flat[offset]
+            step = 1
+            for d in dims[1:]:
+                step *= d
+            return [build(offset + i * step, dims[1:]) for i in range(dims[0])]
+
+        return build(0, list(self.shape))
+
+    def __repr__(self):
+        return repr(self.tolist())
+
+    def reshape(self, *shape):
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        shape = list(shape)
+        if -1 in shape:
+            known = 1
+            for d in shape:
+                if d != -1:
+                    known *= d
+            shape[shape.index(-1)] = self.size // known
+        n = 1
+        for d in shape:
+            n *= d
+        if n != self.size:
+            raise ValueError(f"cannot reshape array of size {self.size} into shape {tuple(shape)}")
+        return _Devices(self.flat, shape)
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __iter__(self):
+        return iter(self.tolist())
+
+
+def _device_array(devices):
+    """`np.array(devices)`: the devices as an array of their nesting's shape."""
+    flat, shape = _flatten_devices(devices)
+    return _Devices(flat, shape)
+
+
+def _flatten_devices(devices):
+    """A (nested) list or array of devices: its devices in row-major order and its shape."""
+    if isinstance(devices, _Devices):
+        return list(devices.flat), list(devices.shape)
+    if hasattr(devices, "tolist") and not isinstance(devices, (list, tuple)):
+        devices = devices.tolist()
+    if isinstance(devices, (list, tuple)):
+        if len(devices) == 0:
+            return [], [0]
+        parts = [_flatten_devices(d) for d in devices]
+        shape = parts[0][1]
+        flat = []
+        for f, s in parts:
+            if s != shape:
+                raise ValueError("a mesh's devices must form a rectangular array")
+            flat.extend(f)
+        return flat, [len(devices)] + shape
+    return [devices], []
+
+
+class Mesh:
+    def __init__(self, devices, axis_names, axis_types=None):
+        flat, shape = _flatten_devices(devices)
+        if isinstance(axis_names, str):
+            axis_names = (axis_names,)
+        axis_names = tuple(axis_names)
+        if len(axis_names) != len(shape):
+            raise ValueError(
+                f"Mesh requires the ndim of its first argument (`devices`) to equal the length of its "
+                f"second argument (`axis_names`), but got devices.ndim == {len(shape)} and "
+                f"len(axis_names) == {len(axis_names)}."
+            )
+        self.devices = _Devices(flat, shape)
+        self.axis_names = axis_names
+        self.axis_sizes = tuple(shape)
+        self.axis_types = axis_types if axis_types is not None else ("Auto",) * len(shape)
+        self.size = len(flat)
+        self.device_ids = [d.id for d in flat]
+
+    @property
+    def shape(self):
+        from collections import OrderedDict
+
+        return OrderedDict(zip(self.axis_names, self.axis_sizes))
+
+    def _types(self):
+        return "(" + ", ".join(self.axis_types) + ("," if len(self.axis_types) == 1 else "") + ")"
+
+    def _short(self):
+        sizes = ", ".join(f"'{n}': {s}" for n, s in zip(self.axis_names, self.axis_sizes))
+        return f"Mesh({sizes}, axis_types={self._types()})"
+
+    def __repr__(self):
+        sizes = ", ".join(str(s) for s in self.axis_sizes)
+        names = ", ".join(repr(n) for n in self.axis_names)
+        if len(self.axis_sizes) == 1:
+            sizes += ","
+            names += ","
+        return f"Mesh(axis_sizes=({sizes}), axis_names=({names}), axis_types={self._types()})"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
+    """A mesh of the first devices, in id order, with JAX 0.10's default Explicit axes."""
+    n = 1
+    for s in axis_shapes:
+        n *= s
+    available = list(devices) if devices is not None else _devices()
+    if n > len(available):
+        raise ValueError(
+            f"Number of devices {len(available)} must be >= the product of mesh_shape {tuple(axis_shapes)}"
+        )
+    flat = available[:n]
+    mesh = Mesh(_Devices(flat, axis_shapes), axis_names, axis_types or ("Explicit",) * len(axis_shapes))
+    return mesh
+
+
+class NamedSharding:
+    def __init__(self, mesh, spec, *, memory_kind=None):
+        self.mesh = mesh
+        self.spec = spec
+        self.memory_kind = memory_kind or "device"
+
+    def __repr__(self):
+        return f"NamedSharding(mesh={self.mesh._short()}, spec={self.spec!r}, memory_kind={self.memory_kind})"
+
+    def __eq__(self, other):
+        return isinstance(other, NamedSharding) and other.mesh is self.mesh and other.spec == self.spec
+
+    def __hash__(self):
+        return hash(("NamedSharding", id(self.mesh), self.spec))
+
+    def shard_shape(self, global_shape):
+        sizes = dict(zip(self.mesh.axis_names, self.mesh.axis_sizes))
+        out = list(global_shape)
+        for i, p in enumerate(self.spec):
+            for name in (p if isinstance(p, tuple) else (p,)):
+                if name is not None:
+                    out[i] //= sizes[name]
+        return tuple(out)
+
+
+def _parts(spec):
+    """A spec as the native side reads it: one entry per array axis, each None, a mesh axis
+    name or a tuple of them."""
+    if spec is None:
+        return ()
+    if not isinstance(spec, PartitionSpec):
+        raise TypeError(f"shard_map specs must be PartitionSpecs (P(...)) or None, got {spec!r}")
+    return tuple(spec)
+
+
+def _broadcast(spec, tree, out, where):
+    """`spec`, a prefix of `tree` whose leaves are PartitionSpecs, as one spec per leaf of
+    `tree`, in the order `jax.tree_util.tree_leaves` gives them."""
+    import jax
+
+    if spec is None or isinstance(spec, PartitionSpec):
+        out.extend([_parts(spec)] * len(jax.tree_util.tree_leaves(tree)))
+    elif isinstance(spec, (tuple, list)) and isinstance(tree, (tuple, list)) and len(spec) == len(tree):
+        for s, t in zip(spec, tree):
+            _broadcast(s, t, out, where)
+    elif isinstance(spec, dict) and isinstance(tree, dict) and sorted(spec) == sorted(tree):
+        for k in sorted(tree):
+            _broadcast(spec[k], tree[k], out, where)
+    else:
+        raise ValueError(f"shard_map {where} specs {spec!r} must be a tree prefix of the {where}s' structure")
+
+
+def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=None, check_vma=True, check_rep=None):
+    """`jax.shard_map`: `f` runs on every device of `mesh` on its blocks of the arguments (as
+    `in_specs` split them), collectives over the mesh's axis names between them; its results'
+    blocks are joined as `out_specs` say."""
+    if f is None:
+        return lambda g: shard_map(
+            g, out_specs=out_specs, in_specs=in_specs, mesh=mesh, axis_names=axis_names, check_vma=check_vma
+        )
+    if mesh is None:
+        raise ValueError("shard_map needs mesh= (the playground has no mesh set by jax.set_mesh)")
+    if in_specs is None:
+        raise NotImplementedError("shard_map without in_specs is not supported by the playground yet")
+    from _playground import shard_map_run
+    import jax
+
+    name = getattr(f, "__name__", "f")
+
+    def mapped(*args):
+        leaves, treedef = jax.tree_util.tree_flatten(args)
+        parts = []
+        _broadcast(in_specs if len(args) != 1 or isinstance(in_specs, tuple) else (in_specs,), args, parts, "in")
+
+        def call(*flat):
+            return f(*jax.tree_util.tree_unflatten(treedef, list(flat)))
+
+        def out_parts(out):
+            found = []
+            _broadcast(out_specs, out, found, "out")
+            return found
+
+        return shard_map_run(
+            call, f"shard_map_{name}", mesh.axis_names, mesh.axis_sizes, mesh.device_ids, leaves, parts, out_parts
+        )
+
+    mapped.__name__ = name
+    return mapped
