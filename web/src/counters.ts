@@ -106,8 +106,12 @@ export function renderCounters(table: HTMLTableElement, programs: ProgramReport[
 export function transfersText(t: Transfers | undefined): string {
   if (!t) return '';
   const copies = (n: number) => `${NUMBER.format(n)} cop${n === 1 ? 'y' : 'ies'}`;
-  return `Host → device: ${NUMBER.format(t.host_to_device_bytes)} bytes in ${copies(t.host_to_device_copies)}; ` +
-    `device → host: ${NUMBER.format(t.device_to_host_bytes)} bytes in ${copies(t.device_to_host_copies)}.`;
+  const pcie = (seconds: number | undefined) =>
+    seconds ? ` (${+(seconds * 1e6).toPrecision(3)} µs over PCIe)` : '';
+  return `Host → device: ${NUMBER.format(t.host_to_device_bytes)} bytes in ${copies(t.host_to_device_copies)}` +
+    `${pcie(t.host_to_device_seconds)}; ` +
+    `device → host: ${NUMBER.format(t.device_to_host_bytes)} bytes in ${copies(t.device_to_host_copies)}` +
+    `${pcie(t.device_to_host_seconds)}.`;
 }
 
 export function clearCounters(table: HTMLTableElement): void {

@@ -102,6 +102,9 @@ export interface Transfers {
   host_to_device_copies: number;
   device_to_host_bytes: number;
   device_to_host_copies: number;
+  /** The bytes' time over the chip's PCIe link, each way. */
+  host_to_device_seconds?: number;
+  device_to_host_seconds?: number;
 }
 
 /** One step of a mapped call, with when it runs in the call (cycles from its start). */

@@ -227,7 +227,7 @@ fn main() -> ExitCode {
         Command::Validate { file } => programs::validate(&file),
         Command::Machines { json, set } => {
             let mut list = Vec::new();
-            for name in emu::TpuConfig::preset_names() {
+            for name in emu::TpuConfig::preset_names().iter().copied().chain(emu::TpuConfig::slice_names()) {
                 match machines::build(name, &set) {
                     Ok(m) => list.push(m),
                     Err(e) => {

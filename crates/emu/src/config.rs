@@ -336,8 +336,14 @@ impl TpuConfig {
         }
     }
 
+    /// The single chips' presets.
     pub fn preset_names() -> &'static [&'static str] {
-        &["v1", "v2", "v3", "v4", "v5e", "v5p", "v6e", "v5e-4", "v5e-8", "v5e-16", "v4-8", "v5p-8", "v6e-8"]
+        &["v1", "v2", "v3", "v4", "v5e", "v5p", "v6e"]
+    }
+
+    /// The slices' presets: many chips of one generation over ICI.
+    pub fn slice_names() -> impl Iterator<Item = &'static str> {
+        SLICES.iter().map(|(name, ..)| *name)
     }
 
     /// The number of chips in the slice.
@@ -407,7 +413,15 @@ impl TpuConfig {
         let base = parts.next().unwrap_or_default();
         let mut cfg = TpuConfig::preset(base).ok_or_else(|| ConfigError {
             key: String::new(),
-            message: format!("unknown machine '{base}'; presets: {}", TpuConfig::preset_names().join(", ")),
+            message: format!(
+                "unknown machine '{base}'; presets: {}",
+                TpuConfig::preset_names()
+                    .iter()
+                    .copied()
+                    .chain(TpuConfig::slice_names())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         })?;
         for setting in parts {
             cfg.with_override(setting)?;

@@ -47,6 +47,22 @@ fn peak_from_the_fields_equals_the_published_peak() {
 }
 
 #[test]
+fn a_slice_is_its_chip_many_times() {
+    for name in TpuConfig::slice_names() {
+        let slice = TpuConfig::preset(name).unwrap();
+        let mut chip = TpuConfig::preset(slice.generation()).unwrap();
+        assert!(slice.chips() > 1, "{name}");
+        assert_eq!(slice.name, name);
+        // Everything but the name and the topology is the chip's.
+        chip.name = slice.name.clone();
+        chip.topology = slice.topology.clone();
+        chip.wraparound = slice.wraparound.clone();
+        assert_eq!(chip, slice, "{name}");
+    }
+    assert_eq!(TpuConfig::preset("v4-8").unwrap().chips(), 4, "v4-8 counts TensorCores");
+}
+
+#[test]
 fn preset_shapes() {
     for name in TpuConfig::preset_names() {
         let c = TpuConfig::preset(name).unwrap();

@@ -224,40 +224,7 @@ impl CollectiveOp {
             }
             Ok(acc)
         };
-        // Part `i` of `x` along `axis`, `size` parts in all (a block, or an index when `!tiled`).
-        let part = |x: &Array, axis: usize, i: usize, tiled: bool| -> Result<Array, JaxError> {
-            let len = x.shape()[axis] / size;
-            let mut start = vec![0; x.shape().len()];
-            let mut limit = x.shape().to_vec();
-            start[axis] = i * len;
-            limit[axis] = (i + 1) * len;
-            let block = apply(
-                Primitive::Slice { start_indices: start, limit_indices: limit, strides: None },
-                std::slice::from_ref(x),
-            )?;
-            if tiled {
-                return Ok(block);
-            }
-            let mut shape = block.shape().to_vec();
-            shape.remove(axis);
-            apply(Primitive::Reshape { new_sizes: shape }, &[block])
-        };
-        // `parts` joined along `axis` (stacked along a new one when `!tiled`).
-        let join = |parts: Vec<Array>, axis: usize, tiled: bool| -> Result<Array, JaxError> {
-            let parts = if tiled {
-                parts
-            } else {
-                parts
-                    .into_iter()
-                    .map(|p| {
-                        let mut shape = p.shape().to_vec();
-                        shape.insert(axis, 1);
-                        apply(Primitive::Reshape { new_sizes: shape }, &[p])
-                    })
-                    .collect::<Result<_, _>>()?
-            };
-            apply(Primitive::Concatenate { dimension: axis }, &parts)
-        };
+        let part = |x: &Array, axis: usize, i: usize, tiled: bool| part(x, axis, i, size, tiled);
         Ok(match self {
             CollectiveOp::Psum => vec![fold(BinaryOp::Add)?; size],
             CollectiveOp::Pmax => vec![fold(BinaryOp::Max)?; size],
@@ -284,6 +251,46 @@ impl CollectiveOp {
             CollectiveOp::AxisIndex => (0..size).map(|i| Array::new(vec![], Data::I32(vec![i as i32]))).collect(),
         })
     }
+}
+
+/// Part `i` of `x` along `axis`, `count` equal parts in all: a block, or (`!tiled`) the index
+/// `i` of an axis of `count`, that axis dropped. On the host.
+pub fn part(x: &Array, axis: usize, i: usize, count: usize, tiled: bool) -> Result<Array, JaxError> {
+    let len = x.shape()[axis] / count;
+    let mut start = vec![0; x.shape().len()];
+    let mut limit = x.shape().to_vec();
+    start[axis] = i * len;
+    limit[axis] = (i + 1) * len;
+    let block = eval::apply(
+        &Primitive::Slice { start_indices: start, limit_indices: limit, strides: None },
+        std::slice::from_ref(x),
+        Precision::Highest,
+    )?;
+    if tiled {
+        return Ok(block);
+    }
+    let mut shape = block.shape().to_vec();
+    shape.remove(axis);
+    let mut out = eval::apply(&Primitive::Reshape { new_sizes: shape }, &[block], Precision::Highest)?;
+    out.aval.weak_type = x.aval.weak_type;
+    Ok(out)
+}
+
+/// `parts` joined along `axis`, or (`!tiled`) stacked along a new axis there. On the host.
+pub fn join(parts: Vec<Array>, axis: usize, tiled: bool) -> Result<Array, JaxError> {
+    let parts = if tiled {
+        parts
+    } else {
+        parts
+            .into_iter()
+            .map(|p| {
+                let mut shape = p.shape().to_vec();
+                shape.insert(axis, 1);
+                eval::apply(&Primitive::Reshape { new_sizes: shape }, &[p], Precision::Highest)
+            })
+            .collect::<Result<_, _>>()?
+    };
+    eval::apply(&Primitive::Concatenate { dimension: axis }, &parts, Precision::Highest)
 }
 
 fn zeros_like(x: &Array) -> Array {

@@ -122,6 +122,15 @@ pub struct RunFailure {
     pub stdout: String,
 }
 
+/// `bytes` over the machine's PCIe link (none on a machine without one).
+fn pcie_seconds(bytes: u64, machine: &emu::MachineSummary) -> f64 {
+    if machine.pcie_bytes_per_second > 0.0 {
+        bytes as f64 / machine.pcie_bytes_per_second
+    } else {
+        0.0
+    }
+}
+
 impl RunFailure {
     /// An error that belongs to no line of the script (line and column 0).
     pub fn without_location(message: String) -> RunFailure {
@@ -350,6 +359,9 @@ impl RunReport {
             host_to_device_copies: u64,
             device_to_host_bytes: u64,
             device_to_host_copies: u64,
+            /// The bytes' time over the chip's PCIe link at its bandwidth, each way.
+            host_to_device_seconds: f64,
+            device_to_host_seconds: f64,
         }
         #[derive(Serialize)]
         struct Report<'a> {
@@ -402,6 +414,8 @@ impl RunReport {
                 host_to_device_copies: self.transfers.host_to_device_copies,
                 device_to_host_bytes: self.transfers.device_to_host_bytes,
                 device_to_host_copies: self.transfers.device_to_host_copies,
+                host_to_device_seconds: pcie_seconds(self.transfers.host_to_device_bytes, &self.machine),
+                device_to_host_seconds: pcie_seconds(self.transfers.device_to_host_bytes, &self.machine),
             },
             machine: &self.machine.name,
             machine_info: details.then_some(&self.machine),

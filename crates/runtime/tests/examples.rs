@@ -393,6 +393,10 @@ fn numpy_batches_are_copied_to_the_device_on_every_call() {
     assert_eq!((t.host_to_device_bytes, t.host_to_device_copies), (5 * batch + weights, 6));
     // Eight float(loss) reads.
     assert_eq!((t.device_to_host_bytes, t.device_to_host_copies), (8 * loss, 8));
+    // Each way over v5e's PCIe link, 16 GB/s.
+    let json: serde_json::Value = serde_json::from_str(&report.to_json(false)).unwrap();
+    let seconds = json["transfers"]["host_to_device_seconds"].as_f64().unwrap();
+    assert_eq!(seconds, (5 * batch + weights) as f64 / 16e9);
     // The same batch either way: the same losses.
     let numpy: Vec<f64> =
         (0..4).map(|i| printed_numbers(&report.stdout, &format!("NumPy batch, step {i}"))[0]).collect();

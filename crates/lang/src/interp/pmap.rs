@@ -16,7 +16,7 @@ use super::value::{repr, Native, Value};
 use super::{err, Interp, RtError, R};
 use jaxlite::collective::CollectiveOp;
 use jaxlite::numpy as jnp;
-use jaxlite::{eval, Array, LocalFuture, Precision, Primitive, Tensor};
+use jaxlite::{Array, LocalFuture, Primitive, Tensor};
 
 /// `jax.pmap(f, axis_name, in_axes=0, out_axes=0, static_broadcasted_argnums=())`.
 pub struct Pmapped {
@@ -181,7 +181,7 @@ impl Interp<'_, '_> {
                 };
                 for (chip, shares) in per_chip.iter_mut().enumerate() {
                     shares.push(match axis {
-                        Some(axis) => index_axis(value, *axis, chip)?,
+                        Some(axis) => jaxlite::collective::part(value, *axis, chip, chips, false)?,
                         None => value.clone(),
                     });
                 }
@@ -231,7 +231,7 @@ impl Interp<'_, '_> {
                     Some(a) => {
                         let rank = shares[0].aval.rank() + 1;
                         let to = jnp::normalize_axes(Some(&[*a]), rank)?[0];
-                        stack(&shares, to)?
+                        jaxlite::collective::join(shares, to, false)?
                     }
                 };
                 out.aval.weak_type = weak;
@@ -420,35 +420,4 @@ impl Interp<'_, '_> {
             self.unflatten_tree(&tree, &mut outs.into_iter()).await
         })
     }
-}
-
-/// `x[..., i, ...]` along `axis`, on the host.
-fn index_axis(x: &Array, axis: usize, i: usize) -> R<Array> {
-    let mut start = vec![0; x.shape().len()];
-    let mut limit = x.shape().to_vec();
-    start[axis] = i;
-    limit[axis] = i + 1;
-    let row = eval::apply(
-        &Primitive::Slice { start_indices: start, limit_indices: limit, strides: None },
-        std::slice::from_ref(x),
-        Precision::Highest,
-    )?;
-    let mut shape = x.shape().to_vec();
-    shape.remove(axis);
-    let mut out = eval::apply(&Primitive::Reshape { new_sizes: shape }, &[row], Precision::Highest)?;
-    out.aval.weak_type = x.aval.weak_type;
-    Ok(out)
-}
-
-/// `shares` stacked along a new axis `axis`, on the host.
-fn stack(shares: &[Array], axis: usize) -> R<Array> {
-    let lifted: Vec<Array> = shares
-        .iter()
-        .map(|s| {
-            let mut shape = s.shape().to_vec();
-            shape.insert(axis, 1);
-            eval::apply(&Primitive::Reshape { new_sizes: shape }, std::slice::from_ref(s), Precision::Highest)
-        })
-        .collect::<Result<_, _>>()?;
-    Ok(eval::apply(&Primitive::Concatenate { dimension: axis }, &lifted, Precision::Highest)?)
 }
