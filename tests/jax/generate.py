@@ -1396,6 +1396,22 @@ print(jax.make_jaxpr(lambda a, b: jax.lax.dot_general(a, b, (((1,), (0,)), ((), 
 print(jax.jit(lambda a, b: jnp.dot(a, b, preferred_element_type=jnp.float32)).lower(x, w).cost_analysis()['flops'])
 print(jax.grad(lambda a, b: jnp.einsum("ij,jk->ik", a, b, preferred_element_type=jnp.float32).sum(), argnums=1)(x, w))
 """)
+# Collectives under vmap with an axis name act across the batch (JAX's batching rules).
+program("vmap_axis_name_collectives", """
+from jax import lax
+x = jnp.arange(12.0).reshape(4, 3) / 4.0
+print(jax.vmap(lambda v: v / lax.psum(v, 'b'), axis_name='b')(x))
+print(jax.vmap(lambda v: lax.pmax(v, 'b') - lax.pmin(v, 'b'), axis_name='b')(x))
+print(jax.vmap(lambda v: v - lax.pmean(v, 'b'), axis_name='b')(x))
+print(jax.vmap(lambda v: v * lax.axis_index('b'), axis_name='b')(x))
+print(jax.vmap(lambda v: lax.all_gather(v, 'b'), axis_name='b')(x)[1])
+print(jax.vmap(lambda v: lax.all_gather(v, 'b', tiled=True), axis_name='b')(x)[2])
+print(jax.vmap(lambda v: lax.psum(2.0, 'b') * v, axis_name='b')(x))
+print(jax.grad(lambda w: jax.vmap(lambda v: lax.psum(jnp.sin(w * v), 'b'), axis_name='b')(x).sum())(0.5))
+f = jax.jit(jax.vmap(jax.vmap(lambda v: v - lax.pmean(v, 'i'), axis_name='i'), axis_name='j'))
+print(f(x))
+""")
+
 # bf16 through loops, branches and windows on the machine (HBM holds bf16 packed, two to a
 # word): rows of 5 start inside words, carries and ys are bf16, a window moves at a computed
 # index, a cond returns bf16, and a bf16 carry is read back as float32.

@@ -19,7 +19,7 @@ mod vmap;
 pub use jvp::jvp;
 pub use lower::{computed, lower, lower_keeping_windows, needs_lowering, scalar_loop, window_starts};
 pub use transpose::{linearize, vjp, Linearized, Vjp, WHILE_REVERSE};
-pub use vmap::{batch_traced_passes, batch_traced_rule, vmap, vmap_outputs};
+pub use vmap::{batch_traced_passes, batch_traced_rule, vmap, vmap_outputs, vmap_outputs_named};
 
 use crate::array::Aval;
 use crate::dtype::DType;

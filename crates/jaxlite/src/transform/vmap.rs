@@ -4,6 +4,7 @@
 use super::{Builder, Result};
 use crate::array::Aval;
 use crate::callback::{self, CallbackKind, HostCallback, VmapMethod};
+use crate::collective::CollectiveOp;
 use crate::dtype::DType;
 use crate::jaxpr::{Atom, Jaxpr, Var};
 use crate::prim::{
@@ -11,8 +12,79 @@ use crate::prim::{
     WhileLoop,
 };
 use crate::trace::JaxError;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
+
+thread_local! {
+    /// The axis names of the named vmaps being applied (`jax.vmap(f, axis_name=...)`),
+    /// innermost last. A collective over the innermost one is computed across the batch; the
+    /// name is kept here rather than threaded through every rule, as the loop and branch rules
+    /// batch their bodies over the same axis.
+    static NAMED_AXES: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `vmap_outputs` of a vmap whose axis is named `name` (`jax.vmap(f, axis_name=name)`): a
+/// collective over `name` in `jaxpr` is computed across the batch (a `psum` is a sum over the
+/// batch axis), as JAX's batching rules for the collectives do.
+pub fn vmap_outputs_named(
+    jaxpr: &Jaxpr,
+    batched: &[bool],
+    size: usize,
+    may_stay_unbatched: &[bool],
+    name: &str,
+) -> Result<(Jaxpr, Vec<bool>)> {
+    NAMED_AXES.with(|n| n.borrow_mut().push(name.to_string()));
+    let out = vmap_outputs(jaxpr, batched, size, may_stay_unbatched);
+    NAMED_AXES.with(|n| n.borrow_mut().pop());
+    out
+}
+
+fn is_batch_axis(name: &str) -> bool {
+    NAMED_AXES.with(|n| n.borrow().last().is_some_and(|last| last == name))
+}
+
+/// A collective over the batch axis itself: across the examples, every example getting the
+/// result (batched, so it combines with the rest).
+fn across_batch(b: &mut Builder, op: &CollectiveOp, ins: &[(Atom, bool)], size: usize) -> Result<Atom> {
+    if let CollectiveOp::AxisIndex = op {
+        return b.bind1(Primitive::Iota { dtype: DType::I32, shape: vec![size], dimension: 0 }, &[]);
+    }
+    let x = to_batched(b, &ins[0], size)?;
+    let shape = b.shape(&x);
+    let rank = shape.len() - 1;
+    let everywhere = |b: &mut Builder, r: Atom| -> Result<Atom> {
+        let mut out_shape = vec![size];
+        out_shape.extend(b.shape(&r));
+        let dims = (1..out_shape.len()).collect();
+        b.broadcast_in_dim(&r, &out_shape, dims)
+    };
+    let result = match op {
+        CollectiveOp::Psum => b.reduce_sum(&x, vec![0])?,
+        CollectiveOp::Pmax => b.bind1(Primitive::ReduceMax { axes: vec![0] }, &[x])?,
+        CollectiveOp::Pmin => b.bind1(Primitive::ReduceMin { axes: vec![0] }, &[x])?,
+        CollectiveOp::AllGather { dimension, tiled } => {
+            // Every example's value stacked at `dimension` (merged into it when tiled).
+            let mut perm: Vec<usize> = (1..=rank).collect();
+            perm.insert(*dimension, 0);
+            let stacked = b.transpose(&x, perm)?;
+            if *tiled {
+                let mut merged = shape[1..].to_vec();
+                merged[*dimension] *= size;
+                b.reshape(&stacked, &merged)?
+            } else {
+                stacked
+            }
+        }
+        other => {
+            return Err(JaxError(format!(
+                "vmap of {} over the vmapped axis itself is not supported by the playground yet",
+                other.name()
+            )))
+        }
+    };
+    everywhere(b, result)
+}
 
 /// Batches `jaxpr` over a new leading axis of length `size` on the inputs marked in
 /// `batched`. Every output has the batch axis first.
@@ -48,6 +120,9 @@ pub fn vmap_outputs(
         let ins: Vec<(Atom, bool)> = eqn.inputs.iter().map(|a| read(&env, a)).collect();
         let any_batched = ins.iter().any(|(_, bt)| *bt);
         let outs: Vec<(Atom, bool)> = match &eqn.prim {
+            Primitive::Collective { op, axis_name, .. } if is_batch_axis(axis_name) => {
+                vec![(across_batch(&mut b, op, &ins, size)?, true)]
+            }
             Primitive::While { function } if any_batched => while_batched(&mut b, function, &ins, size)?,
             Primitive::Scan { function } if any_batched => scan_batched(&mut b, function, &ins, size)?,
             Primitive::Cond { function } if any_batched => cond_batched(&mut b, function, &ins, size)?,

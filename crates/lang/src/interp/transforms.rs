@@ -38,6 +38,8 @@ pub struct Vmapped {
     pub func: Value,
     pub in_axes: Value,
     pub out_axes: Value,
+    /// `axis_name=`: collectives over it inside the function act across the batch.
+    pub axis_name: Option<String>,
 }
 
 /// The function `jax.vjp` returns: the backward pass with its residuals.
@@ -239,12 +241,18 @@ impl Interp<'_, '_> {
         if name == "vmap" {
             let in_axes = take_kwarg(&mut kwargs, "in_axes");
             let out_axes = take_kwarg(&mut kwargs, "out_axes");
+            let axis_name = match take_kwarg(&mut kwargs, "axis_name") {
+                None | Some(Value::None) => None,
+                Some(Value::Str(s)) => Some(s.to_string()),
+                Some(other) => return err(format!("vmap axis_name must be a string, got {}", repr(&other))),
+            };
             no_more_kwargs(name, &kwargs)?;
             arity(name, &args, 1, 3)?;
             return Ok(Value::native(Native::Vmapped(Vmapped {
                 func: args[0].clone(),
                 in_axes: in_axes.or_else(|| args.get(1).cloned()).unwrap_or(Value::Int(0)),
                 out_axes: out_axes.or_else(|| args.get(2).cloned()).unwrap_or(Value::Int(0)),
+                axis_name,
             })));
         }
         let (argnums, tuple) = argnums_arg(take_kwarg(&mut kwargs, "argnums").or_else(|| args.get(1).cloned()))?;
@@ -945,7 +953,14 @@ impl Interp<'_, '_> {
                     None => Arg::Fixed(a.clone()),
                 })
                 .collect();
-            let traced = self.trace_call_with(&v.func, TraceOf::Types(avals), call_args, &keywords).await?;
+            if let Some(name) = &v.axis_name {
+                self.axis_env.push((name.clone(), size));
+            }
+            let traced = self.trace_call_with(&v.func, TraceOf::Types(avals), call_args, &keywords).await;
+            if v.axis_name.is_some() {
+                self.axis_env.pop();
+            }
+            let traced = traced?;
             let mut all_batched = vec![false; traced.closed.len()];
             all_batched.extend(&batched);
             // Each output leaf's axis, read from `out_axes` against the result's structure (a
@@ -955,7 +970,10 @@ impl Interp<'_, '_> {
             let mut out_axes = Vec::new();
             self.leaf_axes(&probe, &v.out_axes, &mut out_axes, 0).await?;
             let unmapped: Vec<bool> = out_axes.iter().map(Option::is_none).collect();
-            let (batched_jaxpr, out_batched) = transform::vmap_outputs(&traced.jaxpr, &all_batched, size, &unmapped)?;
+            let (batched_jaxpr, out_batched) = match &v.axis_name {
+                Some(name) => transform::vmap_outputs_named(&traced.jaxpr, &all_batched, size, &unmapped, name)?,
+                None => transform::vmap_outputs(&traced.jaxpr, &all_batched, size, &unmapped)?,
+            };
             let mut inputs = traced.closed.clone();
             inputs.extend(moved);
             let outs = self.apply_jaxpr(&batched_jaxpr, &inputs).await?;
