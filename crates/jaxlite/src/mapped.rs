@@ -140,15 +140,16 @@ pub async fn run(
                 if segment == 0 && end == eqns.len() { name.to_string() } else { format!("{name}.{segment}") };
             for chip in values.iter_mut() {
                 let args = program.invars.iter().map(|v| chip[v].clone()).collect();
-                let outs = ctx.execute(program_name.clone(), (*program).clone(), args).await?;
+                let outs = ctx.execute_shared(program_name.clone(), program.clone(), args).await?;
                 for (atom, out) in program.outvars.iter().zip(outs) {
                     if let Atom::Var(v) = atom {
                         chip.insert(*v, out);
                     }
                 }
             }
-            let waits_for = waits(&eqns[start..end], &defined_by_collective);
-            steps.push(MappedStep::Program { name: program_name, jaxpr: program, waits_for });
+            waited.sort_unstable();
+            waited.dedup();
+            steps.push(MappedStep::Program { name: program_name, jaxpr: program, waits_for: waited });
             segment += 1;
         }
         // The collective here and those combined with it (XLA's combiners), performed on the

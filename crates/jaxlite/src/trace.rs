@@ -701,7 +701,18 @@ impl Context {
     /// Runs a traced function (constants first, then arguments) through the executor. One
     /// with host callbacks runs where a host can call them instead (see `program_call`).
     pub async fn execute(&mut self, name: String, jaxpr: Jaxpr, args: Vec<Array>) -> Result<Vec<Array>, JaxError> {
-        let call = self.program_call(name, Rc::new(jaxpr), args);
+        self.execute_shared(name, Rc::new(jaxpr), args).await
+    }
+
+    /// [`Context::execute`] of a Jaxpr the caller runs again (on each chip of a mapped call):
+    /// the executor recognises a shared Jaxpr by identity, without printing it each time.
+    pub async fn execute_shared(
+        &mut self,
+        name: String,
+        jaxpr: Rc<Jaxpr>,
+        args: Vec<Array>,
+    ) -> Result<Vec<Array>, JaxError> {
+        let call = self.program_call(name, jaxpr, args);
         crate::loops::run(&mut *self.executor, &mut NoHost, self.loop_limit, call).await
     }
 
