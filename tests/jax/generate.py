@@ -3248,10 +3248,11 @@ def run(source, default_precision):
     return out.getvalue(), error
 
 
-def write(programs, path):
-    """Runs `programs` in real JAX and writes their fixtures to `path`. `NAME...` on the
-    command line runs only the programs named, keeping the others' fixtures as the file has
-    them (a full run takes minutes)."""
+def write(programs, path, rewrite=lambda output: output):
+    """Runs `programs` in real JAX and writes their fixtures to `path`, each output passed
+    through `rewrite` (which says what it changes). `NAME...` on the command line runs only
+    the programs named, keeping the others' fixtures as the file has them (a full run takes
+    minutes)."""
     only = set(sys.argv[1:])
     kept = {}
     if only:
@@ -3270,8 +3271,8 @@ def write(programs, path):
         fixtures.append({
             "name": name,
             "script": source,
-            "highest": highest,
-            "default": default,
+            "highest": rewrite(highest),
+            "default": rewrite(default),
             "error": error,
         })
     with open(path, "w") as f:

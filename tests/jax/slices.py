@@ -8,6 +8,7 @@ devices are `CpuDevice(id=0)`, the playground's are TPU chips).
 """
 
 import os
+import re
 import sys
 
 os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8"
@@ -199,6 +200,135 @@ program("pmap_unbound_axis", X8 + "jax.pmap(lambda v: lax.psum(v, 'j'), axis_nam
 program("pmap_inconsistent_sizes", "jax.pmap(lambda a, b: a + b)(jnp.ones((2, 3)), jnp.ones((4, 3)))\n")
 program("psum_outside_pmap", "print(jax.vmap(lambda v: v)(jnp.ones(2)))\nlax.psum(jnp.ones(2), 'i')\n")
 
+# jit of arrays placed on a mesh (device_put with a NamedSharding), with_sharding_constraint,
+# shard_map inside jit, and what jax.debug.visualize_array_sharding draws. The first is JAX's
+# docs page "Introduction to sharded computation" (docs/sharded-computation.md at
+# jax-ml/jax@09fd345), its cells in order without the ones that print device objects (CPU
+# devices here, TPU chips in the playground), up to where JAX 0.10 itself stops (the page's
+# `create_device_mesh(8)` is a TypeError in 0.10).
+program("jax_docs_sharded_computation", """
+arr = jnp.arange(32.0).reshape(4, 8)
+print(len(arr.devices()))
+jax.debug.visualize_array_sharding(arr)
+from jax.experimental import mesh_utils
+P = jax.sharding.PartitionSpec
+devices = mesh_utils.create_device_mesh((2, 4))
+mesh = jax.sharding.Mesh(devices, ('x', 'y'))
+sharding = jax.sharding.NamedSharding(mesh, P('x', 'y'))
+print(sharding)
+arr_sharded = jax.device_put(arr, sharding)
+print(arr_sharded)
+jax.debug.visualize_array_sharding(arr_sharded)
+@jax.jit
+def f_elementwise(x):
+  return 2 * jnp.sin(x) + 1
+result = f_elementwise(arr_sharded)
+print("shardings match:", result.sharding == arr_sharded.sharding)
+@jax.jit
+def f_contract(x):
+  return x.sum(axis=0)
+result = f_contract(arr_sharded)
+jax.debug.visualize_array_sharding(result)
+print(result)
+@jax.jit
+def f_contract_2(x):
+  out = x.sum(axis=0)
+  devices = mesh_utils.create_device_mesh(8)
+  mesh = jax.sharding.Mesh(devices, 'x')
+  sharding = jax.sharding.NamedSharding(mesh, P('x'))
+  return jax.lax.with_sharding_constraint(out, sharding)
+result = f_contract_2(arr_sharded)
+""")
+SHARDED = """
+import numpy as np
+from functools import partial
+from jax.sharding import Mesh, PartitionSpec as P, NamedSharding
+line = Mesh(np.array(jax.devices()), ('x',))
+grid = Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))
+rng = np.random.default_rng(0)
+"""
+program("sharded_jit_layers", SHARDED + """
+x = rng.normal(size=(32,))
+weights = rng.normal(size=(32, 4))
+bias = rng.normal(size=(4,))
+@jax.jit
+def layer(x, weights, bias):
+  return jax.nn.sigmoid(x @ weights + bias)
+print(layer(x, weights, bias))
+sharding = NamedSharding(line, P('x'))
+x_sharded = jax.device_put(x, sharding)
+weights_sharded = jax.device_put(weights, sharding)
+out = layer(x_sharded, weights_sharded, bias)
+print(out, out.sharding)
+@jax.jit
+def layer_auto(x, weights, bias):
+  x = jax.lax.with_sharding_constraint(x, sharding)
+  weights = jax.lax.with_sharding_constraint(weights, sharding)
+  return layer(x, weights, bias)
+print(layer_auto(x, weights, bias))
+@jax.jit
+@partial(jax.shard_map, mesh=line, in_specs=(P('x'), P('x', None), P(None)), out_specs=P(None))
+def layer_sharded(x, weights, bias):
+  return jax.nn.sigmoid(jax.lax.psum(x @ weights, 'x') + bias)
+print(layer_sharded(x, weights, bias))
+""")
+program("sharded_jit_on_a_grid", SHARDED + """
+x = jnp.asarray(rng.normal(size=(16, 8)), jnp.float32)
+w = jnp.asarray(rng.normal(size=(8, 6)), jnp.float32)
+xs = jax.device_put(x, NamedSharding(grid, P('x', None)))
+ws = jax.device_put(w, NamedSharding(grid, P(None, 'y')))
+y = jax.jit(lambda a, b: jnp.tanh(a @ b))(xs, ws)
+print(y)
+print(y.sharding.spec)
+jax.debug.visualize_array_sharding(y)
+xk = jax.device_put(x, NamedSharding(grid, P(None, 'y')))
+wk = jax.device_put(w, NamedSharding(grid, P('y', None)))
+z = jax.jit(lambda a, b: a @ b)(xk, wk)
+print(z)
+t = jax.jit(lambda a: (a.T * 2.0).reshape(4, 32).sum(axis=1))(xs)
+print(t)
+m = jax.jit(lambda a: jnp.max(a, axis=0) - jnp.min(a, axis=0))(xs)
+print(m)
+print(jax.device_put(jnp.arange(8.0), NamedSharding(grid, P(('x', 'y')))).sharding.spec)
+s = jax.jit(lambda a: jax.nn.softmax(a, axis=-1))(xs)
+print(s[:2])
+""")
+program("sharded_jit_training_step", SHARDED + """
+x = jnp.asarray(rng.normal(size=(32, 8)), jnp.float32)
+t = jnp.asarray(rng.normal(size=(32, 2)), jnp.float32)
+params = {'w': jnp.asarray(rng.normal(size=(8, 2)), jnp.float32) * 0.3, 'b': jnp.zeros(2)}
+def loss(p, x, t):
+  return jnp.mean((x @ p['w'] + p['b'] - t) ** 2)
+@jax.jit
+def step(p, x, t):
+  l, g = jax.value_and_grad(loss)(p, x, t)
+  return jax.tree_util.tree_map(lambda a, b: a - 0.1 * b, p, g), l
+batch = NamedSharding(line, P('x', None))
+xs, ts = jax.device_put(x, batch), jax.device_put(t, batch)
+for i in range(3):
+  params, l = step(params, xs, ts)
+  print(i, l)
+print(params['w'], params['b'])
+""")
+program("with_sharding_constraint_jaxprs", SHARDED + """
+s = NamedSharding(line, P('x'))
+def f(x):
+  return jax.lax.with_sharding_constraint(x * 2, s) + 1
+print(jax.make_jaxpr(f)(jnp.ones(8)))
+print(jax.make_jaxpr(jax.vmap(f))(jnp.ones((3, 8))))
+print(jax.jit(f)(jnp.arange(8.0)))
+print(jax.jit(jax.grad(lambda x: f(x).sum()))(jnp.arange(8.0)))
+""")
+program("device_put_indivisible", SHARDED + """
+jax.device_put(jnp.arange(6.0), NamedSharding(line, P('x')))
+""")
+
+
+def tpu_labels(output):
+    """JAX's CPU devices draw as `CPU 3` in visualize_array_sharding; the playground's chips as
+    `TPU 3`, as JAX draws them on a TPU host."""
+    return re.sub(r"CPU (\d)", r"TPU \1", output)
+
 
 if __name__ == "__main__":
-    generate.write(PROGRAMS, os.path.join(generate.HERE, "slice_fixtures.json"))
+    generate.write(PROGRAMS, os.path.join(generate.HERE, "slice_fixtures.json"), rewrite=tpu_labels)

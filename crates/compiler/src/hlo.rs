@@ -634,7 +634,7 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
             // Squeezing size-1 dimensions is a reshape; stop_gradient is the identity here
             // (it only matters to differentiation, which happened before).
             Primitive::Reshape { .. } | Primitive::Squeeze { .. } => g.add(Op::Reshape, ins, shape),
-            Primitive::StopGradient => ins[0],
+            Primitive::StopGradient | Primitive::ShardingConstraint { .. } => ins[0],
             Primitive::BroadcastInDim { broadcast_dimensions, .. } => {
                 g.add(Op::Broadcast { dims: broadcast_dimensions.clone() }, ins, shape)
             }

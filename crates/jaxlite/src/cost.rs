@@ -122,7 +122,11 @@ fn count(jaxpr: &Jaxpr, cost: &mut CostAnalysis) {
         let whole = |a: &Aval| (bytes(a), 1.0);
         match &eqn.prim {
             // No operation at all once lowered.
-            Primitive::StopGradient | Primitive::RandomWrap | Primitive::RandomUnwrap | Primitive::Callback { .. } => {}
+            Primitive::StopGradient
+            | Primitive::ShardingConstraint { .. }
+            | Primitive::RandomWrap
+            | Primitive::RandomUnwrap
+            | Primitive::Callback { .. } => {}
             Primitive::Jit { function } => count(&function.body, cost),
             Primitive::CustomJvpCall { .. } | Primitive::CustomVjpCall { .. } => {
                 if let Some((body, _, _)) = eqn.prim.custom_body(&eqn.inputs) {

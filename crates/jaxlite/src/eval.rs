@@ -209,6 +209,12 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
             prim.name()
         )));
     }
+    if let Primitive::ShardMap { function } = prim {
+        return Err(JaxError(format!(
+            "shard_map '{}' runs on its mesh's chips: only a jitted call partitioned over the mesh runs it",
+            function.name
+        )));
+    }
     let avals: Vec<Aval> = ins.iter().map(|a| a.aval.clone()).collect();
     let out_aval = prim.abstract_eval(&avals)?.remove(0);
     if let Some((call, call_args, output)) = prim.custom_body(ins) {
@@ -238,6 +244,7 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
     let values: Vec<f64> = match prim {
         Primitive::Iota { .. }
         | Primitive::Collective { .. }
+        | Primitive::ShardMap { .. }
         | Primitive::AddAny
         | Primitive::BitcastConvertType { .. }
         | Primitive::RandomWrap
@@ -313,7 +320,8 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
         Primitive::Reshape { .. }
         | Primitive::ConvertElementType { .. }
         | Primitive::Squeeze { .. }
-        | Primitive::StopGradient => x.to_f64_vec(),
+        | Primitive::StopGradient
+        | Primitive::ShardingConstraint { .. } => x.to_f64_vec(),
         Primitive::BroadcastInDim { shape, broadcast_dimensions } => {
             let f = x.to_f64_vec();
             let in_strides = strides(x.shape());

@@ -21,6 +21,7 @@ pub mod mapped;
 pub mod numpy;
 pub mod prim;
 pub mod random;
+pub mod spmd;
 pub mod trace;
 pub mod transform;
 

@@ -37,7 +37,7 @@ pub enum MappedStep {
 /// The devices a mapped call runs on, as a mesh: named axes of sizes, and the device (chip)
 /// at each position, row-major (the last axis fastest), as `jax.sharding.Mesh` lays them out.
 /// `jax.pmap` is a one-axis mesh of the first devices.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Mesh {
     pub names: Vec<String>,
     pub sizes: Vec<usize>,

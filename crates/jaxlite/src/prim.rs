@@ -317,6 +317,16 @@ pub enum Primitive {
     Gather,
     /// Identity on values, zero derivative.
     StopGradient,
+    /// `jax.lax.with_sharding_constraint`: the value itself, which the SPMD partitioner
+    /// (`crate::spmd`) lays out over the mesh as the constraint says.
+    ShardingConstraint {
+        constraint: Rc<crate::spmd::Constraint>,
+    },
+    /// `jax.shard_map` called inside `jit`: its per-chip function over a mesh, which the SPMD
+    /// partitioner places inline between the layouts its specs give.
+    ShardMap {
+        function: Rc<crate::spmd::ShardMapCall>,
+    },
     /// The bits of each element read as `new_dtype`, of the same width (`lax.bitcast_convert_type`).
     BitcastConvertType {
         new_dtype: DType,
@@ -593,6 +603,7 @@ impl Primitive {
         match self {
             Primitive::Callback { function } => function.has_effect(),
             Primitive::Jit { function } => function.body.eqns.iter().any(|e| e.prim.has_effect()),
+            Primitive::ShardMap { function } => function.body.eqns.iter().any(|e| e.prim.has_effect()),
             _ => false,
         }
     }
@@ -662,6 +673,8 @@ impl Primitive {
             Primitive::Scatter { combine: Some(_), .. } => "scatter-max",
             Primitive::Gather => "gather",
             Primitive::StopGradient => "stop_gradient",
+            Primitive::ShardingConstraint { .. } => "sharding_constraint",
+            Primitive::ShardMap { .. } => "shard_map",
             Primitive::BitcastConvertType { .. } => "bitcast_convert_type",
             Primitive::RandomWrap => "random_wrap",
             Primitive::RandomUnwrap => "random_unwrap",
@@ -707,6 +720,7 @@ impl Primitive {
             Primitive::Scan { function } => Some(function.body.invars.len()),
             Primitive::Cond { function } => Some(1 + function.operands()),
             Primitive::Jit { function } => Some(function.body.invars.len()),
+            Primitive::ShardMap { function } => Some(function.body.invars.len()),
             _ => Some(1),
         }
     }
@@ -729,6 +743,7 @@ impl Primitive {
             Primitive::Scan { function } => return function.abstract_eval(inputs),
             Primitive::Cond { function } => return function.abstract_eval(inputs),
             Primitive::Jit { function } => return function.abstract_eval(inputs),
+            Primitive::ShardMap { function } => return Ok(function.abstract_eval()),
             Primitive::Collective { op, axis_size, .. } => return Ok(vec![op.abstract_eval(inputs, *axis_size)?]),
             _ => {}
         }
@@ -1038,7 +1053,7 @@ impl Primitive {
                 shape.extend(&x.shape[1..]);
                 same(shape)
             }
-            Primitive::StopGradient => x.clone(),
+            Primitive::StopGradient | Primitive::ShardingConstraint { .. } => x.clone(),
             Primitive::BitcastConvertType { .. }
             | Primitive::RandomWrap
             | Primitive::RandomUnwrap
@@ -1060,6 +1075,7 @@ impl Primitive {
             | Primitive::Scan { .. }
             | Primitive::Cond { .. }
             | Primitive::Jit { .. }
+            | Primitive::ShardMap { .. }
             | Primitive::Collective { .. }
             | Primitive::Callback { .. } => unreachable!("handled above"),
         };
@@ -1318,6 +1334,15 @@ impl Primitive {
                 vec![s("new_dtype", new_dtype.name().to_string()), s("weak_type", weak.into())]
             }
             Primitive::Transpose { permutation } => vec![s("permutation", tuple(permutation))],
+            Primitive::ShardingConstraint { constraint } => {
+                let dims: Vec<String> = constraint.unconstrained.iter().map(|d| d.to_string()).collect();
+                vec![
+                    s("context_mesh", "Mesh()".into()),
+                    s("layout", "None".into()),
+                    s("sharding", constraint.sharding_text()),
+                    s("unconstrained_dims", format!("frozenset({{{}}})", dims.join(", "))),
+                ]
+            }
             Primitive::ReduceSum { axes } => vec![s("axes", tuple(axes)), s("out_sharding", "None".into())],
             Primitive::ReduceMax { axes } | Primitive::ReduceMin { axes } => vec![s("axes", tuple(axes))],
             Primitive::ArgReduce { axis, index_dtype, .. } => {
@@ -1394,6 +1419,7 @@ impl Primitive {
             Primitive::Cond { .. } => vec![],
             // The printer shows the body as `jaxpr=`.
             Primitive::Jit { function } => vec![s("name", function.name.clone())],
+            Primitive::ShardMap { function } => function.params(),
             Primitive::Callback { function } => function.params(),
             Primitive::Scan { function } => vec![
                 s("length", function.length.to_string()),

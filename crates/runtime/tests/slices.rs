@@ -217,3 +217,56 @@ out = matmul(jnp.ones((512, 256)), jnp.ones((256, 128)))
     // a pair.
     assert!(m.links.iter().all(|l| l.from / 2 == l.to / 2), "{:?}", m.links);
 }
+
+/// The collectives a mapped call ran, as (primitive, bytes per chip).
+fn collectives(report: &RunReport, name: &str) -> Vec<(&'static str, u64)> {
+    let m = report.mapped.iter().find(|m| m.name == name).unwrap_or_else(|| panic!("{name}: {:?}", report.mapped));
+    m.steps
+        .iter()
+        .filter_map(|s| match s {
+            MappedStep::Collective { primitive, bytes_per_chip, .. } => Some((*primitive, *bytes_per_chip)),
+            MappedStep::Program { .. } => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_jit_of_sharded_arrays_runs_on_every_chip_with_the_collectives_its_layouts_need() {
+    let script = "
+import jax, jax.numpy as jnp
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+mesh = Mesh(jax.devices(), ('x',))
+rows = NamedSharding(mesh, P('x', None))
+a = jax.device_put(jnp.ones((1024, 256)), rows)
+b = jax.device_put(jnp.ones((256, 512)) / 256.0, NamedSharding(mesh, P('x', None)))
+def elementwise(a):
+    return jnp.sin(a) * 2.0
+def contract(a):
+    return a.sum(axis=0)
+def matmul(a, b):
+    return jnp.tanh(a @ b)
+e = jax.jit(elementwise)(a)
+c = jax.jit(contract)(a)
+m = jax.jit(matmul)(a, b)
+print(e.sharding.spec, c.sharding.spec, m.sharding.spec, c[:3], m[0, :2])
+";
+    let report = run(script, "v5e-8");
+    assert_eq!(report.stdout, "P('x',) P() P('x',) [1024. 1024. 1024.] [0.7615942 0.7615942]\n");
+    // Computation follows data: each chip computes its 128 rows, nothing moves.
+    assert_eq!(collectives(&report, "elementwise"), []);
+    // Each chip sums its rows; the partial sums meet in one all-reduce of the result (1 KiB).
+    assert_eq!(collectives(&report, "contract"), [("psum", 256 * 4)]);
+    // `b` is split along its rows (the contraction) but `a`'s rows are its free axis: `b` is
+    // gathered whole on every chip (each sends its 32x512 block), and the matmul needs no sum.
+    assert_eq!(collectives(&report, "matmul"), [("all_gather", 32 * 512 * 4)]);
+    let m = report.mapped.iter().find(|m| m.name == "matmul").unwrap();
+    assert_eq!(m.chips, 8);
+    // Every chip's program works on its block: an eighth of the rows of `a`.
+    let MappedStep::Program { program, .. } =
+        m.steps.iter().rev().find(|s| matches!(s, MappedStep::Program { .. })).unwrap()
+    else {
+        unreachable!()
+    };
+    let jaxpr = &report.programs[*program].jaxpr;
+    assert!(jaxpr.contains("f32[128,256]"), "{jaxpr}");
+}

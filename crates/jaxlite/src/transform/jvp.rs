@@ -518,6 +518,11 @@ fn jvp_rule(
         | Primitive::RandomSplit { .. }
         | Primitive::RandomFoldIn => None,
         Primitive::AddAny => sum_terms(b, vec![t0, t.get(1).cloned().flatten()], ans)?,
+        Primitive::ShardMap { .. } => {
+            return Err(JaxError(
+                "differentiating a jax.shard_map called inside jit is not supported by the playground yet".into(),
+            ))
+        }
         Primitive::CustomJvpCall { .. }
         | Primitive::CustomVjpCall { .. }
         | Primitive::While { .. }
@@ -612,6 +617,7 @@ fn jvp_rule(
         | Primitive::Cumsum { .. }
         | Primitive::Slice { .. }
         | Primitive::Rev { .. }
+        | Primitive::ShardingConstraint { .. }
         | Primitive::Squeeze { .. } => match t0 {
             Some(t0) => Some(b.bind1(prim.clone(), &[t0])?),
             None => None,

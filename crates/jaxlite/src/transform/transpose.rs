@@ -884,6 +884,11 @@ fn transpose_rule(b: &mut Builder, prim: &Primitive, ins: &[LinIn], ct: &Atom) -
             let aval = linear(0).ok_or_else(not_linear)?;
             out[0] = Some(b.convert(ct, aval.dtype)?);
         }
+        // The cotangent is laid out as the value was, as JAX's transpose rule does.
+        Primitive::ShardingConstraint { .. } => {
+            linear(0).ok_or_else(not_linear)?;
+            out[0] = Some(b.bind1(prim.clone(), std::slice::from_ref(ct))?);
+        }
         Primitive::Reshape { .. } => {
             let aval = linear(0).ok_or_else(not_linear)?;
             out[0] = Some(b.reshape(ct, &aval.shape)?);

@@ -467,6 +467,11 @@ fn batch_rule(b: &mut Builder, prim: &Primitive, ins: &[(Atom, bool)], size: usi
             let x = to_batched(b, &ins[0], size)?;
             b.bind1(prim.clone(), &[x])?
         }
+        Primitive::ShardMap { .. } => return unsupported("a jax.shard_map called inside jit"),
+        Primitive::ShardingConstraint { constraint } => {
+            let x = to_batched(b, &ins[0], size)?;
+            b.bind1(Primitive::ShardingConstraint { constraint: Rc::new(constraint.batched(0)) }, &[x])?
+        }
         Primitive::RandomFoldIn => {
             let keys = to_batched(b, &ins[0], size)?;
             let data = if example_shape(b, &ins[1]).is_empty() && !ins[1].1 {

@@ -2325,8 +2325,9 @@ impl Interp<'_, '_> {
                 }
                 "devices" => {
                     arity(name, &args, 0, 0)?;
-                    let device = self.get_attr(&Value::Array(x.clone()), "device").await?;
-                    super::builtins::make_set(vec![device], false)
+                    let module = self.import("jax._devices").await?;
+                    let getter = self.get_attr(&module, "devices_of").await?;
+                    self.call(getter, vec![Value::Array(x.clone())], vec![]).await
                 }
                 "flatten" | "ravel" => {
                     no_more_kwargs(name, &kwargs)?;
@@ -3024,6 +3025,9 @@ impl Interp<'_, '_> {
                 inputs.extend(t.concrete().cloned());
             }
             let jaxpr = &compiled.closed.jaxpr;
+            if let Some(outs) = self.run_sharded(&j.name, jaxpr, &call.leaves, &inputs).await? {
+                return self.unflatten_tensors(&compiled.out_tree, outs).await;
+            }
             let results = self.execute(j.name.clone(), jaxpr.clone(), inputs).await?;
             let outs = results.into_iter().zip(&jaxpr.outvars).map(|(mut a, atom)| {
                 a.aval.weak_type = jaxpr.atom_aval(atom).weak_type;

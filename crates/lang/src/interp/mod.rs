@@ -42,6 +42,7 @@ mod pytrees;
 mod random;
 mod sets;
 mod shard_map;
+mod sharded;
 mod shorthands;
 mod transforms;
 mod value;
@@ -168,6 +169,8 @@ pub struct Interp<'c, 'p> {
     /// The axes of the `jax.pmap` calls being traced, innermost last: each name and its size
     /// (what a collective over it reads).
     axis_env: Vec<(String, usize)>,
+    /// The arrays placed on a mesh, and the meshes (see `sharded.rs`).
+    placements: sharded::Placements,
 }
 
 pub async fn run(
@@ -191,6 +194,7 @@ pub async fn run(
         pytree_nodes: pytrees::Registry::default(),
         library_jit_body: None,
         axis_env: Vec::new(),
+        placements: sharded::Placements::default(),
         ctx,
         initial_precision,
         limits,

@@ -50,6 +50,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("jax.sharding", include_str!("../stdlib/jax/sharding.py")),
     ("jax._sharding_module", "import jax.sharding as sharding\n"),
     ("jax.experimental.shard_map", "from jax.sharding import shard_map\n"),
+    ("jax.experimental.mesh_utils", "from jax.sharding import create_device_mesh\n"),
     ("jax._core", include_str!("../stdlib/jax/core.py")),
     ("jax._custom", include_str!("../stdlib/jax/custom.py")),
     ("jax._random", include_str!("../stdlib/jax/random.py")),
@@ -104,6 +105,9 @@ const NATIVES: &[&str] = &[
     "device_kind",
     "device_coords",
     "shard_map_run",
+    "place",
+    "placement",
+    "constrain",
     "mt_new",
     "mt_seed",
     "mt_random",
@@ -132,6 +136,10 @@ const PYTHON_NAMES: &[(&str, &str, &str)] = &[
     ("jax", "shard_map", "jax.sharding"),
     ("jax", "P", "jax.sharding"),
     ("jax", "NamedSharding", "jax.sharding"),
+    ("jax.lax", "with_sharding_constraint", "jax.sharding"),
+    ("jax.debug", "visualize_array_sharding", "jax.sharding"),
+    ("jax.debug", "visualize_sharding", "jax.sharding"),
+    ("jax.debug", "inspect_array_sharding", "jax.sharding"),
     ("jax.random", "multivariate_normal", "jax._random"),
     ("jax.random", "gamma", "jax._random"),
     ("jax.random", "loggamma", "jax._random"),
@@ -440,8 +448,12 @@ impl Interp<'_, '_> {
             if name == "tree_paths" {
                 return self.tree_paths(args).await;
             }
-            if name == "shard_map_run" {
-                return self.shard_map_run(args).await;
+            match name {
+                "shard_map_run" => return self.shard_map_run(args).await,
+                "place" => return self.place(args).await,
+                "placement" => return Ok(self.placement(&args)),
+                "constrain" => return self.constrain(args).await,
+                _ => {}
             }
             Ok(match name {
                 // The host's clocks, as `time` reads them (the emulator's own time is in its

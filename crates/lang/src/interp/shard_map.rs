@@ -14,7 +14,8 @@ use super::transforms::{Arg, TraceOf};
 use super::value::{repr, Value};
 use super::{Interp, RtError, R};
 use jaxlite::mapped::Mesh;
-use jaxlite::{eval, Array, Precision, Primitive, Tensor};
+use jaxlite::spmd::{ShardMapCall, Spec};
+use jaxlite::{eval, Array, Aval, Precision, Primitive, Tensor};
 
 /// One array axis's spec entry: the mesh axes (by index) it is split over, the first major.
 type Entry = Vec<usize>;
@@ -24,11 +25,6 @@ impl Interp<'_, '_> {
     pub(super) async fn shard_map_run(&mut self, args: Vec<Value>) -> R<Value> {
         let [call, name, names, sizes, ids, leaves, parts, out_parts] = <[Value; 8]>::try_from(args)
             .map_err(|_| RtError::new("internal error: shard_map_run takes 8 arguments"))?;
-        if self.ctx.is_tracing() {
-            return super::unsupported(
-                "calling a jax.shard_map function inside jit, grad or vmap is not supported by the playground yet (call it at the top level)",
-            );
-        }
         let name = super::value::to_str(&name);
         let mut mesh = Mesh { names: Vec::new(), sizes: Vec::new(), devices: Vec::new() };
         for n in self.iterate(&names)? {
@@ -50,6 +46,9 @@ impl Interp<'_, '_> {
         let leaves = self.iterate(&leaves)?;
         let in_specs: Vec<Vec<Entry>> =
             self.iterate(&parts)?.iter().map(|p| self.entries(p, &mesh, "in_specs")).collect::<R<_>>()?;
+        if self.ctx.is_tracing() {
+            return self.shard_map_staged(call, name, mesh, leaves, in_specs, out_parts).await;
+        }
         // Every device's block of every argument, on the host.
         let count = mesh.devices.len();
         let mut per_device: Vec<Vec<Array>> = vec![Vec::with_capacity(leaves.len()); count];
@@ -103,8 +102,67 @@ impl Interp<'_, '_> {
         self.unflatten_tree(&traced.out_tree, &mut placed.into_iter()).await
     }
 
+    /// `shard_map` called inside `jit`: one `shard_map` equation holding the function traced on
+    /// a chip's block types, which the partitioner places when the jitted call runs.
+    async fn shard_map_staged(
+        &mut self,
+        call: Value,
+        name: String,
+        mesh: Mesh,
+        leaves: Vec<Value>,
+        in_specs: Vec<Vec<Entry>>,
+        out_parts: Value,
+    ) -> R<Value> {
+        if !self.axis_env.is_empty() {
+            return super::unsupported(
+                "jax.shard_map inside jax.pmap or another shard_map is not supported by the playground yet",
+            );
+        }
+        let mut tensors = Vec::new();
+        let mut trees = Vec::new();
+        let mut avals = Vec::new();
+        let mut specs = Vec::new();
+        for (leaf, spec) in leaves.iter().zip(&in_specs) {
+            let tensor = self.to_tensor(leaf)?;
+            trees.push(self.flatten(leaf, &mut Vec::new()).await?);
+            let global = tensor.aval().clone();
+            let mut spec = Spec(spec.clone());
+            if spec.0.len() > global.rank() {
+                return super::value_err(format!(
+                    "shard_map in_specs has {} entries for an argument of rank {} (shape {:?})",
+                    spec.0.len(),
+                    global.rank(),
+                    global.shape
+                ));
+            }
+            spec.0.resize(global.rank(), vec![]);
+            spec.check(&global.shape, &mesh).map_err(|e| {
+                RtError::of(Builtin::ValueError, format!("shard_map applied to the function '{name}': {e}"))
+            })?;
+            avals.push(Aval { shape: spec.local_shape(&global.shape, &mesh), ..global });
+            specs.push(spec);
+            tensors.push(tensor);
+        }
+        let call_args: Vec<Arg> = trees.iter().map(Arg::Traced).collect();
+        let depth = self.axis_env.len();
+        self.axis_env.extend(mesh.names.iter().cloned().zip(mesh.sizes.iter().copied()));
+        let traced = self.trace_call_with(&call, TraceOf::Types(avals), call_args, &[]).await;
+        self.axis_env.truncate(depth);
+        let traced = traced?;
+        let placeholder = Tensor::from(jaxlite::numpy::full(&[], 0.0, jaxlite::DType::F32));
+        let probe = self.unflatten_tensors(&traced.out_tree, std::iter::repeat(placeholder)).await?;
+        let found = self.call(out_parts, vec![probe], vec![]).await?;
+        let out_specs: Vec<Spec> =
+            self.iterate(&found)?.iter().map(|p| Ok(Spec(self.entries(p, &mesh, "out_specs")?))).collect::<R<_>>()?;
+        let mut inputs = traced.closed.clone();
+        inputs.extend(tensors);
+        let function = ShardMapCall { name, body: traced.jaxpr, mesh, in_specs: specs, out_specs };
+        let outs = self.ctx.bind(Primitive::ShardMap { function: std::rc::Rc::new(function) }, &inputs).await?;
+        self.unflatten_tensors(&traced.out_tree, outs).await
+    }
+
     /// A spec's entries as mesh axis indices.
-    fn entries(&self, parts: &Value, mesh: &Mesh, which: &str) -> R<Vec<Entry>> {
+    pub(super) fn entries(&self, parts: &Value, mesh: &Mesh, which: &str) -> R<Vec<Entry>> {
         let axis = |n: &Value| -> R<usize> {
             let name = super::value::to_str(n);
             mesh.names.iter().position(|m| *m == name).ok_or_else(|| {
@@ -137,7 +195,7 @@ fn block_index(entry: &Entry, mesh: &Mesh, device: usize) -> (usize, usize) {
 }
 
 /// Device `device`'s block of `x`.
-fn block(x: &Array, spec: &[Entry], mesh: &Mesh, device: usize, name: &str) -> R<Array> {
+pub(super) fn block(x: &Array, spec: &[Entry], mesh: &Mesh, device: usize, name: &str) -> R<Array> {
     let mut start = vec![0; x.shape().len()];
     let mut limit = x.shape().to_vec();
     for (axis, entry) in spec.iter().enumerate() {
@@ -162,7 +220,7 @@ fn block(x: &Array, spec: &[Entry], mesh: &Mesh, device: usize, name: &str) -> R
 
 /// One array from every device's block: each placed where its coordinates on the spec's mesh
 /// axes say, taken from the devices at coordinate 0 of the other mesh axes.
-fn join(blocks: &[&Array], spec: &[Entry], mesh: &Mesh) -> R<Array> {
+pub(super) fn join(blocks: &[&Array], spec: &[Entry], mesh: &Mesh) -> R<Array> {
     let first = blocks[0];
     if spec.len() > first.aval.rank() {
         return super::value_err(format!(

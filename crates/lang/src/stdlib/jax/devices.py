@@ -102,13 +102,34 @@ _SHARDING = SingleDeviceSharding(_DEVICES[0])
 
 
 def sharding_of(x):
-    """An array's `.sharding`: the one device holds it whole."""
-    return _SHARDING
+    """An array's `.sharding`: where `jax.device_put` or a jitted call placed it, else the
+    first device holds it whole."""
+    from _playground import placement
+
+    return placement(x) or _SHARDING
+
+
+def devices_of(x):
+    """An array's `.devices()`: the set of devices holding a part of it."""
+    return set(sharding_of(x).device_set)
 
 
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
-    """Arrays already live on the one device; a Python number or list becomes an array."""
+    """`x`'s arrays on `device`: laid out over a mesh for a `NamedSharding` (one for all, or a
+    pytree of them matching `x`); otherwise on the one device (a Python number or list
+    becomes an array)."""
     import jax
     import jax.numpy as jnp
+    from jax.sharding import NamedSharding
+    from _playground import place
 
-    return jax.tree_util.tree_map(jnp.asarray, x)
+    def one(leaf, where):
+        leaf = jnp.asarray(leaf)
+        if isinstance(where, NamedSharding):
+            where._check(leaf.shape)
+            return place(leaf, where, *where._native())
+        return leaf
+
+    if device is None or isinstance(device, (NamedSharding, TpuDevice, SingleDeviceSharding)):
+        return jax.tree_util.tree_map(lambda leaf: one(leaf, device), x)
+    return jax.tree_util.tree_map(one, x, device)

@@ -180,11 +180,89 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
     return mesh
 
 
+class IndivisibleError(ValueError):
+    """An array's axis does not split into the blocks its sharding asks for."""
+
+
 class NamedSharding:
-    def __init__(self, mesh, spec, *, memory_kind=None):
+    def __init__(self, mesh, spec=None, *, memory_kind=None):
+        if spec is None:
+            spec = PartitionSpec()
+        if not isinstance(spec, PartitionSpec):
+            raise TypeError(f"NamedSharding's spec must be a PartitionSpec, got {spec!r}")
         self.mesh = mesh
         self.spec = spec
         self.memory_kind = memory_kind or "device"
+
+    @property
+    def device_set(self):
+        return set(self.mesh.devices.flat)
+
+    @property
+    def addressable_devices(self):
+        return self.device_set
+
+    @property
+    def num_devices(self):
+        return self.mesh.size
+
+    @property
+    def is_fully_addressable(self):
+        return True
+
+    @property
+    def is_fully_replicated(self):
+        return all(p is None for p in self.spec)
+
+    def _check(self, shape):
+        """JAX's IndivisibleError for an array this sharding cannot cut into equal blocks."""
+        sizes = dict(zip(self.mesh.axis_names, self.mesh.axis_sizes))
+        factors = []
+        for axis in range(len(shape)):
+            part = self.spec[axis] if axis < len(self.spec) else None
+            count = 1
+            for name in (part if isinstance(part, tuple) else (part,)):
+                if name is not None:
+                    count *= sizes[name]
+            factors.append(count)
+        for axis, (n, count) in enumerate(zip(shape, factors)):
+            if n % count:
+                raise IndivisibleError(
+                    f"Sharding {self!r} implies that array axis {axis} is partitioned {count} times, but the "
+                    f"dimension size is {n} (full shape: {tuple(shape)}, per-dimension tiling factors: "
+                    f"{factors} should evenly divide the shape)"
+                )
+
+    def _native(self):
+        """What the native side reads: (mesh, axis names, sizes, device ids, spec parts)."""
+        return (self.mesh, self.mesh.axis_names, self.mesh.axis_sizes, self.mesh.device_ids, _parts(self.spec))
+
+    def devices_indices_map(self, global_shape):
+        """Each device's block of an array of `global_shape`: a tuple of slices."""
+        sizes = dict(zip(self.mesh.axis_names, self.mesh.axis_sizes))
+        names = self.mesh.axis_names
+        out = {}
+        for position, device in enumerate(self.mesh.devices.flat):
+            coords = []
+            rest = position
+            for size in reversed(self.mesh.axis_sizes):
+                coords.append(rest % size)
+                rest //= size
+            coords = dict(zip(names, reversed(coords)))
+            index = []
+            for axis, n in enumerate(global_shape):
+                part = self.spec[axis] if axis < len(self.spec) else None
+                if part is None:
+                    index.append(slice(None))
+                    continue
+                block, count = 0, 1
+                for name in (part if isinstance(part, tuple) else (part,)):
+                    block = block * sizes[name] + coords[name]
+                    count *= sizes[name]
+                length = n // count
+                index.append(slice(block * length, (block + 1) * length))
+            out[device] = tuple(index)
+        return out
 
     def __repr__(self):
         return f"NamedSharding(mesh={self.mesh._short()}, spec={self.spec!r}, memory_kind={self.memory_kind})"
@@ -203,6 +281,11 @@ class NamedSharding:
                 if name is not None:
                     out[i] //= sizes[name]
         return tuple(out)
+
+
+def _named(mesh, parts):
+    """The sharding of a jitted call's result, as the partitioner laid it out."""
+    return NamedSharding(mesh, PartitionSpec(*parts))
 
 
 def _parts(spec):
@@ -268,3 +351,140 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=None
 
     mapped.__name__ = name
     return mapped
+
+
+def with_sharding_constraint(x, shardings):
+    """`jax.lax.with_sharding_constraint`: each array of `x` laid out as its sharding says
+    (one sharding for all, or a pytree of them matching `x`)."""
+    import jax
+    from _playground import constrain
+
+    def one(leaf, sharding):
+        if isinstance(sharding, PartitionSpec):
+            raise ValueError(
+                "with_sharding_constraint with a bare PartitionSpec needs a mesh set by jax.set_mesh, "
+                "which the playground does not have yet: pass a NamedSharding"
+            )
+        if not isinstance(sharding, NamedSharding):
+            return leaf
+        return constrain(leaf, sharding.mesh._short(), sharding, *sharding._native())
+
+    if isinstance(shardings, (NamedSharding, PartitionSpec)):
+        return jax.tree_util.tree_map(lambda leaf: one(leaf, shardings), x)
+    return jax.tree_util.tree_map(one, x, shardings)
+
+
+def create_device_mesh(mesh_shape, devices=None, *, contiguous_submeshes=False, allow_split_physical_axes=False):
+    """`jax.experimental.mesh_utils.create_device_mesh`: the devices in id order, in the mesh's
+    shape. (On a real TPU JAX orders them along the torus's rings; the emulated slice keeps
+    the ids' order.)"""
+    available = list(devices) if devices is not None else _devices()
+    n = 1
+    for s in mesh_shape:  # an int is JAX's TypeError too: 'int' object is not iterable
+        n *= s
+    if n != len(available):
+        raise ValueError(f"Number of devices {len(available)} must equal the product of mesh_shape {tuple(mesh_shape)}")
+    return _Devices(available, mesh_shape)
+
+
+def _device_label(device):
+    return device.platform.upper()
+
+
+def visualize_sharding(shape, sharding, *, use_color=True, scale=1.0, min_width=9, max_width=80, color_map=None):
+    """`jax.debug.visualize_sharding`: which devices hold which block of a 1-D or 2-D array,
+    drawn as JAX draws it with `rich` when the output is not a terminal (no colours): a box
+    per block, sized by the block's share of the array, labelled with its devices."""
+    shape = tuple(shape)
+    if len(shape) > 2 or len(shape) < 1:
+        raise ValueError("`visualize_sharding` only works for shapes with 1 and 2 dimensions.")
+    base_height = int(10 * scale)
+    aspect_ratio = (shape[1] if len(shape) == 2 else 1) / shape[0]
+    base_width = int(base_height * aspect_ratio)
+    height_to_width_ratio = 2.5
+    indices = _indices_map(sharding, shape)
+    kind = _device_label(next(iter(indices)))
+    blocks, heights, widths = {}, {}, {}
+    for device, slices in indices.items():
+        slices = tuple(s if isinstance(s, slice) else slice(s, s + 1) for s in slices)
+        chunk = tuple(_chunk_index(n, s) for n, s in zip(shape, slices))
+        if len(slices) == 2:
+            vert, horiz = slices
+            vsize = (vert.stop - vert.start) if vert.stop is not None else shape[0]
+            hsize = (horiz.stop - horiz.start) if horiz.stop is not None else shape[1]
+            heights[chunk] = vsize / shape[0]
+            widths[chunk] = hsize / shape[1]
+        else:
+            (horiz,) = slices
+            hsize = (horiz.stop - horiz.start) if horiz.stop is not None else shape[0]
+            chunk = (0,) + chunk
+            heights[chunk] = None
+            widths[chunk] = hsize / shape[0]
+        blocks.setdefault(chunk, set()).add(device.id)
+    rows = max(k[0] for k in blocks) + 1
+    cols = max(k[1] for k in blocks) + 1
+    # Each cell: its lines of text, padded as JAX pads them.
+    cells = []
+    for i in range(rows):
+        row = []
+        for j in range(cols):
+            entry = f"{kind} " + ",".join(str(d) for d in sorted(blocks[i, j]))
+            width = min(max(int(widths[i, j] * base_width * height_to_width_ratio), min_width), max_width)
+            height = 1 if heights[i, j] is None else int(heights[i, j] * base_height)
+            left, extra = divmod(width - len(entry) - 2, 2)
+            right = left + extra
+            top, extra = divmod(height - 2, 2)
+            bottom = top + extra
+            row.append((entry, max(top, 0), max(right, 0), max(bottom, 0), max(left, 0)))
+        cells.append(row)
+    # A table without a header, a line between rows: each column as wide as its widest cell,
+    # each row as tall as its tallest; the text centred in what its padding leaves.
+    col_widths = [max(c[4] + len(c[0]) + c[2] for c in (cells[i][j] for i in range(rows))) for j in range(cols)]
+    lines = ["┌" + "┬".join("─" * w for w in col_widths) + "┐"]
+    for i, row in enumerate(cells):
+        height = max(c[1] + 1 + c[3] for c in row)
+        rendered = []
+        for j, (entry, top, right, bottom, left) in enumerate(row):
+            inner = col_widths[j] - left - right
+            text = _rich_center(entry, inner, left, right)
+            column = [" " * col_widths[j]] * top + [text] + [" " * col_widths[j]] * (height - top - 1)
+            rendered.append(column)
+        for k in range(height):
+            lines.append("│" + "│".join(r[k] for r in rendered) + "│")
+        if i < rows - 1:
+            lines.append("├" + "┼".join("─" * w for w in col_widths) + "┤")
+    lines.append("└" + "┴".join("─" * w for w in col_widths) + "┘")
+    print("\n".join(lines))
+
+
+def _rich_center(entry, inner, left, right):
+    """`entry` centred in `inner` columns between its paddings, as rich's Align centres (the
+    odd column on the right)."""
+    space = max(inner - len(entry), 0)
+    before = space // 2
+    return " " * left + " " * before + entry + " " * (space - before) + " " * right
+
+
+def _chunk_index(n, s):
+    if s.start is None or s.stop is None:
+        return 0
+    size = s.stop - s.start
+    return s.start // size if size else 0
+
+
+def _indices_map(sharding, shape):
+    if hasattr(sharding, "devices_indices_map"):
+        return sharding.devices_indices_map(shape)
+    return {d: tuple(slice(None) for _ in shape) for d in sharding.device_set}
+
+
+def visualize_array_sharding(arr, **kwargs):
+    """`jax.debug.visualize_array_sharding`: `visualize_sharding` of the array's own sharding."""
+    visualize_sharding(arr.shape, arr.sharding, **kwargs)
+
+
+def inspect_array_sharding(value, *, callback):
+    """`jax.debug.inspect_array_sharding` outside jit: `callback` with each array's sharding."""
+    import jax
+
+    jax.tree_util.tree_map(lambda x: callback(x.sharding), value)
