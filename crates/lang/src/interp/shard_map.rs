@@ -26,23 +26,7 @@ impl Interp<'_, '_> {
         let [call, name, names, sizes, ids, leaves, parts, out_parts] = <[Value; 8]>::try_from(args)
             .map_err(|_| RtError::new("internal error: shard_map_run takes 8 arguments"))?;
         let name = super::value::to_str(&name);
-        let mut mesh = Mesh { names: Vec::new(), sizes: Vec::new(), devices: Vec::new() };
-        for n in self.iterate(&names)? {
-            mesh.names.push(super::value::to_str(&n));
-        }
-        for s in self.iterate(&sizes)? {
-            mesh.sizes.push(super::jax::int_arg(&s)? as usize);
-        }
-        for d in self.iterate(&ids)? {
-            mesh.devices.push(super::jax::int_arg(&d)? as u32);
-        }
-        let available = self.ctx.device_coords().len() as u32;
-        if let Some(d) = mesh.devices.iter().find(|&&d| d >= available) {
-            return super::value_err(format!(
-                "the mesh names device {d}, but the emulated machine has {available} chip{}: choose a slice with more (--machine v5e-8, or the page's machine menu)",
-                if available == 1 { "" } else { "s" }
-            ));
-        }
+        let mesh = self.read_mesh(&names, &sizes, &ids)?;
         let leaves = self.iterate(&leaves)?;
         let in_specs: Vec<Vec<Entry>> =
             self.iterate(&parts)?.iter().map(|p| self.entries(p, &mesh, "in_specs")).collect::<R<_>>()?;
@@ -159,6 +143,29 @@ impl Interp<'_, '_> {
         let function = ShardMapCall { name, body: traced.jaxpr, mesh, in_specs: specs, out_specs };
         let outs = self.ctx.bind(Primitive::ShardMap { function: std::rc::Rc::new(function) }, &inputs).await?;
         self.unflatten_tensors(&traced.out_tree, outs).await
+    }
+
+    /// A mesh from its axis names, sizes and device ids as `sharding.py` passes them, checked
+    /// against the emulated machine's chips.
+    pub(super) fn read_mesh(&mut self, names: &Value, sizes: &Value, ids: &Value) -> R<Mesh> {
+        let mut mesh = Mesh { names: Vec::new(), sizes: Vec::new(), devices: Vec::new() };
+        for n in self.iterate(names)? {
+            mesh.names.push(super::value::to_str(&n));
+        }
+        for s in self.iterate(sizes)? {
+            mesh.sizes.push(super::jax::int_arg(&s)? as usize);
+        }
+        for d in self.iterate(ids)? {
+            mesh.devices.push(super::jax::int_arg(&d)? as u32);
+        }
+        let available = self.ctx.device_coords().len() as u32;
+        if let Some(d) = mesh.devices.iter().find(|&&d| d >= available) {
+            return super::value_err(format!(
+                "the mesh names device {d}, but the emulated machine has {available} chip{}: choose a slice with more (--machine v5e-8, or the page's machine menu)",
+                if available == 1 { "" } else { "s" }
+            ));
+        }
+        Ok(mesh)
     }
 
     /// A spec's entries as mesh axis indices.

@@ -62,23 +62,7 @@ impl Interp<'_, '_> {
         let [mesh_value, names, sizes, ids, spec] = parts else {
             return Err(RtError::new("internal error: a sharding is passed as 5 parts"));
         };
-        let mut mesh = Mesh { names: Vec::new(), sizes: Vec::new(), devices: Vec::new() };
-        for n in self.iterate(names)? {
-            mesh.names.push(super::value::to_str(&n));
-        }
-        for s in self.iterate(sizes)? {
-            mesh.sizes.push(super::jax::int_arg(&s)? as usize);
-        }
-        for d in self.iterate(ids)? {
-            mesh.devices.push(super::jax::int_arg(&d)? as u32);
-        }
-        let available = self.ctx.device_coords().len() as u32;
-        if let Some(d) = mesh.devices.iter().find(|&&d| d >= available) {
-            return super::value_err(format!(
-                "the mesh names device {d}, but the emulated machine has {available} chip{}: choose a slice with more (--machine v5e-8, or the page's machine menu)",
-                if available == 1 { "" } else { "s" }
-            ));
-        }
+        let mesh = self.read_mesh(names, sizes, ids)?;
         let spec = Spec(self.entries(spec, &mesh, what)?);
         if self.placements.mesh_value(&mesh).is_none() {
             self.placements.meshes.push((mesh.clone(), mesh_value.clone()));
