@@ -79,7 +79,6 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
     ("jax_docs_autodiff_cookbook", "a float32 finite difference (eps = 1e-4) magnifies a last-bit difference of the loss; further on, complex numbers"),
     ("jax_docs_common_gotchas", "jit's trace cache belongs to each jax.jit(f) wrapper, not to f (JAX traces f once for two wrappers); `.at[].get(mode='fill')`"),
     ("jax_docs_gradient_checkpointing", "jax.ad_checkpoint (checkpoint_name, print_saved_residuals)"),
-    ("research_flexpricer_bs_greeks", "jax.scipy.stats.norm.cdf loses accuracy in the tails (1.6e-4 relative at -3.5; JAX computes ndtr through erfc)"),
     ("tutorial_gordic_jax_zero2hero", "jacfwd/jacrev of Python floats lose weak_type; jnp.sum of a list is JAX's TypeError; jit's cache per wrapper; NumPy integers as shapes"),
     ("tutorial_phillip_lo_jax_basics", "np.linalg.norm(A, ord=2) of a matrix (a singular value decomposition)"),
 ];
