@@ -13,8 +13,8 @@
 //!   axis split another way is gathered (`all_gather`) and then cut.
 //! - What no rule knows (gathers, scatters, sorts, loops, branches, random numbers, custom
 //!   derivatives) runs on whole arrays: its operands are gathered and every chip computes it.
-//! - `sharding_constraint` equations (`jax.lax.with_sharding_constraint`) and the caller's
-//!   output layouts (`out_shardings`) change a value's layout where they stand.
+//! - `sharding_constraint` equations (`jax.lax.with_sharding_constraint`) change a value's
+//!   layout where they stand; `shard_map` equations place their per-chip function inline.
 //!
 //! Left out, as the docs say: XLA's backward propagation (a constraint does not reach back
 //! to the equations before it), reduce-scatter in place of an all-reduce before a split, and
@@ -87,9 +87,10 @@ impl Spec {
         Ok(())
     }
 
-    /// This layout padded with whole axes to `rank`.
-    fn padded(mut self, rank: usize) -> Spec {
-        self.0.resize(rank, vec![]);
+    /// This layout padded with whole axes to `rank` (a longer one is kept, for `check` to
+    /// refuse).
+    pub fn padded(mut self, rank: usize) -> Spec {
+        self.0.resize(rank.max(self.0.len()), vec![]);
         self
     }
 }
@@ -161,12 +162,8 @@ impl ShardMapCall {
             .zip(&self.out_specs)
             .map(|(o, spec)| {
                 let local = self.body.atom_aval(o);
-                let shape = local
-                    .shape
-                    .iter()
-                    .enumerate()
-                    .map(|(d, &n)| n * spec.clone().padded(local.rank()).blocks(d, &self.mesh))
-                    .collect();
+                let spec = spec.clone().padded(local.rank());
+                let shape = local.shape.iter().enumerate().map(|(d, &n)| n * spec.blocks(d, &self.mesh)).collect();
                 Aval { shape, ..local.clone() }
             })
             .collect()
@@ -234,13 +231,8 @@ pub struct Partitioned {
 }
 
 /// Partitions `jaxpr` (every input an invar, constants first, laid out as `inputs` say) over
-/// `mesh`; an output with a layout in `outputs` is changed to it at the end.
-pub fn partition(
-    jaxpr: &Jaxpr,
-    mesh: &Mesh,
-    inputs: &[Spec],
-    outputs: &[Option<Spec>],
-) -> Result<Partitioned, JaxError> {
+/// `mesh`; the outputs keep the layouts the equations gave them.
+pub fn partition(jaxpr: &Jaxpr, mesh: &Mesh, inputs: &[Spec]) -> Result<Partitioned, JaxError> {
     let jaxpr = inline_calls(jaxpr);
     let mut b = Builder { mesh, out: Jaxpr::default(), next: 0, at: HashMap::new() };
     for (v, spec) in jaxpr.all_inputs().zip(inputs) {
@@ -256,25 +248,12 @@ pub fn partition(
         b.equation(&jaxpr, eqn)?;
     }
     let mut specs = Vec::new();
-    for (i, atom) in jaxpr.outvars.iter().enumerate() {
-        let (mut local, mut spec) = b.read(atom);
-        if let Some(Some(wanted)) = outputs.get(i) {
-            let wanted = wanted.clone().padded(spec.0.len());
-            wanted.check(&jaxpr.atom_aval(atom).shape, mesh).map_err(JaxError)?;
-            local = b.reshard(local, &spec, &wanted)?;
-            spec = wanted;
-        }
+    for atom in &jaxpr.outvars {
+        let (local, spec) = b.read(atom);
         b.out.outvars.push(local);
         specs.push(spec);
     }
     Ok(Partitioned { jaxpr: b.out, outputs: specs })
-}
-
-/// Whether `jaxpr` holds a `sharding_constraint` (at any depth).
-pub fn has_constraint(jaxpr: &Jaxpr) -> bool {
-    jaxpr.eqns.iter().any(|e| {
-        matches!(e.prim, Primitive::ShardingConstraint { .. }) || e.prim.sub_jaxprs().into_iter().any(has_constraint)
-    })
 }
 
 /// The first mesh a `sharding_constraint` or a `shard_map` of `jaxpr` names (at its top level

@@ -450,7 +450,7 @@ impl Interp<'_, '_> {
             }
             match name {
                 "shard_map_run" => return self.shard_map_run(args).await,
-                "place" => return self.place(args).await,
+                "place" => return self.place(args),
                 "placement" => return Ok(self.placement(&args)),
                 "constrain" => return self.constrain(args).await,
                 _ => {}

@@ -110,16 +110,15 @@ impl Interp<'_, '_> {
             let tensor = self.to_tensor(leaf)?;
             trees.push(self.flatten(leaf, &mut Vec::new()).await?);
             let global = tensor.aval().clone();
-            let mut spec = Spec(spec.clone());
-            if spec.0.len() > global.rank() {
+            if spec.len() > global.rank() {
                 return super::value_err(format!(
                     "shard_map in_specs has {} entries for an argument of rank {} (shape {:?})",
-                    spec.0.len(),
+                    spec.len(),
                     global.rank(),
                     global.shape
                 ));
             }
-            spec.0.resize(global.rank(), vec![]);
+            let spec = Spec(spec.clone()).padded(global.rank());
             spec.check(&global.shape, &mesh).map_err(|e| {
                 RtError::of(Builtin::ValueError, format!("shard_map applied to the function '{name}': {e}"))
             })?;

@@ -58,7 +58,7 @@ impl Placements {
 impl Interp<'_, '_> {
     /// The mesh and layout a Python sharding describes, from its parts as `sharding.py` passes
     /// them: `(mesh, axis_names, axis_sizes, device_ids, spec_parts)`.
-    async fn mesh_and_spec(&mut self, parts: &[Value], what: &str) -> R<(Mesh, Spec)> {
+    fn mesh_and_spec(&mut self, parts: &[Value], what: &str) -> R<(Mesh, Spec)> {
         let [mesh_value, names, sizes, ids, spec] = parts else {
             return Err(RtError::new("internal error: a sharding is passed as 5 parts"));
         };
@@ -72,17 +72,17 @@ impl Interp<'_, '_> {
 
     /// `_playground.place(x, sharding, mesh, axis_names, axis_sizes, device_ids, spec_parts)`:
     /// `x` as a new array placed as the sharding says (`jax.device_put`).
-    pub(super) async fn place(&mut self, args: Vec<Value>) -> R<Value> {
+    pub(super) fn place(&mut self, args: Vec<Value>) -> R<Value> {
         let Some((x, rest)) = args.split_first() else { return Err(RtError::new("internal error: place takes x")) };
         let Some((sharding, parts)) = rest.split_first() else {
             return Err(RtError::new("internal error: place takes a sharding"));
         };
-        let (mesh, spec) = self.mesh_and_spec(parts, "device_put's sharding").await?;
+        let (mesh, spec) = self.mesh_and_spec(parts, "device_put's sharding")?;
         let tensor = self.to_tensor(x)?;
         let Some(value) = tensor.concrete() else {
             return super::unsupported("jax.device_put of a traced value onto a mesh is not supported by the playground yet (use jax.lax.with_sharding_constraint inside jit)");
         };
-        let spec = padded(spec, value.aval.rank());
+        let spec = spec.padded(value.aval.rank());
         spec.check(value.shape(), &mesh)
             .map_err(|e| RtError::of(super::objects::Builtin::ValueError, format!("device_put: {e}")))?;
         let array = Rc::new(value.clone());
@@ -109,10 +109,10 @@ impl Interp<'_, '_> {
         if tensor.concrete().is_some() {
             let mut placed = vec![x.clone()];
             placed.extend(rest.iter().cloned());
-            return self.place(placed).await;
+            return self.place(placed);
         }
-        let (mesh, spec) = self.mesh_and_spec(&rest[1..], "with_sharding_constraint's sharding").await?;
-        let spec = padded(spec, tensor.aval().rank());
+        let (mesh, spec) = self.mesh_and_spec(&rest[1..], "with_sharding_constraint's sharding")?;
+        let spec = spec.padded(tensor.aval().rank());
         spec.check(&tensor.aval().shape, &mesh)
             .map_err(|e| RtError::of(super::objects::Builtin::ValueError, format!("with_sharding_constraint: {e}")))?;
         let constraint = Constraint { mesh, spec, unconstrained: vec![], mesh_text: super::value::to_str(mesh_text) };
@@ -138,7 +138,7 @@ impl Interp<'_, '_> {
         // Constants are on every chip; an argument that is not placed is too (JAX moves an
         // uncommitted array where the computation is).
         let consts = inputs.len() - leaves.len();
-        let mut specs = vec![Spec::default(); consts];
+        let mut specs: Vec<Spec> = inputs[..consts].iter().map(|c| Spec::replicated(c.aval.rank())).collect();
         for (p, leaf) in placed.iter().zip(leaves) {
             specs.push(match p {
                 None => Spec::replicated(leaf.aval().rank()),
@@ -152,10 +152,9 @@ impl Interp<'_, '_> {
                 })?,
             });
         }
-        let partitioned = spmd::partition(jaxpr, &mesh, &specs, &[])?;
+        let partitioned = spmd::partition(jaxpr, &mesh, &specs)?;
         let mut per_device: Vec<Vec<Array>> = vec![Vec::with_capacity(inputs.len()); mesh.devices.len()];
         for (value, spec) in inputs.iter().zip(&specs) {
-            let spec = padded(spec.clone(), value.aval.rank());
             for (device, blocks) in per_device.iter_mut().enumerate() {
                 blocks.push(block(value, &spec.0, &mesh, device, name)?);
             }
@@ -195,9 +194,4 @@ impl Interp<'_, '_> {
         let make = self.get_attr(&module, "_named").await?;
         self.call(make, vec![mesh_value.clone(), Value::list(parts)], vec![]).await
     }
-}
-
-fn padded(mut spec: Spec, rank: usize) -> Spec {
-    spec.0.resize(rank.max(spec.0.len()), vec![]);
-    spec
 }

@@ -214,17 +214,25 @@ class NamedSharding:
     def is_fully_replicated(self):
         return all(p is None for p in self.spec)
 
+    def _split(self, axis):
+        """The mesh axes array axis `axis` is split over, the first major."""
+        part = self.spec[axis] if axis < len(self.spec) else None
+        return [n for n in (part if isinstance(part, tuple) else (part,)) if n is not None]
+
+    def _blocks(self, rank):
+        """How many blocks each of an array's `rank` axes is cut into."""
+        sizes = dict(zip(self.mesh.axis_names, self.mesh.axis_sizes))
+        counts = []
+        for axis in range(rank):
+            count = 1
+            for name in self._split(axis):
+                count *= sizes[name]
+            counts.append(count)
+        return counts
+
     def _check(self, shape):
         """JAX's IndivisibleError for an array this sharding cannot cut into equal blocks."""
-        sizes = dict(zip(self.mesh.axis_names, self.mesh.axis_sizes))
-        factors = []
-        for axis in range(len(shape)):
-            part = self.spec[axis] if axis < len(self.spec) else None
-            count = 1
-            for name in (part if isinstance(part, tuple) else (part,)):
-                if name is not None:
-                    count *= sizes[name]
-            factors.append(count)
+        factors = self._blocks(len(shape))
         for axis, (n, count) in enumerate(zip(shape, factors)):
             if n % count:
                 raise IndivisibleError(
@@ -241,6 +249,7 @@ class NamedSharding:
         """Each device's block of an array of `global_shape`: a tuple of slices."""
         sizes = dict(zip(self.mesh.axis_names, self.mesh.axis_sizes))
         names = self.mesh.axis_names
+        counts = self._blocks(len(global_shape))
         out = {}
         for position, device in enumerate(self.mesh.devices.flat):
             coords = []
@@ -251,15 +260,14 @@ class NamedSharding:
             coords = dict(zip(names, reversed(coords)))
             index = []
             for axis, n in enumerate(global_shape):
-                part = self.spec[axis] if axis < len(self.spec) else None
-                if part is None:
+                split = self._split(axis)
+                if not split:
                     index.append(slice(None))
                     continue
-                block, count = 0, 1
-                for name in (part if isinstance(part, tuple) else (part,)):
+                block = 0
+                for name in split:
                     block = block * sizes[name] + coords[name]
-                    count *= sizes[name]
-                length = n // count
+                length = n // counts[axis]
                 index.append(slice(block * length, (block + 1) * length))
             out[device] = tuple(index)
         return out
@@ -274,13 +282,7 @@ class NamedSharding:
         return hash(("NamedSharding", id(self.mesh), self.spec))
 
     def shard_shape(self, global_shape):
-        sizes = dict(zip(self.mesh.axis_names, self.mesh.axis_sizes))
-        out = list(global_shape)
-        for i, p in enumerate(self.spec):
-            for name in (p if isinstance(p, tuple) else (p,)):
-                if name is not None:
-                    out[i] //= sizes[name]
-        return tuple(out)
+        return tuple(n // c for n, c in zip(global_shape, self._blocks(len(global_shape))))
 
 
 def _named(mesh, parts):
