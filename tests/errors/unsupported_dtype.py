@@ -1,4 +1,5 @@
-# float64 (JAX's x64 mode) is not one of the playground's dtypes.
+# float16 is not one of the playground's dtypes. (float64 without x64 is JAX's float32, with
+# JAX's warning, as in JAX.)
 import jax.numpy as jnp
 
-x = jnp.ones(3, dtype=jnp.float64)
+x = jnp.ones(3, dtype=jnp.float16)

@@ -3164,6 +3164,85 @@ print(jax.jit(lambda x: x.sum())(jnp.ones(3)), jax.jit(lambda x: jnp.where(x > 0
 """)
 
 
+# jit's traces are cached per function (and jit options), not per `jax.jit` wrapper.
+program("jit_cache_per_function", """
+def f(x):
+    print("tracing f")
+    return x + g
+g = 1.0
+print(jax.jit(f)(4.0))
+g = 10.0
+print(jax.jit(f)(5.0))
+print(jax.jit(f)(jnp.array([5.0])))
+def h(x, n):
+    print("tracing h", n)
+    return x * n
+print(jax.jit(h, static_argnums=1)(2.0, 3), jax.jit(h, static_argnums=1)(4.0, 3))
+print(jax.jit(h, static_argnums=1)(2.0, 4), jax.jit(h, static_argnames='n')(2.0, n=4))
+for i in range(2):
+    print(jax.jit(lambda x: x + i)(1.0))
+""")
+
+# ndtr as JAX computes it (erfc in the tails), and the functions built on it.
+program("scipy_special_ndtr_tails", """
+from jax.scipy.stats import norm
+import jax.scipy.special as sp
+x = jnp.array([-12.0, -8.0, -5.0, -3.5, -1.0, -0.5, 0.0, 0.3, 1.5, 3.5, 6.0])
+print(norm.cdf(x), norm.sf(x))
+print(norm.logcdf(x), norm.logsf(x))
+print(sp.erfc(x), jax.lax.erfc(x))
+print(sp.ndtr(x), sp.log_ndtr(x), sp.log_ndtr(x, series_order=5))
+print(norm.cdf(-3.5), norm.cdf(1.0), norm.cdf(jnp.array([0.25, -12.0, 3.0]), 1.0, 2.0))
+print(jax.grad(lambda v: jnp.sum(norm.cdf(v)))(x))
+print(jax.grad(lambda v: jnp.sum(norm.logcdf(v)))(x))
+print(jax.vmap(jax.grad(sp.erfc))(x))
+print(jax.jit(sp.erfc)(x))
+""")
+
+# JAX's messages for lists given to jnp functions (check_arraylike) and for item assignment.
+program("check_arraylike_messages", """
+x = jnp.ones(3)
+for f, args in [(jnp.sum, ([1, 2, 3],)), (jnp.abs, ((1.0, -2.0),)), (jnp.add, (x, [1.0, 2.0, 3.0])),
+                (jnp.where, (x > 0, x, [1.0, 2.0, 3.0])), (jnp.mean, ([1.0],)), (jnp.divide, ([1.0], 2.0)),
+                (jnp.reshape, ([1, 2], (2, 1)))]:
+    try:
+        f(*args)
+    except TypeError as e:
+        print(e)
+print(jnp.array([1, 2]), jnp.stack([x, x]).shape, jnp.sum(x, axis=(0,)), jnp.add(1, 2.0))
+try:
+    x[0] = 1.0
+except TypeError as e:
+    print(e)
+""")
+
+# x.at[...] with JAX's out-of-bounds modes.
+program("at_modes", """
+x = jnp.arange(5.0)
+print(x.at[jnp.array([1, 7, -1, -9])].get(mode='fill', fill_value=-1), x.at[7].get(mode='fill'))
+print(x.at[jnp.array([1, 7, -9])].get(mode='clip'), x.at[7].get(mode='promise_in_bounds'))
+print(x.at[jnp.array([1, 7, -9])].set(9.0, mode='clip'), x.at[jnp.array([1, 7])].add(9.0, mode='drop'))
+m = jnp.arange(12.0).reshape(3, 4)
+print(m.at[1:, jnp.array([0, 5])].get(mode='fill', fill_value=0.5), m.at[..., 9].get(mode='fill'))
+print(jax.jit(lambda v, i: v.at[i].get(mode='fill', fill_value=-2.0))(x, jnp.array([0, 9])))
+print(jax.grad(lambda v: v.at[jnp.array([1, 9])].get(mode='fill', fill_value=0.0).sum())(x))
+for call in [lambda: x.at[1].get(mode='foo'), lambda: x.at[1].set(2.0, mode='foo'),
+             lambda: x.at[1].get(bogus=1), lambda: x.at[1].set(2.0, fill_value=1)]:
+    try:
+        call()
+    except (TypeError, ValueError) as e:
+        print(type(e).__name__, e)
+""")
+
+# Jacobians keep JAX's weak types: jacrev's the inputs', jacfwd's the outputs'.
+program("jacobian_weak_types", """
+f = lambda x, y: x ** 2 + y ** 2
+print(repr(jax.jacrev(f, argnums=(0, 1))(1.0, 1.0)), repr(jax.jacfwd(f, argnums=(0, 1))(1.0, 1.0)))
+print(repr(jax.jacfwd(lambda x: jnp.sin(x))(jnp.float32(3.0))), repr(jax.hessian(lambda x: x ** 3)(2.0)))
+print(repr(jax.jacrev(lambda x: x * jnp.ones(2))(2.0)), repr(jax.jacfwd(lambda x: x * jnp.ones(2))(2.0)))
+print(repr(jax.jacrev(lambda x: jnp.stack([x, x]))(3.0)), repr(jax.jacfwd(lambda x: jnp.stack([x, x]))(3.0)))
+""")
+
 # Whether a dot_general or convolution that names no precision runs at DEFAULT in this run.
 RUN_AT_DEFAULT = False
 

@@ -868,7 +868,9 @@ impl Interp<'_, '_> {
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             if let Value::Array(t) = recv {
-                return self.call_array_method(t, name, args, kwargs).await;
+                let result = self.call_array_method(t, name, args, kwargs).await;
+                self.warn_truncation(Some(name)).await?;
+                return result;
             }
             if let Value::Host(h) = recv {
                 return self.host_method(h, name, args, kwargs).await;
@@ -882,9 +884,50 @@ impl Interp<'_, '_> {
                 }
             }
             if let Some(op) = name.strip_prefix("at.") {
-                no_more_kwargs(&format!("at[...].{op}"), &kwargs)?;
+                let mut kwargs = kwargs;
+                let mode = take_kwarg(&mut kwargs, "mode");
+                // Only `get` has a fill value (left among the keywords otherwise, refused below).
+                let fill_value = if op == "get" { take_kwarg(&mut kwargs, "fill_value") } else { None };
+                // Hints for XLA, which change no value.
+                take_kwarg(&mut kwargs, "indices_are_sorted");
+                take_kwarg(&mut kwargs, "unique_indices");
+                no_more_kwargs(&format!("_IndexUpdateRef.{op}"), &kwargs)?;
                 let Value::Tuple(target) = recv else { return err("x.at[...] needs an array") };
                 let (Value::Array(x), index) = (&target[0], &target[1]) else { return err("x.at[...] needs an array") };
+                // JAX's GatherScatterMode: reads clamp and writes drop out-of-range indices
+                // by default ('promise_in_bounds' and 'drop' do the same here); 'fill' reads
+                // `fill_value` there, 'clip' clamps the indices for writes too.
+                let mode = match &mode {
+                    None | Some(Value::None) => None,
+                    Some(Value::Str(m)) if matches!(&**m, "clip" | "fill" | "drop" | "promise_in_bounds") => {
+                        Some(m.to_string())
+                    }
+                    Some(other) => {
+                        let shown = match other {
+                            Value::Str(m) => m.to_string(),
+                            v => super::value::repr(v),
+                        };
+                        return super::value_err(format!("Unknown gather mode \"{shown}\""));
+                    }
+                };
+                let rewrite = match mode.as_deref() {
+                    Some("fill") if op == "get" => true,
+                    Some("clip") => op != "get",
+                    _ => false,
+                };
+                if rewrite {
+                    let module = self.import("jax._at_modes").await?;
+                    let with_mode = self.get_attr(&module, "with_mode").await?;
+                    let how = Value::str(if op == "get" { "fill" } else { "clip" });
+                    let fill = fill_value.unwrap_or(Value::None);
+                    let pair =
+                        self.call(with_mode, vec![Value::Array(x.clone()), index.clone(), how, fill], vec![]).await?;
+                    let Value::Tuple(pair) = pair else { return err("internal error: at[...] mode") };
+                    let (Value::Array(x), index) = (&pair[0], &pair[1]) else {
+                        return err("internal error: at[...] mode");
+                    };
+                    return self.at_update(x, index, op, args).await;
+                }
                 return self.at_update(x, index, op, args).await;
             }
             if name == "defjvps" {

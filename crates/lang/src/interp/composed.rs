@@ -617,7 +617,7 @@ impl Interp<'_, '_> {
                         arg(1, "dtype").ok_or_else(|| super::RtError::new("astype() missing argument 'dtype'"))?;
                     no_more_kwargs(name, &kwargs)?;
                     let t = self.to_tensor(&x)?;
-                    Value::Array(jnp::astype(self.ctx, &t, dtype_arg(&dtype)?).await?)
+                    Value::Array(jnp::astype(self.ctx, &t, super::jax::requested_dtype(&dtype)?).await?)
                 }
                 // Arrays are immutable: a copy is the array.
                 "copy" => {

@@ -12,8 +12,6 @@ use jaxlite::LocalFuture;
 use jaxlite::{
     Array, Aval, BinaryOp, ClosedJaxpr, CompareOp, DType, Data, Jaxpr, Precision, Tensor, UnaryOp as JUnary,
 };
-use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 /// The most elements an array created by a script may have: large enough for any
@@ -37,6 +35,9 @@ const JNP_FUNCTIONS: &[&str] = &[
     "int32",
     "bfloat16",
     "bool_",
+    // JAX's 64-bit scalar types: without x64 they make 32-bit arrays (with JAX's warning).
+    "float64",
+    "int64",
     "dtype",
     "tanh",
     "exp",
@@ -312,6 +313,14 @@ pub fn import_module(name: &str) -> R<ModuleId> {
         "numpy.random" => ModuleId::NpRandom,
         "numpy.linalg" => ModuleId::NpLinalg,
         "numpy.testing" => ModuleId::NpTesting,
+        // `jax.config` is an object, not a module, since JAX 0.4.25: `import jax.config` and
+        // `from jax.config import config` fail as they do there.
+        "jax.config" => {
+            return super::exceptions::raise(
+                super::objects::Builtin::ModuleNotFoundError,
+                "No module named 'jax.config'".to_string(),
+            )
+        }
         _ if name.starts_with("jax.") => {
             return super::unsupported(format!("{name} is not supported by the playground yet"))
         }
@@ -504,6 +513,419 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             None => Err(missing("jax.nn")),
         },
     }
+}
+
+/// The `jnp` functions that refuse a list or tuple as their first argument, as JAX's
+/// `check_arraylike` does (every `jnp` function but those building arrays from sequences).
+const ARRAYLIKE_FIRST: &[&str] = &[
+    "abs",
+    "absolute",
+    "acos",
+    "acosh",
+    "add",
+    "all",
+    "allclose",
+    "amax",
+    "amin",
+    "angle",
+    "any",
+    "append",
+    "arccos",
+    "arccosh",
+    "arcsin",
+    "arcsinh",
+    "arctan",
+    "arctan2",
+    "arctanh",
+    "argmax",
+    "argmin",
+    "argpartition",
+    "argsort",
+    "argwhere",
+    "around",
+    "array_split",
+    "asin",
+    "asinh",
+    "astype",
+    "atan",
+    "atan2",
+    "atanh",
+    "bincount",
+    "bitwise_and",
+    "bitwise_count",
+    "bitwise_invert",
+    "bitwise_left_shift",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_right_shift",
+    "bitwise_xor",
+    "broadcast_to",
+    "cbrt",
+    "ceil",
+    "choose",
+    "clip",
+    "compress",
+    "conj",
+    "conjugate",
+    "convolve",
+    "copy",
+    "copysign",
+    "corrcoef",
+    "correlate",
+    "cos",
+    "cosh",
+    "count_nonzero",
+    "cov",
+    "cross",
+    "cumprod",
+    "cumsum",
+    "cumulative_prod",
+    "cumulative_sum",
+    "deg2rad",
+    "degrees",
+    "delete",
+    "diag",
+    "diag_indices_from",
+    "diagflat",
+    "diagonal",
+    "diff",
+    "digitize",
+    "divide",
+    "divmod",
+    "dot",
+    "dsplit",
+    "ediff1d",
+    "empty_like",
+    "equal",
+    "exp",
+    "exp2",
+    "expand_dims",
+    "expm1",
+    "extract",
+    "fabs",
+    "flatnonzero",
+    "flip",
+    "fliplr",
+    "flipud",
+    "float_power",
+    "floor",
+    "floor_divide",
+    "fmax",
+    "fmin",
+    "fmod",
+    "frexp",
+    "full_like",
+    "gcd",
+    "greater",
+    "greater_equal",
+    "heaviside",
+    "histogram",
+    "histogram2d",
+    "histogram_bin_edges",
+    "histogramdd",
+    "hsplit",
+    "hypot",
+    "i0",
+    "imag",
+    "inner",
+    "intersect1d",
+    "invert",
+    "isclose",
+    "iscomplex",
+    "isfinite",
+    "isin",
+    "isinf",
+    "isnan",
+    "isneginf",
+    "isposinf",
+    "isreal",
+    "kron",
+    "lcm",
+    "ldexp",
+    "left_shift",
+    "less",
+    "less_equal",
+    "linspace",
+    "log",
+    "log10",
+    "log1p",
+    "log2",
+    "logaddexp",
+    "logaddexp2",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "matmul",
+    "matrix_transpose",
+    "matvec",
+    "max",
+    "maximum",
+    "mean",
+    "median",
+    "min",
+    "minimum",
+    "mod",
+    "modf",
+    "multiply",
+    "nan_to_num",
+    "nanargmax",
+    "nanargmin",
+    "nancumprod",
+    "nancumsum",
+    "nanmax",
+    "nanmean",
+    "nanmedian",
+    "nanmin",
+    "nanpercentile",
+    "nanprod",
+    "nanquantile",
+    "nanstd",
+    "nansum",
+    "nanvar",
+    "negative",
+    "nextafter",
+    "nonzero",
+    "not_equal",
+    "ones_like",
+    "outer",
+    "packbits",
+    "pad",
+    "partition",
+    "percentile",
+    "permute_dims",
+    "poly",
+    "polyadd",
+    "polyder",
+    "polydiv",
+    "polyint",
+    "polymul",
+    "polysub",
+    "polyval",
+    "positive",
+    "pow",
+    "power",
+    "prod",
+    "ptp",
+    "quantile",
+    "rad2deg",
+    "radians",
+    "ravel",
+    "real",
+    "reciprocal",
+    "remainder",
+    "repeat",
+    "reshape",
+    "resize",
+    "right_shift",
+    "rint",
+    "roll",
+    "rollaxis",
+    "roots",
+    "rot90",
+    "round",
+    "searchsorted",
+    "setdiff1d",
+    "setxor1d",
+    "sign",
+    "signbit",
+    "sin",
+    "sinc",
+    "sinh",
+    "sort",
+    "sort_complex",
+    "spacing",
+    "split",
+    "sqrt",
+    "square",
+    "squeeze",
+    "std",
+    "subtract",
+    "sum",
+    "take",
+    "take_along_axis",
+    "tan",
+    "tanh",
+    "tensordot",
+    "tile",
+    "trace",
+    "transpose",
+    "trapezoid",
+    "tril",
+    "tril_indices_from",
+    "trim_zeros",
+    "triu",
+    "triu_indices_from",
+    "true_divide",
+    "trunc",
+    "union1d",
+    "unique",
+    "unique_all",
+    "unique_counts",
+    "unique_inverse",
+    "unique_values",
+    "unpackbits",
+    "unravel_index",
+    "unstack",
+    "unwrap",
+    "vander",
+    "var",
+    "vdot",
+    "vecdot",
+    "vecmat",
+    "vsplit",
+    "where",
+    "zeros_like",
+];
+
+/// Those that check their second argument too (binary functions).
+const ARRAYLIKE_SECOND: &[&str] = &[
+    "add",
+    "allclose",
+    "arctan2",
+    "atan2",
+    "bitwise_and",
+    "bitwise_left_shift",
+    "bitwise_or",
+    "bitwise_right_shift",
+    "bitwise_xor",
+    "compress",
+    "convolve",
+    "copysign",
+    "corrcoef",
+    "correlate",
+    "cov",
+    "cross",
+    "delete",
+    "digitize",
+    "divide",
+    "divmod",
+    "dot",
+    "equal",
+    "extract",
+    "float_power",
+    "floor_divide",
+    "fmax",
+    "fmin",
+    "fmod",
+    "full_like",
+    "gcd",
+    "greater",
+    "greater_equal",
+    "heaviside",
+    "histogram",
+    "histogram2d",
+    "histogram_bin_edges",
+    "hypot",
+    "inner",
+    "intersect1d",
+    "isclose",
+    "isin",
+    "kron",
+    "lcm",
+    "ldexp",
+    "left_shift",
+    "less",
+    "less_equal",
+    "linspace",
+    "logaddexp",
+    "logaddexp2",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "matmul",
+    "matvec",
+    "maximum",
+    "minimum",
+    "mod",
+    "multiply",
+    "nanpercentile",
+    "nanquantile",
+    "negative",
+    "nextafter",
+    "not_equal",
+    "outer",
+    "percentile",
+    "polyadd",
+    "polydiv",
+    "polymul",
+    "polysub",
+    "polyval",
+    "pow",
+    "power",
+    "quantile",
+    "remainder",
+    "repeat",
+    "right_shift",
+    "searchsorted",
+    "setdiff1d",
+    "setxor1d",
+    "subtract",
+    "take",
+    "take_along_axis",
+    "tensordot",
+    "trapezoid",
+    "true_divide",
+    "union1d",
+    "vdot",
+    "vecdot",
+    "vecmat",
+    "where",
+];
+
+/// Those that check every positional argument.
+const ARRAYLIKE_ALL: &[&str] = &["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays", "ix_", "meshgrid"];
+
+/// The name JAX's message gives where it is not the function's own (an alias's, or that of the
+/// function it calls first).
+const ARRAYLIKE_NAMES: &[(&str, &str)] = &[
+    ("abs", "absolute"),
+    ("amax", "max"),
+    ("amin", "min"),
+    ("append", "ravel"),
+    ("argpartition", "partition"),
+    ("around", "round"),
+    ("bitwise_right_shift", "right_shift"),
+    ("conj", "conjugate"),
+    ("degrees", "rad2deg"),
+    ("divide", "true_divide"),
+    ("empty_like", "ones_like"),
+    ("extract", "extreact"),
+    ("flatnonzero", "ravel"),
+    ("fmax", "greater"),
+    ("fmin", "less"),
+    ("iscomplex", "imag"),
+    ("isreal", "imag"),
+    ("ix_", "ix"),
+    ("mod", "remainder"),
+    ("pow", "power"),
+    ("radians", "deg2rad"),
+    ("vecdot", "jnp.vecdot"),
+    ("vecmat", "matvec"),
+];
+
+/// JAX's `check_arraylike`: `jnp` functions take arrays and scalars, not lists or tuples.
+fn check_arraylike(name: &str, args: &[Value]) -> R<()> {
+    // `where(condition, x, y)` checks all three.
+    let positions = if ARRAYLIKE_ALL.contains(&name) || name == "where" {
+        args.len()
+    } else if ARRAYLIKE_SECOND.contains(&name) {
+        2
+    } else if ARRAYLIKE_FIRST.contains(&name) {
+        1
+    } else {
+        0
+    };
+    for (i, a) in args.iter().enumerate().take(positions) {
+        if matches!(a, Value::List(_) | Value::Tuple(_)) {
+            let shown = ARRAYLIKE_NAMES.iter().find(|(n, _)| *n == name).map_or(name, |(_, shown)| shown);
+            return super::type_err(format!(
+                "{shown} requires ndarray or scalar arguments, got <class '{}'> at position {i}.",
+                a.type_name()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A traced function, ready to run: its Jaxpr with constants, and the shape of its output.
@@ -719,6 +1141,46 @@ pub(super) fn dtype_arg(v: &Value) -> R<DType> {
     }
 }
 
+thread_local! {
+    /// The 64-bit dtype a call asked for and the 32-bit one it got (see `requested_dtype`),
+    /// until the interpreter warns of it as the call returns (`take_truncation`).
+    static TRUNCATED: std::cell::Cell<Option<(DType, DType)>> = const { std::cell::Cell::new(None) };
+}
+
+/// A `dtype=` argument as JAX without x64 takes it: float64 or int64 named explicitly is
+/// truncated to float32 or int32, and JAX warns of it (`warn_truncation`).
+pub(super) fn requested_dtype(v: &Value) -> R<DType> {
+    let e = match dtype_arg(v) {
+        Ok(d) => return Ok(d),
+        Err(e) => e,
+    };
+    if super::host::on_host() {
+        return Err(e);
+    }
+    let named = match v {
+        Value::Str(s) => DType::from_name(s).or_else(|| type_code(s)),
+        Value::Native(n) => match &**n {
+            Native::Jnp(name) | Native::Np(name) => DType::from_name(name),
+            _ => None,
+        },
+        _ => None,
+    };
+    let to = match named {
+        Some(DType::F64) => DType::F32,
+        Some(DType::I64) => DType::I32,
+        _ => return Err(e),
+    };
+    if let Some(from) = named {
+        TRUNCATED.with(|t| t.set(Some((from, to))));
+    }
+    Ok(to)
+}
+
+/// The truncation `requested_dtype` made during the call now returning, if any.
+pub(super) fn take_truncation() -> Option<(DType, DType)> {
+    TRUNCATED.with(|t| t.take())
+}
+
 /// A `precision=` argument: absent or None for the configured default, else a
 /// `jax.lax.Precision` member or its name (`"highest"`, `"bfloat16_3x"`, …), or a pair of them
 /// (one per operand) when both are the same.
@@ -816,10 +1278,11 @@ fn static_arguments(f: &Value, nums: Vec<i64>, mut names: Vec<String>) -> R<(Vec
     Ok((positions, names))
 }
 
+/// A function's `dtype=`, which JAX truncates to 32 bits without x64 (`requested_dtype`).
 pub(super) fn optional_dtype(v: Option<Value>) -> R<Option<DType>> {
     match v {
         None | Some(Value::None) => Ok(None),
-        Some(d) => dtype_arg(&d).map(Some),
+        Some(d) => requested_dtype(&d).map(Some),
     }
 }
 
@@ -876,6 +1339,10 @@ pub(super) fn int_arg(v: &Value) -> R<i64> {
         Value::Int(i) => Ok(*i),
         Value::Array(Tensor::Concrete(a)) if !a.dtype().is_float() && a.size() == 1 => {
             Ok(a.scalar_f64().unwrap_or(0.0) as i64)
+        }
+        // A NumPy integer (`np.prod(x.shape)`), which JAX takes through `operator.index`.
+        Value::Host(h) if h.get().shape().is_empty() && !h.dtype().is_float() && h.dtype() != DType::Bool => {
+            Ok(h.get().to_i64_vec()[0])
         }
         other => err(format!("expected an integer, got {}", other.type_name())),
     }
@@ -1085,6 +1552,10 @@ fn index_items(index: &Value) -> R<Vec<IndexItem>> {
             Value::Ellipsis => IndexItem::Ellipsis,
             Value::Array(Tensor::Concrete(a)) if a.shape().is_empty() && a.dtype().is_integer() => {
                 IndexItem::Int(a.scalar_f64().unwrap_or(0.0) as i64)
+            }
+            // A NumPy integer scalar (`x[np.argmax(v)]`).
+            Value::Host(h) if h.get().shape().is_empty() && h.dtype().is_integer() => {
+                IndexItem::Int(h.get().to_i64_vec()[0])
             }
             Value::Array(Tensor::Traced(t)) => {
                 return unsupported(format!(
@@ -2409,6 +2880,10 @@ impl Interp<'_, '_> {
         mut kwargs: Vec<(String, Value)>,
     ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
+            // NumPy's functions (run here on the host) take lists.
+            if !self.ctx.on_host() {
+                check_arraylike(name, &args)?;
+            }
             if let Some(&(own, jit_name)) = LIBRARY_JITS.iter().find(|(n, _)| *n == name) {
                 let body = self.library_jit_body.take() == Some(own);
                 if !body && self.ctx.is_tracing() && args.len() == 3 {
@@ -2579,7 +3054,12 @@ impl Interp<'_, '_> {
                         [start, stop, step] => (start, stop, step),
                         _ => (0.0, 0.0, 1.0),
                     };
-                    let all_int = args.iter().all(|a| matches!(a, Value::Int(_)));
+                    // Python or NumPy integers (`np.prod(shape)`) count as integers.
+                    let all_int = args.iter().all(|a| match a {
+                        Value::Int(_) => true,
+                        Value::Host(h) => h.get().shape().is_empty() && h.dtype().is_integer(),
+                        _ => false,
+                    });
                     let n = ((stop - start) / step).ceil();
                     if n.is_finite() && n > MAX_ELEMENTS as f64 {
                         // The real length in the message (`as` saturates beyond usize).
@@ -2594,9 +3074,9 @@ impl Interp<'_, '_> {
                     arity(name, &args, 1, 1)?;
                     Ok(Value::DType(dtype_arg(&args[0])?))
                 }
-                "float32" | "int32" | "bfloat16" | "bool_" => {
+                "float32" | "int32" | "bfloat16" | "bool_" | "float64" | "int64" => {
                     arity(name, &args, 1, 1)?;
-                    let d = dtype_arg(&Value::str(name))?;
+                    let d = requested_dtype(&Value::str(name))?;
                     Ok(Value::Array(self.as_array(&args[0], Some(d)).await?))
                 }
                 "square" => {
@@ -2726,13 +3206,9 @@ impl Interp<'_, '_> {
                     }
                     let (static_argnums, static_argnames) =
                         static_arguments(&args[0], static_argnums, static_argnames)?;
-                    let jitted = Jitted {
-                        name: function_name(&args[0]),
-                        func: args[0].clone(),
-                        static_argnums,
-                        static_argnames,
-                        cache: RefCell::new(HashMap::new()),
-                    };
+                    let name = function_name(&args[0]);
+                    let cache = self.jit_cache(&args[0], &name, &static_argnums, &static_argnames);
+                    let jitted = Jitted { name, func: args[0].clone(), static_argnums, static_argnames, cache };
                     Ok(Value::native(Native::Jitted(jitted)))
                 }
                 // f applied leaf by leaf to trees of one structure; the result has that structure.
@@ -2974,6 +3450,44 @@ impl Interp<'_, '_> {
         })
     }
 
+    /// JAX's warning for a 64-bit dtype a call asked for without x64 (`requested_dtype`):
+    /// "requested in `site`" where JAX names the function.
+    pub(super) async fn warn_truncation(&mut self, site: Option<&str>) -> R<()> {
+        let Some((from, to)) = take_truncation() else { return Ok(()) };
+        let requested = site.map_or(String::new(), |s| format!(" requested in {s}"));
+        let message = format!(
+            "Explicitly requested dtype {}{requested} is not available, and will be truncated to dtype {}. To enable \
+             more dtypes, set the jax_enable_x64 configuration option or the JAX_ENABLE_X64 shell environment \
+             variable. See https://github.com/jax-ml/jax#current-gotchas for more.",
+            from.name(),
+            to.name()
+        );
+        let warnings = self.import("warnings").await?;
+        let warn = self.get_attr(&warnings, "warn").await?;
+        self.call(warn, vec![Value::str(&message)], vec![]).await?;
+        Ok(())
+    }
+
+    /// The trace cache of `jax.jit(f)` with these options: one per function (while it lives)
+    /// and options, shared by every `jit` wrapper of it, as JAX's cache of traces is.
+    fn jit_cache(&mut self, f: &Value, name: &str, nums: &[usize], names: &[String]) -> super::value::JitCache {
+        let Some((address, fn_ref)) = super::value::FnRef::of(f) else { return Default::default() };
+        let key = (address, format!("{name}|{nums:?}|{names:?}"));
+        if let Some((held, cache)) = self.jit_caches.get(&key) {
+            if held.alive() {
+                return cache.clone();
+            }
+        }
+        // Forget the functions gone, now and then, so that a loop jitting fresh lambdas does
+        // not keep their programs.
+        if self.jit_caches.len() >= 64 && self.jit_caches.len().is_power_of_two() {
+            self.jit_caches.retain(|_, (held, _)| held.alive());
+        }
+        let cache = super::value::JitCache::default();
+        self.jit_caches.insert(key, (fn_ref, cache.clone()));
+        cache
+    }
+
     pub(super) fn call_jitted<'a>(
         &'a mut self,
         j: &'a Jitted,
@@ -3052,7 +3566,7 @@ impl Interp<'_, '_> {
             name: jit_name.to_string(),
             static_argnums: vec![],
             static_argnames: vec![],
-            cache: RefCell::new(HashMap::new()),
+            cache: Default::default(),
         };
         self.library_jit_body = Some(name);
         let result = self.call_jitted(&jitted, args, kwargs).await;

@@ -171,6 +171,9 @@ pub struct Interp<'c, 'p> {
     axis_env: Vec<(String, usize)>,
     /// The arrays placed on a mesh, and the meshes (see `sharded.rs`).
     placements: sharded::Placements,
+    /// The traces of each jitted function, by the function (held weakly) and the `jit`
+    /// options: JAX caches traces per function, so `jax.jit(f)(x)` twice traces `f` once.
+    jit_caches: HashMap<(usize, String), (value::FnRef, value::JitCache)>,
 }
 
 pub async fn run(
@@ -195,6 +198,7 @@ pub async fn run(
         library_jit_body: None,
         axis_env: Vec::new(),
         placements: sharded::Placements::default(),
+        jit_caches: HashMap::new(),
         ctx,
         initial_precision,
         limits,
@@ -220,6 +224,7 @@ pub async fn run(
     };
     interp.handling.clear();
     interp.made.clear();
+    interp.jit_caches.clear();
     // Modules' globals hold their functions, which hold the globals.
     for (_, m) in interp.modules.drain() {
         if let Value::PyModule(m) = m {
@@ -822,13 +827,23 @@ impl Interp<'_, '_> {
                     }
                     math::call(name, &args, &kwargs)
                 }
-                Native::Jnp(name) => self.call_jnp(name, args, kwargs).await,
+                Native::Jnp(name) => {
+                    let result = self.call_jnp(name, args, kwargs).await;
+                    // A scalar type (`jnp.float64(x)`) converts with `asarray`.
+                    let site = if DType::from_name(name).is_some() { "asarray" } else { name };
+                    self.warn_truncation(Some(site)).await?;
+                    result
+                }
                 Native::Np(name) => self.call_np(name, args, kwargs).await,
                 Native::NpRandom(name) => self.call_np_random(name, args, kwargs).await,
                 Native::Nn(name) => self.call_nn(name, args, kwargs).await,
                 Native::Lax(name) => self.call_lax(name, args, kwargs).await,
                 Native::Jax(name) => self.call_jax(name, args, kwargs).await,
-                Native::Random(name) => self.call_random(name, args, kwargs).await,
+                Native::Random(name) => {
+                    let result = self.call_random(name, args, kwargs).await;
+                    self.warn_truncation(None).await?;
+                    result
+                }
                 Native::Partial { func, args: bound, kwargs: bound_kw } => {
                     let mut all = bound.clone();
                     all.extend(args);
@@ -1286,9 +1301,8 @@ impl Interp<'_, '_> {
                         None => Err(RtError::key(key)),
                     }
                 }
-                (Value::Array(_), _) => type_err(
-                    "JAX arrays are immutable: use x = x.at[i].set(v) (or .add, .multiply) instead of deleting an element",
-                ),
+                // JAX arrays have no `__delitem__`.
+                (Value::Array(_), _) => Err(RtError::of(Builtin::AttributeError, "__delitem__")),
                 (other, _) => type_err(format!("'{}' object doesn't support item deletion", other.type_name())),
             }
         })
@@ -1365,8 +1379,10 @@ fn set_builtin_item(obj: &Value, index: Value, value: Value) -> R<()> {
             Ok(())
         }
         Value::Dict(d) => d.borrow_mut().insert(index, value),
-        Value::Array(_) => err(
-            "JAX arrays are immutable: use x = x.at[i].set(v) (or .add, .multiply) instead of assigning to an element",
+        // JAX 0.10's message (`_unimplemented_setitem`).
+        Value::Array(_) => type_err(
+            "JAX arrays are immutable and do not support in-place item assignment. Instead of x[idx] = y, use \
+             x = x.at[idx].set(y) or another .at[] method: https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html",
         ),
         other => err(format!("'{}' object does not support item assignment", other.type_name())),
     }

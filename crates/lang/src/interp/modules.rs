@@ -24,6 +24,7 @@ pub struct PyModule {
 /// one) is its `Span::file`.
 const SOURCES: &[(&str, &str)] = &[
     ("time", include_str!("../stdlib/time.py")),
+    ("timeit", include_str!("../stdlib/timeit.py")),
     ("sys", include_str!("../stdlib/sys.py")),
     ("functools", include_str!("../stdlib/functools.py")),
     ("itertools", include_str!("../stdlib/itertools.py")),
@@ -56,6 +57,9 @@ const SOURCES: &[(&str, &str)] = &[
     ("jax._random", include_str!("../stdlib/jax/random.py")),
     ("jax._numpy", include_str!("../stdlib/jax/numpy_extra.py")),
     ("jax._numpy_more", include_str!("../stdlib/jax/numpy_more.py")),
+    ("jax._special", include_str!("../stdlib/jax/special.py")),
+    ("jax._at_modes", include_str!("../stdlib/jax/at_modes.py")),
+    ("jax.ad_checkpoint", include_str!("../stdlib/jax/ad_checkpoint.py")),
     ("jax._linalg", include_str!("../stdlib/jax/linalg.py")),
     ("numpy._linalg", include_str!("../stdlib/numpy_linalg.py")),
     ("jax._vectorize", include_str!("../stdlib/jax/vectorize.py")),
@@ -218,6 +222,10 @@ const PYTHON_NAMES: &[(&str, &str, &str)] = &[
     ("jax.numpy", "unravel_index", "jax._numpy_more"),
     ("jax.numpy", "vander", "jax._numpy_more"),
     ("jax.lax", "associative_scan", "jax._associative_scan"),
+    ("jax.lax", "erfc", "jax._special"),
+    ("jax.scipy.special", "erfc", "jax._special"),
+    ("jax.scipy.special", "ndtr", "jax._special"),
+    ("jax.scipy.special", "log_ndtr", "jax._special"),
     ("jax.lax", "conv_dimension_numbers", "jax._lax_conv"),
     ("jax.lax", "conv_general_permutations", "jax._lax_conv"),
     ("jax.lax", "ConvDimensionNumbers", "jax._lax_conv"),

@@ -470,7 +470,7 @@ impl Interp<'_, '_> {
                     let n: usize = shape.iter().product();
                     let dtype = match take_kwarg(&mut kwargs, "dtype") {
                         None => DType::F32,
-                        Some(d) => super::jax::dtype_arg(&d)?,
+                        Some(d) => super::jax::requested_dtype(&d)?,
                     };
                     if name != "bernoulli" && dtype != DType::F32 {
                         return err(format!(
@@ -937,7 +937,7 @@ impl Interp<'_, '_> {
     /// Only float32 and JAX's default "low" mode of the Gumbel sampler.
     fn check_gumbel_options(&self, name: &str, dtype: Option<Value>, mode: Option<Value>) -> R<()> {
         if let Some(d) = dtype.filter(|d| !matches!(d, Value::None)) {
-            if super::jax::dtype_arg(&d)? != DType::F32 {
+            if super::jax::requested_dtype(&d)? != DType::F32 {
                 return err(format!("jax.random.{name} supports float32 in the playground"));
             }
         }
@@ -1119,7 +1119,7 @@ fn uint32_only(d: Option<Value>) -> R<()> {
 fn only_dtype(what: &str, d: Option<Value>, only: DType) -> R<()> {
     match d {
         None => Ok(()),
-        Some(d) => match super::jax::dtype_arg(&d)? {
+        Some(d) => match super::jax::requested_dtype(&d)? {
             dtype if dtype == only => Ok(()),
             other => err(format!("{what} supports {} in the playground, not {}", only.name(), other.name())),
         },

@@ -541,7 +541,7 @@ impl Interp<'_, '_> {
             let mut all = inputs.to_vec();
             all.extend(tangents);
             let results = self.apply_jaxpr(&batched_lin, &all).await?;
-            for (row, tangent) in jac.iter_mut().zip(&results[n_out..]) {
+            for ((row, tangent), out) in jac.iter_mut().zip(&results[n_out..]).zip(out_avals) {
                 // (n, *out) → (*out, n) → (*out, *in)
                 let rank = tangent.aval().rank();
                 let mut perm: Vec<usize> = (1..rank).collect();
@@ -549,7 +549,9 @@ impl Interp<'_, '_> {
                 let moved = jnp::transpose(self.ctx, tangent, Some(&perm)).await?;
                 let mut shape: Vec<i64> = moved.aval().shape[..rank - 1].iter().map(|&d| d as i64).collect();
                 shape.extend(x.shape.iter().map(|&d| d as i64));
-                row.push(jnp::reshape(self.ctx, &moved, &shape).await?);
+                let entry = jnp::reshape(self.ctx, &moved, &shape).await?;
+                // A tangent has its output's type: weak for an output weak in JAX.
+                row.push(weak_if(self.ctx, entry, out.weak_type));
             }
         }
         Ok(jac)
@@ -591,7 +593,9 @@ impl Interp<'_, '_> {
             for (ct, x) in cts.iter().zip(in_avals) {
                 let mut shape: Vec<i64> = out.shape.iter().map(|&d| d as i64).collect();
                 shape.extend(x.shape.iter().map(|&d| d as i64));
-                row.push(jnp::reshape(self.ctx, ct, &shape).await?);
+                let entry = jnp::reshape(self.ctx, ct, &shape).await?;
+                // A cotangent has its input's type, weak for a Python number (as `grad`'s).
+                row.push(weak_if(self.ctx, entry, x.weak_type));
             }
             jac.push(row);
         }

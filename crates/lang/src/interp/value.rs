@@ -205,7 +205,44 @@ pub struct Jitted {
     /// the other's parameters where the function's signature names them, as in JAX.
     pub static_argnums: Vec<usize>,
     pub static_argnames: Vec<String>,
-    pub cache: RefCell<HashMap<String, Rc<super::jax::Compiled>>>,
+    /// Shared by every `jax.jit` of the same function with the same options (see
+    /// `Interp::jit_cache`): JAX caches a function's traces by the function, not the wrapper.
+    pub cache: JitCache,
+}
+
+/// A jitted function's traces, by `jit_key`.
+pub type JitCache = Rc<RefCell<HashMap<String, Rc<super::jax::Compiled>>>>;
+
+/// A function held weakly, by identity: the key of `Interp::jit_caches`.
+pub enum FnRef {
+    Function(Weak<Function>),
+    Native(Weak<Native>),
+    Instance(Weak<Instance>),
+    Class(Weak<Class>),
+}
+
+impl FnRef {
+    /// The function's address and a weak reference to it, for the kinds of function whose
+    /// identity lasts (not bound methods, made afresh on each attribute read).
+    pub fn of(f: &Value) -> Option<(usize, FnRef)> {
+        Some(match f {
+            Value::Function(r) => (Rc::as_ptr(r) as *const u8 as usize, FnRef::Function(Rc::downgrade(r))),
+            Value::Native(r) => (Rc::as_ptr(r) as *const u8 as usize, FnRef::Native(Rc::downgrade(r))),
+            Value::Instance(r) => (Rc::as_ptr(r) as *const u8 as usize, FnRef::Instance(Rc::downgrade(r))),
+            Value::Class(r) => (Rc::as_ptr(r) as *const u8 as usize, FnRef::Class(Rc::downgrade(r))),
+            _ => return None,
+        })
+    }
+
+    /// Whether the function is still alive (its address not yet reused).
+    pub fn alive(&self) -> bool {
+        match self {
+            FnRef::Function(w) => w.strong_count() > 0,
+            FnRef::Native(w) => w.strong_count() > 0,
+            FnRef::Instance(w) => w.strong_count() > 0,
+            FnRef::Class(w) => w.strong_count() > 0,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,6 +4,7 @@ import math
 
 import jax.numpy as jnp
 from jax import lax
+from jax._special import log_ndtr, ndtr
 
 _LOG_SQRT_2PI = math.log(math.sqrt(2 * math.pi))
 
@@ -18,12 +19,12 @@ def pdf(x, loc=0, scale=1):
 
 
 def cdf(x, loc=0, scale=1):
-    z = (jnp.asarray(x, dtype=float) - loc) / scale
-    return 0.5 * (1 + lax.erf(z / jnp.sqrt(2.0)))
+    # JAX's: ndtr of the standardised value (erfc in the tails, where 1 + erf loses digits).
+    return ndtr((jnp.asarray(x, dtype=float) - loc) / scale)
 
 
 def logcdf(x, loc=0, scale=1):
-    return jnp.log(cdf(x, loc, scale))
+    return log_ndtr((jnp.asarray(x, dtype=float) - loc) / scale)
 
 
 def sf(x, loc=0, scale=1):
@@ -31,4 +32,4 @@ def sf(x, loc=0, scale=1):
 
 
 def logsf(x, loc=0, scale=1):
-    return jnp.log(sf(x, loc, scale))
+    return logcdf(-jnp.asarray(x, dtype=float), -loc, scale)
