@@ -87,3 +87,7 @@ try:
 except Exception as e:
     print(type(e).__name__)
     print(str(e).splitlines()[0])
+
+# `str % x` formats x, whatever x's own `__rmod__` would do: a 0-d JAX array, a NumPy one.
+print("%f | %.3e | %d | %s" % (jnp.average(jnp.abs(jnp.array([1.0, -2.0]))), np.float32(2.5), jnp.int32(7), jnp.array(1.5)))
+print("mean %.4f" % jnp.mean(jnp.arange(4.0)), "max %s" % np.max(np.arange(3)))

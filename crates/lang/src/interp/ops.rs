@@ -21,6 +21,11 @@ fn overflow() -> RtError {
 impl Interp<'_, '_> {
     pub(super) fn binary<'a>(&'a mut self, op: BinOp, a: Value, b: Value) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
+            // `str.__mod__` formats whatever its right operand is (an array, an instance)
+            // before that operand's `__rmod__` is asked.
+            if let (BinOp::Mod, Value::Str(template)) = (op, &a) {
+                return Ok(Value::str(&self.percent_format(template, &b).await?));
+            }
             if matches!(a, Value::Instance(_)) || matches!(b, Value::Instance(_)) {
                 return self.instance_binary(op, a, b).await;
             }
@@ -72,7 +77,6 @@ impl Interp<'_, '_> {
                 {
                     err(format!("can't multiply sequence by non-int of type '{}'", n.type_name()))
                 }
-                (BinOp::Mod, Value::Str(template), args) => Ok(Value::str(&self.percent_format(template, args).await?)),
                 (BinOp::BitOr | BinOp::BitAnd | BinOp::Sub | BinOp::BitXor, Value::Set(x), Value::Set(y)) => {
                     let (x, y) = (x.items.borrow().clone(), y.items.borrow().clone());
                     let has = |xs: &[Value], v: &Value| xs.iter().any(|x| py_eq(x, v));
