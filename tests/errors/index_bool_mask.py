@@ -1,6 +1,6 @@
 # Boolean-mask indexing of a traced array: its result's shape depends on the values, so jit
-# cannot give it a shape up front (JAX refuses it too); jnp.where works. (Outside jit the
-# mask is concrete and indexing works, as in JAX.)
+# cannot give it a shape up front; JAX's NonConcreteBooleanIndexError, with JAX's message
+# (jnp.where works; outside jit the mask is concrete and indexing works, as in JAX).
 import jax
 import jax.numpy as jnp
 

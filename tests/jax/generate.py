@@ -3234,6 +3234,105 @@ for call in [lambda: x.at[1].get(mode='foo'), lambda: x.at[1].set(2.0, mode='foo
         print(type(e).__name__, e)
 """)
 
+# A static integer index beyond its axis: JAX clamps it, through a dynamic_slice (its static
+# slice path refuses it), normalising every integer of the index.
+program("static_index_beyond_axis", """
+x = jnp.arange(3.0)
+m = jnp.arange(12.0).reshape(3, 4)
+print(x[5], x[-7], m[5, 1], m[-9], m[1, 9])
+print(jax.make_jaxpr(lambda x: x[5])(x))
+print(jax.make_jaxpr(lambda m: m[5, 1])(m))
+print(jax.make_jaxpr(lambda m: m[-9])(m))
+print(jax.jit(lambda m: m[2, 7] + m[7])(m))
+print(jax.grad(lambda x: x[4] * x[1])(x))
+""")
+
+# How JAX's printer lays out long jaxprs: binder and operand lists fill their lines, and a
+# nested jaxpr used twice or longer than 10 equations is printed once first (`let name = ...`).
+program("jaxpr_layout_long", """
+print(jax.make_jaxpr(lambda *a: sum(a))(*range(10)))
+def carry14(x):
+    return jax.lax.fori_loop(0, 3, lambda i, c: tuple(v + 1 for v in c), tuple(x + k for k in range(14)))
+print(jax.make_jaxpr(carry14)(1.0))
+@jax.jit
+def helper(v):
+    return jnp.sin(v) * 2.0
+print(jax.make_jaxpr(lambda v: helper(v) + helper(v + 1.0))(jnp.ones(3)))
+def unrolled(x, n):
+    y = 0.0
+    for i in range(n):
+        y = y + x[i]
+    return y
+print(jax.make_jaxpr(jax.jit(unrolled, static_argnums=(1,)), static_argnums=(1,))(jnp.arange(3.0), 6))
+def newton(x):
+    return jax.lax.while_loop(lambda c: c[1] < 5,
+                              lambda c: (c[0] - (c[0] ** 3 - 2.0 * c[0] - 5.0) / (3.0 * c[0] ** 2 - 2.0) * 0.5 + jnp.sin(c[0]) * 0.0 + jnp.cos(c[0]) * 0.0, c[1] + 1),
+                              (x, 0))
+print(jax.make_jaxpr(newton)(2.0))
+""")
+
+# JAX's exception classes in jax.errors, caught by their names.
+program("jax_errors_classes", """
+from jax.errors import TracerBoolConversionError, NonConcreteBooleanIndexError, ConcretizationTypeError
+@jax.jit
+def sign(x):
+    if x > 0:
+        return x
+    return -x
+try:
+    sign(1.0)
+except TracerBoolConversionError as e:
+    print(type(e).__name__, isinstance(e, ConcretizationTypeError), isinstance(e, TypeError))
+try:
+    jax.jit(lambda x: x[x > 0])(jnp.arange(3.0))
+except NonConcreteBooleanIndexError as e:
+    print(type(e).__name__, isinstance(e, IndexError), str(e).splitlines()[0])
+print(jax.errors.TracerIntegerConversionError.__name__, issubclass(jax.errors.NonConcreteBooleanIndexError, jax.errors.JAXIndexError))
+""")
+
+# Matrix norms of singular values (ord 2, -2, 'nuc'), over two axes of a stack too.
+program("matrix_norms_by_svd", """
+m = jnp.array([[2.0, -1.0, 0.5], [1.0, 3.0, -2.0], [0.0, 1.5, 1.0]])
+print(jnp.linalg.norm(m, 2), jnp.linalg.norm(m, -2), jnp.linalg.norm(m, 'nuc'), jnp.linalg.norm(m, 'fro'))
+stack = jnp.arange(24.0).reshape(2, 3, 4) / 10.0
+print(jnp.linalg.norm(stack, 2, axis=(1, 2)), jnp.linalg.norm(stack, 'nuc', axis=(2, 0), keepdims=True).shape)
+print(jax.jit(lambda a: jnp.linalg.norm(a, ord=2))(m))
+""")
+
+# Keys are jax.Arrays with a type of their own; a raw key is its uint32 words to asarray.
+# And jnp.full of a traced fill broadcasts it.
+program("key_types_and_traced_full", """
+from jax import random
+key = random.key(42)
+print(jax.typeof(key), repr(jax.typeof(random.split(key, 3))), jax.typeof(random.PRNGKey(0)))
+print(isinstance(key, jax.Array), isinstance(random.PRNGKey(1), jax.Array), jnp.asarray(random.PRNGKey(3)))
+print(jax.jit(lambda x: jnp.full((3,), x))(2.5), jax.jit(lambda x: jnp.full((2, 2), x, dtype=jnp.int32))(7.0))
+print(jax.make_jaxpr(lambda x: jnp.full((3,), x))(2.5))
+print(jnp.full((2, 3), jnp.array([1.0, 2.0, 3.0])))
+""")
+
+# vstack, hstack and column_stack promote their arrays to one dtype, as concatenate does.
+program("stacking_promotes_dtypes", """
+a = jnp.zeros((1, 3), dtype=jnp.int32)
+print(jnp.vstack((a, jnp.ones(3))), jnp.hstack([jnp.arange(2), jnp.ones(2)]))
+print(jnp.column_stack([jnp.arange(2), jnp.array([True, False])]), jnp.concatenate([jnp.arange(2), jnp.ones(2)]))
+print(jax.jit(lambda x: jnp.vstack([x, jnp.arange(3)]))(jnp.ones(3)).dtype)
+""")
+
+# lax.top_k: the k largest along an axis, ties to the lower index, NaN first.
+program("lax_top_k", """
+x = jnp.array([9., 3., 6., 4., 10., 9., jnp.nan])
+print(jax.lax.top_k(x, 3))
+m = jnp.array([[1, 5, 5, 2], [7, 0, 7, 7]])
+print(jax.lax.top_k(m, 2), jax.lax.top_k(m, 1, axis=0))
+print(jax.jit(lambda d: jax.lax.top_k(-d, 2)[1])(jnp.array([[0.5, 0.1, 0.9], [0.3, 0.2, 0.1]])))
+print(jax.grad(lambda v: jax.lax.top_k(v, 2)[0].sum())(jnp.array([1.0, 4.0, 2.0, 3.0])))
+try:
+    jax.lax.top_k(x, 9)
+except ValueError as e:
+    print(e)
+""")
+
 # Jacobians keep JAX's weak types: jacrev's the inputs', jacfwd's the outputs'.
 program("jacobian_weak_types", """
 f = lambda x, y: x ** 2 + y ** 2
@@ -3264,20 +3363,32 @@ def run_precision(precision):
     return jax.lax.Precision(aliases.get(name, name))
 
 
+# Name scopes marking what the DEFAULT run adds to a program (the bf16 rounding of a dot's
+# operands; the DEFAULT precision filled in where the program gave none), so that a printed
+# jaxpr can show the program as written (see `as_written`).
+ROUNDING_SCOPE = "tpu_bf16_rounding"
+FILLED_SCOPE = "tpu_filled_precision"
+
+
 def rounded(v):
     """An f32 operand as the MXU reads it at DEFAULT: rounded to bf16 (products and sums stay f32)."""
     v = jnp.asarray(v)
-    return v.astype(jnp.bfloat16).astype(jnp.float32) if v.dtype == jnp.float32 else v
+    if v.dtype != jnp.float32:
+        return v
+    with jax.named_scope(ROUNDING_SCOPE):
+        return v.astype(jnp.bfloat16).astype(jnp.float32)
 
 
 def dot_general_tpu(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
                     out_sharding=None, **kwargs):
     """dot_general as a TPU computes it: at DEFAULT on bf16-rounded operands, else in f32."""
+    filled = RUN_AT_DEFAULT and precision is None
     precision = run_precision(precision)
     if precision == jax.lax.Precision.DEFAULT:
         lhs, rhs = rounded(lhs), rounded(rhs)
-    return ORIGINAL_DOT(lhs, rhs, dimension_numbers, precision=precision,
-                        preferred_element_type=preferred_element_type)
+    with jax.named_scope(FILLED_SCOPE) if filled else contextlib.nullcontext():
+        return ORIGINAL_DOT(lhs, rhs, dimension_numbers, precision=precision,
+                            preferred_element_type=preferred_element_type)
 
 
 def conv_tpu(lhs, rhs, *args, precision=None, preferred_element_type=None, **kwargs):
@@ -3300,6 +3411,60 @@ def einsum_tpu(*args, **kwargs):
     return ORIGINAL_EINSUM(*args, _dot_general=dot_general_tpu, **kwargs)
 
 
+def as_written(closed):
+    """A jaxpr the DEFAULT run traced, without what the run added to the program's dots (see
+    ROUNDING_SCOPE), in nested jaxprs too; a jaxpr reached twice stays one (JAX prints it once)."""
+    from jax._src import core
+    done = {}
+
+    def marked(eqn, scope):
+        return scope in str(eqn.source_info.name_stack)
+
+    def clean(value):
+        if isinstance(value, core.ClosedJaxpr):
+            return core.ClosedJaxpr(clean(value.jaxpr), value.consts)
+        if isinstance(value, tuple) and value and all(isinstance(v, (core.Jaxpr, core.ClosedJaxpr)) for v in value):
+            return tuple(clean(v) for v in value)
+        if not isinstance(value, core.Jaxpr):
+            return value
+        if id(value) in done:
+            return done[id(value)][1]
+        replaced = {}
+        read = lambda v: replaced.get(v, v) if isinstance(v, core.Var) else v
+        eqns = []
+        for eqn in value.eqns:
+            if eqn.primitive.name == "convert_element_type" and marked(eqn, ROUNDING_SCOPE):
+                replaced[eqn.outvars[0]] = read(eqn.invars[0])
+                continue
+            params = {k: clean(v) for k, v in eqn.params.items()}
+            if eqn.primitive.name == "dot_general" and marked(eqn, FILLED_SCOPE):
+                params["precision"] = None
+            eqns.append(eqn.replace(invars=[read(v) for v in eqn.invars], params=params))
+        cleaned = value.replace(eqns=eqns, outvars=[read(v) for v in value.outvars])
+        done[id(value)] = (value, cleaned)
+        return cleaned
+
+    return clean(closed)
+
+
+ORIGINAL_MAKE_JAXPR = jax.make_jaxpr
+
+
+def make_jaxpr_tpu(fun, *args, **kwargs):
+    """`jax.make_jaxpr`, showing the program's dots as written in the DEFAULT run too."""
+    made = ORIGINAL_MAKE_JAXPR(fun, *args, **kwargs)
+
+    def traced(*call_args, **call_kwargs):
+        result = made(*call_args, **call_kwargs)
+        if not RUN_AT_DEFAULT:
+            return result
+        if isinstance(result, tuple):
+            return (as_written(result[0]),) + result[1:]
+        return as_written(result)
+
+    return traced
+
+
 def run(source, default_precision):
     global RUN_AT_DEFAULT
     out = io.StringIO()
@@ -3310,6 +3475,7 @@ def run(source, default_precision):
     conv_internal.conv_general_dilated = jax.lax.conv_general_dilated = conv_tpu
     lax_package.conv_general_dilated = conv_tpu
     jnp.einsum = einsum_tpu
+    jax.make_jaxpr = make_jaxpr_tpu
     # A jitted function traced in the other run must be traced again with the other default.
     jax.clear_caches()
     # No default_matmul_precision context: JAX's grad rules would pass its precision on

@@ -74,3 +74,10 @@ for bad in [
         bad()
     except (np.linalg.LinAlgError, ValueError) as e:
         print(type(e).__name__ + ":", e)
+
+# Matrix norms of singular values: ord 2 (the largest), -2 (the smallest), 'nuc' (their sum).
+rng = np.random.default_rng(7)
+m = rng.normal(size=(6, 6))
+print(round(np.linalg.norm(m, ord=2), 10), round(np.linalg.norm(m, -2), 10), round(np.linalg.norm(m, "nuc"), 10))
+stack = np.arange(24.0).reshape(2, 3, 4)
+print(np.round(np.linalg.norm(stack, 2, axis=(1, 2)), 8), np.linalg.norm(stack, "nuc", axis=(2, 0), keepdims=True).shape)

@@ -115,9 +115,112 @@ fn literal_text(l: &Literal) -> String {
 const JAXPR_WIDTH: usize = 80;
 
 impl fmt::Display for Jaxpr {
+    /// As JAX's `pp_toplevel_jaxpr`: a nested Jaxpr used twice, or holding more than 10
+    /// equations, is printed once first, as `let name = { ... } in`, and named where it is used
+    /// (the name is its `jit`'s or custom rule's, else `jaxpr`; a repeated name gets a number).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&Printer::default().jaxpr(self, 0))
+        let mut printer = Printer::default();
+        let shared = shared_jaxprs(self);
+        printer.reserved = shared.iter().map(|(name, _)| name.clone()).collect();
+        for (name, jaxpr) in &shared {
+            let text = match jaxpr {
+                Nested::Plain(j) => printer.jaxpr_after(j, 0, "let  = ".len() + name.len()),
+                Nested::Jit(function) => printer.jaxpr_after(&jit_body(function), 0, "let  = ".len() + name.len()),
+            };
+            printer.shared.insert(jaxpr.key(), name.clone());
+            writeln!(f, "let {name} = {text} in")?;
+        }
+        f.write_str(&printer.jaxpr(self, 0))
     }
+}
+
+/// A Jaxpr nested in an equation, as the printer shows it.
+#[derive(Clone, Copy)]
+enum Nested<'a> {
+    Plain(&'a Jaxpr),
+    /// A `jit`'s body, whose own constants print as its constvars.
+    Jit(&'a JitFunction),
+}
+
+impl<'a> Nested<'a> {
+    /// Identity: the same Jaxpr reached twice (a function traced once, called twice) is one.
+    fn key(&self) -> *const Jaxpr {
+        match self {
+            Nested::Plain(j) => *j,
+            Nested::Jit(function) => &function.body,
+        }
+    }
+
+    fn eqns(self) -> &'a [Eqn] {
+        match self {
+            Nested::Plain(j) => &j.eqns,
+            Nested::Jit(function) => &function.body.eqns,
+        }
+    }
+}
+
+/// The Jaxprs an equation holds, in JAX's parameter order, and the name it gives them.
+fn nested_jaxprs(eqn: &Eqn) -> (Option<&str>, Vec<Nested<'_>>) {
+    match &eqn.prim {
+        Primitive::Jit { function } => (Some(&function.name), vec![Nested::Jit(function)]),
+        Primitive::While { function } => (None, vec![Nested::Plain(&function.cond), Nested::Plain(&function.body)]),
+        Primitive::Scan { function } => (None, vec![Nested::Plain(&function.body)]),
+        Primitive::Cond { function } => (None, function.branches.iter().map(Nested::Plain).collect()),
+        Primitive::CustomJvpCall { function, .. } => (Some(&function.name), vec![Nested::Plain(&function.call)]),
+        Primitive::CustomVjpCall { function } => (Some(&function.name), vec![Nested::Plain(&function.call)]),
+        _ => (None, Vec::new()),
+    }
+}
+
+/// The nested Jaxprs printed first and their names, as `pp_toplevel_jaxpr` chooses them:
+/// counted over a breadth-first walk (a Jaxpr reached twice is walked twice), one with more
+/// than 10 equations counting double.
+fn shared_jaxprs(top: &Jaxpr) -> Vec<(String, Nested<'_>)> {
+    // Each nested Jaxpr in order of first visit: its count and its name, if an equation named it.
+    let mut counts: Vec<(Nested, usize, Option<String>)> = Vec::new();
+    let mut queue = std::collections::VecDeque::new();
+    fn children<'a>(eqns: &'a [Eqn], queue: &mut std::collections::VecDeque<(Nested<'a>, Option<String>)>) {
+        for eqn in eqns {
+            let (name, nested) = nested_jaxprs(eqn);
+            for n in nested {
+                queue.push_back((n, name.map(|s| s.trim_matches(['<', '>']).to_string())));
+            }
+        }
+    }
+    children(&top.eqns, &mut queue);
+    while let Some((jaxpr, name)) = queue.pop_front() {
+        let weight = if jaxpr.eqns().len() > 10 { 2 } else { 1 };
+        match counts.iter_mut().find(|(j, ..)| j.key() == jaxpr.key()) {
+            Some((_, count, known)) => {
+                *count += weight;
+                if known.is_none() {
+                    *known = name;
+                }
+            }
+            None => counts.push((jaxpr, weight, name)),
+        }
+        children(jaxpr.eqns(), &mut queue);
+    }
+    let mut taken: HashMap<String, usize> = HashMap::new();
+    let mut shared = Vec::new();
+    for (jaxpr, count, name) in counts {
+        if count == 1 {
+            continue;
+        }
+        let name = name.unwrap_or_else(|| "jaxpr".to_string());
+        let seen = taken.get(&name).copied().unwrap_or(0);
+        let name = if seen > 0 {
+            *taken.entry(name.clone()).or_default() += 1;
+            let numbered = format!("{name}{seen}");
+            *taken.entry(numbered.clone()).or_default() += 1;
+            numbered
+        } else {
+            *taken.entry(name.clone()).or_default() += 1;
+            name
+        };
+        shared.push((name, jaxpr));
+    }
+    shared
 }
 
 /// Prints Jaxprs as JAX does. Names follow first appearance, so printing is stable whatever
@@ -134,6 +237,10 @@ struct Printer {
     /// traced (`name_unused`).
     used: std::collections::HashSet<Var>,
     name_unused: bool,
+    /// The nested Jaxprs printed first (see `shared_jaxprs`), by identity, with their names,
+    /// which no variable takes.
+    shared: HashMap<*const Jaxpr, String>,
+    reserved: std::collections::HashSet<String>,
 }
 
 impl Printer {
@@ -141,14 +248,21 @@ impl Printer {
         if let Some(name) = self.names.get(&v) {
             return name.clone();
         }
-        let name = var_name(self.count);
+        let mut name = var_name(self.count);
         self.count += 1;
+        while self.reserved.contains(&name) {
+            name = var_name(self.count);
+            self.count += 1;
+        }
         self.names.insert(v, name.clone());
         name
     }
 
     /// A nested Jaxpr, printed with names of its own (see `Printer`).
     fn nested(&mut self, jaxpr: &Jaxpr, indent: usize, prefix: usize) -> String {
+        if let Some(name) = self.shared.get(&(jaxpr as *const Jaxpr)) {
+            return name.clone();
+        }
         let names = std::mem::take(&mut self.names);
         let used = std::mem::take(&mut self.used);
         let name_unused = std::mem::replace(&mut self.name_unused, false);
@@ -165,9 +279,10 @@ impl Printer {
     /// code around it; its other variables get new names, and none prints as `_` (as JAX
     /// prints a jitted function's body).
     fn called(&mut self, function: &JitFunction, operands: &[Atom], outputs: &[Var], indent: usize) -> String {
-        // The function's own constants print as its constvars, with names of their own.
-        let mut shown = function.body.clone();
-        shown.constvars = shown.invars.drain(..function.consts.min(shown.invars.len())).collect();
+        if let Some(name) = self.shared.get(&(&function.body as *const Jaxpr)) {
+            return name.clone();
+        }
+        let shown = jit_body(function);
         let body = &shown;
         let mut names = HashMap::new();
         let mut passed = std::collections::HashSet::new();
@@ -224,12 +339,23 @@ impl Printer {
         let lines: Vec<String> = jaxpr.eqns.iter().map(|eqn| self.eqn(jaxpr, eqn, indent + 4)).collect();
         let outs: Vec<String> = jaxpr.outvars.iter().map(|a| self.atom(a)).collect();
         let trailing = if outs.len() == 1 { "," } else { "" };
-        let head = format!("{{ lambda {}; {}. let", consts.join(" "), ins.join(" "));
+        let flat_head = format!("{{ lambda {}; {}. let", consts.join(" "), ins.join(" "));
         let tail = format!("in ({}{trailing}) }}", outs.join(", "));
-        let one_line = format!("{head} {} {tail}", lines.join("; "));
+        let one_line = format!("{flat_head} {} {tail}", lines.join("; "));
         if indent + prefix + one_line.chars().count() <= JAXPR_WIDTH && !one_line.contains('\n') {
             return one_line;
         }
+        // Broken over lines, the binder lists fill theirs (continued four columns in).
+        let mut head = "{ lambda ".to_string();
+        let column = indent + prefix + head.len();
+        let (text, column) = fill(&consts, "", column, indent + 4);
+        head.push_str(&text);
+        head.push_str("; ");
+        let (text, _) = fill(&ins, "", column + 2, indent + 4);
+        head.push_str(&text);
+        head.push_str(". let");
+        let (outs, _) = fill(&outs, ",", indent + 2 + "in (".len(), indent + 4);
+        let tail = format!("in ({outs}{trailing}) }}");
         let mut out = head + "\n";
         for line in &lines {
             out.push_str(&" ".repeat(indent + 4));
@@ -353,8 +479,8 @@ impl Printer {
         // columns from where they start, else one per line, two columns in.
         let pairs: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let flat = format!("[{}]", pairs.join(" "));
-        let binders = if outs.is_empty() { 0 } else { outs.join(" ").chars().count() + " = ".len() };
-        let start = indent + binders + name.len();
+        let (lhs, lhs_end) = fill(&outs, "", indent, indent + 2);
+        let start = if outs.is_empty() { indent } else { lhs_end + " = ".len() } + name.len();
         let prim = if params.is_empty() {
             name.to_string()
         } else if !broken && start + flat.chars().count() <= JAXPR_WIDTH {
@@ -370,12 +496,56 @@ impl Printer {
             _ => 0,
         };
         let inputs: Vec<String> = eqn.inputs[skipped..].iter().map(|a| self.atom(a)).collect();
+        let prim_end = match prim.rfind('\n') {
+            Some(newline) => prim.len() - newline - 1,
+            None => start - name.len() + prim.chars().count(),
+        };
+        let (inputs, _) = fill(&inputs, "", prim_end + 1, indent + 2);
         // An equation with no outputs (a debug callback) prints as JAX's: no binders, no `=`.
         if outs.is_empty() {
-            return format!("{prim} {}", inputs.join(" "));
+            return format!("{prim} {inputs}");
         }
-        format!("{} = {prim} {}", outs.join(" "), inputs.join(" "))
+        format!("{lhs} = {prim} {inputs}")
     }
+}
+
+/// A `jit`'s body as printed: the function's own constants are its constvars, with names of
+/// their own.
+fn jit_body(function: &JitFunction) -> Jaxpr {
+    let mut shown = function.body.clone();
+    shown.constvars = shown.invars.drain(..function.consts.min(shown.invars.len())).collect();
+    shown
+}
+
+/// A list of variables (binders or operands) from `column`, as JAX's printer lays it out: on
+/// the line when the whole list fits in 80 columns, else filling each line (a separator breaks
+/// only where the line is already full) and continuing at column `continued`. Returns the text
+/// and the column where it ends.
+fn fill(items: &[String], separator: &str, column: usize, continued: usize) -> (String, usize) {
+    let width = |s: &str| s.chars().count();
+    let flat = items.join(&format!("{separator} "));
+    if column + width(&flat) <= JAXPR_WIDTH {
+        return (flat.clone(), column + width(&flat));
+    }
+    let mut out = String::new();
+    let mut column = column;
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(separator);
+            column += width(separator);
+            if column < JAXPR_WIDTH {
+                out.push(' ');
+                column += 1;
+            } else {
+                out.push('\n');
+                out.push_str(&" ".repeat(continued));
+                column = continued;
+            }
+        }
+        out.push_str(item);
+        column += width(item);
+    }
+    (out, column)
 }
 
 /// The constvars of `jaxpr` that only nested `jit`s read, as their own constants: JAX keeps

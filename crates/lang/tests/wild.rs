@@ -76,8 +76,21 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
     ("tutorial_neoneuron_jax_basics", "an array's .device, then jax_enable_x64 (float64 on the device)"),
     ("jax_docs_autodiff_cookbook", "a float32 finite difference (eps = 1e-4) magnifies a last-bit difference of the loss; further on, complex numbers"),
     ("jax_docs_gradient_checkpointing", "jax.ad_checkpoint.print_saved_residuals"),
-    ("tutorial_gordic_jax_zero2hero", "jacfwd/jacrev of Python floats lose weak_type; jnp.sum of a list is JAX's TypeError; jit's cache per wrapper; NumPy integers as shapes"),
-    ("tutorial_phillip_lo_jax_basics", "np.linalg.norm(A, ord=2) of a matrix (a singular value decomposition)"),
+    (
+        "course_quantecon_newtons_method",
+        "jnp.linalg.solve of a 500×500 system: the playground's linear algebra unrolls at most 64×64",
+    ),
+    (
+        "tutorial_axect_sharp_bits",
+        "JAX's tracer errors name the traced argument a value depends on and the function's line; \
+         make_jaxpr of jnp.array(x) shows JAX's `copy`",
+    ),
+    ("tutorial_bonney_matrix_jit", "scipy.linalg (generalised eigenvalues) and complex eigenvalues"),
+    (
+        "tutorial_pensoneault_hmc_bpinn",
+        "DEFAULT: bf16 rounding turns HMC accept/reject decisions (the highest run matches)",
+    ),
+    ("tutorial_pierreglaser_jax_tutorial", "numpy.poly1d"),
 ];
 
 fn dir() -> PathBuf {
@@ -162,14 +175,13 @@ fn wild_programs_match_jax() {
             eprintln!("{f}\n");
         }
     }
-    let now_passing: Vec<&str> =
-        KNOWN_FAILURES.iter().map(|(n, _)| *n).filter(|n| chosen(n) && !failed(n)).collect();
-    assert!(now_passing.is_empty(), "these programs pass now; remove them from KNOWN_FAILURES: {now_passing:?}");
+    let now_passing: Vec<&str> = KNOWN_FAILURES.iter().map(|(n, _)| *n).filter(|n| chosen(n) && !failed(n)).collect();
     let unexpected: Vec<&str> =
         failures.iter().filter(|(n, _)| !KNOWN_FAILURES.iter().any(|(k, _)| k == n)).map(|(_, f)| f.as_str()).collect();
+    // Both lists at once, so that one run says everything to change.
     assert!(
-        unexpected.is_empty(),
-        "{} of {} programs differ from JAX ({} known):\n\n{}",
+        now_passing.is_empty() && unexpected.is_empty(),
+        "these programs pass now; remove them from KNOWN_FAILURES: {now_passing:?}\n\n{} of {} programs differ from JAX ({} known):\n\n{}",
         failures.len(),
         corpus.programs.len(),
         KNOWN_FAILURES.len(),

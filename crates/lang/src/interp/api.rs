@@ -1312,17 +1312,8 @@ impl Interp<'_, '_> {
                             ));
                         }
                     }
-                    // Promote to one dtype.
-                    let mut dtype = ts[0].aval().dtype;
-                    let mut weak_all = ts[0].aval().weak_type;
-                    for t in &ts[1..] {
-                        let (d, w) = jaxlite::dtype::promote(dtype, weak_all, t.aval().dtype, t.aval().weak_type);
-                        dtype = d;
-                        weak_all = w;
-                    }
                     let mut parts = Vec::new();
-                    for t in &ts {
-                        let t = jnp::astype(self.ctx, t, dtype).await?;
+                    for t in promoted(self.ctx, &ts).await? {
                         let t = if name == "stack" {
                             let rank = t.aval().rank() + 1;
                             let pos = jnp::normalize_axes(Some(&[a]), rank)?[0];
@@ -1952,4 +1943,19 @@ fn print_options(name: &str, args: Vec<Value>, kwargs: Vec<(String, Value)>) -> 
     }
     set_print_options(options);
     Ok(Value::None)
+}
+
+/// `arrays` converted to the one dtype JAX's promotion gives them all (what `concatenate`,
+/// `stack` and `vstack` join).
+pub(super) async fn promoted(ctx: &mut jaxlite::Context, arrays: &[Tensor]) -> R<Vec<Tensor>> {
+    let Some(first) = arrays.first() else { return Ok(Vec::new()) };
+    let (mut dtype, mut weak) = (first.aval().dtype, first.aval().weak_type);
+    for t in &arrays[1..] {
+        (dtype, weak) = jaxlite::dtype::promote(dtype, weak, t.aval().dtype, t.aval().weak_type);
+    }
+    let mut out = Vec::with_capacity(arrays.len());
+    for t in arrays {
+        out.push(jnp::astype(ctx, t, dtype).await?);
+    }
+    Ok(out)
 }

@@ -1931,7 +1931,8 @@ pub(super) fn isinstance(v: &Value, cls: &Value) -> R<bool> {
             Native::Builtin(name @ ("int" | "float" | "bool" | "str" | "list" | "tuple" | "dict")) => {
                 Ok(v.type_name() == *name || (*name == "int" && matches!(v, Value::Bool(_))))
             }
-            Native::Jax("Array") => Ok(matches!(v, Value::Array(_))),
+            // A typed key array is a `jax.Array` too.
+            Native::Jax("Array") => Ok(matches!(v, Value::Array(_) | Value::Key(_))),
             Native::Np("ndarray") => Ok(matches!(v, Value::Host(h) if !h.scalar)),
             Native::Np(name) | Native::Jnp(name)
                 if super::dtype_info::JNP_ABSTRACT_DTYPES.contains(name)

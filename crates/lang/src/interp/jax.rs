@@ -313,6 +313,7 @@ pub fn import_module(name: &str) -> R<ModuleId> {
         "numpy.random" => ModuleId::NpRandom,
         "numpy.linalg" => ModuleId::NpLinalg,
         "numpy.testing" => ModuleId::NpTesting,
+        "jax.errors" => ModuleId::Errors,
         // `jax.config` is an object, not a module, since JAX 0.4.25: `import jax.config` and
         // `from jax.config import config` fail as they do there.
         "jax.config" => {
@@ -380,6 +381,8 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
         ModuleId::HostNumpy | ModuleId::NpRandom | ModuleId::NpLinalg | ModuleId::NpTesting => {
             super::host::module_attr(m, name)
         }
+        // Its classes are the interpreter's (see `Interp::get_attr`).
+        ModuleId::Errors => Err(no_attr()),
         ModuleId::Math => super::math::attr(name),
         ModuleId::Functools => match name {
             "partial" => Ok(Value::native(Native::Jax("partial"))),
@@ -409,6 +412,7 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             "tree" => Ok(Value::Module(ModuleId::Tree)),
             "debug" => Ok(Value::Module(ModuleId::Debug)),
             "experimental" => Ok(Value::Module(ModuleId::Experimental)),
+            "errors" => Ok(Value::Module(ModuleId::Errors)),
             "checkpoint_policies" => Ok(Value::Module(ModuleId::CheckpointPolicies)),
             // JAX's `jacobian` is `jacrev` itself.
             "jacobian" => Ok(Value::native(Native::Jax("jacrev"))),
@@ -446,6 +450,8 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             },
         },
         ModuleId::Linalg => {
+            // The native norm, which the stdlib's `norm` calls for the norms needing no SVD.
+            let name = if name == "_norm" { "norm" } else { name };
             let qualified = format!("linalg.{name}");
             match super::numeric::JNP_NUMERIC.iter().chain(super::linalg::LINALG_FUNCTIONS).find(|&&f| f == qualified) {
                 Some(f) => Ok(Value::native(Native::Jnp(f))),
@@ -936,6 +942,9 @@ pub struct Compiled {
     /// cached), passed after the constants.
     pub(super) captured: Vec<Tensor>,
     pub(super) out_tree: Tree,
+    /// The `jit` equation's function, made once: every call inside another trace names the
+    /// same one, as JAX's cached trace is one Jaxpr (its printer shows it once).
+    pub(super) nested: std::cell::OnceCell<Rc<jaxlite::prim::JitFunction>>,
 }
 
 /// The container structure of a jit argument or result (a pytree), with arrays as leaves.
@@ -1721,6 +1730,8 @@ impl Interp<'_, '_> {
         Box::pin(async move {
             let t = match v {
                 Value::Array(_) | Value::Host(_) => self.to_tensor(v)?,
+                // A raw key is its uint32 words; a typed key array stays one.
+                Value::Key(k) => Tensor::from(k.to_array()),
                 _ if holds_tracer(v, 0) => {
                     let shape = nested_shape(v, 0)?;
                     check_size(&shape)?;
@@ -1922,6 +1933,13 @@ impl Interp<'_, '_> {
             match t {
                 Tensor::Concrete(a) => Ok(Value::array(jnp_extra::index(a, &items)?)),
                 Tensor::Traced(tr) => {
+                    let parts: Vec<&Value> = match index {
+                        Value::Tuple(parts) => parts.iter().collect(),
+                        single => vec![single],
+                    };
+                    if let Some(window) = self.index_by_dynamic_slice(t, &parts).await? {
+                        return Ok(Value::Array(window));
+                    }
                     let mut s = jnp_extra::basic_slice(&tr.aval.shape, &items, jnp_extra::OutOfBounds::Clamp)?;
                     // As JAX's `_static_idx`: a negative step's elements sliced where they are,
                     // in the array's own order, then reversed.
@@ -2047,6 +2065,16 @@ impl Interp<'_, '_> {
                 let t = self.as_array(items[p], None).await?;
                 match t.aval().dtype {
                     DType::I32 => indices.push(t),
+                    // A traced mask: the result's shape would depend on its values.
+                    DType::Bool if matches!(t, Tensor::Traced(_)) => {
+                        return Err(RtError::of(
+                            super::objects::Builtin::NonConcreteBooleanIndexError,
+                            format!(
+                                "Array boolean indices must be concrete; got {}\n\nSee https://docs.jax.dev/en/latest/errors.html#jax.errors.NonConcreteBooleanIndexError",
+                                t.aval().short()
+                            ),
+                        ))
+                    }
                     DType::Bool => {
                         return super::unsupported("indexing with a boolean mask is not supported by the playground (the result's shape depends on the values); use jnp.where")
                     }
@@ -2127,10 +2155,14 @@ impl Interp<'_, '_> {
                 Int(i64),
             }
             let (mut starts, mut sizes, mut squeezed) = (Vec::new(), Vec::new(), Vec::new());
+            // A static integer beyond its axis is no static slice to JAX: the whole index
+            // becomes a `dynamic_slice` (whose start the machine clamps).
+            let mut beyond = false;
             for (axis, (&v, &n)) in full.iter().zip(&shape).enumerate() {
                 let n = n as i64;
                 match v {
-                    Value::Int(i) if -n <= *i && *i < n => {
+                    Value::Int(i) if n > 0 => {
+                        beyond |= !(-n <= *i && *i < n);
                         starts.push(Start::Int(*i));
                         sizes.push(1);
                         squeezed.push(axis);
@@ -2159,7 +2191,7 @@ impl Interp<'_, '_> {
             let traced = starts.iter().filter(|s| matches!(s, Start::Traced(_))).count();
             let lone_int32 =
                 starts.len() == 1 && matches!(&starts[0], Start::Traced(t) if t.aval().dtype == DType::I32);
-            if traced == 0 || (starts.len() == 1 && !lone_int32) {
+            if !beyond && (traced == 0 || (starts.len() == 1 && !lone_int32)) {
                 return Ok(None);
             }
             let ctx = &mut *self.ctx;
@@ -2174,8 +2206,9 @@ impl Interp<'_, '_> {
                 });
             }
             let mut operands = vec![x.clone()];
-            for (s, &n) in promoted.iter().zip(&shape) {
-                operands.push(nonnegative_start(ctx, s, n, !several).await?);
+            for ((s, start), &n) in promoted.iter().zip(&starts).zip(&shape) {
+                let convert = !several && matches!(start, Start::Traced(_));
+                operands.push(nonnegative_start(ctx, s, n, convert).await?);
             }
             let window = jnp::apply(ctx, jaxlite::Primitive::DynamicSlice { slice_sizes: sizes }, &operands).await?;
             Ok(Some(jnp::apply1(ctx, jaxlite::Primitive::Squeeze { dimensions: squeezed }, &window).await?))
@@ -3020,15 +3053,20 @@ impl Interp<'_, '_> {
                     let fill = fill.ok_or_else(|| RtError::new("full() missing required argument 'fill_value'"))?;
                     let python_number = matches!(fill, Value::Int(_) | Value::Float(_));
                     let fill = self.as_array(&fill, None).await?;
+                    let shape = shape_arg(&args[0])?;
                     let Some(value) = fill.concrete().and_then(Array::scalar_f64) else {
-                        return err("jnp.full needs a concrete scalar fill_value in the playground");
+                        // A traced (or array) fill is broadcast to the shape, as JAX's `full`.
+                        let fill = match dtype {
+                            Some(d) if d != fill.aval().dtype => jnp::astype(self.ctx, &fill, d).await?,
+                            _ => fill,
+                        };
+                        return Ok(Value::Array(jnp::broadcast_to(self.ctx, &fill, &shape).await?));
                     };
                     // Typed by the fill when no dtype is given, weakly by a Python scalar.
                     let (dtype, weak) = match dtype {
                         Some(d) => (d, false),
                         None => (fill.aval().dtype, python_number || fill.aval().weak_type),
                     };
-                    let shape = shape_arg(&args[0])?;
                     Ok(Value::Array(jnp::full_in(self.ctx, &shape, value, dtype, weak).await?))
                 }
                 "zeros_like" | "ones_like" => {
@@ -3441,7 +3479,7 @@ impl Interp<'_, '_> {
                 }
             };
             match self.ctx.end_trace(&outs) {
-                Ok(closed) => Ok(Compiled { closed, captured: vec![], out_tree }),
+                Ok(closed) => Ok(Compiled { closed, captured: vec![], out_tree, nested: Default::default() }),
                 Err(e) => {
                     self.ctx.abort_trace();
                     Err(e.into())
@@ -3523,7 +3561,9 @@ impl Interp<'_, '_> {
                 let mut inputs: Vec<Tensor> = compiled.closed.consts.iter().cloned().map(Tensor::from).collect();
                 inputs.extend(compiled.captured.iter().cloned());
                 inputs.extend(call.leaves);
-                let outs = self.bind_nested_jit(j.name.clone(), &compiled.closed.jaxpr, &inputs).await?;
+                let function =
+                    compiled.nested.get_or_init(|| nested_jit(j.name.clone(), &compiled.closed.jaxpr)).clone();
+                let outs = self.ctx.bind(jaxlite::Primitive::Jit { function }, &inputs).await?;
                 return self.unflatten_tensors(&compiled.out_tree, outs).await;
             }
             let compiled = match cached {
@@ -3572,17 +3612,6 @@ impl Interp<'_, '_> {
         let result = self.call_jitted(&jitted, args, kwargs).await;
         self.library_jit_body = None;
         result
-    }
-
-    /// One `jit` equation named `name` calling `jaxpr` (whose constvars, if any, are inputs
-    /// too, the values passed first).
-    async fn bind_nested_jit(&mut self, name: String, jaxpr: &Jaxpr, inputs: &[Tensor]) -> R<Vec<Tensor>> {
-        let mut body = jaxpr.clone();
-        let consts = std::mem::take(&mut body.constvars);
-        let n_consts = consts.len();
-        body.invars.splice(0..0, consts);
-        let function = Rc::new(jaxlite::prim::JitFunction { name, body, consts: n_consts });
-        Ok(self.ctx.bind(jaxlite::Primitive::Jit { function }, inputs).await?)
     }
 
     /// A call's arguments taken apart for tracing: positional ones, then keyword ones sorted by
@@ -3706,7 +3735,12 @@ impl Interp<'_, '_> {
             }
             let mut jaxpr = traced.jaxpr;
             jaxpr.constvars = jaxpr.invars.drain(..consts.len()).collect();
-            Ok(Compiled { closed: ClosedJaxpr { jaxpr, consts }, captured, out_tree: traced.out_tree })
+            Ok(Compiled {
+                closed: ClosedJaxpr { jaxpr, consts },
+                captured,
+                out_tree: traced.out_tree,
+                nested: Default::default(),
+            })
         })
     }
 
@@ -3843,6 +3877,16 @@ pub(super) async fn nonnegative_start(
     let addend = if convert { jnp::apply1(ctx, int32_conversion(), s).await? } else { s.clone() };
     let wrapped = jnp::apply(ctx, jaxlite::Primitive::Binary(BinaryOp::Add), &[addend, int32(n as i32)]).await?;
     jnp::apply(ctx, jaxlite::Primitive::SelectN, &[negative, s.clone(), wrapped]).await
+}
+
+/// The function of a `jit` equation named `name` calling `jaxpr` (whose constvars, if any, are
+/// inputs too, the values passed first).
+fn nested_jit(name: String, jaxpr: &Jaxpr) -> Rc<jaxlite::prim::JitFunction> {
+    let mut body = jaxpr.clone();
+    let consts = std::mem::take(&mut body.constvars);
+    let n_consts = consts.len();
+    body.invars.splice(0..0, consts);
+    Rc::new(jaxlite::prim::JitFunction { name, body, consts: n_consts })
 }
 
 /// An int32 scalar (strongly typed, unlike a Python int's weak one).

@@ -1016,6 +1016,13 @@ impl Interp<'_, '_> {
                         ModuleId::NpLinalg if name == "LinAlgError" => {
                             Ok(Value::Class(self.types.get(Builtin::LinAlgError)))
                         }
+                        ModuleId::Errors => match Builtin::in_module("jax.errors", name) {
+                            Some(b) => Ok(Value::Class(self.types.get(b))),
+                            None => exceptions::raise(
+                                Builtin::AttributeError,
+                                format!("module 'jax.errors' has no attribute '{name}'"),
+                            ),
+                        },
                         ModuleId::HostNumpy | ModuleId::NpRandom | ModuleId::NpLinalg | ModuleId::NpTesting => {
                             host::module_attr(*m, name)
                         }

@@ -163,6 +163,10 @@ pub(super) fn two_params(
         Ok(match v.map(|v| super::host::unhost(&v)) {
             None | Some(Value::None) => Array::new(vec![], Data::F64(vec![default])),
             Some(Value::Array(jaxlite::Tensor::Concrete(a))) => a.astype(jaxlite::DType::F64),
+            // A list of numbers is an array to NumPy (`normal([1, 1], [2, 2], size=(500, 2))`).
+            Some(v @ (Value::List(_) | Value::Tuple(_))) => {
+                super::jax::literal_array(&v, true)?.astype(jaxlite::DType::F64)
+            }
             Some(v) => match as_f64(&v) {
                 Some(x) => Array::new(vec![], Data::F64(vec![x])),
                 None => {

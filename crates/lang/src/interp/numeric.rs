@@ -744,6 +744,7 @@ impl Interp<'_, '_> {
                 };
                 parts.push(t);
             }
+            let parts = super::api::promoted(self.ctx, &parts).await?;
             let axis = match name {
                 "vstack" => 0,
                 "hstack" if parts[0].aval().rank() == 1 => 0,
@@ -921,7 +922,8 @@ impl Interp<'_, '_> {
 
     /// jnp.linalg.norm: vector norms (None or 2, 1, inf, −inf, 0, any p) over one axis or the
     /// whole array, and the matrix norms that need no decomposition ('fro', 1, −1, inf, −inf)
-    /// over two axes.
+    /// over two axes (the stdlib's `norm` computes 2, −2 and 'nuc' from the SVD, and calls this
+    /// for the others).
     fn norm<'a>(&'a mut self, x: &'a Tensor, ord: Option<Value>, axes: Option<Vec<i64>>) -> LocalFuture<'a, R<Tensor>> {
         Box::pin(async move {
             let x = inexact(self.ctx, x).await?;

@@ -224,7 +224,12 @@ impl Builtin {
 
     /// The built-in a script names with `name`, among the `builtins` module's.
     pub fn named(name: &str) -> Option<Builtin> {
-        Builtin::ALL.iter().copied().find(|b| b.info().1 == "builtins" && b.name() == name)
+        Builtin::in_module("builtins", name)
+    }
+
+    /// The class `module.name` (`jax.errors.ConcretizationTypeError`).
+    pub fn in_module(module: &str, name: &str) -> Option<Builtin> {
+        Builtin::ALL.iter().copied().find(|b| b.info().1 == module && b.name() == name)
     }
 
     /// Whether this is `BaseException` or derives from it.

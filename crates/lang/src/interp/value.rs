@@ -280,6 +280,8 @@ pub enum ModuleId {
     NpRandom,
     NpLinalg,
     NpTesting,
+    /// `jax.errors`: JAX's exception classes.
+    Errors,
 }
 
 impl ModuleId {
@@ -291,6 +293,7 @@ impl ModuleId {
             ModuleId::NpRandom => "numpy.random",
             ModuleId::NpLinalg => "numpy.linalg",
             ModuleId::NpTesting => "numpy.testing",
+            ModuleId::Errors => "jax.errors",
             ModuleId::Nn => "jax.nn",
             ModuleId::Random => "jax.random",
             ModuleId::Lax => "jax.lax",

@@ -4,7 +4,7 @@ float64 for integers and float64 input), with NumPy's signatures, defaults, resu
 from collections import namedtuple
 
 import numpy as np
-from jax._linalg import checked_side, hermitian_part, householder_qr, inexact, jacobi_eigh, jacobi_svd
+from jax._linalg import checked_side, hermitian_part, householder_qr, inexact, jacobi_eigh, jacobi_svd, singular_value_norm
 
 LinAlgError = np.linalg.LinAlgError
 
@@ -48,6 +48,11 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
 
 def svdvals(x, /):
     return svd(x, compute_uv=False)
+
+
+def norm(x, ord=None, axis=None, keepdims=False):
+    by_svd = singular_value_norm(np, svdvals, x, ord, axis, keepdims)
+    return np.linalg._norm(x, ord, axis, keepdims) if by_svd is None else by_svd
 
 
 def qr(a, mode="reduced"):

@@ -35,8 +35,12 @@ class ShapedArray:
 
 def typeof(x):
     """The abstract value of `x` (an array, a tracer, or a Python or NumPy scalar)."""
+    import jax
     import jax.numpy as jnp
 
+    # A typed key array is its own kind of array (`key<fry>[]`), which asarray refuses.
+    if isinstance(x, jax.Array) and str(x.dtype).startswith("key<"):
+        return ShapedArray(x.shape, x.dtype)
     a = jnp.asarray(x)
     # A Python number is weakly typed (it takes the type of what it meets).
     weak = a.weak_type or (isinstance(x, (int, float)) and not isinstance(x, bool))

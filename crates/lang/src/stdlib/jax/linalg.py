@@ -272,6 +272,30 @@ def svdvals(x, /):
     return svd(x, compute_uv=False)
 
 
+def singular_value_norm(xp, svdvals, x, ord, axis, keepdims):
+    """The matrix norms of singular values (ord 2: the largest, -2: the smallest, 'nuc': their
+    sum) over two axes; None for any other norm (the native one computes those)."""
+    if not isinstance(ord, (int, float, str)) or ord not in (2, -2, "nuc"):
+        return None
+    x = xp.asarray(x)
+    if axis is None:
+        if x.ndim != 2:
+            return None
+        axis = (0, 1)
+    if not isinstance(axis, tuple) or len(axis) != 2:
+        return None
+    rows, cols = axis[0] % x.ndim, axis[1] % x.ndim
+    rest = [d for d in range(x.ndim) if d not in (rows, cols)]
+    s = svdvals(xp.transpose(x, rest + [rows, cols]))
+    result = xp.max(s, -1) if ord == 2 else xp.min(s, -1) if ord == -2 else xp.sum(s, -1)
+    return xp.expand_dims(result, tuple(sorted((rows, cols)))) if keepdims else result
+
+
+def norm(x, ord=None, axis=None, keepdims=False):
+    by_svd = singular_value_norm(jnp, svdvals, x, ord, axis, keepdims)
+    return jnp.linalg._norm(x, ord, axis, keepdims) if by_svd is None else by_svd
+
+
 def qr(a, mode="reduced"):
     a = inexact(jnp, a)
     if mode not in ("reduced", "complete", "r", "full"):
