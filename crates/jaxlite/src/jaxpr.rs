@@ -123,10 +123,7 @@ impl fmt::Display for Jaxpr {
         let shared = shared_jaxprs(self);
         printer.reserved = shared.iter().map(|(name, _)| name.clone()).collect();
         for (name, jaxpr) in &shared {
-            let text = match jaxpr {
-                Nested::Plain(j) => printer.jaxpr_after(j, 0, "let  = ".len() + name.len()),
-                Nested::Jit(function) => printer.jaxpr_after(&jit_body(function), 0, "let  = ".len() + name.len()),
-            };
+            let text = printer.jaxpr_after(&jaxpr.shown(), 0, "let  = ".len() + name.len());
             printer.shared.insert(jaxpr.key(), name.clone());
             writeln!(f, "let {name} = {text} in")?;
         }
@@ -148,6 +145,14 @@ impl<'a> Nested<'a> {
         match self {
             Nested::Plain(j) => *j,
             Nested::Jit(function) => &function.body,
+        }
+    }
+
+    /// The Jaxpr as printed.
+    fn shown(self) -> std::borrow::Cow<'a, Jaxpr> {
+        match self {
+            Nested::Plain(j) => std::borrow::Cow::Borrowed(j),
+            Nested::Jit(function) => std::borrow::Cow::Owned(jit_body(function)),
         }
     }
 
@@ -208,14 +213,15 @@ fn shared_jaxprs(top: &Jaxpr) -> Vec<(String, Nested<'_>)> {
             continue;
         }
         let name = name.unwrap_or_else(|| "jaxpr".to_string());
-        let seen = taken.get(&name).copied().unwrap_or(0);
+        // JAX's numbering: the second `f` is `f1`, itself counted as taken.
+        let count = taken.entry(name.clone()).or_default();
+        let seen = *count;
+        *count += 1;
         let name = if seen > 0 {
-            *taken.entry(name.clone()).or_default() += 1;
             let numbered = format!("{name}{seen}");
             *taken.entry(numbered.clone()).or_default() += 1;
             numbered
         } else {
-            *taken.entry(name.clone()).or_default() += 1;
             name
         };
         shared.push((name, jaxpr));
@@ -524,8 +530,9 @@ fn jit_body(function: &JitFunction) -> Jaxpr {
 fn fill(items: &[String], separator: &str, column: usize, continued: usize) -> (String, usize) {
     let width = |s: &str| s.chars().count();
     let flat = items.join(&format!("{separator} "));
-    if column + width(&flat) <= JAXPR_WIDTH {
-        return (flat.clone(), column + width(&flat));
+    let end = column + width(&flat);
+    if end <= JAXPR_WIDTH {
+        return (flat, end);
     }
     let mut out = String::new();
     let mut column = column;

@@ -894,6 +894,7 @@ impl Interp<'_, '_> {
                 no_more_kwargs(&format!("_IndexUpdateRef.{op}"), &kwargs)?;
                 let Value::Tuple(target) = recv else { return err("x.at[...] needs an array") };
                 let (Value::Array(x), index) = (&target[0], &target[1]) else { return err("x.at[...] needs an array") };
+                let (mut x, mut index) = (x.clone(), index.clone());
                 // JAX's GatherScatterMode: reads clamp and writes drop out-of-range indices
                 // by default ('promise_in_bounds' and 'drop' do the same here); 'fill' reads
                 // `fill_value` there, 'clip' clamps the indices for writes too.
@@ -920,15 +921,14 @@ impl Interp<'_, '_> {
                     let with_mode = self.get_attr(&module, "with_mode").await?;
                     let how = Value::str(if op == "get" { "fill" } else { "clip" });
                     let fill = fill_value.unwrap_or(Value::None);
-                    let pair =
-                        self.call(with_mode, vec![Value::Array(x.clone()), index.clone(), how, fill], vec![]).await?;
+                    let pair = self.call(with_mode, vec![Value::Array(x), index, how, fill], vec![]).await?;
                     let Value::Tuple(pair) = pair else { return err("internal error: at[...] mode") };
-                    let (Value::Array(x), index) = (&pair[0], &pair[1]) else {
+                    let (Value::Array(moded), moded_index) = (&pair[0], &pair[1]) else {
                         return err("internal error: at[...] mode");
                     };
-                    return self.at_update(x, index, op, args).await;
+                    (x, index) = (moded.clone(), moded_index.clone());
                 }
-                return self.at_update(x, index, op, args).await;
+                return self.at_update(&x, &index, op, args).await;
             }
             if name == "defjvps" {
                 if let Value::Native(n) = recv {

@@ -1174,14 +1174,12 @@ pub(super) fn requested_dtype(v: &Value) -> R<DType> {
         },
         _ => None,
     };
-    let to = match named {
-        Some(DType::F64) => DType::F32,
-        Some(DType::I64) => DType::I32,
+    let (from, to) = match named {
+        Some(DType::F64) => (DType::F64, DType::F32),
+        Some(DType::I64) => (DType::I64, DType::I32),
         _ => return Err(e),
     };
-    if let Some(from) = named {
-        TRUNCATED.with(|t| t.set(Some((from, to))));
-    }
+    TRUNCATED.with(|t| t.set(Some((from, to))));
     Ok(to)
 }
 
@@ -3509,17 +3507,17 @@ impl Interp<'_, '_> {
     /// The trace cache of `jax.jit(f)` with these options: one per function (while it lives)
     /// and options, shared by every `jit` wrapper of it, as JAX's cache of traces is.
     fn jit_cache(&mut self, f: &Value, name: &str, nums: &[usize], names: &[String]) -> super::value::JitCache {
-        let Some((address, fn_ref)) = super::value::FnRef::of(f) else { return Default::default() };
+        let Some((address, fn_ref)) = super::value::fn_ref(f) else { return Default::default() };
         let key = (address, format!("{name}|{nums:?}|{names:?}"));
         if let Some((held, cache)) = self.jit_caches.get(&key) {
-            if held.alive() {
+            if held.strong_count() > 0 {
                 return cache.clone();
             }
         }
         // Forget the functions gone, now and then, so that a loop jitting fresh lambdas does
         // not keep their programs.
         if self.jit_caches.len() >= 64 && self.jit_caches.len().is_power_of_two() {
-            self.jit_caches.retain(|_, (held, _)| held.alive());
+            self.jit_caches.retain(|_, (held, _)| held.strong_count() > 0);
         }
         let cache = super::value::JitCache::default();
         self.jit_caches.insert(key, (fn_ref, cache.clone()));

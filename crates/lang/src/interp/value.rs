@@ -213,36 +213,21 @@ pub struct Jitted {
 /// A jitted function's traces, by `jit_key`.
 pub type JitCache = Rc<RefCell<HashMap<String, Rc<super::jax::Compiled>>>>;
 
-/// A function held weakly, by identity: the key of `Interp::jit_caches`.
-pub enum FnRef {
-    Function(Weak<Function>),
-    Native(Weak<Native>),
-    Instance(Weak<Instance>),
-    Class(Weak<Class>),
-}
+/// A function held weakly, by identity: the key of `Interp::jit_caches` (dead once its
+/// strong count is zero, when its address may be reused).
+pub type FnRef = Weak<dyn std::any::Any>;
 
-impl FnRef {
-    /// The function's address and a weak reference to it, for the kinds of function whose
-    /// identity lasts (not bound methods, made afresh on each attribute read).
-    pub fn of(f: &Value) -> Option<(usize, FnRef)> {
-        Some(match f {
-            Value::Function(r) => (Rc::as_ptr(r) as *const u8 as usize, FnRef::Function(Rc::downgrade(r))),
-            Value::Native(r) => (Rc::as_ptr(r) as *const u8 as usize, FnRef::Native(Rc::downgrade(r))),
-            Value::Instance(r) => (Rc::as_ptr(r) as *const u8 as usize, FnRef::Instance(Rc::downgrade(r))),
-            Value::Class(r) => (Rc::as_ptr(r) as *const u8 as usize, FnRef::Class(Rc::downgrade(r))),
-            _ => return None,
-        })
-    }
-
-    /// Whether the function is still alive (its address not yet reused).
-    pub fn alive(&self) -> bool {
-        match self {
-            FnRef::Function(w) => w.strong_count() > 0,
-            FnRef::Native(w) => w.strong_count() > 0,
-            FnRef::Instance(w) => w.strong_count() > 0,
-            FnRef::Class(w) => w.strong_count() > 0,
-        }
-    }
+/// The function's address and a weak reference to it, for the kinds of function whose identity
+/// lasts (not bound methods, made afresh on each attribute read).
+pub fn fn_ref(f: &Value) -> Option<(usize, FnRef)> {
+    let held: Rc<dyn std::any::Any> = match f {
+        Value::Function(r) => r.clone(),
+        Value::Native(r) => r.clone(),
+        Value::Instance(r) => r.clone(),
+        Value::Class(r) => r.clone(),
+        _ => return None,
+    };
+    Some((Rc::as_ptr(&held) as *const u8 as usize, Rc::downgrade(&held)))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
