@@ -3333,6 +3333,56 @@ except ValueError as e:
     print(e)
 """)
 
+# JAX's errors about tracers say where the value came from: the traced function, the line
+# its definition starts on, what traces it, and the arguments the value depends on (found by
+# walking the trace back), named by the function's signature and the path in a pytree.
+program("tracer_errors_name_their_origin", """
+import numpy as np
+from functools import partial
+def show(f, *args, **kwargs):
+    try:
+        f(*args, **kwargs)
+    except Exception as e:
+        print(type(e).__name__, "|", repr(str(e)))
+
+@jax.jit
+def both(x, y):
+    if x + y > 0:
+        return x
+    return y
+show(both, 1.0, 2.0)
+show(jax.jit(lambda p, z: z if p['a'][1] > 0 else -z), {'a': (1.0, 2.0), 'b': 3.0}, 2.0)
+show(jax.jit(lambda a, b, c: jnp.zeros(int(a + b + c))), 1, 2, 3)
+show(jax.jit(lambda *xs: xs[0] if xs[1] > 0 else 0.0), 1.0, 2.0)
+show(jax.jit(lambda x, **kw: x if kw['q'] > 0 else -x), 1.0, q=2.0)
+show(jax.jit(lambda x, n: x if n > 0 else -x, static_argnums=0), 1.0, 2.0)
+show(jax.jit(lambda x: [1, 2, 3][x]), 1)
+show(jax.jit(lambda x: float(x)), 1.0)
+show(jax.jit(lambda x: complex(x)), 1.0)
+show(jax.jit(lambda x: x.item()), 1.0)
+show(jax.jit(lambda x: x.tolist()), 1.0)
+show(jax.jit(lambda x: np.sin(x)), 1.0)
+show(jax.jit(lambda x: jnp.ones(x)), 3)
+show(jax.jit(lambda x, y: jnp.zeros((y, 2, x))), 1, 2)
+show(jax.grad(lambda x: float(x)), 3.0)
+show(jax.jit(jax.grad(lambda x: x if x > 0 else -x)), 3.0)
+show(jax.make_jaxpr(lambda x: x if x > 0 else -x), 1.0)
+def outer(a, b):
+    def inner(c):
+        return c if c > 0 else b
+    return jax.jit(inner)(a * 2)
+show(jax.jit(outer), 1.0, 2.0)
+show(jax.jit(lambda x: jax.lax.cond(x > 0, lambda y: y if y > 0 else y, lambda y: y, x)), 1.0)
+show(jax.jit(lambda x: jax.lax.while_loop(lambda c: c < 3, lambda c: c + 1 if c > 0 else c, x)), 1.0)
+show(jax.jit(lambda x: jax.lax.while_loop(lambda c: bool(c < 3), lambda c: c + 1, x)), 1.0)
+show(jax.jit(lambda xs: jax.lax.scan(lambda c, x: (c, x) if x > 0 else (c, -x), 0.0, xs)), jnp.ones(3))
+class Model:
+    def __call__(self, x):
+        return x if x > 0 else -x
+show(jax.jit(Model()), 1.0)
+show(jax.jit(partial(lambda s, x: x if x > s else -x, 2.0)), 1.0)
+""")
+
 # Jacobians keep JAX's weak types: jacrev's the inputs', jacfwd's the outputs'.
 program("jacobian_weak_types", """
 f = lambda x, y: x ** 2 + y ** 2

@@ -24,6 +24,7 @@ pub mod random;
 pub mod spmd;
 pub mod trace;
 pub mod transform;
+pub mod xla_cpu;
 
 pub use array::{Array, Aval, Data};
 pub use dtype::DType;

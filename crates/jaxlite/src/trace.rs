@@ -604,6 +604,28 @@ impl Context {
         jaxpr.outvars.iter().map(|a| read(&env, a)).collect()
     }
 
+    /// The id of the innermost trace being recorded (what its tracers' `trace_id` is).
+    pub fn current_trace_id(&self) -> Option<u64> {
+        self.frames.last().map(|f| f.id)
+    }
+
+    /// Which arguments of its trace `t` depends on, by position, found by walking the trace's
+    /// equations back from `t` (JAX's `find_progenitors`, which its errors about tracers use to
+    /// name the argument a value came from). `None` where `t`'s trace has ended.
+    pub fn progenitors(&self, t: &Tracer) -> Option<Vec<usize>> {
+        let frame = self.frames.get(t.level).filter(|f| f.id == t.trace_id)?;
+        let mut active = std::collections::HashSet::from([t.var]);
+        for eqn in frame.eqns.iter().rev() {
+            if eqn.outputs.iter().any(|v| active.remove(v)) {
+                active.extend(eqn.inputs.iter().filter_map(|a| match a {
+                    Atom::Var(v) => Some(*v),
+                    _ => None,
+                }));
+            }
+        }
+        Some(frame.invars.iter().enumerate().filter(|(_, v)| active.contains(v)).map(|(i, _)| i).collect())
+    }
+
     /// Whether `t` stands for a value that `concrete_value` can compute: its trace, and every
     /// trace enclosing it, was begun with `begin_trace_of`, and has not ended.
     pub fn has_value(&self, t: &Tracer) -> bool {

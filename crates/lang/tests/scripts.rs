@@ -269,10 +269,14 @@ fn python_control_flow_on_tracers_fails_as_in_jax() {
     ];
     let text: Vec<String> = cases.iter().map(|src| output(src)).collect();
     expect![[r#"
-        error 5:8: TracerBoolConversionError: Attempted boolean conversion of traced array with shape bool[3]. The error occurred while tracing the function f. Use jnp.where or jax.lax.cond instead of Python if on traced values.
+        error 5:8: TracerBoolConversionError: Attempted boolean conversion of traced array with shape bool[3].
+        The error occurred while tracing the function f at <script>:3 for jit. This concrete value was not available in Python because it depends on the value of the argument x.
+        See https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerBoolConversionError
         error 5:12: ConcretizationTypeError: Abstract tracer value encountered where concrete value is expected: traced array with shape float32[]
         The problem arose with the `float` function. If trying to convert the data type of a value, try using `x.astype(float)` or `jnp.array(x, float)` instead.
-        The error occurred while tracing the function g. A traced value has no concrete value inside jit; keep the computation in jnp, or mark the argument static with static_argnums.
+        The error occurred while tracing the function g at <script>:3 for jit. This concrete value was not available in Python because it depends on the value of the argument x.
+
+        See https://docs.jax.dev/en/latest/errors.html#jax.errors.ConcretizationTypeError
         error 9:15: UnexpectedTracerError: Encountered an unexpected tracer (float32[2]): a value computed inside a jitted function escaped it (for example by being stored in a global) and was used after the trace ended
         error 5:14: IndexError: Array slice indices must have static start/stop/step to be used with NumPy indexing syntax; this one is a traced int32[]. To index a statically sized array at a dynamic position, try lax.dynamic_slice or lax.dynamic_index_in_dim"#]]
     .assert_eq(&text.join("\n"));

@@ -633,6 +633,11 @@ impl Interp<'_, '_> {
                     if matches!(real, Some(Value::Str(_))) && imag.is_some() {
                         return type_err("complex() can't take second arg if first is a string");
                     }
+                    if let Some(Value::Array(Tensor::Traced(t))) =
+                        args.iter().find(|a| matches!(a, Value::Array(Tensor::Traced(_))))
+                    {
+                        return Err(super::tracer_errors::concretization(t, "complex"));
+                    }
                     let part = |v: Option<Value>, which: &str, what: &str| match v {
                         None => Ok((0.0, 0.0)),
                         Some(v) => super::complex::as_complex(&v).ok_or_else(|| {

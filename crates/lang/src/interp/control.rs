@@ -7,6 +7,7 @@
 //! only, as in JAX), `vmap` and `jvp`.
 
 use super::jax::Tree;
+use super::tracer_errors::TracedFor;
 use super::transforms::{Arg, TraceOf, Traced};
 use super::value::Value;
 use super::{err, type_err, value_err, Interp, R};
@@ -38,7 +39,15 @@ impl Interp<'_, '_> {
         let tree = self.flatten(&init, &mut leaves).await?;
         let body = self.trace_loop_body("while_loop", &body_fun, &init, &mut leaves, &tree, None).await?;
         let avals: Vec<Aval> = leaves.iter().map(|t| t.aval().clone()).collect();
-        let cond = self.trace_call(&cond_fun, avals, vec![Arg::Traced(&tree)], &[]).await?;
+        let cond = self
+            .trace_call_with(
+                &cond_fun,
+                TracedFor::Named("while_cond"),
+                TraceOf::Types(avals),
+                vec![Arg::Traced(&tree)],
+                &[],
+            )
+            .await?;
         let predicate: Vec<Aval> = cond.jaxpr.outvars.iter().map(|a| cond.jaxpr.atom_aval(a).clone()).collect();
         if !matches!(&predicate[..], [p] if p.dtype == jaxlite::DType::Bool && p.shape.is_empty()) {
             let types: Vec<String> = predicate.iter().map(shaped_array).collect();
@@ -123,7 +132,8 @@ impl Interp<'_, '_> {
                     Some(t) => Arg::Traced(t),
                     None => Arg::Fixed(Value::None),
                 };
-                let traced = self.trace_call_with(&f, TraceOf::Types(rows), vec![x_arg], &[]).await?;
+                let traced =
+                    self.trace_call_with(&f, TracedFor::Named("scan"), TraceOf::Types(rows), vec![x_arg], &[]).await?;
                 (traced.jaxpr, traced.closed, Vec::new(), Tree::None, traced.out_tree)
             }
             ScanBody::Scan(f) => {
@@ -179,7 +189,10 @@ impl Interp<'_, '_> {
         let mut traced = Vec::with_capacity(branches.len());
         for f in branches {
             let args = trees.iter().map(Arg::Traced).collect();
-            traced.push(self.trace_call_with(f, TraceOf::Types(avals.clone()), args, &[]).await?);
+            traced.push(
+                self.trace_call_with(f, TracedFor::Named(kind.name()), TraceOf::Types(avals.clone()), args, &[])
+                    .await?,
+            );
         }
         self.check_branch_outputs(kind, branches, &traced).await?;
         // The closed-over values of all branches, each once, and where each branch's are.
@@ -227,10 +240,7 @@ impl Interp<'_, '_> {
             Conditional::Switch if i == 0 => "branch 0".to_string(),
             Conditional::Switch => format!("branch{i}"),
         };
-        let what = match kind {
-            Conditional::Cond => "cond",
-            Conditional::Switch => "switch",
-        };
+        let what = kind.name();
         let introduce = |i: usize, j: usize| {
             let at = |k: usize| {
                 let line = match &branches[k] {
@@ -344,7 +354,8 @@ impl Interp<'_, '_> {
                 });
                 all_avals.extend(rows.iter().cloned());
             }
-            let traced = self.trace_call_with(body_fun, TraceOf::Types(all_avals), args, &[]).await?;
+            let purpose = TracedFor::Named(if scan_rows.is_some() { "scan" } else { "while_body" });
+            let traced = self.trace_call_with(body_fun, purpose, TraceOf::Types(all_avals), args, &[]).await?;
             let carry_out = match (&traced.out_tree, scan_rows.is_some()) {
                 (Tree::Tuple(pair), true) if pair.len() == 2 => &pair[0],
                 (other, true) => {
@@ -464,6 +475,16 @@ fn carry_structure_error<T>(what: &str, body_fun: &Value, ours: &Tree, theirs: &
 pub(super) enum Conditional {
     Cond,
     Switch,
+}
+
+impl Conditional {
+    /// `cond` or `switch`, as JAX's messages name them.
+    fn name(self) -> &'static str {
+        match self {
+            Conditional::Cond => "cond",
+            Conditional::Switch => "switch",
+        }
+    }
 }
 
 /// The Python type of a pytree node, as JAX's carry messages write it.

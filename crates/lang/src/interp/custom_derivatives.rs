@@ -11,6 +11,7 @@
 //! another fixed point) uses its rules at every order of derivative, as in JAX.
 
 use super::jax::Tree;
+use super::tracer_errors::TracedFor;
 use super::transforms::{resolve_keywords, Arg, TraceOf, Traced};
 use super::value::{aval_text, Native, Value};
 use super::{err, unsupported, Interp, R};
@@ -120,8 +121,15 @@ impl Interp<'_, '_> {
             let split = self.split_args(args, &c.nondiff).await?;
             // With the arguments' values where they have them (under `grad` outside `jit`), so
             // Python control flow on them works, as JAX runs the function on its JVP tracers.
-            let call =
-                self.trace_call_with(&c.func, TraceOf::Values(&split.leaves), split.in_place(&c.nondiff), &[]).await?;
+            let call = self
+                .trace_call_with(
+                    &c.func,
+                    TracedFor::Differentiation,
+                    TraceOf::Values(&split.leaves),
+                    split.in_place(&c.nondiff),
+                    &[],
+                )
+                .await?;
             let (rule, rule_closed) = if self.tracing_rules.contains(&rule_address(native)) {
                 let source =
                     PendingSource { function: native.clone(), split: split.clone(), out_tree: call.out_tree.clone() };
@@ -177,7 +185,7 @@ impl Interp<'_, '_> {
             let values: Vec<Option<Tensor>> =
                 split.leaves.iter().cloned().map(Some).chain(split.leaves.iter().map(|_| None)).collect();
             let of = TraceOf::Partly([avals.clone(), avals].concat(), values);
-            let jvp = self.trace_call_with(&rule, of, rule_args, &[]).await;
+            let jvp = self.trace_call_with(&rule, TracedFor::Differentiation, of, rule_args, &[]).await;
             self.tracing_rules.pop();
             let jvp = jvp?;
             check_rule_outputs(&name, &rule_name, call, out_tree, &jvp)?;
@@ -209,8 +217,15 @@ impl Interp<'_, '_> {
             let split = self.split_args(args, &c.nondiff).await?;
             // With the arguments' values where they have them (under `grad` outside `jit`), so
             // Python control flow on them works, as JAX runs the function on its JVP tracers.
-            let call =
-                self.trace_call_with(&c.func, TraceOf::Values(&split.leaves), split.in_place(&c.nondiff), &[]).await?;
+            let call = self
+                .trace_call_with(
+                    &c.func,
+                    TracedFor::Differentiation,
+                    TraceOf::Values(&split.leaves),
+                    split.in_place(&c.nondiff),
+                    &[],
+                )
+                .await?;
             if !matches!(call.out_tree, Tree::Leaf) {
                 return unsupported(format!(
                     "custom_vjp function {name} returns {}: custom_vjp functions that return anything but \
@@ -281,8 +296,15 @@ impl Interp<'_, '_> {
         output: jaxlite::Aval,
     ) -> LocalFuture<'a, R<(Traced, Traced)>> {
         Box::pin(async move {
-            let traced =
-                self.trace_call_with(fwd, TraceOf::Values(&split.leaves), split.in_place(nondiff), &[]).await?;
+            let traced = self
+                .trace_call_with(
+                    fwd,
+                    TracedFor::Differentiation,
+                    TraceOf::Values(&split.leaves),
+                    split.in_place(nondiff),
+                    &[],
+                )
+                .await?;
             let residual_tree = match traced.out_tree {
                 Tree::Tuple(mut items) | Tree::List(mut items)
                     if items.len() == 2 && matches!(items[0], Tree::Leaf) =>
@@ -318,11 +340,12 @@ impl Interp<'_, '_> {
             let mut tracers = self.ctx.begin_trace(&avals);
             let cotangent = tracers.pop().map(Value::Array).unwrap_or(Value::None);
             let residuals = self.unflatten_tensors(&residual_tree, tracers).await?;
-            self.tracing.push(super::jax::function_name(bwd));
             let mut bwd_args = split.fixed.clone();
             bwd_args.extend([residuals, cotangent]);
-            let result = self.call(bwd.clone(), bwd_args, vec![]).await;
-            self.tracing.pop();
+            let mut trees: Vec<Option<Tree>> = split.fixed.iter().map(|_| None).collect();
+            trees.extend([Some(residual_tree.clone()), Some(Tree::Leaf)]);
+            let site = self.trace_site(bwd, TracedFor::Differentiation, trees, &[]);
+            let result = self.call_in_trace(site, bwd_args, vec![]).await;
             let cts = match result {
                 Ok(v) => self.argument_cotangents(&v, &split.leaves, &split.trees).await,
                 Err(e) => Err(e),

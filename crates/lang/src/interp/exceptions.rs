@@ -36,6 +36,9 @@ pub struct ErrorData {
     pub args: Option<Vec<Value>>,
     /// A limit stopped the script: no `except` catches this.
     pub fatal: bool,
+    /// The tracers whose origins the message has yet to say, one per `tracer_errors::ORIGIN`
+    /// mark in it, written in by `Interp::write_origins` while their traces exist.
+    pub tracers: Vec<Rc<jaxlite::trace::Tracer>>,
 }
 
 impl std::ops::Deref for RtError {
@@ -79,6 +82,7 @@ impl RtError {
             exception: None,
             args: None,
             fatal: false,
+            tracers: Vec::new(),
         })
     }
 
@@ -117,14 +121,16 @@ impl RtError {
         if self.fatal {
             return self.message.clone();
         }
+        // An origin never written (its trace had ended) is left out.
+        let message: String = self.message.chars().filter(|&c| c != super::tracer_errors::ORIGIN).collect();
         let name = match &self.exception {
             Some(Value::Instance(i)) => i.class.name.clone(),
             _ => self.kind.name().to_string(),
         };
-        if self.message.is_empty() {
+        if message.is_empty() {
             name
         } else {
-            format!("{name}: {}", self.message)
+            format!("{name}: {message}")
         }
     }
 }
@@ -326,6 +332,7 @@ impl Interp<'_, '_> {
 
     /// The exception object for `error`, made now for an error the interpreter raised.
     pub(super) fn exception_object(&mut self, error: &mut RtError) -> Value {
+        self.write_origins(error);
         if let Some(e) = &error.exception {
             return e.clone();
         }
@@ -360,6 +367,7 @@ impl Interp<'_, '_> {
                         exception: e.exception.clone(),
                         args: e.args.clone(),
                         fatal: false,
+                        tracers: Vec::new(),
                     })),
                     None => Err(RtError::of(Builtin::RuntimeError, "No active exception to reraise")),
                 };
@@ -401,7 +409,15 @@ impl Interp<'_, '_> {
             let value = Value::Instance(instance.clone());
             let message = self.py_str(&value).await?;
             let kind = instance.class.lineage().find_map(|c| c.builtin).unwrap_or(Builtin::Exception);
-            Ok(RtError::from(ErrorData { kind, message, span: None, exception: Some(value), args: None, fatal: false }))
+            Ok(RtError::from(ErrorData {
+                kind,
+                message,
+                span: None,
+                exception: Some(value),
+                args: None,
+                fatal: false,
+                tracers: Vec::new(),
+            }))
         })
     }
 

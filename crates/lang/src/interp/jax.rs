@@ -3,6 +3,7 @@
 //! into Jaxprs.
 
 use super::builtins::{arity, float_to_int, no_more_kwargs, take_kwarg};
+use super::tracer_errors::TracedFor;
 use super::value::{aval_text, check_hashable, repr, Jitted, ModuleId, Native, Value};
 use super::{err, unsupported, Interp, RtError, R};
 use crate::ast::{BinOp, CmpOp, UnaryOp};
@@ -1320,11 +1321,15 @@ pub(super) fn shape_arg(v: &Value) -> R<Vec<usize>> {
 /// playground computes: the compiler refuses what the emulated chip's HBM cannot hold, as
 /// XLA does (`RESOURCE_EXHAUSTED`).
 fn abstract_shape_arg(v: &Value) -> R<Vec<usize>> {
-    let dims: Vec<i64> = match v {
-        Value::Tuple(t) => t.iter().map(int_arg).collect::<R<_>>()?,
-        Value::List(l) => l.borrow().iter().map(int_arg).collect::<R<_>>()?,
-        other => vec![int_arg(other)?],
+    let entries: Vec<Value> = match v {
+        Value::Tuple(t) => t.to_vec(),
+        Value::List(l) => l.borrow().clone(),
+        other => vec![other.clone()],
     };
+    if entries.iter().any(|d| matches!(d, Value::Array(Tensor::Traced(_)))) {
+        return Err(super::tracer_errors::traced_shape(&entries));
+    }
+    let dims: Vec<i64> = entries.iter().map(int_arg).collect::<R<_>>()?;
     if dims.iter().any(|&d| d < 0) {
         return super::value_err("negative dimensions are not allowed");
     }
@@ -1673,10 +1678,7 @@ impl Interp<'_, '_> {
     pub(super) fn to_tensor(&self, v: &Value) -> R<Tensor> {
         match v {
             // NumPy cannot read a traced value (JAX's `__array__` on a tracer).
-            Value::Array(Tensor::Traced(t)) if self.ctx.on_host() => super::exceptions::raise(
-                super::objects::Builtin::TracerArrayConversionError,
-                jaxlite::trace::tracer_conversion_message(&t.aval),
-            ),
+            Value::Array(Tensor::Traced(t)) if self.ctx.on_host() => Err(super::tracer_errors::array_conversion(t)),
             Value::Array(Tensor::Traced(t)) if !self.ctx.is_tracing() => super::exceptions::raise(super::objects::Builtin::UnexpectedTracerError, format!(
                 "Encountered an unexpected tracer ({}): a value computed inside a jitted function escaped it (for example by being stored in a global) and was used after the trace ended",
                 aval_text(&t.aval)
@@ -2642,46 +2644,9 @@ impl Interp<'_, '_> {
                     a.shape().len()
                 ))
             }),
-            Value::Array(Tensor::Traced(t)) => Err(self.concretization_error(t, to)),
+            Value::Array(Tensor::Traced(t)) => Err(super::tracer_errors::concretization(t, to)),
             _ => err(format!("expected an array, got {}", v.type_name())),
         }
-    }
-
-    /// JAX's error for a traced value where Python needs its value: `to` is what wanted it
-    /// (`float`, `int`, `complex`, `bool` as conversions; `index` for `__index__`: a list
-    /// index, a range bound; `item` and `tolist` as the methods). The first lines are JAX's
-    /// own; the last says where, and what to do instead.
-    pub(super) fn concretization_error(&self, t: &jaxlite::Tracer, to: &str) -> RtError {
-        // A value being differentiated outside jit has a value, but JAX hands it only to
-        // `bool`, `int`, `.item()` and indexing, not to `float` or `.tolist()`.
-        let hint = if self.ctx.has_value(t) {
-            "JAX's differentiation gives a differentiated value to bool(), int(), .item() and indexing (so Python if and while work), but not to float() or .tolist(); use x.astype(float) or keep the computation in jnp."
-        } else {
-            "A traced value has no concrete value inside jit; keep the computation in jnp, or mark the argument static with static_argnums."
-        };
-        let aval = aval_text(&t.aval);
-        let abstract_value = format!(
-            "Abstract tracer value encountered where concrete value is expected: traced array with shape {aval}"
-        );
-        let (kind, what) = match to {
-            "index" => (
-                super::objects::Builtin::TracerIntegerConversionError,
-                format!("The __index__() method was called on traced array with shape {aval}"),
-            ),
-            "item" => (
-                super::objects::Builtin::ConcretizationTypeError,
-                format!("{abstract_value}\nThis occurred in the item() method of jax.Array"),
-            ),
-            "tolist" => (
-                super::objects::Builtin::ConcretizationTypeError,
-                format!("{abstract_value}\nThe tolist() method was called on traced array with shape {aval}."),
-            ),
-            conversion => (
-                super::objects::Builtin::ConcretizationTypeError,
-                format!("{abstract_value}\nThe problem arose with the `{conversion}` function. If trying to convert the data type of a value, try using `x.astype({conversion})` or `jnp.array(x, {conversion})` instead."),
-            ),
-        };
-        RtError::of(kind, format!("{what}\n{}{hint}", self.while_tracing()))
     }
 
     pub(super) fn array_attr<'a>(&'a mut self, obj: &'a Value, name: &'a str) -> LocalFuture<'a, R<Value>> {
@@ -2793,7 +2758,7 @@ impl Interp<'_, '_> {
                     arity(name, &args, 0, 0)?;
                     let a = match &x {
                         Tensor::Concrete(a) => a,
-                        Tensor::Traced(t) => return Err(self.concretization_error(t, "tolist")),
+                        Tensor::Traced(t) => return Err(super::tracer_errors::concretization(t, "tolist")),
                     };
                     if !self.ctx.on_host() {
                         self.download(&[&Value::Array(x.clone())]);
@@ -3463,9 +3428,8 @@ impl Interp<'_, '_> {
                     });
                 }
                 let kwargs = split_keywords(&mut traced_args, &call.keywords);
-                self.tracing.push(function_name(f));
-                let result = self.call(f.clone(), traced_args, kwargs).await;
-                self.tracing.pop();
+                let site = self.trace_site(f, TracedFor::Named("jit"), call.trees.clone(), &call.keywords);
+                let result = self.call_in_trace(site, traced_args, kwargs).await;
                 self.flatten(&result?, &mut outs).await
             }
             .await;
@@ -3720,7 +3684,7 @@ impl Interp<'_, '_> {
                 })
                 .collect();
             let of = super::transforms::TraceOf::Types(avals);
-            let traced = self.trace_call_with(f, of, args, &call.keywords).await?;
+            let traced = self.trace_call_with(f, TracedFor::Named("jit"), of, args, &call.keywords).await?;
             // The Jaxpr's leading inputs are what the function closed over: constants, then
             // values of the enclosing trace.
             let mut consts = Vec::new();
@@ -3782,9 +3746,9 @@ impl Interp<'_, '_> {
                 }
             }
             let kwargs = split_keywords(&mut traced, &keywords);
-            self.tracing.push(function_name(f));
-            let result = self.call(f.clone(), traced, kwargs).await;
-            self.tracing.pop();
+            let site =
+                self.trace_site(f, TracedFor::Named("jit"), trees.iter().cloned().map(Some).collect(), &keywords);
+            let result = self.call_in_trace(site, traced, kwargs).await;
             let mut outs = Vec::new();
             let out_tree = match result {
                 Ok(out) => self.flatten(&out, &mut outs).await,

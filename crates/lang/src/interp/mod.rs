@@ -44,6 +44,7 @@ mod sets;
 mod shard_map;
 mod sharded;
 mod shorthands;
+mod tracer_errors;
 mod transforms;
 mod value;
 
@@ -131,8 +132,8 @@ pub struct Interp<'c, 'p> {
     steps: u64,
     depth: usize,
     out: RunOutput,
-    /// Names of the functions `jit` is tracing, innermost last, for error messages.
-    tracing: Vec<String>,
+    /// The traces in progress, innermost last, as errors about their tracers describe them.
+    tracing: Vec<tracer_errors::TraceSite>,
     /// `exec::stack_position()` when the script started.
     stack_base: usize,
     /// Every scope a function closed over. A function stored in the scope it closes over (any
@@ -522,23 +523,10 @@ impl Interp<'_, '_> {
                     ),
                 }
             }
-            Value::Array(Tensor::Traced(t)) => return Err(self.tracer_bool_error(&t.aval)),
+            Value::Array(Tensor::Traced(t)) => return Err(tracer_errors::bool_conversion(t)),
             Value::Host(h) => return self.truthy(&Value::Array(Tensor::Concrete(h.get()))),
             _ => true,
         })
-    }
-
-    fn tracer_bool_error(&self, aval: &jaxlite::Aval) -> RtError {
-        RtError::of(Builtin::TracerBoolConversionError, format!(
-            "Attempted boolean conversion of traced array with shape {}. {}Use jnp.where or jax.lax.cond instead of Python if on traced values.",
-            value::aval_text(aval),
-            self.while_tracing()
-        ))
-    }
-
-    /// "The error occurred while tracing the function f. " when inside `jit`.
-    fn while_tracing(&self) -> String {
-        self.tracing.last().map_or(String::new(), |f| format!("The error occurred while tracing the function {f}. "))
     }
 
     /// The elements of an iterable, in order.
@@ -639,7 +627,7 @@ impl Interp<'_, '_> {
             }
             // A list index, a range bound, a count: all need the value while tracing, which a
             // tracer does not have (JAX's TracerIntegerConversionError).
-            Value::Array(Tensor::Traced(t)) => Err(self.concretization_error(t, "index")),
+            Value::Array(Tensor::Traced(t)) => Err(tracer_errors::concretization(t, "index")),
             Value::Host(h) => self.to_index(&Value::Array(Tensor::Concrete(h.get()))),
             other => err(format!("indices must be integers, not {}", other.type_name())),
         }

@@ -11,6 +11,7 @@
 use super::builtins::{arity, no_more_kwargs, take_kwarg};
 use super::jax::Tree;
 use super::objects::Builtin;
+use super::tracer_errors::TracedFor;
 use super::transforms::{Arg, TraceOf};
 use super::value::{repr, Native, Value};
 use super::{err, Interp, RtError, R};
@@ -198,7 +199,8 @@ impl Interp<'_, '_> {
             let name = format!("pmap_{}", super::jax::function_name(&p.func));
             let axis = p.axis_name.clone().unwrap_or_else(|| "_pmap_axis".to_string());
             self.axis_env.push((axis, chips));
-            let traced = self.trace_call_with(&p.func, TraceOf::Types(avals), call_args, &[]).await;
+            let traced =
+                self.trace_call_with(&p.func, TracedFor::Named("pmap"), TraceOf::Types(avals), call_args, &[]).await;
             self.axis_env.pop();
             let traced = traced?;
             let consts: Vec<Array> = traced

@@ -10,6 +10,7 @@
 //! does not name.
 
 use super::objects::Builtin;
+use super::tracer_errors::TracedFor;
 use super::transforms::{Arg, TraceOf};
 use super::value::{repr, Value};
 use super::{Interp, RtError, R};
@@ -60,7 +61,8 @@ impl Interp<'_, '_> {
         let bound = mesh.names.iter().cloned().zip(mesh.sizes.iter().copied());
         let depth = self.axis_env.len();
         self.axis_env.extend(bound);
-        let traced = self.trace_call_with(&call, TraceOf::Types(avals), call_args, &[]).await;
+        let traced =
+            self.trace_call_with(&call, TracedFor::Named("shard_map"), TraceOf::Types(avals), call_args, &[]).await;
         self.axis_env.truncate(depth);
         let traced = traced?;
         let consts: Vec<Array> = traced
@@ -129,7 +131,8 @@ impl Interp<'_, '_> {
         let call_args: Vec<Arg> = trees.iter().map(Arg::Traced).collect();
         let depth = self.axis_env.len();
         self.axis_env.extend(mesh.names.iter().cloned().zip(mesh.sizes.iter().copied()));
-        let traced = self.trace_call_with(&call, TraceOf::Types(avals), call_args, &[]).await;
+        let traced =
+            self.trace_call_with(&call, TracedFor::Named("shard_map"), TraceOf::Types(avals), call_args, &[]).await;
         self.axis_env.truncate(depth);
         let traced = traced?;
         let placeholder = Tensor::from(jaxlite::numpy::full(&[], 0.0, jaxlite::DType::F32));

@@ -8,6 +8,7 @@
 //! traces abstractly.
 
 use super::jax::Tree;
+use super::tracer_errors::TracedFor;
 use super::value::{aval_text, repr, Native, Value};
 use super::{err, Interp, RtError, R};
 use jaxlite::numpy as jnp;
@@ -285,25 +286,22 @@ impl Interp<'_, '_> {
         leaves: &'a [Tensor],
         trees: &'a [Tree],
     ) -> LocalFuture<'a, R<Traced>> {
-        self.trace_call_with(f, TraceOf::Values(leaves), trees.iter().map(Arg::Traced).collect(), &[])
+        self.trace_call_with(
+            f,
+            TracedFor::Differentiation,
+            TraceOf::Values(leaves),
+            trees.iter().map(Arg::Traced).collect(),
+            &[],
+        )
     }
 
-    /// Traces `f` called with `args`: pytrees rebuilt from tracers of `avals`, in order, and
-    /// fixed values; the last `keywords.len()` arguments are passed by those names.
-    pub(super) fn trace_call<'a>(
-        &'a mut self,
-        f: &'a Value,
-        avals: Vec<jaxlite::Aval>,
-        args: Vec<Arg<'a>>,
-        keywords: &'a [String],
-    ) -> LocalFuture<'a, R<Traced>> {
-        self.trace_call_with(f, TraceOf::Types(avals), args, keywords)
-    }
-
-    /// `trace_call`, of types or of values.
+    /// Traces `f` (for `purpose`) called with `args`: pytrees rebuilt from tracers of the
+    /// types or values `of`, in order, and fixed values; the last `keywords.len()` arguments
+    /// are passed by those names.
     pub(super) fn trace_call_with<'a>(
         &'a mut self,
         f: &'a Value,
+        purpose: TracedFor,
         of: TraceOf<'a>,
         args: Vec<Arg<'a>>,
         keywords: &'a [String],
@@ -319,16 +317,20 @@ impl Interp<'_, '_> {
             let mut python_numbers = Vec::new();
             let flattened = async {
                 let mut traced_args = Vec::with_capacity(args.len());
+                let mut trees = Vec::with_capacity(args.len());
                 for a in args {
+                    trees.push(match &a {
+                        Arg::Traced(t) => Some((*t).clone()),
+                        Arg::Fixed(_) => None,
+                    });
                     traced_args.push(match a {
                         Arg::Traced(t) => self.unflatten_tree(t, &mut (&mut tracers).map(Value::of_tensor)).await?,
                         Arg::Fixed(v) => v,
                     });
                 }
                 let kwargs = super::jax::split_keywords(&mut traced_args, keywords);
-                self.tracing.push(super::jax::function_name(f));
-                let result = self.call(f.clone(), traced_args, kwargs).await;
-                self.tracing.pop();
+                let site = self.trace_site(f, purpose, trees, keywords);
+                let result = self.call_in_trace(site, traced_args, kwargs).await;
                 let out = result?;
                 let mut values = Vec::new();
                 self.tree_of(&out, None, &mut values).await?;
@@ -424,7 +426,9 @@ impl Interp<'_, '_> {
                 })
                 .collect();
             call_args.extend(fixed.into_iter().map(Arg::Fixed));
-            let mut traced = self.trace_call_with(&t.func, TraceOf::Values(&leaves), call_args, &keywords).await?;
+            let mut traced = self
+                .trace_call_with(&t.func, TracedFor::Differentiation, TraceOf::Values(&leaves), call_args, &keywords)
+                .await?;
             self.trace_pending_rules_of(&mut traced, &diff_leaf).await?;
             let mut inputs = traced.closed.clone();
             inputs.extend(leaves.iter().cloned());
@@ -960,7 +964,8 @@ impl Interp<'_, '_> {
             if let Some(name) = &v.axis_name {
                 self.axis_env.push((name.clone(), size));
             }
-            let traced = self.trace_call_with(&v.func, TraceOf::Types(avals), call_args, &keywords).await;
+            let traced =
+                self.trace_call_with(&v.func, TracedFor::Vmap, TraceOf::Types(avals), call_args, &keywords).await;
             if v.axis_name.is_some() {
                 self.axis_env.pop();
             }
