@@ -3383,6 +3383,44 @@ show(jax.jit(Model()), 1.0)
 show(jax.jit(partial(lambda s, x: x if x > s else -x, 2.0)), 1.0)
 """)
 
+# jnp.array(x), jnp.copy(x) and x.copy() of a traced x stage JAX's `copy` (jnp.asarray does
+# not): printed by make_jaxpr, differentiated and batched as the identity it is.
+program("copy_equations", """
+x = jnp.arange(3.0)
+print(jax.make_jaxpr(lambda x: jnp.array(x))(x))
+print(jax.make_jaxpr(lambda x: jnp.array(x, dtype=jnp.int32))(x))
+print(jax.make_jaxpr(lambda x: jnp.asarray(x))(x))
+print(jax.make_jaxpr(lambda x: jnp.array(2.0 * x[0]))(x))
+print(jax.make_jaxpr(lambda x: (jnp.copy(x), x.copy()))(x))
+print(jax.make_jaxpr(jax.grad(lambda x: (jnp.array(x) ** 2).sum()))(x))
+print(jax.make_jaxpr(lambda x: jax.jvp(lambda y: jnp.copy(y) * 2, (x,), (x,)))(x))
+print(jax.make_jaxpr(jax.vmap(lambda x: jnp.array(x)))(x))
+print(jax.jit(lambda x: jnp.array(x) * 2)(x), jax.grad(lambda x: (jnp.copy(x) ** 2).sum())(x))
+print(jax.jit(lambda x: jnp.array(x, dtype=jnp.int32))(x))
+""")
+
+# finfo's values are NumPy scalars (jnp.finfo is NumPy's finfo); broadcast_shapes as NumPy
+# and JAX write it, with their two messages; jax.dtypes without x64; a list as an index.
+program("dtype_helpers_and_broadcast_shapes", """
+import numpy as np
+print(repr(np.finfo(np.float32).eps), repr(jnp.finfo(jnp.float32).max), repr(np.finfo(np.float64).tiny))
+print(jnp.ones(2) * np.finfo(np.float32).eps)
+for f in (np.broadcast_shapes, jnp.broadcast_shapes):
+    print(f(), f(3), f((2, 1), (3,)), f((), (1, 4)), f((0, 1), (1, 5)))
+    for shapes in [((2,), (3,)), ((2, 3), (4, 1, 3), (5,))]:
+        try:
+            f(*shapes)
+        except ValueError as e:
+            print(e)
+print(jax.dtypes.canonicalize_dtype(np.float64), jax.dtypes.canonicalize_dtype(jnp.int32),
+      jax.dtypes.canonicalize_dtype("int64"), jax.dtypes.result_type(1.0, jnp.int32),
+      jax.dtypes.issubdtype(jnp.bfloat16, jnp.floating), jax.dtypes.finfo(jax.dtypes.bfloat16).bits)
+try:
+    jnp.arange(4.0)[[]]
+except TypeError as e:
+    print(e)
+""")
+
 # Jacobians keep JAX's weak types: jacrev's the inputs', jacfwd's the outputs'.
 program("jacobian_weak_types", """
 f = lambda x, y: x ** 2 + y ** 2

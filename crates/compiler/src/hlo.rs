@@ -228,7 +228,8 @@ fn may_leave_bf16(prim: &Primitive) -> bool {
     match prim {
         Primitive::Unary(u) => !matches!(
             u,
-            UnaryOp::Neg
+            UnaryOp::Copy
+                | UnaryOp::Neg
                 | UnaryOp::Abs
                 | UnaryOp::Sign
                 | UnaryOp::Floor
@@ -519,10 +520,12 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
             }
             Primitive::Unary(u)
                 if out_aval.dtype == DType::I32
-                    && !matches!(u, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign | UnaryOp::Square) =>
+                    && !matches!(u, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign | UnaryOp::Square | UnaryOp::Copy) =>
             {
                 return Err(at(format!("int32 {} is not supported by the compiler yet", u.name())));
             }
+            // XLA elides a copy: the value is its operand's.
+            Primitive::Unary(UnaryOp::Copy) => ins[0],
             Primitive::Unary(UnaryOp::Exp2) => expand::exp2(&mut g, ins[0], shape),
             Primitive::Unary(UnaryOp::Square) => g.add(Op::Binary(BinaryOp::Mul), vec![ins[0], ins[0]], shape),
             Primitive::Unary(u) => match fold(&g, Op::Unary(*u), &ins) {

@@ -176,6 +176,7 @@ fn count(jaxpr: &Jaxpr, cost: &mut CostAnalysis) {
                 operands.extend(ins[1..].iter().map(|a| whole(a)));
                 cost.operation(&operands, written, 0.0, 0.0);
             }
+            Primitive::Unary(UnaryOp::Copy) => cost.operation(&[whole(ins[0])], written, 0.0, 0.0),
             Primitive::Unary(UnaryOp::Square) => cost.operation(&[whole(ins[0]), whole(ins[0])], written, n, 0.0),
             Primitive::IntegerPow { y } => {
                 // Repeated squaring, each step an operation: a multiply per bit after the first

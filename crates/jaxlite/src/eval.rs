@@ -223,6 +223,9 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
     if let Primitive::CustomVjpTangent { .. } = prim {
         return Err(JaxError(CUSTOM_VJP_FORWARD.into()));
     }
+    if let Primitive::Unary(UnaryOp::Copy) = prim {
+        return Ok(ins[0].clone());
+    }
     if let Primitive::AddAny = prim {
         return apply(&Primitive::Binary(BinaryOp::Add), ins, default_precision);
     }
@@ -631,6 +634,7 @@ fn unary_int(op: UnaryOp, v: i64, dtype: DType) -> i64 {
         UnaryOp::Square => v.wrapping_mul(v) as i32 as i64,
         UnaryOp::Not if dtype == DType::Bool => (v == 0) as i64,
         UnaryOp::Not => !v,
+        UnaryOp::Copy => v,
         _ if dtype == DType::I64 => v.wrapping_neg(),
         _ => (v as i32).wrapping_neg() as i64,
     }
@@ -703,7 +707,7 @@ macro_rules! unary_float {
                 UnaryOp::Round => x.round(),
                 UnaryOp::RoundEven => x.round_ties_even(),
                 UnaryOp::Square => x * x,
-                UnaryOp::Not => x,
+                UnaryOp::Not | UnaryOp::Copy => x,
                 UnaryOp::ErfInv => $erf_inv(x),
             }
         }

@@ -70,6 +70,9 @@ pub enum UnaryOp {
     Not,
     /// The inverse error function (`jax.random.normal` maps uniforms through it).
     ErfInv,
+    /// The same value, a copy (JAX's `copy_p`: what `jnp.array(x)`, `jnp.copy(x)` and
+    /// `x.copy()` stage for a traced `x`). The compiler elides it, as XLA does.
+    Copy,
 }
 
 impl UnaryOp {
@@ -96,12 +99,13 @@ impl UnaryOp {
             UnaryOp::Square => "square",
             UnaryOp::Not => "not",
             UnaryOp::ErfInv => "erf_inv",
+            UnaryOp::Copy => "copy",
         }
     }
 
     /// Ops defined only on floating-point operands.
     pub fn needs_float(self) -> bool {
-        !matches!(self, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign | UnaryOp::Square | UnaryOp::Not)
+        !matches!(self, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign | UnaryOp::Square | UnaryOp::Not | UnaryOp::Copy)
     }
 }
 

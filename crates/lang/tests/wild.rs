@@ -80,16 +80,11 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
         "course_quantecon_newtons_method",
         "jnp.linalg.solve of a 500×500 system: the playground's linear algebra unrolls at most 64×64",
     ),
-    (
-        "tutorial_axect_sharp_bits",
-        "make_jaxpr of jnp.array(x) shows JAX's `copy` equation, a primitive the playground lacks",
-    ),
     ("tutorial_bonney_matrix_jit", "scipy.linalg (generalised eigenvalues) and complex eigenvalues"),
     (
         "tutorial_pensoneault_hmc_bpinn",
         "DEFAULT: bf16 rounding turns HMC accept/reject decisions (the highest run matches)",
     ),
-    ("tutorial_pierreglaser_jax_tutorial", "numpy.poly1d"),
 ];
 
 fn dir() -> PathBuf {

@@ -425,6 +425,7 @@ fn jvp_rule(
             let x = &x[0];
             match op {
                 UnaryOp::Neg => Some(b.neg(&t0)?),
+                UnaryOp::Copy => Some(b.unary(UnaryOp::Copy, &t0)?),
                 UnaryOp::Exp => Some(b.mul(&t0, ans)?),
                 UnaryOp::Log => Some(b.div(&t0, x)?),
                 // d tanh = 1 − tanh², written as JAX's rule writes it: (t + t·tanh)(1 − tanh)

@@ -846,6 +846,7 @@ fn transpose_rule(b: &mut Builder, prim: &Primitive, ins: &[LinIn], ct: &Atom) -
             }
         }
         Primitive::Unary(UnaryOp::Neg) => out[0] = Some(b.neg(ct)?),
+        Primitive::Unary(UnaryOp::Copy) => out[0] = Some(b.unary(UnaryOp::Copy, ct)?),
         Primitive::AddAny => {
             for (i, slot) in out.iter_mut().enumerate() {
                 if linear(i).is_some() {

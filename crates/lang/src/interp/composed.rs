@@ -283,8 +283,11 @@ impl Interp<'_, '_> {
                         ));
                     }
                     let (ad, vd) = (a.aval(), v.aval());
-                    let (dtype, _) = self.ctx.promote(ad, vd);
-                    let dtype = if dtype.is_float() { dtype } else { self.ctx.default_float() };
+                    let (promoted, _) = self.ctx.promote(ad, vd);
+                    // JAX convolves integers as floats; NumPy keeps their type (exact in
+                    // float64, which the host computes in, below 2^53).
+                    let dtype = if promoted.is_float() { promoted } else { self.ctx.default_float() };
+                    let result_dtype = if self.ctx.on_host() { promoted } else { dtype };
                     let (a, v) = (jnp::astype(self.ctx, &a, dtype).await?, jnp::astype(self.ctx, &v, dtype).await?);
                     let swapped = na < nv;
                     let (a, v) = if swapped { (v, a) } else { (a, v) };
@@ -313,7 +316,10 @@ impl Interp<'_, '_> {
                     let out =
                         jnp::conv(self.ctx, &lhs, &rhs, &[1, 1], &padding, ConvDilation::default(), specs, precision)
                             .await?;
-                    let out = jnp::reshape(self.ctx, &out, &[-1]).await?;
+                    let mut out = jnp::reshape(self.ctx, &out, &[-1]).await?;
+                    if result_dtype != dtype {
+                        out = jnp::astype(self.ctx, &out, result_dtype).await?;
+                    }
                     let out = Value::Array(out);
                     if swapped && name == "correlate" {
                         self.np1("flip", vec![out]).await?
@@ -619,10 +625,10 @@ impl Interp<'_, '_> {
                     let t = self.to_tensor(&x)?;
                     Value::Array(jnp::astype(self.ctx, &t, super::jax::requested_dtype(&dtype)?).await?)
                 }
-                // Arrays are immutable: a copy is the array.
                 "copy" => {
                     no_more_kwargs(name, &kwargs)?;
-                    Value::Array(self.to_tensor(&x)?)
+                    let t = self.to_tensor(&x)?;
+                    Value::Array(self.copied(&t).await?)
                 }
                 "empty_like" => {
                     let dtype = arg(1, "dtype");

@@ -64,9 +64,14 @@ pub fn info_dtype(name: &str, v: &Value) -> R<DType> {
     }
 }
 
-/// A rank-0 array of `dtype` holding `v` rounded to it.
+/// `v` rounded to `dtype`: a NumPy float32 scalar, as NumPy's `finfo` (which `jnp.finfo` is)
+/// gives; a rank-0 bfloat16 array, NumPy's scalars being only its own types here.
 fn scalar(dtype: DType, v: f32) -> Value {
-    Value::Array(Tensor::from(Array::new(vec![], Data::F32(vec![v])).astype(dtype)))
+    let a = Array::new(vec![], Data::F32(vec![v])).astype(dtype);
+    match dtype {
+        DType::F32 => super::host::rehost(Value::array(a), true),
+        _ => Value::Array(Tensor::from(a)),
+    }
 }
 
 /// `finfo(dtype).name` (float32, bfloat16 or, on the host, float64).

@@ -1754,6 +1754,15 @@ impl Interp<'_, '_> {
         })
     }
 
+    /// A copy of `t`: the same array where it has a value (arrays are immutable), JAX's `copy`
+    /// equation where it is traced (`jnp.array(x)`, `jnp.copy(x)`, `x.copy()`).
+    pub(super) async fn copied(&mut self, t: &Tensor) -> R<Tensor> {
+        Ok(match t {
+            Tensor::Traced(tracer) if tracer.aval.dtype != DType::Key => jnp::unary(self.ctx, JUnary::Copy, t).await?,
+            _ => t.clone(),
+        })
+    }
+
     /// A nested list holding traced values made an array of `shape` and `dtype`, as JAX builds
     /// it: each element strongly typed, given a leading axis of one (`broadcast_in_dim`), and a
     /// list's rows concatenated, from the innermost lists out.
@@ -1988,7 +1997,7 @@ impl Interp<'_, '_> {
                 // As JAX: a list as the whole index is refused (inside a tuple it is an array).
                 Value::List(_) => {
                     return err(
-                        "TypeError: Using a non-tuple sequence for multidimensional indexing is not allowed; use `arr[array(seq)]` instead of `arr[seq]`.",
+                        "Using a non-tuple sequence for multidimensional indexing is not allowed; use `arr[array(seq)]` instead of `arr[seq]`. See https://github.com/jax-ml/jax/issues/4564 for more information.",
                     )
                 }
                 other => vec![other],
@@ -2779,11 +2788,10 @@ impl Interp<'_, '_> {
                     }
                     Ok(nest(&mut a.to_f64_vec().into_iter().map(number), &a.aval.shape))
                 }
-                // Arrays are immutable: a copy is the same values.
                 "copy" => {
                     no_more_kwargs(name, &kwargs)?;
                     arity(name, &args, 0, 0)?;
-                    Ok(Value::Array(x.clone()))
+                    Ok(Value::Array(self.copied(&x).await?))
                 }
                 // Arrays here are ready when the call that made them returns.
                 "block_until_ready" => {
@@ -2985,6 +2993,14 @@ impl Interp<'_, '_> {
                         (Some(d), None) => optional_dtype(Some(d.clone()))?,
                         (None, d) => d,
                     };
+                    // `array` copies a traced array first (JAX's `copy` equation); `asarray` not.
+                    if let (Value::Array(t @ Tensor::Traced(_)), "array") = (&args[0], name) {
+                        let copied = self.copied(t).await?;
+                        return Ok(Value::Array(match dtype {
+                            Some(d) => self.astype(&copied, d).await?,
+                            None => copied,
+                        }));
+                    }
                     Ok(Value::Array(self.as_array(&args[0], dtype).await?))
                 }
                 "zeros" | "ones" => {

@@ -97,6 +97,9 @@ const SOURCES: &[(&str, &str)] = &[
     ("scipy.optimize", include_str!("../stdlib/scipy/optimize.py")),
     ("jax.test_util", include_str!("../stdlib/jax/test_util.py")),
     ("jax.experimental.ode", include_str!("../stdlib/jax/ode.py")),
+    ("numpy._poly1d", include_str!("../stdlib/numpy_poly1d.py")),
+    ("pdb", include_str!("../stdlib/pdb.py")),
+    ("jax.dtypes", include_str!("../stdlib/jax/dtypes.py")),
 ];
 
 /// The functions of `_playground`, the module the standard library's sources build on.
@@ -265,6 +268,7 @@ const PYTHON_NAMES: &[(&str, &str, &str)] = &[
     ("numpy", "delete", "numpy._more"),
     ("numpy", "diag_indices", "numpy._more"),
     ("numpy", "diag_indices_from", "numpy._more"),
+    ("numpy", "broadcast_shapes", "numpy._more"),
     ("numpy", "digitize", "numpy._more"),
     ("numpy", "ediff1d", "numpy._more"),
     ("numpy", "gcd", "numpy._more"),
@@ -289,6 +293,7 @@ const PYTHON_NAMES: &[(&str, &str, &str)] = &[
     ("numpy", "trim_zeros", "numpy._more"),
     ("numpy", "unravel_index", "numpy._more"),
     ("numpy", "vander", "numpy._more"),
+    ("numpy", "poly1d", "numpy._poly1d"),
 ];
 
 /// The library module that defines `module.name`, where that is written in Python.

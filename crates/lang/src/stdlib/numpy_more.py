@@ -361,3 +361,26 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     if full:
         return c, residuals, rank, s, rcond
     return c
+
+
+def broadcast_shapes(*args):
+    """The shape the given shapes broadcast to. A mismatch names, as NumPy's does, the
+    argument that set the conflicting axis and the one that conflicts with it."""
+    shapes = [(operator.index(s),) if isinstance(s, int) else tuple(operator.index(d) for d in s) for s in args]
+    ndim = max((len(s) for s in shapes), default=0)
+    result = [1] * ndim
+    owner = [0] * ndim
+    for j, shape in enumerate(shapes):
+        for k, d in enumerate(shape):
+            axis = ndim - len(shape) + k
+            if d == 1 or d == result[axis]:
+                continue
+            if result[axis] != 1:
+                i = owner[axis]
+                raise ValueError(
+                    "shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is between "
+                    f"arg {i} with shape {shapes[i]} and arg {j} with shape {shape}."
+                )
+            result[axis] = d
+            owner[axis] = j
+    return tuple(result)
