@@ -119,17 +119,7 @@ impl Interp<'_, '_> {
             let args = resolve_keywords(&c.func, args, kwargs)?;
             let rule_name = super::jax::function_name(&rule);
             let split = self.split_args(args, &c.nondiff).await?;
-            // With the arguments' values where they have them (under `grad` outside `jit`), so
-            // Python control flow on them works, as JAX runs the function on its JVP tracers.
-            let call = self
-                .trace_call_with(
-                    &c.func,
-                    TracedFor::Differentiation,
-                    TraceOf::Values(&split.leaves),
-                    split.in_place(&c.nondiff),
-                    &[],
-                )
-                .await?;
+            let call = self.trace_custom_function(&c.func, &split, &c.nondiff).await?;
             let (rule, rule_closed) = if self.tracing_rules.contains(&rule_address(native)) {
                 let source =
                     PendingSource { function: native.clone(), split: split.clone(), out_tree: call.out_tree.clone() };
@@ -155,6 +145,24 @@ impl Interp<'_, '_> {
             }
             self.unflatten_tensors(&call.out_tree, outs).await
         })
+    }
+
+    /// Traces a custom derivative's function (or its `fwd` pass) on `split`, with the
+    /// arguments' values where they have them (under `grad` outside `jit`), so Python control flow on them works, as JAX
+    /// runs the function on its JVP tracers.
+    fn trace_custom_function<'a>(
+        &'a mut self,
+        func: &'a Value,
+        split: &'a SplitArgs,
+        nondiff: &'a [usize],
+    ) -> LocalFuture<'a, R<Traced>> {
+        self.trace_call_with(
+            func,
+            TracedFor::Differentiation,
+            TraceOf::Values(&split.leaves),
+            split.in_place(nondiff),
+            &[],
+        )
     }
 
     /// Traces a custom JVP function's rule on the types of `split`'s arguments, with JAX's
@@ -215,17 +223,7 @@ impl Interp<'_, '_> {
             let args = resolve_keywords(&c.func, args, kwargs)?;
             let (fwd_name, bwd_name) = (super::jax::function_name(&fwd), super::jax::function_name(&bwd));
             let split = self.split_args(args, &c.nondiff).await?;
-            // With the arguments' values where they have them (under `grad` outside `jit`), so
-            // Python control flow on them works, as JAX runs the function on its JVP tracers.
-            let call = self
-                .trace_call_with(
-                    &c.func,
-                    TracedFor::Differentiation,
-                    TraceOf::Values(&split.leaves),
-                    split.in_place(&c.nondiff),
-                    &[],
-                )
-                .await?;
+            let call = self.trace_custom_function(&c.func, &split, &c.nondiff).await?;
             if !matches!(call.out_tree, Tree::Leaf) {
                 return unsupported(format!(
                     "custom_vjp function {name} returns {}: custom_vjp functions that return anything but \
@@ -296,15 +294,7 @@ impl Interp<'_, '_> {
         output: jaxlite::Aval,
     ) -> LocalFuture<'a, R<(Traced, Traced)>> {
         Box::pin(async move {
-            let traced = self
-                .trace_call_with(
-                    fwd,
-                    TracedFor::Differentiation,
-                    TraceOf::Values(&split.leaves),
-                    split.in_place(nondiff),
-                    &[],
-                )
-                .await?;
+            let traced = self.trace_custom_function(fwd, split, nondiff).await?;
             let residual_tree = match traced.out_tree {
                 Tree::Tuple(mut items) | Tree::List(mut items)
                     if items.len() == 2 && matches!(items[0], Tree::Leaf) =>
