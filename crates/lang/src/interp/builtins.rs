@@ -633,9 +633,7 @@ impl Interp<'_, '_> {
                     if matches!(real, Some(Value::Str(_))) && imag.is_some() {
                         return type_err("complex() can't take second arg if first is a string");
                     }
-                    if let Some(Value::Array(Tensor::Traced(t))) =
-                        args.iter().find(|a| matches!(a, Value::Array(Tensor::Traced(_))))
-                    {
+                    if let Some(t) = args.iter().find_map(super::tracer_errors::traced) {
                         return Err(super::tracer_errors::concretization(t, "complex"));
                     }
                     let part = |v: Option<Value>, which: &str, what: &str| match v {

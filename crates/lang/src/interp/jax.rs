@@ -1326,7 +1326,7 @@ fn abstract_shape_arg(v: &Value) -> R<Vec<usize>> {
         Value::List(l) => l.borrow().clone(),
         other => vec![other.clone()],
     };
-    if entries.iter().any(|d| matches!(d, Value::Array(Tensor::Traced(_)))) {
+    if entries.iter().any(|d| super::tracer_errors::traced(d).is_some()) {
         return Err(super::tracer_errors::traced_shape(&entries));
     }
     let dims: Vec<i64> = entries.iter().map(int_arg).collect::<R<_>>()?;

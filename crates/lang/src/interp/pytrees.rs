@@ -80,7 +80,7 @@ fn with_fields(class: &Rc<Class>, fields: impl Iterator<Item = (String, Value)>)
 /// One step of a leaf's key path (JAX's `SequenceKey`, `DictKey`, `GetAttrKey`,
 /// `FlattenedIndexKey`, or a key object a `flatten_with_keys` function gave).
 #[derive(Clone)]
-enum KeyStep {
+pub(super) enum KeyStep {
     Sequence(usize),
     Dict(Value),
     Attr(String),
@@ -89,6 +89,16 @@ enum KeyStep {
 }
 
 impl KeyStep {
+    /// As `jax.tree_util.keystr` writes it: `[0]`, `['b']`, `.w`.
+    pub(super) fn keystr(&self) -> String {
+        match self {
+            KeyStep::Sequence(i) => format!("[{i}]"),
+            KeyStep::Dict(k) | KeyStep::Given(k) => format!("[{}]", repr(k)),
+            KeyStep::Attr(name) => format!(".{name}"),
+            KeyStep::Flattened(i) => format!("[<flat index {i}>]"),
+        }
+    }
+
     /// As `jax._tree.key_path` reads it: `(kind, value)`.
     fn to_value(&self) -> Value {
         let pair = |kind: &str, v: Value| Value::tuple(vec![Value::str(kind), v]);
@@ -361,21 +371,7 @@ impl Interp<'_, '_> {
                 }
                 Value::Instance(_) if namedtuple_items(v).is_some() => {
                     let (class, items) = namedtuple_items(v).expect("checked above");
-                    let fields = match class.lookup("_fields") {
-                        Some(f) => self.iterate(&f)?,
-                        None => Vec::new(),
-                    };
-                    items
-                        .iter()
-                        .enumerate()
-                        .map(|(i, c)| {
-                            let name = match fields.get(i) {
-                                Some(Value::Str(s)) => s.to_string(),
-                                _ => i.to_string(),
-                            };
-                            (KeyStep::Attr(name), c.clone())
-                        })
-                        .collect()
+                    namedtuple_steps(&class, items.len()).into_iter().zip(items.iter().cloned()).collect()
                 }
                 Value::Instance(i) if self.pytree_nodes.node_of(&i.class).is_some() => {
                     let node = self.pytree_nodes.node_of(&i.class).expect("checked above");
@@ -579,24 +575,29 @@ impl Interp<'_, '_> {
     }
 }
 
+/// The key steps of a namedtuple's `n` fields: each its name (`.x`), as JAX's `GetAttrKey`.
+pub(super) fn namedtuple_steps(class: &Rc<Class>, n: usize) -> Vec<KeyStep> {
+    let fields = match class.lookup("_fields") {
+        Some(Value::Tuple(f)) => f.to_vec(),
+        Some(Value::List(f)) => f.borrow().clone(),
+        _ => Vec::new(),
+    };
+    (0..n)
+        .map(|i| {
+            KeyStep::Attr(match fields.get(i) {
+                Some(Value::Str(s)) => s.to_string(),
+                _ => i.to_string(),
+            })
+        })
+        .collect()
+}
+
 impl Interp<'_, '_> {
     /// Each leaf of `v` with its key path as `jax.tree_util.keystr` writes it (`['b']`,
     /// `[0].w`).
     pub(super) async fn leaf_paths(&mut self, v: &Value) -> R<Vec<String>> {
         let mut leaves = Vec::new();
         let (_, paths) = self.tree_with_paths(v, None, &mut leaves).await?;
-        Ok(paths
-            .iter()
-            .map(|path| {
-                path.iter()
-                    .map(|step| match step {
-                        KeyStep::Sequence(i) => format!("[{i}]"),
-                        KeyStep::Dict(k) | KeyStep::Given(k) => format!("[{}]", repr(k)),
-                        KeyStep::Attr(name) => format!(".{name}"),
-                        KeyStep::Flattened(i) => format!("[<flat index {i}>]"),
-                    })
-                    .collect()
-            })
-            .collect())
+        Ok(paths.iter().map(|path| path.iter().map(KeyStep::keystr).collect()).collect())
     }
 }

@@ -14,7 +14,7 @@
 use super::exceptions::RtError;
 use super::jax::Tree;
 use super::objects::Builtin;
-use super::pytrees::Node;
+use super::pytrees::{namedtuple_steps, KeyStep, Node};
 use super::value::{aval_text, repr, Native, Value};
 use super::Interp;
 use jaxlite::trace::Tracer;
@@ -109,13 +109,7 @@ pub(super) fn array_conversion(t: &Rc<Tracer>) -> RtError {
 pub(super) fn traced_shape(dims: &[Value]) -> RtError {
     let shown: Vec<String> = dims.iter().map(repr).collect();
     let tuple = if let [one] = &shown[..] { format!("({one},)") } else { format!("({})", shown.join(", ")) };
-    let tracers: Vec<Rc<Tracer>> = dims
-        .iter()
-        .filter_map(|d| match d {
-            Value::Array(jaxlite::Tensor::Traced(t)) => Some(t.clone()),
-            _ => None,
-        })
-        .collect();
+    let tracers: Vec<Rc<Tracer>> = dims.iter().filter_map(traced).cloned().collect();
     let mut message = format!(
         "Shapes must be 1D sequences of concrete values of integer type, got {tuple}.\nIf using `jit`, try using \
          `static_argnums` or applying `jit` to smaller subfunctions."
@@ -124,6 +118,14 @@ pub(super) fn traced_shape(dims: &[Value]) -> RtError {
     let mut e = RtError::new(message);
     e.tracers = tracers;
     e
+}
+
+/// The tracer `v` is, if it is one.
+pub(super) fn traced(v: &Value) -> Option<&Rc<Tracer>> {
+    match v {
+        Value::Array(jaxlite::Tensor::Traced(t)) => Some(t),
+        _ => None,
+    }
 }
 
 /// An error of `kind` whose message has an `ORIGIN` mark for each of `tracers`, in order;
@@ -292,55 +294,31 @@ fn arg_names(site: &TraceSite) -> Vec<String> {
     names
 }
 
-/// Each leaf of `tree` as `path` followed by its key path (`jax.tree_util.keystr`).
+/// Each leaf of `tree` as `path` followed by its key path (`jax.tree_util.keystr`; a node
+/// registered without keys by its child's index, as JAX's argument names clean it).
 fn leaf_paths(tree: &Tree, path: &mut String, out: &mut Vec<String>) {
-    let child = |step: String, t: &Tree, path: &mut String, out: &mut Vec<String>| {
+    let steps: Vec<(KeyStep, &Tree)> = match tree {
+        Tree::Leaf => return out.push(path.clone()),
+        Tree::None => return,
+        Tree::List(items) | Tree::Tuple(items) => {
+            items.iter().enumerate().map(|(i, t)| (KeyStep::Sequence(i), t)).collect()
+        }
+        Tree::Dict(entries) => entries.iter().map(|(k, t)| (KeyStep::Dict(k.clone()), t)).collect(),
+        Tree::Named(class, items) => namedtuple_steps(class, items.len()).into_iter().zip(items).collect(),
+        Tree::Custom(_, node, _, children) => children
+            .iter()
+            .enumerate()
+            .map(|(i, t)| match &**node {
+                Node::Fields { data, .. } if i < data.len() => (KeyStep::Attr(data[i].clone()), t),
+                _ => (KeyStep::Sequence(i), t),
+            })
+            .collect(),
+    };
+    for (step, t) in steps {
         let len = path.len();
-        path.push_str(&step);
+        path.push_str(&step.keystr());
         leaf_paths(t, path, out);
         path.truncate(len);
-    };
-    match tree {
-        Tree::Leaf => out.push(path.clone()),
-        Tree::None => {}
-        Tree::List(items) | Tree::Tuple(items) => {
-            for (i, t) in items.iter().enumerate() {
-                child(format!("[{i}]"), t, path, out);
-            }
-        }
-        Tree::Dict(entries) => {
-            for (k, t) in entries {
-                child(format!("[{}]", repr(k)), t, path, out);
-            }
-        }
-        Tree::Named(class, items) => {
-            let fields = match class.lookup("_fields") {
-                Some(Value::Tuple(f)) => f
-                    .iter()
-                    .map(|v| match v {
-                        Value::Str(s) => Some(s.to_string()),
-                        _ => None,
-                    })
-                    .collect(),
-                _ => Vec::new(),
-            };
-            for (i, t) in items.iter().enumerate() {
-                let step = match fields.get(i) {
-                    Some(Some(name)) => format!(".{name}"),
-                    _ => format!("[{i}]"),
-                };
-                child(step, t, path, out);
-            }
-        }
-        Tree::Custom(_, node, _, children) => {
-            for (i, t) in children.iter().enumerate() {
-                let step = match &**node {
-                    Node::Fields { data, .. } if i < data.len() => format!(".{}", data[i]),
-                    _ => format!("[{i}]"),
-                };
-                child(step, t, path, out);
-            }
-        }
     }
 }
 
