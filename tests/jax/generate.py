@@ -1625,6 +1625,116 @@ program("custom_vjp_forward_mode", CUSTOM_VJP + """
 print(jax.jvp(clip_gradient, (1.0,), (1.0,)))
 """)
 
+# Custom derivatives of functions that return pytrees: one custom_vjp_call (custom_jvp_call)
+# with an output per leaf, as JAX stages it; bwd takes the outputs' cotangents as a pytree
+# shaped like them (zeros where an output is unused), under jit and vmap too.
+program("custom_derivatives_pytree_outputs", """
+@jax.custom_vjp
+def f(x, y):
+    return jnp.sin(x) * y, (x + y, jnp.cos(y))
+
+def f_fwd(x, y):
+    return f(x, y), (jnp.cos(x), jnp.sin(x), y)
+
+def f_bwd(res, g):
+    cos_x, sin_x, y = res
+    g0, (g1, g2) = g
+    return (cos_x * g0 * y + g1, sin_x * g0 + g1 - jnp.sin(y) * g2)
+
+f.defvjp(f_fwd, f_bwd)
+
+def loss(x, y):
+    a, (b, c) = f(x, y)
+    return a + 2 * b + 3 * c
+
+print(jax.make_jaxpr(f)(1.0, 2.0))
+print(jax.grad(loss, argnums=(0, 1))(1.0, 2.0))
+print(jax.make_jaxpr(jax.grad(loss, argnums=(0, 1)))(1.0, 2.0))
+print(jax.grad(lambda x, y: f(x, y)[0], argnums=(0, 1))(1.0, 2.0))
+print(jax.jit(jax.grad(loss))(jnp.float32(0.5), 3.0))
+print(jax.vmap(f)(jnp.arange(3.0), jnp.ones(3)))
+print(jax.vmap(jax.grad(loss))(jnp.arange(3.0), jnp.ones(3)))
+out, vjp_fun = jax.vjp(f, jnp.float32(1.0), 2.0)
+print(out, vjp_fun((1.0, (2.0, 0.5))))
+
+@jax.custom_vjp
+def stats(v):
+    return {"mean": jnp.mean(v), "var": jnp.var(v)}
+
+def stats_fwd(v):
+    s = stats(v)
+    return s, (v, s["mean"])
+
+def stats_bwd(res, g):
+    v, mean = res
+    n = v.shape[0]
+    return (g["mean"] / n + g["var"] * 2.0 * (v - mean) / n,)
+
+stats.defvjp(stats_fwd, stats_bwd)
+v = jnp.array([1.0, 2.0, 4.0, 7.0])
+print(stats(v))
+print(jax.grad(lambda v: stats(v)["var"] + stats(v)["mean"])(v))
+
+@jax.custom_jvp
+def sincos(x):
+    return jnp.sin(x), jnp.cos(x)
+
+@sincos.defjvp
+def sincos_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    s, c = sincos(x)
+    return (s, c), (c * t, -s * t)
+
+print(jax.make_jaxpr(sincos)(1.0))
+print(jax.jvp(sincos, (1.0,), (2.0,)))
+print(jax.grad(lambda x: sincos(x)[0] * sincos(x)[1])(0.3))
+""")
+program("custom_vjp_fwd_pytree_mismatch", """
+@jax.custom_vjp
+def f(x):
+    return x, 2.0 * x
+
+f.defvjp(lambda x: ((x, 2.0 * x, x), None), lambda _, g: (g[0],))
+# JAX checks fwd against the function where the function was traced first (under jit).
+print(jax.grad(jax.jit(lambda x: f(x)[0]))(1.0))
+""")
+program("custom_vjp_fwd_dtype_mismatch", """
+@jax.custom_vjp
+def f(x):
+    return x, 2.0 * x
+
+f.defvjp(lambda x: ((x, jnp.ones(3)), None), lambda _, g: (g[0],))
+# JAX checks fwd against the function where the function was traced first (under jit).
+print(jax.grad(jax.jit(lambda x: f(x)[0]))(1.0))
+""")
+
+# What a custom VJP's bwd may return, as JAX reads it: a list for the tuple, None for the zeros of
+# any subtree, one array for every leaf of an argument's subtree; JAX's errors otherwise.
+program("custom_vjp_bwd_cotangent_structures", """
+def make(bwd):
+    @jax.custom_vjp
+    def f(x, p):
+        return x * p[0] + p[1]
+    f.defvjp(lambda x, p: (f(x, p), (x, p)), bwd)
+    return f
+
+cases = {
+    "array": lambda r, g: g,
+    "list": lambda r, g: [g, (g, g)],
+    "short": lambda r, g: (g,),
+    "inner_none": lambda r, g: (g, (None, g * 2)),
+    "outer_none": lambda r, g: (None, (g, g)),
+    "shape": lambda r, g: (jnp.ones(3), (g, g)),
+    "one_for_a_subtree": lambda r, g: (g, g),
+    "dict": lambda r, g: (g, {"a": g}),
+}
+for name, bwd in cases.items():
+    f = make(bwd)
+    try:
+        print(name, jax.grad(lambda x, p: f(x, p), argnums=(0, 1))(2.0, (3.0, 4.0)))
+    except (TypeError, ValueError) as e:
+        print(name, type(e).__name__, e)
+""")
 program("custom_derivatives_nondiff_argnums", """
 from functools import partial
 

@@ -122,6 +122,6 @@ fn host_only_array(jaxpr: &Jaxpr) -> Option<&jaxlite::Aval> {
 fn find_aval<'j>(jaxpr: &'j Jaxpr, wanted: &dyn Fn(&jaxlite::Aval) -> bool) -> Option<&'j jaxlite::Aval> {
     let vars = jaxpr.all_inputs().chain(jaxpr.eqns.iter().flat_map(|e| e.outputs.iter().copied()));
     vars.map(|v| jaxpr.aval(v)).find(|a| wanted(a)).or_else(|| {
-        jaxpr.eqns.iter().find_map(|e| e.prim.custom_body(&e.inputs).and_then(|(call, _, _)| find_aval(call, wanted)))
+        jaxpr.eqns.iter().find_map(|e| e.prim.custom_body(&e.inputs).and_then(|(call, _)| find_aval(call, wanted)))
     })
 }

@@ -129,7 +129,7 @@ fn count(jaxpr: &Jaxpr, cost: &mut CostAnalysis) {
             | Primitive::Callback { .. } => {}
             Primitive::Jit { function } => count(&function.body, cost),
             Primitive::CustomJvpCall { .. } | Primitive::CustomVjpCall { .. } => {
-                if let Some((body, _, _)) = eqn.prim.custom_body(&eqn.inputs) {
+                if let Some((body, _)) = eqn.prim.custom_body(&eqn.inputs) {
                     count(body, cost);
                 }
             }

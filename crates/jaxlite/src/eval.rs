@@ -35,7 +35,10 @@ pub fn eval_jaxpr(jaxpr: &Jaxpr, args: &[Array], default_precision: Precision) -
                 Some(eval_jaxpr(branch, &ins[1..], default_precision)?)
             }
             Primitive::Jit { function } => Some(eval_jaxpr(&function.body, &ins, default_precision)?),
-            _ => None,
+            prim => match prim.custom_body(&ins) {
+                Some((call, call_ins)) => Some(eval_jaxpr(call, &call_ins, default_precision)?),
+                None => None,
+            },
         };
         if let Some(outs) = looped {
             env.extend(eqn.outputs.iter().copied().zip(outs));
@@ -197,7 +200,13 @@ pub const CUSTOM_VJP_FORWARD: &str = "can't apply forward-mode autodiff (jvp) to
 
 /// Applies one primitive to concrete arrays.
 pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> Result<Array, JaxError> {
-    if let Primitive::While { .. } | Primitive::Scan { .. } | Primitive::Cond { .. } | Primitive::Jit { .. } = prim {
+    if let Primitive::While { .. }
+    | Primitive::Scan { .. }
+    | Primitive::Cond { .. }
+    | Primitive::Jit { .. }
+    | Primitive::CustomJvpCall { .. }
+    | Primitive::CustomVjpCall { .. } = prim
+    {
         return Err(JaxError(format!("internal error: a {} equation is evaluated by eval_jaxpr", prim.name())));
     }
     if let Primitive::Callback { .. } = prim {
@@ -217,9 +226,6 @@ pub fn apply(prim: &Primitive, ins: &[Array], default_precision: Precision) -> R
     }
     let avals: Vec<Aval> = ins.iter().map(|a| a.aval.clone()).collect();
     let out_aval = prim.abstract_eval(&avals)?.remove(0);
-    if let Some((call, call_args, output)) = prim.custom_body(ins) {
-        return Ok(eval_jaxpr(call, &call_args, default_precision)?.swap_remove(output));
-    }
     if let Primitive::CustomVjpTangent { .. } = prim {
         return Err(JaxError(CUSTOM_VJP_FORWARD.into()));
     }

@@ -358,20 +358,22 @@ pub enum Primitive {
     /// differentiation writes where it adds up contributions, so a Jaxpr shows which sums it
     /// made. `add` on values; lowering makes it `add` before the compiler sees it.
     AddAny,
-    /// Output `output` of a function with its own JVP rule (`jax.custom_jvp`). Operands: the
-    /// values `call` closes over, then those `rule` closes over, then the arguments.
+    /// A function with its own JVP rule (`jax.custom_jvp`): one output per leaf of what it
+    /// returns. Operands: the values `call` closes over, then those `rule` closes over, then
+    /// the arguments.
     CustomJvpCall {
         function: Rc<CustomJvp>,
-        output: usize,
     },
-    /// A function with its own forward and backward passes (`jax.custom_vjp`), one output.
-    /// Operands: the values `call`, `fwd` and `bwd` close over, then the arguments.
+    /// A function with its own forward and backward passes (`jax.custom_vjp`): one output per
+    /// leaf of what it returns. Operands: the values `call`, `fwd` and `bwd` close over, then
+    /// the arguments.
     CustomVjpCall {
         function: Rc<CustomVjp>,
     },
-    /// The tangent of a `custom_vjp` function's output: the linear map whose transpose is
+    /// The tangents of a `custom_vjp` function's outputs: the linear map whose transpose is
     /// `bwd`, which is all reverse mode needs of it (forward mode cannot evaluate it, as in
-    /// JAX). Operands: the values `bwd` closes over, the residuals, the arguments' tangents.
+    /// JAX). Operands: the values `bwd` closes over, the residuals, the arguments' tangents;
+    /// one output per output of the function.
     CustomVjpTangent {
         function: Rc<CustomVjp>,
     },
@@ -503,7 +505,7 @@ pub struct CustomVjp {
     pub name: String,
     pub fwd_name: String,
     pub bwd_name: String,
-    /// (closed-over values, arguments) -> the output.
+    /// (closed-over values, arguments) -> the outputs.
     pub call: Jaxpr,
     pub call_consts: usize,
     pub passes: VjpPasses,
@@ -515,10 +517,11 @@ pub struct CustomVjp {
 #[allow(clippy::large_enum_variant)]
 pub enum VjpPasses {
     Traced {
-        /// (closed-over values, arguments) -> the output, then the residuals.
+        /// (closed-over values, arguments) -> the outputs, then the residuals.
         fwd: Jaxpr,
         fwd_consts: usize,
-        /// (closed-over values, residuals, the output's cotangent) -> one cotangent per argument.
+        /// (closed-over values, residuals, one cotangent per output) -> one cotangent per
+        /// argument.
         bwd: Jaxpr,
         bwd_consts: usize,
     },
@@ -552,11 +555,16 @@ impl CustomVjp {
         self.call_consts + fwd + bwd + self.arguments()
     }
 
+    /// How many outputs the function has (leaves of what it returns).
+    pub fn outputs(&self) -> usize {
+        self.call.outvars.len()
+    }
+
     /// How many residuals `fwd` returns (none while it is pending: only a traced function
     /// has a tangent equation, which is where residuals are passed).
     pub fn residuals(&self) -> usize {
         match &self.passes {
-            VjpPasses::Traced { fwd, .. } => fwd.outvars.len() - 1,
+            VjpPasses::Traced { fwd, .. } => fwd.outvars.len() - self.outputs(),
             VjpPasses::Pending(_) => 0,
         }
     }
@@ -625,21 +633,21 @@ impl Primitive {
     }
 
     /// For a call of a custom derivative's function (`custom_jvp_call`, `custom_vjp_call`):
-    /// the function's Jaxpr, its inputs picked from the equation's `operands`, and which of
-    /// its outputs the equation is. What evaluating, compiling or shape-checking it runs.
-    pub fn custom_body<'a, T: Clone>(&'a self, operands: &[T]) -> Option<(&'a Jaxpr, Vec<T>, usize)> {
-        let (call, consts, args, output) = match self {
-            Primitive::CustomJvpCall { function, output } => {
+    /// the function's Jaxpr and its inputs picked from the equation's `operands`. What
+    /// evaluating, compiling or shape-checking it runs.
+    pub fn custom_body<'a, T: Clone>(&'a self, operands: &[T]) -> Option<(&'a Jaxpr, Vec<T>)> {
+        let (call, consts, args) = match self {
+            Primitive::CustomJvpCall { function } => {
                 let (consts, _, args) = function.split(operands);
-                (&function.call, consts, args, *output)
+                (&function.call, consts, args)
             }
             Primitive::CustomVjpCall { function } => {
                 let [consts, _, _, args] = function.split(operands);
-                (&function.call, consts, args, 0)
+                (&function.call, consts, args)
             }
             _ => return None,
         };
-        Some((call, consts.iter().chain(args).cloned().collect(), output))
+        Some((call, consts.iter().chain(args).cloned().collect()))
     }
 
     pub fn name(&self) -> &'static str {
@@ -762,17 +770,16 @@ impl Primitive {
         let custom = match self {
             Primitive::CustomVjpTangent { function } => {
                 let args = function.split_tangent(inputs)[2].to_vec();
-                Some((&function.call, function.call_consts, args, 0))
+                Some((&function.call, function.call_consts, args))
             }
-            _ => self.custom_body(inputs).map(|(call, ins, output)| (call, 0, ins, output)),
+            _ => self.custom_body(inputs).map(|(call, ins)| (call, 0, ins)),
         };
-        if let Some((call, skip, operands, output)) = custom {
+        if let Some((call, skip, operands)) = custom {
             let declared = call.all_inputs().skip(skip).map(|v| call.aval(v));
             if let Some((want, got)) = declared.zip(&operands).find(|(w, g)| !w.same_type(g)) {
                 return Err(format!("{name} was traced for {} and called with {}", want.short(), got.short()));
             }
-            let out = call.outvars.get(output).ok_or_else(|| format!("{name} output {output} out of range"))?;
-            return Ok(vec![call.atom_aval(out).clone()]);
+            return Ok(call.outvars.iter().map(|a| call.atom_aval(a).clone()).collect());
         }
         let x = &inputs[0];
         if let Some(out) = self.random_eval(inputs)? {

@@ -49,17 +49,9 @@ fn jvp_nonzero(jaxpr: &Jaxpr, diff: &[bool]) -> Result<(Jaxpr, Vec<bool>)> {
         let ts: Vec<Option<Atom>> = eqn.inputs.iter().map(|a| read(&tangent, a)).collect();
         let differentiated = ts.iter().any(Option::is_some);
         if differentiated {
-            let custom = match &eqn.prim {
-                Primitive::CustomJvpCall { function, output } => Some(custom_jvp(&mut b, function, *output, &xs, &ts)?),
-                Primitive::CustomVjpCall { function } => Some(custom_vjp(&mut b, function, &xs, &ts)?),
-                _ => None,
-            };
-            if let Some((p, t)) = custom {
-                primal.insert(eqn.outputs[0], p);
-                tangent.insert(eqn.outputs[0], t);
-                continue;
-            }
             let control = match &eqn.prim {
+                Primitive::CustomJvpCall { function } => Some(custom_jvp(&mut b, function, &xs, &ts)?),
+                Primitive::CustomVjpCall { function } => Some(custom_vjp(&mut b, function, &xs, &ts)?),
                 Primitive::While { function } => Some(while_jvp(&mut b, function, &xs, &ts)?),
                 Primitive::Scan { function } => Some(scan_jvp(&mut b, function, &xs, &ts)?),
                 Primitive::Cond { function } => Some(cond_jvp(&mut b, function, &xs, &ts)?),
@@ -315,14 +307,13 @@ fn jit_jvp(
 }
 
 /// The JVP of a `custom_jvp` function: its rule applied to the arguments and their tangents
-/// (zeros where symbolic); returns output `output` and its tangent.
+/// (zeros where symbolic); returns the outputs and their tangents.
 fn custom_jvp(
     b: &mut Builder,
     function: &CustomJvp,
-    output: usize,
     xs: &[Atom],
     ts: &[Option<Atom>],
-) -> Result<(Atom, Atom)> {
+) -> Result<(Vec<Atom>, Vec<Option<Atom>>)> {
     let (_, rule_consts, args) = function.split(xs);
     let (call_closed, rule_closed, arg_tangents) = function.split(ts);
     if call_closed.iter().chain(rule_closed).any(Option::is_some) {
@@ -332,14 +323,19 @@ fn custom_jvp(
     for (t, x) in arg_tangents.iter().zip(args) {
         inputs.push(instantiate(b, t, x)?);
     }
-    let outs = b.inline(function.traced_rule()?, &inputs)?;
-    let n = function.call.outvars.len();
-    Ok((outs[output].clone(), outs[n + output].clone()))
+    let mut outs = b.inline(function.traced_rule()?, &inputs)?;
+    let tangents = outs.split_off(function.call.outvars.len());
+    Ok((outs, tangents.into_iter().map(Some).collect()))
 }
 
-/// The JVP of a `custom_vjp` function: its forward pass gives the output and the residuals;
-/// the tangent is a `custom_lin` equation, which reverse mode transposes by running `bwd`.
-fn custom_vjp(b: &mut Builder, function: &Rc<CustomVjp>, xs: &[Atom], ts: &[Option<Atom>]) -> Result<(Atom, Atom)> {
+/// The JVP of a `custom_vjp` function: its forward pass gives the outputs and the residuals;
+/// the tangents are one `custom_lin` equation, which reverse mode transposes by running `bwd`.
+fn custom_vjp(
+    b: &mut Builder,
+    function: &Rc<CustomVjp>,
+    xs: &[Atom],
+    ts: &[Option<Atom>],
+) -> Result<(Vec<Atom>, Vec<Option<Atom>>)> {
     let [_, fwd_consts, bwd_consts, args] = function.split(xs);
     let [call_t, fwd_t, bwd_t, arg_tangents] = function.split(ts);
     if call_t.iter().chain(fwd_t).chain(bwd_t).any(Option::is_some) {
@@ -347,14 +343,14 @@ fn custom_vjp(b: &mut Builder, function: &Rc<CustomVjp>, xs: &[Atom], ts: &[Opti
     }
     let fwd_ins: Vec<Atom> = fwd_consts.iter().chain(args).cloned().collect();
     let mut outs = b.inline(function.traced_passes()?.0, &fwd_ins)?;
-    let output = outs.remove(0);
+    let residuals = outs.split_off(function.outputs());
     let mut operands: Vec<Atom> = bwd_consts.to_vec();
-    operands.extend(outs);
+    operands.extend(residuals);
     for (t, x) in arg_tangents.iter().zip(args) {
         operands.push(instantiate(b, t, x)?);
     }
-    let tangent = b.bind1(Primitive::CustomVjpTangent { function: function.clone() }, &operands)?;
-    Ok((output, tangent))
+    let tangents = b.bind(Primitive::CustomVjpTangent { function: function.clone() }, &operands)?;
+    Ok((outs, tangents.into_iter().map(Some).collect()))
 }
 
 /// JAX's error for a custom derivative differentiated with respect to a value it closes over.

@@ -92,9 +92,9 @@ fn rebuild(
 fn lower_with(jaxpr: &Jaxpr, windows: Windows) -> Result<Jaxpr> {
     rebuild(jaxpr, |b, eqn, ins| {
         Ok(match (&eqn.prim, eqn.prim.custom_body(&ins)) {
-            (_, Some((call, call_ins, output))) => {
+            (_, Some((call, call_ins))) => {
                 let body = lower_with(call, windows)?;
-                vec![b.inline(&body, &call_ins)?.swap_remove(output)]
+                b.inline(&body, &call_ins)?
             }
             (Primitive::CustomVjpTangent { .. }, _) => return Err(JaxError(crate::eval::CUSTOM_VJP_FORWARD.into())),
             (Primitive::AddAny, _) => vec![b.add(&ins[0], &ins[1])?],

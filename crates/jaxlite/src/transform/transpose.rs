@@ -5,7 +5,7 @@
 use super::{jvp, Builder, Result};
 use crate::array::Aval;
 use crate::jaxpr::{Atom, Eqn, Jaxpr, Var};
-use crate::prim::{BinaryOp, Branches, DotDims, JitFunction, Primitive, ScanLoop, UnaryOp, WhileLoop};
+use crate::prim::{BinaryOp, Branches, CustomVjp, DotDims, JitFunction, Primitive, ScanLoop, UnaryOp, WhileLoop};
 use crate::trace::JaxError;
 use std::collections::{HashMap, HashSet};
 
@@ -591,6 +591,10 @@ fn transpose_linear(
                 let Some(ct_outs) = take_cotangents(&mut ct, &eqn.outputs) else { continue };
                 jit_transpose(&mut b, function, &classify(), ct_outs)?
             }
+            Primitive::CustomVjpTangent { function } => {
+                let Some(ct_outs) = take_cotangents(&mut ct, &eqn.outputs) else { continue };
+                custom_vjp_transpose(&mut b, function, &classify(), ct_outs)?
+            }
             // JVP calls a callback on primal values only, so none reads a tangent.
             Primitive::Callback { .. } => {
                 return Err(JaxError(format!("internal error: {} in a linear function", eqn.prim.name())))
@@ -768,6 +772,40 @@ fn cond_transpose(
 /// The transpose of a linear nested `jit`: a `jit` of the same name whose body is the body
 /// transposed, taking the known operands and the outputs' cotangents and giving the linear
 /// operands' cotangents. Returns a cotangent per operand.
+/// The transpose of a `custom_vjp` function's tangents: the user's backward pass, from the
+/// residuals and the outputs' cotangents (zeros where none reached an output, as JAX passes
+/// them) to the arguments' cotangents. Returns a cotangent per operand.
+fn custom_vjp_transpose(
+    b: &mut Builder,
+    function: &CustomVjp,
+    ins: &[LinIn],
+    ct_outs: Vec<Option<Atom>>,
+) -> Result<Vec<Option<Atom>>> {
+    let [bwd_consts, residuals, tangents] = function.split_tangent(ins);
+    let mut bwd_ins = Vec::new();
+    for i in bwd_consts.iter().chain(residuals) {
+        match i {
+            LinIn::Known(a) => bwd_ins.push(a.clone()),
+            LinIn::Linear(_) => {
+                return Err(JaxError(format!(
+                    "internal error: a residual of custom_vjp function {} is linear",
+                    function.name
+                )))
+            }
+        }
+    }
+    for (ct, out) in ct_outs.into_iter().zip(&function.call.outvars) {
+        bwd_ins.push(match ct {
+            Some(ct) => ct,
+            None => b.zeros(function.call.atom_aval(out))?,
+        });
+    }
+    let cts = b.inline(function.traced_passes()?.1, &bwd_ins)?;
+    let mut out = vec![None; ins.len() - tangents.len()];
+    out.extend(cts.into_iter().map(Some));
+    Ok(out)
+}
+
 fn jit_transpose(
     b: &mut Builder,
     j: &JitFunction,
@@ -833,18 +871,6 @@ fn transpose_rule(b: &mut Builder, prim: &Primitive, ins: &[LinIn], ct: &Atom) -
     };
     let mut out: Vec<Option<Atom>> = vec![None; ins.len()];
     match prim {
-        // The user's backward pass: residuals and the output's cotangent to the arguments'.
-        Primitive::CustomVjpTangent { function } => {
-            let mut bwd_ins = Vec::new();
-            for i in 0..function.pass_consts().1 + function.residuals() {
-                bwd_ins.push(known(i).ok_or_else(not_linear)?);
-            }
-            bwd_ins.push(ct.clone());
-            let cts = b.inline(function.traced_passes()?.1, &bwd_ins)?;
-            for (slot, c) in out[bwd_ins.len() - 1..].iter_mut().zip(cts) {
-                *slot = Some(c);
-            }
-        }
         Primitive::Unary(UnaryOp::Neg) => out[0] = Some(b.neg(ct)?),
         Primitive::Unary(UnaryOp::Copy) => out[0] = Some(b.unary(UnaryOp::Copy, ct)?),
         Primitive::AddAny => {

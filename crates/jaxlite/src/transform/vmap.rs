@@ -431,17 +431,17 @@ fn batch_rule(b: &mut Builder, prim: &Primitive, ins: &[(Atom, bool)], size: usi
             }
         }
         // Both the function and its rule batched alike; the tangents as their arguments.
-        Primitive::CustomJvpCall { function, output } => {
+        Primitive::CustomJvpCall { function } => {
             let flags: Vec<bool> = ins.iter().map(|(_, bt)| *bt).collect();
             let batched = Rc::new(batch_custom_jvp(function, &flags, size)?);
             let atoms: Vec<Atom> = ins.iter().map(|(a, _)| a.clone()).collect();
-            b.bind1(Primitive::CustomJvpCall { function: batched, output: *output }, &atoms)?
+            return b.bind(Primitive::CustomJvpCall { function: batched }, &atoms);
         }
         Primitive::CustomVjpCall { function } => {
             let flags: Vec<bool> = ins.iter().map(|(_, bt)| *bt).collect();
             let batched = Rc::new(batch_custom_vjp(function, &flags, size)?);
             let atoms: Vec<Atom> = ins.iter().map(|(a, _)| a.clone()).collect();
-            b.bind1(Primitive::CustomVjpCall { function: batched }, &atoms)?
+            return b.bind(Primitive::CustomVjpCall { function: batched }, &atoms);
         }
         Primitive::CustomVjpTangent { .. } => return unsupported("its tangent (differentiate inside vmap instead)"),
         Primitive::While { .. }
@@ -677,7 +677,7 @@ pub fn batch_custom_jvp(function: &Rc<CustomJvp>, flags: &[bool], size: usize) -
 }
 
 /// A `custom_vjp` function batched by `flags` (one per operand of its call equation). The
-/// batched forward pass batches every residual; the cotangent is batched too. Pending passes
+/// batched forward pass batches every residual; the cotangents are batched too. Pending passes
 /// stay pending, to be batched so once traced.
 pub fn batch_custom_vjp(function: &Rc<CustomVjp>, flags: &[bool], size: usize) -> Result<CustomVjp> {
     let [call_closed, fwd_closed, bwd_closed, args] = function.split(flags);
@@ -686,7 +686,7 @@ pub fn batch_custom_vjp(function: &Rc<CustomVjp>, flags: &[bool], size: usize) -
         VjpPasses::Traced { fwd, fwd_consts, bwd, bwd_consts } => {
             let fwd_flags: Vec<bool> = fwd_closed.iter().chain(args).copied().collect();
             let mut bwd_flags: Vec<bool> = bwd_closed.to_vec();
-            bwd_flags.extend(std::iter::repeat_n(true, function.residuals() + 1));
+            bwd_flags.extend(std::iter::repeat_n(true, function.residuals() + function.outputs()));
             VjpPasses::Traced {
                 fwd: vmap(fwd, &fwd_flags, size)?,
                 fwd_consts: *fwd_consts,
@@ -728,8 +728,8 @@ pub fn batch_traced_passes(
 ) -> Result<(Jaxpr, Jaxpr)> {
     let args = &flags[of.call_consts..];
     let fwd_flags: Vec<bool> = std::iter::repeat_n(false, fwd_consts).chain(args.iter().copied()).collect();
-    let residuals = fwd.outvars.len() - 1;
+    // Every residual and every output's cotangent is batched: as many as fwd's outputs.
     let bwd_flags: Vec<bool> =
-        std::iter::repeat_n(false, bwd_consts).chain(std::iter::repeat_n(true, residuals + 1)).collect();
+        std::iter::repeat_n(false, bwd_consts).chain(std::iter::repeat_n(true, fwd.outvars.len())).collect();
     Ok((vmap(fwd, &fwd_flags, size)?, vmap(bwd, &bwd_flags, size)?))
 }

@@ -14,7 +14,7 @@ use super::jax::Tree;
 use super::tracer_errors::TracedFor;
 use super::transforms::{resolve_keywords, Arg, TraceOf, Traced};
 use super::value::{aval_text, Native, Value};
-use super::{err, unsupported, Interp, R};
+use super::{err, type_err, unsupported, value_err, Interp, R};
 use jaxlite::numpy as jnp;
 use jaxlite::prim::{JvpRule, Pending, VjpPasses};
 use jaxlite::{Jaxpr, LocalFuture, Tensor};
@@ -99,7 +99,7 @@ fn rule_address(native: &Rc<Native>) -> usize {
 impl Interp<'_, '_> {
     /// Calls a `jax.custom_jvp` function. Outside any trace it is just the function. Inside
     /// one, the function and its rule are traced on the arguments' types and recorded as one
-    /// `custom_jvp_call` per output, which differentiation replaces by the rule. Inside the
+    /// `custom_jvp_call`, which differentiation replaces by the rule. Inside the
     /// function's own rule, the rule is left pending (see the module's comment).
     pub(super) fn call_custom_jvp<'a>(
         &'a mut self,
@@ -138,11 +138,7 @@ impl Interp<'_, '_> {
             let mut operands = call.closed;
             operands.extend(rule_closed);
             operands.extend(split.leaves);
-            let mut outs = Vec::new();
-            for output in 0..function.call.outvars.len() {
-                let prim = jaxlite::Primitive::CustomJvpCall { function: function.clone(), output };
-                outs.extend(self.bind_equation(prim, &operands).await?);
-            }
+            let outs = self.bind_equation(jaxlite::Primitive::CustomJvpCall { function }, &operands).await?;
             self.unflatten_tensors(&call.out_tree, outs).await
         })
     }
@@ -224,20 +220,12 @@ impl Interp<'_, '_> {
             let (fwd_name, bwd_name) = (super::jax::function_name(&fwd), super::jax::function_name(&bwd));
             let split = self.split_args(args, &c.nondiff).await?;
             let call = self.trace_custom_function(&c.func, &split, &c.nondiff).await?;
-            if !matches!(call.out_tree, Tree::Leaf) {
-                return unsupported(format!(
-                    "custom_vjp function {name} returns {}: custom_vjp functions that return anything but \
-                     one array are not supported by the playground yet",
-                    call.out_tree.describe()
-                ));
-            }
             let (passes, passes_closed) = if self.tracing_rules.contains(&rule_address(native)) {
                 let source =
                     PendingSource { function: native.clone(), split: split.clone(), out_tree: call.out_tree.clone() };
                 (VjpPasses::Pending(Pending::Source(Rc::new(source))), vec![])
             } else {
-                let output = call.jaxpr.atom_aval(&call.jaxpr.outvars[0]).clone();
-                let t = self.trace_vjp_passes(native, &split, output).await?;
+                let t = self.trace_vjp_passes(native, &split, &call.jaxpr, &call.out_tree).await?;
                 let passes =
                     VjpPasses::Traced { fwd: t.fwd, fwd_consts: t.fwd_consts, bwd: t.bwd, bwd_consts: t.bwd_consts };
                 (passes, t.closed)
@@ -264,7 +252,8 @@ impl Interp<'_, '_> {
         &'a mut self,
         native: &'a Rc<Native>,
         split: &'a SplitArgs,
-        output: jaxlite::Aval,
+        call: &'a Jaxpr,
+        out_tree: &'a Tree,
     ) -> LocalFuture<'a, R<TracedPasses>> {
         Box::pin(async move {
             let Native::CustomVjp(c) = &**native else { return err("internal error: not a custom_vjp function") };
@@ -272,7 +261,7 @@ impl Interp<'_, '_> {
                 return err("internal error: a custom_vjp function without its passes");
             };
             self.tracing_rules.push(rule_address(native));
-            let passes = self.trace_passes(&fwd, &bwd, split, &c.nondiff, output).await;
+            let passes = self.trace_passes([&c.func, &fwd, &bwd], split, &c.nondiff, call, out_tree).await;
             self.tracing_rules.pop();
             let (fwd, bwd) = passes?;
             let (fwd_consts, bwd_consts) = (fwd.closed.len(), bwd.closed.len());
@@ -282,58 +271,66 @@ impl Interp<'_, '_> {
         })
     }
 
-    /// Traces a custom VJP's `fwd` (arguments to the output and residuals) and `bwd`
-    /// (residuals and the output's cotangent to one cotangent per argument, `None` for zero),
-    /// with JAX's checks of what each returns.
+    /// Traces a custom VJP's `fwd` (arguments to the outputs, shaped as the function's, and
+    /// the residuals) and `bwd` (the residuals and the outputs' cotangents to one cotangent per
+    /// argument, `None` for zeros), with JAX's checks of what each returns.
     fn trace_passes<'a>(
         &'a mut self,
-        fwd: &'a Value,
-        bwd: &'a Value,
+        [name, fwd, bwd]: [&'a Value; 3],
         split: &'a SplitArgs,
         nondiff: &'a [usize],
-        output: jaxlite::Aval,
+        call: &'a Jaxpr,
+        out_tree: &'a Tree,
     ) -> LocalFuture<'a, R<(Traced, Traced)>> {
         Box::pin(async move {
+            let (name, fwd_name) = (super::jax::function_name(name), super::jax::function_name(fwd));
             let traced = self.trace_custom_function(fwd, split, nondiff).await?;
-            let residual_tree = match traced.out_tree {
-                Tree::Tuple(mut items) | Tree::List(mut items)
-                    if items.len() == 2 && matches!(items[0], Tree::Leaf) =>
-                {
-                    items.pop().unwrap_or(Tree::None)
-                }
-                tree => {
-                    let got = match tree {
-                        Tree::Leaf => "one array".to_string(),
-                        other => format!("{} (* is an array)", other.describe()),
-                    };
-                    return err(format!(
-                        "Custom VJP fwd rule must produce a pair (list or tuple of length two) where the first element \
-                         represents the primal output (one array, as the function returns) and the second the residuals, \
-                         but got {got}"
-                    ));
+            let fwd_avals: Vec<jaxlite::Aval> =
+                traced.jaxpr.outvars.iter().map(|a| traced.jaxpr.atom_aval(a).clone()).collect();
+            let must = format!(
+                "Custom VJP fwd rule {fwd_name} for function {name} must produce a pair (list or tuple of length two) \
+                 where the first element represents the primal output (equal to the output of the custom_vjp-decorated \
+                 function {name}) and the second element represents residuals (i.e. values stored from the forward pass \
+                 for use on the backward pass), but"
+            );
+            let (primal_tree, residual_tree) = match &traced.out_tree {
+                Tree::Tuple(items) | Tree::List(items) if items.len() == 2 => (items[0].clone(), items[1].clone()),
+                other => {
+                    let produced = self.typed_tree(other, &fwd_avals).await?;
+                    return type_err(format!("{must} instead of a pair the fwd rule {fwd_name} produced {produced}."));
                 }
             };
-            let fwd_out = traced.jaxpr.atom_aval(&traced.jaxpr.outvars[0]);
-            if !fwd_out.same_type(&output) {
-                return err(format!(
-                    "Custom VJP fwd rule must produce a primal output with the same shape and dtype as the function's: \
-                     expected {} but got {}",
-                    aval_text(&output),
-                    aval_text(fwd_out)
+            let primals = primal_tree.num_leaves();
+            let call_avals: Vec<jaxlite::Aval> = call.outvars.iter().map(|a| call.atom_aval(a).clone()).collect();
+            let (primal_avals, residual_avals) = fwd_avals.split_at(primals);
+            // What differs, and how JAX's message ends (with a full stop for one, not the other).
+            let mismatch = if !primal_tree.same_structure(out_tree) {
+                Some(("container/pytree structure", "."))
+            } else if primal_avals.iter().zip(&call_avals).any(|(p, c)| !p.same_type(c)) {
+                Some(("shapes/dtypes of", ""))
+            } else {
+                None
+            };
+            if let Some((what, end)) = mismatch {
+                let got = self.typed_tree(&primal_tree, primal_avals).await?;
+                let want = self.typed_tree(out_tree, &call_avals).await?;
+                return type_err(format!(
+                    "{must} instead the fwd rule output's first element had {what}:\n    {got}\nwhile the \
+                     custom_vjp-decorated function {name} had output {what}:\n    {want}{end}"
                 ));
             }
-            let mut avals: Vec<jaxlite::Aval> =
-                traced.jaxpr.outvars[1..].iter().map(|a| traced.jaxpr.atom_aval(a).clone()).collect();
-            avals.push(output);
+            let mut avals = residual_avals.to_vec();
+            avals.extend(call_avals);
             let fwd = Traced { out_tree: Tree::Leaf, python_numbers: vec![], ..traced };
 
             let mut tracers = self.ctx.begin_trace(&avals);
-            let cotangent = tracers.pop().map(Value::Array).unwrap_or(Value::None);
+            let cotangents = tracers.split_off(residual_avals.len());
             let residuals = self.unflatten_tensors(&residual_tree, tracers).await?;
+            let cotangents = self.unflatten_tensors(out_tree, cotangents).await?;
             let mut bwd_args = split.fixed.clone();
-            bwd_args.extend([residuals, cotangent]);
+            bwd_args.extend([residuals, cotangents]);
             let mut trees: Vec<Option<Tree>> = split.fixed.iter().map(|_| None).collect();
-            trees.extend([Some(residual_tree.clone()), Some(Tree::Leaf)]);
+            trees.extend([Some(residual_tree.clone()), Some(out_tree.clone())]);
             let site = self.trace_site(bwd, TracedFor::Differentiation, trees, &[]);
             let result = self.call_in_trace(site, bwd_args, vec![]).await;
             let cts = match result {
@@ -359,6 +356,14 @@ impl Interp<'_, '_> {
         })
     }
 
+    /// A pytree of types as JAX writes one in a message: `(float32[], {a: float32[3]})`, the tree's
+    /// structure with each leaf's type.
+    async fn typed_tree(&mut self, tree: &Tree, avals: &[jaxlite::Aval]) -> R<String> {
+        let mut leaves = avals.iter().map(|a| Value::str(&aval_text(a)));
+        let v = self.unflatten_tree(tree, &mut leaves).await?;
+        Ok(super::value::repr(&v).replace('\'', ""))
+    }
+
     /// Splits a custom derivative's arguments by `nondiff_argnums`.
     async fn split_args(&mut self, args: Vec<Value>, nondiff: &[usize]) -> R<SplitArgs> {
         if let Some(i) = nondiff.iter().find(|&&i| i >= args.len()) {
@@ -374,63 +379,86 @@ impl Interp<'_, '_> {
         Ok(SplitArgs { leaves, trees, fixed })
     }
 
-    /// The leaves of what a custom VJP's `bwd` returned: one entry per argument, each shaped
-    /// like it (its leaves' shapes and dtypes), or `None` for zeros.
+    /// The leaves of what a custom VJP's `bwd` returned, with JAX's checks: a tuple (or a
+    /// list) with an entry per argument shaped like it, of its leaves' shapes and dtypes.
     async fn argument_cotangents(&mut self, v: &Value, leaves: &[Tensor], trees: &[Tree]) -> R<Vec<Tensor>> {
-        let arguments = trees.len();
-        let items = match v {
-            Value::Tuple(items) => items.to_vec(),
-            Value::List(items) => items.borrow().clone(),
-            other => {
-                return err(format!(
-                    "Custom VJP bwd rule must produce a tuple of length equal to the number of arguments \
-                     ({arguments}), but got {}",
-                    other.type_name()
-                ))
-            }
+        // A list of the right length counts as the tuple, as in JAX.
+        let v = match v {
+            Value::List(items) if items.borrow().len() == trees.len() => Value::tuple(items.borrow().clone()),
+            other => other.clone(),
         };
-        if items.len() != arguments {
-            return err(format!(
-                "Custom VJP bwd rule must produce a tuple of length equal to the primal args tuple, but got length {} \
-                 instead of {arguments}",
-                items.len()
+        let mut values = Vec::new();
+        let got = self.tree_of(&v, None, &mut values).await?;
+        let args = Tree::Tuple(trees.to_vec());
+        let mut paired = Vec::with_capacity(leaves.len());
+        if !matches!(got, Tree::Tuple(_)) || !pair_cotangents(&got, &args, &mut values.into_iter(), &mut paired) {
+            return type_err(format!(
+                "Custom VJP bwd rule must produce an output with the same container (pytree) structure as the args \
+                 tuple of the primal function, and in particular must produce a tuple of length equal to the number \
+                 of arguments to the primal function, but got bwd output structure PyTreeDef({}) for primal input \
+                 structure PyTreeDef({}).",
+                got.describe(),
+                args.describe()
             ));
         }
-        let mut cts = Vec::new();
-        let mut arg_leaves = leaves.iter();
-        for (i, (item, tree)) in items.iter().zip(trees).enumerate() {
-            let want = tree.describe();
-            let arg_leaves_here: Vec<&Tensor> = arg_leaves.by_ref().take(tree.num_leaves()).collect();
-            if matches!(item, Value::None) {
-                for leaf in &arg_leaves_here {
-                    let aval = leaf.aval();
-                    cts.push(Tensor::from(jnp::full(&aval.shape, 0.0, aval.dtype)));
-                }
+        let mut paths = Vec::with_capacity(leaves.len());
+        super::tracer_errors::leaf_paths(&args, &mut "output".to_string(), &mut paths);
+        let mut cts = Vec::with_capacity(leaves.len());
+        for ((leaf, ct), path) in leaves.iter().zip(paired).zip(paths) {
+            let want = leaf.aval();
+            let Some(ct) = ct else {
+                cts.push(Tensor::from(jnp::full(&want.shape, 0.0, want.dtype)));
                 continue;
-            }
-            let mut got = Vec::new();
-            let got_tree = self.flatten(item, &mut got).await?;
-            let got_structure = got_tree.describe();
-            if got_structure != want {
-                return err(format!(
-                    "Custom VJP bwd rule must produce an output with the same container (pytree) structure as the \
-                     args tuple of the primal function: argument {i} is {want} but its cotangent is {got_structure}"
+            };
+            let ct = self.to_tensor(&ct)?;
+            let got = ct.aval();
+            if !got.same_type(want) {
+                // JAX lets a cotangent of another dtype through; here it is an error, as
+                // adding it to the others would be.
+                let mut mismatches = Vec::new();
+                if got.dtype != want.dtype {
+                    mismatches.push("the dtypes do not match");
+                }
+                if got.shape != want.shape {
+                    mismatches.push("the shapes do not match");
+                }
+                return value_err(format!(
+                    "Custom VJP bwd rule must produce an output with the same type as the args tuple of the primal \
+                     function, but at {path} the bwd rule produced an output of type {} corresponding to an input \
+                     of type {}, so {}",
+                    aval_text(got),
+                    aval_text(want),
+                    mismatches.join(", and ")
                 ));
             }
-            for (leaf, ct) in arg_leaves_here.iter().zip(got) {
-                if !leaf.aval().same_type(ct.aval()) {
-                    return err(format!(
-                        "Custom VJP bwd rule must produce an output with the same shape/dtypes as the args tuple of \
-                         the primal function: expected {} for argument {i} but got {}",
-                        aval_text(leaf.aval()),
-                        aval_text(ct.aval())
-                    ));
-                }
-                cts.push(ct);
-            }
+            cts.push(ct);
         }
         Ok(cts)
     }
+}
+
+/// Pairs each leaf of the arguments (`args`) with its cotangent from what a custom VJP's `bwd`
+/// returned (`got`, its leaves `values`), as JAX reads it: `None` anywhere stands for zeros
+/// for every leaf below it, and an array where an argument has a subtree is the cotangent of
+/// each of its leaves. False where the structures differ otherwise.
+fn pair_cotangents(
+    got: &Tree,
+    args: &Tree,
+    values: &mut impl Iterator<Item = Value>,
+    out: &mut Vec<Option<Value>>,
+) -> bool {
+    match got {
+        Tree::None => out.extend(std::iter::repeat_n(None, args.num_leaves())),
+        Tree::Leaf => {
+            let Some(v) = values.next() else { return false };
+            out.extend(std::iter::repeat_n(Some(v), args.num_leaves()));
+        }
+        _ => match got.paired_children(args) {
+            Some(children) => return children.into_iter().all(|(g, a)| pair_cotangents(g, a, values, out)),
+            None => return false,
+        },
+    }
+    true
 }
 
 /// The checks JAX makes of a custom JVP rule's result: a (primal, tangent) pair, both shaped
@@ -495,7 +523,7 @@ impl Interp<'_, '_> {
         use jaxlite::prim::{CustomJvp, CustomVjp};
         use jaxlite::{Atom, Primitive, Var};
         let pending = |prim: &Primitive| match prim {
-            Primitive::CustomJvpCall { function, .. } => matches!(function.rule, JvpRule::Pending(_)),
+            Primitive::CustomJvpCall { function } => matches!(function.rule, JvpRule::Pending(_)),
             Primitive::CustomVjpCall { function } => matches!(function.passes, VjpPasses::Pending(_)),
             _ => false,
         };
@@ -525,8 +553,8 @@ impl Interp<'_, '_> {
                 eqns.push(eqn.clone());
                 continue;
             }
-            // The values the rule closes over become new inputs, shared by the equations of
-            // one call (a custom_jvp call has one per output).
+            // The values the rule closes over become new inputs, shared by the equations
+            // that call one function (a Jaxpr inlined twice calls it twice).
             let mut new_consts = |values: Vec<Tensor>, types: &mut std::collections::HashMap<Var, jaxlite::Aval>| {
                 let mut atoms = Vec::new();
                 for t in values {
@@ -540,7 +568,7 @@ impl Interp<'_, '_> {
                 atoms
             };
             let (prim, call_consts, consts) = match &eqn.prim {
-                Primitive::CustomJvpCall { function, output } => {
+                Primitive::CustomJvpCall { function } => {
                     let key = Rc::as_ptr(function);
                     if !jvps.iter().any(|(k, _)| *k == key) {
                         let (resolved, values) = self.trace_pending_jvp(function).await?;
@@ -548,8 +576,7 @@ impl Interp<'_, '_> {
                         jvps.push((key, Resolved { function: Rc::new(resolved), consts }));
                     }
                     let r = &jvps.iter().find(|(k, _)| *k == key).expect("resolved above").1;
-                    let prim = Primitive::CustomJvpCall { function: r.function.clone(), output: *output };
-                    (prim, function.call_consts, r.consts.clone())
+                    (Primitive::CustomJvpCall { function: r.function.clone() }, function.call_consts, r.consts.clone())
                 }
                 Primitive::CustomVjpCall { function } => {
                     let key = Rc::as_ptr(function);
@@ -701,8 +728,7 @@ impl Interp<'_, '_> {
                     let Some(source) = source.downcast_ref::<PendingSource>() else {
                         return err("internal error: pending passes of another interpreter");
                     };
-                    let output = f.call.atom_aval(&f.call.outvars[0]).clone();
-                    let t = self.trace_vjp_passes(&source.function, &source.split, output).await?;
+                    let t = self.trace_vjp_passes(&source.function, &source.split, &f.call, &source.out_tree).await?;
                     let passes = VjpPasses::Traced {
                         fwd: t.fwd,
                         fwd_consts: t.fwd_consts,
@@ -734,7 +760,7 @@ impl Interp<'_, '_> {
 fn holds_pending(jaxpr: &Jaxpr) -> bool {
     use jaxlite::Primitive;
     jaxpr.eqns.iter().any(|e| match &e.prim {
-        Primitive::CustomJvpCall { function, .. } => matches!(function.rule, JvpRule::Pending(_)),
+        Primitive::CustomJvpCall { function } => matches!(function.rule, JvpRule::Pending(_)),
         Primitive::CustomVjpCall { function } => matches!(function.passes, VjpPasses::Pending(_)),
         other => other.sub_jaxprs().iter().any(|j| holds_pending(j)),
     })

@@ -1030,6 +1030,33 @@ impl Tree {
         }
     }
 
+    /// The children of two trees paired, where their roots are one kind of node with the
+    /// same keys (JAX's node equality); `None` where they differ.
+    pub(super) fn paired_children<'t>(&'t self, other: &'t Tree) -> Option<Vec<(&'t Tree, &'t Tree)>> {
+        let pair = |a: &'t [Tree], b: &'t [Tree]| (a.len() == b.len()).then(|| a.iter().zip(b).collect());
+        match (self, other) {
+            (Tree::List(a), Tree::List(b)) | (Tree::Tuple(a), Tree::Tuple(b)) => pair(a, b),
+            (Tree::Named(c, a), Tree::Named(d, b)) if Rc::ptr_eq(c, d) => pair(a, b),
+            (Tree::Custom(c, _, x, a), Tree::Custom(d, _, y, b)) if Rc::ptr_eq(c, d) && repr(x) == repr(y) => {
+                pair(a, b)
+            }
+            (Tree::Dict(a), Tree::Dict(b))
+                if a.len() == b.len() && a.iter().zip(b).all(|((k, _), (l, _))| repr(k) == repr(l)) =>
+            {
+                Some(a.iter().zip(b).map(|((_, s), (_, t))| (s, t)).collect())
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether two trees have one structure (JAX's PyTreeDef equality).
+    pub(super) fn same_structure(&self, other: &Tree) -> bool {
+        let (mut a, mut b) = (String::new(), String::new());
+        self.key(&mut a);
+        other.key(&mut b);
+        a == b
+    }
+
     pub(super) fn num_leaves(&self) -> usize {
         match self {
             Tree::Leaf => 1,

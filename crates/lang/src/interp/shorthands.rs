@@ -540,7 +540,7 @@ async fn logaddexp(ctx: &mut Context, x1: &Tensor, x2: &Tensor, base: Base) -> R
     let mut operands = call_closed;
     operands.extend(rule_closed);
     operands.extend([x1, x2]);
-    let prim = Primitive::CustomJvpCall { function, output: 0 };
+    let prim = Primitive::CustomJvpCall { function };
     Ok(ctx.bind(prim, &operands).await?.remove(0))
 }
 

@@ -296,7 +296,7 @@ fn arg_names(site: &TraceSite) -> Vec<String> {
 
 /// Each leaf of `tree` as `path` followed by its key path (`jax.tree_util.keystr`; a node
 /// registered without keys by its child's index, as JAX's argument names clean it).
-fn leaf_paths(tree: &Tree, path: &mut String, out: &mut Vec<String>) {
+pub(super) fn leaf_paths(tree: &Tree, path: &mut String, out: &mut Vec<String>) {
     let steps: Vec<(KeyStep, &Tree)> = match tree {
         Tree::Leaf => return out.push(path.clone()),
         Tree::None => return,

@@ -784,12 +784,7 @@ fn leaf_eq(a: &Value, b: &Value) -> bool {
             (Native::Library(a, f), Native::Library(b, g)) => a == b && f == g,
             // Tree structures are equal when their keys are (the jit cache's key names each
             // node, its dict keys and namedtuple class).
-            (Native::TreeDef(p), Native::TreeDef(q)) => {
-                let (mut a, mut b) = (String::new(), String::new());
-                p.key(&mut a);
-                q.key(&mut b);
-                a == b
-            }
+            (Native::TreeDef(p), Native::TreeDef(q)) => p.same_structure(q),
             _ => Rc::ptr_eq(x, y),
         },
         (Value::Module(x), Value::Module(y)) => x == y,
