@@ -1735,6 +1735,57 @@ for name, bwd in cases.items():
     except (TypeError, ValueError) as e:
         print(name, type(e).__name__, e)
 """)
+# What reverse mode saves (jax.ad_checkpoint.print_saved_residuals, from JAX's gradient
+# checkpointing page): arguments by name and path, outputs by primitive and the script's place
+# (line, column, function), as JAX's source_info records them through jvp. (The dots are
+# HIGHEST: at DEFAULT the generator's bf16 emulation would add its own residuals.)
+program("print_saved_residuals", """
+from jax.ad_checkpoint import print_saved_residuals
+
+def g(W, x):
+    y = jnp.dot(W, x, precision='highest')
+    return jnp.sin(y)
+
+def f(W1, W2, W3, x):
+    x = g(W1, x)
+    x = g(W2, x)
+    x = g(W3, x)
+    return x
+
+W1 = jnp.ones((5, 4))
+W2 = jnp.ones((6, 5))
+W3 = jnp.ones((7, 6))
+x = jnp.ones(4)
+print_saved_residuals(f, W1, W2, W3, x)
+
+def loss(params, x, y):
+    d = predict(params, x) - y
+    return jnp.sum(d ** 2)
+
+def predict(params, x):
+    *Ws, Wlast = params
+    for W in Ws:
+        x = layer(W, x)
+    x = jnp.dot(Wlast, x, precision='highest')
+    return x
+
+def layer(W, x):
+    return jnp.sin(jnp.dot(W, x, precision='highest'))
+
+params = [jnp.ones((4, 4)) for _ in range(3)]
+print_saved_residuals(loss, params, jnp.ones(4), jnp.ones(4))
+
+def chain_compose(funs):
+    def f(x):
+        for fun in funs:
+            x = fun(x)
+        return x
+    return f
+
+print_saved_residuals(chain_compose([jnp.sin] * 3), 3.0)
+print_saved_residuals(lambda x, y: -x * jnp.exp(y) + x / y, 1.0, 2.0)
+print_saved_residuals(lambda p: jnp.tanh(p["w"]) * p["b"], {"w": jnp.ones(3), "b": 2.0})
+""")
 program("custom_derivatives_nondiff_argnums", """
 from functools import partial
 

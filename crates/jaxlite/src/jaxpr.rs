@@ -4,6 +4,7 @@ use crate::array::Aval;
 use crate::prim::{JitFunction, Primitive};
 use std::collections::HashMap;
 use std::fmt;
+use std::rc::Rc;
 
 /// A variable, unique within its Jaxpr.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -22,11 +23,38 @@ pub enum Atom {
     Literal(Literal),
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Eqn {
     pub prim: Primitive,
     pub inputs: Vec<Atom>,
     pub outputs: Vec<Var>,
+    /// Where in the script the operation that staged it was written (JAX's `source_info`):
+    /// an equation a transformation derived from another keeps that one's.
+    pub source: Option<Rc<SourceInfo>>,
+}
+
+/// Equations are equal by what they compute; where they were written does not count.
+impl PartialEq for Eqn {
+    fn eq(&self, other: &Eqn) -> bool {
+        self.prim == other.prim && self.inputs == other.inputs && self.outputs == other.outputs
+    }
+}
+
+/// A place in the script, as JAX summarises one: the line and (0-based) column of the
+/// expression being evaluated in the innermost frame of the script's own code, and the
+/// qualified name of that frame's function (`<module>` at the top level).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceInfo {
+    pub line: u32,
+    pub column: u32,
+    pub function: Rc<str>,
+}
+
+impl fmt::Display for SourceInfo {
+    /// `<script>:10:9 (g)`, as JAX's `source_info_util.summarize` writes it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "<script>:{}:{} ({})", self.line, self.column, self.function)
+    }
 }
 
 /// A Jaxpr with the types of all its variables. Constants captured from the enclosing Python

@@ -391,6 +391,7 @@ fn inline_into(jaxpr: &Jaxpr, out: &mut Jaxpr, next: &mut u32) -> Result<(), Jax
                 };
                 for e in &body.eqns {
                     out.eqns.push(Eqn {
+                        source: e.source.clone(),
                         prim: e.prim.clone(),
                         inputs: e
                             .inputs
@@ -432,6 +433,7 @@ fn alias(out: &mut Jaxpr, var: Var, source: Atom) {
     let aval = out.types[&var].clone();
     // `convert_element_type` to its own type is a copy JAX itself emits and XLA removes.
     out.eqns.push(Eqn {
+        source: None,
         prim: Primitive::ConvertElementType { new_dtype: aval.dtype, weak_type: aval.weak_type },
         inputs: vec![source],
         outputs: vec![var],

@@ -301,12 +301,18 @@ fn inline_calls(jaxpr: &Jaxpr) -> Jaxpr {
                     Atom::Literal(_) => unreachable!("a body's equations define fresh variables"),
                 })
                 .collect();
-            out.eqns.push(Eqn { prim: e.prim.clone(), inputs: e.inputs.iter().map(atom).collect(), outputs });
+            out.eqns.push(Eqn {
+                prim: e.prim.clone(),
+                inputs: e.inputs.iter().map(atom).collect(),
+                outputs,
+                source: e.source.clone(),
+            });
         }
         // The call's outputs are the body's, each bound by a copy the compiler fuses away.
         for (o, b) in eqn.outputs.iter().zip(&body.outvars) {
             let aval = out.types[o].clone();
             out.eqns.push(Eqn {
+                source: eqn.source.clone(),
                 prim: Primitive::ConvertElementType { new_dtype: aval.dtype, weak_type: aval.weak_type },
                 inputs: vec![atom(b)],
                 outputs: vec![*o],
@@ -372,7 +378,7 @@ impl Builder<'_> {
             .abstract_eval(&avals)
             .map_err(|e| JaxError(format!("partitioning {} over the mesh: {e}", prim.name())))?;
         let outputs: Vec<Var> = results.into_iter().map(|a| self.fresh(a)).collect();
-        self.out.eqns.push(Eqn { prim, inputs, outputs: outputs.clone() });
+        self.out.eqns.push(Eqn { prim, inputs, outputs: outputs.clone(), source: None });
         Ok(outputs.into_iter().map(Atom::Var).collect())
     }
 

@@ -219,6 +219,9 @@ pub struct Context {
     /// The most iterations a program's `while` loops may run in all (see `loops`): a loop
     /// that has not ended by then is taken to never end.
     pub loop_limit: u64,
+    /// Where the script is (see `SourceInfo`): what the front end is evaluating, given to
+    /// each equation staged from now on.
+    pub source: Option<Rc<crate::jaxpr::SourceInfo>>,
 }
 
 /// Bytes and copies between the host (Python, NumPy) and the device, as JAX makes them: a
@@ -245,6 +248,7 @@ impl Context {
             transfers: std::cell::Cell::new(Transfers::default()),
             pending_upload: std::cell::Cell::new(0),
             loop_limit: crate::eval::MAX_WHILE_ITERATIONS,
+            source: None,
         }
     }
 
@@ -502,8 +506,9 @@ impl Context {
         if self.is_tracing() {
             let atoms: Vec<Atom> = inputs.iter().map(|t| self.atom(t, true)).collect::<Result<_, _>>()?;
             let outs: Vec<Rc<Tracer>> = out_avals.into_iter().map(|a| self.fresh(a)).collect();
+            let source = self.source.clone();
             let frame = self.frames.last_mut().expect("tracing");
-            frame.eqns.push(Eqn { prim, inputs: atoms, outputs: outs.iter().map(|t| t.var).collect() });
+            frame.eqns.push(Eqn { prim, inputs: atoms, outputs: outs.iter().map(|t| t.var).collect(), source });
             return Ok(outs.into_iter().map(Tensor::Traced).collect());
         }
         if let Primitive::CustomVjpTangent { .. } = prim {
@@ -552,8 +557,9 @@ impl Context {
         }
         let out_avals = prim.abstract_eval(&inputs.iter().map(|t| t.aval().clone()).collect::<Vec<_>>())?;
         let outs: Vec<Rc<Tracer>> = out_avals.iter().map(|a| self.fresh(a.clone())).collect();
+        let source = self.source.clone();
         let frame = self.frames.last_mut().expect("frame");
-        frame.eqns.push(Eqn { prim, inputs: atoms, outputs: outs.iter().map(|t| t.var).collect() });
+        frame.eqns.push(Eqn { prim, inputs: atoms, outputs: outs.iter().map(|t| t.var).collect(), source });
         let closed = self.end_trace(&outs.into_iter().map(Tensor::Traced).collect::<Vec<_>>())?;
         let call = ProgramCall {
             name,

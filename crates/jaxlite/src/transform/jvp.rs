@@ -45,6 +45,7 @@ fn jvp_nonzero(jaxpr: &Jaxpr, diff: &[bool]) -> Result<(Jaxpr, Vec<bool>)> {
         Atom::Literal(_) => None,
     };
     for eqn in &jaxpr.eqns {
+        b.source = eqn.source.clone();
         let xs: Vec<Atom> = eqn.inputs.iter().map(|a| read(&primal, a).unwrap_or_else(|| a.clone())).collect();
         let ts: Vec<Option<Atom>> = eqn.inputs.iter().map(|a| read(&tangent, a)).collect();
         let differentiated = ts.iter().any(Option::is_some);

@@ -81,6 +81,7 @@ fn rebuild(
         lit => lit.clone(),
     };
     for eqn in &jaxpr.eqns {
+        b.source = eqn.source.clone();
         let ins: Vec<Atom> = eqn.inputs.iter().map(|a| read(&env, a)).collect();
         let outs = rewrite(&mut b, eqn, ins)?;
         env.extend(eqn.outputs.iter().copied().zip(outs));

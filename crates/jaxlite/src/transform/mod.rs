@@ -37,6 +37,9 @@ pub struct Builder {
     invars: Vec<Var>,
     eqns: Vec<Eqn>,
     types: HashMap<Var, Aval>,
+    /// The source of the equations bound from now on: a transformation sets it to the
+    /// equation it is rewriting, so what it derives keeps that place, as in JAX.
+    pub source: Option<std::rc::Rc<crate::jaxpr::SourceInfo>>,
 }
 
 impl Builder {
@@ -72,7 +75,7 @@ impl Builder {
     pub fn bind(&mut self, prim: Primitive, inputs: &[Atom]) -> Result<Vec<Atom>> {
         let avals: Vec<Aval> = inputs.iter().map(|a| self.aval(a)).collect();
         let outs: Vec<Var> = prim.abstract_eval(&avals)?.into_iter().map(|a| self.fresh(a)).collect();
-        self.eqns.push(Eqn { prim, inputs: inputs.to_vec(), outputs: outs.clone() });
+        self.eqns.push(Eqn { prim, inputs: inputs.to_vec(), outputs: outs.clone(), source: self.source.clone() });
         Ok(outs.into_iter().map(Atom::Var).collect())
     }
 
@@ -84,18 +87,29 @@ impl Builder {
         Jaxpr { constvars: vec![], invars: self.invars, eqns: self.eqns, outvars, types: self.types }
     }
 
-    /// Copies `jaxpr`'s equations in, applied to `inputs`; returns its outputs.
+    /// Copies `jaxpr`'s equations in, applied to `inputs`; returns its outputs. Each keeps
+    /// its own source, or takes the builder's where it has none.
     pub fn inline(&mut self, jaxpr: &Jaxpr, inputs: &[Atom]) -> Result<Vec<Atom>> {
         let mut env: HashMap<Var, Atom> = jaxpr.all_inputs().zip(inputs.iter().cloned()).collect();
         let read = |env: &HashMap<Var, Atom>, a: &Atom| match a {
             Atom::Var(v) => env[v].clone(),
             lit => lit.clone(),
         };
+        let around = self.source.clone();
         for eqn in &jaxpr.eqns {
+            self.source = eqn.source.clone().or_else(|| around.clone());
             let ins: Vec<Atom> = eqn.inputs.iter().map(|a| read(&env, a)).collect();
-            let outs = self.bind(eqn.prim.clone(), &ins)?;
+            let bound = self.bind(eqn.prim.clone(), &ins);
+            let outs = match bound {
+                Ok(outs) => outs,
+                Err(e) => {
+                    self.source = around;
+                    return Err(e);
+                }
+            };
             env.extend(eqn.outputs.iter().copied().zip(outs));
         }
+        self.source = around;
         Ok(jaxpr.outvars.iter().map(|a| read(&env, a)).collect())
     }
 

@@ -194,6 +194,7 @@ fn split_scan(
         ..s.clone()
     };
     let known_eqn = Eqn {
+        source: eqn.source.clone(),
         prim: Primitive::Scan { function: std::rc::Rc::new(known_scan) },
         inputs: eqn.inputs.iter().zip(&body_unknown).filter(|(_, &u)| !u).map(|(a, _)| a.clone()).collect(),
         outputs: known_outs.chain(stacked_vars.iter().copied()).collect(),
@@ -233,6 +234,7 @@ fn split_scan(
         ..s.clone()
     };
     let unknown_eqn = Eqn {
+        source: eqn.source.clone(),
         prim: Primitive::Scan { function: std::rc::Rc::new(unknown_scan) },
         inputs,
         outputs: eqn.outputs.iter().zip(&split.out_unknown).filter(|(_, &u)| u).map(|(&v, _)| v).collect(),
@@ -326,6 +328,7 @@ fn split_cond(
     let known_outputs: Vec<Var> = outputs(false).chain(residual_vars.iter().copied()).collect();
     if !known_outputs.is_empty() {
         known.push(Eqn {
+            source: eqn.source.clone(),
             prim: Primitive::Cond { function: std::rc::Rc::new(Branches { branches: known_branches }) },
             inputs: [vec![index.clone()], pick(false)].concat(),
             outputs: known_outputs,
@@ -335,6 +338,7 @@ fn split_cond(
     if out_unknown.contains(&true) {
         let residuals = residual_vars.iter().map(|&v| Atom::Var(v));
         unknown.push(Eqn {
+            source: eqn.source.clone(),
             prim: Primitive::Cond { function: std::rc::Rc::new(Branches { branches: unknown_branches }) },
             inputs: std::iter::once(index.clone()).chain(residuals).chain(pick(true)).collect(),
             outputs: outputs(true).collect(),
@@ -374,6 +378,7 @@ fn split_jit(j: &JitFunction, eqn: &Eqn, unknown_in: &[bool], types: &mut HashMa
     let known_outputs: Vec<Var> = outputs(false).chain(returned).collect();
     if !known_outputs.is_empty() {
         known.push(Eqn {
+            source: eqn.source.clone(),
             prim: Primitive::Jit {
                 function: std::rc::Rc::new(JitFunction {
                     name: j.name.clone(),
@@ -389,6 +394,7 @@ fn split_jit(j: &JitFunction, eqn: &Eqn, unknown_in: &[bool], types: &mut HashMa
     if split.out_unknown.contains(&true) {
         let unknown_operands = eqn.inputs.iter().zip(unknown_in).filter(|(_, &u)| u).map(|(a, _)| a.clone());
         unknown.push(Eqn {
+            source: eqn.source.clone(),
             prim: Primitive::Jit {
                 function: std::rc::Rc::new(JitFunction { name: j.name.clone(), body: split.unknown, consts: 0 }),
             },
@@ -434,6 +440,7 @@ fn split_while(
         body_consts: body_unknown.iter().filter(|&&u| !u).count(),
     };
     let known = Eqn {
+        source: eqn.source.clone(),
         prim: Primitive::While { function: std::rc::Rc::new(known_loop) },
         inputs: eqn.inputs.iter().zip(unknown_in).filter(|(_, &u)| !u).map(|(a, _)| a.clone()).collect(),
         outputs: eqn.outputs.iter().zip(&carries).filter(|(_, &u)| !u).map(|(&v, _)| v).collect(),
@@ -562,6 +569,7 @@ fn transpose_linear(
         }
     }
     for eqn in eqns.iter().rev() {
+        b.source = eqn.source.clone();
         let classify = || -> Vec<LinIn> {
             eqn.inputs
                 .iter()

@@ -117,6 +117,7 @@ pub fn vmap_outputs(
         lit => (lit.clone(), false),
     };
     for eqn in &jaxpr.eqns {
+        b.source = eqn.source.clone();
         let ins: Vec<(Atom, bool)> = eqn.inputs.iter().map(|a| read(&env, a)).collect();
         let any_batched = ins.iter().any(|(_, bt)| *bt);
         let outs: Vec<(Atom, bool)> = match &eqn.prim {

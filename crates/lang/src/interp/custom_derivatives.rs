@@ -546,7 +546,12 @@ impl Interp<'_, '_> {
             }
             if differentiated && !pending(&eqn.prim) && eqn.prim.sub_jaxprs().iter().any(|j| holds_pending(j)) {
                 let prim = self.trace_pending_in_bodies(&eqn.prim).await?;
-                eqns.push(jaxlite::Eqn { prim, inputs: eqn.inputs.clone(), outputs: eqn.outputs.clone() });
+                eqns.push(jaxlite::Eqn {
+                    prim,
+                    inputs: eqn.inputs.clone(),
+                    outputs: eqn.outputs.clone(),
+                    source: eqn.source.clone(),
+                });
                 continue;
             }
             if !differentiated || !pending(&eqn.prim) {
@@ -595,7 +600,7 @@ impl Interp<'_, '_> {
             let mut inputs = eqn.inputs[..call_consts].to_vec();
             inputs.extend(consts);
             inputs.extend_from_slice(&eqn.inputs[call_consts..]);
-            eqns.push(jaxlite::Eqn { prim, inputs, outputs: eqn.outputs.clone() });
+            eqns.push(jaxlite::Eqn { prim, inputs, outputs: eqn.outputs.clone(), source: eqn.source.clone() });
         }
         new_vars.extend(jaxpr.constvars.iter().copied());
         let filled =

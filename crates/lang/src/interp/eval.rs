@@ -30,7 +30,7 @@ impl Interp<'_, '_> {
                 ExprKind::DictComp { key, value, clauses } => self.eval_dict_comp(key, value, clauses, env).await,
                 ExprKind::Attr(..) | ExprKind::Subscript(..) | ExprKind::Call { .. } => self.eval_postfix(e, env).await,
                 ExprKind::Slice(a, b, c) => self.eval_slice([a, b, c], env).await,
-                ExprKind::Unary(op, operand) => self.eval_unary(*op, operand, env).await,
+                ExprKind::Unary(op, operand) => self.eval_unary(*op, operand, e.span, env).await,
                 ExprKind::Binary(op, a, b) => self.eval_binary(*op, a, b, env).await,
                 ExprKind::And(a, b) => self.eval_logic(true, a, b, env).await,
                 ExprKind::Or(a, b) => self.eval_logic(false, a, b, env).await,
@@ -293,9 +293,13 @@ impl Interp<'_, '_> {
     fn apply_link<'a>(&'a mut self, value: Value, link: &'a Expr, env: &'a Env) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             match &link.kind {
-                ExprKind::Attr(_, name) => self.get_attr(&value, name).await,
+                ExprKind::Attr(_, name) => {
+                    self.mark_source(link.span);
+                    self.get_attr(&value, name).await
+                }
                 ExprKind::Subscript(_, index) => {
                     let index = self.eval(index, env).await?;
+                    self.mark_source(link.span);
                     self.get_item(&value, &index).await
                 }
                 ExprKind::Call { func, args } => {
@@ -328,6 +332,7 @@ impl Interp<'_, '_> {
                             return err(format!("{name}() got multiple values for keyword argument '{k}'"));
                         }
                     }
+                    self.mark_source(link.span);
                     self.call(value, positional, keywords).await
                 }
                 _ => Ok(value),
@@ -335,12 +340,19 @@ impl Interp<'_, '_> {
         })
     }
 
-    fn eval_unary<'a>(&'a mut self, op: UnaryOp, operand: &'a Expr, env: &'a Env) -> LocalFuture<'a, R<Value>> {
+    fn eval_unary<'a>(
+        &'a mut self,
+        op: UnaryOp,
+        operand: &'a Expr,
+        span: crate::ast::Span,
+        env: &'a Env,
+    ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             let v = self.eval(operand, env).await?;
             if op == UnaryOp::Not {
                 return Ok(Value::Bool(!self.truth(&v).await?));
             }
+            self.mark_source(span);
             self.unary(op, v).await
         })
     }
@@ -366,8 +378,9 @@ impl Interp<'_, '_> {
         Box::pin(async move {
             // A lone operation (most of them) needs no list of links.
             if !matches!(a.kind, ExprKind::Binary(..)) {
-                let a = self.eval(a, env).await?;
+                let (span, a) = (a.span, self.eval(a, env).await?);
                 let b = self.eval(b, env).await?;
+                self.mark_source(span);
                 return self.binary(op, a, b).await;
             }
             let mut links = vec![(op, b, None)];
@@ -380,6 +393,8 @@ impl Interp<'_, '_> {
             for (op, b, span) in links.into_iter().rev() {
                 let at = self.enter_link(span)?;
                 let right = self.eval(b, env).await.map_err(at)?;
+                // Every operation of a left-leaning chain starts where its leftmost operand does.
+                self.mark_source(leftmost.span);
                 value = self.binary(op, value, right).await.map_err(at)?;
             }
             Ok(value)
@@ -433,6 +448,7 @@ impl Interp<'_, '_> {
             let mut result = Value::Bool(true);
             for (i, (op, e)) in rest.iter().enumerate() {
                 let right = self.eval(e, env).await?;
+                self.mark_source(first.span);
                 result = self.compare(*op, &left, &right).await?;
                 if i + 1 < rest.len() && !self.truth(&result).await? {
                     return Ok(result);

@@ -524,6 +524,7 @@ impl Interp<'_, '_> {
                 let index = self.eval(index, env).await?;
                 let current = self.get_item(&obj, &index).await.map_err(|e| e.at(target.span))?;
                 let rhs = self.eval(value, env).await?;
+                self.mark_source(target.span);
                 let new = self.inplace(op, current, rhs).await.map_err(|e| e.at(target.span))?;
                 self.set_item(&obj, index, new).await.map_err(|e| e.at(target.span))?;
                 return Ok(Flow::Normal);
@@ -533,12 +534,14 @@ impl Interp<'_, '_> {
                 let obj = self.eval(obj, env).await?;
                 let current = self.get_attr(&obj, name).await.map_err(|e| e.at(target.span))?;
                 let rhs = self.eval(value, env).await?;
+                self.mark_source(target.span);
                 let new = self.inplace(op, current, rhs).await.map_err(|e| e.at(target.span))?;
                 self.set_attr(&obj, name, new).await.map_err(|e| e.at(target.span))?;
                 return Ok(Flow::Normal);
             }
             let current = self.eval(target, env).await?;
             let rhs = self.eval(value, env).await?;
+            self.mark_source(target.span);
             let new = self.inplace(op, current, rhs).await.map_err(|e| e.at(target.span))?;
             self.assign(target, new, env).await?;
             Ok(Flow::Normal)
@@ -597,7 +600,17 @@ impl Interp<'_, '_> {
                 return Ok(self.make_generator(f, scope));
             }
             self.enter_call()?;
+            // A function of the script is the innermost frame of its code while it runs; the
+            // caller's place comes back with the caller.
+            let outer = (f.def.span.file == 0).then(|| {
+                let frame = std::mem::replace(&mut self.frame, Rc::from(f.def.qualname.as_str()));
+                (frame, self.ctx.source.clone())
+            });
             let result = self.exec_block(&f.def.body, &scope).await;
+            if let Some((frame, source)) = outer {
+                self.frame = frame;
+                self.ctx.source = source;
+            }
             self.depth -= 1;
             // The call's locals go without recursion when nothing closed over them (a deeply
             // nested local list would otherwise overflow the stack as the scope drops).

@@ -3230,6 +3230,7 @@ impl Interp<'_, '_> {
                     if !self.is_callable(&args[0]) {
                         return err(format!("Expected a callable value, got {}", repr(&args[0])));
                     }
+                    self.remat_used = true;
                     Ok(args.into_iter().next().unwrap_or(Value::None))
                 }
                 policy if find(CHECKPOINT_POLICIES, policy).is_some() => err(format!(

@@ -175,6 +175,12 @@ pub struct Interp<'c, 'p> {
     /// The traces of each jitted function, by the function (held weakly) and the `jit`
     /// options: JAX caches traces per function, so `jax.jit(f)(x)` twice traces `f` once.
     jit_caches: HashMap<(usize, String), (value::FnRef, value::JitCache)>,
+    /// The qualified name of the script's innermost function being run (`<module>` at the
+    /// top level): the function a staged equation's source names (see `mark_source`).
+    frame: Rc<str>,
+    /// Whether the script has asked for rematerialization (`jax.checkpoint`, `checkpoint_name`),
+    /// which the playground does not model: what reverse mode saves is then not known.
+    remat_used: bool,
 }
 
 pub async fn run(
@@ -212,6 +218,8 @@ pub async fn run(
         closure_scopes: Vec::new(),
         progress,
         in_loop: false,
+        frame: Rc::from("<module>"),
+        remat_used: false,
     };
     let result = interp.exec_block(&module.body, &globals).await;
     // `sys.exit()` ends the script cleanly; `sys.exit("message")` or a nonzero code ends it
@@ -1403,4 +1411,24 @@ fn range_iter(start: i64, stop: i64, step: i64) -> impl Iterator<Item = i64> {
 fn slice_items(items: &[Value], start: Option<i64>, stop: Option<i64>, step: Option<i64>) -> R<Vec<Value>> {
     let indices = crate::jnp_extra::slice_indices(items.len(), start, stop, step).map_err(RtError::from)?;
     Ok(indices.into_iter().filter_map(|i| items.get(i).cloned()).collect())
+}
+
+impl Interp<'_, '_> {
+    /// Notes that the script is at `span` (an operation about to run): equations staged from
+    /// now on were written there, as JAX's `source_info` records the innermost frame of the
+    /// user's code. Only the script's own lines count (the library's Python is JAX's internal
+    /// frames), and only while tracing, when an equation is staged at all.
+    pub(super) fn mark_source(&mut self, span: ast::Span) {
+        if span.file != 0 || !self.ctx.is_tracing() {
+            return;
+        }
+        let column = span.col.saturating_sub(1);
+        if let Some(s) = &self.ctx.source {
+            if s.line == span.line && s.column == column && Rc::ptr_eq(&s.function, &self.frame) {
+                return;
+            }
+        }
+        let function = self.frame.clone();
+        self.ctx.source = Some(Rc::new(jaxlite::SourceInfo { line: span.line, column, function }));
+    }
 }

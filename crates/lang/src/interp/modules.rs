@@ -121,6 +121,8 @@ const NATIVES: &[&str] = &[
     "mt_random",
     "mt_bits",
     "tree_paths",
+    "saved_residuals",
+    "remat_used",
 ];
 
 /// The version of JAX whose behaviour the playground follows (its fixtures come from it).
@@ -465,6 +467,9 @@ impl Interp<'_, '_> {
             if name == "tree_paths" {
                 return self.tree_paths(args).await;
             }
+            if name == "saved_residuals" {
+                return self.saved_residuals(args).await;
+            }
             match name {
                 "shard_map_run" => return self.shard_map_run(args).await,
                 "place" => return self.place(args),
@@ -490,6 +495,10 @@ impl Interp<'_, '_> {
                     Value::Int(text.chars().count() as i64)
                 }
                 "recursion_limit" => Value::Int(self.limits.recursion as i64),
+                "remat_used" => {
+                    self.remat_used = true;
+                    Value::None
+                }
                 "device_kind" => Value::str(&self.ctx.device_kind()),
                 // Each device's (x, y, z) in the emulated slice, device i at index i.
                 "device_coords" => Value::list(

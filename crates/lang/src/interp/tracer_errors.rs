@@ -272,7 +272,7 @@ fn signature(f: &Value) -> Option<Signature> {
 /// The name of each traced leaf of a site's arguments, as JAX's `_non_static_arg_names` gives
 /// them: the parameter it is bound to and its path in the argument's tree (`x`, `p['a'][1]`,
 /// `xs[1]`, `kw['q']`); `args[i]` and `kwargs['k']` where there is no signature.
-fn arg_names(site: &TraceSite) -> Vec<String> {
+pub(super) fn arg_names(site: &TraceSite) -> Vec<String> {
     let positional = site.args.len() - site.keywords.len();
     let sig = signature(&site.function);
     let mut names = Vec::new();

@@ -696,6 +696,68 @@ impl Interp<'_, '_> {
         })
     }
 
+    /// `jax.ad_checkpoint.print_saved_residuals(f, *args)`'s lines: what reverse mode keeps
+    /// from the forward pass for the backward one (the residuals of `f` linearized at `args`),
+    /// each its type and where it comes from, as JAX's `saved_residuals` describes them: an
+    /// argument by its name, an equation's output by its primitive and the script's place.
+    pub(super) fn saved_residuals<'a>(&'a mut self, args: Vec<Value>) -> LocalFuture<'a, R<Value>> {
+        Box::pin(async move {
+            let [f, primals] = &args[..] else {
+                return err("internal error: _playground.saved_residuals takes a function and its arguments");
+            };
+            if self.remat_used {
+                return super::unsupported(
+                    "print_saved_residuals in a script that uses jax.checkpoint or checkpoint_name: the playground does \
+                     not model rematerialization yet, so it cannot say what those would keep",
+                );
+            }
+            let primals = match primals {
+                Value::Tuple(items) => items.to_vec(),
+                _ => return err("internal error: _playground.saved_residuals takes the arguments as a tuple"),
+            };
+            let PrimalTrace { trees, traced, diff, .. } = self.trace_primals(f, &primals).await?;
+            let split = transform::linearize(&traced.jaxpr, &diff)?;
+            let forward = &split.forward;
+            let residuals = &forward.outvars[forward.outvars.len() - split.num_residuals..];
+            let site = self.trace_site(f, TracedFor::Differentiation, trees.into_iter().map(Some).collect(), &[]);
+            let names = super::tracer_errors::arg_names(&site);
+            let closed = traced.closed.len();
+            let is_residual = |v: &jaxlite::Var| residuals.contains(&jaxlite::Atom::Var(*v));
+            let line =
+                |aval: &jaxlite::Aval, from: String| Value::tuple(vec![Value::str(&aval.short()), Value::str(&from)]);
+            let mut lines = Vec::new();
+            for r in residuals {
+                if let jaxlite::Atom::Literal(l) = r {
+                    lines.push(line(&l.aval, "from a literal".into()));
+                }
+            }
+            let inputs: Vec<jaxlite::Var> = forward.all_inputs().collect();
+            for &v in inputs[..closed].iter().filter(|v| is_residual(v)) {
+                lines.push(line(forward.aval(v), "from a constant".into()));
+            }
+            for (i, &v) in inputs[closed..].iter().enumerate().filter(|(_, v)| is_residual(v)) {
+                let from = match names.get(i) {
+                    Some(name) => format!("from the argument {name}"),
+                    None => format!("from the argument at flattened index {i}"),
+                };
+                lines.push(line(forward.aval(v), from));
+            }
+            for eqn in &forward.eqns {
+                for v in eqn.outputs.iter().filter(|v| is_residual(v)) {
+                    let place = eqn.source.as_ref().map_or_else(String::new, |s| s.to_string());
+                    let what = match &eqn.prim {
+                        jaxlite::Primitive::Jit { function } => {
+                            format!("output of jitted function '{}' from {place}", function.name)
+                        }
+                        prim => format!("output of {} from {place}", prim.name()),
+                    };
+                    lines.push(line(forward.aval(*v), what));
+                }
+            }
+            Ok(Value::list(lines))
+        })
+    }
+
     /// `jax.vjp(f, *primals)`: the outputs and the backward function.
     pub(super) fn vjp_call<'a>(&'a mut self, args: Vec<Value>) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
