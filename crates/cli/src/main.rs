@@ -166,6 +166,7 @@ impl ScriptArgs {
         pollster::block_on(Engine::new().run_script(&source, &opts)).map_err(|failure: RunFailure| {
             if echo_stdout {
                 print!("{}", failure.stdout);
+                eprint!("{}", failure.stderr);
             }
             for e in &failure.errors {
                 // A message of several lines (JAX's are) continues indented under its place.
@@ -213,6 +214,7 @@ fn main() -> ExitCode {
                     println!("{}", report.to_json(false));
                 } else {
                     print!("{}", report.stdout);
+                    eprint!("{}", report.stderr);
                 }
                 ExitCode::SUCCESS
             }

@@ -170,6 +170,7 @@ impl Engine {
             Ok(out) => Ok(RunReport {
                 prints: out.prints,
                 stdout: out.stdout,
+                stderr: out.stderr,
                 programs,
                 mapped,
                 transfers: ctx.transfers(),
@@ -178,7 +179,9 @@ impl Engine {
                 adapter,
                 backend_reason: reason,
             }),
-            Err(failure) => Err(RunFailure { errors: failure.errors, stdout: failure.output.stdout }),
+            Err(failure) => {
+                Err(RunFailure { errors: failure.errors, stdout: failure.output.stdout, stderr: failure.output.stderr })
+            }
         }
     }
 }

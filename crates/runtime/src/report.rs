@@ -103,6 +103,8 @@ pub enum MappedStep {
 pub struct RunReport {
     pub prints: Vec<Vec<PrintItem>>,
     pub stdout: String,
+    /// What the script wrote to standard error: warnings, `logging`, `print(file=sys.stderr)`.
+    pub stderr: String,
     pub programs: Vec<ProgramReport>,
     /// The mapped calls (`jax.pmap`), one entry per function and signature.
     pub mapped: Vec<MappedReport>,
@@ -120,6 +122,7 @@ pub struct RunReport {
 pub struct RunFailure {
     pub errors: Vec<ScriptError>,
     pub stdout: String,
+    pub stderr: String,
 }
 
 /// `bytes` over the machine's PCIe link (none on a machine without one).
@@ -134,7 +137,11 @@ fn pcie_seconds(bytes: u64, machine: &emu::MachineSummary) -> f64 {
 impl RunFailure {
     /// An error that belongs to no line of the script (line and column 0).
     pub fn without_location(message: String) -> RunFailure {
-        RunFailure { errors: vec![ScriptError { message, line: 0, col: 0 }], stdout: String::new() }
+        RunFailure {
+            errors: vec![ScriptError { message, line: 0, col: 0 }],
+            stdout: String::new(),
+            stderr: String::new(),
+        }
     }
 }
 
@@ -381,6 +388,8 @@ impl RunReport {
             backend_reason: Option<&'a str>,
             #[serde(skip_serializing_if = "Option::is_none")]
             stdout: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            stderr: Option<&'a str>,
         }
         let mxus = self.machine.mxus_per_core;
         let report = Report {
@@ -423,13 +432,14 @@ impl RunReport {
             adapter: &self.adapter,
             backend_reason: details.then_some(self.backend_reason.as_str()),
             stdout: details.then_some(self.stdout.as_str()),
+            stderr: details.then_some(self.stderr.as_str()),
         };
         serde_json::to_string(&report).expect("a report always serializes")
     }
 }
 
 impl RunFailure {
-    /// `{"ok": false, "errors": [{"message", "line", "col"}], "stdout"}`.
+    /// `{"ok": false, "errors": [{"message", "line", "col"}], "stdout", "stderr"}`.
     pub fn to_json(&self) -> String {
         #[derive(Serialize)]
         struct E<'a> {
@@ -442,9 +452,10 @@ impl RunFailure {
             ok: bool,
             errors: Vec<E<'a>>,
             stdout: &'a str,
+            stderr: &'a str,
         }
         let errors = self.errors.iter().map(|e| E { message: &e.message, line: e.line, col: e.col }).collect();
-        serde_json::to_string(&F { ok: false, errors, stdout: &self.stdout }).expect("serializes")
+        serde_json::to_string(&F { ok: false, errors, stdout: &self.stdout, stderr: &self.stderr }).expect("serializes")
     }
 }
 

@@ -92,6 +92,7 @@ const JAX_FUNCTIONS: &[&str] = &[
     "Array",
     "default_matmul_precision",
     "block_until_ready",
+    "effects_barrier",
     "eval_shape",
     "linearize",
     "ShapeDtypeStruct",
@@ -1950,6 +1951,19 @@ impl Interp<'_, '_> {
 
     pub(super) fn index_array<'a>(&'a mut self, t: &'a Tensor, index: &'a Value) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
+            // NumPy arrays in an index go to the device first, as JAX converts them.
+            let is_host_array = |v: &Value| matches!(v, Value::Host(h) if !h.get().shape().is_empty());
+            let on_device = |interp: &mut Self, v: &Value| -> R<Value> {
+                Ok(if is_host_array(v) { Value::Array(interp.to_tensor(v)?) } else { v.clone() })
+            };
+            let converted = match index {
+                Value::Tuple(items) if items.iter().any(is_host_array) => {
+                    Some(Value::tuple(items.iter().map(|v| on_device(self, v)).collect::<R<Vec<_>>>()?))
+                }
+                v if is_host_array(v) => Some(on_device(self, v)?),
+                _ => None,
+            };
+            let index = converted.as_ref().unwrap_or(index);
             if let Some((index, emptied)) = super::host::zero_d_masks(index, t.aval().rank()) {
                 let picked = self.index_array(t, &index).await?;
                 return match (emptied, &picked) {
@@ -3340,6 +3354,13 @@ impl Interp<'_, '_> {
                     no_more_kwargs(name, &kwargs)?;
                     arity(name, &args, 1, 1)?;
                     Ok(args[0].clone())
+                }
+                // Callbacks run when the call that stages them does, in program order: by the
+                // time a call returns, every effect it had has happened.
+                "effects_barrier" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    arity(name, &args, 0, 0)?;
+                    Ok(Value::None)
                 }
                 "default_matmul_precision" => {
                     no_more_kwargs(name, &kwargs)?;

@@ -46,6 +46,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("os", include_str!("../stdlib/os.py")),
     ("os.path", include_str!("../stdlib/os_path.py")),
     ("pprint", include_str!("../stdlib/pprint.py")),
+    ("logging", include_str!("../stdlib/logging.py")),
     ("__future__", "annotations = True\ndivision = True\nprint_function = True\n"),
     ("jax._devices", include_str!("../stdlib/jax/devices.py")),
     ("jax.sharding", include_str!("../stdlib/jax/sharding.py")),

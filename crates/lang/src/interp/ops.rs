@@ -146,6 +146,38 @@ impl Interp<'_, '_> {
         })
     }
 
+    /// `==` of two lists (or two tuples) holding arrays, NumPy values, objects or sequences,
+    /// as CPython compares them: the same length, and each pair identical or `==` and truthy
+    /// (so `[1] == [np.int32(1)]` holds). `None` where plain structural equality answers.
+    fn rich_sequence_eq<'a>(&'a mut self, a: &'a Value, b: &'a Value) -> LocalFuture<'a, R<Option<bool>>> {
+        Box::pin(async move {
+            let (xs, ys) = match (a, b) {
+                (Value::List(x), Value::List(y)) => (x.borrow().clone(), y.borrow().clone()),
+                (Value::Tuple(x), Value::Tuple(y)) => (x.to_vec(), y.to_vec()),
+                _ => return Ok(None),
+            };
+            let rich = |v: &Value| {
+                matches!(v, Value::Array(_) | Value::Host(_) | Value::Instance(_) | Value::List(_) | Value::Tuple(_))
+            };
+            if !xs.iter().chain(&ys).any(rich) {
+                return Ok(None);
+            }
+            if xs.len() != ys.len() {
+                return Ok(Some(false));
+            }
+            for (x, y) in xs.iter().zip(&ys) {
+                if identical(x, y) {
+                    continue;
+                }
+                let eq = self.compare(CmpOp::Eq, x, y).await?;
+                if !self.truth(&eq).await? {
+                    return Ok(Some(false));
+                }
+            }
+            Ok(Some(true))
+        })
+    }
+
     pub(super) fn compare<'a>(&'a mut self, op: CmpOp, a: &'a Value, b: &'a Value) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             let is_array = |v: &Value| matches!(v, Value::Array(_));
@@ -160,6 +192,11 @@ impl Interp<'_, '_> {
             }
             if matches!(a, Value::Instance(_)) || matches!(b, Value::Instance(_)) {
                 return self.instance_compare(op, a, b).await;
+            }
+            if matches!(op, CmpOp::Eq | CmpOp::Ne) {
+                if let Some(equal) = self.rich_sequence_eq(a, b).await? {
+                    return Ok(Value::Bool(equal == (op == CmpOp::Eq)));
+                }
             }
             if let (Value::Set(x), Value::Set(y)) = (a, b) {
                 if !matches!(op, CmpOp::Eq | CmpOp::Ne) {
