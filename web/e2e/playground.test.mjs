@@ -180,6 +180,24 @@ test('a syntax error ends in status error with a line:col message', { timeout: 1
   }
 });
 
+test("what a script writes to standard error (logging, warnings) shows after its output, set apart", { timeout: 180_000 }, async () => {
+  const p = await openPage(browser, server.url);
+  try {
+    const { page } = p;
+    const script = 'import logging\nimport warnings\nlogging.warning("careful: %s", 3)\nwarnings.warn("old API")\nprint("done")\n';
+    await page.goto(`${server.url}${link(script)}`);
+    await page.click($('run'));
+    const status = await waitForRunEnd(page);
+    const output = await page.textContent($('output'));
+    assert.equal(status, 'done', `expected the run to finish; output:\n${output}${diagnostics(p)}`);
+    const stderr = await page.textContent(`${$('output')} ${$('stderr')}`);
+    assert.equal(stderr, 'WARNING:root:careful: 3\nUserWarning: old API\n');
+    assert.equal(output, `done\n${stderr}`, 'standard output first, then standard error');
+  } finally {
+    await p.close();
+  }
+});
+
 test('a loop and a branch run on the machine: one program whatever the trip count', { timeout: 180_000 }, async () => {
   const p = await openPage(browser, server.url);
   try {

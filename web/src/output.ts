@@ -1,12 +1,19 @@
-// A run's output as the page and the embedded element show it: what the script printed, or its
-// errors as `line:col: message`, and the line that says which backend ran. Text only
-// (textContent), never markup.
+// A run's output as the page and the embedded element show it: what the script printed, then
+// what it wrote to standard error (set apart), or its errors as `line:col: message`, and the line
+// that says which backend ran. Text only (textContent), never markup.
 import type { RunOk, RunResult } from './protocol';
 
 export function showOutput(output: HTMLElement, result: RunResult): void {
   output.replaceChildren(document.createTextNode(result.stdout));
+  if (result.stderr) {
+    const stderr = document.createElement('span');
+    stderr.className = 'stderr';
+    stderr.dataset.testid = 'stderr';
+    stderr.textContent = result.stderr;
+    output.append(stderr);
+  }
   if (result.ok) {
-    if (result.stdout === '') output.append(quiet('(the script printed nothing)'));
+    if (result.stdout === '' && !result.stderr) output.append(quiet('(the script printed nothing)'));
     return;
   }
   for (const e of result.errors) {

@@ -144,6 +144,8 @@ export interface MappedReport {
 export interface RunOk {
   ok: true;
   stdout: string;
+  /** What the script wrote to standard error: warnings, `logging`, `print(file=sys.stderr)`. */
+  stderr?: string;
   prints: unknown[][];
   programs: ProgramReport[];
   /** Mapped calls (`jax.pmap`); absent when the script made none. */
@@ -168,6 +170,7 @@ export interface RunFailed {
   ok: false;
   errors: ScriptError[];
   stdout: string;
+  stderr?: string;
 }
 
 export type RunResult = RunOk | RunFailed;

@@ -777,9 +777,17 @@ fn cond_transpose(
     Ok(out)
 }
 
-/// The transpose of a linear nested `jit`: a `jit` of the same name whose body is the body
-/// transposed, taking the known operands and the outputs' cotangents and giving the linear
-/// operands' cotangents. Returns a cotangent per operand.
+/// The cotangents of `jaxpr`'s outputs, zeros where none reached one.
+fn with_zeros(b: &mut Builder, cts: Vec<Option<Atom>>, jaxpr: &Jaxpr) -> Result<Vec<Atom>> {
+    cts.into_iter()
+        .zip(&jaxpr.outvars)
+        .map(|(ct, out)| match ct {
+            Some(ct) => Ok(ct),
+            None => b.zeros(jaxpr.atom_aval(out)),
+        })
+        .collect()
+}
+
 /// The transpose of a `custom_vjp` function's tangents: the user's backward pass, from the
 /// residuals and the outputs' cotangents (zeros where none reached an output, as JAX passes
 /// them) to the arguments' cotangents. Returns a cotangent per operand.
@@ -802,18 +810,16 @@ fn custom_vjp_transpose(
             }
         }
     }
-    for (ct, out) in ct_outs.into_iter().zip(&function.call.outvars) {
-        bwd_ins.push(match ct {
-            Some(ct) => ct,
-            None => b.zeros(function.call.atom_aval(out))?,
-        });
-    }
+    bwd_ins.extend(with_zeros(b, ct_outs, &function.call)?);
     let cts = b.inline(function.traced_passes()?.1, &bwd_ins)?;
     let mut out = vec![None; ins.len() - tangents.len()];
     out.extend(cts.into_iter().map(Some));
     Ok(out)
 }
 
+/// The transpose of a linear nested `jit`: a `jit` of the same name whose body is the body
+/// transposed, taking the known operands and the outputs' cotangents and giving the linear
+/// operands' cotangents. Returns a cotangent per operand.
 fn jit_transpose(
     b: &mut Builder,
     j: &JitFunction,
@@ -834,12 +840,7 @@ fn jit_transpose(
             LinIn::Linear(_) => None,
         })
         .collect();
-    for (ct, out) in ct_outs.into_iter().zip(&j.body.outvars) {
-        args.push(match ct {
-            Some(ct) => ct,
-            None => b.zeros(j.body.atom_aval(out))?,
-        });
-    }
+    args.extend(with_zeros(b, ct_outs, &j.body)?);
     let cts = b.bind(
         Primitive::Jit { function: std::rc::Rc::new(JitFunction { name: j.name.clone(), body, consts: 0 }) },
         &args,
