@@ -23,3 +23,6 @@ print(hex(255), oct(8), bin(5), min("abc"), max([1, 5, 3]), sum([0.1] * 10), 3 *
 print("{:e}".format(0.000123), "{:g}".format(1e-10), "{:.0f}".format(0.5), "{:.0f}".format(1.5), "{:%}".format(0.25))
 print(0x1F, 0o17, 0b101, 0xff_ff, -0x10, f"{0xab:#06x}", f"{-5:#b}", f"{255:_x}", f"{10**6:_}")
 "{} {}".format(1)
+
+# String escapes: octal, \a \b \f \v, \x, \u and \U.
+print(repr("\a\b\f\v\033[0m\0\x41\u00e9\U0001F600"), "\101\1012", len("\U0001F600"))

@@ -448,11 +448,32 @@ impl Lexer {
             'n' => text.push('\n'),
             't' => text.push('\t'),
             'r' => text.push('\r'),
-            '0' => text.push('\0'),
+            'a' => text.push('\u{7}'),
+            'b' => text.push('\u{8}'),
+            'f' => text.push('\u{c}'),
+            'v' => text.push('\u{b}'),
+            // Octal: up to three digits (`\0`, `\033`).
+            '0'..='7' => {
+                let mut code = c.to_digit(8).unwrap_or(0);
+                for _ in 0..2 {
+                    match self.peek(0).and_then(|d| d.to_digit(8)) {
+                        Some(d) => {
+                            code = code * 8 + d;
+                            self.bump();
+                        }
+                        None => break,
+                    }
+                }
+                text.extend(char::from_u32(code));
+            }
             '\\' | '\'' | '"' => text.push(c),
             '\n' => {}
-            'x' | 'u' => {
-                let n = if c == 'x' { 2 } else { 4 };
+            'x' | 'u' | 'U' => {
+                let n = match c {
+                    'x' => 2,
+                    'u' => 4,
+                    _ => 8,
+                };
                 let hex: String = (0..n)
                     .filter_map(|_| self.peek(0).filter(|h| h.is_ascii_hexdigit()).and_then(|_| self.bump()))
                     .collect();

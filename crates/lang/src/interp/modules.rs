@@ -47,6 +47,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("os.path", include_str!("../stdlib/os_path.py")),
     ("pprint", include_str!("../stdlib/pprint.py")),
     ("logging", include_str!("../stdlib/logging.py")),
+    ("json", include_str!("../stdlib/json.py")),
     ("__future__", "annotations = True\ndivision = True\nprint_function = True\n"),
     ("jax._devices", include_str!("../stdlib/jax/devices.py")),
     ("jax.sharding", include_str!("../stdlib/jax/sharding.py")),
