@@ -40,6 +40,7 @@ mod pcg64;
 mod pmap;
 mod pytrees;
 mod random;
+mod regex;
 mod sets;
 mod shard_map;
 mod sharded;
@@ -181,6 +182,8 @@ pub struct Interp<'c, 'p> {
     /// Whether the script has asked for rematerialization (`jax.checkpoint`, `checkpoint_name`),
     /// which the playground does not model: what reverse mode saves is then not known.
     remat_used: bool,
+    /// The `re` module's compiled patterns (see `regex.rs`).
+    regexes: regex::Cache,
 }
 
 pub async fn run(
@@ -220,6 +223,7 @@ pub async fn run(
         in_loop: false,
         frame: Rc::from("<module>"),
         remat_used: false,
+        regexes: regex::Cache::default(),
     };
     let result = interp.exec_block(&module.body, &globals).await;
     // `sys.exit()` ends the script cleanly; `sys.exit("message")` or a nonzero code ends it

@@ -48,6 +48,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("pprint", include_str!("../stdlib/pprint.py")),
     ("logging", include_str!("../stdlib/logging.py")),
     ("json", include_str!("../stdlib/json.py")),
+    ("re", include_str!("../stdlib/re.py")),
     ("__future__", "annotations = True\ndivision = True\nprint_function = True\n"),
     ("jax._devices", include_str!("../stdlib/jax/devices.py")),
     ("jax.sharding", include_str!("../stdlib/jax/sharding.py")),
@@ -125,6 +126,8 @@ const NATIVES: &[&str] = &[
     "tree_paths",
     "saved_residuals",
     "remat_used",
+    "re_compile",
+    "re_search",
 ];
 
 /// The version of JAX whose behaviour the playground follows (its fixtures come from it).
@@ -471,6 +474,11 @@ impl Interp<'_, '_> {
             }
             if name == "saved_residuals" {
                 return self.saved_residuals(args).await;
+            }
+            match name {
+                "re_compile" => return self.re_compile(&args),
+                "re_search" => return self.re_search(&args),
+                _ => {}
             }
             match name {
                 "shard_map_run" => return self.shard_map_run(args).await,

@@ -146,7 +146,7 @@ impl Interp<'_, '_> {
         })
     }
 
-    /// `==` of two lists (or two tuples) holding arrays, NumPy values, objects or sequences,
+    /// `==` of two lists (or two tuples) holding arrays, NumPy values or objects,
     /// as CPython compares them: the same length, and each pair identical or `==` and truthy
     /// (so `[1] == [np.int32(1)]` holds). `None` where plain structural equality answers.
     fn rich_sequence_eq<'a>(&'a mut self, a: &'a Value, b: &'a Value) -> LocalFuture<'a, R<Option<bool>>> {
@@ -156,9 +156,9 @@ impl Interp<'_, '_> {
                 (Value::Tuple(x), Value::Tuple(y)) => (x.to_vec(), y.to_vec()),
                 _ => return Ok(None),
             };
-            let rich = |v: &Value| {
-                matches!(v, Value::Array(_) | Value::Host(_) | Value::Instance(_) | Value::List(_) | Value::Tuple(_))
-            };
+            // (Nested sequences alone stay with the structural comparison, which takes any
+            // depth and cycles without recursing.)
+            let rich = |v: &Value| matches!(v, Value::Array(_) | Value::Host(_) | Value::Instance(_));
             if !xs.iter().chain(&ys).any(rich) {
                 return Ok(None);
             }
