@@ -1759,8 +1759,7 @@ x = jnp.ones(4)
 print_saved_residuals(f, W1, W2, W3, x)
 
 def loss(params, x, y):
-    d = predict(params, x) - y
-    return jnp.sum(d ** 2)
+    return jnp.sum((predict(params, x) - y)**2)
 
 def predict(params, x):
     *Ws, Wlast = params

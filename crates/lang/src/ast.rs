@@ -343,7 +343,9 @@ pub enum ExprKind {
         args: Vec<Arg>,
     },
     Unary(UnaryOp, Box<Expr>),
-    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `a op b`, and where it starts: its first token, an opening parenthesis of its left
+    /// operand included (CPython's position for it, which JAX's `source_info` reports).
+    Binary(BinOp, Box<Expr>, Box<Expr>, Span),
     And(Box<Expr>, Box<Expr>),
     Or(Box<Expr>, Box<Expr>),
     /// `a < b <= c`: the first operand, then each comparison.
@@ -547,7 +549,7 @@ impl fmt::Display for Expr {
                 f.write_str(")")
             }
             ExprKind::Unary(op, e) => write!(f, "({} {e})", op.symbol()),
-            ExprKind::Binary(op, a, b) => write!(f, "({} {a} {b})", op.symbol()),
+            ExprKind::Binary(op, a, b, _) => write!(f, "({} {a} {b})", op.symbol()),
             ExprKind::And(a, b) => write!(f, "(and {a} {b})"),
             ExprKind::Or(a, b) => write!(f, "(or {a} {b})"),
             ExprKind::Compare(first, rest) => {

@@ -1319,13 +1319,14 @@ impl Parser {
 
     /// One level of left-associative binary operators.
     fn binary_level(&mut self, ops: &[(&str, BinOp)], next: fn(&mut Parser) -> PResult<Expr>) -> PResult<Expr> {
+        let start = self.span();
         let mut left = next(self)?;
         while let Some(&(_, op)) = ops.iter().find(|(sym, _)| self.at_op(sym)) {
             self.chain_link()?;
             let span = self.span();
             self.advance();
             let right = next(self)?;
-            left = Expr { span, kind: ExprKind::Binary(op, Box::new(left), Box::new(right)) };
+            left = Expr { span, kind: ExprKind::Binary(op, Box::new(left), Box::new(right), start) };
         }
         Ok(left)
     }
@@ -1372,6 +1373,7 @@ impl Parser {
     /// `a ** b`: right-associative, and binds tighter than a unary minus on its left
     /// (`-2 ** 2 == -4`) but not on its right (`2 ** -1`).
     fn power(&mut self) -> PResult<Expr> {
+        let start = self.span();
         let base = self.primary()?;
         if !self.at_op("**") {
             return Ok(base);
@@ -1379,7 +1381,7 @@ impl Parser {
         let span = self.span();
         self.advance();
         let exp = self.nested(|p| p.factor())?;
-        Ok(Expr { span, kind: ExprKind::Binary(BinOp::Pow, Box::new(base), Box::new(exp)) })
+        Ok(Expr { span, kind: ExprKind::Binary(BinOp::Pow, Box::new(base), Box::new(exp), start) })
     }
 
     fn primary(&mut self) -> PResult<Expr> {

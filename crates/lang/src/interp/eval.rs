@@ -31,7 +31,7 @@ impl Interp<'_, '_> {
                 ExprKind::Attr(..) | ExprKind::Subscript(..) | ExprKind::Call { .. } => self.eval_postfix(e, env).await,
                 ExprKind::Slice(a, b, c) => self.eval_slice([a, b, c], env).await,
                 ExprKind::Unary(op, operand) => self.eval_unary(*op, operand, e.span, env).await,
-                ExprKind::Binary(op, a, b) => self.eval_binary(*op, a, b, env).await,
+                ExprKind::Binary(op, a, b, start) => self.eval_binary(*op, a, b, *start, env).await,
                 ExprKind::And(a, b) => self.eval_logic(true, a, b, env).await,
                 ExprKind::Or(a, b) => self.eval_logic(false, a, b, env).await,
                 ExprKind::Compare(first, rest) => self.eval_compare(first, rest, env).await,
@@ -374,27 +374,34 @@ impl Interp<'_, '_> {
     /// `a op b`. A left-deep chain (`x + y - z`, up to the parser's 1,000 links) runs in a
     /// loop from its leftmost operand rather than by recursing down the left operands, which
     /// would nest a future per link on the native stack.
-    fn eval_binary<'a>(&'a mut self, op: BinOp, a: &'a Expr, b: &'a Expr, env: &'a Env) -> LocalFuture<'a, R<Value>> {
+    fn eval_binary<'a>(
+        &'a mut self,
+        op: BinOp,
+        a: &'a Expr,
+        b: &'a Expr,
+        start: crate::ast::Span,
+        env: &'a Env,
+    ) -> LocalFuture<'a, R<Value>> {
         Box::pin(async move {
             // A lone operation (most of them) needs no list of links.
             if !matches!(a.kind, ExprKind::Binary(..)) {
-                let (span, a) = (a.span, self.eval(a, env).await?);
+                let a = self.eval(a, env).await?;
                 let b = self.eval(b, env).await?;
-                self.mark_source(span);
+                self.mark_source(start);
                 return self.binary(op, a, b).await;
             }
-            let mut links = vec![(op, b, None)];
+            // Each link: its operator, right operand, place for errors and start.
+            let mut links = vec![(op, b, None, start)];
             let mut leftmost = a;
-            while let ExprKind::Binary(op, a, b) = &leftmost.kind {
-                links.push((*op, b, Some(leftmost.span)));
+            while let ExprKind::Binary(op, a, b, start) = &leftmost.kind {
+                links.push((*op, b, Some(leftmost.span), *start));
                 leftmost = a;
             }
             let mut value = self.eval(leftmost, env).await?;
-            for (op, b, span) in links.into_iter().rev() {
+            for (op, b, span, start) in links.into_iter().rev() {
                 let at = self.enter_link(span)?;
                 let right = self.eval(b, env).await.map_err(at)?;
-                // Every operation of a left-leaning chain starts where its leftmost operand does.
-                self.mark_source(leftmost.span);
+                self.mark_source(start);
                 value = self.binary(op, value, right).await.map_err(at)?;
             }
             Ok(value)
