@@ -469,18 +469,11 @@ impl Interp<'_, '_> {
                     _ => unreachable!("checked by `state`"),
                 }
             }
-            if name == "tree_paths" {
-                return self.tree_paths(args).await;
-            }
-            if name == "saved_residuals" {
-                return self.saved_residuals(args).await;
-            }
             match name {
+                "tree_paths" => return self.tree_paths(args).await,
+                "saved_residuals" => return self.saved_residuals(args).await,
                 "re_compile" => return self.re_compile(&args),
                 "re_search" => return self.re_search(&args),
-                _ => {}
-            }
-            match name {
                 "shard_map_run" => return self.shard_map_run(args).await,
                 "place" => return self.place(args),
                 "placement" => return Ok(self.placement(&args)),

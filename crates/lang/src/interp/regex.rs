@@ -173,9 +173,13 @@ impl Interp<'_, '_> {
             _ => {
                 // Anchored: a match must start at `start` (and for fullmatch end at `end`). The
                 // leftmost match at or after `start` starts there when any does.
-                let anchored = match self.regex(&format!("(?:{pattern})\\Z"), *flags) {
-                    Ok(r) if *mode == 2 => r,
-                    _ => regex.clone(),
+                let anchored = if *mode == 2 {
+                    match self.regex(&format!("(?:{pattern})\\Z"), *flags) {
+                        Ok(r) => r,
+                        Err(message) => return super::value_err(message),
+                    }
+                } else {
+                    regex.clone()
                 };
                 anchored.captures_at(hay, start).filter(|c| c.get(0).is_some_and(|m| m.start() == start))
             }
