@@ -1,4 +1,4 @@
-"""Writes crates/lang/src/api_names.txt: the public names of the JAX and NumPy modules the
+"""Writes crates/pylib/api_names.txt: the public names of the JAX and NumPy modules the
 playground binds, from the installed JAX and NumPy. The interpreter reads it to tell a real API
 it lacks ("jnp.fft is not supported by the playground yet", "numpy.linalg.eig is not supported
 by the playground yet") from a name the library does not have ("module 'jax.numpy' has no
@@ -33,7 +33,7 @@ MODULES = [
 ]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "..", "..", "crates", "lang", "src", "api_names.txt")
+OUT = os.path.join(HERE, "..", "..", "crates", "pylib", "api_names.txt")
 
 lines = [f"# Public names per module, from JAX {jax.__version__} and NumPy {numpy.__version__} (tests/jax/api_names.py)."]
 for name in MODULES:

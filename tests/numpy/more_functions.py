@@ -1,4 +1,4 @@
-"""NumPy functions written in Python over the rest of NumPy on the host (src/stdlib/numpy_more.py),
+"""NumPy functions written in Python over the rest of NumPy on the host (crates/pylib/python/numpy_more.py),
 with NumPy's semantics: gradient with coordinates and second-order edges, the NaN-skipping
 reductions, gcd/lcm, index helpers, delete, and the polynomial helpers with polyfit."""
 import numpy as np

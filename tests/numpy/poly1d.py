@@ -1,4 +1,4 @@
-"""np.poly1d, written in Python over NumPy on the host (src/stdlib/numpy_poly1d.py), with NumPy's
+"""np.poly1d, written in Python over NumPy on the host (crates/pylib/python/numpy_poly1d.py), with NumPy's
 semantics: construction from coefficients, another poly1d or roots, the attributes and their
 aliases, evaluation by Horner's scheme (composition for a poly1d), indexing by power,
 arithmetic with scalars and polynomials, derivatives and integrals, and both printed forms."""

@@ -108,7 +108,7 @@ pub(super) fn weak(x: f32) -> Tensor {
 }
 
 impl Interp<'_, '_> {
-    /// Calls `name` of `jax._loops`, the control flow JAX writes in Python (stdlib/jax/loops.py).
+    /// Calls `name` of `jax._loops`, the control flow JAX writes in Python (crates/pylib/python/jax/loops.py).
     async fn python_helper(&mut self, name: &str, args: Vec<Value>) -> R<Value> {
         let Value::PyModule(loops) = self.import("jax._loops").await? else {
             return err("internal error: jax._loops is not a module");

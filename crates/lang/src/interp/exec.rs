@@ -394,7 +394,7 @@ impl Interp<'_, '_> {
                     // `from package import module`.
                     Err(e) if e.kind == super::objects::Builtin::AttributeError => {
                         let sub = format!("{module}.{name}");
-                        if super::modules::is_library_module(&sub) {
+                        if pylib::module(&sub).is_some() {
                             self.import(&sub).await?
                         } else {
                             return Err(RtError::of(

@@ -200,7 +200,7 @@ pub fn str(h: &HostArray) -> String {
 /// The `numpy` modules' attributes.
 pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
     // A name NumPy has that the playground lacks is "not supported yet", as for JAX's.
-    let no_attr = || match super::jax::in_library(m.name(), name) {
+    let no_attr = || match pylib::in_real_module(m.name(), name) {
         true => RtError::of(
             super::objects::Builtin::NotImplementedError,
             format!("{}.{name} is not supported by the playground yet", m.name()),

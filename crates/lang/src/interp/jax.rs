@@ -283,19 +283,6 @@ const NN_FUNCTIONS: &[&str] = &[
     "dot_product_attention",
 ];
 
-/// The public names of the JAX modules the playground binds, one line per module, written
-/// from real JAX by `tests/jax/api_names.py`.
-const API_NAMES: &str = include_str!("../api_names.txt");
-
-/// Whether JAX (or, for `numpy` modules, NumPy) has `module.name`: then a name the playground
-/// lacks is "not supported yet", where any other is Python's "no attribute".
-pub(super) fn in_library(module: &str, name: &str) -> bool {
-    API_NAMES
-        .lines()
-        .find_map(|line| line.strip_prefix(module)?.strip_prefix(": "))
-        .is_some_and(|names| names.split(' ').any(|n| n == name))
-}
-
 pub fn import_module(name: &str) -> R<ModuleId> {
     Ok(match name {
         "jax" => ModuleId::Jax,
@@ -366,7 +353,7 @@ fn jnp_alias(name: &str) -> &str {
 
 pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
     // A real JAX name the playground lacks, or one JAX does not have either.
-    let missing = |prefix: &str| match in_library(m.name(), name) {
+    let missing = |prefix: &str| match pylib::in_real_module(m.name(), name) {
         true => RtError::of(
             super::objects::Builtin::NotImplementedError,
             format!("{prefix}.{name} is not supported by the playground yet"),

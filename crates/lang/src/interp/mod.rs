@@ -1002,10 +1002,10 @@ impl Interp<'_, '_> {
                 Value::Module(m) => {
                     // A package's submodule written in Python (`jax.example_libraries`).
                     let sub = format!("{}.{name}", m.name());
-                    if modules::is_library_module(&sub) {
+                    if pylib::module(&sub).is_some() {
                         return self.import(&sub).await;
                     }
-                    if let Some(source) = modules::python_name(m.name(), name) {
+                    if let Some(source) = pylib::defining_module(m.name(), name) {
                         let module = self.import(source).await?;
                         return self.get_attr(&module, name).await;
                     }

@@ -1,5 +1,5 @@
 //! `import`: the `jax` modules (`jax.rs`), `math`, and the standard library's modules, which
-//! are written in Python (`src/stdlib/*.py`, CPython's behaviour in our own code) and run the
+//! are written in Python (`crates/pylib/python/*.py`, CPython's behaviour in our own code) and run the
 //! first time a run imports them, over a few functions written in Rust (`_playground`: the
 //! host's clock, the Mersenne Twister, standard error).
 //!
@@ -19,91 +19,6 @@ pub struct PyModule {
     pub name: String,
     pub scope: Env,
 }
-
-/// The standard library's modules written in Python, by name. A module's index here (plus
-/// one) is its `Span::file`.
-const SOURCES: &[(&str, &str)] = &[
-    ("time", include_str!("../stdlib/time.py")),
-    ("timeit", include_str!("../stdlib/timeit.py")),
-    ("sys", include_str!("../stdlib/sys.py")),
-    ("functools", include_str!("../stdlib/functools.py")),
-    ("itertools", include_str!("../stdlib/itertools.py")),
-    ("operator", include_str!("../stdlib/operator.py")),
-    ("collections", include_str!("../stdlib/collections.py")),
-    ("collections.abc", include_str!("../stdlib/collections_abc.py")),
-    ("typing", include_str!("../stdlib/typing.py")),
-    ("dataclasses", include_str!("../stdlib/dataclasses.py")),
-    ("abc", include_str!("../stdlib/abc.py")),
-    ("enum", include_str!("../stdlib/enum.py")),
-    ("string", include_str!("../stdlib/string.py")),
-    ("random", include_str!("../stdlib/random.py")),
-    ("warnings", include_str!("../stdlib/warnings.py")),
-    ("contextlib", include_str!("../stdlib/contextlib.py")),
-    ("copy", include_str!("../stdlib/copy.py")),
-    ("bisect", include_str!("../stdlib/bisect.py")),
-    ("heapq", include_str!("../stdlib/heapq.py")),
-    ("types", include_str!("../stdlib/types.py")),
-    ("os", include_str!("../stdlib/os.py")),
-    ("os.path", include_str!("../stdlib/os_path.py")),
-    ("pprint", include_str!("../stdlib/pprint.py")),
-    ("logging", include_str!("../stdlib/logging.py")),
-    ("json", include_str!("../stdlib/json.py")),
-    ("re", include_str!("../stdlib/re.py")),
-    ("__future__", "annotations = True\ndivision = True\nprint_function = True\n"),
-    ("jax._devices", include_str!("../stdlib/jax/devices.py")),
-    ("jax.sharding", include_str!("../stdlib/jax/sharding.py")),
-    ("jax._sharding_module", "import jax.sharding as sharding\n"),
-    ("jax.experimental.shard_map", "from jax.sharding import shard_map\n"),
-    ("jax.experimental.mesh_utils", "from jax.sharding import create_device_mesh\n"),
-    ("jax._core", include_str!("../stdlib/jax/core.py")),
-    ("jax._custom", include_str!("../stdlib/jax/custom.py")),
-    ("jax._random", include_str!("../stdlib/jax/random.py")),
-    ("jax._numpy", include_str!("../stdlib/jax/numpy_extra.py")),
-    ("jax._numpy_more", include_str!("../stdlib/jax/numpy_more.py")),
-    ("jax._special", include_str!("../stdlib/jax/special.py")),
-    ("jax._at_modes", include_str!("../stdlib/jax/at_modes.py")),
-    ("jax.ad_checkpoint", include_str!("../stdlib/jax/ad_checkpoint.py")),
-    ("jax._linalg", include_str!("../stdlib/jax/linalg.py")),
-    ("jax._top_k", include_str!("../stdlib/jax/top_k.py")),
-    ("numpy._linalg", include_str!("../stdlib/numpy_linalg.py")),
-    ("jax._vectorize", include_str!("../stdlib/jax/vectorize.py")),
-    ("jax._tree", include_str!("../stdlib/jax/tree.py")),
-    ("jax._lax_conv", include_str!("../stdlib/jax/lax_conv.py")),
-    ("jax._associative_scan", include_str!("../stdlib/jax/associative_scan.py")),
-    ("jax._loops", include_str!("../stdlib/jax/loops.py")),
-    ("numpy._vectorize", include_str!("../stdlib/numpy_vectorize.py")),
-    ("jax._statistics", include_str!("../stdlib/jax/statistics.py")),
-    ("numpy._statistics", include_str!("../stdlib/numpy_statistics.py")),
-    ("jax._grids", include_str!("../stdlib/jax/grids.py")),
-    ("numpy._grids", include_str!("../stdlib/numpy_grids.py")),
-    ("numpy._more", include_str!("../stdlib/numpy_more.py")),
-    ("inspect", include_str!("../stdlib/inspect.py")),
-    ("jax.example_libraries", include_str!("../stdlib/jax/example_libraries.py")),
-    ("jax.example_libraries.optimizers", include_str!("../stdlib/jax/optimizers.py")),
-    ("jax.example_libraries.stax", include_str!("../stdlib/jax/stax.py")),
-    ("jax.scipy.optimize", include_str!("../stdlib/jax/scipy_optimize.py")),
-    ("jax.scipy.stats", include_str!("../stdlib/jax/scipy_stats.py")),
-    ("jax.scipy.stats.norm", include_str!("../stdlib/jax/scipy_stats_norm.py")),
-    ("jax.scipy.stats.multivariate_normal", include_str!("../stdlib/jax/scipy_stats_multivariate_normal.py")),
-    ("jax.scipy.stats.t", include_str!("../stdlib/jax/scipy_stats_t.py")),
-    ("jax.scipy.stats.uniform", include_str!("../stdlib/jax/scipy_stats_uniform.py")),
-    ("jax.scipy.stats.expon", include_str!("../stdlib/jax/scipy_stats_expon.py")),
-    ("jax.scipy.stats.laplace", include_str!("../stdlib/jax/scipy_stats_laplace.py")),
-    ("jax.scipy.stats.logistic", include_str!("../stdlib/jax/scipy_stats_logistic.py")),
-    ("jax.scipy.stats.cauchy", include_str!("../stdlib/jax/scipy_stats_cauchy.py")),
-    ("jax.scipy.stats.bernoulli", include_str!("../stdlib/jax/scipy_stats_bernoulli.py")),
-    ("jax.scipy.linalg", include_str!("../stdlib/jax/scipy_linalg.py")),
-    ("jax.scipy.signal", include_str!("../stdlib/jax/scipy_signal.py")),
-    ("scipy", include_str!("../stdlib/scipy/init.py")),
-    ("scipy.special", include_str!("../stdlib/scipy/special.py")),
-    ("scipy.stats", include_str!("../stdlib/scipy/stats.py")),
-    ("scipy.optimize", include_str!("../stdlib/scipy/optimize.py")),
-    ("jax.test_util", include_str!("../stdlib/jax/test_util.py")),
-    ("jax.experimental.ode", include_str!("../stdlib/jax/ode.py")),
-    ("numpy._poly1d", include_str!("../stdlib/numpy_poly1d.py")),
-    ("pdb", include_str!("../stdlib/pdb.py")),
-    ("jax.dtypes", include_str!("../stdlib/jax/dtypes.py")),
-];
 
 /// The functions of `_playground`, the module the standard library's sources build on.
 const NATIVES: &[&str] = &[
@@ -133,186 +48,6 @@ const NATIVES: &[&str] = &[
 /// The version of JAX whose behaviour the playground follows (its fixtures come from it).
 pub const JAX_VERSION: &str = "0.10.2";
 
-/// Names of the interpreter's own modules (`jax`, `jax.random`) that are written in Python:
-/// (module, name, the library module that defines it).
-const PYTHON_NAMES: &[(&str, &str, &str)] = &[
-    ("jax", "typeof", "jax._core"),
-    ("jax", "devices", "jax._devices"),
-    ("jax", "local_devices", "jax._devices"),
-    ("jax", "device_count", "jax._devices"),
-    ("jax", "local_device_count", "jax._devices"),
-    ("jax", "process_index", "jax._devices"),
-    ("jax", "process_count", "jax._devices"),
-    ("jax", "default_backend", "jax._devices"),
-    ("jax", "device_put", "jax._devices"),
-    ("jax", "device_get", "jax._devices"),
-    ("jax", "sharding", "jax._sharding_module"),
-    ("jax", "make_mesh", "jax.sharding"),
-    ("jax", "shard_map", "jax.sharding"),
-    ("jax", "P", "jax.sharding"),
-    ("jax", "NamedSharding", "jax.sharding"),
-    ("jax.lax", "with_sharding_constraint", "jax.sharding"),
-    ("jax.debug", "visualize_array_sharding", "jax.sharding"),
-    ("jax.debug", "visualize_sharding", "jax.sharding"),
-    ("jax.debug", "inspect_array_sharding", "jax.sharding"),
-    ("jax.random", "multivariate_normal", "jax._random"),
-    ("jax.random", "gamma", "jax._random"),
-    ("jax.random", "loggamma", "jax._random"),
-    ("jax.random", "beta", "jax._random"),
-    ("jax.numpy", "vectorize", "jax._vectorize"),
-    ("jax.numpy.linalg", "eigh", "jax._linalg"),
-    ("jax.numpy.linalg", "eigvalsh", "jax._linalg"),
-    ("jax.numpy.linalg", "svd", "jax._linalg"),
-    ("jax.numpy.linalg", "svdvals", "jax._linalg"),
-    ("jax.numpy.linalg", "norm", "jax._linalg"),
-    ("jax.numpy.linalg", "qr", "jax._linalg"),
-    ("jax.numpy.linalg", "lstsq", "jax._linalg"),
-    ("jax.numpy.linalg", "pinv", "jax._linalg"),
-    ("jax.numpy.linalg", "matrix_rank", "jax._linalg"),
-    ("numpy.linalg", "eigh", "numpy._linalg"),
-    ("numpy.linalg", "eigvalsh", "numpy._linalg"),
-    ("numpy.linalg", "svd", "numpy._linalg"),
-    ("numpy.linalg", "svdvals", "numpy._linalg"),
-    ("numpy.linalg", "norm", "numpy._linalg"),
-    ("numpy.linalg", "qr", "numpy._linalg"),
-    ("numpy.linalg", "lstsq", "numpy._linalg"),
-    ("numpy.linalg", "pinv", "numpy._linalg"),
-    ("numpy.linalg", "matrix_rank", "numpy._linalg"),
-    ("jax.numpy", "indices", "jax._numpy"),
-    ("jax.numpy", "bincount", "jax._numpy"),
-    ("jax.numpy", "broadcast_shapes", "jax._numpy"),
-    ("jax.numpy", "apply_along_axis", "jax._numpy_more"),
-    ("jax.numpy", "apply_over_axes", "jax._numpy_more"),
-    ("jax.numpy", "array_equiv", "jax._numpy_more"),
-    ("jax.numpy", "bartlett", "jax._numpy_more"),
-    ("jax.numpy", "blackman", "jax._numpy_more"),
-    ("jax.numpy", "compress", "jax._numpy_more"),
-    ("jax.numpy", "conj", "jax._numpy_more"),
-    ("jax.numpy", "conjugate", "jax._numpy_more"),
-    ("jax.numpy", "cumulative_prod", "jax._numpy_more"),
-    ("jax.numpy", "delete", "jax._numpy_more"),
-    ("jax.numpy", "diag_indices", "jax._numpy_more"),
-    ("jax.numpy", "diag_indices_from", "jax._numpy_more"),
-    ("jax.numpy", "diagflat", "jax._numpy_more"),
-    ("jax.numpy", "digitize", "jax._numpy_more"),
-    ("jax.numpy", "ediff1d", "jax._numpy_more"),
-    ("jax.numpy", "euler_gamma", "jax._numpy_more"),
-    ("jax.numpy", "extract", "jax._numpy_more"),
-    ("jax.numpy", "fill_diagonal", "jax._numpy_more"),
-    ("jax.numpy", "float_power", "jax._numpy_more"),
-    ("jax.numpy", "fromfunction", "jax._numpy_more"),
-    ("jax.numpy", "gcd", "jax._numpy_more"),
-    ("jax.numpy", "gradient", "jax._numpy_more"),
-    ("jax.numpy", "hamming", "jax._numpy_more"),
-    ("jax.numpy", "hanning", "jax._numpy_more"),
-    ("jax.numpy", "imag", "jax._numpy_more"),
-    ("jax.numpy", "iscomplex", "jax._numpy_more"),
-    ("jax.numpy", "iscomplexobj", "jax._numpy_more"),
-    ("jax.numpy", "isreal", "jax._numpy_more"),
-    ("jax.numpy", "isrealobj", "jax._numpy_more"),
-    ("jax.numpy", "isscalar", "jax._numpy_more"),
-    ("jax.numpy", "iterable", "jax._numpy_more"),
-    ("jax.numpy", "ix_", "jax._numpy_more"),
-    ("jax.numpy", "lcm", "jax._numpy_more"),
-    ("jax.numpy", "modf", "jax._numpy_more"),
-    ("jax.numpy", "nanargmax", "jax._numpy_more"),
-    ("jax.numpy", "nanargmin", "jax._numpy_more"),
-    ("jax.numpy", "nancumprod", "jax._numpy_more"),
-    ("jax.numpy", "nancumsum", "jax._numpy_more"),
-    ("jax.numpy", "nanprod", "jax._numpy_more"),
-    ("jax.numpy", "nanstd", "jax._numpy_more"),
-    ("jax.numpy", "nanvar", "jax._numpy_more"),
-    ("jax.numpy", "polyadd", "jax._numpy_more"),
-    ("jax.numpy", "polyder", "jax._numpy_more"),
-    ("jax.numpy", "polyint", "jax._numpy_more"),
-    ("jax.numpy", "polymul", "jax._numpy_more"),
-    ("jax.numpy", "polysub", "jax._numpy_more"),
-    ("jax.numpy", "real", "jax._numpy_more"),
-    ("jax.numpy", "rollaxis", "jax._numpy_more"),
-    ("jax.numpy", "tril_indices_from", "jax._numpy_more"),
-    ("jax.numpy", "trim_zeros", "jax._numpy_more"),
-    ("jax.numpy", "triu_indices_from", "jax._numpy_more"),
-    ("jax.numpy", "unravel_index", "jax._numpy_more"),
-    ("jax.numpy", "vander", "jax._numpy_more"),
-    ("jax.lax", "associative_scan", "jax._associative_scan"),
-    ("jax.lax", "top_k", "jax._top_k"),
-    ("jax.lax", "erfc", "jax._special"),
-    ("jax.scipy.special", "erfc", "jax._special"),
-    ("jax.scipy.special", "ndtr", "jax._special"),
-    ("jax.scipy.special", "log_ndtr", "jax._special"),
-    ("jax.lax", "conv_dimension_numbers", "jax._lax_conv"),
-    ("jax.lax", "conv_general_permutations", "jax._lax_conv"),
-    ("jax.lax", "ConvDimensionNumbers", "jax._lax_conv"),
-    ("jax.tree_util", "tree_flatten_with_path", "jax._tree"),
-    ("jax.tree_util", "tree_leaves_with_path", "jax._tree"),
-    ("jax.tree_util", "tree_map_with_path", "jax._tree"),
-    ("jax.tree_util", "keystr", "jax._tree"),
-    ("jax.tree_util", "SequenceKey", "jax._tree"),
-    ("jax.tree_util", "DictKey", "jax._tree"),
-    ("jax.tree_util", "GetAttrKey", "jax._tree"),
-    ("jax.tree_util", "FlattenedIndexKey", "jax._tree"),
-    ("jax.tree_util", "tree_transpose", "jax._tree"),
-    ("jax.tree", "transpose", "jax._tree"),
-    ("jax.tree", "flatten_with_path", "jax._tree"),
-    ("jax.tree", "leaves_with_path", "jax._tree"),
-    ("jax.tree", "map_with_path", "jax._tree"),
-    ("numpy", "vectorize", "numpy._vectorize"),
-    ("jax.numpy", "cov", "jax._statistics"),
-    ("jax.numpy", "corrcoef", "jax._statistics"),
-    ("numpy", "cov", "numpy._statistics"),
-    ("numpy", "corrcoef", "numpy._statistics"),
-    ("jax.numpy", "mgrid", "jax._grids"),
-    ("jax.numpy", "ogrid", "jax._grids"),
-    ("numpy", "mgrid", "numpy._grids"),
-    ("numpy", "ogrid", "numpy._grids"),
-    ("jax.numpy", "s_", "jax._grids"),
-    ("jax.numpy", "index_exp", "jax._grids"),
-    ("numpy", "s_", "numpy._grids"),
-    ("numpy", "index_exp", "numpy._grids"),
-    ("numpy", "conj", "numpy._more"),
-    ("numpy", "conjugate", "numpy._more"),
-    ("numpy", "cumulative_prod", "numpy._more"),
-    ("numpy", "delete", "numpy._more"),
-    ("numpy", "diag_indices", "numpy._more"),
-    ("numpy", "diag_indices_from", "numpy._more"),
-    ("numpy", "broadcast_shapes", "numpy._more"),
-    ("numpy", "digitize", "numpy._more"),
-    ("numpy", "ediff1d", "numpy._more"),
-    ("numpy", "gcd", "numpy._more"),
-    ("numpy", "gradient", "numpy._more"),
-    ("numpy", "imag", "numpy._more"),
-    ("numpy", "iscomplexobj", "numpy._more"),
-    ("numpy", "isrealobj", "numpy._more"),
-    ("numpy", "isscalar", "numpy._more"),
-    ("numpy", "lcm", "numpy._more"),
-    ("numpy", "nancumprod", "numpy._more"),
-    ("numpy", "nancumsum", "numpy._more"),
-    ("numpy", "nanprod", "numpy._more"),
-    ("numpy", "nanstd", "numpy._more"),
-    ("numpy", "nanvar", "numpy._more"),
-    ("numpy", "polyadd", "numpy._more"),
-    ("numpy", "polyder", "numpy._more"),
-    ("numpy", "polyfit", "numpy._more"),
-    ("numpy", "polyint", "numpy._more"),
-    ("numpy", "polymul", "numpy._more"),
-    ("numpy", "polysub", "numpy._more"),
-    ("numpy", "real", "numpy._more"),
-    ("numpy", "trim_zeros", "numpy._more"),
-    ("numpy", "unravel_index", "numpy._more"),
-    ("numpy", "vander", "numpy._more"),
-    ("numpy", "poly1d", "numpy._poly1d"),
-];
-
-/// The library module that defines `module.name`, where that is written in Python.
-pub fn python_name(module: &str, name: &str) -> Option<&'static str> {
-    PYTHON_NAMES.iter().find(|(m, n, _)| *m == module && *n == name).map(|(_, _, source)| *source)
-}
-
-/// Whether `name` is a module the standard library sources provide.
-pub fn is_library_module(name: &str) -> bool {
-    SOURCES.iter().any(|(n, _)| *n == name)
-}
-
 impl Interp<'_, '_> {
     /// `import name`: the module, run the first time this run imports it.
     pub(super) fn import<'a>(&'a mut self, name: &'a str) -> LocalFuture<'a, R<Value>> {
@@ -320,8 +55,8 @@ impl Interp<'_, '_> {
             if let Some(m) = self.modules.get(name) {
                 return Ok(m.clone());
             }
-            let module = if let Some(file) = SOURCES.iter().position(|(n, _)| *n == name) {
-                self.run_library_module(name, SOURCES[file].1, file as u16 + 1).await?
+            let module = if let Some((file, module)) = pylib::module(name) {
+                self.run_library_module(name, module.source, file).await?
             } else if name == "_playground" {
                 let scope = new_scope(None, Rc::new(Vec::new()));
                 for &f in NATIVES {
@@ -396,7 +131,7 @@ impl Interp<'_, '_> {
                 _ => {}
             }
             let sub = format!("{}.{name}", m.name);
-            if is_library_module(&sub) {
+            if pylib::module(&sub).is_some() {
                 return self.import(&sub).await;
             }
             // SciPy is here only in part: a name it has that is not here says so.
@@ -564,9 +299,9 @@ impl Interp<'_, '_> {
 mod tests {
     #[test]
     fn every_library_module_parses() {
-        for (name, source) in super::SOURCES {
-            let (_, errors) = crate::parser::parse(source, 1);
-            assert!(errors.is_empty(), "{name}: {errors:?}");
+        for module in pylib::modules() {
+            let (_, errors) = crate::parser::parse(module.source, 1);
+            assert!(errors.is_empty(), "{}: {errors:?}", module.name);
         }
     }
 }

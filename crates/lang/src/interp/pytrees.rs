@@ -2,7 +2,7 @@
 //! `register_pytree_node_class`, `register_pytree_with_keys` and its `_class` form,
 //! `register_dataclass`, `register_static`), and the one tree walk every caller uses:
 //! flattening (with `is_leaf=` and key paths), rebuilding, and `flatten_up_to` (the later trees
-//! of `tree_map`). The key objects and `keystr` are Python (`src/stdlib/jax/tree.py`).
+//! of `tree_map`). The key objects and `keystr` are Python (`crates/pylib/python/jax/tree.py`).
 //!
 //! JAX keeps its registry by type, so a subclass of a registered class is a leaf unless it is
 //! registered too; the registry here is the run's (`Interp::pytree_nodes`).

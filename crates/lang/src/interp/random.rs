@@ -90,7 +90,7 @@ pub fn initializer_attr(name: &str) -> R<Value> {
         "ones" => bound("_init_constant", vec![Value::Float(1.0)]),
         _ => match INITIALIZERS.iter().find(|&&n| n.strip_prefix("initializers.") == Some(name)) {
             Some(n) => Value::native(Native::Random(n)),
-            None if super::jax::in_library("jax.nn.initializers", name) => {
+            None if pylib::in_real_module("jax.nn.initializers", name) => {
                 return super::unsupported(format!("jax.nn.initializers.{name} is not supported by the playground yet"))
             }
             None => return super::attr_err(format!("module 'jax.nn.initializers' has no attribute '{name}'")),

@@ -1,4 +1,4 @@
-//! The engine under the `re` module (`stdlib/re.py`): Python patterns compiled by the
+//! The engine under the `re` module (`crates/pylib/python/re.py`): Python patterns compiled by the
 //! `regex` crate, cached per pattern and flags, matched on Python strings with positions in
 //! characters, as Python counts them.
 //!

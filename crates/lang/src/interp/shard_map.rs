@@ -1,5 +1,5 @@
 //! `jax.shard_map`'s native half (`_playground.shard_map_run`; the Python half in
-//! `stdlib/jax/sharding.py` flattens the arguments and reads the specs).
+//! `crates/pylib/python/jax/sharding.py` flattens the arguments and reads the specs).
 //!
 //! Every device of the mesh gets its block of each argument: along an array axis whose spec
 //! entry names mesh axes, the block its coordinates on those axes pick (the first name major);

@@ -3,7 +3,7 @@ numpy/lib/_polynomial_impl.py (NumPy 2.4) over the rest of NumPy on the host.
 
 A poly1d is a 1-D array of coefficients, highest power first, with leading zeros trimmed (at
 least one coefficient is kept). Arithmetic goes through the array helpers `np.polyadd`,
-`np.polysub`, `np.polymul`, `np.polyder` and `np.polyint` (src/stdlib/numpy_more.py) and wraps
+`np.polysub`, `np.polymul`, `np.polyder` and `np.polyint` (crates/pylib/python/numpy_more.py) and wraps
 the result again, as NumPy's methods do, so dtypes follow NumPy's promotion: `poly1d([1, 2])`
 keeps int64 coefficients until a float meets them.
 
