@@ -228,7 +228,10 @@ fn rows_cols(shape: &[usize]) -> (u32, u32) {
 /// The rows × cols a loop kernel walks. Rows and columns of the shape when some input is read
 /// as a row or a column; otherwise (every input whole or a scalar) the elements are one flat
 /// run, which may be cut into any rows: a long last axis (a 1-D array of millions) becomes rows
-/// of at most 1024 lanes, so a tile of 8 rows fits VMEM.
+/// of at most 1024 lanes, so a tile of 8 rows fits VMEM. The row length divides the run
+/// exactly, and is chosen to waste the fewest lanes of its padded row (1,000,000 elements are
+/// 1000 rows of 1000, 98 % of 1024 lanes; a multiple of 128 wastes none), the longer of equals.
+/// A run with no such divisor using half its lanes (a prime length) stays one long row.
 fn iteration_space(shape: &[usize], inputs: &[Input]) -> (u32, u32) {
     let (rows, cols) = rows_cols(shape);
     let flat = inputs.iter().all(|i| matches!(i.access, Access::Full | Access::Scalar));
@@ -236,10 +239,15 @@ fn iteration_space(shape: &[usize], inputs: &[Input]) -> (u32, u32) {
         return (rows, cols);
     }
     let total = rows as u64 * cols as u64;
-    match (1..=8u64).rev().map(|k| k * LANES as u64).find(|c| total.is_multiple_of(*c)) {
-        Some(c) => ((total / c) as u32, c as u32),
-        None => (rows, cols),
+    let lanes_used = |c: u64| c as f64 / round_up(c as u32, LANES) as f64;
+    let c = (1..=1024u64)
+        .filter(|c| total.is_multiple_of(*c))
+        .max_by(|&a, &b| lanes_used(a).total_cmp(&lanes_used(b)).then(a.cmp(&b)))
+        .expect("1 divides every run");
+    if lanes_used(c) < 0.5 {
+        return (rows, cols);
     }
+    ((total / c) as u32, c as u32)
 }
 
 /// Whether a view reads row-major data as is (dimensions of size 1 have no stride to match).

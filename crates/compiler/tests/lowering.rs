@@ -204,3 +204,16 @@ fn values_used_outside_a_fusion_become_extra_outputs() {
     let twice: Vec<u32> = x.iter().map(|&v| (emu::vpu_math::exp(v) * 2.0).to_bits()).collect();
     assert_eq!(out, vec![exp, twice]);
 }
+
+/// A 1-D run of a million elements (no multiple of 128 divides it) with three whole inputs:
+/// it is walked as 1000 rows of 1000, so a tile of rows fits VMEM, where one row of a million
+/// did not.
+#[test]
+fn a_long_run_of_elements_is_cut_into_rows_that_fit() {
+    let closed = common::trace(&[&[1_000_000], &[1_000_000], &[1_000_000]], async |ctx, a| {
+        let above = jnp::compare(ctx, jaxlite::CompareOp::Gt, &a[0], &a[1]).await.unwrap();
+        jnp::where_(ctx, &above, &a[1], &a[2]).await.unwrap()
+    });
+    let text = common::check(&closed, Precision::Default);
+    assert!(text.contains("dma.load    hbm[0] 512x1000/1000"), "{text}");
+}
