@@ -371,7 +371,15 @@ impl ElementFormatter {
             }
             FloatMode::Scientific { frac_digits, pad_left } => {
                 let (mant, exp) = scientific(x, wide);
-                let s = sci_numpy(&format!("{mant}e{exp}"), frac_digits);
+                let digits = mant.split_once('.').map_or(0, |(_, f)| f.len());
+                // NumPy prints every element with the widest one's digits, and an element whose
+                // shortest form is shorter gets its further digits from its exact binary value
+                // (Dragon4's `min_digits`): float32 2.1 is `2.0999999e+00` beside `1.0499684e+05`.
+                let s = if digits < frac_digits {
+                    numpy_exponent(&format!("{x:.frac_digits$e}"))
+                } else {
+                    sci_numpy(&format!("{mant}e{exp}"), frac_digits)
+                };
                 let int_len = s.find('.').unwrap_or(0);
                 format!("{}{s}", " ".repeat(pad_left.saturating_sub(int_len)))
             }
@@ -501,6 +509,12 @@ mod tests {
     fn small_and_large_values_switch_to_scientific() {
         expect!["[1.e-05 1.e+00]"].assert_eq(&f32s(&[2], &[1e-5, 1.0]));
         expect!["[1.5e+09 2.0e+00]"].assert_eq(&f32s(&[2], &[1.5e9, 2.0]));
+        // Digits beyond an element's shortest form come from its exact value (NumPy's
+        // Dragon4 `min_digits`): float32 2.1 is 2.0999999046..., float64 2.1 is 2.1000000000...
+        expect!["[1.0500000e+00 2.0999999e+00 1.0499684e+05]"].assert_eq(&f32s(&[3], &[1.05, 2.1, 104996.84]));
+        let f64s = Array::new(vec![3], Data::F64(vec![1.05, 2.1, 104996.84]));
+        expect!["[1.0500000e+00 2.1000000e+00 1.0499684e+05]"].assert_eq(&format_array(&f64s));
+        expect!["[3.3e+00 1.0e+09 7.0e-01]"].assert_eq(&f32s(&[3], &[3.3, 1e9, 0.7]));
     }
 
     #[test]
