@@ -26,6 +26,9 @@ pub struct Fixture {
     pub highest: String,
     pub default: String,
     pub error: Option<String>,
+    /// What JAX wrote to standard error, object ids as `id=N` (recorded for a few programs).
+    #[serde(default)]
+    pub stderr: Option<String>,
 }
 
 #[derive(Deserialize)]

@@ -5,13 +5,17 @@ twice in CPython with real JAX: at `highest` matmul precision (full float32) and
 a TPU computes it, emulated on CPU by rounding the operands of every dot_general and
 convolution that runs at DEFAULT (its own `precision=`, else the run's) to bfloat16 (products
 and sums stay float32). A program that raises records the exception instead.
-`python3 tests/jax/generate.py NAME...` reruns only the programs named.
+`python3 tests/jax/generate.py NAME...` reruns only the programs named. A program written
+with `stderr=True` also records what JAX writes to standard error (its logging and warnings)
+in a third run, at `highest`, with object ids written `id=N`.
 """
 
 import contextlib
 import io
 import json
+import logging
 import os
+import re
 import sys
 
 import jax
@@ -19,16 +23,21 @@ import jax.numpy as jnp
 import jax._src.lax as lax_package
 from jax._src.lax import convolution as conv_internal
 from jax._src.lax import lax as lax_internal
+from jax._src.interpreters import partial_eval
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PRELUDE = "import jax\nimport jax.numpy as jnp\n"
 
 # (name, body). Bodies are written once and run unchanged by JAX and by the playground.
 PROGRAMS = []
+# The programs whose standard error is recorded too.
+STDERR_PROGRAMS = set()
 
 
-def program(name, body):
+def program(name, body, stderr=False):
     PROGRAMS.append((name, PRELUDE + body.strip() + "\n"))
+    if stderr:
+        STDERR_PROGRAMS.add(name)
 
 
 X = "x = jnp.array([0.5, -1.25, 2.0, 0.0])\n"
@@ -1785,6 +1794,58 @@ print_saved_residuals(chain_compose([jnp.sin] * 3), 3.0)
 print_saved_residuals(lambda x, y: -x * jnp.exp(y) + x / y, 1.0, 2.0)
 print_saved_residuals(lambda p: jnp.tanh(p["w"]) * p["b"], {"w": jnp.ones(3), "b": 2.0})
 """)
+# jax_explain_cache_misses: why a jitted function is traced again, written to stderr.
+program("explain_cache_misses", """
+from typing import NamedTuple
+jax.config.update("jax_explain_cache_misses", True)
+
+def selu(x, alpha=1.67):
+    return jnp.where(x > 0, x, alpha * jnp.exp(x) - alpha)
+
+f = jax.jit(selu)
+x = jnp.arange(5.0)
+print(f(x))
+print(f(x))
+print(f(jnp.arange(6.0)))
+print(f(jnp.arange(6)))
+print(f(x, 2.0))
+g = jax.jit(lambda a, b: a + b, static_argnums=1)
+print(g(x, 1))
+print(g(x, 2))
+
+@jax.jit
+def h(x, y=None, *, k=1.0):
+    return x
+
+class P(NamedTuple):
+    a: float
+    b: float
+
+h(jnp.ones(3))
+h(1.0)
+h(jnp.float32(1.0))
+h(jnp.ones(3), k=2.0)
+h(jnp.ones(3), y=2.0)
+h(jnp.ones(3), y=(1.0, 2.0))
+h([1.0, 2.0])
+h(None)
+h(P(1.0, 2.0))
+h({'a': 1.0})
+h({'b': 1.0, 'c': 2.0})
+with jax.default_matmul_precision("highest"):
+    print(h(jnp.ones(3)))
+
+@jax.jit
+def outer(v):
+    return h(v) * 2
+
+print(outer(jnp.ones(2)))
+for i in range(2):
+    print(jax.jit(lambda v: v + i)(1.0))
+jax.config.update("jax_explain_cache_misses", False)
+print(f(jnp.ones(7)))
+""", stderr=True)
+
 program("custom_derivatives_nondiff_argnums", """
 from functools import partial
 
@@ -3741,6 +3802,26 @@ def run(source, default_precision):
     return out.getvalue(), error
 
 
+def run_stderr(source):
+    """What `source` writes to standard error at `highest`: JAX's log messages (which its own
+    handler writes to the process's stderr, so they are caught by a handler of our own) and
+    anything written to sys.stderr, each object id written `id=N`."""
+    err = io.StringIO()
+    handler = logging.StreamHandler(err)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    jax_logger = logging.getLogger("jax")
+    jax_logger.addHandler(handler)
+    # JAX remembers, for the whole process, the call sites where it saw new functions.
+    partial_eval.callsites_with_tracing_cache_miss.clear()
+    try:
+        with contextlib.redirect_stderr(err):
+            run(source, default_precision=False)
+    finally:
+        jax_logger.removeHandler(handler)
+        jax.config.update("jax_explain_cache_misses", False)
+    return re.sub(r"\bid=\d+", "id=N", err.getvalue())
+
+
 def write(programs, path, rewrite=lambda output: output):
     """Runs `programs` in real JAX and writes their fixtures to `path`, each output passed
     through `rewrite` (which says what it changes). `NAME...` on the command line runs only
@@ -3761,13 +3842,16 @@ def write(programs, path, rewrite=lambda output: output):
             continue
         highest, error = run(source, default_precision=False)
         default, default_error = run(source, default_precision=True)
-        fixtures.append({
+        fixture = {
             "name": name,
             "script": source,
             "highest": rewrite(highest),
             "default": rewrite(default),
             "error": error,
-        })
+        }
+        if name in STDERR_PROGRAMS:
+            fixture["stderr"] = run_stderr(source)
+        fixtures.append(fixture)
     with open(path, "w") as f:
         json.dump({"jax_version": jax.__version__, "fixtures": fixtures}, f, indent=1)
         f.write("\n")

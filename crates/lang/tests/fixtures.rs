@@ -17,6 +17,17 @@ fn run(script: &str, precision: Precision) -> Result<String, (String, String)> {
     }
 }
 
+/// What `script` writes to standard error at DEFAULT (where, as in JAX's run, the matmul
+/// precision is not configured), object ids written `id=N` as the fixtures write them.
+fn stderr_of(script: &str) -> String {
+    let mut ctx = Context::new(Box::new(ReferenceExecutor::default()));
+    let stderr = match pollster::block_on(lang::run_script(script, &mut ctx)) {
+        Ok(out) => out.stderr,
+        Err(f) => f.output.stderr,
+    };
+    regex::Regex::new(r"\bid=\d+").expect("a valid pattern").replace_all(&stderr, "id=N").into_owned()
+}
+
 /// Fixtures known to differ, each for a reason still to fix. The test fails if one of them
 /// starts passing, so this list only shrinks.
 const KNOWN_FAILURES: &[&str] = &[];
@@ -43,6 +54,13 @@ fn fixtures_match_jax_on_the_reference_evaluator() {
                     }
                 }
             }
+        }
+    }
+    for f in fixtures.iter().filter(|f| f.stderr.is_some()) {
+        let ours = stderr_of(&f.script);
+        let theirs = f.stderr.as_deref().unwrap_or_default();
+        if ours != theirs {
+            failures.push(format!("{} (stderr): JAX wrote\n{theirs}\nthe playground wrote\n{ours}", f.name));
         }
     }
     let failed = |name: &str| failures.iter().any(|f| f.starts_with(&format!("{name} (")));

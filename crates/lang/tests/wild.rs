@@ -143,6 +143,7 @@ fn difference(program: &Program, source: &str, precision: Precision) -> Option<S
         highest: String::new(),
         default: String::new(),
         error: None,
+        stderr: None,
     };
     let printed = compare::compare(
         &fixture,

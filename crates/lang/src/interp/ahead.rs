@@ -53,12 +53,13 @@ impl Interp<'_, '_> {
         let names = parameter_names(&j.func, args.len(), &kwargs);
         let call = self.argument_types(j, args, kwargs).await?;
         let cache_key = self.jit_key(&call);
-        let cached = j.cache.borrow().get(&cache_key).cloned();
+        let cached = j.cache.borrow().traces.get(&cache_key).cloned();
         let traced = match cached {
             Some(c) => c,
             None => {
+                self.note_cache_miss(j, &call)?;
                 let c = Rc::new(self.trace(&j.func, &call).await?);
-                j.cache.borrow_mut().insert(cache_key, c.clone());
+                j.cache.borrow_mut().traces.insert(cache_key, c.clone());
                 c
             }
         };

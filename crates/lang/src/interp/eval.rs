@@ -333,6 +333,9 @@ impl Interp<'_, '_> {
                         }
                     }
                     self.mark_source(link.span);
+                    if link.span.file == 0 {
+                        self.call_site = Some(link.span);
+                    }
                     self.call(value, positional, keywords).await
                 }
                 _ => Ok(value),

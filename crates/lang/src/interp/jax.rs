@@ -3413,6 +3413,10 @@ impl Interp<'_, '_> {
                             self.ctx.default_precision = self.initial_precision;
                             Ok(Value::None)
                         }
+                        (Value::Str(option), v) if &**option == "jax_explain_cache_misses" => {
+                            self.explain_cache_misses = self.truthy(v)?;
+                            Ok(Value::None)
+                        }
                         (Value::Str(option), v) if &**option == "jax_enable_x64" => {
                             if self.truthy(v)? {
                                 return super::unsupported("64-bit mode is not supported by the playground (TPUs compute in 32 bits)");
@@ -3556,18 +3560,19 @@ impl Interp<'_, '_> {
                 )
                 .await?;
             let key = self.jit_key(&call);
-            let cached = j.cache.borrow().get(&key).cloned();
+            let cached = j.cache.borrow().traces.get(&key).cloned();
             // Inside another trace the function is one `jit` equation calling its Jaxpr, as
             // JAX's nested jit is: traced once per signature (a `print` in it runs once).
             if self.ctx.is_tracing() {
                 let compiled = match cached {
                     Some(c) => c,
                     None => {
+                        self.note_cache_miss(j, &call)?;
                         let compiled = Rc::new(self.trace_nested(&j.func, &call).await?);
                         // A function closing over values of the enclosing trace is traced
                         // again each time, as in JAX.
                         if compiled.captured.is_empty() {
-                            j.cache.borrow_mut().insert(key, compiled.clone());
+                            j.cache.borrow_mut().traces.insert(key, compiled.clone());
                         }
                         compiled
                     }
@@ -3583,8 +3588,9 @@ impl Interp<'_, '_> {
             let compiled = match cached {
                 Some(c) => c,
                 None => {
+                    self.note_cache_miss(j, &call)?;
                     let c = Rc::new(self.trace(&j.func, &call).await?);
-                    j.cache.borrow_mut().insert(key, c.clone());
+                    j.cache.borrow_mut().traces.insert(key, c.clone());
                     c
                 }
             };

@@ -12,6 +12,7 @@ mod ahead;
 mod api;
 mod arrange;
 mod builtins;
+mod cache_misses;
 mod callbacks;
 mod classes;
 mod complex;
@@ -184,6 +185,13 @@ pub struct Interp<'c, 'p> {
     remat_used: bool,
     /// The `re` module's compiled patterns (see `regex.rs`).
     regexes: regex::Cache,
+    /// `jax_explain_cache_misses`: whether a jitted function traced again says why (see
+    /// `cache_misses.rs`), and the call sites such a function was first seen at.
+    explain_cache_misses: bool,
+    cache_miss_sites: std::collections::HashSet<String>,
+    /// Where the script's innermost call being made is (its callee's start): the call site
+    /// JAX's messages name.
+    call_site: Option<ast::Span>,
 }
 
 pub async fn run(
@@ -224,6 +232,9 @@ pub async fn run(
         frame: Rc::from("<module>"),
         remat_used: false,
         regexes: regex::Cache::default(),
+        explain_cache_misses: false,
+        cache_miss_sites: Default::default(),
+        call_site: None,
     };
     let result = interp.exec_block(&module.body, &globals).await;
     // `sys.exit()` ends the script cleanly; `sys.exit("message")` or a nonzero code ends it

@@ -210,8 +210,15 @@ pub struct Jitted {
     pub cache: JitCache,
 }
 
-/// A jitted function's traces, by `jit_key`.
-pub type JitCache = Rc<RefCell<HashMap<String, Rc<super::jax::Compiled>>>>;
+/// A jitted function's traces, by `jit_key`, and the keys it was traced for, in order (what
+/// `jax_explain_cache_misses` compares a new one with).
+pub type JitCache = Rc<RefCell<JitTraces>>;
+
+#[derive(Default)]
+pub struct JitTraces {
+    pub traces: HashMap<String, Rc<super::jax::Compiled>>,
+    pub seen: Vec<super::cache_misses::SeenKey>,
+}
 
 /// A function held weakly, by identity: the key of `Interp::jit_caches` (dead once its
 /// strong count is zero, when its address may be reused).
