@@ -28,6 +28,7 @@ pub struct Fixture {
     pub error: Option<String>,
     /// What JAX wrote to standard error, object ids as `id=N` (recorded for a few programs).
     #[serde(default)]
+    #[allow(dead_code)] // read by lang's fixtures test only
     pub stderr: Option<String>,
 }
 
