@@ -1846,6 +1846,102 @@ jax.config.update("jax_explain_cache_misses", False)
 print(f(jnp.ones(7)))
 """, stderr=True)
 
+# Mutable array references (jax.new_ref): read and written eagerly, by jitted functions that
+# close over them or are passed them (cached once), inside grad (made there), and under vmap.
+program("refs", """r = jax.new_ref(jnp.arange(3.0))
+print(r)
+print(r.shape, r.dtype, r.ndim, r.size)
+print(r[...])
+print(r[1])
+r[1] = 5.0
+print(r)
+r[...] += 1
+print(r)
+s = jax.new_ref(0.0)
+print(s)
+print(jax.typeof(r))
+@jax.jit
+def f(x_ref, y):
+    x_ref[...] = x_ref[...] * y
+    return x_ref[0]
+print(f(r, 2.0))
+print(r)
+q = jax.new_ref(jnp.ones(3))
+print(f(q, 3.0), q)
+@jax.jit
+def g():
+    r[0] += 1.0
+g(); g()
+print(r)
+print(jax.freeze(r))
+def h(x):
+    acc = jax.new_ref(0.0)
+    acc[...] = jnp.sum(x)
+    return x / acc[...]
+print(jax.grad(lambda x: h(x).sum())(jnp.arange(1.0, 4.0)))
+print(jax.jit(h)(jnp.arange(1.0, 4.0)))
+c = jax.new_ref(0)
+@jax.jit
+def count(x):
+    c[...] += 1
+    return x * c[...]
+print(count(1.0), count(1.0), count(2.0), c)
+r2 = jax.new_ref(jnp.zeros((2,3)))
+print(r2)
+@jax.jit
+def outer(x):
+    f(r2, x)
+    return r2[0, 0]
+print(outer(2.0), r2)
+try:
+    print(r + 1)
+except TypeError as e:
+    print(e)
+""")
+program("refs_under_vmap", """def scale_into(x, out_ref):
+  out_ref[...] = 2.0 * x
+xs = jnp.arange(3.0)
+out_ref = jax.new_ref(jnp.zeros(3))
+jax.vmap(scale_into)(xs, out_ref)
+print(out_ref[...])
+m = jax.new_ref(jnp.zeros((2, 3)))
+def put(x, r):
+    r[0] = x
+    return x + 1
+print(jax.vmap(put, in_axes=(0, 1))(jnp.arange(3.0), m), m)
+@jax.jit
+def step(xs):
+    jax.vmap(scale_into)(xs, out_ref)
+    return out_ref[0]
+print(step(jnp.ones(3)), out_ref)
+r = jax.new_ref(0.0)
+def write_shared(x):
+  r[...] = x
+try:
+    jax.vmap(write_shared)(xs)
+except Exception as e:
+    print(type(e).__name__)
+print(r)
+""")
+program("refs_written_from_transformations", """
+r = jax.new_ref(0.0)
+def write_shared(x):
+  r[...] = x
+try:
+    jax.vmap(write_shared)(jnp.arange(3.0))
+except Exception as e:
+    print(type(e).__name__, e)
+s = jax.new_ref(0.0)
+def w(x):
+  s[...] = x
+  return x
+try:
+    print(jax.grad(w)(1.0))
+except Exception as e:
+    print(type(e).__name__, e)
+print(r)
+""")
+
 program("custom_derivatives_nondiff_argnums", """
 from functools import partial
 

@@ -336,6 +336,27 @@ impl Context {
         Rc::new(Tracer { var, aval, level, trace_id })
     }
 
+    /// `a` as a constant of the trace at depth `level` (never written inline as a literal, even
+    /// a scalar), and its position among that trace's constants: a value the traced function
+    /// reads from a mutable reference, which each run of the program passes afresh.
+    pub fn const_at(&mut self, level: usize, a: &Rc<Array>) -> Result<(Tensor, usize), JaxError> {
+        let Some(frame) = self.frames.get(level) else { return Err(JaxError("no trace at that depth".into())) };
+        let trace_id = frame.id;
+        let (var, index) = match frame.consts.iter().position(|(_, c)| Rc::ptr_eq(c, a)) {
+            Some(i) => (frame.consts[i].0, i),
+            None => {
+                let var = Var(self.next_var);
+                self.next_var += 1;
+                let frame = &mut self.frames[level];
+                frame.types.insert(var, Aval { weak_type: false, ..a.aval.clone() });
+                frame.consts.push((var, a.clone()));
+                (var, frame.consts.len() - 1)
+            }
+        };
+        let aval = self.frames[level].types[&var].clone();
+        Ok((Tensor::Traced(Rc::new(Tracer { var, aval, level, trace_id })), index))
+    }
+
     /// Starts tracing a function; returns one tracer per argument.
     pub fn begin_trace(&mut self, args: &[Aval]) -> Vec<Tensor> {
         self.push_frame(args, None)

@@ -63,6 +63,11 @@ impl Interp<'_, '_> {
                 c
             }
         };
+        if !traced.refs.is_empty() {
+            return super::unsupported(
+                "jax.jit(f).lower of a function reading or writing refs is not supported by the playground yet",
+            );
+        }
         let key = self.strong_key(call.clone_shape());
         let arguments = leaf_names(&call, &names).into_iter().zip(call.types.iter().cloned()).collect();
         Ok(Value::native(Native::Lowered(Rc::new(Lowered { jitted: jitted.clone(), key, arguments, traced }))))

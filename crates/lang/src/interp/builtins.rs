@@ -885,6 +885,10 @@ impl Interp<'_, '_> {
                 if let Native::NpGenerator(_) = &**n {
                     return self.generator_method(recv, name, args, kwargs).await;
                 }
+                if let Native::Ref(_) = &**n {
+                    no_more_kwargs(name, &kwargs)?;
+                    return self.call_ref_method(recv, name, &args);
+                }
             }
             if let Some(op) = name.strip_prefix("at.") {
                 let mut kwargs = kwargs;

@@ -345,9 +345,10 @@ impl Interp<'_, '_> {
                 }
             };
             match self.ctx.end_trace_open(&cts) {
-                Ok((jaxpr, closed)) => {
-                    Ok((fwd, Traced { jaxpr, closed, out_tree: Tree::Leaf, python_numbers: vec![] }))
-                }
+                Ok((jaxpr, closed)) => Ok((
+                    fwd,
+                    Traced { jaxpr, closed, out_tree: Tree::Leaf, python_numbers: vec![], refs: Default::default() },
+                )),
                 Err(e) => {
                     self.ctx.abort_trace();
                     Err(e.into())

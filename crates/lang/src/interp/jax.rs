@@ -93,6 +93,8 @@ const JAX_FUNCTIONS: &[&str] = &[
     "default_matmul_precision",
     "block_until_ready",
     "effects_barrier",
+    "new_ref",
+    "freeze",
     "eval_shape",
     "linearize",
     "ShapeDtypeStruct",
@@ -934,6 +936,9 @@ pub struct Compiled {
     /// The `jit` equation's function, made once: every call inside another trace names the
     /// same one, as JAX's cached trace is one Jaxpr (its printer shows it once).
     pub(super) nested: std::cell::OnceCell<Rc<jaxlite::prim::JitFunction>>,
+    /// What the function does to refs: constants each call takes from a ref, and refs written
+    /// by the outputs after the result's leaves (see `refs.rs`).
+    pub(super) refs: super::refs::RefEffects,
 }
 
 /// The container structure of a jit argument or result (a pytree), with arrays as leaves.
@@ -3344,6 +3349,16 @@ impl Interp<'_, '_> {
                 }
                 // Callbacks run when the call that stages them does, in program order: by the
                 // time a call returns, every effect it had has happened.
+                "new_ref" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    arity(name, &args, 1, 1)?;
+                    self.new_ref(&args[0])
+                }
+                "freeze" => {
+                    no_more_kwargs(name, &kwargs)?;
+                    arity(name, &args, 1, 1)?;
+                    self.freeze(&args[0])
+                }
                 "effects_barrier" => {
                     no_more_kwargs(name, &kwargs)?;
                     arity(name, &args, 0, 0)?;
@@ -3458,6 +3473,12 @@ impl Interp<'_, '_> {
                 Value::Array(_) | Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::Key(_) | Value::Host(_) => {
                     leaves.push(self.to_tensor(leaf)?)
                 }
+                r if super::refs::ref_cell(r).is_some() => {
+                    return unsupported(
+                        "a jax.new_ref inside a pytree, passed to a transformation or returned from one, is not \
+                         supported by the playground yet (jax.jit and jax.vmap take refs as arguments of their own)",
+                    )
+                }
                 other => {
                     return err(format!(
                         "a value of type {} is not a valid JAX type (jit arguments and results must be arrays, numbers, or lists, tuples and dicts of them; mark other arguments static)",
@@ -3475,6 +3496,7 @@ impl Interp<'_, '_> {
         Box::pin(async move {
             let mut tracers = self.ctx.begin_trace(&call.types).into_iter();
             let mut outs = Vec::new();
+            let mut refs = super::refs::RefEffects::default();
             let flattened = async {
                 let mut traced_args = Vec::with_capacity(call.args.len());
                 for (a, tree) in call.args.iter().zip(&call.trees) {
@@ -3486,7 +3508,9 @@ impl Interp<'_, '_> {
                 let kwargs = split_keywords(&mut traced_args, &call.keywords);
                 let site = self.trace_site(f, TracedFor::Named("jit"), call.trees.clone(), &call.keywords);
                 let result = self.call_in_trace(site, traced_args, kwargs).await;
-                self.flatten(&result?, &mut outs).await
+                let tree = self.flatten(&result?, &mut outs).await?;
+                refs = self.discharge_refs(&mut outs, &call.args);
+                Ok(tree)
             }
             .await;
             let out_tree = match flattened {
@@ -3497,7 +3521,7 @@ impl Interp<'_, '_> {
                 }
             };
             match self.ctx.end_trace(&outs) {
-                Ok(closed) => Ok(Compiled { closed, captured: vec![], out_tree, nested: Default::default() }),
+                Ok(closed) => Ok(Compiled { closed, captured: vec![], out_tree, nested: Default::default(), refs }),
                 Err(e) => {
                     self.ctx.abort_trace();
                     Err(e.into())
@@ -3578,11 +3602,13 @@ impl Interp<'_, '_> {
                     }
                 };
                 let mut inputs: Vec<Tensor> = compiled.closed.consts.iter().cloned().map(Tensor::from).collect();
+                self.ref_inputs(&compiled.refs, &call.args, &mut inputs)?;
                 inputs.extend(compiled.captured.iter().cloned());
                 inputs.extend(call.leaves);
                 let function =
                     compiled.nested.get_or_init(|| nested_jit(j.name.clone(), &compiled.closed.jaxpr)).clone();
-                let outs = self.ctx.bind(jaxlite::Primitive::Jit { function }, &inputs).await?;
+                let mut outs = self.ctx.bind(jaxlite::Primitive::Jit { function }, &inputs).await?;
+                self.store_ref_outputs(&compiled.refs, &call.args, &mut outs)?;
                 return self.unflatten_tensors(&compiled.out_tree, outs).await;
             }
             let compiled = match cached {
@@ -3595,18 +3621,32 @@ impl Interp<'_, '_> {
                 }
             };
             let mut inputs = compiled.closed.consts.clone();
+            if !compiled.refs.is_empty() {
+                let mut tensors: Vec<Tensor> = inputs.into_iter().map(Tensor::from).collect();
+                self.ref_inputs(&compiled.refs, &call.args, &mut tensors)?;
+                inputs = tensors.iter().map(|t| t.concrete().cloned()).collect::<Option<_>>().ok_or_else(|| {
+                    RtError::new("a ref read by a jitted function holds a traced value outside any trace")
+                })?;
+            }
             for t in &call.leaves {
                 inputs.extend(t.concrete().cloned());
             }
             let jaxpr = &compiled.closed.jaxpr;
-            if let Some(outs) = self.run_sharded(&j.name, jaxpr, &call.leaves, &inputs).await? {
-                return self.unflatten_tensors(&compiled.out_tree, outs).await;
+            if compiled.refs.is_empty() {
+                if let Some(outs) = self.run_sharded(&j.name, jaxpr, &call.leaves, &inputs).await? {
+                    return self.unflatten_tensors(&compiled.out_tree, outs).await;
+                }
             }
             let results = self.execute(j.name.clone(), jaxpr.clone(), inputs).await?;
-            let outs = results.into_iter().zip(&jaxpr.outvars).map(|(mut a, atom)| {
-                a.aval.weak_type = jaxpr.atom_aval(atom).weak_type;
-                Tensor::from(a)
-            });
+            let mut outs: Vec<Tensor> = results
+                .into_iter()
+                .zip(&jaxpr.outvars)
+                .map(|(mut a, atom)| {
+                    a.aval.weak_type = jaxpr.atom_aval(atom).weak_type;
+                    Tensor::from(a)
+                })
+                .collect();
+            self.store_ref_outputs(&compiled.refs, &call.args, &mut outs)?;
             self.unflatten_tensors(&compiled.out_tree, outs).await
         })
     }
@@ -3668,7 +3708,10 @@ impl Interp<'_, '_> {
                 None => is_static(i),
                 Some(k) => is_static_name(&call.keywords[k]),
             };
-            if fixed {
+            // A ref is passed as it is: the function reads and writes the caller's ref.
+            if super::refs::ref_cell(a).is_some() {
+                call.trees.push(None);
+            } else if fixed {
                 check_hashable(a).map_err(|_| {
                     let which = match i.checked_sub(positional) {
                         None => format!("argument {i}"),
@@ -3712,9 +3755,11 @@ impl Interp<'_, '_> {
             if let Some(k) = i.checked_sub(positional) {
                 key.push_str(&format!("{}=", call.keywords[k]));
             }
-            match tree {
-                None => key.push_str(&format!("static {}", repr(a))),
-                Some(tree) => tree.key(&mut key),
+            match (tree, super::refs::ref_cell(a)) {
+                // A ref by its type, as JAX keys it: any ref of that type shares the trace.
+                (None, Some((_, cell))) => key.push_str(&format!("ref {}", cell.borrow().aval().short())),
+                (None, None) => key.push_str(&format!("static {}", repr(a))),
+                (Some(tree), _) => tree.key(&mut key),
             }
             key.push('|');
         }
@@ -3760,6 +3805,7 @@ impl Interp<'_, '_> {
                 captured,
                 out_tree: traced.out_tree,
                 nested: Default::default(),
+                refs: traced.refs,
             })
         })
     }
@@ -3812,6 +3858,8 @@ impl Interp<'_, '_> {
                 Ok(out) => self.flatten(&out, &mut outs).await,
                 Err(e) => Err(e),
             };
+            // Refs written give back what they held: nothing runs.
+            self.discharge_refs(&mut Vec::new(), &[]);
             // Only the types were wanted: the trace is dropped.
             self.ctx.abort_trace();
             let mut structs = outs.iter().map(|t| Value::native(Native::ShapeDtypeStruct(t.aval().clone())));
@@ -3833,6 +3881,12 @@ impl Interp<'_, '_> {
             let call = self.jit_arguments(args, kwargs, |i| static_argnums.contains(&i), |_| false).await?;
             // A jitted `f` is one `jit` equation in the trace, as JAX prints it.
             let compiled = self.trace(&f, &call).await?;
+            if !compiled.refs.is_empty() {
+                // JAX prints `Ref{...}` inputs and `<-` effects; the trace here is discharged.
+                return unsupported(
+                    "make_jaxpr of a function reading or writing refs (jax.new_ref) is not supported by the playground yet",
+                );
+            }
             Ok(Value::Jaxpr(Rc::new(compiled.closed)))
         })
     }

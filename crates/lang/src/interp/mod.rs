@@ -41,6 +41,7 @@ mod pcg64;
 mod pmap;
 mod pytrees;
 mod random;
+mod refs;
 mod regex;
 mod sets;
 mod shard_map;
@@ -192,6 +193,10 @@ pub struct Interp<'c, 'p> {
     /// Where the script's innermost call being made is (its callee's start): the call site
     /// JAX's messages name.
     call_site: Option<ast::Span>,
+    /// What each trace in progress did to refs, innermost last, and the log of the jit trace
+    /// whose function just returned, for its end to discharge (see `refs.rs`).
+    ref_logs: Vec<refs::RefLog>,
+    finished_ref_log: Option<refs::RefLog>,
 }
 
 pub async fn run(
@@ -235,6 +240,8 @@ pub async fn run(
         explain_cache_misses: false,
         cache_miss_sites: Default::default(),
         call_site: None,
+        ref_logs: Vec::new(),
+        finished_ref_log: None,
     };
     let result = interp.exec_block(&module.body, &globals).await;
     // `sys.exit()` ends the script cleanly; `sys.exit("message")` or a nonzero code ends it
@@ -769,6 +776,7 @@ impl Interp<'_, '_> {
                 }
                 (Value::Array(t), index) => self.index_array(t, index).await,
                 (Value::Host(h), index) => self.host_get_item(h, index).await,
+                (r, index) if refs::ref_cell(r).is_some() => self.ref_get(r, index).await,
                 (Value::Native(n), index) if matches!(&**n, Native::Method(Value::Array(_), "at")) => {
                     let Native::Method(x, _) = &**n else { unreachable!("matched above") };
                     Ok(Value::native(Native::Method(Value::tuple(vec![x.clone(), index.clone()]), "at[]")))
@@ -888,6 +896,7 @@ impl Interp<'_, '_> {
                 Native::Property { .. }
                 | Native::Super { .. }
                 | Native::Mersenne(_)
+                | Native::Ref(_)
                 | Native::NpRandomState(_)
                 | Native::NpGenerator(_) => {
                     type_err(format!("'{}' object is not callable", Value::Native(native.clone()).type_name()))
@@ -1048,6 +1057,7 @@ impl Interp<'_, '_> {
                         }
                     }
                 }
+                Value::Native(n) if matches!(&**n, Native::Ref(_)) => self.ref_attr(obj, name),
                 Value::Native(n) if matches!(&**n, Native::NpRandomState(_)) => {
                     match np_random::FUNCTIONS.iter().find(|&&f| f == name && f != "RandomState") {
                         Some(f) => Ok(Value::native(Native::Method(obj.clone(), f))),
@@ -1249,6 +1259,9 @@ impl Interp<'_, '_> {
             }
             if let Value::Host(h) = obj {
                 return self.host_set_item(h, index, value).await;
+            }
+            if refs::ref_cell(obj).is_some() {
+                return self.ref_set(obj, &index, value).await;
             }
             set_builtin_item(obj, index, value)
         })

@@ -333,12 +333,14 @@ impl Interp<'_, '_> {
         kwargs: Vec<(String, Value)>,
     ) -> super::R<Value> {
         let f = site.function.clone();
+        self.begin_ref_log(&site.purpose, &args);
         self.tracing.push(site);
         let result = self.call(f, args, kwargs).await.map_err(|mut e| {
             self.write_origins(&mut e);
             e
         });
         self.tracing.pop();
+        self.end_ref_log(result.is_ok());
         result
     }
 

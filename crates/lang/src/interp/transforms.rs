@@ -65,6 +65,11 @@ pub struct LinearizedFn {
 pub(super) enum Arg<'a> {
     Traced(&'a Tree),
     Fixed(Value),
+    /// A ref, traced as the array it holds (one leaf): the function gets a ref of its own
+    /// holding the tracer, and what that holds at the end is an output after the result's
+    /// leaves, one per such argument in order (before any the jit discharge adds), as `vmap`
+    /// passes a ref through.
+    Ref,
 }
 
 /// What a trace's arguments are: their types alone (`jit`, `vmap`, `make_jaxpr`, a custom
@@ -87,6 +92,9 @@ pub(super) struct Traced {
     /// JAX hands an output back untouched (an unmapped `vmap` output, a `has_aux` value) it is
     /// still that number, not an array.
     pub python_numbers: Vec<Option<Value>>,
+    /// A jit trace's effects on refs: the Jaxpr's outputs after the result's leaves are the
+    /// refs it wrote (see `refs.rs`).
+    pub refs: super::refs::RefEffects,
 }
 
 impl Traced {
@@ -315,16 +323,28 @@ impl Interp<'_, '_> {
             let mut tracers = tracers.into_iter();
             let mut outs = Vec::new();
             let mut python_numbers = Vec::new();
+            let mut refs = super::refs::RefEffects::default();
+            let mut ref_args = Vec::new();
+            // The arguments passed as they are (a ref among them is found there at each call).
+            let fixed: Vec<Value> =
+                args.iter().map(|a| if let Arg::Fixed(v) = a { v.clone() } else { Value::None }).collect();
             let flattened = async {
                 let mut traced_args = Vec::with_capacity(args.len());
                 let mut trees = Vec::with_capacity(args.len());
                 for a in args {
                     trees.push(match &a {
                         Arg::Traced(t) => Some((*t).clone()),
+                        Arg::Ref => Some(Tree::Leaf),
                         Arg::Fixed(_) => None,
                     });
                     traced_args.push(match a {
                         Arg::Traced(t) => self.unflatten_tree(t, &mut (&mut tracers).map(Value::of_tensor)).await?,
+                        Arg::Ref => {
+                            let held = tracers.next().ok_or_else(|| RtError::new("a ref argument has no tracer"))?;
+                            let r = Value::native(super::value::Native::Ref(std::cell::RefCell::new(held)));
+                            ref_args.push(r.clone());
+                            r
+                        }
                         Arg::Fixed(v) => v,
                     });
                 }
@@ -338,7 +358,13 @@ impl Interp<'_, '_> {
                     .into_iter()
                     .map(|v| matches!(v, Value::Int(_) | Value::Float(_) | Value::Bool(_)).then_some(v))
                     .collect();
-                self.flatten(&out, &mut outs).await
+                let tree = self.flatten(&out, &mut outs).await?;
+                for r in &ref_args {
+                    let (_, cell) = super::refs::ref_cell(r).expect("made a ref above");
+                    outs.push(cell.borrow().clone());
+                }
+                refs = self.discharge_refs(&mut outs, &fixed);
+                Ok(tree)
             }
             .await;
             let out_tree = match flattened {
@@ -349,7 +375,7 @@ impl Interp<'_, '_> {
                 }
             };
             match self.ctx.end_trace_open(&outs) {
-                Ok((jaxpr, closed)) => Ok(Traced { jaxpr, closed, out_tree, python_numbers }),
+                Ok((jaxpr, closed)) => Ok(Traced { jaxpr, closed, out_tree, python_numbers, refs }),
                 Err(e) => {
                     self.ctx.abort_trace();
                     Err(e.into())
@@ -956,9 +982,20 @@ impl Interp<'_, '_> {
             let mut leaves = Vec::new();
             let mut axes = Vec::new();
             let mut arguments = Vec::new();
+            // A mapped ref is mapped as the array it holds; each example writes its own slice.
+            let mut refs = Vec::new();
             for (a, spec) in args.iter().chain(&keyword_values).zip(specs) {
                 if matches!(spec, Value::None) {
                     arguments.push(None);
+                    continue;
+                }
+                if let Some((native, cell)) = super::refs::ref_cell(a) {
+                    let held = Value::Array(cell.borrow().clone());
+                    arguments.push(Some(Tree::Leaf));
+                    leaves.push(cell.borrow().clone());
+                    let first = axes.len();
+                    self.leaf_axes(&held, &spec, &mut axes, 0).await?;
+                    refs.push((native.clone(), axes[first]));
                     continue;
                 }
                 arguments.push(Some(self.flatten(a, &mut leaves).await?));
@@ -1019,6 +1056,7 @@ impl Interp<'_, '_> {
                 .iter()
                 .zip(args.iter().chain(&keyword_values))
                 .map(|(tree, a)| match tree {
+                    Some(_) if super::refs::ref_cell(a).is_some() => Arg::Ref,
                     Some(t) => Arg::Traced(t),
                     None => Arg::Fixed(a.clone()),
                 })
@@ -1040,6 +1078,9 @@ impl Interp<'_, '_> {
             let probe = self.unflatten_tensors(&traced.out_tree, std::iter::repeat(placeholder)).await?;
             let mut out_axes = Vec::new();
             self.leaf_axes(&probe, &v.out_axes, &mut out_axes, 0).await?;
+            // The refs' final values follow, each put back along the axis it was mapped on.
+            let result_leaves = out_axes.len();
+            out_axes.extend(refs.iter().map(|(_, axis)| *axis));
             let unmapped: Vec<bool> = out_axes.iter().map(Option::is_none).collect();
             let (batched_jaxpr, out_batched) = match &v.axis_name {
                 Some(name) => transform::vmap_outputs_named(&traced.jaxpr, &all_batched, size, &unmapped, name)?,
@@ -1066,7 +1107,14 @@ impl Interp<'_, '_> {
                 let mut perm: Vec<usize> = (1..rank).collect();
                 perm.insert(to, 0);
                 let t = if to == 0 { t.clone() } else { jnp::transpose(self.ctx, t, Some(&perm)).await? };
-                placed.push(Value::Array(t));
+                match i.checked_sub(result_leaves) {
+                    None => placed.push(Value::Array(t)),
+                    Some(k) => {
+                        let native = &refs[k].0;
+                        let Native::Ref(cell) = &**native else { unreachable!("refs hold refs") };
+                        self.ref_store(native, cell, t)?;
+                    }
+                }
             }
             self.unflatten_tree(&traced.out_tree, &mut placed.into_iter()).await
         })

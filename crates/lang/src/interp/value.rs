@@ -124,6 +124,8 @@ pub enum Native {
     NpRandom(&'static str),
     /// A `numpy.random.RandomState`. Boxed as `Mersenne` is.
     NpRandomState(Box<RefCell<super::np_random::LegacyState>>),
+    /// `jax.new_ref(x)`: a mutable box holding an array (see `refs.rs`).
+    Ref(RefCell<Tensor>),
     /// A `numpy.random.Generator` (`np.random.default_rng(seed)`).
     NpGenerator(Box<RefCell<super::pcg64::Generator>>),
     Jax(&'static str),
@@ -379,6 +381,7 @@ impl Value {
                 Native::TypeMethod(..) => "method_descriptor",
                 Native::NpRandomState(_) => "RandomState",
                 Native::NpGenerator(_) => "Generator",
+                Native::Ref(_) => "Ref",
                 _ => "builtin_function_or_method",
             },
             Value::Module(_) => "module",
@@ -640,6 +643,7 @@ fn native_repr(n: &Native) -> String {
         Native::Np(name) => format!("<function numpy.{name}>"),
         Native::NpRandom(name) => format!("<built-in method {name} of numpy.random.mtrand.RandomState object>"),
         Native::NpRandomState(_) => "RandomState(MT19937)".to_string(),
+        Native::Ref(cell) => super::refs::ref_repr(cell),
         Native::NpGenerator(_) => "Generator(PCG64)".to_string(),
         Native::Jax(name) => format!("<function jax.{name}>"),
         Native::Math(name) => format!("<built-in function {name}>"),

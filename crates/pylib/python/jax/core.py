@@ -33,11 +33,28 @@ class ShapedArray:
         return hash((self.shape, str(self.dtype), self.weak_type))
 
 
+class AbstractRef:
+    """The type of a `jax.new_ref`: `Ref{float32[3]}`."""
+
+    def __init__(self, inner):
+        self.inner_aval = inner
+        self.shape = inner.shape
+        self.dtype = inner.dtype
+        self.ndim = inner.ndim
+
+    def __str__(self):
+        return "Ref{" + self.inner_aval._type() + "}"
+
+    __repr__ = __str__
+
+
 def typeof(x):
     """The abstract value of `x` (an array, a tracer, or a Python or NumPy scalar)."""
     import jax
     import jax.numpy as jnp
 
+    if type(x).__name__ == "Ref":
+        return AbstractRef(typeof(jax.freeze(x)))
     # A typed key array is its own kind of array (`key<fry>[]`), which asarray refuses.
     if isinstance(x, jax.Array) and str(x.dtype).startswith("key<"):
         return ShapedArray(x.shape, x.dtype)
