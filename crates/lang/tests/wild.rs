@@ -73,7 +73,6 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
         "jax_docs_neural_network_and_data_loading",
         "DEFAULT: a bf16 last-bit difference flips one example's argmax (training accuracy 0.1133 where JAX has 0.1094)",
     ),
-    ("jax_docs_new_101_state", "jax.new_ref (mutable array references)"),
     (
         "jax_example_advi",
         "float32 drift over 30 Monte Carlo optimizer steps: 2e-4 relative at the end, over the 1e-4 tolerance",
