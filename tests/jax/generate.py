@@ -1842,6 +1842,14 @@ def outer(v):
 print(outer(jnp.ones(2)))
 for i in range(2):
     print(jax.jit(lambda v: v + i)(1.0))
+
+@jax.jit
+def scale(x_ref, y):
+    x_ref[...] = x_ref[...] * y
+
+scale(jax.new_ref(jnp.ones(3)), 2.0)
+scale(jax.new_ref(jnp.ones(4)), 2.0)
+scale(jax.new_ref(jnp.ones(4)), 2.0)
 jax.config.update("jax_explain_cache_misses", False)
 print(f(jnp.ones(7)))
 """, stderr=True)
@@ -1850,6 +1858,7 @@ print(f(jnp.ones(7)))
 # close over them or are passed them (cached once), inside grad (made there), and under vmap.
 program("refs", """r = jax.new_ref(jnp.arange(3.0))
 print(r)
+print(type(r), isinstance(r, jax.Array))
 print(r.shape, r.dtype, r.ndim, r.size)
 print(r[...])
 print(r[1])
@@ -1897,6 +1906,14 @@ try:
     print(r + 1)
 except TypeError as e:
     print(e)
+@jax.jit
+def grad_inside(x):
+    def inner(v):
+        acc = jax.new_ref(1.5)
+        acc[...] = acc[...] * v * v
+        return acc[...]
+    return jax.grad(inner)(x)
+print(grad_inside(2.0), grad_inside(3.0))
 """)
 program("refs_under_vmap", """def scale_into(x, out_ref):
   out_ref[...] = 2.0 * x

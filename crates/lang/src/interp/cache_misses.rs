@@ -16,8 +16,15 @@ pub struct SeenKey {
     /// Each argument, positional then keyword (sorted): its structure, or a static one's repr.
     args: Vec<KeyArg>,
     keywords: Vec<String>,
-    types: Vec<Aval>,
+    /// The leaves' types, in order; a ref passed in is a leaf of type `Ref{...}`.
+    types: Vec<LeafType>,
     precision: Precision,
+}
+
+#[derive(PartialEq)]
+struct LeafType {
+    aval: Aval,
+    is_ref: bool,
 }
 
 enum KeyArg {
@@ -27,16 +34,36 @@ enum KeyArg {
 
 impl SeenKey {
     pub(super) fn of(call: &CallArgs, precision: Precision) -> SeenKey {
-        let args = call
-            .args
+        let mut args = Vec::with_capacity(call.args.len());
+        let mut types = Vec::new();
+        let mut leaves = call.types.iter();
+        for (a, tree) in call.args.iter().zip(&call.trees) {
+            match (tree, super::refs::ref_cell(a)) {
+                (Some(t), _) => {
+                    types.extend(
+                        leaves.by_ref().take(t.num_leaves()).map(|aval| LeafType { aval: aval.clone(), is_ref: false }),
+                    );
+                    args.push(KeyArg::Traced(t.clone()));
+                }
+                (None, Some((_, cell))) => {
+                    types.push(LeafType { aval: cell.borrow().aval().clone(), is_ref: true });
+                    args.push(KeyArg::Traced(Tree::Leaf));
+                }
+                (None, None) => args.push(KeyArg::Static(repr(a))),
+            }
+        }
+        SeenKey { args, keywords: call.keywords.clone(), types, precision }
+    }
+
+    /// Each argument's structure, a static one's `None`, as argument names are read from.
+    fn trees(&self) -> Vec<Option<Tree>> {
+        self.args
             .iter()
-            .zip(&call.trees)
-            .map(|(a, tree)| match tree {
-                Some(t) => KeyArg::Traced(t.clone()),
-                None => KeyArg::Static(repr(a)),
+            .map(|a| match a {
+                KeyArg::Traced(t) => Some(t.clone()),
+                KeyArg::Static(_) => None,
             })
-            .collect();
-        SeenKey { args, keywords: call.keywords.clone(), types: call.types.clone(), precision }
+            .collect()
     }
 
     /// The whole input pytree as JAX builds it: `(args, kwargs)`, a static argument a
@@ -221,8 +248,13 @@ fn equality_errors(path: &str, a: &Node<'_>, b: &Node<'_>, out: &mut Vec<String>
 }
 
 /// A type as JAX's `str_short(True)` writes it, with the sharding JAX adds where the ranks
-/// (so the shardings) differ, and the weak type where that differs.
-fn type_texts(new: &Aval, old: &Aval) -> (String, String) {
+/// (so the shardings) differ, and the weak type where that differs; a ref's as `Ref{...}`.
+fn type_texts(new: &LeafType, old: &LeafType) -> (String, String) {
+    if new.is_ref || old.is_ref {
+        let text = |t: &LeafType| if t.is_ref { format!("Ref{{{}}}", t.aval.short()) } else { t.aval.short() };
+        return (text(new), text(old));
+    }
+    let (new, old) = (&new.aval, &old.aval);
     let (mut a, mut b) = (new.short(), old.short());
     if new.shape.len() != old.shape.len() {
         a.push_str("({})");
@@ -267,8 +299,8 @@ fn difference(new: &SeenKey, old: &SeenKey, names: &[String]) -> (u8, usize, Str
     let mut types = Vec::new();
     let mut weak_differs = false;
     for ((name, a), b) in names.iter().zip(&new.types).zip(&old.types) {
-        if a != b || a.weak_type != b.weak_type {
-            weak_differs |= a.weak_type != b.weak_type;
+        if a != b || a.aval.weak_type != b.aval.weak_type {
+            weak_differs |= !a.is_ref && a.aval.weak_type != b.aval.weak_type;
             let (now, before) = type_texts(a, b);
             types.push(format!("  * at {name}, now {now} and before {before}"));
         }
@@ -320,7 +352,7 @@ impl Interp<'_, '_> {
                 trace_id: None,
                 function: j.func.clone(),
                 purpose: TracedFor::Named("jit"),
-                args: call.trees.clone(),
+                args: key.trees(),
                 keywords: call.keywords.clone(),
             });
             j.cache.borrow().seen.iter().map(|old| difference(&key, old, &names)).min()

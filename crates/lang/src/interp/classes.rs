@@ -161,6 +161,7 @@ impl Interp<'_, '_> {
                 Native::StaticMethod(_) => Builtin::StaticMethod,
                 Native::ClassMethod(_) => Builtin::ClassMethod,
                 Native::Super { .. } => Builtin::Super,
+                Native::Ref(_) => return self.types.other("Ref", "jax._src.core"),
                 _ => return self.types.other(&v.type_name(), "builtins"),
             },
             other => return self.types.other(&other.type_name(), "builtins"),

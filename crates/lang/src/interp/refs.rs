@@ -84,13 +84,14 @@ impl Interp<'_, '_> {
     fn ref_value(&mut self, native: &Rc<Native>, cell: &RefCell<Tensor>) -> R<Tensor> {
         let held = cell.borrow().clone();
         let Tensor::Concrete(array) = &held else { return Ok(held) };
-        let Some(log) = self.ref_logs.iter().rev().find(|l| l.discharges) else { return Ok(held) };
-        if log.created.contains(&Rc::as_ptr(native)) || !self.ctx.is_tracing() {
+        let Some(at) = self.ref_logs.iter().rposition(|l| l.discharges) else { return Ok(held) };
+        // Made inside that trace, or inside one it encloses: the trace's own.
+        let own = self.ref_logs[at..].iter().any(|l| l.created.contains(&Rc::as_ptr(native)));
+        if own || !self.ctx.is_tracing() {
             return Ok(held);
         }
-        let level = log.level;
-        let (tracer, index) = self.ctx.const_at(level, array)?;
-        let log = self.ref_logs.iter_mut().rev().find(|l| l.discharges).expect("found above");
+        let (tracer, index) = self.ctx.const_at(self.ref_logs[at].level, array)?;
+        let log = &mut self.ref_logs[at];
         if !log.reads.iter().any(|(r, _)| Rc::ptr_eq(r, native)) {
             log.reads.push((native.clone(), index));
         }
