@@ -13,9 +13,8 @@ use jaxlite::{Aval, Precision};
 
 /// What one traced call's cache key was made of.
 pub struct SeenKey {
-    /// Each argument, positional then keyword (sorted): its structure, or a static one's repr.
-    args: Vec<KeyArg>,
-    keywords: Vec<String>,
+    /// The input pytree as JAX builds it: `(args, kwargs)`, a static argument a `Static` node.
+    input: Node,
     /// The leaves' types, in order; a ref passed in is a leaf of type `Ref{...}`.
     types: Vec<LeafType>,
     precision: Precision,
@@ -25,11 +24,6 @@ pub struct SeenKey {
 struct LeafType {
     aval: Aval,
     is_ref: bool,
-}
-
-enum KeyArg {
-    Static(String),
-    Traced(Tree),
 }
 
 impl SeenKey {
@@ -43,132 +37,79 @@ impl SeenKey {
                     types.extend(
                         leaves.by_ref().take(t.num_leaves()).map(|aval| LeafType { aval: aval.clone(), is_ref: false }),
                     );
-                    args.push(KeyArg::Traced(t.clone()));
+                    args.push(Node::of(t));
                 }
                 (None, Some((_, cell))) => {
                     types.push(LeafType { aval: cell.borrow().aval().clone(), is_ref: true });
-                    args.push(KeyArg::Traced(Tree::Leaf));
+                    args.push(Node::Leaf);
                 }
-                (None, None) => args.push(KeyArg::Static(repr(a))),
+                (None, None) => args.push(Node::Static(repr(a))),
             }
         }
-        SeenKey { args, keywords: call.keywords.clone(), types, precision }
-    }
-
-    /// Each argument's structure, a static one's `None`, as argument names are read from.
-    fn trees(&self) -> Vec<Option<Tree>> {
-        self.args
-            .iter()
-            .map(|a| match a {
-                KeyArg::Traced(t) => Some(t.clone()),
-                KeyArg::Static(_) => None,
-            })
-            .collect()
-    }
-
-    /// The whole input pytree as JAX builds it: `(args, kwargs)`, a static argument a
-    /// `Static` node.
-    fn input_tree(&self) -> Node<'_> {
-        let positional = self.args.len() - self.keywords.len();
-        fn node(a: &KeyArg) -> Node<'_> {
-            match a {
-                KeyArg::Static(text) => Node::Static(text.as_str()),
-                KeyArg::Traced(t) => Node::Of(t),
-            }
-        }
-        let args = Node::Tuple(self.args[..positional].iter().map(node).collect());
-        let kwargs = Node::Dict(
-            self.keywords.iter().zip(&self.args[positional..]).map(|(k, a)| (format!("'{k}'"), node(a))).collect(),
-        );
-        Node::Tuple(vec![args, kwargs])
+        let kwargs = args.split_off(args.len() - call.keywords.len());
+        let kwargs = Node::Dict(call.keywords.iter().map(|k| format!("'{k}'")).zip(kwargs).collect());
+        SeenKey { input: Node::Tuple(vec![Node::Tuple(args), kwargs]), types, precision }
     }
 }
 
 /// A pytree as JAX's structural comparison sees it.
-enum Node<'t> {
-    Of(&'t Tree),
-    Static(&'t str),
-    Tuple(Vec<Node<'t>>),
-    /// Keys as their reprs, sorted (how JAX orders a dict's children).
-    Dict(Vec<(String, Node<'t>)>),
-}
-
-impl<'t> Node<'t> {
-    /// The node itself, with a script tree's containers unfolded.
-    fn unfold(&self) -> Unfolded<'t> {
-        match self {
-            Node::Static(text) => Unfolded::Static(text),
-            Node::Tuple(items) => Unfolded::Tuple(items.iter().map(Node::reborrow).collect()),
-            Node::Dict(items) => Unfolded::Dict(items.iter().map(|(k, n)| (k.clone(), n.reborrow())).collect()),
-            Node::Of(tree) => match tree {
-                Tree::Leaf => Unfolded::Leaf,
-                Tree::None => Unfolded::NoneNode,
-                Tree::List(items) => Unfolded::List(items.iter().map(Node::Of).collect()),
-                Tree::Tuple(items) => Unfolded::Tuple(items.iter().map(Node::Of).collect()),
-                Tree::Dict(items) => Unfolded::Dict(items.iter().map(|(k, t)| (repr(k), Node::Of(t))).collect()),
-                Tree::Named(class, items) => {
-                    let fields = namedtuple_fields(class, items.len());
-                    Unfolded::Class(
-                        class.name.clone(),
-                        None,
-                        fields.into_iter().zip(items.iter().map(Node::Of)).collect(),
-                    )
-                }
-                Tree::Custom(class, _, aux, items) => Unfolded::Class(
-                    class.name.clone(),
-                    Some(repr(aux)),
-                    items.iter().enumerate().map(|(i, t)| (format!("[{i}]"), Node::Of(t))).collect(),
-                ),
-            },
-        }
-    }
-
-    fn reborrow(&self) -> Node<'t> {
-        match self {
-            Node::Of(t) => Node::Of(t),
-            Node::Static(s) => Node::Static(s),
-            Node::Tuple(items) => Node::Tuple(items.iter().map(Node::reborrow).collect()),
-            Node::Dict(items) => Node::Dict(items.iter().map(|(k, n)| (k.clone(), n.reborrow())).collect()),
-        }
-    }
-}
-
-/// One level of a pytree: its kind, metadata and children with their key-path steps.
-enum Unfolded<'t> {
+enum Node {
     Leaf,
-    NoneNode,
-    Static(&'t str),
-    List(Vec<Node<'t>>),
-    Tuple(Vec<Node<'t>>),
-    Dict(Vec<(String, Node<'t>)>),
+    None,
+    /// A static argument, by its value's repr.
+    Static(String),
+    List(Vec<Node>),
+    Tuple(Vec<Node>),
+    /// Keys as their reprs, sorted (how JAX orders a dict's children).
+    Dict(Vec<(String, Node)>),
     /// A namedtuple (children by field, `.a`) or a registered class (by index, with its
     /// auxiliary data's repr as metadata).
-    Class(String, Option<String>, Vec<(String, Node<'t>)>),
+    Class(String, Option<String>, Vec<(String, Node)>),
 }
 
-impl Unfolded<'_> {
+impl Node {
+    fn of(tree: &Tree) -> Node {
+        match tree {
+            Tree::Leaf => Node::Leaf,
+            Tree::None => Node::None,
+            Tree::List(items) => Node::List(items.iter().map(Node::of).collect()),
+            Tree::Tuple(items) => Node::Tuple(items.iter().map(Node::of).collect()),
+            Tree::Dict(items) => Node::Dict(items.iter().map(|(k, t)| (repr(k), Node::of(t))).collect()),
+            Tree::Named(class, items) => Node::Class(
+                class.name.clone(),
+                None,
+                namedtuple_fields(class, items.len()).into_iter().zip(items.iter().map(Node::of)).collect(),
+            ),
+            Tree::Custom(class, _, aux, items) => Node::Class(
+                class.name.clone(),
+                Some(repr(aux)),
+                items.iter().enumerate().map(|(i, t)| (format!("[{i}]"), Node::of(t))).collect(),
+            ),
+        }
+    }
+
     /// The node's Python type as JAX prints it (`str(type(x))`; a leaf is "pytree leaf").
     fn type_text(&self) -> String {
         match self {
-            Unfolded::Leaf => "pytree leaf".into(),
-            Unfolded::NoneNode => "<class 'NoneType'>".into(),
-            Unfolded::Static(_) => "<class 'jax._src.tree_util.Static'>".into(),
-            Unfolded::List(_) => "<class 'list'>".into(),
-            Unfolded::Tuple(_) => "<class 'tuple'>".into(),
-            Unfolded::Dict(_) => "<class 'dict'>".into(),
-            Unfolded::Class(name, ..) => format!("<class '__main__.{name}'>"),
+            Node::Leaf => "pytree leaf".into(),
+            Node::None => "<class 'NoneType'>".into(),
+            Node::Static(_) => "<class 'jax._src.tree_util.Static'>".into(),
+            Node::List(_) => "<class 'list'>".into(),
+            Node::Tuple(_) => "<class 'tuple'>".into(),
+            Node::Dict(_) => "<class 'dict'>".into(),
+            Node::Class(name, ..) => format!("<class '__main__.{name}'>"),
         }
     }
 
     /// Its children, each with the key-path step that reaches it.
-    fn children(&self) -> Vec<(String, &Node<'_>)> {
+    fn children(&self) -> Vec<(String, &Node)> {
         match self {
-            Unfolded::Leaf | Unfolded::NoneNode | Unfolded::Static(_) => vec![],
-            Unfolded::List(items) | Unfolded::Tuple(items) => {
+            Node::Leaf | Node::None | Node::Static(_) => vec![],
+            Node::List(items) | Node::Tuple(items) => {
                 items.iter().enumerate().map(|(i, n)| (format!("[{i}]"), n)).collect()
             }
-            Unfolded::Dict(items) => items.iter().map(|(k, n)| (format!("[{k}]"), n)).collect(),
-            Unfolded::Class(_, _, items) => items.iter().map(|(k, n)| (k.clone(), n)).collect(),
+            Node::Dict(items) => items.iter().map(|(k, n)| (format!("[{k}]"), n)).collect(),
+            Node::Class(_, _, items) => items.iter().map(|(k, n)| (k.clone(), n)).collect(),
         }
     }
 
@@ -176,12 +117,12 @@ impl Unfolded<'_> {
     /// class's auxiliary data.
     fn metadata(&self) -> Option<String> {
         match self {
-            Unfolded::Dict(items) => Some(match items.len() {
+            Node::Dict(items) => Some(match items.len() {
                 1 => format!("({},)", items[0].0),
                 _ => format!("({})", items.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>().join(", ")),
             }),
-            Unfolded::Static(text) => Some(format!("Static(val={text})")),
-            Unfolded::Class(_, aux, _) => aux.clone(),
+            Node::Static(text) => Some(format!("Static(val={text})")),
+            Node::Class(_, aux, _) => aux.clone(),
             _ => None,
         }
     }
@@ -203,9 +144,8 @@ fn namedtuple_fields(class: &std::rc::Rc<super::objects::Class>, n: usize) -> Ve
 
 /// Every place two pytrees differ, as JAX's `equality_errors`: (key path, this, that, why);
 /// below a difference nothing more is compared.
-fn equality_errors(path: &str, a: &Node<'_>, b: &Node<'_>, out: &mut Vec<String>) {
-    let (x, y) = (a.unfold(), b.unfold());
-    if matches!(x, Unfolded::Leaf) && matches!(y, Unfolded::Leaf) {
+fn equality_errors(path: &str, x: &Node, y: &Node, out: &mut Vec<String>) {
+    if matches!(x, Node::Leaf) && matches!(y, Node::Leaf) {
         return;
     }
     let mut report = |this: String, that: String, why: String| {
@@ -215,8 +155,8 @@ fn equality_errors(path: &str, a: &Node<'_>, b: &Node<'_>, out: &mut Vec<String>
         return report(x.type_text(), y.type_text(), "their Python types differ".into());
     }
     let (xs, ys) = (x.children(), y.children());
-    if let (Unfolded::List(_) | Unfolded::Tuple(_), true) = (&x, xs.len() != ys.len()) {
-        let kind = if matches!(x, Unfolded::List(_)) { "list" } else { "tuple" };
+    if let (Node::List(_) | Node::Tuple(_), true) = (x, xs.len() != ys.len()) {
+        let kind = if matches!(x, Node::List(_)) { "list" } else { "tuple" };
         return report(
             format!("{kind} of length {}", xs.len()),
             format!("{kind} of length {}", ys.len()),
@@ -226,7 +166,7 @@ fn equality_errors(path: &str, a: &Node<'_>, b: &Node<'_>, out: &mut Vec<String>
     if xs.len() != ys.len() {
         let count = |n: usize| format!("{} with {n} child{}", x.type_text(), if n > 1 { "ren" } else { "" });
         let mut why = "the numbers of children do not match".to_string();
-        if let (Unfolded::Dict(p), Unfolded::Dict(q)) = (&x, &y) {
+        if let (Node::Dict(p), Node::Dict(q)) = (x, y) {
             let only = |p: &[(String, Node)], q: &[(String, Node)]| -> Vec<String> {
                 p.iter().filter(|(k, _)| !q.iter().any(|(l, _)| l == k)).map(|(k, _)| k.clone()).collect()
             };
@@ -238,9 +178,8 @@ fn equality_errors(path: &str, a: &Node<'_>, b: &Node<'_>, out: &mut Vec<String>
         return report(count(xs.len()), count(ys.len()), why);
     }
     if x.metadata() != y.metadata() {
-        let with =
-            |u: &Unfolded| format!("{} with pytree metadata {}", u.type_text(), u.metadata().unwrap_or_default());
-        return report(with(&x), with(&y), "the pytree node metadata does not match".into());
+        let with = |u: &Node| format!("{} with pytree metadata {}", u.type_text(), u.metadata().unwrap_or_default());
+        return report(with(x), with(y), "the pytree node metadata does not match".into());
     }
     for ((step, p), (_, q)) in xs.iter().zip(&ys) {
         equality_errors(&format!("{path}{step}"), p, q, out);
@@ -292,7 +231,7 @@ fn difference(new: &SeenKey, old: &SeenKey, names: &[String]) -> (u8, usize, Str
         );
     }
     let mut trees = Vec::new();
-    equality_errors("", &new.input_tree(), &old.input_tree(), &mut trees);
+    equality_errors("", &new.input, &old.input, &mut trees);
     if !trees.is_empty() {
         return (1, trees.len(), format!("different input pytree:\n{}", trees.join("\n")));
     }
@@ -352,7 +291,13 @@ impl Interp<'_, '_> {
                 trace_id: None,
                 function: j.func.clone(),
                 purpose: TracedFor::Named("jit"),
-                args: key.trees(),
+                // A ref passed in is a leaf, as JAX names its argument.
+                args: call
+                    .args
+                    .iter()
+                    .zip(&call.trees)
+                    .map(|(a, t)| t.clone().or_else(|| super::refs::ref_cell(a).map(|_| Tree::Leaf)))
+                    .collect(),
                 keywords: call.keywords.clone(),
             });
             j.cache.borrow().seen.iter().map(|old| difference(&key, old, &names)).min()

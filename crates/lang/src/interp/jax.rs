@@ -3602,7 +3602,9 @@ impl Interp<'_, '_> {
                     }
                 };
                 let mut inputs: Vec<Tensor> = compiled.closed.consts.iter().cloned().map(Tensor::from).collect();
-                self.ref_inputs(&compiled.refs, &call.args, &mut inputs)?;
+                for (i, held) in self.ref_inputs(&compiled.refs, &call.args)? {
+                    inputs[i] = held;
+                }
                 inputs.extend(compiled.captured.iter().cloned());
                 inputs.extend(call.leaves);
                 let function =
@@ -3621,10 +3623,8 @@ impl Interp<'_, '_> {
                 }
             };
             let mut inputs = compiled.closed.consts.clone();
-            if !compiled.refs.is_empty() {
-                let mut tensors: Vec<Tensor> = inputs.into_iter().map(Tensor::from).collect();
-                self.ref_inputs(&compiled.refs, &call.args, &mut tensors)?;
-                inputs = tensors.iter().map(|t| t.concrete().cloned()).collect::<Option<_>>().ok_or_else(|| {
+            for (i, held) in self.ref_inputs(&compiled.refs, &call.args)? {
+                inputs[i] = held.concrete().cloned().ok_or_else(|| {
                     RtError::new("a ref read by a jitted function holds a traced value outside any trace")
                 })?;
             }

@@ -171,7 +171,7 @@ impl Interp<'_, '_> {
             "ndim" => Value::Int(aval.shape.len() as i64),
             "size" => Value::Int(aval.shape.iter().product::<usize>() as i64),
             "dtype" => Value::DType(aval.dtype),
-            "unsafe_buffer_pointer" | "freeze" => Value::native(Native::Method(r.clone(), name_of(name))),
+            "unsafe_buffer_pointer" => Value::native(Native::Method(r.clone(), "unsafe_buffer_pointer")),
             _ => return attr_err(format!("'Ref' object has no attribute '{name}'")),
         })
     }
@@ -181,12 +181,10 @@ impl Interp<'_, '_> {
         if !args.is_empty() {
             return type_err(format!("{name}() takes no arguments ({} given)", args.len()));
         }
-        match name {
-            // An address: what identifies the buffer (the same for the ref's whole life, where
-            // JAX's changes only when the buffer is replaced).
-            "unsafe_buffer_pointer" => Ok(Value::Int(super::classes::identity_hash(r) << 4)),
-            _ => self.freeze(r),
-        }
+        // `unsafe_buffer_pointer`, the one method: an address identifying the buffer (the same
+        // for the ref's whole life, where JAX's changes only when the buffer is replaced).
+        debug_assert_eq!(name, "unsafe_buffer_pointer");
+        Ok(Value::Int(super::classes::identity_hash(r) << 4))
     }
 
     /// `jax.freeze(r)`: the array the ref holds.
@@ -255,15 +253,16 @@ impl Interp<'_, '_> {
         }
     }
 
-    /// The inputs of a call of a jitted function with these effects: each constant that
-    /// stands for a ref replaced by what the ref holds now.
-    pub(super) fn ref_inputs(&mut self, effects: &RefEffects, args: &[Value], inputs: &mut [Tensor]) -> R<()> {
+    /// For a call of a jitted function with these effects: each constant that stands for a
+    /// ref (its index among the inputs), and what the ref holds now, to pass in its place.
+    pub(super) fn ref_inputs(&mut self, effects: &RefEffects, args: &[Value]) -> R<Vec<(usize, Tensor)>> {
+        let mut inputs = Vec::with_capacity(effects.reads.len());
         for (index, source) in &effects.reads {
             let r = Self::resolve_ref(source, args)?;
             let Native::Ref(cell) = &*r else { unreachable!("resolved refs are refs") };
-            inputs[*index] = self.ref_value(&r, cell)?;
+            inputs.push((*index, self.ref_value(&r, cell)?));
         }
-        Ok(())
+        Ok(inputs)
     }
 
     /// After a call: the outputs past the result's leaves are stored into the refs written.
@@ -284,14 +283,6 @@ fn restore(log: &RefLog) {
         if let Native::Ref(cell) = &**r {
             *cell.borrow_mut() = before.clone();
         }
-    }
-}
-
-/// A method name as the `'static` name a bound method carries.
-fn name_of(name: &str) -> &'static str {
-    match name {
-        "unsafe_buffer_pointer" => "unsafe_buffer_pointer",
-        _ => "freeze",
     }
 }
 

@@ -325,9 +325,14 @@ impl Interp<'_, '_> {
             let mut python_numbers = Vec::new();
             let mut refs = super::refs::RefEffects::default();
             let mut ref_args = Vec::new();
-            // The arguments passed as they are (a ref among them is found there at each call).
-            let fixed: Vec<Value> =
-                args.iter().map(|a| if let Arg::Fixed(v) = a { v.clone() } else { Value::None }).collect();
+            // For a jit trace, the arguments passed as they are (a ref among them is found there
+            // at each call); no other trace discharges refs.
+            let fixed: Vec<Value> = match purpose {
+                TracedFor::Named("jit") => {
+                    args.iter().map(|a| if let Arg::Fixed(v) = a { v.clone() } else { Value::None }).collect()
+                }
+                _ => Vec::new(),
+            };
             let flattened = async {
                 let mut traced_args = Vec::with_capacity(args.len());
                 let mut trees = Vec::with_capacity(args.len());
