@@ -1959,6 +1959,87 @@ except Exception as e:
 print(r)
 """)
 
+program("custom_rules_run_when_differentiated", """
+# JAX runs a custom_jvp rule only where it differentiates the call (then not the function),
+# and a custom_vjp's bwd only when reverse mode transposes.
+@jax.custom_jvp
+def f(x):
+    print("f", jnp.shape(x))
+    return jnp.sin(x)
+
+@f.defjvp
+def f_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    print("f_jvp")
+    return f(x), jnp.cos(x) * t
+
+print(f(1.0))
+print(jax.vmap(f)(jnp.arange(3.0)))
+print(jax.jit(f)(1.0))
+print(jax.jvp(f, (1.0,), (1.0,)))
+print(jax.grad(f)(1.0))
+print(jax.grad(jax.grad(f))(1.0))
+print(jax.jit(jax.grad(f))(1.0))
+print(jax.grad(jax.jit(f))(1.0))
+print(jax.vmap(jax.grad(f))(jnp.arange(3.0)))
+print(jax.grad(lambda x: jax.vmap(f)(x).sum())(jnp.arange(3.0)))
+c = jnp.array(2.0)
+print(jax.grad(lambda x: x * f(c))(1.0))
+
+@jax.custom_vjp
+def g(x):
+    print("g")
+    return jnp.exp(x)
+
+scale = jnp.array([1.0, 2.0, 3.0])
+
+def g_fwd(x):
+    print("g_fwd")
+    y = g(x)
+    return y, y
+
+def g_bwd(y, ct):
+    print("g_bwd")
+    return (scale * y * ct,)
+
+g.defvjp(g_fwd, g_bwd)
+y, g_vjp = jax.vjp(g, jnp.zeros(3))
+print("vjp done")
+print(g_vjp(jnp.ones(3)))
+print(g_vjp(jnp.ones(3)))
+try:
+    jax.jvp(g, (jnp.zeros(3),), (jnp.ones(3),))
+except TypeError as e:
+    print(e)
+print(jax.grad(lambda x: g(x).sum())(jnp.zeros(3)))
+print(jax.grad(jax.jit(lambda x: g(x).sum()))(jnp.zeros(3)))
+
+# Rules closing over arrays, called inside loop and branch bodies, then differentiated.
+w = jnp.array([0.5, 1.5, 2.5])
+
+@jax.custom_jvp
+def h(x):
+    return jnp.tanh(x)
+
+@h.defjvp
+def h_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return h(x), w * t
+
+def through_scan(x):
+    return jax.lax.scan(lambda c, _: (h(c), None), x, None, length=2)[0].sum()
+
+def through_cond(x, p):
+    return jax.lax.cond(p, lambda v: h(v).sum(), lambda v: (2.0 * v).sum(), x)
+
+def through_while(x):
+    return jax.lax.fori_loop(0, jnp.int32(2) + 0 * x[0].astype(jnp.int32), lambda i, c: h(c), x).sum()
+
+print(jax.grad(through_scan)(jnp.ones(3)))
+print(jax.grad(through_cond)(jnp.ones(3), True), jax.grad(through_cond)(jnp.ones(3), False))
+print(jax.grad(jax.jit(through_scan))(jnp.ones(3)))
+print(jax.jvp(through_while, (jnp.ones(3),), (jnp.ones(3),)))
+""")
 program("custom_derivatives_nondiff_argnums", """
 from functools import partial
 

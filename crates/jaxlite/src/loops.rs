@@ -58,7 +58,8 @@ pub fn calls_back(prim: &Primitive) -> bool {
         }
         Primitive::CustomVjpCall { function } => {
             has_callbacks(&function.call)
-                || function.traced_passes().is_ok_and(|(fwd, bwd)| has_callbacks(fwd) || has_callbacks(bwd))
+                || function.traced_fwd().is_ok_and(has_callbacks)
+                || function.traced_passes().is_ok_and(|(_, bwd)| has_callbacks(bwd))
         }
         Primitive::CustomVjpTangent { function } => function.traced_passes().is_ok_and(|(_, bwd)| has_callbacks(bwd)),
         _ => false,

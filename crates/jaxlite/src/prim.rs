@@ -433,10 +433,10 @@ pub enum JvpRule {
 }
 
 /// A custom rule not traced yet. JAX traces a rule only when something differentiates the
-/// function; the interpreter traces one at the call, except inside the function's own rule,
-/// where a rule that calls its function would otherwise recurse without end. Such a call is
-/// staged with its rule pending, and the interpreter traces it when a transformation is about
-/// to differentiate the Jaxpr holding it (`Jaxpr::pending_rules`).
+/// function: where the call itself is not differentiated (under `jit` or `vmap`, in a loop
+/// body) it is staged with its rule pending, and the interpreter traces the rule when a
+/// transformation is about to differentiate the Jaxpr holding it, or, for a VJP's `bwd`, when
+/// reverse mode is about to transpose it (see `VjpPasses::ForwardTraced`).
 pub enum Pending<F> {
     /// What the interpreter needs to trace the rule: opaque here, as a callback's function.
     Source(Rc<dyn std::any::Any>),
@@ -525,6 +525,14 @@ pub enum VjpPasses {
         bwd: Jaxpr,
         bwd_consts: usize,
     },
+    /// `fwd` traced, `bwd` not yet: JAX runs `fwd` where it differentiates the call, and
+    /// `bwd` only when reverse mode transposes, so the interpreter traces it just before
+    /// transposing (a `custom_vjp` under `jvp` alone never runs it).
+    ForwardTraced {
+        fwd: Jaxpr,
+        fwd_consts: usize,
+        bwd: Pending<CustomVjp>,
+    },
     Pending(Pending<CustomVjp>),
 }
 
@@ -537,6 +545,7 @@ impl CustomVjp {
     pub fn pass_consts(&self) -> (usize, usize) {
         match &self.passes {
             VjpPasses::Traced { fwd_consts, bwd_consts, .. } => (*fwd_consts, *bwd_consts),
+            VjpPasses::ForwardTraced { fwd_consts, .. } => (*fwd_consts, 0),
             VjpPasses::Pending(_) => (0, 0),
         }
     }
@@ -545,6 +554,14 @@ impl CustomVjp {
     pub fn traced_passes(&self) -> Result<(&Jaxpr, &Jaxpr), crate::JaxError> {
         match &self.passes {
             VjpPasses::Traced { fwd, bwd, .. } => Ok((fwd, bwd)),
+            VjpPasses::ForwardTraced { .. } | VjpPasses::Pending(_) => Err(untraced(&self.name)),
+        }
+    }
+
+    /// The traced `fwd` pass, or an internal error where it is pending.
+    pub fn traced_fwd(&self) -> Result<&Jaxpr, crate::JaxError> {
+        match &self.passes {
+            VjpPasses::Traced { fwd, .. } | VjpPasses::ForwardTraced { fwd, .. } => Ok(fwd),
             VjpPasses::Pending(_) => Err(untraced(&self.name)),
         }
     }
@@ -564,7 +581,7 @@ impl CustomVjp {
     /// has a tangent equation, which is where residuals are passed).
     pub fn residuals(&self) -> usize {
         match &self.passes {
-            VjpPasses::Traced { fwd, .. } => fwd.outvars.len() - self.outputs(),
+            VjpPasses::Traced { fwd, .. } | VjpPasses::ForwardTraced { fwd, .. } => fwd.outvars.len() - self.outputs(),
             VjpPasses::Pending(_) => 0,
         }
     }

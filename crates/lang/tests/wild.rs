@@ -64,17 +64,6 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
     ),
     ("jax_docs_complex_differentiation", "complex numbers"),
     (
-        "jax_docs_new_301_custom_jvp_vjp",
-        "prints inside custom rules show when each runs, as in jax_docs_custom_derivative_rules: JAX runs a custom_jvp \
-         rule only when it differentiates, and then not the function itself",
-    ),
-    (
-        "jax_docs_custom_derivative_rules",
-        "prints inside custom rules show when each runs: JAX runs a rule only when it differentiates (not under vmap \
-         or jit alone) and then not the function itself; the playground traces the function and its rule at the call. \
-         One second derivative of a custom_jvp function differs in its last digit",
-    ),
-    (
         "jax_docs_neural_network_and_data_loading",
         "DEFAULT: a bf16 last-bit difference flips one example's argmax (training accuracy 0.1133 where JAX has 0.1094)",
     ),

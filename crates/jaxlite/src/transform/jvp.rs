@@ -343,7 +343,7 @@ fn custom_vjp(
         return Err(closed_over("VJP", &function.name));
     }
     let fwd_ins: Vec<Atom> = fwd_consts.iter().chain(args).cloned().collect();
-    let mut outs = b.inline(function.traced_passes()?.0, &fwd_ins)?;
+    let mut outs = b.inline(function.traced_fwd()?, &fwd_ins)?;
     let residuals = outs.split_off(function.outputs());
     let mut operands: Vec<Atom> = bwd_consts.to_vec();
     operands.extend(residuals);
@@ -355,7 +355,7 @@ fn custom_vjp(
 }
 
 /// JAX's error for a custom derivative differentiated with respect to a value it closes over.
-fn closed_over(kind: &str, name: &str) -> JaxError {
+pub fn closed_over(kind: &str, name: &str) -> JaxError {
     let lower = kind.to_lowercase();
     JaxError(format!(
         "Detected differentiation of a custom_{lower} function ({name}) with respect to a closed-over \
@@ -439,9 +439,11 @@ fn jvp_rule(
                     let c = b.mul(ans, &c)?;
                     Some(b.mul(&t0, &c)?)
                 }
+                // JAX's rule, g · (0.5 / ans): its rounding, and its second derivative's.
                 UnaryOp::Sqrt => {
-                    let c = b.scale(ans, 2.0)?;
-                    Some(b.div(&t0, &c)?)
+                    let half = b.lit_like(0.5, x);
+                    let c = b.div(&half, ans)?;
+                    Some(b.mul(&t0, &c)?)
                 }
                 // d x^(-1/2) = -1/2 · rsqrt(x) / x
                 UnaryOp::Rsqrt => {

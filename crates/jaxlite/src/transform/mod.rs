@@ -1,5 +1,5 @@
-//! Transformations of Jaxprs: forward mode ([`jvp`]), reverse mode ([`vjp`], by linearizing
-//! and transposing, as JAX does) and batching ([`vmap`]).
+//! Transformations of Jaxprs: forward mode ([`jvp`]), reverse mode ([`linearize`], then
+//! [`transpose`] the linear part, as JAX does) and batching ([`vmap`]).
 //!
 //! Every transformation maps a Jaxpr to a Jaxpr, so they compose (`grad(grad(f))`,
 //! `jacfwd(jacrev(f))`, `vmap(grad(f))`) and their results run wherever a Jaxpr runs: staged
@@ -16,10 +16,10 @@ mod lower;
 mod transpose;
 mod vmap;
 
-pub use jvp::jvp;
+pub use jvp::{closed_over, jvp};
 pub use lower::{computed, lower, lower_keeping_windows, needs_lowering, scalar_loop, window_starts};
-pub use transpose::{linearize, vjp, Linearized, Vjp, WHILE_REVERSE};
-pub use vmap::{batch_traced_passes, batch_traced_rule, vmap, vmap_outputs, vmap_outputs_named};
+pub use transpose::{linearize, transpose, Linearized, Vjp, WHILE_REVERSE};
+pub use vmap::{batch_traced_bwd, batch_traced_passes, batch_traced_rule, vmap, vmap_outputs, vmap_outputs_named};
 
 use crate::array::Aval;
 use crate::dtype::DType;

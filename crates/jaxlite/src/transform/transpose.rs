@@ -515,14 +515,13 @@ fn carried(body: &Jaxpr, before: &[bool], carries: &[bool], after: &[bool]) -> V
 pub const WHILE_REVERSE: &str = "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop \
      with dynamic start/stop values. Try using lax.scan, or using fori_loop with static start/stop.";
 
-/// Splits `jaxpr` (without constvars) into a forward pass and a backward pass: linearized,
-/// then the linear part transposed.
-pub fn vjp(jaxpr: &Jaxpr, diff_in: &[bool], diff_out: &[bool]) -> Result<Vjp> {
-    let split = partial_eval(jaxpr, diff_in)?;
-    let linear = &split.unknown;
-    let (residuals, tangents_in) = linear.invars.split_at(split.residuals);
-    let backward = transpose_linear(&linear.types, residuals, tangents_in, &linear.eqns, &linear.outvars, diff_out)?;
-    Ok(Vjp { forward: split.known, num_residuals: split.residuals, backward })
+/// The transpose of a linear map ([`Linearized::linear`], its first `num_residuals` inputs
+/// the residuals): the residuals and a cotangent per output flagged in `diff_out` to a
+/// cotangent per tangent input.
+pub fn transpose(linear: &Jaxpr, num_residuals: usize, diff_out: &[bool]) -> Result<Jaxpr> {
+    let inputs: Vec<Var> = linear.all_inputs().collect();
+    let (residuals, tangents_in) = inputs.split_at(num_residuals);
+    transpose_linear(&linear.types, residuals, tangents_in, &linear.eqns, &linear.outvars, diff_out)
 }
 
 /// How an operand of a linear equation appears to its transpose rule.

@@ -698,6 +698,15 @@ pub fn batch_custom_vjp(function: &Rc<CustomVjp>, flags: &[bool], size: usize) -
         VjpPasses::Pending(_) => {
             VjpPasses::Pending(Pending::Batched { of: function.clone(), flags: flags.to_vec(), size })
         }
+        // bwd is batched once traced (`batch_traced_bwd`).
+        VjpPasses::ForwardTraced { fwd, fwd_consts, .. } => {
+            let fwd_flags: Vec<bool> = fwd_closed.iter().chain(args).copied().collect();
+            VjpPasses::ForwardTraced {
+                fwd: vmap(fwd, &fwd_flags, size)?,
+                fwd_consts: *fwd_consts,
+                bwd: Pending::Batched { of: function.clone(), flags: flags.to_vec(), size },
+            }
+        }
     };
     Ok(CustomVjp {
         name: function.name.clone(),
@@ -720,6 +729,15 @@ pub fn batch_traced_rule(of: &CustomJvp, rule: &Jaxpr, consts: usize, flags: &[b
 }
 
 /// `batch_traced_rule` for a custom VJP's two passes: (fwd, bwd) batched.
+/// A custom VJP's `bwd` traced after its function was batched (`VjpPasses::ForwardTraced`
+/// with a batched pending `bwd`): the values it closes over unbatched, every residual and
+/// cotangent batched, as `batch_custom_vjp` batches a traced one.
+pub fn batch_traced_bwd(bwd: &Jaxpr, bwd_consts: usize, size: usize) -> Result<Jaxpr> {
+    let batched = bwd.invars.len() - bwd_consts;
+    let flags: Vec<bool> = std::iter::repeat_n(false, bwd_consts).chain(std::iter::repeat_n(true, batched)).collect();
+    vmap(bwd, &flags, size)
+}
+
 pub fn batch_traced_passes(
     of: &CustomVjp,
     (fwd, fwd_consts): (&Jaxpr, usize),

@@ -1,20 +1,26 @@
 //! `jax.custom_jvp` and `jax.custom_vjp`: a function with derivative rules of its own.
 //!
-//! Called inside a trace, the function is traced and staged as one `custom_jvp_call` or
-//! `custom_vjp_call` equation, with its rule (or its `fwd` and `bwd` passes) traced beside it,
-//! which differentiation uses instead of the function. JAX traces rules only when something
-//! differentiates; here they are traced at the call, except where that would recurse: inside a
-//! function's own rule its calls are staged with the rule pending (`jaxlite::prim::Pending`),
-//! and `Interp::trace_pending_rules` traces those just before a transformation differentiates
-//! the Jaxpr that holds them. So a rule that calls its function (`return f(x), ...`, a Bessel
-//! function's rule calling it at the neighbouring orders, a fixed point whose `bwd` solves
-//! another fixed point) uses its rules at every order of derivative, as in JAX.
+//! Called inside a trace, the call is staged as one `custom_jvp_call` or `custom_vjp_call`
+//! equation, and what runs is what JAX runs (`Interp::differentiations_at_call` decides):
+//! - Where the call is differentiated (under `grad`, `jvp`, `vjp`, ... and not inside a
+//!   `jit` or loop body within them), the rule alone: a JVP rule, or a VJP's `fwd`, its
+//!   primal outputs standing for the function's. A VJP's `bwd` is traced only when reverse
+//!   mode transposes (`Interp::transpose_linear`), so `jvp` of one raises after `fwd` ran, and
+//!   the function `jax.vjp` returns runs `bwd` at each call.
+//! - Anywhere else (under `jit` or `vmap`, in a loop body, in a rule's own call of its
+//!   function), the function, with its rules pending (`jaxlite::prim::Pending`):
+//!   `Interp::trace_pending_rules` traces them just before a transformation differentiates the
+//!   Jaxpr that holds them, in loop, branch and `jit` bodies too.
+//!
+//! So prints inside rules show when each runs as JAX's do, and a rule that calls its function
+//! (`return f(x), ...`, a Bessel function's rule calling it at the neighbouring orders, a fixed
+//! point whose `bwd` solves another fixed point) uses its rules at every order of derivative.
 
 use super::jax::Tree;
 use super::tracer_errors::TracedFor;
 use super::transforms::{resolve_keywords, Arg, TraceOf, Traced};
 use super::value::{aval_text, Native, Value};
-use super::{err, type_err, unsupported, value_err, Interp, R};
+use super::{err, type_err, value_err, Interp, R};
 use jaxlite::numpy as jnp;
 use jaxlite::prim::{JvpRule, Pending, VjpPasses};
 use jaxlite::{Jaxpr, LocalFuture, Tensor};
@@ -76,10 +82,32 @@ struct PendingSource {
     out_tree: Tree,
 }
 
-/// A traced JVP rule with the values it closes over.
+/// What a custom VJP's `bwd` is traced for: the structures and types of the residuals and
+/// of the outputs (whose cotangents it takes), as `fwd` gave them.
+#[derive(Clone)]
+struct BwdSignature {
+    residual_tree: Tree,
+    residual_avals: Vec<jaxlite::Aval>,
+    out_tree: Tree,
+    out_avals: Vec<jaxlite::Aval>,
+}
+
+/// What tracing a custom VJP's `bwd` left for the transposition needs
+/// (`jaxlite::prim::VjpPasses::ForwardTraced`): the function, its call's arguments as split
+/// then, and what `fwd` gave.
+struct PendingBwd {
+    function: Rc<Native>,
+    split: SplitArgs,
+    signature: BwdSignature,
+}
+
+/// A traced JVP rule with the values it closes over, and the structure and number of its
+/// primal outputs.
 struct TracedRule {
     jaxpr: Jaxpr,
     closed: Vec<Tensor>,
+    out_tree: Tree,
+    primal_outputs: usize,
 }
 
 /// A custom VJP's traced passes with the values they close over, fwd's first.
@@ -91,16 +119,38 @@ struct TracedPasses {
     closed: Vec<Tensor>,
 }
 
-/// What tells one custom function from another while its rules are traced.
-fn rule_address(native: &Rc<Native>) -> usize {
-    Rc::as_ptr(native) as usize
-}
-
 impl Interp<'_, '_> {
-    /// Calls a `jax.custom_jvp` function. Outside any trace it is just the function. Inside
-    /// one, the function and its rule are traced on the arguments' types and recorded as one
-    /// `custom_jvp_call`, which differentiation replaces by the rule. Inside the
-    /// function's own rule, the rule is left pending (see the module's comment).
+    /// How many differentiations a custom function called with `leaves` sits in, as JAX
+    /// counts JVP traces: the differentiating traces since the innermost `jit` or loop body,
+    /// less one for each custom rule being traced within them (a rule runs one level out from
+    /// the differentiation it serves). `vmap` hands a custom function on to the trace around
+    /// it, as JAX's batching of one does. None where no argument is a value of the innermost
+    /// trace (a constant, or a value closed over from outside): nothing differentiates those.
+    fn differentiations_at_call(&self, leaves: &[Tensor]) -> usize {
+        let current = self.ctx.current_trace_id();
+        let of_innermost = |t: &Tensor| matches!(t, Tensor::Traced(tr) if Some(tr.trace_id) == current);
+        if !leaves.iter().any(of_innermost) {
+            return 0;
+        }
+        let (mut count, mut used_up) = (0, 0);
+        for site in self.tracing.iter().rev() {
+            match site.purpose {
+                TracedFor::CustomFunction | TracedFor::Vmap => {}
+                TracedFor::CustomRule => used_up += 1,
+                TracedFor::Differentiation if used_up > 0 => used_up -= 1,
+                TracedFor::Differentiation => count += 1,
+                TracedFor::Named(_) => break,
+            }
+        }
+        count
+    }
+
+    /// Calls a `jax.custom_jvp` function, as JAX does. Outside any trace it is just the
+    /// function. Where the call is differentiated (`differentiations_at_call`), only the
+    /// rule runs, its primal outputs standing for the function's. Anywhere else (under `jit` or
+    /// `vmap`, in a loop body, or in a rule's own call of its function) the function is traced
+    /// and its rule left pending, traced when something differentiates it (see the module's
+    /// comment). Either way the call is one `custom_jvp_call` equation.
     pub(super) fn call_custom_jvp<'a>(
         &'a mut self,
         native: &'a Rc<Native>,
@@ -119,57 +169,51 @@ impl Interp<'_, '_> {
             let args = resolve_keywords(&c.func, args, kwargs)?;
             let rule_name = super::jax::function_name(&rule);
             let split = self.split_args(args, &c.nondiff).await?;
-            let call = self.trace_custom_function(&c.func, &split, &c.nondiff).await?;
-            let (rule, rule_closed) = if self.tracing_rules.contains(&rule_address(native)) {
+            let (call, call_closed, out_tree, rule, rule_closed) = if self.differentiations_at_call(&split.leaves) > 0 {
+                let traced = self.trace_jvp_rule(native, &split, None, true).await?;
+                let consts = traced.closed.len();
+                let call = rule_primals(&traced.jaxpr, consts + split.leaves.len(), traced.primal_outputs)?;
+                let rule = JvpRule::Traced { jaxpr: traced.jaxpr, consts };
+                (call, traced.closed.clone(), traced.out_tree, rule, traced.closed)
+            } else {
+                let call = self.trace_custom_function(&c.func, TracedFor::CustomFunction, &split, &c.nondiff).await?;
                 let source =
                     PendingSource { function: native.clone(), split: split.clone(), out_tree: call.out_tree.clone() };
-                (JvpRule::Pending(Pending::Source(Rc::new(source))), vec![])
-            } else {
-                let traced = self.trace_jvp_rule(native, &split, &call.jaxpr, &call.out_tree).await?;
-                (JvpRule::Traced { jaxpr: traced.jaxpr, consts: traced.closed.len() }, traced.closed)
+                (call.jaxpr, call.closed, call.out_tree, JvpRule::Pending(Pending::Source(Rc::new(source))), vec![])
             };
-            let function = Rc::new(jaxlite::prim::CustomJvp {
-                name,
-                rule_name,
-                call_consts: call.closed.len(),
-                call: call.jaxpr,
-                rule,
-            });
-            let mut operands = call.closed;
+            let function =
+                Rc::new(jaxlite::prim::CustomJvp { name, rule_name, call_consts: call_closed.len(), call, rule });
+            let mut operands = call_closed;
             operands.extend(rule_closed);
             operands.extend(split.leaves);
             let outs = self.bind_equation(jaxlite::Primitive::CustomJvpCall { function }, &operands).await?;
-            self.unflatten_tensors(&call.out_tree, outs).await
+            self.unflatten_tensors(&out_tree, outs).await
         })
     }
 
     /// Traces a custom derivative's function (or its `fwd` pass) on `split`, with the
-    /// arguments' values where they have them (under `grad` outside `jit`), so Python control flow on them works, as JAX
-    /// runs the function on its JVP tracers.
+    /// arguments' values where they have them (under `grad` outside `jit`), so Python control
+    /// flow on them works, as JAX runs the function on its JVP tracers.
     fn trace_custom_function<'a>(
         &'a mut self,
         func: &'a Value,
+        purpose: TracedFor,
         split: &'a SplitArgs,
         nondiff: &'a [usize],
     ) -> LocalFuture<'a, R<Traced>> {
-        self.trace_call_with(
-            func,
-            TracedFor::Differentiation,
-            TraceOf::Values(&split.leaves),
-            split.in_place(nondiff),
-            &[],
-        )
+        self.trace_call_with(func, purpose, TraceOf::Values(&split.leaves), split.in_place(nondiff), &[])
     }
 
-    /// Traces a custom JVP function's rule on the types of `split`'s arguments, with JAX's
-    /// checks of what it returns. While it is traced, the function's own calls leave their
-    /// rules pending.
+    /// Traces a custom JVP function's rule on `split`'s arguments, with JAX's checks of what it
+    /// returns: against the function's traced result (`function`: its Jaxpr and structure)
+    /// where the function was traced. The primals have their values where `with_values` says
+    /// they are live (a pending rule's arguments are gone: it is traced on their types).
     fn trace_jvp_rule<'a>(
         &'a mut self,
         native: &'a Rc<Native>,
         split: &'a SplitArgs,
-        call: &'a Jaxpr,
-        out_tree: &'a Tree,
+        function: Option<(&'a Jaxpr, &'a Tree)>,
+        with_values: bool,
     ) -> LocalFuture<'a, R<TracedRule>> {
         Box::pin(async move {
             let Native::CustomJvp(c) = &**native else { return err("internal error: not a custom_jvp function") };
@@ -184,23 +228,22 @@ impl Interp<'_, '_> {
             let rule_trees = [Tree::Tuple(split.trees.clone()), Tree::Tuple(split.trees.clone())];
             let mut rule_args: Vec<Arg> = split.fixed.iter().cloned().map(Arg::Fixed).collect();
             rule_args.extend(rule_trees.iter().map(Arg::Traced));
-            self.tracing_rules.push(rule_address(native));
             // The primals with their values where they have them, the tangents by type.
+            let primal = |t: &Tensor| (with_values || matches!(t, Tensor::Concrete(_))).then(|| t.clone());
             let values: Vec<Option<Tensor>> =
-                split.leaves.iter().cloned().map(Some).chain(split.leaves.iter().map(|_| None)).collect();
+                split.leaves.iter().map(primal).chain(split.leaves.iter().map(|_| None)).collect();
             let of = TraceOf::Partly([avals.clone(), avals].concat(), values);
-            let jvp = self.trace_call_with(&rule, TracedFor::Differentiation, of, rule_args, &[]).await;
-            self.tracing_rules.pop();
-            let jvp = jvp?;
-            check_rule_outputs(&name, &rule_name, call, out_tree, &jvp)?;
-            Ok(TracedRule { jaxpr: jvp.jaxpr, closed: jvp.closed })
+            let jvp = self.trace_call_with(&rule, TracedFor::CustomRule, of, rule_args, &[]).await?;
+            let out_tree = check_rule_outputs(&name, &rule_name, function, &jvp)?;
+            let primal_outputs = out_tree.num_leaves();
+            Ok(TracedRule { jaxpr: jvp.jaxpr, closed: jvp.closed, out_tree, primal_outputs })
         })
     }
 
-    /// Calls a `jax.custom_vjp` function: outside any trace the function itself; inside one,
-    /// the function, `fwd` and `bwd` traced on the arguments' types and recorded as one
-    /// `custom_vjp_call`, which reverse mode differentiates with `bwd`. Inside the function's
-    /// own passes (`fwd` usually calls it), the passes are left pending.
+    /// Calls a `jax.custom_vjp` function, as JAX does: outside any trace the function itself;
+    /// where the call is differentiated, `fwd` (its primal outputs standing for the function's)
+    /// and `bwd`; anywhere else the function, with its passes left pending. Either way the call
+    /// is one `custom_vjp_call` equation, which reverse mode differentiates with `bwd`.
     pub(super) fn call_custom_vjp<'a>(
         &'a mut self,
         native: &'a Rc<Native>,
@@ -219,51 +262,62 @@ impl Interp<'_, '_> {
             let args = resolve_keywords(&c.func, args, kwargs)?;
             let (fwd_name, bwd_name) = (super::jax::function_name(&fwd), super::jax::function_name(&bwd));
             let split = self.split_args(args, &c.nondiff).await?;
-            let call = self.trace_custom_function(&c.func, &split, &c.nondiff).await?;
-            let (passes, passes_closed) = if self.tracing_rules.contains(&rule_address(native)) {
+            let (call, call_closed, out_tree, passes, passes_closed) = if self.differentiations_at_call(&split.leaves)
+                > 0
+            {
+                // fwd now, bwd when reverse mode transposes (`trace_pending_bwds`).
+                let (fwd, signature) = self.trace_fwd([&c.func, &fwd], &split, &c.nondiff, None).await?;
+                // The function's result as fwd gives it: fwd's first outputs.
+                let outputs = signature.out_avals.len();
+                let call = jaxlite::transform::dce(&Jaxpr {
+                    outvars: fwd.jaxpr.outvars[..outputs].to_vec(),
+                    ..fwd.jaxpr.clone()
+                });
+                let out_tree = signature.out_tree.clone();
+                let source = PendingBwd { function: native.clone(), split: split.clone(), signature };
+                let passes = VjpPasses::ForwardTraced {
+                    fwd: fwd.jaxpr,
+                    fwd_consts: fwd.closed.len(),
+                    bwd: Pending::Source(Rc::new(source)),
+                };
+                (call, fwd.closed.clone(), out_tree, passes, fwd.closed)
+            } else {
+                let call = self.trace_custom_function(&c.func, TracedFor::CustomFunction, &split, &c.nondiff).await?;
                 let source =
                     PendingSource { function: native.clone(), split: split.clone(), out_tree: call.out_tree.clone() };
-                (VjpPasses::Pending(Pending::Source(Rc::new(source))), vec![])
-            } else {
-                let t = self.trace_vjp_passes(native, &split, &call.jaxpr, &call.out_tree).await?;
-                let passes =
-                    VjpPasses::Traced { fwd: t.fwd, fwd_consts: t.fwd_consts, bwd: t.bwd, bwd_consts: t.bwd_consts };
-                (passes, t.closed)
+                let passes = VjpPasses::Pending(Pending::Source(Rc::new(source)));
+                (call.jaxpr, call.closed, call.out_tree, passes, vec![])
             };
             let function = Rc::new(jaxlite::prim::CustomVjp {
                 name,
                 fwd_name,
                 bwd_name,
-                call_consts: call.closed.len(),
-                call: call.jaxpr,
+                call_consts: call_closed.len(),
+                call,
                 passes,
             });
-            let mut operands = call.closed;
+            let mut operands = call_closed;
             operands.extend(passes_closed);
             operands.extend(split.leaves);
             let outs = self.bind_equation(jaxlite::Primitive::CustomVjpCall { function }, &operands).await?;
-            self.unflatten_tensors(&call.out_tree, outs).await
+            self.unflatten_tensors(&out_tree, outs).await
         })
     }
 
-    /// Traces a custom VJP function's two passes (see `trace_passes`). While they are traced,
-    /// the function's own calls leave their passes pending.
+    /// Traces a custom VJP function's two passes (see `trace_fwd` and `trace_bwd`).
     fn trace_vjp_passes<'a>(
         &'a mut self,
         native: &'a Rc<Native>,
         split: &'a SplitArgs,
-        call: &'a Jaxpr,
-        out_tree: &'a Tree,
+        function: Option<(&'a Jaxpr, &'a Tree)>,
     ) -> LocalFuture<'a, R<TracedPasses>> {
         Box::pin(async move {
             let Native::CustomVjp(c) = &**native else { return err("internal error: not a custom_vjp function") };
             let Some((fwd, bwd)) = c.passes.borrow().clone() else {
                 return err("internal error: a custom_vjp function without its passes");
             };
-            self.tracing_rules.push(rule_address(native));
-            let passes = self.trace_passes([&c.func, &fwd, &bwd], split, &c.nondiff, call, out_tree).await;
-            self.tracing_rules.pop();
-            let (fwd, bwd) = passes?;
+            let (fwd, signature) = self.trace_fwd([&c.func, &fwd], split, &c.nondiff, function).await?;
+            let bwd = self.trace_bwd(&bwd, split, &signature).await?;
             let (fwd_consts, bwd_consts) = (fwd.closed.len(), bwd.closed.len());
             let mut closed = fwd.closed;
             closed.extend(bwd.closed);
@@ -271,20 +325,19 @@ impl Interp<'_, '_> {
         })
     }
 
-    /// Traces a custom VJP's `fwd` (arguments to the outputs, shaped as the function's, and
-    /// the residuals) and `bwd` (the residuals and the outputs' cotangents to one cotangent per
-    /// argument, `None` for zeros), with JAX's checks of what each returns.
-    fn trace_passes<'a>(
+    /// Traces a custom VJP's `fwd` (arguments to the outputs and the residuals), with JAX's
+    /// checks of what it returns: against the function's traced result (`function`: its Jaxpr
+    /// and structure) where the function was traced. Returns it with what `bwd` is traced for.
+    fn trace_fwd<'a>(
         &'a mut self,
-        [name, fwd, bwd]: [&'a Value; 3],
+        [name, fwd]: [&'a Value; 2],
         split: &'a SplitArgs,
         nondiff: &'a [usize],
-        call: &'a Jaxpr,
-        out_tree: &'a Tree,
-    ) -> LocalFuture<'a, R<(Traced, Traced)>> {
+        function: Option<(&'a Jaxpr, &'a Tree)>,
+    ) -> LocalFuture<'a, R<(Traced, BwdSignature)>> {
         Box::pin(async move {
             let (name, fwd_name) = (super::jax::function_name(name), super::jax::function_name(fwd));
-            let traced = self.trace_custom_function(fwd, split, nondiff).await?;
+            let traced = self.trace_custom_function(fwd, TracedFor::CustomRule, split, nondiff).await?;
             let fwd_avals: Vec<jaxlite::Aval> =
                 traced.jaxpr.outvars.iter().map(|a| traced.jaxpr.atom_aval(a).clone()).collect();
             let must = format!(
@@ -300,38 +353,57 @@ impl Interp<'_, '_> {
                     return type_err(format!("{must} instead of a pair the fwd rule {fwd_name} produced {produced}."));
                 }
             };
-            let primals = primal_tree.num_leaves();
-            let call_avals: Vec<jaxlite::Aval> = call.outvars.iter().map(|a| call.atom_aval(a).clone()).collect();
-            let (primal_avals, residual_avals) = fwd_avals.split_at(primals);
-            // What differs, and how JAX's message ends (with a full stop for one, not the other).
-            let mismatch = if !primal_tree.same_structure(out_tree) {
-                Some(("container/pytree structure", "."))
-            } else if primal_avals.iter().zip(&call_avals).any(|(p, c)| !p.same_type(c)) {
-                Some(("shapes/dtypes of", ""))
-            } else {
-                None
-            };
-            if let Some((what, end)) = mismatch {
-                let got = self.typed_tree(&primal_tree, primal_avals).await?;
-                let want = self.typed_tree(out_tree, &call_avals).await?;
-                return type_err(format!(
-                    "{must} instead the fwd rule output's first element had {what}:\n    {got}\nwhile the \
-                     custom_vjp-decorated function {name} had output {what}:\n    {want}{end}"
-                ));
+            let (primal_avals, residual_avals) = fwd_avals.split_at(primal_tree.num_leaves());
+            if let Some((call, out_tree)) = function {
+                let call_avals: Vec<jaxlite::Aval> = call.outvars.iter().map(|a| call.atom_aval(a).clone()).collect();
+                // What differs, and how JAX's message ends (with a full stop for one, not the other).
+                let mismatch = if !primal_tree.same_structure(out_tree) {
+                    Some(("container/pytree structure", "."))
+                } else if primal_avals.iter().zip(&call_avals).any(|(p, c)| !p.same_type(c)) {
+                    Some(("shapes/dtypes of", ""))
+                } else {
+                    None
+                };
+                if let Some((what, end)) = mismatch {
+                    let got = self.typed_tree(&primal_tree, primal_avals).await?;
+                    let want = self.typed_tree(out_tree, &call_avals).await?;
+                    return type_err(format!(
+                        "{must} instead the fwd rule output's first element had {what}:\n    {got}\nwhile the \
+                         custom_vjp-decorated function {name} had output {what}:\n    {want}{end}"
+                    ));
+                }
             }
-            let mut avals = residual_avals.to_vec();
-            avals.extend(call_avals);
-            let fwd = Traced { out_tree: Tree::Leaf, python_numbers: vec![], ..traced };
+            let signature = BwdSignature {
+                residual_avals: residual_avals.to_vec(),
+                out_avals: primal_avals.to_vec(),
+                residual_tree,
+                out_tree: primal_tree,
+            };
+            Ok((Traced { out_tree: Tree::Leaf, python_numbers: vec![], ..traced }, signature))
+        })
+    }
 
+    /// Traces a custom VJP's `bwd`: the residuals and the outputs' cotangents to one cotangent
+    /// per argument (`None` for zeros), with JAX's checks of what it returns.
+    fn trace_bwd<'a>(
+        &'a mut self,
+        bwd: &'a Value,
+        split: &'a SplitArgs,
+        signature: &'a BwdSignature,
+    ) -> LocalFuture<'a, R<Traced>> {
+        Box::pin(async move {
+            let BwdSignature { residual_tree, residual_avals, out_tree, out_avals } = signature;
+            let mut avals = residual_avals.clone();
+            avals.extend(out_avals.iter().cloned());
             let mut tracers = self.ctx.begin_trace(&avals);
             let cotangents = tracers.split_off(residual_avals.len());
-            let residuals = self.unflatten_tensors(&residual_tree, tracers).await?;
+            let residuals = self.unflatten_tensors(residual_tree, tracers).await?;
             let cotangents = self.unflatten_tensors(out_tree, cotangents).await?;
             let mut bwd_args = split.fixed.clone();
             bwd_args.extend([residuals, cotangents]);
             let mut trees: Vec<Option<Tree>> = split.fixed.iter().map(|_| None).collect();
             trees.extend([Some(residual_tree.clone()), Some(out_tree.clone())]);
-            let site = self.trace_site(bwd, TracedFor::Differentiation, trees, &[]);
+            let site = self.trace_site(bwd, TracedFor::CustomRule, trees, &[]);
             let result = self.call_in_trace(site, bwd_args, vec![]).await;
             let cts = match result {
                 Ok(v) => self.argument_cotangents(&v, &split.leaves, &split.trees).await,
@@ -345,10 +417,9 @@ impl Interp<'_, '_> {
                 }
             };
             match self.ctx.end_trace_open(&cts) {
-                Ok((jaxpr, closed)) => Ok((
-                    fwd,
-                    Traced { jaxpr, closed, out_tree: Tree::Leaf, python_numbers: vec![], refs: Default::default() },
-                )),
+                Ok((jaxpr, closed)) => {
+                    Ok(Traced { jaxpr, closed, out_tree: Tree::Leaf, python_numbers: vec![], refs: Default::default() })
+                }
                 Err(e) => {
                     self.ctx.abort_trace();
                     Err(e.into())
@@ -462,44 +533,80 @@ fn pair_cotangents(
     true
 }
 
-/// The checks JAX makes of a custom JVP rule's result: a (primal, tangent) pair, both shaped
-/// like the function's result, with tangents of the primals' types.
-fn check_rule_outputs(name: &str, rule_name: &str, call: &Jaxpr, out_tree: &Tree, jvp: &Traced) -> R<()> {
-    let want = out_tree.describe();
-    let pair = match &jvp.out_tree {
-        Tree::Tuple(items) | Tree::List(items) if items.len() == 2 => items.iter().all(|t| t.describe() == want),
-        _ => false,
+/// The checks JAX makes of a custom JVP rule's result (`_flatten_jvp`): a (primal, tangent)
+/// pair of one structure, with tangents of the primals' types, and, where the function itself
+/// was traced (`function`: its Jaxpr and result's structure), primals shaped as its result.
+/// Returns the primals' structure.
+fn check_rule_outputs(name: &str, rule_name: &str, function: Option<(&Jaxpr, &Tree)>, jvp: &Traced) -> R<Tree> {
+    let (primal_tree, tangent_tree) = match &jvp.out_tree {
+        Tree::Tuple(items) | Tree::List(items) if items.len() == 2 => (&items[0], &items[1]),
+        other => {
+            return type_err(format!(
+                "Custom JVP rule {rule_name} for function {name} must produce a pair (list or tuple of length two) \
+                 representing primal and tangent outputs, but got {}",
+                other.describe()
+            ))
+        }
     };
-    if !pair {
-        return err(format!(
-            "Custom JVP rule {rule_name} for function {name} must produce a pair (list or tuple of length two) \
-             of primal and tangent outputs shaped like the function's output {want}, but got {}",
-            jvp.out_tree.describe()
-        ));
-    }
-    let outs: Vec<&jaxlite::Aval> = call.outvars.iter().map(|a| call.atom_aval(a)).collect();
-    let rule_outs: Vec<&jaxlite::Aval> = jvp.jaxpr.outvars.iter().map(|a| jvp.jaxpr.atom_aval(a)).collect();
-    let (primals, tangents) = rule_outs.split_at(outs.len());
-    for ((out, primal), tangent) in outs.iter().zip(primals).zip(tangents) {
-        if !out.same_type(primal) {
+    if let Some((call, out_tree)) = function {
+        let want = out_tree.describe();
+        if primal_tree.describe() != want || tangent_tree.describe() != want {
             return err(format!(
-                "Custom JVP rule {rule_name} for function {name} must produce primal outputs with the same \
-                 shapes and dtypes as the function: expected {} but got {}",
-                aval_text(out),
-                aval_text(primal)
+                "Custom JVP rule {rule_name} for function {name} must produce a pair (list or tuple of length two) \
+                 of primal and tangent outputs shaped like the function's output {want}, but got {}",
+                jvp.out_tree.describe()
             ));
         }
-        if !out.same_type(tangent) {
-            return err(format!(
+        let outs = call.outvars.iter().map(|a| call.atom_aval(a));
+        for (out, primal) in outs.zip(&jvp.jaxpr.outvars) {
+            let primal = jvp.jaxpr.atom_aval(primal);
+            if !out.same_type(primal) {
+                return err(format!(
+                    "Custom JVP rule {rule_name} for function {name} must produce primal outputs with the same \
+                     shapes and dtypes as the function: expected {} but got {}",
+                    aval_text(out),
+                    aval_text(primal)
+                ));
+            }
+        }
+    } else if primal_tree.describe() != tangent_tree.describe() {
+        return type_err(format!(
+            "Custom JVP rule {rule_name} for function {name} must produce primal and tangent outputs with equal \
+             container (pytree) structures, but got PyTreeDef({}) and PyTreeDef({}) respectively.",
+            primal_tree.describe(),
+            tangent_tree.describe()
+        ));
+    }
+    let rule_outs: Vec<&jaxlite::Aval> = jvp.jaxpr.outvars.iter().map(|a| jvp.jaxpr.atom_aval(a)).collect();
+    let (primals, tangents) = rule_outs.split_at(primal_tree.num_leaves());
+    for (primal, tangent) in primals.iter().zip(tangents) {
+        if !primal.same_type(tangent) {
+            return type_err(format!(
                 "Custom JVP rule must produce primal and tangent outputs with corresponding shapes and dtypes. \
                  Expected {} (tangent type of {}) but got {}.",
-                aval_text(out),
-                aval_text(out),
+                aval_text(primal),
+                aval_text(primal),
                 aval_text(tangent)
             ));
         }
     }
-    Ok(())
+    Ok(primal_tree.clone())
+}
+
+/// A custom JVP rule's Jaxpr (closed-over values, primals, tangents -> primal outputs, tangent
+/// outputs) cut to what computes its first `outputs` (the primal outputs) from its first
+/// `inputs` (the values and primals), the tangents zero: the function's result as the rule
+/// gives it, which evaluating the call without differentiating it runs.
+fn rule_primals(rule: &Jaxpr, inputs: usize, outputs: usize) -> R<Jaxpr> {
+    let mut b = jaxlite::transform::Builder::new();
+    let all: Vec<jaxlite::Var> = rule.all_inputs().collect();
+    let mut args: Vec<jaxlite::Atom> = all[..inputs].iter().map(|v| b.input(rule.aval(*v).clone())).collect();
+    for v in &all[inputs..] {
+        args.push(b.zeros(rule.aval(*v))?);
+    }
+    let mut outs = b.inline(rule, &args)?;
+    outs.truncate(outputs);
+    Ok(jaxlite::transform::dce(&b.finish(outs)))
 }
 
 /// A custom function whose pending rule has been traced: the function with its rule, and the
@@ -534,9 +641,7 @@ impl Interp<'_, '_> {
         // Which variables a tangent reaches from the differentiated inputs.
         let mut reached: std::collections::HashSet<Var> =
             jaxpr.all_inputs().zip(diff).filter(|(_, &d)| d).map(|(v, _)| v).collect();
-        let mut next_var = jaxpr.types.keys().map(|v| v.0).max().map_or(0, |m| m + 1);
-        let mut types = jaxpr.types.clone();
-        let (mut new_vars, mut closed) = (Vec::new(), Vec::new());
+        let mut added = AddedInputs::new(jaxpr);
         let mut jvps: Vec<(*const CustomJvp, Resolved<CustomJvp>)> = Vec::new();
         let mut vjps: Vec<(*const CustomVjp, Resolved<CustomVjp>)> = Vec::new();
         let mut eqns = Vec::with_capacity(jaxpr.eqns.len());
@@ -546,39 +651,43 @@ impl Interp<'_, '_> {
                 reached.extend(eqn.outputs.iter().copied());
             }
             if differentiated && !pending(&eqn.prim) && eqn.prim.sub_jaxprs().iter().any(|j| holds_pending(j)) {
-                let prim = self.trace_pending_in_bodies(&eqn.prim).await?;
-                eqns.push(jaxlite::Eqn {
-                    prim,
-                    inputs: eqn.inputs.clone(),
-                    outputs: eqn.outputs.clone(),
-                    source: eqn.source.clone(),
-                });
+                let operands: Vec<bool> =
+                    eqn.inputs.iter().map(|a| matches!(a, Atom::Var(v) if reached.contains(v))).collect();
+                let (prim, values) = self.trace_pending_in_bodies(&eqn.prim, &operands).await?;
+                // The values the bodies' rules close over become operands where `values` says.
+                let mut values = values.into_iter().peekable();
+                let mut inputs = Vec::with_capacity(eqn.inputs.len());
+                for at in 0..=eqn.inputs.len() {
+                    while let Some((_, value)) = values.next_if(|(before, _)| *before == at) {
+                        inputs.push(added.value(value));
+                    }
+                    inputs.extend(eqn.inputs.get(at).cloned());
+                }
+                eqns.push(jaxlite::Eqn { prim, inputs, outputs: eqn.outputs.clone(), source: eqn.source.clone() });
                 continue;
             }
             if !differentiated || !pending(&eqn.prim) {
                 eqns.push(eqn.clone());
                 continue;
             }
+            // JAX's error, before tracing a rule that would close over the differentiated value
+            // (by now the tracer of a finished trace).
+            let (kind, name, call_consts) = match &eqn.prim {
+                Primitive::CustomJvpCall { function } => ("JVP", &function.name, function.call_consts),
+                Primitive::CustomVjpCall { function } => ("VJP", &function.name, function.call_consts),
+                _ => unreachable!("only pending custom calls get here"),
+            };
+            if eqn.inputs[..call_consts].iter().any(|a| matches!(a, Atom::Var(v) if reached.contains(v))) {
+                return Err(jaxlite::transform::closed_over(kind, name).into());
+            }
             // The values the rule closes over become new inputs, shared by the equations
             // that call one function (a Jaxpr inlined twice calls it twice).
-            let mut new_consts = |values: Vec<Tensor>, types: &mut std::collections::HashMap<Var, jaxlite::Aval>| {
-                let mut atoms = Vec::new();
-                for t in values {
-                    let v = Var(next_var);
-                    next_var += 1;
-                    types.insert(v, t.aval().clone());
-                    new_vars.push(v);
-                    closed.push(t);
-                    atoms.push(Atom::Var(v));
-                }
-                atoms
-            };
             let (prim, call_consts, consts) = match &eqn.prim {
                 Primitive::CustomJvpCall { function } => {
                     let key = Rc::as_ptr(function);
                     if !jvps.iter().any(|(k, _)| *k == key) {
                         let (resolved, values) = self.trace_pending_jvp(function).await?;
-                        let consts = new_consts(values, &mut types);
+                        let consts = values.into_iter().map(|v| added.value(v)).collect();
                         jvps.push((key, Resolved { function: Rc::new(resolved), consts }));
                     }
                     let r = &jvps.iter().find(|(k, _)| *k == key).expect("resolved above").1;
@@ -588,7 +697,7 @@ impl Interp<'_, '_> {
                     let key = Rc::as_ptr(function);
                     if !vjps.iter().any(|(k, _)| *k == key) {
                         let (resolved, values) = self.trace_pending_vjp(function).await?;
-                        let consts = new_consts(values, &mut types);
+                        let consts = values.into_iter().map(|v| added.value(v)).collect();
                         vjps.push((key, Resolved { function: Rc::new(resolved), consts }));
                     }
                     let r = &vjps.iter().find(|(k, _)| *k == key).expect("resolved above").1;
@@ -603,10 +712,11 @@ impl Interp<'_, '_> {
             inputs.extend_from_slice(&eqn.inputs[call_consts..]);
             eqns.push(jaxlite::Eqn { prim, inputs, outputs: eqn.outputs.clone(), source: eqn.source.clone() });
         }
-        new_vars.extend(jaxpr.constvars.iter().copied());
+        let AddedInputs { mut vars, values, types, .. } = added;
+        vars.extend(jaxpr.constvars.iter().copied());
         let filled =
-            Jaxpr { constvars: new_vars, invars: jaxpr.invars.clone(), eqns, outvars: jaxpr.outvars.clone(), types };
-        Ok(Some((filled, closed)))
+            Jaxpr { constvars: vars, invars: jaxpr.invars.clone(), eqns, outvars: jaxpr.outvars.clone(), types };
+        Ok(Some((filled, values)))
     }
 
     /// `trace_pending_rules` for a traced function about to be differentiated with respect
@@ -623,59 +733,191 @@ impl Interp<'_, '_> {
         Ok(())
     }
 
-    /// A loop or branch with the pending rules in its bodies traced (all of them: which ones a
-    /// derivative reaches is the transformation's business there). A body takes its operands
-    /// from the equation, so a rule traced there may close over nothing but constants written
-    /// into it; one that closes over arrays is "not supported yet".
+    /// A loop, branch or `jit` call with the pending rules in its bodies traced where a
+    /// derivative reaches them from the operands `reached` flags (a loop's carries taken as
+    /// reached: an iteration may make them so), and the values those rules close over, each
+    /// with the position among the equation's operands it goes before: they become the
+    /// bodies' new leading closed-over values.
     fn trace_pending_in_bodies<'a>(
         &'a mut self,
         prim: &'a jaxlite::Primitive,
-    ) -> LocalFuture<'a, R<jaxlite::Primitive>> {
+        reached: &'a [bool],
+    ) -> LocalFuture<'a, R<WithBodyValues>> {
         use jaxlite::prim::{Branches, ScanLoop, WhileLoop};
         use jaxlite::Primitive;
+        let at = |position: usize, values: Vec<Tensor>| values.into_iter().map(move |v| (position, v));
         Box::pin(async move {
             Ok(match prim {
-                Primitive::While { function: w } => Primitive::While {
-                    function: Rc::new(WhileLoop {
-                        cond: self.trace_pending_in_body(&w.cond).await?,
-                        cond_consts: w.cond_consts,
-                        body: self.trace_pending_in_body(&w.body).await?,
-                        body_consts: w.body_consts,
-                    }),
-                },
-                Primitive::Scan { function: s } => Primitive::Scan {
-                    function: Rc::new(ScanLoop { body: self.trace_pending_in_body(&s.body).await?, ..(**s).clone() }),
-                },
-                Primitive::Cond { function: c } => {
-                    let mut branches = Vec::with_capacity(c.branches.len());
-                    for b in &c.branches {
-                        branches.push(self.trace_pending_in_body(b).await?);
-                    }
-                    Primitive::Cond { function: Rc::new(Branches { branches }) }
+                Primitive::While { function: w } => {
+                    let [cond_consts, body_consts, carries] = w.split(reached);
+                    let carries = vec![true; carries.len()];
+                    let (cond, cond_values) =
+                        self.trace_pending_in_body(&w.cond, &[cond_consts, &carries].concat()).await?;
+                    let (body, body_values) =
+                        self.trace_pending_in_body(&w.body, &[body_consts, &carries].concat()).await?;
+                    let function = WhileLoop {
+                        cond,
+                        cond_consts: w.cond_consts + cond_values.len(),
+                        body,
+                        body_consts: w.body_consts + body_values.len(),
+                    };
+                    let values = at(0, cond_values).chain(at(w.cond_consts, body_values)).collect();
+                    (Primitive::While { function: Rc::new(function) }, values)
                 }
-                Primitive::Jit { function: j } => Primitive::Jit {
-                    function: Rc::new(jaxlite::prim::JitFunction {
-                        name: j.name.clone(),
-                        body: self.trace_pending_in_body(&j.body).await?,
-                        consts: j.consts,
-                    }),
-                },
-                other => other.clone(),
+                Primitive::Scan { function: s } => {
+                    let [consts, carries, xs] = s.split(reached);
+                    let flags = [consts, &vec![true; carries.len()], xs].concat();
+                    let (body, values) = self.trace_pending_in_body(&s.body, &flags).await?;
+                    let function = ScanLoop { body, consts: s.consts + values.len(), ..(**s).clone() };
+                    (Primitive::Scan { function: Rc::new(function) }, at(0, values).collect())
+                }
+                Primitive::Cond { function: c } => {
+                    let mut traced = Vec::with_capacity(c.branches.len());
+                    for b in &c.branches {
+                        traced.push(self.trace_pending_in_body(b, &reached[1..]).await?);
+                    }
+                    // Every branch takes every branch's new values (after the index).
+                    let avals: Vec<Vec<jaxlite::Aval>> =
+                        traced.iter().map(|(_, vs)| vs.iter().map(|v| v.aval().clone()).collect()).collect();
+                    let branches = traced
+                        .iter()
+                        .enumerate()
+                        .map(|(i, (branch, _))| {
+                            let before: Vec<jaxlite::Aval> = avals[..i].concat();
+                            let after: Vec<jaxlite::Aval> = avals[i + 1..].concat();
+                            with_unused_inputs(branch, &before, avals[i].len(), &after)
+                        })
+                        .collect();
+                    let values = traced.into_iter().flat_map(|(_, vs)| at(1, vs)).collect();
+                    (Primitive::Cond { function: Rc::new(Branches { branches }) }, values)
+                }
+                Primitive::Jit { function: j } => {
+                    let (body, values) = self.trace_pending_in_body(&j.body, reached).await?;
+                    let function =
+                        jaxlite::prim::JitFunction { name: j.name.clone(), body, consts: j.consts + values.len() };
+                    (Primitive::Jit { function: Rc::new(function) }, at(0, values).collect())
+                }
+                other => (other.clone(), vec![]),
             })
         })
     }
 
-    /// `trace_pending_rules` inside a loop or branch body (see `trace_pending_in_bodies`).
-    fn trace_pending_in_body<'a>(&'a mut self, body: &'a Jaxpr) -> LocalFuture<'a, R<Jaxpr>> {
+    /// `trace_pending_rules` inside a loop, branch or `jit` body (see
+    /// `trace_pending_in_bodies`), its inputs flagged by `reached`: the body taking the values
+    /// its rules close over as new leading inputs, and those values.
+    fn trace_pending_in_body<'a>(
+        &'a mut self,
+        body: &'a Jaxpr,
+        reached: &'a [bool],
+    ) -> LocalFuture<'a, R<(Jaxpr, Vec<Tensor>)>> {
         Box::pin(async move {
-            let everything = vec![true; body.all_inputs().count()];
-            match self.trace_pending_rules(body, &everything).await? {
-                None => Ok(body.clone()),
-                Some((filled, closed)) if closed.is_empty() => Ok(filled),
-                Some(_) => unsupported(
-                    "differentiating a custom_jvp or custom_vjp function inside a loop or branch body, where its rule \
-                     calls the function itself and closes over arrays, is not supported by the playground yet",
-                ),
+            Ok(match self.trace_pending_rules(body, reached).await? {
+                None => (body.clone(), vec![]),
+                Some((filled, values)) => {
+                    let invars = filled.all_inputs().collect();
+                    (Jaxpr { constvars: vec![], invars, ..filled }, values)
+                }
+            })
+        })
+    }
+
+    /// Reverse mode of `jaxpr` as JAX runs it: linearized, then transposed (`transpose_linear`).
+    /// The backward pass takes the values returned first, then the residuals and cotangents.
+    pub(super) async fn reverse_mode(
+        &mut self,
+        jaxpr: &Jaxpr,
+        diff_in: &[bool],
+        diff_out: &[bool],
+    ) -> R<(jaxlite::transform::Vjp, Vec<Tensor>)> {
+        let split = jaxlite::transform::linearize(jaxpr, diff_in)?;
+        let (backward, values) = self.transpose_linear(&split.linear, split.num_residuals, diff_out).await?;
+        Ok((jaxlite::transform::Vjp { forward: split.forward, num_residuals: split.num_residuals, backward }, values))
+    }
+
+    /// The transpose of a linear map (`jaxlite::transform::transpose`), with the `bwd` pass
+    /// of each custom VJP whose `fwd` alone was traced (`VjpPasses::ForwardTraced`) traced
+    /// first: JAX runs `bwd` only when it transposes. The transpose takes the values those
+    /// `bwd`s close over (returned) first, then the residuals and the cotangents.
+    pub(super) async fn transpose_linear(
+        &mut self,
+        linear: &Jaxpr,
+        num_residuals: usize,
+        diff_out: &[bool],
+    ) -> R<(Jaxpr, Vec<Tensor>)> {
+        use jaxlite::prim::CustomVjp;
+        use jaxlite::Primitive;
+        let mut added = AddedInputs::new(linear);
+        let mut traced: Vec<(*const CustomVjp, Rc<CustomVjp>, Vec<jaxlite::Atom>)> = Vec::new();
+        let mut eqns = Vec::with_capacity(linear.eqns.len());
+        for eqn in &linear.eqns {
+            let function = match &eqn.prim {
+                Primitive::CustomVjpTangent { function } => function,
+                _ => {
+                    eqns.push(eqn.clone());
+                    continue;
+                }
+            };
+            let VjpPasses::ForwardTraced { fwd, fwd_consts, .. } = &function.passes else {
+                eqns.push(eqn.clone());
+                continue;
+            };
+            let key = Rc::as_ptr(function);
+            if !traced.iter().any(|(k, ..)| *k == key) {
+                let (bwd, closed) = self.trace_pending_bwd(function).await?;
+                let consts: Vec<jaxlite::Atom> = closed.into_iter().map(|v| added.value(v)).collect();
+                let passes =
+                    VjpPasses::Traced { fwd: fwd.clone(), fwd_consts: *fwd_consts, bwd, bwd_consts: consts.len() };
+                let resolved = CustomVjp {
+                    name: function.name.clone(),
+                    fwd_name: function.fwd_name.clone(),
+                    bwd_name: function.bwd_name.clone(),
+                    call: function.call.clone(),
+                    call_consts: function.call_consts,
+                    passes,
+                };
+                traced.push((key, Rc::new(resolved), consts));
+            }
+            let (_, function, consts) = traced.iter().find(|(k, ..)| *k == key).expect("traced above");
+            // bwd's closed-over values lead a tangent equation's operands.
+            let mut inputs = consts.clone();
+            inputs.extend(eqn.inputs.iter().cloned());
+            let prim = Primitive::CustomVjpTangent { function: function.clone() };
+            eqns.push(jaxlite::Eqn { prim, inputs, outputs: eqn.outputs.clone(), source: eqn.source.clone() });
+        }
+        let AddedInputs { vars, values, types, .. } = added;
+        let mut invars = vars;
+        invars.extend(linear.all_inputs());
+        let linear = Jaxpr { constvars: vec![], invars, eqns, outvars: linear.outvars.clone(), types };
+        let backward = jaxlite::transform::transpose(&linear, values.len() + num_residuals, diff_out)?;
+        Ok((backward, values))
+    }
+
+    /// The `bwd` pass left for the transposition (`VjpPasses::ForwardTraced`), traced, and the
+    /// values it closes over.
+    fn trace_pending_bwd<'a>(
+        &'a mut self,
+        function: &'a jaxlite::prim::CustomVjp,
+    ) -> LocalFuture<'a, R<(Jaxpr, Vec<Tensor>)>> {
+        Box::pin(async move {
+            match &function.passes {
+                VjpPasses::ForwardTraced { bwd: Pending::Source(source), .. } => {
+                    let Some(source) = source.downcast_ref::<PendingBwd>() else {
+                        return err("internal error: a pending bwd pass of another interpreter");
+                    };
+                    let Native::CustomVjp(c) = &*source.function else {
+                        return err("internal error: not a custom_vjp function");
+                    };
+                    let Some((_, bwd)) = c.passes.borrow().clone() else {
+                        return err("internal error: a custom_vjp function without its passes");
+                    };
+                    let traced = self.trace_bwd(&bwd, &source.split, &source.signature).await?;
+                    Ok((traced.jaxpr, traced.closed))
+                }
+                VjpPasses::ForwardTraced { bwd: Pending::Batched { of, size, .. }, .. } => {
+                    let (bwd, closed) = self.trace_pending_bwd(of).await?;
+                    Ok((jaxlite::transform::batch_traced_bwd(&bwd, closed.len(), *size)?, closed))
+                }
+                _ => err("internal error: no bwd pass left to trace"),
             }
         })
     }
@@ -698,8 +940,9 @@ impl Interp<'_, '_> {
                     let Some(source) = source.downcast_ref::<PendingSource>() else {
                         return err("internal error: a pending rule of another interpreter");
                     };
-                    let traced =
-                        self.trace_jvp_rule(&source.function, &source.split, &f.call, &source.out_tree).await?;
+                    let traced = self
+                        .trace_jvp_rule(&source.function, &source.split, Some((&f.call, &source.out_tree)), false)
+                        .await?;
                     let consts = traced.closed.len();
                     Ok((with_rule(traced.jaxpr, consts), traced.closed))
                 }
@@ -734,7 +977,9 @@ impl Interp<'_, '_> {
                     let Some(source) = source.downcast_ref::<PendingSource>() else {
                         return err("internal error: pending passes of another interpreter");
                     };
-                    let t = self.trace_vjp_passes(&source.function, &source.split, &f.call, &source.out_tree).await?;
+                    let t = self
+                        .trace_vjp_passes(&source.function, &source.split, Some((&f.call, &source.out_tree)))
+                        .await?;
                     let passes = VjpPasses::Traced {
                         fwd: t.fwd,
                         fwd_consts: t.fwd_consts,
@@ -756,10 +1001,60 @@ impl Interp<'_, '_> {
                     )?;
                     Ok((with_passes(VjpPasses::Traced { fwd, fwd_consts, bwd, bwd_consts }), closed))
                 }
-                VjpPasses::Traced { .. } => err("internal error: tracing passes traced already"),
+                VjpPasses::Traced { .. } | VjpPasses::ForwardTraced { .. } => {
+                    err("internal error: tracing passes traced already")
+                }
             }
         })
     }
+}
+
+/// A loop, branch or `jit` equation's primitive with its bodies' pending rules traced, and the
+/// values those close over, each with the operand position it goes before.
+type WithBodyValues = (jaxlite::Primitive, Vec<(usize, Tensor)>);
+
+/// The inputs `trace_pending_rules` adds to a Jaxpr for the values the rules it traces close
+/// over: fresh variables, numbered past the Jaxpr's own.
+struct AddedInputs {
+    next_var: u32,
+    types: std::collections::HashMap<jaxlite::Var, jaxlite::Aval>,
+    vars: Vec<jaxlite::Var>,
+    values: Vec<Tensor>,
+}
+
+impl AddedInputs {
+    fn new(jaxpr: &Jaxpr) -> AddedInputs {
+        let next_var = jaxpr.types.keys().map(|v| v.0 + 1).max().unwrap_or(0);
+        AddedInputs { next_var, types: jaxpr.types.clone(), vars: vec![], values: vec![] }
+    }
+
+    /// A new input standing for `value`.
+    fn value(&mut self, value: Tensor) -> jaxlite::Atom {
+        let v = jaxlite::Var(self.next_var);
+        self.next_var += 1;
+        self.types.insert(v, value.aval().clone());
+        self.vars.push(v);
+        self.values.push(value);
+        jaxlite::Atom::Var(v)
+    }
+}
+
+/// A branch whose first `own` inputs are values its rules close over, given unused inputs of
+/// the types `before` and `after` around those, so that every branch takes the same operands.
+fn with_unused_inputs(branch: &Jaxpr, before: &[jaxlite::Aval], own: usize, after: &[jaxlite::Aval]) -> Jaxpr {
+    let mut types = branch.types.clone();
+    let mut next = types.keys().map(|v| v.0 + 1).max().unwrap_or(0);
+    let mut fresh = |aval: &jaxlite::Aval| {
+        let v = jaxlite::Var(next);
+        next += 1;
+        types.insert(v, aval.clone());
+        v
+    };
+    let mut invars: Vec<jaxlite::Var> = before.iter().map(&mut fresh).collect();
+    invars.extend(&branch.invars[..own]);
+    invars.extend(after.iter().map(&mut fresh));
+    invars.extend(&branch.invars[own..]);
+    Jaxpr { invars, types, ..branch.clone() }
 }
 
 /// Whether a Jaxpr holds a pending rule, in its bodies too.

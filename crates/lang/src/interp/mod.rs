@@ -147,9 +147,6 @@ pub struct Interp<'c, 'p> {
     progress: Option<&'p mut dyn FnMut(crate::Progress)>,
     /// Whether a loop is running: only the outermost reports progress.
     in_loop: bool,
-    /// The `custom_jvp`/`custom_vjp` functions whose rules are being traced (by address): a rule
-    /// that calls its own function gets the plain function there (see `call_custom_jvp`).
-    tracing_rules: Vec<usize>,
     /// `jax_default_matmul_precision` as the run began (the CLI's `--precision`, the page's
     /// setting): what `jax.config.update('jax_default_matmul_precision', None)` goes back to.
     initial_precision: jaxlite::Precision,
@@ -229,7 +226,6 @@ pub async fn run(
         depth: 0,
         out: RunOutput::default(),
         tracing: Vec::new(),
-        tracing_rules: Vec::new(),
         stack_base: exec::stack_position(),
         closure_scopes: Vec::new(),
         progress,

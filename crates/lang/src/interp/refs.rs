@@ -114,7 +114,7 @@ impl Interp<'_, '_> {
                                  type {ty}. Move the array reference to be an argument to the vmapped function?"
                             ),
                         )),
-                        TracedFor::Differentiation => Err(RtError::of(
+                        p if p.differentiates() => Err(RtError::of(
                             Builtin::Exception,
                             format!(
                                 "performing a set/swap operation with a differentiated value on a non-differentiated \

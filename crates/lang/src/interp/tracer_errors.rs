@@ -31,9 +31,24 @@ pub(super) enum TracedFor {
     Named(&'static str),
     /// `vmap`: JAX's batch tracers say where they were made, not which argument they are.
     Vmap,
-    /// Differentiation (`grad`, `jvp`, a custom rule): outside `jit` its tracers have values
-    /// and JAX's messages give no origin; inside, JAX's value is the enclosing trace's.
+    /// A transformation that differentiates (`grad`, `jvp`, `vjp`, ...): outside `jit` its
+    /// tracers have values and JAX's messages give no origin; inside, JAX's value is the
+    /// enclosing trace's.
     Differentiation,
+    /// A custom derivative's rule or pass (`defjvp`'s rule, `fwd`, `bwd`). JAX runs one in place
+    /// of the function, one level out from the differentiation it serves, so it uses up one
+    /// enclosing differentiation (see `Interp::differentiations_at_call`).
+    CustomRule,
+    /// A custom derivative's function itself, traced where it is called (as inline code).
+    CustomFunction,
+}
+
+impl TracedFor {
+    /// Whether the trace is part of differentiating: its tracers are, in JAX's messages,
+    /// those of the enclosing `jit` or `vmap`.
+    pub(super) fn differentiates(self) -> bool {
+        matches!(self, TracedFor::Differentiation | TracedFor::CustomRule | TracedFor::CustomFunction)
+    }
 }
 
 /// A trace in progress, as its errors describe it.
@@ -167,7 +182,7 @@ impl Interp<'_, '_> {
         let site = &self.tracing[at];
         let Some(source) = source_info(&site.function) else { return String::new() };
         // A differentiation's tracers inside jit or vmap are, in JAX, the enclosing trace's.
-        let enclosing = self.tracing[..=at].iter().rev().find(|s| s.purpose != TracedFor::Differentiation);
+        let enclosing = self.tracing[..=at].iter().rev().find(|s| !s.purpose.differentiates());
         let purpose = match enclosing {
             Some(TraceSite { purpose: TracedFor::Named(name), .. }) => name,
             Some(vmapped) => {

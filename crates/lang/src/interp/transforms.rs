@@ -43,9 +43,11 @@ pub struct Vmapped {
     pub axis_name: Option<String>,
 }
 
-/// The function `jax.vjp` returns: the backward pass with its residuals.
+/// The function `jax.vjp` returns: the linearized map with its residuals, transposed when called.
 pub struct VjpFn {
-    pub backward: Rc<Jaxpr>,
+    /// The linear map of tangents that `jax.vjp` linearized (its residuals first), transposed
+    /// at each call.
+    pub linear: Rc<Jaxpr>,
     pub residuals: Vec<Tensor>,
     in_trees: Vec<Tree>,
     pub num_outs: usize,
@@ -490,10 +492,10 @@ impl Interp<'_, '_> {
                     }
                     let mut diff_out = vec![false; n_out];
                     diff_out[0] = true;
-                    let vjp = transform::vjp(&traced.jaxpr, &diff_in, &diff_out)?;
+                    let (vjp, mut bwd_in) = self.reverse_mode(&traced.jaxpr, &diff_in, &diff_out).await?;
                     let fwd = self.apply_jaxpr(&vjp.forward, &inputs).await?;
                     let (outs, res) = fwd.split_at(n_out);
-                    let mut bwd_in = res.to_vec();
+                    bwd_in.extend_from_slice(res);
                     bwd_in.push(Tensor::from(Array::from_f32(vec![], vec![1.0]).astype(out_aval.dtype)));
                     let grads = self.apply_jaxpr(&vjp.backward, &bwd_in).await?;
                     // A gradient has its input's type, weak for a Python scalar (as in JAX).
@@ -614,9 +616,9 @@ impl Interp<'_, '_> {
         }
         let mut diff_out = vec![false; n_out];
         diff_out[..out_avals.len()].fill(true);
-        let vjp = transform::vjp(jaxpr, diff_in, &diff_out)?;
+        let (vjp, mut res) = self.reverse_mode(jaxpr, diff_in, &diff_out).await?;
         let fwd = self.apply_jaxpr(&vjp.forward, inputs).await?;
-        let res = &fwd[n_out..];
+        res.extend_from_slice(&fwd[n_out..]);
         let mut jac = Vec::new();
         for (i, out) in out_avals.iter().enumerate() {
             let (batched, cotangents) = picking(res.len(), out_avals, i, "jacrev")?;
@@ -797,11 +799,13 @@ impl Interp<'_, '_> {
             };
             let PrimalTrace { leaves: _, trees, traced, diff, inputs } = self.trace_primals(f, primals).await?;
             let n_out = traced.jaxpr.outvars.len();
-            let vjp = transform::vjp(&traced.jaxpr, &diff, &vec![true; n_out])?;
-            let fwd = self.apply_jaxpr(&vjp.forward, &inputs).await?;
+            // Transposed when the backward function is called, which is when JAX runs the
+            // `bwd` of custom VJPs.
+            let split = transform::linearize(&traced.jaxpr, &diff)?;
+            let fwd = self.apply_jaxpr(&split.forward, &inputs).await?;
             let outs = self.unflatten_tensors(&traced.out_tree, fwd[..n_out].iter().cloned()).await?;
             let f = VjpFn {
-                backward: Rc::new(vjp.backward),
+                linear: Rc::new(split.linear),
                 residuals: fwd[n_out..].to_vec(),
                 in_trees: trees,
                 num_outs: n_out,
@@ -879,9 +883,11 @@ impl Interp<'_, '_> {
                     "the cotangent passed to the vjp function does not match the structure of the function's output",
                 );
             }
-            let mut inputs = f.residuals.clone();
+            let (backward, mut inputs) =
+                self.transpose_linear(&f.linear, f.residuals.len(), &vec![true; f.num_outs]).await?;
+            inputs.extend(f.residuals.iter().cloned());
             inputs.extend(cts);
-            let grads = self.apply_jaxpr(&f.backward, &inputs).await?;
+            let grads = self.apply_jaxpr(&backward, &inputs).await?;
             // Non-float inputs have no cotangent row in the backward pass; JAX gives them
             // float0 zeros, the playground gives None.
             let mut it = grads.into_iter().map(Value::of_tensor);
