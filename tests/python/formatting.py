@@ -22,6 +22,8 @@ print(divmod(7, 2), divmod(-7, 2), pow(2, 10), pow(2, 10, 1000), abs(-3.5), 2 **
 print(hex(255), oct(8), bin(5), min("abc"), max([1, 5, 3]), sum([0.1] * 10), 3 * "ab")
 print("{:e}".format(0.000123), "{:g}".format(1e-10), "{:.0f}".format(0.5), "{:.0f}".format(1.5), "{:%}".format(0.25))
 print(0x1F, 0o17, 0b101, 0xff_ff, -0x10, f"{0xab:#06x}", f"{-5:#b}", f"{255:_x}", f"{10**6:_}")
+# Shortest reprs where two candidates are equally near: CPython takes the even last digit.
+print(3.17350006103515625, 8.8511505126953125, repr(-9.900100708007812), 0.1 + 0.2, 1 / 3, 2.5e-300, 1e22)
 "{} {}".format(1)
 
 # String escapes: octal, \a \b \f \v, \x, \u and \U.

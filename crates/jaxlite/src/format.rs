@@ -253,7 +253,8 @@ fn scientific(x: f64, wide: bool) -> (String, String) {
 /// The shortest digits that read back as the same float32 (or float64, `wide`).
 fn shortest(x: f64, wide: bool) -> String {
     if wide {
-        format!("{x}")
+        let (digits, exponent) = shortest_digits(x);
+        digits_positional(x.is_sign_negative(), &digits, exponent)
     } else {
         format!("{}", x as f32)
     }
@@ -262,9 +263,44 @@ fn shortest(x: f64, wide: bool) -> String {
 /// `shortest` in scientific notation (`1.5e-5`).
 fn shortest_exp(x: f64, wide: bool) -> String {
     if wide {
-        format!("{x:e}")
+        let (digits, exponent) = shortest_digits(x);
+        let sign = if x.is_sign_negative() { "-" } else { "" };
+        match digits.split_at(1) {
+            (first, "") => format!("{sign}{first}e{exponent}"),
+            (first, rest) => format!("{sign}{first}.{rest}e{exponent}"),
+        }
     } else {
         format!("{:e}", x as f32)
+    }
+}
+
+/// The fewest significant digits that read back as the finite `x`, and the decimal exponent
+/// of the first, as CPython's `repr` finds them: where two candidates of that length are
+/// equally near `x`, the even one (Rust's shortest formatting takes the upper: it prints
+/// 3.17350006103515625 as 3.1735000610351563, CPython as 3.1735000610351562).
+pub fn shortest_digits(x: f64) -> (String, i32) {
+    let shortest = format!("{:e}", x.abs());
+    let (mantissa, _) = shortest.split_once('e').expect("scientific notation");
+    let count = mantissa.chars().filter(char::is_ascii_digit).count();
+    // Exact formatting to that many digits rounds a tie to even; it reads back as `x`
+    // whenever a candidate of that length does, being at least as near.
+    let nearest = format!("{:.*e}", count - 1, x.abs());
+    let chosen = if nearest.parse::<f64>() == Ok(x.abs()) { nearest } else { shortest };
+    let (mantissa, exponent) = chosen.split_once('e').expect("scientific notation");
+    (mantissa.replace('.', ""), exponent.parse().expect("an exponent"))
+}
+
+/// `digits` (the first at 10^`exponent`) written out positionally, as `{x}` writes a double.
+pub fn digits_positional(negative: bool, digits: &str, exponent: i32) -> String {
+    let sign = if negative { "-" } else { "" };
+    if exponent < 0 {
+        return format!("{sign}0.{}{digits}", "0".repeat((-exponent - 1) as usize));
+    }
+    let whole = exponent as usize + 1;
+    if digits.len() <= whole {
+        format!("{sign}{digits}{}", "0".repeat(whole - digits.len()))
+    } else {
+        format!("{sign}{}.{}", &digits[..whole], &digits[whole..])
     }
 }
 

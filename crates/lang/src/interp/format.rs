@@ -14,18 +14,22 @@ pub fn float_repr(x: f64) -> String {
     if x.is_infinite() {
         return if x > 0.0 { "inf" } else { "-inf" }.into();
     }
-    let sci = format!("{x:e}");
-    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    if x == 0.0 || (-4..16).contains(&exp) {
-        let s = format!("{x}");
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0.0" } else { "0.0" }.into();
+    }
+    let (digits, exp) = jaxlite::format::shortest_digits(x);
+    let sign = if x.is_sign_negative() { "-" } else { "" };
+    if (-4..16).contains(&exp) {
+        let s = jaxlite::format::digits_positional(x.is_sign_negative(), &digits, exp);
         if s.contains('.') {
             s
         } else {
             format!("{s}.0")
         }
     } else {
-        format!("{mant}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.unsigned_abs())
+        let (first, rest) = digits.split_at(1);
+        let mant = if rest.is_empty() { first.to_string() } else { format!("{first}.{rest}") };
+        format!("{sign}{mant}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.unsigned_abs())
     }
 }
 
@@ -316,6 +320,12 @@ mod tests {
             (123456.789, "123456.789"),
             (1e16, "1e+16"),
             (0.0001, "0.0001"),
+            // An exact tie between two shortest candidates goes to the even digit.
+            (415_957.0 / 131_072.0, "3.1735000610351562"),
+            (580_069.0 / 65_536.0, "8.851150512695312"),
+            (-2.5e-300, "-2.5e-300"),
+            (1e22, "1e+22"),
+            (123.0, "123.0"),
         ];
         for (x, s) in cases {
             assert_eq!(float_repr(x), s);
