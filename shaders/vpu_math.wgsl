@@ -272,79 +272,33 @@ fn vpu_sqrt(x: f32) -> f32 {
     return scale(fma_exact(residual, 0.5 * r, s), e / 2);
 }
 
-// a + b as an unevaluated sum (s, its exact error). `opaque` everywhere: Mesa folds such
-// differences algebraically, which would make every error zero.
-struct Pair {
-    hi: f32,
-    lo: f32,
-}
-
-fn two_sum(a: f32, b: f32) -> Pair {
-    let s = opaque(add_f(a, b));
-    let bb = opaque(sub_f(s, a));
-    return Pair(s, add_f(opaque(sub_f(a, opaque(sub_f(s, bb)))), opaque(sub_f(b, bb))));
-}
-
-fn fast_two_sum(a: f32, b: f32) -> Pair {
-    let s = opaque(add_f(a, b));
-    return Pair(s, sub_f(b, opaque(sub_f(s, a))));
-}
-
-fn two_product(a: f32, b: f32) -> Pair {
-    let p = mul_f(a, b);
-    return Pair(p, fma_exact(a, b, neg(p)));
-}
-
-// x = n·π/2 + (hi + lo); `n` here is the quadrant n mod 4.
-struct ReducedPair {
-    hi: f32,
-    lo: f32,
-    n: i32,
-}
-
-fn reduce_pio2(x: f32) -> ReducedPair {
+// x = n·π/2 + r; `n` here is the quadrant n mod 4.
+fn reduce_pio2(x: f32) -> Reduced {
     let n = floor(fma_exact(x, f(TWO_OVER_PI), 0.5));
-    let r0 = fma_exact(neg(n), f(PIO2[0]), x);
-    let p1 = two_product(n, f(PIO2[1]));
-    let h = two_sum(r0, neg(p1.hi));
-    let l = sub_f(sub_f(h.lo, p1.lo), mul_f(n, f(PIO2[2])));
-    let r = fast_two_sum(h.hi, l);
+    var r = fma_exact(neg(n), f(PIO2[0]), x);
+    r = fma_exact(neg(n), f(PIO2[1]), r);
+    r = fma_exact(neg(n), f(PIO2[2]), r);
     let q = n - 4.0 * floor(n * 0.25);
-    return ReducedPair(r.hi, r.lo, i32(q));
+    return Reduced(r, i32(q));
 }
 
-fn sin_poly(hi: f32, lo: f32) -> f32 {
-    let z = two_product(hi, hi);
-    let c = two_product(z.hi, hi);
-    let cl = fma_exact(z.lo, hi, c.lo);
-    let t = two_product(c.hi, f(SIXTH[0]));
-    let tl = fma_exact(c.hi, f(SIXTH[1]), fma_exact(cl, f(SIXTH[0]), t.lo));
+fn sin_poly(r: f32) -> f32 {
+    let z = r * r;
     var p = f(SIN_C[0]);
-    p = fma_exact(p, z.hi, f(SIN_C[1]));
-    p = fma_exact(p, z.hi, f(SIN_C[2]));
-    let rest = mul_f(opaque(mul_f(c.hi, z.hi)), p);
-    let s = fast_two_sum(hi, neg(t.hi));
-    let u = fast_two_sum(s.hi, rest);
-    let small = add_f(sub_f(add_f(u.lo, s.lo), tl), fma_exact(mul_f(-0.5, z.hi), lo, lo));
-    return add_f(u.hi, small);
+    p = fma_exact(p, z, f(SIN_C[1]));
+    p = fma_exact(p, z, f(SIN_C[2]));
+    p = fma_exact(p, z, f(SIN_C[3]));
+    return fma_exact(r * z, p, r);
 }
 
-fn cos_poly(hi: f32, lo: f32) -> f32 {
-    let z = two_product(hi, hi);
-    let hz = mul_f(0.5, z.hi);
-    let hz_lo = fma_exact(hi, lo, mul_f(0.5, z.lo));
-    let f4 = two_product(z.hi, z.hi);
-    let fl = fma_exact(mul_f(2.0, z.hi), z.lo, f4.lo);
-    let m = two_product(f4.hi, f(TWENTY_FOURTH[0]));
-    let ml = fma_exact(f4.hi, f(TWENTY_FOURTH[1]), fma_exact(fl, f(TWENTY_FOURTH[0]), m.lo));
+fn cos_poly(r: f32) -> f32 {
+    let z = r * r;
     var p = f(COS_C[0]);
-    p = fma_exact(p, z.hi, f(COS_C[1]));
-    p = fma_exact(p, z.hi, f(COS_C[2]));
-    let rest = mul_f(opaque(mul_f(f4.hi, z.hi)), p);
-    let w = fast_two_sum(1.0, neg(hz));
-    let u = fast_two_sum(w.hi, m.hi);
-    let small = add_f(add_f(sub_f(add_f(u.lo, w.lo), hz_lo), ml), rest);
-    return add_f(u.hi, small);
+    p = fma_exact(p, z, f(COS_C[1]));
+    p = fma_exact(p, z, f(COS_C[2]));
+    p = fma_exact(p, z, f(COS_C[3]));
+    p = fma_exact(p, z, f(COS_C[4]));
+    return fma_exact(z, p, 1.0);
 }
 
 fn vpu_sin(x: f32) -> f32 {
@@ -357,16 +311,16 @@ fn vpu_sin(x: f32) -> f32 {
     let red = reduce_pio2(x);
     switch red.n {
         case 0: {
-            return sin_poly(red.hi, red.lo);
+            return sin_poly(red.r);
         }
         case 1: {
-            return cos_poly(red.hi, red.lo);
+            return cos_poly(red.r);
         }
         case 2: {
-            return neg(sin_poly(red.hi, red.lo));
+            return neg(sin_poly(red.r));
         }
         default: {
-            return neg(cos_poly(red.hi, red.lo));
+            return neg(cos_poly(red.r));
         }
     }
 }
@@ -378,16 +332,16 @@ fn vpu_cos(x: f32) -> f32 {
     let red = reduce_pio2(x);
     switch red.n {
         case 0: {
-            return cos_poly(red.hi, red.lo);
+            return cos_poly(red.r);
         }
         case 1: {
-            return neg(sin_poly(red.hi, red.lo));
+            return neg(sin_poly(red.r));
         }
         case 2: {
-            return neg(cos_poly(red.hi, red.lo));
+            return neg(cos_poly(red.r));
         }
         default: {
-            return sin_poly(red.hi, red.lo);
+            return sin_poly(red.r);
         }
     }
 }

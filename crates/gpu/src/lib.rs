@@ -83,8 +83,6 @@ fn vector_module(op: Option<VectorOp>, flushes_subnormals: bool) -> String {
         table("PIO2", &m::PIO2),
         table("SIN_C", &m::SIN_C),
         table("COS_C", &m::COS_C),
-        table("SIXTH", &m::SIXTH),
-        table("TWENTY_FOURTH", &m::TWENTY_FOURTH),
         table("ERF_SERIES", &m::ERF_SERIES),
         table("ERF_AS", &m::ERF_AS),
         scalar("ERF_P", m::ERF_P),
