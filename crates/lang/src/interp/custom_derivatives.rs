@@ -846,6 +846,15 @@ impl Interp<'_, '_> {
     ) -> R<(Jaxpr, Vec<Tensor>)> {
         use jaxlite::prim::CustomVjp;
         use jaxlite::Primitive;
+        let bwd_pending = |e: &jaxlite::Eqn| {
+            matches!(&e.prim, Primitive::CustomVjpTangent { function }
+                if matches!(function.passes, VjpPasses::ForwardTraced { .. }))
+        };
+        // The common case, nothing to trace: transposed as it is, not rebuilt (grad runs this
+        // at every call outside jit).
+        if !linear.eqns.iter().any(bwd_pending) {
+            return Ok((jaxlite::transform::transpose(linear, num_residuals, diff_out)?, vec![]));
+        }
         let mut added = AddedInputs::new(linear);
         let mut traced: Vec<(*const CustomVjp, Rc<CustomVjp>, Vec<jaxlite::Atom>)> = Vec::new();
         let mut eqns = Vec::with_capacity(linear.eqns.len());
