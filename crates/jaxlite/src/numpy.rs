@@ -558,7 +558,12 @@ pub fn arange(start: f64, stop: f64, step: f64, dtype: DType) -> Result<Array> {
             let delta = (start + step) - start;
             Array::new(vec![n], Data::F64((0..n).map(|i| start + i as f64 * delta).collect()))
         }
-        _ => Array::from_f32(vec![n], values.map(|v| v as f32).collect()).astype(dtype),
+        // JAX computes `start + step * iota` in float32, each operation rounded (op by op;
+        // under `jit` the staged equations are fused, see `arange_in`).
+        _ => {
+            let (start, step) = (start as f32, step as f32);
+            Array::from_f32(vec![n], (0..n).map(|i| start + step * i as f32).collect()).astype(dtype)
+        }
     })
 }
 
