@@ -115,6 +115,22 @@ fn tokens(s: &str) -> Vec<Token> {
     out
 }
 
+/// As `compare`, for a run with JAX's own CPU arithmetic (the reference evaluator): a fixture
+/// named `cpu_exact_*` is compared exactly as well. Through the emulator, which computes as its
+/// TPU does (its own exp, no fused multiply-adds), those are compared within the tolerance.
+#[allow(dead_code)] // the emulator's harnesses use `compare`
+pub fn compare_with_cpu_arithmetic(
+    fixture: &Fixture,
+    ours: &str,
+    expected: &str,
+    default_precision: bool,
+) -> Option<String> {
+    if fixture.name.starts_with("cpu_exact_") {
+        return (ours != expected).then(|| format!("printed:\n{ours}\nJAX printed (compared exactly):\n{expected}"));
+    }
+    compare(fixture, ours, expected, default_precision)
+}
+
 /// `None` when `ours` matches `expected` within the tolerance (exactly, for a fixture whose
 /// name starts with `exact_`), else a description.
 pub fn compare(fixture: &Fixture, ours: &str, expected: &str, default_precision: bool) -> Option<String> {

@@ -2040,6 +2040,44 @@ print(jax.grad(through_cond)(jnp.ones(3), True), jax.grad(through_cond)(jnp.ones
 print(jax.grad(jax.jit(through_scan))(jnp.ones(3)))
 print(jax.jvp(through_while, (jnp.ones(3),), (jnp.ones(3),)))
 """)
+# Inside jit, JAX's CPU backend fuses a float32 multiply into the add or subtract that is its
+# only use (one rounding, x86's FMA); op by op it rounds twice. Its exp, tanh, erf and kin are
+# its own polynomials, not libm's. The `cpu_exact_` prefix: compared digit for digit on the
+# reference evaluator, which computes as JAX's CPU backend does; within the tolerance through
+# the emulator, which computes as its TPU does.
+program("cpu_exact_multiply_add", """
+a = jnp.arange(12.0) * 0.37 - 2.0
+b = jnp.arange(12.0) * -0.11 + 1.3
+c = jnp.sin(jnp.arange(12.0))
+print(jax.jit(lambda a, b, c: a * b + c)(a, b, c).tolist())
+print(jax.jit(lambda a, b, c: c - a * b)(a, b, c).tolist())
+print(jax.jit(lambda a, b, c: a * b - c)(a, b, c).tolist())
+print(jax.jit(lambda a, b, c: a * b + c * a)(a, b, c).tolist())
+print(jax.jit(lambda a, b, c: (a * b + c, a * b))(a, b, c)[0].tolist())
+print(jax.jit(lambda a, b, c: a ** 3 + c)(a, b, c).tolist())
+print(jax.jit(lambda a, b, c: a / 7.0 + c)(a, b, c).tolist())
+print(jax.jit(lambda a, b, c: (a * b).reshape(3, 4) + c.reshape(3, 4))(a, b, c).tolist())
+print(jax.jit(lambda a, b: jnp.sum(a * b))(a, b).tolist())
+print((a * b + c).tolist())
+step = lambda i, s: (s[0] + 0.01 * s[1], s[1] - 0.01 * s[0])
+print(jax.jit(lambda x, v: jax.lax.fori_loop(0, 50, step, (x, v)))(a, b)[0].tolist())
+""")
+# jnp.arange with a float step is start + step * iota in float32, each rounded: op by op, and
+# under jit too, where XLA folds the constant expression at compile time (no fused multiply-add).
+program("exact_arange_float_step", """
+print(jnp.arange(-8.0, 8.0, 0.37).tolist())
+print(jnp.arange(0.05, 9.0, 0.31).tolist())
+print(jax.jit(lambda x: x + jnp.arange(-8.0, 8.0, 0.37))(0.0).tolist())
+""")
+program("cpu_exact_transcendentals", """
+x = jnp.arange(44.0) * 0.37 - 8.0
+for f in [jnp.exp, jnp.tanh, jnp.expm1, jnp.exp2, jax.nn.sigmoid, jax.scipy.special.erf]:
+    print(f(x).tolist())
+y = jnp.arange(29.0) * 0.31 + 0.05
+print(jnp.log(y).tolist())
+print(jnp.log1p(y).tolist())
+print(jax.scipy.special.erf(jnp.float32(3.8)).tolist(), jax.scipy.special.erf(jnp.array([3.8, 3.8])).tolist())
+""")
 program("custom_derivatives_nondiff_argnums", """
 from functools import partial
 

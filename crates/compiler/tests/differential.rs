@@ -11,7 +11,7 @@ mod common;
 use common::values;
 use compiler::{compile, CompileOptions};
 use emu::CpuBackend;
-use jaxlite::eval::{eval_jaxpr, ReferenceExecutor};
+use jaxlite::eval::{eval_jaxpr_with, Arithmetic, ReferenceExecutor};
 use jaxlite::numpy::{self as jnp, Reduction};
 use jaxlite::prim::{Branches, ScanLoop, WhileLoop};
 use jaxlite::{
@@ -143,7 +143,7 @@ proptest! {
         let total: f64 = c.breakdown.parts().iter().map(|p| p.1).sum();
         prop_assert!((total - 1.0).abs() < 1e-9 && c.breakdown.parts().iter().all(|p| p.1 >= 0.0), "{:?}", c);
         prop_assert!(c.mxu_utilization <= 1.0 && c.roofline_fraction <= 1.0 + 1e-9, "{:?}", c);
-        let want = eval_jaxpr(&closed.jaxpr, &args, precision).unwrap()[0].to_f32_vec();
+        let want = eval_jaxpr_with(&closed.jaxpr, &args, precision, Arithmetic::Tpu).unwrap()[0].to_f32_vec();
         prop_assert_eq!(out[0].len(), want.len());
         // A value that cancels (x - sum(x)) keeps the rounding of its large terms: beside the
         // relative bound, allow 1e-5 of the largest magnitude in the result.
@@ -362,7 +362,7 @@ proptest! {
         let words = vec![x.iter().map(|f| f.to_bits()).collect(), vec![(index as f32).to_bits()]];
         let out = CpuBackend.run_sync(&program, &words).map_err(|e| TestCaseError::fail(e.to_string()))?;
         let args = [Array::from_f32(shape.clone(), x), Array::from_f32(vec![], vec![index as f32]).astype(DType::I32)];
-        let want: Vec<u32> = eval_jaxpr(&closed.jaxpr, &args, Precision::Default).unwrap()[0].to_f32_vec().iter().map(|f| f.to_bits()).collect();
+        let want: Vec<u32> = eval_jaxpr_with(&closed.jaxpr, &args, Precision::Default, Arithmetic::Tpu).unwrap()[0].to_f32_vec().iter().map(|f| f.to_bits()).collect();
         prop_assert!(out[0] == want, "{}", closed.jaxpr);
     }
 }
@@ -701,7 +701,7 @@ proptest! {
             ctx.end_trace(&outs).unwrap()
         });
         let args = vec![Array::from_f32(vec![m, n], values(m * n, 7)), Array::from_f32(vec![n], values(n, 8))];
-        let want = eval_jaxpr(&closed.jaxpr, &args, precision).unwrap();
+        let want = eval_jaxpr_with(&closed.jaxpr, &args, precision, Arithmetic::Tpu).unwrap();
         for on_machine in [false, true] {
             let call = ProgramCall {
                 name: "random".into(),

@@ -7,7 +7,7 @@ use common::values;
 use compiler::{compile, CompileOptions};
 use emu::CpuBackend;
 use expect_test::expect;
-use jaxlite::eval::{eval_jaxpr, ReferenceExecutor};
+use jaxlite::eval::{eval_jaxpr_with, Arithmetic, ReferenceExecutor};
 use jaxlite::numpy as jnp;
 use jaxlite::{Array, Aval, BinaryOp, ClosedJaxpr, Context, DType, Precision, UnaryOp};
 
@@ -76,7 +76,7 @@ fn compiled_values_match_the_reference() {
             let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<u32>>();
             let out = CpuBackend.run_sync(&program, &[bits(&x), bits(&w)]).unwrap();
             let args = [Array::from_f32(vec![m, k], x), Array::from_f32(vec![k, n], w)];
-            let want = eval_jaxpr(&closed.jaxpr, &args, precision).unwrap()[0].to_f32_vec();
+            let want = eval_jaxpr_with(&closed.jaxpr, &args, precision, Arithmetic::Tpu).unwrap()[0].to_f32_vec();
             for (i, (&got, want)) in out[0].iter().zip(want).enumerate() {
                 let got = f32::from_bits(got);
                 assert!(
@@ -103,7 +103,7 @@ fn matmul_is_bit_exact() {
         let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<u32>>();
         let out = CpuBackend.run_sync(&program, &[bits(&x), bits(&w)]).unwrap();
         let args = [Array::from_f32(vec![9, 100], x), Array::from_f32(vec![100, 130], w)];
-        let want = eval_jaxpr(&closed.jaxpr, &args, precision).unwrap()[0].to_f32_vec();
+        let want = eval_jaxpr_with(&closed.jaxpr, &args, precision, Arithmetic::Tpu).unwrap()[0].to_f32_vec();
         assert_eq!(out[0], bits(&want), "{precision:?}");
     }
 }
@@ -137,7 +137,7 @@ fn bias_and_activation_fuse_into_the_matmul() {
     let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<u32>>();
     let out = CpuBackend.run_sync(&stages.program, &[bits(&x), bits(&w), bits(&b)]).unwrap();
     let args = [Array::from_f32(vec![200, 300], x), Array::from_f32(vec![300, 260], w), Array::from_f32(vec![260], b)];
-    let want = eval_jaxpr(&closed.jaxpr, &args, Precision::Default).unwrap()[0].to_f32_vec();
+    let want = eval_jaxpr_with(&closed.jaxpr, &args, Precision::Default, Arithmetic::Tpu).unwrap()[0].to_f32_vec();
     // K = 300 spans three MXU tiles, summed tile by tile, where the reference sums in one run:
     // equal up to f32 rounding of the partial sums.
     for (i, (&got, want)) in out[0].iter().zip(want).enumerate() {

@@ -172,7 +172,8 @@ pub async fn truncated_normal(
     shape: &[usize],
 ) -> Result<Tensor> {
     let sqrt2 = std::f32::consts::SQRT_2;
-    let cdf = |x: f32| crate::eval::unary_f32(UnaryOp::Erf, x / sqrt2);
+    // JAX's erf of a 0-d argument (XLA's scalar kernel).
+    let cdf = |x: f32| crate::xla_cpu::erf_of_one(x / sqrt2);
     let u = uniform(ctx, key, shape, &f32_scalar(cdf(lower)), &f32_scalar(cdf(upper))).await?;
     let e = bind1(ctx, Primitive::Unary(UnaryOp::ErfInv), &[u]).await?;
     let x = jnp::binary(ctx, BinaryOp::Mul, &f32_scalar(sqrt2), &e).await?;

@@ -9,6 +9,7 @@
 pub mod array;
 pub mod callback;
 pub mod collective;
+pub mod contraction;
 pub mod control;
 pub mod cost;
 pub mod dtype;

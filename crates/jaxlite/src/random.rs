@@ -72,7 +72,8 @@ pub fn normal(key: [u32; 2], n: usize) -> Vec<f32> {
 /// uniform between the bounds' CDFs, kept strictly inside the bounds, as JAX.
 pub fn truncated_normal(key: [u32; 2], n: usize, lower: f32, upper: f32) -> Vec<f32> {
     let sqrt2 = std::f32::consts::SQRT_2;
-    let cdf = |x: f32| unary_f32(UnaryOp::Erf, x / sqrt2);
+    // JAX's erf of a 0-d argument (XLA's scalar kernel).
+    let cdf = |x: f32| crate::xla_cpu::erf_of_one(x / sqrt2);
     let (lo, hi) = inside(lower, upper);
     uniform(key, n, cdf(lower), cdf(upper)).into_iter().map(|u| (sqrt2 * erf_inv(u)).max(lo).min(hi)).collect()
 }

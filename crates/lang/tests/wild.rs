@@ -58,10 +58,6 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
          another trajectory (the oscillator's odeint solution matches)",
     ),
     ("course_sysid_lyon_jax_intro", "float32 finite differences (eps = 1e-5) of a mean amplify its last-bit rounding"),
-    (
-        "jax_docs_automatic_differentiation",
-        "a float32 finite difference (eps = 1e-4) amplifies last-bit rounding of a sum",
-    ),
     ("jax_docs_complex_differentiation", "complex numbers"),
     (
         "jax_docs_neural_network_and_data_loading",

@@ -6,7 +6,7 @@
 
 use compiler::{compile, CompileOptions};
 use emu::CpuBackend;
-use jaxlite::eval::{eval_jaxpr, ReferenceExecutor};
+use jaxlite::eval::{eval_jaxpr_with, Arithmetic, ReferenceExecutor};
 use jaxlite::{Array, Aval, ClosedJaxpr, Context, DType, Precision, Tensor};
 
 pub fn opts(precision: Precision) -> CompileOptions {
@@ -48,7 +48,7 @@ pub fn check_with(closed: &ClosedJaxpr, precision: Precision, inputs: &[Array]) 
     let program = compile("f", &closed.jaxpr, &opts(precision)).unwrap_or_else(|e| panic!("{e}\n{}", closed.jaxpr));
     let bits: Vec<Vec<u32>> = inputs.iter().map(|a| a.to_f32_vec().iter().map(|f| f.to_bits()).collect()).collect();
     let out = CpuBackend.run_sync(&program, &bits).unwrap();
-    let want = eval_jaxpr(&closed.jaxpr, inputs, precision).unwrap()[0].to_f32_vec();
+    let want = eval_jaxpr_with(&closed.jaxpr, inputs, precision, Arithmetic::Tpu).unwrap()[0].to_f32_vec();
     let want: Vec<u32> = want.iter().map(|f| f.to_bits()).collect();
     assert_eq!(out[0], want, "{precision:?}\n{}\n{program}", closed.jaxpr);
     program.to_string()
