@@ -222,8 +222,9 @@ impl Products {
     }
 }
 
-/// The two factors of the last multiply of `x**y` (y ≥ 2), as JAX's `integer_pow` multiplies:
-/// by repeated squaring, the result built up from the powers its bits name.
+/// The two factors of the last multiply of `x**y`, as JAX's `integer_pow` multiplies: by
+/// repeated squaring, the result built up from the powers its bits name (`x · 1` for y = 1,
+/// `1 · 1` for y = 0), so their product is `x**y`.
 pub fn integer_pow_factors(x: f32, y: u32) -> (f32, f32) {
     let (mut n, mut base) = (y, x);
     let mut base_factors = (x, 1.0);
@@ -241,7 +242,7 @@ pub fn integer_pow_factors(x: f32, y: u32) -> (f32, f32) {
             base *= base;
         }
     }
-    acc.map_or((x, 1.0), |(_, factors)| factors)
+    acc.map_or((1.0, 1.0), |(_, factors)| factors)
 }
 
 /// `a·b + c` (or with the product or the addend negated) rounded once, elementwise, `n`

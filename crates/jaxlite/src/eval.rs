@@ -40,6 +40,25 @@ pub fn eval_jaxpr_with(
     default_precision: Precision,
     arithmetic: Arithmetic,
 ) -> Result<Vec<Array>, JaxError> {
+    run(jaxpr, &contraction(jaxpr, arithmetic), args, default_precision, arithmetic)
+}
+
+/// Which products of `jaxpr` are fused into their adds: XLA's CPU backend's, or none.
+fn contraction(jaxpr: &Jaxpr, arithmetic: Arithmetic) -> Contraction {
+    match arithmetic {
+        Arithmetic::JaxCpu => Contraction::of(jaxpr),
+        Arithmetic::Tpu => Contraction::default(),
+    }
+}
+
+/// `eval_jaxpr_with`, with `jaxpr`'s contraction worked out once (a loop body runs many times).
+fn run(
+    jaxpr: &Jaxpr,
+    contraction: &Contraction,
+    args: &[Array],
+    default_precision: Precision,
+    arithmetic: Arithmetic,
+) -> Result<Vec<Array>, JaxError> {
     let inputs: Vec<Var> = jaxpr.all_inputs().collect();
     if inputs.len() != args.len() {
         return Err(JaxError(format!("expected {} inputs, got {}", inputs.len(), args.len())));
@@ -54,10 +73,6 @@ pub fn eval_jaxpr_with(
     // What each broadcast broadcasts: XLA divides by a broadcast through its reciprocal.
     let mut broadcasts: HashMap<Var, (&Primitive, &Atom)> = HashMap::new();
     // The factors of the products XLA's CPU backend fuses into the adds that use them.
-    let contraction = match arithmetic {
-        Arithmetic::JaxCpu => Contraction::of(jaxpr),
-        Arithmetic::Tpu => Contraction::default(),
-    };
     let mut factors: HashMap<Var, Product> = HashMap::new();
     for (index, eqn) in jaxpr.eqns.iter().enumerate() {
         let ins: Vec<Array> = eqn.inputs.iter().map(|a| read(&env, a)).collect();
@@ -120,18 +135,19 @@ pub fn eval_jaxpr_with(
 
 /// The factors of a product equation whose product is fused into its use (see
 /// `contraction`): a multiply's operands, a square's operand twice, the last multiply of an
-/// integer power; a reshape or a same-type conversion passes on its operand's. A division is handled where it becomes a
-/// multiplication (or not, and stays rounded).
+/// integer power; a reshape or a same-type conversion passes on its operand's. A division is
+/// handled where it becomes a multiplication (or not, and stays rounded).
 fn product_factors(
     jaxpr: &Jaxpr,
     eqn: &crate::jaxpr::Eqn,
     ins: &[Array],
     factors: &mut HashMap<Var, Product>,
 ) -> Option<Product> {
-    let (a, b) = (ins[0].clone(), ins.get(1).unwrap_or(&ins[0]).clone());
     match &eqn.prim {
-        Primitive::Binary(BinaryOp::Mul) => Some(Product { a, b, square: eqn.inputs[0] == eqn.inputs[1] }),
-        Primitive::Unary(UnaryOp::Square) => Some(Product { a, b, square: true }),
+        Primitive::Binary(BinaryOp::Mul) => {
+            Some(Product { a: ins[0].clone(), b: ins[1].clone(), square: eqn.inputs[0] == eqn.inputs[1] })
+        }
+        Primitive::Unary(UnaryOp::Square) => Some(Product { a: ins[0].clone(), b: ins[0].clone(), square: true }),
         Primitive::IntegerPow { y } if *y >= 2 => {
             let (a, b): (Vec<f64>, Vec<f64>) = ins[0]
                 .to_f32_vec()
@@ -236,12 +252,13 @@ fn eval_while(
     let (w, operands) = crate::transform::scalar_loop(w, operands)?;
     let [cond_consts, body_consts, carries] = w.split(&operands);
     let mut carries = carries.to_vec();
+    let (cond, body) = (contraction(&w.cond, arithmetic), contraction(&w.body, arithmetic));
     for _ in 0..MAX_WHILE_ITERATIONS {
-        let predicate = eval_jaxpr_with(&w.cond, &[cond_consts, &carries].concat(), default_precision, arithmetic)?;
+        let predicate = run(&w.cond, &cond, &[cond_consts, &carries].concat(), default_precision, arithmetic)?;
         if predicate[0].to_f64_vec()[0] == 0.0 {
             return Ok(carries);
         }
-        carries = eval_jaxpr_with(&w.body, &[body_consts, &carries].concat(), default_precision, arithmetic)?;
+        carries = run(&w.body, &body, &[body_consts, &carries].concat(), default_precision, arithmetic)?;
     }
     Err(endless_loop(MAX_WHILE_ITERATIONS))
 }
@@ -256,10 +273,11 @@ fn eval_scan(
     let [consts, carries, xs] = scan.split(operands);
     let mut carries = carries.to_vec();
     let mut ys = ScanYs::new(scan);
+    let body = contraction(&scan.body, arithmetic);
     for i in 0..scan.length {
         let row = scan.row(i);
         let xs: Vec<Array> = xs.iter().map(|x| x.row(row)).collect();
-        let mut outs = eval_jaxpr_with(&scan.body, &[consts, &carries, &xs].concat(), default_precision, arithmetic)?;
+        let mut outs = run(&scan.body, &body, &[consts, &carries, &xs].concat(), default_precision, arithmetic)?;
         ys.put(row, 1, outs.drain(scan.carries..));
         carries = outs;
     }
@@ -732,19 +750,8 @@ fn clamped_starts(indices: &[Array], shape: &[usize], sizes: &[usize]) -> Vec<us
 
 /// `x ** y` for an integer `y` by repeated squaring, as XLA expands `integer_pow`.
 fn integer_pow_f32(x: f32, y: i32) -> f32 {
-    let mut n = y.unsigned_abs();
-    let mut base = x;
-    let mut acc: Option<f32> = None;
-    while n > 0 {
-        if n & 1 == 1 {
-            acc = Some(acc.map_or(base, |a| a * base));
-        }
-        n >>= 1;
-        if n > 0 {
-            base *= base;
-        }
-    }
-    let r = acc.unwrap_or(1.0);
+    let (a, b) = integer_pow_factors(x, y.unsigned_abs());
+    let r = a * b;
     if y < 0 {
         1.0 / r
     } else {
@@ -1111,6 +1118,14 @@ fn dot_general(
     let wide = x.dtype() == DType::F32 || y.dtype() == DType::F32;
     let passes = if float && wide { precision_passes(precision) } else { &[(0, 0)] };
     let parts = passes.iter().map(|&(a, b)| a.max(b) + 1).max().unwrap_or(1);
+    // A float32 dot at HIGHEST is the float32 dot JAX's CPU backend computes (products added
+    // to the running sum by fused multiply-adds, in order of k, as XLA's dot loops and Eigen do
+    // for most shapes), where the fixtures come from; the TPU's six bf16 passes are the
+    // compiler's (`precision_passes`), within an ulp or two of it.
+    let float32 = arithmetic == Arithmetic::JaxCpu
+        && precision == Precision::Highest
+        && x.dtype() == DType::F32
+        && y.dtype() == DType::F32;
     let out_size: usize = out_shape.iter().product();
     (0..out_size)
         .map(|i| {
@@ -1119,12 +1134,7 @@ fn dot_general(
                 return pairs.map(|(a, b)| a as f64 * b as f64).sum();
             }
             let pairs: Vec<(f32, f32)> = pairs.collect();
-            // A float32 dot at HIGHEST is the float32 dot JAX's CPU backend computes (products
-            // added to the running sum by fused multiply-adds, in order of k, as XLA's dot
-            // loops and Eigen do for most shapes), where the fixtures come from; the TPU's six
-            // bf16 passes are the compiler's (`precision_passes`), within an ulp or two of it.
-            let cpu = arithmetic == Arithmetic::JaxCpu;
-            if cpu && precision == Precision::Highest && x.dtype() == DType::F32 && y.dtype() == DType::F32 {
+            if float32 {
                 return pairs.iter().fold(0.0f32, |acc, &(a, b)| a.mul_add(b, acc)) as f64;
             }
             // Each pass sums its products from +0 in order of k; the first pass's sum is the

@@ -51,9 +51,7 @@ pub fn log(u: f32) -> f32 {
     let t = (m - 1.0) + if small { m } else { 0.0 };
     let z = t * t;
     let t3 = z * t;
-    let a = c(p[0]).mul_add(t, c(p[1])).mul_add(t, c(p[2]));
-    let b = c(p[3]).mul_add(t, c(p[4])).mul_add(t, c(p[5]));
-    let cc = c(p[6]).mul_add(t, c(p[7])).mul_add(t, c(p[8]));
+    let (a, b, cc) = (horner(t, &p[0..3]), horner(t, &p[3..6]), horner(t, &p[6..9]));
     let d = a.mul_add(t3, b);
     let f = d.mul_add(t3, cc);
     let g = f.mul_add(t3, e * c(0xB95E8083)); // -2.12194440e-4
@@ -171,8 +169,7 @@ const TANH_Q: [u32; 4] = [0x35A0D3D8, 0x38F895D6, 0x3B14AA05, 0x3BA059DD];
 /// XLA's float32 `expm1`: e^x − 1 where |x| > ½, else tanh(x/2) · (e^x + 1), which keeps the
 /// digits that the subtraction would cancel; x itself where x/2 is zero.
 pub fn expm1(x: f32) -> f32 {
-    let e = exp_parts(x);
-    let e = e.0 * e.1;
+    let e = exp(x);
     let half = flush_subnormal(x * 0.5);
     if half == 0.0 {
         x
