@@ -2078,6 +2078,72 @@ print(jnp.log(y).tolist())
 print(jnp.log1p(y).tolist())
 print(jax.scipy.special.erf(jnp.float32(3.8)).tolist(), jax.scipy.special.erf(jnp.array([3.8, 3.8])).tolist())
 """)
+# jax.checkpoint (remat): values as without it, make_jaxpr's remat2 equations, and what reverse
+# mode keeps under each policy (print_saved_residuals), names included; traced once per
+# function and signature, abstractly (a Python branch on a value is JAX's error).
+program("checkpoint_remat", """from jax.ad_checkpoint import checkpoint_name, print_saved_residuals
+
+P = jax.checkpoint_policies
+
+def g(W, x):
+    return jnp.sin(jnp.dot(W, x, precision='highest'))
+
+W = jnp.arange(6.0).reshape(3, 2) / 4
+x = jnp.array([0.5, -1.5])
+# Values: the same with and without checkpoint, whatever the policy.
+loss = lambda W, x: jnp.sum(g(W, g(W.T, g(W, x) ** 2)))
+for p in [None, P.nothing_saveable, P.everything_saveable, P.dots_saveable]:
+    print(jax.grad(jax.checkpoint(loss, policy=p), argnums=(0, 1))(W, x))
+print(jax.grad(loss)(W, x))
+print(jax.make_jaxpr(jax.checkpoint(g, policy=P.dots_with_no_batch_dims_saveable))(W, x))
+print(jax.make_jaxpr(jax.grad(lambda x: jax.checkpoint(jnp.sin)(jnp.sin(x))))(1.0))
+print(jax.make_jaxpr(jax.vmap(jax.checkpoint(lambda a: jnp.cos(a) * a)))(x))
+print(jax.jvp(jax.checkpoint(g), (W, x), (W, x)))
+print(jax.jit(jax.grad(lambda x: jax.checkpoint(jnp.tanh)(x) ** 2))(0.3))
+
+# A checkpointed scan step: reverse mode recomputes each step from its carry.
+def step(c, w):
+    return jax.checkpoint(lambda c: jnp.sin(c * w) + c)(c), c
+ws = jnp.linspace(0.0, 1.0, 5)
+f = lambda c0: jax.lax.scan(step, c0, ws)[0].sum()
+print(jax.grad(f)(jnp.array([0.1, 0.2])))
+print_saved_residuals(f, jnp.array([0.1, 0.2]))
+
+# Names and the policies that pick by them.
+def named(x):
+    a = checkpoint_name(jnp.sin(x), 'a')
+    b = checkpoint_name(jnp.cos(a), 'b')
+    return jnp.sum(a * b)
+for p in [P.save_only_these_names('a'), P.save_any_names_but_these('a'), P.save_anything_except_these_names('a'),
+          P.save_from_both_policies(P.save_only_these_names('b'), P.dots_saveable)]:
+    print_saved_residuals(jax.checkpoint(named, policy=p), x)
+    print(jax.grad(jax.checkpoint(named, policy=p))(x))
+print(jax.jit(named)(x), checkpoint_name(x, 'c'), checkpoint_name({'u': x}, 'u'))
+print(jax.make_jaxpr(named)(x))
+
+# static_argnums; a print inside runs when the function is traced.
+def power(x, n):
+    print('tracing power with n =', n)
+    for _ in range(n):
+        x = jnp.sin(x)
+    return x
+pw = jax.checkpoint(power, static_argnums=(1,))
+print(pw(0.5, 2), pw(0.7, 2), jax.grad(pw)(0.5, 3))
+print(jax.checkpoint(jnp.exp)(1.0), jax.checkpoint(lambda x, y: (x + y, x * y))(2.0, 3.0))
+try:
+    jax.checkpoint(lambda x: x if x > 0 else -x)(1.0)
+except Exception as e:
+    print(type(e).__name__)
+
+# Custom derivatives inside a checkpoint, under vmap and pmap.
+@jax.custom_vjp
+def h(x):
+    return jnp.exp(x)
+h.defvjp(lambda x: (jnp.exp(x), jnp.exp(x)), lambda r, g: (r * g * 3,))
+print(jax.grad(jax.checkpoint(lambda x: h(x) * 2))(0.5))
+print(jax.vmap(jax.grad(jax.checkpoint(lambda x: h(x) * 2)))(jnp.arange(3.0)))
+print(jax.pmap(lambda x: jax.grad(jax.checkpoint(lambda y: jax.lax.psum(y * y, 'i')))(x), axis_name='i')(jnp.arange(1.0)))
+""")
 program("custom_derivatives_nondiff_argnums", """
 from functools import partial
 
@@ -4006,6 +4072,19 @@ def make_jaxpr_tpu(fun, *args, **kwargs):
     return traced
 
 
+from jax._src import ad_checkpoint as ad_checkpoint_internal  # noqa: E402
+
+ORIGINAL_SAVED_RESIDUALS = ad_checkpoint_internal._saved_residuals
+
+
+def saved_residuals_tpu(jaxpr, arg_names):
+    """`print_saved_residuals` seeing through the DEFAULT run's bf16 rounding: a dot's rounded
+    operand is the operand (as `as_written` shows jaxprs), not a value of its own."""
+    if RUN_AT_DEFAULT:
+        jaxpr = as_written(jaxpr)
+    return ORIGINAL_SAVED_RESIDUALS(jaxpr, arg_names)
+
+
 def run(source, default_precision):
     global RUN_AT_DEFAULT
     out = io.StringIO()
@@ -4017,6 +4096,7 @@ def run(source, default_precision):
     lax_package.conv_general_dilated = conv_tpu
     jnp.einsum = einsum_tpu
     jax.make_jaxpr = make_jaxpr_tpu
+    ad_checkpoint_internal._saved_residuals = saved_residuals_tpu
     # A jitted function traced in the other run must be traced again with the other default.
     jax.clear_caches()
     # No default_matmul_precision context: JAX's grad rules would pass its precision on

@@ -281,3 +281,114 @@ impl JitFunction {
         Ok(self.body.outvars.iter().map(|a| self.body.atom_aval(a).clone()).collect())
     }
 }
+
+/// `jax.checkpoint` (`jax.remat`) called inside a trace, as JAX stages it (its `remat2`
+/// primitive): one equation applying `body`, whose values are the function's. What it changes
+/// is reverse mode: partial evaluation keeps from the forward pass only the body's inputs and
+/// the values `policy` calls saveable, and the backward pass computes the rest again from them
+/// (`differentiated` marks that recomputing part, as JAX's parameter does). Compiling inlines
+/// it, so a program's counters include the recomputation. Compared by identity.
+#[derive(Debug)]
+pub struct Remat {
+    pub body: Jaxpr,
+    pub policy: RematPolicy,
+    pub prevent_cse: bool,
+    pub differentiated: bool,
+}
+
+impl Remat {
+    /// The same function with another body (what JVP, vmap and transposition give).
+    pub fn with_body(&self, body: Jaxpr, differentiated: bool) -> Remat {
+        Remat { body, policy: self.policy.clone(), prevent_cse: self.prevent_cse, differentiated }
+    }
+
+    pub(crate) fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>, String> {
+        if inputs.len() != self.body.invars.len()
+            || self.body.invars.iter().zip(inputs).any(|(&v, got)| !self.body.aval(v).same_type(got))
+        {
+            return Err("checkpoint: the operands' types differ from the function's".into());
+        }
+        Ok(self.body.outvars.iter().map(|a| self.body.atom_aval(a).clone()).collect())
+    }
+}
+
+/// Which values a `jax.checkpoint` keeps for the backward pass (`jax.checkpoint_policies`):
+/// a value is saved when the equation computing it is saveable, recomputed otherwise.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RematPolicy {
+    /// `policy=None`: nothing is saved but the function's inputs.
+    Unset,
+    Nothing,
+    Everything,
+    /// `save_anything_except_these_names`, which in JAX 0.10 saves everything (its names are
+    /// ignored); kept apart only because it prints otherwise.
+    AnythingExcept,
+    /// `dots_saveable` (`checkpoint_dots`): every `dot_general` and convolution;
+    /// `dots_with_no_batch_dims_saveable`: the `dot_general`s without batch dimensions.
+    Dots {
+        only_if_no_batch_dims: bool,
+    },
+    /// `save_only_these_names(...)`: the `checkpoint_name`d values of these names.
+    OnlyNames(Vec<String>),
+    /// `save_any_names_but_these(...)`: every `checkpoint_name`d value but these.
+    AnyNamesBut(Vec<String>),
+    /// `save_from_both_policies(a, b)`: saveable by either.
+    Either(Box<RematPolicy>, Box<RematPolicy>),
+}
+
+impl RematPolicy {
+    /// Whether an output of an equation of `prim` whose operands are all known is saved.
+    pub fn saveable(&self, prim: &crate::prim::Primitive) -> bool {
+        use crate::prim::Primitive;
+        let named = |prim: &Primitive| match prim {
+            Primitive::Name { name } => Some(name.clone()),
+            _ => None,
+        };
+        match self {
+            RematPolicy::Unset | RematPolicy::Nothing => false,
+            RematPolicy::Everything | RematPolicy::AnythingExcept => true,
+            RematPolicy::Dots { only_if_no_batch_dims: true } => {
+                matches!(prim, Primitive::DotGeneral { dims, .. } if dims.lhs_batch.is_empty() && dims.rhs_batch.is_empty())
+            }
+            RematPolicy::Dots { only_if_no_batch_dims: false } => {
+                // JAX's convolutions too: the playground stages those as `dot_general`s.
+                matches!(prim, Primitive::DotGeneral { .. })
+            }
+            RematPolicy::OnlyNames(names) => named(prim).is_some_and(|n| names.contains(&n)),
+            RematPolicy::AnyNamesBut(names) => named(prim).is_some_and(|n| !names.contains(&n)),
+            RematPolicy::Either(a, b) => a.saveable(prim) || b.saveable(prim),
+        }
+    }
+
+    /// As the Jaxpr printer shows it (JAX's `repr`, a function's address masked as JAX's
+    /// printer masks it).
+    pub fn param(&self) -> String {
+        self.repr("0xXXXXXXXXXXXX")
+    }
+
+    /// Python's `repr`, a function's address given.
+    pub fn repr(&self, address: &str) -> String {
+        let names = |names: &[String]| {
+            let quoted: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
+            if quoted.is_empty() {
+                "frozenset()".to_string()
+            } else {
+                format!("frozenset({{{}}})", quoted.join(", "))
+            }
+        };
+        match self {
+            RematPolicy::Unset => "None".into(),
+            RematPolicy::Nothing => format!("<function nothing_saveable at {address}>"),
+            RematPolicy::Everything => format!("<function everything_saveable at {address}>"),
+            RematPolicy::AnythingExcept => {
+                format!("<function save_anything_except_these_names.<locals>.<lambda> at {address}>")
+            }
+            RematPolicy::Dots { only_if_no_batch_dims } => {
+                format!("DotsSaveable(only_if_no_batch_dims={})", if *only_if_no_batch_dims { "True" } else { "False" })
+            }
+            RematPolicy::OnlyNames(n) => format!("SaveOnlyTheseNames(saveable_names={})", names(n)),
+            RematPolicy::AnyNamesBut(n) => format!("SaveAnyNamesButThese(names={})", names(n)),
+            RematPolicy::Either(..) => format!("<function save_from_both_policies.<locals>.policy at {address}>"),
+        }
+    }
+}

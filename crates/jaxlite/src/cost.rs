@@ -126,8 +126,10 @@ fn count(jaxpr: &Jaxpr, cost: &mut CostAnalysis) {
             | Primitive::ShardingConstraint { .. }
             | Primitive::RandomWrap
             | Primitive::RandomUnwrap
+            | Primitive::Name { .. }
             | Primitive::Callback { .. } => {}
             Primitive::Jit { function } => count(&function.body, cost),
+            Primitive::Remat { function } => count(&function.body, cost),
             Primitive::CustomJvpCall { .. } | Primitive::CustomVjpCall { .. } => {
                 if let Some((body, _)) = eqn.prim.custom_body(&eqn.inputs) {
                     count(body, cost);

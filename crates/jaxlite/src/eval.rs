@@ -84,6 +84,9 @@ fn run(
                 Some(eval_jaxpr_with(branch, &ins[1..], default_precision, arithmetic)?)
             }
             Primitive::Jit { function } => Some(eval_jaxpr_with(&function.body, &ins, default_precision, arithmetic)?),
+            Primitive::Remat { function } => {
+                Some(eval_jaxpr_with(&function.body, &ins, default_precision, arithmetic)?)
+            }
             prim => match prim.custom_body(&ins) {
                 Some((call, call_ins)) => Some(eval_jaxpr_with(call, &call_ins, default_precision, arithmetic)?),
                 None => None,
@@ -343,6 +346,7 @@ pub fn apply_with(
     | Primitive::Scan { .. }
     | Primitive::Cond { .. }
     | Primitive::Jit { .. }
+    | Primitive::Remat { .. }
     | Primitive::CustomJvpCall { .. }
     | Primitive::CustomVjpCall { .. } = prim
     {
@@ -408,6 +412,7 @@ pub fn apply_with(
         | Primitive::Scan { .. }
         | Primitive::Cond { .. }
         | Primitive::Jit { .. }
+        | Primitive::Remat { .. }
         | Primitive::Callback { .. }
         | Primitive::Clamp => unreachable!("handled above"),
         Primitive::Unary(op) => {
@@ -471,6 +476,7 @@ pub fn apply_with(
         | Primitive::ConvertElementType { .. }
         | Primitive::Squeeze { .. }
         | Primitive::StopGradient
+        | Primitive::Name { .. }
         | Primitive::ShardingConstraint { .. } => x.to_f64_vec(),
         Primitive::BroadcastInDim { shape, broadcast_dimensions } => {
             let f = x.to_f64_vec();

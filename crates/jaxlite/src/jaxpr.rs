@@ -198,6 +198,7 @@ fn nested_jaxprs(eqn: &Eqn) -> (Option<&str>, Vec<Nested<'_>>) {
         Primitive::Jit { function } => (Some(&function.name), vec![Nested::Jit(function)]),
         Primitive::While { function } => (None, vec![Nested::Plain(&function.cond), Nested::Plain(&function.body)]),
         Primitive::Scan { function } => (None, vec![Nested::Plain(&function.body)]),
+        Primitive::Remat { function } => (None, vec![Nested::Plain(&function.body)]),
         Primitive::Cond { function } => (None, function.branches.iter().map(Nested::Plain).collect()),
         Primitive::CustomJvpCall { function, .. } => (Some(&function.name), vec![Nested::Plain(&function.call)]),
         Primitive::CustomVjpCall { function } => (Some(&function.name), vec![Nested::Plain(&function.call)]),
@@ -463,6 +464,11 @@ impl Printer {
                     ],
                     true,
                 )
+            }
+            Primitive::Remat { function } => {
+                let mut params = eqn.prim.params();
+                params.insert(1, ("jaxpr", self.nested(&function.body, indent + 2, "jaxpr=".len())));
+                (params, true)
             }
             Primitive::Scan { function } => {
                 let mut params = vec![("jaxpr", self.nested(&function.body, indent + 2, "jaxpr=".len()))];

@@ -30,7 +30,7 @@ pub mod xla_cpu;
 pub use array::{Array, Aval, Data};
 pub use dtype::DType;
 pub use jaxpr::{Atom, Eqn, Jaxpr, Literal, SourceInfo, Var};
-pub use prim::{BinaryOp, CompareOp, DotDims, Precision, Primitive, UnaryOp};
+pub use prim::{BinaryOp, CompareOp, DotDims, Precision, Primitive, Remat, RematPolicy, UnaryOp};
 pub use trace::{
     AheadOfTime, ClosedJaxpr, Context, Executor, JaxError, LocalFuture, ProgramCall, Tensor, Tracer, Transfers,
 };

@@ -373,9 +373,9 @@ fn inline_collective_calls(jaxpr: &Jaxpr) -> Result<Jaxpr, JaxError> {
 fn inline_into(jaxpr: &Jaxpr, out: &mut Jaxpr, next: &mut u32) -> Result<(), JaxError> {
     for eqn in &jaxpr.eqns {
         match &eqn.prim {
-            Primitive::Jit { function } if has_collective(&function.body) => {
+            prim if prim.call_body().is_some_and(has_collective) => {
                 // The body's variables renamed into `out`'s, its inputs bound to the operands.
-                let body = inline_collective_calls(&function.body)?;
+                let body = inline_collective_calls(prim.call_body().expect("a call"))?;
                 let mut rename: HashMap<Var, Atom> = body.all_inputs().zip(eqn.inputs.iter().cloned()).collect();
                 for v in body.types.keys() {
                     if !rename.contains_key(v) {

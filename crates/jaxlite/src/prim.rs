@@ -11,7 +11,7 @@ use std::fmt;
 use std::rc::Rc;
 
 pub use crate::collective::CollectiveOp;
-pub use crate::control::{Branches, JitFunction, ScanLoop, WhileLoop};
+pub use crate::control::{Branches, JitFunction, Remat, RematPolicy, ScanLoop, WhileLoop};
 
 /// Matmul precision, as `jax.lax.Precision` and `jax_default_matmul_precision` name it.
 /// On a TPU an f32 matmul at DEFAULT is one bf16 pass, HIGH three (bf16_3x), HIGHEST six.
@@ -399,6 +399,16 @@ pub enum Primitive {
     Jit {
         function: Rc<JitFunction>,
     },
+    /// `jax.checkpoint` called inside a trace (JAX's `remat2`): the function's Jaxpr applied as
+    /// a unit, recomputed in reverse mode as its policy says (see `Remat`).
+    Remat {
+        function: Rc<Remat>,
+    },
+    /// `jax.ad_checkpoint.checkpoint_name`: the operand unchanged, named for a checkpoint
+    /// policy (`save_only_these_names`, …).
+    Name {
+        name: String,
+    },
     /// `jax.pure_callback`, `io_callback` and `debug.callback`: the host calls a function of
     /// the script's with the operands' values (see `callback.rs`). Any number of operands;
     /// the outputs are the callback's declared results.
@@ -623,7 +633,7 @@ macro_rules! identity_eq {
     )*};
 }
 
-identity_eq!(CustomJvp, CustomVjp, WhileLoop, ScanLoop, Branches, JitFunction, HostCallback);
+identity_eq!(CustomJvp, CustomVjp, WhileLoop, ScanLoop, Branches, JitFunction, Remat, HostCallback);
 
 impl Primitive {
     /// Whether the equation must run even when nothing reads its outputs (an IO or debug
@@ -632,6 +642,7 @@ impl Primitive {
         match self {
             Primitive::Callback { function } => function.has_effect(),
             Primitive::Jit { function } => function.body.eqns.iter().any(|e| e.prim.has_effect()),
+            Primitive::Remat { function } => function.body.eqns.iter().any(|e| e.prim.has_effect()),
             Primitive::ShardMap { function } => function.body.eqns.iter().any(|e| e.prim.has_effect()),
             _ => false,
         }
@@ -645,7 +656,18 @@ impl Primitive {
             Primitive::Scan { function } => vec![&function.body],
             Primitive::Cond { function } => function.branches.iter().collect(),
             Primitive::Jit { function } => vec![&function.body],
+            Primitive::Remat { function } => vec![&function.body],
             _ => vec![],
+        }
+    }
+
+    /// The body of a call the compiler inlines, a nested `jit` or a checkpoint (`remat2`),
+    /// whose operands are its body's inputs.
+    pub fn call_body(&self) -> Option<&Jaxpr> {
+        match self {
+            Primitive::Jit { function } => Some(&function.body),
+            Primitive::Remat { function } => Some(&function.body),
+            _ => None,
         }
     }
 
@@ -719,6 +741,8 @@ impl Primitive {
             Primitive::Scan { .. } => "scan",
             Primitive::Cond { .. } => "cond",
             Primitive::Jit { .. } => "jit",
+            Primitive::Remat { .. } => "remat2",
+            Primitive::Name { .. } => "name",
             Primitive::Callback { function } => function.primitive_name(),
         }
     }
@@ -749,6 +773,7 @@ impl Primitive {
             Primitive::Scan { function } => Some(function.body.invars.len()),
             Primitive::Cond { function } => Some(1 + function.operands()),
             Primitive::Jit { function } => Some(function.body.invars.len()),
+            Primitive::Remat { function } => Some(function.body.invars.len()),
             Primitive::ShardMap { function } => Some(function.body.invars.len()),
             _ => Some(1),
         }
@@ -772,6 +797,7 @@ impl Primitive {
             Primitive::Scan { function } => return function.abstract_eval(inputs),
             Primitive::Cond { function } => return function.abstract_eval(inputs),
             Primitive::Jit { function } => return function.abstract_eval(inputs),
+            Primitive::Remat { function } => return function.abstract_eval(inputs),
             Primitive::ShardMap { function } => return Ok(function.abstract_eval()),
             Primitive::Collective { op, axis_size, .. } => return Ok(vec![op.abstract_eval(inputs, *axis_size)?]),
             _ => {}
@@ -1081,7 +1107,7 @@ impl Primitive {
                 shape.extend(&x.shape[1..]);
                 same(shape)
             }
-            Primitive::StopGradient | Primitive::ShardingConstraint { .. } => x.clone(),
+            Primitive::StopGradient | Primitive::ShardingConstraint { .. } | Primitive::Name { .. } => x.clone(),
             Primitive::BitcastConvertType { .. }
             | Primitive::RandomWrap
             | Primitive::RandomUnwrap
@@ -1103,6 +1129,7 @@ impl Primitive {
             | Primitive::Scan { .. }
             | Primitive::Cond { .. }
             | Primitive::Jit { .. }
+            | Primitive::Remat { .. }
             | Primitive::ShardMap { .. }
             | Primitive::Collective { .. }
             | Primitive::Callback { .. } => unreachable!("handled above"),
@@ -1447,6 +1474,13 @@ impl Primitive {
             Primitive::Cond { .. } => vec![],
             // The printer shows the body as `jaxpr=`.
             Primitive::Jit { function } => vec![s("name", function.name.clone())],
+            // The printer shows the body as `jaxpr=` (after `differentiated`).
+            Primitive::Remat { function } => vec![
+                s("differentiated", if function.differentiated { "True" } else { "False" }.into()),
+                s("policy", function.policy.param()),
+                s("prevent_cse", if function.prevent_cse { "True" } else { "False" }.into()),
+            ],
+            Primitive::Name { name } => vec![s("name", name.clone())],
             Primitive::ShardMap { function } => function.params(),
             Primitive::Callback { function } => function.params(),
             Primitive::Scan { function } => vec![

@@ -262,24 +262,24 @@ pub fn named_mesh(jaxpr: &Jaxpr) -> Option<&Mesh> {
     jaxpr.eqns.iter().find_map(|e| match &e.prim {
         Primitive::ShardingConstraint { constraint } => Some(&constraint.mesh),
         Primitive::ShardMap { function } => Some(&function.mesh),
-        Primitive::Jit { function } => named_mesh(&function.body),
-        _ => None,
+        prim => prim.call_body().and_then(named_mesh),
     })
 }
 
-/// `jaxpr` with every nested `jit` replaced by its body, so that layouts flow through calls.
+/// `jaxpr` with every nested `jit` and checkpoint replaced by its body, so that layouts flow
+/// through calls.
 fn inline_calls(jaxpr: &Jaxpr) -> Jaxpr {
-    if !jaxpr.eqns.iter().any(|e| matches!(e.prim, Primitive::Jit { .. })) {
+    if !jaxpr.eqns.iter().any(|e| e.prim.call_body().is_some()) {
         return jaxpr.clone();
     }
     let mut out = Jaxpr { eqns: vec![], ..jaxpr.clone() };
     let mut next = jaxpr.types.keys().map(|v| v.0 + 1).max().unwrap_or(0);
     for eqn in &jaxpr.eqns {
-        let Primitive::Jit { function } = &eqn.prim else {
+        let Some(body) = eqn.prim.call_body() else {
             out.eqns.push(eqn.clone());
             continue;
         };
-        let body = inline_calls(&function.body);
+        let body = inline_calls(body);
         let mut rename: HashMap<Var, Atom> = body.all_inputs().zip(eqn.inputs.iter().cloned()).collect();
         for v in body.types.keys() {
             if !rename.contains_key(v) {
@@ -347,6 +347,7 @@ fn elementwise(prim: &Primitive) -> bool {
             | Primitive::IntegerPow { .. }
             | Primitive::ConvertElementType { .. }
             | Primitive::StopGradient
+            | Primitive::Name { .. }
             | Primitive::AddAny
     )
 }

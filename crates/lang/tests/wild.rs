@@ -76,11 +76,6 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
     ("tutorial_neoneuron_jax_basics", "an array's .device, then jax_enable_x64 (float64 on the device)"),
     ("jax_docs_autodiff_cookbook", "a float32 finite difference (eps = 1e-4) magnifies a last-bit difference of the loss; further on, complex numbers"),
     (
-        "jax_docs_gradient_checkpointing",
-        "jax.checkpoint's rematerialization (what a checkpointed function saves, and its policies) is not modelled; \
-         print_saved_residuals of plain functions matches",
-    ),
-    (
         "course_quantecon_newtons_method",
         "jnp.linalg.solve of a 500×500 system: the playground's linear algebra unrolls at most 64×64",
     ),

@@ -9,7 +9,7 @@ use super::{Builder, Result};
 use crate::callback::{self, CallbackKind, HostCallback};
 use crate::jaxpr::{Atom, Jaxpr, Var};
 use crate::prim::{
-    BinaryOp, Branches, CompareOp, CustomJvp, CustomVjp, JitFunction, Primitive, ScanLoop, UnaryOp, WhileLoop,
+    BinaryOp, Branches, CompareOp, CustomJvp, CustomVjp, JitFunction, Primitive, Remat, ScanLoop, UnaryOp, WhileLoop,
 };
 use crate::trace::JaxError;
 use std::collections::HashMap;
@@ -57,6 +57,7 @@ fn jvp_nonzero(jaxpr: &Jaxpr, diff: &[bool]) -> Result<(Jaxpr, Vec<bool>)> {
                 Primitive::Scan { function } => Some(scan_jvp(&mut b, function, &xs, &ts)?),
                 Primitive::Cond { function } => Some(cond_jvp(&mut b, function, &xs, &ts)?),
                 Primitive::Jit { function } => Some(jit_jvp(&mut b, function, &xs, &ts)?),
+                Primitive::Remat { function } => Some(remat_jvp(&mut b, function, &xs, &ts)?),
                 Primitive::Callback { function } => Some(callback_jvp(&mut b, function, &xs)?),
                 _ => None,
             };
@@ -307,6 +308,21 @@ fn jit_jvp(
     Ok(primals_and_tangents(outs, n_outs, &nonzero))
 }
 
+/// The JVP of a `jax.checkpoint`, as JAX's rule: one checkpoint of the body's JVP (the same
+/// policy), taking the operands and the tangents that are not zero.
+fn remat_jvp(b: &mut Builder, r: &Remat, xs: &[Atom], ts: &[Option<Atom>]) -> Result<(Vec<Atom>, Vec<Option<Atom>>)> {
+    let diff: Vec<bool> = xs.iter().zip(ts).map(|(x, t)| t.is_some() && b.aval(x).dtype.is_float()).collect();
+    let (body, nonzero) = jvp_nonzero(&r.body, &diff)?;
+    let n_outs = r.body.outvars.len();
+    let body = keep_nonzero_tangents(body, n_outs, &nonzero);
+    let mut operands = xs.to_vec();
+    for (t, _) in ts.iter().zip(&diff).filter(|(_, &d)| d) {
+        operands.extend(t.clone());
+    }
+    let outs = b.bind(Primitive::Remat { function: Rc::new(r.with_body(body, r.differentiated)) }, &operands)?;
+    Ok(primals_and_tangents(outs, n_outs, &nonzero))
+}
+
 /// The JVP of a `custom_jvp` function: its rule applied to the arguments and their tangents
 /// (zeros where symbolic); returns the outputs and their tangents.
 fn custom_jvp(
@@ -529,11 +545,14 @@ fn jvp_rule(
         | Primitive::Scan { .. }
         | Primitive::Cond { .. }
         | Primitive::Jit { .. }
+        | Primitive::Remat { .. }
         | Primitive::Scatter { .. }
         | Primitive::Gather
         | Primitive::Callback { .. } => {
             return Err(JaxError(format!("internal error: {} is differentiated by its rule", prim.name())))
         }
+        // JAX's rule: the primal named, its tangent not.
+        Primitive::Name { .. } => t0,
         // JAX's rule: each bound's tangent where it is the one that holds, the operand's where
         // neither does.
         Primitive::Clamp => {

@@ -28,6 +28,8 @@ pub fn needs_lowering(jaxpr: &Jaxpr) -> bool {
         | Primitive::Scan { .. }
         | Primitive::Cond { .. }
         | Primitive::Jit { .. }
+        | Primitive::Remat { .. }
+        | Primitive::Name { .. }
         | Primitive::Scatter { .. }
         | Primitive::Gather
         | Primitive::Clamp => true,
@@ -114,6 +116,10 @@ fn lower_with(jaxpr: &Jaxpr, windows: Windows) -> Result<Jaxpr> {
             // A nested `jit` is a unit to the transformations only: the compiler sees its
             // equations in place, as XLA inlines a call.
             (Primitive::Jit { function }, _) => b.inline(&lower_with(&function.body, windows)?, &ins)?,
+            // So is a checkpoint: its recomputation is already written out in the backward
+            // pass's equations. A name is the value itself.
+            (Primitive::Remat { function }, _) => b.inline(&lower_with(&function.body, windows)?, &ins)?,
+            (Primitive::Name { .. }, _) => vec![ins[0].clone()],
             (Primitive::Scatter { combine, axes }, _) => {
                 let expanded = scatter_jaxpr(*combine, axes, &ins.iter().map(|a| b.aval(a)).collect::<Vec<_>>())?;
                 b.inline(&lower_with(&expanded, windows)?, &ins)?

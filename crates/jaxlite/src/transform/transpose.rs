@@ -5,7 +5,9 @@
 use super::{jvp, Builder, Result};
 use crate::array::Aval;
 use crate::jaxpr::{Atom, Eqn, Jaxpr, Var};
-use crate::prim::{BinaryOp, Branches, CustomVjp, DotDims, JitFunction, Primitive, ScanLoop, UnaryOp, WhileLoop};
+use crate::prim::{
+    BinaryOp, Branches, CustomVjp, DotDims, JitFunction, Primitive, Remat, ScanLoop, UnaryOp, WhileLoop,
+};
 use crate::trace::JaxError;
 use std::collections::{HashMap, HashSet};
 
@@ -87,6 +89,7 @@ fn split_jaxpr(jaxpr: &Jaxpr, unknown_in: &[bool], force_unknown: &[bool]) -> Sp
             Primitive::Scan { function } => split_scan(function, eqn, &eqn_unknown, &mut types),
             Primitive::Cond { function } => split_cond(function, eqn, &eqn_unknown, &mut types),
             Primitive::Jit { function } => Some(split_jit(function, eqn, &eqn_unknown, &mut types)),
+            Primitive::Remat { function } => Some(split_remat(function, eqn, &eqn_unknown, &mut types)),
             _ => None,
         };
         match parts {
@@ -405,6 +408,134 @@ fn split_jit(j: &JitFunction, eqn: &Eqn, unknown_in: &[bool], types: &mut HashMa
     (known, unknown)
 }
 
+/// Partial evaluation of a `jax.checkpoint` with some operands unknown, as JAX's rule
+/// (`remat_partial_eval`) does it. In the body, an equation reading an unknown value is
+/// staged for later; one reading known values only runs now, in place (the known part is not
+/// a checkpoint any more), and is staged again, to be recomputed, unless the policy saves
+/// its outputs. The staged equations become one checkpoint marked `differentiated`, taking
+/// the saved values, then the body's inputs it reads: those and the known inputs are all
+/// that the forward pass keeps for it. Loops, branches and calls inside are split by their
+/// own rules, their known parts recomputed as any other equation.
+fn split_remat(r: &Remat, eqn: &Eqn, unknown_in: &[bool], types: &mut HashMap<Var, Aval>) -> (Vec<Eqn>, Vec<Eqn>) {
+    let body = &r.body;
+    let mut body_types = body.types.clone();
+    let mut unknown: HashSet<Var> = body.invars.iter().zip(unknown_in).filter(|(_, &u)| u).map(|(&v, _)| v).collect();
+    let (mut known_eqns, mut staged): (Vec<Eqn>, Vec<Eqn>) = (vec![], vec![]);
+    let mut run_now = |e: Eqn, staged: &mut Vec<Eqn>| {
+        if !r.policy.saveable(&e.prim) {
+            staged.push(e.clone());
+        }
+        known_eqns.push(e);
+    };
+    for e in &body.eqns {
+        let e_unknown: Vec<bool> = e.inputs.iter().map(|a| matches!(a, Atom::Var(v) if unknown.contains(v))).collect();
+        if !e_unknown.contains(&true) {
+            run_now(e.clone(), &mut staged);
+            continue;
+        }
+        let parts = match &e.prim {
+            Primitive::While { function } => split_while(function, e, &e_unknown, &mut body_types),
+            Primitive::Scan { function } => split_scan(function, e, &e_unknown, &mut body_types),
+            Primitive::Cond { function } => split_cond(function, e, &e_unknown, &mut body_types),
+            Primitive::Jit { function } => Some(split_jit(function, e, &e_unknown, &mut body_types)),
+            Primitive::Remat { function } => Some(split_remat(function, e, &e_unknown, &mut body_types)),
+            _ => None,
+        };
+        let (known_part, rest) = parts.unwrap_or_else(|| (vec![], vec![e.clone()]));
+        let known_outs: HashSet<Var> = known_part.iter().flat_map(|k| k.outputs.iter().copied()).collect();
+        unknown.extend(e.outputs.iter().filter(|v| !known_outs.contains(v)));
+        for k in known_part {
+            run_now(k, &mut staged);
+        }
+        staged.extend(rest);
+    }
+    let out_unknown: Vec<bool> =
+        body.outvars.iter().map(|a| matches!(a, Atom::Var(v) if unknown.contains(v))).collect();
+
+    // The staged part: what the unknown outputs need. Its inputs are the saved values (in
+    // order of first reading), then the body's inputs it reads (in their order).
+    let staged = super::dce(&Jaxpr {
+        constvars: vec![],
+        invars: vec![],
+        eqns: staged,
+        outvars: body.outvars.iter().zip(&out_unknown).filter(|(_, &u)| u).map(|(a, _)| a.clone()).collect(),
+        types: body_types.clone(),
+    });
+    let mut bound: HashSet<Var> = HashSet::new();
+    let mut free: Vec<Var> = Vec::new();
+    let reads = staged.eqns.iter().flat_map(|e| e.inputs.iter().map(move |a| (a, Some(e))));
+    for (a, e) in reads.chain(staged.outvars.iter().map(|a| (a, None))) {
+        if let Atom::Var(v) = a {
+            if !bound.contains(v) && !free.contains(v) {
+                free.push(*v);
+            }
+        }
+        if let Some(e) = e {
+            bound.extend(e.outputs.iter().copied());
+        }
+    }
+    let mut staged_in: Vec<Var> = free.iter().copied().filter(|v| !body.invars.contains(v)).collect();
+    staged_in.extend(body.invars.iter().copied().filter(|v| free.contains(v)));
+
+    // The known part, in place: what gives the known outputs and the saved values, the body's
+    // variables renamed into the enclosing Jaxpr's (a known output takes the equation's own
+    // output variable where it can).
+    let known_outs = body.outvars.iter().zip(&out_unknown).filter(|(_, &u)| !u).map(|(a, _)| a.clone());
+    let needed = Jaxpr {
+        constvars: vec![],
+        invars: vec![],
+        eqns: known_eqns,
+        outvars: known_outs.chain(staged_in.iter().map(|&v| Atom::Var(v))).collect(),
+        types: HashMap::new(),
+    };
+    let known_eqns = super::dce(&needed).eqns;
+    let mut renamed: HashMap<Var, Atom> = body.invars.iter().copied().zip(eqn.inputs.iter().cloned()).collect();
+    let defined: HashSet<Var> = known_eqns.iter().flat_map(|k| k.outputs.iter().copied()).collect();
+    let mut copies = Vec::new();
+    for ((out, &v), _) in body.outvars.iter().zip(&eqn.outputs).zip(&out_unknown).filter(|(_, &u)| !u) {
+        match out {
+            Atom::Var(b) if defined.contains(b) && !renamed.contains_key(b) => {
+                renamed.insert(*b, Atom::Var(v));
+            }
+            // An input or a literal returned as it is, or one value returned twice: a copy.
+            _ => copies.push((out.clone(), v)),
+        }
+    }
+    let read = |renamed: &HashMap<Var, Atom>, a: &Atom| match a {
+        Atom::Var(v) => renamed[v].clone(),
+        lit => lit.clone(),
+    };
+    let mut known = Vec::with_capacity(known_eqns.len() + copies.len());
+    for k in &known_eqns {
+        let inputs = k.inputs.iter().map(|a| read(&renamed, a)).collect();
+        let outputs = k
+            .outputs
+            .iter()
+            .map(|&v| match renamed.get(&v) {
+                Some(Atom::Var(outer)) => *outer,
+                _ => {
+                    let outer = super::fresh_var(types, body_types[&v].clone());
+                    renamed.insert(v, Atom::Var(outer));
+                    outer
+                }
+            })
+            .collect();
+        known.push(Eqn { prim: k.prim.clone(), inputs, outputs, source: k.source.clone() });
+    }
+    for (out, v) in copies {
+        let aval = types[&v].clone();
+        let prim = Primitive::ConvertElementType { new_dtype: aval.dtype, weak_type: aval.weak_type };
+        known.push(Eqn { prim, inputs: vec![read(&renamed, &out)], outputs: vec![v], source: eqn.source.clone() });
+    }
+    if !out_unknown.contains(&true) {
+        return (known, vec![]);
+    }
+    let inputs = staged_in.iter().map(|v| read(&renamed, &Atom::Var(*v))).collect();
+    let function = std::rc::Rc::new(r.with_body(Jaxpr { invars: staged_in, ..staged }, true));
+    let outputs = eqn.outputs.iter().zip(&out_unknown).filter(|(_, &u)| u).map(|(&v, _)| v).collect();
+    (known, vec![Eqn { prim: Primitive::Remat { function }, inputs, outputs, source: eqn.source.clone() }])
+}
+
 /// Partial evaluation of a `while` with some operands unknown (tangents), as JAX's rule does
 /// it: the carries that stay known (their initial values are, and the body computes them from
 /// known values only: a fixed point) come from a loop of their own, run in the forward pass;
@@ -489,6 +620,7 @@ fn depends(jaxpr: &Jaxpr, from: &[bool]) -> Vec<bool> {
                 }
             }
             Primitive::Jit { function: j } => depends(&j.body, &ins),
+            Primitive::Remat { function: r } => depends(&r.body, &ins),
             _ => vec![true; eqn.outputs.len()],
         };
         marked.extend(eqn.outputs.iter().zip(outs).filter(|(_, m)| *m).map(|(&v, _)| v));
@@ -541,10 +673,28 @@ fn transpose_linear(
     diff_out: &[bool],
 ) -> Result<Jaxpr> {
     let mut b = Builder::new();
-    let known: HashMap<Var, Atom> = residuals.iter().map(|&r| (r, b.input(types[&r].clone()))).collect();
+    let mut known: HashMap<Var, Atom> = residuals.iter().map(|&r| (r, b.input(types[&r].clone()))).collect();
     let mut linear: HashSet<Var> = linear_in.iter().copied().collect();
+    // An equation reading no linear value (what a checkpoint recomputes) runs first, forward,
+    // as in JAX's backward pass; the rest are transposed in reverse order.
+    let mut linear_eqns: Vec<&Eqn> = Vec::with_capacity(eqns.len());
     for eqn in eqns {
-        linear.extend(eqn.outputs.iter().copied());
+        if eqn.inputs.iter().any(|a| matches!(a, Atom::Var(v) if linear.contains(v))) {
+            linear.extend(eqn.outputs.iter().copied());
+            linear_eqns.push(eqn);
+        } else {
+            b.source = eqn.source.clone();
+            let ins: Vec<Atom> = eqn
+                .inputs
+                .iter()
+                .map(|a| match a {
+                    Atom::Var(v) => known[v].clone(),
+                    lit => lit.clone(),
+                })
+                .collect();
+            let outs = b.bind(eqn.prim.clone(), &ins)?;
+            known.extend(eqn.outputs.iter().copied().zip(outs));
+        }
     }
     let mut ct: HashMap<Var, Atom> = HashMap::new();
     let accumulate = |b: &mut Builder, ct: &mut HashMap<Var, Atom>, v: Var, c: Atom| -> Result<()> {
@@ -567,7 +717,7 @@ fn transpose_linear(
             }
         }
     }
-    for eqn in eqns.iter().rev() {
+    for eqn in linear_eqns.into_iter().rev() {
         b.source = eqn.source.clone();
         let classify = || -> Vec<LinIn> {
             eqn.inputs
@@ -597,6 +747,10 @@ fn transpose_linear(
             Primitive::Jit { function } => {
                 let Some(ct_outs) = take_cotangents(&mut ct, &eqn.outputs) else { continue };
                 jit_transpose(&mut b, function, &classify(), ct_outs)?
+            }
+            Primitive::Remat { function } => {
+                let Some(ct_outs) = take_cotangents(&mut ct, &eqn.outputs) else { continue };
+                remat_transpose(&mut b, function, &classify(), ct_outs)?
             }
             Primitive::CustomVjpTangent { function } => {
                 let Some(ct_outs) = take_cotangents(&mut ct, &eqn.outputs) else { continue };
@@ -817,21 +971,44 @@ fn custom_vjp_transpose(
 }
 
 /// The transpose of a linear nested `jit`: a `jit` of the same name whose body is the body
-/// transposed, taking the known operands and the outputs' cotangents and giving the linear
-/// operands' cotangents. Returns a cotangent per operand.
+/// transposed. Returns a cotangent per operand.
 fn jit_transpose(
     b: &mut Builder,
     j: &JitFunction,
     ins: &[LinIn],
     ct_outs: Vec<Option<Atom>>,
 ) -> Result<Vec<Option<Atom>>> {
+    transposed_call(b, &j.body, ins, ct_outs, |body| Primitive::Jit {
+        function: std::rc::Rc::new(JitFunction { name: j.name.clone(), body, consts: 0 }),
+    })
+}
+
+/// The transpose of a linear `jax.checkpoint` (one from `split_remat`): a checkpoint whose
+/// body recomputes what the forward pass did not keep, then runs the linear equations
+/// transposed, as JAX's rule does. Returns a cotangent per operand.
+fn remat_transpose(b: &mut Builder, r: &Remat, ins: &[LinIn], ct_outs: Vec<Option<Atom>>) -> Result<Vec<Option<Atom>>> {
+    transposed_call(b, &r.body, ins, ct_outs, |body| Primitive::Remat {
+        function: std::rc::Rc::new(r.with_body(body, true)),
+    })
+}
+
+/// An equation calling `body` transposed (`call` makes its primitive from the transposed
+/// body), taking the known operands and the outputs' cotangents and giving the linear
+/// operands' cotangents. Returns a cotangent per operand.
+fn transposed_call(
+    b: &mut Builder,
+    body: &Jaxpr,
+    ins: &[LinIn],
+    ct_outs: Vec<Option<Atom>>,
+    call: impl FnOnce(Jaxpr) -> Primitive,
+) -> Result<Vec<Option<Atom>>> {
     let linear: Vec<bool> = ins.iter().map(|i| matches!(i, LinIn::Linear(_))).collect();
     let (mut known_vars, mut linear_vars) = (vec![], vec![]);
-    for (&v, &l) in j.body.invars.iter().zip(&linear) {
+    for (&v, &l) in body.invars.iter().zip(&linear) {
         if l { &mut linear_vars } else { &mut known_vars }.push(v);
     }
     let every = vec![true; ct_outs.len()];
-    let body = transpose_linear(&j.body.types, &known_vars, &linear_vars, &j.body.eqns, &j.body.outvars, &every)?;
+    let transposed = transpose_linear(&body.types, &known_vars, &linear_vars, &body.eqns, &body.outvars, &every)?;
     let mut args: Vec<Atom> = ins
         .iter()
         .filter_map(|i| match i {
@@ -839,11 +1016,8 @@ fn jit_transpose(
             LinIn::Linear(_) => None,
         })
         .collect();
-    args.extend(with_zeros(b, ct_outs, &j.body)?);
-    let cts = b.bind(
-        Primitive::Jit { function: std::rc::Rc::new(JitFunction { name: j.name.clone(), body, consts: 0 }) },
-        &args,
-    )?;
+    args.extend(with_zeros(b, ct_outs, body)?);
+    let cts = b.bind(call(transposed), &args)?;
     let mut cts = cts.into_iter();
     Ok(linear.iter().map(|&l| if l { cts.next() } else { None }).collect())
 }

@@ -129,6 +129,15 @@ pub fn vmap_outputs(
             Primitive::Cond { function } if any_batched => cond_batched(&mut b, function, &ins, size)?,
             Primitive::Callback { function } if any_batched => callback_batched(&mut b, function, &ins, size)?,
             Primitive::Jit { function } if any_batched => jit_batched(&mut b, function, &ins, size)?,
+            Primitive::Remat { function } if any_batched => {
+                let flags: Vec<bool> = ins.iter().map(|(_, bt)| *bt).collect();
+                let outputs = vec![true; function.body.outvars.len()];
+                let (body, out_batched) = vmap_outputs(&function.body, &flags, size, &outputs)?;
+                let atoms: Vec<Atom> = ins.iter().map(|(a, _)| a.clone()).collect();
+                let remat = Rc::new(function.with_body(body, function.differentiated));
+                let outs = b.bind(Primitive::Remat { function: remat }, &atoms)?;
+                outs.into_iter().zip(out_batched).collect()
+            }
             _ if any_batched => batch_rule(&mut b, &eqn.prim, &ins, size)?.into_iter().map(|a| (a, true)).collect(),
             _ => {
                 let atoms: Vec<Atom> = ins.into_iter().map(|(a, _)| a).collect();
@@ -449,6 +458,7 @@ fn batch_rule(b: &mut Builder, prim: &Primitive, ins: &[(Atom, bool)], size: usi
         | Primitive::Scan { .. }
         | Primitive::Cond { .. }
         | Primitive::Jit { .. }
+        | Primitive::Remat { .. }
         | Primitive::Scatter { .. }
         | Primitive::Gather
         | Primitive::Callback { .. } => {
@@ -459,6 +469,7 @@ fn batch_rule(b: &mut Builder, prim: &Primitive, ins: &[(Atom, bool)], size: usi
         | Primitive::ConvertElementType { .. }
         | Primitive::BitcastConvertType { .. }
         | Primitive::StopGradient
+        | Primitive::Name { .. }
         // A key array's axes lead its words' and its draws', so the batch axis stays first.
         | Primitive::RandomWrap
         | Primitive::RandomUnwrap

@@ -797,6 +797,11 @@ impl Interp<'_, '_> {
                         jaxlite::prim::JitFunction { name: j.name.clone(), body, consts: j.consts + values.len() };
                     (Primitive::Jit { function: Rc::new(function) }, at(0, values).collect())
                 }
+                Primitive::Remat { function: r } => {
+                    let (body, values) = self.trace_pending_in_body(&r.body, reached).await?;
+                    let function = r.with_body(body, r.differentiated);
+                    (Primitive::Remat { function: Rc::new(function) }, at(0, values).collect())
+                }
                 other => (other.clone(), vec![]),
             })
         })

@@ -108,16 +108,6 @@ const JAX_FUNCTIONS: &[&str] = &[
     "hessian",
 ];
 
-/// `jax.checkpoint_policies` that are policies themselves (not factories of one).
-const CHECKPOINT_POLICIES: &[&str] = &[
-    "everything_saveable",
-    "nothing_saveable",
-    "dots_saveable",
-    "checkpoint_dots",
-    "dots_with_no_batch_dims_saveable",
-    "checkpoint_dots_with_no_batch_dims",
-];
-
 /// `preferred_element_type=` of a dot (matmul, dot, einsum, tensordot, conv): None or the
 /// operands' own dtype computes the dot as it is (`false`); float32 with bfloat16 operands,
 /// mixed precision's bf16 inputs with float32 sums, is `true`: a dot reads the bf16 operands as
@@ -499,10 +489,9 @@ pub fn module_attr(m: ModuleId, name: &str) -> R<Value> {
             None => Err(missing("jax.random")),
         },
         ModuleId::Initializers => super::random::initializer_attr(name),
-        ModuleId::CheckpointPolicies => match find(CHECKPOINT_POLICIES, name) {
-            Some(policy) => Ok(Value::native(Native::Jax(policy))),
-            None => Err(missing("jax.checkpoint_policies")),
-        },
+        ModuleId::CheckpointPolicies => {
+            super::remat::policy_attr(name).unwrap_or_else(|| Err(missing("jax.checkpoint_policies")))
+        }
         ModuleId::Nn if name == "initializers" => Ok(Value::Module(ModuleId::Initializers)),
         ModuleId::Nn if name == "tanh" => Ok(Value::native(Native::Jnp("tanh"))),
         ModuleId::Nn => match find(NN_FUNCTIONS, name).or_else(|| find(super::numeric::NN_MORE, name)) {
@@ -1084,6 +1073,7 @@ pub(super) fn function_name(f: &Value) -> String {
         Value::Native(n) => match &**n {
             Native::Partial { func, .. } => function_name(func),
             Native::Jitted(j) => function_name(&j.func),
+            Native::Checkpointed(c) => function_name(&c.func),
             Native::CustomJvp(c) => function_name(&c.func),
             Native::CustomVjp(c) => function_name(&c.func),
             Native::Builtin(name)
@@ -1231,7 +1221,7 @@ pub(super) fn precision_arg(v: Option<Value>) -> R<Option<Precision>> {
 }
 
 /// An `argnums`-style argument: absent or None for none, an int, or a tuple or list of ints.
-fn int_list_arg(what: &str, v: Option<Value>) -> R<Vec<i64>> {
+pub(super) fn int_list_arg(what: &str, v: Option<Value>) -> R<Vec<i64>> {
     match v {
         None | Some(Value::None) => Ok(vec![]),
         Some(Value::Int(i)) => Ok(vec![i]),
@@ -3209,40 +3199,10 @@ impl Interp<'_, '_> {
                         })
                     }))
                 }
-                // `jax.checkpoint` (`remat`) changes what reverse mode keeps for the backward
-                // pass, never a value: the function is the function. What the playground does not
-                // model is the recomputation it asks XLA for (the backward pass here reuses the
-                // forward's values, as without checkpoint), so its cost shows no remat.
-                "checkpoint" | "remat" => {
-                    let _ = int_list_arg("static_argnums", take_kwarg(&mut kwargs, "static_argnums"))?;
-                    if let Some(v) = take_kwarg(&mut kwargs, "prevent_cse") {
-                        if !matches!(v, Value::Bool(_)) {
-                            return err(format!("{name}: prevent_cse must be True or False, got {}", repr(&v)));
-                        }
-                    }
-                    match take_kwarg(&mut kwargs, "policy") {
-                        None | Some(Value::None) => {}
-                        Some(Value::Native(n)) if matches!(*n, Native::Jax(p) if find(CHECKPOINT_POLICIES, p).is_some()) => {}
-                        Some(other) => {
-                            return err(format!(
-                                "{name}: policy must be one of jax.checkpoint_policies ({}), got {}",
-                                CHECKPOINT_POLICIES.join(", "),
-                                repr(&other)
-                            ))
-                        }
-                    }
-                    no_more_kwargs(name, &kwargs)?;
-                    arity(name, &args, 1, 1)?;
-                    if !self.is_callable(&args[0]) {
-                        return err(format!("Expected a callable value, got {}", repr(&args[0])));
-                    }
-                    self.remat_used = true;
-                    Ok(args.into_iter().next().unwrap_or(Value::None))
+                "checkpoint" | "remat" => self.checkpoint(name, args, kwargs),
+                factory if find(super::remat::POLICY_FACTORIES, factory).is_some() => {
+                    super::remat::make_policy(factory, &args, &kwargs)
                 }
-                policy if find(CHECKPOINT_POLICIES, policy).is_some() => err(format!(
-                    "jax.checkpoint_policies.{policy} is a policy to pass to jax.checkpoint (policy=...), not a function \
-                     the playground calls"
-                )),
                 // `@jax.jit(static_argnums=...)`: a decorator that jits what it decorates.
                 "jit" if args.is_empty() => {
                     Ok(Value::native(Native::Partial { func: Value::native(Native::Jax("jit")), args, kwargs }))
@@ -3398,7 +3358,10 @@ impl Interp<'_, '_> {
                     let want = tree.num_leaves();
                     if leaves.len() != want {
                         let few = if leaves.len() < want { "few" } else { "many" };
-                        return super::value_err(format!("Too {few} leaves for PyTreeDef; expected {want}, got {}", leaves.len()));
+                        return super::value_err(format!(
+                            "Too {few} leaves for PyTreeDef; expected {want}, got {}",
+                            leaves.len()
+                        ));
                     }
                     self.unflatten_tree(tree, &mut leaves.into_iter()).await
                 }
@@ -3434,7 +3397,9 @@ impl Interp<'_, '_> {
                         }
                         (Value::Str(option), v) if &**option == "jax_enable_x64" => {
                             if self.truthy(v)? {
-                                return super::unsupported("64-bit mode is not supported by the playground (TPUs compute in 32 bits)");
+                                return super::unsupported(
+                                    "64-bit mode is not supported by the playground (TPUs compute in 32 bits)",
+                                );
                             }
                             Ok(Value::None)
                         }
@@ -3550,7 +3515,13 @@ impl Interp<'_, '_> {
 
     /// The trace cache of `jax.jit(f)` with these options: one per function (while it lives)
     /// and options, shared by every `jit` wrapper of it, as JAX's cache of traces is.
-    fn jit_cache(&mut self, f: &Value, name: &str, nums: &[usize], names: &[String]) -> super::value::JitCache {
+    pub(super) fn jit_cache(
+        &mut self,
+        f: &Value,
+        name: &str,
+        nums: &[usize],
+        names: &[String],
+    ) -> super::value::JitCache {
         let Some((address, fn_ref)) = super::value::fn_ref(f) else { return Default::default() };
         let key = (address, format!("{name}|{nums:?}|{names:?}"));
         if let Some((held, cache)) = self.jit_caches.get(&key) {
@@ -3592,7 +3563,7 @@ impl Interp<'_, '_> {
                     Some(c) => c,
                     None => {
                         self.note_cache_miss(j, &call)?;
-                        let compiled = Rc::new(self.trace_nested(&j.func, &call).await?);
+                        let compiled = Rc::new(self.trace_nested(&j.func, &call, TracedFor::Named("jit")).await?);
                         // A function closing over values of the enclosing trace is traced
                         // again each time, as in JAX.
                         if compiled.captured.is_empty() {
@@ -3773,7 +3744,12 @@ impl Interp<'_, '_> {
 
     /// Traces a jitted function called inside another trace, in a trace of its own; what it
     /// closed over of the enclosing trace is `captured`.
-    fn trace_nested<'a>(&'a mut self, f: &'a Value, call: &'a CallArgs) -> LocalFuture<'a, R<Compiled>> {
+    pub(super) fn trace_nested<'a>(
+        &'a mut self,
+        f: &'a Value,
+        call: &'a CallArgs,
+        traced_for: TracedFor,
+    ) -> LocalFuture<'a, R<Compiled>> {
         use super::transforms::Arg;
         Box::pin(async move {
             let avals: Vec<Aval> = call.leaves.iter().map(|t| t.aval().clone()).collect();
@@ -3787,7 +3763,7 @@ impl Interp<'_, '_> {
                 })
                 .collect();
             let of = super::transforms::TraceOf::Types(avals);
-            let traced = self.trace_call_with(f, TracedFor::Named("jit"), of, args, &call.keywords).await?;
+            let traced = self.trace_call_with(f, traced_for, of, args, &call.keywords).await?;
             // The Jaxpr's leading inputs are what the function closed over: constants, then
             // values of the enclosing trace.
             let mut consts = Vec::new();

@@ -43,6 +43,7 @@ mod pytrees;
 mod random;
 mod refs;
 mod regex;
+mod remat;
 mod sets;
 mod shard_map;
 mod sharded;
@@ -178,9 +179,6 @@ pub struct Interp<'c, 'p> {
     /// The qualified name of the script's innermost function being run (`<module>` at the
     /// top level): the function a staged equation's source names (see `mark_source`).
     frame: Rc<str>,
-    /// Whether the script has asked for rematerialization (`jax.checkpoint`, `checkpoint_name`),
-    /// which the playground does not model: what reverse mode saves is then not known.
-    remat_used: bool,
     /// The `re` module's compiled patterns (see `regex.rs`).
     regexes: regex::Cache,
     /// `jax_explain_cache_misses`: whether a jitted function traced again says why (see
@@ -231,7 +229,6 @@ pub async fn run(
         progress,
         in_loop: false,
         frame: Rc::from("<module>"),
-        remat_used: false,
         regexes: regex::Cache::default(),
         explain_cache_misses: false,
         cache_miss_sites: Default::default(),
@@ -867,6 +864,7 @@ impl Interp<'_, '_> {
                     self.call(func.clone(), all, kw).await
                 }
                 Native::Jitted(j) => self.call_jitted(j, args, kwargs).await,
+                Native::Checkpointed(c) => self.call_checkpointed(c, args, kwargs).await,
                 Native::AotCompiled(c) => self.call_compiled(c, args, kwargs).await,
                 Native::MakeJaxpr { func, static_argnums } => {
                     self.make_jaxpr(func.clone(), static_argnums, args, kwargs).await
@@ -898,6 +896,11 @@ impl Interp<'_, '_> {
                     type_err(format!("'{}' object is not callable", Value::Native(native.clone()).type_name()))
                 }
                 Native::ShapeDtypeStruct(_) => err("'ShapeDtypeStruct' object is not callable"),
+                // JAX calls a policy with its primitives, which are not Python objects here.
+                Native::RematPolicy(p) => unsupported(format!(
+                    "calling the checkpoint policy {} (pass it to jax.checkpoint as policy=)",
+                    p.param()
+                )),
                 Native::Lowered(_) => type_err("'Lowered' object is not callable"),
                 Native::MemoryStats(_) => type_err("'CompiledMemoryStats' object is not callable"),
                 Native::ObjectSlice(_) => err("'slice' object is not callable"),

@@ -40,7 +40,7 @@ const NATIVES: &[&str] = &[
     "mt_bits",
     "tree_paths",
     "saved_residuals",
-    "remat_used",
+    "checkpoint_name",
     "re_compile",
     "re_search",
 ];
@@ -207,6 +207,7 @@ impl Interp<'_, '_> {
             match name {
                 "tree_paths" => return self.tree_paths(args).await,
                 "saved_residuals" => return self.saved_residuals(args).await,
+                "checkpoint_name" => return self.checkpoint_name(args).await,
                 "re_compile" => return self.re_compile(&args),
                 "re_search" => return self.re_search(&args),
                 "shard_map_run" => return self.shard_map_run(args).await,
@@ -233,10 +234,6 @@ impl Interp<'_, '_> {
                     Value::Int(text.chars().count() as i64)
                 }
                 "recursion_limit" => Value::Int(self.limits.recursion as i64),
-                "remat_used" => {
-                    self.remat_used = true;
-                    Value::None
-                }
                 "device_kind" => Value::str(&self.ctx.device_kind()),
                 // Each device's (x, y, z) in the emulated slice, device i at index i.
                 "device_coords" => Value::list(

@@ -231,6 +231,7 @@ fn source_info(f: &Value) -> Option<String> {
         Value::Native(n) => match &**n {
             Native::Partial { func, .. } => source_info(func),
             Native::Jitted(j) => source_info(&j.func),
+            Native::Checkpointed(c) => source_info(&c.func),
             Native::CustomJvp(c) => source_info(&c.func),
             Native::CustomVjp(c) => source_info(&c.func),
             _ => None,
@@ -272,6 +273,7 @@ fn signature(f: &Value) -> Option<Signature> {
                 Some(s)
             }
             Native::Jitted(j) => signature(&j.func),
+            Native::Checkpointed(c) => signature(&c.func),
             Native::CustomJvp(c) => signature(&c.func),
             Native::CustomVjp(c) => signature(&c.func),
             _ => None,

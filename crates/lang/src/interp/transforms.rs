@@ -738,12 +738,6 @@ impl Interp<'_, '_> {
             let [f, primals] = &args[..] else {
                 return err("internal error: _playground.saved_residuals takes a function and its arguments");
             };
-            if self.remat_used {
-                return super::unsupported(
-                    "print_saved_residuals in a script that uses jax.checkpoint or checkpoint_name: the playground does \
-                     not model rematerialization yet, so it cannot say what those would keep",
-                );
-            }
             let primals = match primals {
                 Value::Tuple(items) => items.to_vec(),
                 _ => return err("internal error: _playground.saved_residuals takes the arguments as a tuple"),
@@ -782,6 +776,7 @@ impl Interp<'_, '_> {
                         jaxlite::Primitive::Jit { function } => {
                             format!("output of jitted function '{}' from {place}", function.name)
                         }
+                        jaxlite::Primitive::Name { name } => format!("named '{name}' from {place}"),
                         prim => format!("output of {} from {place}", prim.name()),
                     };
                     lines.push(line(forward.aval(*v), what));

@@ -141,6 +141,10 @@ pub enum Native {
         kwargs: Vec<(String, Value)>,
     },
     Jitted(Jitted),
+    /// `jax.checkpoint(f)`.
+    Checkpointed(super::remat::Checkpointed),
+    /// One of `jax.checkpoint_policies`.
+    RematPolicy(jaxlite::RematPolicy),
     /// `jax.make_jaxpr(f)`, waiting for example arguments.
     MakeJaxpr {
         func: Value,
@@ -653,6 +657,9 @@ fn native_repr(n: &Native) -> String {
         Native::Method(recv, name) => format!("<bound method {}.{name}>", recv.type_name()),
         Native::Partial { func, .. } => format!("functools.partial({})", repr(func)),
         Native::Jitted(j) => format!("<PjitFunction of {}>", repr(&j.func)),
+        // JAX's checkpoint wraps the function to look like it.
+        Native::Checkpointed(c) => repr(&c.func),
+        Native::RematPolicy(p) => p.repr(&format!("{:p}", n)),
         Native::MakeJaxpr { func, .. } => format!("<make_jaxpr of {}>", repr(func)),
         // JAX's transformations return functions wrapped to look like the one transformed.
         Native::Transformed(t) => format!("<function {} at {:p}>", super::jax::function_name(&t.func), n),

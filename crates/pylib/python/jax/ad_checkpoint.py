@@ -9,12 +9,10 @@ checkpoint_policies = jax.checkpoint_policies
 
 
 def checkpoint_name(x, name):
-    # JAX binds a `name` primitive on each leaf: an identity on values. What it changes is
-    # what a checkpoint policy keeps, which the playground does not model (see
-    # print_saved_residuals).
-    from _playground import remat_used
-    remat_used()
-    return x
+    # JAX binds a `name` primitive on each leaf: the value unchanged, named for a checkpoint
+    # policy (save_only_these_names, ...).
+    from _playground import checkpoint_name as named
+    return jax.tree_util.tree_map(lambda leaf: named(leaf, name), x)
 
 
 def print_saved_residuals(f, *args, **kwargs):
