@@ -2143,6 +2143,28 @@ h.defvjp(lambda x: (jnp.exp(x), jnp.exp(x)), lambda r, g: (r * g * 3,))
 print(jax.grad(jax.checkpoint(lambda x: h(x) * 2))(0.5))
 print(jax.vmap(jax.grad(jax.checkpoint(lambda x: h(x) * 2)))(jnp.arange(3.0)))
 print(jax.pmap(lambda x: jax.grad(jax.checkpoint(lambda y: jax.lax.psum(y * y, 'i')))(x), axis_name='i')(jnp.arange(1.0)))
+
+# A saved value the forward pass reads again is rounded to its own precision (JAX's
+# reduce_precision, a no-op on values); a long recomputation prints first, as `let jaxpr`.
+def deep(x):
+    for i in range(3):
+        x = checkpoint_name(jnp.sin(x) * 2.0, f'layer{i}')
+    return x
+saving = jax.checkpoint(deep, policy=P.save_only_these_names('layer0'))
+print(jax.make_jaxpr(lambda x: jax.linearize(saving, x)[1](x))(0.5))
+""")
+# lax.reduce_precision: XLA's rounding to fewer fraction and exponent bits (to nearest even,
+# overflow to infinity, underflow to zero, NaN kept), eagerly, jitted (the compiler's bit
+# operations), on bfloat16, differentiated, batched.
+program("lax_reduce_precision", """
+from jax import lax
+x = jnp.array([1.0, 1.00390625, 1.01171875, 3.14159, -2.5e-3, 70000.0, 1e-6, -1e38, jnp.nan, jnp.inf, 0.0])
+for e, m in [(8, 7), (5, 10), (8, 23), (4, 3), (8, 0), (2, 1)]:
+    print(e, m, lax.reduce_precision(x, e, m), jax.jit(lambda v: lax.reduce_precision(v, exponent_bits=e, mantissa_bits=m))(x))
+print(lax.reduce_precision(x.astype(jnp.bfloat16), 5, 2), jax.jit(lambda v: lax.reduce_precision(v, 5, 2))(x.astype(jnp.bfloat16)))
+print(jax.grad(lambda v: jnp.sum(lax.reduce_precision(v * v, 8, 7)))(x[:4]))
+print(jax.make_jaxpr(lambda v: lax.reduce_precision(v, 8, 7))(x))
+print(jax.vmap(lambda v: lax.reduce_precision(v, 5, 10))(x), jnp.float32(1.00390625), x[1])
 """)
 program("custom_derivatives_nondiff_argnums", """
 from functools import partial

@@ -443,14 +443,14 @@ pub fn from_jaxpr(name: &str, jaxpr: &Jaxpr, default_precision: Precision) -> Re
             Primitive::RandomBits { shape: draw } => expand::random_bits(&mut g, ins[0], draw),
             Primitive::RandomSplit { shape: draw } => expand::random_split(&mut g, ins[0], draw),
             Primitive::RandomFoldIn => expand::random_fold_in(&mut g, ins[0], ins[1]),
-            // uint32 bits read as float32: the same words.
-            Primitive::BitcastConvertType { new_dtype: DType::F32 }
-                if eqn.inputs.iter().all(|a| jaxpr.atom_aval(a).dtype == DType::U32) =>
+            // uint32 bits read as float32, and float32 as its bits: the same words.
+            Primitive::BitcastConvertType { new_dtype: DType::F32 | DType::U32 }
+                if matches!((first, out_aval.dtype), (DType::U32, DType::F32) | (DType::F32, DType::U32)) =>
             {
                 g.add(Op::Convert, ins, shape)
             }
             Primitive::BitcastConvertType { .. } => {
-                return Err(at("only uint32 to float32 bitcasts are supported by the compiler yet".into()));
+                return Err(at("only bitcasts between uint32 and float32 are supported by the compiler yet".into()));
             }
             Primitive::ConvertElementType { new_dtype: DType::U32, .. } => g.add(Op::ToU32, ins, shape),
             Primitive::ConvertElementType { new_dtype: DType::I32, .. } if first == DType::U32 => {

@@ -454,6 +454,21 @@ pub fn apply_with(
                 })
                 .collect()
         }
+        Primitive::ReducePrecision { exponent_bits, mantissa_bits } => {
+            let (e, m) = (*exponent_bits, *mantissa_bits);
+            let f = x.to_f64_vec();
+            if x.dtype() == DType::F64 {
+                f.iter().map(|&v| f64::from_bits(reduce_precision_bits(v.to_bits(), 11, 52, e, m))).collect()
+            } else {
+                // A bfloat16 value is a float32 one; the result fits bfloat16 again.
+                f.iter()
+                    .map(|&v| {
+                        let bits = reduce_precision_bits(u64::from((v as f32).to_bits()), 8, 23, e, m);
+                        f64::from(f32::from_bits(bits as u32))
+                    })
+                    .collect()
+            }
+        }
         Primitive::IntegerPow { y } => x
             .to_f64_vec()
             .iter()
@@ -1331,5 +1346,39 @@ fn xla_cpu_sum(values: &[f64], shape: &[usize], axes: &[usize], products: Option
             // The summed axes are all 1 long now: the values are the outputs, in order.
             return values.into_iter().map(f64::from).collect();
         }
+    }
+}
+
+/// XLA's `ReducePrecision` on the bits of a float with `exp_width` exponent and `man_width`
+/// fraction bits: the fraction rounded to `mantissa_bits` (to nearest, ties to even, carrying
+/// into the exponent), then an exponent past what `exponent_bits` hold overflowing to
+/// infinity and one below it flushing to zero, the sign kept; a NaN stays one (with no
+/// fraction bits left too, as XLA's CPU backend keeps it).
+pub fn reduce_precision_bits(bits: u64, exp_width: u32, man_width: u32, exponent_bits: u32, mantissa_bits: u32) -> u64 {
+    let sign_mask = 1u64 << (exp_width + man_width);
+    let exp_mask = ((1u64 << exp_width) - 1) << man_width;
+    let is_nan = bits & exp_mask == exp_mask && bits & ((1u64 << man_width) - 1) != 0;
+    let mut out = bits;
+    if mantissa_bits < man_width {
+        let shift = man_width - mantissa_bits;
+        let last = 1u64 << shift;
+        let bias = ((out & last) >> shift) + (last >> 1) - 1;
+        out = out.wrapping_add(bias) & !(last - 1) & (sign_mask | (sign_mask - 1));
+    }
+    if exponent_bits < exp_width {
+        let type_bias = (1u64 << (exp_width - 1)) - 1;
+        let reduced_bias = (1u64 << (exponent_bits - 1)) - 1;
+        let exponent = out & exp_mask;
+        let sign = out & sign_mask;
+        if exponent > (type_bias + reduced_bias) << man_width {
+            out = sign | exp_mask;
+        } else if exponent <= (type_bias - reduced_bias) << man_width {
+            out = sign;
+        }
+    }
+    if is_nan {
+        bits
+    } else {
+        out
     }
 }

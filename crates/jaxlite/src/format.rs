@@ -252,25 +252,23 @@ fn scientific(x: f64, wide: bool) -> (String, String) {
 
 /// The shortest digits that read back as the same float32 (or float64, `wide`).
 fn shortest(x: f64, wide: bool) -> String {
-    if wide {
-        let (digits, exponent) = shortest_digits(x);
-        digits_positional(x.is_sign_negative(), &digits, exponent)
-    } else {
-        format!("{}", x as f32)
+    if !x.is_finite() {
+        return format!("{}", x as f32);
     }
+    let (digits, exponent) = if wide { shortest_digits(x) } else { shortest_digits_f32(x as f32) };
+    digits_positional(x.is_sign_negative(), &digits, exponent)
 }
 
 /// `shortest` in scientific notation (`1.5e-5`).
 fn shortest_exp(x: f64, wide: bool) -> String {
-    if wide {
-        let (digits, exponent) = shortest_digits(x);
-        let sign = if x.is_sign_negative() { "-" } else { "" };
-        match digits.split_at(1) {
-            (first, "") => format!("{sign}{first}e{exponent}"),
-            (first, rest) => format!("{sign}{first}.{rest}e{exponent}"),
-        }
-    } else {
-        format!("{:e}", x as f32)
+    if !x.is_finite() {
+        return format!("{:e}", x as f32);
+    }
+    let (digits, exponent) = if wide { shortest_digits(x) } else { shortest_digits_f32(x as f32) };
+    let sign = if x.is_sign_negative() { "-" } else { "" };
+    match digits.split_at(1) {
+        (first, "") => format!("{sign}{first}e{exponent}"),
+        (first, rest) => format!("{sign}{first}.{rest}e{exponent}"),
     }
 }
 
@@ -279,13 +277,26 @@ fn shortest_exp(x: f64, wide: bool) -> String {
 /// equally near `x`, the even one (Rust's shortest formatting takes the upper: it prints
 /// 3.17350006103515625 as 3.1735000610351563, CPython as 3.1735000610351562).
 pub fn shortest_digits(x: f64) -> (String, i32) {
-    let shortest = format!("{:e}", x.abs());
+    nearest_shortest(x.abs())
+}
+
+/// `shortest_digits` of a float32, as NumPy's Dragon4 prints one (`1.00390625` is
+/// `1.0039062`, where Rust's shortest formatting gives `1.0039063`).
+fn shortest_digits_f32(x: f32) -> (String, i32) {
+    nearest_shortest(x.abs())
+}
+
+fn nearest_shortest<T>(x: T) -> (String, i32)
+where
+    T: std::fmt::LowerExp + std::str::FromStr + PartialEq,
+{
+    let shortest = format!("{x:e}");
     let (mantissa, _) = shortest.split_once('e').expect("scientific notation");
     let count = mantissa.chars().filter(char::is_ascii_digit).count();
     // Exact formatting to that many digits rounds a tie to even; it reads back as `x`
     // whenever a candidate of that length does, being at least as near.
-    let nearest = format!("{:.*e}", count - 1, x.abs());
-    let chosen = if nearest.parse::<f64>() == Ok(x.abs()) { nearest } else { shortest };
+    let nearest = format!("{:.*e}", count - 1, x);
+    let chosen = if nearest.parse::<T>().is_ok_and(|y| y == x) { nearest } else { shortest };
     let (mantissa, exponent) = chosen.split_once('e').expect("scientific notation");
     (mantissa.replace('.', ""), exponent.parse().expect("an exponent"))
 }

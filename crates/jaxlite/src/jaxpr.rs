@@ -151,7 +151,8 @@ impl fmt::Display for Jaxpr {
         let shared = shared_jaxprs(self);
         printer.reserved = shared.iter().map(|(name, _)| name.clone()).collect();
         for (name, jaxpr) in &shared {
-            let text = printer.jaxpr_after(&jaxpr.shown(), 0, "let  = ".len() + name.len());
+            // With names of its own: the top level's ids may repeat its ids.
+            let text = printer.nested(&jaxpr.shown(), 0, "let  = ".len() + name.len());
             printer.shared.insert(jaxpr.key(), name.clone());
             writeln!(f, "let {name} = {text} in")?;
         }

@@ -404,6 +404,14 @@ pub enum Primitive {
     Remat {
         function: Rc<Remat>,
     },
+    /// `lax.reduce_precision`: each value rounded (to nearest, ties to even) to a float of
+    /// `mantissa_bits` fraction bits and `exponent_bits` exponent bits, in its own type, as
+    /// XLA's `ReducePrecision`. JAX's checkpoint inserts it after a value it saves (at the
+    /// type's own precision, where it changes nothing).
+    ReducePrecision {
+        exponent_bits: u32,
+        mantissa_bits: u32,
+    },
     /// `jax.ad_checkpoint.checkpoint_name`: the operand unchanged, named for a checkpoint
     /// policy (`save_only_these_names`, …).
     Name {
@@ -743,6 +751,7 @@ impl Primitive {
             Primitive::Jit { .. } => "jit",
             Primitive::Remat { .. } => "remat2",
             Primitive::Name { .. } => "name",
+            Primitive::ReducePrecision { .. } => "reduce_precision",
             Primitive::Callback { function } => function.primitive_name(),
         }
     }
@@ -1108,6 +1117,16 @@ impl Primitive {
                 same(shape)
             }
             Primitive::StopGradient | Primitive::ShardingConstraint { .. } | Primitive::Name { .. } => x.clone(),
+            Primitive::ReducePrecision { exponent_bits, mantissa_bits } => {
+                if !x.dtype.is_float() {
+                    return Err(format!("reduce_precision does not accept dtype {}", x.dtype.name()));
+                }
+                if *exponent_bits < 1 {
+                    return Err(format!("reduce_precision: exponent_bits must be positive; got {exponent_bits}"));
+                }
+                let _ = mantissa_bits;
+                x.clone()
+            }
             Primitive::BitcastConvertType { .. }
             | Primitive::RandomWrap
             | Primitive::RandomUnwrap
@@ -1481,6 +1500,9 @@ impl Primitive {
                 s("prevent_cse", if function.prevent_cse { "True" } else { "False" }.into()),
             ],
             Primitive::Name { name } => vec![s("name", name.clone())],
+            Primitive::ReducePrecision { exponent_bits, mantissa_bits } => {
+                vec![s("exponent_bits", exponent_bits.to_string()), s("mantissa_bits", mantissa_bits.to_string())]
+            }
             Primitive::ShardMap { function } => function.params(),
             Primitive::Callback { function } => function.params(),
             Primitive::Scan { function } => vec![

@@ -553,6 +553,11 @@ fn jvp_rule(
         }
         // JAX's rule: the primal named, its tangent not.
         Primitive::Name { .. } => t0,
+        // Linear, as JAX defines it.
+        Primitive::ReducePrecision { .. } => match t0 {
+            Some(t) => Some(b.bind1(prim.clone(), &[t])?),
+            None => None,
+        },
         // JAX's rule: each bound's tangent where it is the one that holds, the operand's where
         // neither does.
         Primitive::Clamp => {

@@ -10,7 +10,7 @@
 use super::Builder;
 use crate::dtype::DType;
 use crate::jaxpr::{Atom, Jaxpr, Var};
-use crate::prim::{BinaryOp, Branches, CompareOp, Primitive, ScanLoop, WhileLoop};
+use crate::prim::{BinaryOp, Branches, CompareOp, Primitive, ScanLoop, UnaryOp, WhileLoop};
 use crate::trace::JaxError;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -30,6 +30,7 @@ pub fn needs_lowering(jaxpr: &Jaxpr) -> bool {
         | Primitive::Jit { .. }
         | Primitive::Remat { .. }
         | Primitive::Name { .. }
+        | Primitive::ReducePrecision { .. }
         | Primitive::Scatter { .. }
         | Primitive::Gather
         | Primitive::Clamp => true,
@@ -120,6 +121,9 @@ fn lower_with(jaxpr: &Jaxpr, windows: Windows) -> Result<Jaxpr> {
             // pass's equations. A name is the value itself.
             (Primitive::Remat { function }, _) => b.inline(&lower_with(&function.body, windows)?, &ins)?,
             (Primitive::Name { .. }, _) => vec![ins[0].clone()],
+            (Primitive::ReducePrecision { exponent_bits, mantissa_bits }, _) => {
+                vec![reduce_precision(b, &ins[0], *exponent_bits, *mantissa_bits)?]
+            }
             (Primitive::Scatter { combine, axes }, _) => {
                 let expanded = scatter_jaxpr(*combine, axes, &ins.iter().map(|a| b.aval(a)).collect::<Vec<_>>())?;
                 b.inline(&lower_with(&expanded, windows)?, &ins)?
@@ -518,5 +522,51 @@ pub(super) fn dynamic_update_slice(
     match inside {
         None => Ok(spread),
         Some(inside) => b.select(&inside, x, &spread),
+    }
+}
+
+/// `reduce_precision` in the machine's operations (XLA's expansion of it): the fraction
+/// rounded on the value's bits as uint32 (to nearest, ties to even), then magnitudes past the
+/// reduced exponent range made infinite or zero with their sign, a NaN kept. Nothing at all
+/// where the type is no wider than asked.
+fn reduce_precision(b: &mut Builder, x: &Atom, exponent_bits: u32, mantissa_bits: u32) -> Result<Atom> {
+    let dtype = b.aval(x).dtype;
+    let (exp_width, man_width) = if dtype == DType::BF16 { (8, 7) } else { (8, 23) };
+    if exponent_bits >= exp_width && mantissa_bits >= man_width {
+        return Ok(x.clone());
+    }
+    let x = if dtype == DType::F32 { x.clone() } else { b.convert(x, DType::F32)? };
+    let mut y = x.clone();
+    if mantissa_bits < 23 {
+        let shift = 23 - mantissa_bits;
+        let last = 1u32 << shift;
+        // In the vector unit's uint32 operations (no `and`): the last kept bit is the
+        // shifted bits' parity, and the dropped bits are cleared by shifting out and back.
+        let shift_by = b.lit(f64::from(shift), DType::U32);
+        let bits = b.bind1(Primitive::BitcastConvertType { new_dtype: DType::U32 }, std::slice::from_ref(&x))?;
+        let kept = b.binary(BinaryOp::ShiftRightLogical, &bits, &shift_by)?;
+        let odd = b.binary(BinaryOp::Rem, &kept, &b.lit(2.0, DType::U32))?;
+        let bias = b.add(&odd, &b.lit(f64::from((last >> 1) - 1), DType::U32))?;
+        let rounded = b.add(&bits, &bias)?;
+        let rounded = b.binary(BinaryOp::ShiftRightLogical, &rounded, &shift_by)?;
+        let rounded = b.binary(BinaryOp::ShiftLeft, &rounded, &shift_by)?;
+        y = b.bind1(Primitive::BitcastConvertType { new_dtype: DType::F32 }, &[rounded])?;
+    }
+    if exponent_bits < 8 {
+        let reduced_bias = (1i32 << (exponent_bits - 1)) - 1;
+        let magnitude = b.unary(UnaryOp::Abs, &y)?;
+        let overflows = b.compare(CompareOp::Ge, &magnitude, &b.lit(2f64.powi(reduced_bias + 1), DType::F32))?;
+        let infinite = b.mul(&y, &b.lit(f64::INFINITY, DType::F32))?;
+        y = b.select(&overflows, &y, &infinite)?;
+        let underflows = b.compare(CompareOp::Lt, &magnitude, &b.lit(2f64.powi(1 - reduced_bias), DType::F32))?;
+        let zero = b.mul(&y, &b.lit(0.0, DType::F32))?;
+        y = b.select(&underflows, &y, &zero)?;
+    }
+    let nan = b.compare(CompareOp::Ne, &x, &x)?;
+    y = b.select(&nan, &y, &x)?;
+    if dtype == DType::F32 {
+        Ok(y)
+    } else {
+        b.convert(&y, dtype)
     }
 }

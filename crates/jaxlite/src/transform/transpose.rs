@@ -488,7 +488,7 @@ fn split_remat(r: &Remat, eqn: &Eqn, unknown_in: &[bool], types: &mut HashMap<Va
         outvars: known_outs.chain(staged_in.iter().map(|&v| Atom::Var(v))).collect(),
         types: HashMap::new(),
     };
-    let known_eqns = super::dce(&needed).eqns;
+    let known_eqns = with_rounded_residuals(super::dce(&needed).eqns, &staged_in, &body.invars, &mut body_types);
     let mut renamed: HashMap<Var, Atom> = body.invars.iter().copied().zip(eqn.inputs.iter().cloned()).collect();
     let defined: HashSet<Var> = known_eqns.iter().flat_map(|k| k.outputs.iter().copied()).collect();
     let mut copies = Vec::new();
@@ -534,6 +534,45 @@ fn split_remat(r: &Remat, eqn: &Eqn, unknown_in: &[bool], types: &mut HashMap<Va
     let function = std::rc::Rc::new(r.with_body(Jaxpr { invars: staged_in, ..staged }, true));
     let outputs = eqn.outputs.iter().zip(&out_unknown).filter(|(_, &u)| u).map(|(&v, _)| v).collect();
     (known, vec![Eqn { prim: Primitive::Remat { function }, inputs, outputs, source: eqn.source.clone() }])
+}
+
+/// `eqns` with each of the values `saved` (those not `inputs`) that the equations also read
+/// rounded to its own precision right after it is computed, as JAX's checkpoint does
+/// (`_insert_reduce_precision`: a no-op on values, which keeps XLA from computing a saved
+/// value at a higher precision in one pass than in the other).
+fn with_rounded_residuals(eqns: Vec<Eqn>, saved: &[Var], inputs: &[Var], types: &mut HashMap<Var, Aval>) -> Vec<Eqn> {
+    let read: HashSet<Var> = eqns
+        .iter()
+        .flat_map(|e| e.inputs.iter().filter_map(|a| if let Atom::Var(v) = a { Some(*v) } else { None }))
+        .collect();
+    let mut out = Vec::with_capacity(eqns.len());
+    for mut eqn in eqns {
+        let mut rounded = Vec::new();
+        for v in eqn.outputs.iter_mut() {
+            let aval = types[v].clone();
+            let bits = match aval.dtype {
+                crate::dtype::DType::F32 => (8, 23),
+                crate::dtype::DType::BF16 => (8, 7),
+                crate::dtype::DType::F64 => (11, 52),
+                _ => continue,
+            };
+            let rounding = Primitive::ReducePrecision { exponent_bits: bits.0, mantissa_bits: bits.1 };
+            if !saved.contains(v) || inputs.contains(v) || !read.contains(v) || eqn.prim == rounding {
+                continue;
+            }
+            let unrounded = super::fresh_var(types, aval);
+            rounded.push(Eqn {
+                prim: rounding,
+                inputs: vec![Atom::Var(unrounded)],
+                outputs: vec![*v],
+                source: eqn.source.clone(),
+            });
+            *v = unrounded;
+        }
+        out.push(eqn);
+        out.extend(rounded);
+    }
+    out
 }
 
 /// Partial evaluation of a `while` with some operands unknown (tangents), as JAX's rule does
@@ -1055,6 +1094,7 @@ fn transpose_rule(b: &mut Builder, prim: &Primitive, ins: &[LinIn], ct: &Atom) -
     match prim {
         Primitive::Unary(UnaryOp::Neg) => out[0] = Some(b.neg(ct)?),
         Primitive::Unary(UnaryOp::Copy) => out[0] = Some(b.unary(UnaryOp::Copy, ct)?),
+        Primitive::ReducePrecision { .. } => out[0] = Some(b.bind1(prim.clone(), std::slice::from_ref(ct))?),
         Primitive::AddAny => {
             for (i, slot) in out.iter_mut().enumerate() {
                 if linear(i).is_some() {

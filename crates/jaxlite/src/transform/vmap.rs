@@ -470,6 +470,7 @@ fn batch_rule(b: &mut Builder, prim: &Primitive, ins: &[(Atom, bool)], size: usi
         | Primitive::BitcastConvertType { .. }
         | Primitive::StopGradient
         | Primitive::Name { .. }
+        | Primitive::ReducePrecision { .. }
         // A key array's axes lead its words' and its draws', so the batch axis stays first.
         | Primitive::RandomWrap
         | Primitive::RandomUnwrap

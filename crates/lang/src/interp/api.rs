@@ -1713,6 +1713,37 @@ impl Interp<'_, '_> {
                     };
                     return Ok(Value::Array(out));
                 }
+                "reduce_precision" => {
+                    let mut arg = |i: usize, key: &str| take_kwarg(&mut kwargs, key).or_else(|| args.get(i).cloned());
+                    let (operand, exponent, mantissa) =
+                        (arg(0, "operand"), arg(1, "exponent_bits"), arg(2, "mantissa_bits"));
+                    no_more_kwargs(name, &kwargs)?;
+                    let (Some(operand), Some(exponent), Some(mantissa)) = (operand, exponent, mantissa) else {
+                        return super::type_err("reduce_precision() missing required arguments: 'operand', 'exponent_bits' and 'mantissa_bits'");
+                    };
+                    let bits = |v: &Value, what: &str| -> R<u32> {
+                        let n = int_arg(v)?;
+                        u32::try_from(n).map_err(|_| {
+                            super::RtError::of(
+                                super::objects::Builtin::ValueError,
+                                format!("reduce_precision: {what} must be non-negative; got {n}"),
+                            )
+                        })
+                    };
+                    let (exponent_bits, mantissa_bits) =
+                        (bits(&exponent, "exponent_bits")?, bits(&mantissa, "mantissa_bits")?);
+                    if exponent_bits < 1 {
+                        return super::value_err(format!(
+                            "reduce_precision: exponent_bits must be positive; got {exponent_bits}"
+                        ));
+                    }
+                    let x = self.to_tensor(&operand)?;
+                    let out = self
+                        .ctx
+                        .bind(jaxlite::Primitive::ReducePrecision { exponent_bits, mantissa_bits }, &[x])
+                        .await?;
+                    return Ok(Value::of_tensor(out.into_iter().next().expect("one output")));
+                }
                 _ => {}
             }
             no_more_kwargs(name, &kwargs)?;

@@ -226,6 +226,7 @@ const LAX_FUNCTIONS: &[&str] = &[
     "conv",
     "stop_gradient",
     "integer_pow",
+    "reduce_precision",
     "rsqrt",
     "erf",
     "select",

@@ -749,7 +749,25 @@ impl Interp<'_, '_> {
             let site = self.trace_site(f, TracedFor::Differentiation, trees.into_iter().map(Some).collect(), &[]);
             let names = super::tracer_errors::arg_names(&site);
             let closed = traced.closed.len();
-            let is_residual = |v: &jaxlite::Var| residuals.contains(&jaxlite::Atom::Var(*v));
+            // A value rounded to its own precision (what a checkpoint saves) is described by
+            // what computed it, as JAX looks through `reduce_precision`.
+            let rounded: std::collections::HashMap<jaxlite::Var, jaxlite::Var> = forward
+                .eqns
+                .iter()
+                .filter(|e| matches!(e.prim, jaxlite::Primitive::ReducePrecision { .. }))
+                .filter_map(|e| match &e.inputs[0] {
+                    jaxlite::Atom::Var(v) => Some((e.outputs[0], *v)),
+                    _ => None,
+                })
+                .collect();
+            let residual_vars: std::collections::HashSet<jaxlite::Var> = residuals
+                .iter()
+                .filter_map(|a| match a {
+                    jaxlite::Atom::Var(v) => Some(*rounded.get(v).unwrap_or(v)),
+                    _ => None,
+                })
+                .collect();
+            let is_residual = |v: &jaxlite::Var| residual_vars.contains(v);
             let line =
                 |aval: &jaxlite::Aval, from: String| Value::tuple(vec![Value::str(&aval.short()), Value::str(&from)]);
             let mut lines = Vec::new();
