@@ -2166,6 +2166,21 @@ print(jax.grad(lambda v: jnp.sum(lax.reduce_precision(v * v, 8, 7)))(x[:4]))
 print(jax.make_jaxpr(lambda v: lax.reduce_precision(v, 8, 7))(x))
 print(jax.vmap(lambda v: lax.reduce_precision(v, 5, 10))(x), jnp.float32(1.00390625), x[1])
 """)
+# Cumulative sums as JAX's CPU backend orders them (a reduce-window, split by XLA's rewriter
+# into rows of 16 past 16 elements; reversed, each suffix summed in index order), bit for bit.
+program("cpu_exact_cumsum", """
+from jax import lax
+for n in [1, 3, 5, 16, 17, 33, 100, 1000, 5000]:
+    x = jnp.exp(jax.random.normal(jax.random.PRNGKey(n), (n,))) * 1.37
+    a = jnp.cumsum(x)
+    b = jax.jit(lambda v: jnp.cumsum(v[::-1])[::-1])(x)
+    c = lax.cumsum(x, reverse=True)
+    print(n, a[-1].item(), a[n // 2].item(), b[0].item(), c[0].item(), c[n // 3].item())
+m = jax.random.normal(jax.random.PRNGKey(7), (5, 40))
+print(jnp.cumsum(m, axis=1).tolist())
+print(jnp.cumsum(m, axis=0).tolist(), lax.cumsum(m, axis=1, reverse=True)[:, :3].tolist())
+print(jax.grad(lambda v: jnp.sum(jnp.cumsum(v) * jnp.sin(v)))(m[0]).tolist())
+""")
 program("custom_derivatives_nondiff_argnums", """
 from functools import partial
 

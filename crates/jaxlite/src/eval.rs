@@ -585,8 +585,18 @@ pub fn apply_with(
             let n = x.shape()[*axis];
             let inner: usize = x.shape()[axis + 1..].iter().product();
             let outer = x.size() / (n * inner).max(1);
+            // JAX's CPU backend sums in its own order (`xla_cpu::cumsum`).
+            let jax_cpu = arithmetic == Arithmetic::JaxCpu && x.dtype() == DType::F32;
             for o in 0..outer {
                 for r in 0..inner {
+                    if jax_cpu {
+                        let at = |k: usize| (o * n + k) * inner + r;
+                        let line: Vec<f32> = (0..n).map(|k| f[at(k)] as f32).collect();
+                        for (k, v) in crate::xla_cpu::cumsum(&line, *reverse).into_iter().enumerate() {
+                            f[at(k)] = f64::from(v);
+                        }
+                        continue;
+                    }
                     let mut acc = 0.0f64;
                     for k in 0..n {
                         let k = if *reverse { n - 1 - k } else { k };

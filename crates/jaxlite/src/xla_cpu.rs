@@ -204,6 +204,44 @@ fn erf_from(x: f32, saturates_at: f32) -> f32 {
 const ERF_P: [u32; 5] = [0x39702D51, 0x3B5F5DA2, 0x3D50B6EB, 0x3E3DA740, 0x3F906EBA];
 const ERF_Q: [u32; 7] = [0xB3FD3906, 0x37C588DF, 0x3A856D28, 0x3C6687D4, 0x3DE34C21, 0x3EFEB44A, 0x3F800000];
 
+/// A float32 cumulative sum (`reverse`: of the suffixes) as JAX computes it on a CPU: JAX
+/// lowers it to a reduce-window whose window covers the whole prefix, and XLA's
+/// `ReduceWindowRewriter` splits a line longer than 16 into rows of 16 (zeros padding the
+/// last): each row's own running sums, each summed in index order from zero, plus the sums
+/// of the rows before it (after it, reversed), found the same way.
+pub fn cumsum(x: &[f32], reverse: bool) -> Vec<f32> {
+    const BASE: usize = 16;
+    let in_row = |row: &[f32]| -> Vec<f32> {
+        if reverse {
+            (0..row.len()).map(|k| row[k..].iter().fold(0.0f32, |acc, &v| acc + v)).collect()
+        } else {
+            let mut acc = 0.0f32;
+            row.iter()
+                .map(|&v| {
+                    acc += v;
+                    acc
+                })
+                .collect()
+        }
+    };
+    let n = x.len();
+    if n <= BASE {
+        return in_row(x);
+    }
+    let mut padded = x.to_vec();
+    padded.resize(n.div_ceil(BASE) * BASE, 0.0);
+    let rows: Vec<Vec<f32>> = padded.chunks(BASE).map(in_row).collect();
+    let totals: Vec<f32> = rows.iter().map(|r| if reverse { r[0] } else { r[BASE - 1] }).collect();
+    let before = cumsum(&totals, reverse);
+    let mut out = Vec::with_capacity(padded.len());
+    for (i, row) in rows.iter().enumerate() {
+        let carried = if reverse { before.get(i + 1).copied() } else { i.checked_sub(1).map(|p| before[p]) };
+        out.extend(row.iter().map(|&v| carried.map_or(v, |c| v + c)));
+    }
+    out.truncate(n);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     /// `jnp.log1p` of JAX 0.10.2 where libm's `log1pf` differs, as bits (input, output).

@@ -47,6 +47,7 @@ pub fn in_real_module(module: &str, name: &str) -> bool {
 /// The modules, by name.
 const MODULES: &[Module] = &[
     Module { name: "time", source: include_str!("../python/time.py") },
+    Module { name: "io", source: include_str!("../python/io.py") },
     Module { name: "timeit", source: include_str!("../python/timeit.py") },
     Module { name: "sys", source: include_str!("../python/sys.py") },
     Module { name: "functools", source: include_str!("../python/functools.py") },
@@ -157,6 +158,7 @@ const PYTHON_NAMES: &[(&str, &str, &str)] = &[
     ("jax.random", "gamma", "jax._random"),
     ("jax.random", "loggamma", "jax._random"),
     ("jax.random", "beta", "jax._random"),
+    ("jax.random", "weibull_min", "jax._random"),
     ("jax.numpy", "vectorize", "jax._vectorize"),
     ("jax.numpy.linalg", "eigh", "jax._linalg"),
     ("jax.numpy.linalg", "eigvalsh", "jax._linalg"),
@@ -187,6 +189,7 @@ const PYTHON_NAMES: &[(&str, &str, &str)] = &[
     ("jax.numpy", "compress", "jax._numpy_more"),
     ("jax.numpy", "conj", "jax._numpy_more"),
     ("jax.numpy", "conjugate", "jax._numpy_more"),
+    ("jax.numpy", "polyval", "jax._numpy_more"),
     ("jax.numpy", "cumulative_prod", "jax._numpy_more"),
     ("jax.numpy", "delete", "jax._numpy_more"),
     ("jax.numpy", "diag_indices", "jax._numpy_more"),

@@ -1713,6 +1713,25 @@ impl Interp<'_, '_> {
                     };
                     return Ok(Value::Array(out));
                 }
+                "cumsum" => {
+                    let mut arg = |i: usize, key: &str| take_kwarg(&mut kwargs, key).or_else(|| args.get(i).cloned());
+                    let (operand, axis, reverse) = (arg(0, "operand"), arg(1, "axis"), arg(2, "reverse"));
+                    no_more_kwargs(name, &kwargs)?;
+                    let Some(operand) = operand else {
+                        return super::type_err("cumsum() missing 1 required positional argument: 'operand'");
+                    };
+                    let x = self.to_tensor(&operand)?;
+                    let axis = match axis {
+                        None => 0,
+                        Some(v) => int_arg(&v)?,
+                    };
+                    let axis = jnp::normalize_axes(Some(&[axis]), x.aval().rank())?[0];
+                    let reverse = match reverse {
+                        None => false,
+                        Some(v) => self.truthy(&v)?,
+                    };
+                    return Ok(Value::Array(jnp::apply1(self.ctx, Primitive::Cumsum { axis, reverse }, &x).await?));
+                }
                 "reduce_precision" => {
                     let mut arg = |i: usize, key: &str| take_kwarg(&mut kwargs, key).or_else(|| args.get(i).cloned());
                     let (operand, exponent, mantissa) =

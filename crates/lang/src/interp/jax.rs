@@ -227,6 +227,7 @@ const LAX_FUNCTIONS: &[&str] = &[
     "stop_gradient",
     "integer_pow",
     "reduce_precision",
+    "cumsum",
     "rsqrt",
     "erf",
     "select",
@@ -1429,6 +1430,7 @@ fn nested_shape(v: &Value, depth: usize) -> R<Vec<usize>> {
         }
         Value::Array(t) => t.aval().shape.clone(),
         Value::Host(h) => h.get().shape().to_vec(),
+        Value::Key(k) if !k.typed => k.full_shape(),
         _ => vec![],
     })
 }
@@ -1460,6 +1462,8 @@ fn literal_dtype(v: &Value, promoted: &mut Option<(DType, bool)>, depth: usize) 
         Value::List(l) => return l.borrow().iter().try_for_each(|i| literal_dtype(i, promoted, depth + 1)),
         Value::Tuple(t) => return t.iter().try_for_each(|i| literal_dtype(i, promoted, depth + 1)),
         Value::Array(t) => (t.aval().dtype, t.aval().weak_type),
+        // A raw key on the host: its uint32 words.
+        Value::Key(k) if !k.typed => (DType::U32, false),
         Value::Bool(_) => (DType::Bool, false),
         Value::Int(_) => (DType::I32, true),
         Value::Float(_) => (DType::F32, true),
@@ -1504,6 +1508,9 @@ fn flatten_literal(v: &Value, shape: &[usize], values: &mut Vec<f64>, dtype: &mu
             values.extend(a.to_f64_vec());
             widen(a.dtype());
             Ok(())
+        }
+        Value::Key(k) if !k.typed => {
+            flatten_literal(&Value::Array(Tensor::Concrete(Rc::new(k.to_array()))), shape, values, dtype, host)
         }
         Value::Array(Tensor::Traced(t)) => unsupported(format!(
             "building an array from a list of traced values ({}) is not supported by the playground yet",
@@ -2692,6 +2699,8 @@ impl Interp<'_, '_> {
                 "shape" => Value::tuple(aval.shape.iter().map(|&d| Value::Int(d as i64)).collect()),
                 "ndim" => Value::Int(aval.rank() as i64),
                 "size" => Value::Int(aval.size() as i64),
+                "itemsize" => Value::Int(aval.dtype.size_bytes() as i64),
+                "nbytes" => Value::Int((aval.size() * aval.dtype.size_bytes()) as i64),
                 "dtype" => Value::DType(aval.dtype),
                 "weak_type" => Value::Bool(aval.weak_type),
                 "T" => Value::Array(jnp::transpose(self.ctx, t, None).await?),

@@ -523,3 +523,32 @@ def fromfunction(function, shape, *, dtype=float, **kwargs):
         in_axes = [0 if i == j else None for j in range(len(shape))]
         function = jax.vmap(function, in_axes=tuple(in_axes[::-1]))
     return function(*(jnp.arange(s, dtype=dtype) for s in shape), **kwargs)
+
+
+def _arraylike(x):
+    return isinstance(x, (jax.Array, bool, int, float)) or (hasattr(x, "shape") and hasattr(x, "dtype"))
+
+
+def _jitted_polyval():
+    # Named as JAX's, for the `jit` equation that shows it.
+    def polyval(p, x, *, unroll=16):
+        dtype = jnp.result_type(p, x)
+        p = jnp.asarray(p, dtype)
+        x = jnp.asarray(x, dtype)
+        y = jnp.zeros(jnp.broadcast_shapes(p.shape[1:], x.shape), x.dtype)
+        y, _ = lax.scan(lambda y, p: (y * x + p, None), y, p, unroll=unroll)
+        return y
+
+    return jax.jit(polyval, static_argnames=("unroll",))
+
+
+_polyval_jit = _jitted_polyval()
+
+
+def polyval(p, x, *, unroll=16):
+    """Horner's rule as JAX's: a jitted scan over the coefficients (XLA fuses each step's
+    multiply into its add, so the float32 results are JAX's)."""
+    for position, arg in enumerate((p, x)):
+        if not _arraylike(arg):
+            raise TypeError(f"polyval requires ndarray or scalar arguments, got {type(arg)} at position {position}.")
+    return _polyval_jit(p, x, unroll=unroll)

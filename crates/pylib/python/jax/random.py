@@ -1,7 +1,8 @@
 """The jax.random functions written in Python, on the interpreter's own draws."""
 
+import jax
 import jax.numpy as jnp
-from jax.random import normal
+from jax.random import normal, uniform
 
 
 def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky"):
@@ -119,3 +120,21 @@ def beta(key, a, b, shape=None, dtype=None):
     gamma_a_scaled = jnp.exp(log_gamma_a - log_max)
     gamma_b_scaled = jnp.exp(log_gamma_b - log_max)
     return gamma_a_scaled / (gamma_a_scaled + gamma_b_scaled)
+
+
+def _weibull_min(key, scale, concentration, shape, dtype):
+    random_uniform = uniform(key=key, shape=shape, minval=0, maxval=1, dtype=dtype)
+    # Inverse Weibull CDF.
+    return jnp.power(-jnp.log1p(-random_uniform), 1.0 / concentration) * scale
+
+
+_weibull_min_jit = jax.jit(_weibull_min, static_argnums=(3, 4))
+
+
+def weibull_min(key, scale, concentration, shape=(), dtype=None):
+    """Draws as JAX does: the inverse of the Weibull CDF at uniform draws, in one jitted call."""
+    dtype = jnp.float32 if dtype is None else jnp.dtype(dtype)
+    if not jnp.issubdtype(dtype, jnp.floating):
+        raise ValueError(f"dtype argument to `weibull_min` must be a float dtype, got {dtype}")
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    return _weibull_min_jit(key, scale, concentration, shape, dtype)
