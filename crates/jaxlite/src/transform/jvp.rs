@@ -284,42 +284,43 @@ fn primals_and_tangents(mut outs: Vec<Atom>, n_outs: usize, nonzero: &[bool]) ->
     (outs, tangents)
 }
 
-/// The JVP of a nested `jit`, as JAX's rule: one `jit` of the body's JVP (the same name),
-/// taking the operands and the tangents that are not zero, giving the outputs and the tangents
-/// that are not zero by construction.
+/// The JVP of a nested `jit`, as JAX's rule: one `jit` of the body's JVP (the same name).
 fn jit_jvp(
     b: &mut Builder,
     j: &JitFunction,
     xs: &[Atom],
     ts: &[Option<Atom>],
 ) -> Result<(Vec<Atom>, Vec<Option<Atom>>)> {
-    let diff: Vec<bool> = xs.iter().zip(ts).map(|(x, t)| t.is_some() && b.aval(x).dtype.is_float()).collect();
-    let (body, nonzero) = jvp_nonzero(&j.body, &diff)?;
-    let n_outs = j.body.outvars.len();
-    let body = keep_nonzero_tangents(body, n_outs, &nonzero);
-    let mut operands = xs.to_vec();
-    for (t, _) in ts.iter().zip(&diff).filter(|(_, &d)| d) {
-        operands.extend(t.clone());
-    }
-    let outs = b.bind(
-        Primitive::Jit { function: Rc::new(JitFunction { name: j.name.clone(), body, consts: j.consts }) },
-        &operands,
-    )?;
-    Ok(primals_and_tangents(outs, n_outs, &nonzero))
+    call_jvp(b, &j.body, xs, ts, |body| Primitive::Jit {
+        function: Rc::new(JitFunction { name: j.name.clone(), body, consts: j.consts }),
+    })
 }
 
 /// The JVP of a `jax.checkpoint`, as JAX's rule: one checkpoint of the body's JVP (the same
-/// policy), taking the operands and the tangents that are not zero.
+/// policy).
 fn remat_jvp(b: &mut Builder, r: &Remat, xs: &[Atom], ts: &[Option<Atom>]) -> Result<(Vec<Atom>, Vec<Option<Atom>>)> {
+    call_jvp(b, &r.body, xs, ts, |body| Primitive::Remat { function: Rc::new(r.with_body(body, r.differentiated)) })
+}
+
+/// The JVP of a call of `body` as one equation of the body's JVP (`call` makes its primitive),
+/// taking the operands and the tangents that are not zero, giving the outputs and the tangents
+/// that are not zero by construction.
+fn call_jvp(
+    b: &mut Builder,
+    body: &Jaxpr,
+    xs: &[Atom],
+    ts: &[Option<Atom>],
+    call: impl FnOnce(Jaxpr) -> Primitive,
+) -> Result<(Vec<Atom>, Vec<Option<Atom>>)> {
     let diff: Vec<bool> = xs.iter().zip(ts).map(|(x, t)| t.is_some() && b.aval(x).dtype.is_float()).collect();
-    let (body, nonzero) = jvp_nonzero(&r.body, &diff)?;
-    let n_outs = r.body.outvars.len();
-    let body = keep_nonzero_tangents(body, n_outs, &nonzero);
+    let (jvp_body, nonzero) = jvp_nonzero(body, &diff)?;
+    let n_outs = body.outvars.len();
+    let jvp_body = keep_nonzero_tangents(jvp_body, n_outs, &nonzero);
     let mut operands = xs.to_vec();
     for (t, _) in ts.iter().zip(&diff).filter(|(_, &d)| d) {
         operands.extend(t.clone());
     }
-    let outs = b.bind(Primitive::Remat { function: Rc::new(r.with_body(body, r.differentiated)) }, &operands)?;
+    let outs = b.bind(call(jvp_body), &operands)?;
     Ok(primals_and_tangents(outs, n_outs, &nonzero))
 }
 
