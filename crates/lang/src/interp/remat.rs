@@ -16,7 +16,8 @@ pub struct Checkpointed {
     pub func: Value,
     pub policy: RematPolicy,
     pub prevent_cse: bool,
-    pub static_argnums: Vec<usize>,
+    /// As given: a negative one counts from the end of each call's arguments.
+    pub static_argnums: Vec<i64>,
 }
 
 /// `jax.checkpoint_policies`' functions that make a policy (`save_only_these_names('a')`).
@@ -88,21 +89,27 @@ fn policy_arg(name: &str, v: &Value) -> R<RematPolicy> {
 fn policy_error<T>(name: &str, v: &Value) -> R<T> {
     // A policy written in Python would be called with JAX's primitives, which the playground
     // does not have as Python objects.
-    err(format!(
-        "{name}: policy must be one of jax.checkpoint_policies (a policy written as a Python function is not \
-         supported by the playground yet), got {}",
-        repr(v)
-    ))
+    unsupported(format!("{name}: a checkpoint policy that is not one of jax.checkpoint_policies' ({})", repr(v)))
 }
 
 impl Interp<'_, '_> {
     /// `jax.checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=())`.
     pub(super) fn checkpoint(&mut self, name: &str, args: Vec<Value>, mut kwargs: Vec<(String, Value)>) -> R<Value> {
         let static_argnums = int_list_arg("static_argnums", take_kwarg(&mut kwargs, "static_argnums"))?;
+        // Per argument in a tuple, as JAX allows; it changes how XLA may merge recomputations,
+        // which the emulator's compiler never does, so only its type matters here.
         let prevent_cse = match take_kwarg(&mut kwargs, "prevent_cse") {
             None => true,
             Some(Value::Bool(b)) => b,
-            Some(v) => return err(format!("{name}: prevent_cse must be True or False, got {}", repr(&v))),
+            Some(Value::Tuple(t)) if t.iter().all(|v| matches!(v, Value::Bool(_))) => {
+                t.iter().any(|v| matches!(v, Value::Bool(true)))
+            }
+            Some(v) => {
+                return super::type_err(format!(
+                    "prevent_cse must be a bool or tuple of bools, got type(prevent_cse)={}",
+                    format!("<class '{}'>", v.type_name())
+                ))
+            }
         };
         let policy = match take_kwarg(&mut kwargs, "policy") {
             None => RematPolicy::Unset,
@@ -113,12 +120,6 @@ impl Interp<'_, '_> {
         if !self.is_callable(&args[0]) {
             return err(format!("Expected a callable value, got {}", repr(&args[0])));
         }
-        let static_argnums = static_argnums
-            .into_iter()
-            .map(|n| {
-                usize::try_from(n).or_else(|_| err(format!("{name}: static_argnums must be nonnegative, got {n}")))
-            })
-            .collect::<R<Vec<usize>>>()?;
         let func = args.into_iter().next().unwrap_or(Value::None);
         Ok(Value::native(Native::Checkpointed(Checkpointed { func, policy, prevent_cse, static_argnums })))
     }
@@ -132,10 +133,20 @@ impl Interp<'_, '_> {
         args: Vec<Value>,
         kwargs: Vec<(String, Value)>,
     ) -> R<Value> {
-        let call: CallArgs = self.jit_arguments(args, kwargs, |i| c.static_argnums.contains(&i), |_| false).await?;
+        let n = args.len() as i64;
+        if c.static_argnums.iter().any(|&i| i < -n || i >= n) {
+            return super::value_err(format!(
+                "the `static_argnums` argument to `jax.checkpoint` / `jax.remat` can only take integer values greater \
+                 than or equal to `-len(args)` and less than `len(args)`, but got ({},), while `len(args)` = {n}",
+                c.static_argnums.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+            ));
+        }
+        let static_argnums: Vec<usize> =
+            c.static_argnums.iter().map(|&i| (if i < 0 { i + n } else { i }) as usize).collect();
+        let call: CallArgs = self.jit_arguments(args, kwargs, |i| static_argnums.contains(&i), |_| false).await?;
         // JAX caches a checkpointed function's traces by the function and the arguments'
         // types, whatever the policy: a second `jax.checkpoint` of it reuses the first trace.
-        let cache = self.jit_cache(&c.func, "<checkpoint>", &c.static_argnums, &[]);
+        let cache = self.jit_cache(&c.func, "<checkpoint>", &static_argnums, &[]);
         let key = self.jit_key(&call);
         let cached = cache.borrow().traces.get(&key).cloned();
         let compiled = match cached {
