@@ -106,8 +106,8 @@ impl Interp<'_, '_> {
             }
             Some(v) => {
                 return super::type_err(format!(
-                    "prevent_cse must be a bool or tuple of bools, got type(prevent_cse)={}",
-                    format!("<class '{}'>", v.type_name())
+                    "prevent_cse must be a bool or tuple of bools, got type(prevent_cse)=<class '{}'>",
+                    v.type_name()
                 ))
             }
         };
