@@ -128,8 +128,7 @@ fn count(jaxpr: &Jaxpr, cost: &mut CostAnalysis) {
             | Primitive::RandomUnwrap
             | Primitive::Name { .. }
             | Primitive::Callback { .. } => {}
-            Primitive::Jit { function } => count(&function.body, cost),
-            Primitive::Remat { function } => count(&function.body, cost),
+            prim @ (Primitive::Jit { .. } | Primitive::Remat { .. }) => count(prim.call_body().expect("a call"), cost),
             Primitive::CustomJvpCall { .. } | Primitive::CustomVjpCall { .. } => {
                 if let Some((body, _)) = eqn.prim.custom_body(&eqn.inputs) {
                     count(body, cost);

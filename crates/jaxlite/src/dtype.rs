@@ -52,6 +52,17 @@ impl DType {
         }
     }
 
+    /// A float type's exponent and fraction widths in bits (what `reduce_precision` to the
+    /// type itself keeps); `None` for the others.
+    pub fn float_bits(self) -> Option<(u32, u32)> {
+        match self {
+            DType::BF16 => Some((8, 7)),
+            DType::F32 => Some((8, 23)),
+            DType::F64 => Some((11, 52)),
+            _ => None,
+        }
+    }
+
     pub fn is_float(self) -> bool {
         matches!(self, DType::BF16 | DType::F32 | DType::F64)
     }

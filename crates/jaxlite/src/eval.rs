@@ -83,9 +83,9 @@ fn run(
                 let branch = &function.branches[function.taken(ins[0].to_f64_vec()[0] as i64)];
                 Some(eval_jaxpr_with(branch, &ins[1..], default_precision, arithmetic)?)
             }
-            Primitive::Jit { function } => Some(eval_jaxpr_with(&function.body, &ins, default_precision, arithmetic)?),
-            Primitive::Remat { function } => {
-                Some(eval_jaxpr_with(&function.body, &ins, default_precision, arithmetic)?)
+            prim @ (Primitive::Jit { .. } | Primitive::Remat { .. }) => {
+                let body = prim.call_body().expect("a call");
+                Some(eval_jaxpr_with(body, &ins, default_precision, arithmetic)?)
             }
             prim => match prim.custom_body(&ins) {
                 Some((call, call_ins)) => Some(eval_jaxpr_with(call, &call_ins, default_precision, arithmetic)?),

@@ -33,8 +33,7 @@ pub fn has_control_flow(jaxpr: &Jaxpr) -> bool {
     jaxpr.eqns.iter().any(|e| match &e.prim {
         Primitive::CustomJvpCall { function, .. } => has_control_flow(&function.call),
         Primitive::CustomVjpCall { function } => has_control_flow(&function.call),
-        Primitive::Jit { function } => has_control_flow(&function.body),
-        Primitive::Remat { function } => has_control_flow(&function.body),
+        prim @ (Primitive::Jit { .. } | Primitive::Remat { .. }) => prim.call_body().is_some_and(has_control_flow),
         _ => is_control(e),
     })
 }
@@ -52,8 +51,7 @@ pub fn calls_back(prim: &Primitive) -> bool {
         Primitive::While { function } => has_callbacks(&function.cond) || has_callbacks(&function.body),
         Primitive::Scan { function } => has_callbacks(&function.body),
         Primitive::Cond { function } => function.branches.iter().any(has_callbacks),
-        Primitive::Jit { function } => has_callbacks(&function.body),
-        Primitive::Remat { function } => has_callbacks(&function.body),
+        Primitive::Jit { .. } | Primitive::Remat { .. } => prim.call_body().is_some_and(has_callbacks),
         // A pending rule has no Jaxpr yet, and runs nowhere until it is traced.
         Primitive::CustomJvpCall { function, .. } => {
             has_callbacks(&function.call) || function.traced_rule().is_ok_and(has_callbacks)
@@ -85,8 +83,7 @@ pub fn control_on_machine(jaxpr: &Jaxpr) -> bool {
 /// equations hold too.
 fn needs_linking(jaxpr: &Jaxpr) -> bool {
     jaxpr.eqns.iter().any(|e| match &e.prim {
-        Primitive::Jit { function } => needs_linking(&function.body),
-        Primitive::Remat { function } => needs_linking(&function.body),
+        prim @ (Primitive::Jit { .. } | Primitive::Remat { .. }) => prim.call_body().is_some_and(needs_linking),
         _ => is_control(e) || is_window(e),
     })
 }
@@ -104,8 +101,9 @@ fn linkable(jaxpr: &Jaxpr, depth: usize) -> bool {
         }
         Primitive::Scan { function } => depth < MACHINE_LOOP_DEPTH && linkable(&function.body, depth + 1),
         Primitive::Cond { function } => function.branches.iter().all(|b| linkable(b, depth)),
-        Primitive::Jit { function } => linkable(&function.body, depth),
-        Primitive::Remat { function } => linkable(&function.body, depth),
+        prim @ (Primitive::Jit { .. } | Primitive::Remat { .. }) => {
+            prim.call_body().is_some_and(|body| linkable(body, depth))
+        }
         prim => !calls_back(prim),
     })
 }

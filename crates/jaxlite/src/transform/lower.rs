@@ -116,10 +116,12 @@ fn lower_with(jaxpr: &Jaxpr, windows: Windows) -> Result<Jaxpr> {
             }
             // A nested `jit` is a unit to the transformations only: the compiler sees its
             // equations in place, as XLA inlines a call.
-            (Primitive::Jit { function }, _) => b.inline(&lower_with(&function.body, windows)?, &ins)?,
             // So is a checkpoint: its recomputation is already written out in the backward
-            // pass's equations. A name is the value itself.
-            (Primitive::Remat { function }, _) => b.inline(&lower_with(&function.body, windows)?, &ins)?,
+            // pass's equations.
+            (prim @ (Primitive::Jit { .. } | Primitive::Remat { .. }), _) => {
+                b.inline(&lower_with(prim.call_body().expect("a call"), windows)?, &ins)?
+            }
+            // A name is the value itself.
             (Primitive::Name { .. }, _) => vec![ins[0].clone()],
             (Primitive::ReducePrecision { exponent_bits, mantissa_bits }, _) => {
                 vec![reduce_precision(b, &ins[0], *exponent_bits, *mantissa_bits)?]
@@ -531,7 +533,7 @@ pub(super) fn dynamic_update_slice(
 /// where the type is no wider than asked.
 fn reduce_precision(b: &mut Builder, x: &Atom, exponent_bits: u32, mantissa_bits: u32) -> Result<Atom> {
     let dtype = b.aval(x).dtype;
-    let (exp_width, man_width) = if dtype == DType::BF16 { (8, 7) } else { (8, 23) };
+    let (exp_width, man_width) = dtype.float_bits().unwrap_or((8, 23));
     if exponent_bits >= exp_width && mantissa_bits >= man_width {
         return Ok(x.clone());
     }

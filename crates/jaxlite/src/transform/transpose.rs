@@ -84,15 +84,7 @@ fn split_jaxpr(jaxpr: &Jaxpr, unknown_in: &[bool], force_unknown: &[bool]) -> Sp
             known_eqns.push(eqn.clone());
             continue;
         }
-        let parts = match &eqn.prim {
-            Primitive::While { function } => split_while(function, eqn, &eqn_unknown, &mut types),
-            Primitive::Scan { function } => split_scan(function, eqn, &eqn_unknown, &mut types),
-            Primitive::Cond { function } => split_cond(function, eqn, &eqn_unknown, &mut types),
-            Primitive::Jit { function } => Some(split_jit(function, eqn, &eqn_unknown, &mut types)),
-            Primitive::Remat { function } => Some(split_remat(function, eqn, &eqn_unknown, &mut types)),
-            _ => None,
-        };
-        match parts {
+        match split_eqn(eqn, &eqn_unknown, &mut types) {
             Some((known, rest)) => {
                 let known_outs: HashSet<Var> = known.iter().flat_map(|e| e.outputs.iter().copied()).collect();
                 unknown.extend(eqn.outputs.iter().filter(|v| !known_outs.contains(v)));
@@ -141,6 +133,19 @@ fn split_jaxpr(jaxpr: &Jaxpr, unknown_in: &[bool], force_unknown: &[bool]) -> Sp
         types,
     };
     Split { known, unknown, residuals: residuals.len(), out_unknown }
+}
+
+/// An equation holding a function, with some operands unknown, split by its own rule into
+/// equations to run now and equations to stage; `None` where it is unknown as a whole.
+fn split_eqn(eqn: &Eqn, unknown_in: &[bool], types: &mut HashMap<Var, Aval>) -> Option<(Vec<Eqn>, Vec<Eqn>)> {
+    match &eqn.prim {
+        Primitive::While { function } => split_while(function, eqn, unknown_in, types),
+        Primitive::Scan { function } => split_scan(function, eqn, unknown_in, types),
+        Primitive::Cond { function } => split_cond(function, eqn, unknown_in, types),
+        Primitive::Jit { function } => Some(split_jit(function, eqn, unknown_in, types)),
+        Primitive::Remat { function } => Some(split_remat(function, eqn, unknown_in, types)),
+        _ => None,
+    }
 }
 
 /// Partial evaluation of a `scan` with some operands unknown, as JAX's rule does it: a carry
@@ -433,15 +438,7 @@ fn split_remat(r: &Remat, eqn: &Eqn, unknown_in: &[bool], types: &mut HashMap<Va
             run_now(e.clone(), &mut staged);
             continue;
         }
-        let parts = match &e.prim {
-            Primitive::While { function } => split_while(function, e, &e_unknown, &mut body_types),
-            Primitive::Scan { function } => split_scan(function, e, &e_unknown, &mut body_types),
-            Primitive::Cond { function } => split_cond(function, e, &e_unknown, &mut body_types),
-            Primitive::Jit { function } => Some(split_jit(function, e, &e_unknown, &mut body_types)),
-            Primitive::Remat { function } => Some(split_remat(function, e, &e_unknown, &mut body_types)),
-            _ => None,
-        };
-        let (known_part, rest) = parts.unwrap_or_else(|| (vec![], vec![e.clone()]));
+        let (known_part, rest) = split_eqn(e, &e_unknown, &mut body_types).unwrap_or_else(|| (vec![], vec![e.clone()]));
         let known_outs: HashSet<Var> = known_part.iter().flat_map(|k| k.outputs.iter().copied()).collect();
         unknown.extend(e.outputs.iter().filter(|v| !known_outs.contains(v)));
         for k in known_part {
@@ -461,21 +458,24 @@ fn split_remat(r: &Remat, eqn: &Eqn, unknown_in: &[bool], types: &mut HashMap<Va
         outvars: body.outvars.iter().zip(&out_unknown).filter(|(_, &u)| u).map(|(a, _)| a.clone()).collect(),
         types: body_types.clone(),
     });
-    let mut bound: HashSet<Var> = HashSet::new();
+    // Bound: defined by a staged equation, or already seen read.
+    let mut seen: HashSet<Var> = HashSet::new();
     let mut free: Vec<Var> = Vec::new();
     let reads = staged.eqns.iter().flat_map(|e| e.inputs.iter().map(move |a| (a, Some(e))));
     for (a, e) in reads.chain(staged.outvars.iter().map(|a| (a, None))) {
         if let Atom::Var(v) = a {
-            if !bound.contains(v) && !free.contains(v) {
+            if seen.insert(*v) {
                 free.push(*v);
             }
         }
         if let Some(e) = e {
-            bound.extend(e.outputs.iter().copied());
+            seen.extend(e.outputs.iter().copied());
         }
     }
-    let mut staged_in: Vec<Var> = free.iter().copied().filter(|v| !body.invars.contains(v)).collect();
-    staged_in.extend(body.invars.iter().copied().filter(|v| free.contains(v)));
+    let inputs: HashSet<Var> = body.invars.iter().copied().collect();
+    let free_set: HashSet<Var> = free.iter().copied().collect();
+    let mut staged_in: Vec<Var> = free.iter().copied().filter(|v| !inputs.contains(v)).collect();
+    staged_in.extend(body.invars.iter().copied().filter(|v| free_set.contains(v)));
 
     // The known part, in place: what gives the known outputs and the saved values, the body's
     // variables renamed into the enclosing Jaxpr's (a known output takes the equation's own
@@ -550,13 +550,8 @@ fn with_rounded_residuals(eqns: Vec<Eqn>, saved: &[Var], inputs: &[Var], types: 
         let mut rounded = Vec::new();
         for v in eqn.outputs.iter_mut() {
             let aval = types[v].clone();
-            let bits = match aval.dtype {
-                crate::dtype::DType::F32 => (8, 23),
-                crate::dtype::DType::BF16 => (8, 7),
-                crate::dtype::DType::F64 => (11, 52),
-                _ => continue,
-            };
-            let rounding = Primitive::ReducePrecision { exponent_bits: bits.0, mantissa_bits: bits.1 };
+            let Some((exponent_bits, mantissa_bits)) = aval.dtype.float_bits() else { continue };
+            let rounding = Primitive::ReducePrecision { exponent_bits, mantissa_bits };
             if !saved.contains(v) || inputs.contains(v) || !read.contains(v) || eqn.prim == rounding {
                 continue;
             }
@@ -658,8 +653,9 @@ fn depends(jaxpr: &Jaxpr, from: &[bool]) -> Vec<bool> {
                     carries
                 }
             }
-            Primitive::Jit { function: j } => depends(&j.body, &ins),
-            Primitive::Remat { function: r } => depends(&r.body, &ins),
+            prim @ (Primitive::Jit { .. } | Primitive::Remat { .. }) => {
+                depends(prim.call_body().expect("a call"), &ins)
+            }
             _ => vec![true; eqn.outputs.len()],
         };
         marked.extend(eqn.outputs.iter().zip(outs).filter(|(_, m)| *m).map(|(&v, _)| v));

@@ -129,15 +129,9 @@ pub fn vmap_outputs(
             Primitive::Cond { function } if any_batched => cond_batched(&mut b, function, &ins, size)?,
             Primitive::Callback { function } if any_batched => callback_batched(&mut b, function, &ins, size)?,
             Primitive::Jit { function } if any_batched => jit_batched(&mut b, function, &ins, size)?,
-            Primitive::Remat { function } if any_batched => {
-                let flags: Vec<bool> = ins.iter().map(|(_, bt)| *bt).collect();
-                let outputs = vec![true; function.body.outvars.len()];
-                let (body, out_batched) = vmap_outputs(&function.body, &flags, size, &outputs)?;
-                let atoms: Vec<Atom> = ins.iter().map(|(a, _)| a.clone()).collect();
-                let remat = Rc::new(function.with_body(body, function.differentiated));
-                let outs = b.bind(Primitive::Remat { function: remat }, &atoms)?;
-                outs.into_iter().zip(out_batched).collect()
-            }
+            Primitive::Remat { function: r } if any_batched => batched_call(&mut b, &r.body, &ins, size, |body| {
+                Primitive::Remat { function: Rc::new(r.with_body(body, r.differentiated)) }
+            })?,
             _ if any_batched => batch_rule(&mut b, &eqn.prim, &ins, size)?.into_iter().map(|a| (a, true)).collect(),
             _ => {
                 let atoms: Vec<Atom> = ins.into_iter().map(|(a, _)| a).collect();
@@ -293,16 +287,27 @@ fn cond_batched(b: &mut Builder, c: &Branches, ins: &[(Atom, bool)], size: usize
     Ok(outs.into_iter().zip(out_batched).collect())
 }
 
-/// The batching rule of a nested `jit`, as JAX's: one `jit` of the batched body, its outputs
-/// batched where they depend on a batched operand.
+/// The batching rule of a nested `jit`, as JAX's: one `jit` of the batched body.
 fn jit_batched(b: &mut Builder, j: &JitFunction, ins: &[(Atom, bool)], size: usize) -> Result<Vec<(Atom, bool)>> {
+    batched_call(b, &j.body, ins, size, |body| Primitive::Jit {
+        function: Rc::new(JitFunction { name: j.name.clone(), body, consts: j.consts }),
+    })
+}
+
+/// A call of `body` batched as one equation of the batched body (`call` makes its primitive;
+/// a nested `jit`'s rule and a checkpoint's), its outputs batched where they depend on a
+/// batched operand.
+fn batched_call(
+    b: &mut Builder,
+    body: &Jaxpr,
+    ins: &[(Atom, bool)],
+    size: usize,
+    call: impl FnOnce(Jaxpr) -> Primitive,
+) -> Result<Vec<(Atom, bool)>> {
     let flags: Vec<bool> = ins.iter().map(|(_, bt)| *bt).collect();
-    let (body, out_batched) = vmap_outputs(&j.body, &flags, size, &vec![true; j.body.outvars.len()])?;
+    let (batched, out_batched) = vmap_outputs(body, &flags, size, &vec![true; body.outvars.len()])?;
     let atoms: Vec<Atom> = ins.iter().map(|(a, _)| a.clone()).collect();
-    let outs = b.bind(
-        Primitive::Jit { function: Rc::new(JitFunction { name: j.name.clone(), body, consts: j.consts }) },
-        &atoms,
-    )?;
+    let outs = b.bind(call(batched), &atoms)?;
     Ok(outs.into_iter().zip(out_batched).collect())
 }
 
